@@ -1,0 +1,58 @@
+export type { JsonSchema, JsonSchemaOrBoolean } from './json-schema.js';
+export { isJsonSchemaObject } from './json-schema.js';
+export type {
+  CapabilityManifest,
+  CapabilitySource,
+  CapabilitySpec,
+  CapabilityConfig,
+  CompileWarning,
+  FunctionSpec,
+  RateLimit,
+  RatePeriod,
+  ResultKind,
+  ToolAnnotations,
+} from './manifest.js';
+export { BUILD_LAYOUT, CAPABILITY_PREFIX, SANDBOX_HOST_GLOBAL } from './manifest.js';
+export {
+  AgentSpacesError,
+  ConfigError,
+  CompileError,
+  SandboxError,
+  SandboxTimeoutError,
+  ToolCallError,
+  errorMessage,
+} from './errors.js';
+export type { ConfigIssue, ToolCallErrorCode } from './errors.js';
+export type {
+  CallContext,
+  CapabilityCallHandler,
+  CapabilityCallParams,
+  CapabilityCallRequest,
+  CapabilityCallResponse,
+  ResultMode,
+  WireError,
+  WireErrorData,
+} from './protocol.js';
+export { CAPABILITY_CALL_METHOD, WIRE_ERROR_CODES, fromWireError, toWireError } from './protocol.js';
+export type { Diagnostic, LogLevel, RunError, RunLog, RunResult } from './run-result.js';
+export type {
+  ApprovalDecidedEvent,
+  ApprovalDecision,
+  ApprovalHandler,
+  ApprovalRequest,
+  ApprovalRequiredEvent,
+  BridgeEvent,
+  BridgeEventListener,
+  ToolCallEndEvent,
+  ToolCallStartEvent,
+} from './events.js';
+export type {
+  AnyFunctionDefinition,
+  FunctionDefinition,
+  InferSchema,
+  SchemaInput,
+  ToolCallContext,
+  ToolDefinition,
+  ToolDefinitionInput,
+} from './define-tool.js';
+export { TOOL_DEFINITION, defineFunction, defineTool, isToolDefinition } from './define-tool.js';

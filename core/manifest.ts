@@ -1,0 +1,111 @@
+import type { JsonSchema } from './json-schema.js';
+
+/**
+ * The one intermediate representation every capability source compiles into: JSON tool files,
+ * `defineTool()` modules, MCP servers, Tools-mode agents and the standard library.
+ */
+export interface CapabilityManifest {
+  version: 1;
+  capabilities: CapabilitySpec[];
+  warnings: CompileWarning[];
+}
+
+export type CapabilitySource =
+  | { kind: 'json'; path: string }
+  | { kind: 'typescript'; path: string; exportName: string }
+  | { kind: 'mcp'; server: string }
+  | { kind: 'agent'; path: string }
+  | { kind: 'std' };
+
+export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
+
+export interface RateLimit {
+  requests: number;
+  period: RatePeriod;
+}
+
+export interface CapabilityConfig {
+  /** Every function of the capability requires approval (a function may still say so on its own). */
+  requiresApproval?: boolean;
+  rateLimit?: RateLimit;
+}
+
+/** One module `@capabilities/<module>`. */
+export interface CapabilitySpec {
+  /** kebab-case module name: `train-schedule`, `mcp-everything`, `agent-researcher`. */
+  module: string;
+  /** camelCase name of the namespace object the module exports: `trainSchedule`. */
+  namespace: string;
+  description?: string;
+  version?: string;
+  source: CapabilitySource;
+  config: CapabilityConfig;
+  functions: FunctionSpec[];
+}
+
+/** How a call's value is produced from what the backend returns. */
+export type ResultKind =
+  /** The handler's value, validated against `outputSchema` when there is one. */
+  | 'value'
+  /** MCP tool with an output schema: `structuredContent`. */
+  | 'mcp-structured'
+  /** MCP tool without an output schema: the text content joined (the full result on request). */
+  | 'mcp-text';
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface FunctionSpec {
+  /** The JavaScript name exported from the module (camelCase, never a reserved word). */
+  name: string;
+  /** The tool's original name, used by the bridge to perform the call. */
+  toolName: string;
+  description?: string;
+  /** Always an object schema (`{type: "object", ...}`). */
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  resultKind: ResultKind;
+  requiresApproval?: boolean;
+  /** A `{param}` template (JSON tools); TypeScript tools may compute it on the host instead. */
+  approvalMessage?: string;
+  annotations?: ToolAnnotations;
+}
+
+export interface CompileWarning {
+  /** Where the problem comes from: a file path, `mcp:<server>`, `agent:<dir>`. */
+  source: string;
+  capability?: string;
+  function?: string;
+  /** A JSON pointer into the schema, when the warning concerns one part of it. */
+  pointer?: string;
+  message: string;
+}
+
+/** Files of the build output, relative to `outDir`. */
+export const BUILD_LAYOUT = {
+  capabilitiesDir: 'capabilities',
+  declarationsFile: 'capabilities.d.ts',
+  catalogFile: 'catalog.json',
+  manifestFile: 'manifest.json',
+  moduleFiles: {
+    declarations: 'index.d.ts',
+    proxy: 'index.js',
+    schema: 'schema.json',
+    capability: 'capability.json',
+  },
+} as const;
+
+/** The module specifier prefix the sandbox resolves to build output. */
+export const CAPABILITY_PREFIX = '@capabilities/';
+
+/**
+ * The one global the runtime defines inside the isolate, used by the generated proxies:
+ * `globalThis.__agentSpaces.call(capability, functionName, args, resultMode?) → Promise<unknown>`.
+ * Each call becomes one `capability.call` request to the host.
+ */
+export const SANDBOX_HOST_GLOBAL = '__agentSpaces';

@@ -1,0 +1,91 @@
+/**
+ * The one contract between the sandbox and the host. The runtime sends a `capability.call` request
+ * for every call the model's code makes; the bridge answers it. Both sides import this file; neither
+ * imports the other.
+ */
+import { AgentSpacesError, ToolCallError, errorMessage, type ToolCallErrorCode } from './errors.js';
+
+export const CAPABILITY_CALL_METHOD = 'capability.call';
+
+/** `value`: what the declaration promises. `full`: the whole backend result (MCP content blocks). */
+export type ResultMode = 'value' | 'full';
+
+export interface CapabilityCallParams {
+  /** Module name, e.g. `train-schedule`. */
+  capability: string;
+  /** The function's JavaScript name, e.g. `getSchedule`. */
+  function: string;
+  args: unknown;
+  resultMode?: ResultMode;
+}
+
+export interface CapabilityCallRequest {
+  jsonrpc: '2.0';
+  id: number | string;
+  method: typeof CAPABILITY_CALL_METHOD;
+  params: CapabilityCallParams;
+}
+
+export interface WireErrorData {
+  /** A stable string code (`INVALID_ARGUMENTS`, `APPROVAL_DENIED`, …). */
+  code: string;
+  capability?: string;
+  function?: string;
+  details?: unknown;
+}
+
+export interface WireError {
+  code: number;
+  message: string;
+  data?: WireErrorData;
+}
+
+export type CapabilityCallResponse =
+  | { jsonrpc: '2.0'; id: number | string; result: unknown }
+  | { jsonrpc: '2.0'; id: number | string; error: WireError };
+
+/** What the host knows about the run a call comes from. */
+export interface CallContext {
+  runId: string;
+  /** Aborted when the run ends (timeout, cancel): in-flight work should stop. */
+  signal: AbortSignal;
+}
+
+/**
+ * The host side of the channel: performs one call, resolving to its (JSON-serialisable) value or
+ * rejecting with a `ToolCallError` (any other error is reported as `TOOL_FAILED`).
+ */
+export type CapabilityCallHandler = (params: CapabilityCallParams, context: CallContext) => Promise<unknown>;
+
+/** JSON-RPC error codes used on the wire. */
+export const WIRE_ERROR_CODES = {
+  invalidParams: -32602,
+  internal: -32603,
+  /** Application errors: the string code is in `data.code`. */
+  toolCall: -32000,
+} as const;
+
+/** Turns any error into the data that crosses the boundary. */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof ToolCallError) {
+    return {
+      code: error.code === 'INVALID_ARGUMENTS' ? WIRE_ERROR_CODES.invalidParams : WIRE_ERROR_CODES.toolCall,
+      message: error.message,
+      data: { code: error.code, capability: error.capability, function: error.function, details: error.details },
+    };
+  }
+  if (error instanceof AgentSpacesError) {
+    return { code: WIRE_ERROR_CODES.toolCall, message: error.message, data: { code: error.code, details: error.details } };
+  }
+  return { code: WIRE_ERROR_CODES.internal, message: errorMessage(error), data: { code: 'TOOL_FAILED' } };
+}
+
+/** Rebuilds a host-side error from wire data. */
+export function fromWireError(wire: WireError, target: { capability: string; function: string }): ToolCallError {
+  const code = (wire.data?.code ?? 'TOOL_FAILED') as ToolCallErrorCode;
+  const details = wire.data?.details;
+  return new ToolCallError(code, wire.message, {
+    capability: wire.data?.capability ?? target.capability,
+    function: wire.data?.function ?? target.function,
+  }, typeof details === 'object' && details !== null ? { details: details as Record<string, unknown> } : {});
+}
