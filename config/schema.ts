@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+const stringMap = z.record(z.string(), z.string());
+
+/** Options every MCP server entry may carry besides how to reach it. */
+const serverCommon = {
+  /** Module name override (default `mcp-<server>`). */
+  module: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)').optional(),
+  /** Per-call timeout in ms (progress notifications reset it, up to `maxTotalTimeoutMs`). */
+  timeoutMs: z.number().int().positive().optional(),
+  maxTotalTimeoutMs: z.number().int().positive().optional(),
+  /** Connection (start + initialize) timeout in ms. */
+  connectTimeoutMs: z.number().int().positive().optional(),
+  /** Require approval for tools whose annotations say `destructiveHint: true`. */
+  approveDestructive: z.boolean().optional(),
+  /** Tools (original names) that always require approval. */
+  requireApproval: z.array(z.string()).optional(),
+  disabled: z.boolean().optional(),
+};
+
+export const stdioServerSchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().optional(),
+  ...serverCommon,
+});
+
+export const httpServerSchema = z.strictObject({
+  /** `http` = Streamable HTTP (falls back to legacy SSE unless `sse` is asked for); `sse` = legacy SSE only. */
+  type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+  url: z.string().url(),
+  headers: stringMap.optional(),
+  ...serverCommon,
+});
+
+export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
+
+export const sandboxSchema = z.strictObject({
+  /** `worker`: isolates in pooled sandbox worker processes (default). `in-process`: fastest, trusted code only. */
+  isolation: z.enum(['worker', 'in-process']).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  memoryLimitMb: z.number().int().min(8).optional(),
+  maxOutputBytes: z.number().int().positive().optional(),
+  maxCalls: z.number().int().positive().optional(),
+  maxConcurrentCalls: z.number().int().positive().optional(),
+  workers: z.number().int().positive().optional(),
+});
+
+export const stdSchema = z.strictObject({
+  fs: z.strictObject({ root: z.string() }).optional(),
+  http: z.strictObject({ allowHosts: z.array(z.string()) }).optional(),
+});
+
+export const modelSchema = z.strictObject({
+  baseURL: z.string().url().optional(),
+  model: z.string().optional(),
+  apiKey: z.string().optional(),
+  prices: z
+    .record(z.string(), z.strictObject({ input: z.number(), cachedInput: z.number().optional(), output: z.number() }))
+    .optional(),
+});
+
+export const configSchema = z.strictObject({
+  /** Capability files and globs (JSON tool files, `defineTool` modules), relative to the config file. */
+  capabilities: z.array(z.string()).optional(),
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'server names use letters, digits, _ . -'), mcpServerSchema).optional(),
+  /** Build output folder, relative to the config file. */
+  outDir: z.string().optional(),
+  sandbox: sandboxSchema.optional(),
+  std: stdSchema.optional(),
+  model: modelSchema.optional(),
+});
+
+export type AgentSpacesConfigInput = z.input<typeof configSchema>;
+export type StdioServerConfig = z.output<typeof stdioServerSchema>;
+export type HttpServerConfig = z.output<typeof httpServerSchema>;
+export type McpServerConfig = z.output<typeof mcpServerSchema>;
+export type SandboxConfig = z.output<typeof sandboxSchema>;
+export type StdConfig = z.output<typeof stdSchema>;
+export type ModelConfig = z.output<typeof modelSchema>;
+
+/** A loaded, validated configuration with paths made absolute. */
+export interface ResolvedConfig {
+  /** The folder relative paths are resolved against (the config file's folder). */
+  root: string;
+  /** The config file, when one was loaded. */
+  file?: string;
+  capabilities: string[];
+  mcpServers: Record<string, McpServerConfig>;
+  outDir: string;
+  sandbox: SandboxConfig;
+  std: StdConfig;
+  model: ModelConfig;
+}
+
+export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {
+  return 'command' in server;
+}
