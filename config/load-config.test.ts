@@ -1,0 +1,108 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/index.js';
+import { expandEnvString } from './expand-env.js';
+import { loadConfig, resolveConfig } from './load-config.js';
+
+describe('expandEnvString', () => {
+  const env = { HOME: '/home/me', EMPTY: '' };
+  it.each([
+    ['${HOME}/x', '/home/me/x'],
+    ['${MISSING:-fallback}', 'fallback'],
+    ['${EMPTY:-fallback}', 'fallback'],
+    ['${HOME:-unused}', '/home/me'],
+    ['no variables', 'no variables'],
+    ['${MISSING:-}', ''],
+    ['a ${HOME} b ${MISSING:-c}', 'a /home/me b c'],
+  ])('%s → %s', (input, expected) => {
+    const issues: { path: string; message: string }[] = [];
+    expect(expandEnvString(input, env, 'x', issues)).toBe(expected);
+    expect(issues).toEqual([]);
+  });
+
+  it('reports an unset variable with its path instead of replacing it', () => {
+    const issues: { path: string; message: string }[] = [];
+    expandEnvString('Bearer ${TOKEN}', env, 'mcpServers.github.headers.Authorization', issues);
+    expect(issues).toEqual([
+      { path: 'mcpServers.github.headers.Authorization', message: expect.stringContaining('TOKEN is not set') },
+    ]);
+  });
+});
+
+describe('resolveConfig', () => {
+  it('expands variables in command, args, env, url and headers', () => {
+    const config = resolveConfig(
+      {
+        mcpServers: {
+          local: { command: '${BIN:-node}', args: ['${DIR}/server.js'], env: { KEY: '${SECRET}' } },
+          remote: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${SECRET}' } },
+        },
+      },
+      { root: '/space', env: { DIR: '/srv', SECRET: 's3cret', HOST: 'example.com' } },
+    );
+    expect(config.mcpServers.local).toEqual({ command: 'node', args: ['/srv/server.js'], env: { KEY: 's3cret' } });
+    expect(config.mcpServers.remote).toEqual({ url: 'https://example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
+    expect(config.outDir).toBe(path.resolve('/space/.agent-spaces'));
+  });
+
+  it('lists every problem with its path', () => {
+    let caught: unknown;
+    try {
+      resolveConfig(
+        { capabilities: 'tools', outDir: 3, mcpServers: { bad: { args: [] }, web: { url: 'not a url' } }, extra: true },
+        { root: '/space', env: {} },
+      );
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const paths = (caught as ConfigError).issues.map((issue) => issue.path).sort();
+    expect(paths).toEqual(expect.arrayContaining(['capabilities', 'outDir', 'extra', 'mcpServers.web.url']));
+    expect(paths.some((p) => p.startsWith('mcpServers.bad'))).toBe(true);
+    expect((caught as ConfigError).message).toContain('mcpServers.web.url');
+  });
+
+  it('lists every missing variable, not only the first', () => {
+    expect(() =>
+      resolveConfig({ mcpServers: { a: { command: '${A}' }, b: { url: 'https://x/${B}' } } }, { root: '/', env: {} }),
+    ).toThrow(/mcpServers\.a\.command[\s\S]*mcpServers\.b\.url/);
+  });
+
+  it('skips disabled servers without expanding them', () => {
+    const config = resolveConfig({ mcpServers: { off: { command: '${NOPE}', disabled: true } } }, { root: '/', env: {} });
+    expect(config.mcpServers).toEqual({});
+  });
+});
+
+describe('loadConfig', () => {
+  it('loads agent-spaces.config.ts with defineConfig and resolves paths against its folder', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'as-config-'));
+    const defineConfigUrl = new URL('./define-config.ts', import.meta.url).href;
+    await writeFile(
+      path.join(dir, 'agent-spaces.config.ts'),
+      `import { defineConfig } from '${defineConfigUrl}';\nexport default defineConfig({ outDir: 'build', capabilities: ['tools/*.json'] });\n`,
+    );
+    const config = await loadConfig({ cwd: dir });
+    expect(config.outDir).toBe(path.join(dir, 'build'));
+    expect(config.capabilities).toEqual(['tools/*.json']);
+    expect(config.file).toBe(path.join(dir, 'agent-spaces.config.ts'));
+  });
+
+  it('loads a JSON config and reports invalid JSON clearly', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'as-config-'));
+    await writeFile(path.join(dir, 'agent-spaces.config.json'), '{"outDir": "out"}');
+    expect((await loadConfig({ cwd: dir })).outDir).toBe(path.join(dir, 'out'));
+    await writeFile(path.join(dir, 'broken.json'), '{"outDir": ');
+    await expect(loadConfig({ cwd: dir, file: 'broken.json' })).rejects.toThrow(/broken\.json is not valid JSON/);
+  });
+
+  it('uses the defaults when there is no config file, and fails for a named file that is missing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'as-config-'));
+    const config = await loadConfig({ cwd: dir });
+    expect(config.file).toBeUndefined();
+    expect(config.outDir).toBe(path.join(dir, '.agent-spaces'));
+    await expect(loadConfig({ cwd: dir, file: 'nope.ts' })).rejects.toThrow(/config file not found: nope\.ts/);
+  });
+});

@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { z } from 'zod';
+import { ConfigError, errorMessage, type ConfigIssue } from '../core/index.js';
+import { expandEnvDeep } from './expand-env.js';
+import { configSchema, type AgentSpacesConfigInput, type McpServerConfig, type ResolvedConfig } from './schema.js';
+
+/** Config files looked for, in order, when none is named. */
+export const CONFIG_FILES = ['agent-spaces.config.ts', 'agent-spaces.config.mts', 'agent-spaces.config.js', 'agent-spaces.config.mjs', 'agent-spaces.config.json'];
+
+export const DEFAULT_CAPABILITIES = ['capabilities/*.ts', 'capabilities/*.json', 'tools/*.json'];
+export const DEFAULT_OUT_DIR = '.agent-spaces';
+
+export interface LoadConfigOptions {
+  /** Where to look for a config file (default: the current directory). */
+  cwd?: string;
+  /** A config file to load (relative to `cwd`). */
+  file?: string;
+  /** Variables for `${VAR}` expansion (default: `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Finds, loads and validates the configuration. Every problem is listed with its path in one
+ * `ConfigError`; nothing is half-applied. With no config file, the defaults apply.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const file = options.file ? path.resolve(cwd, options.file) : findConfigFile(cwd);
+  if (options.file && (!file || !existsSync(file))) {
+    throw new ConfigError(`config file not found: ${options.file}`, [{ path: '', message: `no file at ${path.resolve(cwd, options.file)}` }]);
+  }
+  const raw = file ? await readConfigFile(file) : {};
+  return resolveConfig(raw, { root: file ? path.dirname(file) : cwd, ...(file ? { file } : {}), env: options.env ?? process.env });
+}
+
+/** Validates a config object (as written by the user) and resolves paths and `${VAR}`s. */
+export function resolveConfig(
+  raw: unknown,
+  options: { root: string; file?: string; env?: Record<string, string | undefined> },
+): ResolvedConfig {
+  const where = options.file ? ` in ${options.file}` : '';
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = zodIssues(parsed.error);
+    throw new ConfigError(`invalid configuration${where}:\n${formatIssues(issues)}`, issues, fileOption(options.file));
+  }
+  const issues: ConfigIssue[] = [];
+  const env = options.env ?? process.env;
+  const mcpServers: Record<string, McpServerConfig> = {};
+  for (const [name, server] of Object.entries(parsed.data.mcpServers ?? {})) {
+    if (server.disabled) continue;
+    mcpServers[name] = expandEnvDeep(server, env, `mcpServers.${name}`, issues);
+  }
+  const model = expandEnvDeep(parsed.data.model ?? {}, env, 'model', issues);
+  if (issues.length > 0) {
+    throw new ConfigError(`invalid configuration${where}:\n${formatIssues(issues)}`, issues, fileOption(options.file));
+  }
+  const root = options.root;
+  const std = parsed.data.std ?? {};
+  return {
+    root,
+    ...(options.file ? { file: options.file } : {}),
+    capabilities: parsed.data.capabilities ?? DEFAULT_CAPABILITIES,
+    mcpServers,
+    outDir: path.resolve(root, parsed.data.outDir ?? DEFAULT_OUT_DIR),
+    sandbox: parsed.data.sandbox ?? {},
+    std: std.fs ? { ...std, fs: { root: path.resolve(root, std.fs.root) } } : std,
+    model,
+  };
+}
+
+export function formatIssues(issues: ConfigIssue[]): string {
+  return issues.map((issue) => `  - ${issue.path || '(root)'}: ${issue.message}`).join('\n');
+}
+
+function fileOption(file: string | undefined): { file?: string } {
+  return file ? { file } : {};
+}
+
+function findConfigFile(cwd: string): string | undefined {
+  for (const name of CONFIG_FILES) {
+    const candidate = path.join(cwd, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function readConfigFile(file: string): Promise<unknown> {
+  if (file.endsWith('.json')) {
+    const text = await readFile(file, 'utf8');
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ConfigError(`config file ${file} is not valid JSON: ${errorMessage(error)}`, [{ path: '', message: errorMessage(error) }], { file, cause: error });
+    }
+  }
+  try {
+    const module = (await importTypeScript(file)) as { default?: unknown };
+    if (module.default === undefined) {
+      throw new ConfigError(`config file ${file} has no default export`, [{ path: '', message: 'export default defineConfig({...})' }], { file });
+    }
+    return unwrapDefault(module.default);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`could not load config file ${file}: ${errorMessage(error)}`, [{ path: '', message: errorMessage(error) }], { file, cause: error });
+  }
+}
+
+/** Imports a TypeScript (or JavaScript) module from the host, through tsx when needed. */
+export async function importTypeScript(file: string): Promise<unknown> {
+  if (/\.(c|m)?js$/.test(file)) return import(pathToFileURL(file).href);
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(pathToFileURL(file).href, import.meta.url);
+}
+
+/** A `.ts` file outside an ESM package is loaded as CommonJS, which nests the default export once more. */
+export function unwrapDefault(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && 'default' in value) {
+    const keys = Object.keys(value).filter((key) => key !== '__esModule');
+    if (keys.length === 1) return (value as { default: unknown }).default;
+  }
+  return value;
+}
+
+function zodIssues(error: z.ZodError): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const issue of error.issues) {
+    // A union of server shapes reports one issue per branch; list the branch that fits best.
+    if (issue.code === 'invalid_union' && 'errors' in issue && Array.isArray(issue.errors) && issue.errors.length > 0) {
+      const branches = issue.errors as z.core.$ZodIssue[][];
+      const best = [...branches].sort((a, b) => a.length - b.length)[0] ?? [];
+      for (const sub of best) issues.push({ path: [...issue.path, ...sub.path].map(String).join('.'), message: sub.message });
+      continue;
+    }
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.push({ path: [...issue.path, key].map(String).join('.'), message: 'unknown key' });
+      continue;
+    }
+    issues.push({ path: issue.path.map(String).join('.'), message: issue.message });
+  }
+  return issues;
+}
+
+export type { AgentSpacesConfigInput };
