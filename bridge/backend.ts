@@ -27,4 +27,9 @@ export interface BackendCall {
 export interface Backend {
   call(call: BackendCall): Promise<unknown>;
   close(): Promise<void>;
+  /**
+   * The approval prompt for a call, when the backend can compute one (a `defineTool` function whose
+   * `approvalMessage` is a function). `undefined`: the bridge uses the `{param}` template or a default.
+   */
+  approvalMessage?(call: BackendCall): string | undefined;
 }

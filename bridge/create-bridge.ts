@@ -1,0 +1,300 @@
+import { ToolCallError, errorMessage } from '../core/index.js';
+import type {
+  ApprovalHandler,
+  BridgeEvent,
+  BridgeEventListener,
+  CallContext,
+  CapabilityCallHandler,
+  CapabilityCallParams,
+  CapabilitySpec,
+  FunctionSpec,
+} from '../core/index.js';
+import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
+import type { Backend, BackendCall } from './backend.js';
+import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { redact } from './redact.js';
+import { requestApproval } from './request-approval.js';
+import { createSchemaCompiler, type SchemaCheck, type SchemaIssue } from './schema-validator.js';
+
+/** Finds the backend serving a capability; `undefined` when none does. */
+export type BackendResolver = (capability: CapabilitySpec) => Backend | undefined;
+
+export interface BridgeOptions {
+  /** The built capabilities (see `loadBuiltCapabilities`). */
+  capabilities: CapabilitySpec[];
+  /** Backends by module name, or a function choosing one per capability. */
+  backends: Record<string, Backend> | BackendResolver;
+  /** Decides calls that require approval. Without one, such calls are denied (headless). */
+  approvalHandler?: ApprovalHandler;
+  onEvent?: BridgeEventListener;
+  /** Largest JSON result a call may return, in bytes. Default 1 MiB. */
+  maxResultBytes?: number;
+  /** Extra key fragments to redact in events, besides token, password, api_key, secret, … */
+  redactKeys?: string[];
+  /** Known secret values (e.g. env values of MCP servers) to cut out of strings in events. */
+  secrets?: string[];
+  /** Clock for rate limits, in ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The host side of every capability call. */
+export interface Bridge {
+  /** Performs one call; give it to the runtime as its `CapabilityCallHandler`. */
+  handle: CapabilityCallHandler;
+  capabilities(): CapabilitySpec[];
+  /** Adds an event listener; returns a function that removes it. */
+  on(listener: BridgeEventListener): () => void;
+  /** Closes every backend. Calls made afterwards fail with `SERVER_UNAVAILABLE`. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+
+interface Target {
+  capability: CapabilitySpec;
+  function: FunctionSpec;
+}
+
+/**
+ * Creates the bridge: one pipeline for every call — resolve the function, validate the arguments,
+ * rate limit, approval, backend call, validate the result, size cap — with events for each step.
+ *
+ * @example
+ * const bridge = createBridge({ capabilities, backends: { weather: createInProcessBackend({ weather }) } });
+ * await bridge.handle({ capability: 'weather', function: 'getWeather', args: { city: 'Oslo' } }, context);
+ */
+export function createBridge(options: BridgeOptions): Bridge {
+  const capabilities = [...options.capabilities];
+  const byModule = new Map(capabilities.map((capability) => [capability.module, capability]));
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const limiter: RateLimiter = createRateLimiter(options.now === undefined ? {} : { now: options.now });
+  const compile = createSchemaCompiler();
+  const checks = new Map<string, SchemaCheck>();
+  const listeners = new Set<BridgeEventListener>(options.onEvent === undefined ? [] : [options.onEvent]);
+  const usedBackends = new Set<Backend>();
+  const redactOptions = { keys: options.redactKeys ?? [], secrets: options.secrets ?? [] };
+  let callCount = 0;
+  let closed = false;
+
+  const emit = (event: BridgeEvent): void => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener must not fail the call it observes.
+      }
+    }
+  };
+
+  const checkFor = (kind: 'args' | 'result', target: Target, schema: Record<string, unknown>): SchemaCheck => {
+    const key = `${kind}\0${target.capability.module}\0${target.function.name}`;
+    let check = checks.get(key);
+    if (check === undefined) {
+      check = compile(schema);
+      checks.set(key, check);
+    }
+    return check;
+  };
+
+  const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
+    typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
+
+  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; sizeBytes: number }> {
+    const target = resolveTarget(params);
+    const { capability, function: spec } = target;
+    const subject = `tool "${spec.toolName}" of capability "${capability.module}"`;
+    const names = { capability: capability.module, function: spec.name };
+    if (closed) throw new ToolCallError('SERVER_UNAVAILABLE', `${subject} cannot be called: the bridge is closed`, names);
+
+    const args = validateArguments(target, params.args, subject);
+
+    const rateLimit = capability.config.rateLimit;
+    if (rateLimit !== undefined) {
+      const decision = limiter.tryAcquire(capability.module, rateLimit);
+      if (!decision.allowed) {
+        const seconds = (decision.retryAfterMs / 1000).toFixed(1);
+        throw new ToolCallError(
+          'RATE_LIMITED',
+          `${subject} is rate-limited: capability "${capability.module}" allows ${rateLimit.requests} calls per ${rateLimit.period}; retry after ${seconds} s`,
+          names,
+          { details: { retryAfterMs: decision.retryAfterMs, limit: rateLimit } },
+        );
+      }
+    }
+
+    const backend = resolveBackend(capability);
+    if (backend === undefined) {
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `${subject} has no backend: register one for module "${capability.module}" in createBridge({ backends })`,
+        names,
+      );
+    }
+    usedBackends.add(backend);
+    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context };
+
+    if (spec.requiresApproval === true || capability.config.requiresApproval === true) {
+      const shownArgs = redact(args, redactOptions);
+      const message =
+        computeApprovalMessage(backend, call) ??
+        (spec.approvalMessage === undefined
+          ? defaultApprovalMessage(capability.module, spec.name, shownArgs)
+          : fillTemplate(spec.approvalMessage, shownArgs));
+      await requestApproval({
+        handler: options.approvalHandler,
+        request: { capability: capability.module, function: spec.name, params: shownArgs, message, timestamp: new Date().toISOString() },
+        callId,
+        toolName: spec.toolName,
+        signal: context.signal,
+        emit,
+      });
+    }
+
+    let value: unknown;
+    try {
+      value = await backend.call(call);
+    } catch (error) {
+      if (error instanceof ToolCallError) throw error;
+      if (context.signal.aborted) throw new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names, { cause: error });
+      throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
+    }
+
+    if (call.resultMode === 'value' && spec.outputSchema !== undefined && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
+      const issues = checkFor('result', target, spec.outputSchema)(value);
+      if (issues.length > 0) {
+        throw new ToolCallError(
+          'INVALID_RESULT',
+          `${subject} returned a result that does not match its output schema: ${issues.map(describeResultIssue).join('; ')}`,
+          names,
+          { details: { issues } },
+        );
+      }
+    }
+
+    const sizeBytes = measure(value, subject, names);
+    if (sizeBytes > maxResultBytes) {
+      throw new ToolCallError(
+        'RESULT_TOO_LARGE',
+        `${subject} returned ${formatBytes(sizeBytes)}, over the ${formatBytes(maxResultBytes)} cap (maxResultBytes): ask for less (filter, paginate) or raise the cap`,
+        names,
+        { details: { sizeBytes, maxResultBytes } },
+      );
+    }
+    return { value, sizeBytes };
+  }
+
+  function resolveTarget(params: CapabilityCallParams): Target {
+    const capability = byModule.get(params.capability);
+    if (capability === undefined) {
+      const available = [...byModule.keys()].sort();
+      throw new ToolCallError(
+        'UNKNOWN_CAPABILITY',
+        `unknown capability "${params.capability}": available modules are ${available.length === 0 ? '(none)' : available.join(', ')}`,
+        { capability: params.capability, function: params.function },
+        { details: { available } },
+      );
+    }
+    const spec =
+      capability.functions.find((candidate) => candidate.name === params.function) ??
+      capability.functions.find((candidate) => candidate.toolName === params.function);
+    if (spec === undefined) {
+      const available = capability.functions.map((candidate) => candidate.name);
+      throw new ToolCallError(
+        'UNKNOWN_FUNCTION',
+        `capability "${capability.module}" has no function "${params.function}": its functions are ${available.length === 0 ? '(none)' : available.join(', ')}`,
+        { capability: capability.module, function: params.function },
+        { details: { available } },
+      );
+    }
+    return { capability, function: spec };
+  }
+
+  function validateArguments(target: Target, raw: unknown, subject: string): Record<string, unknown> {
+    const args = raw ?? {};
+    const names = { capability: target.capability.module, function: target.function.name };
+    const issues = checkFor('args', target, target.function.inputSchema)(args);
+    if (issues.length > 0) {
+      throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.map(describeArgumentIssue).join('; ')}`, names, { details: { issues } });
+    }
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: arguments must be an object of named arguments`, names);
+    }
+    return args as Record<string, unknown>;
+  }
+
+  const handle: CapabilityCallHandler = async (params, context) => {
+    callCount += 1;
+    const callId = `call-${callCount}`;
+    const base = { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
+    const started = performance.now();
+    emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}, redactOptions), timestamp: new Date().toISOString() });
+    try {
+      const { value, sizeBytes } = await dispatch(params, context, callId);
+      emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes, timestamp: new Date().toISOString() });
+      return value;
+    } catch (error) {
+      const failure =
+        error instanceof ToolCallError
+          ? error
+          : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, { cause: error });
+      emit({
+        type: 'tool-call-end',
+        ...base,
+        ok: false,
+        durationMs: performance.now() - started,
+        sizeBytes: 0,
+        error: { code: failure.code, message: failure.message },
+        timestamp: new Date().toISOString(),
+      });
+      throw failure;
+    }
+  };
+
+  return {
+    handle,
+    capabilities: () => [...capabilities],
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      closed = true;
+      const backends = typeof options.backends === 'function' ? [...usedBackends] : [...new Set(Object.values(options.backends))];
+      await Promise.allSettled(backends.map((backend) => backend.close()));
+    },
+  };
+}
+
+function computeApprovalMessage(backend: Backend, call: BackendCall): string | undefined {
+  try {
+    return backend.approvalMessage?.(call);
+  } catch {
+    // A broken message function must not block the decision; the template or default still works.
+    return undefined;
+  }
+}
+
+function describeArgumentIssue(issue: SchemaIssue): string {
+  return issue.path === '' ? `arguments ${issue.message}` : `argument "${issue.path}" ${issue.message}`;
+}
+
+function describeResultIssue(issue: SchemaIssue): string {
+  const path = issue.path === '' ? 'result' : issue.path.startsWith('[') ? `result${issue.path}` : `result.${issue.path}`;
+  return `${path} ${issue.message}`;
+}
+
+function measure(value: unknown, subject: string, names: { capability: string; function: string }): number {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new ToolCallError('INVALID_RESULT', `${subject} returned a value that is not JSON-serialisable: ${errorMessage(error)}`, names, { cause: error });
+  }
+  return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}

@@ -1,0 +1,96 @@
+import { ToolCallError, errorMessage } from '../core/index.js';
+import type { AnyFunctionDefinition, SchemaInput, ToolCallContext, ToolDefinition } from '../core/index.js';
+import type { Backend, BackendCall } from './backend.js';
+
+interface ZodLike {
+  safeParseAsync(value: unknown): Promise<{ success: true; data: unknown } | { success: false; error: { issues: ZodIssueLike[] } }>;
+}
+
+interface ZodIssueLike {
+  path: PropertyKey[];
+  message: string;
+}
+
+/**
+ * A backend that runs `defineTool` handlers in this process (TypeScript capabilities and the
+ * standard library). Functions are found by `FunctionSpec.toolName`, the key in `definition.functions`.
+ *
+ * @param tools the definitions, by module name (`{ weather: weatherTool, 'std-fs': fsTool }`)
+ */
+export function createInProcessBackend(tools: Record<string, ToolDefinition>): Backend {
+  const definitionOf = (call: BackendCall): AnyFunctionDefinition => {
+    const tool = tools[call.capability.module];
+    const names = { capability: call.capability.module, function: call.function.name };
+    if (tool === undefined) {
+      throw new ToolCallError('SERVER_UNAVAILABLE', `capability "${call.capability.module}" has no in-process definition: pass its defineTool() result to createInProcessBackend`, names);
+    }
+    const definition = tool.functions[call.function.toolName] ?? tool.functions[call.function.name];
+    if (definition === undefined) {
+      throw new ToolCallError(
+        'UNKNOWN_FUNCTION',
+        `tool "${tool.name}" has no function "${call.function.toolName}" (its functions are ${Object.keys(tool.functions).join(', ')}): rebuild the capabilities`,
+        names,
+      );
+    }
+    return definition;
+  };
+
+  return {
+    async call(call) {
+      const definition = definitionOf(call);
+      const names = { capability: call.capability.module, function: call.function.name };
+      const subject = `tool "${call.function.toolName}" of capability "${call.capability.module}"`;
+      const args = await parseWithZod(definition.parameters, call.args, subject, names);
+      const context: ToolCallContext = {
+        runId: call.context.runId,
+        capability: call.capability.module,
+        function: call.function.name,
+        signal: call.context.signal,
+      };
+      const handler = definition.handler as (params: unknown, context: ToolCallContext) => unknown;
+      try {
+        return await untilAborted(Promise.resolve().then(() => handler(args, context)), call.context.signal, subject, names);
+      } catch (error) {
+        if (error instanceof ToolCallError) throw error;
+        throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
+      }
+    },
+    approvalMessage(call) {
+      const template = definitionOf(call).approvalMessage;
+      if (typeof template !== 'function') return undefined;
+      return (template as (params: unknown) => string)(call.args);
+    },
+    async close() {},
+  };
+}
+
+function isZodSchema(schema: SchemaInput | undefined): schema is SchemaInput & ZodLike {
+  return typeof schema === 'object' && schema !== null && typeof (schema as Partial<ZodLike>).safeParseAsync === 'function';
+}
+
+async function parseWithZod(
+  schema: SchemaInput | undefined,
+  args: Record<string, unknown>,
+  subject: string,
+  names: { capability: string; function: string },
+): Promise<unknown> {
+  if (!isZodSchema(schema)) return args;
+  // The bridge validated against the JSON Schema already; zod adds defaults, transforms and refinements.
+  const parsed = await schema.safeParseAsync(args);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    return path === '' ? issue.message : `argument "${path}": ${issue.message}`;
+  });
+  throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.join('; ')}`, names, { details: { issues: parsed.error.issues } });
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, subject: string, names: { capability: string; function: string }): Promise<T> {
+  const cancelled = (): ToolCallError => new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names);
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

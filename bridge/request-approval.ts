@@ -1,0 +1,83 @@
+import { ToolCallError, errorMessage } from '../core/index.js';
+import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, BridgeEvent } from '../core/index.js';
+
+export interface ApprovalAsk {
+  handler: ApprovalHandler | undefined;
+  request: ApprovalRequest;
+  callId: string;
+  /** The tool's original name, for messages. */
+  toolName: string;
+  signal: AbortSignal;
+  emit: (event: BridgeEvent) => void;
+}
+
+/**
+ * Asks the approval handler about one call and waits for its answer (other calls go on meanwhile).
+ * Resolves when approved; rejects with `APPROVAL_DENIED` when denied, when there is no handler
+ * (headless), or when the handler throws, and with `CANCELLED` when the run ends while waiting.
+ */
+export async function requestApproval(ask: ApprovalAsk): Promise<void> {
+  const { request, callId } = ask;
+  const target = { capability: request.capability, function: request.function };
+  const subject = `tool "${ask.toolName}" of capability "${request.capability}"`;
+  ask.emit({ type: 'approval-required', callId, ...request });
+
+  const decided = (approved: boolean, reason?: string): void =>
+    ask.emit({
+      type: 'approval-decided',
+      callId,
+      capability: request.capability,
+      function: request.function,
+      approved,
+      ...(reason === undefined ? {} : { reason }),
+      timestamp: new Date().toISOString(),
+    });
+
+  if (ask.handler === undefined) {
+    const reason = 'no approval handler is configured (headless run)';
+    decided(false, reason);
+    throw new ToolCallError(
+      'APPROVAL_DENIED',
+      `${subject} requires approval, but ${reason}, so the call was denied. Pass an approvalHandler to createBridge (or --approve in the CLI) to allow such calls.`,
+      target,
+      { details: { reason } },
+    );
+  }
+
+  let decision: { approved: boolean; reason?: string };
+  try {
+    decision = normalizeDecision(await untilAborted(Promise.resolve(ask.handler(request)), ask.signal));
+  } catch (error) {
+    if (error instanceof ToolCallError) {
+      decided(false, error.message);
+      throw error;
+    }
+    const reason = `the approval handler failed: ${errorMessage(error)}`;
+    decided(false, reason);
+    throw new ToolCallError('APPROVAL_DENIED', `${subject} was denied: ${reason}`, target, { details: { reason }, cause: error });
+  }
+
+  decided(decision.approved, decision.reason);
+  if (!decision.approved) {
+    const reason = decision.reason ?? 'denied by the approval handler';
+    throw new ToolCallError('APPROVAL_DENIED', `${subject} was denied: ${reason}`, target, { details: { reason } });
+  }
+
+  function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+    if (signal.aborted) return Promise.reject(cancelled());
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(cancelled());
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  function cancelled(): ToolCallError {
+    return new ToolCallError('CANCELLED', `${subject} was cancelled while waiting for approval: the run ended`, target);
+  }
+}
+
+function normalizeDecision(decision: ApprovalDecision): { approved: boolean; reason?: string } {
+  if (typeof decision === 'boolean') return { approved: decision };
+  return decision.reason === undefined ? { approved: decision.approved === true } : { approved: decision.approved === true, reason: decision.reason };
+}
