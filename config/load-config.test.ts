@@ -42,7 +42,7 @@ describe('resolveConfig', () => {
       },
       { root: '/space', env: { DIR: '/srv', SECRET: 's3cret', HOST: 'example.com' } },
     );
-    expect(config.mcpServers.local).toEqual({ command: 'node', args: ['/srv/server.js'], env: { KEY: 's3cret' } });
+    expect(config.mcpServers.local).toEqual({ command: 'node', args: ['/srv/server.js'], env: { KEY: 's3cret' }, cwd: path.resolve('/space') });
     expect(config.mcpServers.remote).toEqual({ url: 'https://example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
     expect(config.outDir).toBe(path.resolve('/space/.agent-spaces'));
   });

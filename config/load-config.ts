@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { ConfigError, errorMessage, type ConfigIssue } from '../core/index.js';
 import { expandEnvDeep } from './expand-env.js';
-import { configSchema, type AgentSpacesConfigInput, type McpServerConfig, type ResolvedConfig } from './schema.js';
+import { configSchema, isStdioServer, type AgentSpacesConfigInput, type McpServerConfig, type ResolvedConfig } from './schema.js';
 
 /** Config files looked for, in order, when none is named. */
 export const CONFIG_FILES = ['agent-spaces.config.ts', 'agent-spaces.config.mts', 'agent-spaces.config.js', 'agent-spaces.config.mjs', 'agent-spaces.config.json'];
@@ -52,7 +52,9 @@ export function resolveConfig(
   const mcpServers: Record<string, McpServerConfig> = {};
   for (const [name, server] of Object.entries(parsed.data.mcpServers ?? {})) {
     if (server.disabled) continue;
-    mcpServers[name] = expandEnvDeep(server, env, `mcpServers.${name}`, issues);
+    const expanded = expandEnvDeep(server, env, `mcpServers.${name}`, issues);
+    // A stdio server starts in the config's folder unless told otherwise, so relative args work anywhere.
+    mcpServers[name] = isStdioServer(expanded) ? { ...expanded, cwd: path.resolve(options.root, expanded.cwd ?? '.') } : expanded;
   }
   const model = expandEnvDeep(parsed.data.model ?? {}, env, 'model', issues);
   if (issues.length > 0) {

@@ -11,7 +11,8 @@ export interface CapabilityManifest {
 }
 
 export type CapabilitySource =
-  | { kind: 'json'; path: string }
+  /** `implementation`: a module (relative to the tool file) exporting one function per tool name. */
+  | { kind: 'json'; path: string; implementation?: string }
   | { kind: 'typescript'; path: string; exportName: string }
   | { kind: 'mcp'; server: string }
   | { kind: 'agent'; path: string }

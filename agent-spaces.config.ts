@@ -1,0 +1,16 @@
+// The example space: the seed's capabilities with local data, the standard library, and one MCP
+// server that this project ships, so `npm start` needs no network and no keys.
+import { defineConfig } from './config/index.js';
+
+export default defineConfig({
+  capabilities: ['capabilities/*.ts', 'capabilities/*.json'],
+  mcpServers: {
+    stations: {
+      command: 'node',
+      args: ['--import', 'tsx', 'examples/mcp-server/stations-server.ts'],
+      approveDestructive: true,
+    },
+  },
+  outDir: '.agent-spaces',
+  std: { fs: { root: '.agent-spaces/workspace' } },
+});

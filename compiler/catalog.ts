@@ -1,0 +1,42 @@
+import type { CapabilitySpec } from '../core/index.js';
+import { formatSignature } from './signature.js';
+
+/** One function in `catalog.json`, the compact index that search_tools ranks. */
+export interface CatalogEntry {
+  /** `<module>.<function>`, the name a direct call uses. */
+  id: string;
+  module: string;
+  namespace: string;
+  function: string;
+  toolName: string;
+  signature: string;
+  description: string;
+  parameters: string[];
+  requiresApproval: boolean;
+}
+
+export interface Catalog {
+  version: 1;
+  modules: { module: string; namespace: string; description: string; functions: number }[];
+  functions: CatalogEntry[];
+}
+
+export function buildCatalog(specs: CapabilitySpec[]): Catalog {
+  return {
+    version: 1,
+    modules: specs.map((spec) => ({ module: spec.module, namespace: spec.namespace, description: spec.description ?? '', functions: spec.functions.length })),
+    functions: specs.flatMap((spec) =>
+      spec.functions.map((fn) => ({
+        id: `${spec.module}.${fn.name}`,
+        module: spec.module,
+        namespace: spec.namespace,
+        function: fn.name,
+        toolName: fn.toolName,
+        signature: formatSignature(fn),
+        description: fn.description ?? '',
+        parameters: Object.keys((fn.inputSchema.properties as Record<string, unknown> | undefined) ?? {}),
+        requiresApproval: Boolean(fn.requiresApproval || spec.config.requiresApproval),
+      })),
+    ),
+  };
+}

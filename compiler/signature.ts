@@ -1,0 +1,63 @@
+import { isJsonSchemaObject, type FunctionSpec, type JsonSchema } from '../core/index.js';
+
+/**
+ * A one-line, shallow signature for catalogs and search results:
+ * `getSchedule(params?: { station?: string; date?: string }): Promise<{ id: string; … }[]>`.
+ * The full types are in the module's declarations.
+ */
+export function formatSignature(fn: FunctionSpec): string {
+  const required = requiredOf(fn.inputSchema);
+  const params = shallowType(fn.inputSchema, 0);
+  const optional = required.length === 0 ? '?' : '';
+  return `${fn.name}(params${optional}: ${params}): Promise<${returnType(fn)}>`;
+}
+
+function returnType(fn: FunctionSpec): string {
+  if (fn.outputSchema) return shallowType(fn.outputSchema, 0);
+  return fn.resultKind === 'mcp-text' ? 'string' : 'unknown';
+}
+
+function requiredOf(schema: JsonSchema): string[] {
+  return Array.isArray(schema.required) ? schema.required.filter((x): x is string => typeof x === 'string') : [];
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function shallowType(schema: unknown, depth: number): string {
+  if (!isJsonSchemaObject(schema)) return schema === false ? 'never' : 'unknown';
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+  const variants = (schema.anyOf ?? schema.oneOf) as unknown;
+  if (Array.isArray(variants)) return variants.map((v) => shallowType(v, depth + 1)).join(' | ');
+  if (typeof schema.$ref === 'string') return schema.$ref.split('/').pop() ?? 'unknown';
+  const type = schema.type;
+  if (Array.isArray(type)) return type.map((t) => shallowType({ ...schema, type: t }, depth)).join(' | ');
+  switch (type) {
+    case 'string':
+    case 'boolean':
+    case 'null':
+      return type;
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'array':
+      return `${wrap(shallowType(schema.items, depth + 1))}[]`;
+    case 'object':
+    case undefined: {
+      if (!isJsonSchemaObject(schema.properties)) return type === 'object' ? 'object' : 'unknown';
+      if (depth >= 2) return '{ … }';
+      const required = new Set(requiredOf(schema));
+      const entries = Object.entries(schema.properties).map(([key, value]) => {
+        const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+        return `${name}${required.has(key) ? '' : '?'}: ${shallowType(value, depth + 1)}`;
+      });
+      return entries.length === 0 ? '{}' : `{ ${entries.join('; ')} }`;
+    }
+    default:
+      return 'unknown';
+  }
+}
+
+function wrap(type: string): string {
+  return type.includes('|') ? `(${type})` : type;
+}

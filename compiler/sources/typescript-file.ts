@@ -1,0 +1,34 @@
+import { importTypeScript } from '../../config/index.js';
+import { CompileError, errorMessage, isToolDefinition } from '../../core/index.js';
+import type { ToolDefinition } from '../../core/index.js';
+import type { RawCapability } from '../raw-capability.js';
+import { toolDefinitionToRaw } from './tool-definition.js';
+
+export interface LoadedTypeScriptTools {
+  capabilities: RawCapability[];
+  /** The definitions themselves (with handlers), for the host's in-process backend. */
+  definitions: ToolDefinition[];
+}
+
+/** Imports a `capabilities/*.ts` module and collects every `defineTool()` it exports. */
+export async function loadTypeScriptToolFile(file: string): Promise<LoadedTypeScriptTools> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await importTypeScript(file)) as Record<string, unknown>;
+  } catch (error) {
+    throw new CompileError('INVALID_TOOL_FILE', `${file}: could not be loaded: ${errorMessage(error)}`, { cause: error });
+  }
+  const capabilities: RawCapability[] = [];
+  const definitions: ToolDefinition[] = [];
+  const seen = new Set<unknown>();
+  for (const [exportName, value] of Object.entries(module).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!isToolDefinition(value) || seen.has(value)) continue; // `export default x` and `export const x` are one tool
+    seen.add(value);
+    definitions.push(value);
+    capabilities.push(toolDefinitionToRaw(value, { kind: 'typescript', path: file, exportName }));
+  }
+  if (capabilities.length === 0) {
+    throw new CompileError('INVALID_TOOL_FILE', `${file}: exports no defineTool() definition (export const x = defineTool({...}))`);
+  }
+  return { capabilities, definitions };
+}

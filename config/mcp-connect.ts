@@ -1,0 +1,255 @@
+import { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AgentSpacesError, errorMessage } from '../core/index.js';
+import { isStdioServer } from './schema.js';
+import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './schema.js';
+
+/** How long starting a server and the `initialize` handshake may take, unless configured. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+/** How much of a stdio server's stderr is kept for error messages. */
+const STDERR_TAIL_BYTES = 4096;
+const PACKAGE_CLIENT_INFO = { name: 'agent-spaces', version: '0.1.0' };
+
+/** An open connection to one MCP server. */
+export interface McpConnection {
+  readonly client: Client;
+  /** What the server said about itself in `initialize`. */
+  readonly serverInfo: Implementation | undefined;
+  /** The transport that answered: `stdio`, `streamable-http`, `sse` (or anything a custom connector says). */
+  readonly transport: string;
+  /** The child's process id, for stdio servers. */
+  readonly pid?: number;
+  /** The last few KB the server wrote to stderr (stdio servers; empty otherwise). */
+  stderrTail(): string;
+  /** How the server process ended (`exit code 1`, `signal SIGTERM`), once it has. */
+  exitStatus?(): string | undefined;
+  close(): Promise<void>;
+}
+
+export interface ConnectMcpServerOptions {
+  clientInfo?: { name: string; version: string };
+  /** Overrides the server's `connectTimeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A configured MCP server could not be started or did not complete the handshake. */
+export class McpConnectError extends AgentSpacesError {
+  override readonly name = 'McpConnectError';
+  readonly server: string;
+
+  constructor(server: string, message: string, options: { details?: Record<string, unknown>; cause?: unknown; code?: string } = {}) {
+    super(options.code ?? 'MCP_CONNECT_FAILED', message, { details: { server, ...options.details }, cause: options.cause });
+    this.server = server;
+  }
+}
+
+/**
+ * Starts (stdio) or reaches (Streamable HTTP, legacy SSE) one configured MCP server and completes the
+ * `initialize` handshake. Streamable HTTP that fails with a 4xx falls back to legacy SSE unless the
+ * server's `type` is `sse` (SSE only). Rejects with a {@link McpConnectError} naming the server.
+ *
+ * @example
+ * const connection = await connectMcpServer('files', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] });
+ * const tools = await listAllTools(connection.client);
+ * await connection.close();
+ */
+export async function connectMcpServer(
+  name: string,
+  server: McpServerConfig,
+  options: ConnectMcpServerOptions = {},
+): Promise<McpConnection> {
+  const timeoutMs = options.timeoutMs ?? server.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const context: ConnectContext = { name, timeoutMs, clientInfo: options.clientInfo ?? PACKAGE_CLIENT_INFO, signal: options.signal };
+  return isStdioServer(server) ? connectStdio(context, server) : connectHttp(context, server);
+}
+
+/** Every tool of a server, following `nextCursor` through all pages of `tools/list`. */
+export async function listAllTools(client: Client, options?: RequestOptions): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  const seenCursors = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    // A server that hands out the same cursor twice would page forever.
+    if (cursor !== undefined && seenCursors.has(cursor)) break;
+    if (cursor !== undefined) seenCursors.add(cursor);
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/**
+ * A stable sha256 of a tool schema: canonical JSON (object keys sorted, recursively). The compiler
+ * and the MCP backend both use it, so a tool whose schema changed after the build is detected.
+ */
+export function hashToolSchema(schema: unknown): string {
+  return createHash('sha256').update(canonicalJson(schema)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+interface ConnectContext {
+  name: string;
+  timeoutMs: number;
+  clientInfo: { name: string; version: string };
+  signal: AbortSignal | undefined;
+}
+
+async function connectStdio(context: ConnectContext, server: StdioServerConfig): Promise<McpConnection> {
+  const commandLine = describeCommand(server);
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args ?? [],
+    env: { ...getDefaultEnvironment(), ...server.env },
+    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+    // Piped, never inherited: a server's chatter must not land on our stdout/stderr.
+    stderr: 'pipe',
+  });
+  const stderr = captureTail(transport.stderr);
+  let exit: string | undefined;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    childOf(transport)?.once('exit', (code, signal) => {
+      exit = signal === null ? `exit code ${code ?? 'unknown'}` : `signal ${signal}`;
+    });
+  };
+
+  const client = new Client(context.clientInfo);
+  try {
+    await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    // The child's last words arrive just after it closes; give them a moment.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    throw stdioConnectError(context, commandLine, error, exit, stderr.text());
+  }
+  const pid = transport.pid ?? undefined;
+  return {
+    client,
+    serverInfo: client.getServerVersion(),
+    transport: 'stdio',
+    ...(pid === undefined ? {} : { pid }),
+    stderrTail: () => stderr.text(),
+    exitStatus: () => exit,
+    close: () => client.close(),
+  };
+}
+
+function stdioConnectError(context: ConnectContext, commandLine: string, error: unknown, exit: string | undefined, stderr: string): McpConnectError {
+  const prefix = `MCP server "${context.name}"`;
+  const tail = stderr.trim() === '' ? '' : `; stderr:\n${stderr.trim()}`;
+  const details = { command: commandLine, ...(exit === undefined ? {} : { exit }), stderr };
+  // Checked first: the SDK reports an aborted request as a timeout.
+  if (context.signal?.aborted === true) {
+    return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', details, cause: error });
+  }
+  if (isTimeout(error)) {
+    return new McpConnectError(
+      context.name,
+      `${prefix}: "${commandLine}" did not complete the MCP handshake within ${context.timeoutMs} ms; check that it is an MCP stdio server, or raise connectTimeoutMs${tail}`,
+      { code: 'MCP_CONNECT_TIMEOUT', details, cause: error },
+    );
+  }
+  const what = exit === undefined ? errorMessage(error) : `it exited (${exit}) before completing the MCP handshake`;
+  return new McpConnectError(context.name, `${prefix}: failed to start "${commandLine}": ${what}${tail}`, { details, cause: error });
+}
+
+async function connectHttp(context: ConnectContext, server: HttpServerConfig): Promise<McpConnection> {
+  const url = new URL(server.url);
+  const requestInit: RequestInit = server.headers === undefined ? {} : { headers: server.headers };
+  if (server.type === 'sse') return connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
+  try {
+    return await connectOverHttp(context, url, new StreamableHTTPClientTransport(url, { requestInit }), 'streamable-http');
+  } catch (error) {
+    // Servers that predate Streamable HTTP answer its POST with 404/405 (or another 4xx).
+    if (!(error instanceof McpConnectError) || !isClientHttpError(error.cause)) throw error;
+    try {
+      return await connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
+    } catch (sseError) {
+      throw new McpConnectError(
+        context.name,
+        `MCP server "${context.name}": ${url.href} refused Streamable HTTP (${errorMessage(error.cause)}) and legacy SSE (${errorMessage(sseError instanceof McpConnectError ? sseError.cause : sseError)}); check the URL`,
+        { details: { url: url.href }, cause: sseError },
+      );
+    }
+  }
+}
+
+async function connectOverHttp(context: ConnectContext, url: URL, transport: Transport, kind: string): Promise<McpConnection> {
+  const client = new Client(context.clientInfo);
+  try {
+    await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    if (context.signal?.aborted === true) {
+      throw new McpConnectError(context.name, `MCP server "${context.name}": connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', cause: error });
+    }
+    const message = isTimeout(error)
+      ? `no answer to the MCP handshake within ${context.timeoutMs} ms over ${kind}; check the URL or raise connectTimeoutMs`
+      : `could not connect to ${url.href} over ${kind}: ${errorMessage(error)}`;
+    throw new McpConnectError(context.name, `MCP server "${context.name}": ${message}`, {
+      code: isTimeout(error) ? 'MCP_CONNECT_TIMEOUT' : 'MCP_CONNECT_FAILED',
+      details: { url: url.href, transport: kind },
+      cause: error,
+    });
+  }
+  return {
+    client,
+    serverInfo: client.getServerVersion(),
+    transport: kind,
+    stderrTail: () => '',
+    close: () => client.close(),
+  };
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+}
+
+function isClientHttpError(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+}
+
+function describeCommand(server: StdioServerConfig): string {
+  return [server.command, ...(server.args ?? [])].map((part) => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ');
+}
+
+/**
+ * The SDK keeps the child process private and drops its exit status; we read it only to say how a
+ * server ended. Should a future SDK rename the field, messages merely lose the exit code.
+ */
+function childOf(transport: StdioClientTransport): ChildProcess | undefined {
+  const child: unknown = Reflect.get(transport, '_process');
+  return child instanceof ChildProcess ? child : undefined;
+}
+
+function captureTail(stream: unknown): { text(): string } {
+  let tail = '';
+  if (stream !== null && typeof stream === 'object' && 'on' in stream) {
+    (stream as Readable).on('data', (chunk: Buffer | string) => {
+      tail = (tail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
+    });
+  }
+  return { text: () => tail };
+}
