@@ -3,23 +3,14 @@ import type { FunctionSpec } from '../../core/index.js';
 import { hashToolSchema } from '../../config/mcp-connect.js';
 
 /**
- * Compares a server's live tool list with the functions built from it. Returns, per original tool name,
- * why calls to it must not be made (`missing`, or which schema changed); unchanged tools are absent.
+ * Compares a built function with the server's live tool of the same original name. Returns why calls
+ * to it must not be made (the tool is gone, or a schema changed), or `undefined` when it is unchanged.
  */
-export function findSchemaDrift(functions: readonly FunctionSpec[], tools: readonly Tool[]): Map<string, string> {
-  const live = new Map(tools.map((tool) => [tool.name, tool]));
-  const drift = new Map<string, string>();
-  for (const spec of functions) {
-    const tool = live.get(spec.toolName);
-    if (tool === undefined) {
-      drift.set(spec.toolName, 'the server no longer has this tool');
-    } else if (hashToolSchema(tool.inputSchema) !== hashToolSchema(spec.inputSchema)) {
-      drift.set(spec.toolName, 'its input schema changed');
-    } else if (hashOptional(tool.outputSchema) !== hashOptional(spec.outputSchema)) {
-      drift.set(spec.toolName, 'its output schema changed');
-    }
-  }
-  return drift;
+export function findSchemaDrift(spec: FunctionSpec, tool: Tool | undefined): string | undefined {
+  if (tool === undefined) return 'the server no longer has this tool';
+  if (hashToolSchema(tool.inputSchema) !== hashToolSchema(spec.inputSchema)) return 'its input schema changed';
+  if (hashOptional(tool.outputSchema) !== hashOptional(spec.outputSchema)) return 'its output schema changed';
+  return undefined;
 }
 
 function hashOptional(schema: unknown): string | undefined {

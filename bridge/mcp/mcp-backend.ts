@@ -1,0 +1,205 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AgentSpacesError, ToolCallError, errorMessage } from '../../core/index.js';
+import type { CapabilitySpec } from '../../core/index.js';
+import { connectMcpServer } from '../../config/mcp-connect.js';
+import type { McpServerConfig } from '../../config/schema.js';
+import type { Backend, BackendCall } from '../backend.js';
+import { mapToolResult } from './map-tool-result.js';
+import { ServerSlot } from './server-slot.js';
+import type { InflightCall, LiveConnection, McpConnector } from './server-slot.js';
+import { toToolCallError } from './to-tool-call-error.js';
+
+/** Per-call timeout when neither the server config nor the options say otherwise. */
+export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
+/** How long progress notifications may keep a call alive, unless configured. */
+export const DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS = 600_000;
+
+export interface McpBackendServer {
+  /** The server's name in the config (`mcpServers.<name>`). */
+  name: string;
+  config: McpServerConfig;
+}
+
+export interface McpBackendOptions {
+  /** Servers by module name (`mcp-everything`). */
+  servers: Record<string, McpBackendServer>;
+  /** Opens a connection; defaults to {@link connectMcpServer}. Inject one for in-memory servers. */
+  connect?: McpConnector;
+  defaultTimeoutMs?: number;
+  defaultMaxTotalTimeoutMs?: number;
+}
+
+export interface McpBackendConnectionInfo {
+  module: string;
+  server: string;
+  transport: string;
+  pid?: number;
+  /** How many connections the pool has opened to this server (restarts included). */
+  connects: number;
+}
+
+/** The MCP client pool behind the bridge. */
+export interface McpBackend extends Backend {
+  /** Live connections (servers started and not crashed or closed). */
+  connectionCount(): number;
+  /** What is open, per server. */
+  connections(): McpBackendConnectionInfo[];
+}
+
+/**
+ * Creates the MCP client pool: one connection per server, opened on its first call, shared by
+ * concurrent calls, reused across calls and runs, restarted on the next call after a crash, closed by
+ * `close()`. Calls use `tools/call` with the tool's original name and resolve as `resultKind` and
+ * `resultMode` say; every fault rejects with a `ToolCallError` naming the server and tool.
+ */
+export function createMcpBackend(options: McpBackendOptions): McpBackend {
+  const connect = options.connect ?? ((name: string, config: McpServerConfig) => connectMcpServer(name, config));
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+  const defaultMaxTotalTimeoutMs = options.defaultMaxTotalTimeoutMs ?? DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS;
+  const slots = new Map<string, ServerSlot>();
+  for (const [module, server] of Object.entries(options.servers)) {
+    slots.set(
+      module,
+      new ServerSlot({
+        module,
+        server: server.name,
+        config: server.config,
+        connect,
+        listTimeoutMs: server.config.timeoutMs ?? defaultTimeoutMs,
+      }),
+    );
+  }
+  let closed = false;
+
+  async function call(call: BackendCall): Promise<unknown> {
+    const target = { capability: call.capability.module, function: call.function.name };
+    const slot = slots.get(call.capability.module);
+    if (slot === undefined) {
+      throw new ToolCallError('UNKNOWN_CAPABILITY', `no MCP server is configured for module "${call.capability.module}"`, target);
+    }
+    const { server, config } = slot.options;
+    const tool = call.function.toolName;
+    if (closed) {
+      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}" of MCP server "${server}": the MCP backend is closed`, target);
+    }
+    const { signal } = call.context;
+    const cancelled = () =>
+      new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
+    if (signal.aborted) throw cancelled();
+
+    let live: LiveConnection;
+    try {
+      live = await untilAborted(slot.acquire(), signal);
+    } catch (error) {
+      if (signal.aborted) throw cancelled();
+      const reason = error instanceof AgentSpacesError ? error.message : `MCP server "${server}": ${errorMessage(error)}`;
+      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": ${reason}`, target, {
+        details: { server, tool, ...(error instanceof AgentSpacesError ? { connectCode: error.code, ...error.details } : {}) },
+        cause: error,
+      });
+    }
+
+    const drift = ServerSlot.driftOf(live, call.function);
+    if (drift !== undefined) {
+      throw new ToolCallError(
+        'SCHEMA_CHANGED',
+        `tool "${tool}" of MCP server "${server}" cannot be called: ${drift}. The tool list of MCP server "${server}" changed since the build; run \`agent-spaces capabilities build\``,
+        target,
+        { details: { server, tool, reason: drift } },
+      );
+    }
+
+    const timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
+    const maxTotalTimeoutMs = Math.max(config.maxTotalTimeoutMs ?? defaultMaxTotalTimeoutMs, timeoutMs);
+    const inflight: InflightCall = { controller: new AbortController() };
+    const onAbort = () => {
+      inflight.failure ??= { kind: 'cancelled' };
+      inflight.controller.abort(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    live.inflight.add(inflight);
+    try {
+      const result = await live.connection.client.callTool({ name: tool, arguments: call.args }, undefined, {
+        signal: inflight.controller.signal,
+        timeout: timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: maxTotalTimeoutMs,
+        onprogress: (progress) =>
+          call.onProgress?.({
+            progress: progress.progress,
+            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(progress.message === undefined ? {} : { message: progress.message }),
+          }),
+      });
+      return mapToolResult(asCallToolResult(result), call.function, call.resultMode, { ...target, server, tool });
+    } catch (error) {
+      if (error instanceof ToolCallError) throw error;
+      // The child's last stderr lines arrive just after it closes; let them land before quoting them.
+      if (!live.alive) await new Promise((resolve) => setTimeout(resolve, 20));
+      throw toToolCallError(error, { ...target, server, tool, timeoutMs, maxTotalTimeoutMs, inflight, live });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      live.inflight.delete(inflight);
+    }
+  }
+
+  return {
+    call,
+    async close() {
+      closed = true;
+      await Promise.all([...slots.values()].map((slot) => slot.close()));
+    },
+    connectionCount: () => [...slots.values()].filter((slot) => slot.current !== undefined).length,
+    connections: () =>
+      [...slots.values()].flatMap((slot) => {
+        const live = slot.current;
+        if (live === undefined) return [];
+        const { connection } = live;
+        return [
+          {
+            module: slot.options.module,
+            server: slot.options.server,
+            transport: connection.transport,
+            ...(connection.pid === undefined ? {} : { pid: connection.pid }),
+            connects: slot.connects,
+          },
+        ];
+      }),
+  };
+}
+
+/** The module name → server map a manifest and config give, for {@link createMcpBackend}. */
+export function mcpServersOf(capabilities: readonly CapabilitySpec[], configs: Record<string, McpServerConfig>): Record<string, McpBackendServer> {
+  const servers: Record<string, McpBackendServer> = {};
+  for (const capability of capabilities) {
+    if (capability.source.kind !== 'mcp') continue;
+    const config = configs[capability.source.server];
+    if (config === undefined || config.disabled === true) continue;
+    servers[capability.module] = { name: capability.source.server, config };
+  }
+  return servers;
+}
+
+/** Waits for `promise`, or rejects as soon as `signal` aborts (the promise keeps going for others). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function asCallToolResult(result: Record<string, unknown>): CallToolResult {
+  // With the default result schema the SDK has already checked this shape; the guard narrows its union type.
+  if (!Array.isArray(result.content)) throw new Error('the result has no content array');
+  return result as CallToolResult;
+}

@@ -1,0 +1,83 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ToolCallError, errorMessage } from '../../core/index.js';
+import type { InflightCall, LiveConnection } from './server-slot.js';
+
+export interface FailedCall {
+  capability: string;
+  function: string;
+  server: string;
+  tool: string;
+  timeoutMs: number;
+  maxTotalTimeoutMs: number;
+  inflight: InflightCall;
+  live: LiveConnection;
+}
+
+/** Says, as a `ToolCallError`, why a `tools/call` on a live connection failed. */
+export function toToolCallError(error: unknown, call: FailedCall): ToolCallError {
+  const target = { capability: call.capability, function: call.function };
+  const about = `tool "${call.tool}" of MCP server "${call.server}"`;
+  const details = { server: call.server, tool: call.tool };
+  const failure = call.inflight.failure;
+
+  if (failure?.kind === 'cancelled') {
+    return new ToolCallError('CANCELLED', `call to ${about} was cancelled; the server was sent notifications/cancelled`, target, { details, cause: error });
+  }
+  if (failure?.kind === 'malformed') {
+    return new ToolCallError(
+      'TOOL_FAILED',
+      `MCP server "${call.server}" answered ${about} with a malformed message (${failure.detail}); a server must write only JSON-RPC messages to stdout`,
+      target,
+      { details: { ...details, malformed: failure.detail }, cause: error },
+    );
+  }
+  if (!call.live.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+    const { connection } = call.live;
+    const exit = connection.exitStatus?.();
+    const stderr = connection.stderrTail().trim();
+    const how = connection.transport === 'stdio' ? `exited during the call${exit === undefined ? '' : ` (${exit})`}` : 'closed the connection during the call';
+    return new ToolCallError(
+      'SERVER_UNAVAILABLE',
+      `MCP server "${call.server}" ${how} to tool "${call.tool}"; it will be restarted on the next call${stderr === '' ? '' : `; stderr:\n${stderr}`}`,
+      target,
+      { details: { ...details, ...(exit === undefined ? {} : { exit }), stderr }, cause: error },
+    );
+  }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    const total = error.message.includes('Maximum total timeout');
+    const message = total
+      ? `${about} did not finish within its total cap of ${call.maxTotalTimeoutMs} ms (progress notifications extend the timeout only up to maxTotalTimeoutMs); the call was cancelled`
+      : `${about} did not answer within ${call.timeoutMs} ms; the call was cancelled (raise timeoutMs for this server if the tool is slow, or have it send progress notifications)`;
+    return new ToolCallError('TIMEOUT', message, target, { details: { ...details, timeoutMs: call.timeoutMs, maxTotalTimeoutMs: call.maxTotalTimeoutMs }, cause: error });
+  }
+  if (isInvalidStructuredContent(error)) {
+    return new ToolCallError('INVALID_RESULT', `${about} returned a result that does not match its output schema: ${errorMessage(error)}`, target, { details, cause: error });
+  }
+  if (isSchemaError(error)) {
+    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for ${about}: ${summarizeIssues(error)}`, target, { details, cause: error });
+  }
+  if (error instanceof McpError) {
+    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed ${about}: ${error.message}`, target, { details: { ...details, rpcCode: error.code, data: error.data }, cause: error });
+  }
+  return new ToolCallError('TOOL_FAILED', `call to ${about} failed: ${errorMessage(error)}`, target, { details, cause: error });
+}
+
+/** The SDK's own check of `structuredContent` against the tool's output schema. */
+function isInvalidStructuredContent(error: unknown): boolean {
+  if (!(error instanceof McpError)) return false;
+  return /Structured content does not match|Failed to validate structured content|did not return structured content/.test(error.message);
+}
+
+function isSchemaError(error: unknown): error is Error & { issues: unknown[] } {
+  return error instanceof Error && 'issues' in error && Array.isArray(error.issues);
+}
+
+function summarizeIssues(error: Error & { issues: unknown[] }): string {
+  const parts = error.issues.slice(0, 3).map((issue) => {
+    if (typeof issue !== 'object' || issue === null) return String(issue);
+    const path = 'path' in issue && Array.isArray(issue.path) ? issue.path.join('.') : '';
+    const message = 'message' in issue && typeof issue.message === 'string' ? issue.message : JSON.stringify(issue);
+    return path === '' ? message : `${path}: ${message}`;
+  });
+  return parts.join('; ');
+}
