@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, isSecretKey, redact, redactText } from './redact.js';
+
+describe('redact', () => {
+  it.each([
+    ['token', true],
+    ['accessToken', true],
+    ['refresh_token', true],
+    ['Authorization', true],
+    ['PROXY-AUTHORIZATION', true],
+    ['password', true],
+    ['Password', true],
+    ['api_key', true],
+    ['apiKey', true],
+    ['api-key', true],
+    ['X-API-KEY', true],
+    ['apikey', true],
+    ['client_secret', true],
+    ['Set-Cookie', true],
+    ['credentials', true],
+    ['private_key', true],
+    ['PrivateKey', true],
+    ['auth', true],
+    ['author', false],
+    ['query', false],
+    ['keyboard', false],
+    ['path', false],
+  ])('treats key %s as secret: %s', (key, secret) => {
+    expect(isSecretKey(key)).toBe(secret);
+  });
+
+  it('redacts at any depth, inside arrays, without touching the input', () => {
+    const input = {
+      query: 'weather',
+      headers: { Authorization: 'Bearer abc', Accept: 'json' },
+      servers: [{ name: 'gh', env: { GITHUB_TOKEN: 'ghp_1' } }, { name: 'x', apiKey: 'k' }],
+      nested: { deeper: { password: { value: 'p' } } },
+    };
+    expect(redact(input)).toEqual({
+      query: 'weather',
+      headers: { Authorization: REDACTED, Accept: 'json' },
+      servers: [{ name: 'gh', env: { GITHUB_TOKEN: REDACTED } }, { name: 'x', apiKey: REDACTED }],
+      nested: { deeper: { password: REDACTED } },
+    });
+    expect(input.headers.Authorization).toBe('Bearer abc');
+  });
+
+  it('keeps counts and flags under secret-looking keys', () => {
+    expect(redact({ maxTokens: 100, requiresPassword: true, token: 'abc' })).toEqual({ maxTokens: 100, requiresPassword: true, token: REDACTED });
+  });
+
+  it('survives cycles and keeps shared (non-cyclic) references', () => {
+    const shared = { value: 1 };
+    const node: Record<string, unknown> = { name: 'a', secret: 's', left: shared, right: shared };
+    node.self = node;
+    const list: unknown[] = [1];
+    list.push(list);
+    expect(redact(node)).toEqual({ name: 'a', secret: REDACTED, left: { value: 1 }, right: { value: 1 }, self: '[Circular]' });
+    expect(redact(list)).toEqual([1, '[Circular]']);
+  });
+
+  it('takes extra keys and known secret values', () => {
+    expect(redact({ sessionId: 'x', note: 'key is sk-live-1234 ok' }, { keys: ['session_id'], secrets: ['sk-live-1234'] })).toEqual({
+      sessionId: REDACTED,
+      note: 'key is [REDACTED] ok',
+    });
+  });
+
+  it('leaves primitives and non-plain objects alone', () => {
+    const date = new Date(0);
+    expect(redact('text')).toBe('text');
+    expect(redact(null)).toBe(null);
+    expect(redact({ when: date }).when).toBe(date);
+  });
+});
+
+describe('redactText', () => {
+  it('replaces every occurrence, longest secret first, and ignores very short values', () => {
+    expect(redactText('a=abcd1234 b=abcd1234-long c=abcd1234', ['abcd1234', 'abcd1234-long', 'ab'])).toBe('a=[REDACTED] b=[REDACTED] c=[REDACTED]');
+    expect(redactText('nothing here', [])).toBe('nothing here');
+  });
+});
