@@ -6,6 +6,8 @@ const TABLE: Record<string, { celsius: number; description: string }> = {
   tokyo: { celsius: 22, description: 'clear' },
   berlin: { celsius: 9, description: 'overcast' },
   harbor: { celsius: 14, description: 'windy' },
+  airport: { celsius: 12, description: 'cloudy' },
+  northgate: { celsius: 7, description: 'frost early, clearing' },
 };
 
 export function get_weather({ location, unit = 'celsius' }: { location: string; unit?: 'celsius' | 'fahrenheit' }) {

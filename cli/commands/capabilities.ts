@@ -1,0 +1,79 @@
+import { createSpace } from '../../space/index.js';
+import type { BuildResult } from '../../compiler/index.js';
+import { buildCatalog, formatSignature } from '../../compiler/index.js';
+import { printJson, progress } from '../output.js';
+
+export interface CapabilitiesOptions {
+  cwd: string;
+  config?: string;
+  json: boolean;
+  force: boolean;
+}
+
+export async function buildCommand(options: CapabilitiesOptions): Promise<number> {
+  const space = await createSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
+  try {
+    progress(`Building capabilities → ${space.config.outDir}`);
+    const result = await space.build({
+      force: options.force,
+      onProgress: (event) => {
+        if (event.type === 'source-start') return;
+        const status = event.status === 'loaded' ? `${event.functions} function${event.functions === 1 ? '' : 's'}` : `FAILED: ${event.message ?? ''}`;
+        progress(`  ${event.source.padEnd(40)} ${status} (${Math.round(event.durationMs)} ms)`);
+      },
+    });
+    if (options.json) printJson(summary(result));
+    else printSummary(result);
+    return result.errors.length > 0 ? 1 : 0;
+  } finally {
+    await space.close();
+  }
+}
+
+export async function listCommand(options: CapabilitiesOptions): Promise<number> {
+  const space = await createSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
+  try {
+    const specs = await space.capabilities();
+    if (options.json) {
+      printJson(buildCatalog(specs));
+      return 0;
+    }
+    for (const spec of specs) {
+      process.stdout.write(`@capabilities/${spec.module}  (${spec.namespace}${spec.description ? ` — ${spec.description}` : ''})\n`);
+      for (const fn of spec.functions) {
+        const approval = fn.requiresApproval || spec.config.requiresApproval ? '  [requires approval]' : '';
+        process.stdout.write(`  ${formatSignature(fn)}${approval}\n`);
+      }
+    }
+    return 0;
+  } finally {
+    await space.close();
+  }
+}
+
+function summary(result: BuildResult) {
+  return {
+    outDir: result.outDir,
+    sources: result.sources,
+    modules: result.manifest.capabilities.map((spec) => spec.module),
+    functions: result.functionCount,
+    warnings: result.warnings,
+    errors: result.errors,
+    written: result.written.length,
+    durationMs: Math.round(result.durationMs),
+  };
+}
+
+function printSummary(result: BuildResult): void {
+  const built = result.sources.filter((s) => s.status === 'built').length;
+  const unchanged = result.sources.filter((s) => s.status === 'unchanged').length;
+  for (const warning of result.warnings) {
+    const where = [warning.source, warning.capability, warning.function, warning.pointer].filter(Boolean).join(' › ');
+    progress(`  warning: ${where}: ${warning.message}`);
+  }
+  const line =
+    `${result.sources.length} sources (${built} built, ${unchanged} unchanged, ${result.errors.length} failed), ` +
+    `${result.manifest.capabilities.length} modules, ${result.functionCount} functions, ${result.warnings.length} warnings, ` +
+    `${result.written.length} files written in ${Math.round(result.durationMs)} ms`;
+  process.stdout.write(`${line}\n`);
+}

@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { createSpace } from '../../space/index.js';
+import { printRunResult } from './run.js';
+import { progress } from '../output.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/morning-trains.ts', import.meta.url));
+
+/** `npm start`: build the example space and run the morning-trains program, with no key and no network. */
+export async function demoCommand(options: { cwd: string; config?: string }): Promise<number> {
+  const space = await createSpace({
+    cwd: options.cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+    onEvent: (event) => {
+      if (event.type === 'tool-call-end') progress(`  [call] ${event.capability}.${event.function} ${event.ok ? 'ok' : event.error?.code} (${event.durationMs.toFixed(1)} ms)`);
+    },
+  });
+  try {
+    progress(`Building capabilities of ${space.config.file ?? space.config.root} → ${space.config.outDir}`);
+    const build = await space.build({
+      onProgress: (event) => {
+        if (event.type === 'source-end') progress(`  ${event.source.padEnd(36)} ${event.status === 'loaded' ? `${event.functions} functions` : `FAILED: ${event.message ?? ''}`}`);
+      },
+    });
+    progress(`Built ${build.manifest.capabilities.length} modules, ${build.functionCount} functions in ${Math.round(build.durationMs)} ms\n`);
+    progress(`Running examples/morning-trains.ts in the sandbox:`);
+    const code = await readFile(EXAMPLE, 'utf8');
+    const result = await space.run(code);
+    printRunResult(result, 'examples/morning-trains.ts');
+    return result.success && build.errors.length === 0 ? 0 : 1;
+  } finally {
+    await space.close();
+  }
+}

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import type { RunResult } from '../../core/index.js';
+import { createSpace } from '../../space/index.js';
+import { createCliApprovalHandler } from '../approval-prompt.js';
+import { printJson, progress, UsageError } from '../output.js';
+
+export interface RunCommandOptions {
+  cwd: string;
+  config?: string;
+  file: string;
+  json: boolean;
+  check: boolean;
+  approve?: string;
+  isolation?: string;
+  timeoutMs?: number;
+  verbose: boolean;
+}
+
+export async function runCommand(options: RunCommandOptions): Promise<number> {
+  if (options.isolation !== undefined && options.isolation !== 'worker' && options.isolation !== 'in-process') {
+    throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
+  }
+  const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
+  const approvalHandler = createCliApprovalHandler(options.approve);
+  const space = await createSpace({
+    cwd: options.cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+    ...(approvalHandler ? { approvalHandler } : {}),
+    ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
+    onEvent: (event) => {
+      if (!options.verbose) return;
+      if (event.type === 'tool-call-end') {
+        progress(`  [call] ${event.capability}.${event.function} ${event.ok ? 'ok' : `failed: ${event.error?.code}`} (${event.durationMs.toFixed(1)} ms, ${event.sizeBytes} B)`);
+      } else if (event.type === 'approval-decided') {
+        progress(`  [approval] ${event.capability}.${event.function}: ${event.approved ? 'approved' : 'denied'}${event.reason ? ` (${event.reason})` : ''}`);
+      }
+    },
+  });
+  try {
+    const result = await space.run(code, { check: options.check, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) });
+    if (options.json) printJson(result);
+    else printRunResult(result, options.file);
+    return result.success ? 0 : 1;
+  } finally {
+    await space.close();
+  }
+}
+
+export function printRunResult(result: RunResult, file: string): void {
+  for (const log of result.logs) progress(`${log.level === 'log' || log.level === 'info' ? '' : `[${log.level}] `}${log.message}`);
+  if (result.success) {
+    if (result.result !== undefined && result.result !== null) {
+      process.stdout.write(`${typeof result.result === 'string' ? result.result : JSON.stringify(result.result, null, 2)}\n`);
+    }
+    progress(`✓ ${result.calls} call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms`);
+    return;
+  }
+  const error = result.error;
+  const where = error?.line ? `${file}:${error.line}${error.column ? `:${error.column}` : ''}: ` : '';
+  progress(`✗ ${where}${error?.name ?? 'Error'}${error?.code ? ` [${error.code}]` : ''}: ${error?.message ?? 'failed'}`);
+  for (const diagnostic of error?.diagnostics ?? []) progress(`  ${file}:${diagnostic.line}:${diagnostic.column} TS${diagnostic.code}: ${diagnostic.message}`);
+}
+
+async function readProgram(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read program "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { buildCommand, listCommand } from './commands/capabilities.js';
+import { demoCommand } from './commands/demo.js';
+import { runCommand } from './commands/run.js';
+import { reportError, UsageError } from './output.js';
+
+const HELP = `agent-spaces — let an LLM act by writing TypeScript against typed @capabilities/* modules
+
+Usage:
+  agent-spaces capabilities build [--force] [--json]   compile every capability source into the build output
+  agent-spaces capabilities list [--json]              list modules and functions with their signatures
+  agent-spaces run <file.ts | -> [options]             run a program in the sandbox (- reads stdin)
+  agent-spaces demo                                    build the example space and run examples/morning-trains.ts
+
+Options:
+  --config <file>        config file (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)
+  --cwd <dir>            the space's folder (default: the current directory)
+  --json                 machine-readable output on stdout
+  --force                (build) re-emit every module even when unchanged
+  --no-check             (run) skip the type-check against the built declarations
+  --approve <all|none>   (run) answer approval requests without asking (default: ask on a terminal, deny otherwise)
+  --isolation <mode>     (run) worker (default: pooled sandbox processes) or in-process (trusted code only)
+  --timeout <ms>         (run) wall-clock limit of the run
+  -v, --verbose          (run) print every capability call and approval on stderr
+  -h, --help             this help
+
+Exit codes: 0 success, 1 the build or run failed, 2 bad usage or configuration.
+Node must run with --no-node-snapshot where an isolate is created; the agent-spaces bin does that for you.`;
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        cwd: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: true },
+        'no-check': { type: 'boolean', default: false },
+        approve: { type: 'string' },
+        isolation: { type: 'string' },
+        timeout: { type: 'string' },
+        verbose: { type: 'boolean', short: 'v', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return reportError(new UsageError((error as Error).message));
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${HELP}\n`);
+    return values.help ? 0 : 2;
+  }
+  const cwd = values.cwd ?? process.cwd();
+  const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json };
+  try {
+    const [command, sub, ...rest] = positionals;
+    switch (command) {
+      case 'capabilities':
+        if (sub === 'build') return await buildCommand({ ...common, force: values.force });
+        if (sub === 'list') return await listCommand({ ...common, force: false });
+        throw new UsageError(`unknown subcommand "capabilities ${sub ?? ''}" (build or list)`);
+      case 'run': {
+        if (!sub) throw new UsageError('run needs a program: agent-spaces run <file.ts | ->');
+        if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+        let timeoutMs: number | undefined;
+        if (values.timeout !== undefined) {
+          timeoutMs = Number(values.timeout);
+          if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds (got "${values.timeout}")`);
+        }
+        return await runCommand({
+          ...common,
+          file: sub,
+          check: values.check && !values['no-check'],
+          verbose: values.verbose,
+          ...(values.approve !== undefined ? { approve: values.approve } : {}),
+          ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        });
+      }
+      case 'demo':
+        return await demoCommand(common);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+const exitCode = await main(process.argv.slice(2));
+process.exitCode = exitCode;

@@ -1,0 +1,5 @@
+export { buildCapabilities, COMPILER_VERSION, STD_MODULE, hashSpec } from './build-capabilities.js';
+export type { BuildOptions, BuildProgressEvent, BuildResult, ExtraTool, SourceReport, StoredManifest } from './build-capabilities.js';
+export { buildCatalog } from './catalog.js';
+export type { Catalog, CatalogEntry } from './catalog.js';
+export { formatSignature } from './signature.js';

@@ -1,0 +1,171 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createBridge, loadBuiltCapabilities, type Bridge } from '../bridge/index.js';
+import { buildCapabilities, type BuildProgressEvent, type BuildResult, type ExtraTool } from '../compiler/index.js';
+import { loadConfig, type ResolvedConfig } from '../config/index.js';
+import {
+  BUILD_LAYOUT,
+  type ApprovalHandler,
+  type BridgeEventListener,
+  type CapabilitySpec,
+  type Diagnostic,
+  type RunResult,
+  type ToolDefinition,
+} from '../core/index.js';
+import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
+import { createStdTools } from '../std/index.js';
+import { loadBackends } from './load-backends.js';
+
+export interface SpaceOptions {
+  /** A resolved config; otherwise one is loaded from `cwd` (and `configFile`). */
+  config?: ResolvedConfig;
+  cwd?: string;
+  configFile?: string;
+  /** Decides calls that require approval; without one they are denied. */
+  approvalHandler?: ApprovalHandler;
+  /** Every bridge event (tool-call-start/end, approval-required/decided). */
+  onEvent?: BridgeEventListener;
+  /** Overrides `config.sandbox.isolation`. */
+  isolation?: 'worker' | 'in-process';
+}
+
+export interface SpaceRunOptions {
+  /** Type-check against the built declarations first (default true). */
+  check?: boolean;
+  limits?: Partial<RunLimits>;
+  signal?: AbortSignal;
+  runId?: string;
+}
+
+/** A space: its config, build output, bridge and sandbox, wired together. */
+export interface Space {
+  readonly config: ResolvedConfig;
+  /** Compiles every capability source into the build output. */
+  build(options?: { force?: boolean; onProgress?: (event: BuildProgressEvent) => void }): Promise<BuildResult>;
+  /** Runs the model's TypeScript in the sandbox; builds first when there is no build output. */
+  run(code: string, options?: SpaceRunOptions): Promise<RunResult>;
+  /** Type-checks a program against the built declarations. */
+  check(code: string): Promise<Diagnostic[]>;
+  /** The built capabilities. */
+  capabilities(): Promise<CapabilitySpec[]>;
+  close(): Promise<void>;
+}
+
+/** The module names of the standard library tools (`std-fs`, …). */
+export function stdModule(name: string): string {
+  return `std-${name}`;
+}
+
+/**
+ * Creates a space from its config. Nothing starts until it is used: the first `run` loads the build,
+ * the host side of every capability, the bridge and the sandbox pool, and keeps them for later runs.
+ *
+ * @example
+ * const space = await createSpace({ cwd: 'my-space' });
+ * const result = await space.run(`import { getWeather } from '@capabilities/get-weather'; export default await getWeather({ location: 'Tokyo' });`);
+ * await space.close();
+ */
+export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
+  const config = options.config ?? (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
+  const std = createStdTools({
+    root: config.std.fs?.root ?? path.join(config.root, 'workspace'),
+    ...(config.std.http ? { http: config.std.http } : {}),
+  });
+  const stdTools = new Map<string, ToolDefinition>(std.map((definition) => [stdModule(definition.name), definition]));
+  const extraTools: ExtraTool[] = std.map((definition) => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } }));
+
+  let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; closeBackends: () => Promise<void> }> | undefined;
+  let checker: TypeChecker | undefined;
+  let closed = false;
+
+  const space: Space = {
+    config,
+    async build(buildOptions = {}) {
+      const result = await buildCapabilities({ config, extraTools, ...buildOptions });
+      checker = undefined; // declarations changed
+      return result;
+    },
+    async run(code, runOptions = {}) {
+      const { bridge, sandbox } = await start();
+      const limits = { ...sandboxLimits(config), ...runOptions.limits };
+      return sandbox.run(code, {
+        onCall: bridge.handle,
+        runId: runOptions.runId ?? randomUUID(),
+        check: runOptions.check ?? true,
+        limits,
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      });
+    },
+    async check(code) {
+      await ensureBuilt();
+      checker ??= createTypeChecker({ outDir: config.outDir });
+      return checker.check(code);
+    },
+    async capabilities() {
+      await ensureBuilt();
+      return loadBuiltCapabilities(config.outDir);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (ready) {
+        const started = await ready.catch(() => undefined);
+        if (started) await Promise.all([started.sandbox.close(), started.bridge.close(), started.closeBackends()]);
+      }
+    },
+  };
+
+  async function ensureBuilt(): Promise<void> {
+    if (!existsSync(path.join(config.outDir, BUILD_LAYOUT.manifestFile))) await space.build();
+  }
+
+  function start() {
+    ready ??= (async () => {
+      await ensureBuilt();
+      const specs = await loadBuiltCapabilities(config.outDir);
+      const { backends, close: closeBackends } = await loadBackends(config, specs, stdTools);
+      const bridge = createBridge({
+        capabilities: specs,
+        backends,
+        ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        secrets: serverSecrets(config),
+      });
+      const sandbox = createSandbox({
+        outDir: config.outDir,
+        isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
+        ...(config.sandbox.workers ? { workers: config.sandbox.workers } : {}),
+        limits: sandboxLimits(config),
+      });
+      return { bridge, sandbox, closeBackends };
+    })();
+    ready.catch(() => {
+      ready = undefined; // let a later run try again (e.g. after a build)
+    });
+    return ready;
+  }
+
+  return space;
+}
+
+function sandboxLimits(config: ResolvedConfig): Partial<RunLimits> {
+  const { timeoutMs, memoryLimitMb, maxOutputBytes, maxCalls, maxConcurrentCalls } = config.sandbox;
+  return {
+    ...(timeoutMs ? { timeoutMs } : {}),
+    ...(memoryLimitMb ? { memoryLimitMb } : {}),
+    ...(maxOutputBytes ? { maxOutputBytes } : {}),
+    ...(maxCalls ? { maxCalls } : {}),
+    ...(maxConcurrentCalls ? { maxConcurrentCalls } : {}),
+  };
+}
+
+/** Values of MCP servers' env and headers: redacted wherever they would appear in events. */
+function serverSecrets(config: ResolvedConfig): string[] {
+  const values: string[] = [];
+  for (const server of Object.values(config.mcpServers)) {
+    const map = 'env' in server ? server.env : 'headers' in server ? server.headers : undefined;
+    for (const value of Object.values(map ?? {})) if (value.length >= 6) values.push(value);
+  }
+  return values;
+}
