@@ -1,0 +1,192 @@
+import { isJsonSchemaObject } from '../../core/json-schema.js';
+import { CompileError } from '../../core/errors.js';
+import type { CapabilitySpec, CompileWarning, FunctionSpec } from '../../core/manifest.js';
+import { generatedBanner, sourceLabel } from '../emit-banner.js';
+import { isSafeIdentifier, namespaceBinding, toTypeName } from '../names.js';
+import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
+import { toPointer } from './json-pointer.js';
+import { SchemaTypeWriter, collectLocalRefTargets } from './schema-type-writer.js';
+import { docComment } from './ts-doc.js';
+
+export interface DeclarationsOutput {
+  /** The text of `capabilities/<module>/index.d.ts`. */
+  dts: string;
+  warnings: CompileWarning[];
+}
+
+/** Global types the declarations refer to; a generated type must not shadow them. */
+const GLOBAL_TYPE_NAMES = ['Promise', 'Record', 'Array'];
+
+interface SchemaRoot {
+  schema: unknown;
+  /** `inputSchema` or `outputSchema`: where warnings point. */
+  keyword: 'inputSchema' | 'outputSchema';
+  typeName: string;
+  /** `$ref` targets inside the schema (path segments), sorted by pointer. */
+  targets: string[][];
+  /** Pointer → type name, filled in by {@link assignTypeNames}. */
+  names: Map<string, string>;
+}
+
+interface FunctionPlan {
+  spec: FunctionSpec;
+  params: SchemaRoot;
+  result?: SchemaRoot;
+  resultTypeName: string;
+}
+
+/**
+ * Emits the declarations of one capability module (`capabilities/<module>/index.d.ts`): per function a
+ * `<Fn>Params` type, a `<Fn>Result` type, the types of its `$ref` targets and the function itself,
+ * then the namespace object (named and default export). Deterministic: functions are ordered by name.
+ * A schema part that cannot be typed becomes `unknown` with a warning; the output always type-checks
+ * under `tsc --strict`.
+ *
+ * @throws CompileError when a function or namespace name is not a usable identifier or is repeated
+ *   (names come from {@link assignFunctionNames}; this is a fault of the caller).
+ */
+export function emitDeclarations(spec: CapabilitySpec): DeclarationsOutput {
+  checkNames(spec);
+  const source = sourceLabel(spec.source);
+  const warnings: CompileWarning[] = [];
+  const functions = [...spec.functions].sort((a, b) => compare(a.name, b.name));
+  const hasMcpText = functions.some((fn) => fn.resultKind === 'mcp-text');
+  const plans = planFunctions(functions, hasMcpText);
+
+  const sections: string[] = [generatedBanner(spec.source)];
+  if (hasMcpText) sections.push(MCP_RESULT_DECLARATIONS);
+  for (const plan of plans) {
+    let text = '';
+    for (const root of [plan.params, ...(plan.result === undefined ? [] : [plan.result])]) {
+      const writer = new SchemaTypeWriter(root.schema, root.names);
+      text += writer.declaration('', []);
+      for (const segments of root.targets) text += writer.declaration(toPointer(segments), segments);
+      for (const warning of writer.warnings) {
+        const pointer = `/${root.keyword}${warning.pointer}`;
+        warnings.push({
+          source,
+          capability: spec.module,
+          function: plan.spec.name,
+          pointer,
+          message: `function "${plan.spec.name}" of capability "${spec.module}": the schema at ${pointer} ${warning.message}`,
+        });
+      }
+    }
+    if (plan.result === undefined) {
+      const type = plan.spec.resultKind === 'mcp-text' ? 'string' : 'unknown';
+      const doc = plan.spec.resultKind === 'mcp-text' ? '/** The text content of the result, joined. */\n' : '';
+      text += `${doc}export type ${plan.resultTypeName} = ${type};\n`;
+    }
+    text += functionDeclaration(plan, spec);
+    sections.push(text);
+  }
+
+  const binding = namespaceBinding(spec.namespace, functions.map((fn) => fn.name));
+  if (!binding.exported) {
+    warnings.push({
+      source,
+      capability: spec.module,
+      message: `capability "${spec.module}": its namespace "${spec.namespace}" has the name of one of its functions, so the namespace object is only the default export (import capability from '@capabilities/${spec.module}')`,
+    });
+  }
+  const members = functions.map((fn) => `  ${fn.name}: typeof ${fn.name};\n`).join('');
+  const doc = docComment([spec.description]);
+  sections.push(
+    `${doc}${binding.exported ? 'export ' : ''}declare const ${binding.local}: {\n${members}};\nexport default ${binding.local};\n`,
+  );
+  return { dts: sections.join('\n'), warnings };
+}
+
+function planFunctions(functions: readonly FunctionSpec[], hasMcpText: boolean): FunctionPlan[] {
+  const reserved = new Set<string>([...GLOBAL_TYPE_NAMES, ...(hasMcpText ? MCP_RESULT_TYPE_NAMES : [])]);
+  const allocate = (wanted: string): string => {
+    let name = wanted;
+    for (let index = 2; reserved.has(name); index += 1) name = `${wanted}${index}`;
+    reserved.add(name);
+    return name;
+  };
+  const plans = functions.map((spec): FunctionPlan => {
+    const paramsName = allocate(toTypeName(spec.name, 'Params'));
+    const resultTypeName = allocate(toTypeName(spec.name, 'Result'));
+    const params = makeRoot(spec.inputSchema, 'inputSchema', paramsName);
+    const typed = spec.resultKind !== 'mcp-text' && spec.outputSchema !== undefined;
+    const result = typed ? makeRoot(spec.outputSchema, 'outputSchema', resultTypeName) : undefined;
+    return result === undefined ? { spec, params, resultTypeName } : { spec, params, result, resultTypeName };
+  });
+  assignTypeNames(plans.flatMap((plan) => [plan.params, ...(plan.result === undefined ? [] : [plan.result])]), allocate, reserved);
+  return plans;
+}
+
+function makeRoot(schema: unknown, keyword: SchemaRoot['keyword'], typeName: string): SchemaRoot {
+  return { schema, keyword, typeName, targets: collectLocalRefTargets(schema), names: new Map([['', typeName]]) };
+}
+
+/**
+ * Names the `$ref` targets of every root: the PascalCase of the target's last key (`#/$defs/trip` →
+ * `Trip`) when no other target of the module wants that name, else prefixed with its root's type name
+ * (`GetScheduleResultTrip`), with a number appended if even that is taken.
+ */
+function assignTypeNames(roots: readonly SchemaRoot[], allocate: (wanted: string) => string, reserved: ReadonlySet<string>): void {
+  const wanted = (segments: readonly string[]): string => {
+    const last = segments.at(-1) ?? '';
+    const label = /^\d+$/.test(last) ? `${segments.at(-2) ?? ''} ${last}` : last;
+    return toTypeName(label, '');
+  };
+  const counts = new Map<string, number>();
+  for (const root of roots) for (const segments of root.targets) counts.set(wanted(segments), (counts.get(wanted(segments)) ?? 0) + 1);
+  for (const root of roots) {
+    for (const segments of root.targets) {
+      const bare = wanted(segments);
+      const unique = counts.get(bare) === 1 && !reserved.has(bare);
+      root.names.set(toPointer(segments), allocate(unique ? bare : `${root.typeName}${bare}`));
+    }
+  }
+}
+
+function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): string {
+  const { spec } = plan;
+  const paramsName = plan.params.typeName;
+  const optional = paramsAreOptional(spec.inputSchema) ? '?' : '';
+  const approval = spec.requiresApproval === true || capability.config.requiresApproval === true
+    ? 'Requires approval: the call waits until the host approves it, and fails if it is denied.'
+    : undefined;
+  const summary = spec.description ?? spec.annotations?.title;
+  if (spec.resultKind !== 'mcp-text') {
+    const doc = docComment([summary, approval]);
+    return `${doc}export declare function ${spec.name}(params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n`;
+  }
+  const doc = docComment([summary, 'Resolves to the text content of the result; `.full()` resolves to every content block.', approval], '  ');
+  return (
+    `export declare const ${spec.name}: {\n` +
+    `${doc}  (params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n` +
+    `  /** The whole MCP result: every content block (text, images, audio, resources) and any structured content. */\n` +
+    `  full(params${optional}: ${paramsName}): Promise<McpCallResult>;\n` +
+    `};\n`
+  );
+}
+
+/** Params may be left out when the input schema requires nothing at its top level. */
+function paramsAreOptional(schema: unknown): boolean {
+  if (!isJsonSchemaObject(schema)) return true;
+  if (['allOf', 'anyOf', 'oneOf', '$ref'].some((keyword) => Object.hasOwn(schema, keyword))) return false;
+  return !Array.isArray(schema.required) || schema.required.length === 0;
+}
+
+function checkNames(spec: CapabilitySpec): void {
+  const seen = new Set<string>();
+  for (const name of [spec.namespace, ...spec.functions.map((fn) => fn.name)]) {
+    if (!isSafeIdentifier(name)) {
+      throw new CompileError('INVALID_NAME', `capability "${spec.module}": "${name}" is not a usable JavaScript name; assign names with assignFunctionNames()/toNamespaceName()`, { details: { module: spec.module, name } });
+    }
+  }
+  for (const fn of spec.functions) {
+    if (seen.has(fn.name)) {
+      throw new CompileError('DUPLICATE_NAME', `capability "${spec.module}": two functions are named "${fn.name}"; assign names with assignFunctionNames()`, { details: { module: spec.module, name: fn.name } });
+    }
+    seen.add(fn.name);
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
