@@ -26,7 +26,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
   if (failure?.kind === 'malformed') {
     return new ToolCallError(
       'TOOL_FAILED',
-      `MCP server "${call.server}" answered ${about} with a malformed message (${failure.detail}); a server must write only JSON-RPC messages to stdout`,
+      `MCP server "${call.server}" answered tool "${call.tool}" with a malformed message (${failure.detail}); a server must write only JSON-RPC messages to stdout`,
       target,
       { details: { ...details, malformed: failure.detail }, cause: error },
     );
@@ -35,10 +35,10 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
     const { connection } = call.live;
     const exit = connection.exitStatus?.();
     const stderr = connection.stderrTail().trim();
-    const how = connection.transport === 'stdio' ? `exited during the call${exit === undefined ? '' : ` (${exit})`}` : 'closed the connection during the call';
+    const how = connection.transport === 'stdio' ? `exited${exit === undefined ? '' : ` (${exit})`}` : 'closed the connection';
     return new ToolCallError(
       'SERVER_UNAVAILABLE',
-      `MCP server "${call.server}" ${how} to tool "${call.tool}"; it will be restarted on the next call${stderr === '' ? '' : `; stderr:\n${stderr}`}`,
+      `MCP server "${call.server}" ${how} during the call to tool "${call.tool}"; it will be restarted on the next call${stderr === '' ? '' : `; stderr:\n${stderr}`}`,
       target,
       { details: { ...details, ...(exit === undefined ? {} : { exit }), stderr }, cause: error },
     );
@@ -54,10 +54,10 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
     return new ToolCallError('INVALID_RESULT', `${about} returned a result that does not match its output schema: ${errorMessage(error)}`, target, { details, cause: error });
   }
   if (isSchemaError(error)) {
-    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for ${about}: ${summarizeIssues(error)}`, target, { details, cause: error });
+    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${summarizeIssues(error)}`, target, { details, cause: error });
   }
   if (error instanceof McpError) {
-    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed ${about}: ${error.message}`, target, { details: { ...details, rpcCode: error.code, data: error.data }, cause: error });
+    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed tool "${call.tool}": ${error.message}`, target, { details: { ...details, rpcCode: error.code, data: error.data }, cause: error });
   }
   return new ToolCallError('TOOL_FAILED', `call to ${about} failed: ${errorMessage(error)}`, target, { details, cause: error });
 }

@@ -83,13 +83,13 @@ server.registerTool('crash', { description: 'Exit the process in the middle of t
   process.exit(1);
 });
 
-server.registerTool('garbage', { description: 'Write a line that is not JSON-RPC to stdout, then hang.' }, async (_args, extra) => {
+server.registerTool('garbage', { description: 'Write a line that is not JSON-RPC to stdout, then hang.' }, async (extra) => {
   process.stdout.write('this is not json {{{\n');
   await sleep(60_000, extra.signal);
   return { content: [{ type: 'text', text: 'too late' }] };
 });
 
-server.registerTool('bad-result', { description: 'Answer with a well-formed response whose result is not a CallToolResult.' }, async (_args, extra) => {
+server.registerTool('bad-result', { description: 'Answer with a well-formed response whose result is not a CallToolResult.' }, async (extra) => {
   process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: extra.requestId, result: { content: 'not an array' } })}\n`);
   await sleep(60_000, extra.signal);
   return { content: [{ type: 'text', text: 'too late' }] };
