@@ -152,7 +152,7 @@ describe('createMcpBackend (in-memory server)', () => {
     expect(error.function).toBe('fail');
   });
 
-  it('passes on the SDK server's own argument check, which comes back as an error result', async () => {
+  it('passes on the argument check of an SDK server, which comes back as an error result', async () => {
     const { backend } = setup();
     const capability = await discover({ started: [], aborted: [] });
     // Arguments are normally validated by the bridge first; here the server's own check answers.
