@@ -19,7 +19,7 @@ import { expandGlobs } from './expand-globs.js';
 import { assignFunctionNames, toModuleName, toNamespaceName } from './names.js';
 import { describeSource, type RawCapability, type SourceFailure } from './raw-capability.js';
 import { loadJsonToolFile } from './sources/json-file.js';
-import { discoverMcpServer } from './sources/mcp-server.js';
+import { discoverMcpServer, type McpConnector } from './sources/mcp-server.js';
 import { toolDefinitionToRaw } from './sources/tool-definition.js';
 import { loadTypeScriptToolFile } from './sources/typescript-file.js';
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
@@ -47,6 +47,8 @@ export interface BuildOptions {
   onProgress?: (event: BuildProgressEvent) => void;
   /** Re-emit every module even when its hash is unchanged. */
   force?: boolean;
+  /** How to reach MCP servers (default: `connectMcpServer`); tests pass in-memory servers here. */
+  connectMcp?: McpConnector;
 }
 
 export interface SourceReport {
@@ -96,7 +98,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const started = performance.now();
   const { config } = options;
   const progress = options.onProgress ?? (() => undefined);
-  const loaded = await loadSources(config, options.extraTools ?? [], progress);
+  const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp);
   const warnings: CompileWarning[] = [];
   const previous = await readPreviousBuild(config.outDir);
 
@@ -177,7 +179,12 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   };
 }
 
-async function loadSources(config: ResolvedConfig, extraTools: ExtraTool[], progress: (event: BuildProgressEvent) => void): Promise<Loaded> {
+async function loadSources(
+  config: ResolvedConfig,
+  extraTools: ExtraTool[],
+  progress: (event: BuildProgressEvent) => void,
+  connect: McpConnector | undefined,
+): Promise<Loaded> {
   const loaded: Loaded = { raws: [], definitions: new Map(), failures: [] };
   const { files, missing } = await expandGlobs(config.capabilities, config.root);
   for (const pattern of missing) loaded.failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
@@ -197,7 +204,7 @@ async function loadSources(config: ResolvedConfig, extraTools: ExtraTool[], prog
     }
   }
   for (const [server, serverConfig] of Object.entries(config.mcpServers).sort(([a], [b]) => a.localeCompare(b))) {
-    tasks.push({ source: `mcp:${server}`, load: async () => ({ raws: [await discoverMcpServer(server, serverConfig)] }) });
+    tasks.push({ source: `mcp:${server}`, load: async () => ({ raws: [await discoverMcpServer(server, serverConfig, connect ? { connect } : {})] }) });
   }
 
   const results = await Promise.all(

@@ -3,3 +3,4 @@ export type { BuildOptions, BuildProgressEvent, BuildResult, ExtraTool, SourceRe
 export { buildCatalog } from './catalog.js';
 export type { Catalog, CatalogEntry } from './catalog.js';
 export { formatSignature } from './signature.js';
+export type { McpConnector } from './sources/mcp-server.js';

@@ -1,4 +1,4 @@
-import { connectMcpServer, listAllTools } from '../../config/mcp-connect.js';
+import { connectMcpServer, listAllTools, type McpConnection } from '../../config/mcp-connect.js';
 import { toModuleName } from '../names.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema, type ToolAnnotations } from '../../core/index.js';
 import type { McpServerConfig } from '../../config/index.js';
@@ -13,8 +13,12 @@ export function mcpModuleName(server: string, config: McpServerConfig): string {
  * Connects to a configured MCP server, pages through `tools/list` and returns its tools as one raw
  * capability. A malformed tool list fails this server only (the caller reports it).
  */
-export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number } = {}): Promise<RawCapability> {
-  const connection = await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? 30_000 });
+export type McpConnector = (server: string, config: McpServerConfig) => Promise<McpConnection>;
+
+export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number; connect?: McpConnector } = {}): Promise<RawCapability> {
+  const connection = options.connect
+    ? await options.connect(server, config)
+    : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? 30_000 });
   try {
     const tools = await listAllTools(connection.client);
     const approve = new Set(config.requireApproval ?? []);
