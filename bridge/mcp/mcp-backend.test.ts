@@ -22,11 +22,14 @@ interface ServerLog {
 
 function makeServer(log: ServerLog, variant: 'v1' | 'v2' = 'v1'): McpServer {
   const server = new McpServer({ name: 'memory-test', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { inputSchema: variant === 'v1' ? { text: z.string() } : { text: z.string(), loud: z.boolean() } },
-    async ({ text }) => ({ content: [{ type: 'text', text }, { type: 'text', text: 'second line' }] }),
-  );
+  const echo = async ({ text }: { text: string }) => ({
+    content: [
+      { type: 'text' as const, text },
+      { type: 'text' as const, text: 'second line' },
+    ],
+  });
+  if (variant === 'v1') server.registerTool('echo', { inputSchema: { text: z.string() } }, echo);
+  else server.registerTool('echo', { inputSchema: { text: z.string(), loud: z.boolean() } }, echo);
   server.registerTool(
     'get-sum',
     { inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } },
