@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
+import type { ToolCallContext } from '../core/index.js';
+import { isHostAllowed } from './host-allow-list.js';
+
+export interface HttpToolOptions {
+  /** Hosts that may be reached: `api.example.com`, `*.example.com`, `localhost:8080`. Empty: none. */
+  allowHosts?: readonly string[];
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+const MAX_REDIRECTS = 5;
+
+const response = z.object({
+  status: z.number(),
+  statusText: z.string(),
+  ok: z.boolean(),
+  url: z.string(),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+  json: z.unknown().optional(),
+});
+
+/**
+ * `http`: HTTP requests to the hosts of an allow-list (`std.http.allowHosts`); every other host is
+ * refused with `FORBIDDEN`. Redirects are followed by hand so each hop is checked against the list.
+ */
+export function createHttpTool(options: HttpToolOptions = {}) {
+  const allowHosts = [...(options.allowHosts ?? [])];
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+
+  return defineTool({
+    name: 'http',
+    description: `Make HTTP requests to allowed hosts (${allowHosts.length === 0 ? 'none are allowed yet' : allowHosts.join(', ')}).`,
+    functions: {
+      fetch: defineFunction({
+        description:
+          'Sends an HTTP request and returns {status, statusText, ok, url, headers, body (text), json (when the response is JSON)}. Only hosts in std.http.allowHosts are reachable.',
+        parameters: z.object({
+          url: z.string().describe('Absolute http(s) URL.'),
+          method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).default('GET'),
+          headers: z.record(z.string(), z.string()).optional(),
+          body: z.string().optional().describe('Request body as text.'),
+          json: z.unknown().optional().describe('A value to send as a JSON body (sets content-type).'),
+          timeoutMs: z.number().int().positive().max(300_000).default(DEFAULT_TIMEOUT_MS),
+          maxBytes: z.number().int().positive().max(50 * 1024 * 1024).default(DEFAULT_MAX_BYTES).describe('Largest response body accepted.'),
+        }),
+        returns: response,
+        handler: async (params, context) => {
+          const target = { capability: context.capability, function: context.function };
+          const headers = new Headers(params.headers);
+          let body = params.body;
+          if (params.json !== undefined) {
+            body = JSON.stringify(params.json);
+            if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+          }
+          const signal = AbortSignal.any([context.signal, AbortSignal.timeout(params.timeoutMs)]);
+          let url = checkUrl(params.url, allowHosts, target);
+          let method: string = params.method;
+          for (let redirects = 0; ; redirects += 1) {
+            let reply: Response;
+            try {
+              reply = await fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal });
+            } catch (error) {
+              throw requestFailure(error, url, params.timeoutMs, context);
+            }
+            const location = reply.headers.get('location');
+            if (reply.status >= 300 && reply.status < 400 && location !== null) {
+              await reply.body?.cancel();
+              if (redirects >= MAX_REDIRECTS) {
+                throw new ToolCallError('TOOL_FAILED', `${params.url} redirected more than ${MAX_REDIRECTS} times`, target);
+              }
+              url = checkUrl(new URL(location, url).href, allowHosts, target);
+              if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
+                method = 'GET';
+                body = undefined;
+              }
+              continue;
+            }
+            const text = await readCapped(reply, params.maxBytes, url, target);
+            const result: z.output<typeof response> = {
+              status: reply.status,
+              statusText: reply.statusText,
+              ok: reply.ok,
+              url: url.href,
+              headers: Object.fromEntries(reply.headers),
+              body: text,
+            };
+            if (/\bjson\b/i.test(reply.headers.get('content-type') ?? '')) {
+              try {
+                result.json = JSON.parse(text);
+              } catch {
+                // Declared JSON that is not: the text is still in `body`.
+              }
+            }
+            return result;
+          }
+        },
+      }),
+    },
+  });
+}
+
+function checkUrl(raw: string, allowHosts: readonly string[], target: { capability: string; function: string }): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ToolCallError('INVALID_ARGUMENTS', `"${raw}" is not an absolute URL: write it as https://host/path`, target);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ToolCallError('FORBIDDEN', `${url.protocol} URLs are refused: only http and https are allowed`, target);
+  }
+  if (!isHostAllowed(url, allowHosts)) {
+    throw new ToolCallError(
+      'FORBIDDEN',
+      `host "${url.host}" is not allowed: add it to std.http.allowHosts in the config to let code reach it${allowHosts.length === 0 ? ' (no hosts are allowed now)' : ` (allowed: ${allowHosts.join(', ')})`}`,
+      target,
+      { details: { host: url.host, allowHosts, configKey: 'std.http.allowHosts' } },
+    );
+  }
+  return url;
+}
+
+async function readCapped(reply: Response, maxBytes: number, url: URL, target: { capability: string; function: string }): Promise<string> {
+  if (reply.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = reply.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${url.href} is larger than ${maxBytes} bytes (maxBytes): request less or raise maxBytes`, target, {
+        details: { maxBytes },
+      });
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function requestFailure(error: unknown, url: URL, timeoutMs: number, context: ToolCallContext): ToolCallError {
+  const target = { capability: context.capability, function: context.function };
+  if (context.signal.aborted) return new ToolCallError('CANCELLED', `request to ${url.href} was cancelled: the run ended`, target, { cause: error });
+  if (error instanceof DOMException && error.name === 'TimeoutError') {
+    return new ToolCallError('TIMEOUT', `request to ${url.href} timed out after ${timeoutMs} ms: raise timeoutMs or try again`, target, { cause: error });
+  }
+  return new ToolCallError('TOOL_FAILED', `request to ${url.href} failed: ${errorMessage(error)}`, target, { cause: error });
+}

@@ -1,0 +1,14 @@
+export { createStdTools } from './create-std-tools.js';
+export type { StdToolsOptions } from './create-std-tools.js';
+export { createFsTool } from './fs-tool.js';
+export type { FsToolOptions } from './fs-tool.js';
+export { createHttpTool } from './http-tool.js';
+export type { HttpToolOptions } from './http-tool.js';
+export { createJsonTool, queryPath } from './json-tool.js';
+export { createCsvTool } from './csv-tool.js';
+export { parseCsv, parseCsvRows, stringifyCsv } from './csv.js';
+export type { CsvOptions } from './csv.js';
+export { createCryptoTool } from './crypto-tool.js';
+export { createTimeTool } from './time-tool.js';
+export { isHostAllowed } from './host-allow-list.js';
+export { resolveInWorkspace } from './workspace-path.js';
