@@ -1,2 +1,4 @@
 export { createSpace, stdModule } from './create-space.js';
 export type { Space, SpaceOptions, SpaceRunOptions } from './create-space.js';
+export { searchTools, tokenize } from './search-tools.js';
+export type { DetailLevel, SearchToolsOptions, SearchToolsResult, ToolMatch } from './search-tools.js';

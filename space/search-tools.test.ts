@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { buildCatalog, type Catalog } from '../compiler/index.js';
+import type { CapabilitySpec } from '../core/index.js';
+import { searchTools, tokenize } from './search-tools.js';
+
+function spec(module: string, namespace: string, functions: [string, string, string[]][]): CapabilitySpec {
+  return {
+    module,
+    namespace,
+    source: { kind: 'std' },
+    config: {},
+    functions: functions.map(([name, description, params]) => ({
+      name,
+      toolName: name,
+      description,
+      inputSchema: { type: 'object', properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])) },
+      resultKind: 'value',
+    })),
+  };
+}
+
+const catalog: Catalog = buildCatalog([
+  spec('train-schedule', 'trainSchedule', [
+    ['getSchedule', 'Get all scheduled trains. Filter by station.', ['station', 'date']],
+    ['getTrainDetails', 'Get details for a specific train', ['trainId']],
+  ]),
+  spec('crm', 'crm', [
+    ['searchCustomers', 'Search for customers by name', ['query', 'limit']],
+    ['createTicket', 'Create a support ticket', ['customerId', 'subject']],
+  ]),
+  spec('get-weather', 'getWeather', [['getWeather', 'Current weather for a location', ['location', 'unit']]]),
+]);
+
+describe('searchTools', () => {
+  it('ranks name hits above description hits, deterministically', () => {
+    const result = searchTools(catalog, 'train schedule', { detailLevel: 'names' });
+    expect(result.matches.map((m) => m.id)).toEqual(['train-schedule.getSchedule', 'train-schedule.getTrainDetails']);
+    expect(searchTools(catalog, 'train schedule', { detailLevel: 'names' })).toEqual(result);
+  });
+
+  it('finds by parameter names and prefixes', () => {
+    expect(searchTools(catalog, 'location', { detailLevel: 'names' }).matches[0]?.id).toBe('get-weather.getWeather');
+    expect(searchTools(catalog, 'ticket', { detailLevel: 'names' }).matches[0]?.id).toBe('crm.createTicket');
+    expect(searchTools(catalog, 'customer', { detailLevel: 'names' }).matches[0]?.id).toBe('crm.searchCustomers');
+  });
+
+  it('returns only what the detail level asks for', () => {
+    const [names] = searchTools(catalog, 'weather', { detailLevel: 'names' }).matches;
+    expect(names).toEqual({ id: 'get-weather.getWeather', module: 'get-weather', function: 'getWeather', score: expect.any(Number) });
+    const [summary] = searchTools(catalog, 'weather', { detailLevel: 'summary' }).matches;
+    expect(summary?.signature).toBe('getWeather(params?: { location?: string; unit?: string }): Promise<unknown>');
+    expect(summary?.parameters).toBeUndefined();
+    const [full] = searchTools(catalog, 'weather', { detailLevel: 'full' }).matches;
+    expect(full?.parameters).toEqual(['location', 'unit']);
+  });
+
+  it('lists the modules for an empty query and honours the limit', () => {
+    const empty = searchTools(catalog, '  ');
+    expect(empty.modules?.map((m) => m.module)).toEqual(['train-schedule', 'crm', 'get-weather']);
+    expect(empty.matches).toEqual([]);
+    expect(searchTools(catalog, 'get', { limit: 1 }).matches.length).toBeLessThanOrEqual(1);
+    expect(searchTools(catalog, 'zebra').matches).toEqual([]);
+  });
+
+  it('tokenizes camelCase, kebab, snake and dotted names', () => {
+    expect(tokenize('getTrainDetails API-get-user a_b.cd HTTPServer')).toEqual(['train', 'details', 'api', 'user', 'cd', 'http', 'server']);
+  });
+});

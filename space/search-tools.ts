@@ -1,0 +1,116 @@
+import type { Catalog, CatalogEntry } from '../compiler/index.js';
+
+export type DetailLevel = 'names' | 'summary' | 'full';
+
+export interface SearchToolsOptions {
+  detailLevel?: DetailLevel;
+  /** Most results to return (default 10, at most 100). */
+  limit?: number;
+}
+
+export interface ToolMatch {
+  /** `<module>.<function>` — what `call_tool` takes and what code imports from `@capabilities/<module>`. */
+  id: string;
+  module: string;
+  function: string;
+  score: number;
+  signature?: string;
+  description?: string;
+  requiresApproval?: boolean;
+  parameters?: string[];
+}
+
+export interface SearchToolsResult {
+  query: string;
+  /** With an empty query: the modules, so the model can see what exists. */
+  modules?: { module: string; namespace: string; description: string; functions: number }[];
+  matches: ToolMatch[];
+  total: number;
+}
+
+/**
+ * Ranks the catalog's functions for a query: whole-word hits in the function and module names weigh
+ * most, then parameter names, then the description; ties break by id, so results are deterministic.
+ * Only what the detail level asks for is returned, keeping prompts small however many tools exist.
+ */
+export function searchTools(catalog: Catalog, query: string, options: SearchToolsOptions = {}): SearchToolsResult {
+  const detail = options.detailLevel ?? 'summary';
+  const limit = Math.min(Math.max(options.limit ?? 10, 1), 100);
+  const terms = tokenize(query);
+  if (terms.length === 0) {
+    return { query, modules: catalog.modules, matches: [], total: catalog.functions.length };
+  }
+  const scored = catalog.functions
+    .map((entry) => ({ entry, score: score(entry, terms) }))
+    .filter((item) => item.score > 0)
+    .sort((a, b) => b.score - a.score || a.entry.id.localeCompare(b.entry.id));
+  const seen = new Set<string>();
+  const matches: ToolMatch[] = [];
+  for (const { entry, score: value } of scored) {
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    matches.push(present(entry, value, detail));
+    if (matches.length >= limit) break;
+  }
+  return { query, matches, total: scored.length };
+}
+
+function present(entry: CatalogEntry, score: number, detail: DetailLevel): ToolMatch {
+  const base = { id: entry.id, module: entry.module, function: entry.function, score: Math.round(score * 100) / 100 };
+  if (detail === 'names') return base;
+  const description = detail === 'summary' ? firstSentence(entry.description) : entry.description;
+  return {
+    ...base,
+    signature: entry.signature,
+    ...(description ? { description } : {}),
+    ...(entry.requiresApproval ? { requiresApproval: true } : {}),
+    ...(detail === 'full' ? { parameters: entry.parameters } : {}),
+  };
+}
+
+function score(entry: CatalogEntry, terms: string[]): number {
+  const name = new Set(tokenize(`${entry.function} ${entry.toolName}`));
+  const module = new Set(tokenize(`${entry.module} ${entry.namespace}`));
+  const parameters = new Set(entry.parameters.flatMap(tokenize));
+  const description = tokenize(entry.description);
+  const descriptionSet = new Set(description);
+  let total = 0;
+  let hits = 0;
+  for (const term of terms) {
+    let best = 0;
+    if (name.has(term)) best = Math.max(best, 5);
+    if (module.has(term)) best = Math.max(best, 3);
+    if (parameters.has(term)) best = Math.max(best, 2);
+    if (descriptionSet.has(term)) best = Math.max(best, 1.5);
+    if (best === 0) {
+      // Prefix matches ("sched" → schedule, "customers" → customer) count a little.
+      const stem = term.length > 4 ? term.slice(0, -1) : term;
+      if ([...name].some((word) => word.startsWith(stem) || term.startsWith(word) && word.length > 3)) best = 2.5;
+      else if ([...module].some((word) => word.startsWith(stem))) best = 1.5;
+      else if (description.some((word) => word.startsWith(stem))) best = 0.75;
+    }
+    if (best > 0) hits++;
+    total += best;
+  }
+  // Prefer entries that match more of the query's terms.
+  return hits === 0 ? 0 : total * (hits / terms.length);
+}
+
+const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'and', 'or', 'by', 'with', 'get', 'all', 'is', 'it', 'me', 'my']);
+
+/** Splits camelCase, kebab, snake and dotted names and prose into lower-case words. */
+export function tokenize(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1 && !STOP_WORDS.has(word));
+}
+
+function firstSentence(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  const end = line.search(/[.!?](\s|$)/);
+  const sentence = end >= 0 ? line.slice(0, end + 1) : line;
+  return sentence.length > 160 ? `${sentence.slice(0, 157)}…` : sentence;
+}
