@@ -127,10 +127,12 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
   });
   const stderr = captureTail(transport.stderr);
   let exit: string | undefined;
+  let child: ChildProcess | undefined;
   const start = transport.start.bind(transport);
   transport.start = async () => {
     await start();
-    childOf(transport)?.once('exit', (code, signal) => {
+    child = childOf(transport);
+    child?.once('exit', (code, signal) => {
       exit = signal === null ? `exit code ${code ?? 'unknown'}` : `signal ${signal}`;
     });
   };
@@ -139,10 +141,19 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
   try {
     await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
   } catch (error) {
+    // How the child ended on its own, before we end it below.
+    const exitedBefore = exit;
     await client.close().catch(() => undefined);
-    // The child's last words arrive just after it closes; give them a moment.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    throw stdioConnectError(context, commandLine, error, exit, stderr.text());
+    // A child that failed the handshake gets no graceful shutdown (the SDK would wait seconds for it).
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    } else {
+      // The child's last words arrive just after it closes; give them a moment.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw stdioConnectError(context, commandLine, error, { exit: exitedBefore, stderr: stderr.text(), pid: child?.pid });
   }
   const pid = transport.pid ?? undefined;
   return {
@@ -156,10 +167,16 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
   };
 }
 
-function stdioConnectError(context: ConnectContext, commandLine: string, error: unknown, exit: string | undefined, stderr: string): McpConnectError {
+function stdioConnectError(
+  context: ConnectContext,
+  commandLine: string,
+  error: unknown,
+  child: { exit: string | undefined; stderr: string; pid: number | undefined },
+): McpConnectError {
+  const { exit, stderr, pid } = child;
   const prefix = `MCP server "${context.name}"`;
   const tail = stderr.trim() === '' ? '' : `; stderr:\n${stderr.trim()}`;
-  const details = { command: commandLine, ...(exit === undefined ? {} : { exit }), stderr };
+  const details = { command: commandLine, ...(exit === undefined ? {} : { exit }), ...(pid === undefined ? {} : { pid }), stderr };
   // Checked first: the SDK reports an aborted request as a timeout.
   if (context.signal?.aborted === true) {
     return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', details, cause: error });

@@ -47,6 +47,10 @@ server.registerTool('pid', { description: 'The process id of this server.' }, as
   content: [{ type: 'text', text: String(process.pid) }],
 }));
 
+server.registerTool('environment', { description: 'An environment variable and the working directory.', inputSchema: { name: z.string() } }, async ({ name }) => ({
+  content: [{ type: 'text', text: JSON.stringify({ value: process.env[name] ?? null, cwd: process.cwd() }) }],
+}));
+
 server.registerTool(
   'sleep',
   {
