@@ -1,0 +1,166 @@
+/**
+ * JavaScript evaluated first in every fresh context. It receives three host callbacks and defines
+ * the only non-standard globals the program sees: `console` (captured into logs) and the host global
+ * the capability proxies call. It returns `deliver` (settles a call) and `run` (runs the program's
+ * wrapped main and reports its result or error as JSON). Everything the host reads from here crosses
+ * as strings, so no object of either side is shared.
+ */
+import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
+
+export const BOOTSTRAP_SOURCE = String.raw`
+const send = $0, writeLog = $1, complete = $2;
+const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
+const TOOL_ERROR = Symbol('toolError');
+const pending = new Map();
+let nextId = 0;
+
+for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) delete globalThis[name];
+
+function safe(read, fallback) { try { return read(); } catch { return fallback; } }
+
+function inspect(value, depth, seen) {
+  switch (typeof value) {
+    case 'string': return depth === 0 ? value : JSON.stringify(value);
+    case 'bigint': return value + 'n';
+    case 'symbol': return safe(() => value.toString(), 'Symbol()');
+    case 'function': return safe(() => /^class\b/.test(Function.prototype.toString.call(value)), false)
+      ? '[class ' + (value.name || 'anonymous') + ']' : '[Function: ' + (value.name || 'anonymous') + ']';
+    case 'object': break;
+    default: return String(value);
+  }
+  if (value === null) return 'null';
+  if (seen.includes(value)) return '[Circular]';
+  if (value instanceof Error) return safe(() => String(value.stack || value.name + ': ' + value.message), '[Error]');
+  if (value instanceof Date) return safe(() => value.toISOString(), 'Invalid Date');
+  if (value instanceof RegExp) return String(value);
+  if (depth > 4) return Array.isArray(value) ? '[Array]' : '[Object]';
+  const inner = seen.concat([value]);
+  const show = (item) => safe(() => inspect(item, depth + 1, inner), '[unreadable]');
+  if (Array.isArray(value)) {
+    const items = value.slice(0, 100).map(show);
+    if (value.length > 100) items.push('... ' + (value.length - 100) + ' more items');
+    return items.length === 0 ? '[]' : '[ ' + items.join(', ') + ' ]';
+  }
+  if (value instanceof Map) return 'Map(' + value.size + ') { ' + [...value].slice(0, 100).map(([k, v]) => show(k) + ' => ' + show(v)).join(', ') + ' }';
+  if (value instanceof Set) return 'Set(' + value.size + ') { ' + [...value].slice(0, 100).map(show).join(', ') + ' }';
+  const keys = Object.keys(value);
+  const entries = keys.slice(0, 100).map((key) => (/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)) + ': ' + safe(() => show(value[key]), '[Getter threw]'));
+  if (keys.length > 100) entries.push('... ' + (keys.length - 100) + ' more keys');
+  const constructorName = safe(() => Object.getPrototypeOf(value)?.constructor?.name, undefined);
+  const prefix = constructorName && constructorName !== 'Object' ? constructorName + ' ' : '';
+  return prefix + (entries.length === 0 ? '{}' : '{ ' + entries.join(', ') + ' }');
+}
+
+function logger(level) {
+  return (...values) => {
+    const message = safe(() => values.map((value) => inspect(value, 0, [])).join(' '), '[unformattable log message]');
+    if (!writeLog(level, message)) throw new RangeError('console output passed the output limit of this run');
+  };
+}
+globalThis.console = Object.freeze({
+  log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug'), trace: logger('debug'),
+});
+
+const host = Object.freeze({
+  call(capability, fn, args, resultMode) {
+    // Created here so its stack points at the program line that made the call.
+    const error = new Error('capability call failed');
+    return new Promise((resolve, reject) => {
+      let json;
+      try {
+        json = JSON.stringify(args === undefined ? null : args);
+      } catch (cause) {
+        error.message = 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => cause.message, 'unknown reason');
+        error.name = 'TypeError';
+        reject(error);
+        return;
+      }
+      const id = ++nextId;
+      pending.set(id, { resolve, reject, error, capability: String(capability), fn: String(fn) });
+      const refused = send(id, String(capability), String(fn), json, resultMode === 'full' ? 'full' : 'value');
+      if (typeof refused === 'string') deliver(id, false, refused);
+    });
+  },
+});
+Object.defineProperty(globalThis, HOST_GLOBAL, { value: host, enumerable: false, writable: false, configurable: false });
+
+function deliver(id, ok, json) {
+  const entry = pending.get(id);
+  if (entry === undefined) return;
+  pending.delete(id);
+  if (ok) {
+    entry.resolve(JSON.parse(json));
+    return;
+  }
+  const wire = JSON.parse(json);
+  const data = wire.data || {};
+  const error = entry.error;
+  error.name = 'ToolCallError';
+  error.message = wire.message;
+  error.code = data.code || 'TOOL_FAILED';
+  error.capability = data.capability || entry.capability;
+  error.function = data.function || entry.fn;
+  if (data.details !== undefined) error.details = data.details;
+  Object.defineProperty(error, TOOL_ERROR, { value: true });
+  entry.reject(error);
+}
+
+function toJson(value, path, stack) {
+  switch (typeof value) {
+    case 'string': case 'boolean': return value;
+    case 'number': return Number.isFinite(value) ? value : null;
+    case 'undefined': return undefined;
+    case 'bigint': throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a BigInt; convert it with String() or Number()');
+    case 'function': throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a function; return data, not functions');
+    case 'symbol': throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a symbol');
+  }
+  if (value === null) return null;
+  if (stack.includes(value)) throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a circular reference');
+  if (typeof value.toJSON === 'function') return toJson(value.toJSON(), path, stack);
+  const inner = stack.concat([value]);
+  if (Array.isArray(value)) return value.map((item, index) => { const json = toJson(item, path + '[' + index + ']', inner); return json === undefined ? null : json; });
+  const out = {};
+  for (const key of Object.keys(value)) {
+    const json = toJson(value[key], path + '.' + key, inner);
+    if (json !== undefined) out[key] = json;
+  }
+  return out;
+}
+
+function describeError(thrown) {
+  const isError = safe(() => thrown instanceof Error || (typeof thrown === 'object' && thrown !== null && typeof thrown.stack === 'string'), false);
+  if (!isError) {
+    return { name: 'ThrownValue', code: 'RUNTIME_ERROR', message: 'the program threw a non-Error value: ' + safe(() => inspect(thrown, 1, []), '[unreadable]') };
+  }
+  const text = (read, fallback) => safe(() => { const value = read(); return typeof value === 'string' ? value : fallback; }, fallback);
+  const description = { name: text(() => thrown.name, 'Error'), message: text(() => thrown.message, ''), stack: text(() => thrown.stack, undefined), code: 'RUNTIME_ERROR' };
+  if (safe(() => thrown[TOOL_ERROR] === true, false)) {
+    description.code = text(() => thrown.code, 'TOOL_FAILED');
+    description.capability = text(() => thrown.capability, undefined);
+    description.function = text(() => thrown.function, undefined);
+  }
+  return description;
+}
+
+async function run(main) {
+  let value;
+  try {
+    value = await main();
+    if (typeof value === 'function') value = await value();
+  } catch (thrown) {
+    complete(false, JSON.stringify(describeError(thrown)));
+    return;
+  }
+  let json;
+  try {
+    json = JSON.stringify(toJson(value, '$', [])) ?? 'null';
+  } catch (thrown) {
+    const description = describeError(thrown);
+    complete(false, JSON.stringify({ name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: description.message }));
+    return;
+  }
+  complete(true, json);
+}
+
+return { deliver, run };
+`;

@@ -1,0 +1,230 @@
+/**
+ * Runs one compiled program in a fresh isolate: links `@capabilities/*` to the build output, forwards
+ * calls to the host handler (counted, throttled, copied as JSON), captures console output, and
+ * enforces every limit. Used in-process and inside sandbox workers alike. Positions in the result
+ * are still those of the compiled JavaScript; the caller maps them back.
+ */
+import ivm from 'isolated-vm';
+import type { CapabilityCallHandler, CapabilityCallParams, ResultMode } from '../../core/protocol.js';
+import { toWireError } from '../../core/protocol.js';
+import type { LogLevel, RunError, RunLog, RunResult } from '../../core/run-result.js';
+import { PROGRAM_FILENAME } from '../program/compile-program.js';
+import type { RunLimits } from '../sandbox.js';
+import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
+import { ModuleResolutionError, resolveCapabilityModule } from './capability-modules.js';
+
+export interface IsolateRunRequest {
+  runId: string;
+  /** The compiled program (an ES module whose default export is the wrapped main). */
+  js: string;
+  outDir: string;
+  limits: RunLimits;
+}
+
+export interface IsolateRun {
+  /** The outcome; settles as soon as the run ends, even if the isolate has not stopped yet. */
+  result: Promise<RunResult>;
+  /** Settles once the isolate no longer executes anything; never, if its thread hangs. */
+  released: Promise<void>;
+  /** Ends the run with `CANCELLED`. */
+  cancel(message?: string): void;
+}
+
+interface QueuedCall {
+  id: number;
+  params: CapabilityCallParams;
+}
+
+const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
+
+/** Starts a run. Never rejects for faults of the program. */
+export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler): IsolateRun {
+  const { limits } = request;
+  const started = performance.now();
+  const deadline = started + limits.timeoutMs;
+  const remaining = (): number => Math.max(1, Math.ceil(deadline - performance.now()));
+  const logs: RunLog[] = [];
+  const queue: QueuedCall[] = [];
+  const callController = new AbortController();
+  let outputBytes = 0;
+  let calls = 0;
+  let activeCalls = 0;
+  let pendingOperations = 0;
+  let programStarted = false;
+  let finished = false;
+
+  let resolveResult!: (result: RunResult) => void;
+  const result = new Promise<RunResult>((resolve) => (resolveResult = resolve));
+  let resolveReleased!: () => void;
+  const released = new Promise<void>((resolve) => (resolveReleased = resolve));
+
+  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
+  let deliverReference: ivm.Reference<(id: number, ok: boolean, json: string) => void> | undefined;
+
+  const finish = (outcome: { success: boolean; result?: unknown; error?: RunError; timedOut?: boolean }): void => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(watchdog);
+    queue.length = 0;
+    callController.abort(new Error(`run ${request.runId} ended`));
+    resolveResult({
+      success: outcome.success,
+      result: outcome.result ?? null,
+      logs,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      timedOut: outcome.timedOut ?? false,
+      calls,
+      durationMs: performance.now() - started,
+    });
+    // Not from inside a callback of the isolate: dispose once the current host turn is over.
+    setImmediate(() => {
+      if (!isolate.isDisposed) isolate.dispose();
+      if (pendingOperations === 0) resolveReleased();
+    });
+  };
+  const fail = (error: RunError, timedOut = false): void => finish({ success: false, error, timedOut });
+  const timeout = (): void =>
+    fail({ name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
+
+  const watchdog = setTimeout(timeout, limits.timeoutMs);
+
+  /** Classifies a failure of an isolate operation (compile, link, evaluate, apply). */
+  const onIsolateFailure = (error: unknown): void => {
+    if (finished) return;
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof ModuleResolutionError) return fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
+    if (/memory limit/i.test(message)) {
+      return fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${limits.memoryLimitMb} MB and was stopped; use less memory or raise limits.memoryLimitMb` });
+    }
+    if (/execution timed out/i.test(message)) return timeout();
+    if (isolate.isDisposed) {
+      return fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: `the isolate stopped unexpectedly: ${message}` });
+    }
+    const stack = error instanceof Error ? error.stack : undefined;
+    const name = error instanceof Error ? error.name : 'Error';
+    fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack }) });
+  };
+
+  const checkStalled = (): void => {
+    if (finished || !programStarted || pendingOperations > 0 || activeCalls > 0 || queue.length > 0) return;
+    fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and the sandbox has no timers' });
+  };
+
+  const track = <T>(operation: Promise<T>): Promise<T> => {
+    pendingOperations++;
+    const settle = (): void => {
+      pendingOperations--;
+      if (pendingOperations > 0) return;
+      if (finished) resolveReleased();
+      else setImmediate(checkStalled);
+    };
+    operation.then(settle, settle);
+    return operation;
+  };
+
+  const reply = (id: number, ok: boolean, json: string): void => {
+    if (finished || deliverReference === undefined) return;
+    track(deliverReference.apply(undefined, [id, ok, json], { timeout: remaining() })).catch(onIsolateFailure);
+  };
+
+  const perform = ({ id, params }: QueuedCall): void => {
+    activeCalls++;
+    Promise.resolve()
+      .then(() => onCall(params, { runId: request.runId, signal: callController.signal }))
+      .then(
+        (value) => {
+          let json: string;
+          try {
+            json = JSON.stringify(value ?? null);
+          } catch (error) {
+            reply(id, false, JSON.stringify(toWireError(new Error(`the result of ${params.capability}.${params.function} is not JSON-serialisable: ${String(error)}`))));
+            return;
+          }
+          reply(id, true, json);
+        },
+        (error: unknown) => reply(id, false, JSON.stringify(toWireError(error))),
+      )
+      .finally(() => {
+        activeCalls--;
+        pump();
+        setImmediate(checkStalled);
+      });
+  };
+
+  const pump = (): void => {
+    while (!finished && activeCalls < limits.maxConcurrentCalls && queue.length > 0) perform(queue.shift() as QueuedCall);
+  };
+
+  const send = (id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): string | undefined => {
+    if (finished) return JSON.stringify({ code: -32000, message: 'the run has ended', data: { code: 'CANCELLED', capability, function: fn } });
+    if (calls >= limits.maxCalls) {
+      return JSON.stringify({
+        code: -32000,
+        message: `call to ${capability}.${fn} refused: this run already made its limit of ${limits.maxCalls} capability calls; batch the work or raise limits.maxCalls`,
+        data: { code: 'CALL_LIMIT_EXCEEDED', capability, function: fn },
+      });
+    }
+    calls++;
+    queue.push({ id, params: { capability, function: fn, args: JSON.parse(argsJson) as unknown, resultMode } });
+    pump();
+    return undefined;
+  };
+
+  const writeLog = (level: string, message: string): boolean => {
+    if (finished) return false;
+    const bytes = Buffer.byteLength(message, 'utf8') + 1;
+    if (outputBytes + bytes > limits.maxOutputBytes) {
+      fail({ name: 'SandboxOutputError', code: 'OUTPUT_LIMIT', message: `console output passed the limit of ${limits.maxOutputBytes} bytes (logs and result together); the run was stopped. Log less, or raise limits.maxOutputBytes` });
+      return false;
+    }
+    outputBytes += bytes;
+    logs.push({ level: LOG_LEVELS.has(level) ? (level as LogLevel) : 'log', message });
+    return true;
+  };
+
+  const complete = (ok: boolean, json: string): void => {
+    if (finished) return;
+    if (!ok) return fail(JSON.parse(json) as RunError);
+    if (outputBytes + Buffer.byteLength(json, 'utf8') > limits.maxOutputBytes) {
+      return fail({ name: 'SandboxOutputError', code: 'OUTPUT_LIMIT', message: `the result (${Buffer.byteLength(json, 'utf8')} bytes of JSON) with the logs passes the output limit of ${limits.maxOutputBytes} bytes; return less, or raise limits.maxOutputBytes` });
+    }
+    finish({ success: true, result: JSON.parse(json) as unknown });
+  };
+
+  const modulePaths = new WeakMap<ivm.Module, string>();
+  const modules = new Map<string, Promise<ivm.Module>>();
+  const resolveModule = (specifier: string, referrer: ivm.Module): Promise<ivm.Module> => {
+    const resolved = resolveCapabilityModule(request.outDir, specifier, modulePaths.get(referrer));
+    let module = modules.get(resolved.path);
+    if (module === undefined) {
+      module = track(isolate.compileModule(resolved.source, { filename: specifier.startsWith('@') ? specifier : resolved.path }));
+      module.then((compiled) => modulePaths.set(compiled, resolved.path), () => undefined);
+      modules.set(resolved.path, module);
+    }
+    return module;
+  };
+
+  const start = async (): Promise<void> => {
+    const context = await track(isolate.createContext());
+    const callbacks = [new ivm.Callback(send), new ivm.Callback(writeLog), new ivm.Callback(complete)];
+    const bootstrap = await track(context.evalClosure(BOOTSTRAP_SOURCE, callbacks, { result: { reference: true } }));
+    deliverReference = await track(bootstrap.get('deliver', { reference: true }));
+    const runReference = await track(bootstrap.get('run', { reference: true }));
+    const program = await track(isolate.compileModule(request.js, { filename: PROGRAM_FILENAME }));
+    await track(program.instantiate(context, resolveModule));
+    await track(program.evaluate({ timeout: remaining() }));
+    const main = await track(program.namespace.get('default', { reference: true }));
+    if (finished) return;
+    programStarted = true;
+    await track(runReference.apply(undefined, [main.derefInto()], { timeout: remaining() }));
+  };
+  start().catch(onIsolateFailure);
+
+  return {
+    result,
+    released,
+    cancel(message = 'the run was cancelled') {
+      fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message });
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The front end every sandbox shares: options, type-check, compile, hand the JavaScript to an
+ * executor, then map positions in the result back to the TypeScript the model wrote.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { SandboxError } from '../core/errors.js';
+import type { RunError, RunResult } from '../core/run-result.js';
+import type { IsolateExecutor } from './isolate-executor.js';
+import { compileProgram, PROGRAM_FILENAME, type CompiledProgram } from './program/compile-program.js';
+import { resolveRunLimits } from './resolve-run-limits.js';
+import type { RunLimits, RunOptions, Sandbox } from './sandbox.js';
+import type { TypeChecker } from './type-check.js';
+
+export function createProgramSandbox(executor: IsolateExecutor, options: { outDir: string; limits: RunLimits }): Sandbox {
+  let closed = false;
+  let checker: Promise<TypeChecker> | undefined;
+
+  return {
+    async run(code, runOptions) {
+      if (closed) throw new SandboxError('SANDBOX_CLOSED', 'this sandbox was closed; create a new one with createSandbox()');
+      validateRunOptions(code, runOptions);
+      const limits = resolveRunLimits(options.limits, runOptions.limits);
+      const started = performance.now();
+      const failed = (error: RunError): RunResult => ({ success: false, result: null, logs: [], error, timedOut: false, calls: 0, durationMs: performance.now() - started });
+      if (runOptions.signal?.aborted === true) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
+
+      if (runOptions.check === true) {
+        checker ??= import('./type-check.js').then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
+        const diagnostics = (await checker).check(code);
+        if (diagnostics.length > 0) {
+          const first = diagnostics[0];
+          return failed({
+            name: 'TypeCheckError',
+            code: 'TYPE_CHECK_FAILED',
+            message: `the program has ${diagnostics.length} type error(s); first, line ${first?.line}: ${first?.message}`,
+            ...(first === undefined ? {} : { line: first.line, column: first.column }),
+            diagnostics,
+          });
+        }
+      }
+
+      const program = compileProgram(code);
+      if (!program.ok) return failed(program.error);
+      const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
+      const result = await executor.execute(request, runOptions.onCall, runOptions.signal);
+      if (result.error !== undefined) result.error = mapRunError(result.error, program);
+      return result;
+    },
+    async close() {
+      closed = true;
+      await executor.close();
+    },
+  };
+}
+
+/** Checks what a host passes in; these are faults of the host, so they throw. */
+export function validateSandboxOutDir(outDir: unknown): string {
+  if (typeof outDir !== 'string' || outDir === '') throw new SandboxError('INVALID_OPTIONS', 'createSandbox() needs outDir: the folder of the compiled capabilities (e.g. ".agent-spaces")');
+  if (!existsSync(outDir)) throw new SandboxError('BUILD_OUTPUT_MISSING', `build output folder ${outDir} does not exist; run "agent-spaces build" first or pass the right outDir`);
+  return outDir;
+}
+
+function validateRunOptions(code: unknown, options: RunOptions | undefined): void {
+  if (typeof code !== 'string') throw new SandboxError('INVALID_OPTIONS', `run() needs the program as a string (got ${typeof code})`);
+  if (typeof options?.onCall !== 'function') throw new SandboxError('INVALID_OPTIONS', 'run() needs options.onCall: the host function that performs capability calls');
+}
+
+const PROGRAM_POSITION = new RegExp(`${PROGRAM_FILENAME.replace('.', '\\.')}:(\\d+):(\\d+)`, 'g');
+
+/** Rewrites positions of the compiled JavaScript in an error to the model's TypeScript. */
+function mapRunError(error: RunError, program: CompiledProgram): RunError {
+  if (error.stack === undefined) return error;
+  let first: { line: number; column: number } | undefined;
+  const stack = error.stack.replace(PROGRAM_POSITION, (text, line: string, column: string) => {
+    const source = program.toSource({ line: Number(line), column: Number(column) });
+    if (source === undefined) return text;
+    first ??= source;
+    return `${PROGRAM_FILENAME}:${source.line}:${source.column}`;
+  });
+  const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
+  const mapped: RunError = { ...error, stack: [`${error.name}: ${error.message}`, ...frames].join('\n') };
+  if (first !== undefined && error.line === undefined) {
+    mapped.line = first.line;
+    mapped.column = first.column;
+  }
+  return mapped;
+}

@@ -1,0 +1,59 @@
+/**
+ * The sandbox interface: runs one LLM-written TypeScript program in a fresh isolate and reports what
+ * happened. Implementations live in `isolated-vm/` (in-process) and `worker-pool/` (sandbox workers).
+ */
+import type { CapabilityCallHandler } from '../core/protocol.js';
+import type { RunResult } from '../core/run-result.js';
+
+export interface RunLimits {
+  /** Wall-clock time of the whole run, including code after `await`s. */
+  timeoutMs: number;
+  /** Heap of the isolate. */
+  memoryLimitMb: number;
+  /** Bytes of logs and result together (UTF-8). */
+  maxOutputBytes: number;
+  /** Capability calls per run; further calls reject with `CALL_LIMIT_EXCEEDED` inside the program. */
+  maxCalls: number;
+  /** Calls in flight at once; further calls wait in a queue. */
+  maxConcurrentCalls: number;
+}
+
+export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
+  timeoutMs: 30_000,
+  memoryLimitMb: 128,
+  maxOutputBytes: 1024 * 1024,
+  maxCalls: 1_000,
+  maxConcurrentCalls: 100,
+});
+
+export interface RunOptions {
+  /** Performs each capability call on the host (the bridge's dispatcher). */
+  onCall: CapabilityCallHandler;
+  /** Names the run in call contexts and traces; a random id when omitted. */
+  runId?: string;
+  /** Aborting ends the run with `CANCELLED`. */
+  signal?: AbortSignal;
+  limits?: Partial<RunLimits>;
+  /** Type-check against the build's declarations first; on errors the program does not run. */
+  check?: boolean;
+}
+
+export interface Sandbox {
+  /** Runs a program. Resolves for every fault of the program; rejects only for faults of the host. */
+  run(code: string, options: RunOptions): Promise<RunResult>;
+  /** Stops every worker and isolate; later runs reject. */
+  close(): Promise<void>;
+}
+
+export type Isolation = 'worker' | 'in-process';
+
+export interface SandboxOptions {
+  /** The compiler's build output folder (holds `capabilities/<module>/index.js`). */
+  outDir: string;
+  /** `worker` (default): isolates live in pooled sandbox processes. `in-process`: trusted code, fastest. */
+  isolation?: Isolation;
+  /** Sandbox worker processes to keep ready (worker isolation); runs beyond that queue. */
+  workers?: number;
+  /** Defaults for every run; each run may override them. */
+  limits?: Partial<RunLimits>;
+}

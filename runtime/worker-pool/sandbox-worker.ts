@@ -1,0 +1,69 @@
+/**
+ * Entry of a sandbox worker process: runs one program at a time in a fresh isolate and forwards its
+ * capability calls to the host over IPC. Exits when the host goes away (IPC channel closed).
+ */
+import { CAPABILITY_CALL_METHOD, fromWireError } from '../../core/protocol.js';
+import type { CapabilityCallHandler, CapabilityCallParams } from '../../core/protocol.js';
+import { startIsolateRun, type IsolateRun } from '../isolated-vm/run-in-isolate.js';
+import type { HostToWorkerMessage, WorkerToHostMessage } from '../worker-protocol.js';
+
+interface PendingCall {
+  params: CapabilityCallParams;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+if (process.send === undefined) {
+  process.stderr.write('sandbox-worker must be started by the sandbox worker pool (it needs an IPC channel)\n');
+  process.exit(1);
+}
+
+const post = (message: WorkerToHostMessage): void => {
+  if (process.connected) process.send?.(message);
+};
+const pendingCalls = new Map<number, PendingCall>();
+let nextCallId = 0;
+let current: { runId: string; run: IsolateRun } | undefined;
+
+function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void {
+  const { runId } = message.request;
+  const onCall: CapabilityCallHandler = (params) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextCallId;
+      pendingCalls.set(id, { params, resolve, reject });
+      post({ type: 'call', runId, request: { jsonrpc: '2.0', id, method: CAPABILITY_CALL_METHOD, params } });
+    });
+  const run = startIsolateRun(message.request, onCall);
+  current = { runId, run };
+  void run.result.then((result) => {
+    // Replies that arrive after the end are dropped: the isolate is gone.
+    pendingCalls.clear();
+    post({ type: 'result', runId, result });
+  });
+  void run.released.then(() => {
+    if (current?.runId === runId) current = undefined;
+    post({ type: 'released', runId });
+  });
+}
+
+process.on('message', (message: HostToWorkerMessage) => {
+  switch (message.type) {
+    case 'run':
+      startRun(message);
+      return;
+    case 'cancel':
+      if (current?.runId === message.runId) current.run.cancel();
+      return;
+    case 'call-response': {
+      const id = Number(message.response.id);
+      const pending = pendingCalls.get(id);
+      if (pending === undefined || current?.runId !== message.runId) return;
+      pendingCalls.delete(id);
+      if ('error' in message.response) pending.reject(fromWireError(message.response.error, { capability: pending.params.capability, function: pending.params.function }));
+      else pending.resolve(message.response.result);
+      return;
+    }
+  }
+});
+process.on('disconnect', () => process.exit(0));
+post({ type: 'ready', pid: process.pid });

@@ -1,0 +1,234 @@
+/**
+ * A pool of pre-started sandbox worker processes. Each worker runs one program at a time; the host
+ * answers its capability calls. A worker whose isolate does not stop within a grace period after its
+ * run ended, or that dies, is killed and replaced; only its own run fails.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SandboxError } from '../../core/errors.js';
+import { toWireError, type CallContext, type CapabilityCallHandler } from '../../core/protocol.js';
+import type { RunError, RunResult } from '../../core/run-result.js';
+import type { IsolateExecutor } from '../isolate-executor.js';
+import type { IsolateRunRequest } from '../isolated-vm/run-in-isolate.js';
+import type { HostToWorkerMessage, WorkerToHostMessage } from '../worker-protocol.js';
+
+export interface WorkerPoolOptions {
+  workers: number;
+  /** How long an isolate may take to stop after its run ended before its worker is killed. */
+  graceMs?: number;
+}
+
+export interface WorkerPoolExecutor extends IsolateExecutor {
+  /** Process ids of the live workers (for diagnostics and tests). */
+  pids(): number[];
+  /** Resolves once `workers` workers are ready. */
+  ready(): Promise<void>;
+}
+
+interface ActiveRun {
+  runId: string;
+  onCall: CapabilityCallHandler;
+  callContext: CallContext;
+  settle(result: RunResult): void;
+  settled: boolean;
+  started: number;
+}
+
+interface Worker {
+  child: ChildProcess;
+  pid: number;
+  ready: boolean;
+  stderr: string;
+  run?: ActiveRun;
+  releaseTimer?: NodeJS.Timeout;
+}
+
+const MAX_START_FAILURES = 3;
+
+export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPoolExecutor {
+  const graceMs = options.graceMs ?? 250;
+  const workers = new Set<Worker>();
+  const idle: Worker[] = [];
+  const waiting: { resolve: (worker: Worker) => void; reject: (error: unknown) => void }[] = [];
+  const readyWaiters: (() => void)[] = [];
+  let startFailures = 0;
+  let startError: SandboxError | undefined;
+  let closed = false;
+
+  const entry = workerEntry();
+
+  const makeIdle = (worker: Worker): void => {
+    worker.child.channel?.unref();
+    const next = waiting.shift();
+    if (next !== undefined) next.resolve(worker);
+    else idle.push(worker);
+    if (idle.length >= options.workers) readyWaiters.splice(0).forEach((resolve) => resolve());
+  };
+
+  const send = (worker: Worker, message: HostToWorkerMessage): void => {
+    if (worker.child.connected) worker.child.send(message);
+  };
+
+  const kill = (worker: Worker): void => {
+    worker.child.kill('SIGKILL');
+  };
+
+  const spawn = (): void => {
+    const child = fork(entry.file, [], { execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    const worker: Worker = { child, pid: child.pid ?? -1, ready: false, stderr: '' };
+    workers.add(worker);
+    child.unref();
+    child.stderr?.on('data', (chunk: Buffer) => {
+      worker.stderr = (worker.stderr + chunk.toString('utf8')).slice(-2000);
+    });
+    (child.stderr as Socket | null)?.unref();
+    child.on('message', (message: WorkerToHostMessage) => onMessage(worker, message));
+    child.on('error', () => kill(worker));
+    child.on('exit', (code, signal) => onExit(worker, code, signal));
+  };
+
+  const onMessage = (worker: Worker, message: WorkerToHostMessage): void => {
+    switch (message.type) {
+      case 'ready':
+        worker.ready = true;
+        startFailures = 0;
+        makeIdle(worker);
+        return;
+      case 'call':
+        return performCall(worker, message);
+      case 'result': {
+        const run = worker.run;
+        if (run?.runId !== message.runId) return;
+        run.settle(message.result);
+        worker.releaseTimer = setTimeout(() => kill(worker), graceMs);
+        return;
+      }
+      case 'released':
+        if (worker.run?.runId !== message.runId) return;
+        clearTimeout(worker.releaseTimer);
+        worker.run = undefined;
+        if (!closed) makeIdle(worker);
+        return;
+    }
+  };
+
+  const performCall = (worker: Worker, message: Extract<WorkerToHostMessage, { type: 'call' }>): void => {
+    const run = worker.run;
+    const { id, params } = message.request;
+    if (run === undefined || run.settled || run.runId !== message.runId) return;
+    Promise.resolve()
+      .then(() => run.onCall(params, run.callContext))
+      .then(
+        (result: unknown) => ({ jsonrpc: '2.0' as const, id, result: result ?? null }),
+        (error: unknown) => ({ jsonrpc: '2.0' as const, id, error: toWireError(error) }),
+      )
+      .then((response) => {
+        if (!run.settled && worker.run === run) send(worker, { type: 'call-response', runId: run.runId, response });
+      });
+  };
+
+  const onExit = (worker: Worker, code: number | null, signal: NodeJS.Signals | null): void => {
+    workers.delete(worker);
+    clearTimeout(worker.releaseTimer);
+    const index = idle.indexOf(worker);
+    if (index !== -1) idle.splice(index, 1);
+    const run = worker.run;
+    if (run !== undefined && !run.settled) {
+      const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+      const tail = worker.stderr.trim().split('\n').slice(-3).join(' | ');
+      run.settle(crashResult(run, {
+        name: 'SandboxError',
+        code: closed ? 'SANDBOX_CLOSED' : 'SANDBOX_CRASHED',
+        message: closed
+          ? 'the sandbox was closed while the program was running'
+          : `the sandbox worker (pid ${worker.pid}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, lower its needs or limits.memoryLimitMb`,
+      }));
+    }
+    if (closed) return;
+    if (!worker.ready && ++startFailures >= MAX_START_FAILURES) {
+      startError = new SandboxError('WORKER_START_FAILED', `sandbox workers fail to start (${entry.file}): ${worker.stderr.trim().slice(-500) || `exit ${code ?? signal}`}`);
+      waiting.splice(0).forEach((waiter) => waiter.reject(startError));
+      return;
+    }
+    spawn();
+  };
+
+  const acquire = (): Promise<Worker> => {
+    if (startError !== undefined) return Promise.reject(startError);
+    const worker = idle.pop();
+    if (worker !== undefined) return Promise.resolve(worker);
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  };
+
+  for (let index = 0; index < options.workers; index++) spawn();
+
+  return {
+    async execute(request: IsolateRunRequest, onCall, signal) {
+      const worker = await acquire();
+      if (closed) throw new SandboxError('SANDBOX_CLOSED', 'this sandbox was closed; create a new one with createSandbox()');
+      worker.child.channel?.ref();
+      return new Promise<RunResult>((resolve) => {
+        const callController = new AbortController();
+        const onAbort = (): void => send(worker, { type: 'cancel', runId: request.runId });
+        // Backstop for a worker whose event loop no longer answers: kill it and report the timeout.
+        const hardTimer = setTimeout(() => {
+          run.settle(crashResult(run, {
+            name: 'SandboxTimeoutError',
+            code: 'TIMEOUT',
+            message: `the program ran longer than its limit of ${request.limits.timeoutMs} ms; its sandbox worker did not stop and was killed`,
+          }, true));
+          kill(worker);
+        }, request.limits.timeoutMs + graceMs * 4);
+        const run: ActiveRun = {
+          runId: request.runId,
+          onCall,
+          callContext: { runId: request.runId, signal: callController.signal },
+          settled: false,
+          started: performance.now(),
+          settle(result) {
+            if (run.settled) return;
+            run.settled = true;
+            clearTimeout(hardTimer);
+            signal?.removeEventListener('abort', onAbort);
+            callController.abort(new Error(`run ${request.runId} ended`));
+            resolve(result);
+          },
+        };
+        worker.run = run;
+        signal?.addEventListener('abort', onAbort, { once: true });
+        send(worker, { type: 'run', request });
+      });
+    },
+    pids: () => [...workers].map((worker) => worker.pid),
+    ready: () => (idle.length >= options.workers ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve))),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const error = new SandboxError('SANDBOX_CLOSED', 'this sandbox was closed; create a new one with createSandbox()');
+      waiting.splice(0).forEach((waiter) => waiter.reject(error));
+      const exits = [...workers].map((worker) => new Promise<void>((resolve) => {
+        if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
+        worker.child.once('exit', () => resolve());
+        kill(worker);
+      }));
+      await Promise.all(exits);
+    },
+  };
+}
+
+function crashResult(run: ActiveRun, error: RunError, timedOut = false): RunResult {
+  return { success: false, result: null, logs: [], error, timedOut, calls: 0, durationMs: performance.now() - run.started };
+}
+
+/** The worker entry beside this file: `.ts` when running from source (through tsx), `.js` from dist. */
+function workerEntry(): { file: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  const extension = path.extname(here);
+  const file = path.join(path.dirname(here), `sandbox-worker${extension}`);
+  const execArgv = ['--no-node-snapshot'];
+  if (extension === '.ts') execArgv.push('--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href);
+  return { file, execArgv };
+}
