@@ -206,7 +206,7 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
     } catch (sseError) {
       throw new McpConnectError(
         context.name,
-        `MCP server "${context.name}": ${url.href} refused Streamable HTTP (${errorMessage(error.cause)}) and legacy SSE (${errorMessage(sseError instanceof McpConnectError ? sseError.cause : sseError)}); check the URL`,
+        `MCP server "${context.name}": ${url.href} refused Streamable HTTP (${describeHttpError(error.cause)}) and legacy SSE (${describeHttpError(sseError instanceof McpConnectError ? sseError.cause : sseError)}); check the URL`,
         { details: { url: url.href }, cause: sseError },
       );
     }
@@ -224,7 +224,7 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
     }
     const message = isTimeout(error)
       ? `no answer to the MCP handshake within ${context.timeoutMs} ms over ${kind}; check the URL or raise connectTimeoutMs`
-      : `could not connect to ${url.href} over ${kind}: ${errorMessage(error)}`;
+      : `could not connect to ${url.href} over ${kind}: ${describeHttpError(error)}`;
     throw new McpConnectError(context.name, `MCP server "${context.name}": ${message}`, {
       code: isTimeout(error) ? 'MCP_CONNECT_TIMEOUT' : 'MCP_CONNECT_FAILED',
       details: { url: url.href, transport: kind },
@@ -242,6 +242,13 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
 
 function isTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+}
+
+/** The SDK's HTTP errors keep the status apart from the message (which may be empty). */
+function describeHttpError(error: unknown): string {
+  const message = errorMessage(error);
+  if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code <= 0 || message.includes(String(error.code))) return message;
+  return `HTTP ${error.code}: ${message}`;
 }
 
 function isClientHttpError(error: unknown): boolean {
