@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { buildCommand, listCommand } from './commands/capabilities.js';
 import { demoCommand } from './commands/demo.js';
 import { runCommand } from './commands/run.js';
+import { serveCommand } from './commands/serve.js';
 import { reportError, UsageError } from './output.js';
 
 const HELP = `agent-spaces — let an LLM act by writing TypeScript against typed @capabilities/* modules
@@ -10,7 +11,10 @@ Usage:
   agent-spaces capabilities build [--force] [--json]   compile every capability source into the build output
   agent-spaces capabilities list [--json]              list modules and functions with their signatures
   agent-spaces run <file.ts | -> [options]             run a program in the sandbox (- reads stdin)
-  agent-spaces demo                                    build the example space and run examples/morning-trains.ts
+  agent-spaces serve [--http <port>] [--host <addr>] [--token <t>]
+                                                       serve the space as an MCP server (stdio by default):
+                                                       tools search_tools, get_types, execute_code
+  agent-spaces demo                                    build the example space and run examples/programs/morning-trains.ts
 
 Options:
   --config <file>        config file (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)
@@ -21,6 +25,9 @@ Options:
   --approve <all|none>   (run) answer approval requests without asking (default: ask on a terminal, deny otherwise)
   --isolation <mode>     (run) worker (default: pooled sandbox processes) or in-process (trusted code only)
   --timeout <ms>         (run) wall-clock limit of the run
+  --http <port>          (serve) Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp
+  --host <addr>          (serve) address to bind (default 127.0.0.1)
+  --token <t>            (serve) require "Authorization: Bearer <t>" (default: $AGENT_SPACES_SERVE_TOKEN)
   -v, --verbose          (run) print every capability call and approval on stderr
   -h, --help             this help
 
@@ -43,6 +50,9 @@ export async function main(argv: string[]): Promise<number> {
         approve: { type: 'string' },
         isolation: { type: 'string' },
         timeout: { type: 'string' },
+        http: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -82,6 +92,16 @@ export async function main(argv: string[]): Promise<number> {
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         });
       }
+      case 'serve':
+        if (sub) throw new UsageError(`unexpected argument "${sub}" (serve takes options only)`);
+        return await serveCommand({
+          cwd,
+          ...(values.config ? { config: values.config } : {}),
+          ...(values.http !== undefined ? { http: values.http } : {}),
+          ...(values.host !== undefined ? { host: values.host } : {}),
+          ...(values.token !== undefined ? { token: values.token } : {}),
+          ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+        });
       case 'demo':
         return await demoCommand(common);
       default:

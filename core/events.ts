@@ -31,6 +31,8 @@ export interface ToolCallEndEvent {
 }
 
 export interface ApprovalRequest {
+  /** The run the call comes from, so a host serving several clients can ask the right one. */
+  runId?: string;
   capability: string;
   function: string;
   params: unknown;

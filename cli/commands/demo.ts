@@ -4,7 +4,7 @@ import { createSpace } from '../../space/index.js';
 import { printRunResult } from './run.js';
 import { progress } from '../output.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/morning-trains.ts', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../examples/programs/morning-trains.ts', import.meta.url));
 
 /** `npm start`: build the example space and run the morning-trains program, with no key and no network. */
 export async function demoCommand(options: { cwd: string; config?: string }): Promise<number> {
@@ -23,10 +23,10 @@ export async function demoCommand(options: { cwd: string; config?: string }): Pr
       },
     });
     progress(`Built ${build.manifest.capabilities.length} modules, ${build.functionCount} functions in ${Math.round(build.durationMs)} ms\n`);
-    progress(`Running examples/morning-trains.ts in the sandbox:`);
+    progress(`Running examples/programs/morning-trains.ts in the sandbox:`);
     const code = await readFile(EXAMPLE, 'utf8');
     const result = await space.run(code);
-    printRunResult(result, 'examples/morning-trains.ts');
+    printRunResult(result, 'examples/programs/morning-trains.ts');
     return result.success && build.errors.length === 0 ? 0 : 1;
   } finally {
     await space.close();

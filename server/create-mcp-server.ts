@@ -1,0 +1,174 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Catalog } from '../compiler/index.js';
+import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunResult } from '../core/index.js';
+import { searchTools, type Space } from '../space/index.js';
+import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
+
+/** Results larger than this are cut, with a note saying how to get less. */
+export const MAX_RESULT_CHARS = 64 * 1024;
+
+const INSTRUCTIONS = `Agent Spaces runs TypeScript that you write against typed capability modules.
+1. search_tools finds functions (query in words; an empty query lists the modules).
+2. get_types returns the TypeScript declarations of the modules you need.
+3. execute_code runs your program: import { fn } from '@capabilities/<module>', await calls (use Promise.all for independent ones), filter and aggregate in code, and \`export default\` only what you need — logs and results are size-capped.
+Calls marked "requires approval" pause until the user decides.`;
+
+/** Routes bridge events and approval requests of one space to the run (and so the client) they belong to. */
+export interface RunRouter {
+  onEvent(event: BridgeEvent): void;
+  approve(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string }>;
+}
+
+interface RunHooks {
+  onEvent(event: BridgeEvent): void;
+  approve?(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string }>;
+}
+
+/** Creates the router a space is created with, before any MCP server exists. */
+export function createRunRouter(): RunRouter & { register(runId: string, hooks: RunHooks): () => void } {
+  const runs = new Map<string, RunHooks>();
+  return {
+    register(runId, hooks) {
+      runs.set(runId, hooks);
+      return () => runs.delete(runId);
+    },
+    onEvent(event) {
+      if ('runId' in event && event.runId) runs.get(event.runId)?.onEvent(event);
+    },
+    async approve(request) {
+      const hooks = request.runId ? runs.get(request.runId) : undefined;
+      if (!hooks?.approve) {
+        return { approved: false, reason: 'the MCP client cannot be asked (it does not support elicitation), so calls that require approval are denied' };
+      }
+      return hooks.approve(request);
+    },
+  };
+}
+
+/**
+ * An MCP server offering code mode over a space: `search_tools`, `get_types`, `execute_code`.
+ * One instance per client session; the space (and its sandbox pool and MCP connections) is shared.
+ */
+export function createAgentSpacesMcpServer(space: Space, router: ReturnType<typeof createRunRouter>, info: { name: string; version: string }): McpServer {
+  const server = new McpServer({ name: info.name, version: info.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  let catalogCache: Promise<Catalog> | undefined;
+  const catalog = () => (catalogCache ??= (async () => {
+    await space.capabilities(); // builds when there is no build output yet
+    return JSON.parse(await readFile(path.join(space.config.outDir, BUILD_LAYOUT.catalogFile), 'utf8')) as Catalog;
+  })());
+
+  server.registerTool(
+    'search_tools',
+    { title: 'Search tools', description: 'Find capability functions by what they do. Returns ids (<module>.<function>), signatures and descriptions.', inputSchema: searchToolsInput, annotations: { readOnlyHint: true } },
+    async ({ query, detail_level, limit }) => {
+      const result = searchTools(await catalog(), query, { ...(detail_level ? { detailLevel: detail_level } : {}), ...(limit ? { limit } : {}) });
+      return text(JSON.stringify(result, null, 2));
+    },
+  );
+
+  server.registerTool(
+    'get_types',
+    { title: 'Get TypeScript declarations', description: 'The TypeScript declarations of capability modules, to write code against.', inputSchema: getTypesInput, annotations: { readOnlyHint: true } },
+    async ({ modules }) => {
+      const specs = await space.capabilities();
+      const known = new Set([...specs.map((spec) => spec.module), ...(specs.some((s) => s.source.kind === 'std') ? ['std'] : [])]);
+      const parts: string[] = [];
+      const unknown: string[] = [];
+      for (const requested of modules) {
+        const module = requested.replace(/^@capabilities\//, '');
+        if (!known.has(module)) {
+          unknown.push(requested);
+          continue;
+        }
+        const dts = await readFile(path.join(space.config.outDir, BUILD_LAYOUT.capabilitiesDir, module, BUILD_LAYOUT.moduleFiles.declarations), 'utf8');
+        parts.push(`// ----- import ... from '@capabilities/${module}' -----\n${dts}`);
+      }
+      if (unknown.length > 0) {
+        return { isError: true, content: [{ type: 'text', text: `unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => `"${m}"`).join(', ')}; known: ${[...known].sort().join(', ')}` }] };
+      }
+      return text(parts.join('\n'));
+    },
+  );
+
+  server.registerTool(
+    'execute_code',
+    {
+      title: 'Execute TypeScript',
+      description: 'Type-check and run a TypeScript program in the sandbox with every capability. Returns result, logs, and errors with line numbers.',
+      inputSchema: executeCodeInput,
+      outputSchema: executeCodeOutput,
+    },
+    async ({ code }, extra) => {
+      const runId = randomUUID();
+      const progressToken = extra._meta?.progressToken;
+      let calls = 0;
+      const unregister = router.register(runId, {
+        onEvent(event) {
+          if (event.type !== 'tool-call-end' || progressToken === undefined) return;
+          calls++;
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: calls, message: `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}` },
+            })
+            .catch(() => undefined);
+        },
+        ...(server.server.getClientCapabilities()?.elicitation ? { approve: (request: ApprovalRequest) => elicitApproval(server, request, extra.signal) } : {}),
+      });
+      try {
+        const result = await space.run(code, { runId, signal: extra.signal });
+        return runResultToTool(result);
+      } finally {
+        unregister();
+      }
+    },
+  );
+  return server;
+}
+
+async function elicitApproval(server: McpServer, request: ApprovalRequest, signal: AbortSignal): Promise<{ approved: boolean; reason?: string }> {
+  const reply = await server.server.elicitInput(
+    {
+      message: `${request.message}\n(${request.capability}.${request.function})`,
+      requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve this call?' } }, required: ['approve'] },
+    },
+    { signal },
+  );
+  const approved = reply.action === 'accept' && reply.content?.approve === true;
+  return { approved, reason: approved ? 'approved by the user' : `the user ${reply.action === 'accept' ? 'did not approve' : reply.action === 'decline' ? 'declined' : 'cancelled'}` };
+}
+
+function runResultToTool(result: RunResult): CallToolResult {
+  const lines: string[] = [];
+  if (result.error?.diagnostics?.length) {
+    lines.push('Type errors (the program did not run):');
+    for (const d of result.error.diagnostics) lines.push(`  line ${d.line}:${d.column} TS${d.code}: ${d.message}`);
+  } else if (result.error) {
+    const where = result.error.line ? ` at line ${result.error.line}${result.error.column ? `:${result.error.column}` : ''}` : '';
+    lines.push(`Error${where}: ${result.error.name} [${result.error.code}]: ${result.error.message}`);
+  }
+  if (result.logs.length > 0) {
+    lines.push('Logs:');
+    for (const log of result.logs) lines.push(`  ${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`);
+  }
+  if (result.success) lines.push(`Result: ${JSON.stringify(result.result, null, 2)}`);
+  lines.push(`(${result.calls} capability call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''})`);
+  let body = lines.join('\n');
+  let structured: Record<string, unknown> = { ...result };
+  if (body.length > MAX_RESULT_CHARS) {
+    body = `${body.slice(0, MAX_RESULT_CHARS)}\n… [cut at ${MAX_RESULT_CHARS} of ${body.length} characters: return aggregates or a slice instead of everything, and log summaries rather than dumps]`;
+    const resultText = JSON.stringify(result.result) ?? '';
+    if (resultText.length > MAX_RESULT_CHARS) structured = { ...structured, result: `${resultText.slice(0, MAX_RESULT_CHARS)}…`, truncated: true };
+    structured = { ...structured, logs: result.logs.slice(0, 200), truncated: true };
+  }
+  return { content: [{ type: 'text', text: body }], structuredContent: structured, ...(result.success ? {} : { isError: true }) };
+}
+
+function text(body: string): CallToolResult {
+  if (body.length <= MAX_RESULT_CHARS) return { content: [{ type: 'text', text: body }] };
+  return { content: [{ type: 'text', text: `${body.slice(0, MAX_RESULT_CHARS)}\n… [cut at ${MAX_RESULT_CHARS} of ${body.length} characters: ask for fewer modules, a narrower query or detail_level "names"]` }] };
+}

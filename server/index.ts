@@ -1,0 +1,4 @@
+export { createAgentSpacesMcpServer, createRunRouter, MAX_RESULT_CHARS } from './create-mcp-server.js';
+export type { RunRouter } from './create-mcp-server.js';
+export { SERVER_INFO, serveSpace } from './serve.js';
+export type { RunningServer, ServeOptions } from './serve.js';
