@@ -1,0 +1,283 @@
+/**
+ * The contract every Sandbox implementation passes (run by one *.test.ts per implementation).
+ * The host side is a real CapabilityCallHandler over the hand-written build in __fixtures__/build.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolCallError } from '../core/errors.js';
+import type { CallContext, CapabilityCallHandler, CapabilityCallParams } from '../core/protocol.js';
+import type { Sandbox } from './sandbox.js';
+
+export const FIXTURE_OUT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__', 'build');
+
+export interface RecordedCall {
+  params: CapabilityCallParams;
+  start: number;
+  end?: number;
+  aborted?: boolean;
+}
+
+/** The fixture host: `math.*` and `crm.*`, recording every call it performs. */
+export function createFixtureHost(): { onCall: CapabilityCallHandler; calls: RecordedCall[] } {
+  const calls: RecordedCall[] = [];
+  const onCall: CapabilityCallHandler = async (params, context: CallContext) => {
+    const record: RecordedCall = { params, start: performance.now() };
+    calls.push(record);
+    const args = (params.args ?? {}) as Record<string, unknown>;
+    try {
+      switch (`${params.capability}.${params.function}`) {
+        case 'math.add':
+          return Number(args['a']) + Number(args['b']);
+        case 'math.echo':
+          return args['value'];
+        case 'math.sleep':
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Number(args['ms']));
+            context.signal.addEventListener('abort', () => {
+              record.aborted = true;
+              clearTimeout(timer);
+              resolve();
+            }, { once: true });
+          });
+          return args['ms'];
+        case 'math.fail':
+          throw new ToolCallError(String(args['code']) as ToolCallError['code'], String(args['message'] ?? 'failed on purpose'), params);
+        case 'crm.getCustomer':
+          return { id: args['id'], name: 'Ada', email: 'ada@example.com' };
+        case 'crm.deleteCustomer':
+          throw new ToolCallError('APPROVAL_DENIED', 'call to crm.deleteCustomer was denied: no approval handler', params);
+        default:
+          throw new ToolCallError('UNKNOWN_FUNCTION', `no function ${params.capability}.${params.function}`, params);
+      }
+    } finally {
+      record.end = performance.now();
+    }
+  };
+  return { onCall, calls };
+}
+
+export function describeSandboxContract(name: string, makeSandbox: () => Sandbox | Promise<Sandbox>): void {
+  describe(`Sandbox contract: ${name}`, () => {
+    let sandbox: Sandbox;
+    beforeAll(async () => {
+      sandbox = await makeSandbox();
+    });
+    afterAll(async () => {
+      await sandbox.close();
+    });
+    const run = (code: string, options: Partial<Parameters<Sandbox['run']>[1]> = {}) => {
+      const host = createFixtureHost();
+      return sandbox.run(code, { onCall: host.onCall, ...options }).then((result) => ({ ...result, host }));
+    };
+
+    describe('results', () => {
+      it('takes the awaited export default value', async () => {
+        const result = await run('const x: number = 20;\nexport default Promise.resolve({ answer: x + 22 });');
+        expect(result).toMatchObject({ success: true, result: { answer: 42 }, timedOut: false, calls: 0 });
+      });
+      it('calls a default-exported function and takes its awaited value', async () => {
+        const result = await run('export default async function main() {\n  return helper() * 2;\n}\nfunction helper() { return 21; }');
+        expect(result.result).toBe(42);
+      });
+      it('accepts a snippet with a top-level return', async () => {
+        const result = await run('const items = [1, 2, 3];\nif (items.length > 2) {\n  return items.map((n) => n * 2);\n}\nreturn [];');
+        expect(result).toMatchObject({ success: true, result: [2, 4, 6] });
+      });
+      it('gives null for a program without a result', async () => {
+        const result = await run('const x = 1;');
+        expect(result).toMatchObject({ success: true, result: null });
+      });
+      it('refuses a result that is not JSON data, naming the problem', async () => {
+        const bigint = await run('return { a: { b: 10n } };');
+        expect(bigint.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE' });
+        expect(bigint.error?.message).toContain('$.a.b is a BigInt');
+        const cycle = await run('const a: Record<string, unknown> = {}; a.self = a; return a;');
+        expect(cycle.error?.message).toContain('$.self is a circular reference');
+        const fn = await run('return { run() {} };');
+        expect(fn.error?.message).toContain('$.run is a function');
+      });
+    });
+
+    describe('imports', () => {
+      it('resolves named, namespace and default imports of @capabilities/*', async () => {
+        const code = [
+          "import { add } from '@capabilities/math';",
+          "import * as mathModule from '@capabilities/math';",
+          "import crm from '@capabilities/crm';",
+          'const a = await add({ a: 1, b: 2 });',
+          'const b = await mathModule.math.add({ a: a, b: 10 });',
+          "const customer = await crm.getCustomer({ id: 'c1' });",
+          'return { a, b, name: customer.name };',
+        ].join('\n');
+        const result = await run(code);
+        expect(result).toMatchObject({ success: true, result: { a: 3, b: 13, name: 'Ada' }, calls: 3 });
+        expect(result.host.calls.map((call) => call.params)).toEqual([
+          { capability: 'math', function: 'add', args: { a: 1, b: 2 }, resultMode: 'value' },
+          { capability: 'math', function: 'add', args: { a: 3, b: 10 }, resultMode: 'value' },
+          { capability: 'crm', function: 'getCustomer', args: { id: 'c1' }, resultMode: 'value' },
+        ]);
+      });
+      it.each([
+        ["import fs from 'fs';", 'fs'],
+        ["import { readFile } from 'node:fs/promises';", 'node:fs/promises'],
+        ["import x from './local.js';", './local.js'],
+        ["import x from 'https://example.com/x.js';", 'https://example.com/x.js'],
+        ["const fs = await import('fs');", 'fs'],
+      ])('refuses %s naming the specifier', async (code, specifier) => {
+        const result = await run(code);
+        expect(result.success).toBe(false);
+        expect(result.error?.code).toBe('PROGRAM_REFUSED');
+        expect(result.error?.message).toContain(`"${specifier}"`);
+        expect(result.error?.line).toBe(1);
+      });
+      it('reports an unknown capability module with the available ones', async () => {
+        const result = await run("import { x } from '@capabilities/nope';\nreturn x;");
+        expect(result.error).toMatchObject({ code: 'MODULE_NOT_FOUND' });
+        expect(result.error?.message).toContain('@capabilities/math');
+      });
+    });
+
+    describe('logs and errors', () => {
+      it('captures console output at every level, formatting values', async () => {
+        const result = await run("console.log('n', 1, { a: [1, 'x'] });\nconsole.info('i');\nconsole.warn('w');\nconsole.error(new Map([[1, 2]]));\nconsole.debug(null, undefined);");
+        expect(result.logs).toEqual([
+          { level: 'log', message: 'n 1 { a: [ 1, "x" ] }' },
+          { level: 'info', message: 'i' },
+          { level: 'warn', message: 'w' },
+          { level: 'error', message: 'Map(1) { 1 => 2 }' },
+          { level: 'debug', message: 'null undefined' },
+        ]);
+      });
+      it('reports a thrown error with its TypeScript line and column', async () => {
+        const code = "interface Order { id: string }\n\nconst order: Order = { id: 'o1' };\n\nif (order.id) {\n  throw new TypeError('bad order ' + order.id);\n}";
+        const result = await run(code);
+        expect(result.success).toBe(false);
+        expect(result.error).toMatchObject({ name: 'TypeError', message: 'bad order o1', code: 'RUNTIME_ERROR', line: 6, column: 9 });
+        expect(result.error?.stack).toContain('program.ts:6:9');
+      });
+      it('keeps the line of errors after the import line of a snippet', async () => {
+        const result = await run("import { add } from '@capabilities/math'; const a = await add({ a: 1, b: 1 }); if (a === 2) throw new Error('two');");
+        expect(result.error).toMatchObject({ message: 'two', line: 1, column: 99 });
+      });
+      it('reports syntax errors with their line', async () => {
+        const result = await run('const a = 1;\nconst b = ;\nreturn a;');
+        expect(result.error).toMatchObject({ code: 'SYNTAX_ERROR', line: 2 });
+      });
+      it('reports thrown non-Error values', async () => {
+        for (const value of ["'a string'", 'undefined', 'null', '{ reason: 42 }']) {
+          const result = await run(`throw ${value};`);
+          expect(result.success).toBe(false);
+          expect(result.error?.code).toBe('RUNTIME_ERROR');
+          expect(result.error?.message).toContain('non-Error value');
+        }
+      });
+      it('turns tool errors into typed errors inside the program and in the result', async () => {
+        const code = [
+          "import { crm } from '@capabilities/crm';",
+          'try {',
+          "  await crm.deleteCustomer({ id: 'c1' });",
+          '} catch (e) {',
+          '  const error = e as { name: string; code: string; capability: string; function: string };',
+          "  if (error.code === 'APPROVAL_DENIED') console.log('denied', error.name, error.capability, error.function);",
+          '}',
+          "await crm.deleteCustomer({ id: 'c2' });",
+        ].join('\n');
+        const result = await run(code);
+        expect(result.logs).toEqual([{ level: 'log', message: 'denied ToolCallError crm deleteCustomer' }]);
+        expect(result.error).toMatchObject({ name: 'ToolCallError', code: 'APPROVAL_DENIED', capability: 'crm', function: 'deleteCustomer', line: 8 });
+        expect(result.error?.message).toContain('denied');
+      });
+    });
+
+    describe('calls', () => {
+      it('runs parallel calls at the same time', async () => {
+        const result = await run("import { sleep } from '@capabilities/math';\nreturn await Promise.all([sleep({ ms: 200 }), sleep({ ms: 200 })]);");
+        expect(result.result).toEqual([200, 200]);
+        const [first, second] = result.host.calls;
+        // Both calls started before either ended: they overlapped.
+        expect(second?.start).toBeLessThan(first?.end ?? 0);
+        expect(first?.start).toBeLessThan(second?.end ?? 0);
+      });
+      it('passes copies: the host cannot change the program\'s objects and vice versa', async () => {
+        const code = "import { echo } from '@capabilities/math';\nconst value = { list: [1] };\nconst back = await echo({ value }) as { list: number[] };\nback.list.push(2);\nreturn { same: back === value, original: value.list.length };";
+        const result = await run(code);
+        expect(result.result).toEqual({ same: false, original: 1 });
+      });
+    });
+
+    describe('limits', () => {
+      it('stops an infinite loop at the timeout, before any await', async () => {
+        const result = await run('while (true) {}', { limits: { timeoutMs: 200 } });
+        expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
+      });
+      it('stops a program waiting on a slow call at the timeout and aborts the call', async () => {
+        const result = await run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", { limits: { timeoutMs: 200 } });
+        expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(result.host.calls[0]?.aborted).toBe(true);
+      });
+      it('stops a program past its memory limit', async () => {
+        const result = await run('const keep: string[][] = [];\nwhile (true) keep.push(new Array(100000).fill("xxxxxxxx"));', { limits: { memoryLimitMb: 16 } });
+        expect(result).toMatchObject({ success: false, error: { code: 'MEMORY_LIMIT' } });
+      });
+      it('stops a program whose logs pass the output limit', async () => {
+        const result = await run("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 5000 } });
+        expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
+        expect(result.logs.length).toBeLessThan(50);
+      });
+      it('refuses a result past the output limit', async () => {
+        const result = await run("return 'x'.repeat(10000);", { limits: { maxOutputBytes: 5000 } });
+        expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
+      });
+      it('rejects calls past maxCalls inside the program with CALL_LIMIT_EXCEEDED', async () => {
+        const code = "import { add } from '@capabilities/math';\nlet done = 0;\ntry {\n  for (let i = 0; i < 10; i++) { await add({ a: i, b: 0 }); done++; }\n} catch (e) { return { done, code: (e as { code: string }).code }; }";
+        const result = await run(code, { limits: { maxCalls: 3 } });
+        expect(result).toMatchObject({ success: true, result: { done: 3, code: 'CALL_LIMIT_EXCEEDED' }, calls: 3 });
+        expect(result.host.calls).toHaveLength(3);
+      });
+      it('queues calls past maxConcurrentCalls', async () => {
+        const code = "import { sleep } from '@capabilities/math';\nreturn (await Promise.all(Array.from({ length: 6 }, () => sleep({ ms: 30 })))).length;";
+        const result = await run(code, { limits: { maxConcurrentCalls: 2 } });
+        expect(result.result).toBe(6);
+        const calls = result.host.calls;
+        const maxOverlap = Math.max(...calls.map((call) => calls.filter((other) => other.start <= call.start && (other.end ?? Infinity) > call.start).length));
+        expect(maxOverlap).toBeLessThanOrEqual(2);
+      });
+      it('ends a cancelled run with CANCELLED', async () => {
+        const controller = new AbortController();
+        const pending = run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", { signal: controller.signal });
+        setTimeout(() => controller.abort(), 100);
+        const result = await pending;
+        expect(result.error?.code).toBe('CANCELLED');
+      });
+      it('runs the next program normally after a breach', async () => {
+        await run('while (true) {}', { limits: { timeoutMs: 100 } });
+        const result = await run('return 1 + 1;');
+        expect(result).toMatchObject({ success: true, result: 2 });
+      });
+    });
+
+    describe('type check', () => {
+      it('returns diagnostics with the program\'s lines without running', async () => {
+        const code = "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
+        const result = await run(code, { check: true });
+        expect(result).toMatchObject({ success: false, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
+        expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 3, code: 2322 });
+      });
+      it('runs a program that checks', async () => {
+        const result = await run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { check: true });
+        expect(result).toMatchObject({ success: true, result: 3 });
+      });
+    });
+
+    describe('host faults', () => {
+      it('rejects a run without onCall', async () => {
+        await expect(sandbox.run('return 1', {} as never)).rejects.toThrow(/onCall/);
+      });
+      it('rejects invalid limits', async () => {
+        await expect(run('return 1', { limits: { timeoutMs: -1 } })).rejects.toThrow(/timeoutMs/);
+      });
+    });
+  });
+}
