@@ -27,6 +27,7 @@ export function createCryptoTool() {
       }),
       randomUUID: defineFunction({
         description: 'A random (version 4) UUID.',
+        parameters: z.object({}),
         returns: z.string(),
         handler: () => randomUUID(),
       }),

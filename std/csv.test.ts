@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsv, parseCsvRows, stringifyCsv } from './csv.js';
+import { createCsvTool } from './csv-tool.js';
+import { callTool } from './test-support/call-tool.js';
+
+describe('csv', () => {
+  it.each<[string, string, string[][]]>([
+    ['plain', 'a,b\n1,2\n', [['a', 'b'], ['1', '2']]],
+    ['no trailing newline', 'a,b\n1,2', [['a', 'b'], ['1', '2']]],
+    ['CRLF', 'a,b\r\n1,2\r\n', [['a', 'b'], ['1', '2']]],
+    ['quoted delimiter', 'a,"b,c"\n', [['a', 'b,c']]],
+    ['escaped quotes', '"say ""hi""",x\n', [['say "hi"', 'x']]],
+    ['newline inside quotes', '"line 1\nline 2",x\r\n"a\r\nb",y', [['line 1\nline 2', 'x'], ['a\r\nb', 'y']]],
+    ['empty fields', ',,\n"",x,\n', [['', '', ''], ['', 'x', '']]],
+    ['BOM', '\uFEFFa,b\n', [['a', 'b']]],
+    ['empty text', '', []],
+  ])('parses rows: %s', (_name, text, rows) => {
+    expect(parseCsvRows(text)).toEqual(rows);
+  });
+
+  it('parses a header row into objects, with a delimiter option, blank lines and short rows', () => {
+    expect(parseCsv('name;city;city\nAda;"London; UK";x\n\nBob;Paris\n', { delimiter: ';' })).toEqual([
+      { name: 'Ada', city: 'London; UK', city_2: 'x' },
+      { name: 'Bob', city: 'Paris', city_2: '' },
+    ]);
+  });
+
+  it('refuses an unterminated quote and a bad delimiter', () => {
+    expect(() => parseCsvRows('"abc\n')).toThrow('unterminated quoted field');
+    expect(() => parseCsvRows('a', { delimiter: '""' })).toThrow('delimiter must be one character');
+  });
+
+  it('round-trips awkward values through stringify and parse', () => {
+    const rows = [
+      { id: '1', text: 'comma, inside', quote: 'he said "no"', multi: 'a\nb\r\nc', space: ' padded ' },
+      { id: '2', text: '', quote: '""', multi: '', space: 'x' },
+    ];
+    const text = stringifyCsv(rows);
+    expect(text).toBe('id,text,quote,multi,space\n1,"comma, inside","he said ""no""","a\nb\r\nc"," padded "\n2,,"""""",,x\n');
+    expect(parseCsv(text)).toEqual(rows);
+    const tabbed = stringifyCsv(rows, { delimiter: '\t' });
+    expect(parseCsv(tabbed, { delimiter: '\t' })).toEqual(rows);
+  });
+
+  it('writes mixed values, column order, arrays and no header', () => {
+    expect(stringifyCsv([{ a: 1, b: null, c: { x: true } }, { b: 'y', d: false }])).toBe('a,b,c,d\n1,,"{""x"":true}",\n,y,,false\n');
+    expect(stringifyCsv([{ a: 1, b: 2 }], { columns: ['b', 'a'], header: false })).toBe('2,1\n');
+    expect(stringifyCsv([['x', 'y,z'], [1, 2]])).toBe('x,"y,z"\n1,2\n');
+    expect(stringifyCsv([])).toBe('');
+  });
+
+  it('is exposed as the csv tool with defaults applied', async () => {
+    const csv = createCsvTool();
+    await expect(callTool(csv, 'parse', { text: 'a,b\n1,2' })).resolves.toEqual([{ a: '1', b: '2' }]);
+    await expect(callTool(csv, 'stringify', { rows: [{ a: '1' }] })).resolves.toBe('a\n1\n');
+  });
+});

@@ -1,0 +1,138 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ToolCallError } from '../core/index.js';
+import { createFsTool } from './fs-tool.js';
+import { callTool } from './test-support/call-tool.js';
+
+let base: string;
+let root: string;
+let outside: string;
+let fs: ReturnType<typeof createFsTool>;
+
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'agent-spaces-fs-'));
+  root = join(base, 'workspace');
+  outside = join(base, 'outside');
+  await mkdir(root);
+  await mkdir(outside);
+  await writeFile(join(outside, 'secret.txt'), 'top secret');
+  fs = createFsTool({ root });
+});
+afterEach(async () => rm(base, { recursive: true, force: true }));
+
+async function refusal(promise: Promise<unknown>): Promise<ToolCallError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
+  return error;
+}
+
+describe('std fs: confinement', () => {
+  it.each(['../outside/secret.txt', 'a/../../outside/secret.txt', '../../../../etc/passwd', '..'])('refuses the escape %s', async (path) => {
+    const error = await refusal(callTool(fs, 'readFile', { path }));
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toContain(`path "${path}" is refused: it is outside the workspace`);
+    expect(error).toMatchObject({ capability: 'std-fs', function: 'readFile', details: { path } });
+  });
+
+  it('refuses absolute paths outside the workspace and accepts those inside', async () => {
+    expect((await refusal(callTool(fs, 'readFile', { path: join(outside, 'secret.txt') }))).code).toBe('FORBIDDEN');
+    expect((await refusal(callTool(fs, 'writeFile', { path: '/tmp/agent-spaces-escape.txt', content: 'x' }))).code).toBe('FORBIDDEN');
+    await writeFile(join(root, 'inside.txt'), 'hello');
+    await expect(callTool(fs, 'readFile', { path: join(root, 'inside.txt') })).resolves.toBe('hello');
+  });
+
+  it('refuses symlinks that point outside, for reads and writes, dangling ones too', async () => {
+    await symlink(outside, join(root, 'link'));
+    await symlink(join(outside, 'not-yet.txt'), join(root, 'dangling'));
+    const read = await refusal(callTool(fs, 'readFile', { path: 'link/secret.txt' }));
+    expect(read.code).toBe('FORBIDDEN');
+    expect(read.message).toContain('symbolic link');
+    expect((await refusal(callTool(fs, 'writeFile', { path: 'link/new.txt', content: 'x' }))).code).toBe('FORBIDDEN');
+    expect((await refusal(callTool(fs, 'writeFile', { path: 'dangling', content: 'x' }))).code).toBe('FORBIDDEN');
+    expect((await refusal(callTool(fs, 'list', { path: 'link' }))).code).toBe('FORBIDDEN');
+    expect(await readdir(outside)).toEqual(['secret.txt']);
+  });
+
+  it('follows symlinks that stay inside', async () => {
+    await mkdir(join(root, 'real'));
+    await writeFile(join(root, 'real', 'a.txt'), 'A');
+    await symlink(join(root, 'real'), join(root, 'alias'));
+    await expect(callTool(fs, 'readFile', { path: 'alias/a.txt' })).resolves.toBe('A');
+  });
+});
+
+describe('std fs: operations', () => {
+  it('writes atomically, creating folders, and reads back', async () => {
+    await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'v1' })).resolves.toEqual({ path: 'out/report.txt', bytes: 2 });
+    await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'version two' })).resolves.toEqual({ path: 'out/report.txt', bytes: 11 });
+    await expect(callTool(fs, 'readFile', { path: 'out/report.txt' })).resolves.toBe('version two');
+    // No temporary file is left beside the target.
+    expect(await readdir(join(root, 'out'))).toEqual(['report.txt']);
+  });
+
+  it('leaves the target untouched and no temporary file when the write fails', async () => {
+    await mkdir(join(root, 'taken'));
+    await writeFile(join(root, 'taken', 'keep.txt'), 'kept');
+    const error = await refusal(callTool(fs, 'writeFile', { path: 'taken', content: 'x' }));
+    expect(error.code).toBe('TOOL_FAILED');
+    expect(await readdir(root)).toEqual(['taken']);
+    expect(await readFile(join(root, 'taken', 'keep.txt'), 'utf8')).toBe('kept');
+  });
+
+  it('round-trips binary content as base64 and appends text', async () => {
+    const bytes = Buffer.from([0, 255, 10, 13]).toString('base64');
+    await callTool(fs, 'writeFile', { path: 'bin.dat', content: bytes, encoding: 'base64' });
+    await expect(callTool(fs, 'readFile', { path: 'bin.dat', encoding: 'base64' })).resolves.toBe(bytes);
+    await callTool(fs, 'appendFile', { path: 'log.txt', content: 'one\n' });
+    await expect(callTool(fs, 'appendFile', { path: 'log.txt', content: 'two\n' })).resolves.toEqual({ path: 'log.txt', bytes: 4 });
+    await expect(callTool(fs, 'readFile', { path: 'log.txt' })).resolves.toBe('one\ntwo\n');
+  });
+
+  it('lists, checks existence, stats and makes folders', async () => {
+    await callTool(fs, 'mkdir', { path: 'a/b' });
+    await writeFile(join(root, 'a', 'b', 'c.txt'), 'abc');
+    await writeFile(join(root, 'z.txt'), '');
+    await expect(callTool(fs, 'list', {})).resolves.toEqual([
+      { name: 'a', path: 'a', type: 'directory', size: 0 },
+      { name: 'z.txt', path: 'z.txt', type: 'file', size: 0 },
+    ]);
+    await expect(callTool(fs, 'list', { recursive: true })).resolves.toEqual([
+      { name: 'a', path: 'a', type: 'directory', size: 0 },
+      { name: 'b', path: 'a/b', type: 'directory', size: 0 },
+      { name: 'c.txt', path: 'a/b/c.txt', type: 'file', size: 3 },
+      { name: 'z.txt', path: 'z.txt', type: 'file', size: 0 },
+    ]);
+    await expect(callTool(fs, 'exists', { path: 'a/b/c.txt' })).resolves.toBe(true);
+    await expect(callTool(fs, 'exists', { path: 'nope.txt' })).resolves.toBe(false);
+    await expect(callTool(fs, 'stat', { path: 'a/b/c.txt' })).resolves.toMatchObject({ path: 'a/b/c.txt', type: 'file', size: 3 });
+  });
+
+  it('says what to do when a file is missing', async () => {
+    const error = await refusal(callTool(fs, 'readFile', { path: 'missing.txt' }));
+    expect(error.code).toBe('TOOL_FAILED');
+    expect(error.message).toBe('"missing.txt" does not exist in the workspace: check the path with fs.list');
+  });
+
+  it('removes files, folders only when recursive, a symlink but never its target, and never the root', async () => {
+    expect(fs.functions.remove.requiresApproval).toBe(true);
+    const message = fs.functions.remove.approvalMessage;
+    expect(typeof message === 'function' ? message({ path: 'old', recursive: true }) : message).toBe('Delete "old" and everything in it from the workspace?');
+    await writeFile(join(root, 'f.txt'), 'x');
+    await expect(callTool(fs, 'remove', { path: 'f.txt' })).resolves.toEqual({ path: 'f.txt', removed: true });
+    await expect(callTool(fs, 'remove', { path: 'f.txt' })).resolves.toEqual({ path: 'f.txt', removed: false });
+    await mkdir(join(root, 'dir'));
+    expect((await refusal(callTool(fs, 'remove', { path: 'dir' }))).message).toContain('pass recursive: true');
+    await expect(callTool(fs, 'remove', { path: 'dir', recursive: true })).resolves.toEqual({ path: 'dir', removed: true });
+    await symlink(outside, join(root, 'link'));
+    await expect(callTool(fs, 'remove', { path: 'link', recursive: true })).resolves.toEqual({ path: 'link', removed: true });
+    expect(await readdir(outside)).toEqual(['secret.txt']);
+    expect((await refusal(callTool(fs, 'remove', { path: '.', recursive: true }))).code).toBe('FORBIDDEN');
+    expect((await refusal(callTool(fs, 'remove', { path: '../outside', recursive: true }))).code).toBe('FORBIDDEN');
+    expect(await readdir(outside)).toEqual(['secret.txt']);
+  });
+});

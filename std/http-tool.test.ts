@@ -1,0 +1,108 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolCallError } from '../core/index.js';
+import { isHostAllowed } from './host-allow-list.js';
+import { createHttpTool } from './http-tool.js';
+import { callTool } from './test-support/call-tool.js';
+
+let server: Server;
+let port: number;
+const received: { method: string; url: string; body: string; contentType: string | undefined }[] = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      received.push({ method: request.method ?? '', url: request.url ?? '', body, contentType: request.headers['content-type'] });
+      if (request.url === '/json') {
+        response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-trace': 't-1' });
+        response.end(JSON.stringify({ ok: true, echo: body === '' ? null : (JSON.parse(body) as unknown) }));
+      } else if (request.url === '/big') {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end('x'.repeat(5000));
+      } else if (request.url === '/redirect-inside') {
+        response.writeHead(302, { location: '/json' });
+        response.end();
+      } else if (request.url === '/redirect-outside') {
+        response.writeHead(302, { location: `http://localhost:${port}/json` });
+        response.end();
+      } else if (request.url === '/slow') {
+        setTimeout(() => response.end('late'), 2000);
+      } else {
+        response.writeHead(404, { 'content-type': 'text/plain' });
+        response.end('not here');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function failure(promise: Promise<unknown>): Promise<ToolCallError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
+  return error;
+}
+
+describe('std http', () => {
+  it('fetches from an allowed host, parsing JSON and sending a JSON body', async () => {
+    const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
+    const result = await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/json`, method: 'POST', json: { n: 1 } });
+    expect(result).toMatchObject({ status: 200, ok: true, json: { ok: true, echo: { n: 1 } }, headers: { 'x-trace': 't-1' } });
+    expect(received.at(-1)).toMatchObject({ method: 'POST', body: '{"n":1}', contentType: 'application/json' });
+    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/missing` })).resolves.toMatchObject({ status: 404, ok: false, body: 'not here' });
+  });
+
+  it('refuses other hosts, naming the host and the config key, before any request', async () => {
+    const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
+    const before = received.length;
+    const error = await failure(callTool(http, 'fetch', { url: `http://localhost:${port}/json` }));
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toBe(`host "localhost:${port}" is not allowed: add it to std.http.allowHosts in the config to let code reach it (allowed: 127.0.0.1)`);
+    expect(received.length).toBe(before);
+  });
+
+  it('denies everything by default', async () => {
+    const error = await failure(callTool(createHttpTool(), 'fetch', { url: `http://127.0.0.1:${port}/json` }));
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toContain('(no hosts are allowed now)');
+    expect((await failure(callTool(createHttpTool({ allowHosts: ['*'] }), 'fetch', { url: 'file:///etc/passwd' }))).code).toBe('FORBIDDEN');
+  });
+
+  it('follows redirects only to allowed hosts', async () => {
+    const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
+    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside` })).resolves.toMatchObject({ status: 200, url: `http://127.0.0.1:${port}/json` });
+    const error = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside` }));
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toContain(`host "localhost:${port}" is not allowed`);
+  });
+
+  it('caps the response size and times out', async () => {
+    const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
+    const big = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big`, maxBytes: 1000 }));
+    expect(big.code).toBe('RESULT_TOO_LARGE');
+    expect(big.message).toContain('larger than 1000 bytes');
+    const slow = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/slow`, timeoutMs: 100 }));
+    expect(slow.code).toBe('TIMEOUT');
+  });
+
+  it('matches allow-list entries by host, host:port and *.domain', () => {
+    const allowed = (url: string, hosts: string[]) => isHostAllowed(new URL(url), hosts);
+    expect(allowed('https://API.example.com/x', ['api.example.com'])).toBe(true);
+    expect(allowed('https://api.example.com:8443/x', ['api.example.com'])).toBe(true);
+    expect(allowed('https://api.example.com:8443/x', ['api.example.com:443'])).toBe(false);
+    expect(allowed('https://a.b.example.com/', ['*.example.com'])).toBe(true);
+    expect(allowed('https://example.com/', ['*.example.com'])).toBe(false);
+    expect(allowed('https://evilexample.com/', ['*.example.com'])).toBe(false);
+    expect(allowed('https://example.com.evil.net/', ['example.com'])).toBe(false);
+  });
+});
