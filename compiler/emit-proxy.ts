@@ -15,15 +15,19 @@ import { namespaceBinding } from './names.js';
 export function emitProxy(spec: CapabilitySpec): string {
   const functions = [...spec.functions].map((fn) => ({ name: fn.name, resultKind: fn.resultKind })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const binding = namespaceBinding(spec.namespace, functions.map((fn) => fn.name));
+  // The helper's name must not collide with an exported function (a tool may well be named `call`).
+  const taken = new Set([binding.local, ...functions.map((fn) => fn.name)]);
+  let call = 'call';
+  for (let index = 2; taken.has(call); index += 1) call = `call${index}`;
   const lines = [
     generatedBanner(spec.source).trimEnd(),
-    `const call = (name, params, mode) => globalThis.${SANDBOX_HOST_GLOBAL}.call(${JSON.stringify(spec.module)}, name, params ?? {}, mode);`,
+    `const ${call} = (name, params, mode) => globalThis.${SANDBOX_HOST_GLOBAL}.call(${JSON.stringify(spec.module)}, name, params ?? {}, mode);`,
     '',
   ];
   for (const fn of functions) {
     const quoted = JSON.stringify(fn.name);
-    lines.push(`export function ${fn.name}(params) {`, `  return call(${quoted}, params, "value");`, '}');
-    if (fn.resultKind === 'mcp-text') lines.push(`${fn.name}.full = (params) => call(${quoted}, params, "full");`);
+    lines.push(`export function ${fn.name}(params) {`, `  return ${call}(${quoted}, params, "value");`, '}');
+    if (fn.resultKind === 'mcp-text') lines.push(`${fn.name}.full = (params) => ${call}(${quoted}, params, "full");`);
   }
   lines.push(
     '',
