@@ -1,0 +1,120 @@
+// Black-box runs of the CLI, as a user types them: `node bin/agent-spaces.js …` in a space folder.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeExampleSpace, REPO } from '../support/example-space.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const BIN = path.join(REPO, 'bin/agent-spaces.js');
+
+function cli(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }) {
+  return execa(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env ?? {}, reject: false, timeout: 90_000, ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' }) });
+}
+
+describe('agent-spaces CLI', () => {
+  let space: { root: string; env: Record<string, string> };
+
+  beforeAll(async () => {
+    space = await makeExampleSpace('cli');
+    const build = await cli(['capabilities', 'build', '--json'], { cwd: space.root, env: space.env });
+    expect(build.exitCode, build.stderr).toBe(0);
+  });
+
+  it('builds with progress per source on stderr and a JSON summary on stdout', async () => {
+    const result = await cli(['capabilities', 'build', '--json'], { cwd: space.root, env: space.env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/mcp:stations\s+3 functions/);
+    const summary = JSON.parse(result.stdout) as { modules: string[]; functions: number; errors: unknown[]; written: number };
+    expect(summary.modules).toEqual(expect.arrayContaining(['crm', 'get-weather', 'mcp-stations', 'notes', 'train-schedule', 'std-fs']));
+    expect(summary.errors).toEqual([]);
+    expect(summary.written).toBe(0); // nothing changed since beforeAll
+  });
+
+  it('prints a readable summary without --json', async () => {
+    const result = await cli(['capabilities', 'build'], { cwd: space.root, env: space.env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^\d+ sources \(0 built, \d+ unchanged, 0 failed\), \d+ modules, \d+ functions, \d+ warnings, 0 files written/m);
+  });
+
+  it('lists modules and signatures', async () => {
+    const result = await cli(['capabilities', 'list'], { cwd: space.root, env: space.env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('@capabilities/train-schedule');
+    expect(result.stdout).toContain('getTrainDetails(params: { trainId: string }): Promise<{ id: string; operator: string; stops: string[] }>');
+    expect(result.stdout).toMatch(/createTicket\(.*\[requires approval\]/);
+    const json = await cli(['capabilities', 'list', '--json'], { cwd: space.root, env: space.env });
+    const catalog = JSON.parse(json.stdout) as { functions: { id: string }[] };
+    expect(catalog.functions.map((f) => f.id)).toContain('mcp-stations.stationInfo');
+  });
+
+  it('refuses a bad config with every problem listed, exit code 2, and writes nothing', async () => {
+    const root = await makeTempDir('cli-bad');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: 'x', mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } }, outDir: 5 }));
+    const result = await cli(['capabilities', 'build'], { cwd: root });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('capabilities');
+    expect(result.stderr).toContain('outDir');
+    expect(existsSync(path.join(root, '.agent-spaces'))).toBe(false);
+    const missingVariable = await makeTempDir('cli-bad-env');
+    await writeFile(path.join(missingVariable, 'agent-spaces.config.json'), JSON.stringify({ mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } } }));
+    const second = await cli(['capabilities', 'build'], { cwd: missingVariable });
+    expect(second.exitCode).toBe(2);
+    expect(second.stderr).toContain('mcpServers.gh.url: environment variable NO_SUCH_HOST is not set');
+    expect(existsSync(path.join(missingVariable, '.agent-spaces'))).toBe(false);
+  });
+
+  it('runs the morning-trains example and prints its result', async () => {
+    const result = await cli(['run', path.join(REPO, 'examples/programs/morning-trains.ts'), '--json'], { cwd: space.root, env: space.env });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const run = JSON.parse(result.stdout) as { success: boolean; result: { morningTrains: number; destinations: string[] }; calls: number };
+    expect(run.success).toBe(true);
+    expect(run.result.morningTrains).toBe(5);
+    expect(run.result.destinations).toEqual(['Harbor', 'Airport', 'Northgate']);
+    expect(run.calls).toBe(8);
+    const notes = JSON.parse(await readFile(space.env.AGENT_SPACES_NOTES_FILE as string, 'utf8')) as { title: string }[];
+    expect(notes.map((n) => n.title)).toContain('Morning Trains');
+  });
+
+  it('runs the CRM example: approved with --approve all, refused with --approve none and headless', async () => {
+    const program = path.join(REPO, 'examples/programs/crm-ticket.ts');
+    const approved = await cli(['run', program, '--json', '--approve', 'all'], { cwd: space.root, env: space.env });
+    expect(approved.exitCode, approved.stderr).toBe(0);
+    expect((JSON.parse(approved.stdout) as { result: { approved: boolean; ticketId: string } }).result).toMatchObject({ approved: true, ticketId: 't-001' });
+    const denied = await cli(['run', program, '--json', '--approve', 'none'], { cwd: space.root, env: space.env });
+    expect((JSON.parse(denied.stdout) as { result: { approved: boolean } }).result.approved).toBe(false);
+    const headless = await cli(['run', program], { cwd: space.root, env: space.env });
+    expect(headless.exitCode).toBe(0);
+    expect(headless.stderr).toContain('the ticket was not approved');
+  });
+
+  it('reads a program from stdin and reports a runtime error at its TypeScript line', async () => {
+    const code = `import { getTrainDetails } from '@capabilities/train-schedule';\n\nconst id: string = 'nope';\nconst details = await getTrainDetails({ trainId: id });\nexport default details;\n`;
+    const result = await cli(['run', '-'], { cwd: space.root, env: space.env, input: code });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/-:4(:\d+)?: .*no train with id "nope"/);
+  });
+
+  it('reports type errors with line numbers before running anything', async () => {
+    const code = `import { trainSchedule } from '@capabilities/train-schedule';\nconst trips = await trainSchedule.getSchedule({ station: 42 });\nexport default trips;\n`;
+    const result = await cli(['run', '-', '--json'], { cwd: space.root, env: space.env, input: code });
+    expect(result.exitCode).toBe(1);
+    const run = JSON.parse(result.stdout) as { error: { code: string; diagnostics: { line: number }[] }; calls: number };
+    expect(run.error.code).toBe('TYPE_CHECK_FAILED');
+    expect(run.error.diagnostics[0]?.line).toBe(2);
+    expect(run.calls).toBe(0);
+  });
+
+  it('says what is wrong with its arguments', async () => {
+    const unknown = await cli(['frobnicate'], { cwd: space.root });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    const missing = await cli(['run', 'does-not-exist.ts'], { cwd: space.root });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('cannot read program "does-not-exist.ts": ENOENT');
+    const help = await cli(['--help'], { cwd: space.root });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('agent-spaces capabilities build');
+  });
+});
