@@ -296,6 +296,17 @@ describe('createBridge: rate limits, results, events', () => {
     expect(unknownEnd).toMatchObject({ type: 'tool-call-end', ok: false, sizeBytes: 0, error: { code: 'UNKNOWN_CAPABILITY' } });
   });
 
+  it('cancels a running in-process call when the run ends', async () => {
+    const { bridge } = setup();
+    const controller = new AbortController();
+    gates.set('never', deferred<void>());
+    const pending = failure(bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'never' } }, context(controller.signal)));
+    controller.abort();
+    const error = await pending;
+    expect(error.code).toBe('CANCELLED');
+    expect(error.message).toBe('tool "slow" of capability "crm" was cancelled: the run ended');
+  });
+
   it('runs slow calls concurrently', async () => {
     const { bridge } = setup();
     gates.set('one', deferred<void>());

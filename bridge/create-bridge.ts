@@ -12,7 +12,7 @@ import type {
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
 import type { Backend, BackendCall } from './backend.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
-import { redact } from './redact.js';
+import { createRedactor } from './redact.js';
 import { requestApproval } from './request-approval.js';
 import { createSchemaCompiler, type SchemaCheck, type SchemaIssue } from './schema-validator.js';
 
@@ -72,7 +72,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const checks = new Map<string, SchemaCheck>();
   const listeners = new Set<BridgeEventListener>(options.onEvent === undefined ? [] : [options.onEvent]);
   const usedBackends = new Set<Backend>();
-  const redactOptions = { keys: options.redactKeys ?? [], secrets: options.secrets ?? [] };
+  const redact = createRedactor({ keys: options.redactKeys ?? [], secrets: options.secrets ?? [] });
   let callCount = 0;
   let closed = false;
 
@@ -134,7 +134,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context };
 
     if (spec.requiresApproval === true || capability.config.requiresApproval === true) {
-      const shownArgs = redact(args, redactOptions);
+      const shownArgs = redact(args);
       const message =
         computeApprovalMessage(backend, call) ??
         (spec.approvalMessage === undefined
@@ -227,17 +227,18 @@ export function createBridge(options: BridgeOptions): Bridge {
     const callId = `call-${callCount}`;
     const base = { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
     const started = performance.now();
-    emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}, redactOptions), timestamp: new Date().toISOString() });
+    // Redacting and stamping cost microseconds a call; skip them when nobody listens.
+    if (listeners.size > 0) emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
     try {
       const { value, sizeBytes } = await dispatch(params, context, callId);
-      emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes, timestamp: new Date().toISOString() });
+      if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes, timestamp: new Date().toISOString() });
       return value;
     } catch (error) {
       const failure =
         error instanceof ToolCallError
           ? error
           : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, { cause: error });
-      emit({
+      if (listeners.size > 0) emit({
         type: 'tool-call-end',
         ...base,
         ok: false,

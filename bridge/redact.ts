@@ -42,28 +42,51 @@ export interface RedactOptions {
  * // → { headers: { Authorization: '[REDACTED]' }, maxTokens: 5 }
  */
 export function redact<T>(value: T, options: RedactOptions = {}): T {
+  return createRedactor(options)(value);
+}
+
+/** Most distinct keys a redactor remembers its verdict for; tool arguments reuse a few names. */
+const KEY_CACHE_LIMIT = 10_000;
+
+/**
+ * A {@link redact} with its options fixed, remembering which keys are secret: the bridge makes one
+ * and redacts every call's arguments with it.
+ */
+export function createRedactor(options: RedactOptions = {}): <T>(value: T) => T {
   const fragments = [...DEFAULT_SECRET_KEYS, ...(options.keys ?? []).map(normalizeKey)];
   const secrets = options.secrets ?? [];
-  const ancestors = new Set<object>();
-
-  const visit = (current: unknown): unknown => {
-    if (typeof current === 'string') return secrets.length > 0 ? redactText(current, secrets) : current;
-    if (typeof current !== 'object' || current === null) return current;
-    if (ancestors.has(current)) return '[Circular]';
-    ancestors.add(current);
-    try {
-      if (Array.isArray(current)) return current.map(visit);
-      if (!isPlainObject(current)) return current;
-      const copy: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(current)) {
-        copy[key] = isSecretKey(key, fragments) && !isCountOrFlag(child) ? REDACTED : visit(child);
-      }
-      return copy;
-    } finally {
-      ancestors.delete(current);
+  const verdicts = new Map<string, boolean>();
+  const secretKey = (key: string): boolean => {
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = isSecretKey(key, fragments);
+      if (verdicts.size < KEY_CACHE_LIMIT) verdicts.set(key, verdict);
     }
+    return verdict;
   };
-  return visit(value) as T;
+
+  return <T>(value: T): T => {
+    const ancestors = new Set<object>();
+    const visit = (current: unknown): unknown => {
+      if (typeof current === 'string') return secrets.length > 0 ? redactText(current, secrets) : current;
+      if (typeof current !== 'object' || current === null) return current;
+      if (ancestors.has(current)) return '[Circular]';
+      ancestors.add(current);
+      try {
+        if (Array.isArray(current)) return current.map(visit);
+        if (!isPlainObject(current)) return current;
+        const copy: Record<string, unknown> = {};
+        for (const key of Object.keys(current)) {
+          const child = current[key];
+          copy[key] = secretKey(key) && !isCountOrFlag(child) ? REDACTED : visit(child);
+        }
+        return copy;
+      } finally {
+        ancestors.delete(current);
+      }
+    };
+    return visit(value) as T;
+  };
 }
 
 /** Values shorter than this are not replaced: cutting them out would mangle unrelated text. */
