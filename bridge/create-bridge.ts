@@ -135,8 +135,9 @@ export function createBridge(options: BridgeOptions): Bridge {
 
     if (spec.requiresApproval === true || capability.config.requiresApproval === true) {
       const shownArgs = redact(args);
+      const computed = computeApprovalMessage(backend, call);
       const message =
-        computeApprovalMessage(backend, call) ??
+        (computed === undefined ? undefined : redact(computed)) ??
         (spec.approvalMessage === undefined
           ? defaultApprovalMessage(capability.module, spec.name, shownArgs)
           : fillTemplate(spec.approvalMessage, shownArgs));
