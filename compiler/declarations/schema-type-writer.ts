@@ -34,8 +34,10 @@ export interface SchemaTypeWarning {
 /** Every `$ref` target inside `root` that resolves to a part of it, as path segments (the root itself excluded). */
 export function collectLocalRefTargets(root: unknown): string[][] {
   const targets = new Map<string, string[]>();
+  const seen = new Set<object>();
   const visit = (schema: unknown, depth: number): void => {
-    if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH) return;
+    if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH || seen.has(schema)) return;
+    seen.add(schema);
     const ref = refOf(schema);
     if (ref !== undefined) {
       const segments = localRefSegments(ref);
@@ -76,6 +78,7 @@ function refOf(schema: JsonSchema): string | undefined {
 export class SchemaTypeWriter {
   readonly warnings: SchemaTypeWarning[] = [];
   private readonly unguardedEdges = new Map<string, string[]>();
+  private readonly ancestors = new Set<object>();
 
   constructor(
     private readonly root: unknown,
@@ -106,6 +109,21 @@ export class SchemaTypeWriter {
    * @param guarded whether this position is inside an object or array type of the declaration
    */
   private typeOf(schema: unknown, path: string[], level: number, owner: string, guarded: boolean, depth: number): TypeText {
+    if (typeof schema !== 'object' || schema === null) return this.schemaType(schema, path, level, owner, guarded, depth);
+    // Schemas built in code (not parsed from JSON) may contain themselves.
+    if (this.ancestors.has(schema)) {
+      this.warn(path, 'contains itself (a cyclic object, not a $ref); typed as unknown');
+      return UNKNOWN;
+    }
+    this.ancestors.add(schema);
+    try {
+      return this.schemaType(schema, path, level, owner, guarded, depth);
+    } finally {
+      this.ancestors.delete(schema);
+    }
+  }
+
+  private schemaType(schema: unknown, path: string[], level: number, owner: string, guarded: boolean, depth: number): TypeText {
     if (schema === true) return UNKNOWN;
     if (schema === false) return NEVER;
     if (!isJsonSchemaObject(schema)) {
@@ -173,8 +191,10 @@ export class SchemaTypeWriter {
     const cached = this.unguardedEdges.get(pointer);
     if (cached !== undefined) return cached;
     const edges: string[] = [];
+    const seen = new Set<object>();
     const visit = (schema: unknown, depth: number): void => {
-      if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH) return;
+      if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH || seen.has(schema)) return;
+      seen.add(schema);
       const ref = refOf(schema);
       const segments = ref === undefined ? undefined : localRefSegments(ref);
       if (segments !== undefined) edges.push(toPointer(segments));
@@ -190,13 +210,14 @@ export class SchemaTypeWriter {
 
   /** The type of everything except `$ref` and the combinators. */
   private baseType(schema: JsonSchema, path: string[], level: number, owner: string, guarded: boolean, depth: number): TypeText {
-    if (Object.hasOwn(schema, 'const')) return literalType(schema.const, level);
+    const unsupported = (keyword: string) => (reason: string): void => this.warn([...path, keyword], `${reason}; that part is typed as unknown`);
+    if (Object.hasOwn(schema, 'const')) return literalType(schema.const, level, 0, unsupported('const'));
     if (Object.hasOwn(schema, 'enum')) {
       if (!Array.isArray(schema.enum)) {
         this.warn([...path, 'enum'], 'is not an array; typed as unknown');
         return UNKNOWN;
       }
-      return schema.enum.length === 0 ? NEVER : union(schema.enum.map((value) => literalType(value, level)));
+      return schema.enum.length === 0 ? NEVER : union(schema.enum.map((value) => literalType(value, level, 0, unsupported('enum'))));
     }
     const declared = schema.type;
     const types = Array.isArray(declared) ? declared : declared === undefined ? inferTypes(schema) : [declared];
@@ -252,6 +273,9 @@ export class SchemaTypeWriter {
    */
   private objectBody(schema: JsonSchema, path: string[], level: number, owner: string, depth: number): string {
     const inner = INDENT.repeat(level + 1);
+    if (schema.properties !== undefined && !isJsonSchemaObject(schema.properties)) {
+      this.warn([...path, 'properties'], 'is not an object of property schemas; ignored');
+    }
     const properties = isJsonSchemaObject(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === 'string') : []);
     const members: string[] = [];
@@ -314,7 +338,7 @@ function tagsOf(schema: JsonSchema): string[] {
   const tags: string[] = [];
   if (typeof schema.format === 'string') tags.push(`@format ${schema.format}`);
   if (Object.hasOwn(schema, 'default')) {
-    const text = JSON.stringify(schema.default);
+    const text = safeJson(schema.default);
     if (text !== undefined && text.length <= 200) tags.push(`@default ${text}`);
   }
   if (schema.deprecated === true) tags.push('@deprecated');
@@ -325,18 +349,23 @@ function propertyKey(key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
 }
 
-/** The literal type of a JSON value (`const`/`enum`). */
-function literalType(value: unknown, level: number): TypeText {
+/** The literal type of a JSON value (`const`/`enum`); `unknown` for anything JSON cannot hold. */
+function literalType(value: unknown, level: number, depth: number, unsupported: (reason: string) => void): TypeText {
+  if (depth > MAX_DEPTH) {
+    unsupported(`holds a value nested more than ${MAX_DEPTH} levels deep`);
+    return UNKNOWN;
+  }
   if (value === null) return { text: 'null', binding: 'primary' };
   if (typeof value === 'string') return { text: JSON.stringify(value), binding: 'primary' };
   if (typeof value === 'boolean') return { text: String(value), binding: 'primary' };
   if (typeof value === 'number') return Number.isFinite(value) ? { text: JSON.stringify(value), binding: 'primary' } : { text: 'number', binding: 'primary' };
-  if (Array.isArray(value)) return { text: `[${value.map((item) => literalType(item, level).text).join(', ')}]`, binding: 'primary' };
+  if (Array.isArray(value)) return { text: `[${value.map((item) => literalType(item, level, depth + 1, unsupported).text).join(', ')}]`, binding: 'primary' };
   if (isJsonSchemaObject(value)) {
     const inner = INDENT.repeat(level + 1);
-    const members = Object.keys(value).map((key) => `${inner}${propertyKey(key)}: ${literalType(value[key], level + 1).text};\n`);
+    const members = Object.keys(value).map((key) => `${inner}${propertyKey(key)}: ${literalType(value[key], level + 1, depth + 1, unsupported).text};\n`);
     return { text: members.length === 0 ? '{ [key: string]: never }' : `{\n${members.join('')}${INDENT.repeat(level)}}`, binding: 'primary' };
   }
+  unsupported(`holds a ${typeof value}, which is not a JSON value`);
   return UNKNOWN;
 }
 
@@ -371,8 +400,17 @@ function unique(types: readonly TypeText[]): TypeText[] {
   return types.filter((type) => (seen.has(type.text) ? false : (seen.add(type.text), true)));
 }
 
+/** JSON text of a value, or undefined for values JSON cannot hold (cycles, BigInt, functions). */
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function describeValue(value: unknown): string {
-  const text = JSON.stringify(value);
+  const text = safeJson(value);
   if (text === undefined) return typeof value;
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

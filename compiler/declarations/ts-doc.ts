@@ -1,6 +1,6 @@
 /**
  * A TSDoc comment for `paragraphs` (each may hold newlines) followed by block `tags` (`@default 3`),
- * indented by `indent`, or '' when there is nothing to say. Text is made safe: "star-slash" cannot close the
+ * indented by `indent`, or '' when there is nothing to say. Text is made safe: a comment terminator in it cannot close the
  * comment early and a line of text starting with `@` cannot become a tag.
  */
 export function docComment(

@@ -26,6 +26,21 @@ interface Case {
 }
 
 const object = (properties: Record<string, unknown>, extra: JsonSchema = {}): JsonSchema => ({ type: 'object', properties, ...extra });
+function hostileSchema(): JsonSchema {
+  const cyclic: JsonSchema = { type: 'object' };
+  cyclic.properties = { self: cyclic, again: cyclic };
+  let deepConst: unknown = 1;
+  for (let level = 0; level < 200; level += 1) deepConst = { v: deepConst };
+  return object({
+    cyclic,
+    big: { const: 10n, default: 10n },
+    fn: { type: 'string', default: () => 1, description: (() => 'x') as unknown as string },
+    deep: { const: deepConst },
+    broken: { type: 'object', properties: ['a', 'b'] },
+    sym: Symbol('s') as unknown as JsonSchema,
+    ok: { type: 'string' },
+  });
+}
 const deep = (levels: number): unknown => (levels === 0 ? { type: 'string' } : { type: 'object', properties: { next: deep(levels - 1) } });
 
 const cases: Case[] = [
@@ -203,6 +218,18 @@ const cases: Case[] = [
     usage: `await run({ g: 1, h: 'x', i: [], j: {}, k: null, l: 0, fine: 'ok' });`,
     mustFail: [{ code: 2322, usage: 'await run({ fine: 1 });' }],
     warnings: 7,
+  },
+  {
+    name: 'a root that refers to itself outside an object',
+    run: { inputSchema: { type: 'object', properties: { a: { type: 'string' } }, allOf: [{ $ref: '#' }] } },
+    usage: `await run({ a: 'x' });`,
+    warnings: 1,
+  },
+  {
+    name: 'hostile JavaScript values: cycles, BigInt, functions, deep constants, non-object properties',
+    run: { inputSchema: hostileSchema() },
+    usage: `await run({ ok: 'x' });`,
+    warnings: 6,
   },
   {
     name: 'a typed result',
