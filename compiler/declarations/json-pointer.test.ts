@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { localRefSegments, resolveSegments, toPointer } from './json-pointer.js';
+
+describe('JSON pointers of $ref', () => {
+  it.each([
+    ['#', []],
+    ['#/$defs/node', ['$defs', 'node']],
+    ['#/$defs/a~1b/properties/c~0d', ['$defs', 'a/b', 'properties', 'c~d']],
+    ['#/$defs/with%20space', ['$defs', 'with space']],
+    ['#anchor', undefined],
+    ['other.json#/x', undefined],
+    ['#/bad%E0%A4%A', undefined],
+  ])('%s → %j', (ref, expected) => {
+    expect(localRefSegments(ref)).toEqual(expected);
+  });
+
+  it('encodes segments back', () => {
+    expect(toPointer(['$defs', 'a/b', 'c~d'])).toBe('/$defs/a~1b/c~0d');
+  });
+
+  it('resolves own keys and array indexes only', () => {
+    const root = { $defs: { a: { anyOf: [{ type: 'string' }] } } };
+    expect(resolveSegments(root, ['$defs', 'a', 'anyOf', '0'])).toEqual({ type: 'string' });
+    expect(resolveSegments(root, ['$defs', 'toString'])).toBeUndefined();
+    expect(resolveSegments(root, ['$defs', 'a', 'anyOf', '01'])).toBeUndefined();
+  });
+});
