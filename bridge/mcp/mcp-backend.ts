@@ -70,6 +70,27 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     );
   }
   let closed = false;
+  // One abort listener per run, not per call: a run may have hundreds of calls in flight.
+  const runs = new WeakMap<AbortSignal, Set<InflightCall>>();
+  function callsOfRun(signal: AbortSignal): Set<InflightCall> {
+    let calls = runs.get(signal);
+    if (calls === undefined) {
+      const created = new Set<InflightCall>();
+      calls = created;
+      runs.set(signal, created);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const inflight of created) {
+            inflight.failure ??= { kind: 'cancelled' };
+            inflight.controller.abort(signal.reason);
+          }
+        },
+        { once: true },
+      );
+    }
+    return calls;
+  }
 
   async function call(call: BackendCall): Promise<unknown> {
     const target = { capability: call.capability.module, function: call.function.name };
@@ -87,8 +108,9 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
     if (signal.aborted) throw cancelled();
 
-    let live: LiveConnection;
-    try {
+    // The common case, a live connection, takes no extra promise hop.
+    let live: LiveConnection | undefined = slot.current;
+    if (live === undefined) try {
       live = await untilAborted(slot.acquire(), signal);
     } catch (error) {
       if (signal.aborted) throw cancelled();
@@ -112,11 +134,8 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     const timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
     const maxTotalTimeoutMs = Math.max(config.maxTotalTimeoutMs ?? defaultMaxTotalTimeoutMs, timeoutMs);
     const inflight: InflightCall = { controller: new AbortController() };
-    const onAbort = () => {
-      inflight.failure ??= { kind: 'cancelled' };
-      inflight.controller.abort(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    const runCalls = callsOfRun(signal);
+    runCalls.add(inflight);
     live.inflight.add(inflight);
     try {
       const result = await live.connection.client.callTool({ name: tool, arguments: call.args }, undefined, {
@@ -138,7 +157,7 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       if (!live.alive) await new Promise((resolve) => setTimeout(resolve, 20));
       throw toToolCallError(error, { ...target, server, tool, timeoutMs, maxTotalTimeoutMs, inflight, live });
     } finally {
-      signal.removeEventListener('abort', onAbort);
+      runCalls.delete(inflight);
       live.inflight.delete(inflight);
     }
   }
