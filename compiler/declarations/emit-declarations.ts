@@ -5,7 +5,8 @@ import { generatedBanner, sourceLabel } from '../emit-banner.js';
 import { isSafeIdentifier, namespaceBinding, toTypeName } from '../names.js';
 import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
 import { toPointer } from './json-pointer.js';
-import { SchemaTypeWriter, collectLocalRefTargets } from './schema-type-writer.js';
+import { collectLocalRefTargets } from './ref-targets.js';
+import { SchemaTypeWriter } from './schema-type-writer.js';
 import { docComment } from './ts-doc.js';
 
 export interface DeclarationsOutput {

@@ -1,27 +1,22 @@
 import { isJsonSchemaObject, type JsonSchema } from '../../core/json-schema.js';
 import { localRefSegments, resolveSegments, toPointer } from './json-pointer.js';
+import { refOf } from './ref-targets.js';
 import { docComment } from './ts-doc.js';
+import {
+  INDENT,
+  MAX_DEPTH,
+  NEVER,
+  UNKNOWN,
+  describeValue,
+  intersection,
+  literalType,
+  propertyKey,
+  safeJson,
+  union,
+  wrap,
+  type TypeText,
+} from './type-text.js';
 
-/** A TypeScript type expression and how tightly it binds (so it is parenthesized only when needed). */
-interface TypeText {
-  text: string;
-  binding: 'union' | 'intersection' | 'primary';
-  /** The members of a union, so unions nest flat and without duplicates. */
-  members?: readonly TypeText[];
-}
-
-const UNKNOWN: TypeText = { text: 'unknown', binding: 'primary' };
-const NEVER: TypeText = { text: 'never', binding: 'primary' };
-const MAX_DEPTH = 48;
-const INDENT = '  ';
-
-/** Keywords whose values are subschemas (or maps/arrays of them), walked when collecting `$ref`s. */
-const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_KEYWORDS = [
-  'additionalProperties', 'items', 'additionalItems', 'not', 'if', 'then', 'else', 'contains',
-  'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
-];
 const OBJECT_KEYWORDS = ['properties', 'additionalProperties', 'patternProperties', 'required', 'minProperties', 'maxProperties'];
 const ARRAY_KEYWORDS = ['items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains'];
 
@@ -29,45 +24,6 @@ export interface SchemaTypeWarning {
   /** JSON pointer inside the root schema. */
   pointer: string;
   message: string;
-}
-
-/** Every `$ref` target inside `root` that resolves to a part of it, as path segments (the root itself excluded). */
-export function collectLocalRefTargets(root: unknown): string[][] {
-  const targets = new Map<string, string[]>();
-  const seen = new Set<object>();
-  const visit = (schema: unknown, depth: number): void => {
-    if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH || seen.has(schema)) return;
-    seen.add(schema);
-    const ref = refOf(schema);
-    if (ref !== undefined) {
-      const segments = localRefSegments(ref);
-      if (segments !== undefined && segments.length > 0 && resolveSegments(root, segments) !== undefined) {
-        targets.set(toPointer(segments), segments);
-      }
-    }
-    for (const keyword of SCHEMA_MAP_KEYWORDS) {
-      const map = schema[keyword];
-      if (isJsonSchemaObject(map)) for (const key of Object.keys(map)) visit(map[key], depth + 1);
-    }
-    for (const keyword of SCHEMA_LIST_KEYWORDS) {
-      const list = schema[keyword];
-      if (Array.isArray(list)) for (const item of list) visit(item, depth + 1);
-    }
-    for (const keyword of SCHEMA_KEYWORDS) {
-      const value = schema[keyword];
-      if (Array.isArray(value)) for (const item of value) visit(item, depth + 1);
-      else visit(value, depth + 1);
-    }
-  };
-  visit(root, 0);
-  return [...targets.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, segments]) => segments);
-}
-
-function refOf(schema: JsonSchema): string | undefined {
-  if (typeof schema.$ref === 'string') return schema.$ref;
-  // Older recursive-reference keywords: only the whole-document form can be honoured statically.
-  if (schema.$recursiveRef === '#' || schema.$dynamicRef === '#') return '#';
-  return undefined;
 }
 
 /**
@@ -343,74 +299,4 @@ function tagsOf(schema: JsonSchema): string[] {
   }
   if (schema.deprecated === true) tags.push('@deprecated');
   return tags;
-}
-
-function propertyKey(key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-}
-
-/** The literal type of a JSON value (`const`/`enum`); `unknown` for anything JSON cannot hold. */
-function literalType(value: unknown, level: number, depth: number, unsupported: (reason: string) => void): TypeText {
-  if (depth > MAX_DEPTH) {
-    unsupported(`holds a value nested more than ${MAX_DEPTH} levels deep`);
-    return UNKNOWN;
-  }
-  if (value === null) return { text: 'null', binding: 'primary' };
-  if (typeof value === 'string') return { text: JSON.stringify(value), binding: 'primary' };
-  if (typeof value === 'boolean') return { text: String(value), binding: 'primary' };
-  if (typeof value === 'number') return Number.isFinite(value) ? { text: JSON.stringify(value), binding: 'primary' } : { text: 'number', binding: 'primary' };
-  if (Array.isArray(value)) return { text: `[${value.map((item) => literalType(item, level, depth + 1, unsupported).text).join(', ')}]`, binding: 'primary' };
-  if (isJsonSchemaObject(value)) {
-    const inner = INDENT.repeat(level + 1);
-    const members = Object.keys(value).map((key) => `${inner}${propertyKey(key)}: ${literalType(value[key], level + 1, depth + 1, unsupported).text};\n`);
-    return { text: members.length === 0 ? '{ [key: string]: never }' : `{\n${members.join('')}${INDENT.repeat(level)}}`, binding: 'primary' };
-  }
-  unsupported(`holds a ${typeof value}, which is not a JSON value`);
-  return UNKNOWN;
-}
-
-function wrap(type: TypeText, needed: 'intersection' | 'primary'): string {
-  const order = { union: 0, intersection: 1, primary: 2 };
-  return order[type.binding] >= order[needed] ? type.text : `(${type.text})`;
-}
-
-function union(types: readonly TypeText[]): TypeText {
-  const members = unique(types.flatMap((type) => (type.binding === 'union' ? splitUnion(type) : [type])));
-  if (members.length === 0) return NEVER;
-  if (members.some((member) => member.text === 'unknown')) return UNKNOWN;
-  const withoutNever = members.filter((member) => member.text !== 'never');
-  if (withoutNever.length === 0) return NEVER;
-  if (withoutNever.length === 1) return withoutNever[0] ?? NEVER;
-  return { text: withoutNever.map((member) => member.text).join(' | '), binding: 'union', members: withoutNever };
-}
-
-function splitUnion(type: TypeText): readonly TypeText[] {
-  return type.members ?? [type];
-}
-
-function intersection(types: readonly TypeText[]): TypeText {
-  const parts = unique(types.filter((type) => type.text !== 'unknown'));
-  if (parts.length === 0) return UNKNOWN;
-  if (parts.length === 1) return parts[0] ?? UNKNOWN;
-  return { text: parts.map((part) => wrap(part, 'intersection')).join(' & '), binding: 'intersection' };
-}
-
-function unique(types: readonly TypeText[]): TypeText[] {
-  const seen = new Set<string>();
-  return types.filter((type) => (seen.has(type.text) ? false : (seen.add(type.text), true)));
-}
-
-/** JSON text of a value, or undefined for values JSON cannot hold (cycles, BigInt, functions). */
-function safeJson(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
-
-function describeValue(value: unknown): string {
-  const text = safeJson(value);
-  if (text === undefined) return typeof value;
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
