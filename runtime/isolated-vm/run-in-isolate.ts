@@ -4,11 +4,12 @@
  * enforces every limit. Used in-process and inside sandbox workers alike. Positions in the result
  * are still those of the compiled JavaScript; the caller maps them back.
  */
+import { setMaxListeners } from 'node:events';
 import ivm from 'isolated-vm';
 import type { CapabilityCallHandler, CapabilityCallParams, ResultMode } from '../../core/protocol.js';
 import { toWireError } from '../../core/protocol.js';
 import type { LogLevel, RunError, RunLog, RunResult } from '../../core/run-result.js';
-import { PROGRAM_FILENAME } from '../program/compile-program.js';
+import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
 import { ModuleResolutionError, resolveCapabilityModule } from './capability-modules.js';
@@ -46,6 +47,8 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const logs: RunLog[] = [];
   const queue: QueuedCall[] = [];
   const callController = new AbortController();
+  // Every in-flight call may listen to the run's signal; hundreds at once are normal.
+  setMaxListeners(0, callController.signal);
   let outputBytes = 0;
   let calls = 0;
   let activeCalls = 0;

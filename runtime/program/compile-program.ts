@@ -5,10 +5,8 @@
 import { transformSync, type TransformFailure } from 'esbuild';
 import type { RunError } from '../../core/run-result.js';
 import { prepareProgram, type Position, type PreparedProgram } from './prepare-program.js';
+import { PROGRAM_FILENAME } from './program-filename.js';
 import { decodeSourceMap } from './source-map.js';
-
-/** The file name the program module has inside the isolate (and in stack traces). */
-export const PROGRAM_FILENAME = 'program.ts';
 
 export interface CompiledProgram {
   ok: true;

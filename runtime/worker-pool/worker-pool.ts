@@ -4,6 +4,7 @@
  * run ended, or that dies, is killed and replaced; only its own run fails.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -172,6 +173,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       worker.child.channel?.ref();
       return new Promise<RunResult>((resolve) => {
         const callController = new AbortController();
+        setMaxListeners(0, callController.signal);
         const onAbort = (): void => send(worker, { type: 'cancel', runId: request.runId });
         // Backstop for a worker whose event loop no longer answers: kill it and report the timeout.
         const hardTimer = setTimeout(() => {

@@ -1,0 +1,215 @@
+/**
+ * Hostile programs against the default (worker) isolation: each must end with a clear result, and
+ * the host must stay healthy, which every test proves by running a trivial program afterwards.
+ */
+import { runInNewContext } from 'node:vm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../core/run-result.js';
+import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
+import type { RunOptions } from '../../runtime/sandbox.js';
+import { createFixtureHost, FIXTURE_OUT_DIR, type RecordedCall } from '../../runtime/sandbox.contract.js';
+
+let sandbox: WorkerSandbox;
+
+beforeAll(async () => {
+  sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2 });
+  await sandbox.ready();
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+afterEach(async () => {
+  const healthy = await sandbox.run('return [1, 2].map((n) => n * 2);', { onCall: createFixtureHost().onCall });
+  expect(healthy).toMatchObject({ success: true, result: [2, 4] });
+});
+
+async function run(code: string, options: Partial<RunOptions> = {}): Promise<RunResult & { calls_: RecordedCall[] }> {
+  const host = createFixtureHost();
+  const result = await sandbox.run(code, { onCall: host.onCall, ...options });
+  return { ...result, calls_: host.calls };
+}
+
+describe('runaway code', () => {
+  it('stops an infinite loop before any await', async () => {
+    const result = await run('while (true) {}', { limits: { timeoutMs: 300 } });
+    expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
+  });
+  it('stops an infinite loop after an await', async () => {
+    const result = await run('await null;\nfor (;;) {}', { limits: { timeoutMs: 300 } });
+    expect(result).toMatchObject({ timedOut: true, error: { code: 'TIMEOUT' } });
+  });
+  it('stops an infinite loop after a capability call', async () => {
+    const result = await run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 1 });\nwhile (true) {}", { limits: { timeoutMs: 300 } });
+    expect(result).toMatchObject({ timedOut: true, error: { code: 'TIMEOUT' }, calls: 1 });
+  });
+  it('reports deep recursion as a RangeError with its line', async () => {
+    const result = await run('function dive(n: number): number {\n  return dive(n + 1) + 1;\n}\nreturn dive(0);');
+    expect(result.error).toMatchObject({ name: 'RangeError', code: 'RUNTIME_ERROR', line: 2 });
+  });
+  it('kills and replaces a worker whose isolate does not stop, and the next run works', async () => {
+    const before = sandbox.pids();
+    // TypedArray#sort runs in C++ and cannot be interrupted: the isolate keeps running after the timeout.
+    const code = "import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5 });\nconst data = new Float64Array(2e7);\nfor (let i = 0; i < data.length; i++) data[i] = Math.random();\ndata.sort();\nreturn 'sorted';";
+    const result = await run(code, { limits: { timeoutMs: 600, memoryLimitMb: 512 } });
+    expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
+    await sandbox.ready();
+    const after = sandbox.pids();
+    expect(after).toHaveLength(2);
+    expect(after.filter((pid) => !before.includes(pid))).toHaveLength(1);
+  });
+  it('fails only its own run when a worker dies mid-run', async () => {
+    const pending = run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 2000 });");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const busy = sandbox.pids();
+    for (const pid of busy) {
+      // Kill the worker that is running (the idle one may be either; killing both is also fine).
+      process.kill(pid, 'SIGKILL');
+    }
+    const result = await pending;
+    expect(result).toMatchObject({ success: false, error: { name: 'SandboxError', code: 'SANDBOX_CRASHED' } });
+    expect(result.error?.message).toContain('SIGKILL');
+    await sandbox.ready();
+  });
+});
+
+describe('memory bombs', () => {
+  it('stops unbounded array growth at the memory limit', async () => {
+    const result = await run('const hoard: number[][] = [];\nwhile (true) hoard.push(new Array(1e5).fill(7));', { limits: { memoryLimitMb: 32 } });
+    expect(result).toMatchObject({ success: false, error: { code: 'MEMORY_LIMIT' } });
+  });
+  it('stops string doubling with a clear error', async () => {
+    const result = await run("let s = 'x';\nconst keep: string[] = [];\nwhile (true) { s = s + s; keep.push(s + '!'); }", { limits: { memoryLimitMb: 32 } });
+    expect(result.success).toBe(false);
+    expect(['MEMORY_LIMIT', 'RUNTIME_ERROR']).toContain(result.error?.code);
+    expect(result.error?.message).toMatch(/memory limit|Invalid string length/);
+  });
+  it('stops a growing object graph', async () => {
+    const result = await run('let node: Record<string, unknown> = {};\nfor (let i = 0; ; i++) node = { next: node, payload: String(i).repeat(50) };', { limits: { memoryLimitMb: 32 } });
+    expect(result).toMatchObject({ success: false, error: { code: 'MEMORY_LIMIT' } });
+  });
+});
+
+describe('huge output', () => {
+  it('stops a flood of logs at the output limit', async () => {
+    const result = await run("for (let i = 0; ; i++) console.log('line', i, 'x'.repeat(200));");
+    expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
+    const bytes = result.logs.reduce((sum, log) => sum + Buffer.byteLength(log.message) + 1, 0);
+    expect(bytes).toBeLessThanOrEqual(1024 * 1024);
+  });
+  it('stops a program that catches the output error and keeps logging', async () => {
+    const result = await run("for (let i = 0; i < 1e6; i++) { try { console.log('x'.repeat(1000)); } catch {} }\nreturn 'done';");
+    expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
+  });
+  it('refuses a huge result', async () => {
+    const result = await run("return 'x'.repeat(5 * 1024 * 1024);");
+    expect(result).toMatchObject({ success: false, result: null, error: { code: 'OUTPUT_LIMIT' } });
+  });
+});
+
+describe('probes for ambient authority', () => {
+  it('finds no process, require, fetch, timers, Buffer, SharedArrayBuffer or WebAssembly', async () => {
+    const names = ['process', 'require', 'module', 'fetch', 'setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'Buffer', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'XMLHttpRequest', 'Deno', 'Bun'];
+    const result = await run(`return ${JSON.stringify(names)}.filter((name) => typeof (globalThis as Record<string, unknown>)[name] !== 'undefined');`);
+    expect(result).toMatchObject({ success: true, result: [] });
+  });
+  it('sees only standard globals, console and the host global', async () => {
+    const result = await run('return Object.getOwnPropertyNames(globalThis);');
+    // A fresh V8 context of the host holds exactly the standard JavaScript globals.
+    const standard = new Set(runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[]);
+    const extra = (result.result as string[]).filter((name) => !standard.has(name));
+    expect(extra).toEqual(['__agentSpaces']);
+    expect(result.result).toContain('console');
+  });
+  it('cannot reach process through Function constructors', async () => {
+    const code = [
+      "const viaConstructor = (() => { try { return typeof (({}).constructor.constructor('return process'))(); } catch (e) { return String(e); } })();",
+      "const viaFunction = (() => { try { return typeof Function('return this')().process; } catch (e) { return String(e); } })();",
+      "const viaEval = (() => { try { return typeof (0, eval)('globalThis.require'); } catch (e) { return String(e); } })();",
+      'return { viaConstructor, viaFunction, viaEval };',
+    ].join('\n');
+    const result = await run(code);
+    expect(result.result).toEqual({ viaConstructor: 'ReferenceError: process is not defined', viaFunction: 'undefined', viaEval: 'undefined' });
+  });
+  it('refuses import("fs") statically and at run time', async () => {
+    const refused = await run("const fs = await import('fs');\nreturn fs;");
+    expect(refused.error).toMatchObject({ code: 'PROGRAM_REFUSED', line: 1 });
+    const hidden = await run("const load = (0, eval)('(s) => import(s)');\ntry { await load('fs'); return 'loaded'; } catch (e) { return String(e); }");
+    expect(hidden).toMatchObject({ success: true });
+    expect(hidden.result).not.toBe('loaded');
+  });
+  it('cannot read the host callbacks behind the host global', async () => {
+    const result = await run('const host = (globalThis as Record<string, unknown>).__agentSpaces as object;\nreturn { keys: Object.getOwnPropertyNames(host), frozen: Object.isFrozen(host) };');
+    expect(result.result).toEqual({ keys: ['call'], frozen: true });
+  });
+});
+
+describe('prototype tampering', () => {
+  it('does not leak tampered prototypes into the host or the next run', async () => {
+    const code = [
+      "(Object.prototype as Record<string, unknown>).polluted = 'yes';",
+      "Array.prototype.push = function () { return -1; };",
+      "JSON.parse = () => ({ hijacked: true });",
+      "return JSON.stringify({ a: 1 });",
+    ].join('\n');
+    const result = await run(code);
+    expect(result.success).toBe(true);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    const next = await run("const list: number[] = [];\nlist.push(1);\nreturn { polluted: ({} as Record<string, unknown>).polluted ?? null, length: list.length };");
+    expect(next.result).toEqual({ polluted: null, length: 1 });
+  });
+  it('hands results over as plain copies, even with __proto__ keys', async () => {
+    const result = await run("const evil = JSON.parse('{\"__proto__\": {\"admin\": true}, \"ok\": 1}');\nreturn evil;");
+    expect(Object.getPrototypeOf(result.result)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['admin']).toBeUndefined();
+  });
+  it('cannot change objects the host handed in or received', async () => {
+    const shared = { list: [1, 2] };
+    const onCall = async (): Promise<unknown> => shared;
+    const result = await sandbox.run('const value = await (globalThis as any).__agentSpaces.call("math", "echo", {}) as { list: number[] };\nvalue.list.push(3);\nObject.setPrototypeOf(value, null);\nreturn value.list.length;', { onCall });
+    expect(result.result).toBe(3);
+    expect(shared).toEqual({ list: [1, 2] });
+    expect(Object.getPrototypeOf(shared)).toBe(Object.prototype);
+  });
+});
+
+describe('rejections and thrown values', () => {
+  it('survives unhandled rejections (floating promises are ignored; the awaited chain decides)', async () => {
+    const code = "import { fail } from '@capabilities/math';\nPromise.reject(new Error('floating'));\nvoid fail({ code: 'TOOL_FAILED' });\nreturn 'still here';";
+    const result = await run(code);
+    expect(result).toMatchObject({ success: true, result: 'still here' });
+  });
+  it('reports an awaited rejection with a non-Error reason', async () => {
+    const result = await run("await Promise.reject('plain reason');");
+    expect(result.error).toMatchObject({ code: 'RUNTIME_ERROR' });
+    expect(result.error?.message).toContain('plain reason');
+  });
+  it.each([
+    ['null', 'null'],
+    ['a string', "'just a string'"],
+    ['an object with throwing getters', "{ get message(): string { throw new Error('no'); }, get stack(): string { throw new Error('no'); }, get name(): string { throw new Error('no'); } }"],
+    ['an Error with throwing getters', "Object.defineProperties(new Error('x'), { message: { get() { throw 1; } }, name: { get() { throw 2; } }, stack: { get() { throw 3; } } })"],
+    ['a Proxy that throws on every trap', "new Proxy({}, { get() { throw 1; }, getPrototypeOf() { throw 2; }, ownKeys() { throw 3; }, has() { throw 4; } })"],
+  ])('reports throwing %s', async (_label, value) => {
+    const result = await run(`throw ${value};`);
+    expect(result.success).toBe(false);
+    expect(result.error?.code).toBe('RUNTIME_ERROR');
+    expect(typeof result.error?.message).toBe('string');
+  });
+});
+
+describe('call floods', () => {
+  it('answers a thousand concurrent calls within the concurrency limit', async () => {
+    const code = "import { sleep } from '@capabilities/math';\nconst values = await Promise.all(Array.from({ length: 1000 }, () => sleep({ ms: 5 })));\nreturn values.length;";
+    const result = await run(code, { limits: { maxCalls: 1000, maxConcurrentCalls: 100 } });
+    expect(result).toMatchObject({ success: true, result: 1000, calls: 1000 });
+    const calls = result.calls_;
+    const maxOverlap = Math.max(...calls.map((call) => calls.filter((other) => other.start <= call.start && (other.end ?? Infinity) > call.start).length));
+    expect(maxOverlap).toBeLessThanOrEqual(100);
+  });
+  it('refuses the call past maxCalls without reaching the host', async () => {
+    const code = "import { add } from '@capabilities/math';\nconst settled = await Promise.allSettled(Array.from({ length: 1001 }, (_, i) => add({ a: i, b: 0 })));\nreturn settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason.code);";
+    const result = await run(code);
+    expect(result.result).toEqual(['CALL_LIMIT_EXCEEDED']);
+    expect(result.calls_).toHaveLength(1000);
+  });
+});
