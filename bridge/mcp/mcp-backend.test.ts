@@ -243,6 +243,14 @@ describe('createMcpBackend (in-memory server)', () => {
     await expect(backend.call(callOf(capability, 'get-sum', { a: 1, b: 2 }))).resolves.toEqual({ sum: 3 });
   });
 
+  it('refuses calls to a server disabled in the config without connecting', async () => {
+    const { backend, connects } = setup({ config: { disabled: true } });
+    const capability = await discover({ started: [], aborted: [] });
+    const error = await rejection(backend.call(callOf(capability, 'echo', { text: 'x' })));
+    expect([error.code, error.message]).toEqual(['SERVER_UNAVAILABLE', 'cannot call tool "echo": MCP server "memory-test" is disabled in the config']);
+    expect(connects()).toBe(0);
+  });
+
   it('rejects calls for modules it does not serve, and calls after close', async () => {
     const { backend } = setup();
     const capability = await discover({ started: [], aborted: [] });

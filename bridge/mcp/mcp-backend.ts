@@ -103,6 +103,9 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     if (closed) {
       throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}" of MCP server "${server}": the MCP backend is closed`, target);
     }
+    if (config.disabled === true) {
+      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": MCP server "${server}" is disabled in the config`, target, { details: { server, tool } });
+    }
     const { signal } = call.context;
     const cancelled = () =>
       new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
