@@ -143,7 +143,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           : fillTemplate(spec.approvalMessage, shownArgs));
       await requestApproval({
         handler: options.approvalHandler,
-        request: { capability: capability.module, function: spec.name, params: shownArgs, message, timestamp: new Date().toISOString() },
+        request: { ...(context.runId === '' ? {} : { runId: context.runId }), capability: capability.module, function: spec.name, params: shownArgs, message, timestamp: new Date().toISOString() },
         callId,
         toolName: spec.toolName,
         signal: context.signal,

@@ -106,21 +106,24 @@ export function createAgentSpacesMcpServer(space: Space, router: ReturnType<type
       const runId = randomUUID();
       const progressToken = extra._meta?.progressToken;
       let calls = 0;
+      // Progress must reach the client before the result does: the SDK drops progress after a response.
+      const sent: Promise<unknown>[] = [];
       const unregister = router.register(runId, {
         onEvent(event) {
           if (event.type !== 'tool-call-end' || progressToken === undefined) return;
           calls++;
-          void extra
+          sent.push(extra
             .sendNotification({
               method: 'notifications/progress',
               params: { progressToken, progress: calls, message: `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}` },
             })
-            .catch(() => undefined);
+            .catch(() => undefined));
         },
         ...(server.server.getClientCapabilities()?.elicitation ? { approve: (request: ApprovalRequest) => elicitApproval(server, request, extra.signal) } : {}),
       });
       try {
         const result = await space.run(code, { runId, signal: extra.signal });
+        await Promise.all(sent);
         return runResultToTool(result);
       } finally {
         unregister();
