@@ -56,10 +56,7 @@ export function createRunRouter(): RunRouter & { register(runId: string, hooks: 
 export function createAgentSpacesMcpServer(space: Space, router: ReturnType<typeof createRunRouter>, info: { name: string; version: string }): McpServer {
   const server = new McpServer({ name: info.name, version: info.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   let catalogCache: Promise<Catalog> | undefined;
-  const catalog = () => (catalogCache ??= (async () => {
-    await space.capabilities(); // builds when there is no build output yet
-    return JSON.parse(await readFile(path.join(space.config.outDir, BUILD_LAYOUT.catalogFile), 'utf8')) as Catalog;
-  })());
+  const catalog = () => (catalogCache ??= space.catalog());
 
   server.registerTool(
     'search_tools',

@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createBridge, loadBuiltCapabilities, type Bridge } from '../bridge/index.js';
-import { buildCapabilities, type BuildProgressEvent, type BuildResult, type ExtraTool } from '../compiler/index.js';
+import { buildCapabilities, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool } from '../compiler/index.js';
 import { loadConfig, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
+  ToolCallError,
   type ApprovalHandler,
   type BridgeEventListener,
   type CapabilitySpec,
   type Diagnostic,
+  type ResultMode,
   type RunResult,
   type ToolDefinition,
 } from '../core/index.js';
@@ -49,6 +52,14 @@ export interface Space {
   check(code: string): Promise<Diagnostic[]>;
   /** The built capabilities. */
   capabilities(): Promise<CapabilitySpec[]>;
+  /** The build's search index (`catalog.json`). */
+  catalog(): Promise<Catalog>;
+  /**
+   * A direct call, outside the sandbox but through the same bridge (validation, approvals, rate limits,
+   * events): `callTool('train-schedule.getSchedule', { station: 'Central' })`. Rejects with a
+   * `ToolCallError` for an unknown id, bad arguments, a denial or a failed call.
+   */
+  callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode }): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -105,6 +116,27 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async capabilities() {
       await ensureBuilt();
       return loadBuiltCapabilities(config.outDir);
+    },
+    async catalog() {
+      await ensureBuilt();
+      return JSON.parse(await readFile(path.join(config.outDir, BUILD_LAYOUT.catalogFile), 'utf8')) as Catalog;
+    },
+    async callTool(id, args, callOptions = {}) {
+      const dot = id.lastIndexOf('.');
+      if (dot <= 0 || dot === id.length - 1) {
+        throw new ToolCallError('UNKNOWN_FUNCTION', `"${id}" is not a tool id: use "<module>.<function>", e.g. "train-schedule.getSchedule"`, { capability: id, function: '' });
+      }
+      const { bridge } = await start();
+      const controller = new AbortController();
+      const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, controller.signal]) : controller.signal;
+      try {
+        return await bridge.handle(
+          { capability: id.slice(0, dot), function: id.slice(dot + 1), args: args ?? {}, ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}) },
+          { runId: callOptions.runId ?? randomUUID(), signal },
+        );
+      } finally {
+        controller.abort(); // the call is over: nothing of it may keep running
+      }
     },
     async close() {
       if (closed) return;
