@@ -243,6 +243,31 @@ describe('createMcpBackend (in-memory server)', () => {
     await expect(backend.call(callOf(capability, 'get-sum', { a: 1, b: 2 }))).resolves.toEqual({ sum: 3 });
   });
 
+  it('cancels a call whose run ends while the server is starting; the start still serves the next call', async () => {
+    const log: ServerLog = { started: [], aborted: [] };
+    let connects = 0;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    backend = createMcpBackend({
+      servers: { 'mcp-memory-test': { name: 'memory-test', config: baseConfig } },
+      connect: async () => {
+        connects += 1;
+        await gate;
+        return connectInMemory(makeServer(log));
+      },
+    });
+    const capability = await discover({ started: [], aborted: [] });
+    const run = new AbortController();
+    const first = backend.call(callOf(capability, 'echo', { text: 'one' }, { signal: run.signal }));
+    const second = backend.call(callOf(capability, 'echo', { text: 'two' }));
+    run.abort();
+    const error = await rejection(first);
+    expect([error.code, error.message]).toEqual(['CANCELLED', 'call to tool "echo" of MCP server "memory-test" was cancelled while the server was starting']);
+    release();
+    await expect(second).resolves.toBe('two\nsecond line');
+    expect(connects).toBe(1);
+  });
+
   it('refuses calls to a server disabled in the config without connecting', async () => {
     const { backend, connects } = setup({ config: { disabled: true } });
     const capability = await discover({ started: [], aborted: [] });

@@ -107,23 +107,12 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": MCP server "${server}" is disabled in the config`, target, { details: { server, tool } });
     }
     const { signal } = call.context;
-    const cancelled = () =>
-      new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
-    if (signal.aborted) throw cancelled();
-
-    // The common case, a live connection, takes no extra promise hop.
-    let live: LiveConnection | undefined = slot.current;
-    if (live === undefined) try {
-      live = await untilAborted(slot.acquire(), signal);
-    } catch (error) {
-      if (signal.aborted) throw cancelled();
-      const reason = error instanceof AgentSpacesError ? error.message : `MCP server "${server}": ${errorMessage(error)}`;
-      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": ${reason}`, target, {
-        details: { server, tool, ...(error instanceof AgentSpacesError ? { connectCode: error.code, ...error.details } : {}) },
-        cause: error,
-      });
+    if (signal.aborted) {
+      throw new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
     }
 
+    // The common case, a live connection, takes no extra promise hop.
+    const live = slot.current ?? (await connectFor(slot, signal, tool, target));
     const drift = ServerSlot.driftOf(live, call.function);
     if (drift !== undefined) {
       throw new ToolCallError(
@@ -162,6 +151,22 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     } finally {
       runCalls.delete(inflight);
       live.inflight.delete(inflight);
+    }
+  }
+
+  async function connectFor(slot: ServerSlot, signal: AbortSignal, tool: string, target: { capability: string; function: string }): Promise<LiveConnection> {
+    const { server } = slot.options;
+    try {
+      return await untilAborted(slot.acquire(), signal);
+    } catch (error) {
+      if (signal.aborted) {
+        throw new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled while the server was starting`, target);
+      }
+      const reason = error instanceof AgentSpacesError ? error.message : `MCP server "${server}": ${errorMessage(error)}`;
+      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": ${reason}`, target, {
+        details: { server, tool, ...(error instanceof AgentSpacesError ? { connectCode: error.code, ...error.details } : {}) },
+        cause: error,
+      });
     }
   }
 
