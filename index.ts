@@ -1,1 +1,52 @@
-export {};
+/**
+ * Agent Spaces — let an LLM act by writing TypeScript against typed `@capabilities/*` modules.
+ * The public API: named exports only. Node must run with `--no-node-snapshot` wherever an isolate
+ * is created in-process (sandbox worker processes get the flag themselves).
+ */
+
+// Defining capabilities and configuration
+export { defineFunction, defineTool, isToolDefinition } from './core/index.js';
+export type { AnyFunctionDefinition, FunctionDefinition, InferSchema, SchemaInput, ToolCallContext, ToolDefinition } from './core/index.js';
+export { defineConfig, loadConfig, resolveConfig } from './config/index.js';
+export type { AgentSpacesConfigInput, LoadConfigOptions, McpServerConfig, ResolvedConfig } from './config/index.js';
+
+// The shared vocabulary
+export { AgentSpacesError, CompileError, ConfigError, SandboxError, SandboxTimeoutError, ToolCallError } from './core/index.js';
+export type {
+  ApprovalDecision,
+  ApprovalHandler,
+  ApprovalRequest,
+  BridgeEvent,
+  BridgeEventListener,
+  CapabilityCallHandler,
+  CapabilityCallParams,
+  CapabilityManifest,
+  CapabilitySpec,
+  CompileWarning,
+  Diagnostic,
+  FunctionSpec,
+  RunError,
+  RunLog,
+  RunResult,
+  ToolCallErrorCode,
+} from './core/index.js';
+
+// A space: build, run, call, search — the usual entry point
+export { createSpace, searchTools } from './space/index.js';
+export type { DetailLevel, SearchToolsOptions, SearchToolsResult, Space, SpaceOptions, SpaceRunOptions, ToolMatch } from './space/index.js';
+
+// The parts, for hosts that wire their own
+export { buildCapabilities } from './compiler/index.js';
+export type { BuildOptions, BuildProgressEvent, BuildResult, Catalog, CatalogEntry } from './compiler/index.js';
+export { createSandbox, createTypeChecker, runCode } from './runtime/index.js';
+export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions, TypeChecker } from './runtime/index.js';
+export { createBridge, createInProcessBackend, loadBuiltCapabilities, redact, redactText } from './bridge/index.js';
+export type { Backend, BackendCall, Bridge, BridgeOptions } from './bridge/index.js';
+export { createMcpBackend, connectMcpServer, listAllTools } from './bridge/mcp/index.js';
+export type { McpBackendOptions, McpConnection } from './bridge/mcp/index.js';
+export { createStdTools } from './std/index.js';
+export type { StdToolsOptions } from './std/index.js';
+
+// Serving a space over MCP
+export { createAgentSpacesMcpServer, serveSpace } from './server/index.js';
+export type { RunningServer, ServeOptions } from './server/index.js';
