@@ -1,0 +1,101 @@
+import { aggregateValues, type ArrayAggregates } from './aggregate-values.js';
+import { inferShape, type Shape } from './infer-shape.js';
+
+/** Who the summary is for: planning keeps it terse, user and debug show more of the sample. */
+export type SummaryPurpose = 'planning' | 'user' | 'debug';
+
+export interface SummarizeOptions {
+  purpose?: SummaryPurpose;
+  /** Most characters the summary may take as JSON (default 2,000). */
+  maxChars?: number;
+  /** Where the full payload was stored (a file path), to reference instead of pasting it. */
+  storageRef?: string;
+}
+
+/** A compact stand-in for a large result: its shape, a sample and statistics, never the whole of it. */
+export interface PayloadSummary {
+  label: string;
+  originalSize: { chars: number; items?: number; keys?: number };
+  /** Whether the summary leaves part of the payload out. */
+  truncated: boolean;
+  schema: Shape;
+  sample: unknown;
+  aggregates: ArrayAggregates[];
+  notes: string[];
+  storageRef: string | null;
+}
+
+const SAMPLE_ITEMS: Record<SummaryPurpose, number> = { planning: 3, user: 5, debug: 10 };
+const STRING_PREVIEW = 200;
+
+/**
+ * Summarises a payload to fit `maxChars`: the inferred shape, a small sample (long strings cut), and
+ * aggregates of its arrays (counts, numeric min/max/mean, value counts of small-cardinality strings).
+ * Deterministic: the same payload always gives the same summary. Redact the payload before calling.
+ *
+ * @example
+ * summarizePayload('customers', rows, { maxChars: 1500, storageRef: 'runs/t1/customers.json' })
+ */
+export function summarizePayload(label: string, payload: unknown, options: SummarizeOptions = {}): PayloadSummary {
+  const maxChars = options.maxChars ?? 2_000;
+  const purpose = options.purpose ?? 'planning';
+  const text = JSON.stringify(payload) ?? 'undefined';
+  const items = Array.isArray(payload) ? payload.length : undefined;
+  const keys = isRecord(payload) ? Object.keys(payload).length : undefined;
+  const notes: string[] = [];
+  if (items !== undefined) notes.push(`array of ${items} items`);
+  if (keys !== undefined) notes.push(`object with ${keys} keys`);
+  if (options.storageRef) notes.push('the full payload is stored at storageRef; filter it in code rather than asking for it whole');
+
+  let sampleItems = SAMPLE_ITEMS[purpose];
+  let schemaDepth = purpose === 'planning' ? 3 : 4;
+  let aggregates = aggregateValues(payload);
+  for (let attempt = 0; ; attempt++) {
+    const sample = makeSample(payload, sampleItems, purpose === 'debug' ? STRING_PREVIEW * 2 : STRING_PREVIEW);
+    const summary: PayloadSummary = {
+      label,
+      originalSize: { chars: text.length, ...(items !== undefined ? { items } : {}), ...(keys !== undefined ? { keys } : {}) },
+      truncated: JSON.stringify(sample) !== text,
+      schema: inferShape(payload, schemaDepth),
+      sample,
+      aggregates,
+      notes,
+      storageRef: options.storageRef ?? null,
+    };
+    const size = JSON.stringify(summary).length;
+    if (size <= maxChars || attempt > 8) {
+      if (size > maxChars) summary.notes = [...notes, `summary still ${size} chars after shrinking (limit ${maxChars})`];
+      return summary;
+    }
+    // Shrink step by step, least useful part first.
+    if (sampleItems > 1) sampleItems = Math.max(1, Math.floor(sampleItems / 2));
+    else if (aggregates.some((a) => Object.keys(a.fields).length > 8)) aggregates = aggregates.map(trimFields);
+    else if (schemaDepth > 1) schemaDepth--;
+    else if (aggregates.length > 0) aggregates = aggregates.slice(0, aggregates.length - 1);
+    else sampleItems = 0;
+  }
+}
+
+/** The first items of arrays (at any depth) and the start of long strings. */
+function makeSample(value: unknown, items: number, chars: number, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > chars ? `${value.slice(0, chars)}… (${value.length} chars)` : value;
+  if (Array.isArray(value)) {
+    if (items === 0) return [];
+    return value.slice(0, depth === 0 ? items : Math.min(items, 2)).map((item) => makeSample(item, items, chars, depth + 1));
+  }
+  if (isRecord(value)) {
+    if (depth > 4) return '{…}';
+    const entries = Object.entries(value);
+    const shown = entries.slice(0, 25).map(([key, child]) => [key, makeSample(child, items, chars, depth + 1)] as const);
+    return Object.fromEntries(entries.length > 25 ? [...shown, ['…', `${entries.length - 25} more keys`]] : shown);
+  }
+  return value;
+}
+
+function trimFields(aggregate: ArrayAggregates): ArrayAggregates {
+  return { ...aggregate, fields: Object.fromEntries(Object.entries(aggregate.fields).slice(0, 8)) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
