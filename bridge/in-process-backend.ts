@@ -3,6 +3,7 @@ import type { AnyFunctionDefinition, SchemaInput, ToolCallContext, ToolDefinitio
 import type { Backend, BackendCall } from './backend.js';
 
 interface ZodLike {
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false };
   safeParseAsync(value: unknown): Promise<{ success: true; data: unknown } | { success: false; error: { issues: ZodIssueLike[] } }>;
 }
 
@@ -56,9 +57,12 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
       }
     },
     approvalMessage(call) {
-      const template = definitionOf(call).approvalMessage;
+      const definition = definitionOf(call);
+      const template = definition.approvalMessage;
       if (typeof template !== 'function') return undefined;
-      return (template as (params: unknown) => string)(call.args);
+      // The message function sees what the handler will see: zod defaults and transforms applied.
+      const parsed = isZodSchema(definition.parameters) ? definition.parameters.safeParse(call.args) : undefined;
+      return (template as (params: unknown) => string)(parsed?.success ? parsed.data : call.args);
     },
     async close() {},
   };

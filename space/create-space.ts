@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createBridge, loadBuiltCapabilities, type Bridge } from '../bridge/index.js';
@@ -79,8 +79,9 @@ export function stdModule(name: string): string {
  */
 export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const config = options.config ?? (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
+  const workspace = config.std.fs?.root ?? path.join(config.root, 'workspace');
   const std = createStdTools({
-    root: config.std.fs?.root ?? path.join(config.root, 'workspace'),
+    root: workspace,
     ...(config.std.http ? { http: config.std.http } : {}),
   });
   const stdTools = new Map<string, ToolDefinition>(std.map((definition) => [stdModule(definition.name), definition]));
@@ -155,6 +156,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   function start() {
     ready ??= (async () => {
       await ensureBuilt();
+      await mkdir(workspace, { recursive: true }); // std fs works from the first run
       const specs = await loadBuiltCapabilities(config.outDir);
       const { backends, close: closeBackends } = await loadBackends(config, specs, stdTools);
       const bridge = createBridge({

@@ -1,0 +1,101 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolCallError, type ApprovalRequest, type BridgeEvent } from '../core/index.js';
+import { makeExampleSpace } from '../test/support/example-space.js';
+import { createSpace, type Space } from './create-space.js';
+
+describe('createSpace on the example space', () => {
+  let space: Space;
+  let root: string;
+  const events: BridgeEvent[] = [];
+  const approvals: ApprovalRequest[] = [];
+
+  beforeAll(async () => {
+    const made = await makeExampleSpace('space');
+    root = made.root;
+    Object.assign(process.env, made.env);
+    space = await createSpace({
+      cwd: root,
+      onEvent: (event) => events.push(event),
+      approvalHandler: (request) => {
+        approvals.push(request);
+        return { approved: request.function !== 'remove', reason: 'test policy' };
+      },
+    });
+    const build = await space.build();
+    expect(build.errors).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await space.close();
+  });
+
+  it('calls a tool directly through the bridge', async () => {
+    const details = await space.callTool('train-schedule.getTrainDetails', { trainId: 'IC-101' });
+    expect(details).toEqual({ id: 'IC-101', operator: 'Intercity', stops: ['Central', 'Museum', 'Harbor'] });
+    expect(events.filter((e) => e.type === 'tool-call-end').at(-1)).toMatchObject({ capability: 'train-schedule', function: 'getTrainDetails', ok: true });
+  });
+
+  it('rejects bad ids and bad arguments with ToolCallErrors that say what to do', async () => {
+    await expect(space.callTool('nonsense', {})).rejects.toThrow(/"nonsense" is not a tool id: use "<module>.<function>"/);
+    const error = await space.callTool('train-schedule.getTrainDetails', { trainId: 7 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolCallError);
+    expect((error as ToolCallError).code).toBe('INVALID_ARGUMENTS');
+    expect((error as ToolCallError).message).toContain('argument "trainId" must be string');
+  });
+
+  it('runs code that uses JSON tools, defineTool tools, the MCP server (value and full) and the standard library', async () => {
+    const result = await space.run(`
+import { getWeather } from '@capabilities/get-weather';
+import { crm } from '@capabilities/crm';
+import { stations } from '@capabilities/mcp-stations';
+import { fs, csv, crypto } from '@capabilities/std';
+
+const weather = await getWeather({ location: 'Tokyo', unit: 'fahrenheit' });
+const customers = await crm.searchCustomers({ query: 'acme' });
+const names = await stations.listStations();
+const full = await stations.listStations.full();
+const table = await csv.stringify({ rows: customers.map((c) => ({ id: c.id, name: c.name })) });
+await fs.writeFile({ path: 'customers.csv', content: table });
+const back = await fs.readFile({ path: 'customers.csv' });
+const hash = await crypto.hash({ data: back, algorithm: 'sha256' });
+export default { weather, count: customers.length, stations: names.split('\\n').length, blocks: full.content.length, hashLength: hash.length };
+`);
+    expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+    expect(result.success).toBe(true);
+    expect(result.result).toEqual({ weather: { location: 'Tokyo', temperature: 72, unit: 'fahrenheit', description: 'clear' }, count: 2, stations: 6, blocks: 1, hashLength: 64 });
+    expect(await readFile(path.join(root, 'workspace', 'customers.csv'), 'utf8')).toContain('Acme Corp');
+  });
+
+  it('pauses for approval without replaying the program, and reports denials as typed errors', async () => {
+    const result = await space.run(`
+import { crm } from '@capabilities/crm';
+import { fs } from '@capabilities/std';
+console.log('this line runs once');
+const ticket = await crm.createTicket({ customerId: 'c-003', subject: 'Reset password' });
+await fs.writeFile({ path: 'doomed.txt', content: 'x' });
+let denied = '';
+try { await fs.remove({ path: 'doomed.txt' }); } catch (e) { denied = (e as { code: string }).code; }
+export default { ticket: ticket.subject, denied };
+`);
+    expect(result.success, JSON.stringify(result.error)).toBe(true);
+    expect(result.result).toEqual({ ticket: 'Reset password', denied: 'APPROVAL_DENIED' });
+    expect(result.logs.filter((log) => log.message === 'this line runs once')).toHaveLength(1);
+    expect(approvals.map((a) => `${a.capability}.${a.function}`)).toEqual(expect.arrayContaining(['crm.createTicket', 'std-fs.remove']));
+    expect(approvals.find((a) => a.function === 'createTicket')?.message).toBe('Create medium ticket for customer c-003: "Reset password"?');
+  });
+
+  it('says clearly when a JSON tool has no implementation', async () => {
+    await writeFile(path.join(root, 'plain.json'), JSON.stringify({ name: 'plain_tool', parameters: { type: 'object', properties: {} } }));
+    const other = await createSpace({ config: { ...space.config, capabilities: ['plain.json'], mcpServers: {} } });
+    try {
+      await other.build();
+      const error = await other.callTool('plain-tool.plainTool', {}).catch((e: unknown) => e);
+      expect((error as ToolCallError).code).toBe('SERVER_UNAVAILABLE');
+      expect((error as Error).message).toMatch(/plain/);
+    } finally {
+      await other.close();
+    }
+  });
+});
