@@ -1,0 +1,36 @@
+import type { CatalogEntry } from '../compiler/index.js';
+import type { Space } from '../space/index.js';
+import type { AgentModel } from './resolve-agent-model.js';
+
+/**
+ * What an agent session needs from the planner's `executeTask` (a structural subset of its options and
+ * result, so any planner with this shape can run agents — tests included).
+ */
+export interface AgentTaskOptions {
+  space?: Space;
+  model?: AgentModel;
+  signal?: AbortSignal;
+  onEvent?: (event: { type: string }) => void;
+  context?: string;
+  systemPrompt?: string;
+  tools?: { allow?: (entry: CatalogEntry) => boolean };
+  budget?: { maxSteps?: number; maxToolCalls?: number; maxCodeRuns?: number; maxLlmCostUsd?: number };
+}
+
+export interface AgentTaskResult {
+  success: boolean;
+  finalSummary: string;
+  result?: unknown;
+  error?: unknown;
+}
+
+export type TaskExecutor = (task: string, options: AgentTaskOptions) => Promise<AgentTaskResult>;
+
+/** The planner's `executeTask`, loaded on first use (the planner pulls in the model client). */
+export async function defaultTaskExecutor(): Promise<TaskExecutor> {
+  const planner = (await import(PLANNER_MODULE)) as { executeTask: TaskExecutor };
+  return planner.executeTask;
+}
+
+// A variable specifier keeps the import lazy and lets this file compile before the planner lands.
+const PLANNER_MODULE = '../planner/index.js';
