@@ -1,5 +1,5 @@
 // The seed's CRM story: searching needs no approval; creating a ticket pauses for one.
-// Run with `agent-spaces run examples/crm-ticket.ts` (you are asked) or `--approve all|none`.
+// Run with `agent-spaces run examples/programs/crm-ticket.ts` (you are asked) or `--approve all|none`.
 import { crm } from '@capabilities/crm';
 
 const customers = await crm.searchCustomers({ query: 'acme' });
