@@ -87,6 +87,8 @@ export function defineTool<const T extends ToolDefinitionInput>(definition: T): 
 }
 
 /** One function of a tool, its handler typed from `parameters` and `returns`. */
+// `properties: {}` is the JSON Schema of an object without declared properties, not the TS `{}` type.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export function defineFunction<const P extends SchemaInput = { type: 'object'; properties: {} }, const R extends SchemaInput = true>(
   definition: FunctionDefinition<P, R>,
 ): FunctionDefinition<P, R> {

@@ -69,7 +69,7 @@ describe('agent-spaces serve (stdio)', () => {
   it('returns type errors first, as an error result, without running', async () => {
     const run = await client.callTool({ name: 'execute_code', arguments: { code: `import { getWeather } from '@capabilities/get-weather';\nexport default await getWeather({ city: 'Tokyo' });` } });
     expect(run.isError).toBe(true);
-    expect(textOf(run)).toMatch(/^Type errors \(the program did not run\):\n  line 2:/);
+    expect(textOf(run)).toMatch(/^Type errors \(the program did not run\):\n {2}line 2:/);
     expect(run.structuredContent).toMatchObject({ success: false, calls: 0, error: { code: 'TYPE_CHECK_FAILED' } });
   });
 
