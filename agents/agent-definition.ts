@@ -16,6 +16,8 @@ export const agentToolSchema = z.looseObject({
   description: z.string().min(1, 'must not be empty'),
   parameters: objectSchema,
   prompt: z.string().min(1, 'must not be empty'),
+  /** Our addition: when given, the answer must be a JSON object and is served as `structuredContent`. */
+  outputSchema: objectSchema.optional(),
 });
 
 export const agentSkillSchema = z.looseObject({

@@ -119,7 +119,7 @@ describe('loadAgent', () => {
     const dir = await agentDir({ metadata: { name: 'a' }, mcpServers: { s: { command: 'node', env: { TOKEN: '${AGENT_TEST_TOKEN}' } } } });
     const agent = await loadAgent(dir, { env: { AGENT_TEST_TOKEN: 'secret-value' } });
     expect(agent.mcpServers.s).toMatchObject({ env: { TOKEN: 'secret-value' } });
-    const error = await loadAgent(dir, { env: {} }).catch((e: unknown) => e as AgentError);
+    const error = (await loadAgent(dir, { env: {} }).catch((e: unknown) => e)) as AgentError;
     expect(error.issues).toEqual([{ path: 'tsagent.json: mcpServers.s.env.TOKEN', message: expect.stringContaining('AGENT_TEST_TOKEN is not set') }]);
   });
 
@@ -141,13 +141,12 @@ describe('resolveAgentModel', () => {
     await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify(file));
     const agent = await loadAgent(dir);
     expect(resolveAgentModel(agent, { model: 'fallback', apiKey: 'fallback-key' }, { AGENT_TEST_KEY: 'k-123456' })).toEqual({ model: 'gpt-test', apiKey: 'k-123456', baseURL: 'http://127.0.0.1:9/v1' });
-    const error = (() => {
-      try {
-        resolveAgentModel(agent, {}, {});
-      } catch (e) {
-        return e as AgentError;
-      }
-    })();
+    let error: AgentError | undefined;
+    try {
+      resolveAgentModel(agent, {}, {});
+    } catch (e) {
+      error = e as AgentError;
+    }
     expect(error?.message).toContain('tsagent.json: providers.openai.OPENAI_API_KEY: environment variable AGENT_TEST_KEY is not set');
   });
 

@@ -1,0 +1,66 @@
+import type { ExtraTool } from '../compiler/index.js';
+import { toModuleName } from '../compiler/names.js';
+import type { RawCapability } from '../compiler/raw-capability.js';
+import { CompileError, defineTool, type AnyFunctionDefinition, type JsonSchema } from '../core/index.js';
+import type { Agent } from './agent.js';
+import { loadAgent, type LoadAgentOptions } from './load-agent.js';
+import type { AgentRunner } from './run-agent.js';
+
+/** `@capabilities/agent-<name>`: the module of a Tools-mode agent. */
+export function agentModuleName(agent: Pick<Agent, 'name'>): string {
+  return `agent-${toModuleName(agent.name)}`;
+}
+
+const STRING_RESULT: JsonSchema = { type: 'string' };
+
+/**
+ * A Tools-mode agent as a capability: one function per tool, its input schema the tool's parameters,
+ * its result the answer text. Other modes have no tools to offer and fail with a `CompileError`.
+ */
+export function agentToRawCapability(agent: Agent): RawCapability {
+  if (agent.mode !== 'tools') {
+    throw new CompileError('AGENT_NOT_TOOLS_MODE', `agent "${agent.name}" (${agent.dir}) is in ${agent.mode} mode; only Tools-mode agents (metadata.tools) become capabilities`);
+  }
+  return {
+    name: agent.name,
+    module: agentModuleName(agent),
+    ...(agent.description !== undefined ? { description: agent.description } : {}),
+    version: agent.version,
+    source: { kind: 'agent', path: agent.dir },
+    config: {},
+    functions: agent.tools.map((tool) => ({
+      toolName: tool.name,
+      description: tool.description,
+      inputSchema: structuredClone(tool.parameters) as unknown as JsonSchema,
+      outputSchema: STRING_RESULT,
+      resultKind: 'value' as const,
+    })),
+  };
+}
+
+/** The compiler's source loader for an agent directory (`source: {kind: 'agent', path}`). */
+export async function loadAgentCapability(dir: string, options: LoadAgentOptions = {}): Promise<RawCapability> {
+  return agentToRawCapability(await loadAgent(dir, options));
+}
+
+/**
+ * The same capability as a `defineTool` definition, for `buildCapabilities({ extraTools })` today: its
+ * handlers run the agent's sessions. Calls made through `createAgentBackend` never reach these handlers.
+ */
+export function agentExtraTool(runner: AgentRunner): ExtraTool {
+  const raw = agentToRawCapability(runner.agent);
+  const functions: Record<string, AnyFunctionDefinition> = {};
+  for (const fn of raw.functions) {
+    functions[fn.toolName] = {
+      ...(fn.description ? { description: fn.description } : {}),
+      parameters: fn.inputSchema,
+      returns: STRING_RESULT,
+      handler: async (args: never, context) => (await runner.callTool(fn.toolName, args as Record<string, unknown>, { signal: context.signal })).text,
+    };
+  }
+  return {
+    definition: defineTool({ name: raw.name, ...(raw.description ? { description: raw.description } : {}), version: runner.agent.version, functions }),
+    module: agentModuleName(runner.agent),
+    source: raw.source,
+  };
+}
