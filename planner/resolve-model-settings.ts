@@ -38,7 +38,12 @@ export function resolveModelSettings(options: ModelSettings = {}, config: ModelS
       [{ path: 'model.apiKey', message: 'missing' }],
     );
   }
-  return { baseURL, model, apiKey, prices: { ...DEFAULT_PRICES, ...config.prices, ...options.prices } };
+  return { baseURL, model, apiKey, prices: resolvePrices(options, config) };
+}
+
+/** The price table: defaults, then the config's `model.prices`, then the call's. */
+export function resolvePrices(options: ModelSettings = {}, config: ModelSettings = {}): PriceTable {
+  return { ...DEFAULT_PRICES, ...config.prices, ...options.prices };
 }
 
 function isOpenAI(baseURL: string): boolean {

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ResolvedConfig } from '../config/index.js';
+import { errorMessage } from '../core/index.js';
+import { createSpace, type Space } from '../space/index.js';
+import { describeBreach, emptyUsage, resolveBudget, type BudgetLimit } from './budget.js';
+import { buildContext, type Turn } from './build-context.js';
+import { createTaskRedactor, type TaskRedactor } from './create-task-redactor.js';
+import { createModelClient, createReplayModelClient, type ModelClient, type ModelReply } from './model-client.js';
+import { parseArguments } from './parse-arguments.js';
+import { performToolCall } from './perform-tool-call.js';
+import type { EmitPlannerEvent, PlannerEvent } from './planner-event.js';
+import { findPrice, priceUsage, readUsage } from './prices.js';
+import { buildSystemPrompt, buildTaskMessage } from './prompt.js';
+import { resolveModelSettings, resolvePrices } from './resolve-model-settings.js';
+import { currentUsage, log, type TaskRun } from './task-run.js';
+import type { ExecuteTaskOptions, TaskResult } from './task-types.js';
+import { createTraceWriter } from './trace-file.js';
+
+const DEFAULT_CONTEXT_LIMIT_CHARS = 60_000;
+const DEFAULT_SUMMARIZE_ABOVE_CHARS = 4_000;
+const NO_CALL_NUDGE = 'Your reply called no function. Every reply must call search_tools, call_tool, run_code or finish; if the task is done, call finish with your summary.';
+
+/**
+ * Gives a task in words to the model, which works through the space's capabilities with four functions
+ * (search_tools, call_tool, run_code, finish) within a budget, and returns a structured result. Throws
+ * before any work for a missing key (`ConfigError`) or an unreachable endpoint (`ModelError`); every
+ * later failure (a budget breach, a failed model request, cancellation) is a result with `success: false`.
+ *
+ * @example
+ * const result = await executeTask('Which morning trains leave Central, and what is the weather there?', { cwd: 'my-space' });
+ * console.log(result.finalSummary, result.budgetUsage.llmCostUsd);
+ */
+export async function executeTask(task: string, options: ExecuteTaskOptions = {}): Promise<TaskResult> {
+  const taskId = options.taskId ?? randomUUID();
+  const limits = resolveBudget(options.budget);
+  const space = options.space ?? (await createSpace({
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.configFile ? { configFile: options.configFile } : {}),
+    ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
+  }));
+  try {
+    const config = space.config;
+    let client: ModelClient;
+    let apiKey: string | undefined;
+    if (options.replay) {
+      client = createReplayModelClient(options.replay, options.model?.model ?? config.model.model ?? 'replay');
+    } else {
+      const settings = resolveModelSettings(options.model, config.model);
+      apiKey = settings.apiKey;
+      client = createModelClient(settings);
+    }
+    await client.check(options.signal);
+    const redactor = createTaskRedactor([...(apiKey ? [apiKey] : []), ...(config.model.apiKey ? [config.model.apiKey] : []), ...serverSecrets(config)]);
+    return await loop(task, taskId, space, client, redactor, options, limits);
+  } finally {
+    if (!options.space) await space.close();
+  }
+}
+
+async function loop(task: string, taskId: string, space: Space, client: ModelClient, redactor: TaskRedactor, options: ExecuteTaskOptions, limits: ReturnType<typeof resolveBudget>): Promise<TaskResult> {
+  const runDir = path.resolve(options.runDir ?? path.join(space.config.outDir, 'runs', taskId));
+  const traceFile = options.trace === false ? undefined : path.resolve(options.trace ?? path.join(runDir, 'trace.jsonl'));
+  const writeTrace = traceFile ? createTraceWriter(traceFile) : undefined;
+  const fullCatalog = await space.catalog();
+  const allow = options.tools?.allow;
+  const functions = allow ? fullCatalog.functions.filter(allow) : fullCatalog.functions;
+  const catalog = {
+    ...fullCatalog,
+    functions,
+    modules: fullCatalog.modules
+      .map((module) => ({ ...module, functions: functions.filter((entry) => entry.module === module.module).length }))
+      .filter((module) => module.functions > 0),
+  };
+  const run: TaskRun = {
+    taskId,
+    space,
+    catalog,
+    allowed: allow ? new Set(functions.map((entry) => entry.id)) : undefined,
+    usage: emptyUsage(limits),
+    step: 0,
+    redactor,
+    emit: () => undefined,
+    logs: [],
+    rawOutputs: [],
+    runDir,
+    summarizeAboveChars: options.summarizeAboveChars ?? DEFAULT_SUMMARIZE_ABOVE_CHARS,
+    signal: options.signal,
+  };
+  const emit: EmitPlannerEvent = (partial) => {
+    const event = redactor.value({ ...partial, taskId, step: run.step, timestamp: new Date().toISOString() } as PlannerEvent);
+    writeTrace?.(event);
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A listener's fault must not end the task.
+    }
+  };
+  run.emit = emit;
+  const safeTask = redactor.text(task);
+  emit({ type: 'task-start', task: safeTask, model: client.model, baseURL: client.baseURL, budget: limits });
+
+  const prices = resolvePrices(options.model, space.config.model);
+  const price = findPrice(client.model, prices);
+  let priceNote = price ? undefined : `no price known for model "${client.model}": its cost is counted as $0; add it to model.prices (USD per million tokens) to enforce maxLlmCostUsd`;
+  if (priceNote) run.logs.push(priceNote);
+
+  const head: ChatCompletionMessageParam[] = [
+    { role: 'system', content: redactor.text(buildSystemPrompt(options.systemPrompt)) },
+    { role: 'user', content: redactor.text(buildTaskMessage(task, options.context)) },
+  ];
+  const turns: Turn[] = [];
+  const contextLimit = options.contextLimitChars ?? DEFAULT_CONTEXT_LIMIT_CHARS;
+
+  const end = (success: boolean, summary: string, error: string | null, result?: unknown): TaskResult => {
+    const finalSummary = redactor.text(summary);
+    emit({ type: 'task-finish', success, summary: finalSummary, error, usage: currentUsage(run.usage) });
+    return {
+      taskId,
+      success,
+      finalSummary,
+      ...(result !== undefined ? { result: redactor.value(result) } : {}),
+      rawOutputs: run.rawOutputs,
+      budgetUsage: currentUsage(run.usage),
+      logs: run.logs,
+      error: error === null ? null : redactor.text(error),
+      runDir,
+    };
+  };
+  const fail = (error: string): TaskResult => end(false, partialSummary(run.logs, error), error);
+  const breach = (limit: BudgetLimit): TaskResult => {
+    const message = describeBreach(limit, run.usage);
+    emit({ type: 'budget-exceeded', limit, message, usage: currentUsage(run.usage) });
+    run.logs.push(message);
+    return fail(message);
+  };
+
+  for (;;) {
+    if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
+    if (run.usage.steps >= limits.maxSteps) return breach('maxSteps');
+    if (run.usage.llmCostUsd > limits.maxLlmCostUsd) return breach('maxLlmCostUsd');
+    run.step = ++run.usage.steps;
+    const context = buildContext(head, turns, contextLimit);
+    let reply: ModelReply;
+    try {
+      reply = await client.complete(context.messages, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
+      run.logs.push(redactor.text(`step ${run.step}: ${errorMessage(error)}`));
+      return fail(errorMessage(error));
+    }
+    const tokens = readUsage(reply.usage);
+    const costUsd = price ? priceUsage(tokens, price) : 0;
+    run.usage.tokens.input += tokens.input;
+    run.usage.tokens.cachedInput += tokens.cachedInput;
+    run.usage.tokens.output += tokens.output;
+    run.usage.llmCostUsd += costUsd;
+    emit({ type: 'model-reply', reply, costUsd, usage: currentUsage(run.usage), ...(priceNote ? { note: priceNote } : {}) });
+    priceNote = undefined;
+    if (run.usage.llmCostUsd > limits.maxLlmCostUsd) return breach('maxLlmCostUsd');
+
+    const calls = reply.message.tool_calls ?? [];
+    const assistant: ChatCompletionAssistantMessageParam = {
+      role: 'assistant',
+      content: reply.message.content === null ? null : redactor.text(reply.message.content),
+      ...(calls.length > 0 ? { tool_calls: redactor.value(calls) } : {}),
+    };
+    if (calls.length === 0) {
+      log(run, 'the reply called no function (asked the model to call one)');
+      turns.push({ messages: [{ ...assistant, content: assistant.content || '(no text)' }, { role: 'user', content: NO_CALL_NUDGE }], digest: `step ${run.step}: replied without calling a function` });
+      continue;
+    }
+    const answers: ChatCompletionMessageParam[] = [];
+    const digests: string[] = [];
+    for (const call of calls) {
+      const parsed = call.type === 'function' ? parseArguments(call.function.name, call.function.arguments) : { tool: 'invalid' as const, error: 'only function calls are understood' };
+      const outcome = await performToolCall(run, parsed);
+      if (outcome.finish) {
+        log(run, 'finish');
+        return end(true, outcome.finish.summary, null, outcome.finish.result);
+      }
+      if (outcome.breach) return breach(outcome.breach);
+      answers.push({ role: 'tool', tool_call_id: call.id, content: outcome.content });
+      digests.push(outcome.digest);
+    }
+    turns.push({ messages: [assistant, ...answers], digest: digests.join('; ') });
+  }
+}
+
+/** What was done before the task stopped, from the logs: no model call is spent on it. */
+function partialSummary(logs: string[], error: string): string {
+  const done = logs.filter((line) => line.startsWith('step '));
+  if (done.length === 0) return `The task stopped before anything was done: ${error}.`;
+  const shown = done.length > 20 ? [`… ${done.length - 20} earlier actions`, ...done.slice(-20)] : done;
+  return `The task stopped before it was finished: ${error}. Done so far:\n${shown.map((line) => `- ${line}`).join('\n')}`;
+}
+
+/** Values of configured MCP servers' env and headers: never shown to the model or written anywhere. */
+function serverSecrets(config: ResolvedConfig): string[] {
+  const values: string[] = [];
+  for (const server of Object.values(config.mcpServers)) {
+    const map = 'env' in server ? server.env : 'headers' in server ? server.headers : undefined;
+    for (const value of Object.values(map ?? {})) if (value.length >= 6) values.push(value);
+  }
+  return values;
+}
+
