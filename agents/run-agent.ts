@@ -58,7 +58,7 @@ export function createAgentRunner(agent: Agent, options: AgentRunnerOptions = {}
   async function run(task: string, runOptions: AgentRunOptions): Promise<AgentAnswer> {
     const contextId = randomUUID();
     const model = resolveAgentModel(agent, options.model, options.env);
-    const executeTask = options.executeTask ?? (await defaultTaskExecutor());
+    const executeTask = options.executeTask ?? defaultTaskExecutor;
     const { space, allow } = await agentSpace();
     const maxSteps = agent.settings.maxTurns;
     let result: AgentTaskResult;

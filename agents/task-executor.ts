@@ -1,4 +1,5 @@
 import type { CatalogEntry } from '../compiler/index.js';
+import { executeTask } from '../planner/index.js';
 import type { Space } from '../space/index.js';
 import type { AgentModel } from './resolve-agent-model.js';
 
@@ -26,11 +27,5 @@ export interface AgentTaskResult {
 
 export type TaskExecutor = (task: string, options: AgentTaskOptions) => Promise<AgentTaskResult>;
 
-/** The planner's `executeTask`, loaded on first use (the planner pulls in the model client). */
-export async function defaultTaskExecutor(): Promise<TaskExecutor> {
-  const planner = (await import(PLANNER_MODULE)) as { executeTask: TaskExecutor };
-  return planner.executeTask;
-}
-
-// A variable specifier keeps the import lazy and lets this file compile before the planner lands.
-const PLANNER_MODULE = '../planner/index.js';
+/** The planner's `executeTask`: what runs an agent's sessions unless told otherwise. */
+export const defaultTaskExecutor: TaskExecutor = executeTask;

@@ -1,0 +1,32 @@
+import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import type { Agent } from '../agent.js';
+
+/**
+ * The A2A v1.0 agent card of an agent: name, description and version from its metadata; its skills
+ * (Autonomous) or one skill per tool (Tools mode); one JSON-RPC interface at `url`.
+ */
+export function buildAgentCard(agent: Agent, url: string): AgentCard {
+  const skills: AgentSkill[] =
+    agent.mode === 'tools'
+      ? agent.tools.map((tool) => skill(tool.name, tool.name, tool.description, ['tool'], []))
+      : agent.skills.map((s) => skill(s.id, s.name, s.description, s.tags ?? [], s.examples ?? []));
+  if (skills.length === 0) skills.push(skill('chat', agent.name, agent.description ?? `Talk to ${agent.name}`, ['chat'], []));
+  return {
+    name: agent.name,
+    description: agent.description ?? agent.name,
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    provider: undefined,
+    version: agent.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain'],
+    skills,
+    signatures: [],
+  };
+}
+
+function skill(id: string, name: string, description: string, tags: string[], examples: string[]): AgentSkill {
+  return { id, name, description, tags, examples, inputModes: [], outputModes: [], securityRequirements: [] };
+}

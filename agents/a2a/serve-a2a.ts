@@ -1,0 +1,136 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { A2A_VERSION_HEADER, AGENT_CARD_PATH, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
+import {
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  UnauthenticatedUser,
+  defaultServerCallContextBuilder,
+  validateVersion,
+} from '@a2a-js/sdk/server';
+import { toModuleName } from '../../compiler/names.js';
+import { errorMessage } from '../../core/index.js';
+import type { AgentRunner } from '../run-agent.js';
+import { buildAgentCard } from './agent-card.js';
+import { createAgentExecutor } from './agent-executor.js';
+
+export interface A2AServeOptions {
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningA2AServer {
+  /** `http://host:port` */
+  origin: string;
+  /** Each agent's base URL (`<origin>/agents/<name>/`; its card is `<url>.well-known/agent-card.json`). */
+  agents: { name: string; url: string }[];
+  close(): Promise<void>;
+}
+
+interface Mounted {
+  handler: DefaultRequestHandler;
+  transport: JsonRpcTransportHandler;
+}
+
+/**
+ * Serves agents over A2A v1.0 (JSON-RPC binding): each at `/agents/<kebab-name>/`, with its card at
+ * `/agents/<name>/.well-known/agent-card.json`. With one agent, its card is also at the root
+ * `/.well-known/agent-card.json`. Blocking and streaming sends, task lookup and cancellation are the
+ * SDK's `DefaultRequestHandler` over an in-memory task store.
+ */
+export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions): Promise<RunningA2AServer> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? (() => undefined);
+  const mounted = new Map<string, Mounted>();
+  const httpServer = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      log(`A2A request failed: ${errorMessage(error)}`);
+      if (!response.headersSent) json(response, 500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } });
+      else if (!response.writableEnded) response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port, host, () => resolve());
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const agents: { name: string; url: string }[] = [];
+  for (const runner of runners) {
+    let slug = toModuleName(runner.agent.name) || 'agent';
+    for (let n = 2; mounted.has(slug); n++) slug = `${toModuleName(runner.agent.name)}-${n}`;
+    const url = `${origin}/agents/${slug}/`;
+    const handler = new DefaultRequestHandler(buildAgentCard(runner.agent, url), new InMemoryTaskStore(), createAgentExecutor(runner));
+    mounted.set(slug, { handler, transport: new JsonRpcTransportHandler(handler) });
+    agents.push({ name: runner.agent.name, url });
+    log(`A2A: agent "${runner.agent.name}" at ${url} (card ${url}${AGENT_CARD_PATH})`);
+  }
+  const only = mounted.size === 1 ? [...mounted.values()][0] : undefined;
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    const match = /^\/agents\/([^/]+)\/?(.*)$/.exec(pathname);
+    const target = match ? mounted.get(match[1] ?? '') : only;
+    const rest = match ? match[2] ?? '' : pathname.replace(/^\//, '');
+    if (!target) return json(response, 404, { error: `no agent here; agents: ${agents.map((a) => a.url).join(', ')}` });
+    if (request.method === 'GET' && rest === AGENT_CARD_PATH) return json(response, 200, await target.handler.getAgentCard());
+    if (request.method !== 'POST' || rest !== '') return json(response, 404, { error: `not found: POST JSON-RPC to the agent's URL, GET its card at ${AGENT_CARD_PATH}` });
+    await handleJsonRpc(target, request, response);
+  }
+
+  return {
+    origin,
+    agents,
+    async close() {
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+async function handleJsonRpc(target: Mounted, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const body = await readBody(request);
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return json(response, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the body is not JSON' } });
+  }
+  const id = parsed.id ?? null;
+  const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
+  const requestedVersion = typeof header === 'string' ? header : undefined;
+  try {
+    const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: request.headers, ...(requestedVersion ? { requestedVersion } : {}) });
+    validateVersion(context.requestedVersion, await target.handler.getAgentCard(), 'JSONRPC');
+    const result = await target.transport.handle(parsed, context);
+    if (!isAsyncIterable(result)) return json(response, 200, result);
+    response.writeHead(200, SSE_HEADERS);
+    try {
+      for await (const event of result) response.write(formatSSEEvent(event));
+    } catch (error) {
+      response.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }));
+    }
+    response.end();
+  } catch (error) {
+    if (response.headersSent) return void response.end();
+    json(response, 200, { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callReply, startScriptedModelServer, type ChatRequestBody, type ScriptedModelServer, type ScriptedReply } from '../test/support/scripted-model-server.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
+import { loadAgent } from './load-agent.js';
+import { createAgentRunner, type AgentRunner } from './run-agent.js';
+
+const GUIDE = new URL('./__fixtures__/station-guide', import.meta.url).pathname;
+
+/** The model of the station guide: look the station up, then finish with what the tool said. */
+export function stationGuideModel(request: ChatRequestBody): ScriptedReply {
+  const text = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
+  const task = text(request.messages.find((m) => m.role === 'user')?.content);
+  const station = /about (\w+) station/.exec(task)?.[1] ?? 'Unknown';
+  const last = request.messages.at(-1);
+  if (last?.role === 'tool') return callReply('finish', { summary: `${station}: ${/"accessible":\s*true/.test(text(last.content)) ? 'step-free' : 'not step-free'}` });
+  return callReply('call_tool', { name: 'mcp-stations.stationInfo', arguments: { name: station } });
+}
+
+describe('agent sessions', () => {
+  let model: ScriptedModelServer;
+  let runner: AgentRunner;
+  beforeAll(async () => {
+    model = await startScriptedModelServer(stationGuideModel, { apiKey: 'test-key' });
+    const agent = await loadAgent(GUIDE);
+    runner = createAgentRunner(agent, { outDir: path.join(await makeTempDir('agent-run'), 'out'), env: { AGENT_TEST_MODEL_URL: model.baseURL, AGENT_TEST_MODEL_KEY: 'test-key' } });
+  });
+  afterAll(async () => {
+    await runner?.close();
+    await model?.close();
+  });
+
+  it('runs a tool call as a headless session with the agent prompt, rules, references and its own MCP tools', async () => {
+    const answer = await runner.callTool('describe_station', { name: 'Harbor' });
+    expect(answer.text).toBe('Harbor: step-free');
+    const requests = model.chatRequests();
+    const first = requests.find((r) => JSON.stringify(r.messages).includes('about Harbor station'));
+    const system = String(first?.messages[0]?.content);
+    expect(system).toContain('You are the Station Guide of the city rail network.');
+    expect(system).toContain('Always say whether the station is step-free.');
+    expect(system).toContain('IC = intercity');
+    expect(first?.model).toBe('scripted-model');
+    expect(JSON.stringify(first?.messages)).toContain('Tell a traveller about Harbor station; they need: general information. (Answer as tool describe_station.)');
+  });
+});
