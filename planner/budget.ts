@@ -46,7 +46,7 @@ export function emptyUsage(limits: Budget): BudgetUsage {
 /** One line for the model and the progress log: `step 3/10, tool calls 4/30, code runs 1/3, $0.0021/$0.50`. */
 export function describeUsage(usage: BudgetUsage): string {
   const { limits } = usage;
-  return `step ${usage.steps}/${limits.maxSteps}, tool calls ${usage.toolCalls}/${limits.maxToolCalls}, code runs ${usage.codeRuns}/${limits.maxCodeRuns}, $${usage.llmCostUsd.toFixed(4)}/$${limits.maxLlmCostUsd.toFixed(2)}`;
+  return `step ${usage.steps}/${limits.maxSteps}, tool calls ${usage.toolCalls}/${limits.maxToolCalls}, code runs ${usage.codeRuns}/${limits.maxCodeRuns}, $${usage.llmCostUsd.toFixed(4)}/$${limits.maxLlmCostUsd}`;
 }
 
 /** The message of a breach, naming the limit. */
@@ -60,6 +60,6 @@ export function describeBreach(limit: BudgetLimit, usage: BudgetUsage): string {
     case 'maxCodeRuns':
       return `budget exceeded: maxCodeRuns (${limits.maxCodeRuns} code runs used, another was asked for)`;
     case 'maxLlmCostUsd':
-      return `budget exceeded: maxLlmCostUsd ($${usage.llmCostUsd.toFixed(4)} spent, limit $${limits.maxLlmCostUsd.toFixed(2)})`;
+      return `budget exceeded: maxLlmCostUsd ($${usage.llmCostUsd.toFixed(4)} spent, limit $${limits.maxLlmCostUsd})`;
   }
 }

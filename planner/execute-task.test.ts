@@ -41,7 +41,7 @@ describe('executeTask', () => {
     expect(first?.tools?.map((tool) => tool.function.name)).toEqual(['search_tools', 'call_tool', 'run_code', 'finish']);
     expect(first?.messages[0]).toEqual({ role: 'system', content: PLANNER_PROMPT });
     expect(first?.messages[1]).toEqual({ role: 'user', content: 'Task: How many customers are called Acme?\n\nContext:\nThe user works in support.' });
-    expect(toolAnswer(server, 1, 'call_1_1')).toMatchObject({ ok: true, value: [{ id: 'c-001' }, { id: 'c-004' }], budget: expect.stringMatching(/^step 1\/10, tool calls 1\/30/) });
+    expect(toolAnswer(server, 1, 'call_1_1')).toMatchObject({ ok: true, value: [{ id: 'c-001' }, { id: 'c-004' }], budget: expect.stringMatching(/^step 1\/10, tool calls 1\/30, code runs 0\/3, \$0\.0006\/\$0\.5$/) });
     expect(second?.messages).toHaveLength(4);
     expect(events.map((event) => event.type)).toEqual(['task-start', 'model-reply', 'tool-call', 'model-reply', 'task-finish']);
     expect(events.every((event) => event.taskId === result.taskId)).toBe(true);

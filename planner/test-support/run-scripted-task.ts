@@ -21,10 +21,10 @@ export async function runScriptedTask(space: Space, script: Script, options: Exe
   try {
     const result = await executeTask(task, {
       space,
-      model: { baseURL: server.baseURL, model: TEST_MODEL, apiKey: TEST_KEY },
       runDir: await makeTempDir('planner-run'),
       trace: false,
       ...options,
+      model: { baseURL: server.baseURL, model: TEST_MODEL, apiKey: TEST_KEY, ...options.model },
       onEvent: (event) => {
         events.push(event);
         options.onEvent?.(event);
