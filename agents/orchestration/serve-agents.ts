@@ -1,0 +1,37 @@
+import { createAgentDirectory, type AgentDirectory } from './agent-directory.js';
+import { loadOrchestrationConfig } from './load-orchestration-config.js';
+import { createOrchestrationMcpServer } from './orchestration-mcp-server.js';
+import { createOrchestrationTools, type OrchestrationTools } from './orchestration-tools.js';
+import { createSessionStore } from './session-store.js';
+import { serveMcp, type McpServeOptions, type RunningMcpServer } from '../mcp/serve-mcp.js';
+import type { AgentRunnerOptions } from '../run-agent.js';
+
+export const ORCHESTRATION_SERVER_INFO = { name: 'agent-spaces-agents', version: '0.1.0' };
+
+export interface ServeAgentsOptions extends McpServeOptions, Omit<AgentRunnerOptions, 'outDir'> {
+  cwd?: string;
+}
+
+export interface RunningAgentsServer extends RunningMcpServer {
+  tools: OrchestrationTools;
+  directory: AgentDirectory;
+}
+
+/** `agent-spaces agents serve <config>`: list_agents, execute_agent and get_agent_memory over MCP. */
+export async function serveAgents(inputs: string[], options: ServeAgentsOptions = {}): Promise<RunningAgentsServer> {
+  const config = await loadOrchestrationConfig(inputs, options.cwd);
+  const model = options.model ?? config.model;
+  const directory = createAgentDirectory(config.agents, { ...options, ...(model ? { model } : {}) });
+  const tools = createOrchestrationTools(directory, createSessionStore(config.sessionsDir));
+  const running = await serveMcp(() => createOrchestrationMcpServer(tools, ORCHESTRATION_SERVER_INFO), options);
+  options.log?.(`agents: ${config.agents.length} agent(s), sessions in ${config.sessionsDir}; serving MCP ${running.url ?? 'on stdio'}`);
+  return {
+    tools,
+    directory,
+    ...(running.url ? { url: running.url } : {}),
+    async close() {
+      await running.close();
+      await directory.close();
+    },
+  };
+}
