@@ -3,6 +3,7 @@ import { buildCommand, listCommand } from './commands/capabilities.js';
 import { demoCommand } from './commands/demo.js';
 import { runCommand } from './commands/run.js';
 import { serveCommand } from './commands/serve.js';
+import { parseBudgetOptions, taskCommand } from './commands/task.js';
 import { reportError, UsageError } from './output.js';
 
 const HELP = `agent-spaces — let an LLM act by writing TypeScript against typed @capabilities/* modules
@@ -14,6 +15,10 @@ Usage:
   agent-spaces serve [--http <port>] [--host <addr>] [--token <t>]
                                                        serve the space as an MCP server (stdio by default):
                                                        tools search_tools, get_types, execute_code
+  agent-spaces task "<task>" [options]                 give a task in words to the model (planner): it searches,
+                                                       calls tools and runs code within a budget; progress on
+                                                       stderr, the summary on stdout
+  agent-spaces task --replay <trace.jsonl>             re-run a recorded task's model replies against the tools
   agent-spaces demo                                    build the example space and run examples/programs/morning-trains.ts
 
 Options:
@@ -22,12 +27,20 @@ Options:
   --json                 machine-readable output on stdout
   --force                (build) re-emit every module even when unchanged
   --no-check             (run) skip the type-check against the built declarations
-  --approve <all|none>   (run) answer approval requests without asking (default: ask on a terminal, deny otherwise)
+  --approve <all|none>   (run, task) answer approval requests without asking (default: ask on a terminal, deny otherwise)
   --isolation <mode>     (run) worker (default: pooled sandbox processes) or in-process (trusted code only)
   --timeout <ms>         (run) wall-clock limit of the run
   --http <port>          (serve) Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp
   --host <addr>          (serve) address to bind (default 127.0.0.1)
   --token <t>            (serve) require "Authorization: Bearer <t>" (default: $AGENT_SPACES_SERVE_TOKEN)
+  --model <id>           (task) model id (default: config model.model, $AGENT_SPACES_MODEL, gpt-4.1-mini)
+  --base-url <url>       (task) OpenAI-compatible endpoint (default: config, $AGENT_SPACES_BASE_URL, OpenAI);
+                         a key ($OPENAI_API_KEY or model.apiKey) is required for OpenAI, optional elsewhere
+  --context <text>       (task) extra context for the model
+  --trace <file>         (task) write the trace (events and model replies, JSON lines) to this file
+  --replay <file>        (task) replay a trace's model replies instead of asking a model
+  --budget-steps <n>     (task) most model steps (default 10); also --budget-tool-calls <n> (30),
+                         --budget-code-runs <n> (3), --budget-cost <usd> (0.5)
   -v, --verbose          (run) print every capability call and approval on stderr
   -h, --help             this help
 
@@ -54,6 +67,15 @@ export async function main(argv: string[]): Promise<number> {
         host: { type: 'string' },
         token: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', default: false },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        context: { type: 'string' },
+        trace: { type: 'string' },
+        replay: { type: 'string' },
+        'budget-steps': { type: 'string' },
+        'budget-tool-calls': { type: 'string' },
+        'budget-code-runs': { type: 'string' },
+        'budget-cost': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -101,6 +123,19 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.host !== undefined ? { host: values.host } : {}),
           ...(values.token !== undefined ? { token: values.token } : {}),
           ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+        });
+      case 'task':
+        if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the task: agent-spaces task "<task>")`);
+        return await taskCommand({
+          ...common,
+          ...(sub !== undefined ? { task: sub } : {}),
+          budget: parseBudgetOptions(values),
+          ...(values.trace !== undefined ? { trace: values.trace } : {}),
+          ...(values.replay !== undefined ? { replay: values.replay } : {}),
+          ...(values.approve !== undefined ? { approve: values.approve } : {}),
+          ...(values.model !== undefined ? { model: values.model } : {}),
+          ...(values['base-url'] !== undefined ? { baseURL: values['base-url'] } : {}),
+          ...(values.context !== undefined ? { context: values.context } : {}),
         });
       case 'demo':
         return await demoCommand(common);

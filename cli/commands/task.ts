@@ -1,0 +1,108 @@
+import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
+import { createCliApprovalHandler } from '../approval-prompt.js';
+import { printJson, progress, UsageError } from '../output.js';
+
+export interface TaskCommandOptions {
+  cwd: string;
+  config?: string;
+  /** The task in words; with `replay`, defaults to the recorded task. */
+  task?: string;
+  json: boolean;
+  trace?: string;
+  replay?: string;
+  budget: Partial<Budget>;
+  approve?: string;
+  model?: string;
+  baseURL?: string;
+  context?: string;
+}
+
+/** `agent-spaces task "<task>"`: progress on stderr, the summary (or `--json` TaskResult) on stdout. */
+export async function taskCommand(options: TaskCommandOptions): Promise<number> {
+  const recorded = options.replay ? await readTrace(options.replay) : undefined;
+  const task = options.task ?? recorded?.task;
+  if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
+  const approvalHandler = createCliApprovalHandler(options.approve);
+  const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
+  const taskOptions: ExecuteTaskOptions = {
+    cwd: options.cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+    ...(approvalHandler ? { approvalHandler } : {}),
+    ...(recorded ? { replay: recorded.replies } : {}),
+    ...(options.trace ? { trace: options.trace } : {}),
+    ...(options.context ? { context: options.context } : {}),
+    model,
+    budget: options.budget,
+    onEvent: printProgress,
+  };
+  if (recorded) progress(`replaying ${recorded.replies.length} recorded model replies from ${options.replay ?? ''}`);
+  let result: TaskResult;
+  try {
+    result = await executeTask(task, taskOptions);
+  } catch (error) {
+    // An endpoint that cannot be reached or refuses the key is a configuration problem.
+    if (error instanceof ModelError && (error.code === 'MODEL_UNREACHABLE' || error.code === 'MODEL_AUTH_FAILED')) {
+      progress(`agent-spaces: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options.json) printJson(result);
+  else process.stdout.write(`${result.finalSummary}\n${result.result !== undefined ? `${JSON.stringify(result.result, null, 2)}\n` : ''}`);
+  return result.success ? 0 : 1;
+}
+
+function printProgress(event: PlannerEvent): void {
+  switch (event.type) {
+    case 'task-start':
+      progress(`task ${event.taskId} with ${event.model} (${event.baseURL}); budget ${event.budget.maxSteps} steps, ${event.budget.maxToolCalls} tool calls, ${event.budget.maxCodeRuns} code runs, $${event.budget.maxLlmCostUsd}`);
+      break;
+    case 'model-reply': {
+      const calls = event.reply.message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : call.type)) ?? [];
+      progress(`[step ${event.step}] ${calls.length > 0 ? calls.join(', ') : 'no function call'} — $${event.usage.llmCostUsd.toFixed(4)} so far`);
+      if (event.note) progress(`  note: ${event.note}`);
+      break;
+    }
+    case 'search-run':
+      progress(`  search "${event.query}" → ${event.matches} of ${event.total}`);
+      break;
+    case 'tool-call':
+      progress(`  call ${event.name} ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''} ${event.error?.message ?? ''}`} (${Math.round(event.durationMs)} ms)`);
+      break;
+    case 'code-run':
+      progress(`  code run ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''}`}, ${event.calls} call${event.calls === 1 ? '' : 's'} (${Math.round(event.durationMs)} ms)${event.counted ? '' : ' [not counted: did not type-check]'}`);
+      break;
+    case 'summary-created':
+      progress(`  large result (${event.originalChars} chars) summarised; full data at ${event.storageRef ?? '-'}`);
+      break;
+    case 'budget-exceeded':
+      progress(`  ${event.message}`);
+      break;
+    case 'task-finish': {
+      const usage = event.usage;
+      progress(`${event.success ? '✓ finished' : `✗ ${event.error ?? 'failed'}`} — ${usage.steps} steps, ${usage.toolCalls} tool calls, ${usage.codeRuns} code runs, $${usage.llmCostUsd.toFixed(4)}`);
+      break;
+    }
+  }
+}
+
+/** Reads `--budget-*` options into a partial budget; bad numbers are usage errors. */
+export function parseBudgetOptions(values: { [flag: string]: unknown }): Partial<Budget> {
+  const budget: Partial<Budget> = {};
+  const fields: [string, keyof Budget, boolean][] = [
+    ['budget-steps', 'maxSteps', true],
+    ['budget-tool-calls', 'maxToolCalls', true],
+    ['budget-code-runs', 'maxCodeRuns', true],
+    ['budget-cost', 'maxLlmCostUsd', false],
+  ];
+  for (const [flag, key, integer] of fields) {
+    const raw = values[flag];
+    if (typeof raw !== 'string') continue;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+      throw new UsageError(`--${flag} takes ${integer ? 'a whole number' : 'a number of US dollars'} ≥ 0 (got "${raw}")`);
+    }
+    budget[key] = value;
+  }
+  return budget;
+}
