@@ -81,4 +81,19 @@ describe('agent-spaces task', () => {
     const noTask = await cli(['task'], { cwd: space.root, env });
     expect(noTask.exitCode).toBe(2);
   });
+
+describe('examples/execute-task.ts', () => {
+  const run = (args: string[]) => execa(process.execPath, ['--no-node-snapshot', '--import', 'tsx', path.join(REPO, 'examples/execute-task.ts'), ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+
+  it('passes its self-check against the scripted model', async () => {
+    const result = await run(['--self-check']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('self-check passed');
+  });
+
+  it('says what to set when no model is configured, and exits 0', async () => {
+    const result = await run([]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/Set OPENAI_API_KEY .*AGENT_SPACES_BASE_URL/);
+  });
 });
