@@ -81,6 +81,7 @@ describe('agent-spaces task', () => {
     const noTask = await cli(['task'], { cwd: space.root, env });
     expect(noTask.exitCode).toBe(2);
   });
+});
 
 describe('examples/execute-task.ts', () => {
   const run = (args: string[]) => execa(process.execPath, ['--no-node-snapshot', '--import', 'tsx', path.join(REPO, 'examples/execute-task.ts'), ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
