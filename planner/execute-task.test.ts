@@ -125,4 +125,29 @@ describe('executeTask', () => {
     expect(toolAnswer(server, 3, 'call_3_1')).toMatchObject({ ok: false, error: { code: 'FORBIDDEN', message: expect.stringMatching(/crm\.createTicket is not available/) } });
     expect(result.budgetUsage).toMatchObject({ toolCalls: 0, codeRuns: 0 });
   });
+
+  it('creates (and closes) its own space from cwd, with the approval handler it is given', async () => {
+    const { root } = await makeExampleSpace('planner-own');
+    const asked: string[] = [];
+    const { result, server } = await runScriptedTask(
+      undefined,
+      [callReply('call_tool', { name: 'crm.createTicket', arguments: { customerId: 'c-002', subject: 'VPN down', priority: 'high' } }), callReply('finish', { summary: 'ticket created' })],
+      { cwd: root, approvalHandler: (request) => (asked.push(request.message), true) },
+    );
+    expect(asked).toEqual(['Create high ticket for customer c-002: "VPN down"?']);
+    expect(toolAnswer(server, 1, 'call_1_1')).toMatchObject({ ok: true, value: { customerId: 'c-002', subject: 'VPN down' } });
+    expect(result.success).toBe(true);
+  });
+
+  it('stops when its signal is aborted, with what was done so far', async () => {
+    const controller = new AbortController();
+    const { result } = await runScriptedTask(space, [callReply('call_tool', { name: 'crm.listTickets' }), callReply('finish', { summary: 'never' })], {
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'tool-call') controller.abort(new Error('the user pressed Ctrl-C'));
+      },
+    });
+    expect(result).toMatchObject({ success: false, error: 'cancelled: the user pressed Ctrl-C', budgetUsage: { steps: 1 } });
+    expect(result.finalSummary).toMatch(/call_tool crm\.listTickets → ok/);
+  });
 });

@@ -14,13 +14,13 @@ export interface ScriptedTask {
   events: PlannerEvent[];
 }
 
-/** Runs a task on `space` against a scripted model server through the real openai client. */
-export async function runScriptedTask(space: Space, script: Script, options: ExecuteTaskOptions = {}, task = 'the task'): Promise<ScriptedTask> {
+/** Runs a task on `space` (or one made from `options.cwd`) against a scripted model server through the real openai client. */
+export async function runScriptedTask(space: Space | undefined, script: Script, options: ExecuteTaskOptions = {}, task = 'the task'): Promise<ScriptedTask> {
   const server = await startScriptedModelServer(script, { apiKey: TEST_KEY });
   const events: PlannerEvent[] = [];
   try {
     const result = await executeTask(task, {
-      space,
+      ...(space ? { space } : {}),
       runDir: await makeTempDir('planner-run'),
       trace: false,
       ...options,
