@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEntry } from '../compiler/index.js';
+import type { CatalogEntry } from './catalog-types.js';
 import { checkCodeAccess } from './check-code-access.js';
 
 function entry(module: string, namespace: string, fn: string): CatalogEntry {

@@ -1,4 +1,4 @@
-import type { CatalogEntry } from '../compiler/index.js';
+import type { CatalogEntry } from './catalog-types.js';
 import { CAPABILITY_PREFIX } from '../core/index.js';
 
 /** The module re-exporting every standard-library namespace (`import { fs } from '@capabilities/std'`). */

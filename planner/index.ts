@@ -20,3 +20,4 @@ export { readTrace } from './trace-file.js';
 export type { RecordedTask } from './trace-file.js';
 export { createTaskRedactor } from './create-task-redactor.js';
 export type { TaskRedactor } from './create-task-redactor.js';
+export type { Catalog, CatalogEntry } from './catalog-types.js';

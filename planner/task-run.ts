@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog } from '../compiler/index.js';
+import type { Catalog } from './catalog-types.js';
 import type { Space } from '../space/index.js';
 import { describeUsage, type BudgetUsage } from './budget.js';
 import type { TaskRedactor } from './create-task-redactor.js';

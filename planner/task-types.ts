@@ -1,4 +1,4 @@
-import type { CatalogEntry } from '../compiler/index.js';
+import type { CatalogEntry } from './catalog-types.js';
 import type { ApprovalHandler } from '../core/index.js';
 import type { Space } from '../space/index.js';
 import type { Budget, BudgetUsage } from './budget.js';
