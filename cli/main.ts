@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { agentServeCommand } from './commands/agent.js';
+import { agentsServeCommand } from './commands/agents.js';
 import { buildCommand, listCommand } from './commands/capabilities.js';
 import { demoCommand } from './commands/demo.js';
 import { runCommand } from './commands/run.js';
@@ -19,6 +21,10 @@ Usage:
                                                        calls tools and runs code within a budget; progress on
                                                        stderr, the summary on stdout
   agent-spaces task --replay <trace.jsonl>             re-run a recorded task's model replies against the tools
+  agent-spaces agent serve <dir> [--http <port>]       serve a Tools-mode agent directory as an MCP server (stdio by default)
+  agent-spaces agent serve <dir...> --a2a <port>       serve agent directories as A2A servers (cards at /agents/<name>/)
+  agent-spaces agents serve <config | dir... | url...> [--http <port>]
+                                                       MCP tools list_agents, execute_agent, get_agent_memory
   agent-spaces demo                                    build the example space and run examples/programs/morning-trains.ts
 
 Options:
@@ -76,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
         'budget-tool-calls': { type: 'string' },
         'budget-code-runs': { type: 'string' },
         'budget-cost': { type: 'string' },
+        a2a: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -137,6 +144,12 @@ export async function main(argv: string[]): Promise<number> {
           ...(values['base-url'] !== undefined ? { baseURL: values['base-url'] } : {}),
           ...(values.context !== undefined ? { context: values.context } : {}),
         });
+      case 'agent':
+        if (sub !== 'serve') throw new UsageError(`unknown subcommand "agent ${sub ?? ''}" (serve)`);
+        return await agentServeCommand({ cwd, dirs: rest, ...pick(values, ['http', 'a2a', 'host', 'token']) });
+      case 'agents':
+        if (sub !== 'serve') throw new UsageError(`unknown subcommand "agents ${sub ?? ''}" (serve)`);
+        return await agentsServeCommand({ cwd, inputs: rest, ...pick(values, ['http', 'host', 'token']) });
       case 'demo':
         return await demoCommand(common);
       default:
@@ -145,6 +158,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
+}
+
+/** The given string options that were set. */
+function pick<K extends string>(values: Partial<Record<K, unknown>>, keys: K[]): Partial<Record<K, string>> {
+  const picked: Partial<Record<K, string>> = {};
+  for (const key of keys) if (typeof values[key] === 'string') picked[key] = values[key];
+  return picked;
 }
 
 const exitCode = await main(process.argv.slice(2));
