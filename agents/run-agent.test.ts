@@ -1,21 +1,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callReply, startScriptedModelServer, type ChatRequestBody, type ScriptedModelServer, type ScriptedReply } from '../test/support/scripted-model-server.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { stationGuideModel } from './__fixtures__/station-guide-model.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { loadAgent } from './load-agent.js';
 import { createAgentRunner, type AgentRunner } from './run-agent.js';
 
 const GUIDE = new URL('./__fixtures__/station-guide', import.meta.url).pathname;
-
-/** The model of the station guide: look the station up, then finish with what the tool said. */
-export function stationGuideModel(request: ChatRequestBody): ScriptedReply {
-  const text = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
-  const task = text(request.messages.find((m) => m.role === 'user')?.content);
-  const station = /about (\w+) station/.exec(task)?.[1] ?? 'Unknown';
-  const last = request.messages.at(-1);
-  if (last?.role === 'tool') return callReply('finish', { summary: `${station}: ${/"accessible":\s*true/.test(text(last.content)) ? 'step-free' : 'not step-free'}` });
-  return callReply('call_tool', { name: 'mcp-stations.stationInfo', arguments: { name: station } });
-}
 
 describe('agent sessions', () => {
   let model: ScriptedModelServer;

@@ -60,6 +60,7 @@ export function createAgentRunner(agent: Agent, options: AgentRunnerOptions = {}
     const model = resolveAgentModel(agent, options.model, options.env);
     const executeTask = options.executeTask ?? defaultTaskExecutor;
     const { space, allow } = await agentSpace();
+    runOptions.signal?.throwIfAborted(); // cancelled while the space was starting
     const maxSteps = agent.settings.maxTurns;
     let result: AgentTaskResult;
     try {
