@@ -1,5 +1,6 @@
 /**
- * JavaScript evaluated first in every fresh context. It receives three host callbacks and defines
+ * JavaScript evaluated first in every fresh context. It receives three host callbacks (and the call
+ * limit, checked here too so a loop of calls cannot flood the host) and defines
  * the only non-standard globals the program sees: `console` (captured into logs) and the host global
  * the capability proxies call. It returns `deliver` (settles a call) and `run` (runs the program's
  * wrapped main and reports its result or error as JSON). Everything the host reads from here crosses
@@ -8,7 +9,8 @@
 import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
 
 export const BOOTSTRAP_SOURCE = String.raw`
-const send = $0, writeLog = $1, complete = $2;
+const send = $0, writeLog = $1, complete = $2, settings = $3;
+let callsMade = 0;
 const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
 const TOOL_ERROR = Symbol('toolError');
 const pending = new Map();
@@ -61,48 +63,41 @@ globalThis.console = Object.freeze({
   log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug'), trace: logger('debug'),
 });
 
-const host = Object.freeze({
-  call(capability, fn, args, resultMode) {
-    // Created here so its stack points at the program line that made the call.
-    const error = new Error('capability call failed');
-    return new Promise((resolve, reject) => {
-      let json;
-      try {
-        json = JSON.stringify(args === undefined ? null : args);
-      } catch (cause) {
-        error.message = 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => cause.message, 'unknown reason');
-        error.name = 'TypeError';
-        reject(error);
-        return;
-      }
-      const id = ++nextId;
-      pending.set(id, { resolve, reject, error, capability: String(capability), fn: String(fn) });
-      const refused = send(id, String(capability), String(fn), json, resultMode === 'full' ? 'full' : 'value');
-      if (typeof refused === 'string') deliver(id, false, refused);
-    });
-  },
-});
+// An async function, so that a failed call's error is created after the await: V8 then appends the
+// awaiting program frames ("at async ...") to its stack for free, instead of a stack capture per call.
+async function call(capability, fn, args, resultMode) {
+  capability = String(capability);
+  fn = String(fn);
+  let json;
+  try {
+    json = JSON.stringify(args === undefined ? null : args);
+  } catch (cause) {
+    throw new TypeError('arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => cause.message, 'unknown reason'));
+  }
+  const id = ++nextId;
+  const outcome = new Promise((resolve) => pending.set(id, resolve));
+  if (++callsMade > settings.maxCalls) deliver(id, false, settings.callLimitError.replace('{capability}', capability).replace('{function}', fn));
+  else send(id, capability, fn, json, resultMode === 'full' ? 'full' : 'value');
+  const { ok, payload } = await outcome;
+  if (ok) return payload;
+  const data = payload.data || {};
+  const error = new Error(payload.message);
+  error.name = 'ToolCallError';
+  error.code = data.code || 'TOOL_FAILED';
+  error.capability = data.capability || capability;
+  error.function = data.function || fn;
+  if (data.details !== undefined) error.details = data.details;
+  Object.defineProperty(error, TOOL_ERROR, { value: true });
+  throw error;
+}
+const host = Object.freeze({ call });
 Object.defineProperty(globalThis, HOST_GLOBAL, { value: host, enumerable: false, writable: false, configurable: false });
 
 function deliver(id, ok, json) {
-  const entry = pending.get(id);
-  if (entry === undefined) return;
+  const resolve = pending.get(id);
+  if (resolve === undefined) return;
   pending.delete(id);
-  if (ok) {
-    entry.resolve(JSON.parse(json));
-    return;
-  }
-  const wire = JSON.parse(json);
-  const data = wire.data || {};
-  const error = entry.error;
-  error.name = 'ToolCallError';
-  error.message = wire.message;
-  error.code = data.code || 'TOOL_FAILED';
-  error.capability = data.capability || entry.capability;
-  error.function = data.function || entry.fn;
-  if (data.details !== undefined) error.details = data.details;
-  Object.defineProperty(error, TOOL_ERROR, { value: true });
-  entry.reject(error);
+  resolve({ ok, payload: JSON.parse(json) });
 }
 
 function toJson(value, path, stack) {

@@ -74,6 +74,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   };
 
   const kill = (worker: Worker): void => {
+    // Stay alive until the exit is seen, so the replacement starts.
+    worker.child.ref();
     worker.child.kill('SIGKILL');
   };
 
@@ -81,7 +83,6 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     const child = fork(entry.file, [], { execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
     const worker: Worker = { child, pid: child.pid ?? -1, ready: false, stderr: '' };
     workers.add(worker);
-    child.unref();
     child.stderr?.on('data', (chunk: Buffer) => {
       worker.stderr = (worker.stderr + chunk.toString('utf8')).slice(-2000);
     });
@@ -95,6 +96,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     switch (message.type) {
       case 'ready':
         worker.ready = true;
+        // An idle worker must not keep the host alive; a starting or busy one does.
+        worker.child.unref();
         startFailures = 0;
         makeIdle(worker);
         return;

@@ -1,0 +1,148 @@
+/**
+ * Runtime benchmark: cold runs of a trivial program (pooled worker, in-process) against a `node -e`
+ * subprocess and a worker thread per run; per-call overhead of sequential and parallel calls in
+ * both isolation modes; how parallel slow calls overlap; how fast a stuck worker is replaced; and
+ * the cost of compiling and type-checking a program.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CapabilityCallHandler } from '../core/protocol.js';
+import { createSandbox } from '../runtime/create-sandbox.js';
+import { compileProgram } from '../runtime/program/compile-program.js';
+import type { Sandbox } from '../runtime/sandbox.js';
+import { createTypeChecker } from '../runtime/type-check.js';
+
+const OUT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'runtime', '__fixtures__', 'build');
+const TRIVIAL = 'return 1 + 1;';
+const SEQUENTIAL = "import { add } from '@capabilities/math';\nlet sum = 0;\nfor (let i = 0; i < 1000; i++) sum = await add({ a: sum, b: 1 });\nreturn sum;";
+const PARALLEL = "import { add } from '@capabilities/math';\nconst all = await Promise.all(Array.from({ length: 100 }, (_, i) => add({ a: i, b: 1 })));\nreturn all.length;";
+const OVERLAP = "import { sleep } from '@capabilities/math';\nawait Promise.all(Array.from({ length: 10 }, () => sleep({ ms: 100 })));";
+const STUCK = "import { sleep } from '@capabilities/math';\nawait sleep({ ms: 1 });\nconst data = new Float64Array(2e7);\nfor (let i = 0; i < data.length; i++) data[i] = Math.random();\ndata.sort();";
+
+const immediate: CapabilityCallHandler = async ({ function: fn, args }) => {
+  const { a, b, ms } = (args ?? {}) as { a?: number; b?: number; ms?: number };
+  if (fn === 'sleep') {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return ms;
+  }
+  return (a ?? 0) + (b ?? 0);
+};
+
+async function median(times: number, once: () => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  for (let index = 0; index < times; index++) {
+    const started = performance.now();
+    await once();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((x, y) => x - y);
+  return samples[Math.floor(samples.length / 2)] ?? Number.NaN;
+}
+
+async function runOk(sandbox: Sandbox, code: string): Promise<void> {
+  const result = await sandbox.run(code, { onCall: immediate, limits: { maxCalls: 2000 } });
+  if (!result.success) throw new Error(`bench program failed: ${result.error?.message}`);
+}
+
+function subprocess(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', 'console.log(1 + 1)'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', () => resolve());
+  });
+}
+
+function workerThread(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker("require('node:worker_threads').parentPort.postMessage(1 + 1)", { eval: true });
+    worker.once('message', () => void worker.terminate().then(() => resolve()));
+    worker.once('error', reject);
+  });
+}
+
+const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
+const msText = (ms: number): string => `${ms.toFixed(2)} ms`;
+
+export async function run(): Promise<string> {
+  const pooled = createSandbox({ outDir: OUT_DIR, isolation: 'worker', workers: 2 });
+  const inProcess = createSandbox({ outDir: OUT_DIR, isolation: 'in-process' });
+  try {
+    await pooled.ready();
+    for (const sandbox of [pooled, inProcess]) for (let index = 0; index < 5; index++) await runOk(sandbox, TRIVIAL);
+
+    const subprocessMs = await median(10, subprocess);
+    const threadMs = await median(20, workerThread);
+    const pooledMs = await median(50, () => runOk(pooled, TRIVIAL));
+    const inProcessMs = await median(50, () => runOk(inProcess, TRIVIAL));
+
+    const perCall = async (sandbox: Sandbox, code: string, calls: number, base: number): Promise<number> => (await median(7, () => runOk(sandbox, code)) - base) / calls;
+    const sequentialWorker = await perCall(pooled, SEQUENTIAL, 1000, pooledMs);
+    const sequentialInProcess = await perCall(inProcess, SEQUENTIAL, 1000, inProcessMs);
+    const parallelWorker = await perCall(pooled, PARALLEL, 100, pooledMs);
+    const parallelInProcess = await perCall(inProcess, PARALLEL, 100, inProcessMs);
+    const overlapWorker = await median(3, () => runOk(pooled, OVERLAP));
+    const overlapInProcess = await median(3, () => runOk(inProcess, OVERLAP));
+
+    // A stuck run: time from its timeout being reported until a fresh worker is ready again.
+    const stuckPool = createSandbox({ outDir: OUT_DIR, isolation: 'worker', workers: 1 });
+    await stuckPool.ready();
+    const replacements: number[] = [];
+    for (let index = 0; index < 3; index++) {
+      const before = stuckPool.pids()[0];
+      await stuckPool.run(STUCK, { onCall: immediate, limits: { timeoutMs: 500, memoryLimitMb: 512 } });
+      const reported = performance.now();
+      while (stuckPool.pids()[0] === before || stuckPool.pids().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await stuckPool.ready();
+      replacements.push(performance.now() - reported);
+    }
+    await stuckPool.close();
+    replacements.sort((x, y) => x - y);
+    const replacementMs = replacements[1] ?? Number.NaN;
+
+    const longProgram = Array.from({ length: 200 }, (_, index) => `const value${index}: number = ${index} * 2; // line ${index}`).join('\n') + '\nreturn value199;';
+    const compileMs = await median(20, async () => compileProgram(longProgram));
+    const checker = createTypeChecker({ outDir: OUT_DIR });
+    let started = performance.now();
+    checker.check("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });");
+    const coldCheckMs = performance.now() - started;
+    let variant = 0;
+    const warmCheckMs = await median(20, async () => checker.check(`import { add } from '@capabilities/math';\nconst n: number = await add({ a: ${variant++}, b: 2 });\nreturn n;`));
+    started = performance.now();
+
+    const rows = [
+      ['Cold run, trivial program: `node -e` subprocess per run (baseline)', msText(subprocessMs), '1×'],
+      ['Cold run: worker thread per run', msText(threadMs), `${(subprocessMs / threadMs).toFixed(1)}× faster`],
+      ['Cold run: pooled sandbox worker (fresh isolate, IPC)', msText(pooledMs), `${(subprocessMs / pooledMs).toFixed(1)}× faster (target ≥ 20×)`],
+      ['Cold run: in-process isolate', msText(inProcessMs), `${(subprocessMs / inProcessMs).toFixed(1)}× faster`],
+      ['1,000 sequential calls, per call: in-process', us(sequentialInProcess), 'target < 20 µs'],
+      ['1,000 sequential calls, per call: worker', us(sequentialWorker), `${(sequentialWorker / sequentialInProcess).toFixed(1)}× in-process (target < 100 µs)`],
+      ['100 parallel calls, per call: in-process', us(parallelInProcess), `${(parallelInProcess / sequentialInProcess).toFixed(2)}× sequential`],
+      ['100 parallel calls, per call: worker', us(parallelWorker), `${(parallelWorker / sequentialWorker).toFixed(2)}× sequential`],
+      ['10 parallel 100 ms calls, whole run: in-process', msText(overlapInProcess), `${(overlapInProcess / 1000).toFixed(2)}× of the 1,000 ms sum`],
+      ['10 parallel 100 ms calls, whole run: worker', msText(overlapWorker), `${(overlapWorker / 1000).toFixed(2)}× of the 1,000 ms sum`],
+      ['Stuck run: timeout reported → replacement worker ready (median of 3)', msText(replacementMs), `${(replacementMs / 1000).toFixed(2)}× of the 1 s target`],
+      ['Compile a 200-line program (parse, rewrite, esbuild, source map)', msText(compileMs), `${(compileMs / pooledMs).toFixed(2)}× a pooled cold run`],
+      ['Type-check: first check (loads ts-morph libs)', msText(coldCheckMs), '1×'],
+      ['Type-check: warm check', msText(warmCheckMs), `${(warmCheckMs / coldCheckMs).toFixed(3)}× the first`],
+    ];
+    return [
+      '## Runtime (sandbox)',
+      '',
+      `Node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs. Medians; per-call figures subtract the trivial run of the same mode.`,
+      '',
+      '| measurement | value | ratio |',
+      '|---|---|---|',
+      ...rows.map((row) => `| ${row.join(' | ')} |`),
+      '',
+    ].join('\n');
+  } finally {
+    await pooled.close();
+    await inProcess.close();
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  console.log(await run());
+}
