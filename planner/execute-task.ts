@@ -175,7 +175,16 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     const digests: string[] = [];
     for (const call of calls) {
       const parsed = call.type === 'function' ? parseArguments(call.function.name, call.function.arguments) : { tool: 'invalid' as const, error: 'only function calls are understood' };
-      const outcome = await performToolCall(run, parsed);
+      let outcome;
+      try {
+        outcome = await performToolCall(run, parsed);
+      } catch (error) {
+        // A fault of the host (a sandbox that cannot start, a closed space), not of the model's reply.
+        if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
+        const message = `${parsed.tool} failed on the host: ${errorMessage(error)}`;
+        run.logs.push(redactor.text(`step ${run.step}: ${message}`));
+        return fail(message);
+      }
       if (outcome.finish) {
         log(run, 'finish');
         return end(true, outcome.finish.summary, null, outcome.finish.result);
