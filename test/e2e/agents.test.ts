@@ -2,7 +2,7 @@
 // sandboxed code as @capabilities/agent-<name>, served over A2A (SDK client), and orchestrated with
 // list_agents / execute_agent / get_agent_memory across a restart. Every model reply comes from the
 // scripted OpenAI-compatible server over real HTTP.
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -32,7 +32,6 @@ import { makeTempDir } from '../support/temp-dir.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 const GUIDE = path.join(REPO, 'agents/__fixtures__/station-guide');
-const SEED = path.join(REPO, 'agents/__fixtures__/seed-agent');
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
 
 let model: ScriptedModelServer;
@@ -275,6 +274,12 @@ describe('agents serve (orchestration)', () => {
     } finally {
       await first.close();
     }
+
+    // Saved whole: one JSON file per session, no temporary file left behind.
+    const files = await readdir(sessionsDir);
+    expect(files).toContain(`${sessionId}.json`);
+    expect(files.filter((name) => !name.endsWith('.json'))).toEqual([]);
+    expect(JSON.parse(await readFile(path.join(sessionsDir, `${sessionId}.json`), 'utf8'))).toMatchObject({ id: sessionId, agent: 'Station Guide' });
 
     const second = await connect(); // a new server process state: only the disk remains
     try {
