@@ -244,6 +244,10 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const maxOverlap = Math.max(...calls.map((call) => calls.filter((other) => other.start <= call.start && (other.end ?? Infinity) > call.start).length));
         expect(maxOverlap).toBeLessThanOrEqual(2);
       });
+      it('ends a program that waits on a promise nothing can settle', async () => {
+        const result = await run('await new Promise(() => {});\nreturn 1;');
+        expect(result).toMatchObject({ success: false, timedOut: false, error: { code: 'DEADLOCK' } });
+      });
       it('ends a cancelled run with CANCELLED', async () => {
         const controller = new AbortController();
         const pending = run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", { signal: controller.signal });
@@ -264,6 +268,10 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const result = await run(code, { check: true });
         expect(result).toMatchObject({ success: false, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
         expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 3, code: 2322 });
+      });
+      it('checks top-level-return snippets like modules', async () => {
+        const result = await run("return [1, 2].map((n) => n.toUpperCase());", { check: true });
+        expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 1, code: 2339 });
       });
       it('runs a program that checks', async () => {
         const result = await run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { check: true });
