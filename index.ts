@@ -50,3 +50,7 @@ export type { StdToolsOptions } from './std/index.js';
 // Serving a space over MCP
 export { createAgentSpacesMcpServer, serveSpace } from './server/index.js';
 export type { RunningServer, ServeOptions } from './server/index.js';
+
+// The planner: a task in words → a structured result
+export { DEFAULT_BUDGET, executeTask, ModelError, PLANNER_PROMPT, PLANNER_TOOLS, readTrace, summarizePayload } from './planner/index.js';
+export type { Budget, BudgetUsage, ExecuteTaskOptions, PayloadSummary, PlannerEvent, RawOutput, TaskResult } from './planner/index.js';

@@ -57,6 +57,7 @@ export const modelSchema = z.strictObject({
   baseURL: z.string().url().optional(),
   model: z.string().optional(),
   apiKey: z.string().optional(),
+  /** Prices in US dollars per million tokens, by model id (overrides the built-in table). */
   prices: z
     .record(z.string(), z.strictObject({ input: z.number(), cachedInput: z.number().optional(), output: z.number() }))
     .optional(),
