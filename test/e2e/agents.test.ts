@@ -341,3 +341,27 @@ describe('the agent-spaces CLI', () => {
     expect((JSON.parse(call.stdout) as { content: { text: string }[] }).content[0]?.text).toBe('Airport: step-free');
   });
 });
+
+describe('examples/agents/station-guide', () => {
+  it('serves in one command and answers through an OpenAI-compatible endpoint', async () => {
+    const example = path.join(REPO, 'examples/agents/station-guide');
+    const agent = await loadAgent(example);
+    expect(agent).toMatchObject({ name: 'Station Guide', mode: 'tools' });
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'agent', 'serve', example],
+        env: { PATH: process.env.PATH ?? '', AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model', OPENAI_API_KEY: 'test-key' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['describe_station', 'accessible_stations']);
+      const result = (await client.callTool({ name: 'describe_station', arguments: { name: 'Museum' } })) as CallToolResult;
+      expect(textOf(result)).toBe('Museum: not step-free');
+    } finally {
+      await client.close();
+    }
+  });
+});
