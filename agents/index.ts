@@ -38,3 +38,5 @@ export { loadOrchestrationConfig } from './orchestration/load-orchestration-conf
 export type { OrchestrationConfig } from './orchestration/load-orchestration-config.js';
 export { ORCHESTRATION_SERVER_INFO, serveAgents } from './orchestration/serve-agents.js';
 export type { RunningAgentsServer, ServeAgentsOptions } from './orchestration/serve-agents.js';
+export { loadAgentCapabilities } from './load-agent-capabilities.js';
+export type { AgentCapabilities, AgentCapabilitiesOptions } from './load-agent-capabilities.js';

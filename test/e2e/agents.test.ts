@@ -14,9 +14,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stationGuideModel } from '../../agents/__fixtures__/station-guide-model.js';
 import {
-  agentExtraTool,
-  createAgentBackend,
   createAgentRunner,
+  loadAgentCapabilities,
   loadAgent,
   serveA2A,
   serveAgent,
@@ -97,40 +96,72 @@ describe('agent serve (MCP)', () => {
   });
 });
 
-describe('agents as @capabilities/agent-<name>', () => {
-  it('calls the agent from sandboxed code, several calls in parallel', async () => {
-    const root = await makeTempDir('agent-capability');
-    const runner = createAgentRunner(await loadAgent(GUIDE), { env, outDir: path.join(root, 'agent-out') });
+describe('agents as @capabilities/agent-<name> and @capabilities/agents', () => {
+  let root: string;
+  let agents: Awaited<ReturnType<typeof loadAgentCapabilities>>;
+  let bridge: ReturnType<typeof createBridge>;
+  let sandbox: ReturnType<typeof createSandbox>;
+  const events: BridgeEvent[] = [];
+  beforeAll(async () => {
+    root = await makeTempDir('agent-capability');
+    agents = await loadAgentCapabilities([path.relative(root, GUIDE), path.relative(root, path.join(REPO, 'agents/__fixtures__/seed-agent'))], {
+      root,
+      env,
+      orchestration: { sessionsDir: path.join(root, 'sessions') },
+    });
     const config = { root, capabilities: [], mcpServers: {}, outDir: path.join(root, 'out'), sandbox: {}, std: {}, model: {} };
-    const events: BridgeEvent[] = [];
-    const build = await buildCapabilities({ config, extraTools: [agentExtraTool(runner)] });
+    const build = await buildCapabilities({ config, extraTools: agents.extraTools });
     expect(build.errors).toEqual([]);
-    const declarations = await readFile(path.join(config.outDir, 'capabilities/agent-station-guide/index.d.ts'), 'utf8');
+    bridge = createBridge({ capabilities: await loadBuiltCapabilities(config.outDir), backends: agents.backends, onEvent: (event) => events.push(event) });
+    sandbox = createSandbox({ outDir: config.outDir, isolation: 'in-process' });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await bridge?.close();
+    await agents?.close();
+  });
+
+  it('compiles one typed function per agent tool, returning the answer text', async () => {
+    expect(agents.extraTools.map((tool) => tool.module)).toEqual(['agent-station-guide', 'agent-xxxx', 'agents']);
+    expect(agents.problems).toEqual([]);
+    const declarations = await readFile(path.join(root, 'out/capabilities/agent-station-guide/index.d.ts'), 'utf8');
     expect(declarations).toContain('export type DescribeStationResult = string;');
     expect(declarations).toContain('export declare function describeStation(params: DescribeStationParams): Promise<DescribeStationResult>;');
-    const bridge = createBridge({
-      capabilities: await loadBuiltCapabilities(config.outDir),
-      backends: { 'agent-station-guide': createAgentBackend({ 'agent-station-guide': runner }) },
-      onEvent: (event) => events.push(event),
-    });
-    const sandbox = createSandbox({ outDir: config.outDir, isolation: 'in-process' });
-    try {
-      const result = await sandbox.run(
-        `import { describeStation } from '@capabilities/agent-station-guide';
+  });
+
+  it('calls the agent from sandboxed code, several calls in parallel', async () => {
+    events.length = 0;
+    const result = await sandbox.run(
+      `import { describeStation } from '@capabilities/agent-station-guide';
 const names = ['Harbor', 'Museum', 'Central'];
 const answers: string[] = await Promise.all(names.map((name) => describeStation({ name })));
 export default answers;`,
-        { onCall: bridge.handle, check: true, limits: { timeoutMs: 60_000 } },
-      );
-      expect(result.error).toBeUndefined();
-      expect(result.result).toEqual(['Harbor: step-free', 'Museum: not step-free', 'Central: step-free']);
-      // All three sessions were under way before the first one finished.
-      const order = events.filter((e) => e.type === 'tool-call-start' || e.type === 'tool-call-end').map((e) => e.type);
-      expect(order.slice(0, 3)).toEqual(['tool-call-start', 'tool-call-start', 'tool-call-start']);
-    } finally {
-      await sandbox.close();
-      await bridge.close();
-    }
+      { onCall: bridge.handle, check: true, limits: { timeoutMs: 60_000 } },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.result).toEqual(['Harbor: step-free', 'Museum: not step-free', 'Central: step-free']);
+    // All three sessions were under way before the first one finished.
+    const order = events.filter((e) => e.type === 'tool-call-start' || e.type === 'tool-call-end').map((e) => e.type);
+    expect(order.slice(0, 3)).toEqual(['tool-call-start', 'tool-call-start', 'tool-call-start']);
+  });
+
+  it('orchestrates agents from code with @capabilities/agents', async () => {
+    const result = await sandbox.run(
+      `import { listAgents, executeAgent } from '@capabilities/agents';
+const listed = await listAgents({});
+const [a, b] = await Promise.all([
+  executeAgent({ agent_name: 'Station Guide', prompt: 'Tell a traveller about Airport station' }),
+  executeAgent({ agent_name: 'nobody', prompt: 'hi' }),
+]);
+export default { names: listed.agents.map((agent) => agent.name), a, b };`,
+      { onCall: bridge.handle, check: true, limits: { timeoutMs: 60_000 } },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.result).toMatchObject({
+      names: ['Station Guide', 'xxxx'],
+      a: { status: 'success', content: 'Airport: step-free' },
+      b: { status: 'error', message: "Agent 'nobody' not found." },
+    });
   });
 });
 
