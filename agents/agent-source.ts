@@ -46,8 +46,9 @@ export async function loadAgentCapability(dir: string, options: LoadAgentOptions
 /**
  * The same capability as a `defineTool` definition, for `buildCapabilities({ extraTools })` today: its
  * handlers run the agent's sessions. Calls made through `createAgentBackend` never reach these handlers.
+ * `sourcePath` replaces the agent's absolute directory in the source (e.g. a path relative to the config).
  */
-export function agentExtraTool(runner: AgentRunner): ExtraTool {
+export function agentExtraTool(runner: AgentRunner, sourcePath?: string): ExtraTool {
   const raw = agentToRawCapability(runner.agent);
   const functions: Record<string, AnyFunctionDefinition> = {};
   for (const fn of raw.functions) {
@@ -61,6 +62,7 @@ export function agentExtraTool(runner: AgentRunner): ExtraTool {
   return {
     definition: defineTool({ name: raw.name, ...(raw.description ? { description: raw.description } : {}), version: runner.agent.version, functions }),
     module: agentModuleName(runner.agent),
-    source: raw.source,
+    // Relative to the config's folder, so the build output does not depend on where the space lives.
+    source: sourcePath === undefined ? raw.source : { kind: 'agent', path: sourcePath },
   };
 }

@@ -52,7 +52,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
         continue;
       }
       runners[module] = createAgentRunner(agent, options);
-      extraTools.push(agentExtraTool(runners[module]));
+      extraTools.push(agentExtraTool(runners[module], path.relative(options.root, dir).split(path.sep).join('/') || '.'));
     } catch (error) {
       problems.push(`${entry}: ${errorMessage(error)}`);
     }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { callReply, startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { stationGuideModel } from './__fixtures__/station-guide-model.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { loadAgent } from './load-agent.js';
@@ -32,5 +32,27 @@ describe('agent sessions', () => {
     expect(system).toContain('IC = intercity');
     expect(first?.model).toBe('scripted-model');
     expect(JSON.stringify(first?.messages)).toContain('Tell a traveller about Harbor station; they need: general information. (Answer as tool describe_station.)');
+  });
+});
+
+describe('what a headless session may use', () => {
+  it('offers only the agent\'s own tools that need no approval', async () => {
+    // A model that tries the destructive report_delay (approval required), then reports what it got.
+    const model = await startScriptedModelServer((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === 'tool') return callReply('finish', { summary: typeof last.content === 'string' ? last.content : JSON.stringify(last.content) });
+      const searched = request.messages.some((m) => m.role === 'tool');
+      return searched ? callReply('finish', { summary: 'unreachable' }) : callReply('call_tool', { name: 'mcp-stations.reportDelay', arguments: { station: 'Harbor', minutes: 5 } });
+    });
+    const runner = createAgentRunner(await loadAgent(GUIDE), { outDir: path.join(await makeTempDir('agent-allow'), 'out'), env: { AGENT_TEST_MODEL_URL: model.baseURL, AGENT_TEST_MODEL_KEY: 'k' } });
+    try {
+      const answer = await runner.callTool('describe_station', { name: 'Harbor' });
+      expect(answer.text).not.toContain('Delay of 5 min reported');
+      // Only the agent's stations tools that need no approval; no std-* modules either.
+      expect(answer.text).toContain('there is no tool \\"mcp-stations.reportDelay\\" available to this task; did you mean mcp-stations.listStations, mcp-stations.stationInfo?');
+    } finally {
+      await runner.close();
+      await model.close();
+    }
   });
 });

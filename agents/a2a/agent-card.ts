@@ -2,7 +2,8 @@ import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/s
 import type { Agent } from '../agent.js';
 
 /**
- * The A2A v1.0 agent card of an agent: name, description and version from its metadata; its skills
+ * The A2A v1.0 agent card of an agent: name, description, version (and `provider`, `iconUrl`,
+ * `documentationUrl` when the metadata has them) from its metadata; its skills
  * (Autonomous) or one skill per tool (Tools mode); one JSON-RPC interface at `url`.
  */
 export function buildAgentCard(agent: Agent, url: string): AgentCard {
@@ -15,8 +16,10 @@ export function buildAgentCard(agent: Agent, url: string): AgentCard {
     name: agent.name,
     description: agent.description ?? agent.name,
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
-    provider: undefined,
+    provider: provider(agent.metadata.provider),
     version: agent.version,
+    ...(typeof agent.metadata.iconUrl === 'string' ? { iconUrl: agent.metadata.iconUrl } : {}),
+    ...(typeof agent.metadata.documentationUrl === 'string' ? { documentationUrl: agent.metadata.documentationUrl } : {}),
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
@@ -29,4 +32,10 @@ export function buildAgentCard(agent: Agent, url: string): AgentCard {
 
 function skill(id: string, name: string, description: string, tags: string[], examples: string[]): AgentSkill {
   return { id, name, description, tags, examples, inputModes: [], outputModes: [], securityRequirements: [] };
+}
+
+function provider(value: unknown): AgentCard['provider'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { organization, url } = value as { organization?: unknown; url?: unknown };
+  return typeof organization === 'string' ? { organization, url: typeof url === 'string' ? url : '' } : undefined;
 }
