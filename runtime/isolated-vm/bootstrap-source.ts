@@ -1,15 +1,17 @@
 /**
- * JavaScript evaluated first in every fresh context. It receives three host callbacks (and the call
- * limit, checked here too so a loop of calls cannot flood the host) and defines
+ * JavaScript evaluated first in every fresh context. It receives three host callbacks and defines
  * the only non-standard globals the program sees: `console` (captured into logs) and the host global
  * the capability proxies call. It returns `deliver` (settles a call) and `run` (runs the program's
- * wrapped main and reports its result or error as JSON). Everything the host reads from here crosses
+ * wrapped main with the run's settings — the call limit, checked here too so a loop of calls cannot
+ * flood the host — and reports its result or error as JSON). Everything the host reads from here crosses
  * as strings, so no object of either side is shared.
  */
 import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
 
 export const BOOTSTRAP_SOURCE = String.raw`
-const send = $0, writeLog = $1, complete = $2, settings = $3;
+const send = $0, writeLog = $1, complete = $2;
+// Set by run(): an isolate may be prepared before the run (and its limits) are known.
+let settings = { maxCalls: 0, callLimitError: '' };
 let callsMade = 0;
 const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
 const TOOL_ERROR = Symbol('toolError');
@@ -137,7 +139,8 @@ function describeError(thrown) {
   return description;
 }
 
-async function run(main) {
+async function run(main, runSettings) {
+  settings = runSettings;
   let value;
   try {
     value = await main();

@@ -38,8 +38,54 @@ interface QueuedCall {
 
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 
-/** Starts a run. Never rejects for faults of the program. */
-export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler): IsolateRun {
+interface IsolateHandlers {
+  send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
+  writeLog(level: string, message: string): boolean;
+  complete(ok: boolean, json: string): void;
+}
+
+/**
+ * A fresh isolate with its context and bootstrap, made before a run arrives (creating them is most
+ * of a trivial run's cost). Each one serves exactly one run.
+ */
+export interface PreparedIsolate {
+  readonly memoryLimitMb: number;
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  readonly deliver: ivm.Reference<(id: number, ok: boolean, json: string) => void>;
+  readonly run: ivm.Reference<(main: unknown, settings: unknown) => void>;
+  /** Connects the isolate's callbacks to a run; before that they do nothing. */
+  bind(handlers: IsolateHandlers): void;
+}
+
+export function prepareIsolate(memoryLimitMb: number): PreparedIsolate {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+  let handlers: IsolateHandlers | undefined;
+  const context = isolate.createContextSync();
+  const callbacks = [
+    // Not waited for by the isolate: a call costs one thread hop less.
+    new ivm.Callback((...args: Parameters<IsolateHandlers['send']>) => handlers?.send(...args), { ignored: true }),
+    new ivm.Callback((level: string, message: string) => handlers?.writeLog(level, message) ?? false),
+    new ivm.Callback((ok: boolean, json: string) => handlers?.complete(ok, json)),
+  ];
+  const bootstrap = context.evalClosureSync(BOOTSTRAP_SOURCE, callbacks, { result: { reference: true } });
+  return {
+    memoryLimitMb,
+    isolate,
+    context,
+    deliver: bootstrap.getSync('deliver', { reference: true }),
+    run: bootstrap.getSync('run', { reference: true }),
+    bind(next) {
+      handlers = next;
+    },
+  };
+}
+
+/**
+ * Starts a run, in `prepared` when it fits the run's memory limit (it is disposed otherwise).
+ * Never rejects for faults of the program.
+ */
+export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler, prepared?: PreparedIsolate): IsolateRun {
   const { limits } = request;
   const started = performance.now();
   const deadline = started + limits.timeoutMs;
@@ -61,8 +107,13 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   let resolveReleased!: () => void;
   const released = new Promise<void>((resolve) => (resolveReleased = resolve));
 
-  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
-  let deliverReference: ivm.Reference<(id: number, ok: boolean, json: string) => void> | undefined;
+  if (prepared !== undefined && (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.isolate.isDisposed)) {
+    if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+    prepared = undefined;
+  }
+  const ready = prepared ?? prepareIsolate(limits.memoryLimitMb);
+  const { isolate } = ready;
+  const deliverReference = ready.deliver;
 
   const finish = (outcome: { success: boolean; result?: unknown; error?: RunError; timedOut?: boolean }): void => {
     if (finished) return;
@@ -131,7 +182,7 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   };
 
   const reply = (id: number, ok: boolean, json: string): void => {
-    if (finished || deliverReference === undefined) return;
+    if (finished) return;
     track(deliverReference.apply(undefined, [id, ok, json], { timeout: remaining() })).catch(onIsolateFailure);
   };
 
@@ -209,26 +260,18 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     return module;
   };
 
-  // Setting up runs no code of the program (its body is the wrapped main), so it is done
+  // Linking runs no code of the program (its body is the wrapped main), so it is done
   // synchronously: each asynchronous isolate operation costs a thread hop.
   const start = async (): Promise<void> => {
-    const context = isolate.createContextSync();
-    const callbacks = [
-      new ivm.Callback(send, { ignored: true }),
-      new ivm.Callback(writeLog),
-      new ivm.Callback(complete),
-      new ivm.ExternalCopy({ maxCalls: limits.maxCalls, callLimitError: callLimitError('{capability}', '{function}') }).copyInto(),
-    ];
-    const bootstrap = context.evalClosureSync(BOOTSTRAP_SOURCE, callbacks, { result: { reference: true } });
-    deliverReference = bootstrap.getSync('deliver', { reference: true });
-    const runReference = bootstrap.getSync('run', { reference: true });
+    ready.bind({ send, writeLog, complete });
     const program = isolate.compileModuleSync(request.js, { filename: PROGRAM_FILENAME });
-    program.instantiateSync(context, resolveModule);
+    program.instantiateSync(ready.context, resolveModule);
     program.evaluateSync({ timeout: remaining() });
     const main = program.namespace.getSync('default', { reference: true });
     if (finished) return;
     programStarted = true;
-    await track(runReference.apply(undefined, [main.derefInto()], { timeout: remaining() }));
+    const settings = new ivm.ExternalCopy({ maxCalls: limits.maxCalls, callLimitError: callLimitError('{capability}', '{function}') }).copyInto();
+    await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
   };
   start().catch(onIsolateFailure);
 

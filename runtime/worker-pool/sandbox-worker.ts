@@ -4,7 +4,8 @@
  */
 import { CAPABILITY_CALL_METHOD, fromWireError } from '../../core/protocol.js';
 import type { CapabilityCallHandler, CapabilityCallParams } from '../../core/protocol.js';
-import { startIsolateRun, type IsolateRun } from '../isolated-vm/run-in-isolate.js';
+import { prepareIsolate, startIsolateRun, type IsolateRun, type PreparedIsolate } from '../isolated-vm/run-in-isolate.js';
+import { DEFAULT_RUN_LIMITS } from '../sandbox.js';
 import type { HostToWorkerMessage, WorkerToHostMessage } from '../worker-protocol.js';
 
 interface PendingCall {
@@ -24,6 +25,8 @@ const post = (message: WorkerToHostMessage): void => {
 const pendingCalls = new Map<number, PendingCall>();
 let nextCallId = 0;
 let current: { runId: string; run: IsolateRun } | undefined;
+/** The next run's isolate, made while idle, with the memory limit of the last run. */
+let spare: PreparedIsolate | undefined = prepareIsolate(DEFAULT_RUN_LIMITS.memoryLimitMb);
 
 function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void {
   const { runId } = message.request;
@@ -33,7 +36,8 @@ function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void 
       pendingCalls.set(id, { params, resolve, reject });
       post({ type: 'call', runId, request: { jsonrpc: '2.0', id, method: CAPABILITY_CALL_METHOD, params } });
     });
-  const run = startIsolateRun(message.request, onCall);
+  const run = startIsolateRun(message.request, onCall, spare);
+  spare = undefined;
   current = { runId, run };
   void run.result.then((result) => {
     // Replies that arrive after the end are dropped: the isolate is gone.
@@ -42,6 +46,7 @@ function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void 
   });
   void run.released.then(() => {
     if (current?.runId === runId) current = undefined;
+    spare = prepareIsolate(message.request.limits.memoryLimitMb);
     post({ type: 'released', runId });
   });
 }
