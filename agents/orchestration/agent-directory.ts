@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { toModuleName } from '../../compiler/names.js';
 import { errorMessage } from '../../core/index.js';
 import { connectA2AAgent, type RemoteAgent } from '../a2a/connect-a2a-agent.js';
 import { loadAgent } from '../load-agent.js';
@@ -22,7 +23,7 @@ export interface KnownAgent {
 
 export interface AgentDirectory {
   list(): Promise<{ agents: KnownAgent[]; problems: string[] }>;
-  /** By name (exact, then ignoring case). */
+  /** By name: exact, then ignoring case, then as a module name (`station-guide` for "Station Guide"). */
   find(name: string): Promise<KnownAgent | undefined>;
   close(): Promise<void>;
 }
@@ -62,7 +63,11 @@ export function createAgentDirectory(entries: string[], options: AgentRunnerOpti
     list,
     async find(name) {
       const { agents } = await list();
-      return agents.find((agent) => agent.name === name) ?? agents.find((agent) => agent.name.toLowerCase() === name.toLowerCase());
+      return (
+        agents.find((agent) => agent.name === name) ??
+        agents.find((agent) => agent.name.toLowerCase() === name.toLowerCase()) ??
+        agents.find((agent) => toModuleName(agent.name) === toModuleName(name))
+      );
     },
     async close() {
       await Promise.all(runners.map((runner) => runner.close()));
