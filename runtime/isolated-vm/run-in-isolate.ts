@@ -164,9 +164,14 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const scheduleStallCheck = (): void => {
     setImmediate(checkStalled);
   };
+  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && activeCalls === 0 && queue.length === 0;
   const checkStalled = (): void => {
-    if (finished || !programStarted || pendingOperations > 0 || activeCalls > 0 || queue.length > 0) return;
-    fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and the sandbox has no timers' });
+    if (!isStalled()) return;
+    // Look again a little later: a call the isolate just sent may still be on its way to this thread.
+    setTimeout(() => {
+      if (!isStalled()) return;
+      fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and the sandbox has no timers' });
+    }, 10);
   };
 
   const track = <T>(operation: Promise<T>): Promise<T> => {
