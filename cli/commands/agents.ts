@@ -1,0 +1,26 @@
+import { serveAgents } from '../../agents/index.js';
+import { progress, UsageError } from '../output.js';
+import { port, waitForShutdown } from './agent.js';
+
+export interface AgentsServeCommandOptions {
+  cwd: string;
+  /** A config file with `agents: [...]`, or agent directories and A2A URLs. */
+  inputs: string[];
+  http?: string;
+  host?: string;
+  token?: string;
+}
+
+/** `agent-spaces agents serve <config>`: the orchestration tools (list_agents, execute_agent, get_agent_memory) over MCP. */
+export async function agentsServeCommand(options: AgentsServeCommandOptions): Promise<number> {
+  if (options.inputs.length === 0) throw new UsageError('agents serve needs a config file with "agents": [...] (or agent directories / A2A URLs)');
+  const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
+  const running = await serveAgents(options.inputs, {
+    cwd: options.cwd,
+    log: progress,
+    ...(options.http !== undefined ? { http: { port: port(options.http, '--http'), ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } } : {}),
+  });
+  await waitForShutdown(options.http === undefined);
+  await running.close();
+  return 0;
+}
