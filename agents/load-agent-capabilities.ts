@@ -61,7 +61,10 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
   const backends: Record<string, Backend> = Object.fromEntries(Object.keys(runners).map((module) => [module, backend]));
   let closeDirectory = async () => undefined as void;
   if (options.orchestration) {
-    const directory = createAgentDirectory(entries.map((entry) => (/^[a-z]+:\/\//i.test(entry) ? entry : path.resolve(options.root, entry))), options);
+    const directory = createAgentDirectory(
+      entries.map((entry) => (/^[a-z]+:\/\//i.test(entry) ? entry : path.resolve(options.root, entry))),
+      { ...options, runners: Object.values(runners) },
+    );
     const tool = orchestrationExtraTool(createOrchestrationTools(directory, createSessionStore(options.orchestration.sessionsDir)), options.root);
     extraTools.push(tool);
     closeDirectory = () => directory.close();

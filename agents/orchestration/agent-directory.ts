@@ -33,8 +33,10 @@ export interface AgentDirectory {
  * on first use); `file://` URLs and plain paths are agent directories (relative to `root`). An entry
  * that cannot be loaded is reported by `list` and skipped, so one broken agent does not hide the rest.
  */
-export function createAgentDirectory(entries: string[], options: AgentRunnerOptions & { root?: string } = {}): AgentDirectory {
+export function createAgentDirectory(entries: string[], options: AgentRunnerOptions & { root?: string; runners?: AgentRunner[] } = {}): AgentDirectory {
   const runners: AgentRunner[] = [];
+  // Runners the caller already has (and closes) are reused, so an agent keeps one space.
+  const shared = new Map((options.runners ?? []).map((runner) => [runner.agent.dir, runner]));
   let loaded: Promise<{ agents: KnownAgent[]; problems: string[] }> | undefined;
   const load = async () => {
     const results = await Promise.all(
@@ -42,6 +44,8 @@ export function createAgentDirectory(entries: string[], options: AgentRunnerOpti
         try {
           if (/^https?:\/\//i.test(entry)) return fromRemote(await connectA2AAgent(entry));
           const dir = entry.startsWith('file://') ? fileURLToPath(entry) : path.resolve(options.root ?? process.cwd(), entry);
+          const existing = shared.get(dir);
+          if (existing) return fromRunner(existing);
           const runner = createAgentRunner(await loadAgent(dir, options.env ? { env: options.env } : {}), options);
           runners.push(runner);
           return fromRunner(runner);
