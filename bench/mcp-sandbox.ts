@@ -18,6 +18,9 @@ const fixture = fileURLToPath(new URL('../bridge/mcp/__fixtures__/fixture-server
 const sequential = `import { echo } from '@capabilities/mcp-fixture';\nfor (let i = 0; i < ${CALLS}; i++) await echo({ text: 'hello ' + i });\nexport default ${CALLS};`;
 const parallel = `import { echo } from '@capabilities/mcp-fixture';\nconst all = await Promise.all(Array.from({ length: ${BATCH} }, (_, i) => echo({ text: 'hello ' + i })));\nexport default all.length;`;
 const empty = `export default 0;`;
+// A tool that takes 2 ms, like a real server doing real work: what the ratio looks like then.
+const SLOW_CALLS = 20;
+const slow = `import { sleep } from '@capabilities/mcp-fixture';\nfor (let i = 0; i < ${SLOW_CALLS}; i++) await sleep({ ms: 2 });\nexport default ${SLOW_CALLS};`;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -54,10 +57,12 @@ export async function run(): Promise<string> {
     for (let round = 0; round < ROUNDS; round++) {
       add('direct-seq', await timed(async () => { for (let i = 0; i < CALLS; i++) await echo(`hello ${i}`); }));
       add('direct-par', await timed(() => Promise.all(Array.from({ length: BATCH }, (_, i) => echo(`hello ${i}`)))));
+      add('direct-slow', await timed(async () => { for (let i = 0; i < SLOW_CALLS; i++) await direct.client.callTool({ name: 'sleep', arguments: { ms: 2 } }); }));
       for (const [mode, space] of Object.entries(spaces)) {
         add(`${mode}-seq`, await timed(() => runOk(space, sequential)));
         add(`${mode}-par`, await timed(() => runOk(space, parallel)));
         add(`${mode}-empty`, await timed(() => runOk(space, empty)));
+        add(`${mode}-slow`, await timed(() => runOk(space, slow)));
       }
     }
     const m = (key: string) => median(samples[key] ?? []);
@@ -65,18 +70,20 @@ export async function run(): Promise<string> {
     const lines = [
       '## MCP: sandboxed calls vs direct SDK calls (stdio server, `echo`)',
       '',
-      `Median of ${ROUNDS} rounds. "per call" divides the whole run by the calls; "marginal" first subtracts the run's fixed cost (an empty program: fresh isolate, module load, result).`,
+      `Median of ${ROUNDS} rounds. "Whole run" divides the run's time by its calls; "marginal" first subtracts the run's fixed cost (an empty program: fresh isolate, module load, result), i.e. what one more call costs. The echo tool answers at once, so its rows show the pure crossing cost; the 2 ms tool shows a tool doing work.`,
       '',
-      '| path | sequential: µs per call | ratio | marginal µs per call | marginal ratio | parallel ×50: µs per call | ratio |',
-      '|---|---:|---:|---:|---:|---:|---:|',
-      `| SDK \`Client.callTool\` directly (baseline) | ${us(m('direct-seq'), CALLS)} | 1.00 | ${us(m('direct-seq'), CALLS)} | 1.00 | ${us(m('direct-par'), BATCH)} | 1.00 |`,
+      `| path | ${CALLS} sequential echo: whole run µs/call (ratio) | marginal µs/call (ratio) | ${BATCH} parallel echo: marginal µs/call (ratio) | ${SLOW_CALLS} sequential 2 ms calls: whole run µs/call (ratio) |`,
+      '|---|---:|---:|---:|---:|',
+      `| SDK \`Client.callTool\` directly (baseline) | ${us(m('direct-seq'), CALLS)} (1.00) | ${us(m('direct-seq'), CALLS)} (1.00) | ${us(m('direct-par'), BATCH)} (1.00) | ${us(m('direct-slow'), SLOW_CALLS)} (1.00) |`,
     ];
     for (const mode of Object.keys(spaces)) {
+      const fixed = m(`${mode}-empty`);
       const seq = m(`${mode}-seq`);
-      const marginal = seq - m(`${mode}-empty`);
-      const par = m(`${mode}-par`);
+      const par = m(`${mode}-par`) - fixed;
+      const slowRun = m(`${mode}-slow`);
+      const ratio = (value: number, base: number) => (value / base).toFixed(2);
       lines.push(
-        `| sandbox (${mode}) → bridge → MCP pool | ${us(seq, CALLS)} | ${(seq / m('direct-seq')).toFixed(2)} | ${us(marginal, CALLS)} | ${(marginal / m('direct-seq')).toFixed(2)} | ${us(par, BATCH)} | ${(par / m('direct-par')).toFixed(2)} |`,
+        `| sandbox (${mode}) → bridge → MCP pool | ${us(seq, CALLS)} (${ratio(seq, m('direct-seq'))}) | ${us(seq - fixed, CALLS)} (${ratio(seq - fixed, m('direct-seq'))}) | ${us(par, BATCH)} (${ratio(par, m('direct-par'))}) | ${us(slowRun, SLOW_CALLS)} (${ratio(slowRun, m('direct-slow'))}) |`,
       );
     }
     lines.push('', `Fixed cost of a run (empty program): worker ${m('worker-empty').toFixed(1)} ms, in-process ${m('in-process-empty').toFixed(1)} ms.`, '');

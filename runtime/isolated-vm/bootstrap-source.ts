@@ -78,7 +78,7 @@ async function call(capability, fn, args, resultMode) {
   }
   const id = ++nextId;
   const outcome = new Promise((resolve) => pending.set(id, resolve));
-  if (++callsMade > settings.maxCalls) deliver(id, false, settings.callLimitError.replace('{capability}', capability).replace('{function}', fn));
+  if (++callsMade > settings.maxCalls) settle(id, false, JSON.parse(settings.callLimitError.replace('{capability}', capability).replace('{function}', fn)));
   else send(id, capability, fn, json, resultMode === 'full' ? 'full' : 'value');
   const { ok, payload } = await outcome;
   if (ok) return payload;
@@ -95,11 +95,16 @@ async function call(capability, fn, args, resultMode) {
 const host = Object.freeze({ call });
 Object.defineProperty(globalThis, HOST_GLOBAL, { value: host, enumerable: false, writable: false, configurable: false });
 
-function deliver(id, ok, json) {
+function settle(id, ok, payload) {
   const resolve = pending.get(id);
   if (resolve === undefined) return;
   pending.delete(id);
-  resolve({ ok, payload: JSON.parse(json) });
+  resolve({ ok, payload });
+}
+
+// The host sends the replies that are ready together: one JSON array of [id, ok, payload] triples.
+function deliver(batch) {
+  for (const [id, ok, payload] of JSON.parse(batch)) settle(id, ok, payload);
 }
 
 function toJson(value, path, stack) {

@@ -52,7 +52,8 @@ export interface PreparedIsolate {
   readonly memoryLimitMb: number;
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
-  readonly deliver: ivm.Reference<(id: number, ok: boolean, json: string) => void>;
+  /** Settles calls: takes a JSON array of `[id, ok, payload]` triples. */
+  readonly deliver: ivm.Reference<(batch: string) => void>;
   readonly run: ivm.Reference<(main: unknown, settings: unknown) => void>;
   /** Connects the isolate's callbacks to a run; before that they do nothing. */
   bind(handlers: IsolateHandlers): void;
@@ -164,7 +165,7 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const scheduleStallCheck = (): void => {
     setImmediate(checkStalled);
   };
-  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && activeCalls === 0 && queue.length === 0;
+  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && activeCalls === 0 && queue.length === 0 && outbox.length === 0;
   const checkStalled = (): void => {
     if (!isStalled()) return;
     // Look again a little later: a call the isolate just sent may still be on its way to this thread.
@@ -186,9 +187,20 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     return operation;
   };
 
+  // Replies that are ready in the same turn of the event loop enter the isolate together: each entry
+  // into the isolate is a thread hop, and with many parallel calls one hop per reply serialises them.
+  let outbox: string[] = [];
+  const flush = (): void => {
+    const batch = outbox;
+    outbox = [];
+    if (finished || batch.length === 0) return;
+    track(deliverReference.apply(undefined, [`[${batch.join(',')}]`], { timeout: remaining() })).catch(onIsolateFailure);
+  };
   const reply = (id: number, ok: boolean, json: string): void => {
     if (finished) return;
-    track(deliverReference.apply(undefined, [id, ok, json], { timeout: remaining() })).catch(onIsolateFailure);
+    if (outbox.length === 0) setImmediate(flush);
+    // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
+    outbox.push(`[${id},${ok},${json}]`);
   };
 
   const perform = async ({ id, params }: QueuedCall): Promise<void> => {
