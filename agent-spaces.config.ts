@@ -11,6 +11,9 @@ export default defineConfig({
       approveDestructive: true,
     },
   },
+  // A Tools-mode agent: @capabilities/agent-station-guide (its calls need a model: OPENAI_API_KEY or
+  // AGENT_SPACES_BASE_URL), and @capabilities/agents to list, run and remember agents.
+  agents: ['examples/agents/station-guide'],
   outDir: '.agent-spaces',
   std: { fs: { root: '.agent-spaces/workspace' } },
 });

@@ -26,6 +26,8 @@ export async function createAgentSpace(agent: Agent, options: { outDir?: string 
     sandbox: {},
     std: { fs: { root: path.join(outDir, 'workspace') } },
     model: {},
+    agents: [],
+    agentSessions: path.join(outDir, 'sessions'),
   };
   const space = await createSpace({ config });
   const modules = new Set(Object.entries(agent.mcpServers).map(([name, server]) => mcpModuleName(name, server)));

@@ -40,3 +40,4 @@ export { ORCHESTRATION_SERVER_INFO, serveAgents } from './orchestration/serve-ag
 export type { RunningAgentsServer, ServeAgentsOptions } from './orchestration/serve-agents.js';
 export { loadAgentCapabilities } from './load-agent-capabilities.js';
 export type { AgentCapabilities, AgentCapabilitiesOptions } from './load-agent-capabilities.js';
+export { openSpace } from './open-space.js';

@@ -49,6 +49,8 @@ export interface BuildOptions {
   force?: boolean;
   /** How to reach MCP servers (default: `connectMcpServer`); tests pass in-memory servers here. */
   connectMcp?: McpConnector;
+  /** Sources the caller failed to load (e.g. agent directories), reported like failed files. */
+  sourceFailures?: SourceFailure[];
 }
 
 export interface SourceReport {
@@ -99,6 +101,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const { config } = options;
   const progress = options.onProgress ?? (() => undefined);
   const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp);
+  loaded.failures.push(...(options.sourceFailures ?? []));
   const warnings: CompileWarning[] = [];
   const previous = await readPreviousBuild(config.outDir);
 

@@ -4,3 +4,4 @@ export { buildCatalog } from './catalog.js';
 export type { Catalog, CatalogEntry } from './catalog.js';
 export { formatSignature } from './signature.js';
 export type { McpConnector } from './sources/mcp-server.js';
+export type { SourceFailure } from './raw-capability.js';

@@ -58,6 +58,17 @@ function shallowType(schema: unknown, depth: number): string {
   }
 }
 
+/** Parenthesises a union before `[]`; a `|` inside braces or quotes is not a top-level union. */
 function wrap(type: string): string {
-  return type.includes('|') ? `(${type})` : type;
+  let depth = 0;
+  let quoted = false;
+  for (let index = 0; index < type.length; index++) {
+    const char = type[index];
+    if (char === '"' && type[index - 1] !== '\\') quoted = !quoted;
+    else if (quoted) continue;
+    else if (char === '{' || char === '(') depth++;
+    else if (char === '}' || char === ')') depth--;
+    else if (char === '|' && depth === 0) return `(${type})`;
+  }
+  return type;
 }

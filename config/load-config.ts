@@ -62,15 +62,18 @@ export function resolveConfig(
   }
   const root = options.root;
   const std = parsed.data.std ?? {};
+  const outDir = path.resolve(root, parsed.data.outDir ?? DEFAULT_OUT_DIR);
   return {
     root,
     ...(options.file ? { file: options.file } : {}),
     capabilities: parsed.data.capabilities ?? DEFAULT_CAPABILITIES,
     mcpServers,
-    outDir: path.resolve(root, parsed.data.outDir ?? DEFAULT_OUT_DIR),
+    outDir,
     sandbox: parsed.data.sandbox ?? {},
     std: std.fs ? { ...std, fs: { root: path.resolve(root, std.fs.root) } } : std,
     model,
+    agents: (parsed.data.agents ?? []).map((entry) => (/^https?:\/\//i.test(entry) ? entry : path.resolve(root, entry))),
+    agentSessions: path.resolve(root, parsed.data.agentSessions ?? path.join(outDir, 'sessions')),
   };
 }
 

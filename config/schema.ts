@@ -72,6 +72,10 @@ export const configSchema = z.strictObject({
   sandbox: sandboxSchema.optional(),
   std: stdSchema.optional(),
   model: modelSchema.optional(),
+  /** Agent directories (Tools mode → `@capabilities/agent-<name>`) and remote A2A agent URLs, for `@capabilities/agents`. */
+  agents: z.array(z.string().min(1)).optional(),
+  /** Where orchestration sessions are stored (default `<outDir>/sessions`), relative to the config file. */
+  agentSessions: z.string().optional(),
 });
 
 export type AgentSpacesConfigInput = z.input<typeof configSchema>;
@@ -94,6 +98,9 @@ export interface ResolvedConfig {
   sandbox: SandboxConfig;
   std: StdConfig;
   model: ModelConfig;
+  /** Agent directories (absolute) and A2A URLs, as listed. */
+  agents: string[];
+  agentSessions: string;
 }
 
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
+import { openSpace } from '../agents/index.js';
+import type { Space, SpaceOptions } from '../space/index.js';
 import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
@@ -27,7 +28,7 @@ export interface RunningServer {
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
   const router = createRunRouter();
   const { http, log = () => undefined, ...spaceOptions } = options;
-  const space = await createSpace({ ...spaceOptions, onEvent: router.onEvent, approvalHandler: router.approve });
+  const space = await openSpace({ ...spaceOptions, onEvent: router.onEvent, approvalHandler: router.approve });
   if (!http) {
     const server = createAgentSpacesMcpServer(space, router, SERVER_INFO);
     const transport = new StdioServerTransport();

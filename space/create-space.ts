@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createBridge, loadBuiltCapabilities, type Bridge } from '../bridge/index.js';
-import { buildCapabilities, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool } from '../compiler/index.js';
+import { createBridge, loadBuiltCapabilities, type Backend, type Bridge } from '../bridge/index.js';
+import { buildCapabilities, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool, type SourceFailure } from '../compiler/index.js';
 import { loadConfig, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
@@ -31,6 +31,11 @@ export interface SpaceOptions {
   onEvent?: BridgeEventListener;
   /** Overrides `config.sandbox.isolation`. */
   isolation?: 'worker' | 'in-process';
+  /** More tools to compile with the configured sources (agents use this), with their backends. */
+  extraTools?: ExtraTool[];
+  backends?: Record<string, Backend>;
+  /** Sources that could not be loaded before the build (reported by every build, like a failed file). */
+  sourceFailures?: SourceFailure[];
 }
 
 export interface SpaceRunOptions {
@@ -85,7 +90,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     ...(config.std.http ? { http: config.std.http } : {}),
   });
   const stdTools = new Map<string, ToolDefinition>(std.map((definition) => [stdModule(definition.name), definition]));
-  const extraTools: ExtraTool[] = std.map((definition) => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } }));
+  const extraTools: ExtraTool[] = [
+    ...std.map((definition): ExtraTool => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } })),
+    ...(options.extraTools ?? []),
+  ];
 
   let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; closeBackends: () => Promise<void> }> | undefined;
   let checker: TypeChecker | undefined;
@@ -94,7 +102,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const space: Space = {
     config,
     async build(buildOptions = {}) {
-      const result = await buildCapabilities({ config, extraTools, ...buildOptions });
+      const result = await buildCapabilities({ config, extraTools, ...(options.sourceFailures ? { sourceFailures: options.sourceFailures } : {}), ...buildOptions });
       checker = undefined; // declarations changed
       return result;
     },
@@ -161,7 +169,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const { backends, close: closeBackends } = await loadBackends(config, specs, stdTools);
       const bridge = createBridge({
         capabilities: specs,
-        backends,
+        backends: { ...backends, ...options.backends },
         ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         secrets: serverSecrets(config),

@@ -18,7 +18,7 @@ const ALLOWED: Record<string, string[]> = {
   space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std'],
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler'],
-  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space'],
+  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'planner', 'agents'],
   cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'space', 'planner', 'agents', 'server'],
   capabilities: ['core', 'root'],
 };

@@ -1,4 +1,4 @@
-import { createSpace } from '../../space/index.js';
+import { openSpace } from '../../agents/index.js';
 import type { BuildResult } from '../../compiler/index.js';
 import { buildCatalog, formatSignature } from '../../compiler/index.js';
 import { printJson, progress } from '../output.js';
@@ -11,7 +11,7 @@ export interface CapabilitiesOptions {
 }
 
 export async function buildCommand(options: CapabilitiesOptions): Promise<number> {
-  const space = await createSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
+  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
   try {
     progress(`Building capabilities → ${space.config.outDir}`);
     const result = await space.build({
@@ -31,7 +31,7 @@ export async function buildCommand(options: CapabilitiesOptions): Promise<number
 }
 
 export async function listCommand(options: CapabilitiesOptions): Promise<number> {
-  const space = await createSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
+  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
   try {
     const specs = await space.capabilities();
     if (options.json) {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { createSpace } from '../../space/index.js';
+import { openSpace } from '../../agents/index.js';
 import { printRunResult } from './run.js';
 import { progress } from '../output.js';
 
@@ -8,7 +8,7 @@ const EXAMPLE = fileURLToPath(new URL('../../examples/programs/morning-trains.ts
 
 /** `npm start`: build the example space and run the morning-trains program, with no key and no network. */
 export async function demoCommand(options: { cwd: string; config?: string }): Promise<number> {
-  const space = await createSpace({
+  const space = await openSpace({
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     onEvent: (event) => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { RunResult } from '../../core/index.js';
-import { createSpace } from '../../space/index.js';
+import { openSpace } from '../../agents/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { printJson, progress, UsageError } from '../output.js';
 
@@ -22,7 +22,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
   const approvalHandler = createCliApprovalHandler(options.approve);
-  const space = await createSpace({
+  const space = await openSpace({
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     ...(approvalHandler ? { approvalHandler } : {}),

@@ -1,3 +1,4 @@
+import { openSpace } from '../../agents/index.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { printJson, progress, UsageError } from '../output.js';
@@ -24,10 +25,10 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
   const approvalHandler = createCliApprovalHandler(options.approve);
   const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
+  // The space is opened here so that the config's agents are capabilities of the task too.
+  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), ...(approvalHandler ? { approvalHandler } : {}) });
   const taskOptions: ExecuteTaskOptions = {
-    cwd: options.cwd,
-    ...(options.config ? { configFile: options.config } : {}),
-    ...(approvalHandler ? { approvalHandler } : {}),
+    space,
     ...(recorded ? { replay: recorded.replies } : {}),
     ...(options.trace ? { trace: options.trace } : {}),
     ...(options.context ? { context: options.context } : {}),
@@ -40,6 +41,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   try {
     result = await executeTask(task, taskOptions);
   } catch (error) {
+    await space.close();
     // An endpoint that cannot be reached or refuses the key is a configuration problem.
     if (error instanceof ModelError && (error.code === 'MODEL_UNREACHABLE' || error.code === 'MODEL_AUTH_FAILED')) {
       progress(`agent-spaces: ${error.message}`);
@@ -47,6 +49,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
     }
     throw error;
   }
+  await space.close();
   if (options.json) printJson(result);
   else process.stdout.write(`${result.finalSummary}\n${result.result !== undefined ? `${JSON.stringify(result.result, null, 2)}\n` : ''}`);
   return result.success ? 0 : 1;

@@ -109,7 +109,7 @@ describe('agents as @capabilities/agent-<name> and @capabilities/agents', () => 
       env,
       orchestration: { sessionsDir: path.join(root, 'sessions') },
     });
-    const config = { root, capabilities: [], mcpServers: {}, outDir: path.join(root, 'out'), sandbox: {}, std: {}, model: {} };
+    const config = { root, capabilities: [], mcpServers: {}, outDir: path.join(root, 'out'), sandbox: {}, std: {}, model: {}, agents: [], agentSessions: path.join(root, 'sessions') };
     const build = await buildCapabilities({ config, extraTools: agents.extraTools });
     expect(build.errors).toEqual([]);
     bridge = createBridge({ capabilities: await loadBuiltCapabilities(config.outDir), backends: agents.backends, onEvent: (event) => events.push(event) });

@@ -1,0 +1,41 @@
+import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
+import { loadConfig, type ResolvedConfig } from '../config/index.js';
+import { loadAgentCapabilities } from './load-agent-capabilities.js';
+
+/**
+ * Opens a space with everything its config names, agents included: each Tools-mode agent directory in
+ * `agents` becomes `@capabilities/agent-<name>` (calls run headless sessions), and `@capabilities/agents`
+ * offers `list_agents`, `execute_agent` and `get_agent_memory` over every listed agent (directories and
+ * A2A URLs). Without `agents` in the config it is `createSpace`. An agent that fails to load is reported
+ * by the build like a broken source file.
+ *
+ * @example
+ * const space = await openSpace({ cwd: 'my-space' });
+ * const result = await space.run(`import { agentStationGuide } from '@capabilities/agent-station-guide'; ...`);
+ * await space.close();
+ */
+export async function openSpace(options: SpaceOptions = {}): Promise<Space> {
+  const config: ResolvedConfig =
+    options.config ?? (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
+  if (config.agents.length === 0) return createSpace({ ...options, config });
+  const agents = await loadAgentCapabilities(config.agents, {
+    root: config.root,
+    model: config.model,
+    orchestration: { sessionsDir: config.agentSessions },
+  });
+  const space = await createSpace({
+    ...options,
+    config,
+    extraTools: [...(options.extraTools ?? []), ...agents.extraTools],
+    backends: { ...options.backends, ...agents.backends },
+    sourceFailures: [...(options.sourceFailures ?? []), ...agents.problems.map((message) => ({ source: 'agents', message }))],
+  });
+  return {
+    ...space,
+    config: space.config,
+    async close() {
+      await space.close();
+      await agents.close();
+    },
+  };
+}
