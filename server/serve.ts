@@ -7,6 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { openSpace } from '../agents/index.js';
 import type { Space, SpaceOptions } from '../space/index.js';
 import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
+import { checkLocalRequest, hasBearerToken, readJsonBody, type Refusal } from './http-guard.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
 
@@ -54,14 +55,21 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? host}`);
     if (url.pathname !== '/mcp') return reply(response, 404, { error: 'not found: the MCP endpoint is /mcp' });
-    if (http?.token && request.headers.authorization !== `Bearer ${http.token}`) {
+    const local = checkLocalRequest(request, host);
+    if (local) return refuse(response, local);
+    if (http?.token && !hasBearerToken(request, http.token)) {
       return reply(response, 401, { jsonrpc: '2.0', error: { code: -32001, message: 'missing or wrong bearer token' }, id: null });
+    }
+    let body: unknown;
+    if (request.method === 'POST') {
+      const read = await readJsonBody(request);
+      if ('refusal' in read) return refuse(response, read.refusal);
+      body = read.value;
     }
     const sessionId = request.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(request, response, request.method === 'POST' ? await readJson(request) : undefined);
+    if (existing) return existing.handleRequest(request, response, body);
     if (request.method !== 'POST') return reply(response, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid session; send initialize first' }, id: null });
-    const body = await readJson(request);
     if (!isInitializeRequest(body)) return reply(response, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid session; send initialize first' }, id: null });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -95,16 +103,10 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
   };
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+/** Answers with a JSON-RPC error and closes the connection: an unread body must not be drained. */
+function refuse(response: ServerResponse, refusal: Refusal): void {
+  response.setHeader('connection', 'close');
+  reply(response, refusal.status, { jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null });
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
