@@ -43,6 +43,9 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
 
       const program = compileProgram(code);
       if (!program.ok) return failed(program.error);
+      // Checked again: the signal may have aborted while the checker loaded, and an executor only
+      // hears aborts that happen after it starts listening.
+      if (runOptions.signal?.aborted === true) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
       const result = await executor.execute(request, runOptions.onCall, runOptions.signal);
       if (result.error !== undefined) result.error = mapRunError(result.error, program);

@@ -255,6 +255,20 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const result = await pending;
         expect(result.error?.code).toBe('CANCELLED');
       });
+      it('does not start a run cancelled during its type-check', async () => {
+        // A fresh sandbox: its first check loads the checker (hundreds of ms), so the abort lands meanwhile.
+        const fresh = await makeSandbox();
+        try {
+          const host = createFixtureHost();
+          const controller = new AbortController();
+          const pending = fresh.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall: host.onCall, signal: controller.signal, check: true });
+          setTimeout(() => controller.abort(), 10);
+          expect(await pending).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
+          expect(host.calls).toHaveLength(0);
+        } finally {
+          await fresh.close();
+        }
+      });
       it('runs the next program normally after a breach', async () => {
         await run('while (true) {}', { limits: { timeoutMs: 100 } });
         const result = await run('return 1 + 1;');

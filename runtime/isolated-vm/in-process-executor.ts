@@ -31,6 +31,7 @@ export function createInProcessExecutor(): IsolateExecutor {
       spare = undefined;
       const onAbort = (): void => run.cancel();
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted === true) onAbort();
       try {
         return await run.result;
       } finally {

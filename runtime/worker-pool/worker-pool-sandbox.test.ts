@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../create-sandbox.js';
-import { describeSandboxContract, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
+import { createFixtureHost, describeSandboxContract, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 
 describeSandboxContract('worker pool', async () => {
   const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2 });
@@ -17,6 +17,24 @@ describe('worker pool lifecycle', () => {
     await sandbox.close();
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     await expect(sandbox.run('return 1', { onCall: async () => null })).rejects.toThrow(/closed/);
+  });
+  it('does not start a run cancelled while it waited for a busy worker', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+    try {
+      await sandbox.ready();
+      const first = createFixtureHost();
+      const busy = sandbox.run("import { sleep } from '@capabilities/math';\nreturn await sleep({ ms: 300 });", { onCall: first.onCall });
+      const queued = createFixtureHost();
+      const controller = new AbortController();
+      const cancelled = sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall: queued.onCall, signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      expect(await cancelled).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
+      expect(queued.calls).toHaveLength(0);
+      expect(await busy).toMatchObject({ success: true, result: 300 });
+      expect(await sandbox.run('return 7', { onCall: first.onCall })).toMatchObject({ success: true, result: 7 });
+    } finally {
+      await sandbox.close();
+    }
   });
   it('refuses a missing build folder', () => {
     expect(() => createSandbox({ outDir: '/nonexistent/agent-spaces-build' })).toThrow(/does not exist/);

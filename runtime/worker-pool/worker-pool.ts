@@ -160,19 +160,38 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     spawn();
   };
 
-  const acquire = (): Promise<Worker> => {
+  /** A free worker, or `undefined` when `signal` aborts first (the waiter leaves the queue). */
+  const acquire = (signal: AbortSignal | undefined): Promise<Worker | undefined> => {
     if (startError !== undefined) return Promise.reject(startError);
+    if (signal?.aborted === true) return Promise.resolve(undefined);
     const worker = idle.pop();
     if (worker !== undefined) return Promise.resolve(worker);
-    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        const index = waiting.indexOf(waiter);
+        if (index !== -1) waiting.splice(index, 1);
+        resolve(undefined);
+      };
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      const waiter = {
+        resolve: (next: Worker) => (done(), resolve(next)),
+        reject: (error: unknown) => (done(), reject(error)),
+      };
+      waiting.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   };
 
   for (let index = 0; index < options.workers; index++) spawn();
 
   return {
     async execute(request: IsolateRunRequest, onCall, signal) {
-      const worker = await acquire();
+      const queued = performance.now();
+      const worker = await acquire(signal);
       if (closed) throw new SandboxError('SANDBOX_CLOSED', 'this sandbox was closed; create a new one with createSandbox()');
+      if (worker === undefined) {
+        return { success: false, result: null, logs: [], error: { name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while it waited for a free sandbox worker; it did not start' }, timedOut: false, calls: 0, durationMs: performance.now() - queued };
+      }
       worker.child.channel?.ref();
       return new Promise<RunResult>((resolve) => {
         const callController = new AbortController();
@@ -205,6 +224,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         worker.run = run;
         signal?.addEventListener('abort', onAbort, { once: true });
         send(worker, { type: 'run', request });
+        if (signal?.aborted === true) onAbort();
       });
     },
     pids: () => [...workers].map((worker) => worker.pid),
