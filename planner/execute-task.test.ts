@@ -88,7 +88,7 @@ describe('executeTask', () => {
   });
 
   it('answers malformed replies (bad JSON, unknown tool, no call, unknown id) and parallel calls without crashing', async () => {
-    const { result, server } = await runScriptedTask(space, [
+    const { result, server, events } = await runScriptedTask(space, [
       { toolCalls: [{ name: 'call_tool', arguments: '{"name": "crm.searchCustomers", "arguments": {' }, { name: 'get_weather', arguments: { location: 'Oslo' } }] },
       { content: 'I think the answer is 42.' },
       { toolCalls: [{ name: 'call_tool', arguments: { name: 'crm.searchCustomer', arguments: { query: 'a' } } }, { name: 'call_tool', arguments: { name: 'get-weather.getWeather', arguments: { location: 'London' } } }] },
@@ -102,6 +102,12 @@ describe('executeTask', () => {
     expect(toolAnswer(server, 3, 'call_3_1')).toMatchObject({ ok: false, error: { code: 'UNKNOWN_FUNCTION', message: expect.stringMatching(/did you mean crm\.searchCustomers/) } });
     expect(toolAnswer(server, 3, 'call_3_2')).toMatchObject({ ok: true, value: { location: 'London' } });
     expect(result.budgetUsage).toMatchObject({ steps: 4, toolCalls: 1 });
+    // Rejected calls are telemetry too, so progress shows why a step did nothing.
+    expect(events.filter((event) => event.type === 'call-rejected')).toMatchObject([
+      { step: 1, function: 'call_tool', message: expect.stringMatching(/not valid JSON/) },
+      { step: 1, function: 'get_weather', message: expect.stringMatching(/no function "get_weather"/) },
+    ]);
+    expect(events.filter((event) => event.type === 'tool-call' && !event.ok)).toMatchObject([{ step: 3, name: 'crm.searchCustomer', error: { code: 'UNKNOWN_FUNCTION' } }]);
   });
 
   it('hides functions that tools.allow leaves out, from search, direct calls and code, and appends the caller\'s instructions', async () => {

@@ -177,7 +177,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
       const parsed = call.type === 'function' ? parseArguments(call.function.name, call.function.arguments) : { tool: 'invalid' as const, error: 'only function calls are understood' };
       let outcome;
       try {
-        outcome = await performToolCall(run, parsed);
+        outcome = await performToolCall(run, parsed, call.type === 'function' ? call.function.name : call.type);
       } catch (error) {
         // A fault of the host (a sandbox that cannot start, a closed space), not of the model's reply.
         if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);

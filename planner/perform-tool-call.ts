@@ -18,9 +18,10 @@ export interface CallOutcome {
 }
 
 /** Performs one parsed call: search, direct call, code run, finish, or the answer to a malformed one. */
-export async function performToolCall(run: TaskRun, call: ParsedCall): Promise<CallOutcome> {
+export async function performToolCall(run: TaskRun, call: ParsedCall, functionName: string = call.tool): Promise<CallOutcome> {
   switch (call.tool) {
     case 'invalid':
+      run.emit({ type: 'call-rejected', function: run.redactor.text(functionName), message: run.redactor.text(call.error) });
       return answer(run, `invalid call: ${call.error}`, { ok: false, error: { code: 'INVALID_CALL', message: call.error } });
     case 'finish':
       return { content: '', digest: 'finish', finish: { summary: call.summary, ...(call.result !== undefined ? { result: call.result } : {}) } };
@@ -51,6 +52,7 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
   if (!entry) {
     const near = searchTools(run.catalog, call.name, { detailLevel: 'names', limit: 3 }).matches.map((match) => match.id);
     const message = `there is no tool "${call.name}"${run.allowed ? ' available to this task' : ''}${near.length > 0 ? `; did you mean ${near.join(', ')}?` : ''} Use search_tools to find ids.`;
+    run.emit({ type: 'tool-call', name: run.redactor.text(call.name), ok: false, durationMs: 0, error: { code: 'UNKNOWN_FUNCTION', message: run.redactor.text(message) } });
     run.rawOutputs.push({ step: run.step, kind: 'tool-call', name: call.name, ok: false, error: message });
     return answer(run, `call_tool ${call.name} → unknown tool`, { ok: false, error: { code: 'UNKNOWN_FUNCTION', message } });
   }

@@ -18,6 +18,8 @@ export type PlannerEvent = EventBase &
     | { type: 'model-reply'; reply: ModelReply; costUsd: number; usage: BudgetUsage; note?: string }
     | { type: 'search-run'; query: string; detailLevel: string; matches: number; total: number }
     | { type: 'tool-call'; name: string; ok: boolean; durationMs: number; error?: { code: string; message: string } }
+    /** A function call of the model that could not be performed as sent (bad JSON, unknown function, bad field). */
+    | { type: 'call-rejected'; function: string; message: string }
     | { type: 'code-run'; ok: boolean; calls: number; durationMs: number; counted: boolean; error?: { code: string; message: string } }
     | { type: 'summary-created'; label: string; originalChars: number; storageRef: string | null }
     | { type: 'budget-exceeded'; limit: BudgetLimit; message: string; usage: BudgetUsage }

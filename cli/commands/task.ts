@@ -72,6 +72,9 @@ function printProgress(event: PlannerEvent): void {
     case 'tool-call':
       progress(`  call ${event.name} ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''} ${event.error?.message ?? ''}`} (${Math.round(event.durationMs)} ms)`);
       break;
+    case 'call-rejected':
+      progress(`  ${event.function} rejected: ${event.message}`);
+      break;
     case 'code-run':
       progress(`  code run ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''}`}, ${event.calls} call${event.calls === 1 ? '' : 's'} (${Math.round(event.durationMs)} ms)${event.counted ? '' : ' [not counted: did not type-check]'}`);
       break;
