@@ -24,7 +24,9 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       const limits = resolveRunLimits(options.limits, runOptions.limits);
       const started = performance.now();
       const failed = (error: RunError): RunResult => ({ success: false, result: null, logs: [], error, timedOut: false, calls: 0, durationMs: performance.now() - started });
-      if (runOptions.signal?.aborted === true) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
+      // A function, so the compiler does not narrow the second look by the first.
+      const aborted = (): boolean => runOptions.signal?.aborted === true;
+      if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
 
       if (runOptions.check === true) {
         checker ??= import('./type-check.js').then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
@@ -45,7 +47,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       if (!program.ok) return failed(program.error);
       // Checked again: the signal may have aborted while the checker loaded, and an executor only
       // hears aborts that happen after it starts listening.
-      if (runOptions.signal?.aborted === true) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
+      if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
       const result = await executor.execute(request, runOptions.onCall, runOptions.signal);
       if (result.error !== undefined) result.error = mapRunError(result.error, program);
