@@ -65,3 +65,22 @@ describe('serveAgent with a plain provider key in tsagent.json', () => {
     for (const text of [JSON.stringify(ok), JSON.stringify(failed), ...logs, ...written]) expect(text).not.toContain(PLAIN_KEY);
   });
 });
+
+describe('serveAgent without a model', () => {
+  it('says at startup that calls will fail and what to set, instead of only when the first call comes', async () => {
+    const dir = await makeTempDir('agent-no-model');
+    await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Keyless', tools: [{ name: 'ask', description: 'Ask', parameters: { type: 'object', properties: {} }, prompt: 'Hi' }] } }));
+    const saved = { key: process.env.OPENAI_API_KEY, url: process.env.AGENT_SPACES_BASE_URL };
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.AGENT_SPACES_BASE_URL;
+    const lines: string[] = [];
+    try {
+      const server = await serveAgent(dir, { http: { port: 0 }, outDir: path.join(dir, 'out'), log: (line) => lines.push(line) });
+      await server.close();
+    } finally {
+      if (saved.key !== undefined) process.env.OPENAI_API_KEY = saved.key;
+      if (saved.url !== undefined) process.env.AGENT_SPACES_BASE_URL = saved.url;
+    }
+    expect(lines).toContainEqual(expect.stringMatching(/^warning: agent "Keyless" has no model to answer with: no API key .* set OPENAI_API_KEY/));
+  });
+});
