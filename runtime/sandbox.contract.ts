@@ -230,6 +230,23 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const result = await run("return 'x'.repeat(10000);", { limits: { maxOutputBytes: 5000 } });
         expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
       });
+      it('refuses call arguments past maxArgumentBytes inside the program, without reaching the host', async () => {
+        const code = [
+          "import { echo } from '@capabilities/math';",
+          'const codes: string[] = [];',
+          // ASCII is caught before it leaves the isolate; 3-byte characters only by the host's byte count.
+          "for (const value of ['x'.repeat(6000), '€'.repeat(2000)]) {",
+          '  try { await echo({ value }); codes.push("ok"); } catch (e) { codes.push((e as { code: string }).code + ": " + (e as Error).message); }',
+          '}',
+          "return { codes, small: await echo({ value: 'fine' }) };",
+        ].join('\n');
+        const result = await run(code, { limits: { maxArgumentBytes: 5000 } });
+        expect(result).toMatchObject({ success: true, result: { small: 'fine' } });
+        const codes = (result.result as { codes: string[] }).codes;
+        expect(codes).toHaveLength(2);
+        for (const text of codes) expect(text).toMatch(/^INVALID_ARGUMENTS: arguments of math\.echo are .*6\d{3} bytes of JSON, over the limit of 5000 bytes per call \(limits\.maxArgumentBytes\)/);
+        expect(result.host.calls.map((call) => call.params.args)).toEqual([{ value: 'fine' }]);
+      });
       it('rejects calls past maxCalls inside the program with CALL_LIMIT_EXCEEDED', async () => {
         const code = "import { add } from '@capabilities/math';\nlet done = 0;\ntry {\n  for (let i = 0; i < 10; i++) { await add({ a: i, b: 0 }); done++; }\n} catch (e) { return { done, code: (e as { code: string }).code }; }";
         const result = await run(code, { limits: { maxCalls: 3 } });

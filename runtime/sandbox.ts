@@ -12,6 +12,11 @@ export interface RunLimits {
   memoryLimitMb: number;
   /** Bytes of logs and result together (UTF-8). */
   maxOutputBytes: number;
+  /**
+   * Bytes of one call's arguments as JSON (UTF-8). Larger calls reject inside the program with
+   * `INVALID_ARGUMENTS`, so a program cannot push huge copies at the host.
+   */
+  maxArgumentBytes: number;
   /** Capability calls per run; further calls reject with `CALL_LIMIT_EXCEEDED` inside the program. */
   maxCalls: number;
   /** Calls in flight at once; further calls wait in a queue. */
@@ -22,6 +27,7 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
   timeoutMs: 30_000,
   memoryLimitMb: 128,
   maxOutputBytes: 1024 * 1024,
+  maxArgumentBytes: 1024 * 1024,
   maxCalls: 1_000,
   maxConcurrentCalls: 100,
 });

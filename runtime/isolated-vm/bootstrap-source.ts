@@ -2,8 +2,8 @@
  * JavaScript evaluated first in every fresh context. It receives three host callbacks and defines
  * the only non-standard globals the program sees: `console` (captured into logs) and the host global
  * the capability proxies call. It returns `deliver` (settles a call) and `run` (runs the program's
- * wrapped main with the run's settings — the call limit, checked here too so a loop of calls cannot
- * flood the host — and reports its result or error as JSON). Everything the host reads from here crosses
+ * wrapped main with the run's settings — the call and argument limits, checked here too so a loop of
+ * calls cannot flood the host — and reports its result or error as JSON). Everything the host reads from here crosses
  * as strings, so no object of either side is shared.
  */
 import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
@@ -11,7 +11,7 @@ import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
 export const BOOTSTRAP_SOURCE = String.raw`
 const send = $0, writeLog = $1, complete = $2;
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
-let settings = { maxCalls: 0, callLimitError: '' };
+let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '' };
 let callsMade = 0;
 const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
 const TOOL_ERROR = Symbol('toolError');
@@ -65,11 +65,9 @@ globalThis.console = Object.freeze({
   log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug'), trace: logger('debug'),
 });
 
-// An async function, so that a failed call's error is created after the await: V8 then appends the
-// awaiting program frames ("at async ...") to its stack for free, instead of a stack capture per call.
-async function call(capability, fn, args, resultMode) {
-  capability = String(capability);
-  fn = String(fn);
+// Sends one call and returns the promise of its outcome. Not async: the arguments' JSON must not stay
+// alive while the program awaits (a thousand pending calls would keep a thousand copies).
+function dispatch(capability, fn, args, resultMode) {
   let json;
   try {
     json = JSON.stringify(args === undefined ? null : args);
@@ -78,8 +76,22 @@ async function call(capability, fn, args, resultMode) {
   }
   const id = ++nextId;
   const outcome = new Promise((resolve) => pending.set(id, resolve));
-  if (++callsMade > settings.maxCalls) settle(id, false, JSON.parse(settings.callLimitError.replace('{capability}', capability).replace('{function}', fn)));
+  // Names go into JSON text: escaped, so a quote in a made-up name cannot break the message.
+  const inJson = (text) => JSON.stringify(text).slice(1, -1);
+  const fill = (template) => JSON.parse(template.replace('{capability}', () => inJson(capability)).replace('{function}', () => inJson(fn)).replace('{size}', () => String(json.length)));
+  // A UTF-8 byte per character at least: text longer than the limit never crosses to the host.
+  if (json.length > settings.maxArgumentBytes) settle(id, false, fill(settings.argumentLimitError));
+  else if (++callsMade > settings.maxCalls) settle(id, false, fill(settings.callLimitError));
   else send(id, capability, fn, json, resultMode === 'full' ? 'full' : 'value');
+  return outcome;
+}
+
+// An async function, so that a failed call's error is created after the await: V8 then appends the
+// awaiting program frames ("at async ...") to its stack for free, instead of a stack capture per call.
+async function call(capability, fn, args, resultMode) {
+  capability = String(capability);
+  fn = String(fn);
+  const outcome = dispatch(capability, fn, args, resultMode);
   const { ok, payload } = await outcome;
   if (ok) return payload;
   const data = payload.data || {};

@@ -234,10 +234,20 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
       data: { code: 'CALL_LIMIT_EXCEEDED', capability, function: fn },
     });
 
+  const argumentLimitError = (capability: string, fn: string, size: string): string =>
+    JSON.stringify({
+      code: -32000,
+      message: `arguments of ${capability}.${fn} are ${size} bytes of JSON, over the limit of ${limits.maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
+      data: { code: 'INVALID_ARGUMENTS', capability, function: fn, details: { maxArgumentBytes: limits.maxArgumentBytes } },
+    });
+
   /** Called by the isolate without waiting (the isolate counts calls too, so it cannot flood this). */
   const send = (id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void => {
     if (finished) return;
     if (calls >= limits.maxCalls) return reply(id, false, callLimitError(capability, fn));
+    // The isolate refuses what is too long in characters; multi-byte text is measured here.
+    const argumentBytes = Buffer.byteLength(argsJson, 'utf8');
+    if (argumentBytes > limits.maxArgumentBytes) return reply(id, false, argumentLimitError(capability, fn, String(argumentBytes)));
     calls++;
     queue.push({ id, params: { capability, function: fn, args: JSON.parse(argsJson) as unknown, resultMode } });
     pump();
@@ -287,7 +297,12 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     const main = program.namespace.getSync('default', { reference: true });
     if (finished) return;
     programStarted = true;
-    const settings = new ivm.ExternalCopy({ maxCalls: limits.maxCalls, callLimitError: callLimitError('{capability}', '{function}') }).copyInto();
+    const settings = new ivm.ExternalCopy({
+      maxCalls: limits.maxCalls,
+      callLimitError: callLimitError('{capability}', '{function}'),
+      maxArgumentBytes: limits.maxArgumentBytes,
+      argumentLimitError: argumentLimitError('{capability}', '{function}', 'at least {size}'),
+    }).copyInto();
     await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
   };
   start().catch(onIsolateFailure);

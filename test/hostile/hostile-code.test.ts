@@ -206,6 +206,19 @@ describe('call floods', () => {
     const maxOverlap = Math.max(...calls.map((call) => calls.filter((other) => other.start <= call.start && (other.end ?? Infinity) > call.start).length));
     expect(maxOverlap).toBeLessThanOrEqual(100);
   });
+  it('refuses huge arguments without copying them to the host', async () => {
+    // 200 calls with a 40 MB argument each would be 8 GB on the host side if they crossed.
+    const code = "import { echo } from '@capabilities/math';\nconst value = 'x'.repeat(40_000_000);\nconst settled = await Promise.allSettled(Array.from({ length: 200 }, () => echo({ value })));\nreturn [...new Set(settled.map((s) => s.status === 'rejected' ? (s as PromiseRejectedResult).reason.code : 'ok'))];";
+    const result = await run(code, { limits: { memoryLimitMb: 256 } });
+    expect(result).toMatchObject({ success: true, result: ['INVALID_ARGUMENTS'] });
+    expect(result.calls_).toHaveLength(0);
+  });
+  it('refuses deeply nested arguments with a clear error', async () => {
+    const code = "import { echo } from '@capabilities/math';\nlet value: unknown = 1;\nfor (let i = 0; i < 100_000; i++) value = [value];\ntry { await echo({ value }); return 'sent'; } catch (e) { return (e as Error).name + ': ' + (e as Error).message; }";
+    const result = await run(code);
+    expect(result.success).toBe(true);
+    expect(result.result).toMatch(/^(TypeError: arguments of math\.echo are not JSON-serialisable|ToolCallError: )/);
+  });
   it('refuses the call past maxCalls without reaching the host', async () => {
     const code = "import { add } from '@capabilities/math';\nconst settled = await Promise.allSettled(Array.from({ length: 1001 }, (_, i) => add({ a: i, b: 0 })));\nreturn settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason.code);";
     const result = await run(code);
