@@ -319,3 +319,27 @@ describe('createBridge: rate limits, results, events', () => {
     await expect(one).resolves.toBe('one');
   });
 });
+
+describe('createBridge: secrets in failures', () => {
+  it('cuts known secret values out of the error the program gets and the event', async () => {
+    const secret = 'sk-live-0123456789';
+    const leaky: Backend = {
+      call: async (call) => {
+        if (call.function.name === 'broken') throw new Error(`upstream refused key ${secret}`);
+        throw new ToolCallError('SERVER_UNAVAILABLE', `MCP server "crm" exited; stderr:\nbad API key ${secret}`, { capability: 'crm', function: call.function.name }, {
+          details: { stderr: `bad API key ${secret}`, env: { KEY: secret } },
+        });
+      },
+      close: async () => undefined,
+    };
+    const { bridge, events } = setup({ secrets: [secret], backends: { crm: leaky } });
+    const crashed = await failure(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'q' } }, context()));
+    expect(crashed.code).toBe('SERVER_UNAVAILABLE');
+    expect(crashed.message).toBe('MCP server "crm" exited; stderr:\nbad API key [REDACTED]');
+    expect(JSON.stringify(toWireError(crashed))).not.toContain(secret);
+    const thrown = await failure(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
+    expect(thrown.message).toBe('tool "broken" of capability "crm" failed: upstream refused key [REDACTED]');
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect(events.filter((event) => event.type === 'tool-call-end')).toHaveLength(2);
+  });
+});

@@ -12,7 +12,7 @@ import type {
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
 import type { Backend, BackendCall } from './backend.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
-import { createRedactor } from './redact.js';
+import { createRedactor, redactText } from './redact.js';
 import { requestApproval } from './request-approval.js';
 import { createSchemaCompiler, type SchemaCheck, type SchemaIssue } from './schema-validator.js';
 
@@ -72,7 +72,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   const checks = new Map<string, SchemaCheck>();
   const listeners = new Set<BridgeEventListener>(options.onEvent === undefined ? [] : [options.onEvent]);
   const usedBackends = new Set<Backend>();
-  const redact = createRedactor({ keys: options.redactKeys ?? [], secrets: options.secrets ?? [] });
+  const secrets = options.secrets ?? [];
+  const redact = createRedactor({ keys: options.redactKeys ?? [], secrets });
   let callCount = 0;
   let closed = false;
 
@@ -94,6 +95,16 @@ export function createBridge(options: BridgeOptions): Bridge {
       checks.set(key, check);
     }
     return check;
+  };
+
+  // A server's error (its stderr, an echoed request) may quote a secret from its env or headers; the
+  // program, and so the model, and every event listener get the error with those values cut out.
+  const withoutSecrets = (error: ToolCallError): ToolCallError => {
+    if (secrets.length === 0) return error;
+    const message = redactText(error.message, secrets);
+    const details = error.details === undefined ? undefined : redact(error.details);
+    if (message === error.message && JSON.stringify(details) === JSON.stringify(error.details)) return error;
+    return new ToolCallError(error.code, message, error, { ...(details === undefined ? {} : { details }), cause: error.cause });
   };
 
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
@@ -235,10 +246,11 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes, timestamp: new Date().toISOString() });
       return value;
     } catch (error) {
-      const failure =
+      const failure = withoutSecrets(
         error instanceof ToolCallError
           ? error
-          : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, { cause: error });
+          : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, { cause: error }),
+      );
       if (listeners.size > 0) emit({
         type: 'tool-call-end',
         ...base,
