@@ -317,6 +317,29 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
   });
 
+  it('names every bad tool of a malformed tool list, in words', async () => {
+    const space = await makeSpace({
+      mcpServers: { broken: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/malformed-tools-server.mjs')], cwd: REPO } },
+    });
+    const result = await buildCapabilities({ config: space.config });
+    const message = result.errors[0]?.message ?? '';
+    expect(message).toMatch(/MCP server "broken" returned a malformed tool list/);
+    expect(message).toMatch(/tool 1 "no-type": inputSchema must be an object schema with type "object"/);
+    expect(message).toMatch(/tool 2 "string-schema": inputSchema must be an object schema/);
+    expect(message).toMatch(/tool 3: has no name/);
+    expect(message).not.toMatch(/"code":/); // not a validation library's dump
+    expect(message).not.toMatch(/"fine"/);
+  });
+
+  it('gives up on a server that never answers tools/list after its timeoutMs, saying so', async () => {
+    const space = await makeSpace({
+      mcpServers: { silent: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/silent-tools-server.mjs')], cwd: REPO, timeoutMs: 300 } },
+    });
+    const result = await buildCapabilities({ config: space.config });
+    expect(result.errors).toEqual([{ source: 'mcp:silent', message: expect.stringMatching(/MCP server "silent": no answer to tools\/list within 300 ms.*raise timeoutMs/) }]);
+    expect(result.manifest.capabilities).toHaveLength(3);
+  });
+
   it('reports a server that cannot start', async () => {
     const space = await makeSpace({ mcpServers: { ghost: { command: '/nonexistent/binary' } } });
     const result = await buildCapabilities({ config: space.config });

@@ -9,6 +9,7 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { AgentSpacesError, errorMessage } from '../core/index.js';
 import { isStdioServer } from './schema.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './schema.js';
@@ -83,6 +84,28 @@ export async function listAllTools(client: Client, options?: RequestOptions): Pr
     tools.push(...page.tools);
     cursor = page.nextCursor;
     // A server that hands out the same cursor twice would page forever.
+    if (cursor !== undefined && seenCursors.has(cursor)) break;
+    if (cursor !== undefined) seenCursors.add(cursor);
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/** One page of `tools/list` as sent, each tool unchecked (see {@link listAllToolsUnchecked}). */
+const uncheckedToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/**
+ * Every tool of a server as the server sent it, following `nextCursor`: unlike {@link listAllTools},
+ * a tool that breaks the protocol does not fail the whole list, so the caller can say which tool is
+ * wrong and how.
+ */
+export async function listAllToolsUnchecked(client: Client, options?: RequestOptions): Promise<unknown[]> {
+  const tools: unknown[] = [];
+  const seenCursors = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, uncheckedToolsPage, options);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
     if (cursor !== undefined && seenCursors.has(cursor)) break;
     if (cursor !== undefined) seenCursors.add(cursor);
   } while (cursor !== undefined);
@@ -181,7 +204,7 @@ function stdioConnectError(
   if (context.signal?.aborted === true) {
     return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', details, cause: error });
   }
-  if (isTimeout(error)) {
+  if (isRequestTimeout(error)) {
     return new McpConnectError(
       context.name,
       `${prefix}: "${commandLine}" did not complete the MCP handshake within ${context.timeoutMs} ms; check that it is an MCP stdio server, or raise connectTimeoutMs${tail}`,
@@ -222,11 +245,11 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
     if (context.signal?.aborted === true) {
       throw new McpConnectError(context.name, `MCP server "${context.name}": connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', cause: error });
     }
-    const message = isTimeout(error)
+    const message = isRequestTimeout(error)
       ? `no answer to the MCP handshake within ${context.timeoutMs} ms over ${kind}; check the URL or raise connectTimeoutMs`
       : `could not connect to ${url.href} over ${kind}: ${describeHttpError(error)}`;
     throw new McpConnectError(context.name, `MCP server "${context.name}": ${message}`, {
-      code: isTimeout(error) ? 'MCP_CONNECT_TIMEOUT' : 'MCP_CONNECT_FAILED',
+      code: isRequestTimeout(error) ? 'MCP_CONNECT_TIMEOUT' : 'MCP_CONNECT_FAILED',
       details: { url: url.href, transport: kind },
       cause: error,
     });
@@ -240,7 +263,8 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
   };
 }
 
-function isTimeout(error: unknown): boolean {
+/** Whether an error is the SDK's request timeout (which is also how it reports an aborted request). */
+export function isRequestTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 

@@ -1,8 +1,11 @@
-import { connectMcpServer, listAllTools, type McpConnection } from '../../config/mcp-connect.js';
+import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked, type McpConnection } from '../../config/mcp-connect.js';
 import { toModuleName } from '../names.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema, type ToolAnnotations } from '../../core/index.js';
 import type { McpServerConfig } from '../../config/index.js';
 import type { RawCapability, RawFunction } from '../raw-capability.js';
+
+/** How long starting a server, and then each page of its `tools/list`, may take at build time, unless configured. */
+export const DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;
 
 /** Default module name of a server: `mcp-<server>` in kebab-case. */
 export function mcpModuleName(server: string, config: McpServerConfig): string {
@@ -18,37 +21,44 @@ export type McpConnector = (server: string, config: McpServerConfig) => Promise<
 export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number; connect?: McpConnector } = {}): Promise<RawCapability> {
   const connection = options.connect
     ? await options.connect(server, config)
-    : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? 30_000 });
+    : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS });
+  const listTimeoutMs = config.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   try {
-    const tools = await listAllTools(connection.client);
+    let tools: unknown[];
+    try {
+      tools = await listAllToolsUnchecked(connection.client, { timeout: listTimeoutMs });
+    } catch (error) {
+      if (!isRequestTimeout(error)) throw error;
+      throw new CompileError('MCP_DISCOVERY_TIMEOUT', `MCP server "${server}": no answer to tools/list within ${listTimeoutMs} ms; check the server, or raise timeoutMs for it`, { cause: error });
+    }
     const approve = new Set(config.requireApproval ?? []);
     const functions: RawFunction[] = [];
     const problems: string[] = [];
     for (const [index, tool] of tools.entries()) {
-      const inputSchema = tool.inputSchema as unknown;
-      if (!isJsonSchemaObject(inputSchema) || inputSchema.type !== 'object') {
-        problems.push(`tool ${index} "${tool.name}": inputSchema must be an object schema with type "object" (got ${JSON.stringify(inputSchema)?.slice(0, 80)})`);
+      const problem = toolProblem(tool);
+      if (problem !== undefined || !isJsonSchemaObject(tool)) {
+        const name = isJsonSchemaObject(tool) && typeof tool.name === 'string' ? ` "${tool.name}"` : '';
+        problems.push(`tool ${index}${name}: ${problem}`);
         continue;
       }
-      const outputSchema = tool.outputSchema as unknown;
-      if (outputSchema !== undefined && !isJsonSchemaObject(outputSchema)) {
-        problems.push(`tool ${index} "${tool.name}": outputSchema must be an object schema`);
-        continue;
-      }
-      const annotations = tool.annotations as ToolAnnotations | undefined;
+      const { name, description, inputSchema, outputSchema } = tool as { name: string; description?: unknown; inputSchema: JsonSchema; outputSchema?: JsonSchema };
+      const annotations = isJsonSchemaObject(tool.annotations) ? (tool.annotations as ToolAnnotations) : undefined;
       const destructive = annotations?.destructiveHint === true && config.approveDestructive === true;
       functions.push({
-        toolName: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-        inputSchema: inputSchema as JsonSchema,
-        ...(outputSchema !== undefined ? { outputSchema: outputSchema as JsonSchema } : {}),
+        toolName: name,
+        ...(typeof description === 'string' && description !== '' ? { description } : {}),
+        inputSchema,
+        ...(outputSchema !== undefined ? { outputSchema } : {}),
         resultKind: outputSchema !== undefined ? 'mcp-structured' : 'mcp-text',
-        ...(approve.has(tool.name) || destructive ? { requiresApproval: true } : {}),
+        ...(approve.has(name) || destructive ? { requiresApproval: true } : {}),
         ...(annotations ? { annotations } : {}),
       });
     }
     if (problems.length > 0) {
-      throw new CompileError('MALFORMED_TOOL_LIST', `MCP server "${server}" returned a malformed tool list:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+      throw new CompileError(
+        'MALFORMED_TOOL_LIST',
+        `MCP server "${server}" returned a malformed tool list (fix the server, or set disabled: true for it):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      );
     }
     const info = connection.client.getServerVersion();
     return {
@@ -66,4 +76,18 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
   } finally {
     await connection.close().catch(() => undefined);
   }
+}
+
+/** What is wrong with one entry of a `tools/list` result, if anything. */
+function toolProblem(tool: unknown): string | undefined {
+  if (!isJsonSchemaObject(tool)) return 'is not an object';
+  if (typeof tool.name !== 'string' || tool.name === '') return 'has no name';
+  const { inputSchema, outputSchema } = tool;
+  if (!isJsonSchemaObject(inputSchema) || inputSchema.type !== 'object') {
+    return `inputSchema must be an object schema with type "object" (got ${JSON.stringify(inputSchema)?.slice(0, 80) ?? 'nothing'})`;
+  }
+  if (outputSchema !== undefined && (!isJsonSchemaObject(outputSchema) || outputSchema.type !== 'object')) {
+    return `outputSchema must be an object schema with type "object" (got ${JSON.stringify(outputSchema).slice(0, 80)})`;
+  }
+  return undefined;
 }
