@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = `${root}dist/cli/main.js`;
+// tsx is resolved from this package, not from the folder the command runs in.
 const args = existsSync(built)
   ? ['--no-node-snapshot', built]
-  : ['--no-node-snapshot', '--import', 'tsx', `${root}cli/main.ts`];
+  : ['--no-node-snapshot', '--import', import.meta.resolve('tsx'), `${root}cli/main.ts`];
 const child = spawn(process.execPath, [...args, ...process.argv.slice(2)], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
