@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['compile', 'build', 'bridge', 'runtime', 'mcp', 'mcp-sandbox', 'planner'];
+const ALL = ['compile', 'build', 'bridge', 'runtime', 'mcp', 'mcp-sandbox', 'planner', 'agents'];
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const names = wanted.length > 0 ? wanted : ALL;
 
