@@ -8,14 +8,14 @@ import { callTool } from './test-support/call-tool.js';
 
 let server: Server;
 let port: number;
-const received: { method: string; url: string; body: string; contentType: string | undefined }[] = [];
+const received: { method: string; url: string; body: string; contentType: string | undefined; authorization?: string | undefined; cookie?: string | undefined }[] = [];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      received.push({ method: request.method ?? '', url: request.url ?? '', body, contentType: request.headers['content-type'] });
+      received.push({ method: request.method ?? '', url: request.url ?? '', body, contentType: request.headers['content-type'], authorization: request.headers.authorization, cookie: request.headers.cookie });
       if (request.url === '/json') {
         response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-trace': 't-1' });
         response.end(JSON.stringify({ ok: true, echo: body === '' ? null : (JSON.parse(body) as unknown) }));
@@ -86,6 +86,16 @@ describe('std http', () => {
     expect(error.message).toContain(`host "localhost:${port}" is not allowed`);
   });
 
+  it('does not carry credentials across a redirect to another origin', async () => {
+    const http = createHttpTool({ allowHosts: ['127.0.0.1', 'localhost'] });
+    const headers = { Authorization: 'Bearer for-127-only', Cookie: 'session=abc', 'x-keep': '1' };
+    await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside`, headers });
+    expect(received.at(-1)).toMatchObject({ url: '/json', authorization: 'Bearer for-127-only', cookie: 'session=abc' });
+    await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers });
+    expect(received.at(-2)).toMatchObject({ url: '/redirect-outside', authorization: 'Bearer for-127-only' });
+    expect(received.at(-1)).toMatchObject({ url: '/json', authorization: undefined, cookie: undefined });
+  });
+
   it('caps the response size and times out', async () => {
     const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
     const big = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big`, maxBytes: 1000 }));
@@ -104,5 +114,12 @@ describe('std http', () => {
     expect(allowed('https://example.com/', ['*.example.com'])).toBe(false);
     expect(allowed('https://evilexample.com/', ['*.example.com'])).toBe(false);
     expect(allowed('https://example.com.evil.net/', ['example.com'])).toBe(false);
+    expect(allowed('https://api.example.com@evil.net/', ['api.example.com'])).toBe(false);
+    expect(allowed('https://user:pw@api.example.com/', ['api.example.com'])).toBe(true);
+    expect(allowed('https://x.example.com.evil.net/', ['*.example.com'])).toBe(false);
+    expect(allowed('http://[::1]:8080/', ['[::1]'])).toBe(true);
+    expect(allowed('http://[::1]:8080/', ['localhost'])).toBe(false);
+    expect(allowed('http://0x7f.1/', ['127.0.0.1'])).toBe(true);
+    expect(allowed('http://0x7f.1/', ['localhost'])).toBe(false);
   });
 });

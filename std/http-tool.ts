@@ -13,6 +13,7 @@ export interface HttpToolOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 5;
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 const response = z.object({
   status: z.number(),
@@ -73,7 +74,10 @@ export function createHttpTool(options: HttpToolOptions = {}) {
               if (redirects >= MAX_REDIRECTS) {
                 throw new ToolCallError('TOOL_FAILED', `${params.url} redirected more than ${MAX_REDIRECTS} times`, target);
               }
-              url = checkUrl(new URL(location, url).href, allowHosts, target);
+              const next = checkUrl(new URL(location, url).href, allowHosts, target);
+              // As browsers do: credentials meant for one origin are not handed to another.
+              if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+              url = next;
               if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
                 method = 'GET';
                 body = undefined;
