@@ -58,6 +58,20 @@ describe('std fs: confinement', () => {
     expect(await readdir(outside)).toEqual(['secret.txt']);
   });
 
+  it('refuses a path with a NUL byte as invalid, for every function, without naming the host folder', async () => {
+    for (const name of ['readFile', 'exists', 'stat', 'writeFile']) {
+      const error = await refusal(callTool(fs, name, { path: 'notes.txt\0.png', content: 'x' }));
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENTS', function: name });
+      expect(error.message).toBe('path "notes.txt\\u0000.png" is refused: it contains a NUL character; file names cannot contain one');
+    }
+  });
+
+  it('accepts names that merely start with two dots', async () => {
+    await callTool(fs, 'writeFile', { path: '..notes.txt', content: 'hidden-ish' });
+    await expect(callTool(fs, 'readFile', { path: 'sub/..data' }).catch((error: ToolCallError) => error.code)).resolves.toBe('TOOL_FAILED');
+    await expect(callTool(fs, 'readFile', { path: '..notes.txt' })).resolves.toBe('hidden-ish');
+  });
+
   it('follows symlinks that stay inside', async () => {
     await mkdir(join(root, 'real'));
     await writeFile(join(root, 'real', 'a.txt'), 'A');

@@ -17,6 +17,12 @@ export interface CallTarget {
  * through these functions.
  */
 export async function resolveInWorkspace(root: string, userPath: string, target: CallTarget): Promise<string> {
+  if (userPath.includes('\0')) {
+    // Node would refuse it too, but with a message quoting the absolute host path.
+    throw new ToolCallError('INVALID_ARGUMENTS', `path ${JSON.stringify(userPath)} is refused: it contains a NUL character; file names cannot contain one`, target, {
+      details: { path: userPath },
+    });
+  }
   const rootReal = await realpath(resolve(root)).catch((error: unknown) => {
     throw new ToolCallError('TOOL_FAILED', `the workspace folder ${root} does not exist: create it or set std.fs.root in the config`, target, { cause: error });
   });
@@ -37,7 +43,8 @@ export function workspaceRelative(rootReal: string, absolute: string): string {
 
 function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  // `..notes.txt` is a name inside; only `..` itself or `../…` leaves.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /**
