@@ -239,6 +239,16 @@ describe('failures', () => {
     expect(result.errors).toEqual([{ source: 'missing.json', message: expect.stringContaining('not found') }]);
   });
 
+  it('gives tools with non-ASCII names ASCII module names the sandbox can import, and says so', async () => {
+    const space = await makeSpace();
+    await writeFile(path.join(space.root, 'tools/a.json'), JSON.stringify({ ...WEATHER_TOOL, name: 'größe_prüfen' }));
+    await writeFile(path.join(space.root, 'tools/b.json'), JSON.stringify({ ...WEATHER_TOOL, name: '日本語' }));
+    const result = await buildCapabilities({ config: space.config });
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['capability', 'crm', 'get-weather', 'grosse-prufen', 'train-schedule']);
+    expect(spec(result, 'grosse-prufen').namespace).toBe('größePrüfen');
+    expect(result.warnings.filter((w) => /ASCII/.test(w.message)).map((w) => w.capability)).toEqual(['grosse-prufen', 'capability']);
+  });
+
   it('gives clashing module names distinct, reported names', async () => {
     const { root, config } = await makeSpace();
     await writeFile(path.join(root, 'tools/weather-2.json'), JSON.stringify({ ...WEATHER_TOOL, description: 'another' }));

@@ -266,6 +266,9 @@ function assignNames(raws: RawCapability[], warnings: CompileWarning[]): Capabil
     if (module !== base) {
       warnings.push({ source: describeSource(raw.source), capability: module, message: `module name "${base}" is taken; this capability is @capabilities/${module}` });
     }
+    if (raw.module === undefined && /[^\p{ASCII}]/u.test(raw.name)) {
+      warnings.push({ source: describeSource(raw.source), capability: module, message: `capability "${raw.name}" is @capabilities/${module}: module names are ASCII (a-z, 0-9, -)` });
+    }
     used.add(module);
     const { names, warnings: nameWarnings } = assignFunctionNames(raw.functions.map((fn) => fn.toolName));
     for (const warning of nameWarnings) {

@@ -20,7 +20,13 @@ describe('toModuleName', () => {
     ['s3Bucket', 's3-bucket'],
     ['mcp__everything  v2', 'mcp-everything-v2'],
     ['1password', '1password'],
-    ['café_au_lait', 'café-au-lait'],
+    // The sandbox resolves only ASCII specifiers: letters are folded, what cannot be is dropped.
+    ['café_au_lait', 'cafe-au-lait'],
+    ['größe_prüfen', 'grosse-prufen'],
+    ['Ærø', 'aero'],
+    ['emoji🚀', 'emoji'],
+    ['日本語', 'capability'],
+    ['日本語 tools', 'tools'],
     ['___', 'capability'],
     ['', 'capability'],
   ])('%j → %j', (input, expected) => {

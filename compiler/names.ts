@@ -4,7 +4,8 @@
  * Rules (all pure and deterministic):
  * - A name is split into words at every character that is not a letter or digit and at camelCase
  *   humps (`APIGetUser` → `API`, `Get`, `User`); digits stay with the word before them (`s3Bucket`).
- * - Modules are the words lowercased and joined by `-` (`My_Server` → `my-server`).
+ * - Modules are the words lowercased, folded to ASCII and joined by `-` (`My_Server` → `my-server`,
+ *   `café` → `cafe`; a word with no ASCII letters, such as `日本語`, is dropped).
  * - Functions and namespaces are camelCase (`API-get-user` → `apiGetUser`, `a.b` → `aB`).
  * - An identifier that would start with a digit gets a `_` prefix (`1password` → `_1password`).
  * - A reserved word (ES keywords, strict-mode words, `eval`, `arguments`, and `then`, which would make
@@ -63,9 +64,24 @@ function normalizeIdentifier(original: string, fallback: string): Normalized {
   return { name: camel };
 }
 
-/** kebab-case module name: `trainSchedule` → `train-schedule`, `My_Server` → `my-server`. */
+/** Latin letters that Unicode does not decompose into a base letter and a mark. */
+const ASCII_FOLDS: Record<string, string> = { ß: 'ss', æ: 'ae', ø: 'o', œ: 'oe', đ: 'd', ł: 'l', þ: 'th', ð: 'd', ı: 'i' };
+
+/** A lowercase word in ASCII: accents dropped (`é` → `e`), a few letters spelt out, anything else removed. */
+function foldToAscii(word: string): string {
+  return word
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\p{ASCII}]/gu, (char) => ASCII_FOLDS[char] ?? '')
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * kebab-case module name in ASCII, the only specifiers the sandbox resolves: `trainSchedule` →
+ * `train-schedule`, `My_Server` → `my-server`, `größe_prüfen` → `grosse-prufen`.
+ */
 export function toModuleName(name: string): string {
-  const words = splitWords(name).map((word) => word.toLowerCase());
+  const words = splitWords(name).map(foldToAscii).filter((word) => word !== '');
   return words.length === 0 ? 'capability' : words.join('-');
 }
 
