@@ -161,11 +161,28 @@ function runResultToTool(result: RunResult): CallToolResult {
   let structured: Record<string, unknown> = { ...result };
   if (body.length > MAX_RESULT_CHARS) {
     body = `${body.slice(0, MAX_RESULT_CHARS)}\n… [cut at ${MAX_RESULT_CHARS} of ${body.length} characters: return aggregates or a slice instead of everything, and log summaries rather than dumps]`;
-    const resultText = JSON.stringify(result.result) ?? '';
-    if (resultText.length > MAX_RESULT_CHARS) structured = { ...structured, result: `${resultText.slice(0, MAX_RESULT_CHARS)}…`, truncated: true };
-    structured = { ...structured, logs: result.logs.slice(0, 200), truncated: true };
+    structured = { ...structured, ...cutForStructured(result), truncated: true };
   }
   return { content: [{ type: 'text', text: body }], structuredContent: structured, ...(result.success ? {} : { isError: true }) };
+}
+
+/**
+ * The result and the first logs that fit in the cap together (half of it at most for the result), so
+ * `structuredContent` stays as small as the text beside it.
+ */
+function cutForStructured(result: RunResult): { result: unknown; logs: RunResult['logs'] } {
+  const half = MAX_RESULT_CHARS / 2;
+  const resultText = JSON.stringify(result.result) ?? '';
+  const cutResult = resultText.length > half ? `${resultText.slice(0, half)}…` : result.result;
+  let room = MAX_RESULT_CHARS - Math.min(resultText.length, half) - (result.error === undefined ? 0 : JSON.stringify(result.error).length);
+  const logs: RunResult['logs'] = [];
+  for (const log of result.logs) {
+    // The JSON of a log entry: its message (escaping aside) and about 30 characters of keys.
+    room -= log.message.length + 32;
+    if (room < 0) break;
+    logs.push(log);
+  }
+  return { result: cutResult, logs };
 }
 
 function text(body: string): CallToolResult {

@@ -1,0 +1,48 @@
+// The code-mode MCP server over a real space (no capabilities but the standard library), driven by
+// the SDK client through an in-memory transport.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSpace, type Space } from '../space/index.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
+import { createAgentSpacesMcpServer, createRunRouter, MAX_RESULT_CHARS } from './create-mcp-server.js';
+
+describe('createAgentSpacesMcpServer', () => {
+  let space: Space;
+  let client: Client;
+
+  beforeAll(async () => {
+    const root = await makeTempDir('mcp-server');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
+    const router = createRunRouter();
+    space = await createSpace({ cwd: root, isolation: 'in-process', onEvent: router.onEvent, approvalHandler: router.approve });
+    const server = createAgentSpacesMcpServer(space, router, { name: 'agent-spaces', version: '0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    client = new Client({ name: 't', version: '1' });
+    await client.connect(clientSide);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client.close();
+    await space.close();
+  });
+
+  it('caps structuredContent as well as the text when a run logs a lot', async () => {
+    const run = await client.callTool({ name: 'execute_code', arguments: { code: "for (let i = 0; i < 1000; i++) console.log(String(i).padEnd(1000, '.'));\nexport default 'done';" } });
+    const text = (run.content as { type: string; text: string }[])[0]?.text ?? '';
+    expect(text).toContain('[cut at');
+    const structured = run.structuredContent as { success: boolean; truncated?: boolean; logs: unknown[] };
+    expect(structured).toMatchObject({ success: true, result: 'done', truncated: true });
+    expect(JSON.stringify(structured).length).toBeLessThanOrEqual(MAX_RESULT_CHARS + 1024);
+    expect(structured.logs.length).toBeGreaterThan(0);
+  });
+
+  it('refuses module names that are not built modules, path-like ones included', async () => {
+    const types = await client.callTool({ name: 'get_types', arguments: { modules: ['../../../etc', '@capabilities/../capabilities/std-fs', 'std-fs/../../x'] } });
+    expect(types.isError).toBe(true);
+    expect((types.content as { text: string }[])[0]?.text).toMatch(/^unknown modules "\.\.\/\.\.\/\.\.\/etc"/);
+  });
+});
