@@ -11,6 +11,7 @@ const TOKEN = 'let-me-in';
 interface Reply {
   status: number;
   body: string;
+  session: string | undefined;
 }
 
 /** A raw request, so the test controls every header (fetch forbids setting Host). */
@@ -19,7 +20,7 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
     const request = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), session: response.headers['mcp-session-id'] as string | undefined }));
     });
     // The server may answer (and close) before a large body is fully written.
     request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
@@ -88,5 +89,27 @@ describe('serveSpace over HTTP', () => {
   it('refuses requests from a web page of another origin', async () => {
     const reply = await send(url, { headers: { ...mcpHeaders, origin: 'https://attacker.example' }, body: initialize });
     expect(reply.status).toBe(403);
+  });
+});
+
+describe('serveSpace sessions', () => {
+  it('closes a session its client abandoned, after the idle time', async () => {
+    const root = await makeTempDir('serve-idle');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
+    const running = await serveSpace({ cwd: root, isolation: 'in-process', http: { port: 0, token: TOKEN, sessionIdleMs: 50 } });
+    try {
+      const url = running.url ?? '';
+      const opened = await send(url, { headers: mcpHeaders, body: initialize });
+      expect(opened.session).toMatch(/^[0-9a-f-]{36}$/);
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      const headers = { ...mcpHeaders, 'mcp-session-id': opened.session ?? '', 'mcp-protocol-version': '2025-06-18' };
+      expect((await send(url, { headers, body: ping })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const late = await send(url, { headers, body: ping });
+      expect(late.status).toBe(400);
+      expect(late.body).toContain('no valid session');
+    } finally {
+      await running.close();
+    }
   });
 });

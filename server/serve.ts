@@ -11,9 +11,24 @@ import { checkLocalRequest, hasBearerToken, readJsonBody, type Refusal } from '.
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
 
+const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+  /** Requests of this session still being answered (an SSE stream stays open for long). */
+  open: number;
+}
+
 export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'onEvent'> {
   /** Streamable HTTP instead of stdio. */
-  http?: { port: number; host?: string; token?: string };
+  http?: {
+    port: number;
+    host?: string;
+    token?: string;
+    /** A session with no request open for this long is closed (clients that vanish never send DELETE). Default 30 min. */
+    sessionIdleMs?: number;
+  };
   /** Receives log lines (never stdout: in stdio mode stdout is the protocol). */
   log?: (line: string) => void;
 }
@@ -44,7 +59,15 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     };
   }
   const host = http.host ?? '127.0.0.1';
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, Session>();
+  const idleMs = http.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweeper = setInterval(() => {
+    const now = performance.now();
+    for (const session of sessions.values()) {
+      if (session.open === 0 && now - session.lastSeen > idleMs) void session.transport.close().catch(() => undefined);
+    }
+  }, Math.max(10, Math.min(idleMs / 2, 60_000)));
+  sweeper.unref();
   const httpServer: HttpServer = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       log(`agent-spaces: HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -68,12 +91,20 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     }
     const sessionId = request.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(request, response, body);
+    if (existing) {
+      existing.open++;
+      existing.lastSeen = performance.now();
+      response.once('close', () => {
+        existing.open--;
+        existing.lastSeen = performance.now();
+      });
+      return existing.transport.handleRequest(request, response, body);
+    }
     if (request.method !== 'POST') return reply(response, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid session; send initialize first' }, id: null });
     if (!isInitializeRequest(body)) return reply(response, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid session; send initialize first' }, id: null });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: performance.now(), open: 0 }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -94,7 +125,8 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     space,
     url,
     async close() {
-      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      clearInterval(sweeper);
+      for (const session of sessions.values()) await session.transport.close().catch(() => undefined);
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeAllConnections();
       await closed;
