@@ -80,3 +80,12 @@ describe('redactText', () => {
     expect(redactText('nothing here', [])).toBe('nothing here');
   });
 });
+
+describe('redact: hostile keys', () => {
+  it('keeps a "__proto__" key as data instead of turning it into the copy\'s prototype', () => {
+    const args = JSON.parse('{"__proto__": {"token": "t-1", "note": "n"}, "a": 1}') as Record<string, unknown>;
+    const copy = redact(args);
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"token":"[REDACTED]","note":"n"},"a":1}');
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+});

@@ -78,7 +78,10 @@ export function createRedactor(options: RedactOptions = {}): <T>(value: T) => T 
         const copy: Record<string, unknown> = {};
         for (const key of Object.keys(current)) {
           const child = current[key];
-          copy[key] = secretKey(key) && !isCountOrFlag(child) ? REDACTED : visit(child);
+          const value = secretKey(key) && !isCountOrFlag(child) ? REDACTED : visit(child);
+          // Defined, not assigned: assigning a "__proto__" key (JSON.parse makes one) would set the prototype.
+          if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+          else copy[key] = value;
         }
         return copy;
       } finally {
