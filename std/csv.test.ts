@@ -25,6 +25,12 @@ describe('csv', () => {
     ]);
   });
 
+  it('keeps columns named like Object.prototype members, filling short rows too', () => {
+    const records = parseCsv('__proto__,constructor,toString\nx,y,z\n1\n');
+    expect(JSON.stringify(records)).toBe('[{"__proto__":"x","constructor":"y","toString":"z"},{"__proto__":"1","constructor":"","toString":""}]');
+    expect(Object.getPrototypeOf(records[0])).toBe(Object.prototype);
+  });
+
   it('refuses an unterminated quote and a bad delimiter', () => {
     expect(() => parseCsvRows('"abc\n')).toThrow('unterminated quoted field');
     expect(() => parseCsvRows('a', { delimiter: '""' })).toThrow('delimiter must be one character');

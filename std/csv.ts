@@ -81,10 +81,10 @@ export function parseCsv(text: string, options: CsvOptions = {}): Record<string,
   });
   return body.map((row) => {
     const record: Record<string, string> = {};
-    row.forEach((value, index) => {
-      record[columns[index] ?? `column${index + 1}`] = value;
-    });
-    for (const column of columns) record[column] ??= '';
+    // Defined, not assigned, and checked as own keys: a column may be named `__proto__` or `constructor`.
+    const put = (key: string, value: string): void => void Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+    row.forEach((value, index) => put(columns[index] ?? `column${index + 1}`, value));
+    for (const column of columns) if (!Object.hasOwn(record, column)) put(column, '');
     return record;
   });
 }
