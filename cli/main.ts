@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { agentServeCommand } from './commands/agent.js';
 import { agentsServeCommand } from './commands/agents.js';
@@ -34,7 +35,7 @@ Options:
   --force                (build) re-emit every module even when unchanged
   --no-check             (run) skip the type-check against the built declarations
   --approve <all|none>   (run, task) answer approval requests without asking (default: ask on a terminal, deny otherwise)
-  --isolation <mode>     (run) worker (default: pooled sandbox processes) or in-process (trusted code only)
+  --isolation <mode>     (run, serve) worker (default: pooled sandbox processes) or in-process (trusted code only)
   --timeout <ms>         (run) wall-clock limit of the run
   --http <port>          (serve) Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp
   --host <addr>          (serve) address to bind (default 127.0.0.1)
@@ -59,12 +60,12 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
+      tokens: true,
       options: {
         config: { type: 'string' },
         cwd: { type: 'string' },
         json: { type: 'boolean', default: false },
         force: { type: 'boolean', default: false },
-        check: { type: 'boolean', default: true },
         'no-check': { type: 'boolean', default: false },
         approve: { type: 'string' },
         isolation: { type: 'string' },
@@ -89,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(new UsageError((error as Error).message));
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
   if (values.help || positionals.length === 0) {
     process.stdout.write(`${HELP}\n`);
     return values.help ? 0 : 2;
@@ -97,12 +98,15 @@ export async function main(argv: string[]): Promise<number> {
   const cwd = values.cwd ?? process.cwd();
   const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json };
   try {
+    if (values.cwd !== undefined && !isFolder(values.cwd)) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
     const [command, sub, ...rest] = positionals;
+    checkOptions(command === 'capabilities' ? `capabilities ${sub ?? ''}` : (command ?? ''), tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
     switch (command) {
       case 'capabilities':
+        if (sub !== 'build' && sub !== 'list') throw new UsageError(`unknown subcommand "capabilities${sub ? ` ${sub}` : ''}" (build or list)`);
+        if (rest.length > 0) throw new UsageError(`unexpected argument "${rest.join(' ')}" (capabilities ${sub} takes options only)`);
         if (sub === 'build') return await buildCommand({ ...common, force: values.force });
-        if (sub === 'list') return await listCommand({ ...common, force: false });
-        throw new UsageError(`unknown subcommand "capabilities ${sub ?? ''}" (build or list)`);
+        return await listCommand({ ...common, force: false });
       case 'run': {
         if (!sub) throw new UsageError('run needs a program: agent-spaces run <file.ts | ->');
         if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
@@ -114,7 +118,7 @@ export async function main(argv: string[]): Promise<number> {
         return await runCommand({
           ...common,
           file: sub,
-          check: values.check && !values['no-check'],
+          check: !values['no-check'],
           verbose: values.verbose,
           ...(values.approve !== undefined ? { approve: values.approve } : {}),
           ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
@@ -151,12 +155,40 @@ export async function main(argv: string[]): Promise<number> {
         if (sub !== 'serve') throw new UsageError(`unknown subcommand "agents ${sub ?? ''}" (serve)`);
         return await agentsServeCommand({ cwd, inputs: rest, ...pick(values, ['http', 'host', 'token']) });
       case 'demo':
+        if (sub) throw new UsageError(`unexpected argument "${sub}" (demo takes options only)`);
         return await demoCommand(common);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
     return reportError(error);
+  }
+}
+
+const SPACE_OPTIONS = ['config', 'cwd', 'help'];
+
+/** The options each command takes (commands not listed check their own). */
+const COMMAND_OPTIONS: Record<string, string[]> = {
+  'capabilities build': [...SPACE_OPTIONS, 'json', 'force'],
+  'capabilities list': [...SPACE_OPTIONS, 'json'],
+  run: [...SPACE_OPTIONS, 'json', 'no-check', 'approve', 'isolation', 'timeout', 'verbose'],
+  serve: [...SPACE_OPTIONS, 'http', 'host', 'token', 'isolation'],
+  demo: SPACE_OPTIONS,
+};
+
+/** An option given to a command that does not take it is an error, not silently ignored. */
+function checkOptions(command: string, given: string[]): void {
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed) return;
+  const stray = given.find((name) => !allowed.includes(name));
+  if (stray !== undefined) throw new UsageError(`--${stray} is not an option of "${command}"`);
+}
+
+function isFolder(folder: string): boolean {
+  try {
+    return statSync(folder).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -67,7 +67,10 @@ function summary(result: BuildResult) {
 function printSummary(result: BuildResult): void {
   const built = result.sources.filter((s) => s.status === 'built').length;
   const unchanged = result.sources.filter((s) => s.status === 'unchanged').length;
+  // A failed source was reported as it failed; it is among the warnings too, for the manifest.
+  const failures = new Set(result.errors.map((failure) => `${failure.source}\n${failure.message}`));
   for (const warning of result.warnings) {
+    if (failures.has(`${warning.source}\n${warning.message}`)) continue;
     const where = [warning.source, warning.capability, warning.function, warning.pointer].filter(Boolean).join(' › ');
     progress(`  warning: ${where}: ${warning.message}`);
   }

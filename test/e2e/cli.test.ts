@@ -113,8 +113,39 @@ describe('agent-spaces CLI', () => {
     const missing = await cli(['run', 'does-not-exist.ts'], { cwd: space.root });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('cannot read program "does-not-exist.ts": ENOENT');
+    const noFolder = path.join(space.root, 'no-such-folder');
+    const badCwd = await cli(['capabilities', 'build', '--cwd', noFolder], { cwd: space.root });
+    expect(badCwd.exitCode).toBe(2);
+    expect(badCwd.stderr).toContain(`--cwd ${noFolder}: no such folder`);
+    expect(existsSync(noFolder)).toBe(false);
     const help = await cli(['--help'], { cwd: space.root });
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain('agent-spaces capabilities build');
+  });
+
+  it('refuses arguments and options that the command does not take, instead of ignoring them', async () => {
+    const cases: [string[], string][] = [
+      [['capabilities', 'build', 'extra'], 'unexpected argument "extra"'],
+      [['capabilities', 'build', '--timeout', '5'], '--timeout is not an option of "capabilities build"'],
+      [['capabilities', 'list', '--force'], '--force is not an option of "capabilities list"'],
+      [['run', '-', '--check'], "Unknown option '--check'"],
+      [['demo', 'extra'], 'unexpected argument "extra"'],
+      [['serve', '--approve', 'all'], '--approve is not an option of "serve"'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args, { cwd: space.root, env: space.env, input: 'export default 1' });
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain(message);
+    }
+  });
+
+  it('reports a failed source once, not again among the warnings', async () => {
+    const root = await makeTempDir('cli-failed-source');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['broken.json'] }));
+    await writeFile(path.join(root, 'broken.json'), '{"name": ');
+    const result = await cli(['capabilities', 'build'], { cwd: root });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.match(/not valid JSON/g)).toHaveLength(1);
+    expect(result.stdout).toMatch(/1 failed/);
   });
 });
