@@ -43,6 +43,8 @@ export const sandboxSchema = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   memoryLimitMb: z.number().int().min(8).optional(),
   maxOutputBytes: z.number().int().positive().optional(),
+  /** Largest JSON of one call's arguments, in bytes. */
+  maxArgumentBytes: z.number().int().positive().optional(),
   maxCalls: z.number().int().positive().optional(),
   maxConcurrentCalls: z.number().int().positive().optional(),
   workers: z.number().int().positive().optional(),

@@ -192,11 +192,12 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
 }
 
 function sandboxLimits(config: ResolvedConfig): Partial<RunLimits> {
-  const { timeoutMs, memoryLimitMb, maxOutputBytes, maxCalls, maxConcurrentCalls } = config.sandbox;
+  const { timeoutMs, memoryLimitMb, maxOutputBytes, maxArgumentBytes, maxCalls, maxConcurrentCalls } = config.sandbox;
   return {
     ...(timeoutMs ? { timeoutMs } : {}),
     ...(memoryLimitMb ? { memoryLimitMb } : {}),
     ...(maxOutputBytes ? { maxOutputBytes } : {}),
+    ...(maxArgumentBytes ? { maxArgumentBytes } : {}),
     ...(maxCalls ? { maxCalls } : {}),
     ...(maxConcurrentCalls ? { maxConcurrentCalls } : {}),
   };
