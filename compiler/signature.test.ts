@@ -14,6 +14,14 @@ describe('formatSignature', () => {
     [fn({ type: 'object', properties: {} }, undefined, 'mcp-text'), 'f(params?: {}): Promise<string>'],
     [fn({ type: 'object', properties: {} }, { type: 'array', items: { enum: ['a', 'b'] } }), 'f(params?: {}): Promise<("a" | "b")[]>'],
     [fn({ type: 'object', properties: {} }, { type: 'array', items: { type: 'object', properties: { p: { enum: ['x', 'y'] } } } }), 'f(params?: {}): Promise<{ p?: "x" | "y" }[]>'],
+    // `$ref`s show what they point to: the last segment of a pointer is no type the model can use.
+    [
+      fn({ type: 'object', properties: { a: { $ref: '#/$defs/Point' } }, $defs: { Point: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] } } }),
+      'f(params?: { a?: { x: number } }): Promise<unknown>',
+    ],
+    [fn({ type: 'object', properties: { a: { $ref: '#/$defs/Missing' }, b: { $ref: 'http://example.com/x.json' } } }, { $ref: '#/definitions/Nope' }), 'f(params?: { a?: unknown; b?: unknown }): Promise<unknown>'],
+    [fn({ type: 'object', properties: {} }, { type: 'object', properties: { next: { $ref: '#' } } }), 'f(params?: {}): Promise<{ next?: { next?: { … } } }>'],
+    [fn({ type: 'object', properties: {} }, { $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/A' } } }), 'f(params?: {}): Promise<unknown>'],
   ])('%#: %s', (spec, expected) => {
     expect(formatSignature(spec)).toBe(expected);
   });

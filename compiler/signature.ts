@@ -1,4 +1,5 @@
 import { isJsonSchemaObject, type FunctionSpec, type JsonSchema } from '../core/index.js';
+import { localRefSegments, resolveSegments } from './declarations/json-pointer.js';
 
 /**
  * A one-line, shallow signature for catalogs and search results:
@@ -7,13 +8,13 @@ import { isJsonSchemaObject, type FunctionSpec, type JsonSchema } from '../core/
  */
 export function formatSignature(fn: FunctionSpec): string {
   const required = requiredOf(fn.inputSchema);
-  const params = shallowType(fn.inputSchema, 0);
+  const params = shallowType(fn.inputSchema, 0, { root: fn.inputSchema, hops: 0 });
   const optional = required.length === 0 ? '?' : '';
   return `${fn.name}(params${optional}: ${params}): Promise<${returnType(fn)}>`;
 }
 
 function returnType(fn: FunctionSpec): string {
-  if (fn.outputSchema) return shallowType(fn.outputSchema, 0);
+  if (fn.outputSchema) return shallowType(fn.outputSchema, 0, { root: fn.outputSchema, hops: 0 });
   return fn.resultKind === 'mcp-text' ? 'string' : 'unknown';
 }
 
@@ -23,15 +24,30 @@ function requiredOf(schema: JsonSchema): string[] {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function shallowType(schema: unknown, depth: number): string {
+/** How many `$ref`s in a row are followed before a chain counts as a cycle. */
+const MAX_REF_HOPS = 8;
+
+/** The schema `$ref`s resolve against, and how many refs were followed to get here. */
+interface RefContext {
+  root: JsonSchema;
+  hops: number;
+}
+
+function shallowType(schema: unknown, depth: number, refs: RefContext): string {
   if (!isJsonSchemaObject(schema)) return schema === false ? 'never' : 'unknown';
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   const variants = (schema.anyOf ?? schema.oneOf) as unknown;
-  if (Array.isArray(variants)) return variants.map((v) => shallowType(v, depth + 1)).join(' | ');
-  if (typeof schema.$ref === 'string') return schema.$ref.split('/').pop() ?? 'unknown';
+  if (Array.isArray(variants)) return variants.map((v) => shallowType(v, depth + 1, refs)).join(' | ');
+  if (typeof schema.$ref === 'string') {
+    // Only refs inside this schema are followed (as in the declarations); the rest are unknown.
+    const segments = localRefSegments(schema.$ref);
+    const target = segments === undefined ? undefined : resolveSegments(refs.root, segments);
+    if (target === undefined || refs.hops >= MAX_REF_HOPS) return 'unknown';
+    return shallowType(target, depth, { ...refs, hops: refs.hops + 1 });
+  }
   const type = schema.type;
-  if (Array.isArray(type)) return type.map((t) => shallowType({ ...schema, type: t }, depth)).join(' | ');
+  if (Array.isArray(type)) return type.map((t) => shallowType({ ...schema, type: t }, depth, refs)).join(' | ');
   switch (type) {
     case 'string':
     case 'boolean':
@@ -41,7 +57,7 @@ function shallowType(schema: unknown, depth: number): string {
     case 'number':
       return 'number';
     case 'array':
-      return `${wrap(shallowType(schema.items, depth + 1))}[]`;
+      return `${wrap(shallowType(schema.items, depth + 1, refs))}[]`;
     case 'object':
     case undefined: {
       if (!isJsonSchemaObject(schema.properties)) return type === 'object' ? 'object' : 'unknown';
@@ -49,7 +65,7 @@ function shallowType(schema: unknown, depth: number): string {
       const required = new Set(requiredOf(schema));
       const entries = Object.entries(schema.properties).map(([key, value]) => {
         const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
-        return `${name}${required.has(key) ? '' : '?'}: ${shallowType(value, depth + 1)}`;
+        return `${name}${required.has(key) ? '' : '?'}: ${shallowType(value, depth + 1, refs)}`;
       });
       return entries.length === 0 ? '{}' : `{ ${entries.join('; ')} }`;
     }
