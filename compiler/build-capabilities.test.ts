@@ -239,6 +239,18 @@ describe('failures', () => {
     expect(result.errors).toEqual([{ source: 'missing.json', message: expect.stringContaining('not found') }]);
   });
 
+  it('reports a named folder or a named file of no capability kind instead of skipping it silently', async () => {
+    const { root } = await makeSpace();
+    await writeFile(path.join(root, 'tools/x.yaml'), 'name: x');
+    const config = resolveConfig({ capabilities: ['tools', 'tools/x.yaml', 'tools/*'] }, { root, env: {} });
+    const result = await buildCapabilities({ config });
+    expect(result.errors).toEqual([
+      { source: 'tools', message: 'capability entry "tools" is a folder: name its files with a glob, such as "tools/*.json" or "tools/*.ts"' },
+      { source: 'tools/x.yaml', message: 'tools/x.yaml is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)' },
+    ]);
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['get-weather', 'train-schedule']); // the glob still works, and skips x.yaml
+  });
+
   it('gives tools with non-ASCII names ASCII module names the sandbox can import, and says so', async () => {
     const space = await makeSpace();
     await writeFile(path.join(space.root, 'tools/a.json'), JSON.stringify({ ...WEATHER_TOOL, name: 'größe_prüfen' }));

@@ -15,7 +15,7 @@ import { buildCatalog } from './catalog.js';
 import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js';
 import { emitProxy } from './emit-proxy.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
-import { expandGlobs } from './expand-globs.js';
+import { expandGlobs, isGlob } from './expand-globs.js';
 import { assignFunctionNames, toModuleName, toNamespaceName } from './names.js';
 import { describeSource, type RawCapability, type SourceFailure } from './raw-capability.js';
 import { loadJsonToolFile } from './sources/json-file.js';
@@ -189,8 +189,14 @@ async function loadSources(
   connect: McpConnector | undefined,
 ): Promise<Loaded> {
   const loaded: Loaded = { raws: [], definitions: new Map(), failures: [] };
-  const { files, missing } = await expandGlobs(config.capabilities, config.root);
+  const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
   for (const pattern of missing) loaded.failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
+  for (const folder of folders) {
+    const glob = folder.replace(/\/+$/, '');
+    loaded.failures.push({ source: folder, message: `capability entry "${folder}" is a folder: name its files with a glob, such as "${glob}/*.json" or "${glob}/*.ts"` });
+  }
+  // A glob may match other files (a README); a file named on its own must be a capability.
+  const named = new Set(config.capabilities.filter((pattern) => !isGlob(pattern)).map((pattern) => path.resolve(config.root, pattern)));
 
   const tasks: { source: string; load: () => Promise<{ raws: RawCapability[]; definitions?: ToolDefinition[] }> }[] = [];
   for (const file of files) {
@@ -204,6 +210,8 @@ async function loadSources(
           return { raws: result.capabilities.map((raw) => withPath(raw, source)), definitions: result.definitions };
         },
       });
+    } else if (named.has(file)) {
+      loaded.failures.push({ source, message: `${source} is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)` });
     }
   }
   for (const [server, serverConfig] of Object.entries(config.mcpServers).sort(([a], [b]) => a.localeCompare(b))) {

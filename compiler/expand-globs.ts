@@ -1,20 +1,22 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
  * Expands capability patterns relative to `root`: plain paths, `*` within a path segment and `**`
  * across folders. Results are absolute, sorted and unique; a plain path that does not exist is
- * returned in `missing`.
+ * returned in `missing`, one that is a folder in `folders`.
  */
-export async function expandGlobs(patterns: string[], root: string): Promise<{ files: string[]; missing: string[] }> {
+export async function expandGlobs(patterns: string[], root: string): Promise<{ files: string[]; missing: string[]; folders: string[] }> {
   const files = new Set<string>();
   const missing: string[] = [];
+  const folders: string[] = [];
   for (const pattern of patterns) {
-    if (!/[*?]/.test(pattern)) {
+    if (!isGlob(pattern)) {
       const file = path.resolve(root, pattern);
-      if (existsSync(file)) files.add(file);
-      else missing.push(pattern);
+      if (!existsSync(file)) missing.push(pattern);
+      else if (statSync(file).isDirectory()) folders.push(pattern);
+      else files.add(file);
       continue;
     }
     const normalized = pattern.split(path.sep).join('/');
@@ -32,7 +34,12 @@ export async function expandGlobs(patterns: string[], root: string): Promise<{ f
       if (matcher.test(relative)) files.add(full);
     }
   }
-  return { files: [...files].sort(), missing };
+  return { files: [...files].sort(), missing, folders };
+}
+
+/** Whether a capability pattern has wildcards (otherwise it names one file). */
+export function isGlob(pattern: string): boolean {
+  return /[*?]/.test(pattern);
 }
 
 function globToRegExp(glob: string): RegExp {
