@@ -64,6 +64,24 @@ describe('resolveConfig', () => {
     expect((caught as ConfigError).message).toContain('mcpServers.web.url');
   });
 
+  it('says what is wrong with a server name, and suggests the key a typo meant, inside servers too', () => {
+    let caught: unknown;
+    try {
+      resolveConfig({ capabilitis: [], mcpServers: { 'größe': { command: 'x' }, a: { comand: 'x' }, b: { url: 'https://x', header: {} } } }, { root: '/', env: {} });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).issues).toEqual(
+      expect.arrayContaining([
+        { path: 'mcpServers.größe', message: 'server names use letters, digits, _ . -' },
+        { path: 'mcpServers.a.comand', message: 'unknown key (did you mean "command"?)' },
+        { path: 'mcpServers.b.header', message: 'unknown key (did you mean "headers"?)' },
+        { path: 'capabilitis', message: 'unknown key (did you mean "capabilities"?)' },
+      ]),
+    );
+  });
+
   it('lists every missing variable, not only the first', () => {
     expect(() =>
       resolveConfig({ mcpServers: { a: { command: '${A}' }, b: { url: 'https://x/${B}' } } }, { root: '/', env: {} }),
@@ -104,5 +122,7 @@ describe('loadConfig', () => {
     expect(config.file).toBeUndefined();
     expect(config.outDir).toBe(path.join(dir, '.agent-spaces'));
     await expect(loadConfig({ cwd: dir, file: 'nope.ts' })).rejects.toThrow(/config file not found: nope\.ts/);
+    await writeFile(path.join(dir, 'named.ts'), 'export const config = {};\n');
+    await expect(loadConfig({ cwd: dir, file: 'named.ts' })).rejects.toThrow(/has no default export: write export default defineConfig\(\{ \.\.\. \}\)/);
   });
 });

@@ -5,7 +5,18 @@ import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { ConfigError, errorMessage, type ConfigIssue } from '../core/index.js';
 import { expandEnvDeep } from './expand-env.js';
-import { configSchema, isStdioServer, type AgentSpacesConfigInput, type McpServerConfig, type ResolvedConfig } from './schema.js';
+import {
+  configSchema,
+  httpServerSchema,
+  isStdioServer,
+  modelSchema,
+  sandboxSchema,
+  stdioServerSchema,
+  stdSchema,
+  type AgentSpacesConfigInput,
+  type McpServerConfig,
+  type ResolvedConfig,
+} from './schema.js';
 
 /** Config files looked for, in order, when none is named. */
 export const CONFIG_FILES = ['agent-spaces.config.ts', 'agent-spaces.config.mts', 'agent-spaces.config.js', 'agent-spaces.config.mjs', 'agent-spaces.config.json'];
@@ -104,8 +115,8 @@ async function readConfigFile(file: string): Promise<unknown> {
   }
   try {
     const module = (await importTypeScript(file)) as { default?: unknown };
-    if (module.default === undefined) {
-      throw new ConfigError(`config file ${file} has no default export`, [{ path: '', message: 'export default defineConfig({...})' }], { file });
+    if (module.default === undefined || isCommonJsWithoutDefault(module.default)) {
+      throw new ConfigError(`config file ${file} has no default export: write export default defineConfig({ ... })`, [{ path: '', message: 'no default export' }], { file });
     }
     return unwrapDefault(module.default);
   } catch (error) {
@@ -121,6 +132,11 @@ export async function importTypeScript(file: string): Promise<unknown> {
   return tsImport(pathToFileURL(file).href, import.meta.url);
 }
 
+/** A `.ts` file outside an ESM package, loaded as CommonJS, with named exports but no default one. */
+function isCommonJsWithoutDefault(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Reflect.get(value, '__esModule') === true && !('default' in value);
+}
+
 /** A `.ts` file outside an ESM package is loaded as CommonJS, which nests the default export once more. */
 export function unwrapDefault(value: unknown): unknown {
   if (typeof value === 'object' && value !== null && 'default' in value) {
@@ -132,21 +148,58 @@ export function unwrapDefault(value: unknown): unknown {
 
 function zodIssues(error: z.ZodError): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  for (const issue of error.issues) {
+  collectIssues(error.issues, [], issues);
+  return issues;
+}
+
+function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[], issues: ConfigIssue[]): void {
+  for (const issue of zodIssues) {
+    const where = [...at, ...issue.path];
     // A union of server shapes reports one issue per branch; list the branch that fits best.
-    if (issue.code === 'invalid_union' && 'errors' in issue && Array.isArray(issue.errors) && issue.errors.length > 0) {
-      const branches = issue.errors as z.core.$ZodIssue[][];
-      const best = [...branches].sort((a, b) => a.length - b.length)[0] ?? [];
-      for (const sub of best) issues.push({ path: [...issue.path, ...sub.path].map(String).join('.'), message: sub.message });
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      const best = [...issue.errors].sort((a, b) => a.length - b.length)[0] ?? [];
+      collectIssues(best, where, issues);
       continue;
     }
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ path: [...issue.path, key].map(String).join('.'), message: 'unknown key' });
+      for (const key of issue.keys) {
+        const suggestion = closestKey(key);
+        issues.push({ path: [...where, key].map(String).join('.'), message: `unknown key${suggestion ? ` (did you mean "${suggestion}"?)` : ''}` });
+      }
       continue;
     }
-    issues.push({ path: issue.path.map(String).join('.'), message: issue.message });
+    // An invalid record key (a server name) says why only in its nested issues.
+    if (issue.code === 'invalid_key' && issue.issues.length > 0) {
+      for (const sub of issue.issues) issues.push({ path: where.map(String).join('.'), message: sub.message });
+      continue;
+    }
+    issues.push({ path: where.map(String).join('.'), message: issue.message });
   }
-  return issues;
+}
+
+/** Every key the config schema knows, at any level, for "did you mean" hints. */
+const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, sandboxSchema, stdSchema, modelSchema].flatMap((schema) => Object.keys(schema.shape));
+
+/** The known key a typo most likely meant (at most two edits away), if any. */
+function closestKey(key: string): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const known of KNOWN_KEYS) {
+    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
+    if (distance <= 2 && distance < key.length && (best === undefined || distance < best.distance)) best = { key: known, distance };
+  }
+  return best?.key;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 export type { AgentSpacesConfigInput };
