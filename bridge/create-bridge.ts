@@ -158,6 +158,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         callId,
         toolName: spec.toolName,
         signal: context.signal,
+        ...(context.holdDeadline ? { holdDeadline: context.holdDeadline } : {}),
         emit,
       });
     }

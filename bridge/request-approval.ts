@@ -8,6 +8,8 @@ export interface ApprovalAsk {
   /** The tool's original name, for messages. */
   toolName: string;
   signal: AbortSignal;
+  /** From the call's context: stops the run's wall clock while the handler decides. */
+  holdDeadline?: () => () => void;
   emit: (event: BridgeEvent) => void;
 }
 
@@ -45,6 +47,8 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
   }
 
   let decision: { approved: boolean; reason?: string };
+  // A person's time to decide is not the program's: the run's clock stops while the handler decides.
+  const release = ask.holdDeadline?.();
   try {
     decision = normalizeDecision(await untilAborted(Promise.resolve(ask.handler(request)), ask.signal));
   } catch (error) {
@@ -55,6 +59,8 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
     const reason = `the approval handler failed: ${errorMessage(error)}`;
     decided(false, reason);
     throw new ToolCallError('APPROVAL_DENIED', `${subject} was denied: ${reason}`, target, { details: { reason }, cause: error });
+  } finally {
+    release?.();
   }
 
   decided(decision.approved, decision.reason);

@@ -49,6 +49,11 @@ export interface CallContext {
   runId: string;
   /** Aborted when the run ends (timeout, cancel): in-flight work should stop. */
   signal: AbortSignal;
+  /**
+   * Stops the run's wall clock while the host waits on a person (an approval), so their thinking time
+   * is not the program's; call the returned function to start it again. Absent where the runtime has none.
+   */
+  holdDeadline?: () => () => void;
 }
 
 /**

@@ -217,6 +217,29 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(result.host.calls[0]?.aborted).toBe(true);
       });
+      it('does not count time the host holds the deadline (a person deciding an approval)', async () => {
+        // The handler holds the clock for longer than the whole limit, as an approval prompt would.
+        const onCall: CapabilityCallHandler = async (_params, context) => {
+          const release = context.holdDeadline?.();
+          await new Promise((resolve) => setTimeout(resolve, 700));
+          release?.();
+          return 42;
+        };
+        const result = await run("import { add } from '@capabilities/math';\nexport default await add({ a: 1, b: 2 });", { onCall, limits: { timeoutMs: 300 } });
+        expect(result).toMatchObject({ success: true, result: 42, timedOut: false });
+        expect(result.durationMs).toBeGreaterThan(650);
+      });
+      it('runs the clock again once the hold is released', async () => {
+        const onCall: CapabilityCallHandler = async (_params, context) => {
+          const release = context.holdDeadline?.();
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          release?.();
+          return 1;
+        };
+        const result = await run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 2 });\nwhile (true) {}", { onCall, limits: { timeoutMs: 300 } });
+        expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
+        expect(result.durationMs).toBeGreaterThan(650);
+      });
       it('stops a program past its memory limit', async () => {
         const result = await run('const keep: string[][] = [];\nwhile (true) keep.push(new Array(100000).fill("xxxxxxxx"));', { limits: { memoryLimitMb: 16 } });
         expect(result).toMatchObject({ success: false, error: { code: 'MEMORY_LIMIT' } });

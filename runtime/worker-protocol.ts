@@ -10,6 +10,8 @@ import type { IsolateRunRequest } from './isolated-vm/run-in-isolate.js';
 export type HostToWorkerMessage =
   | { type: 'run'; request: IsolateRunRequest }
   | { type: 'cancel'; runId: string }
+  /** Stop (`hold`) or restart (`release`) the run's wall clock while the host waits on a person. */
+  | { type: 'hold' | 'release'; runId: string; holdId: number }
   | { type: 'call-response'; runId: string; response: CapabilityCallResponse };
 
 export type WorkerToHostMessage =

@@ -18,8 +18,10 @@ describe('createSpace on the example space', () => {
     space = await createSpace({
       cwd: root,
       onEvent: (event) => events.push(event),
-      approvalHandler: (request) => {
+      approvalHandler: async (request) => {
         approvals.push(request);
+        // A person who takes longer to decide than the run may take in all.
+        if ((request.params as { subject?: string }).subject === 'Slow decision') await new Promise((resolve) => setTimeout(resolve, 900));
         return { approved: request.function !== 'remove', reason: 'test policy' };
       },
     });
@@ -84,6 +86,16 @@ export default { ticket: ticket.subject, denied };
     expect(result.logs.filter((log) => log.message === 'this line runs once')).toHaveLength(1);
     expect(approvals.map((a) => `${a.capability}.${a.function}`)).toEqual(expect.arrayContaining(['crm.createTicket', 'std-fs.remove']));
     expect(approvals.find((a) => a.function === 'createTicket')?.message).toBe('Create medium ticket for customer c-003: "Reset password"?');
+  });
+
+  it('stops the run\'s clock while a person decides an approval (worker isolation)', async () => {
+    const result = await space.run(
+      `import { crm } from '@capabilities/crm';\nconst ticket = await crm.createTicket({ customerId: 'c-001', subject: 'Slow decision' });\nexport default ticket.subject;`,
+      { limits: { timeoutMs: 400 } },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result).toMatchObject({ success: true, result: 'Slow decision' });
+    expect(result.durationMs).toBeGreaterThan(850);
   });
 
   it('says clearly when a JSON tool has no implementation', async () => {

@@ -29,6 +29,8 @@ export interface IsolateRun {
   released: Promise<void>;
   /** Ends the run with `CANCELLED`. */
   cancel(message?: string): void;
+  /** Stops the wall clock (see `CallContext.holdDeadline`); the returned function starts it again. */
+  holdDeadline(): () => void;
 }
 
 interface QueuedCall {
@@ -89,8 +91,11 @@ export function prepareIsolate(memoryLimitMb: number): PreparedIsolate {
 export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler, prepared?: PreparedIsolate): IsolateRun {
   const { limits } = request;
   const started = performance.now();
-  const deadline = started + limits.timeoutMs;
-  const remaining = (): number => Math.max(1, Math.ceil(deadline - performance.now()));
+  let deadline = started + limits.timeoutMs;
+  // While the host holds the deadline (a person deciding an approval), the clock does not run.
+  let holds = 0;
+  let heldSince = 0;
+  const remaining = (): number => Math.max(1, Math.ceil(deadline + (holds > 0 ? performance.now() - heldSince : 0) - performance.now()));
   const logs: RunLog[] = [];
   const queue: QueuedCall[] = [];
   const callController = new AbortController();
@@ -141,7 +146,22 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const timeout = (): void =>
     fail({ name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
 
-  const watchdog = setTimeout(timeout, limits.timeoutMs);
+  let watchdog = setTimeout(timeout, limits.timeoutMs);
+  const holdDeadline = (): (() => void) => {
+    if (finished) return () => undefined;
+    if (holds++ === 0) {
+      heldSince = performance.now();
+      clearTimeout(watchdog);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--holds > 0 || finished) return;
+      deadline += performance.now() - heldSince;
+      watchdog = setTimeout(timeout, Math.max(1, deadline - performance.now()));
+    };
+  };
 
   /** Classifies a failure of an isolate operation (compile, link, evaluate, apply). */
   const onIsolateFailure = (error: unknown): void => {
@@ -206,7 +226,7 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const perform = async ({ id, params }: QueuedCall): Promise<void> => {
     activeCalls++;
     try {
-      const value = await onCall(params, { runId: request.runId, signal: callController.signal });
+      const value = await onCall(params, { runId: request.runId, signal: callController.signal, holdDeadline });
       let json: string;
       try {
         json = JSON.stringify(value ?? null);
@@ -310,6 +330,7 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   return {
     result,
     released,
+    holdDeadline,
     cancel(message = 'the run was cancelled') {
       fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message });
     },

@@ -23,6 +23,8 @@ const post = (message: WorkerToHostMessage): void => {
   if (process.connected) process.send?.(message);
 };
 const pendingCalls = new Map<number, PendingCall>();
+/** Releases of the current run's deadline holds, by the host's hold id. */
+const holds = new Map<number, () => void>();
 let nextCallId = 0;
 let current: { runId: string; run: IsolateRun } | undefined;
 /** The next run's isolate, made while idle, with the memory limit of the last run. */
@@ -42,6 +44,7 @@ function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void 
   void run.result.then((result) => {
     // Replies that arrive after the end are dropped: the isolate is gone.
     pendingCalls.clear();
+    holds.clear();
     post({ type: 'result', runId, result });
   });
   void run.released.then(() => {
@@ -58,6 +61,13 @@ process.on('message', (message: HostToWorkerMessage) => {
       return;
     case 'cancel':
       if (current?.runId === message.runId) current.run.cancel();
+      return;
+    case 'hold':
+      if (current?.runId === message.runId) holds.set(message.holdId, current.run.holdDeadline());
+      return;
+    case 'release':
+      holds.get(message.holdId)?.();
+      holds.delete(message.holdId);
       return;
     case 'call-response': {
       const id = Number(message.response.id);

@@ -198,18 +198,42 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         setMaxListeners(0, callController.signal);
         const onAbort = (): void => send(worker, { type: 'cancel', runId: request.runId });
         // Backstop for a worker whose event loop no longer answers: kill it and report the timeout.
-        const hardTimer = setTimeout(() => {
+        const onHardTimeout = (): void => {
           run.settle(crashResult(run, {
             name: 'SandboxTimeoutError',
             code: 'TIMEOUT',
             message: `the program ran longer than its limit of ${request.limits.timeoutMs} ms; its sandbox worker did not stop and was killed`,
           }, true));
           kill(worker);
-        }, request.limits.timeoutMs + graceMs * 4);
+        };
+        let hardDeadline = performance.now() + request.limits.timeoutMs + graceMs * 4;
+        let hardTimer = setTimeout(onHardTimeout, hardDeadline - performance.now());
+        // Holding the deadline (a person deciding an approval) stops both clocks: the worker's and this backstop.
+        let holds = 0;
+        let heldSince = 0;
+        let nextHoldId = 0;
+        const holdDeadline = (): (() => void) => {
+          if (run.settled) return () => undefined;
+          const holdId = ++nextHoldId;
+          if (holds++ === 0) {
+            heldSince = performance.now();
+            clearTimeout(hardTimer);
+          }
+          send(worker, { type: 'hold', runId: request.runId, holdId });
+          let released = false;
+          return () => {
+            if (released || run.settled) return;
+            released = true;
+            send(worker, { type: 'release', runId: request.runId, holdId });
+            if (--holds > 0) return;
+            hardDeadline += performance.now() - heldSince;
+            hardTimer = setTimeout(onHardTimeout, Math.max(1, hardDeadline - performance.now()));
+          };
+        };
         const run: ActiveRun = {
           runId: request.runId,
           onCall,
-          callContext: { runId: request.runId, signal: callController.signal },
+          callContext: { runId: request.runId, signal: callController.signal, holdDeadline },
           settled: false,
           started: performance.now(),
           settle(result) {
