@@ -17,8 +17,8 @@ const ALLOWED: Record<string, string[]> = {
   std: ['core'],
   space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std'],
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
-  agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler'],
-  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'planner', 'agents'],
+  agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server'],
+  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space'],
   cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'space', 'planner', 'agents', 'server'],
   capabilities: ['core', 'root'],
 };

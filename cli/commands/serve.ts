@@ -1,3 +1,4 @@
+import { openSpace } from '../../agents/index.js';
 import { serveSpace } from '../../server/index.js';
 import { progress, UsageError } from '../output.js';
 
@@ -22,6 +23,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const running = await serveSpace({
+    openSpace,
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
