@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { ConfigError, errorMessage, type ConfigIssue } from '../core/index.js';
+import { ConfigError, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
 import { expandEnvDeep } from './expand-env.js';
 import {
   configSchema,
@@ -127,9 +127,9 @@ async function readConfigFile(file: string): Promise<unknown> {
 
 /** Imports a TypeScript (or JavaScript) module from the host, through tsx when needed. */
 export async function importTypeScript(file: string): Promise<unknown> {
-  if (/\.(c|m)?js$/.test(file)) return import(pathToFileURL(file).href);
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(pathToFileURL(file).href, import.meta.url);
+  if (/\.(c|m)?js$/.test(file)) return keepAliveUntil(import(pathToFileURL(file).href));
+  const { tsImport } = await keepAliveUntil(import('tsx/esm/api'));
+  return keepAliveUntil(tsImport(pathToFileURL(file).href, import.meta.url));
 }
 
 /** A `.ts` file outside an ESM package, loaded as CommonJS, with named exports but no default one. */

@@ -1,5 +1,6 @@
 export type { JsonSchema, JsonSchemaOrBoolean } from './json-schema.js';
 export { isJsonSchemaObject } from './json-schema.js';
+export { keepAliveUntil } from './keep-alive.js';
 export type {
   CapabilityManifest,
   CapabilitySource,

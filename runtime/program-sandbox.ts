@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { SandboxError } from '../core/errors.js';
+import { keepAliveUntil } from '../core/keep-alive.js';
 import type { RunError, RunResult } from '../core/run-result.js';
 import type { IsolateExecutor } from './isolate-executor.js';
 import { compileProgram, type CompiledProgram } from './program/compile-program.js';
@@ -29,7 +30,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
 
       if (runOptions.check === true) {
-        checker ??= import('./type-check.js').then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
+        checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
         const diagnostics = (await checker).check(code);
         if (diagnostics.length > 0) {
           const first = diagnostics[0];

@@ -39,7 +39,7 @@ export async function listCommand(options: CapabilitiesOptions): Promise<number>
       return 0;
     }
     for (const spec of specs) {
-      process.stdout.write(`@capabilities/${spec.module}  (${spec.namespace}${spec.description ? ` — ${spec.description}` : ''})\n`);
+      process.stdout.write(`@capabilities/${spec.module}  (${spec.namespace}${spec.description ? ` — ${headline(spec.description)}` : ''})\n`);
       for (const fn of spec.functions) {
         const approval = fn.requiresApproval || spec.config.requiresApproval ? '  [requires approval]' : '';
         process.stdout.write(`  ${formatSignature(fn)}${approval}\n`);
@@ -79,4 +79,10 @@ function printSummary(result: BuildResult): void {
     `${result.manifest.capabilities.length} modules, ${result.functionCount} functions, ${result.warnings.length} warnings, ` +
     `${result.written.length} files written in ${Math.round(result.durationMs)} ms`;
   process.stdout.write(`${line}\n`);
+}
+
+/** The first line of a description, shortened: `list` is an overview (the declarations have it all). */
+function headline(description: string): string {
+  const line = description.split('\n')[0]?.trim() ?? '';
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
 }

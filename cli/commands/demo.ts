@@ -19,7 +19,7 @@ export async function demoCommand(options: { cwd: string; config?: string }): Pr
     progress(`Building capabilities of ${space.config.file ?? space.config.root} → ${space.config.outDir}`);
     const build = await space.build({
       onProgress: (event) => {
-        if (event.type === 'source-end') progress(`  ${event.source.padEnd(36)} ${event.status === 'loaded' ? `${event.functions} functions` : `FAILED: ${event.message ?? ''}`}`);
+        if (event.type === 'source-end') progress(`  ${event.source.padEnd(36)} ${event.status === 'loaded' ? `${event.functions} function${event.functions === 1 ? '' : 's'}` : `FAILED: ${event.message ?? ''}`}`);
       },
     });
     progress(`Built ${build.manifest.capabilities.length} modules, ${build.functionCount} functions in ${Math.round(build.durationMs)} ms\n`);
