@@ -13,3 +13,4 @@ export type {
   StdConfig,
   StdioServerConfig,
 } from './schema.js';
+export { serverSecrets } from './server-secrets.js';

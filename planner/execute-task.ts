@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ResolvedConfig } from '../config/index.js';
+import { serverSecrets } from '../config/index.js';
 import { errorMessage } from '../core/index.js';
 import { createSpace, type Space } from '../space/index.js';
 import { describeBreach, emptyUsage, resolveBudget, type BudgetLimit } from './budget.js';
@@ -205,13 +205,4 @@ function partialSummary(logs: string[], error: string): string {
   return `The task stopped before it was finished: ${error}. Done so far:\n${shown.map((line) => `- ${line}`).join('\n')}`;
 }
 
-/** Values of configured MCP servers' env and headers: never shown to the model or written anywhere. */
-function serverSecrets(config: ResolvedConfig): string[] {
-  const values: string[] = [];
-  for (const server of Object.values(config.mcpServers)) {
-    const map = 'env' in server ? server.env : 'headers' in server ? server.headers : undefined;
-    for (const value of Object.values(map ?? {})) if (value.length >= 6) values.push(value);
-  }
-  return values;
-}
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createBridge, loadBuiltCapabilities, type Backend, type Bridge } from '../bridge/index.js';
 import { buildCapabilities, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool, type SourceFailure } from '../compiler/index.js';
-import { loadConfig, type ResolvedConfig } from '../config/index.js';
+import { loadConfig, serverSecrets, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
   ToolCallError,
@@ -203,12 +203,3 @@ function sandboxLimits(config: ResolvedConfig): Partial<RunLimits> {
   };
 }
 
-/** Values of MCP servers' env and headers: redacted wherever they would appear in events. */
-function serverSecrets(config: ResolvedConfig): string[] {
-  const values: string[] = [];
-  for (const server of Object.values(config.mcpServers)) {
-    const map = 'env' in server ? server.env : 'headers' in server ? server.headers : undefined;
-    for (const value of Object.values(map ?? {})) if (value.length >= 6) values.push(value);
-  }
-  return values;
-}
