@@ -5,6 +5,6 @@ export { createInProcessBackend } from './in-process-backend.js';
 export { loadBuiltCapabilities } from './load-build.js';
 export { createRateLimiter, RATE_PERIOD_MS } from './rate-limiter.js';
 export type { RateDecision, RateLimiter } from './rate-limiter.js';
-export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, redactText } from './redact.js';
+export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, redactText, redactUrlPasswords } from './redact.js';
 export type { RedactOptions } from './redact.js';
 export { defaultApprovalMessage, fillTemplate } from './approval-message.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretKey, redact, redactText } from './redact.js';
+import { REDACTED, isSecretKey, redact, redactText, redactUrlPasswords } from './redact.js';
 
 describe('redact', () => {
   it.each([
@@ -87,5 +87,21 @@ describe('redact: hostile keys', () => {
     const copy = redact(args);
     expect(JSON.stringify(copy)).toBe('{"__proto__":{"token":"[REDACTED]","note":"n"},"a":1}');
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+});
+
+describe('redactUrlPasswords', () => {
+  it.each([
+    ['https://bob:hunter2@example.com/x', 'https://bob:[REDACTED]@example.com/x'],
+    ['fetch postgres://app:s3cr3t@db:5432/main now', 'fetch postgres://app:[REDACTED]@db:5432/main now'],
+    ['https://example.com/a@b', 'https://example.com/a@b'],
+    ['mail bob@example.com', 'mail bob@example.com'],
+    ['https://token@example.com', 'https://token@example.com'],
+  ])('%s', (input, expected) => {
+    expect(redactUrlPasswords(input)).toBe(expected);
+  });
+
+  it('applies inside redact(), at any depth', () => {
+    expect(redact({ request: { url: 'https://u:p4ss@h/' } })).toEqual({ request: { url: 'https://u:[REDACTED]@h/' } });
   });
 });

@@ -68,7 +68,7 @@ export function createRedactor(options: RedactOptions = {}): <T>(value: T) => T 
   return <T>(value: T): T => {
     const ancestors = new Set<object>();
     const visit = (current: unknown): unknown => {
-      if (typeof current === 'string') return secrets.length > 0 ? redactText(current, secrets) : current;
+      if (typeof current === 'string') return redactUrlPasswords(secrets.length > 0 ? redactText(current, secrets) : current);
       if (typeof current !== 'object' || current === null) return current;
       if (ancestors.has(current)) return '[Circular]';
       ancestors.add(current);
@@ -106,6 +106,13 @@ export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of usable) result = result.split(secret).join(REDACTED);
   return result;
+}
+
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):([^\s/@]+)@/gi;
+
+/** `https://user:password@host` → `https://user:[REDACTED]@host`: credentials written into URLs. */
+export function redactUrlPasswords(text: string): string {
+  return text.includes('@') ? text.replace(URL_USERINFO, `$1:${REDACTED}@`) : text;
 }
 
 /** Whether a property name looks like it holds a secret. */

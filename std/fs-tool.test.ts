@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,17 @@ describe('std fs: confinement', () => {
 });
 
 describe('std fs: operations', () => {
+  it('refuses to read a file past maxBytes, and anything that is not a regular file (a FIFO would never end)', async () => {
+    await writeFile(join(root, 'big.txt'), 'x'.repeat(2048));
+    const tooBig = await refusal(callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 1024 }));
+    expect(tooBig.code).toBe('RESULT_TOO_LARGE');
+    expect(tooBig.message).toBe('"big.txt" has 2048 bytes, more than maxBytes (1024): read a smaller file or raise maxBytes');
+    expect(await callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 4096 })).toHaveLength(2048);
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const fifo = await refusal(callTool(fs, 'readFile', { path: 'pipe' }));
+    expect(fifo).toMatchObject({ code: 'INVALID_ARGUMENTS', message: '"pipe" is not a regular file' });
+  });
+
   it('writes atomically, creating folders, and reads back', async () => {
     await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'v1' })).resolves.toEqual({ path: 'out/report.txt', bytes: 2 });
     await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'version two' })).resolves.toEqual({ path: 'out/report.txt', bytes: 11 });

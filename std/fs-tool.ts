@@ -18,6 +18,8 @@ const entry = z.object({ name: z.string(), path: z.string(), type: entryType, si
 
 /** Most entries `list` returns with `recursive: true`, so one call cannot walk a whole disk. */
 const MAX_LIST_ENTRIES = 10_000;
+/** Default cap of `readFile`: the bridge refuses results past 1 MiB anyway, so read no more than that. */
+const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
 
 /**
  * `fs`: files of the workspace folder. Every path is confined to it: absolute paths elsewhere, `..`
@@ -34,10 +36,24 @@ export function createFsTool(options: FsToolOptions) {
     description: `Read and write files in the workspace folder (paths are relative to it; nothing outside is reachable).`,
     functions: {
       readFile: defineFunction({
-        description: 'Reads a file and returns its content as text (or base64 with encoding "base64").',
-        parameters: z.object({ path, encoding }),
+        description: 'Reads a file and returns its content as text (or base64 with encoding "base64"). Refuses files larger than maxBytes.',
+        parameters: z.object({
+          path,
+          encoding,
+          maxBytes: z.number().int().positive().max(50 * 1024 * 1024).default(DEFAULT_MAX_READ_BYTES).describe('Largest file accepted, in bytes.'),
+        }),
         returns: z.string(),
-        handler: async (params, context) => guard(context, params.path, async () => readFile(await inside(params.path, context), params.encoding)),
+        handler: async (params, context) =>
+          guard(context, params.path, async () => {
+            const file = await inside(params.path, context);
+            // Checked before reading: a huge file (or a FIFO, which never ends) must not be pulled into host memory.
+            const info = await stat(file);
+            if (!info.isFile()) throw new ToolCallError('INVALID_ARGUMENTS', `"${params.path}" is not a regular file`, targetOf(context));
+            if (info.size > params.maxBytes) {
+              throw new ToolCallError('RESULT_TOO_LARGE', `"${params.path}" has ${info.size} bytes, more than maxBytes (${params.maxBytes}): read a smaller file or raise maxBytes`, targetOf(context));
+            }
+            return readFile(file, params.encoding);
+          }),
       }),
       writeFile: defineFunction({
         description: 'Writes a file atomically, replacing it if it exists and creating missing folders. Returns the path and the number of bytes written.',

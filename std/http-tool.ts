@@ -140,7 +140,7 @@ async function readCapped(reply: Response, maxBytes: number, url: URL, target: {
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${url.href} is larger than ${maxBytes} bytes (maxBytes): request less or raise maxBytes`, target, {
+      throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes): request less or raise maxBytes`, target, {
         details: { maxBytes },
       });
     }
@@ -151,9 +151,17 @@ async function readCapped(reply: Response, maxBytes: number, url: URL, target: {
 
 function requestFailure(error: unknown, url: URL, timeoutMs: number, context: ToolCallContext): ToolCallError {
   const target = { capability: context.capability, function: context.function };
-  if (context.signal.aborted) return new ToolCallError('CANCELLED', `request to ${url.href} was cancelled: the run ended`, target, { cause: error });
+  if (context.signal.aborted) return new ToolCallError('CANCELLED', `request to ${shown(url)} was cancelled: the run ended`, target, { cause: error });
   if (error instanceof DOMException && error.name === 'TimeoutError') {
-    return new ToolCallError('TIMEOUT', `request to ${url.href} timed out after ${timeoutMs} ms: raise timeoutMs or try again`, target, { cause: error });
+    return new ToolCallError('TIMEOUT', `request to ${shown(url)} timed out after ${timeoutMs} ms: raise timeoutMs or try again`, target, { cause: error });
   }
-  return new ToolCallError('TOOL_FAILED', `request to ${url.href} failed: ${errorMessage(error)}`, target, { cause: error });
+  return new ToolCallError('TOOL_FAILED', `request to ${shown(url)} failed: ${errorMessage(error)}`, target, { cause: error });
+}
+
+/** A URL for messages: a password written into it (`https://user:pw@host`) is not repeated. */
+function shown(url: URL): string {
+  if (url.password === '') return url.href;
+  const copy = new URL(url.href);
+  copy.password = 'REDACTED';
+  return copy.href;
 }
