@@ -5,3 +5,4 @@ export type { Catalog, CatalogEntry } from './catalog.js';
 export { formatSignature } from './signature.js';
 export type { McpConnector } from './sources/mcp-server.js';
 export type { SourceFailure } from './raw-capability.js';
+export { isBuildStale } from './is-build-stale.js';

@@ -2,7 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolCallError, type ApprovalRequest, type BridgeEvent } from '../core/index.js';
+import { resolveConfig } from '../config/index.js';
 import { makeExampleSpace } from '../test/support/example-space.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
 import { createSpace, type Space } from './create-space.js';
 
 describe('createSpace on the example space', () => {
@@ -108,6 +110,31 @@ export default { ticket: ticket.subject, denied };
       expect((error as Error).message).toMatch(/plain/);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('createSpace freshness', () => {
+  it('rebuilds on first use when a capability file changed since the last build', async () => {
+    const root = await makeTempDir('space-fresh');
+    const tool = (functions: string[]) =>
+      JSON.stringify({ name: 'greeter', implementation: './greeter.ts', functions: functions.map((name) => ({ name, parameters: { type: 'object', properties: {} } })) });
+    await writeFile(path.join(root, 'greeter.ts'), "export const hello = () => 'hello';\nexport const bye = () => 'bye';\n");
+    await writeFile(path.join(root, 'greeter.json'), tool(['hello']));
+    const config = resolveConfig({ capabilities: ['greeter.json'] }, { root, env: {} });
+    const first = await createSpace({ config });
+    await first.build();
+    await first.close();
+    // A later edit (mtime after the build's manifest) adds a function.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(path.join(root, 'greeter.json'), tool(['hello', 'bye']));
+    const second = await createSpace({ config });
+    try {
+      const result = await second.run("import { bye } from '@capabilities/greeter';\nexport default await bye();");
+      expect(result.error).toBeUndefined();
+      expect(result.result).toBe('bye');
+    } finally {
+      await second.close();
     }
   });
 });

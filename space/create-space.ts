@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createBridge, loadBuiltCapabilities, type Backend, type Bridge } from '../bridge/index.js';
-import { buildCapabilities, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool, type SourceFailure } from '../compiler/index.js';
+import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool, type SourceFailure } from '../compiler/index.js';
 import { loadConfig, serverSecrets, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
@@ -157,8 +157,16 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     },
   };
 
+  /**
+   * Builds when there is no build output or, the first time the space is used, when the config or a
+   * capability file changed since the last build. Later changes need an explicit `build()`: a running
+   * space keeps the capabilities it started with.
+   */
+  let freshnessChecked = false;
   async function ensureBuilt(): Promise<void> {
-    if (!existsSync(path.join(config.outDir, BUILD_LAYOUT.manifestFile))) await space.build();
+    const stale = freshnessChecked ? !existsSync(path.join(config.outDir, BUILD_LAYOUT.manifestFile)) : await isBuildStale(config);
+    freshnessChecked = true;
+    if (stale) await space.build();
   }
 
   function start() {
