@@ -42,6 +42,8 @@ interface Worker {
   child: ChildProcess;
   pid: number;
   ready: boolean;
+  /** Killed and waiting for its exit: it must stay referenced until then. */
+  killed?: boolean;
   stderr: string;
   run?: ActiveRun;
   releaseTimer?: NodeJS.Timeout;
@@ -74,7 +76,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   };
 
   const kill = (worker: Worker): void => {
-    // Stay alive until the exit is seen, so the replacement starts.
+    // Stay alive until the exit is seen, so the replacement starts (and close() can wait for it).
+    worker.killed = true;
     worker.child.ref();
     worker.child.kill('SIGKILL');
   };
@@ -95,6 +98,9 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   const onMessage = (worker: Worker, message: WorkerToHostMessage): void => {
     switch (message.type) {
       case 'ready':
+        // A 'ready' that arrives after the worker was killed (e.g. by close()) must not unreference it:
+        // the host would then end before the exit it waits for (exit code 13).
+        if (worker.killed || closed) return;
         worker.ready = true;
         // An idle worker must not keep the host alive; a starting or busy one does.
         worker.child.unref();
