@@ -52,6 +52,8 @@ interface IsolateHandlers {
  */
 export interface PreparedIsolate {
   readonly memoryLimitMb: number;
+  /** Whether the program runs on the calling thread (see {@link IsolateThreading}). */
+  readonly threading: IsolateThreading;
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   /** Settles calls: takes a JSON array of `[id, ok, payload]` triples. */
@@ -61,19 +63,31 @@ export interface PreparedIsolate {
   bind(handlers: IsolateHandlers): void;
 }
 
-export function prepareIsolate(memoryLimitMb: number): PreparedIsolate {
+/**
+ * Where the program executes. `'pool'`: on isolated-vm's threads, so the caller's event loop stays
+ * free while the program computes (every call then costs two thread hops). `'caller'`: on the
+ * calling thread, synchronously, each slice bounded by the run's remaining time (a call costs no
+ * thread hop, but the caller's event loop waits while the program computes) — for a process that
+ * does nothing else, such as a sandbox worker.
+ */
+export type IsolateThreading = 'pool' | 'caller';
+
+export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreading = 'pool'): PreparedIsolate {
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
   let handlers: IsolateHandlers | undefined;
   const context = isolate.createContextSync();
+  const send = (...args: Parameters<IsolateHandlers['send']>): void => handlers?.send(...args);
   const callbacks = [
-    // Not waited for by the isolate: a call costs one thread hop less.
-    new ivm.Callback((...args: Parameters<IsolateHandlers['send']>) => handlers?.send(...args), { ignored: true }),
+    // On the pool, not waited for by the isolate: a call costs one thread hop less. On the caller's
+    // thread, a plain call: the host records it before the isolate goes on.
+    threading === 'pool' ? new ivm.Callback(send, { ignored: true }) : new ivm.Callback(send),
     new ivm.Callback((level: string, message: string) => handlers?.writeLog(level, message) ?? false),
     new ivm.Callback((ok: boolean, json: string) => handlers?.complete(ok, json)),
   ];
   const bootstrap = context.evalClosureSync(BOOTSTRAP_SOURCE, callbacks, { result: { reference: true } });
   return {
     memoryLimitMb,
+    threading,
     isolate,
     context,
     deliver: bootstrap.getSync('deliver', { reference: true }),
@@ -88,7 +102,7 @@ export function prepareIsolate(memoryLimitMb: number): PreparedIsolate {
  * Starts a run, in `prepared` when it fits the run's memory limit (it is disposed otherwise).
  * Never rejects for faults of the program.
  */
-export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler, prepared?: PreparedIsolate): IsolateRun {
+export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler, prepared?: PreparedIsolate, threading: IsolateThreading = 'pool'): IsolateRun {
   const { limits } = request;
   const started = performance.now();
   let deadline = started + limits.timeoutMs;
@@ -113,11 +127,12 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   let resolveReleased!: () => void;
   const released = new Promise<void>((resolve) => (resolveReleased = resolve));
 
-  if (prepared !== undefined && (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.isolate.isDisposed)) {
+  if (prepared !== undefined && (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.threading !== threading || prepared.isolate.isDisposed)) {
     if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
     prepared = undefined;
   }
-  const ready = prepared ?? prepareIsolate(limits.memoryLimitMb);
+  const ready = prepared ?? prepareIsolate(limits.memoryLimitMb, threading);
+  const onCaller = threading === 'caller';
   const { isolate } = ready;
   const deliverReference = ready.deliver;
 
@@ -214,11 +229,28 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     const batch = outbox;
     outbox = [];
     if (finished || batch.length === 0) return;
-    track(deliverReference.apply(undefined, [`[${batch.join(',')}]`], { timeout: remaining() })).catch(onIsolateFailure);
+    const json = `[${batch.join(',')}]`;
+    if (!onCaller) {
+      track(deliverReference.apply(undefined, [json], { timeout: remaining() })).catch(onIsolateFailure);
+      return;
+    }
+    // The program's continuations run now, bounded by the time the run has left (unlike an
+    // asynchronous apply, a synchronous one's timeout also covers the microtasks it starts).
+    try {
+      deliverReference.applySync(undefined, [json], { timeout: remaining() });
+    } catch (error) {
+      onIsolateFailure(error);
+    }
+    scheduleStallCheck();
   };
   const reply = (id: number, ok: boolean, json: string): void => {
     if (finished) return;
-    if (outbox.length === 0) setImmediate(flush);
+    // On the caller's thread, entering the isolate costs no hop: replies settled by the same
+    // microtask run go in together without waiting for another turn of the event loop.
+    if (outbox.length === 0) {
+      if (onCaller) queueMicrotask(flush);
+      else setImmediate(flush);
+    }
     // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
     outbox.push(`[${id},${ok},${json}]`);
   };
@@ -323,7 +355,12 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
       maxArgumentBytes: limits.maxArgumentBytes,
       argumentLimitError: argumentLimitError('{capability}', '{function}', 'at least {size}'),
     }).copyInto();
-    await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
+    if (!onCaller) {
+      await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
+      return;
+    }
+    ready.run.applySync(undefined, [main.derefInto(), settings], { timeout: remaining(), result: { reference: true } }).release();
+    scheduleStallCheck();
   };
   start().catch(onIsolateFailure);
 

@@ -27,8 +27,15 @@ const pendingCalls = new Map<number, PendingCall>();
 const holds = new Map<number, () => void>();
 let nextCallId = 0;
 let current: { runId: string; run: IsolateRun } | undefined;
+let retiring = false;
+/**
+ * This process serves one run at a time and nothing else, so the program runs on its main thread:
+ * a capability call then costs no thread hop. The host ends a run whose worker does not report
+ * shortly after a cancel or the deadline, and kills that worker (see worker-pool.ts).
+ */
+const THREADING = 'caller';
 /** The next run's isolate, made while idle, with the memory limit of the last run. */
-let spare: PreparedIsolate | undefined = prepareIsolate(DEFAULT_RUN_LIMITS.memoryLimitMb);
+let spare: PreparedIsolate | undefined = prepareIsolate(DEFAULT_RUN_LIMITS.memoryLimitMb, THREADING);
 
 function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void {
   const { runId } = message.request;
@@ -38,18 +45,25 @@ function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void 
       pendingCalls.set(id, { params, resolve, reject });
       post({ type: 'call', runId, request: { jsonrpc: '2.0', id, method: CAPABILITY_CALL_METHOD, params } });
     });
-  const run = startIsolateRun(message.request, onCall, spare);
+  const run = startIsolateRun(message.request, onCall, spare, THREADING);
   spare = undefined;
   current = { runId, run };
   void run.result.then((result) => {
     // Replies that arrive after the end are dropped: the isolate is gone.
     pendingCalls.clear();
     holds.clear();
-    post({ type: 'result', runId, result });
+    if (!result.timedOut) return post({ type: 'result', runId, result });
+    // The deadline cut the program off on this thread, possibly inside native code that isolated-vm
+    // cannot always interrupt: this process is replaced rather than trusted with the next run (it
+    // never reports itself released, so the pool gives it no other run meanwhile).
+    retiring = true;
+    if (process.connected) process.send?.({ type: 'result', runId, result } satisfies WorkerToHostMessage, () => process.exit(0));
+    else process.exit(0);
   });
   void run.released.then(() => {
+    if (retiring) return;
     if (current?.runId === runId) current = undefined;
-    spare = prepareIsolate(message.request.limits.memoryLimitMb);
+    spare = prepareIsolate(message.request.limits.memoryLimitMb, THREADING);
     post({ type: 'released', runId });
   });
 }

@@ -35,6 +35,8 @@ interface ActiveRun {
   callContext: CallContext;
   settle(result: RunResult): void;
   settled: boolean;
+  /** The caller cancelled the run: calls the worker sends before it reads the cancel are not performed. */
+  cancelled: boolean;
   started: number;
 }
 
@@ -50,6 +52,8 @@ interface Worker {
 }
 
 const MAX_START_FAILURES = 3;
+/** How long after a run's deadline or cancel the host waits for its worker's own report. */
+const REPORT_MARGIN_MS = 50;
 
 export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPoolExecutor {
   const graceMs = options.graceMs ?? 250;
@@ -113,12 +117,14 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         const run = worker.run;
         if (run?.runId !== message.runId) return;
         run.settle(message.result);
-        worker.releaseTimer = setTimeout(() => kill(worker), graceMs);
+        // A run ended here (see giveUp) already has its timer.
+        worker.releaseTimer ??= setTimeout(() => kill(worker), graceMs);
         return;
       }
       case 'released':
         if (worker.run?.runId !== message.runId) return;
         clearTimeout(worker.releaseTimer);
+        worker.releaseTimer = undefined;
         worker.run = undefined;
         if (!closed) makeIdle(worker);
         return;
@@ -128,7 +134,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   const performCall = (worker: Worker, message: Extract<WorkerToHostMessage, { type: 'call' }>): void => {
     const run = worker.run;
     const { id, params } = message.request;
-    if (run === undefined || run.settled || run.runId !== message.runId) return;
+    if (run === undefined || run.settled || run.cancelled || run.runId !== message.runId) return;
     Promise.resolve()
       .then(() => run.onCall(params, run.callContext))
       .then(
@@ -202,17 +208,24 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       return new Promise<RunResult>((resolve) => {
         const callController = new AbortController();
         setMaxListeners(0, callController.signal);
-        const onAbort = (): void => send(worker, { type: 'cancel', runId: request.runId });
-        // Backstop for a worker whose event loop no longer answers: kill it and report the timeout.
-        const onHardTimeout = (): void => {
-          run.settle(crashResult(run, {
-            name: 'SandboxTimeoutError',
-            code: 'TIMEOUT',
-            message: `the program ran longer than its limit of ${request.limits.timeoutMs} ms; its sandbox worker did not stop and was killed`,
-          }, true));
-          kill(worker);
+        // The worker runs the program on its main thread, so while the program computes it reads no
+        // message and reports nothing. A run whose worker has not reported shortly after the cancel
+        // or the deadline is ended here; the worker is killed unless its isolate stops within the grace.
+        const giveUp = (error: RunError, timedOut = false): void => {
+          if (run.settled) return;
+          run.settle(crashResult(run, error, timedOut));
+          clearTimeout(worker.releaseTimer);
+          worker.releaseTimer = setTimeout(() => kill(worker), graceMs);
         };
-        let hardDeadline = performance.now() + request.limits.timeoutMs + graceMs * 4;
+        let cancelTimer: NodeJS.Timeout | undefined;
+        const onAbort = (): void => {
+          run.cancelled = true;
+          send(worker, { type: 'cancel', runId: request.runId });
+          cancelTimer ??= setTimeout(() => giveUp({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }), REPORT_MARGIN_MS);
+        };
+        const onHardTimeout = (): void =>
+          giveUp({ name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${request.limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
+        let hardDeadline = performance.now() + request.limits.timeoutMs + REPORT_MARGIN_MS;
         let hardTimer = setTimeout(onHardTimeout, hardDeadline - performance.now());
         // Holding the deadline (a person deciding an approval) stops both clocks: the worker's and this backstop.
         let holds = 0;
@@ -241,11 +254,13 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           onCall,
           callContext: { runId: request.runId, signal: callController.signal, holdDeadline },
           settled: false,
+          cancelled: false,
           started: performance.now(),
           settle(result) {
             if (run.settled) return;
             run.settled = true;
             clearTimeout(hardTimer);
+            clearTimeout(cancelTimer);
             signal?.removeEventListener('abort', onAbort);
             callController.abort(new Error(`run ${request.runId} ended`));
             resolve(result);
