@@ -86,6 +86,18 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     worker.child.kill('SIGKILL');
   };
 
+  /**
+   * Kills `worker` unless its isolate reports stopping within the grace. The kill waits for the I/O
+   * phase after the timer: when this thread was busy (a first type-check), the 'released' already
+   * sent must be read before the timer, which fires first, counts as expired.
+   */
+  const killUnlessReleased = (worker: Worker): void => {
+    const timer = setTimeout(() => setImmediate(() => {
+      if (worker.releaseTimer === timer) kill(worker);
+    }), graceMs);
+    worker.releaseTimer = timer;
+  };
+
   const spawn = (): void => {
     const child = fork(entry.file, [], { execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
     const worker: Worker = { child, pid: child.pid ?? -1, ready: false, stderr: '' };
@@ -118,7 +130,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         if (run?.runId !== message.runId) return;
         run.settle(message.result);
         // A run ended here (see giveUp) already has its timer.
-        worker.releaseTimer ??= setTimeout(() => kill(worker), graceMs);
+        if (worker.releaseTimer === undefined) killUnlessReleased(worker);
         return;
       }
       case 'released':
@@ -215,7 +227,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           if (run.settled) return;
           run.settle(crashResult(run, error, timedOut));
           clearTimeout(worker.releaseTimer);
-          worker.releaseTimer = setTimeout(() => kill(worker), graceMs);
+          killUnlessReleased(worker);
         };
         let cancelTimer: NodeJS.Timeout | undefined;
         const onAbort = (): void => {
