@@ -121,6 +121,9 @@ export function createAgentSpacesMcpServer(space: Space, router: ReturnType<type
       try {
         const result = await space.run(code, { runId, signal: extra.signal });
         await Promise.all(sent);
+        // The SDK client handles a notification a microtask after a response that arrives in the same
+        // chunk, and drops progress once the response is in: let the notifications go out on their own.
+        if (sent.length > 0) await new Promise((resolve) => setTimeout(resolve, 2));
         return runResultToTool(result);
       } finally {
         unregister();

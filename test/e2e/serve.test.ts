@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeExampleSpace, REPO } from '../support/example-space.js';
@@ -82,14 +82,26 @@ describe('agent-spaces serve (stdio)', () => {
     expect(approvals).toEqual([expect.stringContaining('Create high ticket for customer c-002: "Printer on fire"?')]);
   });
 
-  it('sends progress notifications for each capability call', async () => {
-    const progress: string[] = [];
-    await client.callTool(
-      { name: 'execute_code', arguments: { code: `import { getWeather } from '@capabilities/get-weather';\nexport default await Promise.all(['London', 'Tokyo'].map((location) => getWeather({ location })));` } },
-      undefined,
-      { onprogress: (notification) => progress.push(notification.message ?? '') },
-    );
-    expect(progress.sort()).toEqual(['get-weather.getWeather done', 'get-weather.getWeather done']);
+  it('sends progress notifications for each capability call, before the result', async () => {
+    // Observed on the transport: what the server sent and in which order. (The SDK client itself may drop
+    // a progress notification that arrives in the same chunk as the response, which is the client's race.)
+    const seen: string[] = [];
+    const deliver = transport.onmessage;
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ('method' in message && message.method === 'notifications/progress') seen.push(`progress: ${String((message.params as { message?: string }).message)}`);
+      else if ('result' in message && (message.result as { structuredContent?: unknown }).structuredContent !== undefined) seen.push('result');
+      deliver?.(message);
+    };
+    try {
+      await client.callTool(
+        { name: 'execute_code', arguments: { code: `import { getWeather } from '@capabilities/get-weather';\nexport default await Promise.all(['London', 'Tokyo'].map((location) => getWeather({ location })));` } },
+        undefined,
+        { onprogress: () => undefined },
+      );
+    } finally {
+      transport.onmessage = deliver;
+    }
+    expect(seen).toEqual(['progress: get-weather.getWeather done', 'progress: get-weather.getWeather done', 'result']);
   });
 
   it('cancels a run when the client cancels the request, and keeps serving', async () => {
