@@ -1,4 +1,4 @@
-import type { CapabilityConfig, CapabilitySource, JsonSchema, ResultKind, ToolAnnotations } from '../core/index.js';
+import type { CapabilityConfig, CapabilitySource, FunctionSpec } from '../core/index.js';
 
 /** What a source loader produces: a capability before names are normalised. */
 export interface RawCapability {
@@ -13,16 +13,8 @@ export interface RawCapability {
   functions: RawFunction[];
 }
 
-export interface RawFunction {
-  toolName: string;
-  description?: string;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  resultKind: ResultKind;
-  requiresApproval?: boolean;
-  approvalMessage?: string;
-  annotations?: ToolAnnotations;
-}
+/** A function before its JavaScript name is chosen. */
+export type RawFunction = Omit<FunctionSpec, 'name'>;
 
 /** A source that could not be loaded; the build reports it and keeps its previous output. */
 export interface SourceFailure {

@@ -76,14 +76,18 @@ export async function connectMcpServer(
 
 /** Every tool of a server, following `nextCursor` through all pages of `tools/list`. */
 export async function listAllTools(client: Client, options?: RequestOptions): Promise<Tool[]> {
-  const tools: Tool[] = [];
+  return pageThrough((cursor) => client.listTools(cursor === undefined ? {} : { cursor }, options));
+}
+
+/** Follows `nextCursor` through every page; a server that hands out the same cursor twice would page forever. */
+async function pageThrough<T>(fetchPage: (cursor: string | undefined) => Promise<{ tools: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
+  const tools: T[] = [];
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    const page = await fetchPage(cursor);
     tools.push(...page.tools);
     cursor = page.nextCursor;
-    // A server that hands out the same cursor twice would page forever.
     if (cursor !== undefined && seenCursors.has(cursor)) break;
     if (cursor !== undefined) seenCursors.add(cursor);
   } while (cursor !== undefined);
@@ -99,17 +103,7 @@ const uncheckedToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCurs
  * wrong and how.
  */
 export async function listAllToolsUnchecked(client: Client, options?: RequestOptions): Promise<unknown[]> {
-  const tools: unknown[] = [];
-  const seenCursors = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, uncheckedToolsPage, options);
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-    if (cursor !== undefined && seenCursors.has(cursor)) break;
-    if (cursor !== undefined) seenCursors.add(cursor);
-  } while (cursor !== undefined);
-  return tools;
+  return pageThrough((cursor) => client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, uncheckedToolsPage, options));
 }
 
 /**
