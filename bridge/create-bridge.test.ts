@@ -6,6 +6,7 @@ import type { Backend } from './backend.js';
 import { createBridge, type BridgeOptions } from './create-bridge.js';
 import { createInProcessBackend } from './in-process-backend.js';
 import { capabilitySpecFromTool } from './test-support/capability-spec-from-tool.js';
+import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 
 const everything = defineTool({
   name: 'everything',
@@ -93,15 +94,6 @@ function setup(options: Partial<BridgeOptions> = {}) {
 
 const context = (signal: AbortSignal = new AbortController().signal): CallContext => ({ runId: 'run-1', signal });
 
-async function failure(promise: Promise<unknown>): Promise<ToolCallError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
-  return error;
-}
-
 describe('createBridge: resolve and validate', () => {
   it('performs a call through the in-process backend', async () => {
     const { bridge } = setup();
@@ -112,7 +104,7 @@ describe('createBridge: resolve and validate', () => {
 
   it('names the argument, the tool and the capability when an argument has the wrong type', async () => {
     const { bridge } = setup();
-    const error = await failure(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', b: 3 } }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', b: 3 } }, context()));
     expect(error.code).toBe('INVALID_ARGUMENTS');
     expect(error.message).toBe('tool "get-sum" of capability "mcp-everything": argument "a" must be number (got "2")');
     expect(toWireError(error)).toMatchObject({ code: -32602, data: { code: 'INVALID_ARGUMENTS', capability: 'mcp-everything', function: 'getSum' } });
@@ -120,22 +112,22 @@ describe('createBridge: resolve and validate', () => {
 
   it('lists every problem with the arguments at once', async () => {
     const { bridge } = setup();
-    const error = await failure(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', c: 1 } }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', c: 1 } }, context()));
     expect(error.message).toBe(
       'tool "get-sum" of capability "mcp-everything": argument "b" is required; argument "c" is not allowed (no such property); argument "a" must be number (got "2")',
     );
-    const enumError = await failure(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'urgent' } }, context()));
+    const enumError = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'urgent' } }, context()));
     expect(enumError.message).toBe('tool "createTicket" of capability "crm": argument "priority" must be one of "low", "high" (got "urgent")');
-    const rootError = await failure(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: [1, 2] }, context()));
+    const rootError = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: [1, 2] }, context()));
     expect(rootError.message).toBe('tool "get-sum" of capability "mcp-everything": arguments must be object (got [1,2])');
   });
 
   it('lists the available modules for an unknown capability and the functions for an unknown function', async () => {
     const { bridge } = setup();
-    const unknownCapability = await failure(bridge.handle({ capability: 'wether', function: 'get', args: {} }, context()));
+    const unknownCapability = await toolCallErrorOf(bridge.handle({ capability: 'wether', function: 'get', args: {} }, context()));
     expect(unknownCapability.code).toBe('UNKNOWN_CAPABILITY');
     expect(unknownCapability.message).toBe('unknown capability "wether": available modules are crm, limited, mcp-everything');
-    const unknownFunction = await failure(bridge.handle({ capability: 'mcp-everything', function: 'getProduct', args: {} }, context()));
+    const unknownFunction = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getProduct', args: {} }, context()));
     expect(unknownFunction.code).toBe('UNKNOWN_FUNCTION');
     expect(unknownFunction.message).toBe('capability "mcp-everything" has no function "getProduct": its functions are getSum');
   });
@@ -147,7 +139,7 @@ describe('createBridge: resolve and validate', () => {
 
   it('reports a throwing handler as TOOL_FAILED with its message', async () => {
     const { bridge } = setup();
-    const error = await failure(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
     expect(error.code).toBe('TOOL_FAILED');
     expect(error.message).toBe('tool "broken" of capability "crm" failed: database is down');
   });
@@ -156,12 +148,12 @@ describe('createBridge: resolve and validate', () => {
     let closed = 0;
     const backend: Backend = { call: async () => 'ok', close: async () => void (closed += 1) };
     const bridge = createBridge({ capabilities: specs(), backends: { crm: backend, limited: backend } });
-    const missing = await failure(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context()));
+    const missing = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context()));
     expect(missing.code).toBe('SERVER_UNAVAILABLE');
     expect(missing.message).toContain('register one for module "mcp-everything"');
     await bridge.close();
     expect(closed).toBe(1);
-    expect((await failure(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()))).code).toBe('SERVER_UNAVAILABLE');
+    expect((await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()))).code).toBe('SERVER_UNAVAILABLE');
   });
 });
 
@@ -192,7 +184,7 @@ describe('createBridge: approvals', () => {
 
   it('rejects a denied call with the reason and never runs it', async () => {
     const { bridge, events } = setup({ approvalHandler: () => ({ approved: false, reason: 'not during the freeze' }) });
-    const error = await failure(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'low' } }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'low' } }, context()));
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toBe('tool "createTicket" of capability "crm" was denied: not during the freeze');
     expect(events.find((event) => event.type === 'approval-decided')).toMatchObject({ approved: false, reason: 'not during the freeze' });
@@ -201,7 +193,7 @@ describe('createBridge: approvals', () => {
 
   it('denies with a clear message when no approval handler is configured', async () => {
     const { bridge } = setup();
-    const error = await failure(bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context()));
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toContain('requires approval, but no approval handler is configured (headless run)');
   });
@@ -212,7 +204,7 @@ describe('createBridge: approvals', () => {
         throw new Error('prompt closed');
       },
     });
-    const error = await failure(bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context()));
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toBe('tool "archive" of capability "crm" was denied: the approval handler failed: prompt closed');
   });
@@ -237,7 +229,7 @@ describe('createBridge: approvals', () => {
     const controller = new AbortController();
     const asked = deferred<void>();
     const { bridge } = setup({ approvalHandler: () => (asked.resolve(), new Promise<boolean>(() => {})) });
-    const pending = failure(bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context(controller.signal)));
+    const pending = toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context(controller.signal)));
     await asked.promise;
     controller.abort();
     expect((await pending).code).toBe('CANCELLED');
@@ -252,7 +244,7 @@ describe('createBridge: rate limits, results, events', () => {
     await call();
     now += 10_000;
     await call();
-    const error = await failure(call());
+    const error = await toolCallErrorOf(call());
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.details).toMatchObject({ retryAfterMs: 50_000 });
     expect(error.message).toBe('tool "search" of capability "limited" is rate-limited: capability "limited" allows 2 calls per minute; retry after 50.0 s');
@@ -260,12 +252,12 @@ describe('createBridge: rate limits, results, events', () => {
     await expect(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'q' } }, context())).resolves.toBeDefined();
     now += 50_000;
     await expect(call()).resolves.toEqual({ query: 'q', limit: 10 });
-    expect((await failure(call())).code).toBe('RATE_LIMITED');
+    expect((await toolCallErrorOf(call())).code).toBe('RATE_LIMITED');
   });
 
   it('checks the result against the output schema in value mode only', async () => {
     const { bridge } = setup();
-    const error = await failure(bridge.handle({ capability: 'crm', function: 'badResult', args: {} }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'badResult', args: {} }, context()));
     expect(error.code).toBe('INVALID_RESULT');
     expect(error.message).toBe('tool "badResult" of capability "crm" returned a result that does not match its output schema: result.items[1] must be string (got 3)');
     await expect(bridge.handle({ capability: 'crm', function: 'badResult', args: {}, resultMode: 'full' }, context())).resolves.toEqual({ items: ['a', 3] });
@@ -275,7 +267,7 @@ describe('createBridge: rate limits, results, events', () => {
     const { bridge, events } = setup({ maxResultBytes: 100 });
     await expect(bridge.handle({ capability: 'crm', function: 'big', args: { length: 98 } }, context())).resolves.toHaveLength(98);
     expect(events.at(-1)).toMatchObject({ type: 'tool-call-end', ok: true, sizeBytes: 100 });
-    const error = await failure(bridge.handle({ capability: 'crm', function: 'big', args: { length: 99 } }, context()));
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'big', args: { length: 99 } }, context()));
     expect(error.code).toBe('RESULT_TOO_LARGE');
     expect(error.message).toBe('tool "big" of capability "crm" returned 101 B, over the 100 B cap (maxResultBytes): ask for less (filter, paginate) or raise the cap');
   });
@@ -286,7 +278,7 @@ describe('createBridge: rate limits, results, events', () => {
     const stop = bridge.on((event) => seen.push(event));
     await bridge.handle({ capability: 'crm', function: 'search', args: { query: 'by hunter2-secret-value', token: 'tok-1' } }, context());
     stop();
-    await failure(bridge.handle({ capability: 'nope', function: 'x', args: { password: 'p' } }, context()));
+    await toolCallErrorOf(bridge.handle({ capability: 'nope', function: 'x', args: { password: 'p' } }, context()));
     expect(seen).toHaveLength(2);
     const [start, end, unknownStart, unknownEnd] = events;
     expect(start).toMatchObject({ type: 'tool-call-start', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'search', args: { query: 'by [REDACTED]', token: '[REDACTED]' } });
@@ -300,7 +292,7 @@ describe('createBridge: rate limits, results, events', () => {
     const { bridge } = setup();
     const controller = new AbortController();
     gates.set('never', deferred<void>());
-    const pending = failure(bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'never' } }, context(controller.signal)));
+    const pending = toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'never' } }, context(controller.signal)));
     controller.abort();
     const error = await pending;
     expect(error.code).toBe('CANCELLED');
@@ -333,11 +325,11 @@ describe('createBridge: secrets in failures', () => {
       close: async () => undefined,
     };
     const { bridge, events } = setup({ secrets: [secret], backends: { crm: leaky } });
-    const crashed = await failure(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'q' } }, context()));
+    const crashed = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'q' } }, context()));
     expect(crashed.code).toBe('SERVER_UNAVAILABLE');
     expect(crashed.message).toBe('MCP server "crm" exited; stderr:\nbad API key [REDACTED]');
     expect(JSON.stringify(toWireError(crashed))).not.toContain(secret);
-    const thrown = await failure(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
+    const thrown = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
     expect(thrown.message).toBe('tool "broken" of capability "crm" failed: upstream refused key [REDACTED]');
     expect(JSON.stringify(events)).not.toContain(secret);
     expect(events.filter((event) => event.type === 'tool-call-end')).toHaveLength(2);

@@ -3,9 +3,10 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolCallError } from '../core/index.js';
+import type { ToolCallError } from '../core/index.js';
 import { createFsTool } from './fs-tool.js';
 import { callTool } from './test-support/call-tool.js';
+import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 
 let base: string;
 let root: string;
@@ -23,26 +24,17 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(base, { recursive: true, force: true }));
 
-async function refusal(promise: Promise<unknown>): Promise<ToolCallError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
-  return error;
-}
-
 describe('std fs: confinement', () => {
   it.each(['../outside/secret.txt', 'a/../../outside/secret.txt', '../../../../etc/passwd', '..'])('refuses the escape %s', async (path) => {
-    const error = await refusal(callTool(fs, 'readFile', { path }));
+    const error = await toolCallErrorOf(callTool(fs, 'readFile', { path }));
     expect(error.code).toBe('FORBIDDEN');
     expect(error.message).toContain(`path "${path}" is refused: it is outside the workspace`);
     expect(error).toMatchObject({ capability: 'std-fs', function: 'readFile', details: { path } });
   });
 
   it('refuses absolute paths outside the workspace and accepts those inside', async () => {
-    expect((await refusal(callTool(fs, 'readFile', { path: join(outside, 'secret.txt') }))).code).toBe('FORBIDDEN');
-    expect((await refusal(callTool(fs, 'writeFile', { path: '/tmp/agent-spaces-escape.txt', content: 'x' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'readFile', { path: join(outside, 'secret.txt') }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'writeFile', { path: '/tmp/agent-spaces-escape.txt', content: 'x' }))).code).toBe('FORBIDDEN');
     await writeFile(join(root, 'inside.txt'), 'hello');
     await expect(callTool(fs, 'readFile', { path: join(root, 'inside.txt') })).resolves.toBe('hello');
   });
@@ -50,18 +42,18 @@ describe('std fs: confinement', () => {
   it('refuses symlinks that point outside, for reads and writes, dangling ones too', async () => {
     await symlink(outside, join(root, 'link'));
     await symlink(join(outside, 'not-yet.txt'), join(root, 'dangling'));
-    const read = await refusal(callTool(fs, 'readFile', { path: 'link/secret.txt' }));
+    const read = await toolCallErrorOf(callTool(fs, 'readFile', { path: 'link/secret.txt' }));
     expect(read.code).toBe('FORBIDDEN');
     expect(read.message).toContain('symbolic link');
-    expect((await refusal(callTool(fs, 'writeFile', { path: 'link/new.txt', content: 'x' }))).code).toBe('FORBIDDEN');
-    expect((await refusal(callTool(fs, 'writeFile', { path: 'dangling', content: 'x' }))).code).toBe('FORBIDDEN');
-    expect((await refusal(callTool(fs, 'list', { path: 'link' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'writeFile', { path: 'link/new.txt', content: 'x' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'writeFile', { path: 'dangling', content: 'x' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'list', { path: 'link' }))).code).toBe('FORBIDDEN');
     expect(await readdir(outside)).toEqual(['secret.txt']);
   });
 
   it('refuses a path with a NUL byte as invalid, for every function, without naming the host folder', async () => {
     for (const name of ['readFile', 'exists', 'stat', 'writeFile']) {
-      const error = await refusal(callTool(fs, name, { path: 'notes.txt\0.png', content: 'x' }));
+      const error = await toolCallErrorOf(callTool(fs, name, { path: 'notes.txt\0.png', content: 'x' }));
       expect(error).toMatchObject({ code: 'INVALID_ARGUMENTS', function: name });
       expect(error.message).toBe('path "notes.txt\\u0000.png" is refused: it contains a NUL character; file names cannot contain one');
     }
@@ -84,12 +76,12 @@ describe('std fs: confinement', () => {
 describe('std fs: operations', () => {
   it('refuses to read a file past maxBytes, and anything that is not a regular file (a FIFO would never end)', async () => {
     await writeFile(join(root, 'big.txt'), 'x'.repeat(2048));
-    const tooBig = await refusal(callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 1024 }));
+    const tooBig = await toolCallErrorOf(callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 1024 }));
     expect(tooBig.code).toBe('RESULT_TOO_LARGE');
     expect(tooBig.message).toBe('"big.txt" has 2048 bytes, more than maxBytes (1024): read a smaller file or raise maxBytes');
     expect(await callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 4096 })).toHaveLength(2048);
     execFileSync('mkfifo', [join(root, 'pipe')]);
-    const fifo = await refusal(callTool(fs, 'readFile', { path: 'pipe' }));
+    const fifo = await toolCallErrorOf(callTool(fs, 'readFile', { path: 'pipe' }));
     expect(fifo).toMatchObject({ code: 'INVALID_ARGUMENTS', message: '"pipe" is not a regular file' });
   });
 
@@ -104,7 +96,7 @@ describe('std fs: operations', () => {
   it('leaves the target untouched and no temporary file when the write fails', async () => {
     await mkdir(join(root, 'taken'));
     await writeFile(join(root, 'taken', 'keep.txt'), 'kept');
-    const error = await refusal(callTool(fs, 'writeFile', { path: 'taken', content: 'x' }));
+    const error = await toolCallErrorOf(callTool(fs, 'writeFile', { path: 'taken', content: 'x' }));
     expect(error.code).toBe('TOOL_FAILED');
     expect(await readdir(root)).toEqual(['taken']);
     expect(await readFile(join(root, 'taken', 'keep.txt'), 'utf8')).toBe('kept');
@@ -139,7 +131,7 @@ describe('std fs: operations', () => {
   });
 
   it('says what to do when a file is missing', async () => {
-    const error = await refusal(callTool(fs, 'readFile', { path: 'missing.txt' }));
+    const error = await toolCallErrorOf(callTool(fs, 'readFile', { path: 'missing.txt' }));
     expect(error.code).toBe('TOOL_FAILED');
     expect(error.message).toBe('"missing.txt" does not exist in the workspace: check the path with fs.list');
   });
@@ -152,13 +144,13 @@ describe('std fs: operations', () => {
     await expect(callTool(fs, 'remove', { path: 'f.txt' })).resolves.toEqual({ path: 'f.txt', removed: true });
     await expect(callTool(fs, 'remove', { path: 'f.txt' })).resolves.toEqual({ path: 'f.txt', removed: false });
     await mkdir(join(root, 'dir'));
-    expect((await refusal(callTool(fs, 'remove', { path: 'dir' }))).message).toContain('pass recursive: true');
+    expect((await toolCallErrorOf(callTool(fs, 'remove', { path: 'dir' }))).message).toContain('pass recursive: true');
     await expect(callTool(fs, 'remove', { path: 'dir', recursive: true })).resolves.toEqual({ path: 'dir', removed: true });
     await symlink(outside, join(root, 'link'));
     await expect(callTool(fs, 'remove', { path: 'link', recursive: true })).resolves.toEqual({ path: 'link', removed: true });
     expect(await readdir(outside)).toEqual(['secret.txt']);
-    expect((await refusal(callTool(fs, 'remove', { path: '.', recursive: true }))).code).toBe('FORBIDDEN');
-    expect((await refusal(callTool(fs, 'remove', { path: '../outside', recursive: true }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'remove', { path: '.', recursive: true }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'remove', { path: '../outside', recursive: true }))).code).toBe('FORBIDDEN');
     expect(await readdir(outside)).toEqual(['secret.txt']);
   });
 });

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolCallError } from '../core/index.js';
 import { isHostAllowed } from './host-allow-list.js';
 import { createHttpTool } from './http-tool.js';
 import { callTool } from './test-support/call-tool.js';
+import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 
 let server: Server;
 let port: number;
@@ -44,15 +44,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-async function failure(promise: Promise<unknown>): Promise<ToolCallError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
-  return error;
-}
-
 describe('std http', () => {
   it('fetches from an allowed host, parsing JSON and sending a JSON body', async () => {
     const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
@@ -65,23 +56,23 @@ describe('std http', () => {
   it('refuses other hosts, naming the host and the config key, before any request', async () => {
     const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
     const before = received.length;
-    const error = await failure(callTool(http, 'fetch', { url: `http://localhost:${port}/json` }));
+    const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://localhost:${port}/json` }));
     expect(error.code).toBe('FORBIDDEN');
     expect(error.message).toBe(`host "localhost:${port}" is not allowed: add it to std.http.allowHosts in the config to let code reach it (allowed: 127.0.0.1)`);
     expect(received.length).toBe(before);
   });
 
   it('denies everything by default', async () => {
-    const error = await failure(callTool(createHttpTool(), 'fetch', { url: `http://127.0.0.1:${port}/json` }));
+    const error = await toolCallErrorOf(callTool(createHttpTool(), 'fetch', { url: `http://127.0.0.1:${port}/json` }));
     expect(error.code).toBe('FORBIDDEN');
     expect(error.message).toContain('(no hosts are allowed now)');
-    expect((await failure(callTool(createHttpTool({ allowHosts: ['*'] }), 'fetch', { url: 'file:///etc/passwd' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(createHttpTool({ allowHosts: ['*'] }), 'fetch', { url: 'file:///etc/passwd' }))).code).toBe('FORBIDDEN');
   });
 
   it('follows redirects only to allowed hosts', async () => {
     const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
     await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside` })).resolves.toMatchObject({ status: 200, url: `http://127.0.0.1:${port}/json` });
-    const error = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside` }));
+    const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside` }));
     expect(error.code).toBe('FORBIDDEN');
     expect(error.message).toContain(`host "localhost:${port}" is not allowed`);
   });
@@ -98,10 +89,10 @@ describe('std http', () => {
 
   it('caps the response size and times out', async () => {
     const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
-    const big = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big`, maxBytes: 1000 }));
+    const big = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big`, maxBytes: 1000 }));
     expect(big.code).toBe('RESULT_TOO_LARGE');
     expect(big.message).toContain('larger than 1000 bytes');
-    const slow = await failure(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/slow`, timeoutMs: 100 }));
+    const slow = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/slow`, timeoutMs: 100 }));
     expect(slow.code).toBe('TIMEOUT');
   });
 

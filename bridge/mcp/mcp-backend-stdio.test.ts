@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolCallError } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
 import { connectMcpServer, listAllTools } from '../../config/mcp-connect.js';
 import type { McpServerConfig } from '../../config/schema.js';
@@ -8,6 +7,7 @@ import { trackedChildCount } from './exit-cleanup.js';
 import { createMcpBackend } from './mcp-backend.js';
 import type { McpBackend } from './mcp-backend.js';
 import { callOf, capabilityFromTools, processExists } from './test-support/mcp-test-calls.js';
+import { toolCallErrorOf } from '../../test/support/tool-call-error-of.js';
 
 const fixture = fileURLToPath(new URL('./__fixtures__/fixture-server.mjs', import.meta.url));
 const failStart = fileURLToPath(new URL('./__fixtures__/fail-start.mjs', import.meta.url));
@@ -19,15 +19,6 @@ beforeAll(async () => {
   capability = capabilityFromTools('mcp-fixture', 'fixture', await listAllTools(connection.client));
   await connection.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
-  return error;
-}
 
 function pidOf(backend: McpBackend): number {
   const pid = backend.connections()[0]?.pid;
@@ -64,14 +55,14 @@ describe('createMcpBackend (stdio fixture server)', () => {
         { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
       ],
     });
-    const error = await rejection(backend.call(callOf(capability, 'fail')));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'fail')));
     expect(error.code).toBe('TOOL_ERROR_RESULT');
     expect(error.message).toBe('the widget is broken');
   });
 
   it('reports a crash mid-call with exit code and stderr, then restarts the server on the next call', async () => {
     const before = pidOf(backend);
-    const error = await rejection(backend.call(callOf(capability, 'crash')));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'crash')));
     expect(error.code).toBe('SERVER_UNAVAILABLE');
     expect(error.message).toBe(
       'MCP server "fixture" exited (exit code 1) during the call to tool "crash"; it will be restarted on the next call; stderr:\nfixture-server ready\nfixture: crashing on purpose',
@@ -84,7 +75,7 @@ describe('createMcpBackend (stdio fixture server)', () => {
   });
 
   it('times out a hanging call and the server observes the cancellation', async () => {
-    const error = await rejection(backend.call(callOf(capability, 'sleep', { ms: 30_000 })));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'sleep', { ms: 30_000 })));
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toContain('tool "sleep" of MCP server "fixture" did not answer within 2000 ms');
     await expect.poll(() => backend.call(callOf(capability, 'cancelled-count'))).toBe('1');
@@ -94,20 +85,20 @@ describe('createMcpBackend (stdio fixture server)', () => {
     const run = new AbortController();
     const pending = backend.call(callOf(capability, 'sleep', { ms: 30_000 }, { signal: run.signal }));
     setTimeout(() => run.abort(), 100);
-    const error = await rejection(pending);
+    const error = await toolCallErrorOf(pending);
     expect(error.code).toBe('CANCELLED');
     await expect.poll(() => backend.call(callOf(capability, 'cancelled-count'))).toBe('2');
   });
 
   it('fails a call answered with a line that is not JSON-RPC, and keeps serving others', async () => {
-    const error = await rejection(backend.call(callOf(capability, 'garbage')));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'garbage')));
     expect(error.code).toBe('TOOL_FAILED');
     expect(error.message).toMatch(/^MCP server "fixture" answered tool "garbage" with a malformed message \(.*not valid JSON.*\); a server must write only JSON-RPC messages to stdout$/);
     await expect(backend.call(callOf(capability, 'echo', { text: 'after garbage' }))).resolves.toBe('after garbage');
   });
 
   it('fails a call answered with a result that is not a CallToolResult', async () => {
-    const error = await rejection(backend.call(callOf(capability, 'bad-result')));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'bad-result')));
     expect(error.code).toBe('TOOL_FAILED');
     expect(error.message).toMatch(/^MCP server "fixture" returned an invalid result for tool "bad-result": content: /);
   });
@@ -128,13 +119,13 @@ describe('createMcpBackend (servers that cannot start)', () => {
     const backend = createMcpBackend({ servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } } });
     const broken = { ...capability, module: 'mcp-broken' };
     try {
-      const error = await rejection(backend.call(callOf(broken, 'echo', { text: 'x' })));
+      const error = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
       expect(error.code).toBe('SERVER_UNAVAILABLE');
       expect(error.message).toBe(
         `cannot call tool "echo": MCP server "broken": failed to start "${process.execPath} ${failStart}": it exited (exit code 3) before completing the MCP handshake; stderr:\nfatal: GITHUB_TOKEN is not set`,
       );
       expect(error.details?.connectCode).toBe('MCP_CONNECT_FAILED');
-      const again = await rejection(backend.call(callOf(broken, 'echo', { text: 'x' })));
+      const again = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
       expect(again.code).toBe('SERVER_UNAVAILABLE');
     } finally {
       await backend.close();
@@ -144,7 +135,7 @@ describe('createMcpBackend (servers that cannot start)', () => {
   it('names the command a server could not be spawned with', async () => {
     const backend = createMcpBackend({ servers: { 'mcp-missing': { name: 'missing', config: { command: 'agent-spaces-no-such-command', args: ['--stdio'] } } } });
     try {
-      const error = await rejection(backend.call(callOf({ ...capability, module: 'mcp-missing' }, 'echo', { text: 'x' })));
+      const error = await toolCallErrorOf(backend.call(callOf({ ...capability, module: 'mcp-missing' }, 'echo', { text: 'x' })));
       expect(error.code).toBe('SERVER_UNAVAILABLE');
       expect(error.message).toBe('cannot call tool "echo": MCP server "missing": failed to start "agent-spaces-no-such-command --stdio": spawn agent-spaces-no-such-command ENOENT');
     } finally {

@@ -3,7 +3,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolCallError } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
 import type { McpConnection } from '../../config/mcp-connect.js';
 import { listAllTools } from '../../config/mcp-connect.js';
@@ -11,6 +10,7 @@ import type { McpServerConfig } from '../../config/schema.js';
 import type { CallProgress } from '../backend.js';
 import { createMcpBackend, type McpBackend } from './mcp-backend.js';
 import { callOf, capabilityFromTools } from './test-support/mcp-test-calls.js';
+import { toolCallErrorOf } from '../../test/support/tool-call-error-of.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -107,15 +107,6 @@ function setup(options: { config?: Partial<McpServerConfig>; variant?: 'v1' | 'v
   return { backend, log, started, connects: () => connects };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ToolCallError)) throw new Error(`expected a ToolCallError, got ${String(error)}`);
-  return error;
-}
-
 describe('createMcpBackend (in-memory server)', () => {
   it('maps structuredContent, joined text, and the full result', async () => {
     const { backend } = setup();
@@ -148,7 +139,7 @@ describe('createMcpBackend (in-memory server)', () => {
   it('rejects an isError result with the server text', async () => {
     const { backend } = setup();
     const capability = await discover({ started: [], aborted: [] });
-    const error = await rejection(backend.call(callOf(capability, 'fail')));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'fail')));
     expect(error.code).toBe('TOOL_ERROR_RESULT');
     expect(error.message).toBe('quota exceeded for "acme"');
     expect(error.capability).toBe('mcp-memory-test');
@@ -159,7 +150,7 @@ describe('createMcpBackend (in-memory server)', () => {
     const { backend } = setup();
     const capability = await discover({ started: [], aborted: [] });
     // Arguments are normally validated by the bridge first; here the server's own check answers.
-    const error = await rejection(backend.call(callOf(capability, 'unknown-args', { n: 'x' })));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'unknown-args', { n: 'x' })));
     expect(error.code).toBe('TOOL_ERROR_RESULT');
     expect(error.message).toMatch(/Input validation error/);
   });
@@ -179,7 +170,7 @@ describe('createMcpBackend (in-memory server)', () => {
   it('fails a hanging call with TIMEOUT after the per-server timeout, and the server sees the cancel', async () => {
     const { backend, log } = setup({ config: { timeoutMs: 150 } });
     const capability = await discover({ started: [], aborted: [] });
-    const error = await rejection(backend.call(callOf(capability, 'slow', { ms: 5_000, label: 'hang' })));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'slow', { ms: 5_000, label: 'hang' })));
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toContain('tool "slow" of MCP server "memory-test" did not answer within 150 ms');
     await expect.poll(() => log.aborted).toEqual(['hang']);
@@ -198,7 +189,7 @@ describe('createMcpBackend (in-memory server)', () => {
   it('stops a call that keeps sending progress at the total cap', async () => {
     const { backend } = setup({ config: { timeoutMs: 200, maxTotalTimeoutMs: 400 } });
     const capability = await discover({ started: [], aborted: [] });
-    const error = await rejection(backend.call(callOf(capability, 'slow', { ms: 5_000, progressEveryMs: 50 })));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'slow', { ms: 5_000, progressEveryMs: 50 })));
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toContain('total cap of 400 ms');
   });
@@ -211,7 +202,7 @@ describe('createMcpBackend (in-memory server)', () => {
     const pending = backend.call(callOf(capability, 'slow', { ms: 10_000, label: 'cancel-me' }, { signal: run.signal }));
     await running;
     run.abort(new Error('run cancelled'));
-    const error = await rejection(pending);
+    const error = await toolCallErrorOf(pending);
     expect(error.code).toBe('CANCELLED');
     expect(error.message).toContain('notifications/cancelled');
     await expect.poll(() => log.aborted).toEqual(['cancel-me']);
@@ -224,7 +215,7 @@ describe('createMcpBackend (in-memory server)', () => {
     const capability = await discover({ started: [], aborted: [] });
     const run = new AbortController();
     run.abort();
-    const error = await rejection(backend.call(callOf(capability, 'echo', { text: 'x' }, { signal: run.signal })));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' }, { signal: run.signal })));
     expect(error.code).toBe('CANCELLED');
     expect(connects()).toBe(0);
   });
@@ -232,12 +223,12 @@ describe('createMcpBackend (in-memory server)', () => {
   it('detects tools that changed or vanished since the build; unchanged tools keep working', async () => {
     const capability = await discover({ started: [], aborted: [] });
     const { backend } = setup({ variant: 'v2' });
-    const changed = await rejection(backend.call(callOf(capability, 'echo', { text: 'x' })));
+    const changed = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' })));
     expect(changed.code).toBe('SCHEMA_CHANGED');
     expect(changed.message).toBe(
       'tool "echo" of MCP server "memory-test" cannot be called: its input schema changed. The tool list of MCP server "memory-test" changed since the build; run `agent-spaces capabilities build`',
     );
-    const missing = await rejection(backend.call(callOf(capability, 'picture')));
+    const missing = await toolCallErrorOf(backend.call(callOf(capability, 'picture')));
     expect(missing.code).toBe('SCHEMA_CHANGED');
     expect(missing.message).toContain('the server no longer has this tool');
     await expect(backend.call(callOf(capability, 'get-sum', { a: 1, b: 2 }))).resolves.toEqual({ sum: 3 });
@@ -261,7 +252,7 @@ describe('createMcpBackend (in-memory server)', () => {
     const first = backend.call(callOf(capability, 'echo', { text: 'one' }, { signal: run.signal }));
     const second = backend.call(callOf(capability, 'echo', { text: 'two' }));
     run.abort();
-    const error = await rejection(first);
+    const error = await toolCallErrorOf(first);
     expect([error.code, error.message]).toEqual(['CANCELLED', 'call to tool "echo" of MCP server "memory-test" was cancelled while the server was starting']);
     release();
     await expect(second).resolves.toBe('two\nsecond line');
@@ -271,7 +262,7 @@ describe('createMcpBackend (in-memory server)', () => {
   it('refuses calls to a server disabled in the config without connecting', async () => {
     const { backend, connects } = setup({ config: { disabled: true } });
     const capability = await discover({ started: [], aborted: [] });
-    const error = await rejection(backend.call(callOf(capability, 'echo', { text: 'x' })));
+    const error = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' })));
     expect([error.code, error.message]).toEqual(['SERVER_UNAVAILABLE', 'cannot call tool "echo": MCP server "memory-test" is disabled in the config']);
     expect(connects()).toBe(0);
   });
@@ -280,11 +271,11 @@ describe('createMcpBackend (in-memory server)', () => {
     const { backend } = setup();
     const capability = await discover({ started: [], aborted: [] });
     const other = { ...capability, module: 'mcp-other' };
-    expect((await rejection(backend.call(callOf(other, 'echo', { text: 'x' })))).code).toBe('UNKNOWN_CAPABILITY');
+    expect((await toolCallErrorOf(backend.call(callOf(other, 'echo', { text: 'x' })))).code).toBe('UNKNOWN_CAPABILITY');
     await backend.call(callOf(capability, 'echo', { text: 'x' }));
     await backend.close();
     expect(backend.connectionCount()).toBe(0);
-    const closed = await rejection(backend.call(callOf(capability, 'echo', { text: 'x' })));
+    const closed = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' })));
     expect(closed.code).toBe('SERVER_UNAVAILABLE');
     expect(closed.message).toContain('the MCP backend is closed');
   });
