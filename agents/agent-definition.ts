@@ -3,7 +3,7 @@
  * strings in the seed (`"maxTurns": "25"`); numbers are accepted too and both become numbers.
  */
 import { z } from 'zod';
-import { mcpServerSchema } from '../config/schema.js';
+import { mcpServerSchema } from '../config/index.js';
 import { objectSchema } from './tool-schema.js';
 
 /** MCP tool names: what clients accept (letters, digits, `_`, `-`, `.`; 1–128 characters). */

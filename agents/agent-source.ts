@@ -1,6 +1,5 @@
 import type { ExtraTool } from '../compiler/index.js';
-import { toModuleName } from '../compiler/names.js';
-import type { RawCapability } from '../compiler/raw-capability.js';
+import { toModuleName, type RawCapability } from '../compiler/index.js';
 import { CompileError, defineTool, type AnyFunctionDefinition, type JsonSchema } from '../core/index.js';
 import type { Agent } from './agent.js';
 import { loadAgent, type LoadAgentOptions } from './load-agent.js';

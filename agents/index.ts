@@ -18,7 +18,7 @@ export { createAgentBackend } from './agent-backend.js';
 export { createAgentMcpServer } from './agent-mcp-server.js';
 export { serveAgent } from './serve-agent.js';
 export type { RunningAgentServer, ServeAgentOptions } from './serve-agent.js';
-export type { McpServeOptions, RunningMcpServer } from './mcp/serve-mcp.js';
+export type { McpServeOptions, RunningMcpServer } from '../server/index.js';
 export { buildAgentCard } from './a2a/agent-card.js';
 export { createAgentExecutor } from './a2a/agent-executor.js';
 export { serveA2A } from './a2a/serve-a2a.js';

@@ -3,7 +3,7 @@ import { resolveModelSettings } from '../planner/index.js';
 import { createAgentMcpServer } from './agent-mcp-server.js';
 import { AgentError } from './agent-error.js';
 import { loadAgent } from './load-agent.js';
-import { serveMcp, type McpServeOptions, type RunningMcpServer } from './mcp/serve-mcp.js';
+import { serveMcp, type McpServeOptions, type RunningMcpServer } from '../server/index.js';
 import { resolveAgentModel } from './resolve-agent-model.js';
 import { createAgentRunner, type AgentRunner, type AgentRunnerOptions } from './run-agent.js';
 

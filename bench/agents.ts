@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { createAgentMcpServer, createAgentRunner, createAgentSpace, loadAgent, serveA2A } from '../agents/index.js';
-import { serveMcp } from '../agents/mcp/serve-mcp.js';
+import { serveMcp } from '../server/index.js';
 import { userTextMessage } from '../agents/a2a/a2a-message.js';
 import { executeTask } from '../planner/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';

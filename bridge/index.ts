@@ -8,3 +8,4 @@ export type { RateDecision, RateLimiter } from './rate-limiter.js';
 export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, redactText, redactUrlPasswords } from './redact.js';
 export type { RedactOptions } from './redact.js';
 export { defaultApprovalMessage, fillTemplate } from './approval-message.js';
+export { createSchemaCompiler } from './schema-validator.js';

@@ -9,7 +9,7 @@ import {
   defaultServerCallContextBuilder,
   validateVersion,
 } from '@a2a-js/sdk/server';
-import { toModuleName } from '../../compiler/names.js';
+import { toModuleName } from '../../compiler/index.js';
 import { errorMessage } from '../../core/index.js';
 import type { AgentRunner } from '../run-agent.js';
 import { buildAgentCard } from './agent-card.js';

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { createSchemaCompiler } from '../../bridge/schema-validator.js';
+import { createSchemaCompiler } from '../../bridge/index.js';
 import { errorMessage, type JsonSchema } from '../../core/index.js';
 
 /** What a tool handler gets besides its arguments. */

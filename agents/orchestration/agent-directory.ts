@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toModuleName } from '../../compiler/names.js';
+import { toModuleName } from '../../compiler/index.js';
 import { errorMessage } from '../../core/index.js';
 import { connectA2AAgent, type RemoteAgent } from '../a2a/connect-a2a-agent.js';
 import { loadAgent } from '../load-agent.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { importTypeScript, unwrapDefault } from '../../config/load-config.js';
-import { modelSchema } from '../../config/schema.js';
+import { modelSchema } from '../../config/index.js';
 import { errorMessage } from '../../core/index.js';
 import { AgentError } from '../agent-error.js';
 import { AGENT_FILE } from '../load-agent.js';

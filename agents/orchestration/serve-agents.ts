@@ -3,7 +3,7 @@ import { loadOrchestrationConfig } from './load-orchestration-config.js';
 import { createOrchestrationMcpServer } from './orchestration-mcp-server.js';
 import { createOrchestrationTools, type OrchestrationTools } from './orchestration-tools.js';
 import { createSessionStore } from './session-store.js';
-import { serveMcp, type McpServeOptions, type RunningMcpServer } from '../mcp/serve-mcp.js';
+import { serveMcp, type McpServeOptions, type RunningMcpServer } from '../../server/index.js';
 import type { AgentRunnerOptions } from '../run-agent.js';
 
 export const ORCHESTRATION_SERVER_INFO = { name: 'agent-spaces-agents', version: '0.1.0' };
