@@ -78,6 +78,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     space,
     catalog,
     allowed: allow ? new Set(functions.map((entry) => entry.id)) : undefined,
+    allFunctions: fullCatalog.functions,
     usage: emptyUsage(limits),
     step: 0,
     redactor,

@@ -77,7 +77,7 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
 
 async function runCode(run: TaskRun, code: string): Promise<CallOutcome> {
   if (run.allowed) {
-    const problems = checkCodeAccess(code, (await run.space.catalog()).functions, run.allowed);
+    const problems = checkCodeAccess(code, run.allFunctions, run.allowed);
     if (problems.length > 0) {
       run.rawOutputs.push({ step: run.step, kind: 'code-run', name: 'run_code', ok: false, error: problems.join('; ') });
       return answer(run, 'run_code → refused (uses tools not available to this task)', { ok: false, error: { code: 'FORBIDDEN', message: problems.join('; ') } });

@@ -16,6 +16,8 @@ export interface TaskRun {
   catalog: Catalog;
   /** Ids the model may call, when the caller restricted them. */
   allowed: ReadonlySet<string> | undefined;
+  /** Every function of the space (read once), to tell code that uses a hidden one. */
+  allFunctions: Catalog['functions'];
   usage: BudgetUsage;
   step: number;
   redactor: TaskRedactor;
