@@ -2,5 +2,7 @@ export { createAgentSpacesMcpServer, createRunRouter, MAX_RESULT_CHARS } from '.
 export type { RunRouter } from './create-mcp-server.js';
 export { SERVER_INFO, serveSpace } from './serve.js';
 export type { RunningServer, ServeOptions } from './serve.js';
-export { serveMcp } from './serve-mcp.js';
-export type { ConnectableMcpServer, McpServeOptions, RunningMcpServer } from './serve-mcp.js';
+export { DEFAULT_HTTP_LIMITS, serveMcp } from './serve-mcp.js';
+export type { ConnectableMcpServer, McpHttpOptions, McpServeOptions, RunningMcpServer } from './serve-mcp.js';
+export { ServeError } from './serve-error.js';
+export type { ServeErrorCode } from './serve-error.js';

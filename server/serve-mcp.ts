@@ -6,9 +6,19 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../core/index.js';
-import { checkLocalRequest, hasBearerToken, readJsonBody, type Refusal } from './http-guard.js';
+import { checkHostAndOrigin, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
+import { resolveBindAddress, type BindAddress } from './loopback.js';
+import { ServeError } from './serve-error.js';
 
-const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** The limits of `serveMcp` over HTTP when not configured (see docs/security-serve.md). */
+export const DEFAULT_HTTP_LIMITS = {
+  sessionIdleMs: 30 * 60 * 1000,
+  maxSessions: 64,
+  maxRequestsPerSession: 16,
+  maxBodyBytes: MAX_BODY_BYTES,
+  requestTimeoutMs: 30_000,
+  maxHeaderBytes: 16 * 1024,
+} as const;
 
 /** What `serveMcp` needs of an MCP server: the SDK's `McpServer` and low-level `Server` both fit. */
 export interface ConnectableMcpServer {
@@ -16,17 +26,33 @@ export interface ConnectableMcpServer {
   close(): Promise<void>;
 }
 
+export interface McpHttpOptions {
+  port: number;
+  /**
+   * Default 127.0.0.1. Without `token` only a loopback address is accepted (127.0.0.0/8, ::1, or a name
+   * such as `localhost` that resolves to loopback only); on loopback, requests addressed to another host
+   * (DNS rebinding) are refused.
+   */
+  host?: string;
+  /** Require `Authorization: Bearer <token>` (compared in constant time). Needed to bind a non-loopback address. */
+  token?: string;
+  /** A session with no request open for this long is closed (clients that vanish never send DELETE). Default 30 min. */
+  sessionIdleMs?: number;
+  /** Live sessions at most; a new one evicts the longest-idle session, or is refused (503) when all are busy. Default 64. */
+  maxSessions?: number;
+  /** Requests open at once in one session; more are refused (429). Default 16. */
+  maxRequestsPerSession?: number;
+  /** Largest request body, in bytes (413 beyond). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** The whole request, headers and body, must arrive within this (408 and the connection closed otherwise). Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Largest request head (request line and headers), in bytes (431 beyond). Default 16 KiB. */
+  maxHeaderBytes?: number;
+}
+
 export interface McpServeOptions {
   /** Streamable HTTP at `http://<host>:<port>/mcp` instead of stdio. */
-  http?: {
-    port: number;
-    /** Default 127.0.0.1; on a loopback address, requests from other hosts and web origins are refused. */
-    host?: string;
-    /** Require `Authorization: Bearer <token>` (compared in constant time). */
-    token?: string;
-    /** A session with no request open for this long is closed (clients that vanish never send DELETE). Default 30 min. */
-    sessionIdleMs?: number;
-  };
+  http?: McpHttpOptions;
   /** Log lines (stderr in the CLI; never stdout, which is the protocol on stdio). */
   log?: (line: string) => void;
 }
@@ -38,6 +64,8 @@ export interface RunningMcpServer {
 }
 
 interface Session {
+  id: string;
+  server: ConnectableMcpServer;
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
   /** Requests of this session still being answered (an SSE stream stays open for long). */
@@ -45,9 +73,32 @@ interface Session {
 }
 
 /**
+ * Resolves the address `serveMcp` would bind for these options, refusing (`ServeError`) an address that
+ * is not loopback when there is no token. Callers with expensive setup check this before it.
+ */
+export async function resolveHttpBind(http: Pick<McpHttpOptions, 'host' | 'token'>): Promise<BindAddress> {
+  const host = http.host ?? '127.0.0.1';
+  let bind: BindAddress;
+  try {
+    bind = await resolveBindAddress(host);
+  } catch (error) {
+    throw new ServeError('SERVE_BIND_FAILED', `cannot bind host "${host}": ${errorMessage(error)}; pass an IP address or a name this machine resolves`, { cause: error });
+  }
+  if (!bind.loopback && !http.token) {
+    throw new ServeError(
+      'SERVE_UNSAFE_BIND',
+      `refusing to serve on "${host}" without a token: it is not a loopback address, so anyone who can reach it could run code in this space. Pass --token <secret> (or set AGENT_SPACES_SERVE_TOKEN), or bind to loopback (--host 127.0.0.1)`,
+      { details: { host, address: bind.address ?? '(every interface)' } },
+    );
+  }
+  return bind;
+}
+
+/**
  * Serves MCP servers made by `create`: one on stdio, or one per Streamable HTTP session, with the
- * HTTP hardening every server of ours needs (loopback Host/Origin checks against DNS rebinding, a body
- * cap, parse errors that say so, a constant-time bearer token, idle sessions closed).
+ * HTTP hardening every server of ours needs: loopback-only unless there is a token, Host/Origin checks
+ * against DNS rebinding and web pages, a constant-time bearer token, caps on body, header, request time,
+ * sessions and requests per session, and idle sessions closed.
  */
 export async function serveMcp(create: () => ConnectableMcpServer, options: McpServeOptions = {}): Promise<RunningMcpServer> {
   const log = options.log ?? (() => undefined);
@@ -57,72 +108,132 @@ export async function serveMcp(create: () => ConnectableMcpServer, options: McpS
     await server.connect(new StdioServerTransport());
     return { close: () => server.close() };
   }
-  const host = http.host ?? '127.0.0.1';
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...definedOnly(http) };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value <= 0) throw new RangeError(`serveMcp: http.${name} must be a positive integer (got ${String(value)})`);
+  }
+  const bind = await resolveHttpBind(http);
   const sessions = new Map<string, Session>();
-  const idleMs = http.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  let starting = 0;
+
+  function closeSession(session: Session, reason: string): void {
+    if (sessions.get(session.id) !== session) return;
+    sessions.delete(session.id);
+    log(`MCP session ${session.id} closed: ${reason}`);
+    void session.server.close().catch(() => undefined);
+  }
+
+  /** Makes room for one more session: evicts the longest-idle session with no request open, if need be. */
+  function makeRoom(): boolean {
+    if (sessions.size + starting < limits.maxSessions) return true;
+    let idlest: Session | undefined;
+    for (const session of sessions.values()) {
+      if (session.open === 0 && (!idlest || session.lastSeen < idlest.lastSeen)) idlest = session;
+    }
+    if (!idlest) return false;
+    closeSession(idlest, `evicted, the longest idle of ${limits.maxSessions} sessions (the cap) when a new one started`);
+    return true;
+  }
+
   const sweeper = setInterval(() => {
     const now = performance.now();
     for (const session of sessions.values()) {
-      if (session.open === 0 && now - session.lastSeen > idleMs) void session.transport.close().catch(() => undefined);
+      if (session.open === 0 && now - session.lastSeen > limits.sessionIdleMs) closeSession(session, `idle for more than ${limits.sessionIdleMs} ms`);
     }
-  }, Math.max(10, Math.min(idleMs / 2, 60_000)));
+  }, Math.max(10, Math.min(limits.sessionIdleMs / 2, 60_000)));
   sweeper.unref();
-  const httpServer: HttpServer = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      log(`HTTP request failed: ${errorMessage(error)}`);
-      if (!response.headersSent) reply(response, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null });
-    });
-  });
+
+  const httpServer: HttpServer = createServer(
+    {
+      // Node answers these itself: 408 for a request (headers and body) slower than requestTimeout, 431 for a large head.
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.requestTimeoutMs, 10_000),
+      connectionsCheckingInterval: Math.max(10, Math.min(limits.requestTimeoutMs / 4, 1000)),
+      maxHeaderSize: limits.maxHeaderBytes,
+    },
+    (request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        log(`HTTP request failed: ${errorMessage(error)}`);
+        if (!response.headersSent) reply(response, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null });
+      });
+    },
+  );
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/mcp') return reply(response, 404, { error: 'not found: the MCP endpoint is /mcp' });
-    const local = checkLocalRequest(request, host);
-    if (local) return refuse(response, local);
-    if (http?.token && !hasBearerToken(request, http.token)) {
-      return reply(response, 401, { jsonrpc: '2.0', error: { code: -32001, message: 'missing or wrong bearer token' }, id: null });
-    }
-    let body: unknown;
-    if (request.method === 'POST') {
-      const read = await readJsonBody(request);
-      if ('refusal' in read) return refuse(response, read.refusal);
-      body = read.value;
-    }
+    if (url.pathname !== '/mcp') return refuse(response, { status: 404, code: -32000, message: 'not found: the MCP endpoint is /mcp' });
+    const guarded = checkHostAndOrigin(request, bind.loopback);
+    if (guarded) return refuse(response, guarded);
+    if (http?.token && !hasBearerToken(request, http.token)) return refuse(response, { status: 401, code: -32001, message: 'missing or wrong bearer token' });
+
     const sessionId = request.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) {
-      existing.open++;
-      existing.lastSeen = performance.now();
+    if (sessionId !== undefined) {
+      const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+      if (!session) {
+        return refuse(response, { status: 404, code: -32001, message: 'session not found: it was closed, evicted or never existed; start a new one with initialize (no mcp-session-id header)' });
+      }
+      if (session.open >= limits.maxRequestsPerSession) {
+        return refuse(response, { status: 429, code: -32000, message: `too many requests open in this session (at most ${limits.maxRequestsPerSession}); wait for one to finish` });
+      }
+      // Counted from before the body is read, so slow bodies count against the session too.
+      session.open++;
+      session.lastSeen = performance.now();
       response.once('close', () => {
-        existing.open--;
-        existing.lastSeen = performance.now();
+        session.open--;
+        session.lastSeen = performance.now();
       });
-      return existing.transport.handleRequest(request, response, body);
+      const body = await readBody(request);
+      if (body && 'refusal' in body) return refuse(response, body.refusal);
+      return session.transport.handleRequest(request, response, body?.value);
     }
-    if (request.method !== 'POST' || !isInitializeRequest(body)) {
-      return reply(response, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid session; send initialize first' }, id: null });
+
+    const body = await readBody(request);
+    if (body && 'refusal' in body) return refuse(response, body.refusal);
+    if (request.method !== 'POST' || !isInitializeRequest(body?.value)) {
+      return refuse(response, { status: 400, code: -32000, message: 'no session: send initialize first (without an mcp-session-id header)' });
     }
+    if (!makeRoom()) {
+      response.setHeader('retry-after', '5');
+      return refuse(response, { status: 503, code: -32000, message: `too many sessions: all ${limits.maxSessions} are busy with open requests; retry later, or close sessions you no longer use (DELETE /mcp)` });
+    }
+    const server = create();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: performance.now(), open: 0 }),
+      onsessioninitialized: (id) => void sessions.set(id, { id, server, transport, lastSeen: performance.now(), open: 0 }),
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      const session = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
+      if (session?.transport === transport) sessions.delete(session.id);
     };
-    await create().connect(transport);
-    await transport.handleRequest(request, response, body);
+    starting++;
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, body?.value);
+    } finally {
+      starting--;
+      // An initialize the transport rejected leaves no session behind: nothing else would close it.
+      if (!transport.sessionId || sessions.get(transport.sessionId)?.server !== server) void server.close().catch(() => undefined);
+    }
+  }
+
+  function readBody(request: IncomingMessage): Promise<{ value: unknown } | { refusal: Refusal }> | undefined {
+    return request.method === 'POST' ? readJsonBody(request, limits.maxBodyBytes) : undefined;
   }
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(http.port, host, () => resolve());
+    if (bind.address === undefined) httpServer.listen(http.port, () => resolve());
+    else httpServer.listen(http.port, bind.address, () => resolve());
   });
-  const { port } = httpServer.address() as AddressInfo;
+  const { address, port } = httpServer.address() as AddressInfo;
+  if (!bind.loopback) log(`MCP over HTTP bound to ${address}, which is not loopback: every request needs the bearer token`);
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
+    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}/mcp`,
     async close() {
       clearInterval(sweeper);
-      for (const session of sessions.values()) await session.transport.close().catch(() => undefined);
+      const closing = [...sessions.values()].map((session) => session.server.close().catch(() => undefined));
+      sessions.clear();
+      await Promise.all(closing);
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeAllConnections();
       await closed;
@@ -137,5 +248,15 @@ function refuse(response: ServerResponse, refusal: Refusal): void {
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent || response.destroyed) return;
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function definedOnly(http: McpHttpOptions): Partial<Record<keyof typeof DEFAULT_HTTP_LIMITS, number>> {
+  const limits: Partial<Record<keyof typeof DEFAULT_HTTP_LIMITS, number>> = {};
+  for (const key of Object.keys(DEFAULT_HTTP_LIMITS) as (keyof typeof DEFAULT_HTTP_LIMITS)[]) {
+    const value = http[key];
+    if (value !== undefined) limits[key] = value;
+  }
+  return limits;
 }

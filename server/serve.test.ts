@@ -43,7 +43,7 @@ describe('serveSpace over HTTP', () => {
   beforeAll(async () => {
     const root = await makeTempDir('serve-guard');
     await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
-    running = await serveSpace({ cwd: root, isolation: 'in-process', http: { port: 0, token: TOKEN } });
+    running = await serveSpace({ cwd: root, http: { port: 0, token: TOKEN } });
     url = running.url ?? '';
   });
 
@@ -96,7 +96,7 @@ describe('serveSpace sessions', () => {
   it('closes a session its client abandoned, after the idle time', async () => {
     const root = await makeTempDir('serve-idle');
     await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
-    const running = await serveSpace({ cwd: root, isolation: 'in-process', http: { port: 0, token: TOKEN, sessionIdleMs: 50 } });
+    const running = await serveSpace({ cwd: root, http: { port: 0, token: TOKEN, sessionIdleMs: 50 } });
     try {
       const url = running.url ?? '';
       const opened = await send(url, { headers: mcpHeaders, body: initialize });
@@ -106,8 +106,8 @@ describe('serveSpace sessions', () => {
       expect((await send(url, { headers, body: ping })).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const late = await send(url, { headers, body: ping });
-      expect(late.status).toBe(400);
-      expect(late.body).toContain('no valid session');
+      expect(late.status).toBe(404);
+      expect(late.body).toContain('session not found');
     } finally {
       await running.close();
     }

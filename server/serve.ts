@@ -1,6 +1,7 @@
 import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
 import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
-import { serveMcp, type McpServeOptions } from './serve-mcp.js';
+import { ServeError } from './serve-error.js';
+import { resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
 
@@ -16,11 +17,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serves a space over MCP (stdio by default, Streamable HTTP with `http`): one MCP server per session. */
+/**
+ * Serves a space over MCP (stdio by default, Streamable HTTP with `http`): one MCP server per session.
+ * Over HTTP the code comes from remote callers, so it always runs in worker isolation: `isolation:
+ * 'in-process'` is refused, and `sandbox.isolation: 'in-process'` in the config is overridden.
+ */
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
   const router = createRunRouter();
   const { http, log = () => undefined, openSpace = createSpace, ...spaceOptions } = options;
-  const space = await openSpace({ ...spaceOptions, onEvent: router.onEvent, approvalHandler: router.approve });
+  if (http) {
+    if (spaceOptions.isolation === 'in-process') {
+      throw new ServeError(
+        'SERVE_IN_PROCESS_REFUSED',
+        'refusing in-process isolation for serve --http: code from remote callers always runs in worker isolation. Drop --isolation in-process (it is for trusted code, e.g. serve on stdio)',
+      );
+    }
+    // Refuse an unsafe address before building the space and connecting its servers.
+    await resolveHttpBind(http);
+  }
+  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
+  if (http && space.config.sandbox.isolation === 'in-process') {
+    log('agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation');
+  }
   try {
     const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO), { ...(http ? { http } : {}), log });
     log(running.url ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : 'agent-spaces: serving MCP on stdio');

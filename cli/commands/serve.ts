@@ -1,5 +1,5 @@
 import { openSpace } from '../../agents/index.js';
-import { serveSpace } from '../../server/index.js';
+import { ServeError, serveSpace } from '../../server/index.js';
 import { progress, UsageError } from '../output.js';
 
 export interface ServeCommandOptions {
@@ -29,6 +29,10 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
     ...(port !== undefined ? { http: { port, ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } } : {}),
     log: progress,
+  }).catch((error: unknown) => {
+    // Refusals of an unsafe setup are usage problems (exit 2): the message says which option to change.
+    if (error instanceof ServeError && error.code !== 'SERVE_BIND_FAILED') throw new UsageError(error.message);
+    throw error;
   });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
