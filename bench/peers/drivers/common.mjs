@@ -1,0 +1,72 @@
+// The driver side of the peers benchmark, shared by every system's driver. A driver is a child process
+// that sets its system up once, then reads commands as JSON lines on stdin — a workload's program text,
+// how many runs, how many at once — runs them and answers one JSON line on stdout with the time of
+// each run and a digest of each result. Anything the system itself prints goes to stderr.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { digest } from '../data.mjs';
+
+const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
+
+/** Imports a package's ESM entry from an `npm install --prefix <prefix>` folder (the peers' cache). */
+export async function importFrom(prefix, name, subpath = '.') {
+  const dir = path.join(prefix, 'node_modules', ...name.split('/'));
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  let entry = manifest.exports?.[subpath] ?? (subpath === '.' ? manifest.exports : undefined);
+  if (entry && typeof entry === 'object') entry = entry.import ?? entry.default;
+  if (typeof entry !== 'string') entry = subpath === '.' ? (manifest.module ?? manifest.main ?? 'index.js') : subpath;
+  return import(pathToFileURL(path.join(dir, entry)).href);
+}
+
+/**
+ * Runs a driver: `load()` imports the system (its RSS is measured around it), `setup(modules, options)`
+ * returns `{ run(body, uses, { check }) → value, close() }`. Options arrive as JSON in argv[2].
+ */
+export async function serveDriver({ load, setup }) {
+  const write = process.stdout.write.bind(process.stdout);
+  const send = (message) => write(JSON.stringify(message) + '\n');
+  // What the systems print (UTCP logs every call) is dropped unless BENCH_PEERS_VERBOSE is set; stdout
+  // carries only this protocol.
+  const verbose = Boolean(process.env.BENCH_PEERS_VERBOSE);
+  const toStderr = console.error.bind(console);
+  for (const level of ['log', 'info', 'debug', 'warn', 'error', 'trace']) console[level] = verbose ? toStderr : () => {};
+  const options = JSON.parse(process.argv[2] ?? '{}');
+
+  const baseRssMb = rssMb();
+  const modules = await load(options);
+  const importRssMb = rssMb();
+  const system = await setup(modules, options);
+  send({ type: 'ready', node: process.version, baseRssMb, importRssMb, info: system.info ?? '' });
+
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const command = JSON.parse(line);
+    if (command.type === 'exit') break;
+    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false } = command;
+    try {
+      const once = () => system.run(body, uses, { check });
+      for (let index = 0; index < warmup; index++) await once();
+      const times = [];
+      const results = [];
+      for (let index = 0; index < runs; index++) {
+        const started = performance.now();
+        const values = concurrency === 1 ? [await once()] : await Promise.all(Array.from({ length: concurrency }, once));
+        times.push(performance.now() - started);
+        results.push(...values.map(digest));
+      }
+      send({ type: 'result', id, times, results, rssMb: rssMb() });
+    } catch (error) {
+      send({ type: 'result', id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    }
+  }
+  await system.close?.();
+  process.exit(0);
+}
+
+/** `const a = f1, b = f2;` – binds the workload's tool names (`uses`) to a system's own functions. */
+export function prelude(uses, nameOf) {
+  return uses.length === 0 ? '' : `const ${uses.map((name) => `${name} = ${nameOf(name)}`).join(', ')};\n`;
+}
