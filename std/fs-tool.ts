@@ -1,62 +1,91 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, lstat, mkdir, readdir, readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, opendir, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
+import { openRegularFile, readUpTo, refuseSpecial } from './special-files.js';
+import { DEFAULT_STD_LIMITS, formatBytes } from './std-limits.js';
 import { resolveInWorkspace, workspaceRelative, type CallTarget } from './workspace-path.js';
+import { createWriteQuota } from './write-quota.js';
 
 export interface FsToolOptions {
   /** The workspace folder; every path is relative to it and confined to it. */
   root: string;
+  /** Bytes one run may write with writeFile and appendFile, in all (config `std.fs.maxWriteBytesPerRun`). Default 64 MiB. */
+  maxWriteBytesPerRun?: number;
+  /** Most bytes one read returns: the bridge's result cap. Default 1 MiB. */
+  maxResultBytes?: number;
 }
 
-const path = z.string().min(1).describe('A path relative to the workspace folder, e.g. "data/report.csv".');
+const path = z.string().min(1).max(4096).describe('A path relative to the workspace folder, e.g. "data/report.csv".');
 const encoding = z.enum(['utf8', 'base64']).default('utf8').describe('"utf8" for text (default), "base64" for binary content.');
 const entryType = z.enum(['file', 'directory', 'symlink', 'other']);
 const entry = z.object({ name: z.string(), path: z.string(), type: entryType, size: z.number() });
 
 /** Most entries `list` returns with `recursive: true`, so one call cannot walk a whole disk. */
 const MAX_LIST_ENTRIES = 10_000;
-/** Default cap of `readFile`: the bridge refuses results past 1 MiB anyway, so read no more than that. */
-const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
 
 /**
  * `fs`: files of the workspace folder. Every path is confined to it: absolute paths elsewhere, `..`
- * escapes and symlinks pointing outside are refused with `FORBIDDEN`. Writes are atomic; `remove`
- * requires approval.
+ * escapes and symlinks pointing outside are refused with `FORBIDDEN`, and so are FIFOs, sockets and
+ * devices. Reads are sized before reading and capped; writes are atomic and count against a per-run
+ * quota; `remove` requires approval.
  */
 export function createFsTool(options: FsToolOptions) {
   const root = resolve(options.root);
+  const maxReadBytes = options.maxResultBytes ?? DEFAULT_STD_LIMITS.maxResultBytes;
+  const quota = createWriteQuota({ maxBytesPerRun: options.maxWriteBytesPerRun ?? DEFAULT_STD_LIMITS.maxWriteBytesPerRun });
   const inside = (userPath: string, context: ToolCallContext) => resolveInWorkspace(root, userPath, targetOf(context));
   const relativeOf = async (absolute: string) => workspaceRelative(await realpath(root), absolute);
+  /** The entry itself (not followed), or `undefined` when nothing is there; FIFOs, sockets and devices are refused. */
+  const existing = async (absolute: string, userPath: string, context: ToolCallContext) => {
+    const stats = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+      throw error;
+    });
+    if (stats !== undefined) refuseSpecial(stats, userPath, targetOf(context));
+    return stats;
+  };
 
   return defineTool({
     name: 'fs',
     description: `Read and write files in the workspace folder (paths are relative to it; nothing outside is reachable).`,
     functions: {
       readFile: defineFunction({
-        description: 'Reads a file and returns its content as text (or base64 with encoding "base64"). Refuses files larger than maxBytes.',
+        description: `Reads a file and returns its content as text (or base64 with encoding "base64"). Refuses files larger than maxBytes (at most ${formatBytes(maxReadBytes)}); read a bigger file in parts with offset and length (utf8 text may split a character at a part's edge; base64 is exact).`,
         parameters: z.object({
           path,
           encoding,
-          maxBytes: z.number().int().positive().max(50 * 1024 * 1024).default(DEFAULT_MAX_READ_BYTES).describe('Largest file accepted, in bytes.'),
+          maxBytes: z.number().int().positive().max(maxReadBytes).default(maxReadBytes).describe(`Largest file accepted, in bytes (at most ${maxReadBytes}).`),
+          offset: z.number().int().min(0).optional().describe('Read from this byte on (a partial read).'),
+          length: z.number().int().positive().max(maxReadBytes).optional().describe('Read at most this many bytes (a partial read; default maxBytes).'),
         }),
         returns: z.string(),
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             const file = await inside(params.path, context);
-            // Checked before reading: a huge file (or a FIFO, which never ends) must not be pulled into host memory.
-            const info = await stat(file);
-            if (!info.isFile()) throw new ToolCallError('INVALID_ARGUMENTS', `"${params.path}" is not a regular file`, targetOf(context));
-            if (info.size > params.maxBytes) {
-              throw new ToolCallError('RESULT_TOO_LARGE', `"${params.path}" has ${info.size} bytes, more than maxBytes (${params.maxBytes}): read a smaller file or raise maxBytes`, targetOf(context));
+            // Checked before opening (a device is never opened) and again on the opened handle (a FIFO swapped in meanwhile).
+            await existing(file, params.path, context);
+            const { handle, stats } = await openRegularFile(file, constants.O_RDONLY, params.path, targetOf(context));
+            try {
+              const cap = Math.min(params.maxBytes, maxReadBytes);
+              if (params.offset !== undefined || params.length !== undefined) {
+                const limit = Math.min(params.length ?? cap, cap);
+                return (await readUpTo(handle, params.offset ?? 0, limit)).data.toString(params.encoding);
+              }
+              if (stats.size > cap) throw tooLarge(params.path, stats.size, cap, maxReadBytes, context);
+              const { data, more } = await readUpTo(handle, 0, cap);
+              if (more) throw tooLarge(params.path, undefined, cap, maxReadBytes, context);
+              return data.toString(params.encoding);
+            } finally {
+              await handle.close();
             }
-            return readFile(file, params.encoding);
           }),
       }),
       writeFile: defineFunction({
-        description: 'Writes a file atomically, replacing it if it exists and creating missing folders. Returns the path and the number of bytes written.',
+        description: 'Writes a file atomically, replacing it if it exists and creating missing folders. Returns the path and the number of bytes written. Counts against the per-run write quota.',
         parameters: z.object({
           path,
           content: z.string().describe('The text to write (base64 when encoding is "base64").'),
@@ -66,22 +95,42 @@ export function createFsTool(options: FsToolOptions) {
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             const file = await inside(params.path, context);
+            await existing(file, params.path, context);
             const data = Buffer.from(params.content, params.encoding);
-            await mkdir(dirname(file), { recursive: true });
-            await writeAtomically(file, data);
+            const release = quota.reserve(context, data.byteLength, params.path);
+            try {
+              await mkdir(dirname(file), { recursive: true });
+              await writeAtomically(file, data);
+            } catch (error) {
+              release();
+              throw error;
+            }
             return { path: await relativeOf(file), bytes: data.byteLength };
           }),
       }),
       appendFile: defineFunction({
-        description: 'Appends text to a file, creating it (and missing folders) if needed. Returns the path and the number of bytes appended.',
+        description: 'Appends text to a file, creating it (and missing folders) if needed. Returns the path and the number of bytes appended. Counts against the per-run write quota.',
         parameters: z.object({ path, content: z.string().describe('The text to append.') }),
         returns: z.object({ path: z.string(), bytes: z.number() }),
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             const file = await inside(params.path, context);
-            await mkdir(dirname(file), { recursive: true });
-            await appendFile(file, params.content, 'utf8');
-            return { path: await relativeOf(file), bytes: Buffer.byteLength(params.content) };
+            await existing(file, params.path, context);
+            const data = Buffer.from(params.content, 'utf8');
+            const release = quota.reserve(context, data.byteLength, params.path);
+            try {
+              await mkdir(dirname(file), { recursive: true });
+              const { handle } = await openRegularFile(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, params.path, targetOf(context));
+              try {
+                await handle.writeFile(data);
+              } finally {
+                await handle.close();
+              }
+            } catch (error) {
+              release();
+              throw error;
+            }
+            return { path: await relativeOf(file), bytes: data.byteLength };
           }),
       }),
       list: defineFunction({
@@ -94,11 +143,17 @@ export function createFsTool(options: FsToolOptions) {
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             const folder = await inside(params.path, context);
+            const stats = await existing(folder, params.path, context);
+            if (stats === undefined) throw missing(params.path, context);
+            if (!stats.isDirectory()) {
+              throw new ToolCallError('INVALID_ARGUMENTS', `"${params.path}" is a file, not a folder: use fs.stat or fs.readFile for it`, targetOf(context), { details: { path: params.path } });
+            }
             const rootReal = await realpath(root);
             const entries: z.output<typeof entry>[] = [];
             const walk = async (current: string): Promise<void> => {
-              for (const dirent of await readdir(current, { withFileTypes: true })) {
-                if (entries.length >= MAX_LIST_ENTRIES) return;
+              // Streamed, not readdir(): a folder of millions of names is never held in memory at once.
+              for await (const dirent of await opendir(current)) {
+                if (entries.length >= MAX_LIST_ENTRIES) break;
                 const absolute = join(current, dirent.name);
                 const type = dirent.isSymbolicLink() ? 'symlink' : dirent.isDirectory() ? 'directory' : dirent.isFile() ? 'file' : 'other';
                 const size = type === 'file' ? (await lstat(absolute)).size : 0;
@@ -114,13 +169,11 @@ export function createFsTool(options: FsToolOptions) {
         description: 'Whether a file or folder exists in the workspace.',
         parameters: z.object({ path }),
         returns: z.boolean(),
-        handler: async (params, context) => {
-          const file = await inside(params.path, context);
-          return stat(file).then(
-            () => true,
-            () => false,
-          );
-        },
+        handler: async (params, context) =>
+          guard(context, params.path, async () => {
+            const file = await inside(params.path, context);
+            return (await existing(file, params.path, context)) !== undefined;
+          }),
       }),
       stat: defineFunction({
         description: 'Type, size in bytes and times (ISO 8601) of a file or folder.',
@@ -129,7 +182,8 @@ export function createFsTool(options: FsToolOptions) {
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             const file = await inside(params.path, context);
-            const stats = await stat(file);
+            const stats = await existing(file, params.path, context);
+            if (stats === undefined) throw missing(params.path, context);
             return {
               path: await relativeOf(file),
               type: stats.isDirectory() ? ('directory' as const) : stats.isFile() ? ('file' as const) : ('other' as const),
@@ -146,6 +200,7 @@ export function createFsTool(options: FsToolOptions) {
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             const folder = await inside(params.path, context);
+            await existing(folder, params.path, context);
             await mkdir(folder, { recursive: true });
             return { path: await relativeOf(folder) };
           }),
@@ -166,9 +221,9 @@ export function createFsTool(options: FsToolOptions) {
                 details: { path: params.path, root },
               });
             }
-            const existing = await lstat(entryPath).catch(() => undefined);
-            if (existing === undefined) return { path: await relativeOf(entryPath), removed: false };
-            if (existing.isDirectory() && !params.recursive) {
+            const stats = await existing(entryPath, params.path, context);
+            if (stats === undefined) return { path: await relativeOf(entryPath), removed: false };
+            if (stats.isDirectory() && !params.recursive) {
               throw new ToolCallError('TOOL_FAILED', `"${params.path}" is a folder: pass recursive: true to delete it and everything in it`, targetOf(context));
             }
             await rm(entryPath, { recursive: params.recursive, force: true });
@@ -181,6 +236,25 @@ export function createFsTool(options: FsToolOptions) {
 
 function targetOf(context: ToolCallContext): CallTarget {
   return { capability: context.capability, function: context.function };
+}
+
+function missing(userPath: string, context: ToolCallContext): ToolCallError {
+  return new ToolCallError('TOOL_FAILED', missingMessage(userPath), targetOf(context), { details: { path: userPath, errno: 'ENOENT' } });
+}
+
+function missingMessage(userPath: string): string {
+  return `"${userPath}" does not exist in the workspace: check the path with fs.list`;
+}
+
+function tooLarge(userPath: string, size: number | undefined, cap: number, maxReadBytes: number, context: ToolCallContext): ToolCallError {
+  const has = size === undefined ? `grew past ${formatBytes(cap)} while it was read` : `has ${formatBytes(size)}${size >= 1024 ? ` (${size} bytes)` : ''}`;
+  const advice =
+    size !== undefined && size <= maxReadBytes
+      ? `raise maxBytes (at most ${maxReadBytes}) or read it in parts with offset and length`
+      : `read it in parts with offset and length (at most ${maxReadBytes} bytes each), or read a smaller file`;
+  return new ToolCallError('RESULT_TOO_LARGE', `"${userPath}" ${has}, more than maxBytes (${cap}): ${advice}`, targetOf(context), {
+    details: { path: userPath, ...(size === undefined ? {} : { size }), maxBytes: cap, maxReadBytes },
+  });
 }
 
 async function writeAtomically(file: string, data: Buffer): Promise<void> {
@@ -204,7 +278,7 @@ async function guard<T>(context: ToolCallContext, userPath: string, action: () =
     const code = (error as NodeJS.ErrnoException).code;
     const message =
       code === 'ENOENT'
-        ? `"${userPath}" does not exist in the workspace: check the path with fs.list`
+        ? missingMessage(userPath)
         : code === 'EISDIR'
           ? `"${userPath}" is a folder, not a file: use fs.list to see its entries`
           : code === 'ENOTDIR'

@@ -5,10 +5,16 @@
 import { z } from 'zod';
 import type { ToolCallContext, ToolDefinition } from '../../core/index.js';
 
-export async function callTool(tool: ToolDefinition, name: string, args: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+export async function callTool(
+  tool: ToolDefinition,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: AbortSignal | { signal?: AbortSignal; runId?: string } = {},
+): Promise<unknown> {
   const definition = tool.functions[name];
   if (definition === undefined) throw new Error(`tool ${tool.name} has no function ${name}`);
   const params = definition.parameters instanceof z.ZodType ? await definition.parameters.parseAsync(args) : args;
-  const context: ToolCallContext = { runId: 'test-run', capability: `std-${tool.name}`, function: name, signal: signal ?? new AbortController().signal };
+  const { signal, runId } = options instanceof AbortSignal ? { signal: options, runId: undefined } : options;
+  const context: ToolCallContext = { runId: runId ?? 'test-run', capability: `std-${tool.name}`, function: name, signal: signal ?? new AbortController().signal };
   return (definition.handler as (params: unknown, context: ToolCallContext) => unknown)(params, context);
 }

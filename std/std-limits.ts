@@ -1,0 +1,40 @@
+/**
+ * The host budgets of the standard library. Every std function runs on the host with arguments a
+ * hostile program chose, so each one bounds what it reads, buffers, writes and keeps — whatever the
+ * caller asks for. docs/security-std-limits.md lists them with their defaults.
+ */
+export interface StdLimits {
+  /**
+   * Largest result a std function builds, in bytes. The bridge refuses results past its own cap
+   * (`maxResultBytes`, 1 MiB by default), so nothing bigger is ever worth reading into memory.
+   */
+  maxResultBytes: number;
+  /** Largest text argument (csv and json text, crypto data), in characters. */
+  maxInputChars: number;
+  /** Bytes one run may write to the workspace with fs.writeFile and fs.appendFile, in all. */
+  maxWriteBytesPerRun: number;
+}
+
+/** Mirrors the bridge's default result cap (bridge/create-bridge.ts `DEFAULT_MAX_RESULT_BYTES`); std may not import the bridge. */
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+
+export const DEFAULT_STD_LIMITS: StdLimits = {
+  maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
+  maxInputChars: 4 * 1024 * 1024,
+  maxWriteBytesPerRun: 64 * 1024 * 1024,
+};
+
+/** Most runs whose write totals are remembered at once; the least recently writing is forgotten first. */
+export const MAX_TRACKED_RUNS = 4096;
+
+/** `1048576` → `1 MiB`, `1536` → `1.5 KiB`: sizes in messages. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${Number(value.toFixed(1))} ${units[unit]}`;
+}
