@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolCallError } from '../core/index.js';
 import { callTool } from './test-support/call-tool.js';
 import { createTimeTool, parseIsoDuration } from './time-tool.js';
+import { MAX_CACHED_TIME_ZONES, cachedTimeZoneCount } from './zoned-time.js';
 
 const fixed = Date.parse('2024-03-10T12:00:00.000Z');
 const time = createTimeTool({ now: () => fixed });
@@ -73,5 +74,30 @@ describe('std time', () => {
     await expect(callTool(time, 'parse', { value: 'next tuesday' })).rejects.toThrow('"next tuesday" is not a date');
     expect(() => parseIsoDuration('P')).toThrow('not an ISO 8601 duration');
     expect(parseIsoDuration('P1Y2M3W4DT5H6M7.5S')).toEqual({ years: 1, months: 2, weeks: 3, days: 4, hours: 5, minutes: 6, seconds: 7.5 });
+  });
+});
+
+describe('std time: host budgets', () => {
+  it('keeps at most 64 time-zone formatters, however many distinct zone names a program uses', async () => {
+    const zones = Intl.supportedValuesOf('timeZone');
+    expect(zones.length).toBeGreaterThan(MAX_CACHED_TIME_ZONES);
+    // Every valid zone, then the same zones in other letter cases (Intl accepts them all).
+    for (const zone of [...zones, ...zones.map((name) => name.toLowerCase()), ...zones.map((name) => name.toUpperCase())]) {
+      await callTool(time, 'now', { timeZone: zone });
+      expect(cachedTimeZoneCount()).toBeLessThanOrEqual(MAX_CACHED_TIME_ZONES);
+    }
+    expect(cachedTimeZoneCount()).toBe(MAX_CACHED_TIME_ZONES);
+    // Invalid names are refused and never cached; the cache still answers correctly afterwards.
+    for (let index = 0; index < 200; index += 1) {
+      await expect(callTool(time, 'now', { timeZone: `Nowhere/Zone${index}` })).rejects.toThrow(`unknown time zone "Nowhere/Zone${index}"`);
+    }
+    expect(cachedTimeZoneCount()).toBe(MAX_CACHED_TIME_ZONES);
+    await expect(callTool(time, 'now', { timeZone: 'America/New_York' })).resolves.toMatchObject({ offset: '-04:00' });
+  });
+
+  it('refuses overlong texts before doing any work', async () => {
+    await expect(callTool(time, 'now', { timeZone: 'Europe/'.repeat(1000) })).rejects.toThrow(/100/);
+    await expect(callTool(time, 'format', { value: fixed, pattern: 'yyyy'.repeat(1000) })).rejects.toThrow(/1000/);
+    await expect(callTool(time, 'parse', { value: '2'.repeat(1_000_000) })).rejects.toThrow(/100/);
   });
 });

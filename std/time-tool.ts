@@ -3,10 +3,11 @@ import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core
 import type { ToolCallContext } from '../core/index.js';
 import { checkTimeZone, epochOfWallTime, formatOffset, offsetMinutes, pad, wallTimeOf, zonedIso } from './zoned-time.js';
 
+// Bounded lengths: every text here is short by nature, and a megabyte of it would only cost host CPU.
 const timeValue = z
-  .union([z.string(), z.number()])
+  .union([z.string().max(100), z.number()])
   .describe('An ISO 8601 string ("2024-03-10T09:00:00Z", "2024-03-10 09:00" = wall time in timeZone) or epoch milliseconds.');
-const timeZone = z.string().default('UTC').describe('IANA time zone, e.g. "Europe/Paris", "America/New_York" (default UTC).');
+const timeZone = z.string().max(100).default('UTC').describe('IANA time zone, e.g. "Europe/Paris", "America/New_York" (default UTC).');
 const instant = z.object({
   iso: z.string().describe('UTC, e.g. 2024-03-10T13:00:00.000Z'),
   epochMs: z.number(),
@@ -51,8 +52,8 @@ export function createTimeTool(options: { now?: () => number } = {}) {
         parameters: z.object({
           value: timeValue,
           timeZone,
-          pattern: z.string().optional().describe("e.g. \"yyyy-MM-dd HH:mm\" or \"dd.MM.yyyy 'at' HH:mm XXX\""),
-          locale: z.string().default('en-US'),
+          pattern: z.string().max(1000).optional().describe("e.g. \"yyyy-MM-dd HH:mm\" or \"dd.MM.yyyy 'at' HH:mm XXX\""),
+          locale: z.string().max(100).default('en-US'),
           dateStyle: z.enum(['full', 'long', 'medium', 'short']).optional(),
           timeStyle: z.enum(['full', 'long', 'medium', 'short']).optional(),
           weekday: z.enum(['long', 'short', 'narrow']).optional(),
@@ -79,7 +80,7 @@ export function createTimeTool(options: { now?: () => number } = {}) {
       add: defineFunction({
         description:
           'Adds a duration (object like {days: 1, hours: 2}, or ISO 8601 "P1DT2H"; negative values subtract). Years, months, weeks and days follow the calendar in timeZone (a day across a DST change keeps the wall time); hours and smaller are exact.',
-        parameters: z.object({ value: timeValue, duration: z.union([durationObject, z.string()]), timeZone }),
+        parameters: z.object({ value: timeValue, duration: z.union([durationObject, z.string().max(100)]), timeZone }),
         returns: instant,
         handler: ({ value, duration, timeZone }, context) =>
           guard(context, () => {

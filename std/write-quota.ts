@@ -1,5 +1,6 @@
 import { ToolCallError } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
+import { LruMap } from './lru-map.js';
 import { MAX_TRACKED_RUNS, formatBytes } from './std-limits.js';
 
 export interface WriteQuota {
@@ -19,18 +20,7 @@ export interface WriteQuota {
  * write any more (the bridge cancels its calls), so forgetting it loses nothing.
  */
 export function createWriteQuota(options: { maxBytesPerRun: number; maxRuns?: number }): WriteQuota {
-  const maxRuns = options.maxRuns ?? MAX_TRACKED_RUNS;
-  const written = new Map<string, number>();
-
-  const touch = (runId: string, total: number): void => {
-    written.delete(runId);
-    written.set(runId, total);
-    while (written.size > maxRuns) {
-      const oldest = written.keys().next().value;
-      if (oldest === undefined) break;
-      written.delete(oldest);
-    }
-  };
+  const written = new LruMap<string, number>(options.maxRuns ?? MAX_TRACKED_RUNS);
 
   return {
     reserve(context, bytes, userPath) {
@@ -43,17 +33,17 @@ export function createWriteQuota(options: { maxBytesPerRun: number; maxRuns?: nu
           { details: { path: userPath, bytes, writtenBytes: before, maxWriteBytesPerRun: options.maxBytesPerRun, configKey: 'std.fs.maxWriteBytesPerRun' } },
         );
       }
-      touch(context.runId, before + bytes);
+      written.set(context.runId, before + bytes);
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        const now = written.get(context.runId);
+        const now = written.peek(context.runId);
         if (now !== undefined) written.set(context.runId, Math.max(0, now - bytes));
       };
     },
     writtenBy(runId) {
-      return written.get(runId) ?? 0;
+      return written.peek(runId) ?? 0;
     },
   };
 }

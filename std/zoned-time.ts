@@ -3,6 +3,8 @@
  * an IANA zone, the zone's offset, and the instant of a wall-clock time.
  */
 
+import { LruMap } from './lru-map.js';
+
 export interface WallTime {
   year: number;
   month: number;
@@ -13,7 +15,19 @@ export interface WallTime {
   millisecond: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Most time-zone formatters kept. Intl accepts every IANA name in any letter case ("europe/paris",
+ * "EUROPE/PARIS", …), so a program could name millions of distinct valid zones: the cache is an LRU.
+ * Invalid names are never cached.
+ */
+export const MAX_CACHED_TIME_ZONES = 64;
+
+const formatters = new LruMap<string, Intl.DateTimeFormat>(MAX_CACHED_TIME_ZONES);
+
+/** How many formatters are cached now (for tests of the bound). */
+export function cachedTimeZoneCount(): number {
+  return formatters.size;
+}
 
 /** Throws a RangeError naming the zone when it is not a known IANA zone. */
 export function checkTimeZone(timeZone: string): string {
