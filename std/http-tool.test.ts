@@ -8,6 +8,8 @@ import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 
 let server: Server;
 let port: number;
+/** Requests whose connection the client closed (or that ended). */
+const closed: string[] = [];
 const received: { method: string; url: string; body: string; contentType: string | undefined; authorization?: string | undefined; cookie?: string | undefined }[] = [];
 
 beforeAll(async () => {
@@ -30,6 +32,15 @@ beforeAll(async () => {
         response.end();
       } else if (request.url === '/slow') {
         setTimeout(() => response.end('late'), 2000);
+      } else if (request.url === '/trickle' || request.url === '/endless') {
+        // A slow-loris body (one byte at a time, never ending) or a flood (64 KiB chunks, never ending).
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = request.url === '/trickle' ? 'x' : 'x'.repeat(64 * 1024);
+        const timer = setInterval(() => response.write(chunk), request.url === '/trickle' ? 20 : 1);
+        response.on('close', () => {
+          clearInterval(timer);
+          closed.push(request.url ?? '');
+        });
       } else {
         response.writeHead(404, { 'content-type': 'text/plain' });
         response.end('not here');
@@ -77,23 +88,69 @@ describe('std http', () => {
     expect(error.message).toContain(`host "localhost:${port}" is not allowed`);
   });
 
-  it('does not carry credentials across a redirect to another origin', async () => {
+  it('carries credentials on a redirect within the origin and refuses a redirect to another origin while it has any', async () => {
     const http = createHttpTool({ allowHosts: ['127.0.0.1', 'localhost'] });
     const headers = { Authorization: 'Bearer for-127-only', Cookie: 'session=abc', 'x-keep': '1' };
     await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside`, headers });
     expect(received.at(-1)).toMatchObject({ url: '/json', authorization: 'Bearer for-127-only', cookie: 'session=abc' });
-    await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers });
-    expect(received.at(-2)).toMatchObject({ url: '/redirect-outside', authorization: 'Bearer for-127-only' });
-    expect(received.at(-1)).toMatchObject({ url: '/json', authorization: undefined, cookie: undefined });
+    for (const credentials of [{ Authorization: 'Bearer for-127-only' }, { Cookie: 'session=abc' }, { 'X-Api-Key': 'k-1' }, { 'x-auth-token': 't-1' }]) {
+      const before = received.length;
+      const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers: { ...credentials, 'x-keep': '1' } }));
+      const name = Object.keys(credentials)[0]?.toLowerCase();
+      expect(error).toMatchObject({ code: 'FORBIDDEN', details: { from: `http://127.0.0.1:${port}`, to: `http://localhost:${port}`, headers: [name] } });
+      expect(error.message).toBe(
+        `http://127.0.0.1:${port}/redirect-outside redirected to another origin (http://localhost:${port}) while the request carries credentials (header "${name}"): std http does not send credentials to another host; request http://localhost:${port}/json yourself if it should get them`,
+      );
+      // The first hop was made; the other origin never got a request.
+      expect(received.slice(before).map((request) => request.url)).toEqual(['/redirect-outside']);
+    }
+    // Without credentials the redirect is followed.
+    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers: { 'x-keep': '1' } })).resolves.toMatchObject({ status: 200, url: `http://localhost:${port}/json` });
   });
 
-  it('caps the response size and times out', async () => {
+  it('refuses URLs with credentials in them, without repeating the password', async () => {
+    const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
+    const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://user:hunter2@127.0.0.1:${port}/json` }));
+    expect(error.code).toBe('INVALID_ARGUMENTS');
+    expect(error.message).toBe(`http://user:REDACTED@127.0.0.1:${port}/json has credentials in it (user:password@): send them in an authorization header instead`);
+  });
+
+  it('caps the response size while it streams, and times out', async () => {
     const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
     const big = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big`, maxBytes: 1000 }));
     expect(big.code).toBe('RESULT_TOO_LARGE');
     expect(big.message).toContain('larger than 1000 bytes');
     const slow = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/slow`, timeoutMs: 100 }));
     expect(slow.code).toBe('TIMEOUT');
+  });
+
+  it('stops reading an endless body at maxBytes and hangs up', async () => {
+    const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
+    const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/endless`, maxBytes: 200_000 }));
+    expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', details: { maxBytes: 200_000 } });
+    await expect.poll(() => closed.includes('/endless')).toBe(true);
+  });
+
+  it('ends a call whose server trickles the body forever (slow loris) at timeoutMs, as a TIMEOUT, and hangs up', async () => {
+    const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
+    const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/trickle`, timeoutMs: 300 }));
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: `request to http://127.0.0.1:${port}/trickle timed out after 300 ms: raise timeoutMs or try again` });
+    await expect.poll(() => closed.includes('/trickle')).toBe(true);
+  });
+
+  it('ends the call when the run ends, even mid-body', async () => {
+    const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
+    const run = new AbortController();
+    const pending = toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/trickle`, timeoutMs: 60_000 }, run.signal));
+    await expect.poll(() => received.some((request) => request.url === '/trickle')).toBe(true);
+    run.abort();
+    expect((await pending).code).toBe('CANCELLED');
+  });
+
+  it('never accepts a maxBytes past the result cap', async () => {
+    const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`], maxResultBytes: 4000 });
+    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big`, maxBytes: 5000 })).rejects.toThrow(/4000/);
+    expect((await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/big` }))).code).toBe('RESULT_TOO_LARGE');
   });
 
   it('matches allow-list entries by host, host:port and *.domain', () => {

@@ -2,18 +2,23 @@ import { z } from 'zod';
 import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
 import { isHostAllowed } from './host-allow-list.js';
+import { DEFAULT_STD_LIMITS, formatBytes } from './std-limits.js';
 
 export interface HttpToolOptions {
   /** Hosts that may be reached: `api.example.com`, `*.example.com`, `localhost:8080`. Empty: none. */
   allowHosts?: readonly string[];
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
+  /** Largest response body read, in bytes: the bridge's result cap. Default 1 MiB. */
+  maxResultBytes?: number;
+  /** Largest request body, in characters. Default 4 Mi. */
+  maxInputChars?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 5;
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/** Header names that carry credentials: the standard ones and the usual API-key spellings. */
+const CREDENTIAL_HEADER = /auth|cookie|token|secret|key|password|session|credential/i;
 
 const response = z.object({
   status: z.number(),
@@ -27,11 +32,16 @@ const response = z.object({
 
 /**
  * `http`: HTTP requests to the hosts of an allow-list (`std.http.allowHosts`); every other host is
- * refused with `FORBIDDEN`. Redirects are followed by hand so each hop is checked against the list.
+ * refused with `FORBIDDEN`. Redirects are followed by hand so each hop is checked against the list,
+ * and a redirect to another origin is refused while the request carries credentials. The whole call
+ * (connect, headers, every redirect, the body) lives within `timeoutMs`, and the body is capped while
+ * it streams in, never buffered past `maxBytes`.
  */
 export function createHttpTool(options: HttpToolOptions = {}) {
   const allowHosts = [...(options.allowHosts ?? [])];
   const fetchImpl = options.fetch ?? globalThis.fetch;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_STD_LIMITS.maxResultBytes;
+  const maxInputChars = options.maxInputChars ?? DEFAULT_STD_LIMITS.maxInputChars;
 
   return defineTool({
     name: 'http',
@@ -44,10 +54,10 @@ export function createHttpTool(options: HttpToolOptions = {}) {
           url: z.string().describe('Absolute http(s) URL.'),
           method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).default('GET'),
           headers: z.record(z.string(), z.string()).optional(),
-          body: z.string().optional().describe('Request body as text.'),
+          body: z.string().max(maxInputChars).optional().describe('Request body as text.'),
           json: z.unknown().optional().describe('A value to send as a JSON body (sets content-type).'),
-          timeoutMs: z.number().int().positive().max(300_000).default(DEFAULT_TIMEOUT_MS),
-          maxBytes: z.number().int().positive().max(50 * 1024 * 1024).default(DEFAULT_MAX_BYTES).describe('Largest response body accepted.'),
+          timeoutMs: z.number().int().positive().max(300_000).default(DEFAULT_TIMEOUT_MS).describe('Time for the whole call, redirects and body included.'),
+          maxBytes: z.number().int().positive().max(maxResultBytes).default(maxResultBytes).describe(`Largest response body accepted, in bytes (at most ${maxResultBytes}).`),
         }),
         returns: response,
         handler: async (params, context) => {
@@ -75,8 +85,17 @@ export function createHttpTool(options: HttpToolOptions = {}) {
                 throw new ToolCallError('TOOL_FAILED', `${params.url} redirected more than ${MAX_REDIRECTS} times`, target);
               }
               const next = checkUrl(new URL(location, url).href, allowHosts, target);
-              // As browsers do: credentials meant for one origin are not handed to another.
-              if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+              // Credentials meant for one origin are never handed to another, whatever the header's name:
+              // the call is refused rather than sent on without them, so nothing is silently dropped.
+              const credentials = [...headers.keys()].filter((name) => CREDENTIAL_HEADER.test(name));
+              if (next.origin !== url.origin && credentials.length > 0) {
+                throw new ToolCallError(
+                  'FORBIDDEN',
+                  `${shown(url)} redirected to another origin (${next.origin}) while the request carries credentials (${credentials.map((name) => `header "${name}"`).join(', ')}): std http does not send credentials to another host; request ${shown(next)} yourself if it should get them`,
+                  target,
+                  { details: { from: url.origin, to: next.origin, headers: credentials } },
+                );
+              }
               url = next;
               if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
                 method = 'GET';
@@ -84,7 +103,13 @@ export function createHttpTool(options: HttpToolOptions = {}) {
               }
               continue;
             }
-            const text = await readCapped(reply, params.maxBytes, url, target);
+            let text: string;
+            try {
+              text = await readCapped(reply, Math.min(params.maxBytes, maxResultBytes), url, target);
+            } catch (error) {
+              if (error instanceof ToolCallError) throw error;
+              throw requestFailure(error, url, params.timeoutMs, context);
+            }
             const result: z.output<typeof response> = {
               status: reply.status,
               statusText: reply.statusText,
@@ -118,6 +143,9 @@ function checkUrl(raw: string, allowHosts: readonly string[], target: { capabili
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ToolCallError('FORBIDDEN', `${url.protocol} URLs are refused: only http and https are allowed`, target);
   }
+  if (url.username !== '' || url.password !== '') {
+    throw new ToolCallError('INVALID_ARGUMENTS', `${shown(url)} has credentials in it (user:password@): send them in an authorization header instead`, target, { details: { host: url.host } });
+  }
   if (!isHostAllowed(url, allowHosts)) {
     throw new ToolCallError(
       'FORBIDDEN',
@@ -140,7 +168,7 @@ async function readCapped(reply: Response, maxBytes: number, url: URL, target: {
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes): request less or raise maxBytes`, target, {
+      throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes, ${formatBytes(maxBytes)}): request less (a range, a page, a filter) or raise maxBytes`, target, {
         details: { maxBytes },
       });
     }
