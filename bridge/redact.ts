@@ -1,9 +1,10 @@
 /**
- * Redaction of secrets in values and text before they leave the host in events, traces or prompts.
+ * Redaction of secrets in values and text before they leave the host in events, errors, traces or prompts.
  */
+import { ToolCallError } from '../core/index.js';
+import { REDACTED, redactSecrets } from '../config/server-secrets.js';
 
-/** What replaces a redacted value. */
-export const REDACTED = '[REDACTED]';
+export { REDACTED };
 
 /**
  * Key fragments that mark a secret, compared case-insensitively with `-` and `_` removed, so
@@ -68,7 +69,7 @@ export function createRedactor(options: RedactOptions = {}): <T>(value: T) => T 
   return <T>(value: T): T => {
     const ancestors = new Set<object>();
     const visit = (current: unknown): unknown => {
-      if (typeof current === 'string') return redactUrlPasswords(secrets.length > 0 ? redactText(current, secrets) : current);
+      if (typeof current === 'string') return redactString(current, secrets);
       if (typeof current !== 'object' || current === null) return current;
       if (ancestors.has(current)) return '[Circular]';
       ancestors.add(current);
@@ -92,20 +93,81 @@ export function createRedactor(options: RedactOptions = {}): <T>(value: T) => T 
   };
 }
 
-/** Values shorter than this are not replaced: cutting them out would mangle unrelated text. */
-const MIN_SECRET_LENGTH = 4;
-
 /**
- * Replaces every occurrence of the known secret values in `text` with `"[REDACTED]"`.
- * Secrets shorter than 4 characters are ignored.
+ * Replaces every occurrence of the known secret values in `text` with `"[REDACTED]"`: values of 8
+ * characters or more wherever they appear, shorter ones (3 to 7) only where they stand alone, values
+ * under 3 characters never (see `redactSecrets` in `config/server-secrets.ts`).
  */
 export function redactText(text: string, secrets: readonly string[]): string {
-  const usable = [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
-  // Longest first, so a secret that contains another is replaced whole.
-  usable.sort((a, b) => b.length - a.length);
+  return redactSecrets(text, secrets);
+}
+
+/**
+ * Shapes of well-known credentials, cut out of any string even when no configured value names them:
+ * OpenAI-style `sk-…`, GitHub, Slack, AWS access key ids, Google API keys, bearer tokens, PEM private keys.
+ */
+const CREDENTIAL_SHAPES: readonly RegExp[] = [
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+];
+
+/** Cuts strings shaped like well-known credentials (`sk-…`, `ghp_…`, `Bearer …`, PEM keys) out of `text`. */
+export function redactCredentialShapes(text: string): string {
   let result = text;
-  for (const secret of usable) result = result.split(secret).join(REDACTED);
+  for (const pattern of CREDENTIAL_SHAPES) {
+    result = result.replace(pattern, (_match, prefix: unknown) => (typeof prefix === 'string' ? `${prefix}${REDACTED}` : REDACTED));
+  }
   return result;
+}
+
+/** Everything a string loses before it leaves the host: known secrets, URL passwords, credential shapes. */
+function redactString(text: string, secrets: readonly string[]): string {
+  if (text.length < 8) return secrets.length > 0 ? redactText(text, secrets) : text;
+  return redactCredentialShapes(redactUrlPasswords(redactText(text, secrets)));
+}
+
+/**
+ * The same error with secrets cut out of its message, its details (which cross into the sandbox) and
+ * its cause (which a host log may print); the error itself when nothing needed cutting. `redactValue`
+ * is a {@link createRedactor} redactor.
+ */
+export function redactToolCallError(error: ToolCallError, redactValue: <T>(value: T) => T): ToolCallError {
+  const message = redactValue(error.message);
+  const details = error.details === undefined ? undefined : redactValue(error.details);
+  const cause = redactCause(error.cause, redactValue);
+  if (message === error.message && cause === error.cause && JSON.stringify(details) === JSON.stringify(error.details)) return error;
+  return new ToolCallError(error.code, message, error, { ...(details === undefined ? {} : { details }), ...(cause === undefined ? {} : { cause }) });
+}
+
+/** A cause whose message or own fields (a spawn error's `spawnargs`, an RPC error's `data`) hold a secret is replaced by a plain, redacted one. */
+function redactCause(cause: unknown, redactValue: <T>(value: T) => T): unknown {
+  if (cause === undefined || cause === null) return cause;
+  if (typeof cause !== 'object') return redactValue(cause);
+  if (!(cause instanceof Error)) {
+    const copy = redactValue(cause);
+    return JSON.stringify(copy) === JSON.stringify(cause) ? cause : copy;
+  }
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(cause)) fields[key] = (cause as unknown as Record<string, unknown>)[key];
+  const message = redactValue(cause.message);
+  let clean = message === cause.message;
+  if (clean) {
+    try {
+      clean = JSON.stringify(redactValue(fields)) === JSON.stringify(fields);
+    } catch {
+      clean = false;
+    }
+  }
+  if (clean) return cause;
+  const replacement = new Error(message);
+  replacement.name = cause.name;
+  return replacement;
 }
 
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):([^\s/@]+)@/gi;

@@ -53,7 +53,7 @@ describe('connectMcpServer (stdio)', () => {
     const error = await connectError(connectMcpServer('silent', { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }, { timeoutMs: 200 }));
     expect(error.code).toBe('MCP_CONNECT_TIMEOUT');
     expect(error.message).toBe(
-      `MCP server "silent": "${process.execPath} -e "setInterval(() => {}, 1000)"" did not complete the MCP handshake within 200 ms; check that it is an MCP stdio server, or raise connectTimeoutMs`,
+      `MCP server "silent": "${process.execPath}" did not complete the MCP handshake within 200 ms; check that it is an MCP stdio server, or raise connectTimeoutMs`,
     );
     const pid = error.details?.pid;
     expect(typeof pid).toBe('number');

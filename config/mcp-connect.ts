@@ -13,11 +13,12 @@ import { z } from 'zod';
 import { AgentSpacesError, errorMessage } from '../core/index.js';
 import { isStdioServer } from './schema.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './schema.js';
+import { redactSecrets, secretsOfServer } from './server-secrets.js';
 
 /** How long starting a server and the `initialize` handshake may take, unless configured. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
-/** How much of a stdio server's stderr is kept for error messages. */
-const STDERR_TAIL_BYTES = 4096;
+/** How much of a stdio server's stderr is kept (redacted) for the host log and host-side errors. */
+const STDERR_TAIL_CHARS = 4096;
 const PACKAGE_CLIENT_INFO = { name: 'agent-spaces', version: '0.1.0' };
 
 /** An open connection to one MCP server. */
@@ -29,7 +30,10 @@ export interface McpConnection {
   readonly transport: string;
   /** The child's process id, for stdio servers. */
   readonly pid?: number;
-  /** The last few KB the server wrote to stderr (stdio servers; empty otherwise). */
+  /**
+   * The last few KB the server wrote to stderr, with the secrets of its configuration cut out (stdio
+   * servers; empty otherwise). For the host's log: never hand it to a program.
+   */
   stderrTail(): string;
   /** How the server process ended (`exit code 1`, `signal SIGTERM`), once it has. */
   exitStatus?(): string | undefined;
@@ -43,14 +47,28 @@ export interface ConnectMcpServerOptions {
   signal?: AbortSignal;
 }
 
-/** A configured MCP server could not be started or did not complete the handshake. */
+/**
+ * A configured MCP server could not be started or did not complete the handshake. Its message and
+ * details never hold a secret of the server's configuration: no command arguments, no URL credentials
+ * or query, and the server's stderr only redacted.
+ */
 export class McpConnectError extends AgentSpacesError {
   override readonly name = 'McpConnectError';
   readonly server: string;
+  /** The message without the server's stderr: short enough to hand on (e.g. to the program whose call failed). */
+  readonly reason: string;
+  /** What a stdio server wrote to stderr before it failed, redacted; for the host's log only. */
+  readonly stderr: string;
 
-  constructor(server: string, message: string, options: { details?: Record<string, unknown>; cause?: unknown; code?: string } = {}) {
+  constructor(
+    server: string,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown; code?: string; reason?: string; stderr?: string } = {},
+  ) {
     super(options.code ?? 'MCP_CONNECT_FAILED', message, { details: { server, ...options.details }, cause: options.cause });
     this.server = server;
+    this.reason = options.reason ?? message;
+    this.stderr = options.stderr ?? '';
   }
 }
 
@@ -70,8 +88,39 @@ export async function connectMcpServer(
   options: ConnectMcpServerOptions = {},
 ): Promise<McpConnection> {
   const timeoutMs = options.timeoutMs ?? server.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const context: ConnectContext = { name, timeoutMs, clientInfo: options.clientInfo ?? PACKAGE_CLIENT_INFO, signal: options.signal };
-  return isStdioServer(server) ? connectStdio(context, server) : connectHttp(context, server);
+  const secrets = secretsOfServer(server);
+  const context: ConnectContext = { name, timeoutMs, clientInfo: options.clientInfo ?? PACKAGE_CLIENT_INFO, signal: options.signal, secrets };
+  try {
+    return await (isStdioServer(server) ? connectStdio(context, server) : connectHttp(context, server));
+  } catch (error) {
+    throw withoutSecrets(name, error, secrets);
+  }
+}
+
+/**
+ * The connect error with the server's secrets cut out of its message, details and cause: a server may
+ * print its key on stderr, an HTTP error may quote the URL, a spawn error carries the arguments.
+ */
+function withoutSecrets(name: string, error: unknown, secrets: readonly string[]): McpConnectError {
+  const cut = (text: string): string => redactSecrets(text, secrets);
+  const connectError = error instanceof McpConnectError ? error : new McpConnectError(name, `MCP server "${name}": ${errorMessage(error)}`, { cause: error });
+  const cause = connectError.cause instanceof Error ? Object.assign(new Error(cut(connectError.cause.message)), { name: connectError.cause.name }) : undefined;
+  return new McpConnectError(connectError.server, cut(connectError.message), {
+    code: connectError.code,
+    reason: cut(connectError.reason),
+    stderr: cut(connectError.stderr),
+    details: cutStrings(connectError.details ?? {}, cut),
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function cutStrings<T>(value: T, cut: (text: string) => string): T {
+  if (typeof value === 'string') return cut(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => cutStrings(item, cut)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item, cut)])) as T;
+  }
+  return value;
 }
 
 /** Every tool of a server, following `nextCursor` through all pages of `tools/list`. */
@@ -130,6 +179,8 @@ interface ConnectContext {
   timeoutMs: number;
   clientInfo: { name: string; version: string };
   signal: AbortSignal | undefined;
+  /** The server's secrets (see `secretsOfServer`), cut out of its stderr. */
+  secrets: readonly string[];
 }
 
 async function connectStdio(context: ConnectContext, server: StdioServerConfig): Promise<McpConnection> {
@@ -142,7 +193,7 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
     // Piped, never inherited: a server's chatter must not land on our stdout/stderr.
     stderr: 'pipe',
   });
-  const stderr = captureTail(transport.stderr);
+  const stderr = captureTail(transport.stderr, context.secrets);
   let exit: string | undefined;
   let child: ChildProcess | undefined;
   const start = transport.start.bind(transport);
@@ -193,20 +244,25 @@ function stdioConnectError(
   const { exit, stderr, pid } = child;
   const prefix = `MCP server "${context.name}"`;
   const tail = stderr.trim() === '' ? '' : `; stderr:\n${stderr.trim()}`;
-  const details = { command: commandLine, ...(exit === undefined ? {} : { exit }), ...(pid === undefined ? {} : { pid }), stderr };
+  const details = { command: commandLine, ...(exit === undefined ? {} : { exit }), ...(pid === undefined ? {} : { pid }) };
   // Checked first: the SDK reports an aborted request as a timeout.
   if (context.signal?.aborted === true) {
     return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', details, cause: error });
   }
   if (isRequestTimeout(error)) {
-    return new McpConnectError(
-      context.name,
-      `${prefix}: "${commandLine}" did not complete the MCP handshake within ${context.timeoutMs} ms; check that it is an MCP stdio server, or raise connectTimeoutMs${tail}`,
-      { code: 'MCP_CONNECT_TIMEOUT', details, cause: error },
-    );
+    const reason = `${prefix}: "${commandLine}" did not complete the MCP handshake within ${context.timeoutMs} ms; check that it is an MCP stdio server, or raise connectTimeoutMs`;
+    return new McpConnectError(context.name, `${reason}${tail}`, { code: 'MCP_CONNECT_TIMEOUT', details, cause: error, reason, stderr });
   }
-  const what = exit === undefined ? errorMessage(error) : `it exited (${exit}) before completing the MCP handshake`;
-  return new McpConnectError(context.name, `${prefix}: failed to start "${commandLine}": ${what}${tail}`, { details, cause: error });
+  const what = exit === undefined ? spawnFailure(error, commandLine) : `it exited (${exit}) before completing the MCP handshake`;
+  const reason = `${prefix}: failed to start "${commandLine}": ${what}`;
+  return new McpConnectError(context.name, `${reason}${tail}`, { details, cause: error, reason, stderr });
+}
+
+/** Why spawning failed, naming the command only: Node's message may quote the whole command line. */
+function spawnFailure(error: unknown, command: string): string {
+  const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  if (code !== undefined && 'syscall' in (error as object)) return `spawn ${command} ${code}`;
+  return errorMessage(error);
 }
 
 async function connectHttp(context: ConnectContext, server: HttpServerConfig): Promise<McpConnection> {
@@ -223,8 +279,8 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
     } catch (sseError) {
       throw new McpConnectError(
         context.name,
-        `MCP server "${context.name}": ${url.href} refused Streamable HTTP (${describeHttpError(error.cause)}) and legacy SSE (${describeHttpError(sseError instanceof McpConnectError ? sseError.cause : sseError)}); check the URL`,
-        { details: { url: url.href }, cause: sseError },
+        `MCP server "${context.name}": ${describeUrl(url)} refused Streamable HTTP (${describeHttpError(error.cause)}) and legacy SSE (${describeHttpError(sseError instanceof McpConnectError ? sseError.cause : sseError)}); check the URL`,
+        { details: { url: describeUrl(url) }, cause: sseError },
       );
     }
   }
@@ -241,10 +297,10 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
     }
     const message = isRequestTimeout(error)
       ? `no answer to the MCP handshake within ${context.timeoutMs} ms over ${kind}; check the URL or raise connectTimeoutMs`
-      : `could not connect to ${url.href} over ${kind}: ${describeHttpError(error)}`;
+      : `could not connect to ${describeUrl(url)} over ${kind}: ${describeHttpError(error)}`;
     throw new McpConnectError(context.name, `MCP server "${context.name}": ${message}`, {
       code: isRequestTimeout(error) ? 'MCP_CONNECT_TIMEOUT' : 'MCP_CONNECT_FAILED',
-      details: { url: url.href, transport: kind },
+      details: { url: describeUrl(url), transport: kind },
       cause: error,
     });
   }
@@ -273,8 +329,14 @@ function isClientHttpError(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
 }
 
+/** The program only: a server's arguments may hold its keys (`--api-key=…`), so messages never show them. */
 function describeCommand(server: StdioServerConfig): string {
-  return [server.command, ...(server.args ?? [])].map((part) => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ');
+  return server.command;
+}
+
+/** A URL without its user name, password, query and fragment, which may hold credentials. */
+function describeUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
 /**
@@ -286,12 +348,37 @@ function childOf(transport: StdioClientTransport): ChildProcess | undefined {
   return child instanceof ChildProcess ? child : undefined;
 }
 
-function captureTail(stream: unknown): { text(): string } {
+/**
+ * Keeps the last few KB of a child's stderr and hands them out redacted. Twice as much is kept raw as is
+ * handed out, and a line cut by the bound is dropped, so a secret is never split where its matcher
+ * could no longer see it whole.
+ */
+function captureTail(stream: unknown, secrets: readonly string[]): { text(): string } {
   let tail = '';
+  let cut = false;
+  const longest = Math.max(0, ...secrets.map((secret) => secret.length));
   if (stream !== null && typeof stream === 'object' && 'on' in stream) {
     (stream as Readable).on('data', (chunk: Buffer | string) => {
-      tail = (tail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
+      tail += chunk.toString();
+      if (tail.length > 2 * STDERR_TAIL_CHARS) {
+        tail = tail.slice(-2 * STDERR_TAIL_CHARS);
+        cut = true;
+      }
     });
   }
-  return { text: () => tail };
+  return {
+    text() {
+      let text = redactSecrets(tail, secrets);
+      if (text.length > STDERR_TAIL_CHARS) {
+        text = text.slice(-STDERR_TAIL_CHARS);
+        cut = true;
+      }
+      if (cut) {
+        // The first line may hold the end of a secret whose start was cut off: drop it.
+        const newline = text.indexOf('\n');
+        text = newline >= 0 ? text.slice(newline + 1) : text.slice(Math.min(text.length, longest));
+      }
+      return text;
+    },
+  };
 }

@@ -1,15 +1,117 @@
-import type { ResolvedConfig } from './schema.js';
+import type { McpServerConfig, ModelConfig, ResolvedConfig } from './schema.js';
+
+/** What replaces a secret cut out of text. */
+export const REDACTED = '[REDACTED]';
 
 /**
- * The values of configured MCP servers' `env` and `headers` (API keys, tokens): cut out of events,
- * errors, prompts and traces wherever they would appear. Short values are left alone, since cutting
- * them would mangle ordinary text.
+ * Every secret the host holds, to be cut out of whatever leaves it (errors, events, prompts, traces,
+ * terminal output): everything in each configured MCP server's configuration (see
+ * {@link secretsOfServer}), the model's API key from the config, and `OPENAI_API_KEY` from `env`.
  */
-export function serverSecrets(config: Pick<ResolvedConfig, 'mcpServers'>): string[] {
+export function serverSecrets(
+  config: Pick<ResolvedConfig, 'mcpServers'> & { model?: ModelConfig },
+  env: Record<string, string | undefined> = process.env,
+): string[] {
+  const values = Object.values(config.mcpServers).flatMap(secretsOfServer);
+  for (const key of [config.model?.apiKey, env.OPENAI_API_KEY]) if (key !== undefined) values.push(...variantsOf(key));
+  return [...new Set(values)].filter(isUsableSecret);
+}
+
+/**
+ * The secrets in one server's configuration: each command argument (and the value of a
+ * `--flag=value` one; bare flags such as `-y` or `--stdio` are not secrets), each env value, each
+ * header value (and the credential after `Bearer`/`Basic`), and the user name, password and query
+ * values of its URL. Each also as it appears JSON- or URL-encoded, so an echoed copy is cut too.
+ */
+export function secretsOfServer(server: McpServerConfig): string[] {
   const values: string[] = [];
-  for (const server of Object.values(config.mcpServers)) {
-    const map = 'env' in server ? server.env : 'headers' in server ? server.headers : undefined;
-    for (const value of Object.values(map ?? {})) if (value.length >= 6) values.push(value);
+  const add = (value: string | undefined): void => {
+    if (value !== undefined && value !== '') values.push(...variantsOf(value));
+  };
+  if ('command' in server) {
+    for (const arg of server.args ?? []) {
+      if (/^--?[A-Za-z][\w-]*$/.test(arg)) continue;
+      add(arg);
+      const equals = arg.startsWith('-') ? arg.indexOf('=') : -1;
+      if (equals > 0) add(arg.slice(equals + 1));
+    }
+    for (const value of Object.values(server.env ?? {})) add(value);
+  } else {
+    for (const value of Object.values(server.headers ?? {})) {
+      add(value);
+      const scheme = /^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i.exec(value.trim());
+      if (scheme) add(scheme[1]);
+    }
+    try {
+      const url = new URL(server.url);
+      add(url.username);
+      add(url.password);
+      add(safeDecode(url.username));
+      add(safeDecode(url.password));
+      if (url.search.length > 1) add(url.search.slice(1));
+      for (const [, value] of url.searchParams) add(value);
+      for (const part of url.search.slice(1).split('&')) add(part.slice(part.indexOf('=') + 1));
+    } catch {
+      // The config schema has checked the URL already.
+    }
   }
-  return values;
+  return [...new Set(values)].filter(isUsableSecret);
+}
+
+/** Values shorter than this are never cut: doing so would mangle ordinary text. */
+const MIN_SECRET_LENGTH = 3;
+/** Values shorter than this are cut only where they stand alone, not inside longer words. */
+const MIN_ANYWHERE_LENGTH = 8;
+/** Configuration words that are not secrets, however short values are treated. */
+const NOT_SECRETS = new Set(['true', 'false', 'null', 'none', 'yes', 'on', 'off']);
+
+function isUsableSecret(value: string): boolean {
+  return value.length >= MIN_SECRET_LENGTH && !NOT_SECRETS.has(value.toLowerCase());
+}
+
+function variantsOf(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1);
+  return [value, json, encodeURIComponent(value)];
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+const cutters = new WeakMap<readonly string[], (text: string) => string>();
+
+/**
+ * Replaces every known secret value in `text` with `"[REDACTED]"`. Values of 8 characters or more are
+ * cut wherever they appear; shorter ones (3 to 7 characters) only where no letter or digit touches them,
+ * so a short env value such as `abc1` is cut from `key=abc1;` but not from `abc123`; values under 3
+ * characters are left alone. The matcher is built once per secrets array.
+ *
+ * @example
+ * redactSecrets('bad key sk-live-1234 for abc1', ['sk-live-1234', 'abc1']) // → 'bad key [REDACTED] for [REDACTED]'
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0 || text === '') return text;
+  let cut = cutters.get(secrets);
+  if (cut === undefined) {
+    cut = createSecretCutter(secrets);
+    cutters.set(secrets, cut);
+  }
+  return cut(text);
+}
+
+function createSecretCutter(secrets: readonly string[]): (text: string) => string {
+  // Longest first: alternation takes the first branch that matches, so a secret containing another is cut whole.
+  const usable = [...new Set(secrets)].filter(isUsableSecret).sort((a, b) => b.length - a.length);
+  if (usable.length === 0) return (text) => text;
+  const branches = usable.map((secret) => {
+    const escaped = secret.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    return secret.length >= MIN_ANYWHERE_LENGTH ? escaped : `(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`;
+  });
+  const pattern = new RegExp(branches.join('|'), 'gu');
+  const shortest = usable[usable.length - 1]?.length ?? 0;
+  return (text) => (text.length < shortest ? text : text.replace(pattern, REDACTED));
 }

@@ -60,13 +60,15 @@ describe('createMcpBackend (stdio fixture server)', () => {
     expect(error.message).toBe('the widget is broken');
   });
 
-  it('reports a crash mid-call with exit code and stderr, then restarts the server on the next call', async () => {
+  it('reports a crash mid-call with its exit code, logs its stderr on the host, then restarts the server on the next call', async () => {
     const before = pidOf(backend);
     const error = await toolCallErrorOf(backend.call(callOf(capability, 'crash')));
     expect(error.code).toBe('SERVER_UNAVAILABLE');
     expect(error.message).toBe(
-      'MCP server "fixture" exited (exit code 1) during the call to tool "crash"; it will be restarted on the next call; stderr:\nfixture-server ready\nfixture: crashing on purpose',
+      'MCP server "fixture" exited (exit code 1) during the call to tool "crash"; it will be restarted on the next call; see the host log for its stderr',
     );
+    expect(error.details).toEqual({ server: 'fixture', tool: 'crash', exit: 'exit code 1' });
+    expect(backend.hostLog()).toEqual(['MCP server "fixture" exited (exit code 1); stderr:\nfixture-server ready\nfixture: crashing on purpose']);
     expect(processExists(before)).toBe(false);
     expect(backend.connectionCount()).toBe(0);
     const after = Number(await backend.call(callOf(capability, 'pid')));
@@ -115,16 +117,18 @@ describe('createMcpBackend (stdio fixture server)', () => {
 });
 
 describe('createMcpBackend (servers that cannot start)', () => {
-  it('fails the call with the exit code and stderr of a server that dies at start-up, and retries on the next call', async () => {
-    const backend = createMcpBackend({ servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } } });
+  it('fails the call with the exit code of a server that dies at start-up, logs its stderr on the host, and retries on the next call', async () => {
+    const logged: string[] = [];
+    const backend = createMcpBackend({ servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } }, log: (entry) => logged.push(entry) });
     const broken = { ...capability, module: 'mcp-broken' };
     try {
       const error = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
       expect(error.code).toBe('SERVER_UNAVAILABLE');
       expect(error.message).toBe(
-        `cannot call tool "echo": MCP server "broken": failed to start "${process.execPath} ${failStart}": it exited (exit code 3) before completing the MCP handshake; stderr:\nfatal: GITHUB_TOKEN is not set`,
+        `cannot call tool "echo": MCP server "broken": failed to start "${process.execPath}": it exited (exit code 3) before completing the MCP handshake; see the host log for its stderr`,
       );
-      expect(error.details?.connectCode).toBe('MCP_CONNECT_FAILED');
+      expect(error.details).toEqual({ server: 'broken', tool: 'echo', connectCode: 'MCP_CONNECT_FAILED', exit: 'exit code 3' });
+      expect(logged).toEqual([`MCP server "broken": failed to start "${process.execPath}": it exited (exit code 3) before completing the MCP handshake; stderr:\nfatal: GITHUB_TOKEN is not set`]);
       const again = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
       expect(again.code).toBe('SERVER_UNAVAILABLE');
     } finally {
@@ -137,7 +141,7 @@ describe('createMcpBackend (servers that cannot start)', () => {
     try {
       const error = await toolCallErrorOf(backend.call(callOf({ ...capability, module: 'mcp-missing' }, 'echo', { text: 'x' })));
       expect(error.code).toBe('SERVER_UNAVAILABLE');
-      expect(error.message).toBe('cannot call tool "echo": MCP server "missing": failed to start "agent-spaces-no-such-command --stdio": spawn agent-spaces-no-such-command ENOENT');
+      expect(error.message).toBe('cannot call tool "echo": MCP server "missing": failed to start "agent-spaces-no-such-command": spawn agent-spaces-no-such-command ENOENT');
     } finally {
       await backend.close();
     }

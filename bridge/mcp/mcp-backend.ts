@@ -1,9 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AgentSpacesError, ToolCallError, errorMessage } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
-import { connectMcpServer } from '../../config/mcp-connect.js';
+import { McpConnectError, connectMcpServer } from '../../config/mcp-connect.js';
 import type { McpServerConfig } from '../../config/schema.js';
+import { secretsOfServer } from '../../config/server-secrets.js';
 import type { Backend, BackendCall } from '../backend.js';
+import { createRedactor, redactToolCallError } from '../redact.js';
 import { mapToolResult } from './map-tool-result.js';
 import { ServerSlot } from './server-slot.js';
 import type { InflightCall, LiveConnection, McpConnector } from './server-slot.js';
@@ -27,6 +29,12 @@ export interface McpBackendOptions {
   connect?: McpConnector;
   defaultTimeoutMs?: number;
   defaultMaxTotalTimeoutMs?: number;
+  /**
+   * The host log: what a server wrote to stderr before it failed to start or exited during a call,
+   * redacted. Programs only learn that it happened ("see the host log"). The pool also keeps the last
+   * entries itself ({@link McpBackend.hostLog}).
+   */
+  log?: (entry: string) => void;
 }
 
 export interface McpBackendConnectionInfo {
@@ -44,7 +52,13 @@ export interface McpBackend extends Backend {
   connectionCount(): number;
   /** What is open, per server. */
   connections(): McpBackendConnectionInfo[];
+  /** The last entries of the host log (servers' stderr when they failed), redacted, oldest first. */
+  hostLog(): string[];
 }
+
+/** How many host log entries the pool keeps, and how long one may be. */
+const HOST_LOG_ENTRIES = 50;
+const HOST_LOG_ENTRY_CHARS = 4096;
 
 /**
  * Creates the MCP client pool: one connection per server, opened on its first call, shared by
@@ -57,6 +71,16 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
   const defaultMaxTotalTimeoutMs = options.defaultMaxTotalTimeoutMs ?? DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS;
   const slots = new Map<string, ServerSlot>();
+  // Everything in a server's configuration is a secret; a server may echo any of it (or another's) in
+  // an error, so every error the pool raises is redacted here, once, with all of them.
+  const redactValue = createRedactor({ secrets: [...new Set(Object.values(options.servers).flatMap((server) => secretsOfServer(server.config)))] });
+  const hostLog: string[] = [];
+  const log = (entry: string): void => {
+    const line = redactValue(entry.length > HOST_LOG_ENTRY_CHARS ? `…${entry.slice(-HOST_LOG_ENTRY_CHARS)}` : entry);
+    hostLog.push(line);
+    if (hostLog.length > HOST_LOG_ENTRIES) hostLog.shift();
+    options.log?.(line);
+  };
   for (const [module, server] of Object.entries(options.servers)) {
     slots.set(
       module,
@@ -93,6 +117,18 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
   }
 
   async function call(call: BackendCall): Promise<unknown> {
+    try {
+      return await callServer(call);
+    } catch (error) {
+      const failure =
+        error instanceof ToolCallError
+          ? error
+          : new ToolCallError('TOOL_FAILED', `call to ${call.capability.module}.${call.function.name} failed: ${errorMessage(error)}`, { capability: call.capability.module, function: call.function.name }, { cause: error });
+      throw redactToolCallError(failure, redactValue);
+    }
+  }
+
+  async function callServer(call: BackendCall): Promise<unknown> {
     const target = { capability: call.capability.module, function: call.function.name };
     const slot = slots.get(call.capability.module);
     if (slot === undefined) {
@@ -145,8 +181,11 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       return mapToolResult(asCallToolResult(result), call.function, call.resultMode, { ...target, server, tool });
     } catch (error) {
       if (error instanceof ToolCallError) throw error;
-      // The child's last stderr lines arrive just after it closes; let them land before quoting them.
-      if (!live.alive) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (!live.alive) {
+        // The child's last stderr lines arrive just after it closes; let them land before logging them.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        logExit(live, server);
+      }
       throw toToolCallError(error, { ...target, server, tool, timeoutMs, maxTotalTimeoutMs, inflight, live });
     } finally {
       runCalls.delete(inflight);
@@ -162,12 +201,26 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       if (signal.aborted) {
         throw new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled while the server was starting`, target);
       }
-      const reason = error instanceof AgentSpacesError ? error.message : `MCP server "${server}": ${errorMessage(error)}`;
-      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": ${reason}`, target, {
-        details: { server, tool, ...(error instanceof AgentSpacesError ? { connectCode: error.code, ...error.details } : {}) },
+      // The program learns what failed, not what the server said: that goes to the host log.
+      const logged = error instanceof McpConnectError && error.stderr.trim() !== '';
+      if (logged) log(`${error.reason}; stderr:\n${error.stderr.trim()}`);
+      const reason = error instanceof McpConnectError ? error.reason : error instanceof AgentSpacesError ? error.message : `MCP server "${server}": ${errorMessage(error)}`;
+      const exit = error instanceof AgentSpacesError ? error.details?.exit : undefined;
+      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": ${reason}${logged ? '; see the host log for its stderr' : ''}`, target, {
+        details: { server, tool, ...(error instanceof AgentSpacesError ? { connectCode: error.code } : {}), ...(typeof exit === 'string' ? { exit } : {}) },
         cause: error,
       });
     }
+  }
+
+  /** Logs once what a server that died during calls wrote to stderr. */
+  function logExit(live: LiveConnection, server: string): void {
+    if (live.exitLogged === true) return;
+    live.exitLogged = true;
+    const stderr = live.connection.stderrTail().trim();
+    if (stderr === '') return;
+    const exit = live.connection.exitStatus?.();
+    log(`MCP server "${server}" ${exit === undefined ? 'closed the connection' : `exited (${exit})`}; stderr:\n${stderr}`);
   }
 
   return {
@@ -177,6 +230,7 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       await Promise.all([...slots.values()].map((slot) => slot.close()));
     },
     connectionCount: () => [...slots.values()].filter((slot) => slot.current !== undefined).length,
+    hostLog: () => [...hostLog],
     connections: () =>
       [...slots.values()].flatMap((slot) => {
         const live = slot.current;

@@ -25,6 +25,8 @@ export interface LiveConnection {
   /** Per built function: why it drifted from the live tool list (`undefined`: unchanged). */
   readonly drift: WeakMap<FunctionSpec, string | undefined>;
   readonly inflight: Set<InflightCall>;
+  /** Whether the pool has logged this connection's stderr after it died. */
+  exitLogged?: boolean;
 }
 
 export interface ServerSlotOptions {

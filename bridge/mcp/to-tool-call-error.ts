@@ -34,13 +34,14 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
   if (!call.live.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
     const { connection } = call.live;
     const exit = connection.exitStatus?.();
-    const stderr = connection.stderrTail().trim();
+    // What the server wrote to stderr may quote its secrets: it goes to the host log, not to the program.
+    const logged = connection.stderrTail().trim() !== '';
     const how = connection.transport === 'stdio' ? `exited${exit === undefined ? '' : ` (${exit})`}` : 'closed the connection';
     return new ToolCallError(
       'SERVER_UNAVAILABLE',
-      `MCP server "${call.server}" ${how} during the call to tool "${call.tool}"; it will be restarted on the next call${stderr === '' ? '' : `; stderr:\n${stderr}`}`,
+      `MCP server "${call.server}" ${how} during the call to tool "${call.tool}"; it will be restarted on the next call${logged ? '; see the host log for its stderr' : ''}`,
       target,
-      { details: { ...details, ...(exit === undefined ? {} : { exit }), stderr }, cause: error },
+      { details: { ...details, ...(exit === undefined ? {} : { exit }) }, cause: error },
     );
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
