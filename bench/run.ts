@@ -1,20 +1,28 @@
 // `npm run bench`: runs every benchmark in this folder and prints one Markdown report.
 // Each benchmark measures its baseline in the same run and reports ratios (see bench/README.md).
 // Usage: npm run bench [-- <name> ...]   (names: compile, runtime, mcp, ...)
+// `npm run bench -- peers [--reps N]` compares Agent Spaces with other code-mode libraries (bench/peers/);
+// it installs them into bench/.peers/ on first use, so it is never part of the default run.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ALL = ['compile', 'build', 'bridge', 'runtime', 'mcp', 'mcp-sandbox', 'planner', 'agents'];
-const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+/** Known but run only when named. */
+const ON_REQUEST: Record<string, string> = { peers: './peers/index.ts' };
+/** Options that take a value (so the value is not read as a benchmark name). */
+const VALUE_OPTIONS = new Set(['--reps']);
+const args = process.argv.slice(2);
+const wanted = args.filter((arg, index) => !arg.startsWith('-') && !VALUE_OPTIONS.has(args[index - 1] ?? ''));
 const names = wanted.length > 0 ? wanted : ALL;
 
 const sections: string[] = [`# Agent Spaces benchmarks\n\nNode ${process.version}, ${new Date().toISOString()}\n`];
 let failed = false;
 for (const name of names) {
-  const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  const file = fileURLToPath(new URL(ON_REQUEST[name] ?? `./${name}.ts`, import.meta.url));
   if (!existsSync(file)) {
     if (wanted.length > 0) {
-      console.error(`bench: no benchmark named "${name}" (have: ${ALL.filter((n) => existsSync(fileURLToPath(new URL(`./${n}.ts`, import.meta.url)))).join(', ')})`);
+      const have = [...ALL.filter((n) => existsSync(fileURLToPath(new URL(`./${n}.ts`, import.meta.url)))), ...Object.keys(ON_REQUEST)];
+      console.error(`bench: no benchmark named "${name}" (have: ${have.join(', ')})`);
       failed = true;
     }
     continue;

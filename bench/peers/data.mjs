@@ -1,5 +1,6 @@
 // Shared by the orchestrator and every driver (plain JS: peer drivers run on Node 22 without tsx).
 // The payloads are deterministic, so the orchestrator knows each workload's expected result digest.
+/* global Buffer, setTimeout */
 import { createHash } from 'node:crypto';
 
 /** One record of the payloads: ~155 bytes of JSON, mixed value types. */

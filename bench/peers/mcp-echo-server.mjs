@@ -1,5 +1,6 @@
 // A tiny stdio MCP server for W4: `echo` answers at once, `work` takes `ms` milliseconds (a tool doing
 // work). Every system talks to this same script, run by the repo's Node. Run: node bench/peers/mcp-echo-server.mjs
+/* global setTimeout */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';

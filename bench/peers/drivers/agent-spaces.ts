@@ -3,16 +3,19 @@
 // worker isolation) with createBridge as its call handler, the way createSpace wires them — done by
 // hand only to raise the bridge's 1 MiB result cap (W5a returns 5.7 MB; createSpace has no option for
 // it). Runs on the repo's Node 20 with --no-node-snapshot, via tsx, from the repo's sources.
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveDriver } from './common.mjs';
+import type * as ApiModule from '../../../index.js';
+import type * as ToolsModule from '../as-tools.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP = { mcpEcho: 'echo', mcpWork: 'work' } as Record<string, string>;
 const BIG = 64 * 1024 * 1024;
 
-type Api = typeof import('../../../index.js');
-type Tools = typeof import('../as-tools.js');
+type Api = typeof ApiModule;
+type Tools = typeof ToolsModule;
 
 await serveDriver<{ api: Api; tools: Tools }>({
   async load() {
@@ -24,6 +27,7 @@ await serveDriver<{ api: Api; tools: Tools }>({
     const outDir = String(options.outDir);
     const useMcp = typeof options.mcpServer === 'string';
     const root = path.dirname(outDir);
+    mkdirSync(root, { recursive: true }); // the MCP server is started with the space's root as its cwd
     const config = api.resolveConfig(
       {
         capabilities: [path.relative(root, path.join(here, '..', 'as-tools.ts'))],
@@ -44,8 +48,8 @@ await serveDriver<{ api: Api; tools: Tools }>({
       ...(useMcp && mcpConfig ? { 'mcp-bench': api.createMcpBackend({ servers: { 'mcp-bench': { name: 'bench', config: mcpConfig } } }) } : {}),
     };
     const bridge = api.createBridge({ capabilities: specs, backends, maxResultBytes: BIG });
-    const sandbox = api.createSandbox({ outDir, isolation: 'worker' });
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
+    const sandbox = api.createSandbox({ outDir, isolation: 'worker', limits });
     return {
       info: `Agent Spaces (worker) on Node ${process.version}`,
       async run(body, uses, { check }) {

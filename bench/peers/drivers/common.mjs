@@ -2,6 +2,7 @@
 // that sets its system up once, then reads commands as JSON lines on stdin — a workload's program text,
 // how many runs, how many at once — runs them and answers one JSON line on stdout with the time of
 // each run and a digest of each result. Anything the system itself prints goes to stderr.
+/* global process, performance, console */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';

@@ -3,6 +3,7 @@
 // asynchronous ones through apply with a promise result, so parallel calls overlap), the result copied
 // out as JSON. For W4 (`direct: true`) it runs the program's text directly on the host against an MCP
 // SDK Client — the direct `Client.callTool` baseline. Runs on the repo's Node and its isolated-vm.
+/* global process */
 import { serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 

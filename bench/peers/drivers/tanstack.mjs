@@ -4,6 +4,7 @@
 // program in a fresh isolate. Its MCP package (@tanstack/ai-mcp 0.2.5) needs @tanstack/ai 0.42, which
 // ai-code-mode 0.3.4 does not accept, so for W4 a tool wraps an MCP SDK Client (the repo's SDK).
 // Runs on Node 22 with the cache's isolated-vm 6.
+/* global process */
 import { importFrom, prelude, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 

@@ -3,6 +3,7 @@
 // callToolChain(code) runs the text as JavaScript (no transpile) in a fresh isolate per call; tools
 // are synchronous in the sandbox (applySyncPromise), so awaiting their result is a no-op.
 // Runs on Node 22 with the cache's isolated-vm 6.
+/* global process */
 import { importFrom, prelude, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 

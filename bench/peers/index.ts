@@ -1,0 +1,391 @@
+/**
+ * `npm run bench -- peers [--reps N]`: Agent Spaces side by side with the code-mode libraries that run
+ * here — @utcp/code-mode and @tanstack/ai-code-mode (+ @tanstack/ai-isolate-node), both on isolated-vm —
+ * and a raw isolated-vm floor. Every system runs in its own child process (drivers/), gets the same
+ * program text per workload, and runs interleaved with the others (A,B,C,D, then the order rotated)
+ * over several repetitions. Every result is checked against the expected digest. Not in the default
+ * `npm run bench` (it installs the peers into bench/.peers/ on first use) and never in `npm test`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { CHUNK_ROWS, bigPayload, digest } from './data.mjs';
+import { CACHE, PACKAGES, ensurePeers, prefixOf } from './install.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
+
+type SystemId = 'as' | 'utcp' | 'tanstack' | 'floor';
+const SYSTEMS: SystemId[] = ['as', 'utcp', 'tanstack', 'floor'];
+const PEERS: SystemId[] = ['utcp', 'tanstack'];
+const TITLES: Record<SystemId, string> = { as: 'Agent Spaces (worker)', utcp: 'UTCP', tanstack: 'TanStack', floor: 'raw isolated-vm floor' };
+
+interface Workload {
+  key: string;
+  label: string;
+  body: string;
+  uses: string[];
+  expected: unknown;
+  /** Runs per repetition (after one warm-up run in the first repetition). */
+  runs: number;
+  check?: boolean;
+  /** Divide the run time by this many calls and show µs per call. */
+  perCall?: number;
+  systems?: SystemId[];
+  /** Why a system has no figure for this workload. */
+  na?: Partial<Record<SystemId, string>>;
+}
+
+const W2_CALLS = 1000;
+const W4_CALLS = 200;
+const W5B_CALLS = 200;
+const TRIVIAL = 'const answer = 6 * 7;\nreturn answer;';
+const W5B = `let rows = 0;\nfor (let i = 0; i < ${W5B_CALLS}; i++) {\n  const part = await chunk({ i });\n  if (part.i === i) rows += part.items.length;\n}\nreturn rows;`;
+
+const WORKLOADS: Workload[] = [
+  { key: 'W1', label: 'W1 cold run of a trivial program, fresh sandbox, no type-check', body: TRIVIAL, uses: [], expected: 42, runs: 10 },
+  {
+    key: 'W1c',
+    label: 'W1 … with the default type-check (warm)',
+    body: TRIVIAL,
+    uses: [],
+    expected: 42,
+    runs: 5,
+    check: true,
+    systems: ['as'],
+    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
+  },
+  {
+    key: 'W2',
+    label: `W2 ${W2_CALLS.toLocaleString('en')} sequential awaited echo calls, per call`,
+    body: `let ok = 0;\nfor (let i = 0; i < ${W2_CALLS}; i++) {\n  const r = await echo({ text: 'm' + i });\n  if (r.text === 'm' + i) ok++;\n}\nreturn ok;`,
+    uses: ['echo'],
+    expected: W2_CALLS,
+    runs: 2,
+    perCall: W2_CALLS,
+  },
+  {
+    key: 'W3',
+    label: 'W3 100 parallel calls of a 50 ms host tool (Promise.all)',
+    body: 'const all = await Promise.all(Array.from({ length: 100 }, () => sleep({ ms: 50 })));\nreturn all.reduce((sum, r) => sum + r.ms, 0);',
+    uses: ['sleep'],
+    expected: 5000,
+    runs: 1,
+  },
+  {
+    key: 'W4',
+    label: `W4 ${W4_CALLS} calls to a stdio MCP echo server`,
+    body: `let ok = 0;\nfor (let i = 0; i < ${W4_CALLS}; i++) {\n  const r = await mcpEcho({ text: 'hello ' + i });\n  if (JSON.stringify(r).includes('hello ' + i)) ok++;\n}\nreturn ok;`,
+    uses: ['mcpEcho'],
+    expected: W4_CALLS,
+    runs: 2,
+  },
+  {
+    key: 'W4w',
+    label: `W4 ${W4_CALLS} calls to an MCP tool doing 2 ms of work`,
+    body: `let ok = 0;\nfor (let i = 0; i < ${W4_CALLS}; i++) {\n  const r = await mcpWork({ ms: 2 });\n  if (JSON.stringify(r).includes('worked 2 ms')) ok++;\n}\nreturn ok;`,
+    uses: ['mcpWork'],
+    expected: W4_CALLS,
+    runs: 1,
+  },
+  { key: 'W5a', label: 'W5a one call returning a 5.7 MB JSON result, returned out of the program', body: 'const data = await big({});\nreturn data;', uses: ['big'], expected: bigPayload(), runs: 2 },
+  { key: 'W5b', label: `W5b ${W5B_CALLS} calls each returning 50 KB`, body: W5B, uses: ['chunk'], expected: W5B_CALLS * CHUNK_ROWS, runs: 2 },
+];
+
+// ---------------------------------------------------------------------------------------------- drivers
+
+interface Reply {
+  type: string;
+  id?: number;
+  times?: number[];
+  results?: { sha: string; bytes: number }[];
+  error?: string;
+  baseRssMb?: number;
+  importRssMb?: number;
+  info?: string;
+}
+
+class Driver {
+  readonly child: ChildProcess;
+  readonly ready: Promise<Reply>;
+  private readonly waiting = new Map<number, (reply: Reply) => void>();
+  private nextId = 1;
+  private stderr: string[] = [];
+  private exited: Promise<void>;
+
+  constructor(
+    readonly system: SystemId,
+    command: string,
+    args: string[],
+  ) {
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: path.join(here, '..', '..') });
+    this.child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+      this.stderr.push(text);
+      if (this.stderr.length > 40) this.stderr.shift();
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    let readyResolve: (reply: Reply) => void = () => {};
+    let readyReject: (error: Error) => void = () => {};
+    this.ready = new Promise((resolve, reject) => {
+      readyResolve = resolve;
+      readyReject = reject;
+    });
+    const lines = createInterface({ input: this.child.stdout! });
+    lines.on('line', (line) => {
+      let reply: Reply;
+      try {
+        reply = JSON.parse(line) as Reply;
+      } catch {
+        return; // not ours
+      }
+      if (reply.type === 'ready') readyResolve(reply);
+      else if (reply.id !== undefined) this.waiting.get(reply.id)?.(reply);
+    });
+    this.child.once('exit', (code, signal) => {
+      const error = new Error(`${TITLES[system]} driver exited (${String(code ?? signal)}): ${this.stderr.join('').slice(-3000)}`);
+      readyReject(error);
+      for (const resolve of this.waiting.values()) resolve({ type: 'result', error: error.message });
+      this.waiting.clear();
+    });
+  }
+
+  request(command: Record<string, unknown>): Promise<Reply> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, (reply) => {
+        this.waiting.delete(id);
+        resolve(reply);
+      });
+      this.child.stdin!.write(JSON.stringify({ ...command, id }) + '\n');
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.stdin!.write(JSON.stringify({ type: 'exit' }) + '\n');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+function startDriver(system: SystemId, node22: string, options: { mcp: boolean; build: boolean }): Driver {
+  const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
+  switch (system) {
+    case 'as':
+      return new Driver(system, process.execPath, [
+        '--no-node-snapshot',
+        '--import',
+        'tsx',
+        path.join(here, 'drivers', 'agent-spaces.ts'),
+        JSON.stringify({ ...mcp, outDir: path.join(CACHE, 'agent-spaces', 'build'), build: options.build }),
+      ]);
+    case 'utcp':
+    case 'tanstack':
+      return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
+    case 'floor':
+      return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify(mcp)]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- memory
+
+const PAGE = 4096;
+
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) found.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // gone
+  }
+  return found;
+}
+
+/** Sum of the RSS of a process and all its descendants, in MB. */
+function treeRssMb(root: number): number {
+  let pages = 0;
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    try {
+      pages += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    } catch {
+      continue;
+    }
+    queue.push(...childrenOf(pid));
+  }
+  return (pages * PAGE) / 1024 / 1024;
+}
+
+function samplePeak(pid: number, everyMs = 20): { stop: () => number } {
+  let peak = treeRssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, treeRssMb(pid))), everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, treeRssMb(pid));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- run
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+const rotate = <T>(items: T[], by: number): T[] => items.map((_, index) => items[(index + by) % items.length]!);
+
+function checkReply(system: SystemId, what: string, reply: Reply, expected: { sha: string; bytes: number }): number[] {
+  if (reply.error) throw new Error(`${TITLES[system]}, ${what}: ${reply.error}`);
+  for (const result of reply.results ?? []) {
+    if (result.sha !== expected.sha) throw new Error(`${TITLES[system]}, ${what}: wrong result (${result.bytes} bytes, digest ${result.sha}; expected ${expected.bytes} bytes, ${expected.sha})`);
+  }
+  return reply.times ?? [];
+}
+
+function repsFromArgv(): number {
+  const index = process.argv.indexOf('--reps');
+  const value = index >= 0 ? Number(process.argv[index + 1]) : 7;
+  if (!Number.isInteger(value) || value < 1) throw new Error('bench peers: --reps wants a positive integer');
+  return value;
+}
+
+export async function run(): Promise<string> {
+  const reps = repsFromArgv();
+  const loadStart = os.loadavg();
+  const started = new Date();
+  const node22 = ensurePeers();
+  const log = (line: string) => console.error(`bench peers: ${line}`);
+
+  // Long-lived drivers for W1–W5 (the Agent Spaces one builds the capabilities first).
+  const drivers = new Map<SystemId, Driver>();
+  const samples = new Map<string, number[]>(); // `${workload}:${system}` → ms
+  const add = (key: string, values: number[]) => samples.set(key, [...(samples.get(key) ?? []), ...values]);
+  const infos = new Map<SystemId, Reply>();
+  try {
+    for (const system of SYSTEMS) drivers.set(system, startDriver(system, node22, { mcp: true, build: true }));
+    for (const [system, driver] of drivers) infos.set(system, await driver.ready);
+    log(`drivers ready: ${[...infos.values()].map((info) => info.info).join('; ')}`);
+
+    for (let rep = 0; rep < reps; rep++) {
+      for (const [index, workload] of WORKLOADS.entries()) {
+        const expected = digest(workload.expected);
+        for (const system of rotate(SYSTEMS, rep + index)) {
+          if (workload.systems && !workload.systems.includes(system)) continue;
+          const reply = await drivers.get(system)!.request({
+            body: workload.body,
+            uses: workload.uses,
+            runs: workload.runs,
+            warmup: rep === 0 ? (workload.key === 'W1' ? 3 : 1) : 0,
+            check: workload.check ?? false,
+          });
+          add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));
+        }
+      }
+      log(`repetition ${rep + 1}/${reps} of W1–W5 done`);
+    }
+  } finally {
+    await Promise.all([...drivers.values()].map((driver) => driver.close()));
+  }
+
+  // W6: a fresh driver process per measurement (no MCP, no build), its whole process tree sampled.
+  const w6Expected = digest(W5B_CALLS * CHUNK_ROWS);
+  for (let rep = 0; rep < reps; rep++) {
+    for (const [index, system] of rotate(SYSTEMS, rep).entries()) {
+      for (const concurrency of index % 2 === 0 ? [1, 16] : [16, 1]) {
+        const driver = startDriver(system, node22, { mcp: false, build: false });
+        const sampler = samplePeak(driver.child.pid!);
+        try {
+          const ready = await driver.ready;
+          add(`import-base:${system}`, [ready.baseRssMb ?? Number.NaN]);
+          add(`import:${system}`, [ready.importRssMb ?? Number.NaN]);
+          const reply = await driver.request({ body: W5B, uses: ['chunk'], runs: 1, warmup: 1, concurrency });
+          add(`W6-wall-${concurrency}:${system}`, checkReply(system, `W6 × ${concurrency}`, reply, w6Expected));
+          add(`W6-rss-${concurrency}:${system}`, [sampler.stop()]);
+        } finally {
+          sampler.stop();
+          await driver.close();
+        }
+      }
+    }
+    log(`repetition ${rep + 1}/${reps} of W6 done`);
+  }
+  const loadEnd = os.loadavg();
+  return report({ reps, started, loadStart, loadEnd, samples, infos });
+}
+
+// ---------------------------------------------------------------------------------------------- report
+
+function report(input: { reps: number; started: Date; loadStart: number[]; loadEnd: number[]; samples: Map<string, number[]>; infos: Map<SystemId, Reply> }): string {
+  const m = (key: string, system: SystemId) => median(input.samples.get(`${key}:${system}`) ?? []);
+  const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
+  const fmt = (value: number, unit: string) => {
+    if (!Number.isFinite(value)) return '—';
+    if (unit === 'µs') return `${(value * 1000).toFixed(0)} µs`;
+    if (unit === 'MB') return `${value.toFixed(0)} MB`;
+    if (unit === 's') return `${(value / 1000).toFixed(2)} s`;
+    return value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(1)} ms`;
+  };
+  const rows: string[] = [];
+  const row = (label: string, values: Partial<Record<SystemId, number>>, unit: string, notes: Partial<Record<SystemId, string>> = {}) => {
+    const peerValues = PEERS.map((system) => values[system]).filter((value): value is number => value !== undefined && Number.isFinite(value));
+    const fastest = peerValues.length > 0 ? Math.min(...peerValues) : Number.NaN;
+    const cells = SYSTEMS.map((system) => {
+      const value = values[system];
+      if (value === undefined || !Number.isFinite(value)) return notes[system] ?? 'n/a';
+      const ratio = Number.isFinite(fastest) ? ` (${(value / fastest).toFixed(2)}×)` : '';
+      return `${fmt(value, unit)}${ratio}${notes[system] ? ` ${notes[system]}` : ''}`;
+    });
+    rows.push(`| ${label} | ${cells.join(' | ')} |`);
+  };
+  const all = (key: string, scale = 1) => Object.fromEntries(SYSTEMS.map((system) => [system, m(key, system) / scale])) as Record<SystemId, number>;
+
+  for (const workload of WORKLOADS) {
+    const values = all(workload.key, workload.perCall ?? 1);
+    if (workload.systems) for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
+    const notes: Partial<Record<SystemId, string>> = { ...workload.na };
+    if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = '(direct SDK `Client.callTool`, no sandbox)';
+    if (workload.key === 'W1c') {
+      // Against the fastest peer's unchecked run, as the goal puts it.
+      const fastest = Math.min(...PEERS.map((system) => m('W1', system)));
+      notes.as = `(${(values.as / fastest).toFixed(2)}× the fastest peer's unchecked W1)`;
+      rows.push(`| ${workload.label} | ${fmt(values.as, 'ms')} ${notes.as} | ${notes.utcp} | ${notes.tanstack} | ${notes.floor} |`);
+      continue;
+    }
+    row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes);
+  }
+  row('W6 peak RSS, host + sandbox processes, 1 concurrent run (W5b program)', all('W6-rss-1'), 'MB');
+  row('W6 peak RSS, host + sandbox processes, 16 concurrent runs', all('W6-rss-16'), 'MB');
+  row('W6 wall time of 16 concurrent runs', all('W6-wall-16'), 's');
+  row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms');
+  row('Host RSS right after importing the package (process at start)', all('import'), 'MB', Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])));
+
+  const versions = Object.entries(PACKAGES)
+    .map(([name, list]) => `${name}: ${list.join(', ')}`)
+    .join('; ');
+  return [
+    '## Peers: Agent Spaces vs code-mode libraries (issue 10)',
+    '',
+    `${input.started.toISOString()}, ${os.availableParallelism()} CPUs, load average (1/5/15 min) ${load(input.loadStart)} at start, ${load(input.loadEnd)} at end. ` +
+      `Medians over ${input.reps} interleaved repetitions (order rotated each repetition); every run's result checked. ` +
+      `Ratios are to the fastest peer (UTCP, TanStack) of the row.`,
+    '',
+    `| workload | ${SYSTEMS.map((system) => TITLES[system]).join(' | ')} |`,
+    `|---|${SYSTEMS.map(() => '---').join('|')}|`,
+    ...rows,
+    '',
+    `Systems: ${SYSTEMS.map((system) => `${TITLES[system]}: ${input.infos.get(system)?.info ?? '?'}`).join('; ')}. Peers installed: ${versions}.`,
+    '',
+  ].join('\n');
+}
