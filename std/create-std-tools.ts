@@ -4,6 +4,7 @@ import { createCsvTool } from './csv-tool.js';
 import { createFsTool } from './fs-tool.js';
 import { createHttpTool } from './http-tool.js';
 import { createJsonTool } from './json-tool.js';
+import { DEFAULT_STD_LIMITS, type StdLimits } from './std-limits.js';
 import { createTimeTool } from './time-tool.js';
 
 export interface StdToolsOptions {
@@ -14,6 +15,11 @@ export interface StdToolsOptions {
   fetch?: typeof fetch;
   /** Clock for `time.now`, in epoch ms. */
   now?: () => number;
+  /**
+   * Host budgets (see docs/security-std-limits.md). `maxWriteBytesPerRun` is config
+   * `std.fs.maxWriteBytesPerRun`; keep `maxResultBytes` at or below the bridge's result cap.
+   */
+  limits?: Partial<StdLimits>;
 }
 
 /**
@@ -22,12 +28,18 @@ export interface StdToolsOptions {
  * runs them through an in-process backend, under the same validation, policy and events as any tool.
  */
 export function createStdTools(options: StdToolsOptions): ToolDefinition[] {
+  const limits: StdLimits = { ...DEFAULT_STD_LIMITS, ...options.limits };
   return [
-    createFsTool({ root: options.root }),
-    createHttpTool({ allowHosts: options.http?.allowHosts ?? [], ...(options.fetch === undefined ? {} : { fetch: options.fetch }) }),
-    createJsonTool(),
-    createCsvTool(),
-    createCryptoTool(),
+    createFsTool({ root: options.root, maxWriteBytesPerRun: limits.maxWriteBytesPerRun, maxResultBytes: limits.maxResultBytes }),
+    createHttpTool({
+      allowHosts: options.http?.allowHosts ?? [],
+      maxResultBytes: limits.maxResultBytes,
+      maxInputChars: limits.maxInputChars,
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    }),
+    createJsonTool(limits),
+    createCsvTool(limits),
+    createCryptoTool(limits),
     createTimeTool(options.now === undefined ? {} : { now: options.now }),
   ];
 }

@@ -34,4 +34,12 @@ describe('std crypto', () => {
     expect(Buffer.from((await callTool(crypto, 'randomBytes', { length: 9, encoding: 'base64' })) as string, 'base64')).toHaveLength(9);
     await expect(callTool(crypto, 'randomBytes', { length: 0 })).rejects.toThrow();
   });
+
+  it('bounds what it hashes', async () => {
+    const small = createCryptoTool({ maxInputChars: 16 });
+    await expect(callTool(small, 'hash', { data: 'x'.repeat(16) })).resolves.toMatch(/^[0-9a-f]{64}$/);
+    await expect(callTool(small, 'hash', { data: 'x'.repeat(17) })).rejects.toThrow(/16/);
+    await expect(callTool(small, 'hmac', { key: 'k', data: 'x'.repeat(17) })).rejects.toThrow(/16/);
+    await expect(callTool(crypto, 'hmac', { key: 'k'.repeat(64 * 1024 + 1), data: 'x' })).rejects.toThrow(/65536/);
+  });
 });

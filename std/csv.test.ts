@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCsv, parseCsvRows, stringifyCsv } from './csv.js';
 import { createCsvTool } from './csv-tool.js';
 import { callTool } from './test-support/call-tool.js';
+import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 
 describe('csv', () => {
   it.each<[string, string, string[][]]>([
@@ -59,5 +60,40 @@ describe('csv', () => {
     const csv = createCsvTool();
     await expect(callTool(csv, 'parse', { text: 'a,b\n1,2' })).resolves.toEqual([{ a: '1', b: '2' }]);
     await expect(callTool(csv, 'stringify', { rows: [{ a: '1' }] })).resolves.toBe('a\n1\n');
+  });
+});
+
+describe('csv: host budgets', () => {
+  const csv = createCsvTool();
+
+  it('refuses a short header row that would widen many short rows into billions of cells, before building one record', async () => {
+    // 50 000 columns and 100 000 one-field rows: under 1 MiB of text, five billion properties if built.
+    const header = Array.from({ length: 50_000 }, (_, index) => `c${index}`).join(',');
+    const text = `${header}\n${'x\n'.repeat(100_000)}`;
+    const error = await toolCallErrorOf(callTool(csv, 'parse', { text }));
+    expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', details: { maxResultBytes: 1024 * 1024 } });
+    expect(error.message).toBe(
+      'the parsed records would be larger than 1 MiB, the most a std result may be: parse or write fewer rows per call (split the text at line breaks)',
+    );
+  });
+
+  it('refuses rows of empty fields that would triple the text', async () => {
+    const error = await toolCallErrorOf(callTool(csv, 'parseRows', { text: ','.repeat(1_000_000) }));
+    expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringContaining('the parsed rows would be larger than 1 MiB') });
+  });
+
+  it('refuses objects with different keys that would widen every row to all of them', async () => {
+    const rows = Array.from({ length: 300 }, (_, row) => Object.fromEntries(Array.from({ length: 300 }, (_, column) => [`k${row}_${column}`, 1])));
+    const error = await toolCallErrorOf(callTool(csv, 'stringify', { rows }));
+    expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringContaining('the CSV text would be larger than 1 MiB') });
+  });
+
+  it('refuses a text longer than the input limit, and works right up to the output cap', async () => {
+    const small = createCsvTool({ maxInputChars: 100, maxResultBytes: 200 });
+    await expect(callTool(small, 'parseRows', { text: 'x'.repeat(101) })).rejects.toThrow(/100/);
+    await expect(callTool(small, 'parseRows', { text: 'x'.repeat(100) })).resolves.toEqual([['x'.repeat(100)]]);
+    expect(parseCsv('a,b\n1,2\n', { maxOutputBytes: 100 })).toEqual([{ a: '1', b: '2' }]);
+    expect(() => parseCsv('a,b\n1,2\n', { maxOutputBytes: 10 })).toThrow('would be larger than 10 bytes');
+    expect(() => stringifyCsv([{ a: 'x'.repeat(20) }], { maxOutputBytes: 10 })).toThrow('the CSV text would be larger than 10 bytes');
   });
 });

@@ -2,15 +2,25 @@
  * CSV as RFC 4180 describes it: fields separated by a delimiter, quoted with `"` when they hold the
  * delimiter, a quote (written `""`) or a line break; rows end with LF or CRLF.
  */
+import { OutputTooLargeError } from './std-limits.js';
 
 export interface CsvOptions {
   /** One character; default `,`. */
   delimiter?: string;
+  /**
+   * Stop with an `OutputTooLargeError` once the result would pass this size: its JSON for the parsers
+   * (a short header row can make every row as wide as the header), its text for `stringifyCsv`.
+   */
+  maxOutputBytes?: number;
 }
+
+/** JSON bytes a field costs at least: its quotes and the comma after it. */
+const FIELD_OVERHEAD = 3;
 
 /** Parses CSV text into rows of fields. A trailing line break does not make an empty last row. */
 export function parseCsvRows(text: string, options: CsvOptions = {}): string[][] {
   const delimiter = checkDelimiter(options.delimiter);
+  const maxOutputBytes = options.maxOutputBytes ?? Infinity;
   const input = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const rows: string[][] = [];
   let row: string[] = [];
@@ -18,8 +28,12 @@ export function parseCsvRows(text: string, options: CsvOptions = {}): string[][]
   let quoted = false;
   let fieldStarted = false;
   let index = 0;
+  let outputBytes = 2;
 
   const endField = (): void => {
+    // A text of delimiters alone makes three bytes of output per byte of input: counted as it grows.
+    outputBytes += field.length + FIELD_OVERHEAD;
+    if (outputBytes > maxOutputBytes) throw new OutputTooLargeError('the parsed rows', maxOutputBytes);
     row.push(field);
     field = '';
     fieldStarted = false;
@@ -79,6 +93,15 @@ export function parseCsv(text: string, options: CsvOptions = {}): Record<string,
     seen.set(name, count);
     return count === 1 ? name : `${name}_${count}`;
   });
+  // Each record repeats every column name: measured before one is built, since 50 000 columns and
+  // 100 000 one-field rows (under 1 MiB of text) would otherwise make five billion properties.
+  const keyBytes = columns.reduce((sum, column) => sum + column.length + FIELD_OVERHEAD + 1, 2);
+  const maxOutputBytes = options.maxOutputBytes ?? Infinity;
+  let outputBytes = 2;
+  for (const row of body) {
+    outputBytes += keyBytes + row.reduce((sum, value) => sum + value.length + FIELD_OVERHEAD, 0);
+    if (outputBytes > maxOutputBytes) throw new OutputTooLargeError('the parsed records', maxOutputBytes);
+  }
   return body.map((row) => {
     const record: Record<string, string> = {};
     // Defined, not assigned, and checked as own keys: a column may be named `__proto__` or `constructor`.
@@ -95,9 +118,15 @@ export function parseCsv(text: string, options: CsvOptions = {}): Record<string,
  */
 export function stringifyCsv(rows: readonly unknown[], options: CsvOptions & { columns?: readonly string[]; header?: boolean } = {}): string {
   const delimiter = checkDelimiter(options.delimiter);
+  const maxOutputBytes = options.maxOutputBytes ?? Infinity;
   const lines: string[] = [];
+  let length = 0;
   const write = (fields: readonly unknown[]): void => {
-    lines.push(fields.map((field) => quote(cell(field), delimiter)).join(delimiter));
+    // Objects with different keys widen every row to all the keys seen: checked line by line.
+    const line = fields.map((field) => quote(cell(field), delimiter)).join(delimiter);
+    length += line.length + 1;
+    if (length > maxOutputBytes) throw new OutputTooLargeError('the CSV text', maxOutputBytes);
+    lines.push(line);
   };
   if (rows.every((row) => Array.isArray(row))) {
     if (options.columns !== undefined && options.header !== false) write(options.columns);

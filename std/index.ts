@@ -12,3 +12,5 @@ export { createCryptoTool } from './crypto-tool.js';
 export { createTimeTool } from './time-tool.js';
 export { isHostAllowed } from './host-allow-list.js';
 export { resolveInWorkspace } from './workspace-path.js';
+export { DEFAULT_STD_LIMITS } from './std-limits.js';
+export type { StdLimits } from './std-limits.js';

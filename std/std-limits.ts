@@ -1,3 +1,6 @@
+import { ToolCallError } from '../core/index.js';
+import type { ToolCallContext } from '../core/index.js';
+
 /**
  * The host budgets of the standard library. Every std function runs on the host with arguments a
  * hostile program chose, so each one bounds what it reads, buffers, writes and keeps — whatever the
@@ -37,4 +40,32 @@ export function formatBytes(bytes: number): string {
     unit += 1;
   }
   return unit === 0 ? `${bytes} bytes` : `${Number(value.toFixed(1))} ${units[unit]}`;
+}
+
+/**
+ * A std computation stopped because its result would pass `limit` (bytes or characters). Thrown by
+ * the pure helpers (csv, json); the tools turn it into a `RESULT_TOO_LARGE` tool error.
+ */
+export class OutputTooLargeError extends RangeError {
+  override readonly name = 'OutputTooLargeError';
+
+  constructor(
+    readonly what: string,
+    readonly limit: number,
+  ) {
+    super(`${what} would be larger than ${formatBytes(limit)}`);
+  }
+}
+
+/** Runs a std computation, turning an `OutputTooLargeError` into a `RESULT_TOO_LARGE` tool error that says what to do. */
+export function withOutputLimit<T>(context: ToolCallContext, advice: string, action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    if (!(error instanceof OutputTooLargeError)) throw error;
+    throw new ToolCallError('RESULT_TOO_LARGE', `${error.message}, the most a std result may be: ${advice}`, { capability: context.capability, function: context.function }, {
+      details: { maxResultBytes: error.limit },
+      cause: error,
+    });
+  }
 }
