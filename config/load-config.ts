@@ -81,7 +81,7 @@ export function resolveConfig(
     mcpServers,
     outDir,
     sandbox: parsed.data.sandbox ?? {},
-    std: std.fs ? { ...std, fs: { root: path.resolve(root, std.fs.root) } } : std,
+    std: std.fs?.root === undefined ? std : { ...std, fs: { ...std.fs, root: path.resolve(root, std.fs.root) } },
     model,
     agents: (parsed.data.agents ?? []).map((entry) => (/^https?:\/\//i.test(entry) ? entry : path.resolve(root, entry))),
     agentSessions: path.resolve(root, parsed.data.agentSessions ?? path.join(outDir, 'sessions')),

@@ -51,7 +51,14 @@ export const sandboxSchema = z.strictObject({
 });
 
 export const stdSchema = z.strictObject({
-  fs: z.strictObject({ root: z.string() }).optional(),
+  fs: z
+    .strictObject({
+      /** The workspace folder, relative to the config file (default `workspace`). */
+      root: z.string().optional(),
+      /** Bytes one run may write with fs.writeFile and fs.appendFile, in all (default 64 MiB). */
+      maxWriteBytesPerRun: z.number().int().min(0).optional(),
+    })
+    .optional(),
   http: z.strictObject({ allowHosts: z.array(z.string()) }).optional(),
 });
 

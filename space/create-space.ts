@@ -88,6 +88,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const std = createStdTools({
     root: workspace,
     ...(config.std.http ? { http: config.std.http } : {}),
+    ...(config.std.fs?.maxWriteBytesPerRun === undefined ? {} : { limits: { maxWriteBytesPerRun: config.std.fs.maxWriteBytesPerRun } }),
   });
   const stdTools = new Map<string, ToolDefinition>(std.map((definition) => [stdModule(definition.name), definition]));
   const extraTools: ExtraTool[] = [
