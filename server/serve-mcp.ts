@@ -249,7 +249,8 @@ function refuse(response: ServerResponse, refusal: Refusal): void {
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
 function definedOnly(http: McpHttpOptions): Partial<Record<keyof typeof DEFAULT_HTTP_LIMITS, number>> {
