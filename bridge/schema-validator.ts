@@ -1,8 +1,6 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../core/index.js';
+import { createJsonSchemaCompiler } from '../core/json-schema.js';
 
 /** One problem found in a value, with a readable path (`user.tags[0]`, or `''` for the value itself). */
 export interface SchemaIssue {
@@ -12,45 +10,19 @@ export interface SchemaIssue {
 
 export type SchemaCheck = (value: unknown) => SchemaIssue[];
 
-type FormatsPlugin = (ajv: Ajv) => Ajv;
-// ajv-formats is CommonJS with `exports.default`; NodeNext types its default import as the namespace.
-const addFormats: FormatsPlugin =
-  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
-
-const ajvOptions: Options = { allErrors: true, strict: false, validateFormats: true };
-
 /**
- * Compiles JSON Schemas into checks, picking the ajv dialect from `$schema` (2020-12, 2019-09, or
- * draft-07 for anything else, which is what most tool schemas are written in).
+ * Compiles JSON Schemas into checks with the same ajv setup the compiler used at build time
+ * (`createJsonSchemaCompiler`), so a schema that built is one that validates here.
+ *
+ * @throws CompileError (code `INVALID_SCHEMA`) for a schema ajv cannot compile.
  */
 export function createSchemaCompiler(): (schema: JsonSchema) => SchemaCheck {
-  const instances = new Map<string, Ajv>();
-  const ajvFor = (dialect: 'draft-07' | '2019-09' | '2020-12'): Ajv => {
-    let ajv = instances.get(dialect);
-    if (ajv === undefined) {
-      ajv =
-        dialect === '2020-12'
-          ? (new Ajv2020(ajvOptions) as unknown as Ajv)
-          : dialect === '2019-09'
-            ? (new Ajv2019(ajvOptions) as unknown as Ajv)
-            : new Ajv(ajvOptions);
-      addFormats(ajv);
-      instances.set(dialect, ajv);
-    }
-    return ajv;
-  };
-
+  const compile = createJsonSchemaCompiler();
   return (schema) => {
-    const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
-    const dialect = declared.includes('2020-12') ? '2020-12' : declared.includes('2019-09') ? '2019-09' : 'draft-07';
-    // Each instance knows its own meta-schema; draft-04/06 URIs are not registered in ajv but validate
-    // the same under draft-07. `$id` goes too: two tools may share one, and ajv refuses duplicates.
-    const { $schema: _ignored, $id: _id, ...body } = schema;
-    const validate: ValidateFunction = ajvFor(dialect).compile(body);
+    const validate: ValidateFunction = compile(schema);
     return (value) => (validate(value) ? [] : (validate.errors ?? []).map((error) => describeIssue(error, value)));
   };
 }
-
 function describeIssue(error: ErrorObject, root: unknown): SchemaIssue {
   const segments = error.instancePath.split('/').slice(1).map(unescapePointer);
   const params = error.params as Record<string, unknown>;

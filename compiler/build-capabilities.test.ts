@@ -228,7 +228,7 @@ describe('failures', () => {
     await writeFile(path.join(root, 'tools/scalar.json'), JSON.stringify({ name: 'scalar', parameters: { type: 'string' } }));
     const result = await buildCapabilities({ config });
     const messages = Object.fromEntries(result.errors.map((e) => [path.basename(e.source), e.message]));
-    expect(messages['odd.json']).toMatch(/functions\.0\.name/);
+    expect(messages['odd.json']).toMatch(/functions\[0\]\.name: /);
     expect(messages['scalar.json']).toMatch(/must be an object schema/);
   });
 

@@ -11,7 +11,9 @@ import {
   type CompileWarning,
   type ToolDefinition,
 } from '../core/index.js';
+import { createJsonSchemaCompiler, type JsonSchemaCompiler } from '../core/json-schema.js';
 import { buildCatalog } from './catalog.js';
+import { checkSchemas } from './check-schemas.js';
 import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js';
 import { emitProxy } from './emit-proxy.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
@@ -88,6 +90,8 @@ interface Loaded {
   raws: RawCapability[];
   definitions: Map<RawCapability, ToolDefinition>;
   failures: SourceFailure[];
+  /** What the sources' schemas ask for that is not checked (unknown formats). */
+  warnings: CompileWarning[];
 }
 
 /**
@@ -102,7 +106,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const progress = options.onProgress ?? (() => undefined);
   const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp);
   loaded.failures.push(...(options.sourceFailures ?? []));
-  const warnings: CompileWarning[] = [];
+  const warnings: CompileWarning[] = [...loaded.warnings];
   const previous = await readPreviousBuild(config.outDir);
 
   const specs = assignNames(loaded.raws, warnings);
@@ -188,7 +192,9 @@ async function loadSources(
   progress: (event: BuildProgressEvent) => void,
   connect: McpConnector | undefined,
 ): Promise<Loaded> {
-  const loaded: Loaded = { raws: [], definitions: new Map(), failures: [] };
+  const loaded: Loaded = { raws: [], definitions: new Map(), failures: [], warnings: [] };
+  // Every schema is compiled now, with the bridge's ajv setup: one that cannot validate fails its source here.
+  const compile = createJsonSchemaCompiler();
   const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
   for (const pattern of missing) loaded.failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
   for (const folder of folders) {
@@ -224,9 +230,10 @@ async function loadSources(
       progress({ type: 'source-start', source: task.source });
       try {
         const result = await task.load();
+        const warnings = checkSchemas(result.raws, compile);
         const functions = result.raws.reduce((sum, raw) => sum + raw.functions.length, 0);
         progress({ type: 'source-end', source: task.source, status: 'loaded', functions, durationMs: performance.now() - started });
-        return { task, result };
+        return { task, result, warnings };
       } catch (error) {
         const message = errorMessage(error);
         progress({ type: 'source-end', source: task.source, status: 'failed', functions: 0, durationMs: performance.now() - started, message });
@@ -239,18 +246,27 @@ async function loadSources(
       loaded.failures.push({ source: entry.task.source, message: entry.error ?? 'failed' });
       continue;
     }
+    loaded.warnings.push(...entry.warnings);
     entry.result.raws.forEach((raw, index) => {
       loaded.raws.push(raw);
       const definition = entry.result.definitions?.[index];
       if (definition) loaded.definitions.set(raw, definition);
     });
   }
-  for (const extra of extraTools) {
+  for (const extra of extraTools) loadExtraTool(extra, loaded, compile);
+  return loaded;
+}
+
+/** A definition handed in by the caller (std, agents): checked like a source, and reported like one when it fails. */
+function loadExtraTool(extra: ExtraTool, loaded: Loaded, compile: JsonSchemaCompiler): void {
+  try {
     const raw = toolDefinitionToRaw(extra.definition, extra.source, extra.module);
+    loaded.warnings.push(...checkSchemas([raw], compile));
     loaded.raws.push(raw);
     loaded.definitions.set(raw, extra.definition);
+  } catch (error) {
+    loaded.failures.push({ source: describeSource(extra.source), message: errorMessage(error) });
   }
-  return loaded;
 }
 
 /** Paths in specs are relative to the config root, so the output does not depend on where the space lives. */

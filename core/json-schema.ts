@@ -1,3 +1,9 @@
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsModule from 'ajv-formats';
+import { CompileError } from './errors.js';
+
 /** A JSON Schema object as found in tool definitions (draft-07 / 2020-12 keywords). */
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -6,4 +12,98 @@ export type JsonSchemaOrBoolean = JsonSchema | boolean;
 
 export function isJsonSchemaObject(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Compiles one JSON Schema into an ajv validate function, or throws a `CompileError` (code
+ * `INVALID_SCHEMA`) whose message says why it cannot be used. `onWarning` hears what the schema asks
+ * for that is not checked (an unknown `format`); nothing is ever printed.
+ */
+export type JsonSchemaCompiler = (schema: JsonSchema, onWarning?: (message: string) => void) => ValidateFunction;
+
+type Dialect = 'draft-07' | '2019-09' | '2020-12';
+type FormatsPlugin = (ajv: Ajv) => Ajv;
+// ajv-formats is CommonJS with `exports.default`; NodeNext types its default import as the namespace.
+const addFormats: FormatsPlugin =
+  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+
+/**
+ * The one ajv setup of Agent Spaces: the compiler compiles every schema with it at build time, the
+ * bridge validates calls with it at run time, so a schema that builds is a schema that validates.
+ * The dialect follows `$schema` (2020-12, 2019-09, else draft-07, which is what most tool schemas are
+ * written in). Unknown formats are ignored and reported to `onWarning`, never printed.
+ *
+ * @example
+ * const compile = createJsonSchemaCompiler();
+ * const validate = compile({ type: 'object', properties: { a: { type: 'number' } } });
+ * validate({ a: 1 }); // true
+ */
+export function createJsonSchemaCompiler(): JsonSchemaCompiler {
+  const instances = new Map<Dialect, Ajv>();
+  let warn: ((message: string) => void) | undefined;
+  // ajv logs through its `logger`; compiling is synchronous, so the warnings of one compile go to its caller.
+  const logger = {
+    log: () => undefined,
+    warn: (...parts: unknown[]) => warn?.(parts.map(String).join(' ')),
+    error: (...parts: unknown[]) => warn?.(parts.map(String).join(' ')),
+  };
+  // `addUsedSchema: false`: a root `$id` stays the base of its `$ref`s without being registered in the
+  // instance, so two tools may share an `$id` (ajv refuses duplicates of registered ones).
+  const options: Options = { allErrors: true, strict: false, validateFormats: true, addUsedSchema: false, logger };
+  const ajvFor = (dialect: Dialect): Ajv => {
+    let ajv = instances.get(dialect);
+    if (ajv === undefined) {
+      ajv = dialect === '2020-12' ? (new Ajv2020(options) as unknown as Ajv) : dialect === '2019-09' ? (new Ajv2019(options) as unknown as Ajv) : new Ajv(options);
+      addFormats(ajv);
+      instances.set(dialect, ajv);
+    }
+    return ajv;
+  };
+
+  return (schema, onWarning) => {
+    const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+    const dialect: Dialect = declared.includes('2020-12') ? '2020-12' : declared.includes('2019-09') ? '2019-09' : 'draft-07';
+    // Each instance knows its own meta-schema; draft-04/06 URIs are not registered in ajv but validate
+    // the same under draft-07.
+    const { $schema: _declared, ...body } = schema;
+    const ajv = ajvFor(dialect);
+    const seen = new Set<string>();
+    warn = (message) => {
+      if (seen.has(message)) return; // ajv may log one problem more than once
+      seen.add(message);
+      onWarning?.(message);
+    };
+    try {
+      if (!ajv.validateSchema(body)) {
+        throw new CompileError('INVALID_SCHEMA', `is not a valid JSON Schema (${dialect}): ${describeSchemaErrors(ajv.errors ?? [])}`);
+      }
+      return ajv.compile(body);
+    } catch (error) {
+      if (error instanceof CompileError) throw error;
+      throw new CompileError('INVALID_SCHEMA', `cannot be compiled: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    } finally {
+      warn = undefined;
+    }
+  };
+}
+
+const MAX_LISTED = 3;
+
+/** The meta-schema's complaints, one per place in the schema, most specific first. */
+function describeSchemaErrors(errors: readonly ErrorObject[]): string {
+  const byPlace = new Map<string, ErrorObject>();
+  for (const error of errors) {
+    const current = byPlace.get(error.instancePath);
+    // anyOf/oneOf only say "must match a schema in anyOf"; the branch's own error says more.
+    if (current === undefined || (['anyOf', 'oneOf'].includes(current.keyword) && !['anyOf', 'oneOf'].includes(error.keyword))) {
+      byPlace.set(error.instancePath, error);
+    }
+  }
+  const listed = [...byPlace.entries()].slice(0, MAX_LISTED).map(([place, error]) => {
+    const allowed = (error.params as { allowedValues?: unknown }).allowedValues;
+    const suffix = Array.isArray(allowed) ? ` (${allowed.map((value) => JSON.stringify(value)).join(', ')})` : '';
+    return `at ${place === '' ? '(root)' : place} ${error.message ?? `fails ${error.keyword}`}${suffix}`;
+  });
+  const more = byPlace.size - listed.length;
+  return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }

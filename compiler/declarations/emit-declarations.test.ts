@@ -313,3 +313,25 @@ describe('emitDeclarations — warnings', () => {
     });
   });
 });
+
+describe('emitDeclarations — schemas that match nothing', () => {
+  it('drops a {not: {}} branch of anyOf/oneOf instead of widening the union to unknown', () => {
+    const spec = specWith('pick', 'pick', [
+      {
+        name: 'choose',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            either: { anyOf: [{ type: 'string' }, { not: {} }, { type: 'number' }] },
+            one: { oneOf: [{ type: 'boolean' }, { not: true, description: 'never' }] },
+            nothing: { not: {} },
+          },
+          required: ['either'],
+        },
+      },
+    ]);
+    const { dts, warnings } = emitDeclarations(spec);
+    expect(warnings).toEqual([]);
+    expect(dts).toContain('export interface ChooseParams {\n  either: string | number;\n  one?: boolean;\n  nothing?: never;\n}\n');
+  });
+});

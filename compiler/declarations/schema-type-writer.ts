@@ -90,6 +90,7 @@ export class SchemaTypeWriter {
       this.warn(path, `is nested more than ${MAX_DEPTH} levels deep; typed as unknown`);
       return UNKNOWN;
     }
+    if (matchesNothing(schema)) return NEVER;
     const parts: TypeText[] = [];
     const ref = refOf(schema);
     if (ref !== undefined) parts.push(this.refType(ref, path, owner, guarded));
@@ -276,6 +277,12 @@ function isPlainObjectSchema(schema: JsonSchema): boolean {
   const typeIsObject = schema.type === 'object' || (schema.type === undefined && inferTypes(schema).includes('object'));
   const combined = ['allOf', 'anyOf', 'oneOf', 'enum', 'const', '$ref', '$recursiveRef', '$dynamicRef'].some((keyword) => Object.hasOwn(schema, keyword));
   return typeIsObject && !combined && schema.nullable !== true;
+}
+
+/** `not: {}` (or `not: true`) negates a schema that accepts everything: no value matches. */
+function matchesNothing(schema: JsonSchema): boolean {
+  const negated = schema.not;
+  return negated === true || (isJsonSchemaObject(negated) && Object.keys(negated).length === 0);
 }
 
 function inferTypes(schema: JsonSchema): string[] {

@@ -2,12 +2,16 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../raw-capability.js';
+import { checkKeys, joinPath, type KeyLevel } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
+import { JSON_FILE_LEVELS } from './tool-key-levels.js';
 
+// Unknown keys are found by `checkKeys` (with advice on where they belong), so these stay plain objects.
 const schemaObject = z.record(z.string(), z.unknown());
-const rateLimit = z.strictObject({ requests: z.number().int().positive(), period: z.enum(['second', 'minute', 'hour', 'day']) });
+const rateLimit = z.object({ requests: z.number().int().positive(), period: z.enum(['second', 'minute', 'hour', 'day']) });
 const toolConfig = z.object({ requiresApproval: z.boolean().optional(), rateLimit: rateLimit.optional() });
 const toolName = z.string().min(1);
+const implementation = z.string().min(1).optional();
 
 const seedFunction = z.object({
   name: toolName,
@@ -19,8 +23,6 @@ const seedFunction = z.object({
 });
 
 /** The seed's format: one capability with several functions. */
-const implementation = z.string().min(1).optional();
-
 const seedTool = z.object({
   name: toolName,
   implementation,
@@ -30,22 +32,18 @@ const seedTool = z.object({
   config: toolConfig.optional(),
 });
 
-/** A plain OpenAI-style tool (one function). `implementation` is our addition (see CapabilitySource). */
-const singleTool = z.object({
-  name: toolName,
-  implementation,
-  description: z.string().optional(),
-  parameters: schemaObject.optional(),
-  returns: schemaObject.optional(),
-  config: toolConfig.optional(),
-});
+/** A plain OpenAI-style tool: one function, which may carry its own approval flag. `implementation` is ours. */
+const singleTool = seedFunction.extend({ implementation, version: z.string().optional(), config: toolConfig.optional(), strict: z.boolean().optional() });
 
 /** `{type: "function", function: {...}}`, as sent to chat-completions APIs. */
 const wrappedTool = z.object({ type: z.literal('function'), function: singleTool });
 
+const FORMATS = 'a tool file is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}';
+
 /**
  * Loads a JSON tool file: the seed's `{name, functions: [...]}` format, a plain OpenAI-style
- * `{name, description, parameters}` tool, or its `{type: "function", function}` wrapper.
+ * `{name, description, parameters}` tool, or its `{type: "function", function}` wrapper. Every key is
+ * checked: one that is unknown or misplaced fails the file, saying where it belongs.
  */
 export async function loadJsonToolFile(file: string, text?: string): Promise<RawCapability> {
   const content = text ?? (await readFile(file, 'utf8'));
@@ -55,26 +53,55 @@ export async function loadJsonToolFile(file: string, text?: string): Promise<Raw
   } catch (error) {
     throw new CompileError('INVALID_TOOL_FILE', `${file}: not valid JSON: ${errorMessage(error)}`);
   }
+  if (Array.isArray(data)) {
+    throw new CompileError('INVALID_TOOL_FILE', `${file}: holds an array; a tool file holds one tool (an object): put each tool in its own file, or list them as functions of one {"name", "functions": [...]}`);
+  }
+  if (!isJsonSchemaObject(data)) throw new CompileError('INVALID_TOOL_FILE', `${file}: holds ${JSON.stringify(data)}, not a tool; ${FORMATS}`);
   const source = (implementation: string | undefined) => ({ kind: 'json' as const, path: file, ...(implementation ? { implementation } : {}) });
-  if (isJsonSchemaObject(data) && Array.isArray(data.functions)) {
-    const tool = parse(seedTool, data, file);
+
+  if (Array.isArray(data.functions)) {
+    const tool = parse(seedTool, data, file, seedKeyProblems(data));
     return {
       name: tool.name,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       ...(tool.version !== undefined ? { version: tool.version } : {}),
       source: source(tool.implementation),
       config: tool.config ?? {},
-      functions: tool.functions.map((fn, index) => toFunction(fn, `${file}: functions.${index}`)),
+      functions: tool.functions.map((fn, index) => toFunction(fn, `${file}: functions[${index}]`)),
     };
   }
-  const single = isJsonSchemaObject(data) && data.type === 'function' ? parse(wrappedTool, data, file).function : parse(singleTool, data, file);
+  const wrapped = data.type === 'function';
+  const single = wrapped
+    ? parse(wrappedTool, data, file, [...checkKeys(data, '', JSON_FILE_LEVELS.wrapper), ...singleKeyProblems(data.function, 'function')]).function
+    : parse(singleTool, data, file, singleKeyProblems(data, ''));
   return {
     name: single.name,
     ...(single.description !== undefined ? { description: single.description } : {}),
+    ...(single.version !== undefined ? { version: single.version } : {}),
     source: source(single.implementation),
     config: single.config ?? {},
-    functions: [toFunction(single, file)],
+    functions: [toFunction(single, wrapped ? `${file}: function` : file)],
   };
+}
+
+function seedKeyProblems(data: Record<string, unknown>): string[] {
+  const problems = checkKeys(data, '', JSON_FILE_LEVELS.seed);
+  (data.functions as unknown[]).forEach((fn, index) => {
+    if (isJsonSchemaObject(fn)) problems.push(...checkKeys(fn, `functions[${index}]`, JSON_FILE_LEVELS.seedFunction));
+  });
+  return [...problems, ...configKeyProblems(data.config, 'config', JSON_FILE_LEVELS.seedConfig)];
+}
+
+function singleKeyProblems(tool: unknown, at: string): string[] {
+  if (!isJsonSchemaObject(tool)) return [];
+  return [...checkKeys(tool, at, JSON_FILE_LEVELS.single), ...configKeyProblems(tool.config, joinPath(at, 'config'), JSON_FILE_LEVELS.singleConfig)];
+}
+
+function configKeyProblems(config: unknown, at: string, level: KeyLevel): string[] {
+  if (!isJsonSchemaObject(config)) return [];
+  const problems = checkKeys(config, at, level);
+  if (isJsonSchemaObject(config.rateLimit)) problems.push(...checkKeys(config.rateLimit, joinPath(at, 'rateLimit'), JSON_FILE_LEVELS.rateLimit));
+  return problems;
 }
 
 function toFunction(fn: z.output<typeof seedFunction>, where: string): RawFunction {
@@ -86,16 +113,22 @@ function toFunction(fn: z.output<typeof seedFunction>, where: string): RawFuncti
     toolName: fn.name,
     ...(fn.description !== undefined ? { description: fn.description } : {}),
     inputSchema,
-    ...(fn.returns !== undefined ? { outputSchema: normalizeToolSchema(fn.returns as JsonSchema) } : {}),
+    ...(fn.returns !== undefined ? { outputSchema: normalizeToolSchema(fn.returns as JsonSchema, { root: 'returns' }) } : {}),
     resultKind: 'value',
     ...(fn.requiresApproval !== undefined ? { requiresApproval: fn.requiresApproval } : {}),
     ...(fn.approvalMessage !== undefined ? { approvalMessage: fn.approvalMessage } : {}),
   };
 }
 
-function parse<T>(schema: z.ZodType<T>, data: unknown, file: string): T {
+/** Parses `data`, failing with every problem: the misplaced keys found before, and what zod finds. */
+function parse<T>(schema: z.ZodType<T>, data: unknown, file: string, keyProblems: string[]): T {
   const result = schema.safeParse(data);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
-  throw new CompileError('INVALID_TOOL_FILE', `${file}: not a tool definition (expected {name, functions: [...]} or {name, description, parameters}):\n${problems}`);
+  const problems = [...keyProblems];
+  if (!result.success) {
+    problems.push(...result.error.issues.map((issue) => `${issue.path.reduce<string>((at, key) => joinPath(at, typeof key === 'symbol' ? String(key) : key), '') || '(root)'}: ${issue.message}`));
+  }
+  if (problems.length === 0 && result.success) return result.data;
+  const hint = result.success ? '' : `\n(${FORMATS})`;
+  const text = problems.length === 1 ? ` ${problems[0] ?? ''}` : `\n${problems.map((problem) => `  - ${problem}`).join('\n')}`;
+  throw new CompileError('INVALID_TOOL_FILE', `${file}:${text}${hint}`, { details: { file, problems } });
 }

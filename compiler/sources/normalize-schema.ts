@@ -1,11 +1,21 @@
 import { isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
 
 /**
- * Accepts the seed's shorthands in JSON tool files and returns standard JSON Schema:
- * a property with `"required": true` joins its parent's `required` list, `"optional": true` is dropped,
- * and a parameters object without `type` but with `properties` gets `type: "object"`.
+ * Accepts the seed's shorthands in tool schemas and returns standard JSON Schema: a property with
+ * `"required": true` joins its parent's `required` list, and `"optional": true` is dropped. A
+ * parameters object (`root: 'parameters'`, the default) without `type` but with `properties` gets
+ * `type: "object"`, since arguments are always an object. Every other schema keeps its type as written:
+ * with `properties` and no `type` it also accepts strings, numbers and arrays, as JSON Schema says.
  */
-export function normalizeToolSchema(schema: JsonSchema): JsonSchema {
+export function normalizeToolSchema(schema: JsonSchema, options: { root?: 'parameters' | 'returns' } = {}): JsonSchema {
+  const copy = normalizeShorthands(schema);
+  if ((options.root ?? 'parameters') === 'parameters' && isJsonSchemaObject(copy.properties) && copy.type === undefined) {
+    copy.type = 'object';
+  }
+  return copy;
+}
+
+function normalizeShorthands(schema: JsonSchema): JsonSchema {
   const copy: JsonSchema = { ...schema };
   const properties = copy.properties;
   if (isJsonSchemaObject(properties)) {
@@ -19,13 +29,12 @@ export function normalizeToolSchema(schema: JsonSchema): JsonSchema {
       const { required: flag, optional: _optional, ...rest } = value;
       if (flag === true) required.add(key);
       // `required: [..]` inside a property is standard (nested object); keep it.
-      normalized[key] = normalizeToolSchema(Array.isArray(flag) ? { ...rest, required: flag } : rest);
+      normalized[key] = normalizeShorthands(Array.isArray(flag) ? { ...rest, required: flag } : rest);
     }
     copy.properties = normalized;
     if (required.size > 0) copy.required = [...required];
-    if (copy.type === undefined) copy.type = 'object';
   }
-  if (isJsonSchemaObject(copy.items)) copy.items = normalizeToolSchema(copy.items);
+  if (isJsonSchemaObject(copy.items)) copy.items = normalizeShorthands(copy.items);
   return copy;
 }
 

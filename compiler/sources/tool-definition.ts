@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { CompileError, errorMessage, isJsonSchemaObject, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../raw-capability.js';
+import { checkKeys, joinPath } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
+import { DEFINE_TOOL_LEVELS } from './tool-key-levels.js';
 
 /** Turns a `defineTool()` definition into a raw capability (zod schemas become JSON Schema). */
 export function toolDefinitionToRaw(definition: ToolDefinition, source: CapabilitySource, module?: string): RawCapability {
   const where = source.kind === 'std' ? `std:${definition.name}` : `${'path' in source ? source.path : ''}#${definition.name}`;
+  const problems = definitionProblems(definition);
+  if (problems.length > 0) {
+    const text = problems.length === 1 ? ` ${problems[0] ?? ''}` : `\n${problems.map((problem) => `  - ${problem}`).join('\n')}`;
+    throw new CompileError('INVALID_TOOL_DEFINITION', `${where}:${text}`, { details: { problems } });
+  }
   const functions: RawFunction[] = Object.entries(definition.functions).map(([key, fn]) => {
     const inputSchema = fn.parameters === undefined ? emptyObjectSchema() : toJsonSchema(fn.parameters, 'input', `${where}.${key}.parameters`);
     if (inputSchema.type !== 'object') {
@@ -49,5 +56,36 @@ function toJsonSchema(schema: SchemaInput, io: 'input' | 'output', where: string
   if (typeof schema === 'boolean') return schema ? {} : { not: {} };
   if (!isJsonSchemaObject(schema)) throw new CompileError('INVALID_TOOL_DEFINITION', `${where}: not a schema`);
   // The schema objects of `as const` literals are frozen-like readonly data; copy before normalising.
-  return normalizeToolSchema(JSON.parse(JSON.stringify(schema)) as JsonSchema);
+  return normalizeToolSchema(JSON.parse(JSON.stringify(schema)) as JsonSchema, { root: io === 'input' ? 'parameters' : 'returns' });
+}
+
+/**
+ * What is wrong with the option objects of a definition: unknown or misplaced keys (TypeScript does not
+ * catch them, as `defineTool` is generic), approval flags that are not booleans, handlers that are not
+ * functions.
+ */
+function definitionProblems(definition: ToolDefinition): string[] {
+  const problems = checkKeys(definition as unknown as Record<string, unknown>, '', DEFINE_TOOL_LEVELS.tool);
+  const functions: unknown = definition.functions;
+  if (!isJsonSchemaObject(functions)) return [...problems, `functions must be an object of functions ({ myFunction: { parameters, handler } })`];
+  for (const [key, fn] of Object.entries(functions)) {
+    const at = joinPath('functions', key);
+    if (!isJsonSchemaObject(fn)) {
+      problems.push(`${at} must be a function definition ({ parameters, handler })`);
+      continue;
+    }
+    problems.push(...checkKeys(fn, at, DEFINE_TOOL_LEVELS.function));
+    if (fn.requiresApproval !== undefined && typeof fn.requiresApproval !== 'boolean') problems.push(`${at}.requiresApproval must be true or false`);
+    if (typeof fn.handler !== 'function') problems.push(`${at}.handler must be a function (the code that performs the call)`);
+  }
+  const config: unknown = definition.config;
+  if (config !== undefined) {
+    if (!isJsonSchemaObject(config)) problems.push('config must be an object ({ requiresApproval, rateLimit })');
+    else {
+      problems.push(...checkKeys(config, 'config', DEFINE_TOOL_LEVELS.config));
+      if (config.requiresApproval !== undefined && typeof config.requiresApproval !== 'boolean') problems.push('config.requiresApproval must be true or false');
+      if (isJsonSchemaObject(config.rateLimit)) problems.push(...checkKeys(config.rateLimit, 'config.rateLimit', DEFINE_TOOL_LEVELS.rateLimit));
+    }
+  }
+  return problems;
 }
