@@ -30,15 +30,18 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
 
       if (runOptions.check === true) {
+        // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
         checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
-        const diagnostics = (await checker).check(code);
+        const diagnostics = await (await checker).check(code);
         if (diagnostics.length > 0) {
           const first = diagnostics[0];
+          // A check stopped by its limits says so in its own words, and has no line.
+          const stopped = first?.code === (await import('./type-check.js')).TYPE_CHECK_STOPPED;
           return failed({
             name: 'TypeCheckError',
             code: 'TYPE_CHECK_FAILED',
-            message: `the program has ${diagnostics.length} type error(s); first, line ${first?.line}: ${first?.message}`,
-            ...(first === undefined ? {} : { line: first.line, column: first.column }),
+            message: stopped ? `${first?.message}` : `the program has ${diagnostics.length} type error(s); first, line ${first?.line}: ${first?.message}`,
+            ...(first === undefined || stopped ? {} : { line: first.line, column: first.column }),
             diagnostics,
           });
         }

@@ -1,82 +1,53 @@
 /**
- * A warm type checker for programs: one in-memory TypeScript project (strict, ES2022, no DOM) with
- * the build's `capabilities.d.ts` and a `console` declaration. Each check swaps the program's text
- * and asks the language service, so only the program is re-checked.
+ * The type checker of programs, off the host's thread: checks run in worker threads (check-pool.ts)
+ * that keep a warm TypeScript project per build, with a time and a heap limit per check. Importing
+ * this file loads no TypeScript; the workers do.
  */
-import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Project, ts } from 'ts-morph';
 import type { Diagnostic } from '../core/run-result.js';
-import { BUILD_LAYOUT } from '../core/manifest.js';
-import { prepareProgram } from './program/prepare-program.js';
+import { createCheckPool, type CheckPool } from './type-check/check-pool.js';
+import { TYPE_CHECK_STOPPED } from './type-check/check-protocol.js';
+
+export { TYPE_CHECK_STOPPED };
 
 export interface TypeChecker {
-  /** Type errors of the program, in its own line/column (1-based); empty when it checks. */
-  check(code: string): Diagnostic[];
+  /**
+   * Type errors of the program, in its own line/column (1-based); empty when it checks. A check that
+   * passed its time or memory limit answers with one diagnostic whose `code` is `TYPE_CHECK_STOPPED`.
+   */
+  check(code: string): Promise<Diagnostic[]>;
 }
 
-const CONSOLE_DECLARATION = `
-interface Console {
-  log(...data: unknown[]): void; info(...data: unknown[]): void; warn(...data: unknown[]): void;
-  error(...data: unknown[]): void; debug(...data: unknown[]): void; trace(...data: unknown[]): void;
+export interface TypeCheckerOptions {
+  /** The build output folder whose `capabilities.d.ts` programs are checked against. */
+  outDir: string;
+  /** How long one check may take before it is stopped (default 10 000 ms). */
+  timeoutMs?: number;
+  /** Heap limit of a check worker (default 512 MB); checks with the same limit share workers. */
+  memoryLimitMb?: number;
 }
-declare var console: Console;
-`;
 
-const PROGRAM_FILE = '/program.ts';
-const DECLARATIONS_FILE = '/capabilities.d.ts';
+export const DEFAULT_TYPE_CHECK_LIMITS = { timeoutMs: 10_000, memoryLimitMb: 512 } as const;
 
-export function createTypeChecker(options: { outDir: string }): TypeChecker {
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    compilerOptions: {
-      strict: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      moduleDetection: ts.ModuleDetectionKind.Force,
-      lib: ['lib.es2022.d.ts'],
-      types: [],
-      noEmit: true,
-      skipLibCheck: true,
-      noUncheckedIndexedAccess: true,
-    },
-  });
-  project.createSourceFile('/console.d.ts', CONSOLE_DECLARATION);
-  const declarationsPath = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
-  let declarationsStamp = '';
-  const refreshDeclarations = (): void => {
-    let stamp = 'missing';
-    try {
-      const stat = statSync(declarationsPath);
-      stamp = `${stat.mtimeMs}:${stat.size}`;
-    } catch {
-      // No declarations: programs that import capabilities fail to check, which says what is missing.
-    }
-    if (stamp === declarationsStamp) return;
-    declarationsStamp = stamp;
-    const text = stamp === 'missing' ? '' : readFileSync(declarationsPath, 'utf8');
-    project.createSourceFile(DECLARATIONS_FILE, text, { overwrite: true });
-  };
-  const program = project.createSourceFile(PROGRAM_FILE, '', { overwrite: true });
-  const service = project.getLanguageService().compilerObject;
+/** Workers per heap limit: one warm, and a second while the first is busy (e.g. stuck on a pathological type). */
+const MAX_WORKERS = 2;
+const pools = new Map<number, CheckPool>();
 
+/**
+ * A type checker for programs against the build in `outDir`. Checkers are cheap: all of a process
+ * share its check workers, which stay warm (and do not keep the process alive) between checks.
+ */
+export function createTypeChecker(options: TypeCheckerOptions): TypeChecker {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TYPE_CHECK_LIMITS.timeoutMs;
+  const memoryLimitMb = options.memoryLimitMb ?? DEFAULT_TYPE_CHECK_LIMITS.memoryLimitMb;
+  let pool = pools.get(memoryLimitMb);
+  if (pool === undefined) {
+    pool = createCheckPool({ memoryLimitMb, maxWorkers: MAX_WORKERS });
+    pools.set(memoryLimitMb, pool);
+  }
+  const shared = pool;
+  const outDir = path.resolve(options.outDir);
   return {
-    check(code) {
-      refreshDeclarations();
-      const prepared = prepareProgram(code);
-      if (!prepared.ok) {
-        const { line = 1, column = 1, message } = prepared.error;
-        return [{ line, column, code: 0, message }];
-      }
-      program.replaceWithText(prepared.source);
-      const found = [...service.getSyntacticDiagnostics(PROGRAM_FILE), ...service.getSemanticDiagnostics(PROGRAM_FILE)];
-      const file = program.compilerNode;
-      return found.map((diagnostic) => {
-        const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-        const position = prepared.toOriginal({ line: at.line + 1, column: at.character + 1 });
-        return { ...position, code: diagnostic.code, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') };
-      });
-    },
+    check: (code) => shared.check({ outDir, code, timeoutMs }),
   };
 }

@@ -1,0 +1,14 @@
+/** The messages between the host's type checker and its check worker (one check at a time per worker). */
+import type { Diagnostic } from '../../core/run-result.js';
+
+export type HostToCheckWorker = { type: 'check'; id: number; outDir: string; code: string };
+
+export type CheckWorkerToHost =
+  /** Loaded, waiting for checks. */
+  | { type: 'ready' }
+  /** The project of `outDir` is ready: the check itself (the part a program can make slow) begins. */
+  | { type: 'started'; id: number }
+  | { type: 'result'; id: number; diagnostics: Diagnostic[] };
+
+/** The `code` of the one diagnostic of a check that was stopped (time, memory, a crash): the program was not checked. */
+export const TYPE_CHECK_STOPPED = -1;
