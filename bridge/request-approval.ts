@@ -1,5 +1,6 @@
 import { ToolCallError, errorMessage } from '../core/index.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, BridgeEvent } from '../core/index.js';
+import { escapeControlCharacters } from './approval-message.js';
 
 export interface ApprovalAsk {
   handler: ApprovalHandler | undefined;
@@ -19,7 +20,10 @@ export interface ApprovalAsk {
  * (headless), or when the handler throws, and with `CANCELLED` when the run ends while waiting.
  */
 export async function requestApproval(ask: ApprovalAsk): Promise<void> {
-  const { request, callId } = ask;
+  const { callId } = ask;
+  // Whoever shows the message (a terminal, a web page, an MCP client) shows it as written: a message a
+  // tool computed from the program's arguments cannot carry a CR, an escape sequence or a bidi override.
+  const request: ApprovalRequest = { ...ask.request, message: escapeControlCharacters(ask.request.message, { keepLayout: false }) };
   const target = { capability: request.capability, function: request.function };
   const subject = `tool "${ask.toolName}" of capability "${request.capability}"`;
   ask.emit({ type: 'approval-required', callId, ...request });

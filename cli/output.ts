@@ -1,12 +1,22 @@
+import { escapeControlCharacters, toTerminalJson } from '../bridge/approval-message.js';
 import { AgentSpacesError, ConfigError, errorMessage } from '../core/index.js';
+
+// Everything the CLI prints may hold text from a program, a tool or a server: it goes through one of
+// these, which write control characters (ESC, CR, BEL, C1, bidi overrides, zero-width) visibly escaped.
 
 /** Progress and diagnostics go to stderr; results to stdout. */
 export function progress(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${escapeControlCharacters(line)}\n`);
 }
 
+/** A result as text on stdout. */
+export function printText(text: string): void {
+  process.stdout.write(`${escapeControlCharacters(text)}\n`);
+}
+
+/** A result as JSON on stdout: still valid JSON, with the characters JSON leaves raw escaped as `\uXXXX`. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${toTerminalJson(value, 2)}\n`);
 }
 
 export class UsageError extends Error {

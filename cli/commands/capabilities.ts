@@ -1,7 +1,7 @@
 import { openSpace } from '../../agents/index.js';
 import type { BuildResult } from '../../compiler/index.js';
 import { buildCatalog, formatSignature } from '../../compiler/index.js';
-import { printJson, progress } from '../output.js';
+import { printJson, printText, progress } from '../output.js';
 
 export interface CapabilitiesOptions {
   cwd: string;
@@ -39,10 +39,10 @@ export async function listCommand(options: CapabilitiesOptions): Promise<number>
       return 0;
     }
     for (const spec of specs) {
-      process.stdout.write(`@capabilities/${spec.module}  (${spec.namespace}${spec.description ? ` — ${headline(spec.description)}` : ''})\n`);
+      printText(`@capabilities/${spec.module}  (${spec.namespace}${spec.description ? ` — ${headline(spec.description)}` : ''})`);
       for (const fn of spec.functions) {
         const approval = fn.requiresApproval || spec.config.requiresApproval ? '  [requires approval]' : '';
-        process.stdout.write(`  ${formatSignature(fn)}${approval}\n`);
+        printText(`  ${formatSignature(fn)}${approval}`);
       }
     }
     return 0;
@@ -78,7 +78,7 @@ function printSummary(result: BuildResult): void {
     `${result.sources.length} sources (${built} built, ${unchanged} unchanged, ${result.errors.length} failed), ` +
     `${result.manifest.capabilities.length} modules, ${result.functionCount} functions, ${result.warnings.length} warnings, ` +
     `${result.written.length} files written in ${Math.round(result.durationMs)} ms`;
-  process.stdout.write(`${line}\n`);
+  printText(line);
 }
 
 /** The first line of a description, shortened: `list` is an overview (the declarations have it all). */

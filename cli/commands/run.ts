@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { createRedactor } from '../../bridge/index.js';
+import { serverSecrets } from '../../config/index.js';
 import type { RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
+import { formatArguments } from '../../bridge/approval-message.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
-import { printJson, progress, UsageError } from '../output.js';
+import { printJson, printText, progress, UsageError } from '../output.js';
 
 export interface RunCommandOptions {
   cwd: string;
@@ -29,7 +32,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
     onEvent: (event) => {
       if (!options.verbose) return;
-      if (event.type === 'tool-call-end') {
+      if (event.type === 'approval-required') {
+        progress(`  [approval] ${event.capability}.${event.function}: ${event.message} arguments: ${formatArguments(event.params)}`);
+      } else if (event.type === 'tool-call-end') {
         progress(`  [call] ${event.capability}.${event.function} ${event.ok ? 'ok' : `failed: ${event.error?.code}`} (${event.durationMs.toFixed(1)} ms, ${event.sizeBytes} B)`);
       } else if (event.type === 'approval-decided') {
         progress(`  [approval] ${event.capability}.${event.function}: ${event.approved ? 'approved' : 'denied'}${event.reason ? ` (${event.reason})` : ''}`);
@@ -37,7 +42,10 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     },
   });
   try {
-    const result = await space.run(code, { check: options.check, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) });
+    // A program that got hold of a secret (a tool that returned one) must not print it: what the run
+    // returns and logs loses the host's secrets, as the planner's output does.
+    const redact = createRedactor({ secrets: serverSecrets(space.config) });
+    const result = redact(await space.run(code, { check: options.check, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) }));
     if (options.json) printJson(result);
     else printRunResult(result, options.file);
     return result.success ? 0 : 1;
@@ -50,7 +58,7 @@ export function printRunResult(result: RunResult, file: string): void {
   for (const log of result.logs) progress(`${log.level === 'log' || log.level === 'info' ? '' : `[${log.level}] `}${log.message}`);
   if (result.success) {
     if (result.result !== undefined && result.result !== null) {
-      process.stdout.write(`${typeof result.result === 'string' ? result.result : JSON.stringify(result.result, null, 2)}\n`);
+      printText(typeof result.result === 'string' ? result.result : JSON.stringify(result.result, null, 2));
     }
     progress(`✓ ${result.calls} call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms`);
     return;

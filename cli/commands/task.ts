@@ -1,7 +1,7 @@
 import { openSpace } from '../../agents/index.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
-import { printJson, progress, UsageError } from '../output.js';
+import { printJson, printText, progress, UsageError } from '../output.js';
 
 export interface TaskCommandOptions {
   cwd: string;
@@ -51,7 +51,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   }
   await space.close();
   if (options.json) printJson(result);
-  else process.stdout.write(`${result.finalSummary}\n${result.result !== undefined ? `${JSON.stringify(result.result, null, 2)}\n` : ''}`);
+  else printText(`${result.finalSummary}${result.result !== undefined ? `\n${JSON.stringify(result.result, null, 2)}` : ''}`);
   return result.success ? 0 : 1;
 }
 
