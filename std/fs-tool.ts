@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
 import { openRegularFile, readUpTo, refuseSpecial } from './special-files.js';
-import { DEFAULT_STD_LIMITS, formatBytes } from './std-limits.js';
+import { createRunConcurrency } from './run-concurrency.js';
+import { DEFAULT_STD_LIMITS, MAX_HEAVY_CALLS_PER_RUN, formatBytes } from './std-limits.js';
 import { resolveInWorkspace, workspaceRelative, type CallTarget } from './workspace-path.js';
 import { createWriteQuota } from './write-quota.js';
 
@@ -37,6 +38,7 @@ export function createFsTool(options: FsToolOptions) {
   const root = resolve(options.root);
   const maxReadBytes = options.maxResultBytes ?? DEFAULT_STD_LIMITS.maxResultBytes;
   const quota = createWriteQuota({ maxBytesPerRun: options.maxWriteBytesPerRun ?? DEFAULT_STD_LIMITS.maxWriteBytesPerRun });
+  const reads = createRunConcurrency(MAX_HEAVY_CALLS_PER_RUN);
   const inside = (userPath: string, context: ToolCallContext) => resolveInWorkspace(root, userPath, targetOf(context));
   const relativeOf = async (absolute: string) => workspaceRelative(await realpath(root), absolute);
   /** The entry itself (not followed), or `undefined` when nothing is there; FIFOs, sockets and devices are refused. */
@@ -64,7 +66,7 @@ export function createFsTool(options: FsToolOptions) {
         }),
         returns: z.string(),
         handler: async (params, context) =>
-          guard(context, params.path, async () => {
+          guard(context, params.path, () => reads.run(context, async () => {
             const file = await inside(params.path, context);
             // Checked before opening (a device is never opened) and again on the opened handle (a FIFO swapped in meanwhile).
             await existing(file, params.path, context);
@@ -82,7 +84,7 @@ export function createFsTool(options: FsToolOptions) {
             } finally {
               await handle.close();
             }
-          }),
+          })),
       }),
       writeFile: defineFunction({
         description: 'Writes a file atomically, replacing it if it exists and creating missing folders. Returns the path and the number of bytes written. Counts against the per-run write quota.',

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
 import { isHostAllowed } from './host-allow-list.js';
-import { DEFAULT_STD_LIMITS, formatBytes } from './std-limits.js';
+import { createRunConcurrency } from './run-concurrency.js';
+import { DEFAULT_STD_LIMITS, MAX_HEAVY_CALLS_PER_RUN, formatBytes } from './std-limits.js';
 
 export interface HttpToolOptions {
   /** Hosts that may be reached: `api.example.com`, `*.example.com`, `localhost:8080`. Empty: none. */
@@ -42,6 +43,7 @@ export function createHttpTool(options: HttpToolOptions = {}) {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const maxResultBytes = options.maxResultBytes ?? DEFAULT_STD_LIMITS.maxResultBytes;
   const maxInputChars = options.maxInputChars ?? DEFAULT_STD_LIMITS.maxInputChars;
+  const fetches = createRunConcurrency(MAX_HEAVY_CALLS_PER_RUN);
 
   return defineTool({
     name: 'http',
@@ -60,7 +62,8 @@ export function createHttpTool(options: HttpToolOptions = {}) {
           maxBytes: z.number().int().positive().max(maxResultBytes).default(maxResultBytes).describe(`Largest response body accepted, in bytes (at most ${maxResultBytes}).`),
         }),
         returns: response,
-        handler: async (params, context) => {
+        // The slot is taken first, so timeoutMs counts from when the request really starts.
+        handler: (params, context) => fetches.run(context, async () => {
           const target = { capability: context.capability, function: context.function };
           const headers = new Headers(params.headers);
           let body = params.body;
@@ -127,7 +130,7 @@ export function createHttpTool(options: HttpToolOptions = {}) {
             }
             return result;
           }
-        },
+        }),
       }),
     },
   });

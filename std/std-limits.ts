@@ -27,6 +27,12 @@ export const DEFAULT_STD_LIMITS: StdLimits = {
   maxWriteBytesPerRun: 64 * 1024 * 1024,
 };
 
+/**
+ * Heavy calls (fs.readFile, http.fetch: up to the result cap each) one run may have in flight at once,
+ * per tool; more wait their turn. A hundred parallel 1 MiB reads would otherwise hold hundreds of MiB.
+ */
+export const MAX_HEAVY_CALLS_PER_RUN = 8;
+
 /** Most runs whose write totals are remembered at once; the least recently writing is forgotten first. */
 export const MAX_TRACKED_RUNS = 4096;
 
