@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretKey, redact, redactText, redactUrlPasswords } from './redact.js';
+import { ToolCallError } from '../core/index.js';
+import { REDACTED, createRedactor, isSecretKey, redact, redactCredentialShapes, redactText, redactToolCallError, redactUrlPasswords } from './redact.js';
 
 describe('redact', () => {
   it.each([
@@ -78,6 +79,62 @@ describe('redactText', () => {
   it('replaces every occurrence, longest secret first, and ignores very short values', () => {
     expect(redactText('a=abcd1234 b=abcd1234-long c=abcd1234', ['abcd1234', 'abcd1234-long', 'ab'])).toBe('a=[REDACTED] b=[REDACTED] c=[REDACTED]');
     expect(redactText('nothing here', [])).toBe('nothing here');
+  });
+
+  it('cuts a short secret where it stands alone, not inside other words', () => {
+    expect(redactText('key=k3y9 in monk3y9s', ['k3y9'])).toBe('key=[REDACTED] in monk3y9s');
+  });
+});
+
+describe('redactCredentialShapes', () => {
+  it.each([
+    ['key sk-proj-abcdefghijklmnopqrstuv used', 'key [REDACTED] used'],
+    ['token ghp_abcdefghijklmnopqrstuvwxyz0123', 'token [REDACTED]'],
+    ['Authorization: Bearer abcdefghijklmnopqrstu', 'Authorization: Bearer [REDACTED]'],
+    ['AKIAABCDEFGHIJKLMNOP', '[REDACTED]'],
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----', '[REDACTED]'],
+    ['a skeleton key and a short sk-1', 'a skeleton key and a short sk-1'],
+  ])('%s', (input, expected) => {
+    expect(redactCredentialShapes(input)).toBe(expected);
+  });
+
+  it('applies inside redact(), with known secrets and URL passwords', () => {
+    expect(redact({ log: 'https://u:pw12@h/ sk-abcdefghijklmnopqrstuv env-value-1' }, { secrets: ['env-value-1'] })).toEqual({
+      log: 'https://u:[REDACTED]@h/ [REDACTED] [REDACTED]',
+    });
+  });
+});
+
+describe('redactToolCallError', () => {
+  const target = { capability: 'mcp-gh', function: 'search' };
+  const redactValue = createRedactor({ secrets: ['ghs-secret-value'] });
+
+  it('cuts secrets out of the message, the details and the cause, keeping code and target', () => {
+    const spawnError = Object.assign(new Error('spawn npx -y server --key=ghs-secret-value ENOENT'), { spawnargs: ['--key=ghs-secret-value'] });
+    const error = new ToolCallError('SERVER_UNAVAILABLE', 'server said: bad key ghs-secret-value', target, {
+      details: { server: 'gh', data: { echo: ['ghs-secret-value'] }, apiKey: 'x' },
+      cause: spawnError,
+    });
+    const clean = redactToolCallError(error, redactValue);
+    expect(clean).toBeInstanceOf(ToolCallError);
+    expect(clean).toMatchObject({ code: 'SERVER_UNAVAILABLE', capability: 'mcp-gh', function: 'search', message: 'server said: bad key [REDACTED]' });
+    expect(clean.details).toEqual({ server: 'gh', data: { echo: ['[REDACTED]'] }, apiKey: '[REDACTED]' });
+    expect(clean.cause).toBeInstanceOf(Error);
+    expect((clean.cause as Error).message).toBe('spawn npx -y server --key=[REDACTED] ENOENT');
+    expect(JSON.stringify(clean.cause)).not.toContain('ghs-secret-value');
+  });
+
+  it('replaces a cause whose own fields hold a secret, even when its message does not', () => {
+    const rpcError = Object.assign(new Error('upstream failed'), { data: { token: 'ghs-secret-value' } });
+    const clean = redactToolCallError(new ToolCallError('TOOL_FAILED', 'failed', target, { cause: rpcError }), redactValue);
+    expect(clean.cause).not.toBe(rpcError);
+    expect((clean.cause as Error).message).toBe('upstream failed');
+  });
+
+  it('returns the error itself when nothing needs cutting', () => {
+    const cause = new Error('plain');
+    const error = new ToolCallError('TOOL_FAILED', 'plain failure', target, { details: { server: 'gh' }, cause });
+    expect(redactToolCallError(error, redactValue)).toBe(error);
   });
 });
 
