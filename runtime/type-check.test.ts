@@ -34,8 +34,9 @@ describe('createTypeChecker', () => {
   it('reports refused programs as diagnostics', async () => {
     expect((await checker.check("import fs from 'fs';"))[0]?.message).toContain('refused');
   });
-  it('checks type-only imports placed after statements (they load nothing)', async () => {
+  it('checks types anywhere: type-only imports after statements, exported types', async () => {
     expect(await checker.check("const n: Customer | undefined = undefined;\nimport type { Customer } from '@capabilities/crm';\nreturn n;")).toEqual([]);
+    expect(await checker.check('const a = 1;\nexport interface X { a: number }\nexport type Y = X;\nexport default { a } satisfies Y;')).toEqual([]);
   });
 
   describe('declarations', () => {

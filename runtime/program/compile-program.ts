@@ -1,17 +1,24 @@
 /**
  * The model's TypeScript → one ES module of JavaScript for the isolate, with a way back from
- * positions in that JavaScript to the lines the model wrote.
+ * positions in that JavaScript to the lines the model wrote. The light path of every run: sucrase
+ * strips the types (keeping every line where it was), acorn reads the JavaScript, shape-module.ts
+ * rewrites it. No TypeScript and no esbuild service here; a source map is made only when a position
+ * has to be mapped (an error).
  */
-import { transformSync, type TransformFailure } from 'esbuild';
+import { parse } from 'acorn';
+import { transform, type Options } from 'sucrase';
 import type { RunError } from '../../core/run-result.js';
-import { prepareProgram, type Position, type PreparedProgram } from './prepare-program.js';
+import { positionAt, refusal, REFUSED, type Position } from './program-shape.js';
 import { PROGRAM_FILENAME } from './program-filename.js';
-import { decodeSourceMap } from './source-map.js';
+import { shapeModule } from './shape-module.js';
+import { decodeMappings } from './source-map.js';
 
 export interface CompiledProgram {
   ok: true;
-  kind: PreparedProgram['kind'];
+  /** `snippet`: the program returns at top level. `module`: it exports (or does neither). */
+  kind: 'module' | 'snippet';
   js: string;
+  /** The `@capabilities/*` modules the program imports (`import type` aside: it loads nothing). */
   imports: string[];
   /** Maps a position in `js` to the model's TypeScript (both 1-based). */
   toSource(position: Position): Position | undefined;
@@ -22,40 +29,79 @@ export interface CompileFailure {
   error: RunError;
 }
 
+// Imports stay (even unused ones: a refused import must be seen); shape-module drops the unused.
+const SUCRASE_OPTIONS: Options = { transforms: ['typescript'], keepUnusedImports: true, disableESTransforms: true };
+
 export function compileProgram(code: string): CompiledProgram | CompileFailure {
-  const prepared = prepareProgram(code);
-  if (!prepared.ok) return prepared;
-  let output: { code: string; map: string };
+  let js: string;
   try {
-    output = transformSync(prepared.source, {
-      loader: 'ts',
-      format: 'esm',
-      target: 'es2022',
-      sourcemap: 'external',
-      sourcefile: PROGRAM_FILENAME,
-      logLevel: 'silent',
-    });
+    js = transform(code, SUCRASE_OPTIONS).code;
   } catch (error) {
-    return { ok: false, error: syntaxError(error, prepared) };
+    return { ok: false, error: syntaxError(error, code, (offset) => positionAt(code, offset)) };
   }
-  const map = decodeSourceMap(output.map);
+  // Sucrase drops namespaces (it cannot compile them): refuse them, as prepare-program does.
+  const namespace = findNamespace(code, js);
+  if (namespace !== undefined) return refusal(REFUSED.namespace, namespace);
+
+  let map: ((position: Position) => Position) | undefined;
+  const toTypeScript = (position: Position): Position => {
+    map ??= sourceMapOf(code);
+    return map(position);
+  };
+  const toTypeScriptOffset = (offset: number): Position => toTypeScript(positionAt(js, offset));
+  let tree;
+  try {
+    tree = parse(js, { ecmaVersion: 'latest', sourceType: 'module', allowReturnOutsideFunction: true, preserveParens: true });
+  } catch (error) {
+    return { ok: false, error: syntaxError(error, js, toTypeScriptOffset) };
+  }
+  const originalStartsWith = (offset: number, pattern: RegExp): boolean => {
+    const { line, column } = toTypeScriptOffset(offset);
+    return pattern.test(code.split('\n')[line - 1]?.slice(column - 1) ?? '');
+  };
+  const shaped = shapeModule(js, tree, originalStartsWith);
+  if (!shaped.ok) return refusal(shaped.message, toTypeScriptOffset(shaped.offset));
   return {
     ok: true,
-    kind: prepared.kind,
-    js: output.code,
-    imports: prepared.imports,
-    toSource(position) {
-      const original = map.originalPosition(position);
-      return original === undefined ? undefined : prepared.toOriginal(original);
-    },
+    kind: shaped.kind,
+    js: shaped.js,
+    imports: shaped.imports,
+    toSource: (position) => toTypeScript(shaped.toUnwrapped(position)),
   };
 }
 
-function syntaxError(error: unknown, prepared: PreparedProgram): RunError {
-  const first = (error as Partial<TransformFailure>).errors?.[0];
-  if (first === undefined) return { name: 'SyntaxError', code: 'SYNTAX_ERROR', message: String(error) };
-  const location = first.location;
-  if (location === null) return { name: 'SyntaxError', code: 'SYNTAX_ERROR', message: first.text };
-  const at = prepared.toOriginal({ line: location.line, column: location.column + 1 });
-  return { name: 'SyntaxError', code: 'SYNTAX_ERROR', message: `${first.text} (line ${at.line})`, ...at };
+/** Maps positions in sucrase's output back to `code`; lines are the same, columns may not be. */
+function sourceMapOf(code: string): (position: Position) => Position {
+  const { sourceMap } = transform(code, { ...SUCRASE_OPTIONS, filePath: PROGRAM_FILENAME, sourceMapOptions: { compiledFilename: 'program.js' } });
+  const lookup = decodeMappings(sourceMap?.mappings ?? '');
+  return (position) => lookup.originalPosition(position) ?? position;
+}
+
+/** A syntax error of sucrase (offsets in the TypeScript) or acorn (offsets in the JavaScript `text`). */
+function syntaxError(error: unknown, text: string, at: (offset: number) => Position): RunError {
+  let message = (error instanceof Error ? error.message : String(error)).replace(/ \(\d+:\d+\)$/, '');
+  const offset = (error as { pos?: unknown }).pos;
+  if (typeof offset !== 'number') return { name: 'SyntaxError', code: 'SYNTAX_ERROR', message };
+  const token = /^(?:[\w$]+|\S)/.exec(text.slice(offset))?.[0];
+  if (message === 'Unexpected token' && token !== undefined) message += ` ${JSON.stringify(token)}`;
+  const position = at(offset);
+  return { name: 'SyntaxError', code: 'SYNTAX_ERROR', message: `${message} (line ${position.line})`, ...position };
+}
+
+const NAMESPACE = /(^|[;{}])([ \t]*)((?:export\s+)?)((?:namespace|module)\s+[A-Za-z_$][\w$]*)(?:\s*\.\s*[A-Za-z_$][\w$]*)*\s*\{/gm;
+
+/**
+ * The first namespace declaration: text that looks like one at the start of a statement and that
+ * sucrase removed (inside a string or a comment it stays).
+ */
+function findNamespace(code: string, js: string): Position | undefined {
+  if (!/\b(namespace|module)\b/.test(code)) return undefined;
+  const jsLines = js.split('\n');
+  for (const match of code.matchAll(NAMESPACE)) {
+    const start = match.index + (match[1]?.length ?? 0) + (match[2]?.length ?? 0);
+    const position = positionAt(code, start);
+    const keywordLine = position.line + (match[3]?.split('\n').length ?? 1) - 1;
+    if (!(jsLines[keywordLine - 1] ?? '').includes(match[4] ?? '')) return position;
+  }
+  return undefined;
 }

@@ -40,6 +40,7 @@ describe('prepareProgram', () => {
     ['export default 1;\nreturn 2;', 'not both'],
     ["const m = await import('@capabilities/math');", 'dynamic import() of "@capabilities/math" refused'],
     ["import fs = require('fs');", 'import x = require'],
+    ['namespace Tools { export const x = 1; }', 'namespaces are not supported'],
   ])('refuses %s', (code, message) => {
     const result = prepareProgram(code);
     expect(result.ok).toBe(false);
@@ -47,5 +48,15 @@ describe('prepareProgram', () => {
   });
   it('allows type-only imports of anything (they vanish before running)', () => {
     expect(prepareProgram("import type { Stats } from 'fs';\nreturn 1;").ok).toBe(true);
+  });
+  it('lets types stand anywhere: a type-only import moves after the wrapper, exported types lose their export', () => {
+    const result = prepared("type Id = string;\nimport { add } from '@capabilities/math';\nconst n = 1;\nimport type { Order } from '@capabilities/orders';\nexport interface A { id: Id }\nexport type { A as B };\nreturn add;");
+    expect(result.kind).toBe('snippet');
+    expect(result.imports).toEqual(['@capabilities/math']);
+    const lines = result.source.split('\n');
+    expect(lines[3]?.trim()).toBe('');
+    expect(lines[4]).toBe('       interface A { id: Id }');
+    expect(lines[5]?.trim()).toBe('');
+    expect(lines.at(-2)).toBe("import type { Order } from '@capabilities/orders';");
   });
 });

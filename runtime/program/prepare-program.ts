@@ -1,25 +1,25 @@
 /**
- * Reads the model's program and rewrites it into one shape the runtime and the type checker share:
- * its imports stay on top, everything else moves into `export default async () => { ... }`.
- * Exports become assignments to a local, a top-level `return` returns from the wrapper. Every edit
- * keeps line numbers and (but for the one line where the wrapper opens) columns.
+ * Reads the model's program with TypeScript's parser and rewrites it into the shape of
+ * program-shape.ts, keeping its types: this is what the type checker checks. Runs take the light
+ * path of compile-program.ts instead; program-readers.test.ts holds the two to the same answers.
  */
 import { ts } from 'ts-morph';
-import type { RunError } from '../../core/run-result.js';
+import {
+  applyEdits,
+  CAPABILITY_SPECIFIER,
+  DEFAULT_ASSIGNMENT,
+  DEFAULT_BINDING,
+  overwrite,
+  refusal,
+  REFUSED,
+  unwrapPosition,
+  wrapProgram,
+  type Edit,
+  type Position,
+  type ProgramRefusal,
+} from './program-shape.js';
 
-/** The local that receives the program's default export inside the wrapper (as long as `export default`). */
-const DEFAULT_BINDING = '__asDefault';
-const DEFAULT_ASSIGNMENT = `${DEFAULT_BINDING} =`;
-export const WRAPPER_PREFIX = `;export default async () => { let ${DEFAULT_BINDING};`;
-
-const CAPABILITY_SPECIFIER = /^@capabilities\/[a-z0-9][a-z0-9_.-]*$/;
-
-export interface Position {
-  /** 1-based. */
-  line: number;
-  /** 1-based. */
-  column: number;
-}
+export { WRAPPER_PREFIX, type Position, type ProgramRefusal } from './program-shape.js';
 
 export interface PreparedProgram {
   ok: true;
@@ -27,66 +27,66 @@ export interface PreparedProgram {
   kind: 'module' | 'snippet';
   /** The rewritten TypeScript. */
   source: string;
-  /** The `@capabilities/*` modules the program imports. */
+  /** The `@capabilities/*` modules the program imports (`import type` aside: it loads nothing). */
   imports: string[];
   /** Maps a position in `source` back to the model's code. */
   toOriginal(position: Position): Position;
-}
-
-export interface ProgramRefusal {
-  ok: false;
-  error: RunError;
-}
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
 }
 
 class Refusal {
   constructor(readonly message: string, readonly node: ts.Node) {}
 }
 
-/** Prepares a program for transpiling and type-checking, or says why it cannot run. */
+/** Prepares a program for type-checking, or says why it cannot run. */
 export function prepareProgram(code: string): PreparedProgram | ProgramRefusal {
   const file = ts.createSourceFile('program.ts', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
-  const position = (node: ts.Node): Position => {
-    const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
-    return { line: line + 1, column: character + 1 };
-  };
   try {
     return rewrite(code, file);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    const at = position(error.node);
-    return {
-      ok: false,
-      error: { name: 'ProgramError', code: 'PROGRAM_REFUSED', message: `${error.message} (line ${at.line})`, ...at },
-    };
+    const { line, character } = file.getLineAndCharacterOfPosition(error.node.getStart(file));
+    return refusal(error.message, { line: line + 1, column: character + 1 });
   }
 }
 
 function rewrite(code: string, file: ts.SourceFile): PreparedProgram {
   const edits: Edit[] = [];
   const appended: string[] = [];
+  const movedTypeImports: string[] = [];
+  const typeOnly: ts.Statement[] = [];
   const imports = new Set<string>();
   let wrapperStart = 0;
   let seenStatement = false;
   let exportNode: ts.Node | undefined;
   let returnNode: ts.Node | undefined;
 
+  findNamespace(file);
   for (const statement of file.statements) {
+    if (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly === true) {
+      // Loads nothing, so it may stand anywhere; TypeScript wants it at the top level, after the wrapper.
+      if (seenStatement) {
+        movedTypeImports.push(statement.getText(file));
+        edits.push(overwrite(code, statement.getStart(file), statement.end, ''));
+      } else {
+        wrapperStart = statement.end;
+      }
+      continue;
+    }
     if (ts.isImportDeclaration(statement)) {
-      if (seenStatement) throw new Refusal('imports must come before the other statements of the program; move this import to the top', statement);
+      if (seenStatement) throw new Refusal(REFUSED.importsFirst, statement);
       const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-      if (statement.importClause?.isTypeOnly !== true) checkSpecifier(specifier, statement);
-      if (CAPABILITY_SPECIFIER.test(specifier)) imports.add(specifier);
+      if (!CAPABILITY_SPECIFIER.test(specifier)) throw new Refusal(REFUSED.import(specifier), statement);
+      imports.add(specifier);
       wrapperStart = statement.end;
       continue;
     }
     if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
-      throw new Refusal('`import x = require(...)` is not available in the sandbox; use `import { ... } from "@capabilities/<name>"`', statement);
+      throw new Refusal(REFUSED.importRequire, statement);
+    }
+    // Types vanish before the program runs: they neither count as statements nor as exports.
+    if (isTypeOnly(statement)) {
+      typeOnly.push(statement);
+      continue;
     }
     seenStatement = true;
     const exported = rewriteExport(code, file, statement, edits, appended);
@@ -94,52 +94,46 @@ function rewrite(code: string, file: ts.SourceFile): PreparedProgram {
     returnNode ??= findTopLevelReturn(statement);
   }
   findDynamicImport(file);
-  if (exportNode !== undefined && returnNode !== undefined) {
-    throw new Refusal('a program either exports its result (`export default`) or returns it at top level, not both; remove the top-level `return`', returnNode);
-  }
+  if (exportNode !== undefined && returnNode !== undefined) throw new Refusal(REFUSED.exportAndReturn, returnNode);
 
-  let body = '';
-  let cursor = wrapperStart;
-  for (const edit of edits.sort((a, b) => a.start - b.start)) {
-    body += code.slice(cursor, edit.start) + edit.text;
-    cursor = edit.end;
+  // Inside the wrapper, a type can be declared but not exported.
+  for (const statement of typeOnly) {
+    if (statement.getStart(file) >= wrapperStart) unexport(code, file, statement, edits);
   }
-  body += code.slice(cursor);
-  const source = `${code.slice(0, wrapperStart)}${WRAPPER_PREFIX}${body}\n${appended.join(' ')} return ${DEFAULT_BINDING};\n};\n`;
-
+  const head = applyEdits(code, 0, wrapperStart, []);
+  const body = applyEdits(code, wrapperStart, code.length, edits);
   const opening = file.getLineAndCharacterOfPosition(wrapperStart);
   const lastLine = file.getLineAndCharacterOfPosition(code.length).line + 1;
   return {
     ok: true,
     kind: returnNode === undefined ? 'module' : 'snippet',
-    source,
+    source: wrapProgram(head, body, appended, movedTypeImports.map((text) => `${text}\n`).join('')),
     imports: [...imports],
-    toOriginal({ line, column }) {
-      if (line > lastLine) return { line: lastLine, column: 1 };
-      if (line !== opening.line + 1 || column <= opening.character + 1) return { line, column };
-      return { line, column: Math.max(opening.character + 1, column - WRAPPER_PREFIX.length) };
-    },
+    toOriginal: unwrapPosition({ line: opening.line + 1, column: opening.character + 1 }, lastLine),
   };
 }
 
-function checkSpecifier(specifier: string, node: ts.Node): void {
-  if (CAPABILITY_SPECIFIER.test(specifier)) return;
-  throw new Refusal(`import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`, node);
+/** Statements that the TypeScript-to-JavaScript step removes entirely. */
+function isTypeOnly(statement: ts.Statement): boolean {
+  if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEmptyStatement(statement)) return true;
+  if (ts.isExportDeclaration(statement)) return statement.isTypeOnly;
+  if (!ts.canHaveModifiers(statement)) return false;
+  return (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.DeclareKeyword);
 }
 
 /** Rewrites one exporting statement into local code; returns whether the statement exported. */
 function rewriteExport(code: string, file: ts.SourceFile, statement: ts.Statement, edits: Edit[], appended: string[]): boolean {
   if (ts.isExportAssignment(statement)) {
-    if (statement.isExportEquals === true) throw new Refusal('`export =` is not supported; use `export default`', statement);
+    if (statement.isExportEquals === true) throw new Refusal(REFUSED.exportEquals, statement);
     edits.push(overwrite(code, statement.getStart(file), statement.expression.getStart(file), DEFAULT_ASSIGNMENT));
     return true;
   }
   if (ts.isExportDeclaration(statement)) {
-    if (statement.moduleSpecifier !== undefined) throw new Refusal('re-exports (`export ... from`) are not supported in programs; import the module instead', statement);
+    if (statement.moduleSpecifier !== undefined) throw new Refusal(REFUSED.reExport, statement);
     const clause = statement.exportClause;
     if (clause !== undefined && ts.isNamedExports(clause)) {
       for (const element of clause.elements) {
-        if (element.name.text === 'default' && !statement.isTypeOnly) appended.push(`${DEFAULT_BINDING} = ${(element.propertyName ?? element.name).getText(file)};`);
+        if (element.name.text === 'default' && !element.isTypeOnly) appended.push(`${DEFAULT_BINDING} = ${(element.propertyName ?? element.name).getText(file)};`);
       }
     }
     edits.push(overwrite(code, statement.getStart(file), statement.end, ''));
@@ -164,14 +158,16 @@ function rewriteExport(code: string, file: ts.SourceFile, statement: ts.Statemen
   return true;
 }
 
-/** Replaces `code[start, end)` by `text`, padded with spaces and keeping newlines so lines stay put. */
-function overwrite(code: string, start: number, end: number, text: string): Edit {
-  const original = code.slice(start, end);
-  const firstBreak = original.search(/[\r\n]/);
-  const firstLength = firstBreak === -1 ? original.length : firstBreak;
-  const head = text.length <= firstLength ? text.padEnd(firstLength) : text;
-  const rest = firstBreak === -1 ? '' : original.slice(firstBreak).replace(/[^\r\n]/g, ' ');
-  return { start, end, text: head + rest };
+function unexport(code: string, file: ts.SourceFile, statement: ts.Statement, edits: Edit[]): void {
+  if (ts.isExportDeclaration(statement)) {
+    edits.push(overwrite(code, statement.getStart(file), statement.end, ''));
+    return;
+  }
+  const modifiers = ts.canHaveModifiers(statement) ? (ts.getModifiers(statement) ?? []) : [];
+  const exportModifier = modifiers.find((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword);
+  if (exportModifier === undefined) return;
+  const last = modifiers.find((modifier) => modifier.kind === ts.SyntaxKind.DefaultKeyword) ?? exportModifier;
+  edits.push(overwrite(code, exportModifier.getStart(file), last.end, ''));
 }
 
 function findTopLevelReturn(node: ts.Node): ts.Node | undefined {
@@ -183,8 +179,20 @@ function findTopLevelReturn(node: ts.Node): ts.Node | undefined {
 function findDynamicImport(node: ts.Node): void {
   if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
     const argument = node.arguments[0];
-    const specifier = argument !== undefined && ts.isStringLiteralLike(argument) ? `"${argument.text}"` : 'a computed specifier';
-    throw new Refusal(`dynamic import() of ${specifier} refused: use a static \`import { ... } from "@capabilities/<name>"\``, node);
+    throw new Refusal(REFUSED.dynamicImport(argument !== undefined && ts.isStringLiteralLike(argument) ? argument.text : undefined), node);
   }
   ts.forEachChild(node, findDynamicImport);
+}
+
+/**
+ * Namespaces, which the light path cannot compile: all but `declare`d ones, `declare module "x"`,
+ * `declare global` and the inner names of a dotted one (`namespace A.B`).
+ */
+function findNamespace(node: ts.Node): void {
+  const dottedPart = node.parent !== undefined && ts.isModuleDeclaration(node.parent) && node.parent.body === node;
+  if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name) && !dottedPart && (node.flags & ts.NodeFlags.GlobalAugmentation) === 0) {
+    const declared = (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.DeclareKeyword);
+    if (!declared) throw new Refusal(REFUSED.namespace, node);
+  }
+  ts.forEachChild(node, findNamespace);
 }

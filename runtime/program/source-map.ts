@@ -1,5 +1,5 @@
 /** A decoded source map (version 3, one source) that maps generated positions back. */
-import type { Position } from './prepare-program.js';
+import type { Position } from './program-shape.js';
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const DIGITS = new Map([...BASE64].map((character, index) => [character, index]));
@@ -13,7 +13,11 @@ export interface SourceMapLookup {
 }
 
 export function decodeSourceMap(json: string): SourceMapLookup {
-  const { mappings } = JSON.parse(json) as { mappings: string };
+  return decodeMappings((JSON.parse(json) as { mappings: string }).mappings);
+}
+
+/** Decodes the `mappings` field of a source map. */
+export function decodeMappings(mappings: string): SourceMapLookup {
   const lines: Segment[][] = [];
   let sourceLine = 0;
   let sourceColumn = 0;
