@@ -1,6 +1,7 @@
-import { ToolCallError, errorMessage } from '../core/index.js';
+import { EncodedJson, ToolCallError, errorMessage } from '../core/index.js';
 import type {
   ApprovalHandler,
+  CallAccess,
   BridgeEvent,
   BridgeEventListener,
   CallContext,
@@ -39,8 +40,13 @@ export interface BridgeOptions {
 
 /** The host side of every capability call. */
 export interface Bridge {
-  /** Performs one call; give it to the runtime as its `CapabilityCallHandler`. */
+  /** Performs one call and resolves to its value (direct calls: the planner, `callTool`). */
   handle: CapabilityCallHandler;
+  /**
+   * The same pipeline, resolving to the value's JSON text as the size cap measured it: give this to
+   * the runtime as its `CapabilityCallHandler`, so a result is serialized once on its way.
+   */
+  handleEncoded: (params: CapabilityCallParams, context: CallContext) => Promise<EncodedJson>;
   capabilities(): CapabilitySpec[];
   /** Adds an event listener; returns a function that removes it. */
   on(listener: BridgeEventListener): () => void;
@@ -110,8 +116,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
 
-  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; sizeBytes: number }> {
-    const target = resolveTarget(params);
+  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; json: string; sizeBytes: number }> {
+    const target = resolveTarget(params, context.access);
     const { capability, function: spec } = target;
     const subject = `tool "${spec.toolName}" of capability "${capability.module}"`;
     const names = { capability: capability.module, function: spec.name };
@@ -184,7 +190,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       }
     }
 
-    const sizeBytes = measure(value, subject, names);
+    const { json, sizeBytes } = measure(value, subject, names);
     if (sizeBytes > maxResultBytes) {
       throw new ToolCallError(
         'RESULT_TOO_LARGE',
@@ -193,13 +199,19 @@ export function createBridge(options: BridgeOptions): Bridge {
         { details: { sizeBytes, maxResultBytes } },
       );
     }
-    return { value, sizeBytes };
+    return { value, json, sizeBytes };
   }
 
-  function resolveTarget(params: CapabilityCallParams): Target {
-    const capability = byModule.get(params.capability);
+  /**
+   * Finds the function a call names, within what the run may call: a function outside the run's access
+   * is refused, and names outside it are never listed in an error.
+   */
+  function resolveTarget(params: CapabilityCallParams, access: CallAccess | undefined): Target {
+    const visible = (capability: CapabilitySpec): FunctionSpec[] => capability.functions.filter((fn) => access === undefined || access.allows(capability.module, fn.name));
+    const found = byModule.get(params.capability);
+    const capability = found !== undefined && visible(found).length > 0 ? found : access === undefined ? found : undefined;
     if (capability === undefined) {
-      const available = [...byModule.keys()].sort();
+      const available = [...byModule.values()].filter((candidate) => visible(candidate).length > 0).map((candidate) => candidate.module).sort();
       throw new ToolCallError(
         'UNKNOWN_CAPABILITY',
         `unknown capability "${params.capability}": available modules are ${available.length === 0 ? '(none)' : available.join(', ')}`,
@@ -210,8 +222,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     const spec =
       capability.functions.find((candidate) => candidate.name === params.function) ??
       capability.functions.find((candidate) => candidate.toolName === params.function);
+    if (spec !== undefined && access !== undefined && !access.allows(capability.module, spec.name)) {
+      throw new ToolCallError(
+        'ACCESS_DENIED',
+        `${capability.module}.${spec.name} is not available to ${access.scope}: call only the functions it was given (see search_tools)`,
+        { capability: capability.module, function: spec.name },
+      );
+    }
     if (spec === undefined) {
-      const available = capability.functions.map((candidate) => candidate.name);
+      const available = visible(capability).map((candidate) => candidate.name);
       throw new ToolCallError(
         'UNKNOWN_FUNCTION',
         `capability "${capability.module}" has no function "${params.function}": its functions are ${available.length === 0 ? '(none)' : available.join(', ')}`,
@@ -235,7 +254,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     return args as Record<string, unknown>;
   }
 
-  const handle: CapabilityCallHandler = async (params, context) => {
+  const perform = async (params: CapabilityCallParams, context: CallContext): Promise<{ value: unknown; json: string; sizeBytes: number }> => {
     callCount += 1;
     const callId = `call-${callCount}`;
     const base = { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
@@ -243,9 +262,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     // Redacting and stamping cost microseconds a call; skip them when nobody listens.
     if (listeners.size > 0) emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
     try {
-      const { value, sizeBytes } = await dispatch(params, context, callId);
-      if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes, timestamp: new Date().toISOString() });
-      return value;
+      const done = await dispatch(params, context, callId);
+      if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes: done.sizeBytes, timestamp: new Date().toISOString() });
+      return done;
     } catch (error) {
       const failure = withoutSecrets(
         error instanceof ToolCallError
@@ -265,8 +284,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
+  const handle: CapabilityCallHandler = async (params, context) => (await perform(params, context)).value;
+  const handleEncoded = async (params: CapabilityCallParams, context: CallContext): Promise<EncodedJson> => {
+    const { json, sizeBytes } = await perform(params, context);
+    return new EncodedJson(json, sizeBytes);
+  };
+
   return {
     handle,
+    handleEncoded,
     capabilities: () => [...capabilities],
     on(listener) {
       listeners.add(listener);
@@ -298,14 +324,16 @@ function describeResultIssue(issue: SchemaIssue): string {
   return `${path} ${issue.message}`;
 }
 
-function measure(value: unknown, subject: string, names: { capability: string; function: string }): number {
+/** The value's JSON text and its UTF-8 size: the text the sandbox receives, measured once. */
+function measure(value: unknown, subject: string, names: { capability: string; function: string }): { json: string; sizeBytes: number } {
   let json: string | undefined;
   try {
-    json = JSON.stringify(value);
+    json = JSON.stringify(value ?? null);
   } catch (error) {
     throw new ToolCallError('INVALID_RESULT', `${subject} returned a value that is not JSON-serialisable: ${errorMessage(error)}`, names, { cause: error });
   }
-  return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+  json ??= 'null';
+  return { json, sizeBytes: Buffer.byteLength(json, 'utf8') };
 }
 
 function formatBytes(bytes: number): string {

@@ -48,6 +48,8 @@ export const sandboxSchema = z.strictObject({
   maxCalls: z.number().int().positive().optional(),
   maxConcurrentCalls: z.number().int().positive().optional(),
   workers: z.number().int().positive().optional(),
+  /** Programs one sandbox worker process runs at once (default 8). */
+  runsPerWorker: z.number().int().positive().optional(),
 });
 
 export const stdSchema = z.strictObject({

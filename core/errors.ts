@@ -62,7 +62,9 @@ export type ToolCallErrorCode =
   | 'CANCELLED'
   | 'SERVER_UNAVAILABLE'
   | 'SCHEMA_CHANGED'
-  | 'FORBIDDEN';
+  | 'FORBIDDEN'
+  /** The run may not call this function (the planner's, an agent's or the server's narrowing). */
+  | 'ACCESS_DENIED';
 
 /** A capability call failed; the message names the capability, function and what to do. */
 export class ToolCallError extends AgentSpacesError {

@@ -33,8 +33,9 @@ export type {
   ResultMode,
   WireError,
   WireErrorData,
+  CallAccess,
 } from './protocol.js';
-export { CAPABILITY_CALL_METHOD, WIRE_ERROR_CODES, fromWireError, toWireError } from './protocol.js';
+export { CAPABILITY_CALL_METHOD, EncodedJson, WIRE_ERROR_CODES, accessFromIds, fromWireError, toWireError } from './protocol.js';
 export type { Diagnostic, LogLevel, RunError, RunLog, RunResult } from './run-result.js';
 export type {
   ApprovalDecidedEvent,

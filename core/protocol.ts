@@ -44,9 +44,39 @@ export type CapabilityCallResponse =
   | { jsonrpc: '2.0'; id: number | string; result: unknown }
   | { jsonrpc: '2.0'; id: number | string; error: WireError };
 
+/**
+ * A call's result already serialized as JSON text by the host (the bridge measures its size on these
+ * bytes). The runtime sends the text on as it is: one serialization per hop.
+ */
+export class EncodedJson {
+  constructor(
+    readonly text: string,
+    /** UTF-8 length of `text`. */
+    readonly bytes: number,
+  ) {}
+}
+
+/**
+ * Which functions a run may call, as `module.function` ids (e.g. `train-schedule.getSchedule`). The
+ * bridge refuses every other call, however the program made it.
+ */
+export interface CallAccess {
+  allows(capability: string, fn: string): boolean;
+  /** Says, for refusals, who narrowed the run (e.g. "this task"). */
+  readonly scope: string;
+}
+
+/** Access for the functions in `ids` (`module.function`; `module.*` allows a whole module). */
+export function accessFromIds(ids: Iterable<string>, scope: string): CallAccess {
+  const allowed = new Set(ids);
+  return { scope, allows: (capability, fn) => allowed.has(`${capability}.${fn}`) || allowed.has(`${capability}.*`) };
+}
+
 /** What the host knows about the run a call comes from. */
 export interface CallContext {
   runId: string;
+  /** The functions this run may call; absent: every function of the space. */
+  access?: CallAccess;
   /** Aborted when the run ends (timeout, cancel): in-flight work should stop. */
   signal: AbortSignal;
   /**

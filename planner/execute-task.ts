@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { serverSecrets } from '../config/index.js';
-import { errorMessage } from '../core/index.js';
+import { accessFromIds, errorMessage } from '../core/index.js';
 import { createSpace, type Space } from '../space/index.js';
 import { describeBreach, emptyUsage, resolveBudget, type BudgetLimit } from './budget.js';
 import { buildContext, type Turn } from './build-context.js';
@@ -77,8 +77,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     taskId,
     space,
     catalog,
-    allowed: allow ? new Set(functions.map((entry) => entry.id)) : undefined,
-    allFunctions: fullCatalog.functions,
+    access: allow ? accessFromIds(functions.map((entry) => entry.id), 'this task') : undefined,
     usage: emptyUsage(limits),
     step: 0,
     redactor,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { errorMessage, ToolCallError, type RunResult } from '../core/index.js';
 import { searchTools } from '../space/index.js';
 import type { BudgetLimit } from './budget.js';
-import { checkCodeAccess } from './check-code-access.js';
 import type { ParsedCall } from './parse-arguments.js';
 import { log, presentValue, toolContent, type TaskRun } from './task-run.js';
 
@@ -51,7 +50,7 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
   const entry = run.catalog.functions.find((candidate) => candidate.id === call.name);
   if (!entry) {
     const near = searchTools(run.catalog, call.name, { detailLevel: 'names', limit: 3 }).matches.map((match) => match.id);
-    const message = `there is no tool "${call.name}"${run.allowed ? ' available to this task' : ''}${near.length > 0 ? `; did you mean ${near.join(', ')}?` : ''} Use search_tools to find ids.`;
+    const message = `there is no tool "${call.name}"${run.access ? ' available to this task' : ''}${near.length > 0 ? `; did you mean ${near.join(', ')}?` : ''} Use search_tools to find ids.`;
     run.emit({ type: 'tool-call', name: run.redactor.text(call.name), ok: false, durationMs: 0, error: { code: 'UNKNOWN_FUNCTION', message: run.redactor.text(message) } });
     run.rawOutputs.push({ step: run.step, kind: 'tool-call', name: call.name, ok: false, error: message });
     return answer(run, `call_tool ${call.name} → unknown tool`, { ok: false, error: { code: 'UNKNOWN_FUNCTION', message } });
@@ -60,7 +59,7 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
   run.usage.toolCalls++;
   const started = performance.now();
   try {
-    const value = await run.space.callTool(call.name, call.arguments, { runId: `${run.taskId}:${run.step}`, ...(run.signal ? { signal: run.signal } : {}) });
+    const value = await run.space.callTool(call.name, call.arguments, { runId: `${run.taskId}:${run.step}`, ...(run.signal ? { signal: run.signal } : {}), ...(run.access ? { access: run.access } : {}) });
     const durationMs = performance.now() - started;
     const presented = presentValue(run, call.name, value);
     run.emit({ type: 'tool-call', name: call.name, ok: true, durationMs });
@@ -76,17 +75,11 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
 }
 
 async function runCode(run: TaskRun, code: string): Promise<CallOutcome> {
-  if (run.allowed) {
-    const problems = checkCodeAccess(code, run.allFunctions, run.allowed);
-    if (problems.length > 0) {
-      run.rawOutputs.push({ step: run.step, kind: 'code-run', name: 'run_code', ok: false, error: problems.join('; ') });
-      return answer(run, 'run_code → refused (uses tools not available to this task)', { ok: false, error: { code: 'FORBIDDEN', message: problems.join('; ') } });
-    }
-  }
   if (run.usage.codeRuns >= run.usage.limits.maxCodeRuns) return { content: '', digest: '', breach: 'maxCodeRuns' };
   const remainingCalls = run.usage.limits.maxToolCalls - run.usage.toolCalls;
   if (remainingCalls <= 0) return { content: '', digest: '', breach: 'maxToolCalls' };
-  const result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, runId: `${run.taskId}:${run.step}:${randomUUID().slice(0, 8)}`, ...(run.signal ? { signal: run.signal } : {}) });
+  // The bridge refuses calls outside the task's tools, however the program makes them.
+  const result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, ...(run.access ? { access: run.access } : {}), runId: `${run.taskId}:${run.step}:${randomUUID().slice(0, 8)}`, ...(run.signal ? { signal: run.signal } : {}) });
   // A program that did not type-check never ran: it costs a step, not a code run.
   const counted = result.error?.code !== 'TYPE_CHECK_FAILED';
   if (counted) run.usage.codeRuns++;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog } from './catalog-types.js';
+import type { CallAccess } from '../core/index.js';
 import type { Space } from '../space/index.js';
 import { describeUsage, type BudgetUsage } from './budget.js';
 import type { TaskRedactor } from './create-task-redactor.js';
@@ -14,10 +15,8 @@ export interface TaskRun {
   space: Space;
   /** The catalog the model may see (after `tools.allow`). */
   catalog: Catalog;
-  /** Ids the model may call, when the caller restricted them. */
-  allowed: ReadonlySet<string> | undefined;
-  /** Every function of the space (read once), to tell code that uses a hidden one. */
-  allFunctions: Catalog['functions'];
+  /** The functions the model may call, when the caller restricted them; the bridge enforces it. */
+  access: CallAccess | undefined;
   usage: BudgetUsage;
   step: number;
   redactor: TaskRedactor;

@@ -32,7 +32,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   if (isolation !== 'worker') throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 1) throw new SandboxError('INVALID_OPTIONS', `workers must be a positive integer (got ${String(workers)})`);
-  const executor: WorkerPoolExecutor = createWorkerPoolExecutor({ workers });
+  const runsPerWorker = options.runsPerWorker ?? 8;
+  if (!Number.isInteger(runsPerWorker) || runsPerWorker < 1) throw new SandboxError('INVALID_OPTIONS', `runsPerWorker must be a positive integer (got ${String(runsPerWorker)})`);
+  const executor: WorkerPoolExecutor = createWorkerPoolExecutor({ workers, runsPerWorker });
   const sandbox: WorkerSandbox = { ...createProgramSandbox(executor, { outDir, limits }), pids: executor.pids, ready: executor.ready };
   return sandbox;
 }

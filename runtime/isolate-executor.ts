@@ -1,12 +1,19 @@
 import type { CapabilityCallHandler } from '../core/protocol.js';
-import type { RunResult } from '../core/run-result.js';
+import type { RunLog, RunResult } from '../core/run-result.js';
 import type { IsolateRunRequest } from './isolated-vm/run-in-isolate.js';
+
+export interface ExecuteOptions {
+  /** Aborting ends the run with `CANCELLED`. */
+  signal?: AbortSignal;
+  /** Each log line as the program writes it (they are also in the result). */
+  onLog?: (log: RunLog) => void;
+}
 
 /**
  * Where compiled programs run: in this process, or in a pooled sandbox worker. Results carry
  * positions of the compiled JavaScript; the sandbox front end maps them back.
  */
 export interface IsolateExecutor {
-  execute(request: IsolateRunRequest, onCall: CapabilityCallHandler, signal?: AbortSignal): Promise<RunResult>;
+  execute(request: IsolateRunRequest, onCall: CapabilityCallHandler, options?: ExecuteOptions): Promise<RunResult>;
   close(): Promise<void>;
 }

@@ -53,7 +53,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       // hears aborts that happen after it starts listening.
       if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
-      const result = await executor.execute(request, runOptions.onCall, runOptions.signal);
+      const result = await executor.execute(request, runOptions.onCall, { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}) });
       if (result.error !== undefined) result.error = mapRunError(result.error, program);
       return result;
     },

@@ -3,7 +3,7 @@
  * happened. Implementations live in `isolated-vm/` (in-process) and `worker-pool/` (sandbox workers).
  */
 import type { CapabilityCallHandler } from '../core/protocol.js';
-import type { RunResult } from '../core/run-result.js';
+import type { RunLog, RunResult } from '../core/run-result.js';
 
 export interface RunLimits {
   /** Wall-clock time of the whole run, including code after `await`s. */
@@ -42,6 +42,11 @@ export interface RunOptions {
   limits?: Partial<RunLimits>;
   /** Type-check against the build's declarations first; on errors the program does not run. */
   check?: boolean;
+  /**
+   * Each log line as the program writes it, in order with its calls: a line logged before a call that
+   * waits for approval arrives before that approval is asked for. The lines are also in the result.
+   */
+  onLog?: (log: RunLog) => void;
 }
 
 export interface Sandbox {
@@ -58,8 +63,14 @@ export interface SandboxOptions {
   outDir: string;
   /** `worker` (default): isolates live in pooled sandbox processes. `in-process`: trusted code, fastest. */
   isolation?: Isolation;
-  /** Sandbox worker processes to keep ready (worker isolation); runs beyond that queue. */
+  /** Sandbox worker processes to keep ready (worker isolation, default 2). */
   workers?: number;
+  /**
+   * Programs one worker process runs at once (default 8); runs beyond `workers × runsPerWorker` queue.
+   * They share the worker's thread: one that computes delays the others, one stuck in native code
+   * costs the worker, and so the runs it holds.
+   */
+  runsPerWorker?: number;
   /** Defaults for every run; each run may override them. */
   limits?: Partial<RunLimits>;
 }

@@ -10,9 +10,11 @@ import {
   ToolCallError,
   type ApprovalHandler,
   type BridgeEventListener,
+  type CallAccess,
   type CapabilitySpec,
   type Diagnostic,
   type ResultMode,
+  type RunLog,
   type RunResult,
   type ToolDefinition,
 } from '../core/index.js';
@@ -41,6 +43,10 @@ export interface SpaceOptions {
 export interface SpaceRunOptions {
   /** Type-check against the built declarations first (default true). */
   check?: boolean;
+  /** The functions this run may call (default: all); the bridge refuses the rest, however they are called. */
+  access?: CallAccess;
+  /** Each log line as the program writes it, before any later approval of the run is asked for. */
+  onLog?: (log: RunLog) => void;
   limits?: Partial<RunLimits>;
   signal?: AbortSignal;
   runId?: string;
@@ -64,7 +70,7 @@ export interface Space {
    * events): `callTool('train-schedule.getSchedule', { station: 'Central' })`. Rejects with a
    * `ToolCallError` for an unknown id, bad arguments, a denial or a failed call.
    */
-  callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode }): Promise<unknown>;
+  callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess }): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -110,8 +116,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async run(code, runOptions = {}) {
       const { bridge, sandbox } = await start();
       const limits = { ...sandboxLimits(config), ...runOptions.limits };
+      const { access } = runOptions;
       return sandbox.run(code, {
-        onCall: bridge.handle,
+        onCall: access === undefined ? bridge.handleEncoded : (params, context) => bridge.handleEncoded(params, { ...context, access }),
+        ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
         runId: runOptions.runId ?? randomUUID(),
         check: runOptions.check ?? true,
         limits,
@@ -142,7 +150,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       try {
         return await bridge.handle(
           { capability: id.slice(0, dot), function: id.slice(dot + 1), args: args ?? {}, ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}) },
-          { runId: callOptions.runId ?? randomUUID(), signal },
+          { runId: callOptions.runId ?? randomUUID(), signal, ...(callOptions.access ? { access: callOptions.access } : {}) },
         );
       } finally {
         controller.abort(); // the call is over: nothing of it may keep running
@@ -187,6 +195,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         outDir: config.outDir,
         isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
         ...(config.sandbox.workers ? { workers: config.sandbox.workers } : {}),
+        ...(config.sandbox.runsPerWorker ? { runsPerWorker: config.sandbox.runsPerWorker } : {}),
         limits: sandboxLimits(config),
       });
       return { bridge, sandbox, closeBackends };

@@ -1,87 +1,162 @@
 /**
- * JavaScript evaluated first in every fresh context. It receives three host callbacks and defines
- * the only non-standard globals the program sees: `console` (captured into logs) and the host global
- * the capability proxies call. It returns `deliver` (settles a call) and `run` (runs the program's
- * wrapped main with the run's settings — the call and argument limits, checked here too so a loop of
- * calls cannot flood the host — and reports its result or error as JSON). Everything the host reads from here crosses
- * as strings, so no object of either side is shared.
+ * JavaScript evaluated first in every fresh context, before any code of the program. It receives three
+ * host callbacks and defines the only non-standard globals the program sees: `console` (captured into
+ * logs) and the host global the capability proxies call. It returns `deliver` (settles calls) and `run`
+ * (runs the program's wrapped main with the run's settings and reports its result or error as JSON).
+ *
+ * The program is hostile, so this code is strict (no `arguments.callee`, `fn.caller` or CallSite
+ * `getFunction()` reaches it) and uses only intrinsics it captured before the program ran: a program
+ * that edits `JSON.stringify`, `Map.prototype.get` or `Array.prototype.push` changes its own world,
+ * not this code's. Whether an error is a real tool error is kept in a private WeakMap, so a program
+ * cannot dress its own error up as one the host decided (e.g. a fake `TIMEOUT`). Everything the host
+ * reads from here crosses as strings, so no object of either side is shared.
  */
 import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
 
-export const BOOTSTRAP_SOURCE = String.raw`
+export const BOOTSTRAP_SOURCE = String.raw`'use strict';
 const send = $0, writeLog = $1, complete = $2;
+
+// Intrinsics, captured before any program code runs. \`uncurry(f)(self, ...args)\` = f.call(self, ...args)
+// through the Function.prototype.call of this moment.
+const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+const jsonParse = JSON.parse, jsonStringify = JSON.stringify;
+const ObjectFreeze = Object.freeze, defineProperty = Object.defineProperty, objectKeys = Object.keys;
+const getPrototypeOf = Object.getPrototypeOf, isArray = Array.isArray, isFinite = Number.isFinite;
+const MapConstructor = Map, WeakMapConstructor = WeakMap, PromiseConstructor = Promise;
+const ErrorConstructor = Error, TypeErrorConstructor = TypeError, RangeErrorConstructor = RangeError;
+const StringConstructor = String;
+const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set), mapDelete = uncurry(Map.prototype.delete);
+const mapEntries = uncurry(Map.prototype.entries), setValues = uncurry(Set.prototype.values);
+const weakMapGet = uncurry(WeakMap.prototype.get), weakMapSet = uncurry(WeakMap.prototype.set);
+const arrayPush = uncurry(Array.prototype.push), arrayJoin = uncurry(Array.prototype.join), arrayIncludes = uncurry(Array.prototype.includes);
+const hasOwn = uncurry(Object.prototype.hasOwnProperty);
+const iteratorNext = uncurry(getPrototypeOf(new Map().entries()).next), setIteratorNext = uncurry(getPrototypeOf(new Set().values()).next);
+const stringSlice = uncurry(String.prototype.slice), stringIndexOf = uncurry(String.prototype.indexOf), regExpTest = uncurry(RegExp.prototype.test);
+const functionToString = uncurry(Function.prototype.toString), symbolToString = uncurry(Symbol.prototype.toString);
+const dateToISOString = uncurry(Date.prototype.toISOString), regExpToString = uncurry(RegExp.prototype.toString);
+const mapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get);
+const setSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, 'size').get);
+const isMap = (value) => { try { mapSize(value); return true; } catch { return false; } };
+const isSet = (value) => { try { setSize(value); return true; } catch { return false; } };
+const isDate = (value) => { try { dateToISOString(value); return true; } catch (error) { return error instanceof RangeErrorConstructor; } };
+const isRegExp = (value) => { try { regExpTest(value, ''); return true; } catch { return false; } };
+const CLASS_SOURCE = /^class\b/, IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
 let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '' };
 let callsMade = 0;
 const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
-const TOOL_ERROR = Symbol('toolError');
-const pending = new Map();
+/** Real tool errors (made by call() from the host's reply) → the host's error data. */
+const toolErrors = new WeakMapConstructor();
+const pending = new MapConstructor();
+/** The settled outcomes this code made, so call() can tell them from look-alikes. */
+const outcomes = new WeakMapConstructor();
 let nextId = 0;
 
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) delete globalThis[name];
+
+function copyWith(items, item) {
+  const copy = [];
+  for (let index = 0; index < items.length; index++) defineProperty(copy, index, { value: items[index], writable: true, enumerable: true, configurable: true });
+  defineProperty(copy, items.length, { value: item, writable: true, enumerable: true, configurable: true });
+  return copy;
+}
+
+function own(object, key) {
+  return typeof object === 'object' && object !== null && hasOwn(object, key) ? object[key] : undefined;
+}
 
 function safe(read, fallback) { try { return read(); } catch { return fallback; } }
 
 function inspect(value, depth, seen) {
   switch (typeof value) {
-    case 'string': return depth === 0 ? value : JSON.stringify(value);
-    case 'bigint': return value + 'n';
-    case 'symbol': return safe(() => value.toString(), 'Symbol()');
-    case 'function': return safe(() => /^class\b/.test(Function.prototype.toString.call(value)), false)
-      ? '[class ' + (value.name || 'anonymous') + ']' : '[Function: ' + (value.name || 'anonymous') + ']';
+    case 'string': return depth === 0 ? value : jsonStringify(value);
+    case 'bigint': return StringConstructor(value) + 'n';
+    case 'symbol': return safe(() => symbolToString(value), 'Symbol()');
+    case 'function': return safe(() => regExpTest(CLASS_SOURCE, functionToString(value)), false)
+      ? '[class ' + (safe(() => value.name, '') || 'anonymous') + ']' : '[Function: ' + (safe(() => value.name, '') || 'anonymous') + ']';
     case 'object': break;
-    default: return String(value);
+    default: return StringConstructor(value);
   }
   if (value === null) return 'null';
-  if (seen.includes(value)) return '[Circular]';
-  if (value instanceof Error) return safe(() => String(value.stack || value.name + ': ' + value.message), '[Error]');
-  if (value instanceof Date) return safe(() => value.toISOString(), 'Invalid Date');
-  if (value instanceof RegExp) return String(value);
-  if (depth > 4) return Array.isArray(value) ? '[Array]' : '[Object]';
-  const inner = seen.concat([value]);
+  if (arrayIncludes(seen, value)) return '[Circular]';
+  if (value instanceof ErrorConstructor) return safe(() => StringConstructor(value.stack || value.name + ': ' + value.message), '[Error]');
+  if (isDate(value)) return safe(() => dateToISOString(value), 'Invalid Date');
+  if (isRegExp(value)) return safe(() => regExpToString(value), '[RegExp]');
+  if (depth > 4) return isArray(value) ? '[Array]' : '[Object]';
+  const inner = copyWith(seen, value);
   const show = (item) => safe(() => inspect(item, depth + 1, inner), '[unreadable]');
-  if (Array.isArray(value)) {
-    const items = value.slice(0, 100).map(show);
-    if (value.length > 100) items.push('... ' + (value.length - 100) + ' more items');
-    return items.length === 0 ? '[]' : '[ ' + items.join(', ') + ' ]';
+  const items = [];
+  if (isArray(value)) {
+    const length = value.length;
+    for (let index = 0; index < length && index < 100; index++) arrayPush(items, show(value[index]));
+    if (length > 100) arrayPush(items, '... ' + (length - 100) + ' more items');
+    return items.length === 0 ? '[]' : '[ ' + arrayJoin(items, ', ') + ' ]';
   }
-  if (value instanceof Map) return 'Map(' + value.size + ') { ' + [...value].slice(0, 100).map(([k, v]) => show(k) + ' => ' + show(v)).join(', ') + ' }';
-  if (value instanceof Set) return 'Set(' + value.size + ') { ' + [...value].slice(0, 100).map(show).join(', ') + ' }';
-  const keys = Object.keys(value);
-  const entries = keys.slice(0, 100).map((key) => (/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)) + ': ' + safe(() => show(value[key]), '[Getter threw]'));
-  if (keys.length > 100) entries.push('... ' + (keys.length - 100) + ' more keys');
-  const constructorName = safe(() => Object.getPrototypeOf(value)?.constructor?.name, undefined);
-  const prefix = constructorName && constructorName !== 'Object' ? constructorName + ' ' : '';
-  return prefix + (entries.length === 0 ? '{}' : '{ ' + entries.join(', ') + ' }');
+  if (isMap(value)) {
+    const iterator = mapEntries(value);
+    for (let step = iteratorNext(iterator); !step.done && items.length < 100; step = iteratorNext(iterator)) arrayPush(items, show(step.value[0]) + ' => ' + show(step.value[1]));
+    return 'Map(' + mapSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
+  }
+  if (isSet(value)) {
+    const iterator = setValues(value);
+    for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) arrayPush(items, show(step.value));
+    return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
+  }
+  const keys = objectKeys(value);
+  for (let index = 0; index < keys.length && index < 100; index++) {
+    const key = keys[index];
+    arrayPush(items, (regExpTest(IDENTIFIER, key) ? key : jsonStringify(key)) + ': ' + safe(() => show(value[key]), '[Getter threw]'));
+  }
+  if (keys.length > 100) arrayPush(items, '... ' + (keys.length - 100) + ' more keys');
+  const constructorName = safe(() => getPrototypeOf(value)?.constructor?.name, undefined);
+  const prefix = typeof constructorName === 'string' && constructorName !== 'Object' ? constructorName + ' ' : '';
+  return prefix + (items.length === 0 ? '{}' : '{ ' + arrayJoin(items, ', ') + ' }');
 }
 
 function logger(level) {
   return (...values) => {
-    const message = safe(() => values.map((value) => inspect(value, 0, [])).join(' '), '[unformattable log message]');
-    if (!writeLog(level, message)) throw new RangeError('console output passed the output limit of this run');
+    const parts = [];
+    for (let index = 0; index < values.length; index++) arrayPush(parts, safe(() => inspect(values[index], 0, []), '[unformattable]'));
+    if (!writeLog(level, arrayJoin(parts, ' '))) throw new RangeErrorConstructor('console output passed the output limit of this run');
   };
 }
-globalThis.console = Object.freeze({
+const consoleObject = ObjectFreeze({
   log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug'), trace: logger('debug'),
 });
+defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
+
+// Names go into JSON text: escaped, so a quote in a made-up name cannot break the message.
+const inJson = (text) => stringSlice(jsonStringify(text), 1, -1);
+function replaceAll(text, token, replacement) {
+  let out = '';
+  for (let at = stringIndexOf(text, token); at !== -1; at = stringIndexOf(text, token)) {
+    out += stringSlice(text, 0, at) + replacement;
+    text = stringSlice(text, at + token.length);
+  }
+  return out + text;
+}
+function fill(template, capability, fn, size) {
+  return jsonParse(replaceAll(replaceAll(replaceAll(template, '{capability}', inJson(capability)), '{function}', inJson(fn)), '{size}', StringConstructor(size)));
+}
 
 // Sends one call and returns the promise of its outcome. Not async: the arguments' JSON must not stay
 // alive while the program awaits (a thousand pending calls would keep a thousand copies).
 function dispatch(capability, fn, args, resultMode) {
   let json;
   try {
-    json = JSON.stringify(args === undefined ? null : args);
+    json = jsonStringify(args === undefined ? null : args);
   } catch (cause) {
-    throw new TypeError('arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => cause.message, 'unknown reason'));
+    throw new TypeErrorConstructor('arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor(cause.message), 'unknown reason'));
   }
+  if (json === undefined) json = 'null';
   const id = ++nextId;
-  const outcome = new Promise((resolve) => pending.set(id, resolve));
-  // Names go into JSON text: escaped, so a quote in a made-up name cannot break the message.
-  const inJson = (text) => JSON.stringify(text).slice(1, -1);
-  const fill = (template) => JSON.parse(template.replace('{capability}', () => inJson(capability)).replace('{function}', () => inJson(fn)).replace('{size}', () => String(json.length)));
+  let resolveOutcome;
+  const outcome = new PromiseConstructor((resolve) => { resolveOutcome = resolve; });
+  mapSet(pending, id, resolveOutcome);
   // A UTF-8 byte per character at least: text longer than the limit never crosses to the host.
-  if (json.length > settings.maxArgumentBytes) settle(id, false, fill(settings.argumentLimitError));
-  else if (++callsMade > settings.maxCalls) settle(id, false, fill(settings.callLimitError));
+  if (json.length > settings.maxArgumentBytes) settle(id, false, fill(settings.argumentLimitError, capability, fn, json.length));
+  else if (++callsMade > settings.maxCalls) settle(id, false, fill(settings.callLimitError, capability, fn, 0));
   else send(id, capability, fn, json, resultMode === 'full' ? 'full' : 'value');
   return outcome;
 }
@@ -89,69 +164,97 @@ function dispatch(capability, fn, args, resultMode) {
 // An async function, so that a failed call's error is created after the await: V8 then appends the
 // awaiting program frames ("at async ...") to its stack for free, instead of a stack capture per call.
 async function call(capability, fn, args, resultMode) {
-  capability = String(capability);
-  fn = String(fn);
-  const outcome = dispatch(capability, fn, args, resultMode);
-  const { ok, payload } = await outcome;
-  if (ok) return payload;
-  const data = payload.data || {};
-  const error = new Error(payload.message);
-  error.name = 'ToolCallError';
-  error.code = data.code || 'TOOL_FAILED';
-  error.capability = data.capability || capability;
-  error.function = data.function || fn;
-  if (data.details !== undefined) error.details = data.details;
-  Object.defineProperty(error, TOOL_ERROR, { value: true });
+  capability = StringConstructor(capability);
+  fn = StringConstructor(fn);
+  const outcome = await dispatch(capability, fn, args, resultMode);
+  // A program that patched Promise.prototype can settle this await itself: only records settle() made count.
+  if (weakMapGet(outcomes, outcome) !== true) throw new TypeErrorConstructor('the sandbox refused a capability result it did not receive from the host (Promise internals were modified)');
+  if (outcome.ok) return outcome.payload;
+  // The host's error data, read as own properties only: a getter the program put on Object.prototype
+  // must not fill in a missing field.
+  const payload = outcome.payload;
+  const data = own(payload, 'data');
+  const field = (name, fallback) => { const value = own(data, name); return typeof value === 'string' ? value : fallback; };
+  const error = new ErrorConstructor(StringConstructor(own(payload, 'message')));
+  const record = ObjectFreeze({ code: field('code', 'TOOL_FAILED'), capability: field('capability', capability), function: field('function', fn) });
+  const details = own(data, 'details');
+  const fields = { name: 'ToolCallError', code: record.code, capability: record.capability, function: record.function, details };
+  const keys = objectKeys(fields);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    if (fields[key] !== undefined) defineProperty(error, key, { value: fields[key], writable: true, enumerable: key !== 'name', configurable: true });
+  }
+  weakMapSet(toolErrors, error, record);
   throw error;
 }
-const host = Object.freeze({ call });
-Object.defineProperty(globalThis, HOST_GLOBAL, { value: host, enumerable: false, writable: false, configurable: false });
+const host = ObjectFreeze({ call });
+defineProperty(globalThis, HOST_GLOBAL, { value: host, enumerable: false, writable: false, configurable: false });
 
 function settle(id, ok, payload) {
-  const resolve = pending.get(id);
+  const resolve = mapGet(pending, id);
   if (resolve === undefined) return;
-  pending.delete(id);
-  resolve({ ok, payload });
+  mapDelete(pending, id);
+  const record = ObjectFreeze({ ok, payload });
+  weakMapSet(outcomes, record, true);
+  resolve(record);
 }
 
 // The host sends the replies that are ready together: one JSON array of [id, ok, payload] triples.
 function deliver(batch) {
-  for (const [id, ok, payload] of JSON.parse(batch)) settle(id, ok, payload);
+  const replies = jsonParse(batch);
+  for (let index = 0; index < replies.length; index++) {
+    const reply = replies[index];
+    settle(reply[0], reply[1], reply[2]);
+  }
 }
 
-function toJson(value, path, stack) {
+// The slow path, only to say where a result stops being JSON data once the fast path refused it.
+function findNonJson(value, path, stack) {
   switch (typeof value) {
-    case 'string': case 'boolean': return value;
-    case 'number': return Number.isFinite(value) ? value : null;
-    case 'undefined': return undefined;
-    case 'bigint': throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a BigInt; convert it with String() or Number()');
-    case 'function': throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a function; return data, not functions');
-    case 'symbol': throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a symbol');
+    case 'bigint': return path + ' is a BigInt; convert it with String() or Number()';
+    case 'function': return path + ' is a function; return data, not functions';
+    case 'symbol': return path + ' is a symbol';
+    case 'object': break;
+    default: return undefined;
   }
-  if (value === null) return null;
-  if (stack.includes(value)) throw new TypeError('the result is not JSON-serialisable: ' + path + ' is a circular reference');
-  if (typeof value.toJSON === 'function') return toJson(value.toJSON(), path, stack);
-  const inner = stack.concat([value]);
-  if (Array.isArray(value)) return value.map((item, index) => { const json = toJson(item, path + '[' + index + ']', inner); return json === undefined ? null : json; });
-  const out = {};
-  for (const key of Object.keys(value)) {
-    const json = toJson(value[key], path + '.' + key, inner);
-    if (json !== undefined) out[key] = json;
+  if (value === null) return undefined;
+  if (arrayIncludes(stack, value)) return path + ' is a circular reference';
+  if (typeof value.toJSON === 'function') return findNonJson(value.toJSON(), path, stack);
+  const inner = copyWith(stack, value);
+  if (isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findNonJson(value[index], path + '[' + index + ']', inner);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
-  return out;
+  const keys = objectKeys(value);
+  for (let index = 0; index < keys.length; index++) {
+    const found = findNonJson(value[keys[index]], path + '.' + keys[index], inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+const NOT_JSON = {};
+function refuseNonJson(key, value) {
+  const type = typeof value;
+  if (type === 'function' || type === 'symbol') throw NOT_JSON;
+  return value;
 }
 
 function describeError(thrown) {
-  const isError = safe(() => thrown instanceof Error || (typeof thrown === 'object' && thrown !== null && typeof thrown.stack === 'string'), false);
+  const isError = safe(() => thrown instanceof ErrorConstructor || (typeof thrown === 'object' && thrown !== null && typeof thrown.stack === 'string'), false);
   if (!isError) {
     return { name: 'ThrownValue', code: 'RUNTIME_ERROR', message: 'the program threw a non-Error value: ' + safe(() => inspect(thrown, 1, []), '[unreadable]') };
   }
   const text = (read, fallback) => safe(() => { const value = read(); return typeof value === 'string' ? value : fallback; }, fallback);
   const description = { name: text(() => thrown.name, 'Error'), message: text(() => thrown.message, ''), stack: text(() => thrown.stack, undefined), code: 'RUNTIME_ERROR' };
-  if (safe(() => thrown[TOOL_ERROR] === true, false)) {
-    description.code = text(() => thrown.code, 'TOOL_FAILED');
-    description.capability = text(() => thrown.capability, undefined);
-    description.function = text(() => thrown.function, undefined);
+  const tool = weakMapGet(toolErrors, thrown);
+  if (tool !== undefined) {
+    description.code = tool.code;
+    description.capability = tool.capability;
+    description.function = tool.function;
   }
   return description;
 }
@@ -163,18 +266,19 @@ async function run(main, runSettings) {
     value = await main();
     if (typeof value === 'function') value = await value();
   } catch (thrown) {
-    complete(false, JSON.stringify(describeError(thrown)));
+    complete(false, jsonStringify(describeError(thrown)));
     return;
   }
   let json;
   try {
-    json = JSON.stringify(toJson(value, '$', [])) ?? 'null';
+    json = jsonStringify(value, refuseNonJson);
   } catch (thrown) {
-    const description = describeError(thrown);
-    complete(false, JSON.stringify({ name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: description.message }));
+    const where = safe(() => findNonJson(value, '$', []), undefined);
+    const reason = where !== undefined ? where : thrown === NOT_JSON ? 'it holds a function or symbol' : safe(() => StringConstructor(thrown.message), 'unknown reason');
+    complete(false, jsonStringify({ name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: ' + reason }));
     return;
   }
-  complete(true, json);
+  complete(true, json === undefined ? 'null' : json);
 }
 
 return { deliver, run };

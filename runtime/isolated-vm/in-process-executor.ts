@@ -1,6 +1,8 @@
 import { SandboxError } from '../../core/errors.js';
+import type { RunLog, RunResult } from '../../core/run-result.js';
+import { createCallGate } from '../host/call-gate.js';
 import type { IsolateExecutor } from '../isolate-executor.js';
-import { prepareIsolate, startIsolateRun, type PreparedIsolate } from './run-in-isolate.js';
+import { prepareIsolate, startIsolateRun, type IsolateOutcome, type PreparedIsolate } from './run-in-isolate.js';
 
 /** Whether this process was started with `--no-node-snapshot`, which isolated-vm needs on Node 20+. */
 export function hasNoNodeSnapshot(): boolean {
@@ -10,8 +12,9 @@ export function hasNoNodeSnapshot(): boolean {
 
 /**
  * Runs isolates in this process: the fastest path, for trusted code. A program that spins after an
- * `await` can keep an isolate thread busy after its run reported the timeout; worker isolation kills
- * such a worker instead.
+ * `await` can keep an isolate thread busy after its run reported the timeout, and a native crash of
+ * isolated-vm takes this process with it; worker isolation kills such a worker instead. Never use it
+ * for code from a remote caller.
  */
 export function createInProcessExecutor(): IsolateExecutor {
   if (!hasNoNodeSnapshot()) {
@@ -26,15 +29,35 @@ export function createInProcessExecutor(): IsolateExecutor {
     });
   };
   return {
-    async execute(request, onCall, signal) {
-      const run = startIsolateRun(request, onCall, spare);
+    async execute(request, onCall, options = {}) {
+      const { signal, onLog } = options;
+      const logs: RunLog[] = [];
+      const callController = new AbortController();
+      let holdDeadline: () => () => void = () => () => undefined;
+      const gate = createCallGate({
+        limits: request.limits,
+        onCall,
+        context: { runId: request.runId, signal: callController.signal, holdDeadline: () => holdDeadline() },
+        reply: (id, ok, json) => run.reply(id, ok, json),
+      });
+      const run = startIsolateRun(request, {
+        call: (id, capability, fn, argsJson, resultMode) => gate.submit(id, capability, fn, argsJson, resultMode),
+        log(level, message) {
+          const log = { level, message };
+          logs.push(log);
+          onLog?.(log);
+        },
+      }, spare);
+      holdDeadline = run.holdDeadline;
       spare = undefined;
       const onAbort = (): void => run.cancel();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted === true) onAbort();
       try {
-        return await run.result;
+        return toRunResult(await run.outcome, logs, gate.calls);
       } finally {
+        gate.close();
+        callController.abort(new Error(`run ${request.runId} ended`));
         signal?.removeEventListener('abort', onAbort);
         prepareSpare(request.limits.memoryLimitMb);
       }
@@ -44,5 +67,18 @@ export function createInProcessExecutor(): IsolateExecutor {
       if (spare !== undefined && !spare.isolate.isDisposed) spare.isolate.dispose();
       spare = undefined;
     },
+  };
+}
+
+/** The run's result, with the result's JSON text parsed once. */
+export function toRunResult(outcome: IsolateOutcome, logs: RunLog[], calls: number): RunResult {
+  return {
+    success: outcome.success,
+    result: outcome.resultJson === undefined ? null : (JSON.parse(outcome.resultJson) as unknown),
+    logs,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    timedOut: outcome.timedOut,
+    calls,
+    durationMs: outcome.durationMs,
   };
 }

@@ -1,14 +1,15 @@
 /**
- * Runs one compiled program in a fresh isolate: links `@capabilities/*` to the build output, forwards
- * calls to the host handler (counted, throttled, copied as JSON), captures console output, and
- * enforces every limit. Used in-process and inside sandbox workers alike. Positions in the result
+ * Runs one compiled program in a fresh isolate: links `@capabilities/*` to the build output, hands the
+ * program's calls and logs to a port, delivers replies, and enforces the limits that need the isolate
+ * (wall clock, CPU time, memory, output). Used in-process and inside sandbox workers alike. Nothing
+ * here parses a call's arguments or a reply's value: they cross as JSON text. Positions in the result
  * are still those of the compiled JavaScript; the caller maps them back.
  */
-import { setMaxListeners } from 'node:events';
 import ivm from 'isolated-vm';
-import type { CapabilityCallHandler, CapabilityCallParams, ResultMode } from '../../core/protocol.js';
-import { toWireError } from '../../core/protocol.js';
-import type { LogLevel, RunError, RunLog, RunResult } from '../../core/run-result.js';
+import type { ResultMode } from '../../core/protocol.js';
+import type { LogLevel, RunError } from '../../core/run-result.js';
+import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
+import { programMayReport, readReportedError } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
@@ -22,20 +23,37 @@ export interface IsolateRunRequest {
   limits: RunLimits;
 }
 
-export interface IsolateRun {
-  /** The outcome; settles as soon as the run ends, even if the isolate has not stopped yet. */
-  result: Promise<RunResult>;
-  /** Settles once the isolate no longer executes anything; never, if its thread hangs. */
-  released: Promise<void>;
-  /** Ends the run with `CANCELLED`. */
-  cancel(message?: string): void;
-  /** Stops the wall clock (see `CallContext.holdDeadline`); the returned function starts it again. */
-  holdDeadline(): () => void;
+/** Where a run's calls and logs go (the host's call gate, or the frames of a sandbox worker). */
+export interface IsolatePort {
+  /** A call the program made; answer it with {@link IsolateRun.reply}. */
+  call(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
+  /** A log line that fit the output budget. */
+  log(level: LogLevel, message: string): void;
 }
 
-interface QueuedCall {
-  id: number;
-  params: CapabilityCallParams;
+/** How a run ended. The result stays JSON text: whoever needs the value parses it once. */
+export interface IsolateOutcome {
+  success: boolean;
+  /** The result's JSON text when `success`. */
+  resultJson?: string;
+  error?: RunError;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface IsolateRun {
+  /** The outcome; settles as soon as the run ends, even if the isolate has not stopped yet. */
+  outcome: Promise<IsolateOutcome>;
+  /** Settles once the isolate no longer executes anything; never, if its thread hangs. */
+  released: Promise<void>;
+  /** Answers call `id`: `json` is the value's JSON text, or a wire error's when `ok` is false. */
+  reply(id: number, ok: boolean, json: string): void;
+  /** Ends the run with `CANCELLED`. */
+  cancel(message?: string): void;
+  /** Ends the run with a failure the host decided (e.g. its own output count). */
+  abort(error: RunError): void;
+  /** Stops the wall clock (see `CallContext.holdDeadline`); the returned function starts it again. CPU time still counts. */
+  holdDeadline(): () => void;
 }
 
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
@@ -102,28 +120,25 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
  * Starts a run, in `prepared` when it fits the run's memory limit (it is disposed otherwise).
  * Never rejects for faults of the program.
  */
-export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCallHandler, prepared?: PreparedIsolate, threading: IsolateThreading = 'pool'): IsolateRun {
+export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, prepared?: PreparedIsolate, threading: IsolateThreading = 'pool'): IsolateRun {
   const { limits } = request;
   const started = performance.now();
   let deadline = started + limits.timeoutMs;
-  // While the host holds the deadline (a person deciding an approval), the clock does not run.
+  // While the host holds the deadline (a person deciding an approval), the wall clock does not run;
+  // the isolate's CPU time still counts against the same limit, so a program cannot compute for free.
   let holds = 0;
   let heldSince = 0;
-  const remaining = (): number => Math.max(1, Math.ceil(deadline + (holds > 0 ? performance.now() - heldSince : 0) - performance.now()));
-  const logs: RunLog[] = [];
-  const queue: QueuedCall[] = [];
-  const callController = new AbortController();
-  // Every in-flight call may listen to the run's signal; hundreds at once are normal.
-  setMaxListeners(0, callController.signal);
-  let outputBytes = 0;
-  let calls = 0;
-  let activeCalls = 0;
+  const budget = createOutputBudget(limits.maxOutputBytes);
+  /** Calls handed to the port and not yet answered. */
+  const outstanding = new Set<number>();
+  /** Codes of the tool errors the host sent: the only codes besides its own a program may end with. */
+  const sentCodes = new Set<string>();
   let pendingOperations = 0;
   let programStarted = false;
   let finished = false;
 
-  let resolveResult!: (result: RunResult) => void;
-  const result = new Promise<RunResult>((resolve) => (resolveResult = resolve));
+  let resolveOutcome!: (outcome: IsolateOutcome) => void;
+  const outcome = new Promise<IsolateOutcome>((resolve) => (resolveOutcome = resolve));
   let resolveReleased!: () => void;
   const released = new Promise<void>((resolve) => (resolveReleased = resolve));
 
@@ -135,44 +150,59 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const onCaller = threading === 'caller';
   const { isolate } = ready;
   const deliverReference = ready.deliver;
+  const cpuBefore = isolate.cpuTime;
+  const cpuUsedMs = (): number => Number(isolate.cpuTime - cpuBefore) / 1e6;
+  const remaining = (): number => {
+    const wall = deadline + (holds > 0 ? performance.now() - heldSince : 0) - performance.now();
+    return Math.max(1, Math.ceil(Math.min(wall, limits.timeoutMs - cpuUsedMs())));
+  };
 
-  const finish = (outcome: { success: boolean; result?: unknown; error?: RunError; timedOut?: boolean }): void => {
+  const finish = (result: Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean }): void => {
     if (finished) return;
     finished = true;
     clearTimeout(watchdog);
-    queue.length = 0;
-    callController.abort(new Error(`run ${request.runId} ended`));
-    resolveResult({
-      success: outcome.success,
-      result: outcome.result ?? null,
-      logs,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      timedOut: outcome.timedOut ?? false,
-      calls,
-      durationMs: performance.now() - started,
-    });
-    // Not from inside a callback of the isolate: dispose once the current host turn is over.
+    clearInterval(cpuWatch);
+    outbox = [];
+    resolveOutcome({ ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - started });
+    // On the caller's thread the program may still be running below this frame (a loop that catches
+    // the output error, a callback of the isolate): disposing ends it now (measured: within a few
+    // calls). On isolate threads, dispose once the current host turn is over.
+    if (onCaller && !isolate.isDisposed) isolate.dispose();
     setImmediate(() => {
       if (!isolate.isDisposed) isolate.dispose();
       if (pendingOperations === 0) resolveReleased();
     });
   };
   const fail = (error: RunError, timedOut = false): void => finish({ success: false, error, timedOut });
-  const timeout = (): void =>
-    fail({ name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
+  const timeout = (): void => {
+    const cpuBound = holds > 0 || cpuUsedMs() >= limits.timeoutMs;
+    fail({
+      name: 'SandboxTimeoutError',
+      code: 'TIMEOUT',
+      message: cpuBound
+        ? `the program computed for longer than its limit of ${limits.timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise limits.timeoutMs`
+        : `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs`,
+    }, true);
+  };
 
   let watchdog = setTimeout(timeout, limits.timeoutMs);
+  let cpuWatch: NodeJS.Timeout | undefined;
   const holdDeadline = (): (() => void) => {
     if (finished) return () => undefined;
     if (holds++ === 0) {
       heldSince = performance.now();
       clearTimeout(watchdog);
+      // On isolate threads a program may compute while its call waits for a person: watch its CPU time.
+      if (!onCaller) cpuWatch = setInterval(() => {
+        if (cpuUsedMs() >= limits.timeoutMs) timeout();
+      }, 100);
     }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       if (--holds > 0 || finished) return;
+      clearInterval(cpuWatch);
       deadline += performance.now() - heldSince;
       watchdog = setTimeout(timeout, Math.max(1, deadline - performance.now()));
     };
@@ -200,7 +230,7 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   const scheduleStallCheck = (): void => {
     setImmediate(checkStalled);
   };
-  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && activeCalls === 0 && queue.length === 0 && outbox.length === 0;
+  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && outstanding.size === 0 && outbox.length === 0;
   const checkStalled = (): void => {
     if (!isStalled()) return;
     // Look again a little later: a call the isolate just sent may still be on its way to this thread.
@@ -244,7 +274,8 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     scheduleStallCheck();
   };
   const reply = (id: number, ok: boolean, json: string): void => {
-    if (finished) return;
+    if (finished || !outstanding.delete(id)) return;
+    if (!ok) noteSentCode(json);
     // On the caller's thread, entering the isolate costs no hop: replies settled by the same
     // microtask run go in together without waiting for another turn of the event loop.
     if (outbox.length === 0) {
@@ -254,76 +285,45 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
     outbox.push(`[${id},${ok},${json}]`);
   };
-
-  const perform = async ({ id, params }: QueuedCall): Promise<void> => {
-    activeCalls++;
+  const noteSentCode = (json: string): void => {
     try {
-      const value = await onCall(params, { runId: request.runId, signal: callController.signal, holdDeadline });
-      let json: string;
-      try {
-        json = JSON.stringify(value ?? null);
-      } catch (error) {
-        throw new Error(`the result of ${params.capability}.${params.function} is not JSON-serialisable: ${String(error)}`);
-      }
-      reply(id, true, json);
-    } catch (error) {
-      reply(id, false, JSON.stringify(toWireError(error)));
-    } finally {
-      activeCalls--;
-      pump();
-      scheduleStallCheck();
+      const code = (JSON.parse(json) as { data?: { code?: unknown } }).data?.code;
+      if (typeof code === 'string') sentCodes.add(code);
+    } catch {
+      // Not ours to judge: the isolate reports the error as it got it.
     }
   };
 
-  const pump = (): void => {
-    while (!finished && activeCalls < limits.maxConcurrentCalls && queue.length > 0) void perform(queue.shift() as QueuedCall);
-  };
-
-  const callLimitError = (capability: string, fn: string): string =>
-    JSON.stringify({
-      code: -32000,
-      message: `call to ${capability}.${fn} refused: this run already made its limit of ${limits.maxCalls} capability calls; batch the work or raise limits.maxCalls`,
-      data: { code: 'CALL_LIMIT_EXCEEDED', capability, function: fn },
-    });
-
-  const argumentLimitError = (capability: string, fn: string, size: string): string =>
-    JSON.stringify({
-      code: -32000,
-      message: `arguments of ${capability}.${fn} are ${size} bytes of JSON, over the limit of ${limits.maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
-      data: { code: 'INVALID_ARGUMENTS', capability, function: fn, details: { maxArgumentBytes: limits.maxArgumentBytes } },
-    });
-
-  /** Called by the isolate without waiting (the isolate counts calls too, so it cannot flood this). */
+  /** Called by the isolate (which refuses calls past its limits itself, so it cannot flood this). */
   const send = (id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void => {
-    if (finished) return;
-    if (calls >= limits.maxCalls) return reply(id, false, callLimitError(capability, fn));
-    // The isolate refuses what is too long in characters; multi-byte text is measured here.
-    const argumentBytes = Buffer.byteLength(argsJson, 'utf8');
-    if (argumentBytes > limits.maxArgumentBytes) return reply(id, false, argumentLimitError(capability, fn, String(argumentBytes)));
-    calls++;
-    queue.push({ id, params: { capability, function: fn, args: JSON.parse(argsJson) as unknown, resultMode } });
-    pump();
+    if (finished || typeof id !== 'number' || outstanding.has(id)) return;
+    outstanding.add(id);
+    port.call(id, String(capability), String(fn), String(argsJson), resultMode === 'full' ? 'full' : 'value');
   };
 
   const writeLog = (level: string, message: string): boolean => {
     if (finished) return false;
-    const bytes = Buffer.byteLength(message, 'utf8') + 1;
-    if (outputBytes + bytes > limits.maxOutputBytes) {
-      fail({ name: 'SandboxOutputError', code: 'OUTPUT_LIMIT', message: `console output passed the limit of ${limits.maxOutputBytes} bytes (logs and result together); the run was stopped. Log less, or raise limits.maxOutputBytes` });
+    const known: LogLevel = LOG_LEVELS.has(level) ? (level as LogLevel) : 'log';
+    const text = String(message);
+    if (!budget.take(logEntryBytes(known, text))) {
+      fail(outputLimitError('console output', limits.maxOutputBytes));
       return false;
     }
-    outputBytes += bytes;
-    logs.push({ level: LOG_LEVELS.has(level) ? (level as LogLevel) : 'log', message });
+    port.log(known, text);
     return true;
   };
 
   const complete = (ok: boolean, json: string): void => {
     if (finished) return;
-    if (!ok) return fail(JSON.parse(json) as RunError);
-    if (outputBytes + Buffer.byteLength(json, 'utf8') > limits.maxOutputBytes) {
-      return fail({ name: 'SandboxOutputError', code: 'OUTPUT_LIMIT', message: `the result (${Buffer.byteLength(json, 'utf8')} bytes of JSON) with the logs passes the output limit of ${limits.maxOutputBytes} bytes; return less, or raise limits.maxOutputBytes` });
+    if (!ok) {
+      const error = readReportedError(String(json), programMayReport(sentCodes));
+      if (!budget.take(errorBytes(error))) return fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, limits.maxOutputBytes));
+      return fail(error);
     }
-    finish({ success: true, result: JSON.parse(json) as unknown });
+    const text = String(json);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (!budget.take(bytes)) return fail(outputLimitError(`the result (${bytes} bytes of JSON)`, limits.maxOutputBytes));
+    finish({ success: true, resultJson: text });
   };
 
   const modulePaths = new WeakMap<ivm.Module, string>();
@@ -351,10 +351,21 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
     programStarted = true;
     const settings = new ivm.ExternalCopy({
       maxCalls: limits.maxCalls,
-      callLimitError: callLimitError('{capability}', '{function}'),
+      callLimitError: JSON.stringify({
+        code: -32000,
+        message: `call to {capability}.{function} refused: this run already made its limit of ${limits.maxCalls} capability calls; batch the work or raise limits.maxCalls`,
+        data: { code: 'CALL_LIMIT_EXCEEDED', capability: '{capability}', function: '{function}' },
+      }),
       maxArgumentBytes: limits.maxArgumentBytes,
-      argumentLimitError: argumentLimitError('{capability}', '{function}', 'at least {size}'),
+      argumentLimitError: JSON.stringify({
+        code: -32602,
+        message: `arguments of {capability}.{function} are at least {size} bytes of JSON, over the limit of ${limits.maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
+        data: { code: 'INVALID_ARGUMENTS', capability: '{capability}', function: '{function}', details: { maxArgumentBytes: limits.maxArgumentBytes } },
+      }),
     }).copyInto();
+    // Codes the bootstrap itself fills in for refused calls are the runtime's decisions too.
+    sentCodes.add('CALL_LIMIT_EXCEEDED');
+    sentCodes.add('INVALID_ARGUMENTS');
     if (!onCaller) {
       await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
       return;
@@ -365,9 +376,11 @@ export function startIsolateRun(request: IsolateRunRequest, onCall: CapabilityCa
   start().catch(onIsolateFailure);
 
   return {
-    result,
+    outcome,
     released,
+    reply,
     holdDeadline,
+    abort: (error) => fail(error),
     cancel(message = 'the run was cancelled') {
       fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message });
     },

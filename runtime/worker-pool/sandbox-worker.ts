@@ -1,98 +1,85 @@
 /**
- * Entry of a sandbox worker process: runs one program at a time in a fresh isolate and forwards its
- * capability calls to the host over IPC. Exits when the host goes away (IPC channel closed).
+ * Entry of a sandbox worker process: runs programs, several at a time, each in a fresh isolate on
+ * this process's main thread, and talks to the host in frames on file descriptor 3. Arguments,
+ * replies, log lines and results pass through as text, unparsed. Exits when the host goes away.
  */
-import { CAPABILITY_CALL_METHOD, fromWireError } from '../../core/protocol.js';
-import type { CapabilityCallHandler, CapabilityCallParams } from '../../core/protocol.js';
+import { Socket } from 'node:net';
 import { prepareIsolate, startIsolateRun, type IsolateRun, type PreparedIsolate } from '../isolated-vm/run-in-isolate.js';
 import { DEFAULT_RUN_LIMITS } from '../sandbox.js';
-import type { HostToWorkerMessage, WorkerToHostMessage } from '../worker-protocol.js';
+import type { HostToWorkerHeader, WorkerToHostHeader } from '../worker-protocol.js';
+import { createFrameReader, createFrameWriter } from './frames.js';
 
-interface PendingCall {
-  params: CapabilityCallParams;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-if (process.send === undefined) {
-  process.stderr.write('sandbox-worker must be started by the sandbox worker pool (it needs an IPC channel)\n');
-  process.exit(1);
-}
-
-const post = (message: WorkerToHostMessage): void => {
-  if (process.connected) process.send?.(message);
-};
-const pendingCalls = new Map<number, PendingCall>();
-/** Releases of the current run's deadline holds, by the host's hold id. */
-const holds = new Map<number, () => void>();
-let nextCallId = 0;
-let current: { runId: string; run: IsolateRun } | undefined;
-let retiring = false;
 /**
- * This process serves one run at a time and nothing else, so the program runs on its main thread:
- * a capability call then costs no thread hop. The host ends a run whose worker does not report
- * shortly after a cancel or the deadline, and kills that worker (see worker-pool.ts).
+ * A worker does nothing but run programs, so they run on its main thread: a capability call then
+ * costs no thread hop. The host ends a run whose worker does not report shortly after a cancel or the
+ * deadline, and kills that worker (see worker-pool.ts).
  */
 const THREADING = 'caller';
+/** The host is trusted here; the limit only bounds a broken pipe's damage. */
+const MAX_FRAME_BYTES = 1024 * 1024 * 1024;
+
+let channel: Socket;
+try {
+  channel = new Socket({ fd: 3, readable: true, writable: true });
+} catch {
+  process.stderr.write('sandbox-worker must be started by the sandbox worker pool (it reads frames on fd 3)\n');
+  process.exit(1);
+}
+const write = createFrameWriter(channel);
+const post = (header: WorkerToHostHeader, body?: string): void => write(JSON.stringify(header), body);
+
+/** Runs in progress, with the releases of their deadline holds by the host's hold id. */
+const runs = new Map<string, { run: IsolateRun; holds: Map<number, () => void> }>();
 /** The next run's isolate, made while idle, with the memory limit of the last run. */
 let spare: PreparedIsolate | undefined = prepareIsolate(DEFAULT_RUN_LIMITS.memoryLimitMb, THREADING);
 
-function startRun(message: Extract<HostToWorkerMessage, { type: 'run' }>): void {
-  const { runId } = message.request;
-  const onCall: CapabilityCallHandler = (params) =>
-    new Promise((resolve, reject) => {
-      const id = ++nextCallId;
-      pendingCalls.set(id, { params, resolve, reject });
-      post({ type: 'call', runId, request: { jsonrpc: '2.0', id, method: CAPABILITY_CALL_METHOD, params } });
-    });
-  const run = startIsolateRun(message.request, onCall, spare, THREADING);
+function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string): void {
+  const { runId, limits } = header;
+  if (runs.has(runId)) return;
+  const run = startIsolateRun({ runId, js, outDir: header.outDir, limits }, {
+    call: (id, capability, fn, argsJson, mode) => post({ t: 'call', runId, id, capability, fn, mode }, argsJson),
+    log: (level, message) => post({ t: 'log', runId, level }, message),
+  }, spare, THREADING);
   spare = undefined;
-  current = { runId, run };
-  void run.result.then((result) => {
-    // Replies that arrive after the end are dropped: the isolate is gone.
-    pendingCalls.clear();
-    holds.clear();
-    if (!result.timedOut) return post({ type: 'result', runId, result });
-    // The deadline cut the program off on this thread, possibly inside native code that isolated-vm
-    // cannot always interrupt: this process is replaced rather than trusted with the next run (it
-    // never reports itself released, so the pool gives it no other run meanwhile).
-    retiring = true;
-    if (process.connected) process.send?.({ type: 'result', runId, result } satisfies WorkerToHostMessage, () => process.exit(0));
-    else process.exit(0);
+  runs.set(runId, { run, holds: new Map() });
+  void run.outcome.then((outcome) => {
+    const body = outcome.success ? (outcome.resultJson ?? 'null') : JSON.stringify(outcome.error);
+    post({ t: 'result', runId, ok: outcome.success, timedOut: outcome.timedOut }, body);
   });
   void run.released.then(() => {
-    if (retiring) return;
-    if (current?.runId === runId) current = undefined;
-    spare = prepareIsolate(message.request.limits.memoryLimitMb, THREADING);
-    post({ type: 'released', runId });
+    runs.delete(runId);
+    post({ t: 'released', runId });
+    // Made after the report, off the path of the next run's start.
+    setImmediate(() => {
+      if (spare === undefined) spare = prepareIsolate(limits.memoryLimitMb, THREADING);
+    });
   });
 }
 
-process.on('message', (message: HostToWorkerMessage) => {
-  switch (message.type) {
+const onFrame = ({ header, body }: { header: string; body: string }): void => {
+  const message = JSON.parse(header) as HostToWorkerHeader;
+  switch (message.t) {
     case 'run':
-      startRun(message);
-      return;
+      return startRun(message, body);
     case 'cancel':
-      if (current?.runId === message.runId) current.run.cancel();
-      return;
-    case 'hold':
-      if (current?.runId === message.runId) holds.set(message.holdId, current.run.holdDeadline());
-      return;
-    case 'release':
-      holds.get(message.holdId)?.();
-      holds.delete(message.holdId);
-      return;
-    case 'call-response': {
-      const id = Number(message.response.id);
-      const pending = pendingCalls.get(id);
-      if (pending === undefined || current?.runId !== message.runId) return;
-      pendingCalls.delete(id);
-      if ('error' in message.response) pending.reject(fromWireError(message.response.error, { capability: pending.params.capability, function: pending.params.function }));
-      else pending.resolve(message.response.result);
+      return runs.get(message.runId)?.run.cancel();
+    case 'hold': {
+      const entry = runs.get(message.runId);
+      entry?.holds.set(message.holdId, entry.run.holdDeadline());
       return;
     }
+    case 'release': {
+      const entry = runs.get(message.runId);
+      entry?.holds.get(message.holdId)?.();
+      entry?.holds.delete(message.holdId);
+      return;
+    }
+    case 'reply':
+      return runs.get(message.runId)?.run.reply(message.id, message.ok, body);
   }
-});
-process.on('disconnect', () => process.exit(0));
-post({ type: 'ready', pid: process.pid });
+};
+
+channel.on('data', createFrameReader({ maxFrameBytes: MAX_FRAME_BYTES, onFrame, onViolation: () => process.exit(1) }));
+channel.on('close', () => process.exit(0));
+channel.on('error', () => process.exit(0));
+post({ t: 'ready', pid: process.pid });

@@ -19,7 +19,7 @@ describe('worker pool lifecycle', () => {
     await expect(sandbox.run('return 1', { onCall: async () => null })).rejects.toThrow(/closed/);
   });
   it('does not start a run cancelled while it waited for a busy worker', async () => {
-    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1, runsPerWorker: 1 });
     try {
       await sandbox.ready();
       const first = createFixtureHost();
@@ -32,6 +32,27 @@ describe('worker pool lifecycle', () => {
       expect(queued.calls).toHaveLength(0);
       expect(await busy).toMatchObject({ success: true, result: 300 });
       expect(await sandbox.run('return 7', { onCall: first.onCall })).toMatchObject({ success: true, result: 7 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+  it('runs several programs at once in one worker process', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1, runsPerWorker: 4 });
+    try {
+      await sandbox.ready();
+      const [pid] = sandbox.pids();
+      // Each run waits until all four have called: only runs that are in progress together can finish.
+      let arrived = 0;
+      let releaseAll!: () => void;
+      const allArrived = new Promise<void>((resolve) => (releaseAll = resolve));
+      const onCall = async (): Promise<unknown> => {
+        if (++arrived === 4) releaseAll();
+        await allArrived;
+        return 1;
+      };
+      const runs = Array.from({ length: 4 }, () => sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall }));
+      expect(await Promise.all(runs)).toMatchObject(Array.from({ length: 4 }, () => ({ success: true, result: 1 })));
+      expect(sandbox.pids()).toEqual([pid]);
     } finally {
       await sandbox.close();
     }

@@ -1,23 +1,32 @@
 /**
- * A pool of pre-started sandbox worker processes. Each worker runs one program at a time; the host
- * answers its capability calls. A worker whose isolate does not stop within a grace period after its
- * run ended, or that dies, is killed and replaced; only its own run fails.
+ * A pool of pre-started sandbox worker processes, each running up to `runsPerWorker` programs at once.
+ * The host answers their capability calls through a call gate per run and trusts nothing a worker
+ * says: every frame is size-capped, every header checked against the contract, outputs counted again
+ * and error codes limited to what a worker may decide. A worker that breaks the contract, dies, or
+ * whose isolate does not stop within a grace period after its run ended is killed and replaced; only
+ * its own runs fail.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SandboxError } from '../../core/errors.js';
-import { toWireError, type CallContext, type CapabilityCallHandler } from '../../core/protocol.js';
-import type { RunError, RunResult } from '../../core/run-result.js';
-import type { IsolateExecutor } from '../isolate-executor.js';
+import type { CallContext, CapabilityCallHandler } from '../../core/protocol.js';
+import type { RunError, RunLog, RunResult } from '../../core/run-result.js';
+import { createCallGate, type CallGate } from '../host/call-gate.js';
+import { createOutputBudget, logEntryBytes, outputLimitError, type OutputBudget } from '../host/output-budget.js';
+import { readReportedError, WORKER_DECIDED_CODES } from '../host/run-error-codes.js';
+import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
 import type { IsolateRunRequest } from '../isolated-vm/run-in-isolate.js';
-import type { HostToWorkerMessage, WorkerToHostMessage } from '../worker-protocol.js';
+import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
+import { createFrameReader, createFrameWriter } from './frames.js';
 
 export interface WorkerPoolOptions {
   workers: number;
+  /** Programs one worker runs at once (default 8). */
+  runsPerWorker?: number;
   /** How long an isolate may take to stop after its run ended before its worker is killed. */
   graceMs?: number;
 }
@@ -31,143 +40,220 @@ export interface WorkerPoolExecutor extends IsolateExecutor {
 
 interface ActiveRun {
   runId: string;
-  onCall: CapabilityCallHandler;
-  callContext: CallContext;
+  request: IsolateRunRequest;
+  gate: CallGate;
+  budget: OutputBudget;
+  logs: RunLog[];
+  onLog: ((log: RunLog) => void) | undefined;
+  /** Codes of the tool errors the host sent this run. */
+  sentCodes: Set<string>;
   settle(result: RunResult): void;
   settled: boolean;
-  /** The caller cancelled the run: calls the worker sends before it reads the cancel are not performed. */
-  cancelled: boolean;
+  /** Waiting for the worker to report the isolate stopped; the worker is killed when this expires. */
+  releaseTimer?: NodeJS.Timeout;
   started: number;
 }
 
 interface Worker {
   child: ChildProcess;
+  channel: Socket;
+  write: (header: string, body?: string) => void;
   pid: number;
   ready: boolean;
   /** Killed and waiting for its exit: it must stay referenced until then. */
   killed?: boolean;
   stderr: string;
-  run?: ActiveRun;
-  releaseTimer?: NodeJS.Timeout;
+  runs: Map<string, ActiveRun>;
+  /** Slots promised to callers that have not started their run yet. */
+  reserved: number;
 }
 
 const MAX_START_FAILURES = 3;
 /** How long after a run's deadline or cancel the host waits for its worker's own report. */
 const REPORT_MARGIN_MS = 50;
+/** Frame bytes beyond the run's own limits (headers, JSON escapes). */
+const FRAME_SLACK_BYTES = 64 * 1024;
 
 export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPoolExecutor {
   const graceMs = options.graceMs ?? 250;
+  const runsPerWorker = options.runsPerWorker ?? 8;
   const workers = new Set<Worker>();
-  const idle: Worker[] = [];
   const waiting: { resolve: (worker: Worker) => void; reject: (error: unknown) => void }[] = [];
   const readyWaiters: (() => void)[] = [];
+  /** Largest frame a worker may send: a result or log is bounded by maxOutputBytes, arguments by maxArgumentBytes. */
+  let maxFrameBytes = 2 * 1024 * 1024 + FRAME_SLACK_BYTES;
   let startFailures = 0;
   let startError: SandboxError | undefined;
   let closed = false;
 
   const entry = workerEntry();
-
-  const makeIdle = (worker: Worker): void => {
-    worker.child.channel?.unref();
-    const next = waiting.shift();
-    if (next !== undefined) next.resolve(worker);
-    else idle.push(worker);
-    if (idle.length >= options.workers) readyWaiters.splice(0).forEach((resolve) => resolve());
+  /** Started, not killed, and not holding a run that ended but whose isolate has not stopped yet. */
+  const isSettled = (worker: Worker): boolean => worker.ready && worker.killed !== true && [...worker.runs.values()].every((run) => !run.settled);
+  const readyCount = (): number => [...workers].filter(isSettled).length;
+  const checkReady = (): void => {
+    if (readyCount() >= options.workers) readyWaiters.splice(0).forEach((resolve) => resolve());
+  };
+  const load = (worker: Worker): number => worker.runs.size + worker.reserved;
+  const leastBusy = (): Worker | undefined => {
+    let best: Worker | undefined;
+    for (const worker of workers) {
+      if (!worker.ready || worker.killed || load(worker) >= runsPerWorker) continue;
+      if (best === undefined || load(worker) < load(best)) best = worker;
+    }
+    return best;
+  };
+  const offerSlots = (): void => {
+    while (waiting.length > 0) {
+      const worker = leastBusy();
+      if (worker === undefined) return;
+      // Reserved at once, so the next waiter sees this worker as busier.
+      worker.reserved++;
+      (waiting.shift() as (typeof waiting)[number]).resolve(worker);
+    }
+  };
+  const updateRef = (worker: Worker): void => {
+    // An idle worker must not keep the host alive; a starting, busy or killed one does.
+    if (worker.ready && load(worker) === 0 && !worker.killed) {
+      worker.child.unref();
+      worker.channel.unref();
+    } else {
+      worker.child.ref();
+      worker.channel.ref();
+    }
   };
 
-  const send = (worker: Worker, message: HostToWorkerMessage): void => {
-    if (worker.child.connected) worker.child.send(message);
+  const send = (worker: Worker, header: HostToWorkerHeader, body?: string): void => {
+    worker.write(JSON.stringify(header), body);
   };
 
   const kill = (worker: Worker): void => {
-    // Stay alive until the exit is seen, so the replacement starts (and close() can wait for it).
+    if (worker.killed) return;
     worker.killed = true;
-    worker.child.ref();
+    updateRef(worker);
     worker.child.kill('SIGKILL');
   };
 
-  /**
-   * Kills `worker` unless its isolate reports stopping within the grace. The kill waits for the I/O
-   * phase after the timer: when this thread was busy (a first type-check), the 'released' already
-   * sent must be read before the timer, which fires first, counts as expired.
-   */
-  const killUnlessReleased = (worker: Worker): void => {
-    const timer = setTimeout(() => setImmediate(() => {
-      if (worker.releaseTimer === timer) kill(worker);
-    }), graceMs);
-    worker.releaseTimer = timer;
+  /** A worker broke the contract: it is killed, and its runs fail naming what it did. */
+  const violation = (worker: Worker, what: string): void => {
+    for (const run of worker.runs.values()) {
+      run.settle(failedResult(run, { name: 'SandboxError', code: 'SANDBOX_CRASHED', message: `the sandbox worker (pid ${worker.pid}) broke the host protocol (${what}) and was replaced` }));
+    }
+    kill(worker);
   };
 
-  const spawn = (): void => {
-    const child = fork(entry.file, [], { execArgv: entry.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
-    const worker: Worker = { child, pid: child.pid ?? -1, ready: false, stderr: '' };
+  const start = (): void => {
+    const child = spawn(process.execPath, [...entry.execArgv, entry.file], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const channel = child.stdio[3] as Socket;
+    const worker: Worker = { child, channel, write: createFrameWriter(channel), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0 };
     workers.add(worker);
     child.stderr?.on('data', (chunk: Buffer) => {
       worker.stderr = (worker.stderr + chunk.toString('utf8')).slice(-2000);
     });
     (child.stderr as Socket | null)?.unref();
-    child.on('message', (message: WorkerToHostMessage) => onMessage(worker, message));
+    channel.on('data', createFrameReader({
+      maxFrameBytes,
+      onFrame: ({ header, body }) => {
+        const message = readWorkerHeader(header);
+        if (message === undefined) return violation(worker, 'a malformed message');
+        onMessage(worker, message, body);
+      },
+      onViolation: (reason) => violation(worker, reason),
+    }));
+    channel.on('error', () => kill(worker));
     child.on('error', () => kill(worker));
     child.on('exit', (code, signal) => onExit(worker, code, signal));
   };
 
-  const onMessage = (worker: Worker, message: WorkerToHostMessage): void => {
-    switch (message.type) {
-      case 'ready':
-        // A 'ready' that arrives after the worker was killed (e.g. by close()) must not unreference it:
-        // the host would then end before the exit it waits for (exit code 13).
-        if (worker.killed || closed) return;
-        worker.ready = true;
-        // An idle worker must not keep the host alive; a starting or busy one does.
-        worker.child.unref();
-        startFailures = 0;
-        makeIdle(worker);
-        return;
+  const onMessage = (worker: Worker, message: WorkerToHostHeader, body: string): void => {
+    if (message.t === 'ready') {
+      // A 'ready' after the worker was killed (e.g. by close()) must not unreference it: the host
+      // would then end before the exit it waits for (exit code 13).
+      if (worker.killed || closed || worker.ready) return;
+      worker.ready = true;
+      startFailures = 0;
+      updateRef(worker);
+      offerSlots();
+      checkReady();
+      return;
+    }
+    const run = worker.runs.get(message.runId);
+    // Messages about runs the host no longer waits for are dropped, not trusted.
+    if (run === undefined) return;
+    switch (message.t) {
       case 'call':
-        return performCall(worker, message);
-      case 'result': {
-        const run = worker.run;
-        if (run?.runId !== message.runId) return;
-        run.settle(message.result);
-        // A run ended here (see giveUp) already has its timer.
-        if (worker.releaseTimer === undefined) killUnlessReleased(worker);
+        if (!run.settled) run.gate.submit(message.id, message.capability, message.fn, body, message.mode);
+        return;
+      case 'log': {
+        if (run.settled) return;
+        if (!run.budget.take(logEntryBytes(message.level, body))) return abortRun(worker, run, outputLimitError('console output', run.request.limits.maxOutputBytes));
+        const log = { level: message.level, message: body };
+        run.logs.push(log);
+        run.onLog?.(log);
         return;
       }
+      case 'result':
+        return onResult(worker, run, message, body);
       case 'released':
-        if (worker.run?.runId !== message.runId) return;
-        clearTimeout(worker.releaseTimer);
-        worker.releaseTimer = undefined;
-        worker.run = undefined;
-        if (!closed) makeIdle(worker);
+        clearTimeout(run.releaseTimer);
+        worker.runs.delete(run.runId);
+        // A worker that reports a run released before its result: the run failed in the worker.
+        if (!run.settled) run.settle(failedResult(run, { name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the sandbox worker stopped the run without a result' }));
+        updateRef(worker);
+        offerSlots();
+        checkReady();
         return;
     }
   };
 
-  const performCall = (worker: Worker, message: Extract<WorkerToHostMessage, { type: 'call' }>): void => {
-    const run = worker.run;
-    const { id, params } = message.request;
-    if (run === undefined || run.settled || run.cancelled || run.runId !== message.runId) return;
-    Promise.resolve()
-      .then(() => run.onCall(params, run.callContext))
-      .then(
-        (result: unknown) => ({ jsonrpc: '2.0' as const, id, result: result ?? null }),
-        (error: unknown) => ({ jsonrpc: '2.0' as const, id, error: toWireError(error) }),
-      )
-      .then((response) => {
-        if (!run.settled && worker.run === run) send(worker, { type: 'call-response', runId: run.runId, response });
-      });
+  const onResult = (worker: Worker, run: ActiveRun, message: Extract<WorkerToHostHeader, { t: 'result' }>, body: string): void => {
+    if (run.settled) return;
+    const { limits } = run.request;
+    if (!message.ok) {
+      const error = readReportedError(body, (code) => WORKER_DECIDED_CODES.has(code) || run.sentCodes.has(code));
+      // A run that ended well within its time did not time out, whatever the worker says.
+      const timedOut = message.timedOut && error.code === 'TIMEOUT';
+      run.settle({ success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started });
+    } else if (!run.budget.take(Buffer.byteLength(body, 'utf8'))) {
+      run.settle(failedResult(run, outputLimitError(`the result (${Buffer.byteLength(body, 'utf8')} bytes of JSON)`, limits.maxOutputBytes)));
+    } else {
+      let value: unknown;
+      try {
+        value = JSON.parse(body);
+      } catch {
+        return violation(worker, 'a result that is not JSON');
+      }
+      run.settle({ success: true, result: value, logs: run.logs, timedOut: false, calls: run.gate.calls, durationMs: performance.now() - run.started });
+    }
+    killUnlessReleased(worker, run);
+  };
+
+  /** The host ended a run (its own output count, a cancel, the backstop): the worker must stop it. */
+  const abortRun = (worker: Worker, run: ActiveRun, error: RunError, timedOut = false): void => {
+    if (run.settled) return;
+    run.settle(failedResult(run, error, timedOut));
+    send(worker, { t: 'cancel', runId: run.runId });
+    killUnlessReleased(worker, run);
+  };
+
+  /**
+   * Kills `worker` unless the run's isolate reports stopping within the grace. The kill waits for the
+   * I/O phase after the timer: when this thread was busy (a first type-check), a 'released' already
+   * sent must be read before the timer, which fires first, counts as expired.
+   */
+  const killUnlessReleased = (worker: Worker, run: ActiveRun): void => {
+    if (run.releaseTimer !== undefined) return;
+    run.releaseTimer = setTimeout(() => setImmediate(() => {
+      if (worker.runs.get(run.runId) === run) kill(worker);
+    }), graceMs);
   };
 
   const onExit = (worker: Worker, code: number | null, signal: NodeJS.Signals | null): void => {
     workers.delete(worker);
-    clearTimeout(worker.releaseTimer);
-    const index = idle.indexOf(worker);
-    if (index !== -1) idle.splice(index, 1);
-    const run = worker.run;
-    if (run !== undefined && !run.settled) {
-      const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
-      const tail = worker.stderr.trim().split('\n').slice(-3).join(' | ');
-      run.settle(crashResult(run, {
+    const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+    const tail = worker.stderr.trim().split('\n').slice(-3).join(' | ');
+    for (const run of worker.runs.values()) {
+      clearTimeout(run.releaseTimer);
+      run.settle(failedResult(run, {
         name: 'SandboxError',
         code: closed ? 'SANDBOX_CLOSED' : 'SANDBOX_CRASHED',
         message: closed
@@ -175,21 +261,20 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           : `the sandbox worker (pid ${worker.pid}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, lower its needs or limits.memoryLimitMb`,
       }));
     }
+    worker.runs.clear();
     if (closed) return;
     if (!worker.ready && ++startFailures >= MAX_START_FAILURES) {
       startError = new SandboxError('WORKER_START_FAILED', `sandbox workers fail to start (${entry.file}): ${worker.stderr.trim().slice(-500) || `exit ${code ?? signal}`}`);
       waiting.splice(0).forEach((waiter) => waiter.reject(startError));
       return;
     }
-    spawn();
+    start();
   };
 
-  /** A free worker, or `undefined` when `signal` aborts first (the waiter leaves the queue). */
+  /** A worker with a free slot (reserved for the caller), or `undefined` when `signal` aborts first. */
   const acquire = (signal: AbortSignal | undefined): Promise<Worker | undefined> => {
     if (startError !== undefined) return Promise.reject(startError);
     if (signal?.aborted === true) return Promise.resolve(undefined);
-    const worker = idle.pop();
-    if (worker !== undefined) return Promise.resolve(worker);
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         const index = waiting.indexOf(waiter);
@@ -203,43 +288,47 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       };
       waiting.push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
+      offerSlots();
     });
   };
 
-  for (let index = 0; index < options.workers; index++) spawn();
+  for (let index = 0; index < options.workers; index++) start();
 
   return {
-    async execute(request: IsolateRunRequest, onCall, signal) {
+    async execute(request: IsolateRunRequest, onCall: CapabilityCallHandler, executeOptions: ExecuteOptions = {}) {
+      const { signal } = executeOptions;
       const queued = performance.now();
-      const worker = await acquire(signal);
+      let worker = await acquire(signal);
+      // The slot reserved by offerSlots() becomes this run (or is given back). A worker that died
+      // between the reservation and now is not used.
+      while (worker !== undefined) {
+        worker.reserved--;
+        if (worker.killed !== true && workers.has(worker)) break;
+        worker = closed ? undefined : await acquire(signal);
+      }
       if (closed) throw new SandboxError('SANDBOX_CLOSED', 'this sandbox was closed; create a new one with createSandbox()');
       if (worker === undefined) {
+        offerSlots();
         return { success: false, result: null, logs: [], error: { name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while it waited for a free sandbox worker; it did not start' }, timedOut: false, calls: 0, durationMs: performance.now() - queued };
       }
-      worker.child.channel?.ref();
+      const { limits } = request;
+      maxFrameBytes = Math.max(maxFrameBytes, limits.maxOutputBytes + FRAME_SLACK_BYTES, limits.maxArgumentBytes + FRAME_SLACK_BYTES);
       return new Promise<RunResult>((resolve) => {
         const callController = new AbortController();
         setMaxListeners(0, callController.signal);
-        // The worker runs the program on its main thread, so while the program computes it reads no
-        // message and reports nothing. A run whose worker has not reported shortly after the cancel
-        // or the deadline is ended here; the worker is killed unless its isolate stops within the grace.
-        const giveUp = (error: RunError, timedOut = false): void => {
-          if (run.settled) return;
-          run.settle(crashResult(run, error, timedOut));
-          clearTimeout(worker.releaseTimer);
-          killUnlessReleased(worker);
-        };
         let cancelTimer: NodeJS.Timeout | undefined;
         const onAbort = (): void => {
-          run.cancelled = true;
-          send(worker, { type: 'cancel', runId: request.runId });
-          cancelTimer ??= setTimeout(() => giveUp({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }), REPORT_MARGIN_MS);
+          send(worker, { t: 'cancel', runId: request.runId });
+          // The worker runs programs on its main thread, so while one computes it reads nothing: a run
+          // whose worker does not report shortly after the cancel is ended here.
+          cancelTimer ??= setTimeout(() => abortRun(worker, run, { name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }), REPORT_MARGIN_MS);
         };
         const onHardTimeout = (): void =>
-          giveUp({ name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${request.limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
-        let hardDeadline = performance.now() + request.limits.timeoutMs + REPORT_MARGIN_MS;
+          abortRun(worker, run, { name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
+        let hardDeadline = performance.now() + limits.timeoutMs + REPORT_MARGIN_MS;
         let hardTimer = setTimeout(onHardTimeout, hardDeadline - performance.now());
-        // Holding the deadline (a person deciding an approval) stops both clocks: the worker's and this backstop.
+        // Holding the deadline (a person deciding an approval) stops both wall clocks: the worker's and
+        // this backstop. The worker still counts the program's CPU time.
         let holds = 0;
         let heldSince = 0;
         let nextHoldId = 0;
@@ -250,27 +339,42 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             heldSince = performance.now();
             clearTimeout(hardTimer);
           }
-          send(worker, { type: 'hold', runId: request.runId, holdId });
+          send(worker, { t: 'hold', runId: request.runId, holdId });
           let released = false;
           return () => {
             if (released || run.settled) return;
             released = true;
-            send(worker, { type: 'release', runId: request.runId, holdId });
+            send(worker, { t: 'release', runId: request.runId, holdId });
             if (--holds > 0) return;
             hardDeadline += performance.now() - heldSince;
             hardTimer = setTimeout(onHardTimeout, Math.max(1, hardDeadline - performance.now()));
           };
         };
+        const context: CallContext = { runId: request.runId, signal: callController.signal, holdDeadline };
+        const sentCodes = new Set<string>(['CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS']);
         const run: ActiveRun = {
           runId: request.runId,
-          onCall,
-          callContext: { runId: request.runId, signal: callController.signal, holdDeadline },
+          request,
+          budget: createOutputBudget(limits.maxOutputBytes),
+          logs: [],
+          onLog: executeOptions.onLog,
+          sentCodes,
+          gate: createCallGate({
+            limits,
+            onCall,
+            context,
+            reply(id, ok, json) {
+              if (run.settled) return;
+              if (!ok) noteCode(sentCodes, json);
+              send(worker, { t: 'reply', runId: request.runId, id, ok }, json);
+            },
+          }),
           settled: false,
-          cancelled: false,
           started: performance.now(),
           settle(result) {
             if (run.settled) return;
             run.settled = true;
+            run.gate.close();
             clearTimeout(hardTimer);
             clearTimeout(cancelTimer);
             signal?.removeEventListener('abort', onAbort);
@@ -278,14 +382,15 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             resolve(result);
           },
         };
-        worker.run = run;
+        worker.runs.set(request.runId, run);
+        updateRef(worker);
         signal?.addEventListener('abort', onAbort, { once: true });
-        send(worker, { type: 'run', request });
+        send(worker, { t: 'run', runId: request.runId, outDir: request.outDir, limits }, request.js);
         if (signal?.aborted === true) onAbort();
       });
     },
     pids: () => [...workers].map((worker) => worker.pid),
-    ready: () => (idle.length >= options.workers ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve))),
+    ready: () => (readyCount() >= options.workers ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve))),
     async close() {
       if (closed) return;
       closed = true;
@@ -301,8 +406,17 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   };
 }
 
-function crashResult(run: ActiveRun, error: RunError, timedOut = false): RunResult {
-  return { success: false, result: null, logs: [], error, timedOut, calls: 0, durationMs: performance.now() - run.started };
+function noteCode(codes: Set<string>, json: string): void {
+  try {
+    const code = (JSON.parse(json) as { data?: { code?: unknown } }).data?.code;
+    if (typeof code === 'string') codes.add(code);
+  } catch {
+    // The host wrote it: always JSON.
+  }
+}
+
+function failedResult(run: ActiveRun, error: RunError, timedOut = false): RunResult {
+  return { success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started };
 }
 
 /** The worker entry beside this file: `.ts` when running from source (through tsx), `.js` from dist. */

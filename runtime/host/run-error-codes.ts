@@ -1,0 +1,58 @@
+/**
+ * The codes a run can end with, and who may say them. A program can only fail with `RUNTIME_ERROR`,
+ * `RESULT_NOT_SERIALIZABLE` or the code of a tool error the host really sent it; everything else
+ * (`TIMEOUT`, `MEMORY_LIMIT`, `OUTPUT_LIMIT`, `CALL_LIMIT_EXCEEDED`, …) is decided by the runtime.
+ */
+import type { RunError } from '../../core/run-result.js';
+
+/** Codes the program's own code produces. */
+const PROGRAM_CODES: ReadonlySet<string> = new Set(['RUNTIME_ERROR', 'RESULT_NOT_SERIALIZABLE']);
+
+/** Codes a sandbox worker's runtime may report for a run (it decided them, next to the isolate). */
+export const WORKER_DECIDED_CODES: ReadonlySet<string> = new Set([
+  ...PROGRAM_CODES,
+  'SYNTAX_ERROR',
+  'TIMEOUT',
+  'MEMORY_LIMIT',
+  'OUTPUT_LIMIT',
+  'CANCELLED',
+  'DEADLOCK',
+  'SANDBOX_ERROR',
+  'IMPORT_REFUSED',
+  'MODULE_NOT_FOUND',
+]);
+
+/** Largest message and stack kept from an error the isolate reports. */
+const MAX_TEXT = 64 * 1024;
+
+/**
+ * Reads an error the isolate (or a worker) reported, as untrusted JSON text: only string fields of
+ * bounded length are kept, and a code is kept only when `mayReport` allows it (else RUNTIME_ERROR).
+ */
+export function readReportedError(json: string, mayReport: (code: string) => boolean): RunError {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return { name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the sandbox reported an unreadable error' };
+  }
+  const record = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const text = (key: string): string | undefined => {
+    const value = record[key];
+    return typeof value === 'string' ? value.slice(0, MAX_TEXT) : undefined;
+  };
+  const code = text('code') ?? 'RUNTIME_ERROR';
+  const error: RunError = { name: text('name') ?? 'Error', message: text('message') ?? '', code: mayReport(code) ? code : 'RUNTIME_ERROR' };
+  const stack = text('stack');
+  if (stack !== undefined) error.stack = stack;
+  for (const key of ['capability', 'function'] as const) {
+    const value = text(key);
+    if (value !== undefined) error[key] = value;
+  }
+  return error;
+}
+
+/** What a program may report: its own codes, and codes of tool errors the host sent this run. */
+export function programMayReport(hostSentCodes: ReadonlySet<string>): (code: string) => boolean {
+  return (code) => PROGRAM_CODES.has(code) || hostSentCodes.has(code);
+}

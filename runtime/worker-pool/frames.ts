@@ -1,0 +1,101 @@
+/**
+ * Length-prefixed frames on the pipe between the host and a sandbox worker: `u32 length of the rest`,
+ * `u32 header length`, a small JSON header, then a body of UTF-8 text that is never parsed on the way
+ * (a call's arguments, a reply's value, a log line, a run's result). Writes made in one turn of the
+ * event loop leave in one system call.
+ */
+import type { Socket } from 'node:net';
+
+export interface Frame {
+  header: string;
+  body: string;
+}
+
+const PREFIX_BYTES = 8;
+
+export function encodeFrame(header: string, body = ''): Buffer {
+  const headerBytes = Buffer.byteLength(header, 'utf8');
+  const bodyBytes = body === '' ? 0 : Buffer.byteLength(body, 'utf8');
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + headerBytes + bodyBytes);
+  frame.writeUInt32LE(4 + headerBytes + bodyBytes, 0);
+  frame.writeUInt32LE(headerBytes, 4);
+  frame.write(header, PREFIX_BYTES, 'utf8');
+  if (bodyBytes > 0) frame.write(body, PREFIX_BYTES + headerBytes, 'utf8');
+  return frame;
+}
+
+/** Writes frames to `socket`, coalescing the frames of one turn into one write. */
+export function createFrameWriter(socket: Socket): (header: string, body?: string) => void {
+  let corked = false;
+  return (header, body) => {
+    if (socket.destroyed) return;
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(encodeFrame(header, body));
+  };
+}
+
+/**
+ * Reads frames from a byte stream. A frame announcing more than `maxFrameBytes` is a protocol
+ * violation: `onViolation` is called and nothing more is read (the sender is not trusted to stop).
+ */
+export function createFrameReader(options: { maxFrameBytes: number; onFrame: (frame: Frame) => void; onViolation: (reason: string) => void }): (chunk: Buffer) => void {
+  let chunks: Buffer[] = [];
+  let buffered = 0;
+  let broken = false;
+
+  const take = (bytes: number): Buffer => {
+    const first = chunks[0] as Buffer;
+    if (first.length >= bytes) {
+      const out = first.subarray(0, bytes);
+      if (first.length === bytes) chunks.shift();
+      else chunks[0] = first.subarray(bytes);
+      buffered -= bytes;
+      return out;
+    }
+    const all = Buffer.concat(chunks, buffered);
+    const out = all.subarray(0, bytes);
+    chunks = all.length > bytes ? [all.subarray(bytes)] : [];
+    buffered -= bytes;
+    return out;
+  };
+  const peekLength = (): number => {
+    const first = chunks[0] as Buffer;
+    if (first.length >= 4) return first.readUInt32LE(0);
+    const joined = Buffer.concat(chunks, buffered);
+    chunks = [joined];
+    return joined.readUInt32LE(0);
+  };
+
+  return (chunk) => {
+    if (broken) return;
+    chunks.push(chunk);
+    buffered += chunk.length;
+    while (buffered >= PREFIX_BYTES) {
+      const length = peekLength();
+      if (length < 4 || length > options.maxFrameBytes) {
+        broken = true;
+        chunks = [];
+        options.onViolation(`a frame of ${length} bytes (limit ${options.maxFrameBytes})`);
+        return;
+      }
+      if (buffered < 4 + length) return;
+      const frame = take(4 + length);
+      const headerBytes = frame.readUInt32LE(4);
+      if (headerBytes > length - 4) {
+        broken = true;
+        options.onViolation('a frame whose header is longer than the frame');
+        return;
+      }
+      const bodyStart = PREFIX_BYTES + headerBytes;
+      options.onFrame({ header: frame.toString('utf8', PREFIX_BYTES, bodyStart), body: frame.toString('utf8', bodyStart) });
+      if (broken) return;
+    }
+  };
+}
