@@ -28,7 +28,7 @@ const StringConstructor = String;
 const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set), mapDelete = uncurry(Map.prototype.delete);
 const mapEntries = uncurry(Map.prototype.entries), setValues = uncurry(Set.prototype.values);
 const weakMapGet = uncurry(WeakMap.prototype.get), weakMapSet = uncurry(WeakMap.prototype.set);
-const arrayPush = uncurry(Array.prototype.push), arrayJoin = uncurry(Array.prototype.join), arrayIncludes = uncurry(Array.prototype.includes);
+const arrayJoin = uncurry(Array.prototype.join), arrayIncludes = uncurry(Array.prototype.includes);
 const hasOwn = uncurry(Object.prototype.hasOwnProperty);
 const iteratorNext = uncurry(getPrototypeOf(new Map().entries()).next), setIteratorNext = uncurry(getPrototypeOf(new Set().values()).next);
 const stringSlice = uncurry(String.prototype.slice), stringIndexOf = uncurry(String.prototype.indexOf), regExpTest = uncurry(RegExp.prototype.test);
@@ -54,6 +54,11 @@ const outcomes = new WeakMapConstructor();
 let nextId = 0;
 
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) delete globalThis[name];
+
+// Not Array.prototype.push: it would run a setter the program put on Array.prototype[n].
+function append(array, item) {
+  defineProperty(array, array.length, { value: item, writable: true, enumerable: true, configurable: true });
+}
 
 function copyWith(items, item) {
   const copy = [];
@@ -89,26 +94,26 @@ function inspect(value, depth, seen) {
   const items = [];
   if (isArray(value)) {
     const length = value.length;
-    for (let index = 0; index < length && index < 100; index++) arrayPush(items, show(value[index]));
-    if (length > 100) arrayPush(items, '... ' + (length - 100) + ' more items');
+    for (let index = 0; index < length && index < 100; index++) append(items, show(value[index]));
+    if (length > 100) append(items, '... ' + (length - 100) + ' more items');
     return items.length === 0 ? '[]' : '[ ' + arrayJoin(items, ', ') + ' ]';
   }
   if (isMap(value)) {
     const iterator = mapEntries(value);
-    for (let step = iteratorNext(iterator); !step.done && items.length < 100; step = iteratorNext(iterator)) arrayPush(items, show(step.value[0]) + ' => ' + show(step.value[1]));
+    for (let step = iteratorNext(iterator); !step.done && items.length < 100; step = iteratorNext(iterator)) append(items, show(step.value[0]) + ' => ' + show(step.value[1]));
     return 'Map(' + mapSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
   if (isSet(value)) {
     const iterator = setValues(value);
-    for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) arrayPush(items, show(step.value));
+    for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) append(items, show(step.value));
     return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
   const keys = objectKeys(value);
   for (let index = 0; index < keys.length && index < 100; index++) {
     const key = keys[index];
-    arrayPush(items, (regExpTest(IDENTIFIER, key) ? key : jsonStringify(key)) + ': ' + safe(() => show(value[key]), '[Getter threw]'));
+    append(items, (regExpTest(IDENTIFIER, key) ? key : jsonStringify(key)) + ': ' + safe(() => show(value[key]), '[Getter threw]'));
   }
-  if (keys.length > 100) arrayPush(items, '... ' + (keys.length - 100) + ' more keys');
+  if (keys.length > 100) append(items, '... ' + (keys.length - 100) + ' more keys');
   const constructorName = safe(() => getPrototypeOf(value)?.constructor?.name, undefined);
   const prefix = typeof constructorName === 'string' && constructorName !== 'Object' ? constructorName + ' ' : '';
   return prefix + (items.length === 0 ? '{}' : '{ ' + arrayJoin(items, ', ') + ' }');
@@ -117,7 +122,7 @@ function inspect(value, depth, seen) {
 function logger(level) {
   return (...values) => {
     const parts = [];
-    for (let index = 0; index < values.length; index++) arrayPush(parts, safe(() => inspect(values[index], 0, []), '[unformattable]'));
+    for (let index = 0; index < values.length; index++) append(parts, safe(() => inspect(values[index], 0, []), '[unformattable]'));
     if (!writeLog(level, arrayJoin(parts, ' '))) throw new RangeErrorConstructor('console output passed the output limit of this run');
   };
 }
