@@ -96,7 +96,13 @@ describe('serveSpace sessions', () => {
   it('closes a session its client abandoned, after the idle time', async () => {
     const root = await makeTempDir('serve-idle');
     await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
-    const running = await serveSpace({ cwd: root, http: { port: 0, token: TOKEN, sessionIdleMs: 50 } });
+    let closed: (line: string) => void = () => undefined;
+    const closedLine = new Promise<string>((resolve) => (closed = resolve));
+    const log = (line: string): void => {
+      if (/MCP session .* closed: idle/.test(line)) closed(line);
+    };
+    // The idle time only has to exceed the gap between two requests sent back to back.
+    const running = await serveSpace({ cwd: root, http: { port: 0, token: TOKEN, sessionIdleMs: 1000 }, log });
     try {
       const url = running.url ?? '';
       const opened = await send(url, { headers: mcpHeaders, body: initialize });
@@ -104,7 +110,7 @@ describe('serveSpace sessions', () => {
       const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
       const headers = { ...mcpHeaders, 'mcp-session-id': opened.session ?? '', 'mcp-protocol-version': '2025-06-18' };
       expect((await send(url, { headers, body: ping })).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await closedLine).toContain(`MCP session ${opened.session ?? ''} closed: idle for more than 1000 ms`);
       const late = await send(url, { headers, body: ping });
       expect(late.status).toBe(404);
       expect(late.body).toContain('session not found');
