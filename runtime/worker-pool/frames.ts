@@ -45,7 +45,7 @@ export function createFrameWriter(socket: Socket): (header: string, body?: strin
  * Reads frames from a byte stream. A frame announcing more than `maxFrameBytes` is a protocol
  * violation: `onViolation` is called and nothing more is read (the sender is not trusted to stop).
  */
-export function createFrameReader(options: { maxFrameBytes: number; onFrame: (frame: Frame) => void; onViolation: (reason: string) => void }): (chunk: Buffer) => void {
+export function createFrameReader(options: { maxFrameBytes: number | (() => number); onFrame: (frame: Frame) => void; onViolation: (reason: string) => void }): (chunk: Buffer) => void {
   let chunks: Buffer[] = [];
   let buffered = 0;
   let broken = false;
@@ -79,10 +79,11 @@ export function createFrameReader(options: { maxFrameBytes: number; onFrame: (fr
     buffered += chunk.length;
     while (buffered >= PREFIX_BYTES) {
       const length = peekLength();
-      if (length < 4 || length > options.maxFrameBytes) {
+      const limit = typeof options.maxFrameBytes === 'number' ? options.maxFrameBytes : options.maxFrameBytes();
+      if (length < 4 || length > limit) {
         broken = true;
         chunks = [];
-        options.onViolation(`a frame of ${length} bytes (limit ${options.maxFrameBytes})`);
+        options.onViolation(`a frame of ${length} bytes (limit ${limit})`);
         return;
       }
       if (buffered < 4 + length) return;

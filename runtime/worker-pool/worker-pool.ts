@@ -29,6 +29,8 @@ export interface WorkerPoolOptions {
   runsPerWorker?: number;
   /** How long an isolate may take to stop after its run ended before its worker is killed. */
   graceMs?: number;
+  /** The worker program (tests start hostile ones); default: sandbox-worker beside this file. */
+  entry?: { file: string; args?: string[] };
 }
 
 export interface WorkerPoolExecutor extends IsolateExecutor {
@@ -86,7 +88,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   let startError: SandboxError | undefined;
   let closed = false;
 
-  const entry = workerEntry();
+  const entry = options.entry === undefined ? workerEntry() : { file: options.entry.file, execArgv: [], args: options.entry.args ?? [] };
   /** Started, not killed, and not holding a run that ended but whose isolate has not stopped yet. */
   const isSettled = (worker: Worker): boolean => worker.ready && worker.killed !== true && [...worker.runs.values()].every((run) => !run.settled);
   const readyCount = (): number => [...workers].filter(isSettled).length;
@@ -142,7 +144,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   };
 
   const start = (): void => {
-    const child = spawn(process.execPath, [...entry.execArgv, entry.file], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     const channel = child.stdio[3] as Socket;
     const worker: Worker = { child, channel, write: createFrameWriter(channel), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0 };
     workers.add(worker);
@@ -151,7 +153,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     });
     (child.stderr as Socket | null)?.unref();
     channel.on('data', createFrameReader({
-      maxFrameBytes,
+      maxFrameBytes: () => maxFrameBytes,
       onFrame: ({ header, body }) => {
         const message = readWorkerHeader(header);
         if (message === undefined) return violation(worker, 'a malformed message');
@@ -420,11 +422,11 @@ function failedResult(run: ActiveRun, error: RunError, timedOut = false): RunRes
 }
 
 /** The worker entry beside this file: `.ts` when running from source (through tsx), `.js` from dist. */
-function workerEntry(): { file: string; execArgv: string[] } {
+function workerEntry(): { file: string; execArgv: string[]; args: string[] } {
   const here = fileURLToPath(import.meta.url);
   const extension = path.extname(here);
   const file = path.join(path.dirname(here), `sandbox-worker${extension}`);
   const execArgv = ['--no-node-snapshot'];
   if (extension === '.ts') execArgv.push('--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href);
-  return { file, execArgv };
+  return { file, execArgv, args: [] };
 }

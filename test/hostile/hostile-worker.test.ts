@@ -1,0 +1,100 @@
+/**
+ * Sandbox workers that lie (test/fixtures/hostile-worker.mjs): oversized frames, malformed or unknown
+ * messages, forged error codes, floods of logs and calls, results past the output limit. The host
+ * reads every frame against the contract: only that run fails, the worker is replaced when it broke
+ * the protocol, and a real sandbox keeps working afterwards.
+ */
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CapabilityCallHandler } from '../../core/protocol.js';
+import type { RunResult } from '../../core/run-result.js';
+import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
+import { DEFAULT_RUN_LIMITS, type RunLimits } from '../../runtime/sandbox.js';
+import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
+import { createWorkerPoolExecutor } from '../../runtime/worker-pool/worker-pool.js';
+import { REPO } from '../support/example-space.js';
+
+const HOSTILE_WORKER = path.join(REPO, 'test', 'fixtures', 'hostile-worker.mjs');
+
+let healthy: WorkerSandbox;
+beforeAll(() => {
+  healthy = createSandbox({ outDir: FIXTURE_OUT_DIR, workers: 1 });
+});
+afterAll(async () => {
+  await healthy.close();
+});
+afterEach(async () => {
+  const result = await healthy.run("import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });", { onCall: createFixtureHost().onCall });
+  expect(result).toMatchObject({ success: true, result: 5 });
+});
+
+async function runAgainst(mode: string, options: { limits?: Partial<RunLimits>; onCall?: CapabilityCallHandler } = {}): Promise<{ result: RunResult; pidsBefore: number[]; pidsAfter: number[] }> {
+  const pool = createWorkerPoolExecutor({ workers: 1, entry: { file: HOSTILE_WORKER, args: [mode] } });
+  try {
+    await pool.ready();
+    const pidsBefore = pool.pids();
+    const result = await pool.execute(
+      { runId: `hostile-${mode}`, js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 5_000, ...options.limits } },
+      options.onCall ?? createFixtureHost().onCall,
+    );
+    await pool.ready();
+    return { result, pidsBefore, pidsAfter: pool.pids() };
+  } finally {
+    await pool.close();
+  }
+}
+
+describe('a worker that breaks the protocol', () => {
+  it('is killed for announcing a frame past the limit, without the host buffering it', async () => {
+    const before = process.memoryUsage().rss;
+    const { result, pidsBefore, pidsAfter } = await runAgainst('huge-frame');
+    expect(result).toMatchObject({ success: false, error: { code: 'SANDBOX_CRASHED', message: expect.stringMatching(/broke the host protocol \(a frame of 2147483647 bytes/) } });
+    expect(pidsAfter.some((pid) => !pidsBefore.includes(pid))).toBe(true);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+  });
+  it('is killed for a header the contract does not allow', async () => {
+    for (const mode of ['bad-header', 'unknown-message', 'not-json-result']) {
+      const { result } = await runAgainst(mode);
+      expect(result, mode).toMatchObject({ success: false, error: { code: 'SANDBOX_CRASHED', message: expect.stringMatching(/broke the host protocol/) } });
+    }
+  });
+});
+
+describe('a worker that lies within the protocol', () => {
+  it('cannot report a code the host never sent, nor a timeout, and its error is size-capped', async () => {
+    const { result } = await runAgainst('forged-code');
+    expect(result).toMatchObject({ success: false, timedOut: false, error: { code: 'RUNTIME_ERROR', message: 'forged' } });
+    expect(result.error?.stack?.length).toBeLessThanOrEqual(64 * 1024);
+  });
+  it('cannot log past the output limit: the host counts again and stops the run', async () => {
+    const { result } = await runAgainst('log-flood', { limits: { maxOutputBytes: 1_000_000 } });
+    expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
+    expect(result.logs.length).toBeLessThan(10);
+  });
+  it('cannot return more than the output limit', async () => {
+    const { result } = await runAgainst('big-result', { limits: { maxOutputBytes: 1_000_000 } });
+    expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
+  });
+  it('cannot make the host perform more calls than the run allows', async () => {
+    let performed = 0;
+    let active = 0;
+    let maxActive = 0;
+    const onCall: CapabilityCallHandler = async () => {
+      performed++;
+      maxActive = Math.max(maxActive, ++active);
+      await new Promise((resolve) => setImmediate(resolve));
+      active--;
+      return 3;
+    };
+    const { result } = await runAgainst('call-flood', { limits: { maxCalls: 10, maxConcurrentCalls: 4 }, onCall });
+    expect(result).toMatchObject({ success: true, result: 'flooded', calls: 10 });
+    expect(performed).toBe(10);
+    expect(maxActive).toBeLessThanOrEqual(4);
+  });
+  it('cannot call on behalf of another run', async () => {
+    let performed = 0;
+    const { result } = await runAgainst('other-run', { onCall: async () => ++performed });
+    expect(result).toMatchObject({ success: true, result: 'mine' });
+    expect(performed).toBe(0);
+  });
+});
