@@ -1,0 +1,76 @@
+/**
+ * A run narrowed to some functions (the planner's and an agent's `tools.allow`) cannot reach the others,
+ * however the program makes the call: static or renamed imports, the namespace, a computed member, the
+ * host global directly. The bridge decides; no source text is read. Errors
+ * never list what the run may not see.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { accessFromIds, type CallAccess } from '../../core/protocol.js';
+import { createSpace, type Space } from '../../space/index.js';
+import { makeExampleSpace } from '../support/example-space.js';
+import { toolCallErrorOf } from '../support/tool-call-error-of.js';
+
+let space: Space;
+const created: string[] = [];
+const access: CallAccess = accessFromIds(['crm.searchCustomers', 'crm.listTickets', 'train-schedule.getSchedule'], 'this task');
+
+beforeAll(async () => {
+  const made = await makeExampleSpace('access');
+  Object.assign(process.env, made.env);
+  space = await createSpace({
+    cwd: made.root,
+    // Everything is approved: only access control stands between the program and createTicket.
+    approvalHandler: async (request) => {
+      created.push(request.function);
+      return { approved: true };
+    },
+  });
+  expect((await space.build()).errors).toEqual([]);
+}, 120_000);
+afterAll(async () => {
+  await space.close();
+});
+afterEach(async () => {
+  const healthy = await space.run("import { crm } from '@capabilities/crm';\nreturn (await crm.searchCustomers({ query: 'Acme' })).length;", { access });
+  expect(healthy).toMatchObject({ success: true, result: 2 });
+});
+
+const denied = { success: false, error: { code: 'ACCESS_DENIED', message: expect.stringMatching(/crm\.createTicket is not available to this task/) } };
+const ticket = "{ customerId: 'c-001', subject: 'x', priority: 'low' }";
+
+describe('a narrowed run', () => {
+  it('is refused the hidden function however the program calls it', async () => {
+    const programs = [
+      `import { createTicket } from '@capabilities/crm';\nreturn await createTicket(${ticket});`,
+      `import { createTicket as harmless } from '@capabilities/crm';\nreturn await harmless(${ticket});`,
+      `import * as everything from '@capabilities/crm';\nreturn await (everything as any)['create' + 'Ticket'](${ticket});`,
+      `import { crm } from '@capabilities/crm';\nconst alias: any = crm;\nreturn await alias[['create', 'Ticket'].join('')](${ticket});`,
+      `return await (globalThis as any).__agentSpaces.call('crm', 'createTicket', ${ticket});`,
+      `return await (globalThis as any)['__agent' + 'Spaces'].call('crm', 'createTicket', ${ticket}, 'full');`,
+    ];
+    for (const code of programs) expect(await space.run(code, { access }), code).toMatchObject(denied);
+    expect(created).toEqual([]);
+  });
+  it('sees a module it was given nothing of as absent', async () => {
+    const result = await space.run("return await (globalThis as any).__agentSpaces.call('std-fs', 'writeFile', { path: 'x.txt', content: 'x' });", { access });
+    expect(result).toMatchObject({ success: false, error: { code: 'UNKNOWN_CAPABILITY' } });
+  });
+  it('names none of the hidden modules or functions in its errors', async () => {
+    const unknownFunction = await space.run("return await (globalThis as any).__agentSpaces.call('crm', 'nope', {});", { access, check: false });
+    expect(unknownFunction.error?.message).toMatch(/searchCustomers/);
+    expect(unknownFunction.error?.message).not.toMatch(/createTicket/);
+    const unknownModule = await space.run("return await (globalThis as any).__agentSpaces.call('notes', 'add', {});", { access, check: false });
+    expect(unknownModule.error).toMatchObject({ code: 'UNKNOWN_CAPABILITY' });
+    expect(unknownModule.error?.message).toMatch(/available modules are crm, train-schedule$/);
+  });
+  it('is refused on direct calls (callTool) as well', async () => {
+    const error = await toolCallErrorOf(space.callTool('crm.createTicket', { customerId: 'c-001', subject: 'x', priority: 'low' }, { access }));
+    expect(error).toMatchObject({ code: 'ACCESS_DENIED' });
+    expect(created).toEqual([]);
+  });
+  it('leaves a run without access narrowing unchanged', async () => {
+    const result = await space.run(`import { createTicket } from '@capabilities/crm';\nreturn (await createTicket(${ticket})).customerId;`);
+    expect(result).toMatchObject({ success: true, result: 'c-001' });
+    expect(created).toEqual(['createTicket']);
+  });
+});
