@@ -11,9 +11,8 @@ import {
   type CompileWarning,
   type ToolDefinition,
 } from '../core/index.js';
-import { createJsonSchemaCompiler, type JsonSchemaCompiler } from '../core/json-schema.js';
 import { buildCatalog } from './catalog.js';
-import { checkSchemas } from './check-schemas.js';
+import { createSchemaChecker, type CheckedSchemas, type SchemaChecker } from './check-schemas.js';
 import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js';
 import { emitProxy } from './emit-proxy.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
@@ -27,7 +26,7 @@ import { loadTypeScriptToolFile } from './sources/typescript-file.js';
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
 
 /** Bumped whenever the emitted files change shape, so a new compiler never reuses stale output. */
-export const COMPILER_VERSION = '1';
+export const COMPILER_VERSION = '2';
 
 /** The name of the aggregate module that re-exports the standard library namespaces. */
 export const STD_MODULE = 'std';
@@ -84,6 +83,8 @@ export interface BuildResult {
 export interface StoredManifest extends CapabilityManifest {
   compilerVersion: string;
   hashes: Record<string, string>;
+  /** Schemas this compiler version found compilable (see {@link CheckedSchemas}). */
+  checkedSchemas?: CheckedSchemas;
 }
 
 interface Loaded {
@@ -104,10 +105,12 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const started = performance.now();
   const { config } = options;
   const progress = options.onProgress ?? (() => undefined);
-  const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp);
+  const previous = await readPreviousBuild(config.outDir);
+  // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
+  const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
+  const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp, checker);
   loaded.failures.push(...(options.sourceFailures ?? []));
   const warnings: CompileWarning[] = [...loaded.warnings];
-  const previous = await readPreviousBuild(config.outDir);
 
   const specs = assignNames(loaded.raws, warnings);
   // Keep the previous modules of sources that failed this time.
@@ -160,7 +163,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
 
   for (const failure of loaded.failures) warnings.push({ source: failure.source, message: failure.message });
   warnings.sort(compareWarnings);
-  const manifest: StoredManifest = { version: 1, compilerVersion: COMPILER_VERSION, capabilities: specs, warnings: dedupe(warnings), hashes };
+  const manifest: StoredManifest = { version: 1, compilerVersion: COMPILER_VERSION, capabilities: specs, warnings: dedupe(warnings), hashes, checkedSchemas: checker.checked() };
   files.push({ path: BUILD_LAYOUT.declarationsFile, content: emitAmbientDeclarations(dtsByModule) });
   files.push({ path: BUILD_LAYOUT.catalogFile, content: json(buildCatalog(specs)) });
   files.push({ path: BUILD_LAYOUT.manifestFile, content: json(manifest) });
@@ -191,10 +194,9 @@ async function loadSources(
   extraTools: ExtraTool[],
   progress: (event: BuildProgressEvent) => void,
   connect: McpConnector | undefined,
+  checker: SchemaChecker,
 ): Promise<Loaded> {
   const loaded: Loaded = { raws: [], definitions: new Map(), failures: [], warnings: [] };
-  // Every schema is compiled now, with the bridge's ajv setup: one that cannot validate fails its source here.
-  const compile = createJsonSchemaCompiler();
   const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
   for (const pattern of missing) loaded.failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
   for (const folder of folders) {
@@ -230,7 +232,7 @@ async function loadSources(
       progress({ type: 'source-start', source: task.source });
       try {
         const result = await task.load();
-        const warnings = checkSchemas(result.raws, compile);
+        const warnings = checker.check(result.raws);
         const functions = result.raws.reduce((sum, raw) => sum + raw.functions.length, 0);
         progress({ type: 'source-end', source: task.source, status: 'loaded', functions, durationMs: performance.now() - started });
         return { task, result, warnings };
@@ -253,15 +255,15 @@ async function loadSources(
       if (definition) loaded.definitions.set(raw, definition);
     });
   }
-  for (const extra of extraTools) loadExtraTool(extra, loaded, compile);
+  for (const extra of extraTools) loadExtraTool(extra, loaded, checker);
   return loaded;
 }
 
 /** A definition handed in by the caller (std, agents): checked like a source, and reported like one when it fails. */
-function loadExtraTool(extra: ExtraTool, loaded: Loaded, compile: JsonSchemaCompiler): void {
+function loadExtraTool(extra: ExtraTool, loaded: Loaded, checker: SchemaChecker): void {
   try {
     const raw = toolDefinitionToRaw(extra.definition, extra.source, extra.module);
-    loaded.warnings.push(...checkSchemas([raw], compile));
+    loaded.warnings.push(...checker.check([raw]));
     loaded.raws.push(raw);
     loaded.definitions.set(raw, extra.definition);
   } catch (error) {

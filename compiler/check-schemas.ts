@@ -1,42 +1,78 @@
-import { CompileError, errorMessage, type CapabilitySource, type CompileWarning } from '../core/index.js';
-import type { JsonSchemaCompiler } from '../core/json-schema.js';
+import { createHash } from 'node:crypto';
+import { CompileError, errorMessage, type CapabilitySource, type CompileWarning, type JsonSchema } from '../core/index.js';
+import { createJsonSchemaCompiler } from '../core/json-schema.js';
 import { describeSource, type RawCapability } from './raw-capability.js';
 
 /**
- * Compiles every input and output schema of a source's capabilities with the bridge's ajv setup, so a
- * schema that cannot validate fails the build of its source instead of every call at run time.
- * Returns what ajv ignores (unknown formats) as warnings.
- *
- * @throws CompileError (code `INVALID_SCHEMA`) naming each schema that cannot be compiled and why.
+ * Schemas that compiled, by a hash of their JSON text, with what ajv ignored in each (unknown
+ * formats). Kept in the manifest, so a rebuild compiles only schemas it has not seen: compiling costs
+ * milliseconds per schema, and a space may hold thousands.
  */
-export function checkSchemas(raws: readonly RawCapability[], compile: JsonSchemaCompiler): CompileWarning[] {
-  const warnings: CompileWarning[] = [];
-  const problems: string[] = [];
-  let owner = '';
-  for (const raw of raws) {
-    const source = describeSource(raw.source);
-    owner = sourceLabel(raw.source);
-    for (const fn of raw.functions) {
-      const schemas = [['inputSchema', fn.inputSchema], ['outputSchema', fn.outputSchema]] as const;
-      for (const [keyword, schema] of schemas) {
-        if (schema === undefined) continue;
-        const label = `tool "${fn.toolName}": ${schemaName(raw.source, keyword)}`;
-        try {
-          compile(schema, (message) => warnings.push(toWarning(source, fn.toolName, keyword, message)));
-        } catch (error) {
-          problems.push(`${label} ${errorMessage(error)}`);
+export type CheckedSchemas = Record<string, string[]>;
+
+export interface SchemaChecker {
+  /**
+   * Compiles every input and output schema of a source's capabilities with the bridge's ajv setup, so
+   * a schema that cannot validate fails the build of its source instead of every call at run time.
+   * Returns what ajv ignores (unknown formats) as warnings.
+   *
+   * @throws CompileError (code `INVALID_SCHEMA`) naming each schema that cannot be compiled and why.
+   */
+  check(raws: readonly RawCapability[]): CompileWarning[];
+  /** Every schema this build found compilable, for the next build. */
+  checked(): CheckedSchemas;
+}
+
+export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
+  const compile = createJsonSchemaCompiler();
+  const checked = new Map<string, string[]>();
+
+  /** ajv's warnings for one schema; throws when it does not compile. */
+  const compileOnce = (schema: JsonSchema): string[] => {
+    const key = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 24);
+    const cached = checked.get(key) ?? (Object.hasOwn(known, key) ? known[key] : undefined);
+    if (cached !== undefined) {
+      checked.set(key, cached);
+      return cached;
+    }
+    const heard: string[] = [];
+    compile(schema, (message) => heard.push(message));
+    checked.set(key, heard);
+    return heard;
+  };
+
+  return {
+    check(raws) {
+      const warnings: CompileWarning[] = [];
+      const problems: string[] = [];
+      let owner = '';
+      for (const raw of raws) {
+        owner = sourceLabel(raw.source);
+        for (const fn of raw.functions) {
+          for (const keyword of ['inputSchema', 'outputSchema'] as const) {
+            const schema = fn[keyword];
+            if (schema === undefined) continue;
+            try {
+              warnings.push(...compileOnce(schema).map((message) => toWarning(describeSource(raw.source), fn.toolName, keyword, message)));
+            } catch (error) {
+              problems.push(`tool "${fn.toolName}": ${schemaName(raw.source, keyword)} ${errorMessage(error)}`);
+            }
+          }
         }
       }
-    }
-  }
-  if (problems.length === 1) {
-    throw new CompileError('INVALID_SCHEMA', `${owner}: ${problems[0] ?? ''}; fix that schema (this source is not built until it validates)`, { details: { problems } });
-  }
-  if (problems.length > 1) {
-    const list = problems.map((problem) => `  - ${problem}`).join('\n');
-    throw new CompileError('INVALID_SCHEMA', `${owner}: ${problems.length} schemas cannot be used to validate calls (this source is not built until they do):\n${list}`, { details: { problems } });
-  }
-  return warnings;
+      if (problems.length === 1) {
+        throw new CompileError('INVALID_SCHEMA', `${owner}: ${problems[0] ?? ''}; fix that schema (this source is not built until it compiles)`, { details: { problems } });
+      }
+      if (problems.length > 1) {
+        const list = problems.map((problem) => `  - ${problem}`).join('\n');
+        throw new CompileError('INVALID_SCHEMA', `${owner}: ${problems.length} schemas cannot be compiled (this source is not built until they do):\n${list}`, { details: { problems } });
+      }
+      return warnings;
+    },
+    checked() {
+      return Object.fromEntries([...checked.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    },
+  };
 }
 
 function sourceLabel(source: CapabilitySource): string {

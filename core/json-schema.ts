@@ -49,7 +49,8 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
   };
   // `addUsedSchema: false`: a root `$id` stays the base of its `$ref`s without being registered in the
   // instance, so two tools may share an `$id` (ajv refuses duplicates of registered ones).
-  const options: Options = { allErrors: true, strict: false, validateFormats: true, addUsedSchema: false, logger };
+  // The meta-schema check is made once, by hand, to say where a schema is wrong; `compile` need not repeat it.
+  const options: Options = { allErrors: true, strict: false, validateFormats: true, addUsedSchema: false, validateSchema: false, logger };
   const ajvFor = (dialect: Dialect): Ajv => {
     let ajv = instances.get(dialect);
     if (ajv === undefined) {
