@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRedactor } from '../../bridge/index.js';
 import { serverSecrets } from '../../config/index.js';
-import type { RunResult } from '../../core/index.js';
+import type { RunLog, RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
 import { formatArguments } from '../../bridge/approval-message.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
@@ -45,17 +45,25 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     // A program that got hold of a secret (a tool that returned one) must not print it: what the run
     // returns and logs loses the host's secrets, as the planner's output does.
     const redact = createRedactor({ secrets: serverSecrets(space.config) });
-    const result = redact(await space.run(code, { check: options.check, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) }));
+    // Without --json, each log line is printed as the program writes it, so a person asked to approve a
+    // call has read what the program said before it.
+    const result = redact(
+      await space.run(code, {
+        check: options.check,
+        ...(options.json ? {} : { onLog: (log: RunLog) => progress(formatLog(redact(log))) }),
+        ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}),
+      }),
+    );
     if (options.json) printJson(result);
-    else printRunResult(result, options.file);
+    else printRunResult(result, options.file, { logsPrinted: true });
     return result.success ? 0 : 1;
   } finally {
     await space.close();
   }
 }
 
-export function printRunResult(result: RunResult, file: string): void {
-  for (const log of result.logs) progress(`${log.level === 'log' || log.level === 'info' ? '' : `[${log.level}] `}${log.message}`);
+export function printRunResult(result: RunResult, file: string, options: { logsPrinted?: boolean } = {}): void {
+  if (options.logsPrinted !== true) for (const log of result.logs) progress(formatLog(log));
   if (result.success) {
     if (result.result !== undefined && result.result !== null) {
       printText(typeof result.result === 'string' ? result.result : JSON.stringify(result.result, null, 2));
@@ -67,6 +75,10 @@ export function printRunResult(result: RunResult, file: string): void {
   const where = error?.line ? `${file}:${error.line}${error.column ? `:${error.column}` : ''}: ` : '';
   progress(`✗ ${where}${error?.name ?? 'Error'}${error?.code ? ` [${error.code}]` : ''}: ${error?.message ?? 'failed'}`);
   for (const diagnostic of error?.diagnostics ?? []) progress(`  ${file}:${diagnostic.line}:${diagnostic.column} TS${diagnostic.code}: ${diagnostic.message}`);
+}
+
+function formatLog(log: RunLog): string {
+  return `${log.level === 'log' || log.level === 'info' ? '' : `[${log.level}] `}${log.message}`;
 }
 
 async function readProgram(file: string): Promise<string> {

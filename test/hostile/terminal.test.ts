@@ -230,25 +230,31 @@ describe('terminal: the CLI', { timeout: 180_000 }, () => {
     for (const sequence of [HOSTILE.clearScreen, HOSTILE.color, HOSTILE.title, HOSTILE.carriageReturn, HOSTILE.c1, HOSTILE.rightToLeft]) expect(text).not.toContain(sequence);
   }
 
-  it('prints logs, approvals and results with control characters escaped (--approve all -v)', async () => {
-    const run = (file: string) => execa(process.execPath, [BIN, 'run', file, '--approve', 'all', '-v'], { cwd: root, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+  it('prints approvals with control characters escaped, and --json stays valid JSON with nothing raw (--approve all -v --json)', async () => {
+    const run = (file: string) =>
+      execa(process.execPath, [BIN, 'run', file, '--approve', 'all', '-v', '--json'], { cwd: root, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
     const hostile = await run(await program(HOSTILE_PROGRAM));
     expect(hostile.exitCode, hostile.stderr).toBe(0);
     expectNothingRaw(hostile.stdout + hostile.stderr);
-    expect(hostile.stderr).toContain('\\x1b[2J\\x1b[H\\x1b[31mALERT\\x1b]0;pwned\\x07 victim.txt\\rdecoy.txt csi\\x9b31m');
+    expect(hostile.stdout).not.toMatch(UNSAFE);
     expect(hostile.stderr).toContain('[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace? arguments: {"path":"invoice\\u202efdp.exe"}');
-    expect(hostile.stdout).toContain('"path": "invoice\\u202efdp.exe"');
+    expect(JSON.parse(hostile.stdout)).toMatchObject({
+      success: true,
+      result: { path: HOSTILE.rightToLeft, removed: true },
+      logs: [{ message: `${HOSTILE.clearScreen}${HOSTILE.color}ALERT${HOSTILE.title} ${HOSTILE.carriageReturn} ${HOSTILE.c1}` }],
+    });
     expect(existsSync(path.join(root, 'workspace', HOSTILE.rightToLeft))).toBe(false);
 
     const healthy = await run(await program(HEALTHY_PROGRAM));
     expect(healthy.exitCode, healthy.stderr).toBe(0);
     expect(healthy.stderr).toContain('[approval] std-fs.remove: Delete "plain.txt" from the workspace? arguments: {"path":"plain.txt"}');
+    expect(JSON.parse(healthy.stdout)).toMatchObject({ success: true, result: { path: 'plain.txt', removed: true } });
   });
 
-  it('asks on a real terminal with the exact arguments, escaped, and --json stays valid JSON with nothing raw', async () => {
+  it('asks on a real terminal after the logs written before the call, with the exact arguments, all escaped', async () => {
     // `script` gives the CLI a pseudo-terminal; the answer typed ahead waits in it until the prompt reads it.
     const ask = async (file: string, answer: string) =>
-      execa('script', ['-qec', `${process.execPath} ${BIN} run ${file} --json`, '/dev/null'], {
+      execa('script', ['-qec', `${process.execPath} ${BIN} run ${file}`, '/dev/null'], {
         cwd: root,
         env: { PATH: process.env.PATH ?? '', TERM: 'dumb' },
         extendEnv: false,
@@ -259,9 +265,12 @@ describe('terminal: the CLI', { timeout: 180_000 }, () => {
     const hostile = await ask(await program(HOSTILE_PROGRAM), 'y');
     expect(hostile.exitCode, hostile.stdout).toBe(0);
     expectNothingRaw(hostile.stdout);
-    expect(hostile.stdout).toContain('[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace?\r\n  arguments: {"path":"invoice\\u202efdp.exe"}\r\nAllow? [y/N] ');
-    const json = hostile.stdout.slice(hostile.stdout.lastIndexOf('\n{') + 1).replace(/\r\n/g, '\n');
-    expect(JSON.parse(json)).toMatchObject({ success: true, result: { path: HOSTILE.rightToLeft, removed: true }, logs: [{ message: expect.stringContaining(HOSTILE.clearScreen) as string }] });
+    const log = hostile.stdout.indexOf('\\x1b[2J\\x1b[H\\x1b[31mALERT\\x1b]0;pwned\\x07 victim.txt\\rdecoy.txt csi\\x9b31m');
+    const prompt = hostile.stdout.indexOf('[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace?\r\n  arguments: {"path":"invoice\\u202efdp.exe"}\r\nAllow? [y/N] ');
+    expect(log).toBeGreaterThanOrEqual(0);
+    expect(prompt).toBeGreaterThan(log);
+    expect(hostile.stdout).toContain('"path": "invoice\\u202efdp.exe"');
+    expect(existsSync(path.join(root, 'workspace', HOSTILE.rightToLeft))).toBe(false);
 
     const healthy = await ask(await program(HEALTHY_PROGRAM), 'y');
     expect(healthy.exitCode, healthy.stdout).toBe(0);
