@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
 import type { McpConnection } from '../config/mcp-connect.js';
-import type { CapabilitySpec } from '../core/index.js';
+import { defineTool, type CapabilitySpec } from '../core/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { typeCheckFiles } from '../test/support/tsc.js';
 import { buildCapabilities, type BuildResult } from './build-capabilities.js';
@@ -232,6 +232,50 @@ describe('failures', () => {
     expect(messages['scalar.json']).toMatch(/must be an object schema/);
   });
 
+  it('fails a source whose schema ajv cannot compile, keeps its previous output, and builds the others', async () => {
+    const { root, config } = await makeSpace();
+    await buildCapabilities({ config });
+    const before = await readFile(path.join(config.outDir, 'capabilities/get-weather/index.d.ts'), 'utf8');
+    const broken = { ...WEATHER_TOOL, parameters: { type: 'object', properties: { location: { $ref: '#/definitions/place' } } } };
+    await writeFile(path.join(root, 'tools/weather.json'), JSON.stringify(broken));
+    const result = await buildCapabilities({ config });
+    expect(result.errors).toEqual([
+      {
+        source: path.join('tools', 'weather.json'),
+        message: `${path.join('tools', 'weather.json')}: tool "get_weather": the parameters schema cannot be compiled: can't resolve reference #/definitions/place from id #; fix that schema (this source is not built until it compiles)`,
+      },
+    ]);
+    expect(result.sources.find((s) => s.source === path.join('tools', 'weather.json'))?.status).toBe('kept-previous');
+    expect(await readFile(path.join(config.outDir, 'capabilities/get-weather/index.d.ts'), 'utf8')).toBe(before);
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
+  });
+
+  it('warns about an unknown format, on every build, and remembers compiled schemas in the manifest', async () => {
+    const { root, config } = await makeSpace();
+    const planned = { name: 'plan', parameters: { type: 'object', properties: { quarter: { type: 'string', format: 'fiscal-quarter' } } } };
+    await writeFile(path.join(root, 'tools/plan.json'), JSON.stringify(planned));
+    const expected = {
+      source: path.join('tools', 'plan.json'),
+      pointer: '/inputSchema/properties/quarter',
+      message: 'tool "plan": the schema at /inputSchema/properties/quarter has format "fiscal-quarter", which is not known; values are not checked against it',
+    };
+    const first = await buildCapabilities({ config });
+    expect(first.warnings).toContainEqual(expected);
+    const stored = JSON.parse(await readFile(path.join(config.outDir, 'manifest.json'), 'utf8')) as { checkedSchemas: Record<string, string[]> };
+    expect(Object.keys(stored.checkedSchemas)).toHaveLength(8); // 6 parameters and 2 returns schemas
+    const again = await buildCapabilities({ config });
+    expect(again.written).toEqual([]);
+    expect(again.warnings).toContainEqual(expected);
+  });
+
+  it('reports a standard-library style definition with a misplaced key as a failed source, not a crashed build', async () => {
+    const { config } = await makeSpace();
+    const definition = defineTool({ name: 'extra', functions: { wipe: { config: { requiresApproval: true }, handler: () => null } } });
+    const result = await buildCapabilities({ config, extraTools: [{ definition, module: 'std-extra', source: { kind: 'std' } }] });
+    expect(result.errors).toEqual([{ source: 'std', message: expect.stringContaining('std:extra: functions.wipe.config.requiresApproval is not a function key') }]);
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
+  });
+
   it('reports a capability pattern that matches no file', async () => {
     const { root } = await makeSpace();
     const config = resolveConfig({ capabilities: ['tools/*.json', 'missing.json'] }, { root, env: {} });
@@ -351,6 +395,22 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     expect(message).toMatch(/tool 3: has no name/);
     expect(message).not.toMatch(/"code":/); // not a validation library's dump
     expect(message).not.toMatch(/"fine"/);
+  });
+
+  it('fails a server whose tool schemas ajv cannot compile, naming each, and still builds the other sources', async () => {
+    const space = await makeSpace({
+      mcpServers: { odd: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/uncompilable-schema-server.mjs')], cwd: REPO } },
+    });
+    const result = await buildCapabilities({ config: space.config });
+    expect(result.errors.map((e) => e.source)).toEqual(['mcp:odd']);
+    const lines = result.errors[0]?.message.split('\n') ?? [];
+    expect(lines[0]).toBe('MCP server "odd": 3 schemas cannot be compiled (this source is not built until they do):');
+    expect(lines.slice(1)).toEqual([
+      "  - tool \"dangling-ref\": inputSchema cannot be compiled: can't resolve reference #/$defs/path from id #",
+      expect.stringMatching(/^ {2}- tool "bad-pattern": inputSchema cannot be compiled: Invalid regular expression/),
+      expect.stringMatching(/^ {2}- tool "bad-output": outputSchema is not a valid JSON Schema \(draft-07\): at \/properties\/n\/type must be equal to one of the allowed values/),
+    ]);
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
   });
 
   it('gives up on a server that never answers tools/list after its timeoutMs, saying so', async () => {

@@ -128,7 +128,9 @@ function parse<T>(schema: z.ZodType<T>, data: unknown, file: string, keyProblems
     problems.push(...result.error.issues.map((issue) => `${issue.path.reduce<string>((at, key) => joinPath(at, typeof key === 'symbol' ? String(key) : key), '') || '(root)'}: ${issue.message}`));
   }
   if (problems.length === 0 && result.success) return result.data;
-  const hint = result.success ? '' : `\n(${FORMATS})`;
+  // Without a name (or a wrapped function) the file may be in none of the formats: say what they are.
+  const unrecognized = !result.success && result.error.issues.some((issue) => issue.path.length === 0 || (issue.path.length === 1 && ['name', 'function'].includes(String(issue.path[0]))));
+  const hint = unrecognized ? `\n(${FORMATS})` : '';
   const text = problems.length === 1 ? ` ${problems[0] ?? ''}` : `\n${problems.map((problem) => `  - ${problem}`).join('\n')}`;
   throw new CompileError('INVALID_TOOL_FILE', `${file}:${text}${hint}`, { details: { file, problems } });
 }
