@@ -175,7 +175,8 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
           call.onProgress?.({
             progress: progress.progress,
             ...(progress.total === undefined ? {} : { total: progress.total }),
-            ...(progress.message === undefined ? {} : { message: progress.message }),
+            // A progress message is the server's text like an error's: it may quote the server's secrets.
+            ...(progress.message === undefined ? {} : { message: redactValue(progress.message) }),
           }),
       });
       return mapToolResult(asCallToolResult(result), call.function, call.resultMode, { ...target, server, tool });
