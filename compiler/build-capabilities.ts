@@ -209,12 +209,12 @@ async function loadSources(
   const tasks: { source: string; load: () => Promise<{ raws: RawCapability[]; definitions?: ToolDefinition[] }> }[] = [];
   for (const file of files) {
     const source = path.relative(config.root, file) || file;
-    if (file.endsWith('.json')) tasks.push({ source, load: async () => ({ raws: [withPath(await loadJsonToolFile(file), source)] }) });
+    if (file.endsWith('.json')) tasks.push({ source, load: async () => ({ raws: [withPath(await loadJsonToolFile(file, { name: source }), source)] }) });
     else if (/\.(m?ts|m?js)$/.test(file) && !file.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(file)) {
       tasks.push({
         source,
         load: async () => {
-          const result = await loadTypeScriptToolFile(file);
+          const result = await loadTypeScriptToolFile(file, { name: source });
           return { raws: result.capabilities.map((raw) => withPath(raw, source)), definitions: result.definitions };
         },
       });

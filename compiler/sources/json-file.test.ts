@@ -6,7 +6,7 @@ import { loadJsonToolFile } from './json-file.js';
 const FILE = 'tools/crm.json';
 
 function load(data: unknown): Promise<RawCapability> {
-  return loadJsonToolFile(FILE, JSON.stringify(data));
+  return loadJsonToolFile(FILE, { text: JSON.stringify(data) });
 }
 
 async function failure(data: unknown): Promise<string> {

@@ -44,9 +44,13 @@ const FORMATS = 'a tool file is {"name", "functions": [...]}, {"name", "descript
  * Loads a JSON tool file: the seed's `{name, functions: [...]}` format, a plain OpenAI-style
  * `{name, description, parameters}` tool, or its `{type: "function", function}` wrapper. Every key is
  * checked: one that is unknown or misplaced fails the file, saying where it belongs.
+ *
+ * @param options.text the file's content, when already read; `options.name` how to name the file
  */
-export async function loadJsonToolFile(file: string, text?: string): Promise<RawCapability> {
-  const content = text ?? (await readFile(file, 'utf8'));
+export async function loadJsonToolFile(path: string, options: { text?: string; name?: string } = {}): Promise<RawCapability> {
+  const content = options.text ?? (await readFile(path, 'utf8'));
+  // How the file is named in messages and in the spec: relative to the space's root when the build says so.
+  const file = options.name ?? path;
   let data: unknown;
   try {
     data = JSON.parse(content);

@@ -11,10 +11,12 @@ export interface LoadedTypeScriptTools {
 }
 
 /** Imports a `capabilities/*.ts` module and collects every `defineTool()` it exports. */
-export async function loadTypeScriptToolFile(file: string): Promise<LoadedTypeScriptTools> {
+export async function loadTypeScriptToolFile(path: string, options: { name?: string } = {}): Promise<LoadedTypeScriptTools> {
+  // How the file is named in messages and in the spec: relative to the space's root when the build says so.
+  const file = options.name ?? path;
   let module: Record<string, unknown>;
   try {
-    module = (await importTypeScript(file)) as Record<string, unknown>;
+    module = (await importTypeScript(path)) as Record<string, unknown>;
   } catch (error) {
     throw new CompileError('INVALID_TOOL_FILE', `${file}: could not be loaded: ${errorMessage(error)}`, { cause: error });
   }
