@@ -22,6 +22,13 @@ describe('formatSignature', () => {
     [fn({ type: 'object', properties: { a: { $ref: '#/$defs/Missing' }, b: { $ref: 'http://example.com/x.json' } } }, { $ref: '#/definitions/Nope' }), 'f(params?: { a?: unknown; b?: unknown }): Promise<unknown>'],
     [fn({ type: 'object', properties: {} }, { type: 'object', properties: { next: { $ref: '#' } } }), 'f(params?: {}): Promise<{ next?: { next?: { … } } }>'],
     [fn({ type: 'object', properties: {} }, { $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/A' } } }), 'f(params?: {}): Promise<unknown>'],
+    // A branch no value matches adds nothing to a union.
+    [fn({ type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { not: {} }] }, w: { oneOf: [false, { not: true }] } } }), 'f(params?: { v?: string; w?: never }): Promise<unknown>'],
+    // Refs through the root's $id are refs into the same schema.
+    [
+      fn({ $id: 'https://example.test/p.json', type: 'object', properties: { a: { $ref: 'p.json#/$defs/P' } }, $defs: { P: { type: 'string' } } }),
+      'f(params?: { a?: string }): Promise<unknown>',
+    ],
   ])('%#: %s', (spec, expected) => {
     expect(formatSignature(spec)).toBe(expected);
   });

@@ -1,5 +1,6 @@
 import { isJsonSchemaObject, type FunctionSpec, type JsonSchema } from '../core/index.js';
-import { localRefSegments, resolveSegments } from './declarations/json-pointer.js';
+import { localRefSegments, resolveSegments, rootId } from './declarations/json-pointer.js';
+import { matchesNothing } from './declarations/matches-nothing.js';
 
 /**
  * A one-line, shallow signature for catalogs and search results:
@@ -34,14 +35,18 @@ interface RefContext {
 }
 
 function shallowType(schema: unknown, depth: number, refs: RefContext): string {
-  if (!isJsonSchemaObject(schema)) return schema === false ? 'never' : 'unknown';
+  if (matchesNothing(schema)) return 'never';
+  if (!isJsonSchemaObject(schema)) return 'unknown';
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   const variants = (schema.anyOf ?? schema.oneOf) as unknown;
-  if (Array.isArray(variants)) return variants.map((v) => shallowType(v, depth + 1, refs)).join(' | ');
+  if (Array.isArray(variants)) {
+    const possible = variants.filter((variant) => !matchesNothing(variant));
+    return possible.length === 0 ? 'never' : possible.map((v) => shallowType(v, depth + 1, refs)).join(' | ');
+  }
   if (typeof schema.$ref === 'string') {
     // Only refs inside this schema are followed (as in the declarations); the rest are unknown.
-    const segments = localRefSegments(schema.$ref);
+    const segments = localRefSegments(schema.$ref, rootId(refs.root));
     const target = segments === undefined ? undefined : resolveSegments(refs.root, segments);
     if (target === undefined || refs.hops >= MAX_REF_HOPS) return 'unknown';
     return shallowType(target, depth, { ...refs, hops: refs.hops + 1 });

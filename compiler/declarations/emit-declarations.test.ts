@@ -335,3 +335,23 @@ describe('emitDeclarations — schemas that match nothing', () => {
     expect(dts).toContain('export interface ChooseParams {\n  either: string | number;\n  one?: boolean;\n  nothing?: never;\n}\n');
   });
 });
+
+describe('emitDeclarations — $ref through the root $id', () => {
+  it('types a $ref that resolves to the root $id like a local one', () => {
+    const spec = specWith('order', 'order', [
+      {
+        name: 'place',
+        inputSchema: {
+          $id: 'https://example.test/schemas/order.json',
+          type: 'object',
+          properties: { item: { $ref: 'order.json#/definitions/item' }, again: { $ref: 'https://example.test/schemas/order.json#/definitions/item' } },
+          required: ['item'],
+          definitions: { item: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
+        },
+      },
+    ]);
+    const { dts, warnings } = emitDeclarations(spec);
+    expect(warnings).toEqual([]);
+    expect(dts).toContain('export interface PlaceParams {\n  item: Item;\n  again?: Item;\n}\nexport interface Item {\n  sku: string;\n}\n');
+  });
+});

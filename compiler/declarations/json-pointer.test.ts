@@ -14,6 +14,17 @@ describe('JSON pointers of $ref', () => {
     expect(localRefSegments(ref)).toEqual(expected);
   });
 
+  it.each([
+    ['https://example.test/s/order.json', 'https://example.test/s/order.json#/$defs/item', ['$defs', 'item']],
+    ['https://example.test/s/order.json', 'order.json#/$defs/item', ['$defs', 'item']],
+    ['https://example.test/s/order.json', 'order.json', []],
+    ['order.json', 'order.json#/$defs/item', ['$defs', 'item']],
+    ['https://example.test/s/order.json', 'item.json#/x', undefined],
+    ['https://example.test/s/order.json', 'https://other.test/s/order.json#/x', undefined],
+  ])('with the root $id %s, %s → %j', (id, ref, expected) => {
+    expect(localRefSegments(ref, id)).toEqual(expected);
+  });
+
   it('encodes segments back', () => {
     expect(toPointer(['$defs', 'a/b', 'c~d'])).toBe('/$defs/a~1b/c~0d');
   });

@@ -1,5 +1,5 @@
 import { isJsonSchemaObject, type JsonSchema } from '../../core/json-schema.js';
-import { localRefSegments, resolveSegments, toPointer } from './json-pointer.js';
+import { localRefSegments, resolveSegments, rootId, toPointer } from './json-pointer.js';
 import { MAX_DEPTH } from './type-text.js';
 
 /** Keywords whose values are subschemas (or maps/arrays of them), walked when collecting `$ref`s. */
@@ -19,7 +19,7 @@ export function collectLocalRefTargets(root: unknown): string[][] {
     seen.add(schema);
     const ref = refOf(schema);
     if (ref !== undefined) {
-      const segments = localRefSegments(ref);
+      const segments = localRefSegments(ref, rootId(root));
       if (segments !== undefined && segments.length > 0 && resolveSegments(root, segments) !== undefined) {
         targets.set(toPointer(segments), segments);
       }

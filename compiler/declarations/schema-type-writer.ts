@@ -1,5 +1,6 @@
 import { isJsonSchemaObject, type JsonSchema } from '../../core/json-schema.js';
-import { localRefSegments, resolveSegments, toPointer } from './json-pointer.js';
+import { localRefSegments, resolveSegments, rootId, toPointer } from './json-pointer.js';
+import { matchesNothing } from './matches-nothing.js';
 import { refOf } from './ref-targets.js';
 import { docComment } from './ts-doc.js';
 import {
@@ -112,7 +113,7 @@ export class SchemaTypeWriter {
   }
 
   private refType(ref: string, path: string[], owner: string, guarded: boolean): TypeText {
-    const segments = localRefSegments(ref);
+    const segments = localRefSegments(ref, rootId(this.root));
     if (segments === undefined) {
       this.warn([...path, '$ref'], `refers to "${ref}" outside this schema, which is not fetched; typed as unknown`);
       return UNKNOWN;
@@ -153,7 +154,7 @@ export class SchemaTypeWriter {
       if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH || seen.has(schema)) return;
       seen.add(schema);
       const ref = refOf(schema);
-      const segments = ref === undefined ? undefined : localRefSegments(ref);
+      const segments = ref === undefined ? undefined : localRefSegments(ref, rootId(this.root));
       if (segments !== undefined) edges.push(toPointer(segments));
       for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
         const list = schema[keyword];
@@ -277,12 +278,6 @@ function isPlainObjectSchema(schema: JsonSchema): boolean {
   const typeIsObject = schema.type === 'object' || (schema.type === undefined && inferTypes(schema).includes('object'));
   const combined = ['allOf', 'anyOf', 'oneOf', 'enum', 'const', '$ref', '$recursiveRef', '$dynamicRef'].some((keyword) => Object.hasOwn(schema, keyword));
   return typeIsObject && !combined && schema.nullable !== true;
-}
-
-/** `not: {}` (or `not: true`) negates a schema that accepts everything: no value matches. */
-function matchesNothing(schema: JsonSchema): boolean {
-  const negated = schema.not;
-  return negated === true || (isJsonSchemaObject(negated) && Object.keys(negated).length === 0);
 }
 
 function inferTypes(schema: JsonSchema): string[] {
