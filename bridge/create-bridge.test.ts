@@ -167,12 +167,14 @@ describe('createBridge: approvals', () => {
     expect(events[2]).toMatchObject({ type: 'approval-decided', approved: true });
   });
 
-  it('fills a {param} template from redacted arguments, leaving unknown names as written', async () => {
+  it('fills a {param} template and shows the handler the exact arguments, leaving unknown names as written', async () => {
     const requests: ApprovalRequest[] = [];
-    const { bridge } = setup({ approvalHandler: (request) => (requests.push(request), true) });
+    const { bridge, events } = setup({ approvalHandler: (request) => (requests.push(request), true) });
     await bridge.handle({ capability: 'crm', function: 'deleteCustomer', args: { customerId: 'c9', apiKey: 'sk-live-123' } }, context());
+    expect(events.find((event) => event.type === 'approval-required')).toMatchObject({ params: { customerId: 'c9', apiKey: '[REDACTED]' } });
     expect(requests[0]?.message).toBe('Delete customer c9 ({unknown})?');
-    expect(requests[0]?.params).toEqual({ customerId: 'c9', apiKey: '[REDACTED]' });
+    // The person deciding sees what will run; events and traces get the redacted form.
+    expect(requests[0]?.params).toEqual({ customerId: 'c9', apiKey: 'sk-live-123' });
   });
 
   it('falls back to a default message naming the call', async () => {

@@ -13,7 +13,7 @@ import type {
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
 import type { Backend, BackendCall } from './backend.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
-import { createRedactor, redactText } from './redact.js';
+import { createRedactor, redactToolCallError } from './redact.js';
 import { requestApproval } from './request-approval.js';
 import { createSchemaCompiler, type SchemaCheck, type SchemaIssue } from './schema-validator.js';
 
@@ -104,14 +104,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   };
 
   // A server's error (its stderr, an echoed request) may quote a secret from its env or headers; the
-  // program, and so the model, and every event listener get the error with those values cut out.
-  const withoutSecrets = (error: ToolCallError): ToolCallError => {
-    if (secrets.length === 0) return error;
-    const message = redactText(error.message, secrets);
-    const details = error.details === undefined ? undefined : redact(error.details);
-    if (message === error.message && JSON.stringify(details) === JSON.stringify(error.details)) return error;
-    return new ToolCallError(error.code, message, error, { ...(details === undefined ? {} : { details }), cause: error.cause });
-  };
+  // program, and so the model, and every event listener get the error with those values cut out
+  // (message, details and cause).
+  const withoutSecrets = (error: ToolCallError): ToolCallError => redactToolCallError(error, redact);
 
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
@@ -151,21 +146,23 @@ export function createBridge(options: BridgeOptions): Bridge {
     const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context };
 
     if (spec.requiresApproval === true || capability.config.requiresApproval === true) {
-      const shownArgs = redact(args);
+      // The person deciding sees exactly what will run (the program cannot know the host's secrets,
+      // so its arguments hold none of them); events and traces get the redacted form.
       const computed = computeApprovalMessage(backend, call);
       const message =
         (computed === undefined ? undefined : redact(computed)) ??
         (spec.approvalMessage === undefined
-          ? defaultApprovalMessage(capability.module, spec.name, shownArgs)
-          : fillTemplate(spec.approvalMessage, shownArgs));
+          ? defaultApprovalMessage(capability.module, spec.name, args)
+          : fillTemplate(spec.approvalMessage, args));
       await requestApproval({
         handler: options.approvalHandler,
-        request: { ...(context.runId === '' ? {} : { runId: context.runId }), capability: capability.module, function: spec.name, params: shownArgs, message, timestamp: new Date().toISOString() },
+        request: { ...(context.runId === '' ? {} : { runId: context.runId }), capability: capability.module, function: spec.name, params: args, message, timestamp: new Date().toISOString() },
         callId,
         toolName: spec.toolName,
         signal: context.signal,
         ...(context.holdDeadline ? { holdDeadline: context.holdDeadline } : {}),
         emit,
+        redactForEvents: redact,
       });
     }
 

@@ -12,6 +12,8 @@ export interface ApprovalAsk {
   /** From the call's context: stops the run's wall clock while the handler decides. */
   holdDeadline?: () => () => void;
   emit: (event: BridgeEvent) => void;
+  /** What events (traces, logs) show of the arguments; the handler always gets them exact. */
+  redactForEvents: <T>(value: T) => T;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
   const request: ApprovalRequest = { ...ask.request, message: escapeControlCharacters(ask.request.message, { keepLayout: false }) };
   const target = { capability: request.capability, function: request.function };
   const subject = `tool "${ask.toolName}" of capability "${request.capability}"`;
-  ask.emit({ type: 'approval-required', callId, ...request });
+  ask.emit({ type: 'approval-required', callId, ...request, params: ask.redactForEvents(request.params) });
 
   const decided = (approved: boolean, reason?: string): void =>
     ask.emit({

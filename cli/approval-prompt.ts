@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { Readable, Writable } from 'node:stream';
-import { escapeControlCharacters, formatArguments } from '../bridge/approval-message.js';
+import { escapeControlCharacters, formatArguments } from '../bridge/index.js';
 import type { ApprovalHandler, ApprovalRequest } from '../core/index.js';
 import { UsageError } from './output.js';
 

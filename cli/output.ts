@@ -1,4 +1,4 @@
-import { escapeControlCharacters, toTerminalJson } from '../bridge/approval-message.js';
+import { escapeControlCharacters, toTerminalJson } from '../bridge/index.js';
 import { AgentSpacesError, ConfigError, errorMessage } from '../core/index.js';
 
 // Everything the CLI prints may hold text from a program, a tool or a server: it goes through one of

@@ -13,4 +13,4 @@ export type {
   StdConfig,
   StdioServerConfig,
 } from './schema.js';
-export { serverSecrets } from './server-secrets.js';
+export { redactSecrets, secretsOfServer, serverSecrets } from './server-secrets.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTaskRedactor } from './create-task-redactor.js';
 
 describe('createTaskRedactor', () => {
-  const redactor = createTaskRedactor(['my-known-secret-value', 'abc']);
+  const redactor = createTaskRedactor(['my-known-secret-value', 'abc', 'xy']);
 
   it('redacts secret keys, known values and credential shapes at any depth', () => {
     const value = {
@@ -20,8 +20,9 @@ describe('createTaskRedactor', () => {
     expect(value.apiKey).toBe('whatever'); // a copy, the input is untouched
   });
 
-  it('leaves ordinary text alone and ignores too-short known values', () => {
-    expect(redactor.text('abc skeleton sk-short ghp_x')).toBe('abc skeleton sk-short ghp_x');
+  it('leaves ordinary text alone: short known values only where they stand alone, none under 3 characters', () => {
+    expect(redactor.text('abcdef skeleton xy sk-short ghp_x')).toBe('abcdef skeleton xy sk-short ghp_x');
+    expect(redactor.text('pin abc here')).toBe('pin [REDACTED] here');
     expect(redactor.text('key AKIAABCDEFGHIJKLMNOP')).toBe('key [REDACTED]');
   });
 });

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isMcpError, isRequestTimeout, MCP_ERROR_CODES } from '../../config/mcp-connect.js';
 import { ToolCallError, errorMessage } from '../../core/index.js';
 import type { InflightCall, LiveConnection } from './server-slot.js';
 
@@ -31,7 +31,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
       { details: { ...details, malformed: failure.detail }, cause: error },
     );
   }
-  if (!call.live.alive || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+  if (!call.live.alive || (isMcpError(error) && error.code === MCP_ERROR_CODES.ConnectionClosed)) {
     const { connection } = call.live;
     const exit = connection.exitStatus?.();
     // What the server wrote to stderr may quote its secrets: it goes to the host log, not to the program.
@@ -44,7 +44,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
       { details: { ...details, ...(exit === undefined ? {} : { exit }) }, cause: error },
     );
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (isMcpError(error) && isRequestTimeout(error)) {
     const total = error.message.includes('Maximum total timeout');
     const message = total
       ? `${about} did not finish within its total cap of ${call.maxTotalTimeoutMs} ms (progress notifications extend the timeout only up to maxTotalTimeoutMs); the call was cancelled`
@@ -57,7 +57,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
   if (isSchemaError(error)) {
     return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${summarizeIssues(error)}`, target, { details, cause: error });
   }
-  if (error instanceof McpError) {
+  if (isMcpError(error)) {
     return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed tool "${call.tool}": ${error.message}`, target, { details: { ...details, rpcCode: error.code, data: error.data }, cause: error });
   }
   return new ToolCallError('TOOL_FAILED', `call to ${about} failed: ${errorMessage(error)}`, target, { details, cause: error });
@@ -65,7 +65,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
 
 /** The SDK's own check of `structuredContent` against the tool's output schema. */
 function isInvalidStructuredContent(error: unknown): boolean {
-  if (!(error instanceof McpError)) return false;
+  if (!isMcpError(error)) return false;
   return /Structured content does not match|Failed to validate structured content|did not return structured content/.test(error.message);
 }
 

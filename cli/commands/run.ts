@@ -3,7 +3,7 @@ import { createRedactor } from '../../bridge/index.js';
 import { serverSecrets } from '../../config/index.js';
 import type { RunLog, RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
-import { formatArguments } from '../../bridge/approval-message.js';
+import { formatArguments } from '../../bridge/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 

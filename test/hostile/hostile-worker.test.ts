@@ -18,7 +18,7 @@ const HOSTILE_WORKER = path.join(REPO, 'test', 'fixtures', 'hostile-worker.mjs')
 
 let healthy: WorkerSandbox;
 beforeAll(() => {
-  healthy = createSandbox({ outDir: FIXTURE_OUT_DIR, workers: 1 });
+  healthy = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
 });
 afterAll(async () => {
   await healthy.close();
