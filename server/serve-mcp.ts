@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../core/index.js';
 import { checkHostAndOrigin, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
 import { resolveBindAddress, type BindAddress } from './loopback.js';
 import { ServeError } from './serve-error.js';
 
-/** The limits of `serveMcp` over HTTP when not configured (see docs/security-serve.md). */
+/** The limits of `serveMcp` over HTTP when not configured (see docs/security/serve.md). */
 export const DEFAULT_HTTP_LIMITS = {
   sessionIdleMs: 30 * 60 * 1000,
   maxSessions: 64,
@@ -100,11 +98,12 @@ export async function resolveHttpBind(http: Pick<McpHttpOptions, 'host' | 'token
  * against DNS rebinding and web pages, a constant-time bearer token, caps on body, header, request time,
  * sessions and requests per session, and idle sessions closed.
  */
-export async function serveMcp(create: () => ConnectableMcpServer, options: McpServeOptions = {}): Promise<RunningMcpServer> {
+export async function serveMcp(create: () => ConnectableMcpServer | Promise<ConnectableMcpServer>, options: McpServeOptions = {}): Promise<RunningMcpServer> {
   const log = options.log ?? (() => undefined);
   const http = options.http;
+  // The SDK's transports load when a server starts, not with the package.
   if (!http) {
-    const server = create();
+    const [{ StdioServerTransport }, server] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), create()]);
     await server.connect(new StdioServerTransport());
     return { close: () => server.close() };
   }
@@ -113,6 +112,10 @@ export async function serveMcp(create: () => ConnectableMcpServer, options: McpS
     if (!Number.isInteger(value) || value <= 0) throw new RangeError(`serveMcp: http.${name} must be a positive integer (got ${String(value)})`);
   }
   const bind = await resolveHttpBind(http);
+  const [{ StreamableHTTPServerTransport }, { isInitializeRequest }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const sessions = new Map<string, Session>();
   let starting = 0;
 
@@ -196,7 +199,16 @@ export async function serveMcp(create: () => ConnectableMcpServer, options: McpS
       response.setHeader('retry-after', '5');
       return refuse(response, { status: 503, code: -32000, message: `too many sessions: all ${limits.maxSessions} are busy with open requests; retry later, or close sessions you no longer use (DELETE /mcp)` });
     }
-    const server = create();
+    // Counted before the first await, so concurrent initializes cannot overshoot the cap.
+    starting++;
+    try {
+      await startSession(await create(), request, response, body?.value);
+    } finally {
+      starting--;
+    }
+  }
+
+  async function startSession(server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { id, server, transport, lastSeen: performance.now(), open: 0 }),
@@ -205,12 +217,10 @@ export async function serveMcp(create: () => ConnectableMcpServer, options: McpS
       const session = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
       if (session?.transport === transport) sessions.delete(session.id);
     };
-    starting++;
     try {
       await server.connect(transport);
-      await transport.handleRequest(request, response, body?.value);
+      await transport.handleRequest(request, response, body);
     } finally {
-      starting--;
       // An initialize the transport rejected leaves no session behind: nothing else would close it.
       if (!transport.sessionId || sessions.get(transport.sessionId)?.server !== server) void server.close().catch(() => undefined);
     }

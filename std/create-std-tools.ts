@@ -16,7 +16,7 @@ export interface StdToolsOptions {
   /** Clock for `time.now`, in epoch ms. */
   now?: () => number;
   /**
-   * Host budgets (see docs/security-std-limits.md). `maxWriteBytesPerRun` is config
+   * Host budgets (see docs/security/std.md). `maxWriteBytesPerRun` is config
    * `std.fs.maxWriteBytesPerRun`; keep `maxResultBytes` at or below the bridge's result cap.
    */
   limits?: Partial<StdLimits>;

@@ -4,7 +4,7 @@ import type { ToolCallContext } from '../core/index.js';
 /**
  * The host budgets of the standard library. Every std function runs on the host with arguments a
  * hostile program chose, so each one bounds what it reads, buffers, writes and keeps — whatever the
- * caller asks for. docs/security-std-limits.md lists them with their defaults.
+ * caller asks for. docs/security/std.md lists them with their defaults.
  */
 export interface StdLimits {
   /**
