@@ -87,7 +87,7 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
 
     describe('output budget', () => {
       // F3: the budget counts the error as the isolate reported it (run-in-isolate.ts:320), then
-      // program-sandbox.ts:208 (mapRunError) rebuilds the stack as `${name}: ${message}` + frames, so
+      // program-sandbox.ts:92 (mapRunError) rebuilds the stack as `${name}: ${message}` + frames, so
       // name and message are in the result twice: a 150 kB limit returns a 240 kB error.
       it.fails('F3: the error a run returns fits maxOutputBytes after its stack is mapped', async () => {
         const maxOutputBytes = 150_000;
@@ -167,7 +167,7 @@ describe('attack pass: one worker, several runs', () => {
     }
   }, 30_000);
 
-  // F9: sandbox workers run isolates on their main thread (sandbox-worker.ts:185, THREADING
+  // F9: sandbox workers run isolates on their main thread (sandbox-worker.ts:17, THREADING
   // 'caller'), 8 runs per worker by default. A program that computes holds the thread for its whole
   // timeout: a co-resident run's 100 ms call cannot be answered, the host backstop
   // (worker-pool.ts:330) ends it as TIMEOUT with timedOut: true, then kills the worker — the attacker
