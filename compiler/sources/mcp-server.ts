@@ -1,7 +1,7 @@
 import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked, type McpConnection } from '../../config/mcp-connect.js';
 import { toModuleName } from '../names.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema, type ToolAnnotations } from '../../core/index.js';
-import type { McpServerConfig } from '../../config/index.js';
+import { redactSecrets, secretsOfServer, type McpServerConfig } from '../../config/index.js';
 import type { RawCapability, RawFunction } from '../raw-capability.js';
 
 /** How long starting a server, and then each page of its `tools/list`, may take at build time, unless configured. */
@@ -23,6 +23,10 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
     ? await options.connect(server, config)
     : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS });
   const listTimeoutMs = config.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
+  // A server may quote its own credentials (env, args, headers) in descriptions, schemas or errors:
+  // they would end up in the declarations, the catalog, search results and the terminal.
+  const secrets = secretsOfServer(config);
+  const clean = <T>(value: T): T => withoutSecrets(value, secrets);
   try {
     let tools: unknown[];
     try {
@@ -41,8 +45,9 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
         problems.push(`tool ${index}${name}: ${problem}`);
         continue;
       }
-      const { name, description, inputSchema, outputSchema } = tool as { name: string; description?: unknown; inputSchema: JsonSchema; outputSchema?: JsonSchema };
-      const annotations = isJsonSchemaObject(tool.annotations) ? (tool.annotations as ToolAnnotations) : undefined;
+      const { name } = tool as { name: string };
+      const { description, inputSchema, outputSchema } = clean(tool) as { description?: unknown; inputSchema: JsonSchema; outputSchema?: JsonSchema };
+      const annotations = isJsonSchemaObject(tool.annotations) ? clean(tool.annotations as ToolAnnotations) : undefined;
       const destructive = annotations?.destructiveHint === true && config.approveDestructive === true;
       functions.push({
         toolName: name,
@@ -57,14 +62,14 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
     if (problems.length > 0) {
       throw new CompileError(
         'MALFORMED_TOOL_LIST',
-        `MCP server "${server}" returned a malformed tool list (fix the server, or set disabled: true for it):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+        clean(`MCP server "${server}" returned a malformed tool list (fix the server, or set disabled: true for it):\n${problems.map((p) => `  - ${p}`).join('\n')}`),
       );
     }
     const info = connection.client.getServerVersion();
     return {
       name: server,
       module: mcpModuleName(server, config),
-      ...(info?.title || info?.name ? { description: `MCP server ${info.title ?? info.name}` } : {}),
+      ...(info?.title || info?.name ? { description: clean(`MCP server ${info.title ?? info.name}`) } : {}),
       ...(info?.version ? { version: info.version } : {}),
       source: { kind: 'mcp', server },
       config: {},
@@ -72,7 +77,7 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
     };
   } catch (error) {
     if (error instanceof CompileError) throw error;
-    throw new CompileError('MCP_DISCOVERY_FAILED', `MCP server "${server}": listing tools failed: ${errorMessage(error)}`, { cause: error });
+    throw new CompileError('MCP_DISCOVERY_FAILED', clean(`MCP server "${server}": listing tools failed: ${errorMessage(error)}`));
   } finally {
     await connection.close().catch(() => undefined);
   }
@@ -90,4 +95,18 @@ function toolProblem(tool: unknown): string | undefined {
     return `outputSchema must be an object schema with type "object" (got ${JSON.stringify(outputSchema).slice(0, 80)})`;
   }
   return undefined;
+}
+
+/** Every string in `value` (a tool from the server, a message) with the server's secrets cut out. */
+function withoutSecrets<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const visit = (current: unknown): unknown => {
+    if (typeof current === 'string') return redactSecrets(current, secrets);
+    if (Array.isArray(current)) return current.map(visit);
+    if (typeof current !== 'object' || current === null) return current;
+    const copy: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(current)) Object.defineProperty(copy, key, { value: visit(child), enumerable: true, writable: true, configurable: true });
+    return copy;
+  };
+  return visit(value) as T;
 }
