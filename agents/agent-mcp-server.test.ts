@@ -30,7 +30,7 @@ describe('createAgentMcpServer', () => {
         }),
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await createAgentMcpServer(runner).connect(serverSide);
+    await (await createAgentMcpServer(runner)).connect(serverSide);
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(clientSide);
     try {

@@ -9,7 +9,7 @@ import type { AgentRunner } from './run-agent.js';
  * runs a headless session; its answer is the text result, also parsed into `structuredContent` when
  * the tool declares an `outputSchema`. Tool names are not prefixed: the server is the agent.
  */
-export function createAgentMcpServer(runner: AgentRunner): Server {
+export function createAgentMcpServer(runner: AgentRunner): Promise<Server> {
   const { agent } = runner;
   return createToolsServer(
     { name: agent.name, version: agent.version, ...(agent.description ? { instructions: agent.description } : {}) },

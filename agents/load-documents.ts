@@ -29,7 +29,7 @@ export async function loadDocuments(dir: string, folder: 'rules' | 'references',
     const file = `${folder}/${name}`;
     let parsed;
     try {
-      parsed = parseFrontMatter(await readFile(path.join(dir, file), 'utf8'));
+      parsed = await parseFrontMatter(await readFile(path.join(dir, file), 'utf8'));
     } catch (error) {
       issues.push({ path: `${file}: front matter`, message: errorMessage(error).split('\n')[0] ?? 'invalid YAML' });
       continue;

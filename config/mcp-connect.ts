@@ -1,14 +1,12 @@
 import { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// The SDK's values are imported where a connection is made: importing the package must not load it.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorCode, Implementation, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AgentSpacesError, errorMessage } from '../core/index.js';
 import { isStdioServer } from './schema.js';
@@ -184,6 +182,10 @@ interface ConnectContext {
 }
 
 async function connectStdio(context: ConnectContext, server: StdioServerConfig): Promise<McpConnection> {
+  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+  ]);
   const commandLine = describeCommand(server);
   const transport = new StdioClientTransport({
     command: server.command,
@@ -268,6 +270,10 @@ function spawnFailure(error: unknown, command: string): string {
 async function connectHttp(context: ConnectContext, server: HttpServerConfig): Promise<McpConnection> {
   const url = new URL(server.url);
   const requestInit: RequestInit = server.headers === undefined ? {} : { headers: server.headers };
+  const [{ SSEClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
   if (server.type === 'sse') return connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
   try {
     return await connectOverHttp(context, url, new StreamableHTTPClientTransport(url, { requestInit }), 'streamable-http');
@@ -287,6 +293,7 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
 }
 
 async function connectOverHttp(context: ConnectContext, url: URL, transport: Transport, kind: string): Promise<McpConnection> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client = new Client(context.clientInfo);
   try {
     await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
@@ -313,20 +320,43 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
   };
 }
 
+/**
+ * The SDK's error codes we act on, checked by tsc against its `ErrorCode` enum: as plain values, so
+ * telling errors apart does not load the SDK.
+ */
+export const MCP_ERROR_CODES: { readonly ConnectionClosed: ErrorCode.ConnectionClosed; readonly RequestTimeout: ErrorCode.RequestTimeout } = {
+  ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+};
+
+/** Whether an error is the SDK's `McpError` (subclasses included), told by its name and numeric code rather than by loading the SDK's class. */
+export function isMcpError(error: unknown): error is McpError {
+  return error instanceof Error && error.name === 'McpError' && typeof (error as { code?: unknown }).code === 'number';
+}
+
 /** Whether an error is the SDK's request timeout (which is also how it reports an aborted request). */
 export function isRequestTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+  return isMcpError(error) && error.code === MCP_ERROR_CODES.RequestTimeout;
+}
+
+/** The HTTP status of the SDK's HTTP transport errors (`StreamableHTTPError`, `SseError`), kept apart from their message. */
+function httpStatusOf(error: unknown): number | undefined {
+  if (!(error instanceof Error) || isMcpError(error)) return undefined;
+  const code: unknown = (error as { code?: unknown }).code;
+  return typeof code === 'number' && code > 0 ? code : undefined;
 }
 
 /** The SDK's HTTP errors keep the status apart from the message (which may be empty). */
 function describeHttpError(error: unknown): string {
   const message = errorMessage(error);
-  if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code <= 0 || message.includes(String(error.code))) return message;
-  return `HTTP ${error.code}: ${message}`;
+  const status = httpStatusOf(error);
+  if (status === undefined || message.includes(String(status))) return message;
+  return `HTTP ${status}: ${message}`;
 }
 
 function isClientHttpError(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+  const status = httpStatusOf(error);
+  return status !== undefined && status >= 400 && status < 500;
 }
 
 /** The program only: a server's arguments may hold its keys (`--api-key=…`), so messages never show them. */

@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type * as OpenAISdk from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import { errorMessage } from '../core/index.js';
 import { ModelError } from './model-error.js';
@@ -25,18 +25,26 @@ const CHECK_TIMEOUT_MS = 5_000;
 
 /** A client for an OpenAI-compatible chat-completions endpoint, offering the four planner tools. */
 export function createModelClient(settings: ResolvedModelSettings, options: { timeoutMs?: number; maxRetries?: number } = {}): ModelClient {
-  const client = new OpenAI({
-    baseURL: settings.baseURL,
-    // The SDK insists on a key; local servers ignore whatever is sent.
-    apiKey: settings.apiKey ?? 'no-key',
-    timeout: options.timeoutMs ?? 120_000,
-    maxRetries: options.maxRetries ?? 2,
-  });
+  // The SDK (~500 modules) loads with the first request, not with the package.
+  let loading: Promise<{ sdk: typeof OpenAISdk; client: OpenAISdk.OpenAI }> | undefined;
+  const load = () =>
+    (loading ??= import('openai').then((sdk) => ({
+      sdk,
+      client: new sdk.OpenAI({
+        baseURL: settings.baseURL,
+        // The SDK insists on a key; local servers ignore whatever is sent.
+        apiKey: settings.apiKey ?? 'no-key',
+        timeout: options.timeoutMs ?? 120_000,
+        maxRetries: options.maxRetries ?? 2,
+      }),
+    })));
   const where = `model endpoint ${settings.baseURL}`;
   return {
     model: settings.model,
     baseURL: settings.baseURL,
     async check(signal) {
+      const { sdk, client } = await load();
+      const { APIConnectionError, APIError, APIUserAbortError } = sdk;
       try {
         await client.models.list({ timeout: CHECK_TIMEOUT_MS, maxRetries: 0, ...(signal ? { signal } : {}) });
       } catch (error) {
@@ -51,6 +59,8 @@ export function createModelClient(settings: ResolvedModelSettings, options: { ti
       }
     },
     async complete(messages, signal) {
+      const { sdk, client } = await load();
+      const { APIError, APIUserAbortError } = sdk;
       try {
         const completion = await client.chat.completions.create(
           { model: settings.model, messages, tools: [...PLANNER_TOOLS], tool_choice: 'auto' },

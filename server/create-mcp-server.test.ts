@@ -18,7 +18,7 @@ describe('createAgentSpacesMcpServer', () => {
     await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
     const router = createRunRouter();
     space = await createSpace({ cwd: root, isolation: 'in-process', onEvent: router.onEvent, approvalHandler: router.approve });
-    const server = createAgentSpacesMcpServer(space, router, { name: 'agent-spaces', version: '0' });
+    const server = await createAgentSpacesMcpServer(space, router, { name: 'agent-spaces', version: '0' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     client = new Client({ name: 't', version: '1' });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from '../compiler/index.js';
 import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunResult } from '../core/index.js';
@@ -53,7 +53,9 @@ export function createRunRouter(): RunRouter & { register(runId: string, hooks: 
  * An MCP server offering code mode over a space: `search_tools`, `get_types`, `execute_code`.
  * One instance per client session; the space (and its sandbox pool and MCP connections) is shared.
  */
-export function createAgentSpacesMcpServer(space: Space, router: ReturnType<typeof createRunRouter>, info: { name: string; version: string }): McpServer {
+export async function createAgentSpacesMcpServer(space: Space, router: ReturnType<typeof createRunRouter>, info: { name: string; version: string }): Promise<McpServer> {
+  // The MCP SDK loads when a server is made, not with the package.
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const server = new McpServer({ name: info.name, version: info.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   let catalogCache: Promise<Catalog> | undefined;
   const catalog = () => (catalogCache ??= space.catalog());

@@ -1,4 +1,4 @@
-import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import type { Agent } from '../agent.js';
 
 /**
@@ -6,7 +6,8 @@ import type { Agent } from '../agent.js';
  * `documentationUrl` when the metadata has them) from its metadata; its skills
  * (Autonomous) or one skill per tool (Tools mode); one JSON-RPC interface at `url`.
  */
-export function buildAgentCard(agent: Agent, url: string): AgentCard {
+export async function buildAgentCard(agent: Agent, url: string): Promise<AgentCard> {
+  const { A2A_PROTOCOL_VERSION } = await import('@a2a-js/sdk');
   const skills: AgentSkill[] =
     agent.mode === 'tools'
       ? agent.tools.map((tool) => skill(tool.name, tool.name, tool.description, ['tool'], []))

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Message, type Part } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import type { Message, Part, Role, TaskState } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { errorMessage, isJsonSchemaObject } from '../../core/index.js';
 import type { AgentRunner } from '../run-agent.js';
 
@@ -9,7 +9,8 @@ import type { AgentRunner } from '../run-agent.js';
  * Tools-mode agent also takes a data part `{tool, arguments}` to call one of its tools. Each message
  * becomes a task: submitted → working → artifact (the answer) → completed, or failed / canceled.
  */
-export function createAgentExecutor(runner: AgentRunner): AgentExecutor {
+export async function createAgentExecutor(runner: AgentRunner): Promise<AgentExecutor> {
+  const [{ Role, TaskState }, { AgentEvent }] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);
   const running = new Map<string, AbortController>();
   return {
     async execute(requestContext: RequestContext, bus: ExecutionEventBus) {
@@ -17,7 +18,7 @@ export function createAgentExecutor(runner: AgentRunner): AgentExecutor {
       const controller = new AbortController();
       running.set(taskId, controller);
       const status = (state: TaskState, text?: string) =>
-        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, timestamp: new Date().toISOString(), message: text === undefined ? undefined : agentMessage(text, taskId, contextId) }, metadata: {} }));
+        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, timestamp: new Date().toISOString(), message: text === undefined ? undefined : agentMessage(Role.ROLE_AGENT, text, taskId, contextId) }, metadata: {} }));
       try {
         if (!requestContext.task) {
           bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [userMessage], metadata: {} }));
@@ -72,6 +73,6 @@ function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
 }
 
-function agentMessage(text: string, taskId: string, contextId: string): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: {}, extensions: [], referenceTaskIds: [] };
+function agentMessage(role: Role, text: string, taskId: string, contextId: string): Message {
+  return { messageId: randomUUID(), contextId, taskId, role, parts: [textPart(text)], metadata: {}, extensions: [], referenceTaskIds: [] };
 }

@@ -1,6 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import { answerOf, userTextMessage } from './a2a-message.js';
+import type { Client } from '@a2a-js/sdk/client';
 
 /** A remote agent reached over A2A. */
 export interface RemoteAgent {
@@ -13,6 +12,8 @@ export interface RemoteAgent {
 /** Fetches the agent card at `<url>/.well-known/agent-card.json` and connects with the SDK's client. */
 export async function connectA2AAgent(url: string): Promise<RemoteAgent> {
   const base = url.endsWith('/') ? url : `${url}/`;
+  // The A2A SDK (and our helpers over it) load with the first connection, not with the package.
+  const [{ ClientFactory }, { answerOf, userTextMessage }] = await Promise.all([import('@a2a-js/sdk/client'), import('./a2a-message.js')]);
   const client: Client = await new ClientFactory().createFromUrl(base);
   const card = await client.getAgentCard();
   return {

@@ -1,14 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2A_VERSION_HEADER, AGENT_CARD_PATH, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
-import {
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  JsonRpcTransportHandler,
-  UnauthenticatedUser,
-  defaultServerCallContextBuilder,
-  validateVersion,
-} from '@a2a-js/sdk/server';
+import type { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { toModuleName } from '../../compiler/index.js';
 import { errorMessage } from '../../core/index.js';
 import type { AgentRunner } from '../run-agent.js';
@@ -42,6 +34,9 @@ interface Mounted {
  * SDK's `DefaultRequestHandler` over an in-memory task store.
  */
 export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions): Promise<RunningA2AServer> {
+  // The A2A SDK loads when a server starts, not with the package.
+  const sdk = await loadSdk();
+  const { AGENT_CARD_PATH, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler } = sdk;
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
   const mounted = new Map<string, Mounted>();
@@ -63,7 +58,7 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
     let slug = toModuleName(runner.agent.name) || 'agent';
     for (let n = 2; mounted.has(slug); n++) slug = `${toModuleName(runner.agent.name)}-${n}`;
     const url = `${origin}/agents/${slug}/`;
-    const handler = new DefaultRequestHandler(buildAgentCard(runner.agent, url), new InMemoryTaskStore(), createAgentExecutor(runner));
+    const handler = new DefaultRequestHandler(await buildAgentCard(runner.agent, url), new InMemoryTaskStore(), await createAgentExecutor(runner));
     mounted.set(slug, { handler, transport: new JsonRpcTransportHandler(handler) });
     agents.push({ name: runner.agent.name, url });
     log(`A2A: agent "${runner.agent.name}" at ${url} (card ${url}${AGENT_CARD_PATH})`);
@@ -78,7 +73,7 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
     if (!target) return json(response, 404, { error: `no agent here; agents: ${agents.map((a) => a.url).join(', ')}` });
     if (request.method === 'GET' && rest === AGENT_CARD_PATH) return json(response, 200, await target.handler.getAgentCard());
     if (request.method !== 'POST' || rest !== '') return json(response, 404, { error: `not found: POST JSON-RPC to the agent's URL, GET its card at ${AGENT_CARD_PATH}` });
-    await handleJsonRpc(target, request, response);
+    await handleJsonRpc(sdk, target, request, response);
   }
 
   return {
@@ -92,7 +87,15 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
   };
 }
 
-async function handleJsonRpc(target: Mounted, request: IncomingMessage, response: ServerResponse): Promise<void> {
+type A2ASdk = Awaited<ReturnType<typeof loadSdk>>;
+
+async function loadSdk() {
+  const [sdk, server] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);
+  return { ...sdk, ...server };
+}
+
+async function handleJsonRpc(sdk: A2ASdk, target: Mounted, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { A2A_VERSION_HEADER, JsonRpcTransportHandler, SSE_HEADERS, UnauthenticatedUser, defaultServerCallContextBuilder, formatSSEErrorEvent, formatSSEEvent, validateVersion } = sdk;
   const body = await readBody(request);
   let parsed: Record<string, unknown>;
   try {

@@ -1,5 +1,5 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createSchemaCompiler } from '../../bridge/index.js';
 import { errorMessage, type JsonSchema } from '../../core/index.js';
 
@@ -25,7 +25,12 @@ export interface ServedTool {
  * A low-level MCP server offering `tools` (validated against their input schemas with ajv). A handler
  * that throws becomes an `isError` result with its message; progress is sent before the result.
  */
-export function createToolsServer(info: { name: string; version: string; instructions?: string }, tools: ServedTool[]): Server {
+export async function createToolsServer(info: { name: string; version: string; instructions?: string }, tools: ServedTool[]): Promise<Server> {
+  // The MCP SDK loads when a server is made, not with the package.
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const server = new Server(
     { name: info.name, version: info.version },
     { capabilities: { tools: {} }, ...(info.instructions ? { instructions: info.instructions } : {}) },

@@ -34,7 +34,7 @@ export const ORCHESTRATION_DESCRIPTIONS = {
  * The orchestration tools as an MCP server. Results are the seed's JSON objects, as text and as
  * `structuredContent`; an `{status: "error"}` result is also marked `isError`.
  */
-export function createOrchestrationMcpServer(tools: OrchestrationTools, info: { name: string; version: string }): Server {
+export function createOrchestrationMcpServer(tools: OrchestrationTools, info: { name: string; version: string }): Promise<Server> {
   const json = (value: { status: string }) => ({ ...textResult(JSON.stringify(value, null, 2), value as Record<string, unknown>), ...(value.status === 'error' ? { isError: true } : {}) });
   const served: ServedTool[] = [
     { name: 'list_agents', description: ORCHESTRATION_DESCRIPTIONS.list_agents, inputSchema: ORCHESTRATION_SCHEMAS.list_agents, annotations: { readOnlyHint: true }, handler: async () => json(await tools.listAgents()) },
