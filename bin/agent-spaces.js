@@ -1,19 +1,42 @@
 #!/usr/bin/env node
 // Re-exec with --no-node-snapshot (isolated-vm needs it wherever an isolate may be created),
-// loading the TypeScript sources through tsx when no build is present.
+// loading the TypeScript sources through tsx when no build is present. --help and --version create no
+// isolate: they are answered in this process, without the second start.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = `${root}dist/cli/main.js`;
-// tsx is resolved from this package, not from the folder the command runs in.
-const args = existsSync(built)
-  ? ['--no-node-snapshot', built]
-  : ['--no-node-snapshot', '--import', import.meta.resolve('tsx'), `${root}cli/main.ts`];
-const child = spawn(process.execPath, [...args, ...process.argv.slice(2)], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => {
-  if (signal) process.kill(process.pid, signal);
-  else process.exit(code ?? 1);
-});
+const sources = `${root}cli/main.ts`;
+const argv = process.argv.slice(2);
+
+if (answersItself(argv)) {
+  let main;
+  if (existsSync(built)) {
+    ({ main } = await import(pathToFileURL(built).href));
+  } else {
+    // tsx is resolved from this package, not from the folder the command runs in.
+    const { tsImport } = await import(import.meta.resolve('tsx/esm/api'));
+    ({ main } = await tsImport(pathToFileURL(sources).href, import.meta.url));
+  }
+  process.exitCode = await main(argv);
+} else {
+  const args = existsSync(built) ? ['--no-node-snapshot', built] : ['--no-node-snapshot', '--import', import.meta.resolve('tsx'), sources];
+  const child = spawn(process.execPath, [...args, ...argv], { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    if (signal) process.kill(process.pid, signal);
+    else process.exit(code ?? 1);
+  });
+}
+
+/**
+ * Whether the command line only asks for help or the version (or for nothing, which prints the help):
+ * a flag before any `--`, spelled out (a group such as -vh goes the long way, and is still answered).
+ */
+function answersItself(args) {
+  const end = args.indexOf('--');
+  const flags = end === -1 ? args : args.slice(0, end);
+  return args.length === 0 || flags.some((arg) => arg === '--help' || arg === '-h' || arg === '--version');
+}
