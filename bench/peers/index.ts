@@ -3,8 +3,10 @@
  * here — @utcp/code-mode and @tanstack/ai-code-mode (+ @tanstack/ai-isolate-node), both on isolated-vm —
  * and a raw isolated-vm floor. Every system runs in its own child process (drivers/), gets the same
  * program text per workload, and runs interleaved with the others (A,B,C,D, then the order rotated)
- * over several repetitions. Every result is checked against the expected digest. Not in the default
- * `npm run bench` (it installs the peers into bench/.peers/ on first use) and never in `npm test`.
+ * over several repetitions. Every result is checked against the expected digest. Agent Spaces runs from
+ * its package as tsc builds it (once per bench run, into bench/.peers/agent-spaces/), in plain JavaScript
+ * like the peers. Not in the default `npm run bench` (it installs the peers into bench/.peers/ on first
+ * use) and never in `npm test`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { CHUNK_ROWS, bigPayload, digest } from './data.mjs';
-import { CACHE, PACKAGES, ensurePeers, prefixOf } from './install.js';
+import { PACKAGES, buildAgentSpaces, ensurePeers, prefixOf } from './install.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
@@ -37,9 +39,12 @@ interface Workload {
   systems?: SystemId[];
   /** Why a system has no figure for this workload. */
   na?: Partial<Record<SystemId, string>>;
+  /** A measurement that is no program (the driver's `probe`), run instead of `body`. */
+  probe?: { name: string; count: number };
 }
 
 const W2_CALLS = 1000;
+const PIPE_ROUND_TRIPS = 2000;
 const W4_CALLS = 200;
 const W5B_CALLS = 200;
 const TRIVIAL = 'const answer = 6 * 7;\nreturn answer;';
@@ -66,6 +71,20 @@ const WORKLOADS: Workload[] = [
     expected: W2_CALLS,
     runs: 2,
     perCall: W2_CALLS,
+  },
+  {
+    // Not a system: the floor of W2 for any design that keeps the isolate in another process than the
+    // host's tools (Agent Spaces' worker isolation does), measured by the floor driver.
+    key: 'W2pipe',
+    label: `W2 floor of a separate-process isolate (not a system): 1-byte round trip between two Node 20 processes over a socketpair (stdio 'pipe' on fd 3, child echoes), ${PIPE_ROUND_TRIPS.toLocaleString('en')} sequential, per round trip`,
+    body: '',
+    uses: [],
+    expected: PIPE_ROUND_TRIPS,
+    runs: 2,
+    perCall: PIPE_ROUND_TRIPS,
+    systems: ['floor'],
+    probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
+    na: { as: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
   },
   {
     key: 'W3',
@@ -172,17 +191,12 @@ class Driver {
   }
 }
 
-function startDriver(system: SystemId, node22: string, options: { mcp: boolean; build: boolean }): Driver {
+/** `asProject`: the user project with the built Agent Spaces package (install.ts, buildAgentSpaces). */
+function startDriver(system: SystemId, node22: string, asProject: string, options: { mcp: boolean; build: boolean }): Driver {
   const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
   switch (system) {
     case 'as':
-      return new Driver(system, process.execPath, [
-        '--no-node-snapshot',
-        '--import',
-        'tsx',
-        path.join(here, 'drivers', 'agent-spaces.ts'),
-        JSON.stringify({ ...mcp, outDir: path.join(CACHE, 'agent-spaces', 'build'), build: options.build }),
-      ]);
+      return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project: asProject, build: options.build })]);
     case 'utcp':
     case 'tanstack':
       return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
@@ -266,15 +280,16 @@ export async function run(): Promise<string> {
   const loadStart = os.loadavg();
   const started = new Date();
   const node22 = ensurePeers();
+  const asProject = buildAgentSpaces();
   const log = (line: string) => console.error(`bench peers: ${line}`);
 
-  // Long-lived drivers for W1–W5 (the Agent Spaces one builds the capabilities first).
+  // Long-lived drivers for W1–W5 (the Agent Spaces one compiles the capabilities first).
   const drivers = new Map<SystemId, Driver>();
   const samples = new Map<string, number[]>(); // `${workload}:${system}` → ms
   const add = (key: string, values: number[]) => samples.set(key, [...(samples.get(key) ?? []), ...values]);
   const infos = new Map<SystemId, Reply>();
   try {
-    for (const system of SYSTEMS) drivers.set(system, startDriver(system, node22, { mcp: true, build: true }));
+    for (const system of SYSTEMS) drivers.set(system, startDriver(system, node22, asProject, { mcp: true, build: true }));
     for (const [system, driver] of drivers) infos.set(system, await driver.ready);
     log(`drivers ready: ${[...infos.values()].map((info) => info.info).join('; ')}`);
 
@@ -289,6 +304,7 @@ export async function run(): Promise<string> {
             runs: workload.runs,
             warmup: rep === 0 ? (workload.key === 'W1' ? 3 : 1) : 0,
             check: workload.check ?? false,
+            ...(workload.probe ? { probe: workload.probe } : {}),
           });
           add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));
         }
@@ -304,7 +320,7 @@ export async function run(): Promise<string> {
   for (let rep = 0; rep < reps; rep++) {
     for (const [index, system] of rotate(SYSTEMS, rep).entries()) {
       for (const concurrency of index % 2 === 0 ? [1, 16] : [16, 1]) {
-        const driver = startDriver(system, node22, { mcp: false, build: false });
+        const driver = startDriver(system, node22, asProject, { mcp: false, build: false });
         const sampler = samplePeak(driver.child.pid!);
         try {
           const ready = await driver.ready;
@@ -356,6 +372,12 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     if (workload.systems) for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
     const notes: Partial<Record<SystemId, string>> = { ...workload.na };
     if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = '(direct SDK `Client.callTool`, no sandbox)';
+    if (workload.key === 'W2pipe') {
+      // Against the fastest peer's W2 per call: what is left for everything but the process hop.
+      const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) |`);
+      continue;
+    }
     if (workload.key === 'W1c') {
       // Against the fastest peer's unchecked run, as the goal puts it.
       const fastest = Math.min(...PEERS.map((system) => m('W1', system)));

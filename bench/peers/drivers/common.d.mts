@@ -1,6 +1,7 @@
 export declare function importFrom(prefix: string, name: string, subpath?: string): Promise<Record<string, unknown>>;
 export interface DriverSystem {
   run(body: string, uses: string[], options: { check: boolean }): Promise<unknown>;
+  probe?(probe: { name: string } & Record<string, unknown>): Promise<unknown>;
   close?(): Promise<void>;
   info?: string;
 }

@@ -23,7 +23,8 @@ export async function importFrom(prefix, name, subpath = '.') {
 
 /**
  * Runs a driver: `load()` imports the system (its RSS is measured around it), `setup(modules, options)`
- * returns `{ run(body, uses, { check }) → value, close() }`. Options arrive as JSON in argv[2].
+ * returns `{ run(body, uses, { check }) → value, close() }` and optionally `probe({ name, … }) → value`
+ * (a measurement that is no program, run instead when a command carries `probe`). Options arrive as JSON in argv[2].
  */
 export async function serveDriver({ load, setup }) {
   const write = process.stdout.write.bind(process.stdout);
@@ -46,9 +47,9 @@ export async function serveDriver({ load, setup }) {
     if (!line.trim()) continue;
     const command = JSON.parse(line);
     if (command.type === 'exit') break;
-    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false } = command;
+    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false, probe } = command;
     try {
-      const once = () => system.run(body, uses, { check });
+      const once = probe === undefined ? () => system.run(body, uses, { check }) : () => system.probe(probe);
       for (let index = 0; index < warmup; index++) await once();
       const times = [];
       const results = [];

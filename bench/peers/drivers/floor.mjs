@@ -3,12 +3,49 @@
 // asynchronous ones through apply with a promise result, so parallel calls overlap), the result copied
 // out as JSON. For W4 (`direct: true`) it runs the program's text directly on the host against an MCP
 // SDK Client — the direct `Client.callTool` baseline. Runs on the repo's Node and its isolated-vm.
-/* global process */
+// Its probe `pipe` is the W2 floor of any design whose isolate lives in another process than the
+// host's tools: sequential 1-byte round trips to a child Node process over a socketpair (pipeRoundTrips).
+/* global process, Buffer, URL */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 const SYNC = new Set(['echo', 'big', 'chunk']);
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+const PIPE_ECHO = fileURLToPath(new URL('./pipe-echo.mjs', import.meta.url));
+
+/**
+ * A child Node process (this Node, --no-node-snapshot, as the sandbox workers run) spawned with stdio
+ * 'pipe' on fd 3 — a Unix socketpair — that echoes what it reads there (pipe-echo.mjs). Started once and
+ * kept: `roundTrips(count)` times only the round trips, one byte in flight at a time, each awaited.
+ */
+function pipeRoundTrips() {
+  const child = spawn(process.execPath, ['--no-node-snapshot', PIPE_ECHO], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const socket = child.stdio[3];
+  let waiting;
+  socket.on('data', (chunk) => {
+    for (let index = 0; index < chunk.length; index++) waiting?.();
+  });
+  const byte = Buffer.from([42]);
+  return {
+    async roundTrips(count) {
+      let done = 0;
+      for (let index = 0; index < count; index++) {
+        await new Promise((resolve) => {
+          waiting = resolve;
+          socket.write(byte);
+        });
+        done++;
+      }
+      return done;
+    },
+    close() {
+      socket.end();
+      child.kill();
+    },
+  };
+}
 
 await serveDriver({
   async load() {
@@ -29,6 +66,7 @@ await serveDriver({
       };
     }
     const host = { ...tools, ...(mcp ? { mcpEcho: mcp.mcpEcho, mcpWork: mcp.mcpWork } : {}) };
+    let pipe;
     return {
       info: `isolated-vm ${ivm.Isolate ? 'loaded' : '?'} on Node ${process.version}`,
       async run(body, uses) {
@@ -62,7 +100,13 @@ await serveDriver({
           isolate.dispose();
         }
       },
+      async probe({ name, count }) {
+        if (name !== 'pipe') throw new Error(`floor: no probe ${name}`);
+        pipe ??= pipeRoundTrips();
+        return pipe.roundTrips(count);
+      },
       async close() {
+        pipe?.close();
         await mcp?.client.close();
       },
     };

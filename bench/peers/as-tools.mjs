@@ -1,6 +1,9 @@
-// The bench tools as an Agent Spaces capability (`@capabilities/bench`), the way a user defines one.
-// The handlers are the same host functions every peer registers (data.mjs).
-import { defineFunction, defineTool } from '../../index.js';
+// The bench tools as an Agent Spaces capability (`@capabilities/bench`), the way a user who installed the
+// package defines one: a plain-JavaScript defineTool module importing `agent-spaces`. The bench copies it
+// (with data.mjs) into its user project in the cache (bench/.peers/agent-spaces/), where `agent-spaces`
+// resolves to the package built from this repo (install.ts). The handlers are the same host functions
+// every peer registers (data.mjs).
+import { defineFunction, defineTool } from 'agent-spaces';
 import { tools } from './data.mjs';
 
 export const bench = defineTool({

@@ -1,37 +1,38 @@
-// Agent Spaces, through its public API only: the bench tools (`../as-tools.ts`, a defineTool file) and
-// the MCP server are compiled by buildCapabilities; each run goes through createSandbox (default pooled
-// worker isolation) with createBridge as its call handler, the way createSpace wires them — done by
-// hand only to raise the bridge's 1 MiB result cap (W5a returns 5.7 MB; createSpace has no option for
-// it). Runs on the repo's Node 20 with --no-node-snapshot, via tsx, from the repo's sources.
+// Agent Spaces the way a user who installed the package runs it: plain JavaScript on Node 20 with
+// --no-node-snapshot, no TypeScript loader. `options.project` is the bench's user project in the cache
+// (install.ts, buildAgentSpaces): `agent-spaces` there is the package built from this repo's sources by
+// tsc (its dist/, as `npm run build` makes it), and `as-tools.mjs` the user's defineTool file. Through
+// the public API only: the tools and the MCP server are compiled by buildCapabilities; each run goes
+// through createSandbox (default pooled worker isolation) with the bridge's handleEncoded as its call
+// handler (a result serialized once), the way createSpace wires them — done by hand only to raise the
+// bridge's 1 MiB result cap (W5a returns 5.7 MB; createSpace has no option for it).
+/* global process, URL */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serveDriver } from './common.mjs';
-import type * as ApiModule from '../../../index.js';
-import type * as ToolsModule from '../as-tools.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importFrom, serveDriver } from './common.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const MCP = { mcpEcho: 'echo', mcpWork: 'work' } as Record<string, string>;
+const MCP_SERVER = fileURLToPath(new URL('../mcp-echo-server.mjs', import.meta.url));
+const MCP = { mcpEcho: 'echo', mcpWork: 'work' };
 const BIG = 64 * 1024 * 1024;
+const TOOLS_FILE = 'as-tools.mjs';
 
-type Api = typeof ApiModule;
-type Tools = typeof ToolsModule;
-
-await serveDriver<{ api: Api; tools: Tools }>({
-  async load() {
-    const api = await import('../../../index.js');
-    const tools = await import('../as-tools.js');
+await serveDriver({
+  async load(options) {
+    const project = String(options.project);
+    const api = await importFrom(project, 'agent-spaces');
+    const tools = await import(pathToFileURL(path.join(project, TOOLS_FILE)).href);
     return { api, tools };
   },
   async setup({ api, tools }, options) {
-    const outDir = String(options.outDir);
+    const root = String(options.project);
+    const outDir = path.join(root, 'build');
     const useMcp = typeof options.mcpServer === 'string';
-    const root = path.dirname(outDir);
     mkdirSync(root, { recursive: true }); // the MCP server is started with the space's root as its cwd
     const config = api.resolveConfig(
       {
-        capabilities: [path.relative(root, path.join(here, '..', 'as-tools.ts'))],
-        mcpServers: { bench: { command: process.execPath, args: [path.join(here, '..', 'mcp-echo-server.mjs')] } },
+        capabilities: [TOOLS_FILE],
+        mcpServers: { bench: { command: process.execPath, args: [MCP_SERVER] } },
         outDir,
         std: { fs: { root: path.join(root, 'workspace') } },
       },
@@ -50,8 +51,10 @@ await serveDriver<{ api: Api; tools: Tools }>({
     const bridge = api.createBridge({ capabilities: specs, backends, maxResultBytes: BIG });
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
     const sandbox = api.createSandbox({ outDir, isolation: 'worker', limits });
+    // Commits before 6ead558 (the boundary rewrite) have no handleEncoded: README, comparing commits.
+    const onCall = bridge.handleEncoded ?? bridge.handle;
     return {
-      info: `Agent Spaces (worker) on Node ${process.version}`,
+      info: `Agent Spaces (worker) from its tsc-built dist on Node ${process.version}, onCall: bridge.${bridge.handleEncoded ? 'handleEncoded' : 'handle'}`,
       async run(body, uses, { check }) {
         const local = uses.filter((name) => !(name in MCP));
         const remote = uses.filter((name) => name in MCP);
@@ -59,7 +62,7 @@ await serveDriver<{ api: Api; tools: Tools }>({
           local.length > 0 ? `import { ${local.join(', ')} } from '@capabilities/bench';\n` : '',
           remote.length > 0 ? `import { ${remote.map((name) => `${MCP[name]} as ${name}`).join(', ')} } from '@capabilities/mcp-bench';\n` : '',
         ].join('');
-        const result = await sandbox.run(imports + body, { onCall: bridge.handle, check, limits });
+        const result = await sandbox.run(imports + body, { onCall, check, limits });
         if (!result.success) throw new Error(`Agent Spaces run failed: ${JSON.stringify(result.error)}`);
         return result.result;
       },
