@@ -89,7 +89,9 @@ function mapRunError(error: RunError, program: CompiledProgram): RunError {
     return `${PROGRAM_FILENAME}:${source.line}:${source.column}`;
   });
   const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
-  const mapped: RunError = { ...error, stack: [`${error.name}: ${error.message}`, ...frames].join('\n') };
+  // The stack's own first line, not name and message again: a stack never grows past what was counted.
+  const head = stack.split('\n')[0] ?? '';
+  const mapped: RunError = { ...error, stack: [head, ...frames].join('\n') };
   if (first !== undefined && error.line === undefined) {
     mapped.line = first.line;
     mapped.column = first.column;

@@ -3,6 +3,7 @@
  * sandbox worker) claims, the host counts the calls, measures the arguments on the bytes it received,
  * parses them once, bounds how many run at once, and answers each call exactly once with JSON text.
  */
+import { ToolCallError } from '../../core/errors.js';
 import { EncodedJson, toWireError, type CallContext, type CapabilityCallHandler, type ResultMode, type WireError } from '../../core/protocol.js';
 import type { RunLimits } from '../sandbox.js';
 
@@ -29,13 +30,34 @@ interface QueuedCall {
   id: number;
   capability: string;
   fn: string;
-  args: unknown;
+  /** Kept as text while the call waits: parsed when it starts, so waiting calls hold one copy each. */
+  argsJson: string;
+  bytes: number;
   resultMode: ResultMode;
+}
+
+/** The refusal of arguments past `maxArgumentBytes` (the gate's, and the isolate runner's before it sends). */
+export function argumentLimitError(capability: string, fn: string, bytes: number, maxArgumentBytes: number): WireError {
+  return {
+    code: -32602,
+    message: `arguments of ${capability}.${fn} are ${bytes} bytes of JSON, over the limit of ${maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
+    data: { code: 'INVALID_ARGUMENTS', capability, function: fn, details: { maxArgumentBytes } },
+  };
+}
+
+/**
+ * Argument bytes one run may have waiting for a free call slot; a program that queues more is refused
+ * until some of its calls finish (without it, 1,000 queued 1 MiB calls would hold 1 GiB on the host).
+ */
+export function maxQueuedArgumentBytes(limits: Pick<RunLimits, 'maxArgumentBytes'>): number {
+  return Math.max(16 * 1024 * 1024, 4 * limits.maxArgumentBytes);
 }
 
 export function createCallGate(options: CallGateOptions): CallGate {
   const { limits, onCall, context } = options;
   const queue: QueuedCall[] = [];
+  const maxQueuedBytes = maxQueuedArgumentBytes(limits);
+  let queuedBytes = 0;
   let calls = 0;
   let active = 0;
   let closed = false;
@@ -49,7 +71,13 @@ export function createCallGate(options: CallGateOptions): CallGate {
     let ok = true;
     let json: string;
     try {
-      const value = await onCall({ capability: call.capability, function: call.fn, args: call.args, resultMode: call.resultMode }, context);
+      let args: unknown;
+      try {
+        args = parseArguments(call.argsJson);
+      } catch {
+        throw new ToolCallError('INVALID_ARGUMENTS', `arguments of ${call.capability}.${call.fn} are not JSON`, { capability: call.capability, function: call.fn });
+      }
+      const value = await onCall({ capability: call.capability, function: call.fn, args, resultMode: call.resultMode }, context);
       json = value instanceof EncodedJson ? value.text : encode(value, call);
     } catch (error) {
       ok = false;
@@ -62,7 +90,11 @@ export function createCallGate(options: CallGateOptions): CallGate {
   };
 
   const pump = (): void => {
-    while (!closed && active < limits.maxConcurrentCalls && queue.length > 0) void perform(queue.shift() as QueuedCall);
+    while (!closed && active < limits.maxConcurrentCalls && queue.length > 0) {
+      const next = queue.shift() as QueuedCall;
+      queuedBytes -= next.bytes;
+      void perform(next);
+    }
   };
 
   return {
@@ -83,21 +115,17 @@ export function createCallGate(options: CallGateOptions): CallGate {
         });
       }
       const bytes = Buffer.byteLength(argsJson, 'utf8');
-      if (bytes > limits.maxArgumentBytes) {
+      if (bytes > limits.maxArgumentBytes) return refuse(id, argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes));
+      if (active >= limits.maxConcurrentCalls && queuedBytes + bytes > maxQueuedBytes) {
         return refuse(id, {
-          code: -32602,
-          message: `arguments of ${capability}.${fn} are ${bytes} bytes of JSON, over the limit of ${limits.maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
-          data: { code: 'INVALID_ARGUMENTS', ...target, details: { maxArgumentBytes: limits.maxArgumentBytes } },
+          code: -32000,
+          message: `call to ${capability}.${fn} refused: this run already has ${queuedBytes} bytes of arguments waiting for a free call slot (limit ${maxQueuedBytes}); await some calls before making more`,
+          data: { code: 'CALL_LIMIT_EXCEEDED', ...target },
         });
       }
-      let args: unknown;
-      try {
-        args = parseArguments(argsJson);
-      } catch {
-        return refuse(id, { code: -32602, message: `arguments of ${capability}.${fn} are not JSON`, data: { code: 'INVALID_ARGUMENTS', ...target } });
-      }
       calls++;
-      queue.push({ id, capability, fn, args, resultMode });
+      queuedBytes += bytes;
+      queue.push({ id, capability, fn, argsJson, bytes, resultMode });
       pump();
     },
     close() {

@@ -251,10 +251,11 @@ function refuseNonJson(key, value) {
 function describeError(thrown) {
   const isError = safe(() => thrown instanceof ErrorConstructor || (typeof thrown === 'object' && thrown !== null && typeof thrown.stack === 'string'), false);
   if (!isError) {
-    return { name: 'ThrownValue', code: 'RUNTIME_ERROR', message: 'the program threw a non-Error value: ' + safe(() => inspect(thrown, 1, []), '[unreadable]') };
+    return { __proto__: null, name: 'ThrownValue', code: 'RUNTIME_ERROR', message: 'the program threw a non-Error value: ' + safe(() => inspect(thrown, 1, []), '[unreadable]') };
   }
   const text = (read, fallback) => safe(() => { const value = read(); return typeof value === 'string' ? value : fallback; }, fallback);
-  const description = { name: text(() => thrown.name, 'Error'), message: text(() => thrown.message, ''), stack: text(() => thrown.stack, undefined), code: 'RUNTIME_ERROR' };
+  // Null prototypes: JSON.stringify must not find a toJSON the program put on Object.prototype.
+  const description = { __proto__: null, name: text(() => thrown.name, 'Error'), message: text(() => thrown.message, ''), stack: text(() => thrown.stack, undefined), code: 'RUNTIME_ERROR' };
   const tool = weakMapGet(toolErrors, thrown);
   if (tool !== undefined) {
     description.code = tool.code;
@@ -280,7 +281,7 @@ async function run(main, runSettings) {
   } catch (thrown) {
     const where = safe(() => findNonJson(value, '$', []), undefined);
     const reason = where !== undefined ? where : thrown === NOT_JSON ? 'it holds a function or symbol' : safe(() => StringConstructor(thrown.message), 'unknown reason');
-    complete(false, jsonStringify({ name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: ' + reason }));
+    complete(false, jsonStringify({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: ' + reason }));
     return;
   }
   complete(true, json === undefined ? 'null' : json);

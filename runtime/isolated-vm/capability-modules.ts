@@ -2,7 +2,7 @@
  * Finds the build output's proxy modules for `@capabilities/*` specifiers. Sources are cached per
  * process by path and modification time, so a rebuilt capability is picked up by the next run.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BUILD_LAYOUT, CAPABILITY_PREFIX } from '../../core/manifest.js';
 
@@ -37,7 +37,7 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
   } else if (referrerPath !== undefined && (specifier.startsWith('./') || specifier.startsWith('../'))) {
     file = path.resolve(path.dirname(referrerPath), specifier);
     if (!file.startsWith(capabilitiesDir + path.sep) || !file.endsWith('.js')) {
-      throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" from ${referrerPath} refused: capability modules may only import .js files of the build output`);
+      throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" from ${path.relative(capabilitiesDir, referrerPath)} refused: capability modules may only import .js files of the build output`);
     }
   } else {
     throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`);
@@ -46,20 +46,12 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
   try {
     stat = statSync(file);
   } catch {
-    throw new ModuleResolutionError('MODULE_NOT_FOUND', `module "${specifier}" not found in the build output (${file} is missing); available: ${listCapabilities(capabilitiesDir)}. Rebuild the capabilities or fix the import`);
+    // No host path and no list of modules: a run narrowed to some functions must not learn the others.
+    throw new ModuleResolutionError('MODULE_NOT_FOUND', `module "${specifier}" is not in the build: fix the import (search_tools and capabilities.d.ts name the modules), or rebuild the capabilities`);
   }
   const cached = sources.get(file);
   if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return { path: file, source: cached.source };
   const source = readFileSync(file, 'utf8');
   sources.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, source });
   return { path: file, source };
-}
-
-function listCapabilities(capabilitiesDir: string): string {
-  try {
-    const names = readdirSync(capabilitiesDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => CAPABILITY_PREFIX + entry.name);
-    return names.length === 0 ? 'none' : names.join(', ');
-  } catch {
-    return `none (no ${capabilitiesDir})`;
-  }
 }

@@ -8,6 +8,7 @@
 import ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
+import { argumentLimitError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
 import { programMayReport, readReportedError } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
@@ -152,10 +153,9 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   const deliverReference = ready.deliver;
   const cpuBefore = isolate.cpuTime;
   const cpuUsedMs = (): number => Number(isolate.cpuTime - cpuBefore) / 1e6;
-  const remaining = (): number => {
-    const wall = deadline + (holds > 0 ? performance.now() - heldSince : 0) - performance.now();
-    return Math.max(1, Math.ceil(Math.min(wall, limits.timeoutMs - cpuUsedMs())));
-  };
+  /** Milliseconds of wall clock (held time excluded) or CPU time the run has left, whichever is less. */
+  const timeLeft = (): number => Math.min(deadline + (holds > 0 ? performance.now() - heldSince : 0) - performance.now(), limits.timeoutMs - cpuUsedMs());
+  const remaining = (): number => Math.max(1, Math.ceil(timeLeft()));
 
   const finish = (result: Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean }): void => {
     if (finished) return;
@@ -208,20 +208,26 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     };
   };
 
-  /** Classifies a failure of an isolate operation (compile, link, evaluate, apply). */
+  /**
+   * Classifies a failure of an isolate operation (compile, link, evaluate, apply). The host's codes are
+   * decided from the host's state, never from message text alone: a link error quotes an import name,
+   * and a program can throw any message it likes.
+   */
   const onIsolateFailure = (error: unknown): void => {
     if (finished) return;
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof ModuleResolutionError) return fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
-    if (/memory limit/i.test(message)) {
-      return fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${limits.memoryLimitMb} MB and was stopped; use less memory or raise limits.memoryLimitMb` });
-    }
-    if (/execution timed out/i.test(message)) return timeout();
     if (isolate.isDisposed) {
-      return fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: `the isolate stopped unexpectedly: ${message}` });
+      // Only isolated-vm disposes an isolate during a run (this code disposes it after finishing).
+      if (/memory limit/i.test(message)) {
+        return fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${limits.memoryLimitMb} MB and was stopped; use less memory or raise limits.memoryLimitMb` });
+      }
+      return fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
     }
-    const stack = error instanceof Error ? error.stack : undefined;
+    // A slice's timeout is what the run had left when it began: a real one leaves (almost) nothing.
+    if (message === 'Script execution timed out.' && timeLeft() <= 25) return timeout();
     const name = error instanceof Error ? error.name : 'Error';
+    const stack = error instanceof Error && typeof error.stack === 'string' ? programFrames(error.stack) : undefined;
     fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack }) });
   };
 
@@ -298,7 +304,12 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   const send = (id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void => {
     if (finished || typeof id !== 'number' || outstanding.has(id)) return;
     outstanding.add(id);
-    port.call(id, String(capability), String(fn), String(argsJson), resultMode === 'full' ? 'full' : 'value');
+    const text = String(argsJson);
+    // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
+    // never reach the pipe (where a frame past the host's limit would cost the whole worker).
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > limits.maxArgumentBytes) return reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
+    port.call(id, String(capability), String(fn), text, resultMode === 'full' ? 'full' : 'value');
   };
 
   const writeLog = (level: string, message: string): boolean => {
@@ -385,4 +396,14 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message });
     },
   };
+}
+
+/**
+ * The frames of a stack that belong to the program and its capability modules: an error thrown while
+ * the host compiled, linked or evaluated them also carries the host's own frames (file paths of this
+ * machine), which the program must not read.
+ */
+function programFrames(stack: string): string {
+  const lines = stack.split('\n');
+  return [lines[0] ?? '', ...lines.slice(1).filter((line) => line.includes(PROGRAM_FILENAME) || line.includes('@capabilities/') || line.includes('<isolated-vm>'))].join('\n');
 }

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { buildSync as BuildSync } from 'esbuild';
 import { SandboxError } from '../../core/errors.js';
 import type { CallContext, CapabilityCallHandler } from '../../core/protocol.js';
 import type { RunError, RunLog, RunResult } from '../../core/run-result.js';
@@ -146,7 +147,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   };
 
   const start = (): void => {
-    const child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
+    const child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: workerEnvironment() });
     const channel = child.stdio[3] as Socket;
     const worker: Worker = { child, channel, write: createFrameWriter(channel), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0 };
     workers.add(worker);
@@ -423,6 +425,16 @@ function failedResult(run: ActiveRun, error: RunError, timedOut = false): RunRes
   return { success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started };
 }
 
+/** What a sandbox worker inherits of the host's environment: enough for Node to start, no secrets. */
+function workerEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ['PATH', 'TZ', 'LANG', 'LC_ALL', 'TMPDIR']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 /**
  * The worker entry beside this file. From dist it is plain JavaScript. From the TypeScript sources
  * (tests, development) it is bundled once per host process into the package's node_modules/.cache, so
@@ -442,7 +454,7 @@ let bundledWorker: string | undefined;
 
 function bundleWorker(source: string): string {
   const require = createRequire(import.meta.url);
-  const { buildSync } = require('esbuild') as typeof import('esbuild');
+  const { buildSync } = require('esbuild') as { buildSync: typeof BuildSync };
   const built = buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['isolated-vm'], write: false, logLevel: 'silent' });
   const code = built.outputFiles[0]?.text ?? '';
   // Beside isolated-vm's own node_modules, so the bundle resolves it; named by its content, written atomically.

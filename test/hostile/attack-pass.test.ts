@@ -5,7 +5,7 @@
  * into a plain `it`. The plain `it`s are attacks the boundary already stops, kept as regressions.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,7 +42,7 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       // INVALID_ARGUMENTS in `sentCodes` before the program runs, and bootstrap-source.ts:274 serialises
       // the error description with JSON.stringify, which calls a `toJSON` the program put on
       // Object.prototype. So a program that made no call at all ends with CALL_LIMIT_EXCEEDED.
-      it.fails('F1: a program that made no call cannot end with CALL_LIMIT_EXCEEDED or INVALID_ARGUMENTS via Object.prototype.toJSON', async () => {
+      it('F1: a program that made no call cannot end with CALL_LIMIT_EXCEEDED or INVALID_ARGUMENTS via Object.prototype.toJSON', async () => {
         for (const code of ['CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS']) {
           const result = await run(`Object.defineProperty(Object.prototype, 'toJSON', { value() { return { name: 'ToolCallError', code: '${code}', message: 'forged' }; }, configurable: true });\nthrow new Error('mine');`);
           expect(result, code).toMatchObject({ success: false, calls: 0, error: { code: 'RUNTIME_ERROR' } });
@@ -57,7 +57,7 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       // F7: run-in-isolate.ts:216 and :219 classify a failed isolate operation by matching its message
       // against /memory limit/ and /execution timed out/. A link error quotes the program's import name
       // (ES2022 string export names), so the program picks the code — and `timedOut: true` — after 5 ms.
-      it.fails('F7: an import named "memory limit" or "execution timed out" does not end as MEMORY_LIMIT or TIMEOUT', async () => {
+      it('F7: an import named "memory limit" or "execution timed out" does not end as MEMORY_LIMIT or TIMEOUT', async () => {
         for (const name of ['memory limit', 'execution timed out']) {
           const result = await run(`import { "${name}" as x } from '@capabilities/math';\nexport default x;`);
           expect(result.success, name).toBe(false);
@@ -71,14 +71,14 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       // F8: run-in-isolate.ts:223-225 copies the host-side stack of a failed isolate operation into the
       // run's error: a link error shows the host's frames with absolute paths (in-process: the
       // runtime's and the caller's source files; worker: the bundled worker in node_modules/.cache).
-      it.fails('F8: a link error carries no host stack frames or host paths', async () => {
+      it('F8: a link error carries no host stack frames or host paths', async () => {
         const result = await run("import { nothing } from '@capabilities/math';\nexport default nothing;");
         expect(result.success).toBe(false);
         expect(JSON.stringify(result.error)).not.toContain(REPO.replace(/\/$/, ''));
         expect(result.error?.stack ?? '').not.toMatch(/run-in-isolate|sandbox-worker|node:internal/);
       });
       // F2: capability-modules.ts:49 puts the absolute path of the build output in MODULE_NOT_FOUND.
-      it.fails('F2: MODULE_NOT_FOUND does not show the host path of the build output', async () => {
+      it('F2: MODULE_NOT_FOUND does not show the host path of the build output', async () => {
         const result = await run("import x from '@capabilities/nope';\nexport default x;");
         expect(result).toMatchObject({ success: false, error: { code: 'MODULE_NOT_FOUND' } });
         expect(result.error?.message).not.toContain(FIXTURE_OUT_DIR);
@@ -89,7 +89,7 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       // F3: the budget counts the error as the isolate reported it (run-in-isolate.ts:320), then
       // program-sandbox.ts:92 (mapRunError) rebuilds the stack as `${name}: ${message}` + frames, so
       // name and message are in the result twice: a 150 kB limit returns a 240 kB error.
-      it.fails('F3: the error a run returns fits maxOutputBytes after its stack is mapped', async () => {
+      it('F3: the error a run returns fits maxOutputBytes after its stack is mapped', async () => {
         const maxOutputBytes = 150_000;
         const result = await run("const error = new Error('M'.repeat(60_000));\nerror.name = 'N'.repeat(60_000);\nerror.stack = 's';\nthrow error;", { limits: { maxOutputBytes } });
         expect(result.success).toBe(false);
@@ -152,7 +152,7 @@ describe('attack pass: one worker, several runs', () => {
   // and the host's frame limit (worker-pool.ts:88/319) is 2 MiB + 64 KiB. One million U+0800
   // characters pass the check (1,000,002 < 1 MiB) but are 3 MB on the pipe: the host calls it a
   // protocol violation and SIGKILLs the worker, failing every run it holds (SANDBOX_CRASHED).
-  it.fails('F4: arguments of multi-byte characters are refused for the program only, not by killing the shared worker', async () => {
+  it('F4: arguments of multi-byte characters are refused for the program only, not by killing the shared worker', async () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
       await sandbox.ready();
@@ -206,7 +206,7 @@ describe('attack pass: one worker, several runs', () => {
   // F10: worker-pool.ts:149 spawns sandbox workers without `env`, so each worker — the process that
   // runs hostile code — holds the host's whole environment (model keys, MCP server secrets). An
   // isolated-vm escape or a leak through the worker's stderr/crash message then reaches them.
-  (existsSync('/proc/self/environ') ? it.fails : it.skip)('F10: a sandbox worker does not inherit the host environment (secrets)', async () => {
+  it('F10: a sandbox worker does not inherit the host environment (secrets)', async () => {
     process.env['ATTACK_PASS_SECRET'] = 'sk-attack-pass-0123456789';
     const sandbox: WorkerSandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
@@ -225,7 +225,7 @@ describe('attack pass: host resources', () => {
   // maxConcurrentCalls run: a program holds ONE 150 kB string and sends it 1000 times; the host keeps
   // 1000 parsed copies (~145 MB here; with the defaults, 1000 × 1 MiB = 1 GiB per run). The isolate's
   // memory limit does not see them.
-  it.fails('F6: calls waiting for a slot do not hold their arguments on the host beyond a bound', async () => {
+  it('F6: calls waiting for a slot do not hold their arguments on the host beyond a bound', async () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process' });
     try {
       let release!: () => void;
@@ -317,7 +317,7 @@ describe('attack pass: access control', () => {
   // F2 (access side): capability-modules.ts:49/58-64 list every module of the build in
   // MODULE_NOT_FOUND, whatever the run's access — and a hidden module links fine. The bridge hides
   // them (UNKNOWN_CAPABILITY lists only visible modules); the runtime gives them away.
-  it.fails('F2: an unknown import does not list the modules hidden from the run', async () => {
+  it('F2: an unknown import does not list the modules hidden from the run', async () => {
     const result = await space.run("import x from '@capabilities/zzz';\nexport default x;", { access, check: false });
     expect(result).toMatchObject({ success: false, error: { code: 'MODULE_NOT_FOUND' } });
     expect(result.error?.message).not.toMatch(/notes|std-fs|train-schedule|get-weather|mcp-stations/);
