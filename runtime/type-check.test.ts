@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_OUT_DIR } from './sandbox.contract.js';
 import { createTypeChecker, TYPE_CHECK_STOPPED } from './type-check.js';
+import { createProgramChecker } from './type-check/language-service.js';
 
 /** Doubles the number of distinct types at each of 24 levels: TypeScript works on it for minutes, and its memory grows. */
 const PATHOLOGICAL = `type Explode<T, N extends unknown[] = []> = N['length'] extends 24 ? T : Explode<[T, T], [...N, 0]> | Explode<{ a: T }, [...N, 0]>;
@@ -43,6 +44,32 @@ describe('createTypeChecker', () => {
     const outDir = mkdtempSync(path.join(tmpdir(), 'type-check-'));
     afterAll(() => rmSync(outDir, { recursive: true, force: true }));
     const declare = (returns: string): void => writeFileSync(path.join(outDir, 'capabilities.d.ts'), `declare module '@capabilities/clock' {\n  export function now(): Promise<${returns}>;\n}\n`);
+
+    it('keeps the declarations between checks but reads each program anew, and takes changed declarations', async () => {
+      declare('number');
+      // In the worker's thread, so the project is the same one from check to check.
+      const project = createProgramChecker({ outDir });
+      expect(project.refreshDeclarations()).toBe(true);
+      const uses = (type: string): string => `import { now } from '@capabilities/clock';\nconst n: ${type} = await now();\nreturn n;`;
+      expect(project.check(uses('number'))).toEqual([]);
+      expect(project.refreshDeclarations()).toBe(false);
+      expect(project.check(uses('string'))).toEqual([expect.objectContaining({ line: 2, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." })]);
+      expect(project.check(uses('number'))).toEqual([]);
+      // The lib, shared by the checks, still has all of ES2022 and nothing of the DOM.
+      expect(project.check("const last = [1, 'a'].at(-1);\nconst s: string = Object.hasOwn({}, 'x') ? 'y' : new Error('e', { cause: last }).message;\nreturn s;")).toEqual([]);
+      expect(project.check('return document.title;')).toEqual([expect.objectContaining({ line: 1, code: 2584 })]);
+      expect(project.check("import { later } from '@capabilities/clock';\nreturn later;")).toEqual([expect.objectContaining({ line: 1, code: 2305 })]);
+
+      writeFileSync(path.join(outDir, 'capabilities.d.ts'), "declare module '@capabilities/clock' {\n  export function now(): Promise<string>;\n  export const later: number;\n}\n");
+      expect(project.refreshDeclarations()).toBe(true);
+      expect(project.check(uses('number'))).toEqual([expect.objectContaining({ line: 2, code: 2322, message: "Type 'string' is not assignable to type 'number'." })]);
+      expect(project.check("import { later } from '@capabilities/clock';\nreturn later;")).toEqual([]);
+      // A second project of the same thread shares the lib, with declarations of its own.
+      const other = createProgramChecker({ outDir: FIXTURE_OUT_DIR });
+      other.refreshDeclarations();
+      expect(other.check(uses('number'))[0]).toMatchObject({ line: 1, code: 2307 });
+      expect(project.check(uses('string'))).toEqual([]);
+    });
 
     it('checks against the declarations the build wrote last', async () => {
       const fresh = createTypeChecker({ outDir });

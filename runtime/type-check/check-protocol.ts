@@ -6,7 +6,10 @@ export type HostToCheckWorker = { type: 'check'; id: number; outDir: string; cod
 export type CheckWorkerToHost =
   /** Loaded, waiting for checks. */
   | { type: 'ready' }
-  /** The project of `outDir` is ready: the check itself (the part a program can make slow) begins. */
+  /**
+   * The project of `outDir` was loaded (made, or its declarations read again) and is ready: the check
+   * itself (the part a program can make slow) begins. Not sent when the project was warm.
+   */
   | { type: 'started'; id: number }
   | { type: 'result'; id: number; diagnostics: Diagnostic[] };
 

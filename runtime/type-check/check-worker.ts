@@ -15,8 +15,10 @@ if (port === null) throw new Error('check-worker.ts runs as a worker thread of t
 const projects = new Map<string, ProgramChecker>();
 const send = (message: CheckWorkerToHost): void => port.postMessage(message);
 
-const projectOf = (outDir: string): ProgramChecker => {
+/** The warm project of `outDir`, and whether it was made (or its declarations read) just now. */
+const projectOf = (outDir: string): { project: ProgramChecker; loaded: boolean } => {
   let project = projects.get(outDir);
+  const made = project === undefined;
   if (project !== undefined) projects.delete(outDir);
   project ??= createProgramChecker({ outDir });
   projects.set(outDir, project);
@@ -24,15 +26,17 @@ const projectOf = (outDir: string): ProgramChecker => {
     if (projects.size <= MAX_PROJECTS) break;
     projects.delete(stale);
   }
-  return project;
+  const changed = project.refreshDeclarations();
+  return { project, loaded: made || changed };
 };
 
 port.on('message', ({ id, outDir, code }: HostToCheckWorker) => {
   let diagnostics;
   try {
-    const project = projectOf(outDir);
-    project.refreshDeclarations();
-    send({ type: 'started', id });
+    const { project, loaded } = projectOf(outDir);
+    // Only after loading is there time to leave out of the program's limit; otherwise a message
+    // more per check would just cost the host a wake-up.
+    if (loaded) send({ type: 'started', id });
     diagnostics = project.check(code);
   } catch (error) {
     // TypeScript itself can fail on a program (e.g. its stack overflows on a deep type).

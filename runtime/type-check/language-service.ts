@@ -1,19 +1,23 @@
 /**
- * A warm type checker for programs, run inside the check worker: one in-memory TypeScript project
- * (strict, ES2022, no DOM) with the build's `capabilities.d.ts` and the sandbox's globals. Each
- * check swaps the program's text and asks the language service, so only the program is re-checked.
+ * A warm type checker for programs, run inside the check worker: an in-memory TypeScript program
+ * (strict, ES2022, no DOM) of the build's `capabilities.d.ts`, the sandbox's globals and the
+ * program. Each check makes a new program from the old one: the lib and the declarations are parsed
+ * and bound once and handed over by identity, so a check parses only the program. What cannot be
+ * kept is TypeScript's checker, made anew for each program; the lib is one file so that setting up
+ * its global scope is cheap (see `loadLib`).
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Project, ts } from 'ts-morph';
+import { ts } from 'ts-morph';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
 import { prepareProgram } from '../program/prepare-program.js';
 import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
 
 export interface ProgramChecker {
-  /** Reads the declarations again when the build changed them. */
-  refreshDeclarations(): void;
+  /** Reads the declarations again when the build changed them; says whether it did. */
+  refreshDeclarations(): boolean;
   /** Type errors of the program, in its own line/column (1-based); empty when it checks. */
   check(code: string): Diagnostic[];
 }
@@ -21,28 +25,129 @@ export interface ProgramChecker {
 const PROGRAM_FILE = '/program.ts';
 const DECLARATIONS_FILE = '/capabilities.d.ts';
 const GLOBALS_FILE = '/sandbox-globals.d.ts';
+const ROOT_FILES = [GLOBALS_FILE, PROGRAM_FILE, DECLARATIONS_FILE];
+/** Where the lib files are, as far as the program can tell (the folder ts-morph uses for them in memory). */
+const LIB_FOLDER = '/node_modules/typescript/lib';
+
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  moduleDetection: ts.ModuleDetectionKind.Force,
+  lib: ['lib.es2022.d.ts'],
+  types: [],
+  noEmit: true,
+  skipLibCheck: true,
+  noUncheckedIndexedAccess: true,
+};
+
+/**
+ * The lib files, parsed and bound once per thread and shared by every project. ES2022 is 57 lib
+ * files that declare the same interfaces again and again (Array in seven, Promise in four), and
+ * each new checker merges them all into its global scope, cloning every symbol declared in more
+ * than one file; with the per-file work of each new program, that was 40% of a warm check. So the
+ * checker sees one file, the named lib (`lib.es2022.d.ts`) holding the texts of all the files it
+ * references, in the order TypeScript takes them: the binder merges their declarations once, and
+ * a checker's merge is a copy. The types are the same, and so are the diagnostics. The files
+ * folded in keep their names with no text, so a program that references one (`/// <reference
+ * lib>`) adds nothing, as before; the rest (`dom`, later ES versions) keep their text.
+ */
+interface Lib {
+  texts: Map<string, string>;
+  sourceFiles: Map<string, ts.SourceFile>;
+}
+
+let sharedLib: Lib | undefined;
+
+function loadLib(): Lib {
+  // ts-morph's TypeScript has no lib folder on disk: ts-morph carries the texts of all its lib files.
+  const fromTsMorph = createRequire(createRequire(import.meta.url).resolve('ts-morph'));
+  const { getLibFiles } = fromTsMorph('@ts-morph/common') as { getLibFiles(): { fileName: string; text: string }[] };
+  const texts = new Map(getLibFiles().map((file) => [`${LIB_FOLDER}/${file.fileName}`, file.text]));
+  const entry = `${LIB_FOLDER}/${COMPILER_OPTIONS.lib?.[0] ?? ''}`;
+  // A program of one empty file lists the lib files in TypeScript's order (it has no lib without a
+  // file). The order depends on the references alone: that program sees nothing else of them.
+  const empty = '/empty.ts';
+  const references = new Map([...texts].map(([fileName, text]) => [fileName, text.slice(0, text.length - withoutLibReferences(text).length)]));
+  references.set(empty, '');
+  const referenced = ts
+    .createProgram({ rootNames: [empty], options: COMPILER_OPTIONS, host: createHost(references, new Map()) })
+    .getSourceFiles()
+    .map((file) => file.fileName)
+    .filter((fileName) => fileName !== empty);
+  if (!referenced.includes(entry)) throw new Error(`TypeScript's lib files lack ${entry}`);
+  const combined = referenced.map((fileName) => withoutLibReferences(texts.get(fileName) ?? '')).join('\n');
+  for (const fileName of referenced) texts.set(fileName, '');
+  texts.set(entry, combined);
+  return { texts, sourceFiles: new Map() };
+}
+
+/** The text without its leading `/// <reference lib="…" />` lines (the combined file has all they name). */
+function withoutLibReferences(text: string): string {
+  return text.replace(/^(?:\/\/\/ *<reference +lib=[^\n]*\n)+/, '');
+}
+
+/**
+ * A compiler host over texts in memory: each file is parsed once, and handed out by identity until
+ * its text changes (`sourceFiles` loses its entry), so a new program takes the old one's files as
+ * they are, bound.
+ */
+function createHost(texts: Map<string, string>, sourceFiles: Map<string, ts.SourceFile>, lib?: Lib): ts.CompilerHost {
+  const directories = new Set(['/', '/node_modules', '/node_modules/typescript', LIB_FOLDER]);
+  const textOf = (fileName: string): string | undefined => texts.get(fileName) ?? lib?.texts.get(fileName);
+  // The files that exist never change (only their texts do): resolutions, and the package.json
+  // lookups TypeScript makes for each lib file (they sit under node_modules), hold for every check.
+  const resolutionCache = ts.createModuleResolutionCache('/', (fileName) => fileName, COMPILER_OPTIONS);
+  const host: ts.CompilerHost = {
+    getSourceFile(fileName, languageVersionOrOptions) {
+      const cache = lib !== undefined && !texts.has(fileName) ? lib.sourceFiles : sourceFiles;
+      let file = cache.get(fileName);
+      if (file === undefined) {
+        const text = textOf(fileName);
+        if (text === undefined) return undefined;
+        file = ts.createSourceFile(fileName, text, languageVersionOrOptions);
+        cache.set(fileName, file);
+      }
+      return file;
+    },
+    getDefaultLibFileName: (compilerOptions) => `${LIB_FOLDER}/${ts.getDefaultLibFileName(compilerOptions)}`,
+    writeFile: () => undefined,
+    getCurrentDirectory: () => '/',
+    getCanonicalFileName: (fileName) => fileName,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (fileName) => textOf(fileName) !== undefined,
+    readFile: textOf,
+    directoryExists: (directory) => directories.has(directory),
+    getDirectories: () => [],
+    getModuleResolutionCache: () => resolutionCache,
+    resolveModuleNameLiterals: (literals, containingFile, redirectedReference, compilerOptions, containingSourceFile) =>
+      literals.map((literal) => {
+        const mode = ts.getModeForUsageLocation(containingSourceFile, literal, compilerOptions);
+        return ts.resolveModuleName(literal.text, containingFile, compilerOptions, host, resolutionCache, redirectedReference, mode);
+      }),
+  };
+  return host;
+}
 
 export function createProgramChecker(options: { outDir: string }): ProgramChecker {
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    compilerOptions: {
-      strict: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      moduleDetection: ts.ModuleDetectionKind.Force,
-      lib: ['lib.es2022.d.ts'],
-      types: [],
-      noEmit: true,
-      skipLibCheck: true,
-      noUncheckedIndexedAccess: true,
-    },
-  });
-  project.createSourceFile(GLOBALS_FILE, SANDBOX_GLOBALS_DECLARATION);
+  sharedLib ??= loadLib();
+  const texts = new Map([
+    [GLOBALS_FILE, SANDBOX_GLOBALS_DECLARATION],
+    [PROGRAM_FILE, ''],
+    [DECLARATIONS_FILE, ''],
+  ]);
+  const sourceFiles = new Map<string, ts.SourceFile>();
+  const host = createHost(texts, sourceFiles, sharedLib);
+  const setText = (fileName: string, text: string): void => {
+    texts.set(fileName, text);
+    sourceFiles.delete(fileName);
+  };
+  let program: ts.Program | undefined;
+
   const declarationsPath = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
   let declarationsStamp = '';
-  const program = project.createSourceFile(PROGRAM_FILE, '', { overwrite: true });
-  const service = project.getLanguageService().compilerObject;
 
   return {
     refreshDeclarations() {
@@ -53,10 +158,10 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
       } catch {
         // No declarations: programs that import capabilities fail to check, which says what is missing.
       }
-      if (stamp === declarationsStamp) return;
+      if (stamp === declarationsStamp) return false;
       declarationsStamp = stamp;
-      const text = stamp === 'missing' ? '' : readFileSync(declarationsPath, 'utf8');
-      project.createSourceFile(DECLARATIONS_FILE, text, { overwrite: true });
+      setText(DECLARATIONS_FILE, stamp === 'missing' ? '' : readFileSync(declarationsPath, 'utf8'));
+      return true;
     },
     check(code) {
       const prepared = prepareProgram(code);
@@ -64,9 +169,10 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
         const { line = 1, column = 1, message } = prepared.error;
         return [{ line, column, code: 0, message }];
       }
-      program.replaceWithText(prepared.source);
-      const found = [...service.getSyntacticDiagnostics(PROGRAM_FILE), ...service.getSemanticDiagnostics(PROGRAM_FILE)];
-      const file = program.compilerNode;
+      setText(PROGRAM_FILE, prepared.source);
+      program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
+      const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
+      const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
       return found.map((diagnostic) => {
         const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
         const position = prepared.toOriginal({ line: at.line + 1, column: at.character + 1 });
