@@ -3,7 +3,9 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createRedactor, formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
+import { serverSecrets } from '../config/index.js';
 import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunResult } from '../core/index.js';
 import { searchTools, type Space } from '../space/index.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
@@ -57,6 +59,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
   // The MCP SDK loads when a server is made, not with the package.
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const server = new McpServer({ name: info.name, version: info.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const redactResult = createRedactor({ secrets: serverSecrets(space.config) });
   let catalogCache: Promise<Catalog> | undefined;
   const catalog = () => (catalogCache ??= space.catalog());
 
@@ -126,7 +129,8 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
         // The SDK client handles a notification a microtask after a response that arrives in the same
         // chunk, and drops progress once the response is in: let the notifications go out on their own.
         if (sent.length > 0) await new Promise((resolve) => setTimeout(resolve, 2));
-        return runResultToTool(result);
+        // A program that obtained a host secret (a tool that returned one) must not hand it to the client.
+        return runResultToTool(redactResult(result));
       } finally {
         unregister();
       }
@@ -138,7 +142,8 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
 async function elicitApproval(server: McpServer, request: ApprovalRequest, signal: AbortSignal): Promise<{ approved: boolean; reason?: string }> {
   const reply = await server.server.elicitInput(
     {
-      message: `${request.message}\n(${request.capability}.${request.function})`,
+      // The exact arguments, always: a tool's message may leave one out or describe it loosely.
+      message: `${request.message}\n(${request.capability}.${request.function})\narguments: ${formatArguments(request.params)}`,
       requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve this call?' } }, required: ['approve'] },
     },
     { signal },

@@ -35,7 +35,8 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     // Refuse an unsafe address before building the space and connecting its servers.
     await resolveHttpBind(http);
   }
-  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
+  // Over HTTP, callers are other tenants: worker isolation, one program per worker unless configured.
+  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
   if (http && space.config.sandbox.isolation === 'in-process') {
     log('agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation');
   }

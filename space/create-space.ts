@@ -33,6 +33,11 @@ export interface SpaceOptions {
   onEvent?: BridgeEventListener;
   /** Overrides `config.sandbox.isolation`. */
   isolation?: 'worker' | 'in-process';
+  /**
+   * Sandbox settings for when the config sets none (e.g. `serve --http` runs one program per worker, so
+   * one remote caller's computing program cannot delay or take down another caller's run).
+   */
+  sandboxDefaults?: { runsPerWorker?: number };
   /** More tools to compile with the configured sources (agents use this), with their backends. */
   extraTools?: ExtraTool[];
   backends?: Record<string, Backend>;
@@ -195,7 +200,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         outDir: config.outDir,
         isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
         ...(config.sandbox.workers ? { workers: config.sandbox.workers } : {}),
-        ...(config.sandbox.runsPerWorker ? { runsPerWorker: config.sandbox.runsPerWorker } : {}),
+        ...((config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker) ? { runsPerWorker: config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker } : {}),
         limits: sandboxLimits(config),
       });
       return { bridge, sandbox, closeBackends };

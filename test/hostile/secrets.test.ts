@@ -13,6 +13,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcpServer, createMcpBackend, listAllTools } from '../../bridge/mcp/index.js';
 import { callOf, capabilityFromTools } from '../../bridge/mcp/test-support/mcp-test-calls.js';
 import type { BridgeEvent, RunResult } from '../../core/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createAgentSpacesMcpServer, createRunRouter } from '../../server/index.js';
 import { createSpace, type Space } from '../../space/index.js';
 import { REPO } from '../support/example-space.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -306,5 +309,40 @@ describe('secrets: building a space whose server URL carries credentials', { tim
     expectNoSecret(result.stderr);
     expect(result.stdout).toContain('could not connect to http://127.0.0.1');
     expect(result.stdout).not.toContain('alice');
+  });
+});
+
+describe('secrets: execute_code of serve, driven by an MCP client', { timeout: 120_000 }, () => {
+  let space: Space;
+  let client: Client;
+  beforeAll(async () => {
+    const router = createRunRouter();
+    space = await createSpace({ cwd: root, onEvent: router.onEvent, approvalHandler: router.approve });
+    expect((await space.build()).errors).toEqual([]);
+    const server = await createAgentSpacesMcpServer(space, router, { name: 'agent-spaces', version: '0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    client = new Client({ name: 'hostile-client', version: '1' });
+    await client.connect(clientSide);
+  });
+  afterAll(async () => {
+    await client.close();
+    await space.close();
+  });
+
+  it('hands the client no secret a program returns, logs or fails with', async () => {
+    const code = [
+      "import { leakInResult, leakInRpcError } from '@capabilities/mcp-leaky';",
+      'const plain = await leakInResult({});',
+      'console.log(plain);',
+      'let failure = "";',
+      'try { await leakInRpcError({}); } catch (error) { failure = String(error); }',
+      'export default { plain, failure };',
+    ].join('\n');
+    const reply = await client.callTool({ name: 'execute_code', arguments: { code } });
+    expectNoSecret(reply);
+    expect(reply.structuredContent).toMatchObject({ success: true, result: { plain: expect.stringContaining('[REDACTED]') } });
+    const healthy = await client.callTool({ name: 'execute_code', arguments: { code: "import { echo } from '@capabilities/mcp-leaky';\nexport default await echo({ text: 'ok' });" } });
+    expect(healthy.structuredContent).toMatchObject({ success: true, result: 'ok' });
   });
 });
