@@ -91,6 +91,12 @@ describe('a worker that lies within the protocol', () => {
     expect(performed).toBe(10);
     expect(maxActive).toBeLessThanOrEqual(4);
   });
+  it('is killed and replaced when it never reports its isolate stopped after a run', async () => {
+    const { result, pidsBefore, pidsAfter } = await runAgainst('no-release');
+    expect(result).toMatchObject({ success: true, result: 'stuck' });
+    expect(pidsAfter).toHaveLength(1);
+    expect(pidsAfter.filter((pid) => !pidsBefore.includes(pid))).toHaveLength(1);
+  });
   it('cannot call on behalf of another run', async () => {
     let performed = 0;
     const { result } = await runAgainst('other-run', { onCall: async () => ++performed });
