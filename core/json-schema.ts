@@ -1,7 +1,5 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { CompileError } from './errors.js';
 
 /** A JSON Schema object as found in tool definitions (draft-07 / 2020-12 keywords). */
@@ -23,9 +21,23 @@ export type JsonSchemaCompiler = (schema: JsonSchema, onWarning?: (message: stri
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type FormatsPlugin = (ajv: Ajv) => Ajv;
-// ajv-formats is CommonJS with `exports.default`; NodeNext types its default import as the namespace.
-const addFormats: FormatsPlugin =
-  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+type AjvClass = new (options: Options) => Ajv;
+
+// ajv is loaded when the first validator is made (a bridge's first call, a build), not with the package.
+const require = createRequire(import.meta.url);
+let ajvClasses: { draft07: AjvClass; draft2019: AjvClass; draft2020: AjvClass; addFormats: FormatsPlugin } | undefined;
+function loadAjv(): NonNullable<typeof ajvClasses> {
+  if (ajvClasses !== undefined) return ajvClasses;
+  // ajv-formats is CommonJS with `exports.default`.
+  const formats = require('ajv-formats') as { default?: FormatsPlugin } & FormatsPlugin;
+  ajvClasses = {
+    draft07: (require('ajv') as { Ajv: AjvClass }).Ajv,
+    draft2019: (require('ajv/dist/2019.js') as { Ajv2019: AjvClass }).Ajv2019,
+    draft2020: (require('ajv/dist/2020.js') as { Ajv2020: AjvClass }).Ajv2020,
+    addFormats: formats.default ?? formats,
+  };
+  return ajvClasses;
+}
 
 /**
  * The one ajv setup of Agent Spaces: the compiler compiles every schema with it at build time, the
@@ -54,7 +66,8 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
   const ajvFor = (dialect: Dialect): Ajv => {
     let ajv = instances.get(dialect);
     if (ajv === undefined) {
-      ajv = dialect === '2020-12' ? (new Ajv2020(options) as unknown as Ajv) : dialect === '2019-09' ? (new Ajv2019(options) as unknown as Ajv) : new Ajv(options);
+      const { draft07, draft2019, draft2020, addFormats } = loadAjv();
+      ajv = new (dialect === '2020-12' ? draft2020 : dialect === '2019-09' ? draft2019 : draft07)(options);
       addFormats(ajv);
       instances.set(dialect, ajv);
     }

@@ -5,13 +5,19 @@
  * rewrites it. No TypeScript and no esbuild service here; a source map is made only when a position
  * has to be mapped (an error).
  */
-import { parse } from 'acorn';
-import { transform, type Options } from 'sucrase';
+import { createRequire } from 'node:module';
+import type { parse as Parse } from 'acorn';
+import type { Options, transform as Transform } from 'sucrase';
 import type { RunError } from '../../core/run-result.js';
 import { positionAt, refusal, REFUSED, type Position } from './program-shape.js';
 import { PROGRAM_FILENAME } from './program-filename.js';
 import { shapeModule } from './shape-module.js';
 import { decodeMappings } from './source-map.js';
+
+// Loaded with the first program, not with the package (about 11 MB a host that never runs code need not pay).
+const require = createRequire(import.meta.url);
+let parse: typeof Parse = (...args) => (parse = (require('acorn') as { parse: typeof Parse }).parse)(...args);
+let transform: typeof Transform = (...args) => (transform = (require('sucrase') as { transform: typeof Transform }).transform)(...args);
 
 export interface CompiledProgram {
   ok: true;
