@@ -71,6 +71,8 @@ interface Worker {
   runs: Map<string, ActiveRun>;
   /** Slots promised to callers that have not started their run yet. */
   reserved: number;
+  /** When it was last given a run: among equally busy workers, the one idle longest goes first. */
+  lastUsed: number;
 }
 
 const MAX_START_FAILURES = 3;
@@ -103,7 +105,9 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     let best: Worker | undefined;
     for (const worker of workers) {
       if (!worker.ready || worker.killed || load(worker) >= runsPerWorker) continue;
-      if (best === undefined || load(worker) < load(best)) best = worker;
+      // Ties go to the worker idle longest: the one that just finished a run is still disposing its
+      // isolate and preparing the next, the other has its spare ready.
+      if (best === undefined || load(worker) < load(best) || (load(worker) === load(best) && worker.lastUsed < best.lastUsed)) best = worker;
     }
     return best;
   };
@@ -113,6 +117,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       if (worker === undefined) return;
       // Reserved at once, so the next waiter sees this worker as busier.
       worker.reserved++;
+      worker.lastUsed = performance.now();
       (waiting.shift() as (typeof waiting)[number]).resolve(worker);
     }
   };
@@ -150,7 +155,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
     const child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: workerEnvironment() });
     const channel = child.stdio[3] as Socket;
-    const worker: Worker = { child, channel, write: createFrameWriter(channel), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0 };
+    const worker: Worker = { child, channel, write: createFrameWriter(channel), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0, lastUsed: 0 };
     workers.add(worker);
     child.stderr?.on('data', (chunk: Buffer) => {
       worker.stderr = (worker.stderr + chunk.toString('utf8')).slice(-2000);
