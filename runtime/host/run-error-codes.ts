@@ -56,3 +56,13 @@ export function readReportedError(json: string, mayReport: (code: string) => boo
 export function programMayReport(hostSentCodes: ReadonlySet<string>): (code: string) => boolean {
   return (code) => PROGRAM_CODES.has(code) || hostSentCodes.has(code);
 }
+
+/** The string code of a wire error given as JSON text (`data.code`), if it has one. */
+export function wireErrorCode(json: string): string | undefined {
+  try {
+    const code = (JSON.parse(json) as { data?: { code?: unknown } }).data?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -10,7 +10,7 @@ import type { ResultMode } from '../../core/protocol.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
 import { argumentLimitError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
-import { programMayReport, readReportedError } from '../host/run-error-codes.js';
+import { programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
@@ -292,12 +292,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     outbox.push(`[${id},${ok},${json}]`);
   };
   const noteSentCode = (json: string): void => {
-    try {
-      const code = (JSON.parse(json) as { data?: { code?: unknown } }).data?.code;
-      if (typeof code === 'string') sentCodes.add(code);
-    } catch {
-      // Not ours to judge: the isolate reports the error as it got it.
-    }
+    const code = wireErrorCode(json);
+    if (code !== undefined) sentCodes.add(code);
   };
 
   /** Called by the isolate (which refuses calls past its limits itself, so it cannot flood this). */

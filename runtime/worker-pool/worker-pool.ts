@@ -20,7 +20,7 @@ import type { CallContext, CapabilityCallHandler } from '../../core/protocol.js'
 import type { RunError, RunLog, RunResult } from '../../core/run-result.js';
 import { createCallGate, type CallGate } from '../host/call-gate.js';
 import { createOutputBudget, logEntryBytes, outputLimitError, type OutputBudget } from '../host/output-budget.js';
-import { readReportedError, WORKER_DECIDED_CODES } from '../host/run-error-codes.js';
+import { readReportedError, WORKER_DECIDED_CODES, wireErrorCode } from '../host/run-error-codes.js';
 import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
 import type { IsolateRunRequest } from '../isolated-vm/run-in-isolate.js';
 import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
@@ -376,7 +376,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             context,
             reply(id, ok, json) {
               if (run.settled) return;
-              if (!ok) noteCode(sentCodes, json);
+              const code = ok ? undefined : wireErrorCode(json);
+              if (code !== undefined) sentCodes.add(code);
               send(worker, { t: 'reply', runId: request.runId, id, ok }, json);
             },
           }),
@@ -415,15 +416,6 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       await Promise.all(exits);
     },
   };
-}
-
-function noteCode(codes: Set<string>, json: string): void {
-  try {
-    const code = (JSON.parse(json) as { data?: { code?: unknown } }).data?.code;
-    if (typeof code === 'string') codes.add(code);
-  } catch {
-    // The host wrote it: always JSON.
-  }
 }
 
 function failedResult(run: ActiveRun, error: RunError, timedOut = false): RunResult {
