@@ -2,7 +2,8 @@ import { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 // The SDK's values are imported where a connection is made: importing the package must not load it.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client, ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -207,7 +208,7 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
     });
   };
 
-  const client = new Client(context.clientInfo);
+  const client = new Client(context.clientInfo, CLIENT_OPTIONS);
   try {
     await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
   } catch (error) {
@@ -294,7 +295,7 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
 
 async function connectOverHttp(context: ConnectContext, url: URL, transport: Transport, kind: string): Promise<McpConnection> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const client = new Client(context.clientInfo);
+  const client = new Client(context.clientInfo, CLIENT_OPTIONS);
   try {
     await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
   } catch (error) {
@@ -412,3 +413,16 @@ function captureTail(stream: unknown, secrets: readonly string[]): { text(): str
     },
   };
 }
+
+/**
+ * The SDK client would validate results with an ajv of its own, which prints "unknown format" to the
+ * console for formats it does not know; the bridge validates every result with the build's ajv setup
+ * (`core/json-schema.ts`), so the client accepts what it receives.
+ */
+const CLIENT_OPTIONS: ClientOptions = {
+  jsonSchemaValidator: {
+    getValidator<T>(): JsonSchemaValidator<T> {
+      return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+    },
+  },
+};
