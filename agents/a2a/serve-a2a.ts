@@ -3,14 +3,17 @@ import type { AddressInfo } from 'node:net';
 import type { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { toModuleName } from '../../compiler/index.js';
 import { errorMessage } from '../../core/index.js';
+import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind } from '../../server/index.js';
 import type { AgentRunner } from '../run-agent.js';
 import { buildAgentCard } from './agent-card.js';
 import { createAgentExecutor } from './agent-executor.js';
 
 export interface A2AServeOptions {
   port: number;
-  /** Default 127.0.0.1. */
+  /** Default 127.0.0.1. Any address that is not loopback needs a `token`. */
   host?: string;
+  /** Bearer token every JSON-RPC request must carry (agent cards stay readable without it). */
+  token?: string;
   log?: (line: string) => void;
 }
 
@@ -38,9 +41,16 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
   const sdk = await loadSdk();
   const { AGENT_CARD_PATH, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler } = sdk;
   const host = options.host ?? '127.0.0.1';
+  // The same front as serve --http: loopback only without a token, the bound address the checked one.
+  const bind = await resolveHttpBind({ host, ...(options.token ? { token: options.token } : {}) });
   const log = options.log ?? (() => undefined);
   const mounted = new Map<string, Mounted>();
-  const httpServer = createServer((request, response) => {
+  const limits = DEFAULT_HTTP_LIMITS;
+  const httpServer = createServer({
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: Math.min(limits.requestTimeoutMs, 10_000),
+    maxHeaderSize: limits.maxHeaderBytes,
+  }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       log(`A2A request failed: ${errorMessage(error)}`);
       if (!response.headersSent) json(response, 500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } });
@@ -49,7 +59,7 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(options.port, host, () => resolve());
+    httpServer.listen(options.port, bind.address, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -66,6 +76,9 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
   const only = mounted.size === 1 ? [...mounted.values()][0] : undefined;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // DNS rebinding and web pages (Host, Origin) are refused for cards and calls alike.
+    const refusal = checkHostAndOrigin(request, bind.loopback);
+    if (refusal) return json(response, refusal.status, { jsonrpc: '2.0', id: null, error: { code: refusal.code, message: refusal.message } });
     const { pathname } = new URL(request.url ?? '/', 'http://localhost');
     const match = /^\/agents\/([^/]+)\/?(.*)$/.exec(pathname);
     const target = match ? mounted.get(match[1] ?? '') : only;
@@ -73,6 +86,9 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
     if (!target) return json(response, 404, { error: `no agent here; agents: ${agents.map((a) => a.url).join(', ')}` });
     if (request.method === 'GET' && rest === AGENT_CARD_PATH) return json(response, 200, await target.handler.getAgentCard());
     if (request.method !== 'POST' || rest !== '') return json(response, 404, { error: `not found: POST JSON-RPC to the agent's URL, GET its card at ${AGENT_CARD_PATH}` });
+    if (options.token && !hasBearerToken(request, options.token)) {
+      return json(response, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'unauthorized: send Authorization: Bearer <token>' } });
+    }
     await handleJsonRpc(sdk, target, request, response);
   }
 
@@ -96,13 +112,16 @@ async function loadSdk() {
 
 async function handleJsonRpc(sdk: A2ASdk, target: Mounted, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const { A2A_VERSION_HEADER, JsonRpcTransportHandler, SSE_HEADERS, UnauthenticatedUser, defaultServerCallContextBuilder, formatSSEErrorEvent, formatSSEEvent, validateVersion } = sdk;
-  const body = await readBody(request);
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(body) as Record<string, unknown>;
-  } catch {
-    return json(response, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the body is not JSON' } });
+  const body = await readJsonBody(request);
+  if ('refusal' in body) {
+    // The rest of the body is not read: the connection closes after the answer.
+    response.setHeader('connection', 'close');
+    return json(response, body.refusal.status, { jsonrpc: '2.0', id: null, error: { code: body.refusal.code, message: body.refusal.message } });
   }
+  if (typeof body.value !== 'object' || body.value === null) {
+    return json(response, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the body is not a JSON-RPC request' } });
+  }
+  const parsed = body.value as Record<string, unknown>;
   const id = parsed.id ?? null;
   const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
   const requestedVersion = typeof header === 'string' ? header : undefined;
@@ -128,12 +147,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }

@@ -19,18 +19,18 @@ export async function agentServeCommand(options: AgentServeCommandOptions): Prom
   if (options.dirs.length === 0) throw new UsageError('agent serve needs an agent directory: agent-spaces agent serve <dir> [--http <port> | --a2a <port>]');
   if (options.http !== undefined && options.a2a !== undefined) throw new UsageError('choose one of --http (MCP) and --a2a (A2A)');
   const host = options.host ? { host: options.host } : {};
+  const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   let stop: () => Promise<void>;
   let stdio = false;
   if (options.a2a !== undefined) {
     const running = await serveAgentDirsA2A(
       options.dirs.map((dir) => resolve(options.cwd, dir)),
-      { port: port(options.a2a, '--a2a'), ...host, log: progress },
+      { port: port(options.a2a, '--a2a'), ...host, ...(token ? { token } : {}), log: progress },
     );
     progress(`A2A server at ${running.origin}`);
     stop = running.close;
   } else {
     if (options.dirs.length > 1) throw new UsageError('an MCP server serves one agent; pass one directory, or use --a2a <port> to serve several');
-    const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
     const running = await serveAgent(resolve(options.cwd, options.dirs[0] ?? '.'), {
       log: progress,
       ...(options.http !== undefined ? { http: { port: port(options.http, '--http'), ...host, ...(token ? { token } : {}) } } : {}),
