@@ -37,7 +37,7 @@ const OPTION_HELP: { text: string; commands?: string[] }[] = [
   { text: '  --http <port>          (serve) Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp', commands: ['serve', 'agent', 'agents'] },
   { text: '  --a2a <port>           (agent serve) serve the agent directories as A2A servers on this port', commands: ['agent'] },
   { text: '  --host <addr>          (serve) address to bind (default 127.0.0.1)', commands: ['serve', 'agent', 'agents'] },
-  { text: '  --token <t>            (serve) require "Authorization: Bearer <t>" (default: $AGENT_SPACES_SERVE_TOKEN)', commands: ['serve', 'agent', 'agents'] },
+  { text: '  --token <t>            require "Authorization: Bearer <t>" over HTTP and A2A; needed for an address that is not loopback (default: $AGENT_SPACES_SERVE_TOKEN)', commands: ['serve', 'agent', 'agents'] },
   { text: '  --model <id>           (task) model id (default: config model.model, $AGENT_SPACES_MODEL, gpt-4.1-mini)', commands: ['task'] },
   {
     text: `  --base-url <url>       (task) OpenAI-compatible endpoint (default: config, $AGENT_SPACES_BASE_URL, OpenAI);
