@@ -57,7 +57,8 @@ describe('the A2A server against remote callers', () => {
     await expect(serveA2A([runner], { port: 0, host: '0.0.0.0' })).rejects.toBeInstanceOf(ServeError);
   });
   it('refuses a Host that is not this machine (DNS rebinding) and foreign or null Origins', async () => {
-    for (const headers of [{ host: 'attacker.example' }, { origin: 'null' }, { origin: 'https://attacker.example' }]) {
+    const attacks: Record<string, string>[] = [{ host: 'attacker.example' }, { origin: 'null' }, { origin: 'https://attacker.example' }];
+    for (const headers of attacks) {
       const reply = await send(open, { method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...headers }, body: rpc });
       expect(reply.status, JSON.stringify(headers)).toBe(403);
     }
