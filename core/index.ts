@@ -28,14 +28,12 @@ export type {
   CallContext,
   CapabilityCallHandler,
   CapabilityCallParams,
-  CapabilityCallRequest,
-  CapabilityCallResponse,
   ResultMode,
   WireError,
   WireErrorData,
   CallAccess,
 } from './protocol.js';
-export { CAPABILITY_CALL_METHOD, EncodedJson, WIRE_ERROR_CODES, accessFromIds, fromWireError, toWireError } from './protocol.js';
+export { EncodedJson, WIRE_ERROR_CODES, accessFromIds, toWireError } from './protocol.js';
 export type { Diagnostic, LogLevel, RunError, RunLog, RunResult } from './run-result.js';
 export type {
   ApprovalDecidedEvent,

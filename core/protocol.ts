@@ -1,11 +1,10 @@
 /**
- * The one contract between the sandbox and the host. The runtime sends a `capability.call` request
- * for every call the model's code makes; the bridge answers it. Both sides import this file; neither
- * imports the other.
+ * The contract between the runtime and the bridge: the parameters of a capability call, the context
+ * the host knows about its run, and the error data that crosses back into the sandbox. Both sides
+ * import this file; neither imports the other. (The frames between host and sandbox worker are
+ * runtime/worker-protocol.ts.)
  */
-import { AgentSpacesError, ToolCallError, errorMessage, type ToolCallErrorCode } from './errors.js';
-
-export const CAPABILITY_CALL_METHOD = 'capability.call';
+import { AgentSpacesError, ToolCallError, errorMessage } from './errors.js';
 
 /** `value`: what the declaration promises. `full`: the whole backend result (MCP content blocks). */
 export type ResultMode = 'value' | 'full';
@@ -17,13 +16,6 @@ export interface CapabilityCallParams {
   function: string;
   args: unknown;
   resultMode?: ResultMode;
-}
-
-export interface CapabilityCallRequest {
-  jsonrpc: '2.0';
-  id: number | string;
-  method: typeof CAPABILITY_CALL_METHOD;
-  params: CapabilityCallParams;
 }
 
 export interface WireErrorData {
@@ -39,10 +31,6 @@ export interface WireError {
   message: string;
   data?: WireErrorData;
 }
-
-export type CapabilityCallResponse =
-  | { jsonrpc: '2.0'; id: number | string; result: unknown }
-  | { jsonrpc: '2.0'; id: number | string; error: WireError };
 
 /**
  * A call's result already serialized as JSON text by the host (the bridge measures its size on these
@@ -113,14 +101,4 @@ export function toWireError(error: unknown): WireError {
     return { code: WIRE_ERROR_CODES.toolCall, message: error.message, data: { code: error.code, details: error.details } };
   }
   return { code: WIRE_ERROR_CODES.internal, message: errorMessage(error), data: { code: 'TOOL_FAILED' } };
-}
-
-/** Rebuilds a host-side error from wire data. */
-export function fromWireError(wire: WireError, target: { capability: string; function: string }): ToolCallError {
-  const code = (wire.data?.code ?? 'TOOL_FAILED') as ToolCallErrorCode;
-  const details = wire.data?.details;
-  return new ToolCallError(code, wire.message, {
-    capability: wire.data?.capability ?? target.capability,
-    function: wire.data?.function ?? target.function,
-  }, typeof details === 'object' && details !== null ? { details: details as Record<string, unknown> } : {});
 }

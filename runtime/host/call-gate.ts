@@ -4,7 +4,7 @@
  * parses them once, bounds how many run at once, and answers each call exactly once with JSON text.
  */
 import { ToolCallError } from '../../core/errors.js';
-import { EncodedJson, toWireError, type CallContext, type CapabilityCallHandler, type ResultMode, type WireError } from '../../core/protocol.js';
+import { EncodedJson, WIRE_ERROR_CODES, toWireError, type CallContext, type CapabilityCallHandler, type ResultMode, type WireError } from '../../core/protocol.js';
 import type { RunLimits } from '../sandbox.js';
 
 export interface CallGate {
@@ -37,11 +37,20 @@ interface QueuedCall {
 }
 
 /** The refusal of arguments past `maxArgumentBytes` (the gate's, and the isolate runner's before it sends). */
-export function argumentLimitError(capability: string, fn: string, bytes: number, maxArgumentBytes: number): WireError {
+export function argumentLimitError(capability: string, fn: string, bytes: number | string, maxArgumentBytes: number): WireError {
   return {
-    code: -32602,
+    code: WIRE_ERROR_CODES.invalidParams,
     message: `arguments of ${capability}.${fn} are ${bytes} bytes of JSON, over the limit of ${maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
     data: { code: 'INVALID_ARGUMENTS', capability, function: fn, details: { maxArgumentBytes } },
+  };
+}
+
+/** The refusal of a call past `maxCalls` (the gate's, and the bootstrap's template for its own count). */
+export function callLimitError(capability: string, fn: string, maxCalls: number): WireError {
+  return {
+    code: WIRE_ERROR_CODES.toolCall,
+    message: `call to ${capability}.${fn} refused: this run already made its limit of ${maxCalls} capability calls; batch the work or raise limits.maxCalls`,
+    data: { code: 'CALL_LIMIT_EXCEEDED', capability, function: fn },
   };
 }
 
@@ -107,18 +116,12 @@ export function createCallGate(options: CallGateOptions): CallGate {
     submit(id, capability, fn, argsJson, resultMode) {
       if (closed) return;
       const target = { capability, function: fn };
-      if (calls >= limits.maxCalls) {
-        return refuse(id, {
-          code: -32000,
-          message: `call to ${capability}.${fn} refused: this run already made its limit of ${limits.maxCalls} capability calls; batch the work or raise limits.maxCalls`,
-          data: { code: 'CALL_LIMIT_EXCEEDED', ...target },
-        });
-      }
+      if (calls >= limits.maxCalls) return refuse(id, callLimitError(capability, fn, limits.maxCalls));
       const bytes = Buffer.byteLength(argsJson, 'utf8');
       if (bytes > limits.maxArgumentBytes) return refuse(id, argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes));
       if (active >= limits.maxConcurrentCalls && queuedBytes + bytes > maxQueuedBytes) {
         return refuse(id, {
-          code: -32000,
+          code: WIRE_ERROR_CODES.toolCall,
           message: `call to ${capability}.${fn} refused: this run already has ${queuedBytes} bytes of arguments waiting for a free call slot (limit ${maxQueuedBytes}); await some calls before making more`,
           data: { code: 'CALL_LIMIT_EXCEEDED', ...target },
         });

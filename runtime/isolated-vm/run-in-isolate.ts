@@ -8,7 +8,7 @@
 import ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
-import { argumentLimitError } from '../host/call-gate.js';
+import { argumentLimitError, callLimitError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
 import { programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
@@ -359,17 +359,10 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     programStarted = true;
     const settings = new ivm.ExternalCopy({
       maxCalls: limits.maxCalls,
-      callLimitError: JSON.stringify({
-        code: -32000,
-        message: `call to {capability}.{function} refused: this run already made its limit of ${limits.maxCalls} capability calls; batch the work or raise limits.maxCalls`,
-        data: { code: 'CALL_LIMIT_EXCEEDED', capability: '{capability}', function: '{function}' },
-      }),
+      // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
+      callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
       maxArgumentBytes: limits.maxArgumentBytes,
-      argumentLimitError: JSON.stringify({
-        code: -32602,
-        message: `arguments of {capability}.{function} are at least {size} bytes of JSON, over the limit of ${limits.maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
-        data: { code: 'INVALID_ARGUMENTS', capability: '{capability}', function: '{function}', details: { maxArgumentBytes: limits.maxArgumentBytes } },
-      }),
+      argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
     }).copyInto();
     // Codes the bootstrap itself fills in for refused calls are the runtime's decisions too.
     sentCodes.add('CALL_LIMIT_EXCEEDED');
