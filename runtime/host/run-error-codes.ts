@@ -22,6 +22,12 @@ export const WORKER_DECIDED_CODES: ReadonlySet<string> = new Set([
   'MODULE_NOT_FOUND',
 ]);
 
+/**
+ * Codes the bootstrap gives calls it refuses itself (past maxCalls or maxArgumentBytes), from the
+ * host's templates: a program may end with them although the host never sent them.
+ */
+export const BOOTSTRAP_REFUSAL_CODES: readonly string[] = ['CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS'];
+
 /** Largest message and stack kept from an error the isolate reports. */
 const MAX_TEXT = 64 * 1024;
 

@@ -10,7 +10,7 @@ import type { ResultMode } from '../../core/protocol.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
 import { argumentLimitError, callLimitError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
-import { programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
+import { BOOTSTRAP_REFUSAL_CODES, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
@@ -364,9 +364,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       maxArgumentBytes: limits.maxArgumentBytes,
       argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
     }).copyInto();
-    // Codes the bootstrap itself fills in for refused calls are the runtime's decisions too.
-    sentCodes.add('CALL_LIMIT_EXCEEDED');
-    sentCodes.add('INVALID_ARGUMENTS');
+    for (const code of BOOTSTRAP_REFUSAL_CODES) sentCodes.add(code);
     if (!onCaller) {
       await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
       return;

@@ -20,7 +20,7 @@ import type { CallContext, CapabilityCallHandler } from '../../core/protocol.js'
 import type { RunError, RunLog, RunResult } from '../../core/run-result.js';
 import { createCallGate, type CallGate } from '../host/call-gate.js';
 import { createOutputBudget, logEntryBytes, outputLimitError, type OutputBudget } from '../host/output-budget.js';
-import { readReportedError, WORKER_DECIDED_CODES, wireErrorCode } from '../host/run-error-codes.js';
+import { BOOTSTRAP_REFUSAL_CODES, readReportedError, WORKER_DECIDED_CODES, wireErrorCode } from '../host/run-error-codes.js';
 import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
 import type { IsolateRunRequest } from '../isolated-vm/run-in-isolate.js';
 import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
@@ -362,7 +362,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           };
         };
         const context: CallContext = { runId: request.runId, signal: callController.signal, holdDeadline };
-        const sentCodes = new Set<string>(['CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS']);
+        const sentCodes = new Set<string>(BOOTSTRAP_REFUSAL_CODES);
         const run: ActiveRun = {
           runId: request.runId,
           request,
