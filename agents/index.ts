@@ -1,9 +1,9 @@
 export type { Agent, AgentDocument, AgentMode } from './agent.js';
 export type { AgentFile, AgentMetadata, AgentSettings, AgentSkill, AgentTool } from './agent-definition.js';
 export { AgentError } from './agent-error.js';
-export { AGENT_FILE, loadAgent } from './load-agent.js';
+export { AGENT_FILE, checkAgentFile, loadAgent } from './load-agent.js';
 export type { LoadAgentOptions } from './load-agent.js';
-export { fillTemplate, parseTemplate, unknownPlaceholders } from './prompt-template.js';
+export { fillTemplate, parseTemplate, unknownPlaceholders, unusedParameters } from './prompt-template.js';
 export type { TemplatePart, TemplateTool } from './prompt-template.js';
 export type { JsonSchemaDefinition, ToolInputSchema } from './tool-schema.js';
 export { agentInstructions } from './agent-instructions.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { agentInstructions } from './agent-instructions.js';
 import { AgentError } from './agent-error.js';
-import { loadAgent } from './load-agent.js';
+import { checkAgentFile, loadAgent } from './load-agent.js';
 import { resolveAgentModel } from './resolve-agent-model.js';
 
 const SEED = new URL('./__fixtures__/seed-agent', import.meta.url).pathname;
@@ -154,5 +154,21 @@ describe('resolveAgentModel', () => {
     const agent = await loadAgent(SEED);
     const model = resolveAgentModel(agent, {}, {});
     expect(model).toEqual({ model: 'gemini-2.0-flash', apiKey: 'xxxxx', baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai/' });
+  });
+});
+
+describe('checkAgentFile', () => {
+  const tool = { name: 'greet', description: 'Greets', parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, prompt: 'Greet {who}' };
+
+  it('finds nothing in data that loads', () => {
+    expect(checkAgentFile({ metadata: { name: 'A', tools: [tool] } })).toEqual([]);
+  });
+
+  it("reports the loader's problems with their paths: unknown placeholders, duplicates, schema errors", () => {
+    const issues = checkAgentFile({ metadata: { name: 'A', tools: [{ ...tool, prompt: 'Greet {whom}' }] } });
+    expect(issues.map((issue) => issue.path)).toEqual(['tsagent.json: metadata.tools.0.prompt']);
+    expect(issues[0]?.message).toContain('{whom} names no parameter');
+    expect(checkAgentFile({ metadata: { name: 'A', tools: [tool, tool] } }).map((issue) => issue.path)).toEqual(['tsagent.json: metadata.tools.1.name']);
+    expect(checkAgentFile({ metadata: { name: 'A', tools: [{ ...tool, parameters: { type: 'object', properties: { who: { type: 'text' } } } }] } })[0]?.path).toMatch(/metadata\.tools\.0\.parameters\.properties\.who/);
   });
 });

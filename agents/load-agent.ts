@@ -85,6 +85,20 @@ function agentMode(file: AgentFile): AgentMode {
   return 'interactive';
 }
 
+/**
+ * Every problem of an agent file's data that `loadAgent` would report (schema, duplicate tool names,
+ * required parameters that are not declared, placeholders that name nothing), with paths such as
+ * `tsagent.json: metadata.tools.0.prompt`. Empty when the data would load. For editors that check an
+ * unsaved file with the loader's own rules.
+ */
+export function checkAgentFile(data: unknown): ConfigIssue[] {
+  const parsed = agentFileSchema.safeParse(data);
+  if (!parsed.success) return parsed.error.issues.map((issue) => ({ path: `${AGENT_FILE}: ${issue.path.join('.') || '(root)'}`, message: issue.message }));
+  const issues: ConfigIssue[] = [];
+  checkTools(parsed.data, issues);
+  return issues;
+}
+
 function checkTools(file: AgentFile, issues: ConfigIssue[]): void {
   const seen = new Map<string, number>();
   for (const [index, tool] of (file.metadata.tools ?? []).entries()) {
