@@ -56,5 +56,5 @@ export { DEFAULT_BUDGET, executeTask, ModelError, PLANNER_PROMPT, PLANNER_TOOLS,
 export type { Budget, BudgetUsage, ExecuteTaskOptions, PayloadSummary, PlannerEvent, RawOutput, TaskResult } from './planner/index.js';
 
 // Agents: Tools-mode agent directories as capabilities, MCP and A2A servers, orchestration
-export { createAgentRunner, loadAgent, loadAgentCapabilities, openSpace, serveA2A, serveAgent, serveAgents } from './agents/index.js';
-export type { Agent, AgentCapabilities, AgentRunner, RunningA2AServer, RunningAgentServer, RunningAgentsServer, ServeAgentOptions, ServeAgentsOptions } from './agents/index.js';
+export { createAgentRunner, fillPromptTemplate, loadAgent, loadAgentCapabilities, openSpace, serveA2A, serveAgent, serveAgents } from './agents/index.js';
+export type { Agent, AgentCapabilities, AgentRunner, FilledTemplate, TemplateTool, RunningA2AServer, RunningAgentServer, RunningAgentsServer, ServeAgentOptions, ServeAgentsOptions } from './agents/index.js';

@@ -3,8 +3,8 @@ export type { AgentFile, AgentMetadata, AgentSettings, AgentSkill, AgentTool } f
 export { AgentError } from './agent-error.js';
 export { AGENT_FILE, checkAgentFile, loadAgent } from './load-agent.js';
 export type { LoadAgentOptions } from './load-agent.js';
-export { fillTemplate, parseTemplate, unknownPlaceholders, unusedParameters } from './prompt-template.js';
-export type { TemplatePart, TemplateTool } from './prompt-template.js';
+export { fillPromptTemplate, fillTemplate, NOT_GIVEN, parseTemplate, unknownPlaceholders, unusedParameters } from './prompt-template.js';
+export type { FilledTemplate, TemplatePart, TemplateTool } from './prompt-template.js';
 export type { JsonSchemaDefinition, ToolInputSchema } from './tool-schema.js';
 export { agentInstructions } from './agent-instructions.js';
 export { resolveAgentModel } from './resolve-agent-model.js';
