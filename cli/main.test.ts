@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { packagesOf, recordResolvedModules, repoModulesOf } from '../test/support/resolved-modules.js';
+import { COMMANDS, helpText, OPTIONS, parseCommandLine, type CommandName, type OptionName } from './command-line.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
@@ -19,11 +20,14 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; modules: stri
   return { stdout, modules: repoModulesOf(urls, REPO), packages: packagesOf(urls) };
 }
 
+/** What answering --help and --version loads of ours: the bin, the command line and its error. */
+const HELP_MODULES = ['bin/agent-spaces', 'cli/command-line', 'cli/main', 'cli/usage-error'];
+
 describe('the CLI answers --help and --version without loading commands', () => {
-  it.each(['--version', '--help', '-h', 'run --help', 'capabilities build --help', 'task --help'])('%s', async (line) => {
+  it.each(['--version', '--help', '-h', 'run --help', 'capabilities build --help', 'task --help', 'agents serve -h'])('%s', async (line) => {
     const { stdout, modules, packages } = await loadedBy(line.split(' '));
-    // In this process (the hook sees cli/main), and nothing of ours besides the bin, cli/main and package.json for the version.
-    expect(modules).toEqual(line === '--version' ? ['bin/agent-spaces', 'cli/main', 'package.json'] : ['bin/agent-spaces', 'cli/main']);
+    // In this process (the hook sees cli/main), and nothing of ours besides the command line and package.json for the version.
+    expect(modules).toEqual(line === '--version' ? [...HELP_MODULES, 'package.json'].sort() : HELP_MODULES);
     expect(packages.filter((name) => !LOADER_PACKAGES.test(name))).toEqual([]);
     expect(stdout).toMatch(line === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Usage:/);
   }, 60_000);
@@ -41,4 +45,70 @@ describe('the CLI answers --help and --version without loading commands', () => 
     expect(stdout).not.toContain('agent-spaces serve');
     expect(stdout).not.toContain('--budget-steps');
   }, 60_000);
+});
+
+const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
+
+/** The flags a help text lists in its Options section (`-v, --verbose` counts as --verbose). */
+function flagsInHelp(text: string): string[] {
+  const options = text.slice(text.indexOf('\nOptions:\n'), text.indexOf('\n\nExit codes'));
+  return [...options.matchAll(/^ {2}(?:-\w, )?--([a-z0-9-]+)/gm)].map((match) => match[1] ?? '').sort();
+}
+
+/** Whether the parser lets `command` take `option` (a value is given where the option takes one). */
+function accepts(command: CommandName, option: OptionName): boolean {
+  const value = OPTIONS[option].type === 'string' ? ['x'] : [];
+  try {
+    parseCommandLine([...command.split(' '), `--${option}`, ...value]);
+    return true;
+  } catch (error) {
+    if ((error as Error).message === `--${option} is not an option of "${command}"`) return false;
+    throw error;
+  }
+}
+
+describe('the help tells the truth', () => {
+  it.each(COMMAND_NAMES)('%s --help lists exactly the options the parser takes for it', (command) => {
+    const taken = (Object.keys(OPTIONS) as OptionName[]).filter((option) => accepts(command, option)).sort();
+    expect(flagsInHelp(helpText(command))).toEqual(taken);
+    // And a command takes more than --help and --version (the check above would pass on nothing at all).
+    expect(taken.length).toBeGreaterThan(2);
+  });
+
+  it('lists every command and every option in the whole help', () => {
+    const whole = helpText();
+    for (const command of COMMAND_NAMES) expect(whole).toContain(`agent-spaces ${command}`);
+    expect(flagsInHelp(whole)).toEqual(Object.keys(OPTIONS).sort());
+  });
+
+  it('answers <command> --help and -h with that command\'s help, exit code 0', () => {
+    for (const command of COMMAND_NAMES) {
+      for (const flag of ['--help', '-h']) {
+        const line = parseCommandLine([...command.split(' '), flag]);
+        expect(line).toEqual({ action: 'help', text: helpText(command), exitCode: 0 });
+        if (line.action === 'help') expect(line.text).toContain(`agent-spaces ${command}`);
+      }
+    }
+  });
+
+  it('lists a group\'s subcommands when it is given alone, with exit code 2 (as for no command at all)', () => {
+    expect(parseCommandLine([])).toEqual({ action: 'help', text: helpText(), exitCode: 2 });
+    const alone = parseCommandLine(['capabilities']);
+    expect(alone).toMatchObject({ action: 'help', exitCode: 2 });
+    if (alone.action === 'help') {
+      expect(alone.text).toContain('agent-spaces capabilities build');
+      expect(alone.text).toContain('agent-spaces capabilities list');
+      expect(alone.text).not.toContain('agent-spaces run');
+    }
+    expect(parseCommandLine(['capabilities', '--help'])).toMatchObject({ action: 'help', exitCode: 0 });
+    expect(parseCommandLine(['agent'])).toMatchObject({ action: 'help', exitCode: 2, text: expect.stringContaining('agent-spaces agent serve') });
+    expect(() => parseCommandLine(['capabilities', 'biuld'])).toThrow('unknown subcommand "capabilities biuld" (build or list)');
+    expect(() => parseCommandLine(['frobnicate', '--help'])).toThrow('unknown command "frobnicate"');
+  });
+
+  it('gives a command its remaining arguments and options', () => {
+    expect(parseCommandLine(['agent', 'serve', 'a', 'b', '--a2a', '0'])).toEqual({ action: 'command', command: 'agent serve', values: { a2a: '0' }, args: ['a', 'b'] });
+    expect(parseCommandLine(['run', 'x.ts', '-v', '--no-check'])).toEqual({ action: 'command', command: 'run', values: { verbose: true, 'no-check': true }, args: ['x.ts'] });
+    expect(parseCommandLine(['--version', 'run'])).toEqual({ action: 'version' });
+  });
 });

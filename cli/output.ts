@@ -1,5 +1,6 @@
 import { escapeControlCharacters, toTerminalJson } from '../bridge/index.js';
 import { AgentSpacesError, ConfigError, errorMessage } from '../core/index.js';
+import { UsageError } from './usage-error.js';
 
 // Everything the CLI prints may hold text from a program, a tool or a server: it goes through one of
 // these, which write control characters (ESC, CR, BEL, C1, bidi overrides, zero-width) visibly escaped.
@@ -19,9 +20,7 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${toTerminalJson(value, 2)}\n`);
 }
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 /** Maps an error to a message and exit code: 2 for usage and config problems, 1 otherwise. */
 export function reportError(error: unknown): number {

@@ -1,0 +1,210 @@
+/**
+ * The command line: every command, the options each takes and its help, in one table, so the help
+ * cannot list an option the parser refuses or leave out one it takes. Node built-ins only: the bin
+ * answers --help and --version from this file and cli/main.ts alone.
+ */
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage-error.js';
+
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** The value's placeholder in the help (`<port>`); string options only. */
+  value?: string;
+  help: string;
+}
+
+/** Every option of every command. */
+export const OPTIONS = {
+  config: { type: 'string', value: '<file>', help: 'config file (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)' },
+  cwd: { type: 'string', value: '<dir>', help: "the space's folder, or the folder agent paths are relative to (default: the current directory)" },
+  json: { type: 'boolean', help: 'machine-readable output on stdout' },
+  force: { type: 'boolean', help: 're-emit every module even when unchanged' },
+  'no-check': { type: 'boolean', help: 'skip the type-check against the built declarations' },
+  approve: { type: 'string', value: '<all|none>', help: 'answer approval requests without asking (default: ask on a terminal, deny otherwise)' },
+  isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
+  timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
+  http: { type: 'string', value: '<port>', help: 'Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp' },
+  a2a: { type: 'string', value: '<port>', help: 'serve the agent directories as A2A servers on this port' },
+  host: { type: 'string', value: '<addr>', help: 'address to bind (default 127.0.0.1)' },
+  token: {
+    type: 'string',
+    value: '<t>',
+    help: 'require "Authorization: Bearer <t>" over HTTP and A2A; needed for an address that is not loopback\n(default: $AGENT_SPACES_SERVE_TOKEN)',
+  },
+  model: { type: 'string', value: '<id>', help: 'model id (default: config model.model, $AGENT_SPACES_MODEL, gpt-4.1-mini)' },
+  'base-url': {
+    type: 'string',
+    value: '<url>',
+    help: 'OpenAI-compatible endpoint (default: config, $AGENT_SPACES_BASE_URL, OpenAI);\na key ($OPENAI_API_KEY or model.apiKey) is required for OpenAI, optional elsewhere',
+  },
+  context: { type: 'string', value: '<text>', help: 'extra context for the model' },
+  trace: { type: 'string', value: '<file>', help: 'write the trace (events and model replies, JSON lines) to this file' },
+  replay: { type: 'string', value: '<file>', help: "replay a trace's model replies instead of asking a model" },
+  'budget-steps': { type: 'string', value: '<n>', help: 'most model steps (default 10)' },
+  'budget-tool-calls': { type: 'string', value: '<n>', help: 'most tool calls (default 30)' },
+  'budget-code-runs': { type: 'string', value: '<n>', help: 'most code runs (default 3)' },
+  'budget-cost': { type: 'string', value: '<usd>', help: 'most model cost in US dollars (default 0.5)' },
+  verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
+  help: { type: 'boolean', short: 'h', help: "this help (after a command: that command's help)" },
+  version: { type: 'boolean', help: 'the version of agent-spaces' },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTIONS;
+
+interface CommandSpec {
+  /** How it is called, one line per form. */
+  synopsis: string[];
+  description: string;
+  /** The options it takes besides --help and --version. */
+  options: OptionName[];
+}
+
+const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'model', 'base-url', 'context', 'trace', 'replay', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost'];
+
+/** Every command; a group's subcommands are `<group> <sub>`. */
+export const COMMANDS = {
+  'capabilities build': {
+    synopsis: ['agent-spaces capabilities build [--force] [--json]'],
+    description: 'compile every capability source into the build output: progress per source on stderr, a summary (or --json) on stdout',
+    options: ['config', 'cwd', 'json', 'force'],
+  },
+  'capabilities list': {
+    synopsis: ['agent-spaces capabilities list [--json]'],
+    description: 'list modules and functions with their signatures (--json: the catalog)',
+    options: ['config', 'cwd', 'json'],
+  },
+  run: {
+    synopsis: ['agent-spaces run <file.ts | -> [options]'],
+    description: 'run a program in the sandbox (- reads stdin); its log lines are printed as it writes them',
+    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'isolation', 'timeout', 'verbose'],
+  },
+  serve: {
+    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>]'],
+    description: 'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code',
+    options: ['config', 'cwd', 'http', 'host', 'token', 'isolation'],
+  },
+  task: {
+    synopsis: ['agent-spaces task "<task>" [options]', 'agent-spaces task --replay <trace.jsonl>'],
+    description:
+      'give a task in words to the model (planner): it searches, calls tools and runs code within a budget;\nprogress on stderr, the summary on stdout. --replay re-runs a recorded task\'s model replies against the tools',
+    options: TASK_OPTIONS,
+  },
+  'agent serve': {
+    synopsis: ['agent-spaces agent serve <dir> [--http <port>]', 'agent-spaces agent serve <dir...> --a2a <port>'],
+    description: 'serve a Tools-mode agent directory as an MCP server (stdio by default), or agent directories as\nA2A servers (cards at /agents/<name>/)',
+    options: ['cwd', 'http', 'a2a', 'host', 'token'],
+  },
+  'agents serve': {
+    synopsis: ['agent-spaces agents serve <config | dir... | url...> [--http <port>]'],
+    description: 'serve the orchestration tools over MCP: list_agents, execute_agent, get_agent_memory',
+    options: ['cwd', 'http', 'host', 'token'],
+  },
+  demo: {
+    synopsis: ['agent-spaces demo'],
+    description: 'build the example space and run examples/programs/morning-trains.ts',
+    options: ['config', 'cwd'],
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+/** The options every command takes. */
+const EVERYWHERE: OptionName[] = ['help', 'version'];
+
+/** Commands that are only a group of subcommands. */
+const GROUPS = ['capabilities', 'agent', 'agents'];
+
+export type OptionValues = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+export type CommandLine =
+  | { action: 'help'; text: string; exitCode: 0 | 2 }
+  | { action: 'version' }
+  | { action: 'command'; command: CommandName; values: OptionValues; args: string[] };
+
+/**
+ * What the command line asks for: a help text (with the exit code it ends with), the version, or a
+ * command with its options and its remaining arguments. Throws `UsageError` for an unknown option, an
+ * option the command does not take, or an unknown command; a group without its subcommand gets the
+ * group's help with exit code 2, as no command at all gets the whole help.
+ */
+export function parseCommandLine(argv: string[]): CommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { positionals, tokens } = parsed;
+  const values = parsed.values as OptionValues;
+  if (values.version === true) return { action: 'version' };
+  const wantsHelp = values.help === true;
+  const [first, second] = positionals;
+  if (first === undefined) return { action: 'help', text: helpText(), exitCode: wantsHelp ? 0 : 2 };
+  if (GROUPS.includes(first)) {
+    const subcommands = commandsOf(first);
+    if (second === undefined) return { action: 'help', text: helpText(first), exitCode: wantsHelp ? 0 : 2 };
+    if (!subcommands.includes(`${first} ${second}` as CommandName)) {
+      throw new UsageError(`unknown subcommand "${first} ${second}" (${subcommands.map((name) => name.slice(first.length + 1)).join(' or ')})`);
+    }
+  } else if (!(first in COMMANDS)) {
+    throw new UsageError(`unknown command "${first}"`);
+  }
+  const command = (GROUPS.includes(first) ? `${first} ${second ?? ''}` : first) as CommandName;
+  if (wantsHelp) return { action: 'help', text: helpText(command), exitCode: 0 };
+  checkOptions(command, tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
+  return { action: 'command', command, values, args: positionals.slice(command.split(' ').length) };
+}
+
+/** The options `command` takes, --help and --version included. */
+export function optionsOf(command: CommandName): OptionName[] {
+  return [...COMMANDS[command].options, ...EVERYWHERE];
+}
+
+/** An option given to a command that does not take it is an error, not silently ignored. */
+function checkOptions(command: CommandName, given: string[]): void {
+  const allowed: string[] = optionsOf(command);
+  const stray = given.find((name) => !allowed.includes(name));
+  if (stray !== undefined) throw new UsageError(`--${stray} is not an option of "${command}"`);
+}
+
+function commandsOf(group: string): CommandName[] {
+  return (Object.keys(COMMANDS) as CommandName[]).filter((name) => name.startsWith(`${group} `));
+}
+
+const FOOTER = `Exit codes: 0 success, 1 the build or run failed, 2 bad usage or configuration.
+Node must run with --no-node-snapshot where an isolate is created; the agent-spaces bin does that for you.`;
+
+/**
+ * The whole help (no topic), a group's (`capabilities`: its subcommands), or one command's: its usage
+ * and exactly the options it takes.
+ */
+export function helpText(topic?: string): string {
+  const commands: CommandName[] = topic === undefined ? (Object.keys(COMMANDS) as CommandName[]) : topic in COMMANDS ? [topic as CommandName] : commandsOf(topic);
+  const usage = commands.flatMap((name) => [...COMMANDS[name].synopsis.map((line) => `  ${line}`), ...indent(COMMANDS[name].description, 6)]);
+  const taken = new Set(commands.flatMap((name) => optionsOf(name)));
+  const options = (Object.keys(OPTIONS) as OptionName[]).filter((name) => taken.has(name)).flatMap((name) => optionHelp(name, topic === undefined));
+  const title = topic === undefined ? 'agent-spaces — let an LLM act by writing TypeScript against typed @capabilities/* modules\n\n' : '';
+  return `${title}Usage:\n${usage.join('\n')}\n\nOptions:\n${options.join('\n')}\n\n${FOOTER}`;
+}
+
+/** Where option descriptions start: after the longest flag. */
+const OPTION_COLUMN = 4 + Math.max(...(Object.keys(OPTIONS) as OptionName[]).map((name) => flagOf(name).length));
+
+function flagOf(name: OptionName): string {
+  const spec: OptionSpec = OPTIONS[name];
+  return `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`;
+}
+
+/** An option's lines; in the whole help, prefixed with the commands that take it (unless all do). */
+function optionHelp(name: OptionName, sayWhich: boolean): string[] {
+  const spec: OptionSpec = OPTIONS[name];
+  const users = [...new Set((Object.keys(COMMANDS) as CommandName[]).filter((command) => optionsOf(command).includes(name)).map((command) => command.split(' ')[0]))];
+  const which = sayWhich && users.length < new Set(Object.keys(COMMANDS).map((command) => command.split(' ')[0])).size ? `(${users.join(', ')}) ` : '';
+  const [head = '', ...rest] = `${which}${spec.help}`.split('\n');
+  return [`  ${flagOf(name).padEnd(OPTION_COLUMN - 2)}${head}`, ...rest.map((line) => `${' '.repeat(OPTION_COLUMN)}${line}`)];
+}
+
+function indent(text: string, spaces: number): string[] {
+  return text.split('\n').map((line) => `${' '.repeat(spaces)}${line}`);
+}
