@@ -257,6 +257,28 @@ describe('createBridge: rate limits, results, events', () => {
     expect((await toolCallErrorOf(call())).code).toBe('RATE_LIMITED');
   });
 
+  it('with onLimit "queue" a call past the limit waits in line (bounded by maxQueue), and a run that ends takes it out', async () => {
+    const queued = { requests: 1, period: 'minute', onLimit: 'queue', maxWaitMs: 120_000, maxQueue: 1 } as const;
+    const capabilities = specs().map((spec) => (spec.module === 'limited' ? { ...spec, config: { rateLimit: queued } } : spec));
+    const bridge = createBridge({ capabilities, backends: { limited: createInProcessBackend({ limited: crm }) } });
+    const call = (signal?: AbortSignal) => bridge.handle({ capability: 'limited', function: 'search', args: { query: 'q' } }, context(signal));
+    await expect(call()).resolves.toEqual({ query: 'q', limit: 10 });
+    const run = new AbortController();
+    const waiting = toolCallErrorOf(call(run.signal));
+    const full = await toolCallErrorOf(call());
+    expect(full.code).toBe('RATE_LIMITED');
+    expect(full.message).toMatch(/^tool "search" of capability "limited" is rate-limited: capability "limited" allows 1 calls per minute and 1 calls already wait for a slot \(maxQueue 1\); retry after \d+\.\d s$/);
+    run.abort(new Error('the run timed out'));
+    const cancelled = await waiting;
+    expect([cancelled.code, cancelled.message]).toEqual(['CANCELLED', 'tool "search" of capability "limited" was cancelled while it waited for a rate-limit slot: the run ended']);
+    // The line is empty again: the next call waits instead of being refused for a full line.
+    const next = new AbortController();
+    const again = toolCallErrorOf(call(next.signal));
+    expect((await toolCallErrorOf(call())).message).toContain('1 calls already wait');
+    next.abort();
+    expect((await again).code).toBe('CANCELLED');
+  });
+
   it('checks the result against the output schema in value mode only', async () => {
     const { bridge } = setup();
     const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'badResult', args: {} }, context()));

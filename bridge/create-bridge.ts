@@ -12,7 +12,7 @@ import type {
 } from '../core/index.js';
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
 import type { Backend, BackendCall } from './backend.js';
-import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { createRateLimiter, rateLimitError, type RateLimiter } from './rate-limiter.js';
 import { createRedactor, redactToolCallError } from './redact.js';
 import { requestApproval } from './request-approval.js';
 import { createSchemaCompiler, type SchemaCheck, type SchemaIssue } from './schema-validator.js';
@@ -122,16 +122,8 @@ export function createBridge(options: BridgeOptions): Bridge {
 
     const rateLimit = capability.config.rateLimit;
     if (rateLimit !== undefined) {
-      const decision = limiter.tryAcquire(capability.module, rateLimit);
-      if (!decision.allowed) {
-        const seconds = (decision.retryAfterMs / 1000).toFixed(1);
-        throw new ToolCallError(
-          'RATE_LIMITED',
-          `${subject} is rate-limited: capability "${capability.module}" allows ${rateLimit.requests} calls per ${rateLimit.period}; retry after ${seconds} s`,
-          names,
-          { details: { retryAfterMs: decision.retryAfterMs, limit: rateLimit } },
-        );
-      }
+      const decision = await limiter.acquire(capability.module, rateLimit, context.signal);
+      if (!decision.allowed) throw rateLimitError(decision, rateLimit, { subject, names, waiting: limiter.waiting(capability.module) });
     }
 
     const backend = resolveBackend(capability);

@@ -1,4 +1,4 @@
-import type { RateLimit, RatePeriod } from '../core/index.js';
+import { ToolCallError, type RateLimit, type RatePeriod } from '../core/index.js';
 
 export const RATE_PERIOD_MS: Record<RatePeriod, number> = {
   second: 1_000,
@@ -7,35 +7,182 @@ export const RATE_PERIOD_MS: Record<RatePeriod, number> = {
   day: 86_400_000,
 };
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+/** Bounds of waiting when a rate limit says `onLimit: 'queue'` and leaves them out. */
+export const DEFAULT_RATE_QUEUE = { maxWaitMs: 30_000, maxQueue: 100 } as const;
+
+/**
+ * Why no slot was given: the window was full (`fail` mode), the queue was full, the wait would pass
+ * (or passed) `maxWaitMs`, or the caller's signal ended the wait.
+ */
+export type RateRefusal = 'window-full' | 'queue-full' | 'wait-too-long' | 'cancelled';
+
+export type RateDecision = { allowed: true; waitedMs?: number } | { allowed: false; retryAfterMs: number; reason?: RateRefusal };
 
 export interface RateLimiter {
   /** Takes one slot of `key`'s window if one is free; otherwise says how long until one frees up. */
   tryAcquire(key: string, limit: RateLimit): RateDecision;
+  /**
+   * Takes a slot, waiting for one in arrival order when `limit.onLimit` is `queue` (bounded by
+   * `maxWaitMs` and `maxQueue`); without `queue` it is {@link tryAcquire}. Never rejects: an aborted
+   * `signal` resolves to `{ allowed: false, reason: 'cancelled' }` and takes the call out of the queue.
+   */
+  acquire(key: string, limit: RateLimit, signal?: AbortSignal): Promise<RateDecision>;
+  /** How many calls wait for a slot of `key`. */
+  waiting(key: string): number;
+}
+
+interface Waiter {
+  limit: RateLimit;
+  since: number;
+  settle(decision: RateDecision): void;
+}
+
+interface KeyQueue {
+  waiters: Waiter[];
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 /**
  * A sliding-window limiter: at most `limit.requests` acquisitions of a key within any window of
  * `limit.period`. Sliding rather than fixed windows, so a burst at a window's edge cannot double the
- * rate. `now` is injectable for deterministic tests.
+ * rate. Waiting calls are served first in, first out, and a call that arrives while others wait joins
+ * the end of the line even when a slot is free, so nobody is passed over. `now` is injectable for
+ * deterministic tests (timers follow it when the test fakes them too).
  */
 export function createRateLimiter(options: { now?: () => number } = {}): RateLimiter {
   const now = options.now ?? Date.now;
   const windows = new Map<string, number[]>();
+  const queues = new Map<string, KeyQueue>();
+
+  /** The stamps still inside the window, oldest first. */
+  const recentStamps = (key: string, periodMs: number, time: number): number[] => {
+    const recent = (windows.get(key) ?? []).filter((stamp) => stamp > time - periodMs);
+    windows.set(key, recent);
+    return recent;
+  };
+
+  const tryAcquire = (key: string, limit: RateLimit): RateDecision => {
+    const periodMs = RATE_PERIOD_MS[limit.period];
+    const time = now();
+    const recent = recentStamps(key, periodMs, time);
+    if (recent.length >= limit.requests) {
+      const oldest = recent[recent.length - limit.requests] ?? time;
+      return { allowed: false, retryAfterMs: Math.max(1, oldest + periodMs - time), reason: 'window-full' };
+    }
+    recent.push(time);
+    return { allowed: true };
+  };
+
+  /**
+   * The soonest the call at `position` in the line can get a slot, when nobody else takes one: the
+   * `index`-th slot from now is freed by the stamp `requests` slots before it, one period later (and
+   * a slot handed out while waiting frees its successor a period after that).
+   */
+  const soonestWait = (key: string, limit: RateLimit, position: number): number => {
+    const periodMs = RATE_PERIOD_MS[limit.period];
+    const time = now();
+    const recent = recentStamps(key, periodMs, time);
+    const index = recent.length - limit.requests + position;
+    if (index < 0) return 0;
+    const rounds = Math.max(0, Math.ceil((index - recent.length + 1) / limit.requests));
+    const stamp = recent[index - rounds * limit.requests];
+    return stamp === undefined ? rounds * periodMs : Math.max(1, stamp + (rounds + 1) * periodMs - time);
+  };
+
+  /** Gives free slots to the waiters at the head of the line, then sleeps until the next slot frees up. */
+  const pump = (key: string): void => {
+    const queue = queues.get(key);
+    if (queue === undefined) return;
+    if (queue.timer !== undefined) clearTimeout(queue.timer);
+    queue.timer = undefined;
+    for (let head = queue.waiters[0]; head !== undefined; head = queue.waiters[0]) {
+      const decision = tryAcquire(key, head.limit);
+      if (!decision.allowed) {
+        queue.timer = setTimeout(() => pump(key), decision.retryAfterMs);
+        return;
+      }
+      queue.waiters.shift();
+      head.settle({ allowed: true, waitedMs: now() - head.since });
+    }
+    queues.delete(key);
+  };
 
   return {
-    tryAcquire(key, limit) {
-      const periodMs = RATE_PERIOD_MS[limit.period];
-      const time = now();
-      const recent = (windows.get(key) ?? []).filter((stamp) => stamp > time - periodMs);
-      if (recent.length >= limit.requests) {
-        windows.set(key, recent);
-        const oldest = recent[recent.length - limit.requests] ?? time;
-        return { allowed: false, retryAfterMs: Math.max(1, oldest + periodMs - time) };
+    tryAcquire,
+    waiting(key) {
+      return queues.get(key)?.waiters.length ?? 0;
+    },
+    acquire(key, limit, signal) {
+      if (limit.onLimit !== 'queue') return Promise.resolve(tryAcquire(key, limit));
+      if (signal?.aborted) return Promise.resolve({ allowed: false, retryAfterMs: 0, reason: 'cancelled' });
+      const queue = queues.get(key);
+      if (queue === undefined) {
+        const decision = tryAcquire(key, limit);
+        if (decision.allowed) return Promise.resolve(decision);
       }
-      recent.push(time);
-      windows.set(key, recent);
-      return { allowed: true };
+      const maxQueue = limit.maxQueue ?? DEFAULT_RATE_QUEUE.maxQueue;
+      const maxWaitMs = limit.maxWaitMs ?? DEFAULT_RATE_QUEUE.maxWaitMs;
+      const position = queue?.waiters.length ?? 0;
+      const soonest = soonestWait(key, limit, position);
+      if (position >= maxQueue) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full' });
+      // A wait that cannot end in time is refused now rather than after maxWaitMs of waiting.
+      if (soonest > maxWaitMs) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'wait-too-long' });
+      return new Promise<RateDecision>((resolve) => {
+        const line = queue ?? { waiters: [] };
+        queues.set(key, line);
+        const leave = (decision: RateDecision): void => {
+          const index = line.waiters.indexOf(waiter);
+          if (index >= 0) line.waiters.splice(index, 1);
+          waiter.settle(decision);
+          // The head may have left: the next in line gets its turn (or the line is gone).
+          if (index === 0 || line.waiters.length === 0) pump(key);
+        };
+        const deadline = setTimeout(() => leave({ allowed: false, retryAfterMs: soonestWait(key, limit, 0), reason: 'wait-too-long' }), maxWaitMs);
+        const onAbort = (): void => leave({ allowed: false, retryAfterMs: 0, reason: 'cancelled' });
+        let settled = false;
+        const waiter: Waiter = {
+          limit,
+          since: now(),
+          settle(decision) {
+            if (settled) return;
+            settled = true;
+            clearTimeout(deadline);
+            signal?.removeEventListener('abort', onAbort);
+            resolve(decision);
+          },
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        line.waiters.push(waiter);
+        if (line.waiters.length === 1) pump(key);
+      });
     },
   };
+}
+
+/**
+ * The error for a refused slot, saying which bound was hit and what to do: `RATE_LIMITED` (with
+ * `retryAfterMs` and the limit in `details`), or `CANCELLED` when the run ended while the call waited.
+ */
+export function rateLimitError(
+  decision: Extract<RateDecision, { allowed: false }>,
+  limit: RateLimit,
+  call: { subject: string; names: { capability: string; function: string }; waiting: number },
+): ToolCallError {
+  const { subject, names } = call;
+  if (decision.reason === 'cancelled') {
+    return new ToolCallError('CANCELLED', `${subject} was cancelled while it waited for a rate-limit slot: the run ended`, names);
+  }
+  const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  const allows = `capability "${names.capability}" allows ${limit.requests} calls per ${limit.period}`;
+  const retry = `retry after ${seconds(decision.retryAfterMs)}`;
+  const maxWaitMs = limit.maxWaitMs ?? DEFAULT_RATE_QUEUE.maxWaitMs;
+  const why =
+    decision.reason === 'queue-full'
+      ? `${allows} and ${call.waiting} calls already wait for a slot (maxQueue ${limit.maxQueue ?? DEFAULT_RATE_QUEUE.maxQueue}); ${retry}`
+      : decision.reason === 'wait-too-long'
+        ? `${allows}; no slot frees up within maxWaitMs (${seconds(maxWaitMs)}); ${retry}, or raise maxWaitMs`
+        : `${allows}; ${retry}`;
+  return new ToolCallError('RATE_LIMITED', `${subject} is rate-limited: ${why}`, names, {
+    details: { retryAfterMs: decision.retryAfterMs, limit, ...(decision.reason ? { reason: decision.reason } : {}) },
+  });
 }

@@ -2,7 +2,7 @@ export { defineConfig } from './define-config.js';
 export { expandEnvDeep, expandEnvString } from './expand-env.js';
 export { CONFIG_FILES, DEFAULT_CAPABILITIES, DEFAULT_OUT_DIR, formatIssues, importTypeScript, loadConfig, resolveConfig } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
-export { configSchema, isStdioServer, mcpServerSchema, modelSchema } from './schema.js';
+export { configSchema, isStdioServer, mcpServerSchema, modelSchema, rateLimitSchema, rateLimitShape } from './schema.js';
 export type {
   AgentSpacesConfigInput,
   HttpServerConfig,

@@ -2,6 +2,21 @@ import { z } from 'zod';
 
 const stringMap = z.record(z.string(), z.string());
 
+/**
+ * The fields of a rate limit (`RateLimit` in core): at most `requests` calls per `period` for one
+ * capability; past it a call fails at once (`onLimit: 'fail'`, the default) or waits in line for its
+ * slot (`'queue'`), at most `maxWaitMs` and behind at most `maxQueue` others.
+ */
+export const rateLimitShape = {
+  requests: z.number().int().positive(),
+  period: z.enum(['second', 'minute', 'hour', 'day']),
+  onLimit: z.enum(['fail', 'queue']).optional(),
+  maxWaitMs: z.number().int().positive().optional(),
+  maxQueue: z.number().int().positive().optional(),
+};
+
+export const rateLimitSchema = z.strictObject(rateLimitShape);
+
 /** Options every MCP server entry may carry besides how to reach it. */
 const serverCommon = {
   /** Module name override (default `mcp-<server>`). */
@@ -16,6 +31,8 @@ const serverCommon = {
   /** Tools (original names) that always require approval. */
   requireApproval: z.array(z.string()).optional(),
   disabled: z.boolean().optional(),
+  /** One rate limit for all of the server's tools together (its module), e.g. `{ requests: 10, period: 'second', onLimit: 'queue' }`. */
+  rateLimit: rateLimitSchema.optional(),
 };
 
 export const stdioServerSchema = z.strictObject({

@@ -23,6 +23,16 @@ export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
 export interface RateLimit {
   requests: number;
   period: RatePeriod;
+  /**
+   * What a call past the limit does: `fail` at once with `RATE_LIMITED` (default), or `queue` — wait
+   * for a slot in arrival order, bounded by `maxWaitMs` and `maxQueue`, then fail with `RATE_LIMITED`.
+   * A waiting call leaves the queue when its run ends (cancelled or timed out).
+   */
+  onLimit?: 'fail' | 'queue';
+  /** With `queue`: the longest a call waits for a slot (default 30,000 ms). */
+  maxWaitMs?: number;
+  /** With `queue`: the most calls waiting at once for this capability (default 100). */
+  maxQueue?: number;
 }
 
 export interface CapabilityConfig {

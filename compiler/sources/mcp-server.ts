@@ -72,7 +72,8 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
       ...(info?.title || info?.name ? { description: clean(`MCP server ${info.title ?? info.name}`) } : {}),
       ...(info?.version ? { version: info.version } : {}),
       source: { kind: 'mcp', server },
-      config: {},
+      // mcpServers.<name>.rateLimit covers every tool of the server: the bridge limits per module.
+      config: config.rateLimit ? { rateLimit: config.rateLimit } : {},
       functions,
     };
   } catch (error) {

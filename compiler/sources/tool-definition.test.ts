@@ -33,7 +33,7 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
       'capabilities/crm.ts#crm:',
       '  - requiresApproval is not a top-level key; requiresApproval goes in config (config.requiresApproval) to cover every function, or on one function (functions.<name>.requiresApproval)',
       '  - functions.drop.requiresAproval is not a function key; did you mean functions.drop.requiresApproval? (function keys: description, parameters, returns, requiresApproval, approvalMessage, handler)',
-      '  - config.rateLimit.burst is not a rateLimit key (rateLimit keys: requests, period)',
+      '  - config.rateLimit.burst is not a rateLimit key (rateLimit keys: requests, period, onLimit, maxWaitMs, maxQueue)',
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rateLimitShape } from '../../config/index.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../raw-capability.js';
 import { checkKeys, joinPath } from './check-keys.js';
@@ -84,7 +85,14 @@ function definitionProblems(definition: ToolDefinition): string[] {
     else {
       problems.push(...checkKeys(config, 'config', DEFINE_TOOL_LEVELS.config));
       if (config.requiresApproval !== undefined && typeof config.requiresApproval !== 'boolean') problems.push('config.requiresApproval must be true or false');
-      if (isJsonSchemaObject(config.rateLimit)) problems.push(...checkKeys(config.rateLimit, 'config.rateLimit', DEFINE_TOOL_LEVELS.rateLimit));
+      if (isJsonSchemaObject(config.rateLimit)) {
+        problems.push(...checkKeys(config.rateLimit, 'config.rateLimit', DEFINE_TOOL_LEVELS.rateLimit));
+        // Values too: the bridge trusts a built limit (a period it does not know would never refill).
+        const parsed = z.object(rateLimitShape).safeParse(config.rateLimit);
+        if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => `config.rateLimit.${issue.path.join('.')}: ${issue.message}`));
+      } else if (config.rateLimit !== undefined) {
+        problems.push('config.rateLimit must be an object ({ requests, period, onLimit?, maxWaitMs?, maxQueue? })');
+      }
     }
   }
   return problems;

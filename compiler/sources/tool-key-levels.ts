@@ -81,7 +81,7 @@ function configLevel(approvalMessageGoes: string): KeyLevel {
   };
 }
 
-export const RATE_LIMIT_LEVEL: KeyLevel = { name: 'rateLimit', keys: ['requests', 'period'] };
+export const RATE_LIMIT_LEVEL: KeyLevel = { name: 'rateLimit', keys: ['requests', 'period', 'onLimit', 'maxWaitMs', 'maxQueue'] };
 
 /** The top level of a capability with several functions (the seed's JSON format, `defineTool()`). */
 function capabilityLevel(paths: FunctionPaths, keys: readonly string[], perFunction: readonly string[]): KeyLevel {

@@ -185,7 +185,7 @@ describe('typos of known keys', () => {
     expect(onlyFailure(result, CRM).split('\n')).toEqual([
       'tools/crm.json:',
       '  - functions[0].paramters is not a function key; did you mean functions[0].parameters? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage)',
-      '  - config.rateLimit.perod is not a rateLimit key; did you mean config.rateLimit.period? (rateLimit keys: requests, period)',
+      '  - config.rateLimit.perod is not a rateLimit key; did you mean config.rateLimit.period? (rateLimit keys: requests, period, onLimit, maxWaitMs, maxQueue)',
       '  - config.rateLimit.period: Invalid option: expected one of "second"|"minute"|"hour"|"day"',
     ]);
   });
