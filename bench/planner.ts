@@ -45,7 +45,8 @@ function toolFile(module: string, index: number) {
       },
     };
   });
-  return { name: module, description: `The ${module} service`, functions };
+  // Nothing is called here: the implementation is named (never loaded) because a space builds no JSON tool without one.
+  return { name: module, description: `The ${module} service`, implementation: './impl.mjs', functions };
 }
 
 async function makeSpace(tools: number): Promise<string> {

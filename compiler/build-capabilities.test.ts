@@ -315,6 +315,45 @@ describe('failures', () => {
   });
 });
 
+describe('JSON tools and their implementation', () => {
+  it('fails, when asked to, a JSON tool nothing can perform, saying what to write', async () => {
+    const { config } = await makeSpace();
+    const result = await buildCapabilities({ config, requireImplementations: {} });
+    const weather = path.join('tools', 'weather.json');
+    expect(result.errors).toContainEqual({
+      source: weather,
+      message: `${weather}: tool "get_weather" has no "implementation", so nothing can perform its calls: add "implementation": "./impl/weather.ts" next to its "name" (a path relative to ${weather}), a module that exports one function per tool name (export async function get_weather(params) { … })`,
+    });
+    expect(result.errors.find((failure) => failure.source.endsWith('train-schedule.json'))?.message).toContain('(export async function getSchedule(params) { … }; export async function getTrainDetails(params) { … })');
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm']); // the defineTool module has its handlers
+  });
+
+  it('builds a JSON tool without implementation when the caller serves its module, or when not asked to check', async () => {
+    const { config } = await makeSpace();
+    const served = await buildCapabilities({ config, requireImplementations: { except: ['get-weather', 'train-schedule'] } });
+    expect(served.errors).toEqual([]);
+    const unchecked = await buildCapabilities({ config });
+    expect(unchecked.errors).toEqual([]);
+  });
+
+  it('builds each tool of a file holding an array as its own module, each needing its implementation', async () => {
+    const root = await makeTempDir('build-array');
+    await writeFile(
+      path.join(root, 'tools.json'),
+      JSON.stringify([
+        { ...WEATHER_TOOL, implementation: './impl/weather.ts' },
+        { type: 'function', function: { name: 'get-time', parameters: { type: 'object', properties: {} } } },
+      ]),
+    );
+    const config = resolveConfig({ capabilities: ['tools.json'] }, { root, env: {} });
+    const failed = await buildCapabilities({ config, requireImplementations: {} });
+    expect(failed.errors).toEqual([{ source: 'tools.json', message: expect.stringMatching(/^tools\.json: tool "get-time" has no "implementation".*\(export \{ handler as "get-time" \}\)$/) }]);
+    const built = await buildCapabilities({ config });
+    expect(built.sources).toEqual([{ source: 'tools.json', status: 'built', modules: ['get-time', 'get-weather'], functions: 2 }]);
+    expect(spec(built, 'get-weather').source).toEqual({ kind: 'json', path: 'tools.json', implementation: './impl/weather.ts' });
+  });
+});
+
 describe('MCP servers', () => {
   let root: string;
   beforeAll(async () => {

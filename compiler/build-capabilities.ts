@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
+  CompileError,
   errorMessage,
   type CapabilityManifest,
   type CapabilitySource,
@@ -52,6 +53,12 @@ export interface BuildOptions {
   connectMcp?: McpConnector;
   /** Sources the caller failed to load (e.g. agent directories), reported like failed files. */
   sourceFailures?: SourceFailure[];
+  /**
+   * Fail a JSON tool without an `implementation` (nothing could perform its calls), unless its module is
+   * one of `except`: the caller registers a backend for it (`createSpace({ backends })`). Absent: such
+   * tools are built (a caller of the compiler alone may bring backends for any module).
+   */
+  requireImplementations?: { except?: readonly string[] };
 }
 
 export interface SourceReport {
@@ -108,7 +115,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const previous = await readPreviousBuild(config.outDir);
   // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
   const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
-  const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp, checker);
+  const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp, checker, options.requireImplementations);
   loaded.failures.push(...(options.sourceFailures ?? []));
   const warnings: CompileWarning[] = [...loaded.warnings];
 
@@ -195,6 +202,7 @@ async function loadSources(
   progress: (event: BuildProgressEvent) => void,
   connect: McpConnector | undefined,
   checker: SchemaChecker,
+  requireImplementations: BuildOptions['requireImplementations'],
 ): Promise<Loaded> {
   const loaded: Loaded = { raws: [], definitions: new Map(), failures: [], warnings: [] };
   const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
@@ -209,7 +217,16 @@ async function loadSources(
   const tasks: { source: string; load: () => Promise<{ raws: RawCapability[]; definitions?: ToolDefinition[] }> }[] = [];
   for (const file of files) {
     const source = path.relative(config.root, file) || file;
-    if (file.endsWith('.json')) tasks.push({ source, load: async () => ({ raws: [withPath(await loadJsonToolFile(file, { name: source }), source)] }) });
+    if (file.endsWith('.json')) {
+      tasks.push({
+        source,
+        load: async () => {
+          const raws = (await loadJsonToolFile(file, { name: source })).map((raw) => withPath(raw, source));
+          if (requireImplementations) checkImplementations(raws, source, new Set(requireImplementations.except ?? []));
+          return { raws };
+        },
+      });
+    }
     else if (/\.(m?ts|m?js)$/.test(file) && !file.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(file)) {
       tasks.push({
         source,
@@ -257,6 +274,21 @@ async function loadSources(
   }
   for (const extra of extraTools) loadExtraTool(extra, loaded, checker);
   return loaded;
+}
+
+/**
+ * A JSON tool describes functions but performs none: without an `implementation` (or a backend the
+ * caller brings), every call would fail at run time. Fail the file now, saying what to write.
+ */
+function checkImplementations(raws: RawCapability[], file: string, served: ReadonlySet<string>): void {
+  const missing = raws.filter((raw) => raw.source.kind === 'json' && raw.source.implementation === undefined && !served.has(raw.module ?? toModuleName(raw.name)));
+  if (missing.length === 0) return;
+  const suggested = `./impl/${path.basename(file, '.json')}.ts`;
+  const problems = missing.map((raw) => {
+    const exports = raw.functions.map((fn) => (/^[A-Za-z_$][\w$]*$/.test(fn.toolName) ? `export async function ${fn.toolName}(params) { … }` : `export { handler as "${fn.toolName}" }`)).join('; ');
+    return `tool "${raw.name}" has no "implementation", so nothing can perform its calls: add "implementation": "${suggested}" next to its "name" (a path relative to ${file}), a module that exports one function per tool name (${exports})`;
+  });
+  throw new CompileError('MISSING_IMPLEMENTATION', `${file}: ${problems.join(`\n${file}: `)}`);
 }
 
 /** A definition handed in by the caller (std, agents): checked like a source, and reported like one when it fails. */

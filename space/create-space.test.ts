@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolCallError, type ApprovalRequest, type BridgeEvent } from '../core/index.js';
+import { createInProcessBackend } from '../bridge/index.js';
+import { defineTool, ToolCallError, type ApprovalRequest, type BridgeEvent } from '../core/index.js';
 import { resolveConfig } from '../config/index.js';
 import { makeExampleSpace } from '../test/support/example-space.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
@@ -100,16 +101,24 @@ export default { ticket: ticket.subject, denied };
     expect(result.durationMs).toBeGreaterThan(850);
   });
 
-  it('says clearly when a JSON tool has no implementation', async () => {
+  it('says at build time what to write when a JSON tool has no implementation, and takes a backend given for it instead', async () => {
     await writeFile(path.join(root, 'plain.json'), JSON.stringify({ name: 'plain_tool', parameters: { type: 'object', properties: {} } }));
-    const other = await createSpace({ config: { ...space.config, capabilities: ['plain.json'], mcpServers: {} } });
+    const config = { ...space.config, capabilities: ['plain.json'], mcpServers: {}, outDir: path.join(root, '.plain-build') };
+    const other = await createSpace({ config });
     try {
-      await other.build();
+      const build = await other.build();
+      expect(build.errors).toEqual([{ source: 'plain.json', message: expect.stringContaining('tool "plain_tool" has no "implementation", so nothing can perform its calls: add "implementation": "./impl/plain.ts"') }]);
       const error = await other.callTool('plain-tool.plainTool', {}).catch((e: unknown) => e);
-      expect((error as ToolCallError).code).toBe('SERVER_UNAVAILABLE');
-      expect((error as Error).message).toMatch(/plain/);
+      expect((error as ToolCallError).code).toBe('UNKNOWN_CAPABILITY');
     } finally {
       await other.close();
+    }
+    const served = await createSpace({ config, backends: { 'plain-tool': createInProcessBackend({ 'plain-tool': defineTool({ name: 'plain_tool', functions: { plain_tool: { handler: () => 'served' } } }) }) } });
+    try {
+      expect((await served.build()).errors).toEqual([]);
+      expect(await served.callTool('plain-tool.plainTool', {})).toBe('served');
+    } finally {
+      await served.close();
     }
   });
 });

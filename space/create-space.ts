@@ -114,7 +114,14 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const space: Space = {
     config,
     async build(buildOptions = {}) {
-      const result = await buildCapabilities({ config, extraTools, ...(options.sourceFailures ? { sourceFailures: options.sourceFailures } : {}), ...buildOptions });
+      const result = await buildCapabilities({
+        config,
+        extraTools,
+        ...(options.sourceFailures ? { sourceFailures: options.sourceFailures } : {}),
+        // A JSON tool needs an implementation unless this space was given a backend for its module.
+        requireImplementations: { except: Object.keys(options.backends ?? {}) },
+        ...buildOptions,
+      });
       checker = undefined; // declarations changed
       return result;
     },

@@ -14,14 +14,18 @@ export async function buildCommand(options: CapabilitiesOptions): Promise<number
   const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}) });
   try {
     progress(`Building capabilities → ${space.config.outDir}`);
+    // Failures seen as their source ended; the rest (a missing file, a folder, an agent) are printed after.
+    const reported = new Set<string>();
     const result = await space.build({
       force: options.force,
       onProgress: (event) => {
         if (event.type === 'source-start') return;
+        if (event.status === 'failed') reported.add(event.source);
         const status = event.status === 'loaded' ? `${event.functions} function${event.functions === 1 ? '' : 's'}` : `FAILED: ${event.message ?? ''}`;
         progress(`  ${event.source.padEnd(40)} ${status} (${Math.round(event.durationMs)} ms)`);
       },
     });
+    for (const failure of result.errors) if (!reported.has(failure.source)) progress(`  ${failure.source.padEnd(40)} FAILED: ${failure.message}`);
     if (options.json) printJson(summary(result));
     else printSummary(result);
     return result.errors.length > 0 ? 1 : 0;
@@ -67,7 +71,7 @@ function summary(result: BuildResult) {
 function printSummary(result: BuildResult): void {
   const built = result.sources.filter((s) => s.status === 'built').length;
   const unchanged = result.sources.filter((s) => s.status === 'unchanged').length;
-  // A failed source was reported as it failed; it is among the warnings too, for the manifest.
+  // A failed source was printed above; it is among the warnings too, for the manifest.
   const failures = new Set(result.errors.map((failure) => `${failure.source}\n${failure.message}`));
   for (const warning of result.warnings) {
     if (failures.has(`${warning.source}\n${warning.message}`)) continue;

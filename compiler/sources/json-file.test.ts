@@ -5,8 +5,11 @@ import { loadJsonToolFile } from './json-file.js';
 
 const FILE = 'tools/crm.json';
 
-function load(data: unknown): Promise<RawCapability> {
-  return loadJsonToolFile(FILE, { text: JSON.stringify(data) });
+/** The one tool a file holds. */
+async function load(data: unknown): Promise<RawCapability> {
+  const raws = await loadJsonToolFile(FILE, { text: JSON.stringify(data) });
+  expect(raws).toHaveLength(1);
+  return raws[0] as RawCapability;
 }
 
 async function failure(data: unknown): Promise<string> {
@@ -37,7 +40,7 @@ describe('loadJsonToolFile — every key is checked', () => {
       '  - descripton is not a top-level key; did you mean description? (top-level keys: name, implementation, description, version, functions, config)',
       '  - functions[0].requiresAproval is not a function key; did you mean functions[0].requiresApproval? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage)',
       '  - config.requireApproval is not a config key; did you mean config.requiresApproval? (config keys: requiresApproval, rateLimit)',
-      '  - config.rateLimit.perod is not a rateLimit key; did you mean config.rateLimit.period? (rateLimit keys: requests, period)',
+      '  - config.rateLimit.perod is not a rateLimit key; did you mean config.rateLimit.period? (rateLimit keys: requests, period, onLimit, maxWaitMs, maxQueue)',
       '  - config.rateLimit.period: Invalid option: expected one of "second"|"minute"|"hour"|"day"',
     ]);
   });
@@ -63,12 +66,18 @@ describe('loadJsonToolFile — every key is checked', () => {
     );
   });
 
-  it('reports wrong value types with the key checks, and an array of tools in words', async () => {
+  it('reports wrong value types with the key checks, and a file in none of the formats in words', async () => {
     expect(await failure(seed([{ name: 'a', requiresApproval: 'yes' }]))).toMatch(/functions\[0\]\.requiresApproval: Invalid input: expected boolean, received string/);
-    expect(await failure([{ name: 'a' }])).toMatch(/holds an array; a tool file holds one tool/);
     expect(await failure({ description: 'no name' })).toBe(
-      'tools/crm.json: name: Invalid input: expected string, received undefined\n(a tool file is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}})',
+      'tools/crm.json: name: Invalid input: expected string, received undefined\n(a tool is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}; a file holds one tool or an array of them)',
     );
+  });
+
+  it('names the tool of an array that is wrong by its index, and refuses an empty array', async () => {
+    const message = await failure([{ name: 'a' }, { name: 'b', requires_approval: true }]);
+    expect(message).toMatch(/^tools\/crm\.json: \[1\]: requires_approval is not a top-level key; did you mean requiresApproval\?/);
+    expect(await failure([])).toMatch(/^tools\/crm\.json: holds an empty array; list one tool or more/);
+    expect(await failure([{ name: 'a' }, 5])).toMatch(/^tools\/crm\.json: \[1\]: holds 5, not a tool/);
   });
 });
 
@@ -77,6 +86,21 @@ describe('loadJsonToolFile — what it accepts', () => {
     const raw = await load({ type: 'function', function: { name: 'drop_table', parameters: { type: 'object', properties: { table: { type: 'string' } } }, requiresApproval: true, approvalMessage: 'Drop {table}?', strict: true } });
     expect(raw.functions).toEqual([
       { toolName: 'drop_table', inputSchema: { type: 'object', properties: { table: { type: 'string' } } }, resultKind: 'value', requiresApproval: true, approvalMessage: 'Drop {table}?' },
+    ]);
+  });
+
+  it('takes an array of tools in any of the formats, each its own capability', async () => {
+    const raws = await loadJsonToolFile(FILE, {
+      text: JSON.stringify([
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+        { name: 'search', description: 'Search', implementation: './impl/search.ts' },
+        { name: 'crm', functions: [{ name: 'listTickets' }] },
+      ]),
+    });
+    expect(raws.map((raw) => [raw.name, raw.functions.map((fn) => fn.toolName), raw.source])).toEqual([
+      ['get_weather', ['get_weather'], { kind: 'json', path: FILE }],
+      ['search', ['search'], { kind: 'json', path: FILE, implementation: './impl/search.ts' }],
+      ['crm', ['listTickets'], { kind: 'json', path: FILE }],
     ]);
   });
 

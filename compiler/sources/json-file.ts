@@ -38,16 +38,17 @@ const singleTool = seedFunction.extend({ implementation, version: z.string().opt
 /** `{type: "function", function: {...}}`, as sent to chat-completions APIs. */
 const wrappedTool = z.object({ type: z.literal('function'), function: singleTool });
 
-const FORMATS = 'a tool file is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}';
+const FORMATS = 'a tool is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}; a file holds one tool or an array of them';
 
 /**
  * Loads a JSON tool file: the seed's `{name, functions: [...]}` format, a plain OpenAI-style
- * `{name, description, parameters}` tool, or its `{type: "function", function}` wrapper. Every key is
- * checked: one that is unknown or misplaced fails the file, saying where it belongs.
+ * `{name, description, parameters}` tool, its `{type: "function", function}` wrapper, or an array of
+ * these (as a chat-completions request lists its tools), each of which becomes its own capability.
+ * Every key is checked: one that is unknown or misplaced fails the file, saying where it belongs.
  *
  * @param options.text the file's content, when already read; `options.name` how to name the file
  */
-export async function loadJsonToolFile(path: string, options: { text?: string; name?: string } = {}): Promise<RawCapability> {
+export async function loadJsonToolFile(path: string, options: { text?: string; name?: string } = {}): Promise<RawCapability[]> {
   const content = options.text ?? (await readFile(path, 'utf8'));
   // How the file is named in messages and in the spec: relative to the space's root when the build says so.
   const file = options.name ?? path;
@@ -57,34 +58,38 @@ export async function loadJsonToolFile(path: string, options: { text?: string; n
   } catch (error) {
     throw new CompileError('INVALID_TOOL_FILE', `${file}: not valid JSON: ${errorMessage(error)}`);
   }
-  if (Array.isArray(data)) {
-    throw new CompileError('INVALID_TOOL_FILE', `${file}: holds an array; a tool file holds one tool (an object): put each tool in its own file, or list them as functions of one {"name", "functions": [...]}`);
-  }
-  if (!isJsonSchemaObject(data)) throw new CompileError('INVALID_TOOL_FILE', `${file}: holds ${JSON.stringify(data)}, not a tool; ${FORMATS}`);
+  if (!Array.isArray(data)) return [loadTool(data, file, file)];
+  if (data.length === 0) throw new CompileError('INVALID_TOOL_FILE', `${file}: holds an empty array; list one tool or more (${FORMATS})`);
+  return data.map((tool, index) => loadTool(tool, file, `${file}: [${index}]`));
+}
+
+/** One tool of a file; `where` names it in messages (the file, or the file and the tool's index in its array). */
+function loadTool(data: unknown, file: string, where: string): RawCapability {
+  if (!isJsonSchemaObject(data)) throw new CompileError('INVALID_TOOL_FILE', `${where}: holds ${JSON.stringify(data)}, not a tool; ${FORMATS}`);
   const source = (implementation: string | undefined) => ({ kind: 'json' as const, path: file, ...(implementation ? { implementation } : {}) });
 
   if (Array.isArray(data.functions)) {
-    const tool = parse(seedTool, data, file, seedKeyProblems(data));
+    const tool = parse(seedTool, data, where, seedKeyProblems(data));
     return {
       name: tool.name,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       ...(tool.version !== undefined ? { version: tool.version } : {}),
       source: source(tool.implementation),
       config: tool.config ?? {},
-      functions: tool.functions.map((fn, index) => toFunction(fn, `${file}: functions[${index}]`)),
+      functions: tool.functions.map((fn, index) => toFunction(fn, `${where}: functions[${index}]`)),
     };
   }
   const wrapped = data.type === 'function';
   const single = wrapped
-    ? parse(wrappedTool, data, file, [...checkKeys(data, '', JSON_FILE_LEVELS.wrapper), ...singleKeyProblems(data.function, 'function')]).function
-    : parse(singleTool, data, file, singleKeyProblems(data, ''));
+    ? parse(wrappedTool, data, where, [...checkKeys(data, '', JSON_FILE_LEVELS.wrapper), ...singleKeyProblems(data.function, 'function')]).function
+    : parse(singleTool, data, where, singleKeyProblems(data, ''));
   return {
     name: single.name,
     ...(single.description !== undefined ? { description: single.description } : {}),
     ...(single.version !== undefined ? { version: single.version } : {}),
     source: source(single.implementation),
     config: single.config ?? {},
-    functions: [toFunction(single, wrapped ? `${file}: function` : file)],
+    functions: [toFunction(single, wrapped ? `${where}: function` : where)],
   };
 }
 

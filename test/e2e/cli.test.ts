@@ -13,14 +13,15 @@ function cli(args: string[], options: { cwd: string; env?: Record<string, string
   return execa(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env ?? {}, reject: false, timeout: 90_000, ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' }) });
 }
 
-describe('agent-spaces CLI', () => {
+// Every case starts the CLI (a Node process, often several): on a busy machine that takes its time.
+describe('agent-spaces CLI', { timeout: 240_000 }, () => {
   let space: { root: string; env: Record<string, string> };
 
   beforeAll(async () => {
     space = await makeExampleSpace('cli');
     const build = await cli(['capabilities', 'build', '--json'], { cwd: space.root, env: space.env });
     expect(build.exitCode, build.stderr).toBe(0);
-  });
+  }, 240_000);
 
   it('builds with progress per source on stderr and a JSON summary on stdout', async () => {
     const result = await cli(['capabilities', 'build', '--json'], { cwd: space.root, env: space.env });
@@ -137,6 +138,31 @@ describe('agent-spaces CLI', () => {
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toContain(message);
     }
+  });
+
+  it('says in its text output why each failed source failed, including those that never started', async () => {
+    const root = await makeTempDir('cli-failed-sources');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['missing.json', 'plain.json'] }));
+    await writeFile(path.join(root, 'plain.json'), JSON.stringify({ name: 'plain_tool', parameters: { type: 'object', properties: {} } }));
+    const result = await cli(['capabilities', 'build'], { cwd: root });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/missing\.json +FAILED: capability file not found: missing\.json/);
+    expect(result.stderr).toMatch(/plain\.json +FAILED: plain\.json: tool "plain_tool" has no "implementation", so nothing can perform its calls: add "implementation": "\.\/impl\/plain\.ts"/);
+    expect(result.stderr).toContain('export async function plain_tool(params)');
+    expect(result.stdout).toMatch(/2 failed/);
+  });
+
+  it('answers --help for every command and lists a group\'s subcommands', async () => {
+    for (const command of ['capabilities build', 'capabilities list', 'run', 'serve', 'task', 'agent serve', 'agents serve', 'demo']) {
+      const help = await cli([...command.split(' '), '--help'], { cwd: space.root });
+      expect(help.exitCode, command).toBe(0);
+      expect(help.stdout, command).toContain(`agent-spaces ${command}`);
+    }
+    const group = await cli(['capabilities'], { cwd: space.root });
+    expect(group.exitCode).toBe(2);
+    expect(group.stdout).toMatch(/agent-spaces capabilities build[\s\S]*agent-spaces capabilities list/);
+    const version = await cli(['--version'], { cwd: space.root });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n?$/);
   });
 
   it('reports a failed source once, not again among the warnings', async () => {
