@@ -194,12 +194,19 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
 
     describe('calls', () => {
       it('runs parallel calls at the same time', async () => {
-        const result = await run("import { sleep } from '@capabilities/math';\nreturn await Promise.all([sleep({ ms: 200 }), sleep({ ms: 200 })]);");
-        expect(result.result).toEqual([200, 200]);
-        const [first, second] = result.host.calls;
-        // Both calls started before either ended: they overlapped.
-        expect(second?.start).toBeLessThan(first?.end ?? 0);
-        expect(first?.start).toBeLessThan(second?.end ?? 0);
+        // Each call waits until the other has reached the host: only calls that are really in flight
+        // together can finish (sequential calls would never meet, and the test would time out).
+        let arrived = 0;
+        let bothArrived!: () => void;
+        const meeting = new Promise<void>((resolve) => (bothArrived = resolve));
+        const onCall: CapabilityCallHandler = async (params) => {
+          arrived += 1;
+          if (arrived === 2) bothArrived();
+          await meeting;
+          return (params.args as { ms: number }).ms;
+        };
+        const result = await run("import { sleep } from '@capabilities/math';\nreturn await Promise.all([sleep({ ms: 1 }), sleep({ ms: 2 })]);", { onCall });
+        expect(result).toMatchObject({ success: true, result: [1, 2], calls: 2 });
       });
       it('passes copies: the host cannot change the program\'s objects and vice versa', async () => {
         const code = "import { echo } from '@capabilities/math';\nconst value = { list: [1] };\nconst back = await echo({ value }) as { list: number[] };\nback.list.push(2);\nreturn { same: back === value, original: value.list.length };";
@@ -214,22 +221,28 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
       });
       it('stops a program waiting on a slow call at the timeout and aborts the call', async () => {
-        const result = await run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", { limits: { timeoutMs: 200 } });
+        // The call never ends by itself: only the run's abort signal can settle it.
+        let callAborted!: () => void;
+        const aborted = new Promise<void>((resolve) => (callAborted = resolve));
+        const onCall: CapabilityCallHandler = (_params, context) => new Promise((resolve) => {
+          context.signal.addEventListener('abort', () => { callAborted(); resolve(0); }, { once: true });
+        });
+        const result = await run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", { onCall, limits: { timeoutMs: 200 } });
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(result.host.calls[0]?.aborted).toBe(true);
+        await aborted; // the test's own timeout fails it if the call is never aborted
       });
       it('does not count time the host holds the deadline (a person deciding an approval)', async () => {
         // The handler holds the clock for longer than the whole limit, as an approval prompt would.
         const onCall: CapabilityCallHandler = async (_params, context) => {
           const release = context.holdDeadline?.();
-          await new Promise((resolve) => setTimeout(resolve, 700));
+          await new Promise((resolve) => setTimeout(resolve, 2500));
           release?.();
           return 42;
         };
-        const result = await run("import { add } from '@capabilities/math';\nexport default await add({ a: 1, b: 2 });", { onCall, limits: { timeoutMs: 300 } });
+        // The limit leaves a busy machine ample time for the program's own work; the hold alone exceeds it.
+        const result = await run("import { add } from '@capabilities/math';\nexport default await add({ a: 1, b: 2 });", { onCall, limits: { timeoutMs: 2000 } });
         expect(result).toMatchObject({ success: true, result: 42, timedOut: false });
-        expect(result.durationMs).toBeGreaterThan(650);
+        expect(result.durationMs).toBeGreaterThan(2400);
       });
       it('runs the clock again once the hold is released', async () => {
         const onCall: CapabilityCallHandler = async (_params, context) => {

@@ -57,8 +57,16 @@ describe('runaway code', () => {
     expect(sandbox.pids()).toHaveLength(2);
   });
   it('fails only its own run when a worker dies mid-run', async () => {
-    const pending = run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 2000 });");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The call never ends by itself; once it reaches the host, the run is surely inside a worker.
+    let callArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (callArrived = resolve));
+    const pending = run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 2000 });", {
+      onCall: (_params, context) => new Promise((resolve) => {
+        callArrived();
+        context.signal.addEventListener('abort', () => resolve(0), { once: true });
+      }),
+    });
+    await arrived;
     const busy = sandbox.pids();
     for (const pid of busy) {
       // Kill the worker that is running (the idle one may be either; killing both is also fine).
