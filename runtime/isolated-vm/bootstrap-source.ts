@@ -1,8 +1,10 @@
 /**
- * JavaScript evaluated first in every fresh context, before any code of the program. It receives three
+ * JavaScript evaluated first in every fresh context, before any code of the program. It receives five
  * host callbacks and defines the only non-standard globals the program sees: `console` (captured into
- * logs) and the host global the capability proxies call. It returns `deliver` (settles calls) and `run`
- * (runs the program's wrapped main with the run's settings and reports its result or error as JSON).
+ * logs), the host global the capability proxies call, and the Web platform globals of
+ * sandbox-globals-source.ts (timers, URL, TextEncoder, structuredClone, …). It returns `deliver`
+ * (settles calls), `run` (runs the program's wrapped main with the run's settings and reports its
+ * result or error as JSON) and `wake` (runs a timer the host found due).
  *
  * The program is hostile, so this code is strict (no `arguments.callee`, `fn.caller` or CallSite
  * `getFunction()` reaches it) and uses only intrinsics it captured before the program ran: a program
@@ -12,9 +14,10 @@
  * reads from here crosses as strings, so no object of either side is shared.
  */
 import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
+import { SANDBOX_GLOBALS_SOURCE } from './sandbox-globals-source.js';
 
 export const BOOTSTRAP_SOURCE = String.raw`'use strict';
-const send = $0, writeLog = $1, complete = $2;
+const send = $0, writeLog = $1, complete = $2, timerHost = $3, urlHost = $4;
 
 // Intrinsics, captured before any program code runs. \`uncurry(f)(self, ...args)\` = f.call(self, ...args)
 // through the Function.prototype.call of this moment.
@@ -287,5 +290,6 @@ async function run(main, runSettings) {
   complete(true, json === undefined ? 'null' : json);
 }
 
-return { deliver, run };
+${SANDBOX_GLOBALS_SOURCE}
+return { deliver, run, wake };
 `;

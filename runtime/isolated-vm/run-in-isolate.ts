@@ -15,6 +15,8 @@ import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
 import { ModuleResolutionError, resolveCapabilityModule } from './capability-modules.js';
+import { createRunTimers } from './sandbox-timers.js';
+import { sandboxUrlOperation } from './sandbox-url-host.js';
 
 export interface IsolateRunRequest {
   runId: string;
@@ -63,6 +65,8 @@ interface IsolateHandlers {
   send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
   writeLog(level: string, message: string): boolean;
   complete(ok: boolean, json: string): void;
+  /** Arms (`start`) or clears timer `id` of the program; numbers only. */
+  timer(start: boolean, id: number, delayMs: number, repeat: boolean): void;
 }
 
 /**
@@ -78,6 +82,8 @@ export interface PreparedIsolate {
   /** Settles calls: takes a JSON array of `[id, ok, payload]` triples. */
   readonly deliver: ivm.Reference<(batch: string) => void>;
   readonly run: ivm.Reference<(main: unknown, settings: unknown) => void>;
+  /** Runs timer `id`; returns the delay to arm it again with (an interval) or -1. */
+  readonly wake: ivm.Reference<(id: number) => number>;
   /** Connects the isolate's callbacks to a run; before that they do nothing. */
   bind(handlers: IsolateHandlers): void;
 }
@@ -102,6 +108,11 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     threading === 'pool' ? new ivm.Callback(send, { ignored: true }) : new ivm.Callback(send),
     new ivm.Callback((level: string, message: string) => handlers?.writeLog(level, message) ?? false),
     new ivm.Callback((ok: boolean, json: string) => handlers?.complete(ok, json)),
+    // Synchronous in both threadings: the host knows a timer before the isolate goes on, so the
+    // deadlock check never misses one.
+    new ivm.Callback((start: boolean, id: number, delayMs: number, repeat: boolean) => handlers?.timer(start, id, delayMs, repeat)),
+    // Strings in, one string out (see sandbox-url-host.ts); it needs no run.
+    new ivm.Callback(sandboxUrlOperation),
   ];
   const bootstrap = context.evalClosureSync(BOOTSTRAP_SOURCE, callbacks, { result: { reference: true } });
   return {
@@ -111,6 +122,7 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     context,
     deliver: bootstrap.getSync('deliver', { reference: true }),
     run: bootstrap.getSync('run', { reference: true }),
+    wake: bootstrap.getSync('wake', { reference: true }),
     bind(next) {
       handlers = next;
     },
@@ -151,6 +163,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   const onCaller = threading === 'caller';
   const { isolate } = ready;
   const deliverReference = ready.deliver;
+  /** The program's pending timers (see sandbox-timers.ts); wakeTimer runs one that is due. */
+  const timers = createRunTimers((id) => wakeTimer(id));
   const cpuBefore = isolate.cpuTime;
   const cpuUsedMs = (): number => Number(isolate.cpuTime - cpuBefore) / 1e6;
   /** Milliseconds of wall clock (held time excluded) or CPU time the run has left, whichever is less. */
@@ -162,6 +176,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     finished = true;
     clearTimeout(watchdog);
     clearInterval(cpuWatch);
+    // Timers still pending when the run ends are dropped: none fires after it.
+    timers.clearAll();
     outbox = [];
     resolveOutcome({ ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - started });
     // A program refused from inside one of its callbacks may go on running below this frame (a loop
@@ -237,13 +253,13 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   const scheduleStallCheck = (): void => {
     setImmediate(checkStalled);
   };
-  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && outstanding.size === 0 && outbox.length === 0;
+  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && outstanding.size === 0 && outbox.length === 0 && timers.size === 0;
   const checkStalled = (): void => {
     if (!isStalled()) return;
     // Look again a little later: a call the isolate just sent may still be on its way to this thread.
     setTimeout(() => {
       if (!isStalled()) return;
-      fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and the sandbox has no timers' });
+      fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
     }, 10);
   };
 
@@ -291,6 +307,31 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     }
     // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
     outbox.push(`[${id},${ok},${json}]`);
+  };
+  // A due timer enters the isolate on its own (as in Node, the program's microtasks run between two
+  // timers); an interval is armed again only after its callback ran, with the delay the isolate says.
+  const wakeTimer = (id: number): void => {
+    if (finished) return;
+    if (!onCaller) {
+      track(ready.wake.apply(undefined, [id], { timeout: remaining() })).then((next) => timers.rearm(id, next), (error: unknown) => {
+        timers.rearm(id, -1);
+        onIsolateFailure(error);
+      });
+      return;
+    }
+    let next = -1;
+    try {
+      next = ready.wake.applySync(undefined, [id], { timeout: remaining() });
+    } catch (error) {
+      onIsolateFailure(error);
+    }
+    timers.rearm(id, next);
+    scheduleStallCheck();
+  };
+  const onTimer = (start: boolean, id: number, delayMs: number, repeat: boolean): void => {
+    if (finished || typeof id !== 'number') return;
+    if (start === true) timers.set(id, Number(delayMs), repeat === true);
+    else timers.clear(id);
   };
   const noteSentCode = (json: string): void => {
     const code = wireErrorCode(json);
@@ -350,7 +391,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   // Linking runs no code of the program (its body is the wrapped main), so it is done
   // synchronously: each asynchronous isolate operation costs a thread hop.
   const start = async (): Promise<void> => {
-    ready.bind({ send, writeLog, complete });
+    ready.bind({ send, writeLog, complete, timer: onTimer });
     const program = isolate.compileModuleSync(request.js, { filename: PROGRAM_FILENAME });
     program.instantiateSync(ready.context, resolveModule);
     program.evaluateSync({ timeout: remaining() });
