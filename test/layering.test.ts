@@ -19,7 +19,8 @@ const ALLOWED: Record<string, string[]> = {
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server'],
   server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space'],
-  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'space', 'planner', 'agents', 'server'],
+  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server'],
+  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'space', 'planner', 'agents', 'server', 'studio'],
   capabilities: ['core', 'root'],
 };
 

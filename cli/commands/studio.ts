@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process';
+import { openSpace } from '../../agents/index.js';
+import { progress, UsageError } from '../output.js';
+
+export interface StudioCommandOptions {
+  cwd: string;
+  config?: string;
+  port?: string;
+  open: boolean;
+}
+
+/** `agent-spaces studio`: the local web UI over the space until interrupted. */
+export async function studioCommand(options: StudioCommandOptions): Promise<number> {
+  let port = 0;
+  if (options.port !== undefined) {
+    port = Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (got "${options.port}")`);
+  }
+  // The studio's code loads with this command only: importing the package never pays for it.
+  const { startStudio } = await import('../../studio/server/index.js');
+  const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress });
+  progress(`studio: open ${studio.url}`);
+  progress('  (the address carries the access token: do not share it; Ctrl-C stops the studio)');
+  if (options.open) openBrowser(studio.url);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await studio.close();
+  return 0;
+}
+
+/** Opens the address in the desktop's browser; where there is none, the printed address is enough. */
+function openBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer.exe' : 'xdg-open';
+  const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+  child.once('error', () => progress(`studio: could not start "${command}" to open a browser; open the address above yourself`));
+  child.unref();
+}

@@ -1,0 +1,99 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from '../../core/index.js';
+import { readTrace, type PlannerEvent } from '../../planner/index.js';
+import type { StudioContext } from './studio-context.js';
+import { StudioError } from './studio-error.js';
+
+/** Runs listed at most, newest first. */
+const MAX_RUNS = 200;
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+interface RunSummary {
+  id: string;
+  kind: 'task' | 'code-run';
+  modifiedAt: string;
+  title: string;
+  success?: boolean;
+  steps?: number;
+  calls?: number;
+  costUsd?: number;
+  durationMs?: number;
+  error?: string;
+}
+
+/** The run folder's runs: planner tasks (`trace.jsonl`) and the studio's code runs (`code-run.json`). */
+export async function listRuns(context: StudioContext): Promise<unknown> {
+  const names = await readdir(context.runsDir).catch(() => [] as string[]);
+  const found = await Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name)));
+  const runs = found.filter((run): run is RunSummary => run !== undefined).sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
+  return { runsDir: context.runsDir, runs: runs.slice(0, MAX_RUNS) };
+}
+
+/** One run: a task's trace events (steps, model replies, tool calls, budgets) or a code run's record. */
+export async function getRun(context: StudioContext, id: string): Promise<unknown> {
+  if (!RUN_ID.test(id)) throw new StudioError('STUDIO_BAD_REQUEST', `"${id}" is not a run id (a folder name under ${context.runsDir})`);
+  const dir = path.join(context.runsDir, id);
+  const trace = path.join(dir, 'trace.jsonl');
+  if (await exists(trace)) {
+    try {
+      const recorded = await readTrace(trace);
+      return { id, kind: 'task', file: trace, task: recorded.task, model: recorded.model, events: recorded.events };
+    } catch (error) {
+      throw new StudioError('STUDIO_BAD_REQUEST', `run "${id}": ${errorMessage(error)}`, { cause: error });
+    }
+  }
+  const record = path.join(dir, 'code-run.json');
+  if (await exists(record)) return { id, kind: 'code-run', file: record, ...(JSON.parse(await readFile(record, 'utf8')) as object) };
+  throw new StudioError('STUDIO_NOT_FOUND', `no run "${id}" under ${context.runsDir} (neither trace.jsonl nor code-run.json)`);
+}
+
+async function summarizeRun(context: StudioContext, id: string): Promise<RunSummary | undefined> {
+  const dir = path.join(context.runsDir, id);
+  const trace = path.join(dir, 'trace.jsonl');
+  const record = path.join(dir, 'code-run.json');
+  try {
+    if (await exists(trace)) {
+      const { events, task } = await readTrace(trace);
+      const finish = events.find((event): event is Extract<PlannerEvent, { type: 'task-finish' }> => event.type === 'task-finish');
+      const steps = events.filter((event) => event.type === 'model-reply').length;
+      return {
+        id,
+        kind: 'task',
+        modifiedAt: (await stat(trace)).mtime.toISOString(),
+        title: task,
+        ...(finish ? { success: finish.success, costUsd: finish.usage.llmCostUsd, calls: finish.usage.toolCalls } : {}),
+        steps,
+        ...(finish?.error ? { error: finish.error } : {}),
+      };
+    }
+    if (await exists(record)) {
+      const data = JSON.parse(await readFile(record, 'utf8')) as { code?: string; result?: { success?: boolean; calls?: number; durationMs?: number; error?: { message?: string } } };
+      return {
+        id,
+        kind: 'code-run',
+        modifiedAt: (await stat(record)).mtime.toISOString(),
+        title: firstLine(data.code ?? ''),
+        ...(data.result?.success !== undefined ? { success: data.result.success } : {}),
+        ...(data.result?.calls !== undefined ? { calls: data.result.calls } : {}),
+        ...(data.result?.durationMs !== undefined ? { durationMs: data.result.durationMs } : {}),
+        ...(data.result?.error?.message ? { error: data.result.error.message } : {}),
+      };
+    }
+  } catch (error) {
+    return { id, kind: 'task', modifiedAt: new Date(0).toISOString(), title: id, error: `unreadable: ${errorMessage(error)}` };
+  }
+  return undefined;
+}
+
+function firstLine(code: string): string {
+  const line = code.split('\n').find((text) => text.trim() !== '' && !text.trim().startsWith('//')) ?? '';
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}

@@ -1,0 +1,136 @@
+import path from 'node:path';
+import { createRedactor } from '../../bridge/index.js';
+import type { BuildResult } from '../../compiler/index.js';
+import { serverSecrets, type ResolvedConfig } from '../../config/index.js';
+import type { BridgeEvent } from '../../core/index.js';
+import type { Space, SpaceOptions } from '../../space/index.js';
+import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
+import { createEventHub, type EventHub } from './studio-events.js';
+
+/** One capability call of a run, for the playground's timeline. */
+export interface TimelineCall {
+  callId: string;
+  capability: string;
+  function: string;
+  args: unknown;
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  durationMs?: number;
+  ok?: boolean;
+  error?: { code: string; message: string };
+}
+
+/** What the last build reported, kept for the capabilities pane. */
+export interface BuildSummary {
+  at: string;
+  durationMs: number;
+  functions: number;
+  sources: BuildResult['sources'];
+  warnings: BuildResult['warnings'];
+  errors: BuildResult['errors'];
+}
+
+/** Everything the API handlers share: one space, opened the way the CLI opens it. */
+export interface StudioContext {
+  space: Space;
+  config: ResolvedConfig;
+  events: EventHub;
+  approvals: ApprovalInbox;
+  /** Removes the host's secrets from what the studio shows (as `run` does for what it prints). */
+  redact: <T>(value: T) => T;
+  /** `<outDir>/runs`: planner traces and the studio's code runs. */
+  runsDir: string;
+  /** Calls of the runs in progress or recently finished, by run id. */
+  timelines: Map<string, TimelineCall[]>;
+  lastBuild?: BuildSummary;
+  build(force?: boolean): Promise<BuildSummary>;
+  close(): Promise<void>;
+}
+
+export type OpenSpace = (options: SpaceOptions) => Promise<Space>;
+
+/** Timelines kept at most; older runs' calls are in their run records on disk. */
+const MAX_TIMELINES = 50;
+
+export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>): Promise<StudioContext> {
+  const events = createEventHub();
+  const timelines = new Map<string, TimelineCall[]>();
+  let redact: <T>(value: T) => T = (value) => value;
+  const approvals = createApprovalInbox(events, (value) => redact(value));
+  const space = await openSpace({ ...options, approvalHandler: approvals.handler, onEvent: (event) => recordEvent(event) });
+  redact = createRedactor({ secrets: serverSecrets(space.config) });
+
+  function recordEvent(event: BridgeEvent): void {
+    if (event.type === 'tool-call-start') {
+      if (event.runId) timelineOf(event.runId).push({ callId: event.callId, capability: event.capability, function: event.function, args: event.args, startedAt: Date.parse(event.timestamp) });
+      events.publish({ type: 'tool-call-start', ...(event.runId ? { runId: event.runId } : {}), callId: event.callId, capability: event.capability, function: event.function, args: event.args, timestamp: event.timestamp });
+    } else if (event.type === 'tool-call-end') {
+      const call = event.runId ? timelines.get(event.runId)?.find((entry) => entry.callId === event.callId) : undefined;
+      if (call) Object.assign(call, { durationMs: event.durationMs, ok: event.ok, ...(event.error ? { error: event.error } : {}) });
+      events.publish({
+        type: 'tool-call-end',
+        ...(event.runId ? { runId: event.runId } : {}),
+        callId: event.callId,
+        capability: event.capability,
+        function: event.function,
+        ok: event.ok,
+        durationMs: event.durationMs,
+        ...(event.error ? { error: event.error } : {}),
+        timestamp: event.timestamp,
+      });
+    }
+  }
+
+  function timelineOf(runId: string): TimelineCall[] {
+    let timeline = timelines.get(runId);
+    if (!timeline) {
+      timeline = [];
+      timelines.set(runId, timeline);
+      for (const old of timelines.keys()) {
+        if (timelines.size <= MAX_TIMELINES) break;
+        timelines.delete(old);
+      }
+    }
+    return timeline;
+  }
+
+  let building: Promise<BuildSummary> | undefined;
+  const context: StudioContext = {
+    space,
+    config: space.config,
+    events,
+    approvals,
+    redact: (value) => redact(value),
+    runsDir: path.join(space.config.outDir, 'runs'),
+    timelines,
+    build(force = false) {
+      // Two Rebuild clicks share one build: the compiler writes the output folder.
+      building ??= (async () => {
+        try {
+          const result = await space.build({
+            force,
+            onProgress: (event) =>
+              events.publish(
+                event.type === 'source-start'
+                  ? { type: 'build-progress', source: event.source, status: 'start' }
+                  : { type: 'build-progress', source: event.source, status: event.status, functions: event.functions, durationMs: event.durationMs, ...(event.message ? { message: event.message } : {}) },
+              ),
+          });
+          const summary: BuildSummary = { at: new Date().toISOString(), durationMs: result.durationMs, functions: result.functionCount, sources: result.sources, warnings: result.warnings, errors: result.errors };
+          context.lastBuild = summary;
+          events.publish({ type: 'build-end', ok: result.errors.length === 0, functions: result.functionCount, errors: result.errors.length, warnings: result.warnings.length, durationMs: result.durationMs });
+          return summary;
+        } finally {
+          building = undefined;
+        }
+      })();
+      return building;
+    },
+    async close() {
+      approvals.close();
+      events.close();
+      await space.close();
+    },
+  };
+  return context;
+}

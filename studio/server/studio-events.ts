@@ -1,0 +1,68 @@
+import type { ServerResponse } from 'node:http';
+
+/** What the studio pushes to open pages over server-sent events. */
+export type StudioEvent =
+  | { type: 'build-progress'; source: string; status: 'start' | 'loaded' | 'failed'; functions?: number; durationMs?: number; message?: string }
+  | { type: 'build-end'; ok: boolean; functions: number; errors: number; warnings: number; durationMs: number }
+  | { type: 'tool-call-start'; runId?: string; callId: string; capability: string; function: string; args: unknown; timestamp: string }
+  | { type: 'tool-call-end'; runId?: string; callId: string; capability: string; function: string; ok: boolean; durationMs: number; error?: { code: string; message: string }; timestamp: string }
+  | { type: 'run-log'; runId: string; level: string; message: string }
+  | { type: 'run-end'; runId: string; success: boolean }
+  | { type: 'approval-required'; approval: PendingApprovalView }
+  | { type: 'approval-decided'; id: string; approved: boolean; reason?: string }
+  | { type: 'agent-saved'; agent: number };
+
+/** A call waiting for a person's decision, as the inbox shows it. */
+export interface PendingApprovalView {
+  id: string;
+  runId?: string;
+  capability: string;
+  function: string;
+  /** The exact arguments the call will be made with (redacted of the host's secrets). */
+  params: unknown;
+  message: string;
+  timestamp: string;
+}
+
+/** Keeps the open event streams and writes each event to all of them. */
+export interface EventHub {
+  attach(response: ServerResponse): void;
+  publish(event: StudioEvent): void;
+  close(): void;
+}
+
+/** Most event streams open at once; a page that opens more (a reload loop) closes its oldest. */
+const MAX_STREAMS = 32;
+
+export function createEventHub(): EventHub {
+  const streams = new Set<ServerResponse>();
+  // A comment line now and then keeps proxies and the browser from timing the stream out.
+  const heartbeat = setInterval(() => {
+    for (const stream of streams) stream.write(': keep-alive\n\n');
+  }, 15_000);
+  heartbeat.unref();
+  return {
+    attach(response) {
+      if (streams.size >= MAX_STREAMS) {
+        const oldest = streams.values().next().value;
+        if (oldest) {
+          streams.delete(oldest);
+          oldest.end();
+        }
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      response.write(': connected\n\n');
+      streams.add(response);
+      response.once('close', () => streams.delete(response));
+    },
+    publish(event) {
+      const frame = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+      for (const stream of streams) stream.write(frame);
+    },
+    close() {
+      clearInterval(heartbeat);
+      for (const stream of streams) stream.end();
+      streams.clear();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import type { EditorView } from '@codemirror/view';
+import { api, onEvent } from '../api.js';
+import { createCodeEditor, rangeAt } from '../code-editor.js';
+import { h, jsonBlock, replace } from '../dom.js';
+import { renderTimeline } from '../timeline.js';
+import type { CodeRunView, Diagnostic, TimelineCall } from '../types.js';
+
+const STORAGE_KEY = 'agent-spaces-studio-program';
+
+const EXAMPLE = `// Type-checked against @capabilities/* as you type; Run executes it in the sandbox.
+import { trainSchedule } from '@capabilities/train-schedule';
+import { getWeather } from '@capabilities/get-weather';
+
+const trips = await trainSchedule.getSchedule({ station: 'Central' });
+const destinations = [...new Set(trips.map((trip) => trip.destination))];
+// Parallel calls show side by side in the timeline.
+const weather = await Promise.all(destinations.map((location) => getWeather({ location })));
+console.log(\`\${trips.length} trips to \${destinations.length} destinations\`);
+export default destinations.map((name, index) => ({ name, temperature: weather[index]?.temperature }));
+`;
+
+/** A TypeScript editor with the sandbox's type-checker, Run, and the run's result, logs and calls. */
+export function playgroundPane(root: HTMLElement): () => void {
+  const editorHost = h('div', { class: 'editor' });
+  const problems = h('ul', { class: 'issues', 'aria-label': 'Type errors', 'aria-live': 'polite' });
+  const run = h('button', { class: 'primary', type: 'button', 'aria-keyshortcuts': 'Control+Enter' }, 'Run');
+  const status = h('span', { class: 'muted', role: 'status' });
+  const output = h('section', { class: 'panel', 'aria-label': 'Run output' }, h('p', { class: 'muted' }, 'Run the program to see its result, logs and calls (Ctrl+Enter).'));
+  const live: TimelineCall[] = [];
+  let runId: string | undefined;
+  let running = false;
+
+  replace(
+    root,
+    h('h2', {}, 'Playground'),
+    h('div', { class: 'split' }, h('section', { class: 'panel', 'aria-label': 'Program' }, h('div', { class: 'row' }, run, status), editorHost, h('h3', {}, 'Type errors'), problems), output),
+  );
+
+  const editor: EditorView = createCodeEditor(editorHost, {
+    doc: localStorage.getItem(STORAGE_KEY) ?? EXAMPLE,
+    label: 'Program (TypeScript)',
+    typescript: true,
+    onChange: (text) => localStorage.setItem(STORAGE_KEY, text),
+    lint: async (text) => {
+      const { diagnostics } = await api<{ diagnostics: Diagnostic[] }>('POST', '/api/check', { code: text });
+      showProblems(diagnostics);
+      return diagnostics.map((diagnostic) => ({ ...rangeAt(editor.state, diagnostic.line, diagnostic.column), severity: 'error' as const, message: `TS${diagnostic.code}: ${diagnostic.message}`, source: 'TypeScript' }));
+    },
+  });
+
+  function showProblems(diagnostics: Diagnostic[]): void {
+    problems.dataset.count = String(diagnostics.length);
+    replace(problems, ...(diagnostics.length ? diagnostics.map((diagnostic) => h('li', { class: 'error' }, h('button', { type: 'button', class: 'link', onclick: () => goTo(diagnostic.line, diagnostic.column) }, `line ${diagnostic.line}:${diagnostic.column}`), ` TS${diagnostic.code}: ${diagnostic.message}`)) : [h('li', { class: 'ok' }, 'No type errors.')]));
+  }
+
+  function goTo(line: number, column: number): void {
+    const { from } = rangeAt(editor.state, line, column);
+    editor.dispatch({ selection: { anchor: from }, scrollIntoView: true });
+    editor.focus();
+  }
+
+  async function execute(): Promise<void> {
+    if (running) return;
+    running = true;
+    run.disabled = true;
+    status.textContent = 'Running… (a call that needs approval waits in the Approvals pane)';
+    live.length = 0;
+    runId = undefined;
+    replace(output, h('h3', {}, 'Calls'), h('div', { id: 'live-timeline' }, renderTimeline(live)));
+    try {
+      const record = await api<CodeRunView>('POST', '/api/run', { code: editor.state.doc.toString() });
+      showRun(record);
+      status.textContent = record.result.success ? `Done in ${Math.round(record.result.durationMs)} ms` : 'Failed';
+    } catch (error) {
+      replace(output, h('p', { class: 'error' }, (error as Error).message));
+      status.textContent = '';
+    } finally {
+      running = false;
+      run.disabled = false;
+    }
+  }
+
+  function showRun(record: CodeRunView): void {
+    const { result } = record;
+    const error = result.error;
+    replace(
+      output,
+      h('h3', {}, result.success ? h('span', { class: 'ok' }, 'Result') : h('span', { class: 'error' }, 'Error')),
+      result.success
+        ? jsonBlock(result.result, 'Result')
+        : h(
+            'div',
+            { class: 'error', 'aria-label': 'Run error' },
+            h('p', {}, error?.line ? h('button', { type: 'button', onclick: () => goTo(error.line ?? 1, error.column ?? 1) }, `line ${error.line}${error.column ? `:${error.column}` : ''}`) : null, ` ${error?.name ?? 'Error'} [${error?.code ?? ''}]: ${error?.message ?? ''}`),
+            ...(error?.diagnostics ?? []).map((diagnostic) => h('p', {}, `line ${diagnostic.line}:${diagnostic.column} TS${diagnostic.code}: ${diagnostic.message}`)),
+          ),
+      h('p', { class: 'muted' }, `${result.calls} call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''} · run ${record.runId} (`, h('a', { href: `#/runs/${record.runId}` }, 'open in Runs'), ')'),
+      h('h3', {}, `Logs (${result.logs.length})`),
+      result.logs.length ? h('pre', { 'aria-label': 'Logs', tabindex: 0 }, result.logs.map((log) => `${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`).join('\n')) : h('p', { class: 'muted' }, 'No logs.'),
+      h('h3', {}, 'Calls'),
+      renderTimeline(record.calls),
+    );
+  }
+
+  run.addEventListener('click', () => void execute());
+  editorHost.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      void execute();
+    }
+  });
+
+  // While a run is going, its calls appear as they start and end.
+  const stops = [
+    onEvent('tool-call-start', (event) => {
+      if (!running || typeof event.runId !== 'string' || !event.runId.startsWith('studio-') || event.runId.startsWith('studio-call-')) return;
+      runId ??= event.runId;
+      if (event.runId !== runId) return;
+      live.push({ callId: String(event.callId), capability: String(event.capability), function: String(event.function), args: event.args, startedAt: Date.parse(String(event.timestamp)) });
+      redrawLive();
+    }),
+    onEvent('tool-call-end', (event) => {
+      const call = live.find((entry) => entry.callId === event.callId);
+      if (!call) return;
+      Object.assign(call, { durationMs: Number(event.durationMs), ok: Boolean(event.ok), ...(event.error ? { error: event.error } : {}) });
+      redrawLive();
+    }),
+  ];
+  function redrawLive(): void {
+    const host = output.querySelector('#live-timeline');
+    if (host) replace(host, renderTimeline(live));
+  }
+  return () => {
+    stops.forEach((stop) => stop());
+    editor.destroy();
+  };
+}

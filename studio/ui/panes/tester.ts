@@ -1,0 +1,109 @@
+import { api } from '../api.js';
+import { debounce, h, jsonBlock, labelled, replace } from '../dom.js';
+import { schemaForm, type SchemaField } from '../schema-form.js';
+import type { CapabilitiesView, FunctionView } from '../types.js';
+
+/** A form from a function's parameter schema (or JSON), checked as you type, and a direct call. */
+export function testerPane(root: HTMLElement, route: string[]): void {
+  const picker = h('select', { name: 'function' });
+  const modeJson = h('input', { type: 'checkbox', name: 'json-mode' });
+  const formHost = h('div', {});
+  const jsonArea = h('textarea', { rows: 10, name: 'arguments-json', 'aria-label': 'Arguments (JSON)', hidden: true }, '{}');
+  const issues = h('ul', { class: 'issues', 'aria-label': 'Validation', 'aria-live': 'polite' });
+  const call = h('button', { class: 'primary', type: 'button' }, 'Call');
+  const exchange = h('section', { class: 'panel', 'aria-label': 'Request and response' }, h('p', { class: 'muted' }, 'The raw request and response appear here.'));
+  const about = h('div', {});
+  let functions: FunctionView[] = [];
+  let form: SchemaField | undefined;
+
+  replace(
+    root,
+    h('h2', {}, 'Function tester'),
+    h(
+      'div',
+      { class: 'split' },
+      h('section', { class: 'panel', 'aria-label': 'Arguments' }, labelled('Function', picker), about, h('div', { class: 'row' }, h('label', {}, modeJson, ' JSON mode (for anything the form cannot express)')), formHost, jsonArea, h('h3', {}, 'Validation'), issues, h('div', { class: 'row' }, call)),
+      exchange,
+    ),
+  );
+
+  function selected(): FunctionView | undefined {
+    return functions.find((fn) => fn.id === picker.value);
+  }
+
+  function currentArguments(): unknown {
+    if (modeJson.checked) {
+      try {
+        return JSON.parse(jsonArea.value || '{}') as unknown;
+      } catch (error) {
+        return new SyntaxError((error as Error).message);
+      }
+    }
+    return form?.value() ?? {};
+  }
+
+  const validate = debounce(async () => {
+    const fn = selected();
+    if (!fn) return;
+    const args = currentArguments();
+    if (args instanceof SyntaxError) {
+      jsonArea.setAttribute('aria-invalid', 'true');
+      replace(issues, h('li', { class: 'error' }, `not JSON: ${args.message}`));
+      return;
+    }
+    jsonArea.setAttribute('aria-invalid', 'false');
+    const { issues: found } = await api<{ issues: { path: string; message: string }[] }>('POST', '/api/validate', { id: fn.id, arguments: args });
+    issues.dataset.count = String(found.length);
+    replace(issues, ...(found.length ? found.map((issue) => h('li', { class: 'error' }, h('code', {}, issue.path || '(arguments)'), ` ${issue.message}`)) : [h('li', { class: 'ok' }, 'Valid arguments.')]));
+  }, 200);
+
+  function showFunction(): void {
+    const fn = selected();
+    if (!fn) return;
+    history.replaceState(null, '', `#/tester/${fn.id}`);
+    replace(about, h('p', { class: 'mono' }, fn.signature), fn.description ? h('p', {}, fn.description) : null, fn.requiresApproval ? h('p', { class: 'warn' }, 'This function requires approval: the call waits in the Approvals pane.') : null);
+    form = schemaForm(fn.inputSchema, validate);
+    replace(formHost, form.element);
+    jsonArea.value = JSON.stringify(form.value() ?? {}, null, 2);
+    exchange.replaceChildren(h('p', { class: 'muted' }, 'The raw request and response appear here.'));
+    validate();
+  }
+
+  modeJson.addEventListener('change', () => {
+    if (modeJson.checked) jsonArea.value = JSON.stringify(form?.value() ?? {}, null, 2);
+    jsonArea.hidden = !modeJson.checked;
+    formHost.hidden = modeJson.checked;
+    validate();
+  });
+  jsonArea.addEventListener('input', validate);
+  picker.addEventListener('change', showFunction);
+
+  call.addEventListener('click', async () => {
+    const fn = selected();
+    const args = currentArguments();
+    if (!fn || args instanceof SyntaxError) return;
+    call.disabled = true;
+    replace(exchange, h('h3', {}, 'Request'), jsonBlock({ id: fn.id, arguments: args }, 'Request'), h('p', { class: 'muted' }, 'Waiting for the response…'));
+    try {
+      const answer = await api<{ request: unknown; response: { ok: boolean; value?: unknown; error?: { code: string; message: string } }; durationMs: number }>('POST', '/api/call', { id: fn.id, arguments: args });
+      replace(
+        exchange,
+        h('h3', {}, 'Request'),
+        jsonBlock(answer.request, 'Request'),
+        h('h3', {}, 'Response ', h('span', { class: answer.response.ok ? 'ok' : 'error' }, answer.response.ok ? 'ok' : answer.response.error?.code ?? 'failed'), h('span', { class: 'muted' }, ` ${answer.durationMs.toFixed(1)} ms`)),
+        jsonBlock(answer.response, 'Response'),
+      );
+    } catch (error) {
+      replace(exchange, h('p', { class: 'error' }, (error as Error).message));
+    } finally {
+      call.disabled = false;
+    }
+  });
+
+  void api<CapabilitiesView>('GET', '/api/capabilities').then((view) => {
+    functions = view.modules.flatMap((module) => module.functions);
+    replace(picker, ...functions.map((fn) => h('option', { value: fn.id }, fn.id)));
+    picker.value = functions.some((fn) => fn.id === route[0]) ? (route[0] as string) : (functions[0]?.id ?? '');
+    showFunction();
+  });
+}
