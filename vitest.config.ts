@@ -4,10 +4,13 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     exclude: ['**/node_modules/**', 'dist/**', '**/.agent-spaces/**', '**/.tmp/**', 'bench/.peers/**'],
-    // isolated-vm needs --no-node-snapshot in every process that creates an isolate.
+    // isolated-vm needs --no-node-snapshot in every process that creates an isolate. The example
+    // space imports 'agent-spaces' (loaded by tsx, Node's resolver): the condition maps it to the sources.
     pool: 'forks',
-    execArgv: ['--no-node-snapshot'],
+    execArgv: ['--no-node-snapshot', '--conditions=agent-spaces-source'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for an event, not for a time: on a busy machine it may take a while to come.
+    expect: { poll: { timeout: 20_000 } },
   },
 });

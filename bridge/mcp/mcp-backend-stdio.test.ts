@@ -86,7 +86,9 @@ describe('createMcpBackend (stdio fixture server)', () => {
   it('cancels an in-flight call when the run aborts (notifications/cancelled reaches the server)', async () => {
     const run = new AbortController();
     const pending = backend.call(callOf(capability, 'sleep', { ms: 30_000 }, { signal: run.signal }));
-    setTimeout(() => run.abort(), 100);
+    // Abort once the server is inside the call, so the cancellation has a request to cancel.
+    await expect.poll(() => backend.call(callOf(capability, 'sleeping-count'))).toBe('1');
+    run.abort();
     const error = await toolCallErrorOf(pending);
     expect(error.code).toBe('CANCELLED');
     await expect.poll(() => backend.call(callOf(capability, 'cancelled-count'))).toBe('2');

@@ -7,6 +7,7 @@ import { z } from 'zod';
 
 const server = new McpServer({ name: 'fixture-server', version: '1.0.0' });
 let cancelledCount = 0;
+let sleepingCount = 0;
 
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
@@ -60,6 +61,7 @@ server.registerTool(
   async ({ ms, progressEveryMs }, extra) => {
     const token = extra._meta?.progressToken;
     const started = Date.now();
+    sleepingCount += 1;
     let step = 0;
     if (progressEveryMs !== undefined && token !== undefined) {
       while (Date.now() - started < ms && !extra.signal.aborted) {
@@ -70,6 +72,7 @@ server.registerTool(
     } else {
       await sleep(ms, extra.signal);
     }
+    sleepingCount -= 1;
     if (extra.signal.aborted) {
       cancelledCount += 1;
       process.stderr.write('sleep was cancelled\n');
@@ -77,6 +80,10 @@ server.registerTool(
     return { content: [{ type: 'text', text: `slept ${Date.now() - started} ms` }] };
   },
 );
+
+server.registerTool('sleeping-count', { description: 'How many sleep calls are running now.' }, async () => ({
+  content: [{ type: 'text', text: String(sleepingCount) }],
+}));
 
 server.registerTool('cancelled-count', { description: 'How many calls this server saw cancelled.' }, async () => ({
   content: [{ type: 'text', text: String(cancelledCount) }],
