@@ -176,9 +176,17 @@ describe('attack pass: one worker, several runs', () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
       await sandbox.ready();
-      const victim = sandbox.run(slowVictim, { onCall: createFixtureHost().onCall, limits: { timeoutMs: 2_000 } });
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      const attacker = sandbox.run('while (true) {}', { onCall: createFixtureHost().onCall, limits: { timeoutMs: 6_000 } });
+      // The victim's call is answered only after the attacker has made its own call, the line before its
+      // loop: the answer then reaches a worker whose thread the attacker holds, whatever the machine's speed.
+      let attackerCalled!: () => void;
+      const attackerStarted = new Promise<void>((resolve) => (attackerCalled = resolve));
+      const victimHost = createFixtureHost();
+      const victim = sandbox.run(slowVictim, { onCall: async (params, context) => { await attackerStarted; return victimHost.onCall(params, context); }, limits: { timeoutMs: 2_000 } });
+      const attackerHost = createFixtureHost();
+      const attacker = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 1 });\nwhile (true) {}", {
+        onCall: async (params, context) => { const value = await attackerHost.onCall(params, context); attackerCalled(); return value; },
+        limits: { timeoutMs: 6_000 },
+      });
       const [victimResult, attackerResult] = await Promise.all([victim, attacker]);
       expect(victimResult).toMatchObject({ success: true, timedOut: false, result: 'victim done' });
       expect(attackerResult).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
