@@ -177,10 +177,12 @@ describe('createMcpBackend (in-memory server)', () => {
   });
 
   it('lets progress notifications reset the timeout, forwarding them to onProgress', async () => {
-    const { backend } = setup({ config: { timeoutMs: 200 } });
+    // The call lasts 2.5 times the timeout; progress every 50 ms keeps it alive (the timeout leaves a
+    // busy machine room for a late notification).
+    const { backend } = setup({ config: { timeoutMs: 1000 } });
     const capability = await discover({ started: [], aborted: [] });
     const progress: CallProgress[] = [];
-    const value = await backend.call(callOf(capability, 'slow', { ms: 700, progressEveryMs: 50 }, { onProgress: (update) => progress.push(update) }));
+    const value = await backend.call(callOf(capability, 'slow', { ms: 2500, progressEveryMs: 50 }, { onProgress: (update) => progress.push(update) }));
     expect(value).toBe('done');
     expect(progress.length).toBeGreaterThan(3);
     expect(progress[0]).toEqual({ progress: 1, total: 100, message: 'step 1' });
