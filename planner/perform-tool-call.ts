@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, ToolCallError, type RunResult } from '../core/index.js';
-import { searchTools } from '../space/index.js';
+import { addDeclarations, searchTools } from '../space/index.js';
 import type { BudgetLimit } from './budget.js';
 import type { ParsedCall } from './parse-arguments.js';
 import { log, presentValue, toolContent, type TaskRun } from './task-run.js';
@@ -38,8 +38,9 @@ function answer(run: TaskRun, digest: string, outcome: Record<string, unknown>):
   return { content: toolContent(run, outcome), digest: `step ${run.step}: ${run.redactor.text(digest)}` };
 }
 
-function search(run: TaskRun, call: Extract<ParsedCall, { tool: 'search_tools' }>): CallOutcome {
-  const result = searchTools(run.catalog, call.query, { detailLevel: call.detailLevel, limit: call.limit });
+async function search(run: TaskRun, call: Extract<ParsedCall, { tool: 'search_tools' }>): Promise<CallOutcome> {
+  const found = searchTools(run.catalog, call.query, { detailLevel: call.detailLevel, limit: call.limit });
+  const result = call.detailLevel === 'full' ? await addDeclarations(found, run.space.config.outDir) : found;
   run.emit({ type: 'search-run', query: run.redactor.text(call.query), detailLevel: call.detailLevel, matches: result.matches.length, total: result.total });
   const hint = result.matches.length === 0 && call.query.trim() !== '' ? { hint: 'no matches: try other words, or an empty query to list the modules' } : {};
   run.rawOutputs.push({ step: run.step, kind: 'search', name: call.query, ok: true, value: result.matches.map((match) => match.id) });

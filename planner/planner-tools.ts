@@ -19,7 +19,7 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
         type: 'object',
         properties: {
           query: { type: 'string', description: 'Words describing what you need; empty lists the modules.' },
-          detail_level: { type: 'string', enum: ['names', 'summary', 'full'], description: 'names: ids only; summary (default): signature and one line; full: whole description and parameter names.' },
+          detail_level: { type: 'string', enum: ['names', 'summary', 'full'], description: 'names: ids only; summary (default): signature and one line; full: whole description and the TypeScript declaration with every nested parameter and result type.' },
           limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 10).' },
         },
         required: ['query'],

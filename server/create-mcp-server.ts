@@ -7,7 +7,7 @@ import { createRedactor, formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
 import { serverSecrets } from '../config/index.js';
 import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunResult } from '../core/index.js';
-import { searchTools, type Space } from '../space/index.js';
+import { addDeclarations, searchTools, type Space } from '../space/index.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
 
 /** Results larger than this are cut, with a note saying how to get less. */
@@ -67,7 +67,9 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
     'search_tools',
     { title: 'Search tools', description: 'Find capability functions by what they do. Returns ids (<module>.<function>), signatures and descriptions.', inputSchema: searchToolsInput, annotations: { readOnlyHint: true } },
     async ({ query, detail_level, limit }) => {
-      const result = searchTools(await catalog(), query, { ...(detail_level ? { detailLevel: detail_level } : {}), ...(limit ? { limit } : {}) });
+      const found = searchTools(await catalog(), query, { ...(detail_level ? { detailLevel: detail_level } : {}), ...(limit ? { limit } : {}) });
+      // "full" carries each function's whole declaration from the build, as the planner's search does.
+      const result = detail_level === 'full' ? await addDeclarations(found, space.config.outDir) : found;
       return text(JSON.stringify(result, null, 2));
     },
   );

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** Inputs of the tools `agent-spaces serve` offers; their names and fields are public interface. */
 export const searchToolsInput = {
   query: z.string().describe('Words describing what you need, e.g. "train schedule" (empty: list the modules)'),
-  detail_level: z.enum(['names', 'summary', 'full']).optional().describe('names: ids only; summary: + signature and one line; full: + all parameters (default summary)'),
+  detail_level: z.enum(['names', 'summary', 'full']).optional().describe('names: ids only; summary: + signature and one line; full: + the whole description and the TypeScript declaration with every nested parameter and result type (default summary)'),
   limit: z.number().int().min(1).max(100).optional().describe('Most results (default 10)'),
 };
 

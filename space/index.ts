@@ -1,4 +1,5 @@
 export { createSpace, stdModule } from './create-space.js';
 export type { Space, SpaceOptions, SpaceRunOptions } from './create-space.js';
 export { searchTools, tokenize } from './search-tools.js';
+export { addDeclarations, MAX_DECLARATION_CHARS } from './function-declarations.js';
 export type { DetailLevel, SearchToolsOptions, SearchToolsResult, ToolMatch } from './search-tools.js';

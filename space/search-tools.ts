@@ -18,6 +18,11 @@ export interface ToolMatch {
   description?: string;
   requiresApproval?: boolean;
   parameters?: string[];
+  /**
+   * `full` only: the function's whole TypeScript declaration from the build, with every parameter and
+   * result type it uses (see `addDeclarations`).
+   */
+  declaration?: string;
 }
 
 export interface SearchToolsResult {
