@@ -1,0 +1,70 @@
+// A copy of the example space for studio tests: the repository's capabilities and stations server, its
+// own build output, and a copy of the station-guide agent (so saving tools never touches the repository).
+import { createHash } from 'node:crypto';
+import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { makeExampleSpace, REPO } from '../../test/support/example-space.js';
+import { callReply, startScriptedModelServer } from '../../test/support/scripted-model-server.js';
+import { openSpace } from '../../agents/index.js';
+import { executeTask } from '../../planner/index.js';
+
+export { REPO };
+
+export interface StudioSpace {
+  root: string;
+  env: Record<string, string>;
+  agentDir: string;
+}
+
+export async function makeStudioSpace(prefix: string): Promise<StudioSpace> {
+  const agentDir = 'agents/station-guide';
+  const space = await makeExampleSpace(prefix, { agents: [agentDir], outDir: '.agent-spaces' });
+  await cp(path.join(REPO, 'examples/agents/station-guide'), path.join(space.root, agentDir), { recursive: true });
+  return { ...space, agentDir: path.join(space.root, agentDir) };
+}
+
+/**
+ * Records a real planner task in the space's run folder: `executeTask` against the scripted model
+ * server (a search, a direct call, finish), so the runs pane has a trace to open.
+ */
+export async function recordTask(root: string): Promise<string> {
+  const model = await startScriptedModelServer([
+    callReply('search_tools', { query: 'schedule' }),
+    callReply('call_tool', { name: 'train-schedule.getSchedule', arguments: { station: 'Central' } }),
+    callReply('finish', { summary: 'Central has trains to three destinations.', result: { destinations: 3 } }),
+  ]);
+  const space = await openSpace({ cwd: root });
+  try {
+    const result = await executeTask('Which destinations does Central serve?', { space, model: { baseURL: model.baseURL, apiKey: 'test', model: 'scripted-model' }, taskId: 'task-central' });
+    if (!result.success) throw new Error(`the recorded task failed: ${JSON.stringify(result.error)}`);
+    return 'task-central';
+  } finally {
+    await space.close();
+    await model.close();
+  }
+}
+
+/** A hash of the UI's sources (and the lock file, for the versions of Vite and CodeMirror). */
+async function uiSourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const uiDir = path.join(REPO, 'studio/ui');
+  const files = (await readdir(uiDir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort();
+  for (const file of [...files, path.join(REPO, 'package-lock.json')]) hash.update(file).update(await readFile(file));
+  return hash.digest('hex');
+}
+
+/**
+ * Builds the UI into dist/studio-ui unless a build of the same sources is there (the hash is kept
+ * beside it), so repeated test runs do not pay for Vite.
+ */
+export async function ensureUiBuilt(): Promise<string> {
+  const outDir = path.join(REPO, 'dist/studio-ui');
+  const stamp = path.join(outDir, '.source-hash');
+  const hash = await uiSourceHash();
+  const built = await readFile(stamp, 'utf8').catch(() => '');
+  if (built === hash && (await stat(path.join(outDir, 'index.html')).catch(() => undefined))) return outDir;
+  const { build } = await import('vite');
+  await build({ configFile: path.join(REPO, 'studio/ui/vite.config.ts'), logLevel: 'warn' });
+  await writeFile(stamp, hash);
+  return outDir;
+}
