@@ -1,6 +1,6 @@
 // The example space: the seed's capabilities with local data, the standard library, and one MCP
 // server that this project ships, so `npm start` needs no network and no keys.
-import { defineConfig } from './config/index.js';
+import { defineConfig } from 'agent-spaces';
 
 export default defineConfig({
   capabilities: ['capabilities/*.ts', 'capabilities/*.json'],

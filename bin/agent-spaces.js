@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Re-exec with --no-node-snapshot (isolated-vm needs it wherever an isolate may be created),
-// loading the TypeScript sources through tsx when no build is present. --help and --version create no
-// isolate: they are answered in this process, without the second start.
+// Re-exec with --no-node-snapshot (isolated-vm needs it wherever an isolate may be created).
+// Which code runs: in a checkout of the repository (the TypeScript sources are here) always the
+// sources, through tsx, so a stale dist/ never answers for them; `import … from 'agent-spaces'` in
+// the example space then resolves to the sources too (the "agent-spaces-source" export condition).
+// In an installed package (npm pack ships dist/, not the sources) the build in dist/.
+// --help and --version create no isolate: they are answered in this process, without the second start.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,11 +12,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = `${root}dist/cli/main.js`;
 const sources = `${root}cli/main.ts`;
+const fromSources = existsSync(sources);
 const argv = process.argv.slice(2);
+
+if (!fromSources && !existsSync(built)) {
+  console.error(`agent-spaces: ${built} is missing: this copy of the package was not built (run \`npm run build\` in ${root}).`);
+  process.exit(2);
+}
 
 if (answersItself(argv)) {
   let main;
-  if (existsSync(built)) {
+  if (!fromSources) {
     ({ main } = await import(pathToFileURL(built).href));
   } else {
     // tsx is resolved from this package, not from the folder the command runs in.
@@ -22,7 +31,7 @@ if (answersItself(argv)) {
   }
   process.exitCode = await main(argv);
 } else {
-  const args = existsSync(built) ? ['--no-node-snapshot', built] : ['--no-node-snapshot', '--import', import.meta.resolve('tsx'), sources];
+  const args = fromSources ? ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', import.meta.resolve('tsx'), sources] : ['--no-node-snapshot', built];
   const child = spawn(process.execPath, [...args, ...argv], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {

@@ -1,6 +1,6 @@
 // A small CRM with local data. Creating a ticket requires approval.
 import { z } from 'zod';
-import { defineFunction, defineTool } from '../core/define-tool.js';
+import { defineFunction, defineTool } from 'agent-spaces';
 
 const customer = z.object({ id: z.string(), name: z.string(), plan: z.enum(['free', 'pro', 'enterprise']), email: z.string() });
 const ticket = z.object({

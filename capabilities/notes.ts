@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { defineFunction, defineTool } from '../core/define-tool.js';
+import { defineFunction, defineTool } from 'agent-spaces';
 
 interface Note {
   id: string;

@@ -3,9 +3,9 @@
 // AGENT_SPACES_MODEL=llama3.1); otherwise it says what to set. `--self-check` runs the same call against a
 // scripted model server (no network) and checks the result.
 //
-//   node --no-node-snapshot --import tsx examples/execute-task.ts ["<task>"] [--self-check]
+//   node --no-node-snapshot --conditions=agent-spaces-source --import tsx examples/execute-task.ts ["<task>"] [--self-check]
 import { fileURLToPath } from 'node:url';
-import { executeTask, type TaskResult } from '../planner/index.js';
+import { executeTask, type TaskResult } from 'agent-spaces';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const TASK = 'Which trains leave Central before noon, and what is the weather at their destinations? Give the count and a short list.';

@@ -84,7 +84,7 @@ describe('agent-spaces task', () => {
 });
 
 describe('examples/execute-task.ts', () => {
-  const run = (args: string[]) => execa(process.execPath, ['--no-node-snapshot', '--import', 'tsx', path.join(REPO, 'examples/execute-task.ts'), ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+  const run = (args: string[]) => execa(process.execPath, ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'examples/execute-task.ts'), ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
 
   it('passes its self-check against the scripted model', async () => {
     const result = await run(['--self-check']);
