@@ -47,4 +47,27 @@ describe('summarizePayload', () => {
     const debug = summarizePayload('t', small, { purpose: 'debug', maxChars: 10_000 }).sample as unknown[];
     expect(debug.length).toBeGreaterThan(planning.length);
   });
+
+  it('computes aggregates for JSON that arrived as text (an MCP tool\'s text result)', () => {
+    const text = JSON.stringify({ total: rows.length, items: rows }, null, 2);
+    const summary = summarizePayload('search_issues', text, { maxChars: 2000 });
+    expect(summary.parsedFrom).toBe('json-text');
+    expect(summary.originalSize).toEqual({ chars: text.length, keys: 2 });
+    expect(summary.schema).toMatchObject({ total: 'number', items: [{ amount: 'number', status: 'string' }] });
+    expect(summary.aggregates.map((aggregate) => aggregate.path)).toEqual(['$.items']);
+    expect(summary.aggregates[0]?.fields.status?.values).toEqual({ closed: 1333, open: 667 });
+    expect(summary.notes[0]).toMatch(/^a string holding JSON/);
+    expect(JSON.stringify(summary).length).toBeLessThanOrEqual(2000);
+  });
+
+  it('reads JSON Lines as an array, and leaves text that is not JSON a string', () => {
+    const lines = rows.slice(0, 50).map((row) => JSON.stringify(row)).join('\n');
+    const summary = summarizePayload('log', lines, { maxChars: 3000 });
+    expect(summary.parsedFrom).toBe('json-lines');
+    expect(summary.aggregates[0]).toMatchObject({ path: '$', length: 50 });
+    const prose = summarizePayload('page', `{not json} ${'words '.repeat(1000)}`, { maxChars: 1000 });
+    expect(prose.parsedFrom).toBeUndefined();
+    expect(prose.schema).toBe('string');
+    expect(prose.truncated).toBe(true);
+  });
 });

@@ -23,6 +23,12 @@ export interface PayloadSummary {
   aggregates: ArrayAggregates[];
   notes: string[];
   storageRef: string | null;
+  /**
+   * Set when the payload was a string holding JSON (an MCP tool's text result often is): `json-text`
+   * for one JSON document, `json-lines` for one per line. Shape, sample and aggregates are then of the
+   * parsed value; `originalSize.chars` is the string's length.
+   */
+  parsedFrom?: 'json-text' | 'json-lines';
 }
 
 const SAMPLE_ITEMS: Record<SummaryPurpose, number> = { planning: 3, user: 5, debug: 10 };
@@ -36,13 +42,21 @@ const STRING_PREVIEW = 200;
  * @example
  * summarizePayload('customers', rows, { maxChars: 1500, storageRef: 'runs/t1/customers.json' })
  */
-export function summarizePayload(label: string, payload: unknown, options: SummarizeOptions = {}): PayloadSummary {
+export function summarizePayload(label: string, received: unknown, options: SummarizeOptions = {}): PayloadSummary {
   const maxChars = options.maxChars ?? 2_000;
   const purpose = options.purpose ?? 'planning';
-  const text = JSON.stringify(payload) ?? 'undefined';
+  const parsed = typeof received === 'string' ? parseJsonText(received) : undefined;
+  const payload = parsed === undefined ? received : parsed.value;
+  const text = parsed === undefined ? (JSON.stringify(payload) ?? 'undefined') : undefined;
+  const chars = text?.length ?? (received as string).length;
   const items = Array.isArray(payload) ? payload.length : undefined;
   const keys = isRecord(payload) ? Object.keys(payload).length : undefined;
   const notes: string[] = [];
+  if (parsed) {
+    notes.push(parsed.format === 'json-text'
+      ? 'a string holding JSON: shape, sample and aggregates are of the parsed JSON (in code, JSON.parse the string)'
+      : 'a string holding one JSON value per line: shape, sample and aggregates are of the parsed lines as an array (in code, split the lines and JSON.parse each)');
+  }
   if (items !== undefined) notes.push(`array of ${items} items`);
   if (keys !== undefined) notes.push(`object with ${keys} keys`);
   if (options.storageRef) notes.push('the full payload is stored at storageRef; filter it in code rather than asking for it whole');
@@ -54,13 +68,15 @@ export function summarizePayload(label: string, payload: unknown, options: Summa
     const sample = makeSample(payload, sampleItems, purpose === 'debug' ? STRING_PREVIEW * 2 : STRING_PREVIEW);
     const summary: PayloadSummary = {
       label,
-      originalSize: { chars: text.length, ...(items !== undefined ? { items } : {}), ...(keys !== undefined ? { keys } : {}) },
-      truncated: JSON.stringify(sample) !== text,
+      originalSize: { chars, ...(items !== undefined ? { items } : {}), ...(keys !== undefined ? { keys } : {}) },
+      // A parsed string is never shown whole: the sample is of its parsed value.
+      truncated: text === undefined || JSON.stringify(sample) !== text,
       schema: inferShape(payload, schemaDepth),
       sample,
       aggregates,
       notes,
       storageRef: options.storageRef ?? null,
+      ...(parsed ? { parsedFrom: parsed.format } : {}),
     };
     const size = JSON.stringify(summary).length;
     if (size <= maxChars || attempt > 8) {
@@ -74,6 +90,31 @@ export function summarizePayload(label: string, payload: unknown, options: Summa
     else if (aggregates.length > 0) aggregates = aggregates.slice(0, aggregates.length - 1);
     else sampleItems = 0;
   }
+}
+
+/**
+ * The JSON a string holds, when it holds an object or an array (one document, or one value per line
+ * for two lines or more); otherwise undefined and the string is summarised as a string.
+ */
+function parseJsonText(value: string): { value: unknown; format: 'json-text' | 'json-lines' } | undefined {
+  const trimmed = value.trim();
+  if (!/^[[{]/.test(trimmed)) return undefined;
+  try {
+    return { value: JSON.parse(trimmed) as unknown, format: 'json-text' };
+  } catch {
+    // Not one document: perhaps JSON Lines.
+  }
+  const lines = trimmed.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length < 2) return undefined;
+  const values: unknown[] = [];
+  for (const line of lines) {
+    try {
+      values.push(JSON.parse(line) as unknown);
+    } catch {
+      return undefined;
+    }
+  }
+  return { value: values, format: 'json-lines' };
 }
 
 /** The first items of arrays (at any depth) and the start of long strings. */

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { rateLimitShape } from '../../config/index.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../raw-capability.js';
 import { checkKeys, joinPath, type KeyLevel } from './check-keys.js';
@@ -8,7 +9,7 @@ import { JSON_FILE_LEVELS } from './tool-key-levels.js';
 
 // Unknown keys are found by `checkKeys` (with advice on where they belong), so these stay plain objects.
 const schemaObject = z.record(z.string(), z.unknown());
-const rateLimit = z.object({ requests: z.number().int().positive(), period: z.enum(['second', 'minute', 'hour', 'day']) });
+const rateLimit = z.object(rateLimitShape);
 const toolConfig = z.object({ requiresApproval: z.boolean().optional(), rateLimit: rateLimit.optional() });
 const toolName = z.string().min(1);
 const implementation = z.string().min(1).optional();
