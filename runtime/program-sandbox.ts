@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { SandboxError } from '../core/errors.js';
 import { keepAliveUntil } from '../core/keep-alive.js';
-import type { RunError, RunResult } from '../core/run-result.js';
+import type { Diagnostic, RunError, RunResult } from '../core/run-result.js';
 import type { IsolateExecutor } from './isolate-executor.js';
+import { listCapabilityModules, withModuleHint } from './isolated-vm/capability-modules.js';
 import { compileProgram, type CompiledProgram } from './program/compile-program.js';
 import { PROGRAM_FILENAME } from './program/program-filename.js';
 import { resolveRunLimits } from './resolve-run-limits.js';
@@ -32,7 +33,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       if (runOptions.check === true) {
         // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
         checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
-        const diagnostics = await (await checker).check(code);
+        const diagnostics = withModuleHints(await (await checker).check(code), () => runOptions.visibleModules ?? listCapabilityModules(options.outDir));
         if (diagnostics.length > 0) {
           const first = diagnostics[0];
           // A check stopped by its limits says so in its own words, and has no line.
@@ -55,6 +56,9 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
       const result = await executor.execute(request, runOptions.onCall, { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}) });
       if (result.error !== undefined) result.error = mapRunError(result.error, program);
+      if (result.error?.code === 'MODULE_NOT_FOUND') {
+        result.error.message = withModuleHint(result.error.message, runOptions.visibleModules ?? listCapabilityModules(options.outDir));
+      }
       return result;
     },
     async close() {
@@ -63,6 +67,13 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
     },
   };
 }
+
+/** TypeScript's "Cannot find module '@capabilities/…'" (TS2307) gets a "did you mean" among the modules the run may see. */
+function withModuleHints(diagnostics: Diagnostic[], modules: () => readonly string[]): Diagnostic[] {
+  return diagnostics.map((diagnostic) => (diagnostic.code === CANNOT_FIND_MODULE ? { ...diagnostic, message: withModuleHint(diagnostic.message, modules()) } : diagnostic));
+}
+
+const CANNOT_FIND_MODULE = 2307;
 
 /** Checks what a host passes in; these are faults of the host, so they throw. */
 export function validateSandboxOutDir(outDir: unknown): string {

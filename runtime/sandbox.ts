@@ -47,6 +47,11 @@ export interface RunOptions {
    * waits for approval arrives before that approval is asked for. The lines are also in the result.
    */
   onLog?: (log: RunLog) => void;
+  /**
+   * The modules this run may see (a run narrowed to some functions): "did you mean" hints for a mistyped
+   * import name only these. Default: every module of the build.
+   */
+  visibleModules?: readonly string[];
 }
 
 export interface Sandbox {

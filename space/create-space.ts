@@ -21,6 +21,7 @@ import {
 import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
 import { createStdTools } from '../std/index.js';
 import { loadBackends } from './load-backends.js';
+import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
 
 export interface SpaceOptions {
   /** A resolved config; otherwise one is loaded from `cwd` (and `configFile`). */
@@ -76,6 +77,8 @@ export interface Space {
    * `ToolCallError` for an unknown id, bad arguments, a denial or a failed call.
    */
   callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess }): Promise<unknown>;
+  /** Which stored results a run may read through `@capabilities/task-storage` (the planner opens its own). */
+  readonly taskStorage: TaskStorage;
   close(): Promise<void>;
 }
 
@@ -101,18 +104,21 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     ...(config.std.http ? { http: config.std.http } : {}),
     ...(config.std.fs?.maxWriteBytesPerRun === undefined ? {} : { limits: { maxWriteBytesPerRun: config.std.fs.maxWriteBytesPerRun } }),
   });
-  const stdTools = new Map<string, ToolDefinition>(std.map((definition) => [stdModule(definition.name), definition]));
+  // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
+  const taskStorage = createTaskStorage();
+  const stdTools = new Map<string, ToolDefinition>([...std.map((definition) => [stdModule(definition.name), definition] as const), [TASK_STORAGE_MODULE, taskStorage.definition]]);
   const extraTools: ExtraTool[] = [
-    ...std.map((definition): ExtraTool => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } })),
+    ...[...stdTools].map(([module, definition]): ExtraTool => ({ definition, module, source: { kind: 'std' } })),
     ...(options.extraTools ?? []),
   ];
 
-  let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; closeBackends: () => Promise<void> }> | undefined;
+  let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; specs: CapabilitySpec[]; closeBackends: () => Promise<void> }> | undefined;
   let checker: TypeChecker | undefined;
   let closed = false;
 
   const space: Space = {
     config,
+    taskStorage: taskStorage.storage,
     async build(buildOptions = {}) {
       const result = await buildCapabilities({
         config,
@@ -126,11 +132,13 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       return result;
     },
     async run(code, runOptions = {}) {
-      const { bridge, sandbox } = await start();
+      const { bridge, sandbox, specs } = await start();
       const limits = { ...sandboxLimits(config), ...runOptions.limits };
       const { access } = runOptions;
       return sandbox.run(code, {
         onCall: access === undefined ? bridge.handleEncoded : (params, context) => bridge.handleEncoded(params, { ...context, access }),
+        // A narrowed run's "did you mean" for a mistyped import names only modules it may call.
+        ...(access === undefined ? {} : { visibleModules: specs.filter((spec) => spec.functions.some((fn) => access.allows(spec.module, fn.name))).map((spec) => spec.module) }),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
         runId: runOptions.runId ?? randomUUID(),
         check: runOptions.check ?? true,
@@ -210,7 +218,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         ...((config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker) ? { runsPerWorker: config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker } : {}),
         limits: sandboxLimits(config),
       });
-      return { bridge, sandbox, closeBackends };
+      return { bridge, sandbox, specs, closeBackends };
     })();
     ready.catch(() => {
       ready = undefined; // let a later run try again (e.g. after a build)

@@ -2,7 +2,7 @@
  * Finds the build output's proxy modules for `@capabilities/*` specifiers. Sources are cached per
  * process by path and modification time, so a rebuilt capability is picked up by the next run.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BUILD_LAYOUT, CAPABILITY_PREFIX } from '../../core/manifest.js';
 
@@ -47,11 +47,76 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
     stat = statSync(file);
   } catch {
     // No host path and no list of modules: a run narrowed to some functions must not learn the others.
-    throw new ModuleResolutionError('MODULE_NOT_FOUND', `module "${specifier}" is not in the build: fix the import (search_tools and capabilities.d.ts name the modules), or rebuild the capabilities`);
+    // The sandbox's front end adds a "did you mean" among the modules the run may see (withModuleHint).
+    throw new ModuleResolutionError('MODULE_NOT_FOUND', `${notInBuild(specifier)}: fix the import (search_tools and capabilities.d.ts name the modules), or rebuild the capabilities`);
   }
   const cached = sources.get(file);
   if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return { path: file, source: cached.source };
   const source = readFileSync(file, 'utf8');
   sources.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, source });
   return { path: file, source };
+}
+
+function notInBuild(specifier: string): string {
+  return `module "${specifier}" is not in the build`;
+}
+
+/** The specifier a MODULE_NOT_FOUND message names, if it is one of ours. */
+const NOT_IN_BUILD = /^module "(@capabilities\/[^"]*)" is not in the build/;
+
+/** Every module of the build in `outDir` (the folders that hold a proxy), sorted; none when there is no build. */
+export function listCapabilityModules(outDir: string): string[] {
+  const capabilitiesDir = path.resolve(outDir, BUILD_LAYOUT.capabilitiesDir);
+  try {
+    return readdirSync(capabilitiesDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && MODULE_NAME.test(entry.name))
+      .filter((entry) => statSync(path.join(capabilitiesDir, entry.name, BUILD_LAYOUT.moduleFiles.proxy), { throwIfNoEntry: false })?.isFile() === true)
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The `@capabilities/<name>` among `modules` that a mistyped specifier most likely meant: the same
+ * letters and digits whatever the case and separators (`trainSchedule` for `train-schedule`), or a
+ * few edits away (`mcp-everythin`). Only `modules` are ever named, so a caller passes what the run may see.
+ */
+export function suggestCapabilityModule(specifier: string, modules: readonly string[]): string | undefined {
+  const wanted = specifier.startsWith(CAPABILITY_PREFIX) ? specifier.slice(CAPABILITY_PREFIX.length) : specifier;
+  const key = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const budget = Math.max(1, Math.min(3, Math.floor(key(wanted).length / 4)));
+  let best: { module: string; distance: number } | undefined;
+  for (const module of modules) {
+    if (module === wanted) continue;
+    const distance = key(module) === key(wanted) ? 0 : editDistance(wanted.toLowerCase(), module);
+    if (distance <= budget && (best === undefined || distance < best.distance)) best = { module, distance };
+  }
+  return best === undefined ? undefined : `${CAPABILITY_PREFIX}${best.module}`;
+}
+
+/**
+ * Adds "did you mean" to a message that names a missing capability module: the sandbox's own
+ * MODULE_NOT_FOUND, or TypeScript's "Cannot find module" (TS2307). `modules` are those the run may see.
+ */
+export function withModuleHint(message: string, modules: readonly string[]): string {
+  const specifier = NOT_IN_BUILD.exec(message)?.[1] ?? /^Cannot find module '(@capabilities\/[^']*)'/.exec(message)?.[1];
+  if (specifier === undefined) return message;
+  const suggestion = suggestCapabilityModule(specifier, modules);
+  if (suggestion === undefined) return message;
+  return NOT_IN_BUILD.test(message) ? message.replace(NOT_IN_BUILD, (head) => `${head} (did you mean "${suggestion}"?)`) : `${message} Did you mean '${suggestion}'?`;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

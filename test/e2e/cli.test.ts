@@ -107,6 +107,16 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     expect(run.calls).toBe(0);
   });
 
+  it('suggests the module a mistyped import meant, at the type-check and at run time', async () => {
+    const code = "import { getSchedule } from '@capabilities/train-schedul';\nexport default await getSchedule({ station: 'Central' });\n";
+    const checked = await cli(['run', '-'], { cwd: space.root, env: space.env, input: code });
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stderr).toContain("-:1:29 TS2307: Cannot find module '@capabilities/train-schedul' or its corresponding type declarations. Did you mean '@capabilities/train-schedule'?");
+    const unchecked = await cli(['run', '-', '--no-check'], { cwd: space.root, env: space.env, input: code });
+    expect(unchecked.exitCode).toBe(1);
+    expect(unchecked.stderr).toContain('module "@capabilities/train-schedul" is not in the build (did you mean "@capabilities/train-schedule"?)');
+  });
+
   it('says what is wrong with its arguments', async () => {
     const unknown = await cli(['frobnicate'], { cwd: space.root });
     expect(unknown.exitCode).toBe(2);

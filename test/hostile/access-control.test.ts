@@ -63,6 +63,21 @@ describe('a narrowed run', () => {
     expect(unknownModule.error).toMatchObject({ code: 'UNKNOWN_CAPABILITY' });
     expect(unknownModule.error?.message).toMatch(/available modules are crm, train-schedule$/);
   });
+  it('suggests, for a mistyped import, only a module it may see: at the type-check and at run time', async () => {
+    for (const check of [true, false]) {
+      const near = await space.run("import { crm } from '@capabilities/crn';\nreturn crm;", { access, check });
+      expect(near.success, `check: ${check}`).toBe(false);
+      expect([near.error?.message, ...(near.error?.diagnostics ?? []).map((diagnostic) => diagnostic.message)].join('\n')).toMatch(/[Dd]id you mean ["']@capabilities\/crm["']\?/);
+      // notes is in the build, one letter from the import, and hidden from this run: never named.
+      const hidden = await space.run("import { notes } from '@capabilities/note';\nreturn notes;", { access, check });
+      expect(hidden.success).toBe(false);
+      expect(JSON.stringify(hidden.error)).not.toMatch(/did you mean|@capabilities\/notes/i);
+    }
+    // The same typo in a run that may see everything gets the hint.
+    const open = await space.run("import { notes } from '@capabilities/note';\nreturn notes;", { check: false });
+    expect(open.error?.message).toContain('(did you mean "@capabilities/notes"?)');
+  });
+
   it('is refused on direct calls (callTool) as well', async () => {
     const error = await toolCallErrorOf(space.callTool('crm.createTicket', { customerId: 'c-001', subject: 'x', priority: 'low' }, { access }));
     expect(error).toMatchObject({ code: 'ACCESS_DENIED' });
