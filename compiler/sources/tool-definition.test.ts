@@ -46,6 +46,36 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
     ]);
   });
 
+  it("refuses the seed's schema-per-parameter shorthand with the JSON Schema to write instead", () => {
+    const trains = defineTool({
+      name: 'trainSchedule',
+      functions: {
+        getSchedule: {
+          parameters: { station: { type: 'string', optional: true }, date: { type: 'string', format: 'date', optional: true }, limit: { type: 'integer' } } as never,
+          handler,
+        },
+        getTrainDetails: { parameters: { trainId: { type: 'string', required: true } } as never, handler },
+      },
+    });
+    expect(failure(trains).split('\n')).toEqual([
+      'capabilities/crm.ts#trainSchedule:',
+      `  - functions.getSchedule.parameters holds one schema per parameter (the seed's shorthand), which is not JSON Schema: write parameters: {"type":"object","properties":{"station":{"type":"string"},"date":{"type":"string","format":"date"},"limit":{"type":"integer"}},"required":["limit"]} (or a z.object)`,
+      `  - functions.getTrainDetails.parameters holds one schema per parameter (the seed's shorthand), which is not JSON Schema: write parameters: {"type":"object","properties":{"trainId":{"type":"string"}},"required":["trainId"]} (or a z.object)`,
+    ]);
+  });
+
+  it('takes JSON Schema objects whose properties could look like parameters as JSON Schema', () => {
+    const ok = defineTool({
+      name: 'ok',
+      functions: {
+        typed: { parameters: { type: 'object', properties: { station: { type: 'string' } } }, handler },
+        untyped: { parameters: { properties: { station: { type: 'string' } } }, handler },
+        anything: { parameters: { type: 'object', additionalProperties: { type: 'string' } }, handler },
+      },
+    });
+    expect(toolDefinitionToRaw(ok, SOURCE).functions.map((fn) => fn.toolName)).toEqual(['typed', 'untyped', 'anything']);
+  });
+
   it('accepts a well-formed definition, zod schemas included', () => {
     const crm = defineTool({
       name: 'crm',

@@ -76,6 +76,8 @@ function definitionProblems(definition: ToolDefinition): string[] {
       continue;
     }
     problems.push(...checkKeys(fn, at, DEFINE_TOOL_LEVELS.function));
+    const shorthand = parameterMapProblem(fn.parameters, at);
+    if (shorthand !== undefined) problems.push(shorthand);
     if (fn.requiresApproval !== undefined && typeof fn.requiresApproval !== 'boolean') problems.push(`${at}.requiresApproval must be true or false`);
     if (typeof fn.handler !== 'function') problems.push(`${at}.handler must be a function (the code that performs the call)`);
   }
@@ -96,4 +98,29 @@ function definitionProblems(definition: ToolDefinition): string[] {
     }
   }
   return problems;
+}
+
+/** Keywords whose value is an object in a JSON Schema of an object: a map holding one is taken as JSON Schema. */
+const OBJECT_KEYWORDS = new Set(['type', 'properties', '$ref', 'anyOf', 'oneOf', 'allOf', 'not', 'items', '$defs', 'definitions', 'patternProperties', 'additionalProperties', 'if', 'then', 'else', 'propertyNames', 'dependentSchemas', 'unevaluatedProperties']);
+
+/**
+ * The seed's shorthand, `parameters: { station: { type: 'string', optional: true } }` (one schema per
+ * parameter), is not JSON Schema, and defineTool's types refuse it; rather than guess, the build says
+ * what to write: the same parameters as JSON Schema, every parameter not marked `optional: true` required.
+ */
+function parameterMapProblem(parameters: unknown, at: string): string | undefined {
+  if (!isJsonSchemaObject(parameters) || isZodSchema(parameters)) return undefined;
+  const entries = Object.entries(parameters);
+  if (entries.length === 0 || entries.some(([key]) => OBJECT_KEYWORDS.has(key))) return undefined;
+  const schemas = entries.filter((entry): entry is [string, JsonSchema] => isJsonSchemaObject(entry[1]));
+  if (schemas.length !== entries.length || !schemas.some(([, schema]) => typeof schema.type === 'string' || typeof schema.optional === 'boolean' || typeof schema.required === 'boolean')) return undefined;
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, schema] of schemas) {
+    const { optional, required: flag, ...rest } = schema;
+    properties[name] = rest;
+    if (optional !== true && flag !== false) required.push(name);
+  }
+  const form = { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+  return `${at}.parameters holds one schema per parameter (the seed's shorthand), which is not JSON Schema: write parameters: ${JSON.stringify(form)} (or a z.object)`;
 }
