@@ -13,7 +13,7 @@ import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from 
 import { BOOTSTRAP_REFUSAL_CODES, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
-import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
+import { evaluateBootstrap } from './bootstrap-script.js';
 import { ModuleResolutionError, resolveCapabilityModule } from './capability-modules.js';
 import { createRunTimers } from './sandbox-timers.js';
 import { sandboxUrlOperation } from './sandbox-url-host.js';
@@ -114,7 +114,7 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     // Strings in, one string out (see sandbox-url-host.ts); it needs no run.
     new ivm.Callback(sandboxUrlOperation),
   ];
-  const bootstrap = context.evalClosureSync(BOOTSTRAP_SOURCE, callbacks, { result: { reference: true } });
+  const bootstrap = evaluateBootstrap(isolate, context, callbacks);
   return {
     memoryLimitMb,
     threading,
