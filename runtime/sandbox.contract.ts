@@ -97,6 +97,16 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const fn = await run('return { run() {} };');
         expect(fn.error?.message).toContain('$.run is a function');
       });
+      it('refuses a function in the result however the program arranged Function.prototype.toJSON', async () => {
+        const frozen = await run('Object.freeze(Function.prototype);\nreturn { items: [1, () => 2] };');
+        expect(frozen.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE' });
+        expect(frozen.error?.message).toContain('$.items[1] is a function');
+        // The program's own toJSON for functions is honoured, as JSON.stringify honours it.
+        const own = await run("Object.defineProperty(Function.prototype, 'toJSON', { value: () => 'fn', configurable: false });\nreturn { run() {} };");
+        expect(own).toMatchObject({ success: true, result: { run: 'fn' } });
+        const dated = await run("return { at: new Date(0), nested: { list: [1, 'two', null, { three: true }] } };");
+        expect(dated).toMatchObject({ success: true, result: { at: '1970-01-01T00:00:00.000Z', nested: { list: [1, 'two', null, { three: true }] } } });
+      });
     });
 
     describe('imports', () => {

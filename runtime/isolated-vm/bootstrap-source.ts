@@ -250,6 +250,34 @@ function refuseNonJson(key, value) {
   if (type === 'function' || type === 'symbol') throw NOT_JSON;
   return value;
 }
+// The result's JSON, refusing functions rather than dropping them silently. A replacer would do it, but
+// it takes V8 off its fast serializer (measured: 2-3x the time of a 5.7 MB result). JSON.stringify asks
+// every object, functions included, for a toJSON: while the result is serialized, Function.prototype's
+// throws. A symbol nested in the result is dropped as JSON.stringify drops it. A program that locked
+// Function.prototype.toJSON gets the replacer. (In a closure: the names stay out of the bootstrap's scope.)
+const serializeResult = (() => {
+  const functionPrototype = Function.prototype, describeOwn = Object.getOwnPropertyDescriptor, deleteOwn = Reflect.deleteProperty;
+  const refuseFunction = function toJSON() { throw NOT_JSON; };
+  return (value) => {
+    if (typeof value === 'symbol') throw NOT_JSON;
+    const previous = describeOwn(functionPrototype, 'toJSON');
+    try {
+      defineProperty(functionPrototype, 'toJSON', { value: refuseFunction, writable: true, enumerable: false, configurable: true });
+    } catch {
+      return jsonStringify(value, refuseNonJson);
+    }
+    try {
+      return jsonStringify(value);
+    } finally {
+      try {
+        if (previous === undefined) deleteOwn(functionPrototype, 'toJSON');
+        else defineProperty(functionPrototype, 'toJSON', previous);
+      } catch {
+        // A getter of the result locked it meanwhile: the program's own world.
+      }
+    }
+  };
+})();
 
 function describeError(thrown) {
   const isError = safe(() => thrown instanceof ErrorConstructor || (typeof thrown === 'object' && thrown !== null && typeof thrown.stack === 'string'), false);
@@ -280,7 +308,7 @@ async function run(main, runSettings) {
   }
   let json;
   try {
-    json = jsonStringify(value, refuseNonJson);
+    json = serializeResult(value);
   } catch (thrown) {
     const where = safe(() => findNonJson(value, '$', []), undefined);
     const reason = where !== undefined ? where : thrown === NOT_JSON ? 'it holds a function or symbol' : safe(() => StringConstructor(thrown.message), 'unknown reason');
