@@ -1,0 +1,130 @@
+// The studio in a real browser: playwright-core drives Debian's chromium against `startStudio` on a copy
+// of the example space, through every pane. No timing: each step waits for what it expects to see.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSpace } from '../../agents/index.js';
+import { startStudio, type RunningStudio } from '../../studio/server/index.js';
+import { ensureUiBuilt, makeStudioSpace, recordTask, type StudioSpace } from '../../studio/test-support/studio-space.js';
+
+const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
+
+let space: StudioSpace;
+let studio: RunningStudio;
+let browser: Browser;
+let page: Page;
+
+/** Replaces the text of the CodeMirror editor labelled `label` as a person would: select all, type. */
+async function typeInEditor(label: string, text: string): Promise<void> {
+  const editor = page.getByRole('textbox', { name: label });
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
+  }
+  const [uiDir, made] = await Promise.all([ensureUiBuilt(), makeStudioSpace('studio-e2e')]);
+  space = made;
+  Object.assign(process.env, space.env);
+  await recordTask(space.root);
+  studio = await startStudio({ openSpace, cwd: space.root, uiDir });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(60_000);
+  await page.goto(studio.url);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.close();
+});
+
+// Generous: a busy machine may take long to start the sandbox and the stations server; nothing is timed.
+describe('the studio in a browser', { timeout: 120_000 }, () => {
+  it('opens on the capabilities pane, takes the token out of the address, and shows a module', async () => {
+    await page.getByRole('button', { name: /^crm/ }).click();
+    const detail = page.getByRole('region', { name: 'Module' });
+    await expect.poll(() => detail.getByRole('heading', { name: '@capabilities/crm' }).count()).toBe(1);
+    await detail.getByRole('article', { name: 'crm.createTicket' }).getByText('requires approval', { exact: true }).waitFor();
+    expect(page.url()).not.toContain('token=');
+    await page.getByLabel('Query').fill('schedule');
+    await page.getByRole('list', { name: 'Search results' }).getByText('train-schedule.getSchedule').waitFor();
+  });
+
+  it('shows a type error as you type, then runs the fixed program', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await typeInEditor('Program (TypeScript)', "import { crm } from '@capabilities/crm';\nconst found: number = await crm.searchCustomers({ query: 'acme' });\nexport default found;");
+    const problems = page.getByRole('list', { name: 'Type errors' });
+    await problems.getByText(/line 2:7 TS2322/).waitFor();
+    await typeInEditor('Program (TypeScript)', "import { crm } from '@capabilities/crm';\nconst found = await crm.searchCustomers({ query: 'acme' });\nconsole.log(`found ${found.length}`);\nexport default found.map((customer) => customer.name);");
+    await problems.getByText('No type errors.').waitFor();
+    await page.getByRole('button', { name: 'Run' }).click();
+    const output = page.getByRole('region', { name: 'Run output' });
+    await output.getByLabel('Result').getByText('Acme Labs').waitFor();
+    await output.getByLabel('Logs').getByText('found 2').waitFor();
+    await output.getByRole('table', { name: 'Calls' }).getByText('crm.searchCustomers').waitFor();
+  });
+
+  it('runs a function from the form generated from its schema, validating as you type', async () => {
+    await page.goto(`${studio.origin}/#/tester/crm.searchCustomers`);
+    const validation = page.getByRole('list', { name: 'Validation' });
+    await validation.getByText('is required').waitFor();
+    await page.getByLabel('query *').fill('acme');
+    await validation.getByText('Valid arguments.').waitFor();
+    await page.getByLabel('limit').fill('1');
+    await validation.getByText('Valid arguments.').waitFor();
+    await page.getByRole('button', { name: 'Call' }).click();
+    const response = page.getByRole('region', { name: 'Request and response' });
+    await response.getByLabel('Response').getByText('Acme Corp').waitFor();
+    expect(await response.getByLabel('Request').textContent()).toContain('"limit": 1');
+  });
+
+  it('edits an agent tool: the preview follows the template as you type; saved, it survives a reload', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('button', { name: 'describe_station' }).waitFor();
+    const preview = page.getByLabel('Preview');
+    await preview.getByText('(Answer as tool describe_station.)', { exact: false }).waitFor();
+    await page.getByLabel('name *').fill('Harbor');
+    await preview.getByText('Tell a traveller about Harbor station').waitFor();
+    await typeInEditor('Prompt template', 'Describe {name} for {who}; needs: {needs}');
+    await page.getByRole('list', { name: 'Errors' }).getByText(/\{who\} names no parameter/).waitFor();
+    await typeInEditor('Prompt template', 'Describe {name} carefully; needs: {needs}');
+    await preview.getByText('Describe Harbor carefully; needs: general information').waitFor();
+    await page.getByRole('list', { name: 'Errors' }).getByText('No errors.').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor();
+    const saved = JSON.parse(await readFile(path.join(space.agentDir, 'tsagent.json'), 'utf8')) as { metadata: { tools: { prompt: string }[] } };
+    expect(saved.metadata.tools[0]?.prompt).toBe('Describe {name} carefully; needs: {needs}');
+    await page.reload();
+    await page.getByRole('textbox', { name: 'Prompt template' }).getByText('Describe {name} carefully; needs: {needs}').waitFor();
+  });
+
+  it('approves a waiting call in the inbox and the run finishes', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await typeInEditor('Program (TypeScript)', "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-002', subject: 'From the browser', priority: 'low' });");
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.locator('#approvals-count:not([hidden])').waitFor();
+    await page.getByRole('link', { name: /Approvals/ }).click();
+    const waiting = page.getByRole('article', { name: 'crm.createTicket waiting for approval' });
+    await waiting.getByLabel('Arguments').getByText('"subject": "From the browser"').waitFor();
+    await waiting.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Nothing is waiting.').waitFor();
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('table', { name: 'Runs' }).getByText('code run').first().waitFor();
+  });
+
+  it('opens a planner trace from the run folder', async () => {
+    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('link', { name: 'Which destinations does Central serve?' }).click();
+    const run = page.getByRole('region', { name: 'Run' });
+    await run.getByRole('heading', { name: 'Task task-central' }).waitFor();
+    await run.getByRole('table', { name: 'Trace events' }).locator('tr[data-event="task-finish"]').waitFor();
+    expect(await run.getByRole('table', { name: 'Trace events' }).locator('tr[data-event="model-reply"]').count()).toBe(3);
+  });
+});
