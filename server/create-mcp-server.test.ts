@@ -7,7 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpace, type Space } from '../space/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { createAgentSpacesMcpServer, createRunRouter, MAX_RESULT_CHARS } from './create-mcp-server.js';
+import { createAgentSpacesMcpServer, createRunRouter, MAX_LOG_NOTIFICATIONS, MAX_RESULT_CHARS } from './create-mcp-server.js';
 
 describe('createAgentSpacesMcpServer', () => {
   let space: Space;
@@ -38,6 +38,26 @@ describe('createAgentSpacesMcpServer', () => {
     expect(structured).toMatchObject({ success: true, result: 'done', truncated: true });
     expect(JSON.stringify(structured).length).toBeLessThanOrEqual(MAX_RESULT_CHARS + 1024);
     expect(structured.logs.length).toBeGreaterThan(0);
+  });
+
+  it('sends the log lines of a run as progress while it runs, in order with its calls, when the client asks for progress', async () => {
+    const progress: string[] = [];
+    const code = "import { json } from '@capabilities/std';\nconsole.log('first');\nconst parsed = await json.parse({ text: '[1,2]' });\nconsole.warn('second', JSON.stringify(parsed));\nexport default 'done';";
+    const run = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
+    expect(run.structuredContent).toMatchObject({ success: true, result: 'done' });
+    expect(progress).toEqual(['log: first', 'std-json.parse done', 'log [warn]: second [1,2]']);
+    // Without a progress token nothing is sent, and the result still holds every line.
+    const quiet = await client.callTool({ name: 'execute_code', arguments: { code } });
+    expect(quiet.structuredContent).toMatchObject({ success: true, logs: [expect.objectContaining({ message: 'first' }), expect.objectContaining({ message: 'second [1,2]' })] });
+  });
+
+  it('sends at most MAX_LOG_NOTIFICATIONS log lines as progress, the last saying the rest are in the result', async () => {
+    const progress: string[] = [];
+    const code = `for (let i = 0; i < ${MAX_LOG_NOTIFICATIONS + 50}; i++) console.log('line', i);\nexport default 'done';`;
+    await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
+    expect(progress).toHaveLength(MAX_LOG_NOTIFICATIONS);
+    expect(progress[0]).toBe('log: line 0');
+    expect(progress.at(-1)).toBe('log: … the rest of the log is in the result');
   });
 
   it('refuses module names that are not built modules, path-like ones included', async () => {

@@ -6,12 +6,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createRedactor, formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
 import { serverSecrets } from '../config/index.js';
-import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunResult } from '../core/index.js';
+import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunLog, type RunResult } from '../core/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
 
 /** Results larger than this are cut, with a note saying how to get less. */
 export const MAX_RESULT_CHARS = 64 * 1024;
+/** Log lines of one run sent as progress, and the characters of each (the result has them all). */
+export const MAX_LOG_NOTIFICATIONS = 200;
+const MAX_LOG_NOTIFICATION_CHARS = 2_000;
 
 const INSTRUCTIONS = `Agent Spaces runs TypeScript that you write against typed capability modules.
 1. search_tools finds functions (query in words; an empty query lists the modules).
@@ -109,24 +112,34 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
     async ({ code }, extra) => {
       const runId = randomUUID();
       const progressToken = extra._meta?.progressToken;
-      let calls = 0;
       // Progress must reach the client before the result does: the SDK drops progress after a response.
       const sent: Promise<unknown>[] = [];
+      // `progress` must grow with every notification: calls and log lines share one count.
+      let notifications = 0;
+      const notify = (message: string): void => {
+        if (progressToken === undefined) return;
+        notifications++;
+        sent.push(extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: notifications, message } }).catch(() => undefined));
+      };
+      let logLines = 0;
+      // A client that asked for progress sees the program's log lines as it writes them (redacted like the
+      // result), up to a bound: all of them are in the result anyway.
+      const onLog = (log: RunLog): void => {
+        logLines++;
+        if (logLines > MAX_LOG_NOTIFICATIONS) return;
+        const { level, message } = redactResult(log);
+        const line = message.length > MAX_LOG_NOTIFICATION_CHARS ? `${message.slice(0, MAX_LOG_NOTIFICATION_CHARS)}… [cut]` : message;
+        notify(logLines === MAX_LOG_NOTIFICATIONS ? 'log: … the rest of the log is in the result' : `log${level === 'log' ? '' : ` [${level}]`}: ${line}`);
+      };
       const unregister = router.register(runId, {
         onEvent(event) {
-          if (event.type !== 'tool-call-end' || progressToken === undefined) return;
-          calls++;
-          sent.push(extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken, progress: calls, message: `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}` },
-            })
-            .catch(() => undefined));
+          if (event.type !== 'tool-call-end') return;
+          notify(`${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`);
         },
         ...(server.server.getClientCapabilities()?.elicitation ? { approve: (request: ApprovalRequest) => elicitApproval(server, request, extra.signal) } : {}),
       });
       try {
-        const result = await space.run(code, { runId, signal: extra.signal });
+        const result = await space.run(code, { runId, signal: extra.signal, ...(progressToken === undefined ? {} : { onLog }) });
         await Promise.all(sent);
         // The SDK client handles a notification a microtask after a response that arrives in the same
         // chunk, and drops progress once the response is in: let the notifications go out on their own.

@@ -339,8 +339,12 @@ describe('secrets: execute_code of serve, driven by an MCP client', { timeout: 1
       'try { await leakInRpcError({}); } catch (error) { failure = String(error); }',
       'export default { plain, failure };',
     ].join('\n');
-    const reply = await client.callTool({ name: 'execute_code', arguments: { code } });
+    // Log lines streamed as progress pass the same redaction as the result.
+    const progress: string[] = [];
+    const reply = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
     expectNoSecret(reply);
+    expectNoSecret(progress);
+    expect(progress.find((message) => message.startsWith('log: '))).toContain('[REDACTED]');
     expect(reply.structuredContent).toMatchObject({ success: true, result: { plain: expect.stringContaining('[REDACTED]') } });
     const healthy = await client.callTool({ name: 'execute_code', arguments: { code: "import { echo } from '@capabilities/mcp-leaky';\nexport default await echo({ text: 'ok' });" } });
     expect(healthy.structuredContent).toMatchObject({ success: true, result: 'ok' });
