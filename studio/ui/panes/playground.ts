@@ -12,11 +12,11 @@ import { trainSchedule } from '@capabilities/train-schedule';
 import { getWeather } from '@capabilities/get-weather';
 
 const trips = await trainSchedule.getSchedule({ station: 'Central' });
-const destinations = [...new Set(trips.map((trip) => trip.destination))];
+const morning = trips.filter((trip) => trip.hour < 12);
 // Parallel calls show side by side in the timeline.
-const weather = await Promise.all(destinations.map((location) => getWeather({ location })));
-console.log(\`\${trips.length} trips to \${destinations.length} destinations\`);
-export default destinations.map((name, index) => ({ name, temperature: weather[index]?.temperature }));
+const weather = await Promise.all(['Harbor', 'Airport', 'Northgate'].map((location) => getWeather({ location })));
+console.log(\`\${morning.length} of \${trips.length} trips leave in the morning\`);
+export default weather.map((report) => \`\${report.location}: \${report.temperature}°C\`);
 `;
 
 /** A TypeScript editor with the sandbox's type-checker, Run, and the run's result, logs and calls. */
