@@ -45,6 +45,8 @@ export const OPTIONS = {
   'budget-tool-calls': { type: 'string', value: '<n>', help: 'most tool calls (default 30)' },
   'budget-code-runs': { type: 'string', value: '<n>', help: 'most code runs (default 3)' },
   'budget-cost': { type: 'string', value: '<usd>', help: 'most model cost in US dollars (default 0.5)' },
+  port: { type: 'string', value: '<p>', help: 'port on 127.0.0.1 (default: any free port)' },
+  open: { type: 'boolean', help: 'open the address in the desktop browser' },
   verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
   help: { type: 'boolean', short: 'h', help: "this help (after a command: that command's help)" },
   version: { type: 'boolean', help: 'the version of agent-spaces' },
@@ -99,6 +101,11 @@ export const COMMANDS = {
     synopsis: ['agent-spaces agents serve <config | dir... | url...> [--http <port>]'],
     description: 'serve the orchestration tools over MCP: list_agents, execute_agent, get_agent_memory',
     options: ['cwd', 'http', 'host', 'token'],
+  },
+  studio: {
+    synopsis: ['agent-spaces studio [--port <p>] [--open]'],
+    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals',
+    options: ['config', 'cwd', 'port', 'open'],
   },
   demo: {
     synopsis: ['agent-spaces demo'],

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { openSpace } from '../../agents/index.js';
-import { progress, UsageError } from '../output.js';
+import { progress } from '../output.js';
+import { UsageError } from '../usage-error.js';
 
 export interface StudioCommandOptions {
   cwd: string;
