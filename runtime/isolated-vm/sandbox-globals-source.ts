@@ -40,7 +40,7 @@ const dateGetTime = uncurry(Date.prototype.getTime), regExpSource = getterOf(Reg
 const setAdd = uncurry(Set.prototype.add), weakMapHas = uncurry(WeakMap.prototype.has), weakSetHas = uncurry(WeakSet.prototype.has), weakRefDeref = uncurry(WeakRef.prototype.deref);
 const booleanValueOf = uncurry(Boolean.prototype.valueOf), numberValueOf = uncurry(Number.prototype.valueOf), stringValueOf = uncurry(String.prototype.valueOf);
 const bigIntValueOf = uncurry(BigInt.prototype.valueOf), symbolValueOf = uncurry(Symbol.prototype.valueOf);
-const RegExpPrototype = RegExp.prototype;
+const RegExpPrototype = RegExp.prototype, MapPrototype = Map.prototype, SetPrototype = Set.prototype, ArrayPrototype = Array.prototype;
 const TYPED_ARRAYS = {
   __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
   Float32Array, Float64Array, BigInt64Array, BigUint64Array,
@@ -398,7 +398,8 @@ class TextDecoder {
     if (!arrayIncludes(UTF8_LABELS, name)) {
       throw new RangeErrorConstructor('TextDecoder: the encoding ' + jsonStringify(stringSlice(StringConstructor(label), 0, 64)) + ' is not supported in the sandbox; only UTF-8 is');
     }
-    const given = options === undefined || options === null ? {} : options;
+    // The defaults as a null-prototype object: a getter the program put on Object.prototype must not fill them in.
+    const given = options === undefined || options === null ? { __proto__: null } : options;
     weakMapSet(decoderStates, this, { __proto__: null, fatal: !!given.fatal, ignoreBOM: !!given.ignoreBOM });
   }
   get encoding() { decoderState(this); return 'utf-8'; }
@@ -721,7 +722,15 @@ function structuredClone(value, options = undefined) {
     }
   }
   const copies = new MapConstructor();
+  // Pairs of (source, copy) still to fill in; \`top\` is its height. The array never shrinks, so a slot
+  // below its length is written as an own element, never through a setter on Array.prototype.
   const work = [];
+  let top = 0;
+  const push = (item) => {
+    if (top < work.length) work[top] = item;
+    else append(work, item);
+    top++;
+  };
   const copyOf = (item) => {
     if (typeof item === 'symbol') throw dataCloneError(safe(() => symbolToString(item), 'a symbol'));
     if (typeof item === 'function') throw dataCloneError(safe(() => '[Function: ' + (item.name || 'anonymous') + ']', 'a function'));
@@ -730,20 +739,24 @@ function structuredClone(value, options = undefined) {
     if (known !== undefined) return known;
     const copy = shallowCopy(item, copies);
     mapSet(copies, item, copy);
-    append(work, item);
-    append(work, copy);
+    push(item);
+    push(copy);
     return copy;
   };
   const root = copyOf(value);
-  while (work.length > 0) {
-    const copy = work[work.length - 1], source = work[work.length - 2];
-    work.length -= 2;
+  while (top > 0) {
+    const copy = work[top - 1], source = work[top - 2];
+    top -= 2;
     fillCopy(source, copy, copyOf);
   }
   return root;
 }
 function shallowCopy(source, copies) {
   if (isArray(source)) return new ArrayConstructor(source.length);
+  // The common case without the brand checks below (each one that fails throws, which costs a stack
+  // capture): an object whose prototype is Object.prototype or null is copied as a plain object.
+  const prototype = getPrototypeOf(source);
+  if (prototype === ObjectPrototype || prototype === null) return {};
   if (isDate(source)) return new DateConstructor(dateGetTime(source));
   if (source !== RegExpPrototype && brand(regExpSource, source)) return new RegExpConstructor(regExpSource(source), regExpFlags(source));
   if (isMap(source)) return new MapConstructor();
@@ -787,19 +800,22 @@ function copyError(source) {
   if (typeof stack === 'string') defineProperty(copy, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
   return copy;
 }
+// What to fill in is told by the copy, made by shallowCopy, whose prototype is an intrinsic: no brand
+// check of the source (a throw each) is needed again.
 function fillCopy(source, copy, copyOf) {
-  if (isMap(source)) {
+  const kind = getPrototypeOf(copy);
+  if (kind === MapPrototype) {
     const iterator = mapEntries(source);
     for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator)) mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));
     return;
   }
-  if (isSet(source)) {
+  if (kind === SetPrototype) {
     const iterator = setValues(source);
     for (let step = setIteratorNext(iterator); !step.done; step = setIteratorNext(iterator)) setAdd(copy, copyOf(step.value));
     return;
   }
   // Errors, dates, regular expressions, buffers and views keep only what shallowCopy gave them.
-  if (!isArray(source) && getPrototypeOf(copy) !== ObjectPrototype) return;
+  if (kind !== ArrayPrototype && kind !== ObjectPrototype) return;
   const keys = objectKeys(source);
   for (let index = 0; index < keys.length; index++) defineData(copy, keys[index], copyOf(source[keys[index]]));
 }
