@@ -29,6 +29,7 @@ export const vault = defineTool({
   functions: {
     getCredentials: defineFunction({ description: 'Returns the billing service credentials', handler: () => ({ service: 'billing', apiKey: '${LIVE_KEY}', hint: 'rotate ${LIVE_KEY} monthly' }) }),
     listInvoices: defineFunction({ description: 'Returns every invoice of the ledger', handler: () => rows }),
+    exportInvoices: defineFunction({ description: 'Returns the ledger as JSON text, as an MCP tool would', handler: () => JSON.stringify({ count: rows.length, rows }) }),
   },
 });
 `,
@@ -104,4 +105,51 @@ describe('executeTask secrets and large results', () => {
     expect(events.find((event) => event.type === 'summary-created')).toMatchObject({ label: 'vault.listInvoices', storageRef: answer.summary.storageRef });
     expect(result.rawOutputs[0]).toMatchObject({ ok: true, summary: { storageRef: answer.summary.storageRef } });
   });
+
+  it('lets the task\'s code page through a stored result (task-storage), and only its own task\'s results', async () => {
+    const runDir = await makeTempDir('planner-storage-run');
+    const pageThrough = (ref: string) => `import { list, read } from '@capabilities/task-storage';
+const ref = ${JSON.stringify(ref)};
+const totals: Record<string, number> = {};
+let pages = 0;
+let count = 0;
+for (let offset: number | null = 0; offset !== null; pages++) {
+  const page = await read({ ref, offset, limit: 1_000 });
+  for (const row of page.value as { customer: string; amount: number }[]) totals[row.customer] = (totals[row.customer] ?? 0) + row.amount;
+  count += (page.value as unknown[]).length;
+  offset = page.nextOffset ?? null;
+}
+const text = await read({ ref: (await list())[1]?.ref ?? '', parse: true, path: 'rows', offset: 2999 });
+const forged = await read({ ref: '/etc/passwd' }).then(() => 'read', (error: { code: string }) => error.code);
+export default { count, pages, totals, last: text.value, total: text.total, forged, stored: (await list()).map((entry) => entry.label) };`;
+    // The model writes its code from the storageRef the summary gave it.
+    const script = (request: { messages: { role: string; content?: unknown }[] }, index: number) => {
+      if (index === 0) return callReply('call_tool', { name: 'vault.listInvoices', arguments: {} });
+      if (index === 1) return callReply('call_tool', { name: 'vault.exportInvoices', arguments: {} });
+      if (index === 2) {
+        const first = request.messages.find((message) => message.role === 'tool');
+        const ref = (JSON.parse(String(first?.content)) as { summary: { storageRef: string } }).summary.storageRef;
+        return callReply('run_code', { code: pageThrough(ref) });
+      }
+      return callReply('finish', { summary: 'ledger totals' });
+    };
+    const { result, server } = await runScriptedTask(space, script, { runDir, tools: { allow: (entry) => entry.module === 'vault' } });
+    const exported = toolAnswer(server, 2, 'call_2_1') as { summary: { parsedFrom?: string; aggregates: { path: string }[] } };
+    expect(exported.summary.parsedFrom).toBe('json-text');
+    expect(exported.summary.aggregates.map((aggregate) => aggregate.path)).toEqual(['$.rows']);
+    const answer = toolAnswer(server, 3, 'call_3_1') as { ok: boolean; value: { count: number; pages: number; totals: Record<string, number>; last: unknown[]; total: number; forged: string; stored: string[] } };
+    expect(answer.ok).toBe(true);
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ customer: ['Acme', 'Globex', 'Initech'][i % 3] ?? '', amount: (i % 97) + 0.5 }));
+    const expected: Record<string, number> = {};
+    for (const row of rows) expected[row.customer] = (expected[row.customer] ?? 0) + row.amount;
+    expect(answer.value).toMatchObject({ count: 3000, totals: expected, total: 3000, forged: 'FORBIDDEN', stored: ['vault.listInvoices', 'vault.exportInvoices'] });
+    expect(answer.value.pages).toBe(3);
+    expect(answer.value.last).toEqual([{ id: 'inv-2999', customer: 'Initech', amount: 89.5, paid: false }]);
+    expect(result.success).toBe(true);
+
+    // Another task cannot read this one's results, even knowing the ref.
+    const ref = (toolAnswer(server, 1, 'call_1_1') as { summary: { storageRef: string } }).summary.storageRef;
+    const other = await runScriptedTask(space, [callReply('call_tool', { name: 'task-storage.read', arguments: { ref } }), callReply('finish', { summary: 'no' })]);
+    expect(toolAnswer(other.server, 1, 'call_1_1')).toMatchObject({ ok: false, error: { code: 'FORBIDDEN', message: expect.stringContaining('is not a result stored by this task; it has stored none') } });
+  }, 120_000);
 });

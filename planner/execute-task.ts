@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { serverSecrets } from '../config/index.js';
 import { accessFromIds, errorMessage } from '../core/index.js';
-import { createSpace, type Space } from '../space/index.js';
+import { createSpace, TASK_STORAGE_MODULE, type Space } from '../space/index.js';
 import { describeBreach, emptyUsage, resolveBudget, type BudgetLimit } from './budget.js';
 import { buildContext, type Turn } from './build-context.js';
 import { createTaskRedactor, type TaskRedactor } from './create-task-redactor.js';
@@ -65,7 +65,8 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
   const writeTrace = traceFile ? createTraceWriter(traceFile) : undefined;
   const fullCatalog = await space.catalog();
   const allow = options.tools?.allow;
-  const functions = allow ? fullCatalog.functions.filter(allow) : fullCatalog.functions;
+  // The task's own stored results stay readable whatever the caller allows: they came from allowed calls.
+  const functions = allow ? fullCatalog.functions.filter((entry) => entry.module === TASK_STORAGE_MODULE || allow(entry)) : fullCatalog.functions;
   const catalog = {
     ...fullCatalog,
     functions,
@@ -85,6 +86,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     logs: [],
     rawOutputs: [],
     runDir,
+    stored: new Map(),
     summarizeAboveChars: options.summarizeAboveChars ?? DEFAULT_SUMMARIZE_ABOVE_CHARS,
     signal: options.signal,
   };

@@ -59,8 +59,10 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
   if (run.usage.toolCalls >= run.usage.limits.maxToolCalls) return { content: '', digest: '', breach: 'maxToolCalls' };
   run.usage.toolCalls++;
   const started = performance.now();
+  const runId = `${run.taskId}:${run.step}:${randomUUID().slice(0, 8)}`;
+  const closeStorage = run.space.taskStorage.open(runId, run.stored);
   try {
-    const value = await run.space.callTool(call.name, call.arguments, { runId: `${run.taskId}:${run.step}`, ...(run.signal ? { signal: run.signal } : {}), ...(run.access ? { access: run.access } : {}) });
+    const value = await run.space.callTool(call.name, call.arguments, { runId, ...(run.signal ? { signal: run.signal } : {}), ...(run.access ? { access: run.access } : {}) });
     const durationMs = performance.now() - started;
     const presented = presentValue(run, call.name, value);
     run.emit({ type: 'tool-call', name: call.name, ok: true, durationMs });
@@ -72,6 +74,8 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
     run.emit({ type: 'tool-call', name: call.name, ok: false, durationMs: performance.now() - started, error: { code, message } });
     run.rawOutputs.push({ step: run.step, kind: 'tool-call', name: call.name, ok: false, error: message });
     return answer(run, `call_tool ${call.name} → failed: ${code}`, { ok: false, error: { code, message } });
+  } finally {
+    closeStorage();
   }
 }
 
@@ -80,7 +84,15 @@ async function runCode(run: TaskRun, code: string): Promise<CallOutcome> {
   const remainingCalls = run.usage.limits.maxToolCalls - run.usage.toolCalls;
   if (remainingCalls <= 0) return { content: '', digest: '', breach: 'maxToolCalls' };
   // The bridge refuses calls outside the task's tools, however the program makes them.
-  const result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, ...(run.access ? { access: run.access } : {}), runId: `${run.taskId}:${run.step}:${randomUUID().slice(0, 8)}`, ...(run.signal ? { signal: run.signal } : {}) });
+  const runId = `${run.taskId}:${run.step}:${randomUUID().slice(0, 8)}`;
+  // The program may read back what this task stored (and nothing another task stored).
+  const closeStorage = run.space.taskStorage.open(runId, run.stored);
+  let result: RunResult;
+  try {
+    result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, ...(run.access ? { access: run.access } : {}), runId, ...(run.signal ? { signal: run.signal } : {}) });
+  } finally {
+    closeStorage();
+  }
   // A program that did not type-check never ran: it costs a step, not a code run.
   const counted = result.error?.code !== 'TYPE_CHECK_FAILED';
   if (counted) run.usage.codeRuns++;

@@ -59,7 +59,7 @@ export function summarizePayload(label: string, received: unknown, options: Summ
   }
   if (items !== undefined) notes.push(`array of ${items} items`);
   if (keys !== undefined) notes.push(`object with ${keys} keys`);
-  if (options.storageRef) notes.push('the full payload is stored at storageRef; filter it in code rather than asking for it whole');
+  if (options.storageRef) notes.push("the full payload is stored at storageRef: in run_code, read it in pages with read({ ref: storageRef }) from '@capabilities/task-storage' and filter it there, rather than asking for it whole");
 
   let sampleItems = SAMPLE_ITEMS[purpose];
   let schemaDepth = purpose === 'planning' ? 3 : 4;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog } from './catalog-types.js';
 import type { CallAccess } from '../core/index.js';
-import type { Space } from '../space/index.js';
+import type { Space, StoredResult } from '../space/index.js';
 import { describeUsage, type BudgetUsage } from './budget.js';
 import type { TaskRedactor } from './create-task-redactor.js';
 import type { EmitPlannerEvent } from './planner-event.js';
@@ -24,6 +24,8 @@ export interface TaskRun {
   logs: string[];
   rawOutputs: RawOutput[];
   runDir: string;
+  /** The results stored so far, by storageRef: what this task's code may read back (`@capabilities/task-storage`). */
+  stored: Map<string, StoredResult>;
   summarizeAboveChars: number;
   signal: AbortSignal | undefined;
 }
@@ -57,6 +59,7 @@ export function storePayload(run: TaskRun, label: string, json: string): string 
   let file = path.join(dir, `step-${run.step}-${slug}.json`);
   for (let n = 2; existsSync(file); n++) file = path.join(dir, `step-${run.step}-${slug}-${n}.json`);
   writeFileSync(file, json);
+  run.stored.set(file, { ref: file, label, step: run.step, chars: json.length });
   return file;
 }
 

@@ -21,6 +21,7 @@ import {
 import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
 import { createStdTools } from '../std/index.js';
 import { loadBackends } from './load-backends.js';
+import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
 
 export interface SpaceOptions {
   /** A resolved config; otherwise one is loaded from `cwd` (and `configFile`). */
@@ -76,6 +77,8 @@ export interface Space {
    * `ToolCallError` for an unknown id, bad arguments, a denial or a failed call.
    */
   callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess }): Promise<unknown>;
+  /** Which stored results a run may read through `@capabilities/task-storage` (the planner opens its own). */
+  readonly taskStorage: TaskStorage;
   close(): Promise<void>;
 }
 
@@ -101,9 +104,11 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     ...(config.std.http ? { http: config.std.http } : {}),
     ...(config.std.fs?.maxWriteBytesPerRun === undefined ? {} : { limits: { maxWriteBytesPerRun: config.std.fs.maxWriteBytesPerRun } }),
   });
-  const stdTools = new Map<string, ToolDefinition>(std.map((definition) => [stdModule(definition.name), definition]));
+  // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
+  const taskStorage = createTaskStorage();
+  const stdTools = new Map<string, ToolDefinition>([...std.map((definition) => [stdModule(definition.name), definition] as const), [TASK_STORAGE_MODULE, taskStorage.definition]]);
   const extraTools: ExtraTool[] = [
-    ...std.map((definition): ExtraTool => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } })),
+    ...[...stdTools].map(([module, definition]): ExtraTool => ({ definition, module, source: { kind: 'std' } })),
     ...(options.extraTools ?? []),
   ];
 
@@ -113,6 +118,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
 
   const space: Space = {
     config,
+    taskStorage: taskStorage.storage,
     async build(buildOptions = {}) {
       const result = await buildCapabilities({
         config,
