@@ -10,8 +10,12 @@ const ALL = ['compile', 'build', 'bridge', 'runtime', 'mcp', 'mcp-sandbox', 'pla
 /** Known but run only when named. */
 const ON_REQUEST: Record<string, string> = { peers: './peers/index.ts' };
 /** Options that take a value (so the value is not read as a benchmark name). */
-const VALUE_OPTIONS = new Set(['--reps']);
+const VALUE_OPTIONS = new Set(['--reps', '--only', '--systems']);
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(`npm run bench [-- <name> ...]   names: ${ALL.join(', ')}; on request only: ${Object.keys(ON_REQUEST).join(', ')}\n\n${(await import('./peers/index.js')).PEERS_USAGE}`);
+  process.exit(0);
+}
 const wanted = args.filter((arg, index) => !arg.startsWith('-') && !VALUE_OPTIONS.has(args[index - 1] ?? ''));
 const names = wanted.length > 0 ? wanted : ALL;
 

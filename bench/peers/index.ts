@@ -9,7 +9,7 @@
  * use) and never in `npm test`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -196,7 +196,7 @@ function startDriver(system: SystemId, node22: string, asProject: string, option
   const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
   switch (system) {
     case 'as':
-      return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project: asProject, build: options.build })]);
+      return new Driver(system, process.execPath, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project: asProject, build: options.build })]);
     case 'utcp':
     case 'tanstack':
       return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
@@ -275,12 +275,34 @@ function repsFromArgv(): number {
   return value;
 }
 
+/** `--<name> a,b`: the listed values (checked against `known`), or `undefined` when the option is absent. */
+function listFromArgv(name: string, known: readonly string[]): string[] | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index < 0) return undefined;
+  const values = (process.argv[index + 1] ?? '').split(',').filter((value) => value !== '');
+  const unknown = values.filter((value) => !known.includes(value));
+  if (values.length === 0 || unknown.length > 0) throw new Error(`bench peers: --${name} takes a comma-separated list of ${known.join(', ')} (got ${process.argv[index + 1] ?? 'nothing'})`);
+  return values;
+}
+
+/** What `npm run bench -- peers --help` prints. */
+export const PEERS_USAGE = `npm run bench -- peers [options]
+  --reps N           interleaved repetitions (default 7)
+  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W6'].join(', ')}); the report then has only their rows
+  --systems as,floor only these systems (as, utcp, tanstack, floor); ratios need at least one peer
+  --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
+To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
+
 export async function run(): Promise<string> {
   const reps = repsFromArgv();
+  const only = listFromArgv('only', [...WORKLOADS.map((workload) => workload.key), 'W6']);
+  const systems = (listFromArgv('systems', SYSTEMS) as SystemId[] | undefined) ?? SYSTEMS;
+  const workloads = WORKLOADS.filter((workload) => only === undefined || only.includes(workload.key));
+  const withW6 = only === undefined || only.includes('W6');
   const loadStart = os.loadavg();
   const started = new Date();
   const node22 = ensurePeers();
-  const asProject = buildAgentSpaces();
+  const asProject = process.argv.includes('--no-build') ? existingAgentSpacesBuild() : buildAgentSpaces();
   const log = (line: string) => console.error(`bench peers: ${line}`);
 
   // Long-lived drivers for W1–W5 (the Agent Spaces one compiles the capabilities first).
@@ -289,15 +311,15 @@ export async function run(): Promise<string> {
   const add = (key: string, values: number[]) => samples.set(key, [...(samples.get(key) ?? []), ...values]);
   const infos = new Map<SystemId, Reply>();
   try {
-    for (const system of SYSTEMS) drivers.set(system, startDriver(system, node22, asProject, { mcp: true, build: true }));
+    for (const system of workloads.length > 0 ? systems : []) drivers.set(system, startDriver(system, node22, asProject, { mcp: true, build: true }));
     for (const [system, driver] of drivers) infos.set(system, await driver.ready);
     log(`drivers ready: ${[...infos.values()].map((info) => info.info).join('; ')}`);
 
     for (let rep = 0; rep < reps; rep++) {
-      for (const [index, workload] of WORKLOADS.entries()) {
+      for (const [index, workload] of workloads.entries()) {
         const expected = digest(workload.expected);
         for (const system of rotate(SYSTEMS, rep + index)) {
-          if (workload.systems && !workload.systems.includes(system)) continue;
+          if (!drivers.has(system) || (workload.systems && !workload.systems.includes(system))) continue;
           const reply = await drivers.get(system)!.request({
             body: workload.body,
             uses: workload.uses,
@@ -309,7 +331,7 @@ export async function run(): Promise<string> {
           add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));
         }
       }
-      log(`repetition ${rep + 1}/${reps} of W1–W5 done`);
+      if (workloads.length > 0) log(`repetition ${rep + 1}/${reps} of ${workloads.map((workload) => workload.key).join(', ')} done`);
     }
   } finally {
     await Promise.all([...drivers.values()].map((driver) => driver.close()));
@@ -317,8 +339,8 @@ export async function run(): Promise<string> {
 
   // W6: a fresh driver process per measurement (no MCP, no build), its whole process tree sampled.
   const w6Expected = digest(W5B_CALLS * CHUNK_ROWS);
-  for (let rep = 0; rep < reps; rep++) {
-    for (const [index, system] of rotate(SYSTEMS, rep).entries()) {
+  for (let rep = 0; rep < (withW6 ? reps : 0); rep++) {
+    for (const [index, system] of rotate(SYSTEMS, rep).filter((system) => systems.includes(system)).entries()) {
       for (const concurrency of index % 2 === 0 ? [1, 16] : [16, 1]) {
         const driver = startDriver(system, node22, asProject, { mcp: false, build: false });
         const sampler = samplePeak(driver.child.pid!);
@@ -338,12 +360,20 @@ export async function run(): Promise<string> {
     log(`repetition ${rep + 1}/${reps} of W6 done`);
   }
   const loadEnd = os.loadavg();
-  return report({ reps, started, loadStart, loadEnd, samples, infos });
+  return report({ reps, started, loadStart, loadEnd, samples, infos, workloads, withW6 });
+}
+
+/** `--no-build`: the Agent Spaces package already in the cache. */
+function existingAgentSpacesBuild(): string {
+  const project = path.join(here, '..', '.peers', 'agent-spaces');
+  if (!existsSync(path.join(project, 'node_modules', 'agent-spaces', 'dist', 'index.js'))) throw new Error(`bench peers: --no-build, but ${project} holds no build; run once without it`);
+  console.error('bench peers: --no-build: measuring the Agent Spaces build already in bench/.peers/agent-spaces');
+  return project;
 }
 
 // ---------------------------------------------------------------------------------------------- report
 
-function report(input: { reps: number; started: Date; loadStart: number[]; loadEnd: number[]; samples: Map<string, number[]>; infos: Map<SystemId, Reply> }): string {
+function report(input: { reps: number; started: Date; loadStart: number[]; loadEnd: number[]; samples: Map<string, number[]>; infos: Map<SystemId, Reply>; workloads: Workload[]; withW6: boolean }): string {
   const m = (key: string, system: SystemId) => median(input.samples.get(`${key}:${system}`) ?? []);
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
   const fmt = (value: number, unit: string) => {
@@ -367,7 +397,7 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
   };
   const all = (key: string, scale = 1) => Object.fromEntries(SYSTEMS.map((system) => [system, m(key, system) / scale])) as Record<SystemId, number>;
 
-  for (const workload of WORKLOADS) {
+  for (const workload of input.workloads) {
     const values = all(workload.key, workload.perCall ?? 1);
     if (workload.systems) for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
     const notes: Partial<Record<SystemId, string>> = { ...workload.na };
@@ -387,11 +417,13 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     }
     row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes);
   }
-  row('W6 peak RSS, host + sandbox processes, 1 concurrent run (W5b program)', all('W6-rss-1'), 'MB');
-  row('W6 peak RSS, host + sandbox processes, 16 concurrent runs', all('W6-rss-16'), 'MB');
-  row('W6 wall time of 16 concurrent runs', all('W6-wall-16'), 's');
-  row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms');
-  row('Host RSS right after importing the package (process at start)', all('import'), 'MB', Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])));
+  if (input.withW6) {
+    row('W6 peak RSS, host + sandbox processes, 1 concurrent run (W5b program)', all('W6-rss-1'), 'MB');
+    row('W6 peak RSS, host + sandbox processes, 16 concurrent runs', all('W6-rss-16'), 'MB');
+    row('W6 wall time of 16 concurrent runs', all('W6-wall-16'), 's');
+    row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms');
+    row('Host RSS right after importing the package (process at start)', all('import'), 'MB', Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])));
+  }
 
   const versions = Object.entries(PACKAGES)
     .map(([name, list]) => `${name}: ${list.join(', ')}`)
