@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../../core/index.js';
-import { readTrace, type PlannerEvent } from '../../planner/index.js';
+import { randomUUID } from 'node:crypto';
+import { executeTask, readTrace, type PlannerEvent } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
 
@@ -46,6 +47,20 @@ export async function getRun(context: StudioContext, id: string): Promise<unknow
   const record = path.join(dir, 'code-run.json');
   if (await exists(record)) return { id, kind: 'code-run', file: record, ...(JSON.parse(await readFile(record, 'utf8')) as object) };
   throw new StudioError('STUDIO_NOT_FOUND', `no run "${id}" under ${context.runsDir} (neither trace.jsonl nor code-run.json)`);
+}
+
+/**
+ * Replays a task: its recorded model replies are re-run against the tools (no model is asked), as
+ * `agent-spaces task --replay` does; the replay is a new run with its own trace.
+ */
+export async function replayRun(context: StudioContext, id: string): Promise<unknown> {
+  if (!RUN_ID.test(id)) throw new StudioError('STUDIO_BAD_REQUEST', `"${id}" is not a run id (a folder name under ${context.runsDir})`);
+  const trace = path.join(context.runsDir, id, 'trace.jsonl');
+  if (!(await exists(trace))) throw new StudioError('STUDIO_NOT_FOUND', `run "${id}" has no trace.jsonl to replay (only planner tasks can be replayed)`);
+  const recorded = await readTrace(trace);
+  const taskId = `replay-${randomUUID()}`;
+  const result = await executeTask(recorded.task, { space: context.space, replay: recorded.replies, model: { model: recorded.model }, taskId });
+  return { id: taskId, success: result.success, summary: context.redact(result.finalSummary), error: context.redact(result.error) };
 }
 
 async function summarizeRun(context: StudioContext, id: string): Promise<RunSummary | undefined> {

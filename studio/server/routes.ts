@@ -1,7 +1,7 @@
 import { checkTool, getAgent, listAgents, saveTools, testTool } from './api-agents.js';
 import { listCapabilities, rebuild, search } from './api-capabilities.js';
 import { checkProgram, runProgram } from './api-playground.js';
-import { getRun, listRuns } from './api-runs.js';
+import { getRun, listRuns, replayRun } from './api-runs.js';
 import { callFunction, validateArguments } from './api-tester.js';
 import type { StudioContext } from './studio-context.js';
 import { field, isObject, isString, StudioError } from './studio-error.js';
@@ -58,6 +58,7 @@ export const ROUTES: Route[] = [
   },
   { method: 'GET', path: /^\/api\/runs$/, handle: ({ context }) => listRuns(context) },
   { method: 'GET', path: /^\/api\/runs\/([^/]+)$/, handle: ({ context, params }) => getRun(context, decodeURIComponent(params[0] ?? '')) },
+  { method: 'POST', path: /^\/api\/runs\/([^/]+)\/replay$/, handle: ({ context, params }) => replayRun(context, decodeURIComponent(params[0] ?? '')) },
   { method: 'GET', path: /^\/api\/approvals$/, handle: async ({ context }) => ({ approvals: context.approvals.list() }) },
   {
     method: 'POST',

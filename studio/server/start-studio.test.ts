@@ -5,6 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
+import { callReply, startScriptedModelServer } from '../../test/support/scripted-model-server.js';
 import { makeStudioSpace, recordTask, type StudioSpace } from '../test-support/studio-space.js';
 import { startStudio, type RunningStudio } from './index.js';
 
@@ -217,6 +218,27 @@ describe('the agent tool editor API', () => {
   });
 });
 
+describe('testing a tool with a model', () => {
+  it('runs a session of the agent on the filled prompt and shows its steps and answer', async () => {
+    const model = await startScriptedModelServer([callReply('finish', { summary: 'Harbor has step-free access.', result: 'Harbor: lines A and C, step-free.' })]);
+    process.env.AGENT_SPACES_BASE_URL = model.baseURL;
+    try {
+      const { body: agent } = await call<{ tools: Record<string, unknown>[] }>('GET', '/api/agents/0');
+      const tool = { ...agent.tools[0], prompt: 'Describe {name} briefly.' };
+      const { status, body } = await call<{ prompt: string; answer: string; events: { type: string }[] }>('POST', '/api/agents/0/test', { tool, arguments: { name: 'Harbor' } });
+      expect(status).toBe(200);
+      expect(body.prompt).toBe('Describe Harbor briefly.');
+      expect(body.answer).toBe('Harbor: lines A and C, step-free.');
+      expect(body.events.map((event) => event.type)).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'task-finish']));
+      const sent = JSON.stringify(model.requests.at(-1)?.body?.messages);
+      expect(sent).toContain('Describe Harbor briefly.');
+    } finally {
+      delete process.env.AGENT_SPACES_BASE_URL;
+      await model.close();
+    }
+  }, 120_000);
+});
+
 describe('the runs API', () => {
   it("lists a planner task of the run folder and opens its trace: steps, replies, calls, usage", async () => {
     const { body } = await call<{ runs: { id: string; kind: string; success?: boolean; steps?: number; costUsd?: number }[] }>('GET', '/api/runs');
@@ -227,5 +249,13 @@ describe('the runs API', () => {
     expect(trace.body.task).toBe('Which destinations does Central serve?');
     expect(trace.body.events.map((event) => event.type)).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']));
     expect((await call('GET', '/api/runs/..%2F..%2Fetc')).status).toBe(400);
+  });
+
+  it('replays a task from its recorded replies, as a new run with its own trace', async () => {
+    const { status, body } = await call<{ id: string; success: boolean; summary: string }>('POST', '/api/runs/task-central/replay', {});
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ success: true, summary: 'Central has trains to three destinations.' });
+    const replayed = await call<{ kind: string; task: string }>('GET', `/api/runs/${body.id}`);
+    expect(replayed.body).toMatchObject({ kind: 'task', task: 'Which destinations does Central serve?' });
   });
 });

@@ -19,7 +19,13 @@ export interface StudioSpace {
 export async function makeStudioSpace(prefix: string): Promise<StudioSpace> {
   const agentDir = 'agents/station-guide';
   const space = await makeExampleSpace(prefix, { agents: [agentDir], outDir: '.agent-spaces' });
-  await cp(path.join(REPO, 'examples/agents/station-guide'), path.join(space.root, agentDir), { recursive: true });
+  const copy = path.join(space.root, agentDir);
+  await cp(path.join(REPO, 'examples/agents/station-guide'), copy, { recursive: true });
+  // The copy's own MCP server is the repository's, wherever the copy lives.
+  const file = path.join(copy, 'tsagent.json');
+  const agent = JSON.parse(await readFile(file, 'utf8')) as { mcpServers: { stations: { args: string[] } } };
+  agent.mcpServers.stations.args = ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')];
+  await writeFile(file, JSON.stringify(agent, null, 2));
   return { ...space, agentDir: path.join(space.root, agentDir) };
 }
 

@@ -119,12 +119,14 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('table', { name: 'Runs' }).getByText('code run').first().waitFor();
   });
 
-  it('opens a planner trace from the run folder', async () => {
+  it('opens a planner trace from the run folder and replays it', async () => {
     await page.getByRole('link', { name: 'Runs' }).click();
     await page.getByRole('link', { name: 'Which destinations does Central serve?' }).click();
     const run = page.getByRole('region', { name: 'Run' });
     await run.getByRole('heading', { name: 'Task task-central' }).waitFor();
     await run.getByRole('table', { name: 'Trace events' }).locator('tr[data-event="task-finish"]').waitFor();
     expect(await run.getByRole('table', { name: 'Trace events' }).locator('tr[data-event="model-reply"]').count()).toBe(3);
+    await run.getByRole('button', { name: 'Replay' }).click();
+    await run.getByText('Replayed: Central has trains to three destinations.').waitFor();
   });
 });

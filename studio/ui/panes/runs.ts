@@ -71,7 +71,7 @@ export function runsPane(root: HTMLElement, route: string[]): void {
       h('h3', {}, `Task ${id}`),
       h('p', {}, h('strong', {}, 'Task: '), trace.task),
       h('p', { class: 'muted' }, `Model ${trace.model} · trace ${trace.file}`),
-      h('p', {}, 'Replay: ', h('code', {}, `agent-spaces task --replay ${trace.file}`)),
+      h('div', { class: 'row' }, replayButton(id), h('span', { class: 'muted' }, 'or ', h('code', {}, `agent-spaces task --replay ${trace.file}`))),
       finish ? h('p', { class: finish.success ? 'ok' : 'error' }, finish.success ? 'Finished: ' : 'Failed: ', finish.summary) : h('p', { class: 'warn' }, 'No task-finish event: the task did not finish.'),
       h('h4', {}, 'Budget and usage'),
       jsonBlock({ budget: start?.budget, usage: finish?.usage }, 'Budget and usage'),
@@ -83,6 +83,24 @@ export function runsPane(root: HTMLElement, route: string[]): void {
         h('tbody', {}, ...trace.events.map((event) => h('tr', { 'data-event': event.type }, h('td', {}, event.step), h('td', {}, event.type), h('td', {}, describe(event))))),
       ),
     );
+  }
+
+  function replayButton(id: string): HTMLElement {
+    const button = h('button', { type: 'button' }, 'Replay');
+    const outcome = h('span', { role: 'status' });
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      outcome.textContent = 'Replaying the recorded model replies against the tools…';
+      try {
+        const replay = await api<{ id: string; success: boolean; summary: string }>('POST', `/api/runs/${encodeURIComponent(id)}/replay`, {});
+        replace(outcome, replay.success ? 'Replayed: ' : 'The replay failed: ', replay.summary, ' (', h('a', { href: `#/runs/${encodeURIComponent(replay.id)}` }, 'open the replay'), ')');
+      } catch (error) {
+        outcome.textContent = (error as Error).message;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return h('span', {}, button, ' ', outcome);
   }
 
   function showCodeRun(run: CodeRunView & { file: string }): void {
