@@ -250,6 +250,10 @@ for (const isolation of ['worker', 'in-process'] as const) {
         ].join('\n');
         expect(await value(code)).toEqual({ afterAppend: 'https://a.com/p?x=1&y=2&z=a+b%26c#h', fresh: [['fresh', '1']], emptied: 'https://a.com/p#h', same: true });
       });
+      it('shows a URL and its params in console output', async () => {
+        const result = await run('const url = new URL("https://a.com/x?y=1&z=2");\nconsole.log(url, url.searchParams);');
+        expect(result.logs).toEqual([{ level: 'log', message: 'URL { href: "https://a.com/x?y=1&z=2" } URLSearchParams { "y" => "1", "z" => "2" }' }]);
+      });
       it('parses and serialises URLSearchParams as Node does', async () => {
         const inits = ['?a=1&b=2&a=3', 'a=b+c&d=%zz&%F0%9F%98%80=1&=x&y&&z=', 'q=%E2%82%AC+%25&\uD800=lone', '%C3%28=bad-utf8', 'k=v=w'];
         const code = `return ${JSON.stringify(inits)}.map((init) => { const params = new URLSearchParams(init); const entries = [...params]; params.sort(); return [entries, params.toString(), params.get("a"), params.getAll("a"), params.has("y"), params.size]; });`;

@@ -111,6 +111,9 @@ function inspect(value, depth, seen) {
     for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) append(items, show(step.value));
     return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
+  // URL and URLSearchParams keep their state out of sight (see sandbox-globals-source.ts): shown by it.
+  const web = inspectWebGlobal(value, show);
+  if (web !== undefined) return web;
   const keys = objectKeys(value);
   for (let index = 0; index < keys.length && index < 100; index++) {
     const key = keys[index];

@@ -701,6 +701,17 @@ class URL {
 tagPrototype(URL, 'URL');
 installGlobal('URL', URL);
 
+/** How console shows a URL or URLSearchParams (their state is not in own properties); undefined for anything else. */
+function inspectWebGlobal(value, show) {
+  const url = weakMapGet(urlStates, value);
+  if (url !== undefined) return 'URL { href: ' + show(url.parts[0]) + ' }';
+  const params = weakMapGet(paramsStates, value);
+  if (params === undefined) return undefined;
+  const items = [];
+  for (let index = 0; index < params.list.length && index < 100; index++) append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));
+  return 'URLSearchParams { ' + arrayJoin(items, ', ') + ' }';
+}
+
 // ---------------------------------------------------------------- structuredClone
 function dataCloneError(what) {
   return new DOMException('structuredClone: ' + what + ' could not be cloned', 'DataCloneError');
