@@ -2,6 +2,8 @@ import path from 'node:path';
 import { createInProcessBackend, type Backend } from '../bridge/index.js';
 import type { ExtraTool } from '../compiler/index.js';
 import { errorMessage } from '../core/index.js';
+import { connectA2AAgent, type RemoteAgent } from './a2a/connect-a2a-agent.js';
+import { remoteAgentExtraTool, remoteAgentModuleName } from './a2a/remote-agent-capability.js';
 import { createAgentBackend } from './agent-backend.js';
 import { agentExtraTool, agentModuleName } from './agent-source.js';
 import { loadAgent } from './load-agent.js';
@@ -23,22 +25,48 @@ export interface AgentCapabilities {
   extraTools: ExtraTool[];
   /** For the bridge: the backend of each of those modules (sessions with progress, cancellation). */
   backends: Record<string, Backend>;
-  /** Entries that are not Tools-mode agent directories, or failed to load (A2A URLs are orchestration-only). */
+  /** Entries that are not Tools-mode agent directories, or failed to load (an A2A server that did not answer). */
   problems: string[];
   close(): Promise<void>;
 }
 
 /**
- * Everything a space needs to offer agents as capabilities: `entries` are agent directories (and, for
- * orchestration, A2A URLs). Each Tools-mode agent becomes `@capabilities/agent-<name>`; its calls run
- * headless sessions in the agent's own space.
+ * Everything a space needs to offer agents as capabilities: `entries` are agent directories and A2A
+ * URLs. Each Tools-mode agent becomes `@capabilities/agent-<name>`, its calls running headless sessions
+ * in the agent's own space; each A2A agent becomes `@capabilities/agent-<card name>` with one function,
+ * `sendMessage({ message, contextId? })` (its card is fetched now, so a server that does not answer is
+ * a problem reported by the build).
  */
 export async function loadAgentCapabilities(entries: string[], options: AgentCapabilitiesOptions): Promise<AgentCapabilities> {
   const runners: Record<string, AgentRunner> = {};
   const extraTools: ExtraTool[] = [];
   const problems: string[] = [];
+  const backends: Record<string, Backend> = {};
+  const remotes: RemoteAgent[] = [];
+  const taken = new Map<string, string>();
+  const claim = (module: string, entry: string): boolean => {
+    const holder = taken.get(module);
+    if (holder !== undefined) {
+      problems.push(`${entry}: module @capabilities/${module} is already taken by ${holder}; rename one agent`);
+      return false;
+    }
+    taken.set(module, entry);
+    return true;
+  };
   for (const entry of entries) {
-    if (/^https?:\/\//i.test(entry)) continue;
+    if (/^https?:\/\//i.test(entry)) {
+      try {
+        const remote = await connectA2AAgent(entry);
+        remotes.push(remote);
+        if (!claim(remoteAgentModuleName(remote), entry)) continue;
+        const tool = remoteAgentExtraTool(remote);
+        extraTools.push(tool);
+        backends[tool.module] = backendOfDefinition(tool);
+      } catch (error) {
+        problems.push(`${entry}: the A2A agent did not answer (its card at .well-known/agent-card.json): ${errorMessage(error)}`);
+      }
+      continue;
+    }
     const dir = path.resolve(options.root, entry);
     try {
       const agent = await loadAgent(dir, options.env ? { env: options.env } : {});
@@ -47,10 +75,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
         continue;
       }
       const module = agentModuleName(agent);
-      if (runners[module]) {
-        problems.push(`${entry}: module @capabilities/${module} is already taken by ${runners[module].agent.dir}; rename one agent`);
-        continue;
-      }
+      if (!claim(module, agent.dir)) continue;
       runners[module] = createAgentRunner(agent, options);
       extraTools.push(agentExtraTool(runners[module], path.relative(options.root, dir).split(path.sep).join('/') || '.'));
     } catch (error) {
@@ -58,12 +83,12 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
     }
   }
   const backend = createAgentBackend(runners);
-  const backends: Record<string, Backend> = Object.fromEntries(Object.keys(runners).map((module) => [module, backend]));
+  for (const module of Object.keys(runners)) backends[module] = backend;
   let closeDirectory = async () => undefined as void;
   if (options.orchestration) {
     const directory = createAgentDirectory(
       entries.map((entry) => (/^[a-z]+:\/\//i.test(entry) ? entry : path.resolve(options.root, entry))),
-      { ...options, runners: Object.values(runners) },
+      { ...options, runners: Object.values(runners), remotes },
     );
     const tool = orchestrationExtraTool(createOrchestrationTools(directory, createSessionStore(options.orchestration.sessionsDir)), options.root);
     extraTools.push(tool);

@@ -100,7 +100,10 @@ export const configSchema = z.strictObject({
   sandbox: sandboxSchema.optional(),
   std: stdSchema.optional(),
   model: modelSchema.optional(),
-  /** Agent directories (Tools mode → `@capabilities/agent-<name>`) and remote A2A agent URLs, for `@capabilities/agents`. */
+  /**
+   * Agent directories (Tools mode → `@capabilities/agent-<name>`) and remote A2A agent URLs
+   * (→ `@capabilities/agent-<card name>` with `sendMessage`); all of them also in `@capabilities/agents`.
+   */
   agents: z.array(z.string().min(1)).optional(),
   /** Where orchestration sessions are stored (default `<outDir>/sessions`), relative to the config file. */
   agentSessions: z.string().optional(),

@@ -33,16 +33,18 @@ export interface AgentDirectory {
  * on first use); `file://` URLs and plain paths are agent directories (relative to `root`). An entry
  * that cannot be loaded is reported by `list` and skipped, so one broken agent does not hide the rest.
  */
-export function createAgentDirectory(entries: string[], options: AgentRunnerOptions & { root?: string; runners?: AgentRunner[] } = {}): AgentDirectory {
+export function createAgentDirectory(entries: string[], options: AgentRunnerOptions & { root?: string; runners?: AgentRunner[]; remotes?: RemoteAgent[] } = {}): AgentDirectory {
   const runners: AgentRunner[] = [];
-  // Runners the caller already has (and closes) are reused, so an agent keeps one space.
+  // Runners the caller already has (and closes) are reused, so an agent keeps one space; remote agents
+  // already connected keep their one client.
   const shared = new Map((options.runners ?? []).map((runner) => [runner.agent.dir, runner]));
+  const connected = new Map((options.remotes ?? []).map((remote) => [remote.url, remote]));
   let loaded: Promise<{ agents: KnownAgent[]; problems: string[] }> | undefined;
   const load = async () => {
     const results = await Promise.all(
       entries.map(async (entry): Promise<KnownAgent | string> => {
         try {
-          if (/^https?:\/\//i.test(entry)) return fromRemote(await connectA2AAgent(entry));
+          if (/^https?:\/\//i.test(entry)) return fromRemote(connected.get(entry.endsWith('/') ? entry : `${entry}/`) ?? (await connectA2AAgent(entry)));
           const dir = entry.startsWith('file://') ? fileURLToPath(entry) : path.resolve(options.root ?? process.cwd(), entry);
           const existing = shared.get(dir);
           if (existing) return fromRunner(existing);
