@@ -1,10 +1,11 @@
 import { closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, syntaxHighlighting } from '@codemirror/language';
 import { linter, lintGutter, type Diagnostic as LintDiagnostic } from '@codemirror/lint';
 import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
+import { classHighlighter } from '@lezer/highlight';
 
 export interface CodeEditorOptions {
   doc: string;
@@ -33,7 +34,8 @@ export function createCodeEditor(parent: HTMLElement, options: CodeEditorOptions
     bracketMatching(),
     closeBrackets(),
     highlightActiveLine(),
-    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    // Token classes (tok-*) coloured by styles.css, so light and dark each get readable colours.
+    syntaxHighlighting(classHighlighter),
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap]),
     EditorView.lineWrapping,
     EditorView.contentAttributes.of({ 'aria-label': options.label }),
