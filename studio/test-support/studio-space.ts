@@ -1,7 +1,7 @@
 // A copy of the example space for studio tests: the repository's capabilities and stations server, its
 // own build output, and a copy of the station-guide agent (so saving tools never touches the repository).
 import { createHash } from 'node:crypto';
-import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeExampleSpace, REPO } from '../../test/support/example-space.js';
 import { callReply, startScriptedModelServer } from '../../test/support/scripted-model-server.js';
@@ -16,9 +16,47 @@ export interface StudioSpace {
   agentDir: string;
 }
 
+/** A tool whose parameters use what the generated form must handle: $ref, nested objects, arrays, enums, oneOf. */
+const SHIPMENT_TOOL = {
+  name: 'quote_shipment',
+  description: 'Quote a shipment (a fixture for the studio form: $ref, nested objects, arrays, enums, oneOf)',
+  implementation: './shipment.ts',
+  parameters: {
+    type: 'object',
+    $defs: { address: { type: 'object', properties: { city: { type: 'string', minLength: 1 }, zip: { type: 'string' } }, required: ['city'] } },
+    properties: {
+      from: { $ref: '#/$defs/address' },
+      parcels: { type: 'array', minItems: 1, items: { type: 'object', properties: { weightKg: { type: 'number', minimum: 0.1 } }, required: ['weightKg'] } },
+      speed: { type: 'string', enum: ['economy', 'express'] },
+      payment: {
+        oneOf: [
+          { title: 'card', type: 'object', properties: { last4: { type: 'string', pattern: '^[0-9]{4}$' } }, required: ['last4'], additionalProperties: false },
+          { title: 'invoice', type: 'object', properties: { po: { type: 'string' } }, required: ['po'], additionalProperties: false },
+        ],
+      },
+    },
+    required: ['from', 'parcels', 'speed'],
+  },
+};
+
+const SHIPMENT_IMPLEMENTATION = `export function quote_shipment(args: { from: { city: string }; parcels: { weightKg: number }[]; speed: string; payment?: unknown }) {
+  const weight = args.parcels.reduce((sum, parcel) => sum + parcel.weightKg, 0);
+  return { quote: \`\${args.parcels.length} parcel(s), \${weight} kg from \${args.from.city} by \${args.speed}\`, payment: args.payment ?? null };
+}
+`;
+
 export async function makeStudioSpace(prefix: string): Promise<StudioSpace> {
   const agentDir = 'agents/station-guide';
-  const space = await makeExampleSpace(prefix, { agents: [agentDir], outDir: '.agent-spaces' });
+  const made = await makeExampleSpace(prefix, { agents: [agentDir], outDir: '.agent-spaces' });
+  // The example space's sources plus the form fixture.
+  const configFile = path.join(made.root, 'agent-spaces.config.json');
+  const config = JSON.parse(await readFile(configFile, 'utf8')) as { capabilities: string[] };
+  config.capabilities.push('tools/*.json');
+  await writeFile(configFile, JSON.stringify(config, null, 2));
+  await mkdir(path.join(made.root, 'tools'), { recursive: true });
+  await writeFile(path.join(made.root, 'tools/shipment.json'), JSON.stringify(SHIPMENT_TOOL, null, 2));
+  await writeFile(path.join(made.root, 'tools/shipment.ts'), SHIPMENT_IMPLEMENTATION);
+  const space = made;
   const copy = path.join(space.root, agentDir);
   await cp(path.join(REPO, 'examples/agents/station-guide'), copy, { recursive: true });
   // The copy's own MCP server is the repository's, wherever the copy lives.

@@ -84,6 +84,28 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     expect(await response.getByLabel('Request').textContent()).toContain('"limit": 1');
   });
 
+  it('builds a form for $ref, nested objects, arrays, enums and oneOf, with a JSON mode', async () => {
+    await page.goto(`${studio.origin}/#/tester/quote-shipment.quoteShipment`);
+    const validation = page.getByRole('list', { name: 'Validation' });
+    await validation.getByText(/from.*is required/).waitFor();
+    await page.getByLabel('city *').fill('Oslo');
+    await page.getByRole('button', { name: 'Add to parcels' }).click();
+    await page.getByLabel('weightKg *').fill('2.5');
+    await page.getByLabel('speed *').selectOption({ label: '"express"' });
+    await page.getByLabel('payment: which variant').selectOption({ label: 'card' });
+    await page.getByLabel('last4 *').fill('12a4');
+    await validation.getByText(/must match pattern/).first().waitFor();
+    await page.getByLabel('last4 *').fill('1234');
+    await validation.getByText('Valid arguments.').waitFor();
+    await page.getByRole('button', { name: 'Call' }).click();
+    await page.getByLabel('Response').getByText('1 parcel(s), 2.5 kg from Oslo by express').waitFor();
+    await page.getByLabel(/JSON mode/).check();
+    const json = page.getByRole('textbox', { name: 'Arguments (JSON)' });
+    expect(JSON.parse(await json.inputValue())).toEqual({ from: { city: 'Oslo' }, parcels: [{ weightKg: 2.5 }], speed: 'express', payment: { last4: '1234' } });
+    await json.fill('{ "from": ');
+    await validation.getByText(/not JSON/).waitFor();
+  });
+
   it('edits an agent tool: the preview follows the template as you type; saved, it survives a reload', async () => {
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('button', { name: 'describe_station' }).waitFor();
