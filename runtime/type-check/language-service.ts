@@ -60,6 +60,9 @@ interface Lib {
 
 let sharedLib: Lib | undefined;
 
+/** The lib files that declare SharedArrayBuffer and Atomics (lib.es2017.sharedmemory.d.ts, …). */
+const SHARED_MEMORY_LIB = /\/lib\.[a-z0-9]+\.sharedmemory\.d\.ts$/;
+
 function loadLib(): Lib {
   // ts-morph's TypeScript has no lib folder on disk: ts-morph carries the texts of all its lib files.
   const fromTsMorph = createRequire(createRequire(import.meta.url).resolve('ts-morph'));
@@ -77,7 +80,12 @@ function loadLib(): Lib {
     .map((file) => file.fileName)
     .filter((fileName) => fileName !== empty);
   if (!referenced.includes(entry)) throw new Error(`TypeScript's lib files lack ${entry}`);
-  const combined = referenced.map((fileName) => withoutLibReferences(texts.get(fileName) ?? '')).join('\n');
+  // Shared memory (SharedArrayBuffer, Atomics) is deleted by the bootstrap (a shared-memory clock is
+  // a Spectre-class timer), so it is not declared either: the check and the run agree.
+  const combined = referenced
+    .filter((fileName) => !SHARED_MEMORY_LIB.test(fileName))
+    .map((fileName) => withoutLibReferences(texts.get(fileName) ?? ''))
+    .join('\n');
   for (const fileName of referenced) texts.set(fileName, '');
   texts.set(entry, combined);
   return { texts, sourceFiles: new Map() };
