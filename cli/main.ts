@@ -56,6 +56,9 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
         timeoutMs = Number(values.timeout);
         if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds (got "${values.timeout}")`);
       }
+      // TypeScript loads in its worker thread while this one loads the library and starts the space.
+      // (The file itself, not runtime/index.js: that would load the whole runtime first, which is what this overlaps.)
+      if (values['no-check'] !== true) (await import('../runtime/type-check.js')).warmTypeChecker();
       const { runCommand: run } = await import('./commands/run.js');
       return run({
         ...common,

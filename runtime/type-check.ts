@@ -39,15 +39,26 @@ const pools = new Map<number, CheckPool>();
  */
 export function createTypeChecker(options: TypeCheckerOptions): TypeChecker {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TYPE_CHECK_LIMITS.timeoutMs;
-  const memoryLimitMb = options.memoryLimitMb ?? DEFAULT_TYPE_CHECK_LIMITS.memoryLimitMb;
+  const shared = poolFor(options.memoryLimitMb ?? DEFAULT_TYPE_CHECK_LIMITS.memoryLimitMb);
+  const outDir = path.resolve(options.outDir);
+  return {
+    check: (code) => shared.check({ outDir, code, timeoutMs }),
+  };
+}
+
+/**
+ * Starts loading TypeScript in a check worker now, for a host that knows a check is coming (the CLI's
+ * `run`): the load, the larger part of a first check, then overlaps the host's own start-up.
+ */
+export function warmTypeChecker(options: { memoryLimitMb?: number } = {}): void {
+  poolFor(options.memoryLimitMb ?? DEFAULT_TYPE_CHECK_LIMITS.memoryLimitMb).warm();
+}
+
+function poolFor(memoryLimitMb: number): CheckPool {
   let pool = pools.get(memoryLimitMb);
   if (pool === undefined) {
     pool = createCheckPool({ memoryLimitMb, maxWorkers: MAX_WORKERS });
     pools.set(memoryLimitMb, pool);
   }
-  const shared = pool;
-  const outDir = path.resolve(options.outDir);
-  return {
-    check: (code) => shared.check({ outDir, code, timeoutMs }),
-  };
+  return pool;
 }

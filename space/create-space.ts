@@ -36,9 +36,10 @@ export interface SpaceOptions {
   isolation?: 'worker' | 'in-process';
   /**
    * Sandbox settings for when the config sets none (e.g. `serve --http` runs one program per worker, so
-   * one remote caller's computing program cannot delay or take down another caller's run).
+   * one remote caller's computing program cannot delay or take down another caller's run; `agent-spaces
+   * run` starts one worker for its one program).
    */
-  sandboxDefaults?: { runsPerWorker?: number };
+  sandboxDefaults?: { runsPerWorker?: number; workers?: number };
   /** More tools to compile with the configured sources (agents use this), with their backends. */
   extraTools?: ExtraTool[];
   backends?: Record<string, Backend>;
@@ -138,7 +139,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       return sandbox.run(code, {
         onCall: access === undefined ? bridge.handleEncoded : (params, context) => bridge.handleEncoded(params, { ...context, access }),
         // A narrowed run's "did you mean" for a mistyped import names only modules it may call.
-        ...(access === undefined ? {} : { visibleModules: specs.filter((spec) => spec.functions.some((fn) => access.allows(spec.module, fn.name))).map((spec) => spec.module) }),
+        ...(access === undefined ? {} : narrowedView(specs, access)),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
         runId: runOptions.runId ?? randomUUID(),
         check: runOptions.check ?? true,
@@ -214,7 +215,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const sandbox = createSandbox({
         outDir: config.outDir,
         isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
-        ...(config.sandbox.workers ? { workers: config.sandbox.workers } : {}),
+        ...((config.sandbox.workers ?? options.sandboxDefaults?.workers) ? { workers: config.sandbox.workers ?? options.sandboxDefaults?.workers } : {}),
         ...((config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker) ? { runsPerWorker: config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker } : {}),
         limits: sandboxLimits(config),
       });

@@ -30,6 +30,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ...(options.config ? { configFile: options.config } : {}),
     ...(approvalHandler ? { approvalHandler } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
+    // One program: one sandbox process to start, not the pool's default two.
+    sandboxDefaults: { workers: 1 },
     onEvent: (event) => {
       if (!options.verbose) return;
       if (event.type === 'approval-required') {

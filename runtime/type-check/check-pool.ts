@@ -21,6 +21,11 @@ export interface CheckJob {
 
 export interface CheckPool {
   check(job: CheckJob): Promise<Diagnostic[]>;
+  /**
+   * Starts a worker now if there is none, so TypeScript loads while the host does other work; the next
+   * check waits for it rather than starting another. It does not keep the process alive.
+   */
+  warm(): void;
 }
 
 interface PendingCheck extends CheckJob {
@@ -137,6 +142,11 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
         queue.push({ ...job, resolve, reject });
         pump();
       });
+    },
+    warm() {
+      if (workers.length > 0) return;
+      spawn();
+      pump();
     },
   };
 }
