@@ -139,7 +139,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       return sandbox.run(code, {
         onCall: access === undefined ? bridge.handleEncoded : (params, context) => bridge.handleEncoded(params, { ...context, access }),
         // A narrowed run's "did you mean" for a mistyped import names only modules it may call.
-        ...(access === undefined ? {} : narrowedView(specs, access)),
+        ...(access === undefined ? {} : { visibleModules: specs.filter((spec) => spec.functions.some((fn) => access.allows(spec.module, fn.name))).map((spec) => spec.module) }),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
         runId: runOptions.runId ?? randomUUID(),
         check: runOptions.check ?? true,
