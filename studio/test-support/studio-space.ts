@@ -1,7 +1,7 @@
 // A copy of the example space for studio tests: the repository's capabilities and stations server, its
 // own build output, and a copy of the station-guide agent (so saving tools never touches the repository).
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeExampleSpace, REPO } from '../../test/support/example-space.js';
 import { callReply, startScriptedModelServer } from '../../test/support/scripted-model-server.js';
@@ -98,17 +98,19 @@ async function uiSourceHash(): Promise<string> {
 }
 
 /**
- * Builds the UI into dist/studio-ui unless a build of the same sources is there (the hash is kept
- * beside it), so repeated test runs do not pay for Vite.
+ * Builds the UI for tests and screenshots into `.tmp/studio-ui/<hash of its sources>/`, once per version
+ * of the sources. Not dist/studio-ui: a package build (npm pack in another test) empties dist/ while it
+ * runs. Built into a temporary folder and renamed, so two builders at once never serve half a build.
  */
 export async function ensureUiBuilt(): Promise<string> {
-  const outDir = path.join(REPO, 'dist/studio-ui');
-  const stamp = path.join(outDir, '.source-hash');
   const hash = await uiSourceHash();
-  const built = await readFile(stamp, 'utf8').catch(() => '');
-  if (built === hash && (await stat(path.join(outDir, 'index.html')).catch(() => undefined))) return outDir;
+  const outDir = path.join(REPO, '.tmp/studio-ui', hash.slice(0, 16));
+  if (await stat(path.join(outDir, 'index.html')).catch(() => undefined)) return outDir;
+  const building = `${outDir}.${process.pid}.tmp`;
   const { build } = await import('vite');
-  await build({ configFile: path.join(REPO, 'studio/ui/vite.config.ts'), logLevel: 'warn' });
-  await writeFile(stamp, hash);
+  await build({ configFile: path.join(REPO, 'studio/ui/vite.config.ts'), logLevel: 'warn', build: { outDir: building, emptyOutDir: true } });
+  await rename(building, outDir).catch(async () => {
+    await rm(building, { recursive: true, force: true }); // another builder finished first
+  });
   return outDir;
 }

@@ -54,6 +54,10 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     expect(page.url()).not.toContain('token=');
     await page.getByLabel('Query').fill('schedule');
     await page.getByRole('list', { name: 'Search results' }).getByText('train-schedule.getSchedule').waitFor();
+    await page.getByRole('button', { name: 'Rebuild' }).click();
+    await page.getByRole('list', { name: 'Build progress' }).getByText(/capabilities\/crm\.ts: (loaded|start)/).first().waitFor();
+    await page.getByRole('button', { name: 'Rebuild' }).and(page.locator(':enabled')).waitFor();
+    await page.getByRole('region', { name: 'Build report' }).getByText('Failures (0)').waitFor();
   });
 
   it('shows a type error as you type, then runs the fixed program', async () => {
