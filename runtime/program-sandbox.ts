@@ -33,7 +33,8 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       if (runOptions.check === true) {
         // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
         checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
-        const diagnostics = withModuleHints(await (await checker).check(code), () => runOptions.visibleModules ?? listCapabilityModules(options.outDir));
+        const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
+        const diagnostics = withModuleHints(checked, () => runOptions.visibleModules ?? listCapabilityModules(options.outDir));
         if (diagnostics.length > 0) {
           const first = diagnostics[0];
           // A check stopped by its limits says so in its own words, and has no line.
@@ -74,6 +75,20 @@ function withModuleHints(diagnostics: Diagnostic[], modules: () => readonly stri
 }
 
 const CANNOT_FIND_MODULE = 2307;
+
+/**
+ * TypeScript suggests the closest name it knows ("… has no exported member named 'createTicke'. Did
+ * you mean 'createTicket'?"); its declarations hold every function of a module, so a narrowed run's
+ * diagnostics lose the suggestions that name a function the run may not call.
+ */
+function withoutHiddenSuggestions(diagnostics: Diagnostic[], hidden: readonly string[]): Diagnostic[] {
+  if (hidden.length === 0) return diagnostics;
+  const names = new Set(hidden);
+  const dropHidden = (message: string): string => message.replace(SUGGESTION, (text, name: string) => (names.has(name) ? '' : text));
+  return diagnostics.map((diagnostic) => ({ ...diagnostic, message: dropHidden(diagnostic.message) }));
+}
+
+const SUGGESTION = / ?Did you mean (?:to use )?'([^']+)'\?/g;
 
 /** Checks what a host passes in; these are faults of the host, so they throw. */
 export function validateSandboxOutDir(outDir: unknown): string {

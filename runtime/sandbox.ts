@@ -52,6 +52,11 @@ export interface RunOptions {
    * import name only these. Default: every module of the build.
    */
   visibleModules?: readonly string[];
+  /**
+   * The functions of visible modules that this run may not call (their export names): the type-check's
+   * "Did you mean 'x'?" never suggests one. Default: none.
+   */
+  hiddenFunctions?: readonly string[];
 }
 
 export interface Sandbox {

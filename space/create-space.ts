@@ -138,8 +138,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const { access } = runOptions;
       return sandbox.run(code, {
         onCall: access === undefined ? bridge.handleEncoded : (params, context) => bridge.handleEncoded(params, { ...context, access }),
-        // A narrowed run's "did you mean" for a mistyped import names only modules it may call.
-        ...(access === undefined ? {} : { visibleModules: specs.filter((spec) => spec.functions.some((fn) => access.allows(spec.module, fn.name))).map((spec) => spec.module) }),
+        // A narrowed run's "did you mean" names only modules and functions it may call.
+        ...(access === undefined ? {} : narrowedView(specs, access)),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
         runId: runOptions.runId ?? randomUUID(),
         check: runOptions.check ?? true,
@@ -228,6 +228,30 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   }
 
   return space;
+}
+
+/**
+ * What a narrowed run's type-check may name: the modules with a function it may call, and the
+ * functions it may not call, which "did you mean" never suggests (a name some allowed function also
+ * has stays suggestible).
+ */
+function narrowedView(specs: readonly CapabilitySpec[], access: CallAccess): { visibleModules: string[]; hiddenFunctions: string[] } {
+  const allowed = new Set<string>();
+  const refused = new Set<string>();
+  const visibleModules: string[] = [];
+  for (const spec of specs) {
+    let visible = false;
+    for (const fn of spec.functions) {
+      if (access.allows(spec.module, fn.name)) {
+        allowed.add(fn.name);
+        visible = true;
+      } else {
+        refused.add(fn.name);
+      }
+    }
+    if (visible) visibleModules.push(spec.module);
+  }
+  return { visibleModules, hiddenFunctions: [...refused].filter((name) => !allowed.has(name)) };
 }
 
 function sandboxLimits(config: ResolvedConfig): Partial<RunLimits> {
