@@ -149,6 +149,9 @@ describe('the studio API', () => {
     expect(run.body.calls.every((entry) => entry.ok && entry.durationMs >= 0)).toBe(true);
     const record = await call<{ kind: string; code: string }>('GET', `/api/runs/${run.body.runId}`);
     expect(record.body.kind).toBe('code-run');
+    const failed = await call<{ result: { success: boolean; error: { code: string; message: string; line: number } } }>('POST', '/api/run', { code: "const a = 1;\nthrow new Error('boom at ' + a);" });
+    expect(failed.body.result.success).toBe(false);
+    expect(failed.body.result.error).toMatchObject({ code: 'RUNTIME_ERROR', message: 'boom at 1', line: 2 });
   });
 
   it("validates arguments with the bridge's ajv and calls a function directly", async () => {

@@ -28,6 +28,9 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
   }
+  // The tool test must find no model, whatever this machine has set.
+  delete process.env.OPENAI_API_KEY;
+  delete process.env.AGENT_SPACES_BASE_URL;
   const [uiDir, made] = await Promise.all([ensureUiBuilt(), makeStudioSpace('studio-e2e')]);
   space = made;
   Object.assign(process.env, space.env);
@@ -128,6 +131,8 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     expect(saved.metadata.tools[0]?.prompt).toBe('Describe {name} carefully; needs: {needs}');
     await page.reload();
     await page.getByRole('textbox', { name: 'Prompt template' }).getByText('Describe {name} carefully; needs: {needs}').waitFor();
+    await page.getByRole('button', { name: 'Test tool' }).click();
+    await page.getByRole('alert').getByText(/needs a model.*OPENAI_API_KEY/).waitFor();
   });
 
   it('approves a waiting call in the inbox and the run finishes', async () => {
