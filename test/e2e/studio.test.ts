@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
+import { callReply, startScriptedModelServer } from '../support/scripted-model-server.js';
 import { ensureUiBuilt, makeStudioSpace, recordTask, type StudioSpace } from '../../studio/test-support/studio-space.js';
 
 const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
@@ -131,8 +132,21 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     expect(saved.metadata.tools[0]?.prompt).toBe('Describe {name} carefully; needs: {needs}');
     await page.reload();
     await page.getByRole('textbox', { name: 'Prompt template' }).getByText('Describe {name} carefully; needs: {needs}').waitFor();
+    await page.getByLabel('name *').fill('Harbor');
     await page.getByRole('button', { name: 'Test tool' }).click();
     await page.getByRole('alert').getByText(/needs a model.*OPENAI_API_KEY/).waitFor();
+    // With a model (the scripted server): the filled prompt, the session's steps and the answer.
+    const model = await startScriptedModelServer([callReply('finish', { summary: 'Harbor is step-free.', result: 'Harbor: step-free, lines A and C.' })]);
+    process.env.AGENT_SPACES_BASE_URL = model.baseURL;
+    try {
+      await page.getByRole('button', { name: 'Test tool' }).click();
+      await page.getByLabel('Answer').getByText('Harbor: step-free, lines A and C.').waitFor();
+      await page.getByRole('list', { name: 'Session steps' }).getByText(/finished: Harbor is step-free\./).waitFor();
+      expect(JSON.stringify(model.requests.at(-1)?.body?.messages)).toContain('Describe Harbor carefully; needs: general information');
+    } finally {
+      delete process.env.AGENT_SPACES_BASE_URL;
+      await model.close();
+    }
   });
 
   it('approves a waiting call in the inbox and the run finishes', async () => {

@@ -172,15 +172,16 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
     test.addEventListener('click', async () => {
       replace(testOutput, h('p', { class: 'muted' }, 'Running a session of the agent…'));
       try {
-        const answer = await api<{ prompt: string; answer?: string; error?: string; events: { type: string }[] }>('POST', `/api/agents/${agent}/test`, { tool, arguments: sampleValues() });
+        const answer = await api<{ prompt: string; answer?: string; error?: string; events: Record<string, unknown>[] }>('POST', `/api/agents/${agent}/test`, { tool, arguments: sampleValues() });
         replace(
           testOutput,
           h('h4', {}, 'Prompt sent'),
           h('pre', { class: 'preview' }, answer.prompt),
           h('h4', {}, `Tool calls and steps (${answer.events.length})`),
-          jsonBlock(answer.events, 'Session events'),
+          h('ol', { class: 'issues', 'aria-label': 'Session steps' }, ...answer.events.map((event) => h('li', {}, describeEvent(event)))),
+          h('details', {}, h('summary', {}, 'Every event as recorded'), jsonBlock(answer.events, 'Session events')),
           h('h4', {}, answer.error ? 'Error' : 'Answer'),
-          h('pre', { class: answer.error ? 'error' : 'preview' }, answer.error ?? answer.answer ?? ''),
+          h('pre', { class: answer.error ? 'error' : 'preview', 'aria-label': answer.error ? 'Session error' : 'Answer' }, answer.error ?? answer.answer ?? ''),
         );
       } catch (error) {
         replace(testOutput, h('p', { class: error instanceof ApiError && error.code === 'STUDIO_NO_MODEL' ? 'warn' : 'error', role: 'alert' }, (error as Error).message));
@@ -222,4 +223,26 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
   window.addEventListener('beforeunload', warnUnsaved);
   void loadAgents().catch((error: Error) => replace(editorPanel, h('p', { class: 'error' }, error.message)));
   return () => window.removeEventListener('beforeunload', warnUnsaved);
+}
+
+/** One line for a session event: what the planner did at that step, and how it went. */
+function describeEvent(event: Record<string, unknown>): string {
+  const step = typeof event.step === 'number' ? `step ${event.step} · ` : '';
+  const outcome = event.ok === undefined ? '' : event.ok ? ' ok' : ` failed${isRecord(event.error) ? `: ${String(event.error.message)}` : ''}`;
+  switch (event.type) {
+    case 'tool-call':
+      return `${step}call ${String(event.name)}${outcome}`;
+    case 'code-run':
+      return `${step}code run, ${String(event.calls)} calls${outcome}`;
+    case 'search-run':
+      return `${step}search "${String(event.query)}": ${String(event.matches)} matches`;
+    case 'task-finish':
+      return `${step}finished: ${String(event.summary)}`;
+    default:
+      return `${step}${String(event.type)}`;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
