@@ -238,6 +238,27 @@ function treeRssMb(root: number): number {
   return (pages * PAGE) / 1024 / 1024;
 }
 
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) of a process and all its descendants, in ms (clock ticks of /proc/<pid>/stat). */
+function treeCpuMs(root: number): number {
+  let ticks = 0;
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    try {
+      // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      continue;
+    }
+    queue.push(...childrenOf(pid));
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 function samplePeak(pid: number, everyMs = 20): { stop: () => number } {
   let peak = treeRssMb(pid);
   const timer = setInterval(() => (peak = Math.max(peak, treeRssMb(pid))), everyMs);
@@ -348,7 +369,9 @@ export async function run(): Promise<string> {
           const ready = await driver.ready;
           add(`import-base:${system}`, [ready.baseRssMb ?? Number.NaN]);
           add(`import:${system}`, [ready.importRssMb ?? Number.NaN]);
+          const cpuBefore = treeCpuMs(driver.child.pid!);
           const reply = await driver.request({ body: W5B, uses: ['chunk'], runs: 1, warmup: 1, concurrency });
+          add(`W6-cpu-${concurrency}:${system}`, [treeCpuMs(driver.child.pid!) - cpuBefore]);
           add(`W6-wall-${concurrency}:${system}`, checkReply(system, `W6 × ${concurrency}`, reply, w6Expected));
           add(`W6-rss-${concurrency}:${system}`, [sampler.stop()]);
         } finally {
@@ -422,6 +445,8 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     row('W6 peak RSS, host + sandbox processes, 16 concurrent runs', all('W6-rss-16'), 'MB');
     row('W6 wall time of 16 concurrent runs', all('W6-wall-16'), 's');
     row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms');
+    // With other load on the machine, a wall time is also a share of the CPUs: this says how much work it was.
+    row('W6 CPU time (user + system) of the whole process tree for the 16 runs and their warm-up run', all('W6-cpu-16'), 's');
     row('Host RSS right after importing the package (process at start)', all('import'), 'MB', Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])));
   }
 
