@@ -8,8 +8,10 @@ export default defineConfig({
     // space imports 'agent-spaces' (loaded by tsx, Node's resolver): the condition maps it to the sources.
     pool: 'forks',
     execArgv: ['--no-node-snapshot', '--conditions=agent-spaces-source'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds for a test that hangs, not for speed: a busy 2-core machine (load 10-20) runs a CLI test
+    // several times slower than an idle one, and no test may fail for that.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     // expect.poll waits for an event, not for a time: on a busy machine it may take a while to come.
     expect: { poll: { timeout: 20_000 } },
   },

@@ -30,13 +30,13 @@ describe('the CLI answers --help and --version without loading commands', () => 
     expect(modules).toEqual(line === '--version' ? [...HELP_MODULES, 'package.json'].sort() : HELP_MODULES);
     expect(packages.filter((name) => !LOADER_PACKAGES.test(name))).toEqual([]);
     expect(stdout).toMatch(line === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Usage:/);
-  }, 60_000);
+  }, 120_000);
 
   it('prints the version of package.json', async () => {
     const { stdout } = await loadedBy(['--version']);
     const { version } = (await import('../package.json', { with: { type: 'json' } })).default;
     expect(stdout.trim()).toBe(version);
-  }, 60_000);
+  }, 120_000);
 
   it("prints a command's own usage and options after <command> --help", async () => {
     const { stdout } = await loadedBy(['run', '--help']);
@@ -44,7 +44,7 @@ describe('the CLI answers --help and --version without loading commands', () => 
     expect(stdout).toContain('--no-check');
     expect(stdout).not.toContain('agent-spaces serve');
     expect(stdout).not.toContain('--budget-steps');
-  }, 60_000);
+  }, 120_000);
 });
 
 const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];

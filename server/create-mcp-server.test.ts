@@ -23,7 +23,7 @@ describe('createAgentSpacesMcpServer', () => {
     await server.connect(serverSide);
     client = new Client({ name: 't', version: '1' });
     await client.connect(clientSide);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await client.close();

@@ -81,5 +81,5 @@ export declare function createEntities(params: CreateEntitiesParams): Promise<Cr
     }
     expect(files.length).toBeGreaterThan(10);
     expect(typeCheckFiles(files)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -58,7 +58,7 @@ export default { first: first.text, second: second.text, same: first.contextId =
 `);
     expect(result.error).toBeUndefined();
     expect(result.result).toEqual({ first: 'forecast for "Weather in Harbor?": sunny', second: 'forecast for "And Museum?": sunny', same: true });
-  }, 60_000);
+  }, 120_000);
 
   it('a wrong argument is refused by the bridge before any message is sent', async () => {
     const result = await space.run(`
@@ -66,5 +66,5 @@ import { sendMessage } from '@capabilities/agent-weather-desk';
 export default await sendMessage({ text: 'hi' } as never).catch((error: { code: string }) => error.code);
 `);
     expect(result.result).toBe('INVALID_ARGUMENTS');
-  }, 60_000);
+  }, 120_000);
 });

@@ -31,7 +31,7 @@ describe('the toolchain a run loads', () => {
     // tsx itself runs on esbuild, so this process cannot tell about esbuild: the import graph below does.
     expect(result.afterRun.filter((name) => TOOLCHAIN.test(name) && name !== 'esbuild')).toEqual([]);
     expect(result.afterChecker).toEqual(expect.arrayContaining(['ts-morph']));
-  }, 60_000);
+  }, 120_000);
 
   it('reaches no toolchain package through the imports of runtime/index.ts, static or lazy', () => {
     const seen = new Set<string>();

@@ -51,7 +51,7 @@ export default outcomes.map((outcome) => outcome.status === 'fulfilled' ? 'ok' :
 `);
     expect(result.error).toBeUndefined();
     expect(result.result).toEqual(['ok', 'ok', 'RATE_LIMITED']);
-  }, 60_000);
+  }, 120_000);
 
   it('with onLimit "queue" the call past the limit waits for its slot and succeeds', async () => {
     const result = await queueing.run(`
@@ -60,7 +60,7 @@ export default await Promise.all([echo({ message: 'a' }), getSum({ a: 1, b: 2 })
 `);
     expect(result.error).toBeUndefined();
     expect(result.result).toEqual(['Echo: a', 'The sum of 1 and 2 is 3.', 'Echo: c']);
-  }, 60_000);
+  }, 120_000);
 
   it('a run that times out while its call waits fails with the timeout, and the line is free for the next run', async () => {
     // One slot a minute: the first call takes it, the second waits far longer than the run may last.

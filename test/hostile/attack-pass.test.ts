@@ -165,7 +165,7 @@ describe('attack pass: one worker, several runs', () => {
     } finally {
       await sandbox.close();
     }
-  }, 30_000);
+  }, 120_000);
 
   // F9: sandbox workers run isolates on their main thread (sandbox-worker.ts:17, THREADING
   // 'caller'), 8 runs per worker by default. A program that computes holds the thread for its whole
@@ -193,7 +193,7 @@ describe('attack pass: one worker, several runs', () => {
     } finally {
       await sandbox.close();
     }
-  }, 30_000);
+  }, 120_000);
 
   it('a V8 fatal error in a worker costs that worker only; the host survives and the pool recovers', async () => {
     const sandbox: WorkerSandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
@@ -209,7 +209,7 @@ describe('attack pass: one worker, several runs', () => {
     } finally {
       await sandbox.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   // F10: worker-pool.ts:149 spawns sandbox workers without `env`, so each worker — the process that
   // runs hostile code — holds the host's whole environment (model keys, MCP server secrets). An
@@ -268,7 +268,7 @@ describe('attack pass: host resources', () => {
     } finally {
       await sandbox.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   // F5: in-process isolation runs isolates in the host process, and some allocations abort V8
   // outright instead of hitting the isolate's memory limit (measured, default 128 MB limit: a Map of
@@ -340,5 +340,5 @@ describe('attack pass: access control', () => {
     // A visible function is still suggested.
     const visible = await space.run("import { listTicket } from '@capabilities/crm';\nreturn listTicket;", { access });
     expect(visible.error?.message).toContain("Did you mean 'listTickets'?");
-  }, 60_000);
+  }, 120_000);
 });
