@@ -109,7 +109,7 @@ export const COMMANDS = {
   },
   demo: {
     synopsis: ['agent-spaces demo'],
-    description: 'build the example space and run examples/programs/morning-trains.ts',
+    description: 'in a checkout of Agent Spaces (what npm start runs): build the example space and run\nexamples/programs/morning-trains.ts',
     options: ['config', 'cwd'],
   },
 } as const satisfies Record<string, CommandSpec>;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { openSpace } from '../../agents/index.js';
@@ -8,6 +9,11 @@ const EXAMPLE = fileURLToPath(new URL('../../examples/programs/morning-trains.ts
 
 /** `npm start`: build the example space and run the morning-trains program, with no key and no network. */
 export async function demoCommand(options: { cwd: string; config?: string }): Promise<number> {
+  if (!existsSync(EXAMPLE)) {
+    // An installed package ships no examples: the demo is the checkout's example space.
+    process.stderr.write('agent-spaces demo runs the example space of an Agent Spaces checkout (npm start there).\nIn your own space: agent-spaces capabilities build, then agent-spaces run <program.ts> (see the README).\n');
+    return 2;
+  }
   const space = await openSpace({
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),

@@ -110,6 +110,13 @@ describe('the packed package, installed into a folder outside the repository', (
     expect(stdout.trim()).toBe(PACKAGE.version);
   }, STEP_TIMEOUT_MS);
 
+  it('npx agent-spaces demo says the demo is a checkout\'s, and what to run instead', async () => {
+    const failed = (await inSpace('npx', ['--no', '--', 'agent-spaces', 'demo']).then(() => undefined, (error: unknown) => error)) as { code?: number; stderr?: string } | undefined;
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toContain('agent-spaces demo runs the example space of an Agent Spaces checkout');
+    expect(failed?.stderr).toContain('agent-spaces run <program.ts>');
+  }, STEP_TIMEOUT_MS);
+
   it("runs the README's 30 seconds: a defineTool capability, capabilities build, the model's program", async () => {
     const build = await inSpace('npx', ['--no', '--', 'agent-spaces', 'capabilities', 'build', '--json']);
     expect(JSON.parse(build.stdout)).toMatchObject({ errors: [], modules: expect.arrayContaining(['weather']) });
