@@ -14,6 +14,8 @@ import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } 
 export const MAX_RESULT_CHARS = 64 * 1024;
 /** Log lines of one run sent as progress, and the characters of each (the result has them all). */
 export const MAX_LOG_NOTIFICATIONS = 200;
+/** Finished calls of one run sent as progress (a program may make `maxCalls` of them; the result counts them all). */
+export const MAX_CALL_NOTIFICATIONS = 200;
 const MAX_LOG_NOTIFICATION_CHARS = 2_000;
 
 const INSTRUCTIONS = `Agent Spaces runs TypeScript that you write against typed capability modules.
@@ -122,6 +124,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
         sent.push(extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: notifications, message } }).catch(() => undefined));
       };
       let logLines = 0;
+      let callLines = 0;
       // A client that asked for progress sees the program's log lines as it writes them (redacted like the
       // result), up to a bound: all of them are in the result anyway.
       const onLog = (log: RunLog): void => {
@@ -134,7 +137,9 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
       const unregister = router.register(runId, {
         onEvent(event) {
           if (event.type !== 'tool-call-end') return;
-          notify(`${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`);
+          callLines++;
+          if (callLines > MAX_CALL_NOTIFICATIONS) return;
+          notify(callLines === MAX_CALL_NOTIFICATIONS ? 'calls: … the result counts the rest' : `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`);
         },
         ...(server.server.getClientCapabilities()?.elicitation ? { approve: (request: ApprovalRequest) => elicitApproval(server, request, extra.signal) } : {}),
       });

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { defineTool, ToolCallError, type JsonSchema, type ToolCallContext, type ToolDefinition } from '../core/index.js';
 
 /** The module of the stored-results capability: `@capabilities/task-storage`. */
@@ -83,16 +84,17 @@ const READ_RESULT = {
  * opened for the calling run, never used as a path from the caller.
  */
 export function createTaskStorage(): { storage: TaskStorage; definition: ToolDefinition } {
-  const runs = new Map<string, ReadonlyMap<string, StoredResult>>();
+  const runs = new Map<string, OpenRun>();
   const storage: TaskStorage = {
     open(runId, results) {
-      runs.set(runId, results);
+      const run: OpenRun = { results, loaded: new Map() };
+      runs.set(runId, run);
       return () => {
-        if (runs.get(runId) === results) runs.delete(runId);
+        if (runs.get(runId) === run) runs.delete(runId);
       };
     },
   };
-  const resultsOf = (context: ToolCallContext): ReadonlyMap<string, StoredResult> => runs.get(context.runId) ?? new Map();
+  const runOf = (context: ToolCallContext): OpenRun => runs.get(context.runId) ?? { results: new Map(), loaded: new Map() };
 
   const definition = defineTool({
     name: TASK_STORAGE_MODULE,
@@ -102,27 +104,41 @@ export function createTaskStorage(): { storage: TaskStorage; definition: ToolDef
         description: 'The results this task has stored so far, oldest first.',
         parameters: { type: 'object', properties: {}, additionalProperties: false },
         returns: { type: 'array', items: STORED_RESULT },
-        handler: (_params: never, context) => [...resultsOf(context).values()],
+        handler: (_params: never, context) => [...runOf(context).results.values()],
       },
       read: {
         description: `Reads a stored result, or the part of it at path. An array comes in pages of items and a string in pages of characters (offset, limit; follow nextOffset); any other value whole, when its JSON fits in ${TASK_STORAGE_MAX_CHARS.toLocaleString('en-US')} characters.`,
         parameters: READ_PARAMETERS,
         returns: READ_RESULT,
-        handler: (params: never, context) => readStored(params as ReadArguments, resultsOf(context), context),
+        handler: (params: never, context) => readStored(params as ReadArguments, runOf(context), context),
       },
     },
   });
   return { storage, definition };
 }
 
-async function readStored(args: ReadArguments, results: ReadonlyMap<string, StoredResult>, context: ToolCallContext): Promise<unknown> {
+/** The results one run may read, and the values it read so far (each file is read and parsed once a run). */
+interface OpenRun {
+  results: ReadonlyMap<string, StoredResult>;
+  loaded: Map<string, Promise<unknown>>;
+}
+
+async function readStored(args: ReadArguments, run: OpenRun, context: ToolCallContext): Promise<unknown> {
   const target = { capability: context.capability, function: context.function };
+  const { results } = run;
   const stored = results.get(args.ref);
   if (stored === undefined) {
     const known = [...results.keys()];
     throw new ToolCallError('FORBIDDEN', `task-storage: "${args.ref}" is not a result stored by this task; ${known.length === 0 ? 'it has stored none' : `its refs: ${known.map((ref) => `"${ref}"`).join(', ')}`}`, target);
   }
-  let value = JSON.parse(await readFile(stored.ref, 'utf8')) as unknown;
+  // A hundred parallel reads of one result share one read and parse of its file.
+  let loading = run.loaded.get(stored.ref);
+  if (loading === undefined) {
+    loading = loadStored(stored, target);
+    run.loaded.set(stored.ref, loading);
+    loading.catch(() => run.loaded.delete(stored.ref));
+  }
+  let value = await loading;
   if (args.parse) {
     if (typeof value !== 'string') throw new ToolCallError('INVALID_ARGUMENTS', `task-storage: parse: the stored value is ${kindOf(value)}, not a string holding JSON; leave parse out`, target);
     try {
@@ -145,6 +161,32 @@ async function readStored(args: ReadArguments, results: ReadonlyMap<string, Stor
     throw new ToolCallError('INVALID_ARGUMENTS', `task-storage: the ${base.kind} at path "${path}" is ${chars} characters, over the ${TASK_STORAGE_MAX_CHARS} of one read: read a part of it with path (${describeKeys(value)})`, target);
   }
   return { ...base, value };
+}
+
+/**
+ * The stored value, read from the file the host wrote, and only if it is still that file: a regular
+ * file (not a symlink swapped in), of the size the host wrote (UTF-8 of `chars` UTF-16 units: at least
+ * `chars`, at most three bytes each). A program whose std fs workspace holds the run folder could
+ * otherwise grow the file to its write quota and have the host parse it on every read.
+ */
+async function loadStored(stored: StoredResult, target: { capability: string; function: string }): Promise<unknown> {
+  const changed = (why: string): ToolCallError =>
+    new ToolCallError('FORBIDDEN', `task-storage: the stored result "${stored.ref}" ${why} since the task stored it (${stored.chars} characters); it is not read`, target);
+  let handle;
+  try {
+    handle = await open(stored.ref, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    throw changed('was removed or replaced');
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size < stored.chars || info.size > stored.chars * 3) throw changed('was changed');
+    const buffer = Buffer.alloc(info.size);
+    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
+    return JSON.parse(buffer.toString('utf8', 0, bytesRead)) as unknown;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The items from `offset` that fit in one read (at least one), and where the next page starts. */

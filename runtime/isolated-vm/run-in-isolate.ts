@@ -328,10 +328,25 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     timers.rearm(id, next);
     scheduleStallCheck();
   };
+  // The isolate's timer requests are applied from a promise job, on a fresh stack. On the caller's
+  // thread the isolate shares this thread's stack, and a program can call setTimeout with it all but
+  // full: Node's own timer code then overflowed halfway through an update, and the timers of every other
+  // run in the worker stopped firing. A promise job is queued by V8 builtins, which either fail before
+  // doing anything or do it all. The job runs before the stall check (an immediate) looks at the timers.
+  let timerRequests: (readonly [start: boolean, id: number, delayMs: number, repeat: boolean])[] = [];
+  const applyTimerRequests = (): void => {
+    const requests = timerRequests;
+    timerRequests = [];
+    for (const [start, id, delayMs, repeat] of requests) {
+      if (finished) return;
+      if (start) timers.set(id, delayMs, repeat);
+      else timers.clear(id);
+    }
+  };
   const onTimer = (start: boolean, id: number, delayMs: number, repeat: boolean): void => {
     if (finished || typeof id !== 'number') return;
-    if (start === true) timers.set(id, Number(delayMs), repeat === true);
-    else timers.clear(id);
+    if (timerRequests.length === 0) void Promise.resolve().then(applyTimerRequests);
+    timerRequests.push([start === true, id, Number(delayMs), repeat === true]);
   };
   const noteSentCode = (json: string): void => {
     const code = wireErrorCode(json);

@@ -156,14 +156,16 @@ function timerDelay(timeout, nesting) {
 }
 function startTimer(kind, handler, timeout, args, repeat) {
   if (typeof handler !== 'function') throw new TypeErrorConstructor(kind + ' takes a function to call; the sandbox does not evaluate strings of code');
+  // The delay first: converting it may run the program's valueOf, which may start timers itself. The
+  // limits are checked after that, right before this timer is counted, so none is passed.
+  const nesting = timerNesting + 1;
+  const delay = timerDelay(timeout, nesting);
   if (mapSize(timers) >= MAX_PENDING_TIMERS) {
     throw timerLimitError(kind + ': ' + MAX_PENDING_TIMERS + ' timers are already pending in this run, the sandbox\'s limit; clear the ones you no longer need (clearTimeout, clearInterval) or wait for some to fire');
   }
   if (timersCreated >= MAX_TIMERS_PER_RUN) {
     throw timerLimitError(kind + ': this run already created ' + MAX_TIMERS_PER_RUN + ' timers, the sandbox\'s limit per run; wait with fewer, longer timers (or one setInterval) instead');
   }
-  const nesting = timerNesting + 1;
-  const delay = timerDelay(timeout, nesting);
   const id = ++lastTimerId;
   timersCreated++;
   mapSet(timers, id, { __proto__: null, handler, args, repeat, delay, nesting });
