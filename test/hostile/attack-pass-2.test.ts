@@ -316,7 +316,7 @@ describe('attack pass 2: queued rate limits', () => {
     expect(limiter.waiting('api')).toBe(0);
   }, 30_000);
 
-  // R1: rate-limiter.ts:140-163 keeps one line per capability for every run of the space: one run's
+  // R1: rate-limiter.ts:115-127 (acquire: maxQueue counts every run's waiters) keeps one line per capability for every run of the space: one run's
   // program (100 calls in flight by default) takes all of maxQueue, and every other run's call of that
   // capability is refused at once with RATE_LIMITED (queue-full) until the hostile run ends or its
   // waits time out. A share per run (or per caller) of the line would keep the others waiting instead.
@@ -429,9 +429,9 @@ describe('attack pass 2: a hostile remote A2A agent', () => {
     await runner?.close();
   });
 
-  // A1: connect-a2a-agent.ts:25 (client.sendMessage) reads the remote agent's whole answer into the
+  // A1: connect-a2a-agent.ts:23 (client.sendMessage) reads the remote agent's whole answer into the
   // host's memory before the bridge's 1 MiB result cap (create-bridge.ts) looks at it: a hostile agent
-  // answers with hundreds of megabytes (its card too: ClientFactory.createFromUrl, line 18), and the
+  // answers with hundreds of megabytes (its card too: ClientFactory.createFromUrl, line 17), and the
   // host holds them all. The answer should be cut off, the connection closed, at the result cap.
   it.fails('A1: an answer far past the result cap is cut off while it arrives, not buffered whole', async () => {
     const result = await space.run("import { sendMessage } from '@capabilities/agent-flood-desk';\nconst answer = await sendMessage({ message: 'tell me everything' });\nexport default answer.text.length;", { check: false, limits: { timeoutMs: 60_000 } });
