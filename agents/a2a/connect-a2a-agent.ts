@@ -13,8 +13,16 @@ export interface RemoteAgent {
 export async function connectA2AAgent(url: string): Promise<RemoteAgent> {
   const base = url.endsWith('/') ? url : `${url}/`;
   // The A2A SDK (and our helpers over it) load with the first connection, not with the package.
-  const [{ ClientFactory }, { answerOf, userTextMessage }] = await Promise.all([import('@a2a-js/sdk/client'), import('./a2a-message.js')]);
-  const client: Client = await new ClientFactory().createFromUrl(base);
+  const [sdk, { answerOf, userTextMessage }] = await Promise.all([import('@a2a-js/sdk/client'), import('./a2a-message.js')]);
+  const { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = sdk;
+  // A remote agent is untrusted: its card and its answers are read up to a size (and the card within a
+  // time), so a hostile or broken server cannot fill the host's memory or stall a build.
+  const answers = boundedFetch(MAX_ANSWER_BYTES);
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl: answers }), new RestTransportFactory({ fetchImpl: answers })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: boundedFetch(MAX_CARD_BYTES, CARD_TIMEOUT_MS) }),
+  });
+  const client: Client = await new ClientFactory(options).createFromUrl(base);
   const card = await client.getAgentCard();
   return {
     url: base,
@@ -27,4 +35,48 @@ export async function connectA2AAgent(url: string): Promise<RemoteAgent> {
       return { text: answerOf(result), contextId: result.contextId };
     },
   };
+}
+
+/** An agent card larger than this is refused (cards are a few kilobytes). */
+const MAX_CARD_BYTES = 256 * 1024;
+/** An answer larger than this is refused (the bridge passes at most 1 MiB of a result on anyway). */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** The card must arrive within this time; answers are bounded by the run's own time limit. */
+const CARD_TIMEOUT_MS = 10_000;
+
+/**
+ * `fetch` that reads a response's body itself, up to `maxBytes`: past that it stops reading, closes the
+ * connection and fails with what happened, instead of buffering whatever the server sends.
+ */
+function boundedFetch(maxBytes: number, timeoutMs?: number): typeof fetch {
+  return async (input, init) => {
+    const signals = [init?.signal ?? undefined, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((signal) => signal !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const response = await fetch(input, { ...init, ...(signal ? { signal } : {}) });
+    const body = await readUpTo(response, maxBytes, urlOf(input));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+async function readUpTo(response: Response, maxBytes: number, url: string): Promise<Uint8Array | null> {
+  if (response.body === null) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new Error(`the A2A agent at ${url} sent more than ${maxBytes} bytes; the answer was refused`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function urlOf(input: Parameters<typeof fetch>[0]): string {
+  if (typeof input === 'string') return input;
+  return input instanceof URL ? input.href : input.url;
 }

@@ -429,11 +429,10 @@ describe('attack pass 2: a hostile remote A2A agent', () => {
     await runner?.close();
   });
 
-  // A1: connect-a2a-agent.ts:23 (client.sendMessage) reads the remote agent's whole answer into the
-  // host's memory before the bridge's 1 MiB result cap (create-bridge.ts) looks at it: a hostile agent
-  // answers with hundreds of megabytes (its card too: ClientFactory.createFromUrl, line 17), and the
-  // host holds them all. The answer should be cut off, the connection closed, at the result cap.
-  it.fails('A1: an answer far past the result cap is cut off while it arrives, not buffered whole', async () => {
+  // A1 (fixed): connect-a2a-agent.ts read the remote agent's whole answer into the host's memory before
+  // the bridge's 1 MiB result cap looked at it (its card too, with no time limit of its own). Card and
+  // answers are now read through a bounded fetch: past the size it stops reading and closes the connection.
+  it('A1: an answer far past the result cap is cut off while it arrives, not buffered whole', async () => {
     const result = await space.run("import { sendMessage } from '@capabilities/agent-flood-desk';\nconst answer = await sendMessage({ message: 'tell me everything' });\nexport default answer.text.length;", { check: false, limits: { timeoutMs: 60_000 } });
     expect(result.success).toBe(false);
     const answer = answers.at(-1);
