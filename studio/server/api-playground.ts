@@ -26,15 +26,21 @@ export interface CodeRunRecord {
 export async function runProgram(context: StudioContext, code: string): Promise<CodeRunRecord> {
   const runId = `studio-${randomUUID()}`;
   const startedAt = new Date().toISOString();
-  context.timelines.set(runId, []);
-  const result = context.redact(
-    await context.space.run(code, {
-      runId,
-      onLog: (log: RunLog) => context.events.publish({ type: 'run-log', runId, level: log.level, message: context.redact(log).message }),
-    }),
-  );
+  const calls: TimelineCall[] = [];
+  context.timelines.set(runId, calls);
+  let result;
+  try {
+    result = context.redact(
+      await context.space.run(code, {
+        runId,
+        onLog: (log: RunLog) => context.events.publish({ type: 'run-log', runId, level: log.level, message: context.redact(log).message }),
+      }),
+    );
+  } finally {
+    context.timelines.delete(runId);
+  }
   context.events.publish({ type: 'run-end', runId, success: result.success });
-  const record: CodeRunRecord = { kind: 'code-run', runId, startedAt, code, result, calls: context.timelines.get(runId) ?? [] };
+  const record: CodeRunRecord = { kind: 'code-run', runId, startedAt, code, result, calls };
   await writeRecord(context, record);
   return record;
 }

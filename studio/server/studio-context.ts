@@ -5,6 +5,7 @@ import { serverSecrets, type ResolvedConfig } from '../../config/index.js';
 import type { BridgeEvent } from '../../core/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
 import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
+import { previewJson } from './preview-json.js';
 import { createEventHub, type EventHub } from './studio-events.js';
 
 /** One capability call of a run, for the playground's timeline. */
@@ -12,7 +13,8 @@ export interface TimelineCall {
   callId: string;
   capability: string;
   function: string;
-  args: unknown;
+  /** The arguments as JSON text, cut to a preview (a timeline never holds a call's whole payload). */
+  args: string;
   /** Milliseconds since the epoch. */
   startedAt: number;
   durationMs?: number;
@@ -40,7 +42,10 @@ export interface StudioContext {
   redact: <T>(value: T) => T;
   /** `<outDir>/runs`: planner traces and the studio's code runs. */
   runsDir: string;
-  /** Calls of the runs in progress or recently finished, by run id. */
+  /**
+   * Calls of the playground's runs in progress, by run id: a run registers its timeline before it starts
+   * and takes it out when it ends (calls of other runs are not kept).
+   */
   timelines: Map<string, TimelineCall[]>;
   lastBuild?: BuildSummary;
   build(force?: boolean): Promise<BuildSummary>;
@@ -48,9 +53,6 @@ export interface StudioContext {
 }
 
 export type OpenSpace = (options: SpaceOptions) => Promise<Space>;
-
-/** Timelines kept at most; older runs' calls are in their run records on disk. */
-const MAX_TIMELINES = 50;
 
 export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>): Promise<StudioContext> {
   const events = createEventHub();
@@ -62,8 +64,9 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
 
   function recordEvent(event: BridgeEvent): void {
     if (event.type === 'tool-call-start') {
-      if (event.runId) timelineOf(event.runId).push({ callId: event.callId, capability: event.capability, function: event.function, args: event.args, startedAt: Date.parse(event.timestamp) });
-      events.publish({ type: 'tool-call-start', ...(event.runId ? { runId: event.runId } : {}), callId: event.callId, capability: event.capability, function: event.function, args: event.args, timestamp: event.timestamp });
+      const args = previewJson(event.args);
+      if (event.runId) timelines.get(event.runId)?.push({ callId: event.callId, capability: event.capability, function: event.function, args, startedAt: Date.parse(event.timestamp) });
+      events.publish({ type: 'tool-call-start', ...(event.runId ? { runId: event.runId } : {}), callId: event.callId, capability: event.capability, function: event.function, args, timestamp: event.timestamp });
     } else if (event.type === 'tool-call-end') {
       const call = event.runId ? timelines.get(event.runId)?.find((entry) => entry.callId === event.callId) : undefined;
       if (call) Object.assign(call, { durationMs: event.durationMs, ok: event.ok, ...(event.error ? { error: event.error } : {}) });
@@ -79,19 +82,6 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
         timestamp: event.timestamp,
       });
     }
-  }
-
-  function timelineOf(runId: string): TimelineCall[] {
-    let timeline = timelines.get(runId);
-    if (!timeline) {
-      timeline = [];
-      timelines.set(runId, timeline);
-      for (const old of timelines.keys()) {
-        if (timelines.size <= MAX_TIMELINES) break;
-        timelines.delete(old);
-      }
-    }
-    return timeline;
   }
 
   let building: Promise<BuildSummary> | undefined;

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 export type StudioEvent =
   | { type: 'build-progress'; source: string; status: 'start' | 'loaded' | 'failed'; functions?: number; durationMs?: number; message?: string }
   | { type: 'build-end'; ok: boolean; functions: number; errors: number; warnings: number; durationMs: number }
-  | { type: 'tool-call-start'; runId?: string; callId: string; capability: string; function: string; args: unknown; timestamp: string }
+  | { type: 'tool-call-start'; runId?: string; callId: string; capability: string; function: string; /** JSON text, cut to a preview. */ args: string; timestamp: string }
   | { type: 'tool-call-end'; runId?: string; callId: string; capability: string; function: string; ok: boolean; durationMs: number; error?: { code: string; message: string }; timestamp: string }
   | { type: 'run-log'; runId: string; level: string; message: string }
   | { type: 'run-end'; runId: string; success: boolean }

@@ -30,10 +30,10 @@ export function renderTimeline(calls: TimelineCall[]): HTMLElement {
           const left = ((call.startedAt - start) / span) * 100;
           const width = Math.max(((call.durationMs ?? 0) / span) * 100, 0.8);
           const label = `${call.capability}.${call.function} ${call.durationMs === undefined ? 'running' : `${call.durationMs.toFixed(1)} ms`}${call.ok === false ? ` failed: ${call.error?.code ?? ''}` : ''}`;
-          return h('div', { class: `bar${call.ok === false ? ' failed' : ''}`, role: 'listitem', style: `left:${left}%;width:${Math.min(width, 100 - left)}%`, title: `${label}\narguments: ${JSON.stringify(call.args)}${call.error ? `\n${call.error.message}` : ''}` }, label);
+          return h('div', { class: `bar${call.ok === false ? ' failed' : ''}`, role: 'listitem', style: `left:${left}%;width:${Math.min(width, 100 - left)}%`, title: `${label}\narguments: ${call.args}${call.error ? `\n${call.error.message}` : ''}` }, label);
         }),
       ),
     ),
-    h('table', { 'aria-label': 'Calls' }, h('thead', {}, h('tr', {}, h('th', {}, 'Call'), h('th', {}, 'Start'), h('th', {}, 'Duration'), h('th', {}, 'Arguments'), h('th', {}, 'Outcome'))), h('tbody', {}, ...calls.map((call) => h('tr', {}, h('td', { class: 'mono' }, `${call.capability}.${call.function}`), h('td', {}, `+${Math.round(call.startedAt - start)} ms`), h('td', {}, call.durationMs === undefined ? '…' : `${call.durationMs.toFixed(1)} ms`), h('td', { class: 'mono' }, JSON.stringify(call.args)), h('td', { class: call.ok === false ? 'error' : 'ok' }, call.ok === undefined ? 'running' : call.ok ? 'ok' : `${call.error?.code}: ${call.error?.message}`))))),
+    h('table', { 'aria-label': 'Calls' }, h('thead', {}, h('tr', {}, h('th', {}, 'Call'), h('th', {}, 'Start'), h('th', {}, 'Duration'), h('th', {}, 'Arguments'), h('th', {}, 'Outcome'))), h('tbody', {}, ...calls.map((call) => h('tr', {}, h('td', { class: 'mono' }, `${call.capability}.${call.function}`), h('td', {}, `+${Math.round(call.startedAt - start)} ms`), h('td', {}, call.durationMs === undefined ? '…' : `${call.durationMs.toFixed(1)} ms`), h('td', { class: 'mono' }, call.args), h('td', { class: call.ok === false ? 'error' : 'ok' }, call.ok === undefined ? 'running' : call.ok ? 'ok' : `${call.error?.code}: ${call.error?.message}`))))),
   );
 }

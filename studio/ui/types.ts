@@ -51,7 +51,8 @@ export interface TimelineCall {
   callId: string;
   capability: string;
   function: string;
-  args: unknown;
+  /** JSON text, cut to a preview by the server. */
+  args: string;
   startedAt: number;
   durationMs?: number;
   ok?: boolean;

@@ -116,7 +116,7 @@ export function playgroundPane(root: HTMLElement): () => void {
       if (!running || typeof event.runId !== 'string' || !event.runId.startsWith('studio-') || event.runId.startsWith('studio-call-')) return;
       runId ??= event.runId;
       if (event.runId !== runId) return;
-      live.push({ callId: String(event.callId), capability: String(event.capability), function: String(event.function), args: event.args, startedAt: Date.parse(String(event.timestamp)) });
+      live.push({ callId: String(event.callId), capability: String(event.capability), function: String(event.function), args: String(event.args), startedAt: Date.parse(String(event.timestamp)) });
       redrawLive();
     }),
     onEvent('tool-call-end', (event) => {
