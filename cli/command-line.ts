@@ -22,6 +22,11 @@ export const OPTIONS = {
   force: { type: 'boolean', help: 're-emit every module even when unchanged' },
   'no-check': { type: 'boolean', help: 'skip the type-check against the built declarations' },
   approve: { type: 'string', value: '<all|none>', help: 'answer approval requests without asking (default: ask on a terminal, deny otherwise)' },
+  studio: {
+    type: 'string',
+    value: '<address>',
+    help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO, unless --approve is given)',
+  },
   isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
   timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
   http: { type: 'string', value: '<port>', help: 'Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp' },
@@ -62,7 +67,7 @@ interface CommandSpec {
   options: OptionName[];
 }
 
-const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'model', 'base-url', 'context', 'trace', 'replay', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost'];
+const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'studio', 'model', 'base-url', 'context', 'trace', 'replay', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost'];
 
 /** Every command; a group's subcommands are `<group> <sub>`. */
 export const COMMANDS = {
@@ -79,12 +84,12 @@ export const COMMANDS = {
   run: {
     synopsis: ['agent-spaces run <file.ts | -> [options]'],
     description: 'run a program in the sandbox (- reads stdin); its log lines are printed as it writes them',
-    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'isolation', 'timeout', 'verbose'],
+    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'timeout', 'verbose'],
   },
   serve: {
-    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>]'],
+    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>]'],
     description: 'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code',
-    options: ['config', 'cwd', 'http', 'host', 'token', 'isolation'],
+    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation'],
   },
   task: {
     synopsis: ['agent-spaces task "<task>" [options]', 'agent-spaces task --replay <trace.jsonl>'],

@@ -66,6 +66,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
         check: values['no-check'] !== true,
         verbose: values.verbose === true,
         ...(values.approve !== undefined ? { approve: values.approve } : {}),
+        ...(values.studio !== undefined ? { studio: values.studio } : {}),
         ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
@@ -73,7 +74,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'serve': {
       if (first) throw new UsageError(`unexpected argument "${first}" (serve takes options only)`);
       const { serveCommand } = await import('./commands/serve.js');
-      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'isolation']) });
+      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'studio', 'isolation']) });
     }
     case 'task': {
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the task: agent-spaces task "<task>")`);
@@ -82,7 +83,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
         ...common,
         ...(first !== undefined ? { task: first } : {}),
         budget: parseBudgetOptions(values),
-        ...pick(values, ['trace', 'replay', 'approve', 'model', 'context']),
+        ...pick(values, ['trace', 'replay', 'approve', 'studio', 'model', 'context']),
         ...(values['base-url'] !== undefined ? { baseURL: values['base-url'] } : {}),
       });
     }

@@ -5,6 +5,7 @@ import type { RunLog, RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
+import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 
 export interface RunCommandOptions {
@@ -14,6 +15,8 @@ export interface RunCommandOptions {
   json: boolean;
   check: boolean;
   approve?: string;
+  /** A studio's address (token included): its Approvals inbox decides the calls that require approval. */
+  studio?: string;
   isolation?: string;
   timeoutMs?: number;
   verbose: boolean;
@@ -24,7 +27,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
-  const approvalHandler = createCliApprovalHandler(options.approve);
+  const studioAddress = studioAddressFrom(options.studio, options.approve);
+  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;
+  const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const space = await openSpace({
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
@@ -33,6 +38,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     // One program: one sandbox process to start, not the pool's default two.
     sandboxDefaults: { workers: 1 },
     onEvent: (event) => {
+      studio?.onEvent(event);
       if (!options.verbose) return;
       if (event.type === 'approval-required') {
         progress(`  [approval] ${event.capability}.${event.function}: ${event.message} arguments: ${formatArguments(event.params)}`);
@@ -43,6 +49,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       }
     },
   });
+  studio?.useSecrets(serverSecrets(space.config));
+  if (studio) progress(`approvals: asked in the studio at ${studio.origin}`);
   try {
     // A program that got hold of a secret (a tool that returned one) must not print it: what the run
     // returns and logs loses the host's secrets, as the planner's output does.
@@ -60,6 +68,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     else printRunResult(result, options.file, { logsPrinted: true });
     return result.success ? 0 : 1;
   } finally {
+    studio?.close();
     await space.close();
   }
 }

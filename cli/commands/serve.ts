@@ -1,5 +1,8 @@
 import { openSpace } from '../../agents/index.js';
+import { serverSecrets } from '../../config/index.js';
 import { ServeError, serveSpace } from '../../server/index.js';
+import type { Space, SpaceOptions } from '../../space/index.js';
+import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
 
 export interface ServeCommandOptions {
@@ -8,6 +11,8 @@ export interface ServeCommandOptions {
   http?: string;
   host?: string;
   token?: string;
+  /** A studio's address (token included): its Approvals inbox decides every call that requires approval. */
+  studio?: string;
   isolation?: string;
 }
 
@@ -22,8 +27,10 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
   }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
+  const studioAddress = studioAddressFrom(options.studio, undefined);
+  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'serve', detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio' }) : undefined;
   const running = await serveSpace({
-    openSpace,
+    openSpace: studio ? openSpaceAskingStudio(studio) : openSpace,
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
@@ -39,6 +46,27 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     process.once('SIGTERM', resolve);
     if (port === undefined) process.stdin.once('close', resolve);
   });
+  studio?.close();
   await running.close();
   return 0;
+}
+
+/**
+ * Opens the space with the studio as its approval handler: every call that requires approval, whichever
+ * MCP client's run it comes from, waits in the studio's inbox (instead of asking the client by elicitation).
+ */
+function openSpaceAskingStudio(studio: StudioApprovals): (options: SpaceOptions) => Promise<Space> {
+  return async (options) => {
+    const space = await openSpace({
+      ...options,
+      approvalHandler: studio.handler,
+      onEvent: (event) => {
+        options.onEvent?.(event);
+        studio.onEvent(event);
+      },
+    });
+    studio.useSecrets(serverSecrets(space.config));
+    progress(`agent-spaces: approvals are asked in the studio at ${studio.origin}`);
+    return space;
+  };
 }

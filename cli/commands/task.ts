@@ -1,6 +1,8 @@
 import { openSpace } from '../../agents/index.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
+import { serverSecrets } from '../../config/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
+import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 
 export interface TaskCommandOptions {
@@ -13,6 +15,8 @@ export interface TaskCommandOptions {
   replay?: string;
   budget: Partial<Budget>;
   approve?: string;
+  /** A studio's address (token included): its Approvals inbox decides the calls that require approval. */
+  studio?: string;
   model?: string;
   baseURL?: string;
   context?: string;
@@ -23,10 +27,14 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   const recorded = options.replay ? await readTrace(options.replay) : undefined;
   const task = options.task ?? recorded?.task;
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
-  const approvalHandler = createCliApprovalHandler(options.approve);
+  const studioAddress = studioAddressFrom(options.studio, options.approve);
+  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'task', detail: task }) : undefined;
+  const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
   // The space is opened here so that the config's agents are capabilities of the task too.
-  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), ...(approvalHandler ? { approvalHandler } : {}) });
+  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), ...(approvalHandler ? { approvalHandler } : {}), ...(studio ? { onEvent: studio.onEvent } : {}) });
+  studio?.useSecrets(serverSecrets(space.config));
+  if (studio) progress(`approvals: asked in the studio at ${studio.origin}`);
   const taskOptions: ExecuteTaskOptions = {
     space,
     ...(recorded ? { replay: recorded.replies } : {}),
@@ -41,6 +49,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   try {
     result = await executeTask(task, taskOptions);
   } catch (error) {
+    studio?.close();
     await space.close();
     // An endpoint that cannot be reached or refuses the key is a configuration problem.
     if (error instanceof ModelError && (error.code === 'MODEL_UNREACHABLE' || error.code === 'MODEL_AUTH_FAILED')) {
@@ -49,6 +58,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
     }
     throw error;
   }
+  studio?.close();
   await space.close();
   if (options.json) printJson(result);
   else printText(`${result.finalSummary}${result.result !== undefined ? `\n${JSON.stringify(result.result, null, 2)}` : ''}`);

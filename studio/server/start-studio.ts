@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../../core/index.js';
 import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind } from '../../server/index.js';
 import type { SpaceOptions } from '../../space/index.js';
+import { askExternalApproval, EXTERNAL_APPROVAL_PATH } from './api-external-approvals.js';
 import { ROUTES } from './routes.js';
 import { createStudioContext, type OpenSpace, type StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
@@ -80,8 +81,10 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     const authorized = hasBearerToken(request, token) || (url.pathname === '/api/events' && sameToken(url.searchParams.get('token') ?? '', token));
     if (!authorized) return sendJson(response, 401, { error: { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the address the studio printed (it carries the token)' } });
     if (url.pathname === '/api/events' && request.method === 'GET') return context.events.attach(response);
+    // An attached process's call waits on its own answer stream, not on a route's JSON reply.
+    const external = url.pathname === EXTERNAL_APPROVAL_PATH && request.method === 'POST';
     const route = ROUTES.find((candidate) => candidate.method === request.method && candidate.path.test(url.pathname));
-    if (!route) return sendJson(response, 404, { error: { code: 'STUDIO_NOT_FOUND', message: `no API ${request.method} ${url.pathname}` } });
+    if (!route && !external) return sendJson(response, 404, { error: { code: 'STUDIO_NOT_FOUND', message: `no API ${request.method} ${url.pathname}` } });
     let body: unknown;
     if (request.method !== 'GET') {
       if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
@@ -92,6 +95,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       body = read.value;
     }
     try {
+      if (external || !route) return askExternalApproval(context, body, response);
       const params = (url.pathname.match(route.path) ?? []).slice(1);
       sendJson(response, 200, await route.handle({ context, params, query: url.searchParams, body }));
     } catch (error) {

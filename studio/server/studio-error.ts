@@ -3,13 +3,14 @@ import { AgentSpacesError } from '../../core/index.js';
 /**
  * A request the studio's API turns down, with the HTTP status to answer and a message that says what to
  * change: `STUDIO_NOT_FOUND` (404), `STUDIO_BAD_REQUEST` (400), `STUDIO_NO_MODEL` (409: a tool test needs a
- * model), `STUDIO_INVALID_AGENT` (422: an edited agent file that would not load).
+ * model), `STUDIO_INVALID_AGENT` (422: an edited agent file that would not load), `STUDIO_TOO_MANY` (429: the inbox holds
+ * as many calls of attached processes as it takes).
  */
 export class StudioError extends AgentSpacesError {
   override readonly name = 'StudioError';
 
   constructor(
-    code: 'STUDIO_NOT_FOUND' | 'STUDIO_BAD_REQUEST' | 'STUDIO_NO_MODEL' | 'STUDIO_INVALID_AGENT',
+    code: 'STUDIO_NOT_FOUND' | 'STUDIO_BAD_REQUEST' | 'STUDIO_NO_MODEL' | 'STUDIO_INVALID_AGENT' | 'STUDIO_TOO_MANY',
     message: string,
     options: { details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
@@ -17,7 +18,7 @@ export class StudioError extends AgentSpacesError {
   }
 
   get status(): number {
-    return { STUDIO_NOT_FOUND: 404, STUDIO_BAD_REQUEST: 400, STUDIO_NO_MODEL: 409, STUDIO_INVALID_AGENT: 422 }[this.code as 'STUDIO_NOT_FOUND'] ?? 400;
+    return { STUDIO_NOT_FOUND: 404, STUDIO_BAD_REQUEST: 400, STUDIO_NO_MODEL: 409, STUDIO_INVALID_AGENT: 422, STUDIO_TOO_MANY: 429 }[this.code as 'STUDIO_NOT_FOUND'] ?? 400;
   }
 }
 

@@ -12,10 +12,17 @@ export type StudioEvent =
   | { type: 'approval-decided'; id: string; approved: boolean; reason?: string }
   | { type: 'agent-saved'; agent: number };
 
+/**
+ * Where a waiting call comes from: a run of the studio itself, or a process attached with `--studio`
+ * (`agent-spaces run`, `task` or `serve`), with its process id, folder and what it runs.
+ */
+export type ApprovalOrigin = { kind: 'studio' } | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; /** The program file, the task's words or the transport, cut short. */ detail?: string };
+
 /** A call waiting for a person's decision, as the inbox shows it. */
 export interface PendingApprovalView {
   id: string;
   runId?: string;
+  origin: ApprovalOrigin;
   capability: string;
   function: string;
   /** The exact arguments the call will be made with (redacted of the host's secrets). */
