@@ -182,6 +182,107 @@ describe('the studio API', () => {
   });
 });
 
+/** A call of an attached process (`run --studio`), posted as the CLI posts it; its answer is a stream of JSON lines. */
+function askAsAttached(body: unknown, token = studio.token): Promise<{ status: number; lines: AsyncIterator<string>; text(): Promise<string>; close(): void }> {
+  const url = new URL(studio.origin);
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, path: '/api/approvals/external', method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      (response) => {
+        response.setEncoding('utf8');
+        const lines = (async function* () {
+          let buffer = '';
+          for await (const chunk of response) {
+            buffer += chunk as string;
+            let end: number;
+            while ((end = buffer.indexOf('\n')) >= 0) {
+              yield buffer.slice(0, end);
+              buffer = buffer.slice(end + 1);
+            }
+          }
+        })();
+        const all = async (): Promise<string> => {
+          let whole = '';
+          for await (const chunk of response) whole += chunk as string;
+          return whole;
+        };
+        resolve({ status: response.statusCode ?? 0, lines, text: all, close: () => request.destroy() });
+      },
+    );
+    request.on('error', reject);
+    request.end(text);
+  });
+}
+
+const ATTACHED_CALL = {
+  request: { capability: 'crm', function: 'createTicket', params: { customerId: 'c-001', subject: 'From a CLI' }, message: 'Create a ticket?', timestamp: new Date().toISOString() },
+  origin: { kind: 'task', pid: 4242, cwd: '/somewhere', detail: 'file a ticket' },
+};
+
+/** Counts `approval-decided` events of the event stream until `count` of them arrived (the stream is opened first). */
+async function decidedEvents(count: number): Promise<{ done: Promise<Record<string, unknown>[]> }> {
+  const response = await fetch(`${studio.origin}/api/events?token=${encodeURIComponent(studio.token)}`);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const done = (async () => {
+    const found: Record<string, unknown>[] = [];
+    let buffer = '';
+    while (found.length < count) {
+      const { value, done: ended } = await reader.read();
+      if (ended) throw new Error(`the event stream ended after ${found.length} of ${count} approval-decided events`);
+      buffer += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const match = /^event: approval-decided\ndata: (.*)$/m.exec(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (match?.[1]) found.push(JSON.parse(match[1]) as Record<string, unknown>);
+      }
+    }
+    await reader.cancel();
+    return found;
+  })();
+  return { done };
+}
+
+describe('calls of attached processes (run, task, serve with --studio)', () => {
+  it('takes them with the token only, and checks what it is sent', async () => {
+    const unauthorized = await askAsAttached(ATTACHED_CALL, 'wrong');
+    expect(unauthorized.status).toBe(401);
+    const badOrigin = await askAsAttached({ ...ATTACHED_CALL, origin: { kind: 'browser', pid: 1, cwd: '/' } });
+    expect(badOrigin.status).toBe(400);
+    expect((JSON.parse(await badOrigin.text()) as { error: { message: string } }).error.message).toBe('request body: "origin.kind" must be "run", "task" or "serve"');
+    const noRequest = await askAsAttached({ origin: ATTACHED_CALL.origin });
+    expect(noRequest.status).toBe(400);
+  });
+
+  it('holds the answer stream open until a person decides, and shows where the call came from', async () => {
+    const asked = await askAsAttached(ATTACHED_CALL);
+    expect(asked.status).toBe(200);
+    const first = JSON.parse((await asked.lines.next()).value as string) as { type: string; id: string };
+    expect(first.type).toBe('waiting');
+    const listed = await call<{ approvals: { id: string; origin: unknown; params: unknown }[] }>('GET', '/api/approvals');
+    expect(listed.body.approvals.find((entry) => entry.id === first.id)).toMatchObject({ origin: ATTACHED_CALL.origin, params: ATTACHED_CALL.request.params });
+    expect((await call('POST', `/api/approvals/${first.id}`, { approved: false, reason: 'not now' })).status).toBe(200);
+    expect(JSON.parse((await asked.lines.next()).value as string)).toEqual({ type: 'decided', approved: false, reason: 'not now' });
+    expect((await asked.lines.next()).done).toBe(true);
+  });
+
+  it('holds at most 100 of them, and a call whose asker hangs up leaves the inbox', async () => {
+    const held = await Promise.all(Array.from({ length: 100 }, () => askAsAttached(ATTACHED_CALL)));
+    expect(held.map((answer) => answer.status)).toEqual(Array.from({ length: 100 }, () => 200));
+    await Promise.all(held.map((answer) => answer.lines.next()));
+    const refused = await askAsAttached(ATTACHED_CALL);
+    expect(refused.status).toBe(429);
+    expect((JSON.parse(await refused.text()) as { error: { message: string } }).error.message).toContain('already holds 100 calls of attached processes');
+    const { done } = await decidedEvents(100);
+    for (const answer of held) answer.close();
+    const withdrawn = await done;
+    expect(withdrawn.every((event) => event.approved === false && String(event.reason).includes('task (pid 4242) stopped waiting'))).toBe(true);
+    expect((await call<{ approvals: unknown[] }>('GET', '/api/approvals')).body.approvals).toEqual([]);
+  });
+});
+
 describe('the agent tool editor API', () => {
   it('checks a tool with the loader: unknown placeholders are errors, unused parameters warnings, a preview filled', async () => {
     const tool = { name: 'plan', description: 'Plans', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] }, prompt: 'Plan {city} for {tool.name}, budget {budget}' };

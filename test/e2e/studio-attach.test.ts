@@ -164,6 +164,26 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
     expect(outcome.message).toContain(`the studio at http://127.0.0.1:${port} could not be reached (ECONNREFUSED), so the call was denied`);
   });
 
+  it('is denied, naming the studio, when the studio goes away before anyone decides', async () => {
+    // A server that takes the call as a studio does, then drops the connection (a studio that was killed).
+    const vanishing = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      response.write(`${JSON.stringify({ type: 'waiting', id: 'gone' })}\n`, () => response.socket?.destroy());
+    });
+    vanishing.listen(0, '127.0.0.1');
+    await once(vanishing, 'listening');
+    const { port } = vanishing.address() as AddressInfo;
+    try {
+      const result = await runWithStudio(`http://127.0.0.1:${port}/#token=t`);
+      const outcome = (JSON.parse(result.stdout) as { result: Outcome }).result;
+      expect(outcome).toMatchObject({ approved: false, code: 'APPROVAL_DENIED' });
+      expect(outcome.message).toContain(`the studio at http://127.0.0.1:${port} went away before anyone decided, so the call was denied`);
+    } finally {
+      vanishing.closeAllConnections();
+      await new Promise<void>((resolve) => vanishing.close(() => resolve()));
+    }
+  });
+
   it('is denied when the token is wrong, with the studio refusal in the reason', async () => {
     const result = await runWithStudio(`${studio.origin}/#token=wrong`);
     const outcome = (JSON.parse(result.stdout) as { result: Outcome }).result;

@@ -1,14 +1,15 @@
 // The studio in a real browser: playwright-core drives Debian's chromium against `startStudio` on a copy
 // of the example space, through every pane. No timing: each step waits for what it expects to see.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { execa } from 'execa';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
 import { callReply, startScriptedModelServer } from '../support/scripted-model-server.js';
-import { ensureUiBuilt, makeStudioSpace, recordTask, type StudioSpace } from '../../studio/test-support/studio-space.js';
+import { ensureUiBuilt, makeStudioSpace, recordTask, REPO, type StudioSpace } from '../../studio/test-support/studio-space.js';
 
 const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -127,7 +128,8 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await preview.getByText('Describe Harbor carefully; needs: general information').waitFor();
     await page.getByRole('list', { name: 'Errors' }).getByText('No errors.').waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor();
+    // Exactly "Saved": hasText is a case-insensitive substring, and "Unsaved changes" would match it too.
+    await page.getByRole('status').filter({ hasText: /^Saved$/ }).first().waitFor();
     const saved = JSON.parse(await readFile(path.join(space.agentDir, 'tsagent.json'), 'utf8')) as { metadata: { tools: { prompt: string }[] } };
     expect(saved.metadata.tools[0]?.prompt).toBe('Describe {name} carefully; needs: {needs}');
     await page.reload();
@@ -162,6 +164,29 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('link', { name: 'Playground' }).click();
     await page.getByRole('link', { name: 'Runs' }).click();
     await page.getByRole('table', { name: 'Runs' }).getByText('code run').first().waitFor();
+  });
+
+  it('shows a call of an attached `agent-spaces run --studio` with its origin, approved by keyboard alone', async () => {
+    const program = path.join(space.root, 'attached-ticket.ts');
+    await writeFile(program, "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-003', subject: 'From an attached run', priority: 'medium' });\n");
+    const run = execa(process.execPath, [path.join(REPO, 'bin/agent-spaces.js'), 'run', program, '--json', '--studio', studio.url], { cwd: space.root, env: space.env, reject: false, stdin: 'ignore' });
+    await page.getByRole('link', { name: /Approvals/ }).click();
+    const waiting = page.getByRole('article', { name: 'crm.createTicket waiting for approval' });
+    await waiting.getByLabel('Arguments').getByText('"subject": "From an attached run"').waitFor();
+    await waiting.getByText(new RegExp(`by agent-spaces run \\(pid \\d+\\) in ${space.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*attached-ticket\\.ts`)).waitFor();
+    // Keyboard only: Tab from the top of the page to the call's Approve button, then Enter.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const approveFocused = () => page.evaluate(() => document.activeElement?.textContent === 'Approve' && document.activeElement.closest('article')?.getAttribute('aria-label') === 'crm.createTicket waiting for approval');
+    let presses = 0;
+    while (!(await approveFocused())) {
+      expect(presses++, 'Tab never reached the Approve button').toBeLessThan(200);
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await page.getByText('Nothing is waiting.').waitFor();
+    const result = await run;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { result: { id: string } }).result.id).toMatch(/^t-/);
   });
 
   it('opens a planner trace from the run folder and replays it', async () => {
