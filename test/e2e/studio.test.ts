@@ -175,8 +175,7 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await waiting.getByLabel('Arguments').getByText('"subject": "From an attached run"').waitFor();
     await waiting.getByText(new RegExp(`by agent-spaces run \\(pid \\d+\\) in ${space.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*attached-ticket\\.ts`)).waitFor();
     // Keyboard only: Tab from the top of the page to the call's Approve button, then Enter.
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    const approveFocused = () => page.evaluate(() => document.activeElement?.textContent === 'Approve' && document.activeElement.closest('article')?.getAttribute('aria-label') === 'crm.createTicket waiting for approval');
+    const approveFocused = async (): Promise<boolean> => (await waiting.locator('button:focus', { hasText: 'Approve' }).count()) === 1;
     let presses = 0;
     while (!(await approveFocused())) {
       expect(presses++, 'Tab never reached the Approve button').toBeLessThan(200);
