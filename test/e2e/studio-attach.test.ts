@@ -10,6 +10,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
+import { createStudioApprovals, parseStudioAddress } from '../../cli/studio-approvals.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
 import { makeStudioSpace, REPO, type StudioSpace } from '../../studio/test-support/studio-space.js';
 
@@ -199,6 +200,44 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
     expect(withdrawn).toMatchObject({ approved: false, reason: expect.stringContaining('stopped waiting') });
     await run;
     expect(await decide(call.id, true)).toBe(404);
+  });
+
+  it("takes the call out of the inbox when the call's own signal ends it while it waits", async () => {
+    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', detail: 'a direct call' });
+    const host = await openSpace({ cwd: space.root, isolation: 'in-process', approvalHandler: approvals.handler, onEvent: approvals.onEvent });
+    try {
+      const controller = new AbortController();
+      const calling = host.callTool('crm.createTicket', { customerId: 'c-002', subject: 'Cancelled while waiting', priority: 'low' }, { signal: controller.signal });
+      const outcome = calling.then(() => 'approved', (error: { code?: string }) => error.code);
+      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { detail?: string } }).origin.detail === 'a direct call');
+      const id = (waiting.approval as { id: string }).id;
+      controller.abort();
+      expect(await outcome).toBe('CANCELLED');
+      const withdrawn = await studioEvent((event) => event.type === 'approval-decided' && event.id === id);
+      expect(withdrawn).toMatchObject({ approved: false, reason: expect.stringContaining(`task (pid ${process.pid}) stopped waiting`) });
+    } finally {
+      approvals.close();
+      await host.close();
+    }
+  });
+
+  it("never sends the host's secrets: arguments are redacted before they leave the process", async () => {
+    const secret = 'hunter2-host-secret-value';
+    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', detail: 'a secret in the arguments' });
+    const host = await openSpace({ cwd: space.root, isolation: 'in-process', approvalHandler: approvals.handler, onEvent: approvals.onEvent });
+    approvals.useSecrets([secret]);
+    try {
+      const outcome = host.callTool('crm.createTicket', { customerId: 'c-002', subject: `key ${secret}`, priority: 'low' }).then(() => 'approved', (error: { code?: string }) => error.code);
+      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { detail?: string } }).origin.detail === 'a secret in the arguments');
+      const approval = waiting.approval as { id: string; params: { subject: string } };
+      expect(JSON.stringify(approval.params)).not.toContain(secret);
+      expect(approval.params.subject).toMatch(/^key /);
+      expect(await decide(approval.id, false)).toBe(200);
+      expect(await outcome).toBe('APPROVAL_DENIED');
+    } finally {
+      approvals.close();
+      await host.close();
+    }
   });
 
   it('refuses an address that is not a loopback studio address before starting', async () => {
