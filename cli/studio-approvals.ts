@@ -21,9 +21,11 @@ export interface StudioAddress {
   token: string;
 }
 
-/** Who asks, as the studio's inbox shows it (the process id and folder are added here). */
+/** Who asks, as the studio's inbox shows it (the process id is added here). */
 export interface StudioAsker {
   kind: 'run' | 'task' | 'serve';
+  /** The space's folder (`--cwd`). */
+  cwd: string;
   /** The program file, the task's words or the transport; cut to 200 characters. */
   detail?: string;
 }
@@ -70,7 +72,7 @@ function isLoopbackHost(hostname: string): boolean {
  */
 export function createStudioApprovals(address: StudioAddress, asker: StudioAsker): StudioApprovals {
   let redact = createRedactor();
-  const origin = { kind: asker.kind, pid: process.pid, cwd: process.cwd(), ...(asker.detail ? { detail: cut(asker.detail, 200) } : {}) };
+  const origin = { kind: asker.kind, pid: process.pid, cwd: asker.cwd, ...(asker.detail ? { detail: cut(asker.detail, 200) } : {}) };
   const waiting = new Set<AbortController>();
   const byCallId = new Map<string, AbortController>();
   // The bridge announces a call (approval-required, with its callId) right before it asks the handler.

@@ -28,7 +28,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
   const studioAddress = studioAddressFrom(options.studio, options.approve);
-  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;
+  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', cwd: options.cwd, detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const space = await openSpace({
     cwd: options.cwd,

@@ -28,7 +28,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const studioAddress = studioAddressFrom(options.studio, undefined);
-  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'serve', detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio' }) : undefined;
+  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'serve', cwd: options.cwd, detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio' }) : undefined;
   const running = await serveSpace({
     openSpace: studio ? openSpaceAskingStudio(studio) : openSpace,
     cwd: options.cwd,

@@ -28,7 +28,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   const task = options.task ?? recorded?.task;
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
   const studioAddress = studioAddressFrom(options.studio, options.approve);
-  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'task', detail: task }) : undefined;
+  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'task', cwd: options.cwd, detail: task }) : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
   // The space is opened here so that the config's agents are capabilities of the task too.

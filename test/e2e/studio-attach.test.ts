@@ -7,6 +7,9 @@ import { createServer } from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
@@ -203,7 +206,7 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
   });
 
   it("takes the call out of the inbox when the call's own signal ends it while it waits", async () => {
-    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', detail: 'a direct call' });
+    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', cwd: space.root, detail: 'a direct call' });
     const host = await openSpace({ cwd: space.root, isolation: 'in-process', approvalHandler: approvals.handler, onEvent: approvals.onEvent });
     try {
       const controller = new AbortController();
@@ -223,7 +226,7 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
 
   it("never sends the host's secrets: arguments are redacted before they leave the process", async () => {
     const secret = 'hunter2-host-secret-value';
-    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', detail: 'a secret in the arguments' });
+    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', cwd: space.root, detail: 'a secret in the arguments' });
     const host = await openSpace({ cwd: space.root, isolation: 'in-process', approvalHandler: approvals.handler, onEvent: approvals.onEvent });
     approvals.useSecrets([secret]);
     try {
@@ -237,6 +240,37 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
     } finally {
       approvals.close();
       await host.close();
+    }
+  });
+
+  it('serve --studio: an MCP client\'s call waits in the studio inbox (not in an elicitation) and goes on when approved', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', space.root, '--studio', studio.url], env: { ...space.env, PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    const client = new Client({ name: 'e2e', version: '1' }, { capabilities: { elicitation: {} } });
+    const elicited: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params.message);
+      return { action: 'decline' };
+    });
+    await client.connect(transport);
+    try {
+      const running = client.callTool(
+        { name: 'execute_code', arguments: { code: "import { crm } from '@capabilities/crm';\nconst t = await crm.createTicket({ customerId: 'c-002', subject: 'Served', priority: 'high' });\nexport default t.id;" } },
+        undefined,
+        { timeout: 600_000 },
+      );
+      // Read in any case, so a failed step below leaves no unhandled rejection behind.
+      const finished = running.then((result) => ({ result }), (error: unknown) => ({ error }));
+      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { kind: string } }).origin.kind === 'serve');
+      const approval = waiting.approval as { id: string; origin: { cwd: string; detail?: string }; params: unknown };
+      expect(approval.origin).toMatchObject({ cwd: space.root, detail: 'MCP on stdio' });
+      expect(approval.params).toEqual({ customerId: 'c-002', subject: 'Served', priority: 'high' });
+      expect(await decide(approval.id, true)).toBe(200);
+      const { result, error } = (await finished) as { result?: { structuredContent?: unknown }; error?: unknown };
+      expect(error).toBeUndefined();
+      expect(result?.structuredContent).toMatchObject({ success: true, result: expect.stringMatching(/^t-/) });
+      expect(elicited).toEqual([]);
+    } finally {
+      await client.close();
     }
   });
 
