@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
 import { createStudioApprovals, parseStudioAddress } from '../../cli/studio-approvals.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
+import { callReply, startScriptedModelServer } from '../support/scripted-model-server.js';
 import { makeStudioSpace, REPO, type StudioSpace } from '../../studio/test-support/studio-space.js';
 
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
@@ -271,6 +272,28 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
       expect(elicited).toEqual([]);
     } finally {
       await client.close();
+    }
+  });
+
+  it('task with $AGENT_SPACES_STUDIO: the planner\'s call waits in the studio inbox, shown with the task\'s words', async () => {
+    const model = await startScriptedModelServer([
+      callReply('call_tool', { name: 'crm.createTicket', arguments: { customerId: 'c-001', subject: 'Planned', priority: 'low' } }),
+      callReply('finish', { summary: 'Filed the ticket.' }),
+    ]);
+    try {
+      const env = { ...space.env, AGENT_SPACES_STUDIO: studio.url, AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model', OPENAI_API_KEY: 'test' };
+      const task = execa(process.execPath, [BIN, 'task', 'File a ticket for Acme', '--json'], { cwd: space.root, env, reject: false, timeout: 180_000, stdin: 'ignore' });
+      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { kind: string } }).origin.kind === 'task' && (event.approval as { origin: { detail?: string } }).origin.detail === 'File a ticket for Acme');
+      const approval = waiting.approval as { id: string; params: unknown; origin: { cwd: string } };
+      expect(approval.params).toEqual({ customerId: 'c-001', subject: 'Planned', priority: 'low' });
+      expect(approval.origin.cwd).toBe(space.root);
+      expect(await decide(approval.id, true)).toBe(200);
+      const result = await task;
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/call crm\.createTicket ok/);
+      expect(JSON.parse(result.stdout)).toMatchObject({ success: true, finalSummary: 'Filed the ticket.' });
+    } finally {
+      await model.close();
     }
   });
 
