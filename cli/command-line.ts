@@ -109,7 +109,7 @@ export const COMMANDS = {
   },
   studio: {
     synopsis: ['agent-spaces studio [--port <p>] [--open]'],
-    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals',
+    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address)',
     options: ['config', 'cwd', 'port', 'open'],
   },
   demo: {
