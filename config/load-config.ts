@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { ConfigError, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
+import { ConfigError, editDistance, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
 import { expandEnvDeep } from './expand-env.js';
 import {
   configSchema,
@@ -188,18 +188,6 @@ function closestKey(key: string): string | undefined {
     if (distance <= 2 && distance < key.length && (best === undefined || distance < best.distance)) best = { key: known, distance };
   }
   return best?.key;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 export type { AgentSpacesConfigInput };

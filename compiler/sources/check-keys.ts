@@ -1,3 +1,5 @@
+import { editDistance } from '../../core/index.js';
+
 /** A key found where it does not belong, with where it goes instead. */
 export interface MisplacedKey {
   /** The full path shown to the user (`functions[1].config.requiresApproval`). */
@@ -60,20 +62,4 @@ export function closestKey(key: string, known: readonly string[]): string | unde
 
 function simplify(key: string): string {
   return key.toLowerCase().replace(/[-_\s]/g, '');
-}
-
-/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.POSITIVE_INFINITY;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let distance = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, at(i - 2, j - 2) + 1);
-      const row = rows[i];
-      if (row !== undefined) row[j] = distance;
-    }
-  }
-  return at(a.length, b.length);
 }

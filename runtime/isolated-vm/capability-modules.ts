@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { editDistance } from '../../core/edit-distance.js';
 import { BUILD_LAYOUT, CAPABILITY_PREFIX } from '../../core/manifest.js';
 
 const MODULE_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
@@ -106,17 +107,4 @@ export function withModuleHint(message: string, modules: readonly string[]): str
   const suggestion = suggestCapabilityModule(specifier, modules);
   if (suggestion === undefined) return message;
   return NOT_IN_BUILD.test(message) ? message.replace(NOT_IN_BUILD, (head) => `${head} (did you mean "${suggestion}"?)`) : `${message} Did you mean '${suggestion}'?`;
-}
-
-/** Levenshtein distance: insertions, deletions and substitutions. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
