@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
+import { ToolCallError, defineFunction, defineTool, errorMessage, readBodyUpTo } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
 import { isHostAllowed } from './host-allow-list.js';
 import { createRunConcurrency } from './run-concurrency.js';
@@ -161,23 +161,13 @@ function checkUrl(raw: string, allowHosts: readonly string[], target: { capabili
 }
 
 async function readCapped(reply: Response, maxBytes: number, url: URL, target: { capability: string; function: string }): Promise<string> {
-  if (reply.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = reply.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes, ${formatBytes(maxBytes)}): request less (a range, a page, a filter) or raise maxBytes`, target, {
-        details: { maxBytes },
-      });
-    }
-    chunks.push(value);
+  const body = await readBodyUpTo(reply, maxBytes);
+  if (body === undefined) {
+    throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes, ${formatBytes(maxBytes)}): request less (a range, a page, a filter) or raise maxBytes`, target, {
+      details: { maxBytes },
+    });
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return body.toString('utf8');
 }
 
 function requestFailure(error: unknown, url: URL, timeoutMs: number, context: ToolCallContext): ToolCallError {

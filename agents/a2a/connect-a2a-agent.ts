@@ -1,5 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { readBodyUpTo } from '../../core/index.js';
 
 /** A remote agent reached over A2A. */
 export interface RemoteAgent {
@@ -53,28 +54,12 @@ function boundedFetch(maxBytes: number, timeoutMs?: number): typeof fetch {
     const signals = [init?.signal ?? undefined, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((signal) => signal !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const response = await fetch(input, { ...init, ...(signal ? { signal } : {}) });
-    const body = await readUpTo(response, maxBytes, urlOf(input));
+    const body = await readBodyUpTo(response, maxBytes);
+    if (body === undefined) throw new Error(`the A2A agent at ${urlOf(input)} sent more than ${maxBytes} bytes; the answer was refused`);
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
-async function readUpTo(response: Response, maxBytes: number, url: string): Promise<Uint8Array | null> {
-  if (response.body === null) return null;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new Error(`the A2A agent at ${url} sent more than ${maxBytes} bytes; the answer was refused`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 function urlOf(input: Parameters<typeof fetch>[0]): string {
   if (typeof input === 'string') return input;
