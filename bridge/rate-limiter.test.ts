@@ -64,6 +64,24 @@ describe('createRateLimiter: onLimit "queue"', () => {
     expect(limiter.waiting('crm')).toBe(0);
   });
 
+  it('runs take turns: a run\'s first waiting call is served before another run\'s second, and maxQueue bounds each run', async () => {
+    const limiter = createRateLimiter();
+    const limit = queued({ requests: 1, maxQueue: 3, maxWaitMs: 60_000 });
+    const order: string[] = [];
+    const take = (name: string, run: string) => limiter.acquire('crm', limit, undefined, run).then((decision) => {
+      if (decision.allowed) order.push(name);
+      return decision;
+    });
+    await take('first', 'busy');
+    const busy = [take('busy-1', 'busy'), take('busy-2', 'busy'), take('busy-3', 'busy')];
+    // The busy run's line is full; another run still gets in, and waits one turn, not three.
+    await expect(take('busy-4', 'busy')).resolves.toMatchObject({ allowed: false, reason: 'queue-full' });
+    const other = [take('other-1', 'other'), take('other-2', 'other')];
+    await vi.advanceTimersByTimeAsync(5_000);
+    await Promise.all([...busy, ...other]);
+    expect(order).toEqual(['first', 'busy-1', 'other-1', 'busy-2', 'other-2', 'busy-3']);
+  });
+
   it('refuses at once when the line is full (maxQueue) or the slot would come after maxWaitMs', async () => {
     const limiter = createRateLimiter();
     const limit = queued({ requests: 1, maxQueue: 1, maxWaitMs: 1_500 });

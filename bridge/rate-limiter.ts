@@ -22,11 +22,14 @@ export interface RateLimiter {
   /** Takes one slot of `key`'s window if one is free; otherwise says how long until one frees up. */
   tryAcquire(key: string, limit: RateLimit): RateDecision;
   /**
-   * Takes a slot, waiting for one in arrival order when `limit.onLimit` is `queue` (bounded by
-   * `maxWaitMs` and `maxQueue`); without `queue` it is {@link tryAcquire}. Never rejects: an aborted
-   * `signal` resolves to `{ allowed: false, reason: 'cancelled' }` and takes the call out of the queue.
+   * Takes a slot, waiting for one when `limit.onLimit` is `queue` (bounded by `maxWaitMs`, and by
+   * `maxQueue` waiting calls per owner); without `queue` it is {@link tryAcquire}. Owners (runs) take
+   * turns: an owner's k-th waiting call is served in round k, so one run's hundred calls cannot keep
+   * another run's first call waiting behind them. The owner defaults to `signal` (one per run). Never
+   * rejects: an aborted `signal` resolves to `{ allowed: false, reason: 'cancelled' }` and takes the
+   * call out of the queue.
    */
-  acquire(key: string, limit: RateLimit, signal?: AbortSignal): Promise<RateDecision>;
+  acquire(key: string, limit: RateLimit, signal?: AbortSignal, owner?: unknown): Promise<RateDecision>;
   /** How many calls wait for a slot of `key`. */
   waiting(key: string): number;
 }
@@ -34,19 +37,25 @@ export interface RateLimiter {
 interface Waiter {
   limit: RateLimit;
   since: number;
+  owner: unknown;
+  /** Its turn: waiters are served by round, and in arrival order within one. */
+  round: number;
   settle(decision: RateDecision): void;
 }
 
 interface KeyQueue {
   waiters: Waiter[];
+  /** The round of the last waiter served: a newcomer's first call waits in this round. */
+  round: number;
   timer?: ReturnType<typeof setTimeout>;
 }
 
 /**
  * A sliding-window limiter: at most `limit.requests` acquisitions of a key within any window of
  * `limit.period`. Sliding rather than fixed windows, so a burst at a window's edge cannot double the
- * rate. Waiting calls are served first in, first out, and a call that arrives while others wait joins
- * the end of the line even when a slot is free, so nobody is passed over. `now` is injectable for
+ * rate. Waiting calls are served by turns of their owners (runs), first in, first out within an owner,
+ * and a call that arrives while others wait joins the line even when a slot is free, so nobody is
+ * passed over. `now` is injectable for
  * deterministic tests (timers follow it when the test fakes them too).
  */
 export function createRateLimiter(options: { now?: () => number } = {}): RateLimiter {
@@ -102,6 +111,7 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
         return;
       }
       queue.waiters.shift();
+      queue.round = head.round;
       head.settle({ allowed: true, waitedMs: now() - head.since });
     }
     queues.delete(key);
@@ -112,7 +122,7 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
     waiting(key) {
       return queues.get(key)?.waiters.length ?? 0;
     },
-    acquire(key, limit, signal) {
+    acquire(key, limit, signal, owner = signal) {
       if (limit.onLimit !== 'queue') return Promise.resolve(tryAcquire(key, limit));
       if (signal?.aborted) return Promise.resolve({ allowed: false, retryAfterMs: 0, reason: 'cancelled' });
       const queue = queues.get(key);
@@ -122,13 +132,17 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
       }
       const maxQueue = limit.maxQueue ?? DEFAULT_RATE_QUEUE.maxQueue;
       const maxWaitMs = limit.maxWaitMs ?? DEFAULT_RATE_QUEUE.maxWaitMs;
-      const position = queue?.waiters.length ?? 0;
+      const line: KeyQueue = queue ?? { waiters: [], round: 0 };
+      const own = line.waiters.filter((waiter) => waiter.owner === owner);
+      // The next round after this owner's last waiting call; a newcomer's first call joins the current one.
+      const round = own.length === 0 ? line.round : (own[own.length - 1]?.round ?? line.round) + 1;
+      const after = line.waiters.findIndex((waiter) => waiter.round > round);
+      const position = after === -1 ? line.waiters.length : after;
       const soonest = soonestWait(key, limit, position);
-      if (position >= maxQueue) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full' });
+      if (own.length >= maxQueue) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full' });
       // A wait that cannot end in time is refused now rather than after maxWaitMs of waiting.
       if (soonest > maxWaitMs) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'wait-too-long' });
       return new Promise<RateDecision>((resolve) => {
-        const line = queue ?? { waiters: [] };
         queues.set(key, line);
         const leave = (decision: RateDecision): void => {
           const index = line.waiters.indexOf(waiter);
@@ -143,6 +157,8 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
         const waiter: Waiter = {
           limit,
           since: now(),
+          owner,
+          round,
           settle(decision) {
             if (settled) return;
             settled = true;
@@ -152,8 +168,8 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
           },
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        line.waiters.push(waiter);
-        if (line.waiters.length === 1) pump(key);
+        line.waiters.splice(position, 0, waiter);
+        if (position === 0) pump(key);
       });
     },
   };

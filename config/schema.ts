@@ -5,7 +5,7 @@ const stringMap = z.record(z.string(), z.string());
 /**
  * The fields of a rate limit (`RateLimit` in core): at most `requests` calls per `period` for one
  * capability; past it a call fails at once (`onLimit: 'fail'`, the default) or waits in line for its
- * slot (`'queue'`), at most `maxWaitMs` and behind at most `maxQueue` others.
+ * slot (`'queue'`; runs take turns), at most `maxWaitMs`, with at most `maxQueue` calls of one run waiting.
  */
 export const rateLimitShape = {
   requests: z.number().int().positive(),

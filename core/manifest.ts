@@ -25,13 +25,14 @@ export interface RateLimit {
   period: RatePeriod;
   /**
    * What a call past the limit does: `fail` at once with `RATE_LIMITED` (default), or `queue` — wait
-   * for a slot in arrival order, bounded by `maxWaitMs` and `maxQueue`, then fail with `RATE_LIMITED`.
+   * for a slot (runs take turns; arrival order within a run), bounded by `maxWaitMs` and `maxQueue`,
+   * then fail with `RATE_LIMITED`.
    * A waiting call leaves the queue when its run ends (cancelled or timed out).
    */
   onLimit?: 'fail' | 'queue';
   /** With `queue`: the longest a call waits for a slot (default 30,000 ms). */
   maxWaitMs?: number;
-  /** With `queue`: the most calls waiting at once for this capability (default 100). */
+  /** With `queue`: the most calls of one run waiting at once for this capability (default 100). */
   maxQueue?: number;
 }
 

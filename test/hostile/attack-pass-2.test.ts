@@ -316,11 +316,11 @@ describe('attack pass 2: queued rate limits', () => {
     expect(limiter.waiting('api')).toBe(0);
   }, 30_000);
 
-  // R1: rate-limiter.ts:115-127 (acquire: maxQueue counts every run's waiters) keeps one line per capability for every run of the space: one run's
-  // program (100 calls in flight by default) takes all of maxQueue, and every other run's call of that
-  // capability is refused at once with RATE_LIMITED (queue-full) until the hostile run ends or its
-  // waits time out. A share per run (or per caller) of the line would keep the others waiting instead.
-  it.fails('R1: one run cannot take the whole shared line from another run', async () => {
+  // R1 (fixed): the line for a capability was shared first-come first-served by every run, and maxQueue
+  // counted every run's waiters: one run's program filled it and every other run's call was refused at
+  // once. Now maxQueue bounds each owner (run), and owners take turns (an owner's k-th call waits in
+  // round k), so another run's first call waits only behind the first call of each other run.
+  it('R1: one run cannot take the whole shared line from another run', async () => {
     const limiter = createRateLimiter();
     await limiter.acquire('api', limit);
     const hostile = new AbortController();
