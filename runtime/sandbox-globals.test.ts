@@ -187,8 +187,9 @@ for (const isolation of ['worker', 'in-process'] as const) {
         const onLog = (log: RunLog): void => {
           if (log.message === 'tick') sawTick();
         };
-        const code = "import { add } from '@capabilities/math';\nsetTimeout(() => console.log('tick'), 500);\nreturn await add({ a: 1, b: 2 });";
-        const result = await run(code, { onCall, onLog, limits: { timeoutMs: 300 } });
+        // The limit leaves a busy machine room to reach the call; the timer is due after it.
+        const code = "import { add } from '@capabilities/math';\nsetTimeout(() => console.log('tick'), 2500);\nreturn await add({ a: 1, b: 2 });";
+        const result = await run(code, { onCall, onLog, limits: { timeoutMs: 2000 } });
         expect(result).toMatchObject({ success: true, result: 42, logs: [{ level: 'log', message: 'tick' }] });
       });
     });
