@@ -26,7 +26,9 @@ const SETTABLE = new Set(['href', 'protocol', 'username', 'password', 'host', 'h
  * {@link URL_INVALID} / {@link URL_TOO_LONG}.
  */
 export function sandboxUrlOperation(operation: unknown, a: unknown, b: unknown, c: unknown): string {
-  if (!isShortText(a) || (b !== undefined && !isShortText(b)) || (c !== undefined && !isShortText(c))) return URL_TOO_LONG;
+  // A setter's `a` is the URL's current href, which may be as long as an href may be.
+  const first = operation === 'set' ? URL_LIMITS.maxHrefChars : URL_LIMITS.maxInputChars;
+  if (!isText(a, first) || (b !== undefined && !isText(b, URL_LIMITS.maxInputChars)) || (c !== undefined && !isText(c, URL_LIMITS.maxInputChars))) return URL_TOO_LONG;
   let url: URL;
   try {
     if (operation === 'parse') {
@@ -45,6 +47,6 @@ export function sandboxUrlOperation(operation: unknown, a: unknown, b: unknown, 
   return JSON.stringify([url.href, url.origin, url.protocol, url.username, url.password, url.host, url.hostname, url.port, url.pathname, url.search, url.hash]);
 }
 
-function isShortText(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= URL_LIMITS.maxInputChars;
+function isText(value: unknown, maxChars: number): value is string {
+  return typeof value === 'string' && value.length <= maxChars;
 }

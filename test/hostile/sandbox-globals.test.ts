@@ -97,6 +97,10 @@ for (const isolation of ['worker', 'in-process'] as const) {
         const code = `try { new URL("https://a.example/" + "€".repeat(${URL_LIMITS.maxInputChars - 100})); return "accepted"; } catch (e) { return (e as Error).name; }`;
         expect(await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 60_000 } })).toMatchObject({ success: true, result: 'RangeError' });
       });
+      it('changes a URL whose href is longer than an input may be (percent-encoding made it so)', { timeout: HEAVY }, async () => {
+        const code = `const url = new URL("https://a.example/" + "é".repeat(${URL_LIMITS.maxInputChars / 2}));\nconst before = url.href.length;\nurl.hash = "top";\nurl.searchParams.append("q", "1");\nreturn [before > ${URL_LIMITS.maxInputChars}, url.hash, url.search, url.href.length - before];`;
+        expect(await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 60_000 } })).toMatchObject({ success: true, result: [true, '#top', '?q=1', 8] });
+      });
       it('gives a forged or borrowed receiver a TypeError, never the host', async () => {
         const code = [
           'const getter = Object.getOwnPropertyDescriptor(URL.prototype, "href")!.get!;',
