@@ -123,7 +123,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     const rateLimit = capability.config.rateLimit;
     if (rateLimit !== undefined) {
       const decision = await limiter.acquire(capability.module, rateLimit, context.signal, context.runId);
-      if (!decision.allowed) throw rateLimitError(decision, rateLimit, { subject, names, waiting: limiter.waiting(capability.module) });
+      if (!decision.allowed) throw rateLimitError(decision, rateLimit, { subject, names });
     }
 
     const backend = resolveBackend(capability);

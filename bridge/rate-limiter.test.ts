@@ -137,8 +137,8 @@ describe('createRateLimiter: onLimit "queue"', () => {
 });
 
 describe('rateLimitError', () => {
-  const call = { subject: 'tool "search" of capability "crm"', names: { capability: 'crm', function: 'search' }, waiting: 3 };
-  const refused = (reason: Extract<RateDecision, { allowed: false }>['reason']) => ({ allowed: false as const, retryAfterMs: 2_000, reason });
+  const call = { subject: 'tool "search" of capability "crm"', names: { capability: 'crm', function: 'search' } };
+  const refused = (reason: Extract<RateDecision, { allowed: false }>['reason']) => ({ allowed: false as const, retryAfterMs: 2_000, reason, ...(reason === 'queue-full' ? { waiting: 3 } : {}) });
 
   it('says which bound was hit and what to do', () => {
     const limit: RateLimit = { requests: 5, period: 'minute', onLimit: 'queue', maxWaitMs: 10_000, maxQueue: 3 };

@@ -16,7 +16,10 @@ export const DEFAULT_RATE_QUEUE = { maxWaitMs: 30_000, maxQueue: 100 } as const;
  */
 export type RateRefusal = 'window-full' | 'queue-full' | 'wait-too-long' | 'cancelled';
 
-export type RateDecision = { allowed: true; waitedMs?: number } | { allowed: false; retryAfterMs: number; reason?: RateRefusal };
+export type RateDecision =
+  | { allowed: true; waitedMs?: number }
+  /** `waiting`: with `queue-full`, how many calls of the caller's own run wait (the bound that was hit). */
+  | { allowed: false; retryAfterMs: number; reason?: RateRefusal; waiting?: number };
 
 export interface RateLimiter {
   /** Takes one slot of `key`'s window if one is free; otherwise says how long until one frees up. */
@@ -139,7 +142,7 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
       const after = line.waiters.findIndex((waiter) => waiter.round > round);
       const position = after === -1 ? line.waiters.length : after;
       const soonest = soonestWait(key, limit, position);
-      if (own.length >= maxQueue) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full' });
+      if (own.length >= maxQueue) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full', waiting: own.length });
       // A wait that cannot end in time is refused now rather than after maxWaitMs of waiting.
       if (soonest > maxWaitMs) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'wait-too-long' });
       return new Promise<RateDecision>((resolve) => {
@@ -182,7 +185,7 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
 export function rateLimitError(
   decision: Extract<RateDecision, { allowed: false }>,
   limit: RateLimit,
-  call: { subject: string; names: { capability: string; function: string }; waiting: number },
+  call: { subject: string; names: { capability: string; function: string } },
 ): ToolCallError {
   const { subject, names } = call;
   if (decision.reason === 'cancelled') {
@@ -194,7 +197,7 @@ export function rateLimitError(
   const maxWaitMs = limit.maxWaitMs ?? DEFAULT_RATE_QUEUE.maxWaitMs;
   const why =
     decision.reason === 'queue-full'
-      ? `${allows} and ${call.waiting} calls already wait for a slot (maxQueue ${limit.maxQueue ?? DEFAULT_RATE_QUEUE.maxQueue}); ${retry}`
+      ? `${allows} and ${decision.waiting ?? limit.maxQueue ?? DEFAULT_RATE_QUEUE.maxQueue} calls already wait for a slot (maxQueue ${limit.maxQueue ?? DEFAULT_RATE_QUEUE.maxQueue}); ${retry}`
       : decision.reason === 'wait-too-long'
         ? `${allows}; no slot frees up within maxWaitMs (${seconds(maxWaitMs)}); ${retry}, or raise maxWaitMs`
         : `${allows}; ${retry}`;
