@@ -88,7 +88,7 @@ describe('createRateLimiter: onLimit "queue"', () => {
     await limiter.acquire('crm', limit);
     const waiting = limiter.acquire('crm', limit);
     expect(limiter.waiting('crm')).toBe(1);
-    await expect(limiter.acquire('crm', limit)).resolves.toEqual({ allowed: false, retryAfterMs: 2_000, reason: 'queue-full' });
+    await expect(limiter.acquire('crm', limit)).resolves.toEqual({ allowed: false, retryAfterMs: 2_000, reason: 'queue-full', waiting: 1 });
     // With room in the line: one call already takes the next second, so this one would wait 2 s > 1.5 s.
     await expect(limiter.acquire('crm', { ...limit, maxQueue: 10 })).resolves.toEqual({ allowed: false, retryAfterMs: 2_000, reason: 'wait-too-long' });
     await expect(limiter.acquire('slow', { ...limit, period: 'minute' })).resolves.toEqual({ allowed: true });
