@@ -25,6 +25,9 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       validateRunOptions(code, runOptions);
       const limits = resolveRunLimits(options.limits, runOptions.limits);
       const started = performance.now();
+      // The modules a "did you mean" may name: listed from the build folder once per run, if at all.
+      let modules: readonly string[] | undefined;
+      const visibleModules = (): readonly string[] => (modules ??= runOptions.visibleModules ?? listCapabilityModules(options.outDir));
       const failed = (error: RunError): RunResult => ({ success: false, result: null, logs: [], error, timedOut: false, calls: 0, durationMs: performance.now() - started });
       // A function, so the compiler does not narrow the second look by the first.
       const aborted = (): boolean => runOptions.signal?.aborted === true;
@@ -34,7 +37,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
         // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
         checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
         const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
-        const diagnostics = withModuleHints(checked, () => runOptions.visibleModules ?? listCapabilityModules(options.outDir));
+        const diagnostics = withModuleHints(checked, visibleModules);
         if (diagnostics.length > 0) {
           const first = diagnostics[0];
           // A check stopped by its limits says so in its own words, and has no line.
@@ -58,7 +61,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       const result = await executor.execute(request, runOptions.onCall, { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}) });
       if (result.error !== undefined) result.error = mapRunError(result.error, program);
       if (result.error?.code === 'MODULE_NOT_FOUND') {
-        result.error.message = withModuleHint(result.error.message, runOptions.visibleModules ?? listCapabilityModules(options.outDir));
+        result.error.message = withModuleHint(result.error.message, visibleModules());
       }
       return result;
     },

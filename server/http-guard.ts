@@ -43,10 +43,14 @@ export function checkHostAndOrigin(request: IncomingMessage, boundToLoopback: bo
 
 /** Compares a request's `Authorization` header with the expected bearer token in constant time. */
 export function hasBearerToken(request: IncomingMessage, token: string): boolean {
-  const given = request.headers.authorization ?? '';
-  // Hashing first gives equal lengths, as timingSafeEqual needs, without revealing the token's length.
+  return sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
+}
+
+/** Whether `given` is `expected`, compared in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
+  // Hashing first gives equal lengths, as timingSafeEqual needs, without revealing the secret's length.
   const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(`Bearer ${token}`));
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /**

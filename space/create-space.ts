@@ -212,11 +212,13 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         secrets: serverSecrets(config),
       });
+      const workers = config.sandbox.workers ?? options.sandboxDefaults?.workers;
+      const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;
       const sandbox = createSandbox({
         outDir: config.outDir,
         isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
-        ...((config.sandbox.workers ?? options.sandboxDefaults?.workers) ? { workers: config.sandbox.workers ?? options.sandboxDefaults?.workers } : {}),
-        ...((config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker) ? { runsPerWorker: config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker } : {}),
+        ...(workers ? { workers } : {}),
+        ...(runsPerWorker ? { runsPerWorker } : {}),
         limits: sandboxLimits(config),
       });
       return { bridge, sandbox, specs, closeBackends };

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { openSpace } from '../../agents/index.js';
 import { progress } from '../output.js';
-import { UsageError } from '../usage-error.js';
+import { port as portNumber } from './agent.js';
 
 export interface StudioCommandOptions {
   cwd: string;
@@ -12,11 +12,7 @@ export interface StudioCommandOptions {
 
 /** `agent-spaces studio`: the local web UI over the space until interrupted. */
 export async function studioCommand(options: StudioCommandOptions): Promise<number> {
-  let port = 0;
-  if (options.port !== undefined) {
-    port = Number(options.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (got "${options.port}")`);
-  }
+  const port = options.port === undefined ? 0 : portNumber(options.port, '--port');
   // The studio's code loads with this command only: importing the package never pays for it.
   const { startStudio } = await import('../../studio/server/index.js');
   const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress });

@@ -1,8 +1,8 @@
-import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../../core/index.js';
-import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind } from '../../server/index.js';
+import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind, sameSecret } from '../../server/index.js';
 import type { SpaceOptions } from '../../space/index.js';
 import { askExternalApproval, EXTERNAL_APPROVAL_PATH } from './api-external-approvals.js';
 import { ROUTES } from './routes.js';
@@ -78,7 +78,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       return serveUiFile(uiDir, url.pathname, response);
     }
     // EventSource cannot send headers: the event stream alone takes the token as a query parameter.
-    const authorized = hasBearerToken(request, token) || (url.pathname === '/api/events' && sameToken(url.searchParams.get('token') ?? '', token));
+    const authorized = hasBearerToken(request, token) || (url.pathname === '/api/events' && sameSecret(url.searchParams.get('token') ?? '', token));
     if (!authorized) return sendJson(response, 401, { error: { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the address the studio printed (it carries the token)' } });
     if (url.pathname === '/api/events' && request.method === 'GET') return context.events.attach(response);
     // An attached process's call waits on its own answer stream, not on a route's JSON reply.
@@ -128,11 +128,6 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
 }
 
 export type { StudioContext };
-
-function sameToken(given: string, token: string): boolean {
-  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(token));
-}
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent || response.destroyed) return;
