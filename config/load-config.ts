@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { ConfigError, editDistance, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
+import { closestKey, ConfigError, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
 import { expandEnvDeep } from './expand-env.js';
 import {
   configSchema,
@@ -163,7 +163,7 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
     }
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        const suggestion = closestKey(key);
+        const suggestion = closestKey(key, KNOWN_KEYS);
         issues.push({ path: [...where, key].map(String).join('.'), message: `unknown key${suggestion ? ` (did you mean "${suggestion}"?)` : ''}` });
       }
       continue;
@@ -179,15 +179,5 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
 
 /** Every key the config schema knows, at any level, for "did you mean" hints. */
 const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, sandboxSchema, stdSchema, modelSchema].flatMap((schema) => Object.keys(schema.shape));
-
-/** The known key a typo most likely meant (at most two edits away), if any. */
-function closestKey(key: string): string | undefined {
-  let best: { key: string; distance: number } | undefined;
-  for (const known of KNOWN_KEYS) {
-    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
-    if (distance <= 2 && distance < key.length && (best === undefined || distance < best.distance)) best = { key: known, distance };
-  }
-  return best?.key;
-}
 
 export type { AgentSpacesConfigInput };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance } from './edit-distance.js';
+import { closestKey, editDistance } from './edit-distance.js';
 
 describe('editDistance', () => {
   it('counts insertions, deletions and replacements', () => {
@@ -16,5 +16,13 @@ describe('editDistance', () => {
   });
   it('is symmetric', () => {
     for (const [a, b] of [['timeoutMs', 'timeotuMs'], ['sandbox', 'sandobx'], ['x', 'xyz']] as const) expect(editDistance(a, b)).toBe(editDistance(b, a));
+  });
+});
+
+describe('closestKey', () => {
+  it('ignores case and separators, and between equally close names takes the one closer as written', () => {
+    expect(closestKey('train_schedule', ['trainSchedule', 'crm'])).toBe('trainSchedule');
+    expect(closestKey('std-f', ['std', 'std-fs'])).toBe('std-fs');
+    expect(closestKey('weather', ['crm', 'std'])).toBeUndefined();
   });
 });

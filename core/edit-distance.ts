@@ -18,3 +18,25 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length] ?? 0;
 }
+
+/**
+ * The known name `name` is most likely a misspelling of, ignoring case, `_`, `-` and spaces; undefined if
+ * none is close (at most one edit per four characters, between one and three).
+ */
+export function closestKey(name: string, known: readonly string[]): string | undefined {
+  const wanted = simplify(name);
+  let best: { key: string; distance: number; spelled: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(wanted, simplify(candidate));
+    // Between equally close names, the one closer as written (separators included) wins: std-f → std-fs.
+    const spelled = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (best === undefined || distance < best.distance || (distance === best.distance && spelled < best.spelled)) best = { key: candidate, distance, spelled };
+  }
+  if (best === undefined) return undefined;
+  const allowed = Math.min(3, Math.max(1, Math.floor(Math.min(wanted.length, simplify(best.key).length) / 4)));
+  return best.distance <= allowed ? best.key : undefined;
+}
+
+function simplify(key: string): string {
+  return key.toLowerCase().replace(/[-_\s]/g, '');
+}

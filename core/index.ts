@@ -1,7 +1,7 @@
 export type { JsonSchema, JsonSchemaOrBoolean } from './json-schema.js';
 export { isJsonSchemaObject } from './json-schema.js';
 export { keepAliveUntil } from './keep-alive.js';
-export { editDistance } from './edit-distance.js';
+export { closestKey, editDistance } from './edit-distance.js';
 export { readBodyUpTo } from './read-body.js';
 export type {
   CapabilityManifest,

@@ -1,4 +1,4 @@
-import { editDistance } from '../../core/index.js';
+import { closestKey } from '../../core/index.js';
 
 /** A key found where it does not belong, with where it goes instead. */
 export interface MisplacedKey {
@@ -47,19 +47,4 @@ export function joinPath(at: string, key: string | number): string {
   return at === '' ? key : `${at}.${key}`;
 }
 
-/** The known key `key` is most likely a misspelling of, ignoring case, `_` and `-`; undefined if none is close. */
-export function closestKey(key: string, known: readonly string[]): string | undefined {
-  const wanted = simplify(key);
-  let best: { key: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(wanted, simplify(candidate));
-    if (best === undefined || distance < best.distance) best = { key: candidate, distance };
-  }
-  if (best === undefined) return undefined;
-  const allowed = Math.min(3, Math.max(1, Math.floor(Math.min(wanted.length, simplify(best.key).length) / 4)));
-  return best.distance <= allowed ? best.key : undefined;
-}
-
-function simplify(key: string): string {
-  return key.toLowerCase().replace(/[-_\s]/g, '');
-}
+export { closestKey };

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { editDistance } from '../../core/edit-distance.js';
+import { closestKey } from '../../core/edit-distance.js';
 import { BUILD_LAYOUT, CAPABILITY_PREFIX } from '../../core/manifest.js';
 
 const MODULE_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
@@ -86,15 +86,8 @@ export function listCapabilityModules(outDir: string): string[] {
  */
 export function suggestCapabilityModule(specifier: string, modules: readonly string[]): string | undefined {
   const wanted = specifier.startsWith(CAPABILITY_PREFIX) ? specifier.slice(CAPABILITY_PREFIX.length) : specifier;
-  const key = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const budget = Math.max(1, Math.min(3, Math.floor(key(wanted).length / 4)));
-  let best: { module: string; distance: number } | undefined;
-  for (const module of modules) {
-    if (module === wanted) continue;
-    const distance = key(module) === key(wanted) ? 0 : editDistance(wanted.toLowerCase(), module);
-    if (distance <= budget && (best === undefined || distance < best.distance)) best = { module, distance };
-  }
-  return best === undefined ? undefined : `${CAPABILITY_PREFIX}${best.module}`;
+  const module = closestKey(wanted, modules.filter((name) => name !== wanted));
+  return module === undefined ? undefined : `${CAPABILITY_PREFIX}${module}`;
 }
 
 /**
