@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createInProcessBackend, type Backend } from '../bridge/index.js';
 import type { ExtraTool } from '../compiler/index.js';
+import { isRemoteAgent, resolveAgentEntry } from '../config/index.js';
 import { errorMessage } from '../core/index.js';
 import { connectA2AAgent, type RemoteAgent } from './a2a/connect-a2a-agent.js';
 import { remoteAgentExtraTool, remoteAgentModuleName } from './a2a/remote-agent-capability.js';
@@ -54,7 +55,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
     return true;
   };
   for (const entry of entries) {
-    if (/^https?:\/\//i.test(entry)) {
+    if (isRemoteAgent(entry)) {
       try {
         const remote = await connectA2AAgent(entry);
         remotes.push(remote);
@@ -67,7 +68,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
       }
       continue;
     }
-    const dir = path.resolve(options.root, entry);
+    const dir = resolveAgentEntry(entry, options.root);
     try {
       const agent = await loadAgent(dir, options.env ? { env: options.env } : {});
       if (agent.mode !== 'tools') {
@@ -87,7 +88,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
   let closeDirectory = async () => undefined as void;
   if (options.orchestration) {
     const directory = createAgentDirectory(
-      entries.map((entry) => (/^[a-z]+:\/\//i.test(entry) ? entry : path.resolve(options.root, entry))),
+      entries.map((entry) => resolveAgentEntry(entry, options.root)),
       { ...options, runners: Object.values(runners), remotes },
     );
     const tool = orchestrationExtraTool(createOrchestrationTools(directory, createSessionStore(options.orchestration.sessionsDir)), options.root);

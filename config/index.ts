@@ -1,3 +1,4 @@
+export { isRemoteAgent, resolveAgentEntry } from './agent-entries.js';
 export { defineConfig } from './define-config.js';
 export { expandEnvDeep, expandEnvString } from './expand-env.js';
 export { CONFIG_FILES, DEFAULT_CAPABILITIES, DEFAULT_OUT_DIR, formatIssues, importTypeScript, loadConfig, resolveConfig } from './load-config.js';

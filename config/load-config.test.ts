@@ -126,3 +126,16 @@ describe('loadConfig', () => {
     await expect(loadConfig({ cwd: dir, file: 'named.ts' })).rejects.toThrow(/has no default export: write export default defineConfig\(\{ \.\.\. \}\)/);
   });
 });
+
+describe('agents entries', () => {
+  it('keeps http(s) URLs, and resolves paths and file:// URLs to directories', async () => {
+    const { isRemoteAgent, resolveAgentEntry } = await import('./agent-entries.js');
+    expect(isRemoteAgent('https://agents.example/desk')).toBe(true);
+    expect(isRemoteAgent('file:///srv/agents/desk')).toBe(false);
+    expect(resolveAgentEntry('https://agents.example/desk', '/space')).toBe('https://agents.example/desk');
+    expect(resolveAgentEntry('file:///srv/agents/desk', '/space')).toBe('/srv/agents/desk');
+    expect(resolveAgentEntry('agents/desk', '/space')).toBe('/space/agents/desk');
+    // A file:// URL in the config was resolved as a relative path before ("/space/file:/srv/…").
+    expect(resolveConfig({ agents: ['file:///srv/agents/desk', 'https://agents.example/'] }, { root: '/space', env: {} }).agents).toEqual(['/srv/agents/desk', 'https://agents.example/']);
+  });
+});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { closestKey, ConfigError, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
+import { resolveAgentEntry } from './agent-entries.js';
 import { expandEnvDeep } from './expand-env.js';
 import {
   configSchema,
@@ -83,7 +84,7 @@ export function resolveConfig(
     sandbox: parsed.data.sandbox ?? {},
     std: std.fs?.root === undefined ? std : { ...std, fs: { ...std.fs, root: path.resolve(root, std.fs.root) } },
     model,
-    agents: (parsed.data.agents ?? []).map((entry) => (/^https?:\/\//i.test(entry) ? entry : path.resolve(root, entry))),
+    agents: (parsed.data.agents ?? []).map((entry) => resolveAgentEntry(entry, root)),
     agentSessions: path.resolve(root, parsed.data.agentSessions ?? path.join(outDir, 'sessions')),
   };
 }

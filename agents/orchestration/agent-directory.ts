@@ -1,6 +1,5 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { toModuleName } from '../../compiler/index.js';
+import { isRemoteAgent, resolveAgentEntry } from '../../config/index.js';
 import { errorMessage } from '../../core/index.js';
 import { connectA2AAgent, type RemoteAgent } from '../a2a/connect-a2a-agent.js';
 import { loadAgent } from '../load-agent.js';
@@ -44,8 +43,8 @@ export function createAgentDirectory(entries: string[], options: AgentRunnerOpti
     const results = await Promise.all(
       entries.map(async (entry): Promise<KnownAgent | string> => {
         try {
-          if (/^https?:\/\//i.test(entry)) return fromRemote(connected.get(entry.endsWith('/') ? entry : `${entry}/`) ?? (await connectA2AAgent(entry)));
-          const dir = entry.startsWith('file://') ? fileURLToPath(entry) : path.resolve(options.root ?? process.cwd(), entry);
+          if (isRemoteAgent(entry)) return fromRemote(connected.get(entry.endsWith('/') ? entry : `${entry}/`) ?? (await connectA2AAgent(entry)));
+          const dir = resolveAgentEntry(entry, options.root ?? process.cwd());
           const existing = shared.get(dir);
           if (existing) return fromRunner(existing);
           const runner = createAgentRunner(await loadAgent(dir, options.env ? { env: options.env } : {}), options);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { importTypeScript, unwrapDefault } from '../../config/load-config.js';
-import { modelSchema } from '../../config/index.js';
+import { modelSchema, resolveAgentEntry } from '../../config/index.js';
 import { errorMessage } from '../../core/index.js';
 import { AgentError } from '../agent-error.js';
 import { AGENT_FILE } from '../load-agent.js';
@@ -33,7 +33,7 @@ const schema = z.looseObject({
 export async function loadOrchestrationConfig(inputs: string[], cwd = process.cwd()): Promise<OrchestrationConfig> {
   const direct = inputs.every((input) => /^(https?|file):\/\//i.test(input) || isAgentDir(path.resolve(cwd, input)));
   if (direct && inputs.length > 0) {
-    return { agents: inputs.map((input) => (/^[a-z]+:\/\//i.test(input) ? input : path.resolve(cwd, input))), sessionsDir: path.join(cwd, '.agent-spaces', 'sessions') };
+    return { agents: inputs.map((input) => resolveAgentEntry(input, cwd)), sessionsDir: path.join(cwd, '.agent-spaces', 'sessions') };
   }
   if (inputs.length !== 1) throw new AgentError('ORCHESTRATION_CONFIG', `agents serve takes one config file, or agent directories and A2A URLs (got ${inputs.length ? inputs.join(' ') : 'nothing'})`);
   const file = path.resolve(cwd, inputs[0] ?? '');
@@ -54,7 +54,7 @@ export async function loadOrchestrationConfig(inputs: string[], cwd = process.cw
   }
   const root = path.dirname(file);
   return {
-    agents: parsed.data.agents.map((entry) => (/^[a-z]+:\/\//i.test(entry) ? entry : path.resolve(root, entry))),
+    agents: parsed.data.agents.map((entry) => resolveAgentEntry(entry, root)),
     sessionsDir: path.resolve(root, parsed.data.sessionsDir ?? path.join('.agent-spaces', 'sessions')),
     ...(parsed.data.model ? { model: parsed.data.model } : {}),
     file,

@@ -14,6 +14,7 @@ import {
   type AgentTool,
 } from '../../agents/index.js';
 import { errorMessage, type ConfigIssue } from '../../core/index.js';
+import { isRemoteAgent } from '../../config/index.js';
 import { resolveModelSettings } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError, isObject } from './studio-error.js';
@@ -111,7 +112,8 @@ export async function testTool(context: StudioContext, index: number, tool: unkn
 }
 
 function agentDirs(context: StudioContext): string[] {
-  return context.config.agents.filter((entry) => !/^[a-z]+:\/\//i.test(entry)).map((entry) => path.resolve(context.config.root, entry));
+  // The config's entries are resolved already: a directory is an absolute path.
+  return context.config.agents.filter((entry) => !isRemoteAgent(entry));
 }
 
 function agentDir(context: StudioContext, index: number): string {
