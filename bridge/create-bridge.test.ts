@@ -165,6 +165,9 @@ describe('createBridge: approvals', () => {
     expect(requests).toMatchObject([{ capability: 'crm', function: 'createTicket', params: { customerId: 'c1', priority: 'high' }, message: 'Create high ticket for customer c1?' }]);
     expect(events.map((event) => event.type)).toEqual(['tool-call-start', 'approval-required', 'approval-decided', 'tool-call-end']);
     expect(events[2]).toMatchObject({ type: 'approval-decided', approved: true });
+    // The handler learns which call of the events it decides.
+    expect(requests[0]?.callId).toBe((events[1] as { callId?: string }).callId);
+    expect(requests[0]?.callId).toMatch(/^call-\d+$/);
   });
 
   it('fills a {param} template and shows the handler the exact arguments, leaving unknown names as written', async () => {

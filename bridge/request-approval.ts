@@ -25,7 +25,7 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
   const { callId } = ask;
   // Whoever shows the message (a terminal, a web page, an MCP client) shows it as written: a message a
   // tool computed from the program's arguments cannot carry a CR, an escape sequence or a bidi override.
-  const request: ApprovalRequest = { ...ask.request, message: escapeControlCharacters(ask.request.message, { keepLayout: false }) };
+  const request: ApprovalRequest = { ...ask.request, callId, message: escapeControlCharacters(ask.request.message, { keepLayout: false }) };
   const target = { capability: request.capability, function: request.function };
   const subject = `tool "${ask.toolName}" of capability "${request.capability}"`;
   ask.emit({ type: 'approval-required', callId, ...request, params: ask.redactForEvents(request.params) });

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createRedactor } from '../bridge/index.js';
-import type { ApprovalHandler, ApprovalRequest, BridgeEvent } from '../core/index.js';
+import type { ApprovalHandler, BridgeEvent } from '../core/index.js';
 import { UsageError } from './usage-error.js';
 
 /** The environment variable that attaches `run`, `task` and `serve` to a studio when `--studio` is not given. */
@@ -75,13 +75,11 @@ export function createStudioApprovals(address: StudioAddress, asker: StudioAsker
   const origin = { kind: asker.kind, pid: process.pid, cwd: asker.cwd, ...(asker.detail ? { detail: cut(asker.detail, 200) } : {}) };
   const waiting = new Set<AbortController>();
   const byCallId = new Map<string, AbortController>();
-  // The bridge announces a call (approval-required, with its callId) right before it asks the handler.
-  let announced: (ApprovalRequest & { callId: string }) | undefined;
 
   const handler: ApprovalHandler = (request) => {
     const controller = new AbortController();
     waiting.add(controller);
-    const callId = announced && sameCall(announced, request) ? announced.callId : undefined;
+    const { callId } = request;
     if (callId) byCallId.set(callId, controller);
     return ask(address, { request: { ...request, params: redact(request.params) }, origin }, controller.signal).finally(() => {
       waiting.delete(controller);
@@ -93,9 +91,8 @@ export function createStudioApprovals(address: StudioAddress, asker: StudioAsker
     handler,
     origin: address.origin,
     onEvent(event) {
-      if (event.type === 'approval-required') announced = event;
       // Decided by the bridge without us (its run ended): stop waiting, so the call leaves the inbox.
-      else if (event.type === 'approval-decided') byCallId.get(event.callId)?.abort();
+      if (event.type === 'approval-decided') byCallId.get(event.callId)?.abort();
     },
     useSecrets(secrets) {
       redact = createRedactor({ secrets });
@@ -104,10 +101,6 @@ export function createStudioApprovals(address: StudioAddress, asker: StudioAsker
       for (const controller of waiting) controller.abort();
     },
   };
-}
-
-function sameCall(event: ApprovalRequest, request: ApprovalRequest): boolean {
-  return event.runId === request.runId && event.capability === request.capability && event.function === request.function && event.timestamp === request.timestamp;
 }
 
 /** Posts one call and waits for the decision; every failure is a denial that says what happened. */

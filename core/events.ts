@@ -33,6 +33,8 @@ export interface ToolCallEndEvent {
 export interface ApprovalRequest {
   /** The run the call comes from, so a host serving several clients can ask the right one. */
   runId?: string;
+  /** The call's id in the bridge's events (`approval-required`, `approval-decided`), when the bridge asks. */
+  callId?: string;
   capability: string;
   function: string;
   params: unknown;
