@@ -31,6 +31,8 @@ export function describeSource(source: CapabilitySource): string {
       return source.path;
     case 'mcp':
       return `mcp:${source.server}`;
+    case 'openapi':
+      return `openapi:${source.api}`;
     case 'std':
       return 'std';
   }

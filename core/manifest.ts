@@ -16,6 +16,8 @@ export type CapabilitySource =
   | { kind: 'typescript'; path: string; exportName: string }
   | { kind: 'mcp'; server: string }
   | { kind: 'agent'; path: string }
+  /** An OpenAPI service of the config (`openapi.<api>`). */
+  | { kind: 'openapi'; api: string }
   | { kind: 'std' };
 
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';

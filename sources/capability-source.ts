@@ -1,0 +1,50 @@
+import type { Backend } from '../bridge/index.js';
+import type { ResolvedConfig } from '../config/index.js';
+import type { CapabilitySource, CapabilitySpec, CompileWarning } from '../core/index.js';
+import type { RawCapability, SourceFailure } from '../compiler/index.js';
+
+/**
+ * One kind of capability source (tool files, MCP servers, OpenAPI services, the standard library,
+ * agents): how its tools are described (for the compiler) and how they are performed (for the bridge)
+ * live together. The compiler loops over the sources it is given; `createSpace` asks each source to
+ * connect the built modules it produced. Adding a kind is one folder under `sources/` and one line in
+ * `sources/index.ts`; nothing outside `sources/` switches on a source's kind.
+ */
+export interface CapabilitySourceKind {
+  /** The `kind` of the `CapabilitySource` entries this source writes into the specs it produces. */
+  readonly kind: CapabilitySource['kind'];
+  /**
+   * Finds this source's capabilities. Each unit (a file, a server, an API) is loaded through
+   * `context.load`, which reports progress and turns a unit's failure into a `SourceFailure` (the
+   * build keeps that unit's previous output), so one broken unit never fails the others.
+   */
+  discover(context: DiscoverContext): Promise<Discovery>;
+  /**
+   * The backend performing calls of `specs` — the built modules whose `source.kind` is this source's
+   * kind. Called once per space, when the first run or call needs it; the backend is closed with the space.
+   */
+  connect(specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend>;
+  /** A readable name of one of this source's entries for progress lines and messages (a path, `mcp:<server>`). */
+  describe(source: CapabilitySource): string;
+}
+
+export interface DiscoverContext {
+  config: ResolvedConfig;
+  /**
+   * Loads one unit (`label`: its path or `kind:name`), reporting its start and end to the build's
+   * progress; resolves to `undefined` when the unit failed (the failure is recorded under `label`).
+   */
+  load(label: string, load: () => Promise<RawCapability[]>): Promise<RawCapability[] | undefined>;
+  signal?: AbortSignal;
+}
+
+export interface Discovery {
+  capabilities: RawCapability[];
+  /** Failures found without loading a unit (a missing file, a bad entry in the config). */
+  failures: SourceFailure[];
+  warnings?: CompileWarning[];
+}
+
+export interface ConnectContext {
+  config: ResolvedConfig;
+}
