@@ -11,6 +11,8 @@ export function sourceLabel(source: CapabilitySource): string {
       return `mcp:${source.server}`;
     case 'agent':
       return `agent:${source.path}`;
+    case 'openapi':
+      return `openapi:${source.api}`;
     case 'std':
       return 'std';
   }
