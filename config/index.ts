@@ -3,15 +3,16 @@ export { defineConfig } from './define-config.js';
 export { expandEnvDeep, expandEnvString } from './expand-env.js';
 export { CONFIG_FILES, DEFAULT_CAPABILITIES, DEFAULT_OUT_DIR, formatIssues, importTypeScript, loadConfig, resolveConfig } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
-export { configSchema, isStdioServer, mcpServerSchema, modelSchema, rateLimitSchema, rateLimitShape } from './schema.js';
+export { configSchema, isStdioServer, mcpServerSchema, modelSchema, openApiSchema, rateLimitSchema, rateLimitShape } from './schema.js';
 export type {
   AgentSpacesConfigInput,
   HttpServerConfig,
   McpServerConfig,
   ModelConfig,
+  OpenApiConfig,
   ResolvedConfig,
   SandboxConfig,
   StdConfig,
   StdioServerConfig,
 } from './schema.js';
-export { redactSecrets, secretsOfServer, serverSecrets } from './server-secrets.js';
+export { redactSecrets, secretsOfApi, secretsOfServer, serverSecrets } from './server-secrets.js';

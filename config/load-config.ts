@@ -16,7 +16,10 @@ import {
   stdSchema,
   type AgentSpacesConfigInput,
   type McpServerConfig,
+  type OpenApiConfig,
   type ResolvedConfig,
+  openApiFilterSchema,
+  openApiSchema,
 } from './schema.js';
 
 /** Config files looked for, in order, when none is named. */
@@ -68,6 +71,12 @@ export function resolveConfig(
     // A stdio server starts in the config's folder unless told otherwise, so relative args work anywhere.
     mcpServers[name] = isStdioServer(expanded) ? { ...expanded, cwd: path.resolve(options.root, expanded.cwd ?? '.') } : expanded;
   }
+  const openapi: Record<string, OpenApiConfig> = {};
+  for (const [name, api] of Object.entries(parsed.data.openapi ?? {})) {
+    if (api.disabled) continue;
+    const expanded = expandEnvDeep(api, env, `openapi.${name}`, issues);
+    openapi[name] = isHttpUrl(expanded.spec) ? expanded : { ...expanded, spec: path.resolve(options.root, expanded.spec) };
+  }
   const model = expandEnvDeep(parsed.data.model ?? {}, env, 'model', issues);
   if (issues.length > 0) {
     throw new ConfigError(`invalid configuration${where}:\n${formatIssues(issues)}`, issues, fileOption(options.file));
@@ -80,6 +89,7 @@ export function resolveConfig(
     ...(options.file ? { file: options.file } : {}),
     capabilities: parsed.data.capabilities ?? DEFAULT_CAPABILITIES,
     mcpServers,
+    ...(Object.keys(openapi).length > 0 ? { openapi } : {}),
     outDir,
     sandbox: parsed.data.sandbox ?? {},
     std: std.fs?.root === undefined ? std : { ...std, fs: { ...std.fs, root: path.resolve(root, std.fs.root) } },
@@ -91,6 +101,11 @@ export function resolveConfig(
 
 export function formatIssues(issues: ConfigIssue[]): string {
   return issues.map((issue) => `  - ${issue.path || '(root)'}: ${issue.message}`).join('\n');
+}
+
+/** An OpenAPI spec named by URL (fetched) rather than by path (read). */
+function isHttpUrl(spec: string): boolean {
+  return /^https?:\/\//i.test(spec);
 }
 
 function fileOption(file: string | undefined): { file?: string } {
@@ -179,6 +194,6 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
 }
 
 /** Every key the config schema knows, at any level, for "did you mean" hints. */
-const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, sandboxSchema, stdSchema, modelSchema].flatMap((schema) => Object.keys(schema.shape));
+const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, openApiSchema, openApiFilterSchema, sandboxSchema, stdSchema, modelSchema].flatMap((schema) => Object.keys(schema.shape));
 
 export type { AgentSpacesConfigInput };

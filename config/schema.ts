@@ -91,10 +91,47 @@ export const modelSchema = z.strictObject({
     .optional(),
 });
 
+/** Which operations of an OpenAPI service become functions: by tag, or by operation (operationId, function name or `GET /path`). */
+export const openApiFilterSchema = z.strictObject({
+  tags: z.array(z.string()).optional(),
+  operations: z.array(z.string()).optional(),
+});
+
+/**
+ * One OpenAPI service (`openapi.<api>`): every operation of its spec becomes a typed function of
+ * `@capabilities/openapi-<api>`. Header values are secrets: sent to the service's own origin only,
+ * and cut out of every message and the build output.
+ */
+export const openApiSchema = z.strictObject({
+  /** The spec (OpenAPI 3.0 or 3.1, JSON or YAML): a path relative to the config file, or an https URL. */
+  spec: z.string().min(1),
+  /** Where calls go (default: the spec's first `servers` entry). */
+  baseUrl: z.string().url().optional(),
+  /** Headers sent with every call, e.g. `{ Authorization: 'Bearer ${GITHUB_TOKEN}' }`. */
+  headers: stringMap.optional(),
+  include: openApiFilterSchema.optional(),
+  exclude: openApiFilterSchema.optional(),
+  /** `'non-get'`: every operation but GET and HEAD; `true`: all; a list: those operations. */
+  requireApproval: z.union([z.literal('non-get'), z.boolean(), z.array(z.string())]).optional(),
+  /** One rate limit for all of the service's operations together. */
+  rateLimit: rateLimitSchema.optional(),
+  /** Module name override (default `openapi-<api>`). */
+  module: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)').optional(),
+  /** Time for one call, redirects and body included (default 30,000 ms). */
+  timeoutMs: z.number().int().positive().optional(),
+  /** Largest response body read, in bytes (default 1 MiB). */
+  maxResponseBytes: z.number().int().positive().optional(),
+  /** Other hosts a redirect may lead to (host allow-list syntax: `cdn.example.com`, `*.example.com`); the headers are never sent there. */
+  redirectHosts: z.array(z.string()).optional(),
+  disabled: z.boolean().optional(),
+});
+
 export const configSchema = z.strictObject({
   /** Capability files and globs (JSON tool files, `defineTool` modules), relative to the config file. */
   capabilities: z.array(z.string()).optional(),
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'server names use letters, digits, _ . -'), mcpServerSchema).optional(),
+  /** OpenAPI services by name: `{ github: { spec: './github.yaml', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } }`. */
+  openapi: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'API names use letters, digits, _ . -'), openApiSchema).optional(),
   /** Build output folder, relative to the config file. */
   outDir: z.string().optional(),
   sandbox: sandboxSchema.optional(),
@@ -113,6 +150,7 @@ export type AgentSpacesConfigInput = z.input<typeof configSchema>;
 export type StdioServerConfig = z.output<typeof stdioServerSchema>;
 export type HttpServerConfig = z.output<typeof httpServerSchema>;
 export type McpServerConfig = z.output<typeof mcpServerSchema>;
+export type OpenApiConfig = z.output<typeof openApiSchema>;
 export type SandboxConfig = z.output<typeof sandboxSchema>;
 export type StdConfig = z.output<typeof stdSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
@@ -125,6 +163,8 @@ export interface ResolvedConfig {
   file?: string;
   capabilities: string[];
   mcpServers: Record<string, McpServerConfig>;
+  /** OpenAPI services (enabled ones), `${VAR}`s expanded; a local `spec` is an absolute path. */
+  openapi?: Record<string, OpenApiConfig>;
   outDir: string;
   sandbox: SandboxConfig;
   std: StdConfig;

@@ -1,4 +1,4 @@
-import type { McpServerConfig, ModelConfig, ResolvedConfig } from './schema.js';
+import type { McpServerConfig, ModelConfig, OpenApiConfig, ResolvedConfig } from './schema.js';
 
 /** What replaces a secret cut out of text. */
 export const REDACTED = '[REDACTED]';
@@ -6,13 +6,13 @@ export const REDACTED = '[REDACTED]';
 /**
  * Every secret the host holds, to be cut out of whatever leaves it (errors, events, prompts, traces,
  * terminal output): everything in each configured MCP server's configuration (see
- * {@link secretsOfServer}), the model's API key from the config, and `OPENAI_API_KEY` from `env`.
+ * {@link secretsOfServer}), each OpenAPI service's headers and spec URL ({@link secretsOfApi}), the model's API key from the config, and `OPENAI_API_KEY` from `env`.
  */
 export function serverSecrets(
-  config: Pick<ResolvedConfig, 'mcpServers'> & { model?: ModelConfig },
+  config: Pick<ResolvedConfig, 'mcpServers' | 'openapi'> & { model?: ModelConfig },
   env: Record<string, string | undefined> = process.env,
 ): string[] {
-  const values = Object.values(config.mcpServers).flatMap(secretsOfServer);
+  const values = [...Object.values(config.mcpServers).flatMap(secretsOfServer), ...Object.values(config.openapi ?? {}).flatMap(secretsOfApi)];
   for (const key of [config.model?.apiKey, env.OPENAI_API_KEY]) if (key !== undefined) values.push(...variantsOf(key));
   return [...new Set(values)].filter(isUsableSecret);
 }
@@ -37,25 +37,47 @@ export function secretsOfServer(server: McpServerConfig): string[] {
     }
     for (const value of Object.values(server.env ?? {})) add(value);
   } else {
-    for (const value of Object.values(server.headers ?? {})) {
-      add(value);
-      const scheme = /^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i.exec(value.trim());
-      if (scheme) add(scheme[1]);
-    }
-    try {
-      const url = new URL(server.url);
-      add(url.username);
-      add(url.password);
-      add(safeDecode(url.username));
-      add(safeDecode(url.password));
-      if (url.search.length > 1) add(url.search.slice(1));
-      for (const [, value] of url.searchParams) add(value);
-      for (const part of url.search.slice(1).split('&')) add(part.slice(part.indexOf('=') + 1));
-    } catch {
-      // The config schema has checked the URL already.
-    }
+    values.push(...secretsOfHeaders(server.headers), ...secretsOfUrl(server.url));
   }
   return [...new Set(values)].filter(isUsableSecret);
+}
+
+/** The secrets of one OpenAPI service: its header values and what its spec and base URLs carry. */
+export function secretsOfApi(api: OpenApiConfig): string[] {
+  const values = [...secretsOfHeaders(api.headers), ...secretsOfUrl(api.spec), ...(api.baseUrl === undefined ? [] : secretsOfUrl(api.baseUrl))];
+  return [...new Set(values)].filter(isUsableSecret);
+}
+
+/** Each header value, and the credential after `Bearer`/`Basic`/`Token`/`Bot`. */
+function secretsOfHeaders(headers: Record<string, string> | undefined): string[] {
+  const values: string[] = [];
+  for (const value of Object.values(headers ?? {})) {
+    if (value !== '') values.push(...variantsOf(value));
+    const scheme = /^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i.exec(value.trim());
+    if (scheme?.[1]) values.push(...variantsOf(scheme[1]));
+  }
+  return values;
+}
+
+/** The user name, password and query values of a URL (nothing for a path or a bad URL). */
+function secretsOfUrl(text: string): string[] {
+  const values: string[] = [];
+  const add = (value: string | undefined): void => {
+    if (value !== undefined && value !== '') values.push(...variantsOf(value));
+  };
+  try {
+    const url = new URL(text);
+    add(url.username);
+    add(url.password);
+    add(safeDecode(url.username));
+    add(safeDecode(url.password));
+    if (url.search.length > 1) add(url.search.slice(1));
+    for (const [, value] of url.searchParams) add(value);
+    for (const part of url.search.slice(1).split('&')) add(part.slice(part.indexOf('=') + 1));
+  } catch {
+    // A spec path, or a URL the config schema has checked already.
+  }
+  return values;
 }
 
 /** Values shorter than this are never cut: doing so would mangle ordinary text. */
