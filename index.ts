@@ -42,8 +42,8 @@ export { createSandbox, createTypeChecker, runCode } from './runtime/index.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions, TypeChecker } from './runtime/index.js';
 export { createBridge, createInProcessBackend, loadBuiltCapabilities, redact, redactText } from './bridge/index.js';
 export type { Backend, BackendCall, Bridge, BridgeOptions } from './bridge/index.js';
-export { createMcpBackend, connectMcpServer, listAllTools } from './bridge/mcp/index.js';
-export type { McpBackendOptions, McpConnection } from './bridge/mcp/index.js';
+export { createMcpBackend, connectMcpServer, listAllTools } from './sources/mcp/index.js';
+export type { McpBackendOptions, McpConnection } from './sources/mcp/index.js';
 export { createStdTools } from './std/index.js';
 export type { StdToolsOptions } from './std/index.js';
 

@@ -5,7 +5,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { connectMcpServer } from '../config/mcp-connect.js';
+import { connectMcpServer } from '../sources/mcp/index.js';
 import { resolveConfig } from '../config/index.js';
 import { createSpace, type Space } from '../space/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
@@ -13,7 +13,7 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 const CALLS = 200;
 const BATCH = 50;
 const ROUNDS = 15;
-const fixture = fileURLToPath(new URL('../bridge/mcp/__fixtures__/fixture-server.mjs', import.meta.url));
+const fixture = fileURLToPath(new URL('../sources/mcp/__fixtures__/fixture-server.mjs', import.meta.url));
 
 const sequential = `import { echo } from '@capabilities/mcp-fixture';\nfor (let i = 0; i < ${CALLS}; i++) await echo({ text: 'hello ' + i });\nexport default ${CALLS};`;
 const parallel = `import { echo } from '@capabilities/mcp-fixture';\nconst all = await Promise.all(Array.from({ length: ${BATCH} }, (_, i) => echo({ text: 'hello ' + i })));\nexport default all.length;`;

@@ -6,12 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectMcpServer, listAllTools } from '../config/mcp-connect.js';
 import type { StdioServerConfig } from '../config/schema.js';
 import type { CapabilitySpec, FunctionSpec, JsonSchema } from '../core/index.js';
 import type { BackendCall } from '../bridge/backend.js';
-import { createMcpBackend } from '../bridge/mcp/index.js';
-import type { McpBackend } from '../bridge/mcp/index.js';
+import { connectMcpServer, createMcpBackend, listAllTools } from '../sources/mcp/index.js';
+import type { McpBackend } from '../sources/mcp/index.js';
 
 /** Calls per measured block; contenders alternate block by block so machine noise hits both alike. */
 const SEQUENTIAL_BLOCK = 25;
@@ -19,7 +18,7 @@ const SEQUENTIAL_BLOCKS = 120;
 const BATCH_SIZE = 50;
 const CONCURRENT_BLOCKS = 90;
 
-const fixture = fileURLToPath(new URL('../bridge/mcp/__fixtures__/fixture-server.mjs', import.meta.url));
+const fixture = fileURLToPath(new URL('../sources/mcp/__fixtures__/fixture-server.mjs', import.meta.url));
 const config: StdioServerConfig = { command: process.execPath, args: [fixture] };
 
 interface Contender {

@@ -1,6 +1,6 @@
 // A stdio MCP server with one tool per behaviour the MCP backend must handle: plain answers,
 // structured content, images, error results, hangs (with and without progress), a crash, and garbage
-// on stdout. Run: node bridge/mcp/__fixtures__/fixture-server.mjs
+// on stdout. Run: node sources/mcp/__fixtures__/fixture-server.mjs
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 // A host that starts the fixture MCP server through the backend, prints the server's pid, and waits
 // in a long call, so a test can interrupt it and check the server does not outlive it.
 import { fileURLToPath } from 'node:url';
-import { connectMcpServer, listAllTools } from '../../../config/mcp-connect.js';
+import { connectMcpServer, listAllTools } from '../connect.js';
 import { createMcpBackend } from '../mcp-backend.js';
 import { callOf, capabilityFromTools } from '../test-support/mcp-test-calls.js';
 

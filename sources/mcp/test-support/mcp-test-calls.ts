@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CapabilitySpec, FunctionSpec, JsonSchema, ResultMode } from '../../../core/index.js';
-import type { BackendCall, CallProgress } from '../../backend.js';
+import type { BackendCall, CallProgress } from '../../../bridge/index.js';
 
 /** A capability spec built from a server's live tool list, the way the compiler builds one. */
 export function capabilityFromTools(module: string, server: string, tools: readonly Tool[]): CapabilitySpec {

@@ -1,8 +1,9 @@
-import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked, type McpConnection } from '../../config/mcp-connect.js';
-import { toModuleName } from '../names.js';
+import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked } from './connect.js';
+import type { McpConnector } from './server-slot.js';
+import { toModuleName } from '../../compiler/index.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema, type ToolAnnotations } from '../../core/index.js';
 import { redactSecrets, secretsOfServer, type McpServerConfig } from '../../config/index.js';
-import type { RawCapability, RawFunction } from '../raw-capability.js';
+import type { RawCapability, RawFunction } from '../../compiler/index.js';
 
 /** How long starting a server, and then each page of its `tools/list`, may take at build time, unless configured. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;
@@ -16,8 +17,6 @@ export function mcpModuleName(server: string, config: McpServerConfig): string {
  * Connects to a configured MCP server, pages through `tools/list` and returns its tools as one raw
  * capability. A malformed tool list fails this server only (the caller reports it).
  */
-export type McpConnector = (server: string, config: McpServerConfig) => Promise<McpConnection>;
-
 export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number; connect?: McpConnector } = {}): Promise<RawCapability> {
   const connection = options.connect
     ? await options.connect(server, config)

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FunctionSpec } from '../../core/index.js';
-import { hashToolSchema } from '../../config/mcp-connect.js';
+import { hashToolSchema } from './connect.js';
 
 /**
  * Compares a built function with the server's live tool of the same original name. Returns why calls

@@ -1,11 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AgentSpacesError, ToolCallError, errorMessage } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
-import { McpConnectError, connectMcpServer } from '../../config/mcp-connect.js';
-import type { McpServerConfig } from '../../config/schema.js';
-import { secretsOfServer } from '../../config/server-secrets.js';
-import type { Backend, BackendCall } from '../backend.js';
-import { createRedactor, redactToolCallError } from '../redact.js';
+import { McpConnectError, connectMcpServer } from './connect.js';
+import type { McpServerConfig } from '../../config/index.js';
+import { secretsOfServer } from '../../config/index.js';
+import type { Backend, BackendCall } from '../../bridge/index.js';
+import { createRedactor, redactToolCallError } from '../../bridge/index.js';
 import { mapToolResult } from './map-tool-result.js';
 import { ServerSlot } from './server-slot.js';
 import type { InflightCall, LiveConnection, McpConnector } from './server-slot.js';

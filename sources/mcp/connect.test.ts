@@ -5,9 +5,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { McpConnectError, connectMcpServer, hashToolSchema, listAllTools } from './mcp-connect.js';
+import { McpConnectError, connectMcpServer, hashToolSchema, listAllTools } from './connect.js';
 
-const fixture = fileURLToPath(new URL('../bridge/mcp/__fixtures__/fixture-server.mjs', import.meta.url));
+const fixture = fileURLToPath(new URL('./__fixtures__/fixture-server.mjs', import.meta.url));
 
 function isAlive(pid: number): boolean {
   try {

@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FunctionSpec } from '../../core/index.js';
-import type { McpServerConfig } from '../../config/schema.js';
-import { listAllTools } from '../../config/mcp-connect.js';
-import type { McpConnection } from '../../config/mcp-connect.js';
+import type { McpServerConfig } from '../../config/index.js';
+import { listAllTools } from './connect.js';
+import type { McpConnection } from './connect.js';
 import { trackChildProcess } from './exit-cleanup.js';
 import { findSchemaDrift } from './schema-drift.js';
 

@@ -7,7 +7,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CapabilitySpec } from '../../core/index.js';
-import { McpConnectError, connectMcpServer, listAllTools } from '../../config/mcp-connect.js';
+import { McpConnectError, connectMcpServer, listAllTools } from './connect.js';
 import { createMcpBackend } from './mcp-backend.js';
 import { callOf, capabilityFromTools } from './test-support/mcp-test-calls.js';
 

@@ -1,4 +1,4 @@
-import { isMcpError, isRequestTimeout, MCP_ERROR_CODES } from '../../config/mcp-connect.js';
+import { isMcpError, isRequestTimeout, MCP_ERROR_CODES } from './connect.js';
 import { ToolCallError, errorMessage } from '../../core/index.js';
 import type { InflightCall, LiveConnection } from './server-slot.js';
 

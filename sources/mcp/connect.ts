@@ -9,10 +9,9 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ErrorCode, Implementation, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { AgentSpacesError, errorMessage } from '../core/index.js';
-import { isStdioServer } from './schema.js';
-import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './schema.js';
-import { redactSecrets, secretsOfServer } from './server-secrets.js';
+import { AgentSpacesError, errorMessage } from '../../core/index.js';
+import { isStdioServer, redactSecrets, secretsOfServer } from '../../config/index.js';
+import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from '../../config/index.js';
 
 /** How long starting a server and the `initialize` handshake may take, unless configured. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilitySpec } from '../../core/index.js';
-import { connectMcpServer, listAllTools } from '../../config/mcp-connect.js';
-import type { McpServerConfig } from '../../config/schema.js';
+import { connectMcpServer, listAllTools } from './connect.js';
+import type { McpServerConfig } from '../../config/index.js';
 import { trackedChildCount } from './exit-cleanup.js';
 import { createMcpBackend } from './mcp-backend.js';
 import type { McpBackend } from './mcp-backend.js';

@@ -1,0 +1,47 @@
+import type { CapabilitySource, CapabilitySpec } from '../../core/index.js';
+import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
+import type { Backend } from '../../bridge/index.js';
+import { discoverMcpServer } from './discover.js';
+import { createMcpBackend, mcpServersOf } from './mcp-backend.js';
+import type { McpConnector } from './server-slot.js';
+
+export interface McpSourceOptions {
+  /** Opens a connection to a server, for discovery and calls (default: `connectMcpServer`); tests pass in-memory servers. */
+  connect?: McpConnector;
+  /** The host log of the client pool (servers' stderr when they fail), redacted. */
+  log?: (entry: string) => void;
+}
+
+/**
+ * The MCP servers of the config (`mcpServers`) as a capability source: each server is one unit of
+ * discovery (`mcp:<server>`, one module), and one client pool performs the calls of every server.
+ */
+export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourceKind {
+  return {
+    kind: 'mcp',
+    async discover(context: DiscoverContext): Promise<Discovery> {
+      const servers = Object.entries(context.config.mcpServers).sort(([a], [b]) => a.localeCompare(b));
+      const loaded = await Promise.all(
+        servers.map(([server, config]) =>
+          context.load(`mcp:${server}`, async () => [await discoverMcpServer(server, config, options.connect === undefined ? {} : { connect: options.connect })]),
+        ),
+      );
+      return { capabilities: loaded.flatMap((capabilities) => capabilities ?? []), failures: [] };
+    },
+    connect(specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend> {
+      return Promise.resolve(
+        createMcpBackend({
+          servers: mcpServersOf(specs, context.config.mcpServers),
+          ...(options.connect === undefined ? {} : { connect: options.connect }),
+          ...(options.log === undefined ? {} : { log: options.log }),
+        }),
+      );
+    },
+    describe(source: CapabilitySource): string {
+      return source.kind === 'mcp' ? `mcp:${source.server}` : source.kind;
+    },
+  };
+}
+
+/** The MCP source with the real client (stdio, Streamable HTTP, legacy SSE). */
+export const mcpSource: CapabilitySourceKind = createMcpSource();
