@@ -1,4 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { isJsonSchemaObject, type JsonSchema } from '../core/index.js';
 import { createToolsServer, errorResult, textResult } from './mcp/create-tools-server.js';
 import type { AgentRunner } from './run-agent.js';

@@ -1,22 +1,27 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, InputRequiredResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { createRedactor, formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
 import { serverSecrets } from '../config/index.js';
 import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunLog, type RunResult } from '../core/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
+import { ApprovalRounds, type ApprovalDecision, type RunProgress } from './approval-rounds.js';
+import { RESULT_PAGE_TEMPLATE, ResultPages } from './result-pages.js';
+import { runResultToTool } from './run-result-to-tool.js';
+import { createSealer } from './sealed-state.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
 
-/** Results larger than this are cut, with a note saying how to get less. */
+/** Results larger than this are cut (execute_code: paged, the rest readable as a resource), with a note saying how to get less. */
 export const MAX_RESULT_CHARS = 64 * 1024;
 /** Log lines of one run sent as progress, and the characters of each (the result has them all). */
 export const MAX_LOG_NOTIFICATIONS = 200;
 /** Finished calls of one run sent as progress (a program may make `maxCalls` of them; the result counts them all). */
 export const MAX_CALL_NOTIFICATIONS = 200;
 const MAX_LOG_NOTIFICATION_CHARS = 2_000;
+const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const approveSchema = () => ({ type: 'object' as const, properties: { approve: { type: 'boolean' as const, title: 'Approve this call?' } }, required: ['approve'] });
 
 const INSTRUCTIONS = `Agent Spaces runs TypeScript that you write against typed capability modules.
 1. search_tools finds functions (query in words; an empty query lists the modules).
@@ -27,18 +32,45 @@ Calls marked "requires approval" pause until the user decides.`;
 /** Routes bridge events and approval requests of one space to the run (and so the client) they belong to. */
 export interface RunRouter {
   onEvent(event: BridgeEvent): void;
-  approve(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string }>;
+  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
 }
 
 interface RunHooks {
   onEvent(event: BridgeEvent): void;
-  approve?(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string }>;
+  approve?(request: ApprovalRequest): Promise<ApprovalDecision>;
+  /** Why approvals are denied when `approve` is absent. */
+  denial?: string;
 }
 
-/** Creates the router a space is created with, before any MCP server exists. */
-export function createRunRouter(): RunRouter & { register(runId: string, hooks: RunHooks): () => void } {
+export interface RunRouterOptions {
+  /** Key of sealed approval states and result handles (32+ characters; default `$AGENT_SPACES_STATE_KEY`, else random per process). */
+  stateKey?: string;
+  /** How long a run of a 2026-07-28 client waits for the retry that answers its approvals. Default 10 min. */
+  approvalWaitMs?: number;
+}
+
+export type SpaceRunRouter = RunRouter & {
+  register(runId: string, hooks: RunHooks): () => void;
+  /** Approval rounds of 2026-07-28 clients (runs that outlive one request). */
+  readonly rounds: ApprovalRounds;
+  /** Large results, readable in pages. */
+  readonly pages: ResultPages;
+  /** Cancels the runs still waiting for approval. */
+  close(): void;
+};
+
+/**
+ * Creates the router a space is created with, before any MCP server exists. It holds what outlives one
+ * request and is shared by every MCP server instance of the space: waiting runs and stored results.
+ */
+export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter {
   const runs = new Map<string, RunHooks>();
+  const sealer = createSealer(options.stateKey);
+  const rounds = new ApprovalRounds(sealer, options.approvalWaitMs === undefined ? {} : { waitMs: options.approvalWaitMs });
+  const pages = new ResultPages(sealer, { pageChars: MAX_RESULT_CHARS });
   return {
+    rounds,
+    pages,
     register(runId, hooks) {
       runs.set(runId, hooks);
       return () => runs.delete(runId);
@@ -49,20 +81,26 @@ export function createRunRouter(): RunRouter & { register(runId: string, hooks: 
     async approve(request) {
       const hooks = request.runId ? runs.get(request.runId) : undefined;
       if (!hooks?.approve) {
-        return { approved: false, reason: 'the MCP client cannot be asked (it does not support elicitation), so calls that require approval are denied' };
+        return { approved: false, reason: hooks?.denial ?? 'the MCP client cannot be asked (it does not support elicitation), so calls that require approval are denied' };
       }
       return hooks.approve(request);
+    },
+    close() {
+      rounds.close();
     },
   };
 }
 
 /**
- * An MCP server offering code mode over a space: `search_tools`, `get_types`, `execute_code`.
- * One instance per client session; the space (and its sandbox pool and MCP connections) is shared.
+ * An MCP server offering code mode over a space: `search_tools`, `get_types`, `execute_code`, and the
+ * pages of large results as resources. It serves both protocol eras: a 2025-11-25 session is asked for
+ * approvals with elicitation requests; a 2026-07-28 request gets `input_required` with a sealed state
+ * and its retry resumes the same run. Made per session (2025) or per request (2026); the space and the
+ * router are shared.
  */
-export async function createAgentSpacesMcpServer(space: Space, router: ReturnType<typeof createRunRouter>, info: { name: string; version: string }): Promise<McpServer> {
+export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunRouter, info: { name: string; version: string }): Promise<McpServer> {
   // The MCP SDK loads when a server is made, not with the package.
-  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { McpServer, ResourceTemplate, inputRequired } = await import('@modelcontextprotocol/server');
   const server = new McpServer({ name: info.name, version: info.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const redactResult = createRedactor({ secrets: serverSecrets(space.config) });
   let catalogCache: Promise<Catalog> | undefined;
@@ -97,7 +135,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
         parts.push(`// ----- import ... from '@capabilities/${module}' -----\n${dts}`);
       }
       if (unknown.length > 0) {
-        return { isError: true, content: [{ type: 'text', text: `unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => `"${m}"`).join(', ')}; known: ${[...known].sort().join(', ')}` }] };
+        return errorText(`unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => `"${m}"`).join(', ')}; known: ${[...known].sort().join(', ')}`);
       }
       return text(parts.join('\n'));
     },
@@ -107,112 +145,175 @@ export async function createAgentSpacesMcpServer(space: Space, router: ReturnTyp
     'execute_code',
     {
       title: 'Execute TypeScript',
-      description: 'Type-check and run a TypeScript program in the sandbox with every capability. Returns result, logs, and errors with line numbers.',
+      description:
+        'Type-check and run a TypeScript program in the sandbox with every capability. Returns result, logs, and errors with line numbers. A result too large for one answer comes with a resource link to read it in pages.',
       inputSchema: executeCodeInput,
       outputSchema: executeCodeOutput,
     },
-    async ({ code }, extra) => {
-      const runId = randomUUID();
-      const progressToken = extra._meta?.progressToken;
-      // Progress must reach the client before the result does: the SDK drops progress after a response.
-      const sent: Promise<unknown>[] = [];
-      // `progress` must grow with every notification: calls and log lines share one count.
-      let notifications = 0;
-      const notify = (message: string): void => {
-        if (progressToken === undefined) return;
-        notifications++;
-        sent.push(extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: notifications, message } }).catch(() => undefined));
-      };
-      let logLines = 0;
-      let callLines = 0;
-      // A client that asked for progress sees the program's log lines as it writes them (redacted like the
-      // result), up to a bound: all of them are in the result anyway.
-      const onLog = (log: RunLog): void => {
-        logLines++;
-        if (logLines > MAX_LOG_NOTIFICATIONS) return;
-        const { level, message } = redactResult(log);
-        const line = message.length > MAX_LOG_NOTIFICATION_CHARS ? `${message.slice(0, MAX_LOG_NOTIFICATION_CHARS)}… [cut]` : message;
-        notify(logLines === MAX_LOG_NOTIFICATIONS ? 'log: … the rest of the log is in the result' : `log${level === 'log' ? '' : ` [${level}]`}: ${line}`);
-      };
-      const unregister = router.register(runId, {
-        onEvent(event) {
-          if (event.type !== 'tool-call-end') return;
-          callLines++;
-          if (callLines > MAX_CALL_NOTIFICATIONS) return;
-          notify(callLines === MAX_CALL_NOTIFICATIONS ? 'calls: … the result counts the rest' : `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`);
-        },
-        ...(server.server.getClientCapabilities()?.elicitation ? { approve: (request: ApprovalRequest) => elicitApproval(server, request, extra.signal) } : {}),
-      });
-      try {
-        const result = await space.run(code, { runId, signal: extra.signal, ...(progressToken === undefined ? {} : { onLog }) });
-        await Promise.all(sent);
-        // The SDK client handles a notification a microtask after a response that arrives in the same
-        // chunk, and drops progress once the response is in: let the notifications go out on their own.
-        if (sent.length > 0) await new Promise((resolve) => setTimeout(resolve, 2));
-        // A program that obtained a host secret (a tool that returned one) must not hand it to the client.
-        return runResultToTool(redactResult(result));
-      } finally {
-        unregister();
-      }
+    async ({ code }, ctx) => {
+      const progress = progressSender(ctx);
+      const run = modernEra(ctx) ? await runInRounds(code, ctx, progress) : await runInSession(code, ctx, progress);
+      if (!isRunResult(run)) return run;
+      await progress.flush();
+      // A program that obtained a host secret (a tool that returned one) must not hand it to the client.
+      return runResultToTool(redactResult(run), MAX_RESULT_CHARS, router.pages, pageScope(ctx));
     },
   );
+
+  server.registerResource(
+    'execute_code results',
+    new ResourceTemplate(RESULT_PAGE_TEMPLATE, { list: undefined }),
+    { title: 'Pages of a large execute_code result', description: 'The whole text of an execute_code result too large for one answer, one page per URI (pages from 1); linked from that result.', mimeType: 'text/plain' },
+    (uri, variables, ctx) => {
+      const page = router.pages.read(String(variables.handle), String(variables.page), pageScope(ctx));
+      if ('missing' in page) throw new Error(`no such result page: ${page.missing}`);
+      return {
+        contents: [{ uri: uri.href, mimeType: 'text/plain', text: page.text }],
+        _meta: { 'agent-spaces/page': page.page, 'agent-spaces/pages': page.pages, ...(page.next ? { 'agent-spaces/next': page.next } : {}) },
+      };
+    },
+  );
+
+  /** Runs the program of a 2025-11-25 session: approvals are elicitation requests on the session, as the request waits. */
+  async function runInSession(code: string, ctx: ServerContext, progress: ProgressSender): Promise<RunResult> {
+    const runId = randomUUID();
+    const canElicit = Boolean(server.server.getClientCapabilities()?.elicitation);
+    const unregister = router.register(runId, {
+      onEvent: (event) => progress.callEnded(event),
+      ...(canElicit ? { approve: (request: ApprovalRequest) => elicitApproval(ctx, request) } : {}),
+    });
+    try {
+      return await space.run(code, { runId, signal: ctx.mcpReq.signal, ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(redactResult(log)) } : {}) });
+    } finally {
+      unregister();
+    }
+  }
+
+  /**
+   * Runs (or resumes) the program of a 2026-07-28 request: the run may outlive the request, parked in
+   * the router's approval rounds, and a retry carrying the sealed `requestState` picks it up again.
+   */
+  async function runInRounds(code: string, ctx: ServerContext, progress: ProgressSender): Promise<RunResult | CallToolResult | InputRequiredResult> {
+    const state = ctx.mcpReq.requestState<unknown>();
+    let runId: string;
+    if (state !== undefined) {
+      const resumed = typeof state === 'string' ? router.rounds.resume(state, (callId) => decisionOf(ctx.mcpReq.inputResponses?.[callId])) : { refused: 'the requestState is not a string' };
+      if ('refused' in resumed) return errorText(`execute_code refused the retry: ${resumed.refused}`);
+      runId = resumed.runId;
+    } else {
+      runId = randomUUID();
+      const canElicit = Boolean(clientCapabilities(ctx)?.elicitation);
+      const unregister = router.register(runId, {
+        onEvent: (event) => router.rounds.progressOf(runId)?.callEnded(event),
+        ...(canElicit
+          ? { approve: (request: ApprovalRequest) => router.rounds.approve(request) }
+          : { denial: 'the MCP client declared no elicitation capability, so it cannot answer approvals (input_required with elicitation requests); calls that require approval are denied' }),
+      });
+      const refused = router.rounds.start(runId, (signal) =>
+        space.run(code, { runId, signal, onLog: (log) => router.rounds.progressOf(runId)?.log(redactResult(log)) }).finally(unregister),
+      );
+      if (refused) {
+        unregister();
+        return errorText(`execute_code refused: ${refused}`);
+      }
+    }
+    const outcome = await router.rounds.next(runId, ctx.mcpReq.signal, progress);
+    if (outcome.kind === 'done') return outcome.result;
+    return inputRequired({
+      inputRequests: Object.fromEntries(outcome.waiting.map(({ callId, request }) => [callId, inputRequired.elicit({ message: approvalMessage(request), requestedSchema: approveSchema() })])),
+      requestState: outcome.requestState,
+    });
+  }
+
   return server;
 }
 
-async function elicitApproval(server: McpServer, request: ApprovalRequest, signal: AbortSignal): Promise<{ approved: boolean; reason?: string }> {
-  const reply = await server.server.elicitInput(
-    {
-      // The exact arguments, always: a tool's message may leave one out or describe it loosely.
-      message: `${request.message}\n(${request.capability}.${request.function})\narguments: ${formatArguments(request.params)}`,
-      requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve this call?' } }, required: ['approve'] },
-    },
-    { signal },
-  );
-  const approved = reply.action === 'accept' && reply.content?.approve === true;
-  return { approved, reason: approved ? 'approved by the user' : `the user ${reply.action === 'accept' ? 'did not approve' : reply.action === 'decline' ? 'declined' : 'cancelled'}` };
+function isRunResult(value: RunResult | CallToolResult | InputRequiredResult): value is RunResult {
+  return 'success' in value && 'logs' in value;
 }
 
-function runResultToTool(result: RunResult): CallToolResult {
-  const lines: string[] = [];
-  if (result.error?.diagnostics?.length) {
-    lines.push('Type errors (the program did not run):');
-    for (const d of result.error.diagnostics) lines.push(`  line ${d.line}:${d.column} TS${d.code}: ${d.message}`);
-  } else if (result.error) {
-    const where = result.error.line ? ` at line ${result.error.line}${result.error.column ? `:${result.error.column}` : ''}` : '';
-    lines.push(`Error${where}: ${result.error.name} [${result.error.code}]: ${result.error.message}`);
-  }
-  if (result.logs.length > 0) {
-    lines.push('Logs:');
-    for (const log of result.logs) lines.push(`  ${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`);
-  }
-  if (result.success) lines.push(`Result: ${JSON.stringify(result.result, null, 2)}`);
-  lines.push(`(${result.calls} capability call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''})`);
-  let body = lines.join('\n');
-  let structured: Record<string, unknown> = { ...result };
-  if (body.length > MAX_RESULT_CHARS) {
-    body = `${body.slice(0, MAX_RESULT_CHARS)}\n… [cut at ${MAX_RESULT_CHARS} of ${body.length} characters: return aggregates or a slice instead of everything, and log summaries rather than dumps]`;
-    structured = { ...structured, ...cutForStructured(result), truncated: true };
-  }
-  return { content: [{ type: 'text', text: body }], structuredContent: structured, ...(result.success ? {} : { isError: true }) };
+/** Whether a request is of the 2026-07-28 protocol (it carries the per-request `_meta` envelope). */
+function modernEra(ctx: ServerContext): boolean {
+  return ctx.mcpReq.envelope !== undefined && Object.keys(ctx.mcpReq.envelope).length > 0;
+}
+
+function clientCapabilities(ctx: ServerContext): { elicitation?: unknown } | undefined {
+  return (ctx.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined)?.[CLIENT_CAPABILITIES_KEY];
+}
+
+/** Where a large result's pages may be read: the session that made it, or (no session) whoever holds its sealed handle. */
+function pageScope(ctx: ServerContext): string {
+  return ctx.sessionId ? `session:${ctx.sessionId}` : 'handle';
+}
+
+function approvalMessage(request: ApprovalRequest): string {
+  // The exact arguments, always: a tool's message may leave one out or describe it loosely.
+  return `${request.message}\n(${request.capability}.${request.function})\narguments: ${formatArguments(request.params)}`;
+}
+
+async function elicitApproval(ctx: ServerContext, request: ApprovalRequest): Promise<ApprovalDecision> {
+  const reply = await ctx.mcpReq.elicitInput({ message: approvalMessage(request), requestedSchema: approveSchema() }, { signal: ctx.mcpReq.signal });
+  return decisionOf(reply) ?? { approved: false, reason: 'the client answered the approval with something that is not an elicitation result' };
+}
+
+/** The decision an elicitation result carries (`undefined` when it is not one). */
+function decisionOf(reply: unknown): ApprovalDecision | undefined {
+  if (typeof reply !== 'object' || reply === null || !('action' in reply)) return undefined;
+  const { action, content } = reply as { action: unknown; content?: { approve?: unknown } };
+  const approved = action === 'accept' && content?.approve === true;
+  return { approved, reason: approved ? 'approved by the user' : `the user ${action === 'accept' ? 'did not approve' : action === 'decline' ? 'declined' : 'cancelled'}` };
+}
+
+interface ProgressSender extends RunProgress {
+  readonly wanted: boolean;
+  /** Waits until the notifications sent so far are out: progress must reach the client before the result does. */
+  flush(): Promise<void>;
 }
 
 /**
- * The result and the first logs that fit in the cap together (half of it at most for the result), so
- * `structuredContent` stays as small as the text beside it.
+ * Progress of one request, when it asked for progress: log lines and finished calls, each bounded
+ * (the result has them all); `progress` grows with every notification.
  */
-function cutForStructured(result: RunResult): { result: unknown; logs: RunResult['logs'] } {
-  const half = MAX_RESULT_CHARS / 2;
-  const resultText = JSON.stringify(result.result) ?? '';
-  const cutResult = resultText.length > half ? `${resultText.slice(0, half)}…` : result.result;
-  let room = MAX_RESULT_CHARS - Math.min(resultText.length, half) - (result.error === undefined ? 0 : JSON.stringify(result.error).length);
-  const logs: RunResult['logs'] = [];
-  for (const log of result.logs) {
-    // The JSON of a log entry: its message (escaping aside) and about 30 characters of keys.
-    room -= log.message.length + 32;
-    if (room < 0) break;
-    logs.push(log);
-  }
-  return { result: cutResult, logs };
+function progressSender(ctx: ServerContext): ProgressSender {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const sent: Promise<unknown>[] = [];
+  let notifications = 0;
+  let logLines = 0;
+  let callLines = 0;
+  const send = (message: string): void => {
+    if (progressToken === undefined) return;
+    notifications++;
+    sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: notifications, message } }).catch(() => undefined));
+  };
+  return {
+    wanted: progressToken !== undefined,
+    log(log) {
+      logLines++;
+      if (logLines > MAX_LOG_NOTIFICATIONS) return;
+      send(logLines === MAX_LOG_NOTIFICATIONS ? 'log: … the rest of the log is in the result' : logLine(log));
+    },
+    callEnded(event) {
+      if (event.type !== 'tool-call-end') return;
+      callLines++;
+      if (callLines > MAX_CALL_NOTIFICATIONS) return;
+      send(callLines === MAX_CALL_NOTIFICATIONS ? 'calls: … the result counts the rest' : `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`);
+    },
+    async flush() {
+      await Promise.all(sent);
+      // The SDK client handles a notification a microtask after a response that arrives in the same
+      // chunk, and drops progress once the response is in: let the notifications go out on their own.
+      if (sent.length > 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    },
+  };
+}
+
+function logLine({ level, message }: RunLog): string {
+  const line = message.length > MAX_LOG_NOTIFICATION_CHARS ? `${message.slice(0, MAX_LOG_NOTIFICATION_CHARS)}… [cut]` : message;
+  return `log${level === 'log' ? '' : ` [${level}]`}: ${line}`;
+}
+
+function errorText(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
 function text(body: string): CallToolResult {

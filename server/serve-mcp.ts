@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { McpServer, Server } from '@modelcontextprotocol/server';
 import { errorMessage } from '../core/index.js';
 import { checkHostAndOrigin, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
 import { resolveBindAddress, type BindAddress } from './loopback.js';
@@ -16,13 +16,11 @@ export const DEFAULT_HTTP_LIMITS = {
   maxBodyBytes: MAX_BODY_BYTES,
   requestTimeoutMs: 30_000,
   maxHeaderBytes: 16 * 1024,
+  maxStatelessRequests: 64,
 } as const;
 
-/** What `serveMcp` needs of an MCP server: the SDK's `McpServer` and low-level `Server` both fit. */
-export interface ConnectableMcpServer {
-  connect(transport: Transport): Promise<void>;
-  close(): Promise<void>;
-}
+/** What `serveMcp` serves: the SDK's (v2) `McpServer` or low-level `Server`, made once per session, stdio connection or 2026-07-28 request. */
+export type ConnectableMcpServer = McpServer | Server;
 
 export interface McpHttpOptions {
   port: number;
@@ -46,6 +44,8 @@ export interface McpHttpOptions {
   requestTimeoutMs?: number;
   /** Largest request head (request line and headers), in bytes (431 beyond). Default 16 KiB. */
   maxHeaderBytes?: number;
+  /** Requests of 2026-07-28 clients (which have no session) open at once; more are refused (429). Default 64. */
+  maxStatelessRequests?: number;
 }
 
 export interface McpServeOptions {
@@ -64,7 +64,7 @@ export interface RunningMcpServer {
 interface Session {
   id: string;
   server: ConnectableMcpServer;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   lastSeen: number;
   /** Requests of this session still being answered (an SSE stream stays open for long). */
   open: number;
@@ -93,31 +93,41 @@ export async function resolveHttpBind(http: Pick<McpHttpOptions, 'host' | 'token
 }
 
 /**
- * Serves MCP servers made by `create`: one on stdio, or one per Streamable HTTP session, with the
- * HTTP hardening every server of ours needs: loopback-only unless there is a token, Host/Origin checks
- * against DNS rebinding and web pages, a constant-time bearer token, caps on body, header, request time,
- * sessions and requests per session, and idle sessions closed.
+ * Serves MCP servers made by `create` to clients of both protocol eras, on stdio or Streamable HTTP
+ * (same command, same port). 2026-07-28 clients (`server/discover`, every request carrying its version
+ * and capabilities in `_meta`, no session) get an instance per request; 2025-11-25 clients
+ * (`initialize`) get an instance per session — a real session, never the SDK's stateless fallback, which
+ * would turn every elicitation (every approval) into an error. Over HTTP, with the hardening every
+ * server of ours needs: loopback-only unless there is a token, Host/Origin checks against DNS rebinding
+ * and web pages, a constant-time bearer token, caps on body, header, request time, sessions, requests
+ * per session and requests without a session, and idle sessions closed.
  */
 export async function serveMcp(create: () => ConnectableMcpServer | Promise<ConnectableMcpServer>, options: McpServeOptions = {}): Promise<RunningMcpServer> {
   const log = options.log ?? (() => undefined);
   const http = options.http;
   // The SDK's transports load when a server starts, not with the package.
   if (!http) {
-    const [{ StdioServerTransport }, server] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), create()]);
-    await server.connect(new StdioServerTransport());
-    return { close: () => server.close() };
+    const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+    // The opening message picks the era; one instance serves the connection from then on.
+    const handle = serveStdio(() => create(), { onerror: (error) => log(`MCP stdio: ${errorMessage(error)}`) });
+    return { close: () => handle.close() };
   }
   const limits = { ...DEFAULT_HTTP_LIMITS, ...definedOnly(http) };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value <= 0) throw new RangeError(`serveMcp: http.${name} must be a positive integer (got ${String(value)})`);
   }
   const bind = await resolveHttpBind(http);
-  const [{ StreamableHTTPServerTransport }, { isInitializeRequest }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
+  const [{ NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest }, { createMcpHandler, isInitializeRequest, isLegacyRequest }] = await Promise.all([
+    import('@modelcontextprotocol/node'),
+    import('@modelcontextprotocol/server'),
   ]);
   const sessions = new Map<string, Session>();
   let starting = 0;
+  let statelessOpen = 0;
+  // 2026-07-28 requests: an instance per request. Legacy requests never reach this handler ('reject'):
+  // they are routed to sessions below.
+  const modern = createMcpHandler(() => create(), { legacy: 'reject', maxRequestBodySize: limits.maxBodyBytes, onerror: (error) => log(`MCP request refused: ${errorMessage(error)}`) });
+  const serveModern: NodeMcpRequestHandler = toNodeHandler(modern, { maxRequestBodySize: limits.maxBodyBytes, onerror: (error) => log(`MCP request failed: ${errorMessage(error)}`) });
 
   function closeSession(session: Session, reason: string): void {
     if (sessions.get(session.id) !== session) return;
@@ -192,8 +202,15 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
 
     const body = await readBody(request);
     if (body && 'refusal' in body) return refuse(response, body.refusal);
+    if (!(await isLegacyRequest(await toWebRequest(request, body?.value), body?.value, { maxRequestBodySize: limits.maxBodyBytes }))) {
+      return serveStateless(request, response, body?.value);
+    }
     if (request.method !== 'POST' || !isInitializeRequest(body?.value)) {
-      return refuse(response, { status: 400, code: -32000, message: 'no session: send initialize first (without an mcp-session-id header)' });
+      return refuse(response, {
+        status: 400,
+        code: -32000,
+        message: 'no session: a 2025-11-25 client sends initialize first (without an mcp-session-id header); a 2026-07-28 client sends its protocol version, capabilities and info in each request\'s _meta (start with server/discover)',
+      });
     }
     if (!makeRoom()) {
       response.setHeader('retry-after', '5');
@@ -208,8 +225,18 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     }
   }
 
+  /** A 2026-07-28 request: no session, an instance of its own; counted against the cap of such requests open at once. */
+  async function serveStateless(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    if (statelessOpen >= limits.maxStatelessRequests) {
+      return refuse(response, { status: 429, code: -32000, message: `too many requests open without a session (at most ${limits.maxStatelessRequests}); wait for one to finish` });
+    }
+    statelessOpen++;
+    response.once('close', () => statelessOpen--);
+    await serveModern(request, response, body);
+  }
+
   async function startSession(server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { id, server, transport, lastSeen: performance.now(), open: 0 }),
     });
@@ -241,6 +268,7 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}/mcp`,
     async close() {
       clearInterval(sweeper);
+      await modern.close().catch(() => undefined);
       const closing = [...sessions.values()].map((session) => session.server.close().catch(() => undefined));
       sessions.clear();
       await Promise.all(closing);

@@ -43,4 +43,6 @@ export const executeCodeOutput = {
   calls: z.number(),
   durationMs: z.number(),
   truncated: z.boolean().optional(),
+  /** When the result was too large for one answer: where to read all of it, page by page (`resources/read`). */
+  resultPages: z.object({ uri: z.string(), pages: z.number() }).optional(),
 };

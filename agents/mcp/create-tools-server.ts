@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Server, Tool } from '@modelcontextprotocol/server';
 import { createSchemaCompiler } from '../../bridge/index.js';
 import { errorMessage, type JsonSchema } from '../../core/index.js';
 
@@ -23,14 +22,12 @@ export interface ServedTool {
 
 /**
  * A low-level MCP server offering `tools` (validated against their input schemas with ajv). A handler
- * that throws becomes an `isError` result with its message; progress is sent before the result.
+ * that throws becomes an `isError` result with its message; progress is sent before the result (on the
+ * request's own stream for 2026-07-28 clients). One definition serves both protocol eras.
  */
 export async function createToolsServer(info: { name: string; version: string; instructions?: string }, tools: ServedTool[]): Promise<Server> {
   // The MCP SDK loads when a server is made, not with the package.
-  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]);
+  const { Server } = await import('@modelcontextprotocol/server');
   const server = new Server(
     { name: info.name, version: info.version },
     { capabilities: { tools: {} }, ...(info.instructions ? { instructions: info.instructions } : {}) },
@@ -38,7 +35,7 @@ export async function createToolsServer(info: { name: string; version: string; i
   const compile = createSchemaCompiler();
   const byName = new Map(tools.map((tool) => [tool.name, { tool, check: compile(tool.inputSchema) }]));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler('tools/list', () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
       ...(tool.title ? { title: tool.title } : {}),
@@ -49,7 +46,7 @@ export async function createToolsServer(info: { name: string; version: string; i
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const entry = byName.get(request.params.name);
     if (!entry) return errorResult(`unknown tool "${request.params.name}"; tools: ${tools.map((t) => t.name).join(', ')}`);
     const args = request.params.arguments ?? {};
@@ -61,10 +58,10 @@ export async function createToolsServer(info: { name: string; version: string; i
     const sent: Promise<unknown>[] = [];
     try {
       const result = await entry.tool.handler(args, {
-        signal: extra.signal,
+        signal: ctx.mcpReq.signal,
         progress(progress, message) {
           if (token === undefined) return;
-          sent.push(extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message ? { message } : {}) } }).catch(() => undefined));
+          sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message ? { message } : {}) } }).catch(() => undefined));
         },
       });
       // Progress must reach the client before the result: the SDK drops progress after a response.

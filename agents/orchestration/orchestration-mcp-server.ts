@@ -1,4 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../core/index.js';
 import { createToolsServer, textResult, type ServedTool } from '../mcp/create-tools-server.js';
 import type { OrchestrationTools } from './orchestration-tools.js';
