@@ -1,0 +1,51 @@
+import { openSpace } from '../../agents/index.js';
+import { loadConfig } from '../../config/index.js';
+import { resolveStoreUrl, startWorker, STORE_ENV } from '../../durable/index.js';
+import { progress, UsageError } from '../output.js';
+
+export interface WorkerCommandOptions {
+  cwd: string;
+  config?: string;
+  store?: string;
+  concurrency?: string;
+  verbose: boolean;
+}
+
+/** `agent-spaces worker`: executes the store's queued runs until interrupted. */
+export async function workerCommand(options: WorkerCommandOptions): Promise<number> {
+  let concurrency: number | undefined;
+  if (options.concurrency !== undefined) {
+    concurrency = Number(options.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency <= 0) throw new UsageError(`--concurrency takes a positive whole number (got "${options.concurrency}")`);
+  }
+  const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
+  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  if (store === undefined) throw new UsageError(`worker needs a store: --store postgres://…, "store" in the config, or $${STORE_ENV}`);
+  let fatal: Error | undefined;
+  let wake: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  const worker = await startWorker({
+    store,
+    config,
+    openSpace,
+    ...(concurrency ? { concurrency } : {}),
+    onNotice: (line) => {
+      if (options.verbose || !line.startsWith('run ')) progress(line);
+    },
+    onFatal: (error) => {
+      fatal = error;
+      wake();
+    },
+  });
+  progress(`worker ${worker.executorId} ready (Ctrl-C stops it; its unfinished runs go to other workers)`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, wake);
+  await stopped;
+  await worker.close();
+  if (fatal !== undefined) {
+    progress(`agent-spaces: worker stopped: ${(fatal as Error).message}`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,18 @@
+import { AgentSpacesError } from '../core/index.js';
+
+/**
+ * Codes of durable runs' own failures:
+ * - `REPLAY_DIVERGED`: a run taken over from a dead worker did not make the calls its journal holds.
+ * - `OUTCOME_UNKNOWN`: a call was in flight when its worker died and may not be performed again.
+ * - `STORE_UNAVAILABLE`: the store (PostgreSQL) cannot be reached or answered with an error.
+ */
+export type DurableErrorCode = 'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED';
+
+export class DurableError extends AgentSpacesError {
+  override readonly name = 'DurableError';
+  declare readonly code: DurableErrorCode;
+
+  constructor(code: DurableErrorCode, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(code, message, options);
+  }
+}

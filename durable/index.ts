@@ -1,0 +1,39 @@
+// Durable runs (a store: PostgreSQL + DBOS). Nothing here loads DBOS or pg until a function is
+// called: without a store, no process pays for them.
+import type { StoredApproval } from './approval-store.js';
+import type { SubmitRunOptions } from './submit-run.js';
+import type { DurableWorker, WorkerOptions } from './worker.js';
+import type { RunResult } from '../core/index.js';
+
+export { describeStore, resolveStoreUrl, STORE_ENV } from './store-url.js';
+export { DurableError, type DurableErrorCode } from './durable-error.js';
+export type { DurableRunEvent } from './run-events.js';
+export type { StoredApproval, ApprovalStatus } from './approval-store.js';
+export type { SubmitRunOptions } from './submit-run.js';
+export type { DurableWorker, WorkerOptions } from './worker.js';
+
+/** Starts a worker executing the store's queued runs (see `startWorker` in durable/worker.ts). */
+export async function startWorker(options: WorkerOptions): Promise<DurableWorker> {
+  return (await import('./worker.js')).startWorker(options);
+}
+
+/** Submits a program to the store and waits for its result (see durable/submit-run.ts). */
+export async function submitRun(options: SubmitRunOptions): Promise<RunResult & { runId: string }> {
+  return (await import('./submit-run.js')).submitRun(options);
+}
+
+/** The store's approvals: list, approve, deny (for `agent-spaces approvals` and the library). */
+export async function openApprovals(store: string): Promise<{
+  list(options?: { all?: boolean }): Promise<StoredApproval[]>;
+  decide(id: string, decision: { approved: boolean; reason?: string }): Promise<StoredApproval>;
+  close(): Promise<void>;
+}> {
+  const [{ createPool, ensureStoreSchema }, approvals] = await Promise.all([import('./store.js'), import('./approval-store.js')]);
+  const pool = createPool(store, 2);
+  await ensureStoreSchema(store, pool);
+  return {
+    list: (options) => approvals.listStoredApprovals(pool, options),
+    decide: (id, decision) => approvals.decideStoredApproval(pool, id, decision),
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,70 @@
+import { hostname } from 'node:os';
+import { DurableError } from './durable-error.js';
+import { connectClient, LIVENESS_LOCK_SPACE, SCHEMA, type Client, type Pool } from './store.js';
+
+/**
+ * A worker is alive while it holds its advisory lock, on a connection of its own: when its process
+ * dies (even `kill -9`), PostgreSQL closes the connection and frees the lock. So "is it alive?" is a
+ * try-lock, with no clock and no heartbeat to tune; a worker cut off from the database stops itself.
+ */
+export async function holdLiveness(url: string, pool: Pool, executorId: string, onLost: (error: Error) => void): Promise<{ release(): Promise<void> }> {
+  const client: Client = await connectClient(url);
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [LIVENESS_LOCK_SPACE, executorId]);
+  if (rows[0]?.locked !== true) {
+    await client.end();
+    throw new DurableError('STORE_UNAVAILABLE', `another live worker already uses the id "${executorId}" (or one whose lock key collides with it): give this worker another id`);
+  }
+  let released = false;
+  client.on('error', (error) => {
+    if (!released) onLost(error);
+  });
+  client.on('end', () => {
+    if (!released) onLost(new Error('the connection holding this worker\'s liveness lock closed'));
+  });
+  await pool.query(
+    `INSERT INTO ${SCHEMA}.workers (executor_id, host, pid) VALUES ($1, $2, $3)
+     ON CONFLICT (executor_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = now()`,
+    [executorId, hostname(), process.pid],
+  );
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      await pool.query(`DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`, [executorId]).catch(() => undefined);
+      await client.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Runs `work` while holding a dead worker's lock (so no one else takes its runs over at the same
+ * time); `false` when the worker is alive (or another worker is taking it over right now).
+ */
+export async function whileDead(pool: Pool, executorId: string, work: () => Promise<void>): Promise<boolean> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [LIVENESS_LOCK_SPACE, executorId]);
+    if (rows[0]?.locked !== true) return false;
+    try {
+      await work();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LIVENESS_LOCK_SPACE, executorId]);
+    }
+    return true;
+  } finally {
+    client.release();
+  }
+}
+
+/** The ids of the workers alive now; rows of dead ones are removed. */
+export async function liveWorkers(pool: Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ executor_id: string }>(`SELECT executor_id FROM ${SCHEMA}.workers ORDER BY started_at`);
+  const alive: string[] = [];
+  for (const { executor_id: id } of rows) {
+    const dead = await whileDead(pool, id, async () => {
+      await pool.query(`DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`, [id]);
+    });
+    if (!dead) alive.push(id);
+  }
+  return alive;
+}

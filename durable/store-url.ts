@@ -1,0 +1,24 @@
+import { ConfigError } from '../core/index.js';
+
+/** The environment variable naming the store when neither `--store` nor the config does. */
+export const STORE_ENV = 'AGENT_SPACES_STORE';
+
+/**
+ * The store's PostgreSQL URL: `--store`, else the config's `store`, else `$AGENT_SPACES_STORE`;
+ * `undefined` means no store (everything in this process's memory, as always).
+ */
+export function resolveStoreUrl(sources: { option?: string; config?: string; env?: Record<string, string | undefined> }): string | undefined {
+  const url = sources.option ?? sources.config ?? (sources.env ?? process.env)[STORE_ENV];
+  if (url === undefined || url === '') return undefined;
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError(`the store must be a PostgreSQL URL (postgres://user:password@host:5432/database), got "${describeStore(url)}"`, [
+      { path: 'store', message: 'must start with postgres:// or postgresql://' },
+    ]);
+  }
+  return url;
+}
+
+/** The store's URL without its password, for messages. */
+export function describeStore(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
+}

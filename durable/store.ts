@@ -1,0 +1,105 @@
+import pg from 'pg';
+import { errorMessage } from '../core/index.js';
+import { DurableError } from './durable-error.js';
+import { describeStore } from './store-url.js';
+
+/** Our tables live in their own schema, beside DBOS's (`dbos`), in the same database. */
+export const SCHEMA = 'agent_spaces';
+/** Notification channels: a run's new events (payload: run id), a decided approval (payload: its id). */
+export const RUN_EVENTS_CHANNEL = 'agent_spaces_run_events';
+export const APPROVALS_CHANNEL = 'agent_spaces_approvals';
+/** First key of the two-key advisory locks that say a worker is alive (the second: hashtext of its id). */
+export const LIVENESS_LOCK_SPACE = 0x41_53_57;
+
+const DDL = `
+CREATE SCHEMA IF NOT EXISTS ${SCHEMA};
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.workers (
+  executor_id text PRIMARY KEY,
+  host text NOT NULL,
+  pid integer NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.call_journal (
+  run_id text NOT NULL,
+  call_key text NOT NULL,
+  capability text NOT NULL,
+  function text NOT NULL,
+  args_hash text NOT NULL,
+  occurrence integer NOT NULL,
+  status text NOT NULL CHECK (status IN ('started', 'finished')),
+  outcome text,
+  executor_id text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (run_id, call_key)
+);
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.approvals (
+  id text PRIMARY KEY,
+  run_id text NOT NULL,
+  call_key text NOT NULL,
+  capability text NOT NULL,
+  function text NOT NULL,
+  params text NOT NULL,
+  message text NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending', 'approved', 'denied')),
+  reason text,
+  deadline timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  decided_at timestamptz,
+  UNIQUE (run_id, call_key)
+);
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.run_events (
+  seq bigserial PRIMARY KEY,
+  run_id text NOT NULL,
+  kind text NOT NULL,
+  data text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS run_events_by_run ON ${SCHEMA}.run_events (run_id, seq);
+`;
+
+export type Pool = pg.Pool;
+export type Client = pg.Client;
+
+/** A connection pool to the store; the first query says clearly when the database cannot be reached. */
+export function createPool(url: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client losing its connection (the server restarted) must not crash the process: the
+  // next query reports it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export async function connectClient(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw storeUnavailable(url, error);
+  }
+  return client;
+}
+
+export function storeUnavailable(url: string, error: unknown): DurableError {
+  return new DurableError('STORE_UNAVAILABLE', `the store ${describeStore(url)} cannot be reached: ${errorMessage(error)}`, { cause: error });
+}
+
+/** Creates our tables when missing; concurrent starts (two workers at once) take turns. */
+export async function ensureStoreSchema(url: string, pool: pg.Pool): Promise<void> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw storeUnavailable(url, error);
+  }
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1, 0)', [LIVENESS_LOCK_SPACE + 1]);
+    await client.query(DDL);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw storeUnavailable(url, error);
+  } finally {
+    client.release();
+  }
+}

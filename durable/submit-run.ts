@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+// DBOS.migrate logs to the console (stdout, where --json goes); the same migration with a silent logger.
+import { migrateSystemDatabase } from '@dbos-inc/dbos-sdk/internal/system_database';
+import { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
+import { errorMessage, type RunResult } from '../core/index.js';
+import { liveWorkers } from './liveness.js';
+import { readRunEvents, type DurableRunEvent } from './run-events.js';
+import { connectClient, createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable } from './store.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, type DurableRunRequest } from './workflow-names.js';
+
+export interface SubmitRunOptions {
+  /** The store's PostgreSQL URL. */
+  store: string;
+  code: string;
+  /** Type-check against the built declarations first (default true). */
+  check?: boolean;
+  timeoutMs?: number;
+  /** The run's id (default: a fresh UUID); submitting the same id again attaches to that run. */
+  runId?: string;
+  /** Each event of the run as a worker reports it: started (or taken over), log lines, approvals. */
+  onEvent?: (event: DurableRunEvent) => void;
+  /** Called once when the run is queued and no worker is alive to take it. */
+  onNoWorker?: (runId: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Submits a program to the store's queue and waits for its result, streaming its events: some
+ * `agent-spaces worker` (on any machine reaching the database) runs it, another takes it over if
+ * that one dies. Leaving (the signal) does not cancel the run: it stays in the store.
+ *
+ * @example
+ * const result = await submitRun({ store: 'postgres://localhost/spaces', code, onEvent: console.log });
+ */
+export async function submitRun(options: SubmitRunOptions): Promise<RunResult & { runId: string }> {
+  const runId = options.runId ?? randomUUID();
+  const pool = createPool(options.store, 3);
+  let listener: Awaited<ReturnType<typeof connectClient>> | undefined;
+  let dbos: DBOSClient | undefined;
+  try {
+    await ensureStoreSchema(options.store, pool);
+    // Listen before enqueueing, so no event of the run can come before we listen.
+    listener = await connectClient(options.store);
+    listener.on('error', () => undefined);
+    let wake: () => void = () => undefined;
+    listener.on('notification', (message) => {
+      if (message.payload === runId) wake();
+    });
+    await listener.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
+    try {
+      // The first submitter may come before any worker created DBOS's tables.
+      const silent = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined };
+      await migrateSystemDatabase(options.store, new GlobalLogger(undefined, { logger: silent }));
+      dbos = await DBOSClient.create({ systemDatabaseUrl: options.store, applicationName: APPLICATION_NAME, systemDatabasePoolSize: 2 });
+    } catch (error) {
+      throw storeUnavailable(options.store, error);
+    }
+    const request: DurableRunRequest = { code: options.code, check: options.check ?? true, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) };
+    await dbos.enqueue({ workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
+    let warned = false;
+    const warnWithoutWorkers = async (): Promise<void> => {
+      if (warned || (await liveWorkers(pool)).length > 0) return;
+      warned = true;
+      options.onNoWorker?.(runId);
+    };
+    await warnWithoutWorkers();
+
+    let seq = 0;
+    let started = false;
+    for (;;) {
+      if (options.signal?.aborted) throw new Error(`stopped waiting for run ${runId}; it stays queued in the store`);
+      const woken = new Promise<void>((resolve) => {
+        wake = resolve;
+        // The run may end while this process was not listening (a lost notification): look again now and then.
+        const timer = setTimeout(resolve, 2000);
+        timer.unref();
+        options.signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+      for (const { seq: next, event } of await readRunEvents(pool, runId, seq)) {
+        seq = next;
+        if (event.kind === 'started') started = true;
+        if (event.kind === 'end') return { ...event.result, runId };
+        options.onEvent?.(event);
+      }
+      const status = await dbos.getWorkflow(runId);
+      if (status?.status === 'ERROR' || status?.status === 'CANCELLED') {
+        return { runId, success: false, result: undefined, logs: [], timedOut: false, calls: 0, durationMs: 0, error: { name: 'DurableError', code: status.status, message: `run ${runId} ended with status ${status.status}: ${errorMessage(status.error)}` } };
+      }
+      await woken;
+      if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();
+    }
+  } finally {
+    await listener?.end().catch(() => undefined);
+    await dbos?.destroy().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DBOS, type DLogger } from '@dbos-inc/dbos-sdk';
+import { createRedactor, type BackendCall } from '../bridge/index.js';
+import { serverSecrets, type ResolvedConfig } from '../config/index.js';
+import { errorMessage, type ApprovalHandler, type RunResult } from '../core/index.js';
+import type { Space, SpaceOptions } from '../space/index.js';
+import { applicationVersion } from './app-version.js';
+import { requestStoredApproval } from './approval-store.js';
+import { createApprovalWaiter, type ApprovalWaiter } from './approval-waiter.js';
+import { createCallCounter, type CallKey } from './call-key.js';
+import type { DurableError } from './durable-error.js';
+import { holdLiveness, whileDead } from './liveness.js';
+import { appendRunEvent, priorAttempts } from './run-events.js';
+import { openRunJournal, type RunJournal } from './run-journal.js';
+import { createPool, ensureStoreSchema, type Pool } from './store.js';
+import { describeStore } from './store-url.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, type DurableRunRequest } from './workflow-names.js';
+
+export interface WorkerOptions {
+  /** The store's PostgreSQL URL. */
+  store: string;
+  config: ResolvedConfig;
+  /** Opens this worker's space (the CLI passes agents' `openSpace`, so agent capabilities work too). */
+  openSpace: (options: SpaceOptions) => Promise<Space>;
+  /** Runs this worker executes at once (default 4). */
+  concurrency?: number;
+  /** This worker's id in the store (default: host, pid and a random part). */
+  executorId?: string;
+  /** What the worker does, line by line (took a run, took over a dead worker's runs, …). */
+  onNotice?: (line: string) => void;
+  /** The worker lost the store (its liveness connection): it must stop, as others may take its runs. */
+  onFatal?: (error: Error) => void;
+  /** How often to look for runs of dead workers, in ms (default 1000). */
+  takeoverIntervalMs?: number;
+}
+
+export interface DurableWorker {
+  readonly executorId: string;
+  close(): Promise<void>;
+}
+
+/** The per-process state the workflow function reaches (DBOS is one per process, so is a worker). */
+let active: { execute(runId: string, request: DurableRunRequest): Promise<RunResult> } | undefined;
+let registered: ((request: DurableRunRequest) => Promise<RunResult>) | undefined;
+
+/**
+ * Starts a worker: it executes queued runs from the store with its own space (sandbox pool, MCP
+ * connections), journals every call, waits for approvals in memory while it lives, and takes over
+ * the runs of workers that died. One worker per process.
+ */
+export async function startWorker(options: WorkerOptions): Promise<DurableWorker> {
+  if (active !== undefined) throw new Error('a worker is already running in this process (DBOS runs one application per process)');
+  const executorId = options.executorId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const notice = options.onNotice ?? (() => undefined);
+  const durable = options.config.durable ?? {};
+  const pool = createPool(options.store);
+  await ensureStoreSchema(options.store, pool);
+  let closing = false;
+  const liveness = await holdLiveness(options.store, pool, executorId, (error) => {
+    if (!closing) options.onFatal?.(new Error(`lost the store ${describeStore(options.store)}: ${errorMessage(error)}`));
+  });
+  const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool);
+  const runs = new Map<string, { journal: RunJournal; countApproval: ReturnType<typeof createCallCounter> }>();
+  const idempotentIds = new Set(durable.idempotent ?? []);
+  const isIdempotent = (call: BackendCall): boolean =>
+    call.function.annotations?.idempotentHint === true ||
+    idempotentIds.has(`${call.capability.module}.${call.function.name}`) ||
+    idempotentIds.has(`${call.capability.module}.*`);
+
+  const approvalHandler: ApprovalHandler = async (request) => {
+    const run = request.runId === undefined ? undefined : runs.get(request.runId);
+    if (run === undefined || request.runId === undefined) return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
+    const key: CallKey = run.countApproval(request.capability, request.function, request.params);
+    const stored = await requestStoredApproval(pool, {
+      runId: request.runId,
+      callKey: key.key,
+      capability: request.capability,
+      function: request.function,
+      params: request.params,
+      message: request.message,
+      ...(durable.approvalDeadlineMs === undefined ? {} : { deadlineMs: durable.approvalDeadlineMs }),
+    });
+    if (stored.status !== 'pending') return { approved: stored.status === 'approved', ...(stored.reason ? { reason: stored.reason } : {}) };
+    await appendRunEvent(pool, request.runId, {
+      kind: 'approval-required',
+      approvalId: stored.id,
+      capability: stored.capability,
+      function: stored.function,
+      message: stored.message,
+      ...(stored.deadline ? { deadline: stored.deadline } : {}),
+    });
+    notice(`run ${request.runId}: waiting for approval ${stored.id} (${stored.capability}.${stored.function})`);
+    const decided = await waiter.wait(stored);
+    await appendRunEvent(pool, request.runId, { kind: 'approval-decided', approvalId: decided.id, approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) });
+    return { approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) };
+  };
+
+  const space = await options.openSpace({
+    config: options.config,
+    approvalHandler,
+    journal: (call, perform) => {
+      const run = runs.get(call.context.runId);
+      return run === undefined ? perform() : run.journal.perform(call, perform);
+    },
+  });
+  const redact = createRedactor({ secrets: serverSecrets(space.config) });
+
+  active = {
+    async execute(runId, request) {
+      const prior = await priorAttempts(pool, runId);
+      const controller = new AbortController();
+      const journal = await openRunJournal(pool, { runId, executorId, isIdempotent, onFatal: () => controller.abort() });
+      runs.set(runId, { journal, countApproval: createCallCounter() });
+      await appendRunEvent(pool, runId, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed });
+      notice(prior.attempts === 0 ? `run ${runId}: started` : `run ${runId}: taken over (attempt ${prior.attempts + 1}, ${journal.replayed} journaled calls)`);
+      // A replay writes the same log lines again: the submitter saw the earlier attempts' lines already.
+      let logsToSkip = prior.logs;
+      let events = Promise.resolve();
+      try {
+        let result = await space.run(request.code, {
+          runId,
+          check: request.check,
+          signal: controller.signal,
+          ...(request.limits ? { limits: request.limits } : {}),
+          onLog: (log) => {
+            if (logsToSkip > 0) {
+              logsToSkip -= 1;
+              return;
+            }
+            events = events.then(() => appendRunEvent(pool, runId, { kind: 'log', log: redact(log) })).catch(() => undefined);
+          },
+        });
+        await events;
+        const fatal: DurableError | undefined = journal.fatal ?? (result.success ? journal.finish() : undefined);
+        if (fatal !== undefined) {
+          result = { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } };
+        }
+        result = redact(result);
+        await appendRunEvent(pool, runId, { kind: 'end', result });
+        notice(`run ${runId}: ${result.success ? 'succeeded' : `failed: ${result.error?.code ?? ''} ${result.error?.message ?? ''}`}`);
+        return result;
+      } finally {
+        runs.delete(runId);
+      }
+    },
+  };
+
+  registered ??= DBOS.registerWorkflow(
+    async (request: DurableRunRequest): Promise<RunResult> => {
+      const runId = DBOS.workflowID;
+      if (active === undefined || runId === undefined) throw new Error('no worker is active in this process');
+      return active.execute(runId, request);
+    },
+    { name: RUN_WORKFLOW },
+  );
+  const version = applicationVersion();
+  DBOS.setConfig({
+    name: APPLICATION_NAME,
+    systemDatabaseUrl: options.store,
+    applicationVersion: version,
+    executorID: executorId,
+    logger: quietLogger(notice),
+  });
+  await DBOS.launch();
+  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency ?? 4, minPollingIntervalMs: 100, onConflict: 'always_update' });
+  notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
+
+  // Runs of dead workers: PENDING in DBOS under an executor whose liveness lock is free.
+  const takeover = async (): Promise<void> => {
+    const pending = await DBOS.listWorkflows({ status: 'PENDING', workflowName: RUN_WORKFLOW, applicationVersion: version, loadInput: false, loadOutput: false });
+    const executors = new Set(pending.map((status) => status.executorId).filter((id): id is string => id !== undefined && id !== executorId));
+    for (const dead of executors) {
+      await whileDead(pool, dead, async () => {
+        const orphans = await DBOS.listWorkflows({ status: 'PENDING', workflowName: RUN_WORKFLOW, executorId: dead, applicationVersion: version, loadInput: false, loadOutput: false });
+        if (orphans.length === 0) return;
+        await DBOS.resumeWorkflows(orphans.map((status) => status.workflowID), { queueName: RUN_QUEUE });
+        notice(`worker ${dead} is gone: its ${orphans.length} run(s) went back to the queue (${orphans.map((status) => status.workflowID).join(', ')})`);
+      });
+    }
+  };
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping || closing) return;
+    sweeping = true;
+    takeover()
+      .catch((error: unknown) => notice(`looking for runs of dead workers failed: ${errorMessage(error)}`))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, options.takeoverIntervalMs ?? 1000);
+  timer.unref();
+
+  return {
+    executorId,
+    async close() {
+      if (closing) return;
+      closing = true;
+      clearInterval(timer);
+      // Runs still going stay PENDING under this worker's id; once its lock is free, another worker takes them over.
+      await DBOS.shutdown({ deregister: false }).catch(() => undefined);
+      active = undefined;
+      await Promise.allSettled([space.close(), waiter.close()]);
+      await liveness.release();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+/** DBOS's own log lines: warnings and errors only, as notices. */
+function quietLogger(notice: (line: string) => void): DLogger {
+  const text = (entry: unknown): string => (entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry));
+  return {
+    info: () => undefined,
+    debug: () => undefined,
+    // Its warnings are mostly of concurrent migrations by workers starting together.
+    warn: () => undefined,
+    error: (entry) => notice(`dbos: ${text(entry)}`),
+  };
+}
+
+export type { Pool };
