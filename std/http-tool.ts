@@ -17,9 +17,15 @@ export interface HttpToolOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const MAX_REDIRECTS = 5;
+/** The most redirects one request follows (std http, OpenAPI calls). */
+export const MAX_REDIRECTS = 5;
 /** Header names that carry credentials: the standard ones and the usual API-key spellings. */
 const CREDENTIAL_HEADER = /auth|cookie|token|secret|key|password|session|credential/i;
+
+/** Whether a header of this name carries credentials, which are never sent on to another origin. */
+export function isCredentialHeader(name: string): boolean {
+  return CREDENTIAL_HEADER.test(name);
+}
 
 const response = z.object({
   status: z.number(),
@@ -90,7 +96,7 @@ export function createHttpTool(options: HttpToolOptions = {}) {
               const next = checkUrl(new URL(location, url).href, allowHosts, target);
               // Credentials meant for one origin are never handed to another, whatever the header's name:
               // the call is refused rather than sent on without them, so nothing is silently dropped.
-              const credentials = [...headers.keys()].filter((name) => CREDENTIAL_HEADER.test(name));
+              const credentials = [...headers.keys()].filter(isCredentialHeader);
               if (next.origin !== url.origin && credentials.length > 0) {
                 throw new ToolCallError(
                   'FORBIDDEN',

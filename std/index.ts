@@ -2,7 +2,7 @@ export { createStdTools } from './create-std-tools.js';
 export type { StdToolsOptions } from './create-std-tools.js';
 export { createFsTool } from './fs-tool.js';
 export type { FsToolOptions } from './fs-tool.js';
-export { createHttpTool } from './http-tool.js';
+export { createHttpTool, isCredentialHeader, MAX_REDIRECTS } from './http-tool.js';
 export type { HttpToolOptions } from './http-tool.js';
 export { createJsonTool, queryPath } from './json-tool.js';
 export { createCsvTool } from './csv-tool.js';
