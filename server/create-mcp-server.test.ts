@@ -30,12 +30,15 @@ describe('createAgentSpacesMcpServer', () => {
     await space.close();
   });
 
-  it('caps structuredContent as well as the text when a run logs a lot', async () => {
+  it('caps structuredContent as well as the text when a run logs a lot, and links the whole text to read in pages', async () => {
     const run = await client.callTool({ name: 'execute_code', arguments: { code: "for (let i = 0; i < 1000; i++) console.log(String(i).padEnd(1000, '.'));\nexport default 'done';" } });
-    const text = (run.content as { type: string; text: string }[])[0]?.text ?? '';
-    expect(text).toContain('[cut at');
+    const [first, link] = run.content as { type: string; text?: string; uri?: string }[];
+    expect(first?.text).toMatch(/\[page 1 of 16: the whole result is \d+ characters\. Read the other pages with resources\/read/);
+    expect(link).toMatchObject({ type: 'resource_link', uri: expect.stringMatching(/^agent-spaces:\/\/results\/.+\/1$/) });
+    const last = await client.readResource({ uri: (link?.uri ?? '').replace(/\/1$/, '/16') });
+    expect((last.contents[0] as { text: string }).text).toMatch(/999\.+\nResult: "done"\n\(0 capability calls/);
     const structured = run.structuredContent as { success: boolean; truncated?: boolean; logs: unknown[] };
-    expect(structured).toMatchObject({ success: true, result: 'done', truncated: true });
+    expect(structured).toMatchObject({ success: true, result: 'done', truncated: true, resultPages: { uri: link?.uri, pages: 16 } });
     expect(JSON.stringify(structured).length).toBeLessThanOrEqual(MAX_RESULT_CHARS + 1024);
     expect(structured.logs.length).toBeGreaterThan(0);
   });

@@ -8,6 +8,11 @@ export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
 export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'onEvent'>, McpServeOptions {
   /** How the space is made (default `createSpace`); the CLI passes `openSpace`, which adds the config's agents. */
   openSpace?: (options: SpaceOptions) => Promise<Space>;
+  /**
+   * Key sealing the approval state and result handles handed to clients (32+ characters). Default
+   * `$AGENT_SPACES_STATE_KEY`, else a random key per process; replicas behind a load balancer share one.
+   */
+  stateKey?: string;
 }
 
 export interface RunningServer {
@@ -23,8 +28,8 @@ export interface RunningServer {
  * 'in-process'` is refused, and `sandbox.isolation: 'in-process'` in the config is overridden.
  */
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
-  const router = createRunRouter();
-  const { http, log = () => undefined, openSpace = createSpace, ...spaceOptions } = options;
+  const { http, log = () => undefined, openSpace = createSpace, stateKey, ...spaceOptions } = options;
+  const router = createRunRouter(stateKey === undefined ? {} : { stateKey });
   if (http) {
     if (spaceOptions.isolation === 'in-process') {
       throw new ServeError(
@@ -48,6 +53,7 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
       ...(running.url ? { url: running.url } : {}),
       async close() {
         await running.close();
+        router.close();
         await space.close();
       },
     };
