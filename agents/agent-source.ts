@@ -1,6 +1,5 @@
-import type { ExtraTool } from '../compiler/index.js';
-import { toModuleName, type RawCapability } from '../compiler/index.js';
-import { CompileError, defineTool, type AnyFunctionDefinition, type JsonSchema } from '../core/index.js';
+import { CompileError, ToolCallError, defineTool, sourceLabel, toModuleName, type AnyFunctionDefinition, type Backend, type JsonSchema, type RawCapability } from '../core/index.js';
+import { discoverHostTools, type CapabilitySourceKind, type HostTool } from '../sources/index.js';
 import type { Agent } from './agent.js';
 import { loadAgent, type LoadAgentOptions } from './load-agent.js';
 import type { AgentRunner } from './run-agent.js';
@@ -43,11 +42,11 @@ export async function loadAgentCapability(dir: string, options: LoadAgentOptions
 }
 
 /**
- * The same capability as a `defineTool` definition, for `buildCapabilities({ extraTools })` today: its
- * handlers run the agent's sessions. Calls made through `createAgentBackend` never reach these handlers.
+ * The same capability as a `defineTool` definition, for the agents' capability source: its handlers
+ * run the agent's sessions. Calls made through `createAgentBackend` never reach these handlers.
  * `sourcePath` replaces the agent's absolute directory in the source (e.g. a path relative to the config).
  */
-export function agentExtraTool(runner: AgentRunner, sourcePath?: string): ExtraTool {
+export function agentHostTool(runner: AgentRunner, sourcePath?: string): HostTool {
   const raw = agentToRawCapability(runner.agent);
   const functions: Record<string, AnyFunctionDefinition> = {};
   for (const fn of raw.functions) {
@@ -63,5 +62,47 @@ export function agentExtraTool(runner: AgentRunner, sourcePath?: string): ExtraT
     module: agentModuleName(runner.agent),
     // Relative to the config's folder, so the build output does not depend on where the space lives.
     source: sourcePath === undefined ? raw.source : { kind: 'agent', path: sourcePath },
+  };
+}
+
+export interface AgentSourceParts {
+  /** One `@capabilities/agent-<name>` per Tools-mode agent and A2A agent (+ `agents`), as host tools. */
+  tools: readonly HostTool[];
+  /** The backend of each of those modules (agent sessions with progress and cancellation). */
+  backends: Readonly<Record<string, Backend>>;
+  /** Entries that could not become capabilities, reported by every build like a broken file. */
+  problems: readonly string[];
+}
+
+/**
+ * The config's agents as a capability source (kind `agent`): each agent is one unit of the build, and
+ * each module's calls go to its own backend (sessions, A2A clients, the orchestration tools). The
+ * agents' sessions belong to whoever loaded them (`openSpace` closes them with the space), so closing
+ * this backend closes nothing.
+ */
+export function createAgentSource(parts: AgentSourceParts): CapabilitySourceKind {
+  return {
+    kind: 'agent',
+    async discover(context) {
+      const discovery = await discoverHostTools(context, parts.tools, sourceLabel);
+      return { ...discovery, failures: parts.problems.map((message) => ({ source: 'agents', message })) };
+    },
+    async connect() {
+      return routeByModule(parts.backends);
+    },
+    describe: sourceLabel,
+  };
+}
+
+function routeByModule(backends: Readonly<Record<string, Backend>>): Backend {
+  const backendOf = (module: string, fn: string): Backend => {
+    const backend = backends[module];
+    if (backend === undefined) throw new ToolCallError('SERVER_UNAVAILABLE', `agent capability "${module}" is no longer loaded: rebuild the capabilities`, { capability: module, function: fn });
+    return backend;
+  };
+  return {
+    call: async (call) => backendOf(call.capability.module, call.function.name).call(call),
+    approvalMessage: (call) => backends[call.capability.module]?.approvalMessage?.(call),
+    close: async () => undefined,
   };
 }

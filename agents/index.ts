@@ -13,7 +13,8 @@ export { createAgentRunner } from './run-agent.js';
 export type { AgentAnswer, AgentRunOptions, AgentRunner, AgentRunnerOptions } from './run-agent.js';
 export type { AgentTaskOptions, AgentTaskResult, TaskExecutor } from './task-executor.js';
 export { createAgentSpace } from './create-agent-space.js';
-export { agentExtraTool, agentModuleName, agentToRawCapability, loadAgentCapability } from './agent-source.js';
+export { agentHostTool, agentModuleName, agentToRawCapability, createAgentSource, loadAgentCapability } from './agent-source.js';
+export type { AgentSourceParts } from './agent-source.js';
 export { createAgentBackend } from './agent-backend.js';
 export { createAgentMcpServer } from './agent-mcp-server.js';
 export { serveAgent } from './serve-agent.js';
@@ -33,7 +34,7 @@ export type { AgentSession, SessionMessage, SessionStore } from './orchestration
 export { createOrchestrationTools, MEMORY_LIMIT } from './orchestration/orchestration-tools.js';
 export type { AgentMemoryResult, ExecuteAgentResult, ListAgentsResult, OrchestrationTools } from './orchestration/orchestration-tools.js';
 export { createOrchestrationMcpServer, ORCHESTRATION_SCHEMAS } from './orchestration/orchestration-mcp-server.js';
-export { ORCHESTRATION_MODULE, orchestrationExtraTool } from './orchestration/orchestration-capability.js';
+export { ORCHESTRATION_MODULE, orchestrationHostTool } from './orchestration/orchestration-capability.js';
 export { loadOrchestrationConfig } from './orchestration/load-orchestration-config.js';
 export type { OrchestrationConfig } from './orchestration/load-orchestration-config.js';
 export { ORCHESTRATION_SERVER_INFO, serveAgents } from './orchestration/serve-agents.js';

@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { createInProcessBackend, type Backend } from '../bridge/index.js';
-import type { ExtraTool } from '../compiler/index.js';
 import { isRemoteAgent, resolveAgentEntry } from '../config/index.js';
 import { errorMessage } from '../core/index.js';
+import type { CapabilitySourceKind, HostTool } from '../sources/index.js';
 import { connectA2AAgent, type RemoteAgent } from './a2a/connect-a2a-agent.js';
-import { remoteAgentExtraTool, remoteAgentModuleName } from './a2a/remote-agent-capability.js';
+import { remoteAgentHostTool, remoteAgentModuleName } from './a2a/remote-agent-capability.js';
 import { createAgentBackend } from './agent-backend.js';
-import { agentExtraTool, agentModuleName } from './agent-source.js';
+import { agentHostTool, agentModuleName, createAgentSource } from './agent-source.js';
 import { loadAgent } from './load-agent.js';
 import { createAgentDirectory } from './orchestration/agent-directory.js';
-import { ORCHESTRATION_MODULE, orchestrationExtraTool } from './orchestration/orchestration-capability.js';
+import { ORCHESTRATION_MODULE, orchestrationHostTool } from './orchestration/orchestration-capability.js';
 import { createOrchestrationTools } from './orchestration/orchestration-tools.js';
 import { createSessionStore } from './orchestration/session-store.js';
 import { createAgentRunner, type AgentRunner, type AgentRunnerOptions } from './run-agent.js';
@@ -22,8 +22,10 @@ export interface AgentCapabilitiesOptions extends Omit<AgentRunnerOptions, 'outD
 }
 
 export interface AgentCapabilities {
-  /** For `buildCapabilities({ extraTools })`: one `@capabilities/agent-<name>` per Tools-mode agent (+ `agents`). */
-  extraTools: ExtraTool[];
+  /** The agents as a capability source, for `createSpace({ sources })` or `buildCapabilities({ sources })`. */
+  source: CapabilitySourceKind;
+  /** One `@capabilities/agent-<name>` per Tools-mode agent (+ `agents`), as host tools. */
+  tools: HostTool[];
   /** For the bridge: the backend of each of those modules (sessions with progress, cancellation). */
   backends: Record<string, Backend>;
   /** Entries that are not Tools-mode agent directories, or failed to load (an A2A server that did not answer). */
@@ -40,7 +42,7 @@ export interface AgentCapabilities {
  */
 export async function loadAgentCapabilities(entries: string[], options: AgentCapabilitiesOptions): Promise<AgentCapabilities> {
   const runners: Record<string, AgentRunner> = {};
-  const extraTools: ExtraTool[] = [];
+  const tools: HostTool[] = [];
   const problems: string[] = [];
   const backends: Record<string, Backend> = {};
   const remotes: RemoteAgent[] = [];
@@ -60,8 +62,8 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
         const remote = await connectA2AAgent(entry);
         remotes.push(remote);
         if (!claim(remoteAgentModuleName(remote), entry)) continue;
-        const tool = remoteAgentExtraTool(remote);
-        extraTools.push(tool);
+        const tool = remoteAgentHostTool(remote);
+        tools.push(tool);
         backends[tool.module] = backendOfDefinition(tool);
       } catch (error) {
         problems.push(`${entry}: the A2A agent did not answer (its card at .well-known/agent-card.json): ${errorMessage(error)}`);
@@ -78,7 +80,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
       const module = agentModuleName(agent);
       if (!claim(module, agent.dir)) continue;
       runners[module] = createAgentRunner(agent, options);
-      extraTools.push(agentExtraTool(runners[module], path.relative(options.root, dir).split(path.sep).join('/') || '.'));
+      tools.push(agentHostTool(runners[module], path.relative(options.root, dir).split(path.sep).join('/') || '.'));
     } catch (error) {
       problems.push(`${entry}: ${errorMessage(error)}`);
     }
@@ -91,13 +93,14 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
       entries.map((entry) => resolveAgentEntry(entry, options.root)),
       { ...options, runners: Object.values(runners), remotes },
     );
-    const tool = orchestrationExtraTool(createOrchestrationTools(directory, createSessionStore(options.orchestration.sessionsDir)), options.root);
-    extraTools.push(tool);
+    const tool = orchestrationHostTool(createOrchestrationTools(directory, createSessionStore(options.orchestration.sessionsDir)), options.root);
+    tools.push(tool);
     closeDirectory = () => directory.close();
     backends[ORCHESTRATION_MODULE] = backendOfDefinition(tool);
   }
   return {
-    extraTools,
+    source: createAgentSource({ tools, backends, problems }),
+    tools,
     backends,
     problems,
     async close() {
@@ -107,6 +110,6 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
 }
 
 /** The orchestration module runs in-process: its definition's handlers are the backend. */
-function backendOfDefinition(tool: ExtraTool): Backend {
+function backendOfDefinition(tool: HostTool): Backend {
   return createInProcessBackend({ [tool.module]: tool.definition });
 }

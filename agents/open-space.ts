@@ -26,9 +26,8 @@ export async function openSpace(options: SpaceOptions = {}): Promise<Space> {
   const space = await createSpace({
     ...options,
     config,
-    extraTools: [...(options.extraTools ?? []), ...agents.extraTools],
-    backends: { ...options.backends, ...agents.backends },
-    sourceFailures: [...(options.sourceFailures ?? []), ...agents.problems.map((message) => ({ source: 'agents', message }))],
+    // The agents join the sources the caller chose (or the defaults).
+    sources: (defaults) => [...(typeof options.sources === 'function' ? options.sources(defaults) : (options.sources ?? defaults)), agents.source],
   });
   return {
     ...space,

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { defineFunction, defineTool } from '../core/index.js';
 import type { CallContext, ToolCallContext } from '../core/index.js';
-import type { BackendCall } from '../bridge/backend.js';
+import type { BackendCall } from '../core/index.js';
 import { createBridge, createInProcessBackend } from '../bridge/index.js';
 import { capabilitySpecFromTool } from '../bridge/test-support/capability-spec-from-tool.js';
 

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioServerConfig } from '../config/schema.js';
 import type { CapabilitySpec, FunctionSpec, JsonSchema } from '../core/index.js';
-import type { BackendCall } from '../bridge/backend.js';
+import type { BackendCall } from '../core/index.js';
 import { connectMcpServer, createMcpBackend, listAllTools } from '../sources/mcp/index.js';
 import type { McpBackend } from '../sources/mcp/index.js';
 

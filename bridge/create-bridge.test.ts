@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolCallError, defineFunction, defineTool, toWireError } from '../core/index.js';
 import type { ApprovalHandler, ApprovalRequest, BridgeEvent, CallContext, CapabilitySpec } from '../core/index.js';
-import type { Backend } from './backend.js';
+import type { Backend } from '../core/index.js';
 import { createBridge, type BridgeOptions } from './create-bridge.js';
 import { createInProcessBackend } from './in-process-backend.js';
 import { capabilitySpecFromTool } from './test-support/capability-spec-from-tool.js';

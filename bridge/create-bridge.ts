@@ -11,7 +11,7 @@ import type {
   FunctionSpec,
 } from '../core/index.js';
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
-import type { Backend, BackendCall } from './backend.js';
+import type { Backend, BackendCall } from '../core/index.js';
 import { createRateLimiter, rateLimitError, type RateLimiter } from './rate-limiter.js';
 import { createRedactor, redactToolCallError } from './redact.js';
 import { requestApproval } from './request-approval.js';

@@ -1,6 +1,6 @@
 import { ToolCallError, errorMessage } from '../core/index.js';
 import type { AnyFunctionDefinition, SchemaInput, ToolCallContext, ToolDefinition } from '../core/index.js';
-import type { Backend, BackendCall } from './backend.js';
+import type { Backend, BackendCall } from '../core/index.js';
 
 interface ZodLike {
   safeParse(value: unknown): { success: true; data: unknown } | { success: false };

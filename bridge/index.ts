@@ -1,4 +1,4 @@
-export type { Backend, BackendCall, CallProgress } from './backend.js';
+export type { Backend, BackendCall, CallProgress } from '../core/index.js';
 export { createBridge, DEFAULT_MAX_RESULT_BYTES } from './create-bridge.js';
 export type { BackendResolver, Bridge, BridgeOptions } from './create-bridge.js';
 export { createInProcessBackend } from './in-process-backend.js';

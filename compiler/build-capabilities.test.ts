@@ -7,7 +7,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
-import type { McpConnection } from '../config/mcp-connect.js';
+import { createMcpSource, mcpSource, type McpConnection } from '../sources/mcp/index.js';
+import { createFilesSource, createStdSource, filesSource } from '../sources/index.js';
 import { defineTool, type CapabilitySpec } from '../core/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { typeCheckFiles } from '../test/support/tsc.js';
@@ -15,6 +16,8 @@ import { buildCapabilities, type BuildResult } from './build-capabilities.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CORE_URL = pathToFileURL(path.join(REPO, 'core/define-tool.ts')).href;
+/** The tool files, built as the compiler alone used to: a JSON tool without an implementation is built too. */
+const files = createFilesSource({ requireImplementations: false });
 
 const TRAIN_TOOL = {
   name: 'trainSchedule',
@@ -95,7 +98,7 @@ describe('buildCapabilities', () => {
 
   beforeAll(async () => {
     space = await makeSpace();
-    result = await buildCapabilities({ config: space.config });
+    result = await buildCapabilities({ config: space.config, sources: [files] });
   });
 
   it('compiles the seed format, OpenAI-style tools and defineTool modules into one manifest', () => {
@@ -118,7 +121,6 @@ describe('buildCapabilities', () => {
     const search = crm.functions.find((f) => f.name === 'searchCustomers');
     expect(search?.inputSchema).toMatchObject({ type: 'object', properties: { query: { type: 'string' }, limit: { type: 'number', default: 10 } }, required: ['query'] });
     expect(crm.functions.find((f) => f.name === 'createTicket')?.requiresApproval).toBe(true);
-    expect(result.definitions.get('crm')?.name).toBe('crm');
   });
 
   it('writes the documented layout, and schema.json is the spec the bridge loads', async () => {
@@ -175,13 +177,13 @@ export async function main() { return trainSchedule.getTrainDetails({}); }
   });
 
   it('rebuilds nothing when nothing changed, and only the changed module otherwise', async () => {
-    const again = await buildCapabilities({ config: space.config });
+    const again = await buildCapabilities({ config: space.config, sources: [files] });
     expect(again.written).toEqual([]);
     expect(again.sources.every((s) => s.status === 'unchanged')).toBe(true);
 
     const changed = { ...WEATHER_TOOL, description: 'Weather, now with a new description' };
     await writeFile(path.join(space.root, 'tools/weather.json'), JSON.stringify(changed));
-    const third = await buildCapabilities({ config: space.config });
+    const third = await buildCapabilities({ config: space.config, sources: [files] });
     expect(third.sources.filter((s) => s.status === 'built').map((s) => s.source)).toEqual([path.join('tools', 'weather.json')]);
     expect(third.written.filter((file) => file.startsWith('capabilities/'))).toEqual(
       expect.arrayContaining(['capabilities/get-weather/schema.json', 'capabilities/get-weather/capability.json']),
@@ -193,7 +195,7 @@ export async function main() { return trainSchedule.getTrainDetails({}); }
     const copy = await makeTempDir('build-copy');
     await cp(space.root, copy, { recursive: true, filter: (source) => !source.includes('.agent-spaces') });
     const config = resolveConfig({ capabilities: ['tools/*.json', 'capabilities/*.ts'] }, { root: copy, env: {} });
-    await buildCapabilities({ config });
+    await buildCapabilities({ config, sources: [files] });
     for (const file of ['capabilities.d.ts', 'catalog.json', 'manifest.json', 'capabilities/crm/index.d.ts', 'capabilities/train-schedule/index.js']) {
       expect(await readFile(path.join(config.outDir, file), 'utf8')).toBe(await readFile(path.join(space.config.outDir, file), 'utf8'));
     }
@@ -201,9 +203,9 @@ export async function main() { return trainSchedule.getTrainDetails({}); }
 
   it('removes the output of a source that no longer exists', async () => {
     const { root, config } = await makeSpace();
-    await buildCapabilities({ config });
+    await buildCapabilities({ config, sources: [files] });
     await rm(path.join(root, 'tools/weather.json'));
-    const next = await buildCapabilities({ config });
+    const next = await buildCapabilities({ config, sources: [files] });
     expect(next.removed).toEqual(['capabilities/get-weather']);
     expect(next.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'train-schedule']);
   });
@@ -212,10 +214,10 @@ export async function main() { return trainSchedule.getTrainDetails({}); }
 describe('failures', () => {
   it('reports a broken source, builds the others, and keeps the broken one\'s previous output intact', async () => {
     const { root, config } = await makeSpace();
-    await buildCapabilities({ config });
+    await buildCapabilities({ config, sources: [files] });
     const before = await readFile(path.join(config.outDir, 'capabilities/train-schedule/index.d.ts'), 'utf8');
     await writeFile(path.join(root, 'tools/train-schedule.json'), '{ "name": "trainSchedule", "functions": [ ');
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files] });
     expect(result.errors).toEqual([{ source: path.join('tools', 'train-schedule.json'), message: expect.stringContaining('not valid JSON') }]);
     expect(result.sources.find((s) => s.source === path.join('tools', 'train-schedule.json'))?.status).toBe('kept-previous');
     expect(await readFile(path.join(config.outDir, 'capabilities/train-schedule/index.d.ts'), 'utf8')).toBe(before);
@@ -226,7 +228,7 @@ describe('failures', () => {
     const { root, config } = await makeSpace();
     await writeFile(path.join(root, 'tools/odd.json'), JSON.stringify({ name: 'odd', functions: [{ description: 'no name' }] }));
     await writeFile(path.join(root, 'tools/scalar.json'), JSON.stringify({ name: 'scalar', parameters: { type: 'string' } }));
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files] });
     const messages = Object.fromEntries(result.errors.map((e) => [path.basename(e.source), e.message]));
     expect(messages['odd.json']).toMatch(/functions\[0\]\.name: /);
     expect(messages['scalar.json']).toMatch(/must be an object schema/);
@@ -234,11 +236,11 @@ describe('failures', () => {
 
   it('fails a source whose schema ajv cannot compile, keeps its previous output, and builds the others', async () => {
     const { root, config } = await makeSpace();
-    await buildCapabilities({ config });
+    await buildCapabilities({ config, sources: [files] });
     const before = await readFile(path.join(config.outDir, 'capabilities/get-weather/index.d.ts'), 'utf8');
     const broken = { ...WEATHER_TOOL, parameters: { type: 'object', properties: { location: { $ref: '#/definitions/place' } } } };
     await writeFile(path.join(root, 'tools/weather.json'), JSON.stringify(broken));
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files] });
     expect(result.errors).toEqual([
       {
         source: path.join('tools', 'weather.json'),
@@ -259,11 +261,11 @@ describe('failures', () => {
       pointer: '/inputSchema/properties/quarter',
       message: 'tool "plan": the schema at /inputSchema/properties/quarter has format "fiscal-quarter", which is not known; values are not checked against it',
     };
-    const first = await buildCapabilities({ config });
+    const first = await buildCapabilities({ config, sources: [files] });
     expect(first.warnings).toContainEqual(expected);
     const stored = JSON.parse(await readFile(path.join(config.outDir, 'manifest.json'), 'utf8')) as { checkedSchemas: Record<string, string[]> };
     expect(Object.keys(stored.checkedSchemas)).toHaveLength(8); // 6 parameters and 2 returns schemas
-    const again = await buildCapabilities({ config });
+    const again = await buildCapabilities({ config, sources: [files] });
     expect(again.written).toEqual([]);
     expect(again.warnings).toContainEqual(expected);
   });
@@ -271,7 +273,7 @@ describe('failures', () => {
   it('reports a standard-library style definition with a misplaced key as a failed source, not a crashed build', async () => {
     const { config } = await makeSpace();
     const definition = defineTool({ name: 'extra', functions: { wipe: { config: { requiresApproval: true }, handler: () => null } } });
-    const result = await buildCapabilities({ config, extraTools: [{ definition, module: 'std-extra', source: { kind: 'std' } }] });
+    const result = await buildCapabilities({ config, sources: [files, createStdSource(config, { extraTools: { 'std-extra': definition } })] });
     expect(result.errors).toEqual([{ source: 'std', message: expect.stringContaining('std:extra: functions.wipe.config.requiresApproval is not a function key') }]);
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
   });
@@ -279,7 +281,7 @@ describe('failures', () => {
   it('reports a capability pattern that matches no file', async () => {
     const { root } = await makeSpace();
     const config = resolveConfig({ capabilities: ['tools/*.json', 'missing.json'] }, { root, env: {} });
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files] });
     expect(result.errors).toEqual([{ source: 'missing.json', message: expect.stringContaining('not found') }]);
   });
 
@@ -287,7 +289,7 @@ describe('failures', () => {
     const { root } = await makeSpace();
     await writeFile(path.join(root, 'tools/x.yaml'), 'name: x');
     const config = resolveConfig({ capabilities: ['tools', 'tools/x.yaml', 'tools/*'] }, { root, env: {} });
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files] });
     expect(result.errors).toEqual([
       { source: 'tools', message: 'capability entry "tools" is a folder: name its files with a glob, such as "tools/*.json" or "tools/*.ts"' },
       { source: 'tools/x.yaml', message: 'tools/x.yaml is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)' },
@@ -299,7 +301,7 @@ describe('failures', () => {
     const space = await makeSpace();
     await writeFile(path.join(space.root, 'tools/a.json'), JSON.stringify({ ...WEATHER_TOOL, name: 'größe_prüfen' }));
     await writeFile(path.join(space.root, 'tools/b.json'), JSON.stringify({ ...WEATHER_TOOL, name: '日本語' }));
-    const result = await buildCapabilities({ config: space.config });
+    const result = await buildCapabilities({ config: space.config, sources: [files] });
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['capability', 'crm', 'get-weather', 'grosse-prufen', 'train-schedule']);
     expect(spec(result, 'grosse-prufen').namespace).toBe('größePrüfen');
     expect(result.warnings.filter((w) => /ASCII/.test(w.message)).map((w) => w.capability)).toEqual(['grosse-prufen', 'capability']);
@@ -308,7 +310,7 @@ describe('failures', () => {
   it('gives clashing module names distinct, reported names', async () => {
     const { root, config } = await makeSpace();
     await writeFile(path.join(root, 'tools/weather-2.json'), JSON.stringify({ ...WEATHER_TOOL, description: 'another' }));
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files] });
     const modules = result.manifest.capabilities.map((c) => c.module);
     expect(modules).toEqual(expect.arrayContaining(['get-weather', 'get-weather-2']));
     expect(result.warnings.some((w) => w.message.includes('"get-weather" is taken'))).toBe(true);
@@ -318,7 +320,7 @@ describe('failures', () => {
 describe('JSON tools and their implementation', () => {
   it('fails, when asked to, a JSON tool nothing can perform, saying what to write', async () => {
     const { config } = await makeSpace();
-    const result = await buildCapabilities({ config, requireImplementations: {} });
+    const result = await buildCapabilities({ config, sources: [filesSource] });
     const weather = path.join('tools', 'weather.json');
     expect(result.errors).toContainEqual({
       source: weather,
@@ -330,9 +332,10 @@ describe('JSON tools and their implementation', () => {
 
   it('builds a JSON tool without implementation when the caller serves its module, or when not asked to check', async () => {
     const { config } = await makeSpace();
-    const served = await buildCapabilities({ config, requireImplementations: { except: ['get-weather', 'train-schedule'] } });
-    expect(served.errors).toEqual([]);
-    const unchecked = await buildCapabilities({ config });
+    const served = defineTool({ name: 'served', functions: { get_weather: { handler: () => 'sunny' } } });
+    const built = await buildCapabilities({ config, sources: [createFilesSource({ handlers: { 'get-weather': served, 'train-schedule': served } })] });
+    expect(built.errors).toEqual([]);
+    const unchecked = await buildCapabilities({ config, sources: [files] });
     expect(unchecked.errors).toEqual([]);
   });
 
@@ -346,9 +349,9 @@ describe('JSON tools and their implementation', () => {
       ]),
     );
     const config = resolveConfig({ capabilities: ['tools.json'] }, { root, env: {} });
-    const failed = await buildCapabilities({ config, requireImplementations: {} });
+    const failed = await buildCapabilities({ config, sources: [filesSource] });
     expect(failed.errors).toEqual([{ source: 'tools.json', message: expect.stringMatching(/^tools\.json: tool "get-time" has no "implementation".*\(export \{ handler as "get-time" \}\)$/) }]);
-    const built = await buildCapabilities({ config });
+    const built = await buildCapabilities({ config, sources: [files] });
     expect(built.sources).toEqual([{ source: 'tools.json', status: 'built', modules: ['get-time', 'get-weather'], functions: 2 }]);
     expect(spec(built, 'get-weather').source).toEqual({ kind: 'json', path: 'tools.json', implementation: './impl/weather.ts' });
   });
@@ -372,7 +375,7 @@ describe('MCP servers', () => {
       }));
       server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
     });
-    const result = await buildCapabilities({ config, connectMcp });
+    const result = await buildCapabilities({ config, sources: [files, createMcpSource({ connect: connectMcp })] });
     expect(result.errors).toEqual([]);
     const mcp = spec(result, 'mcp-math-server');
     expect(mcp.namespace).toBe('mathServer');
@@ -402,7 +405,7 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
       },
       { root, env: {} },
     );
-    const result = await buildCapabilities({ config });
+    const result = await buildCapabilities({ config, sources: [files, mcpSource] });
     expect(result.errors).toEqual([]);
     const stations = spec(result, 'mcp-stations');
     expect(stations.functions.map((f) => `${f.name}:${f.resultKind}:${f.requiresApproval ?? false}`)).toEqual([
@@ -416,7 +419,7 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     const space = await makeSpace({
       mcpServers: { broken: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/malformed-tools-server.mjs')], cwd: REPO } },
     });
-    const result = await buildCapabilities({ config: space.config });
+    const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     expect(result.errors.map((e) => e.source)).toEqual(['mcp:broken']);
     expect(result.errors[0]?.message).toMatch(/MCP server "broken"/);
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
@@ -426,7 +429,7 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     const space = await makeSpace({
       mcpServers: { broken: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/malformed-tools-server.mjs')], cwd: REPO } },
     });
-    const result = await buildCapabilities({ config: space.config });
+    const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     const message = result.errors[0]?.message ?? '';
     expect(message).toMatch(/MCP server "broken" returned a malformed tool list/);
     expect(message).toMatch(/tool 1 "no-type": inputSchema must be an object schema with type "object"/);
@@ -440,7 +443,7 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     const space = await makeSpace({
       mcpServers: { odd: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/uncompilable-schema-server.mjs')], cwd: REPO } },
     });
-    const result = await buildCapabilities({ config: space.config });
+    const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     expect(result.errors.map((e) => e.source)).toEqual(['mcp:odd']);
     const lines = result.errors[0]?.message.split('\n') ?? [];
     expect(lines[0]).toBe('MCP server "odd": 3 schemas cannot be compiled (this source is not built until they do):');
@@ -456,14 +459,14 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     const space = await makeSpace({
       mcpServers: { silent: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/silent-tools-server.mjs')], cwd: REPO, timeoutMs: 300 } },
     });
-    const result = await buildCapabilities({ config: space.config });
+    const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     expect(result.errors).toEqual([{ source: 'mcp:silent', message: expect.stringMatching(/MCP server "silent": no answer to tools\/list within 300 ms.*raise timeoutMs/) }]);
     expect(result.manifest.capabilities).toHaveLength(3);
   });
 
   it('reports a server that cannot start', async () => {
     const space = await makeSpace({ mcpServers: { ghost: { command: '/nonexistent/binary' } } });
-    const result = await buildCapabilities({ config: space.config });
+    const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     expect(result.errors).toEqual([{ source: 'mcp:ghost', message: expect.stringMatching(/ghost/) }]);
     expect(result.manifest.capabilities).toHaveLength(3);
   });

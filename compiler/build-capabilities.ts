@@ -2,28 +2,24 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
+import type { CapabilitySourceKind } from '../sources/index.js';
 import {
   BUILD_LAYOUT,
-  CompileError,
-  errorMessage,
+  assignFunctionNames,
+  toModuleName,
+  toNamespaceName,
   type CapabilityManifest,
-  type CapabilitySource,
   type CapabilitySpec,
   type CompileWarning,
-  type ToolDefinition,
+  type RawCapability,
+  type SourceFailure,
 } from '../core/index.js';
 import { buildCatalog } from './catalog.js';
-import { createSchemaChecker, type CheckedSchemas, type SchemaChecker } from './check-schemas.js';
+import { createSchemaChecker, type CheckedSchemas } from './check-schemas.js';
 import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js';
 import { emitProxy } from './emit-proxy.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
-import { expandGlobs, isGlob } from './expand-globs.js';
-import { assignFunctionNames, toModuleName, toNamespaceName } from './names.js';
-import { describeSource, type RawCapability, type SourceFailure } from './raw-capability.js';
-import { loadJsonToolFile } from './sources/json-file.js';
-import { discoverMcpServer, type McpConnector } from './sources/mcp-server.js';
-import { toolDefinitionToRaw } from './sources/tool-definition.js';
-import { loadTypeScriptToolFile } from './sources/typescript-file.js';
+import { describeWith, discoverSources, type BuildProgressEvent, type Discovered } from './discover-sources.js';
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
 
 /** Bumped whenever the emitted files change shape, so a new compiler never reuses stale output. */
@@ -32,33 +28,21 @@ export const COMPILER_VERSION = '2';
 /** The name of the aggregate module that re-exports the standard library namespaces. */
 export const STD_MODULE = 'std';
 
-export interface ExtraTool {
-  definition: ToolDefinition;
-  module: string;
-  source: CapabilitySource;
-}
-
-export type BuildProgressEvent =
-  | { type: 'source-start'; source: string }
-  | { type: 'source-end'; source: string; status: 'loaded' | 'failed'; functions: number; durationMs: number; message?: string };
+export type { BuildProgressEvent } from './discover-sources.js';
 
 export interface BuildOptions {
   config: ResolvedConfig;
-  /** Tool definitions compiled with the configured sources (the standard library). */
-  extraTools?: ExtraTool[];
+  /**
+   * The kinds of capability sources to compile (`defaultSources(config)` of `sources/`: tool files,
+   * MCP servers, OpenAPI services, the standard library; agents add theirs). Each discovers its own
+   * units from the config.
+   */
+  sources: readonly CapabilitySourceKind[];
   onProgress?: (event: BuildProgressEvent) => void;
   /** Re-emit every module even when its hash is unchanged. */
   force?: boolean;
-  /** How to reach MCP servers (default: `connectMcpServer`); tests pass in-memory servers here. */
-  connectMcp?: McpConnector;
-  /** Sources the caller failed to load (e.g. agent directories), reported like failed files. */
-  sourceFailures?: SourceFailure[];
-  /**
-   * Fail a JSON tool without an `implementation` (nothing could perform its calls), unless its module is
-   * one of `except`: the caller registers a backend for it (`createSpace({ backends })`). Absent: such
-   * tools are built (a caller of the compiler alone may bring backends for any module).
-   */
-  requireImplementations?: { except?: readonly string[] };
+  /** Given to the sources' discovery (e.g. to stop connecting to slow servers). */
+  signal?: AbortSignal;
 }
 
 export interface SourceReport {
@@ -82,8 +66,6 @@ export interface BuildResult {
   /** Files removed (modules that no longer exist), relative to outDir. */
   removed: string[];
   durationMs: number;
-  /** `defineTool` definitions by module, for the host's in-process backend. */
-  definitions: Map<string, ToolDefinition>;
 }
 
 /** What `manifest.json` holds: the manifest plus a content hash per module. */
@@ -92,14 +74,6 @@ export interface StoredManifest extends CapabilityManifest {
   hashes: Record<string, string>;
   /** Schemas this compiler version found compilable (see {@link CheckedSchemas}). */
   checkedSchemas?: CheckedSchemas;
-}
-
-interface Loaded {
-  raws: RawCapability[];
-  definitions: Map<RawCapability, ToolDefinition>;
-  failures: SourceFailure[];
-  /** What the sources' schemas ask for that is not checked (unknown formats). */
-  warnings: CompileWarning[];
 }
 
 /**
@@ -115,11 +89,11 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const previous = await readPreviousBuild(config.outDir);
   // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
   const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
-  const loaded = await loadSources(config, options.extraTools ?? [], progress, options.connectMcp, checker, options.requireImplementations);
-  loaded.failures.push(...(options.sourceFailures ?? []));
+  const loaded = await discoverSources(options.sources, config, checker, progress, options.signal);
+  const describeSource = describeWith(options.sources);
   const warnings: CompileWarning[] = [...loaded.warnings];
 
-  const specs = assignNames(loaded.raws, warnings);
+  const specs = assignNames(loaded.raws, warnings, describeSource);
   // Keep the previous modules of sources that failed this time.
   const failedSources = new Set(loaded.failures.map((failure) => failure.source));
   const kept = (previous?.capabilities ?? []).filter((spec) => failedSources.has(describeSource(spec.source)));
@@ -176,140 +150,20 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   files.push({ path: BUILD_LAYOUT.manifestFile, content: json(manifest) });
 
   const { written, removed } = await writeBuildOutput(config.outDir, files);
-  const definitions = new Map<string, ToolDefinition>();
-  for (const raw of loaded.raws) {
-    const definition = loaded.definitions.get(raw);
-    const spec = specs.find((s) => s.source === raw.source && s.namespace === toNamespaceName(raw.name));
-    if (definition && spec) definitions.set(spec.module, definition);
-  }
   return {
     outDir: config.outDir,
     manifest: { version: 1, capabilities: specs, warnings: manifest.warnings },
-    sources: reportSources(loaded, specs, kept, reused),
+    sources: reportSources(loaded, specs, kept, reused, describeSource),
     warnings: manifest.warnings,
     errors: loaded.failures,
     functionCount: specs.reduce((sum, spec) => sum + spec.functions.length, 0),
     written,
     removed,
     durationMs: performance.now() - started,
-    definitions,
   };
 }
 
-async function loadSources(
-  config: ResolvedConfig,
-  extraTools: ExtraTool[],
-  progress: (event: BuildProgressEvent) => void,
-  connect: McpConnector | undefined,
-  checker: SchemaChecker,
-  requireImplementations: BuildOptions['requireImplementations'],
-): Promise<Loaded> {
-  const loaded: Loaded = { raws: [], definitions: new Map(), failures: [], warnings: [] };
-  const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
-  for (const pattern of missing) loaded.failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
-  for (const folder of folders) {
-    const glob = folder.replace(/\/+$/, '');
-    loaded.failures.push({ source: folder, message: `capability entry "${folder}" is a folder: name its files with a glob, such as "${glob}/*.json" or "${glob}/*.ts"` });
-  }
-  // A glob may match other files (a README); a file named on its own must be a capability.
-  const named = new Set(config.capabilities.filter((pattern) => !isGlob(pattern)).map((pattern) => path.resolve(config.root, pattern)));
-
-  const tasks: { source: string; load: () => Promise<{ raws: RawCapability[]; definitions?: ToolDefinition[] }> }[] = [];
-  for (const file of files) {
-    const source = path.relative(config.root, file) || file;
-    if (file.endsWith('.json')) {
-      tasks.push({
-        source,
-        load: async () => {
-          const raws = (await loadJsonToolFile(file, { name: source })).map((raw) => withPath(raw, source));
-          if (requireImplementations) checkImplementations(raws, source, new Set(requireImplementations.except ?? []));
-          return { raws };
-        },
-      });
-    }
-    else if (/\.(m?ts|m?js)$/.test(file) && !file.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(file)) {
-      tasks.push({
-        source,
-        load: async () => {
-          const result = await loadTypeScriptToolFile(file, { name: source });
-          return { raws: result.capabilities.map((raw) => withPath(raw, source)), definitions: result.definitions };
-        },
-      });
-    } else if (named.has(file)) {
-      loaded.failures.push({ source, message: `${source} is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)` });
-    }
-  }
-  for (const [server, serverConfig] of Object.entries(config.mcpServers).sort(([a], [b]) => a.localeCompare(b))) {
-    tasks.push({ source: `mcp:${server}`, load: async () => ({ raws: [await discoverMcpServer(server, serverConfig, connect ? { connect } : {})] }) });
-  }
-
-  const results = await Promise.all(
-    tasks.map(async (task) => {
-      const started = performance.now();
-      progress({ type: 'source-start', source: task.source });
-      try {
-        const result = await task.load();
-        const warnings = checker.check(result.raws);
-        const functions = result.raws.reduce((sum, raw) => sum + raw.functions.length, 0);
-        progress({ type: 'source-end', source: task.source, status: 'loaded', functions, durationMs: performance.now() - started });
-        return { task, result, warnings };
-      } catch (error) {
-        const message = errorMessage(error);
-        progress({ type: 'source-end', source: task.source, status: 'failed', functions: 0, durationMs: performance.now() - started, message });
-        return { task, error: message };
-      }
-    }),
-  );
-  for (const entry of results) {
-    if ('error' in entry) {
-      loaded.failures.push({ source: entry.task.source, message: entry.error ?? 'failed' });
-      continue;
-    }
-    loaded.warnings.push(...entry.warnings);
-    entry.result.raws.forEach((raw, index) => {
-      loaded.raws.push(raw);
-      const definition = entry.result.definitions?.[index];
-      if (definition) loaded.definitions.set(raw, definition);
-    });
-  }
-  for (const extra of extraTools) loadExtraTool(extra, loaded, checker);
-  return loaded;
-}
-
-/**
- * A JSON tool describes functions but performs none: without an `implementation` (or a backend the
- * caller brings), every call would fail at run time. Fail the file now, saying what to write.
- */
-function checkImplementations(raws: RawCapability[], file: string, served: ReadonlySet<string>): void {
-  const missing = raws.filter((raw) => raw.source.kind === 'json' && raw.source.implementation === undefined && !served.has(raw.module ?? toModuleName(raw.name)));
-  if (missing.length === 0) return;
-  const suggested = `./impl/${path.basename(file, '.json')}.ts`;
-  const problems = missing.map((raw) => {
-    const exports = raw.functions.map((fn) => (/^[A-Za-z_$][\w$]*$/.test(fn.toolName) ? `export async function ${fn.toolName}(params) { … }` : `export { handler as "${fn.toolName}" }`)).join('; ');
-    return `tool "${raw.name}" has no "implementation", so nothing can perform its calls: add "implementation": "${suggested}" next to its "name" (a path relative to ${file}), a module that exports one function per tool name (${exports})`;
-  });
-  throw new CompileError('MISSING_IMPLEMENTATION', `${file}: ${problems.join(`\n${file}: `)}`);
-}
-
-/** A definition handed in by the caller (std, agents): checked like a source, and reported like one when it fails. */
-function loadExtraTool(extra: ExtraTool, loaded: Loaded, checker: SchemaChecker): void {
-  try {
-    const raw = toolDefinitionToRaw(extra.definition, extra.source, extra.module);
-    loaded.warnings.push(...checker.check([raw]));
-    loaded.raws.push(raw);
-    loaded.definitions.set(raw, extra.definition);
-  } catch (error) {
-    loaded.failures.push({ source: describeSource(extra.source), message: errorMessage(error) });
-  }
-}
-
-/** Paths in specs are relative to the config root, so the output does not depend on where the space lives. */
-function withPath(raw: RawCapability, relative: string): RawCapability {
-  if (raw.source.kind === 'json' || raw.source.kind === 'typescript') return { ...raw, source: { ...raw.source, path: relative } };
-  return raw;
-}
-
-function assignNames(raws: RawCapability[], warnings: CompileWarning[]): CapabilitySpec[] {
+function assignNames(raws: RawCapability[], warnings: CompileWarning[], describeSource: (source: CapabilitySpec['source']) => string): CapabilitySpec[] {
   const ordered = [...raws].sort((a, b) => {
     const moduleA = a.module ?? toModuleName(a.name);
     const moduleB = b.module ?? toModuleName(b.name);
@@ -347,7 +201,13 @@ function assignNames(raws: RawCapability[], warnings: CompileWarning[]): Capabil
   return specs;
 }
 
-function reportSources(loaded: Loaded, specs: CapabilitySpec[], kept: CapabilitySpec[], reused: Set<string>): SourceReport[] {
+function reportSources(
+  loaded: Discovered,
+  specs: CapabilitySpec[],
+  kept: CapabilitySpec[],
+  reused: Set<string>,
+  describeSource: (source: CapabilitySpec['source']) => string,
+): SourceReport[] {
   const reports = new Map<string, SourceReport>();
   for (const spec of specs) {
     const source = describeSource(spec.source);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CompileError, type CapabilitySource, type JsonSchema } from '../core/index.js';
 import { createSchemaChecker } from './check-schemas.js';
-import type { RawCapability } from './raw-capability.js';
+import type { RawCapability } from '../core/index.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

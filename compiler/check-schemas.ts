@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CompileError, errorMessage, type CapabilitySource, type CompileWarning, type JsonSchema } from '../core/index.js';
 import { createJsonSchemaCompiler } from '../core/json-schema.js';
-import { describeSource, type RawCapability } from './raw-capability.js';
+import { sourceLabel as describeSource, type RawCapability } from '../core/index.js';
 
 /**
  * Schemas that compiled, by a hash of their JSON text, with what ajv ignored in each (unknown

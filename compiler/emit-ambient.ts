@@ -1,6 +1,6 @@
 import { CAPABILITY_PREFIX } from '../core/manifest.js';
 import { generatedBanner } from './emit-banner.js';
-import { toNamespaceName } from './names.js';
+import { toNamespaceName } from '../core/names.js';
 
 /**
  * Emits `capabilities.d.ts`: one `declare module '@capabilities/<module>' { … }` per module, wrapping

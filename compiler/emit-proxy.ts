@@ -1,7 +1,7 @@
 import type { CapabilitySpec } from '../core/manifest.js';
 import { SANDBOX_HOST_GLOBAL } from '../core/manifest.js';
 import { generatedBanner } from './emit-banner.js';
-import { namespaceBinding } from './names.js';
+import { namespaceBinding } from '../core/names.js';
 
 /**
  * Emits the ES module `capabilities/<module>/index.js` that runs inside the sandbox. Every function

@@ -1,11 +1,9 @@
 export { buildCapabilities, COMPILER_VERSION, STD_MODULE, hashSpec } from './build-capabilities.js';
-export type { BuildOptions, BuildProgressEvent, BuildResult, ExtraTool, SourceReport, StoredManifest } from './build-capabilities.js';
+export type { BuildOptions, BuildProgressEvent, BuildResult, SourceReport, StoredManifest } from './build-capabilities.js';
 export { buildCatalog } from './catalog.js';
 export type { Catalog, CatalogEntry } from './catalog.js';
 export { formatSignature } from './signature.js';
-export type { McpConnector } from './sources/mcp-server.js';
 export { isBuildStale } from './is-build-stale.js';
-export { toModuleName } from './names.js';
-export { mcpModuleName } from './sources/mcp-server.js';
-export type { RawCapability, RawFunction } from './raw-capability.js';
-export type { SourceFailure } from './raw-capability.js';
+export { toModuleName } from '../core/index.js';
+// Shared with the capability sources; they live in core/ (re-exported for callers of the compiler).
+export type { RawCapability, RawFunction, SourceFailure } from '../core/index.js';

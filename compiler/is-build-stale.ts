@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import { BUILD_LAYOUT } from '../core/index.js';
-import { expandGlobs } from './expand-globs.js';
+import { expandGlobs } from '../sources/index.js';
 
 /**
  * Whether the build output is missing or older than the config file or any capability file it

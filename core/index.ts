@@ -58,3 +58,18 @@ export type {
   ToolDefinitionInput,
 } from './define-tool.js';
 export { TOOL_DEFINITION, defineFunction, defineTool, isToolDefinition } from './define-tool.js';
+export type { Backend, BackendCall, CallProgress } from './backend.js';
+export type { RawCapability, RawFunction, SourceFailure } from './raw-capability.js';
+export { sourceLabel } from './raw-capability.js';
+export {
+  assignFunctionNames,
+  assignModuleNames,
+  isSafeIdentifier,
+  namespaceBinding,
+  splitWords,
+  toFunctionName,
+  toModuleName,
+  toNamespaceName,
+  toTypeName,
+} from './names.js';
+export type { FunctionNameAssignment, FunctionNameWarning, ModuleNameAssignment, ModuleNameWarning, NamespaceBinding } from './names.js';

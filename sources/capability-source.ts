@@ -1,7 +1,8 @@
-import type { Backend } from '../bridge/index.js';
 import type { ResolvedConfig } from '../config/index.js';
-import type { CapabilitySource, CapabilitySpec, CompileWarning } from '../core/index.js';
-import type { RawCapability, SourceFailure } from '../compiler/index.js';
+import type { Backend, CapabilitySource, CapabilitySpec, CompileWarning, RawCapability, SourceFailure } from '../core/index.js';
+
+/** The `kind` of a `CapabilitySource` entry (`json`, `typescript`, `mcp`, `openapi`, `std`, `agent`). */
+export type SourceKindName = CapabilitySource['kind'];
 
 /**
  * One kind of capability source (tool files, MCP servers, OpenAPI services, the standard library,
@@ -11,8 +12,12 @@ import type { RawCapability, SourceFailure } from '../compiler/index.js';
  * `sources/index.ts`; nothing outside `sources/` switches on a source's kind.
  */
 export interface CapabilitySourceKind {
-  /** The `kind` of the `CapabilitySource` entries this source writes into the specs it produces. */
-  readonly kind: CapabilitySource['kind'];
+  /**
+   * The `kind` of the `CapabilitySource` entries this source writes into the specs it produces; a
+   * source may produce several (tool files: `json` and `typescript`). Two sources given to one space
+   * never share a kind: a built module's backend is the one of the source whose kind it has.
+   */
+  readonly kind: SourceKindName | readonly SourceKindName[];
   /**
    * Finds this source's capabilities. Each unit (a file, a server, an API) is loaded through
    * `context.load`, which reports progress and turns a unit's failure into a `SourceFailure` (the
@@ -47,4 +52,14 @@ export interface Discovery {
 
 export interface ConnectContext {
   config: ResolvedConfig;
+}
+
+/** The kinds of `CapabilitySource` entries a source produces. */
+export function kindsOf(source: CapabilitySourceKind): readonly SourceKindName[] {
+  return typeof source.kind === 'string' ? [source.kind] : source.kind;
+}
+
+/** The source among `sources` that produces entries of `kind` (there is at most one). */
+export function sourceOfKind<T extends CapabilitySourceKind>(sources: readonly T[], kind: SourceKindName): T | undefined {
+  return sources.find((source) => kindsOf(source).includes(kind));
 }

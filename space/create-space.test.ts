@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInProcessBackend } from '../bridge/index.js';
+import { createFilesSource, filesSource } from '../sources/index.js';
 import { defineTool, ToolCallError, type ApprovalRequest, type BridgeEvent } from '../core/index.js';
 import { resolveConfig } from '../config/index.js';
 import { makeExampleSpace } from '../test/support/example-space.js';
@@ -101,7 +101,7 @@ export default { ticket: ticket.subject, denied };
     expect(result.durationMs).toBeGreaterThan(2400);
   });
 
-  it('says at build time what to write when a JSON tool has no implementation, and takes a backend given for it instead', async () => {
+  it('says at build time what to write when a JSON tool has no implementation, and takes handlers given for it instead', async () => {
     await writeFile(path.join(root, 'plain.json'), JSON.stringify({ name: 'plain_tool', parameters: { type: 'object', properties: {} } }));
     const config = { ...space.config, capabilities: ['plain.json'], mcpServers: {}, outDir: path.join(root, '.plain-build') };
     const other = await createSpace({ config });
@@ -113,7 +113,9 @@ export default { ticket: ticket.subject, denied };
     } finally {
       await other.close();
     }
-    const served = await createSpace({ config, backends: { 'plain-tool': createInProcessBackend({ 'plain-tool': defineTool({ name: 'plain_tool', functions: { plain_tool: { handler: () => 'served' } } }) }) } });
+    // The caller's handlers for the JSON tool: a files source of its own in place of the default one.
+    const handlers = { 'plain-tool': defineTool({ name: 'plain_tool', functions: { plain_tool: { handler: () => 'served' } } }) };
+    const served = await createSpace({ config, sources: (defaults) => [createFilesSource({ handlers }), ...defaults.filter((source) => source !== filesSource)] });
     try {
       expect((await served.build()).errors).toEqual([]);
       expect(await served.callTool('plain-tool.plainTool', {})).toBe('served');

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createBridge, loadBuiltCapabilities, type Backend, type Bridge } from '../bridge/index.js';
-import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog, type ExtraTool, type SourceFailure } from '../compiler/index.js';
+import { createBridge, loadBuiltCapabilities, type Bridge } from '../bridge/index.js';
+import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog } from '../compiler/index.js';
 import { loadConfig, serverSecrets, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
@@ -16,11 +16,10 @@ import {
   type ResultMode,
   type RunLog,
   type RunResult,
-  type ToolDefinition,
 } from '../core/index.js';
 import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
-import { createStdTools } from '../std/index.js';
-import { loadBackends } from './load-backends.js';
+import { defaultSources, stdWorkspace, type CapabilitySourceKind } from '../sources/index.js';
+import { connectSources } from './connect-sources.js';
 import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
 
 export interface SpaceOptions {
@@ -40,11 +39,12 @@ export interface SpaceOptions {
    * run` starts one worker for its one program).
    */
   sandboxDefaults?: { runsPerWorker?: number; workers?: number };
-  /** More tools to compile with the configured sources (agents use this), with their backends. */
-  extraTools?: ExtraTool[];
-  backends?: Record<string, Backend>;
-  /** Sources that could not be loaded before the build (reported by every build, like a failed file). */
-  sourceFailures?: SourceFailure[];
+  /**
+   * The capability sources this space compiles and calls: a list replaces the defaults; a function
+   * receives the defaults (`defaultSources(config)` with this space's `task-storage`) and returns the
+   * list, e.g. `(defaults) => [...defaults, agentSource]`. No two sources may share a kind.
+   */
+  sources?: readonly CapabilitySourceKind[] | ((defaults: readonly CapabilitySourceKind[]) => readonly CapabilitySourceKind[]);
 }
 
 export interface SpaceRunOptions {
@@ -83,11 +83,6 @@ export interface Space {
   close(): Promise<void>;
 }
 
-/** The module names of the standard library tools (`std-fs`, …). */
-export function stdModule(name: string): string {
-  return `std-${name}`;
-}
-
 /**
  * Creates a space from its config. Nothing starts until it is used: the first `run` loads the build,
  * the host side of every capability, the bridge and the sandbox pool, and keeps them for later runs.
@@ -99,19 +94,11 @@ export function stdModule(name: string): string {
  */
 export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const config = options.config ?? (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
-  const workspace = config.std.fs?.root ?? path.join(config.root, 'workspace');
-  const std = createStdTools({
-    root: workspace,
-    ...(config.std.http ? { http: config.std.http } : {}),
-    ...(config.std.fs?.maxWriteBytesPerRun === undefined ? {} : { limits: { maxWriteBytesPerRun: config.std.fs.maxWriteBytesPerRun } }),
-  });
+  const workspace = stdWorkspace(config);
   // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
   const taskStorage = createTaskStorage();
-  const stdTools = new Map<string, ToolDefinition>([...std.map((definition) => [stdModule(definition.name), definition] as const), [TASK_STORAGE_MODULE, taskStorage.definition]]);
-  const extraTools: ExtraTool[] = [
-    ...[...stdTools].map(([module, definition]): ExtraTool => ({ definition, module, source: { kind: 'std' } })),
-    ...(options.extraTools ?? []),
-  ];
+  const defaults = defaultSources(config, { stdExtraTools: { [TASK_STORAGE_MODULE]: taskStorage.definition } });
+  const sources = typeof options.sources === 'function' ? options.sources(defaults) : (options.sources ?? defaults);
 
   let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; specs: CapabilitySpec[]; closeBackends: () => Promise<void> }> | undefined;
   let checker: TypeChecker | undefined;
@@ -123,10 +110,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async build(buildOptions = {}) {
       const result = await buildCapabilities({
         config,
-        extraTools,
-        ...(options.sourceFailures ? { sourceFailures: options.sourceFailures } : {}),
-        // A JSON tool needs an implementation unless this space was given a backend for its module.
-        requireImplementations: { except: Object.keys(options.backends ?? {}) },
+        sources,
         ...buildOptions,
       });
       checker = undefined; // declarations changed
@@ -204,10 +188,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       await ensureBuilt();
       await mkdir(workspace, { recursive: true }); // std fs works from the first run
       const specs = await loadBuiltCapabilities(config.outDir);
-      const { backends, close: closeBackends } = await loadBackends(config, specs, stdTools);
+      const { backends, close: closeBackends } = await connectSources(sources, specs, config);
       const bridge = createBridge({
         capabilities: specs,
-        backends: { ...backends, ...options.backends },
+        backends,
         ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         secrets: serverSecrets(config),

@@ -11,16 +11,17 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ALLOWED: Record<string, string[]> = {
   core: [],
   config: ['core'],
-  compiler: ['core', 'config'],
+  compiler: ['core', 'config', 'sources'],
   runtime: ['core'],
   bridge: ['core', 'config'],
   std: ['core'],
-  space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std'],
+  sources: ['core', 'config', 'bridge', 'std'],
+  space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources'],
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
-  agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server'],
+  agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server', 'sources'],
   server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space'],
   studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server'],
-  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'space', 'planner', 'agents', 'server', 'studio'],
+  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources', 'space', 'planner', 'agents', 'server', 'studio'],
   capabilities: ['core', 'root'],
 };
 

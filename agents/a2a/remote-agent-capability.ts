@@ -1,6 +1,5 @@
-import type { ExtraTool } from '../../compiler/index.js';
-import { toModuleName } from '../../compiler/index.js';
-import { defineTool, type JsonSchema } from '../../core/index.js';
+import { defineTool, toModuleName, type JsonSchema } from '../../core/index.js';
+import type { HostTool } from '../../sources/index.js';
 import type { RemoteAgent } from './connect-a2a-agent.js';
 
 /** The one function a remote A2A agent offers: A2A sends messages to an agent, not calls to its skills. */
@@ -37,7 +36,7 @@ export function remoteAgentModuleName(remote: Pick<RemoteAgent, 'card'>): string
  * description (so search finds them), since A2A routes by message, not by skill. A call's cancellation
  * (its run ends) aborts the request.
  */
-export function remoteAgentExtraTool(remote: RemoteAgent): ExtraTool {
+export function remoteAgentHostTool(remote: RemoteAgent): HostTool {
   const { card } = remote;
   const skills = card.skills.map((skill) => `- ${skill.name}: ${skill.description}${skill.examples.length > 0 ? ` (e.g. "${skill.examples.slice(0, 2).join('", "')}")` : ''}`);
   const description = [

@@ -1,5 +1,5 @@
-import type { ExtraTool } from '../../compiler/index.js';
 import { defineTool, type JsonSchema, type SchemaInput } from '../../core/index.js';
+import type { HostTool } from '../../sources/index.js';
 import { ORCHESTRATION_DESCRIPTIONS, ORCHESTRATION_SCHEMAS } from './orchestration-mcp-server.js';
 import type { OrchestrationTools } from './orchestration-tools.js';
 
@@ -55,10 +55,10 @@ const RETURNS = {
 
 /**
  * The orchestration tools as `@capabilities/agents` (`listAgents`, `executeAgent`, `getAgentMemory`),
- * for `buildCapabilities({ extraTools })`: code can fan out to several agents with `Promise.all`.
+ * a host tool of the agents' capability source: code can fan out to several agents with `Promise.all`.
  * `source` names where the agents come from (the orchestration config file).
  */
-export function orchestrationExtraTool(tools: OrchestrationTools, source: string): ExtraTool {
+export function orchestrationHostTool(tools: OrchestrationTools, source: string): HostTool {
   return {
     module: ORCHESTRATION_MODULE,
     source: { kind: 'agent', path: source },

@@ -2,7 +2,7 @@
 // build them, so the emitters' tests do not depend on the loaders.
 import { readFileSync } from 'node:fs';
 import type { CapabilitySpec, FunctionSpec, JsonSchema } from '../../core/index.js';
-import { assignFunctionNames } from '../names.js';
+import { assignFunctionNames } from '../../core/names.js';
 
 function readJson(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as Record<string, unknown>;

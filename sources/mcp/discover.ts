@@ -1,9 +1,7 @@
 import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked } from './connect.js';
 import type { McpConnector } from './server-slot.js';
-import { toModuleName } from '../../compiler/index.js';
-import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema, type ToolAnnotations } from '../../core/index.js';
+import { CompileError, errorMessage, isJsonSchemaObject, toModuleName, type JsonSchema, type RawCapability, type RawFunction, type ToolAnnotations } from '../../core/index.js';
 import { redactSecrets, secretsOfServer, type McpServerConfig } from '../../config/index.js';
-import type { RawCapability, RawFunction } from '../../compiler/index.js';
 
 /** How long starting a server, and then each page of its `tools/list`, may take at build time, unless configured. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;

@@ -110,7 +110,7 @@ describe('agents as @capabilities/agent-<name> and @capabilities/agents', () => 
       orchestration: { sessionsDir: path.join(root, 'sessions') },
     });
     const config = { root, capabilities: [], mcpServers: {}, outDir: path.join(root, 'out'), sandbox: {}, std: {}, model: {}, agents: [], agentSessions: path.join(root, 'sessions') };
-    const build = await buildCapabilities({ config, extraTools: agents.extraTools });
+    const build = await buildCapabilities({ config, sources: [agents.source] });
     expect(build.errors).toEqual([]);
     bridge = createBridge({ capabilities: await loadBuiltCapabilities(config.outDir), backends: agents.backends, onEvent: (event) => events.push(event) });
     sandbox = createSandbox({ outDir: config.outDir, isolation: 'in-process' });
@@ -122,7 +122,7 @@ describe('agents as @capabilities/agent-<name> and @capabilities/agents', () => 
   });
 
   it('compiles one typed function per agent tool, returning the answer text', async () => {
-    expect(agents.extraTools.map((tool) => tool.module)).toEqual(['agent-station-guide', 'agent-xxxx', 'agents']);
+    expect(agents.tools.map((tool) => tool.module)).toEqual(['agent-station-guide', 'agent-xxxx', 'agents']);
     expect(agents.problems).toEqual([]);
     const declarations = await readFile(path.join(root, 'out/capabilities/agent-station-guide/index.d.ts'), 'utf8');
     expect(declarations).toContain('export type DescribeStationResult = string;');

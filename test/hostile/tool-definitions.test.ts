@@ -9,10 +9,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { createBridge, createInProcessBackend } from '../../bridge/index.js';
+import { createBridge } from '../../bridge/index.js';
 import { buildCapabilities, type BuildResult } from '../../compiler/index.js';
-import { resolveConfig } from '../../config/index.js';
+import { resolveConfig, type ResolvedConfig } from '../../config/index.js';
 import type { CallContext, CapabilitySpec } from '../../core/index.js';
+import { createFilesSource, kindsOf, mcpSource } from '../../sources/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { toolCallErrorOf } from '../support/tool-call-error-of.js';
 
@@ -64,20 +65,22 @@ afterEach(async () => {
 
 const context = (): CallContext => ({ runId: 'hostile-tools', signal: new AbortController().signal });
 
-function bridgeFor(result: BuildResult) {
-  return createBridge({ capabilities: result.manifest.capabilities, backends: createBackends(result) });
-}
+/** The tool files as the compiler alone builds them: a JSON tool without an implementation is built too. */
+const toolFiles = createFilesSource({ requireImplementations: false });
+const configs = new WeakMap<BuildResult, ResolvedConfig>();
 
-function createBackends(result: BuildResult) {
-  const backend = createInProcessBackend(Object.fromEntries(result.definitions));
-  return Object.fromEntries([...result.definitions.keys()].map((module) => [module, backend]));
+/** A bridge over the build, its tool files performed by the files source's backend (from the same imports). */
+async function bridgeFor(result: BuildResult) {
+  const specs = result.manifest.capabilities.filter((spec) => kindsOf(toolFiles).includes(spec.source.kind));
+  const backend = await toolFiles.connect(specs, { config: configs.get(result) as ResolvedConfig });
+  return createBridge({ capabilities: result.manifest.capabilities, backends: Object.fromEntries(specs.map((spec) => [spec.module, backend])) });
 }
 
 /** The healthy neighbour was built without a problem, and a call to it runs and validates. */
 async function expectHealthy(result: BuildResult): Promise<void> {
   const healthy = result.sources.find((source) => source.source === path.join('capabilities', 'healthy.ts'));
   expect(healthy?.status === 'built' || healthy?.status === 'unchanged').toBe(true);
-  const bridge = bridgeFor(result);
+  const bridge = await bridgeFor(result);
   await expect(bridge.handle({ capability: 'healthy', function: 'add', args: { a: 2, b: 3 } }, context())).resolves.toBe(5);
   expect((await toolCallErrorOf(bridge.handle({ capability: 'healthy', function: 'add', args: { a: '2', b: 3 } }, context()))).code).toBe('INVALID_ARGUMENTS');
 }
@@ -92,7 +95,9 @@ async function build(files: Record<string, unknown>, options: { root?: string; m
     await writeFile(path.join(root, file), typeof content === 'string' ? content : JSON.stringify(content));
   }
   const config = resolveConfig({ capabilities: ['tools/*.json', 'capabilities/*.ts'], mcpServers: options.mcpServers ?? {} }, { root, env: {} });
-  last = { root, result: await buildCapabilities({ config }) };
+  const result = await buildCapabilities({ config, sources: [toolFiles, mcpSource] });
+  configs.set(result, config);
+  last = { root, result };
   return last;
 }
 
@@ -244,7 +249,7 @@ describe('schemas that compile are validated as written', () => {
     };
     const { result } = await build({ 'capabilities/order.ts': tsTool('order', `{ parameters: ${JSON.stringify(parameters)}, handler: ({ item }: { item: { sku: string } }) => item.sku }`) });
     expect(result.errors).toEqual([]);
-    const bridge = bridgeFor(result);
+    const bridge = await bridgeFor(result);
     await expect(bridge.handle({ capability: 'order', function: 'run', args: { item: { sku: 'A-1' } } }, context())).resolves.toBe('A-1');
     const error = await toolCallErrorOf(bridge.handle({ capability: 'order', function: 'run', args: { item: { sku: 7 } } }, context()));
     expect(error.code).toBe('INVALID_ARGUMENTS');
@@ -254,7 +259,7 @@ describe('schemas that compile are validated as written', () => {
     const parameters = { type: 'object', properties: { filter: { properties: { field: { type: 'string' } } } } };
     const { result } = await build({ 'capabilities/find.ts': tsTool('find', `{ parameters: ${JSON.stringify(parameters)}, handler: ({ filter }: { filter?: unknown }) => typeof filter }`) });
     expect(specOf(result, 'find')?.functions[0]?.inputSchema).toEqual(parameters);
-    const bridge = bridgeFor(result);
+    const bridge = await bridgeFor(result);
     await expect(bridge.handle({ capability: 'find', function: 'run', args: { filter: 'name:ann' } }, context())).resolves.toBe('string');
     expect((await toolCallErrorOf(bridge.handle({ capability: 'find', function: 'run', args: { filter: { field: 1 } } }, context()))).code).toBe('INVALID_ARGUMENTS');
   });
@@ -263,7 +268,7 @@ describe('schemas that compile are validated as written', () => {
     const parameters = { type: 'object', properties: { quarter: { type: 'string', format: 'fiscal-quarter' } } };
     const { result } = await build({ 'capabilities/plan.ts': tsTool('plan', `{ parameters: ${JSON.stringify(parameters)}, handler: () => 'ok' }`) });
     expect(result.warnings).toContainEqual(expect.objectContaining({ pointer: '/inputSchema/properties/quarter', message: expect.stringContaining('format "fiscal-quarter", which is not known') }));
-    await expect(bridgeFor(result).handle({ capability: 'plan', function: 'run', args: { quarter: 'Q3' } }, context())).resolves.toBe('ok');
+    await expect((await bridgeFor(result)).handle({ capability: 'plan', function: 'run', args: { quarter: 'Q3' } }, context())).resolves.toBe('ok');
   });
 
   it('types a union with a {not: {}} branch by its other branches', async () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { rateLimitShape } from '../../config/index.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
-import type { RawCapability, RawFunction } from '../raw-capability.js';
+import type { RawCapability, RawFunction } from '../../core/index.js';
 import { checkKeys, joinPath, type KeyLevel } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
 import { JSON_FILE_LEVELS } from './tool-key-levels.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { rateLimitShape } from '../../config/index.js';
 import { CompileError, errorMessage, isJsonSchemaObject, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
-import type { RawCapability, RawFunction } from '../raw-capability.js';
+import type { RawCapability, RawFunction } from '../../core/index.js';
 import { checkKeys, joinPath } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
 import { DEFINE_TOOL_LEVELS } from './tool-key-levels.js';

@@ -1,7 +1,7 @@
 import { importTypeScript } from '../../config/index.js';
 import { CompileError, errorMessage, isToolDefinition } from '../../core/index.js';
 import type { ToolDefinition } from '../../core/index.js';
-import type { RawCapability } from '../raw-capability.js';
+import type { RawCapability } from '../../core/index.js';
 import { toolDefinitionToRaw } from './tool-definition.js';
 
 export interface LoadedTypeScriptTools {
@@ -10,13 +10,19 @@ export interface LoadedTypeScriptTools {
   definitions: ToolDefinition[];
 }
 
-/** Imports a `capabilities/*.ts` module and collects every `defineTool()` it exports. */
-export async function loadTypeScriptToolFile(path: string, options: { name?: string } = {}): Promise<LoadedTypeScriptTools> {
+/**
+ * Imports a `capabilities/*.ts` module and collects every `defineTool()` it exports. `importModule`
+ * lets the files source import each file once for both the build and the host's backend.
+ */
+export async function loadTypeScriptToolFile(
+  path: string,
+  options: { name?: string; importModule?: (file: string) => Promise<unknown> } = {},
+): Promise<LoadedTypeScriptTools> {
   // How the file is named in messages and in the spec: relative to the space's root when the build says so.
   const file = options.name ?? path;
   let module: Record<string, unknown>;
   try {
-    module = (await importTypeScript(path)) as Record<string, unknown>;
+    module = (await (options.importModule ?? importTypeScript)(path)) as Record<string, unknown>;
   } catch (error) {
     throw new CompileError('INVALID_TOOL_FILE', `${file}: could not be loaded: ${errorMessage(error)}`, { cause: error });
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CompileError } from '../../core/index.js';
-import type { RawCapability } from '../raw-capability.js';
+import type { RawCapability } from '../../core/index.js';
 import { loadJsonToolFile } from './json-file.js';
 
 const FILE = 'tools/crm.json';

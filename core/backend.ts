@@ -1,4 +1,5 @@
-import type { CallContext, CapabilitySpec, FunctionSpec, ResultMode } from '../core/index.js';
+import type { CapabilitySpec, FunctionSpec } from './manifest.js';
+import type { CallContext, ResultMode } from './protocol.js';
 
 export interface CallProgress {
   progress: number;
@@ -17,6 +18,26 @@ export interface BackendCall {
   context: CallContext;
   /** Reports progress of a long call (MCP progress notifications). */
   onProgress?: (progress: CallProgress) => void;
+  /**
+   * Asks the person or the approval handler for what the call's server needs to go on (an MCP
+   * server's elicitation, or its `input_required` result), through the bridge's approvals: events,
+   * the run's clock held, no handler = denied. Resolves when approved (with the values the handler
+   * gave, if any); rejects with `APPROVAL_DENIED` when denied and `CANCELLED` when the run ends.
+   */
+  requestInput?: (request: InputRequest) => Promise<InputAnswer>;
+}
+
+/** What a server asks for in the middle of a call. */
+export interface InputRequest {
+  /** For the person deciding: who asks, and the server's own question. */
+  message: string;
+  /** The values the server wants (a flat JSON Schema object), when it wants any. */
+  requestedSchema?: Record<string, unknown>;
+}
+
+/** An approved {@link InputRequest}: the values the approval handler filled in, if any. */
+export interface InputAnswer {
+  content?: Record<string, unknown>;
 }
 
 /**

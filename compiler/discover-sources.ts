@@ -1,0 +1,106 @@
+import type { ResolvedConfig } from '../config/index.js';
+import { errorMessage, sourceLabel, type CapabilitySource, type CompileWarning, type RawCapability, type SourceFailure } from '../core/index.js';
+import { kindsOf, sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
+import type { SchemaChecker } from './check-schemas.js';
+
+export type BuildProgressEvent =
+  | { type: 'source-start'; source: string }
+  | { type: 'source-end'; source: string; status: 'loaded' | 'failed'; functions: number; durationMs: number; message?: string };
+
+export interface Discovered {
+  raws: RawCapability[];
+  failures: SourceFailure[];
+  /** What the sources' schemas ask for that is not checked (unknown formats). */
+  warnings: CompileWarning[];
+}
+
+interface UnitResult {
+  label: string;
+  raws?: RawCapability[];
+  warnings?: CompileWarning[];
+  failure?: string;
+}
+
+/**
+ * Asks every source for its capabilities, in parallel. Each unit a source loads (a file, a server)
+ * reports progress and has its schemas compiled with the bridge's ajv setup; a unit that fails is a
+ * `SourceFailure` under its label and the others go on. Failures come in a stable order: those each
+ * source found itself, then the failed units in the order they were started.
+ */
+export async function discoverSources(
+  sources: readonly CapabilitySourceKind[],
+  config: ResolvedConfig,
+  checker: SchemaChecker,
+  progress: (event: BuildProgressEvent) => void,
+  signal?: AbortSignal,
+): Promise<Discovered> {
+  const discovered: Discovered = { raws: [], failures: [], warnings: [] };
+  const units: Promise<UnitResult>[] = [];
+  const checked = new Set<RawCapability>();
+
+  const load = (label: string, loadUnit: () => Promise<RawCapability[]>): Promise<RawCapability[] | undefined> => {
+    const unit = runUnit(label, loadUnit, checker, progress).then((result) => {
+      for (const raw of result.raws ?? []) checked.add(raw);
+      return result;
+    });
+    units.push(unit);
+    return unit.then((result) => result.raws);
+  };
+
+  const discoveries = await Promise.all(
+    sources.map(async (source) => {
+      try {
+        return await source.discover({ config, load, ...(signal ? { signal } : {}) });
+      } catch (error) {
+        // A source's own fault (not one unit's): report it under the source's kinds, build the rest.
+        return { capabilities: [], failures: [{ source: kindsOf(source).join('+'), message: errorMessage(error) }] };
+      }
+    }),
+  );
+  const results = await Promise.all(units);
+  for (const result of results) discovered.warnings.push(...(result.warnings ?? []));
+  discoveries.forEach((discovery, index) => {
+    discovered.failures.push(...discovery.failures);
+    discovered.warnings.push(...(discovery.warnings ?? []));
+    const unchecked = discovery.capabilities.filter((raw) => !checked.has(raw));
+    try {
+      discovered.warnings.push(...checker.check(unchecked));
+      discovered.raws.push(...discovery.capabilities);
+    } catch (error) {
+      // Capabilities a source found without `load`: a schema that cannot compile fails them together.
+      const source = sources[index] as CapabilitySourceKind;
+      discovered.failures.push({ source: unchecked[0] ? source.describe(unchecked[0].source) : kindsOf(source).join('+'), message: errorMessage(error) });
+      discovered.raws.push(...discovery.capabilities.filter((raw) => checked.has(raw)));
+    }
+  });
+  for (const result of results) {
+    if (result.failure !== undefined) discovered.failures.push({ source: result.label, message: result.failure });
+  }
+  return discovered;
+}
+
+async function runUnit(
+  label: string,
+  loadUnit: () => Promise<RawCapability[]>,
+  checker: SchemaChecker,
+  progress: (event: BuildProgressEvent) => void,
+): Promise<UnitResult> {
+  const started = performance.now();
+  progress({ type: 'source-start', source: label });
+  try {
+    const raws = await loadUnit();
+    const warnings = checker.check(raws); // throws when a schema cannot be compiled: the unit fails
+    const functions = raws.reduce((sum, raw) => sum + raw.functions.length, 0);
+    progress({ type: 'source-end', source: label, status: 'loaded', functions, durationMs: performance.now() - started });
+    return { label, raws, warnings };
+  } catch (error) {
+    const message = errorMessage(error);
+    progress({ type: 'source-end', source: label, status: 'failed', functions: 0, durationMs: performance.now() - started, message });
+    return { label, failure: message };
+  }
+}
+
+/** A readable name of a source entry: as its kind describes it, or a label that needs no kind. */
+export function describeWith(sources: readonly CapabilitySourceKind[]): (source: CapabilitySource) => string {
+  return (source) => sourceOfKind(sources, source.kind)?.describe(source) ?? sourceLabel(source);
+}

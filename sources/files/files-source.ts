@@ -1,0 +1,226 @@
+import path from 'node:path';
+import { importTypeScript, type ResolvedConfig } from '../../config/index.js';
+import {
+  CompileError,
+  ToolCallError,
+  defineTool,
+  errorMessage,
+  isToolDefinition,
+  sourceLabel,
+  toModuleName,
+  type AnyFunctionDefinition,
+  type Backend,
+  type CapabilitySpec,
+  type RawCapability,
+  type SourceFailure,
+  type ToolDefinition,
+} from '../../core/index.js';
+import { createInProcessBackend } from '../../bridge/index.js';
+import type { CapabilitySourceKind, DiscoverContext, Discovery } from '../capability-source.js';
+import { expandGlobs, isGlob } from './expand-globs.js';
+import { loadJsonToolFile } from './json-file.js';
+import { loadTypeScriptToolFile } from './typescript-file.js';
+
+export interface FilesSourceOptions {
+  /**
+   * Fail a JSON tool without an `implementation` (nothing could perform its calls) when its module is
+   * not one of `handlers` (default `true`). `false` builds such tools anyway; their calls then fail.
+   */
+  requireImplementations?: boolean;
+  /**
+   * Handlers the caller brings for JSON tools without an `implementation`, by module name
+   * (`{ 'plain-tool': defineTool({ name: 'plain_tool', functions: { plain_tool: { handler } } }) }`).
+   */
+  handlers?: Record<string, ToolDefinition>;
+}
+
+type ImportedModule = Record<string, unknown>;
+
+/**
+ * The config's `capabilities` files as a capability source: JSON tool files (seed or OpenAI format)
+ * and TypeScript `defineTool` modules. Every file is imported once: the build reads its tools and the
+ * host's in-process backend performs them from the same module (a new build imports changed files again).
+ */
+export function createFilesSource(options: FilesSourceOptions = {}): CapabilitySourceKind {
+  let imports = new Map<string, Promise<ImportedModule>>();
+  const importOnce = (file: string): Promise<ImportedModule> => {
+    let pending = imports.get(file);
+    if (pending === undefined) {
+      pending = importTypeScript(file) as Promise<ImportedModule>;
+      imports.set(file, pending);
+    }
+    return pending;
+  };
+  const handlers = options.handlers ?? {};
+  const requireImplementations = options.requireImplementations ?? true;
+
+  return {
+    kind: ['json', 'typescript'],
+    async discover(context) {
+      imports = new Map(); // a build reads the files as they are now
+      return discoverFiles(context, {
+        importModule: importOnce,
+        ...(requireImplementations ? { checkImplementations: new Set(Object.keys(handlers)) } : {}),
+      });
+    },
+    async connect(specs, context) {
+      return connectFiles(specs, context.config, importOnce, handlers);
+    },
+    describe: sourceLabel,
+  };
+}
+
+/** The files source with the defaults: every JSON tool needs an implementation. */
+export const filesSource: CapabilitySourceKind = createFilesSource();
+
+interface DiscoverOptions {
+  importModule: (file: string) => Promise<unknown>;
+  /** Check JSON tools for an implementation, except those of these modules. */
+  checkImplementations?: ReadonlySet<string>;
+}
+
+async function discoverFiles(context: DiscoverContext, options: DiscoverOptions): Promise<Discovery> {
+  const { config } = context;
+  const failures: SourceFailure[] = [];
+  const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
+  for (const pattern of missing) failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
+  for (const folder of folders) {
+    const glob = folder.replace(/\/+$/, '');
+    failures.push({ source: folder, message: `capability entry "${folder}" is a folder: name its files with a glob, such as "${glob}/*.json" or "${glob}/*.ts"` });
+  }
+  // A glob may match other files (a README); a file named on its own must be a capability.
+  const named = new Set(config.capabilities.filter((pattern) => !isGlob(pattern)).map((pattern) => path.resolve(config.root, pattern)));
+
+  const units: Promise<RawCapability[] | undefined>[] = [];
+  for (const file of files) {
+    // Paths in specs are relative to the config root, so the output does not depend on where the space lives.
+    const relative = path.relative(config.root, file) || file;
+    if (file.endsWith('.json')) {
+      units.push(
+        context.load(relative, async () => {
+          const raws = (await loadJsonToolFile(file, { name: relative })).map((raw) => withPath(raw, relative));
+          if (options.checkImplementations) checkImplementations(raws, relative, options.checkImplementations);
+          return raws;
+        }),
+      );
+    } else if (/\.(m?ts|m?js)$/.test(file) && !file.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(file)) {
+      units.push(
+        context.load(relative, async () => {
+          const result = await loadTypeScriptToolFile(file, { name: relative, importModule: options.importModule });
+          return result.capabilities.map((raw) => withPath(raw, relative));
+        }),
+      );
+    } else if (named.has(file)) {
+      failures.push({ source: relative, message: `${relative} is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)` });
+    }
+  }
+  const loaded = await Promise.all(units);
+  return { capabilities: loaded.flatMap((raws) => raws ?? []), failures };
+}
+
+function withPath(raw: RawCapability, relative: string): RawCapability {
+  return 'path' in raw.source ? { ...raw, source: { ...raw.source, path: relative } } : raw;
+}
+
+/**
+ * A JSON tool describes functions but performs none: without an `implementation` (or handlers the
+ * caller brings), every call would fail at run time. Fail the file now, saying what to write.
+ */
+function checkImplementations(raws: RawCapability[], file: string, served: ReadonlySet<string>): void {
+  const missing = raws.filter((raw) => raw.source.kind === 'json' && raw.source.implementation === undefined && !served.has(raw.module ?? toModuleName(raw.name)));
+  if (missing.length === 0) return;
+  const suggested = `./impl/${path.basename(file, '.json')}.ts`;
+  const problems = missing.map((raw) => {
+    const exports = raw.functions.map((fn) => (/^[A-Za-z_$][\w$]*$/.test(fn.toolName) ? `export async function ${fn.toolName}(params) { … }` : `export { handler as "${fn.toolName}" }`)).join('; ');
+    return `tool "${raw.name}" has no "implementation", so nothing can perform its calls: add "implementation": "${suggested}" next to its "name" (a path relative to ${file}), a module that exports one function per tool name (${exports})`;
+  });
+  throw new CompileError('MISSING_IMPLEMENTATION', `${file}: ${problems.join(`\n${file}: `)}`);
+}
+
+/**
+ * The in-process backend of the built tool-file modules, from the modules the build imported (or,
+ * when this process did not build, imported now). A file that no longer loads fails the space's start
+ * with every such problem listed.
+ */
+async function connectFiles(
+  specs: readonly CapabilitySpec[],
+  config: ResolvedConfig,
+  importModule: (file: string) => Promise<ImportedModule>,
+  handlers: Record<string, ToolDefinition>,
+): Promise<Backend> {
+  const definitions: Record<string, ToolDefinition> = {};
+  const problems: string[] = [];
+  await Promise.all(
+    specs.map(async (spec) => {
+      try {
+        const definition = await definitionOf(spec, config, importModule, handlers);
+        if (definition) definitions[spec.module] = definition;
+      } catch (error) {
+        problems.push(`@capabilities/${spec.module} (${sourceLabel(spec.source)}): ${errorMessage(error)}`);
+      }
+    }),
+  );
+  if (problems.length > 0) {
+    problems.sort();
+    throw new CompileError('BACKEND_LOAD_FAILED', `could not load the host side of some capabilities (rebuild with \`agent-spaces capabilities build\` if files moved):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+  return withoutImplementationError(createInProcessBackend(definitions), definitions);
+}
+
+async function definitionOf(
+  spec: CapabilitySpec,
+  config: ResolvedConfig,
+  importModule: (file: string) => Promise<ImportedModule>,
+  handlers: Record<string, ToolDefinition>,
+): Promise<ToolDefinition | undefined> {
+  const source = spec.source;
+  if (source.kind === 'typescript') {
+    const definition = (await importModule(path.resolve(config.root, source.path)))[source.exportName];
+    if (!isToolDefinition(definition)) throw new Error(`export "${source.exportName}" is no longer a defineTool() definition`);
+    return definition;
+  }
+  if (source.kind !== 'json') return undefined;
+  const handled = handlers[spec.module];
+  if (handled) return handled;
+  if (source.implementation === undefined) return undefined; // its calls fail, saying what to add
+  const file = path.join(path.dirname(source.path), source.implementation);
+  return implementationToDefinition(spec, await importModule(path.resolve(config.root, file)), file);
+}
+
+/** A JSON tool's implementation module: one exported function per original tool name. */
+function implementationToDefinition(spec: CapabilitySpec, module: ImportedModule, file: string): ToolDefinition {
+  const functions: Record<string, AnyFunctionDefinition> = {};
+  const missing: string[] = [];
+  for (const fn of spec.functions) {
+    const handler = module[fn.toolName] ?? module[fn.name];
+    if (typeof handler !== 'function') {
+      missing.push(fn.toolName);
+      continue;
+    }
+    functions[fn.toolName] = { handler: handler as AnyFunctionDefinition['handler'] };
+  }
+  if (missing.length > 0) throw new Error(`${file} exports no function for ${missing.map((m) => `"${m}"`).join(', ')}`);
+  return defineTool({ name: spec.namespace, functions });
+}
+
+/** A call of a JSON tool built without an implementation says what to add, not which API to call. */
+function withoutImplementationError(backend: Backend, definitions: Record<string, ToolDefinition>): Backend {
+  return {
+    call(call) {
+      if (definitions[call.capability.module] === undefined) {
+        const where = sourceLabel(call.capability.source);
+        return Promise.reject(
+          new ToolCallError('SERVER_UNAVAILABLE', `capability "${call.capability.module}" (${where}) has no "implementation", so nothing performs its calls: add one to ${where} and rebuild`, {
+            capability: call.capability.module,
+            function: call.function.name,
+          }),
+        );
+      }
+      return backend.call(call);
+    },
+    approvalMessage(call) {
+      return definitions[call.capability.module] === undefined ? undefined : backend.approvalMessage?.(call);
+    },
+    close: () => backend.close(),
+  };
+}

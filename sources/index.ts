@@ -1,0 +1,36 @@
+import type { ResolvedConfig } from '../config/index.js';
+import type { ToolDefinition } from '../core/index.js';
+import type { CapabilitySourceKind } from './capability-source.js';
+import { filesSource } from './files/index.js';
+import { mcpSource } from './mcp/index.js';
+import { createStdSource } from './std/index.js';
+
+export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, SourceKindName } from './capability-source.js';
+export { kindsOf, sourceOfKind } from './capability-source.js';
+export { createFilesSource, expandGlobs, filesSource, isGlob, toolDefinitionToRaw } from './files/index.js';
+export type { FilesSourceOptions } from './files/index.js';
+export { createStdSource, stdModule, stdWorkspace } from './std/index.js';
+export type { StdSourceOptions } from './std/index.js';
+export { discoverHostTools, hostToolsBackend } from './host-tools.js';
+export { createMcpSource, mcpSource } from './mcp/index.js';
+export type { McpSourceOptions } from './mcp/index.js';
+export type { HostTool } from './host-tools.js';
+
+export interface DefaultSourcesOptions {
+  /** Host tools compiled into the standard library (the space's `task-storage`), by module. */
+  stdExtraTools?: Record<string, ToolDefinition>;
+}
+
+/**
+ * The capability sources a config names: its tool files (`capabilities`), its MCP servers
+ * (`mcpServers`), its OpenAPI services (`openapi`) and the standard library (`std`). Adding a kind of
+ * source is one folder under `sources/` and one line here.
+ */
+export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOptions = {}): CapabilitySourceKind[] {
+  return [
+    filesSource,
+    mcpSource,
+    // openapiSource (sources/openapi/) joins here.
+    createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
+  ];
+}

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import type { ResolvedConfig } from '../../config/index.js';
+import { sourceLabel, type ToolDefinition } from '../../core/index.js';
+import { createStdTools } from '../../std/index.js';
+import type { CapabilitySourceKind } from '../capability-source.js';
+import { discoverHostTools, hostToolsBackend, type HostTool } from '../host-tools.js';
+
+/** The module name of a standard library tool: `std-fs`, `std-http`, … */
+export function stdModule(name: string): string {
+  return `std-${name}`;
+}
+
+/** The folder `std.fs` works in: `std.fs.root`, else `workspace/` beside the config. */
+export function stdWorkspace(config: ResolvedConfig): string {
+  return config.std.fs?.root ?? path.join(config.root, 'workspace');
+}
+
+export interface StdSourceOptions {
+  /** More host tools compiled as part of the standard library (the space's `task-storage`), by module. */
+  extraTools?: Record<string, ToolDefinition>;
+}
+
+/**
+ * The standard library (`@capabilities/std-fs`, `std-http`, `std-json`, `std-csv`, `std-crypto`,
+ * `std-time`, and the aggregate `@capabilities/std`) as a capability source, set up from the config's
+ * `std` section. One set of tool instances serves both the build and the calls.
+ */
+export function createStdSource(config: ResolvedConfig, options: StdSourceOptions = {}): CapabilitySourceKind {
+  const std = createStdTools({
+    root: stdWorkspace(config),
+    ...(config.std.http ? { http: config.std.http } : {}),
+    ...(config.std.fs?.maxWriteBytesPerRun === undefined ? {} : { limits: { maxWriteBytesPerRun: config.std.fs.maxWriteBytesPerRun } }),
+  });
+  const tools: HostTool[] = [
+    ...std.map((definition): HostTool => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } })),
+    ...Object.entries(options.extraTools ?? {}).map(([module, definition]): HostTool => ({ definition, module, source: { kind: 'std' } })),
+  ];
+  return {
+    kind: 'std',
+    discover: (context) => discoverHostTools(context, tools, sourceLabel),
+    connect: async () => hostToolsBackend(tools),
+    describe: sourceLabel,
+  };
+}
