@@ -105,6 +105,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     },
   });
   const redact = createRedactor({ secrets: serverSecrets(space.config) });
+  // Build (when stale) and load the capabilities before taking runs: a worker that says it is ready is.
+  await space.capabilities();
 
   active = {
     async execute(runId, request) {

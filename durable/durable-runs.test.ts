@@ -1,0 +1,216 @@
+// Durable runs against a real PostgreSQL (a private cluster this file starts) and real worker
+// processes (`agent-spaces worker`), killed with SIGKILL where a test says so. The ledger capability
+// (durable/__fixtures__/ledger.ts) appends every performed side effect to a log the test reads.
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../core/index.js';
+import { submitRun, type DurableRunEvent } from './index.js';
+import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from './test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from './workflow-names.js';
+
+let cluster: PostgresCluster;
+const processes: CliProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+
+afterAll(async () => {
+  for (const running of processes) running.child.kill('SIGKILL');
+  await Promise.all(processes.map((running) => running.exited));
+  await cluster?.stop();
+});
+
+function startWorkerProcess(space: DurableSpace, store: string, extra: string[] = []): CliProcess {
+  const worker = startCli(['worker', '--store', store, '--verbose', ...extra], { cwd: space.root, env: space.env });
+  processes.push(worker);
+  return worker;
+}
+
+/** Waits for something a process does (expect.poll works only inside a test, not in beforeAll). */
+async function waitUntil(what: string, check: () => boolean, timeoutMs = 120_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function ready(worker: CliProcess): Promise<void> {
+  await waitUntil('the worker to be ready', () => worker.stderr().includes(' ready ('));
+}
+
+async function killHard(worker: CliProcess): Promise<void> {
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+}
+
+const withoutPrefix = (effects: string[], prefix: string): string[] => effects.filter((line) => line.startsWith(prefix));
+
+describe('a worker killed with kill -9 mid-run', () => {
+  let space: DurableSpace;
+  const results = new Map<string, RunResult>();
+  const events = new Map<string, DurableRunEvent[]>();
+
+  beforeAll(async () => {
+    space = await makeDurableSpace('durable-kill');
+    const store = await cluster.createDatabase('kill');
+    const first = startWorkerProcess(space, store);
+    await ready(first);
+    const programs = {
+      // Three finished calls, then an idempotent call in flight at the kill, then two more.
+      takeover: `import { ledger } from '@capabilities/ledger';
+for (const i of [1, 2, 3]) await ledger.record({ item: 'a' + i });
+await ledger.gate({ name: 'a' });
+for (const i of [4, 5]) await ledger.record({ item: 'a' + i });
+export default 'finished';`,
+      // A non-idempotent call in flight at the kill.
+      unknown: `import { ledger } from '@capabilities/ledger';
+await ledger.record({ item: 'b1' });
+await ledger.hold({ name: 'b' });
+await ledger.record({ item: 'b2' });`,
+      // Arguments that differ on every attempt: the replay cannot match the journal.
+      diverge: `import { ledger } from '@capabilities/ledger';
+await ledger.record({ item: 'c-' + Math.random() });
+await ledger.gate({ name: 'c' });`,
+    };
+    const submitted = Object.entries(programs).map(([name, code]) => {
+      events.set(name, []);
+      return submitRun({ store, code, onEvent: (event) => events.get(name)?.push(event) }).then((result) => results.set(name, result));
+    });
+    // All three runs are in their waiting call (the worker took them, their earlier calls finished).
+    await waitUntil('the three runs to wait in their calls', () => space.waiting().length === 3);
+    expect(space.waiting().sort()).toEqual(['a', 'b', 'c']);
+    expect(withoutPrefix(space.effects(), 'record a')).toEqual(['record a1', 'record a2', 'record a3']);
+    await killHard(first);
+    await Promise.all(['a', 'b', 'c'].map((name) => space.open(name)));
+    startWorkerProcess(space, store);
+    await Promise.all(submitted);
+  });
+
+  it('is taken over by another worker, which finishes the run without performing a finished call again', () => {
+    const result = results.get('takeover');
+    expect(result?.error).toBeUndefined();
+    expect(result?.success).toBe(true);
+    expect(result?.result).toBe('finished');
+    expect(withoutPrefix(space.effects(), 'record a')).toEqual(['record a1', 'record a2', 'record a3', 'record a4', 'record a5']);
+    const attempts = (events.get('takeover') ?? []).filter((event) => event.kind === 'started');
+    expect(attempts).toMatchObject([{ attempt: 1 }, { attempt: 2, replayedCalls: 3 }]);
+  });
+
+  it('fails a run whose non-idempotent call was in flight with "outcome unknown" naming the call', () => {
+    const result = results.get('unknown');
+    expect(result?.success).toBe(false);
+    expect(result?.error?.code).toBe('OUTCOME_UNKNOWN');
+    expect(result?.error?.message).toContain('ledger.hold');
+    // The call is not performed again, nor anything after it; the finished call once.
+    expect(space.effects().filter((line) => line.startsWith('record b') || line.startsWith('hold'))).toEqual(['record b1']);
+  });
+
+  it('fails a replay that diverges from the journal before it performs the new call', () => {
+    const result = results.get('diverge');
+    expect(result?.success).toBe(false);
+    expect(result?.error?.code).toBe('REPLAY_DIVERGED');
+    expect(result?.error?.message).toMatch(/called ledger\.record .* which the journal does not hold/);
+    expect(withoutPrefix(space.effects(), 'record c-')).toHaveLength(1);
+  });
+});
+
+describe('two workers', () => {
+  it('split 50 queued runs, each run once', async () => {
+    const space = await makeDurableSpace('durable-split');
+    const store = await cluster.createDatabase('split');
+    const first = startWorkerProcess(space, store, ['--concurrency', '4']);
+    await ready(first);
+    const second = startWorkerProcess(space, store, ['--concurrency', '4']);
+    await ready(second);
+    const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
+    try {
+      const ids = Array.from({ length: 50 }, () => randomUUID());
+      const handles = await Promise.all(
+        ids.map((id, index) =>
+          client.enqueue(
+            { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: id, applicationName: APPLICATION_NAME },
+            { code: `import { ledger } from '@capabilities/ledger';\nawait ledger.gate({ name: 'go' });\nawait ledger.record({ item: 'n${index}' });\nexport default ${index};`, check: true },
+          ),
+        ),
+      );
+      // Each worker holds at most 4 runs: 8 runs waiting at the gate means both took some.
+      await expect.poll(() => space.waiting().length, { timeout: 120_000 }).toBeGreaterThanOrEqual(8);
+      await space.open('go');
+      const results = (await Promise.all(handles.map((handle) => handle.getResult()))) as RunResult[];
+      expect(results.map((result) => result.result)).toEqual(ids.map((_id, index) => index));
+      expect(space.effects().sort()).toEqual(ids.map((_id, index) => `record n${index}`).sort());
+      const executors = new Set((await Promise.all(ids.map((id) => client.getWorkflow(id)))).map((status) => status?.executorId));
+      expect(executors.size).toBe(2);
+    } finally {
+      await client.destroy();
+    }
+  });
+});
+
+describe('approvals that wait', () => {
+  it('survive a restart of every process: approved afterwards with the CLI, the run completes', async () => {
+    const space = await makeDurableSpace('durable-approve');
+    const store = await cluster.createDatabase('approve');
+    await writeFile(
+      path.join(space.root, 'send.ts'),
+      `import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'd1' });\nawait ledger.send({ item: 'parcel' });\nawait ledger.record({ item: 'd2' });\nexport default 'sent';\n`,
+    );
+    // Submitted before any worker runs: the submitter says so.
+    const submitter = startCli(['run', 'send.ts', '--store', store], { cwd: space.root, env: space.env });
+    processes.push(submitter);
+    await expect.poll(() => submitter.stderr(), { timeout: 120_000 }).toContain('no worker is running — start `agent-spaces worker`');
+    const first = startWorkerProcess(space, store);
+    await expect.poll(() => submitter.stderr(), { timeout: 120_000 }).toMatch(/agent-spaces approvals approve ([0-9a-f]+)/);
+    const id = /agent-spaces approvals approve ([0-9a-f]+)/.exec(submitter.stderr())?.[1] as string;
+
+    const listed = startCli(['approvals', 'list', '--json', '--store', store], { cwd: space.root });
+    expect(await listed.exited).toBe(0);
+    const pending = JSON.parse(listed.stdout()) as { id: string; runId: string; capability: string; function: string; params: unknown }[];
+    expect(pending).toMatchObject([{ id, capability: 'ledger', function: 'send', params: { item: 'parcel' } }]);
+    const runId = pending[0]?.runId as string;
+
+    // Every process goes: the worker holding the run and the submitter.
+    await Promise.all([killHard(first), killHard(submitter)]);
+    expect(space.effects()).toEqual(['record d1']);
+    const second = startWorkerProcess(space, store);
+    await ready(second);
+
+    const approve = startCli(['approvals', 'approve', id.slice(0, 6), '--store', store], { cwd: space.root });
+    expect(await approve.exited).toBe(0);
+    expect(approve.stderr()).toContain(`${id} approved`);
+
+    const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
+    try {
+      const result = (await client.retrieveWorkflow(runId).getResult()) as RunResult;
+      expect(result.error).toBeUndefined();
+      expect(result.result).toBe('sent');
+    } finally {
+      await client.destroy();
+    }
+    expect(space.effects()).toEqual(['record d1', 'send parcel', 'record d2']);
+    // Decided once: approving again says so.
+    const again = startCli(['approvals', 'approve', id, '--store', store], { cwd: space.root });
+    expect(await again.exited).toBe(1);
+    expect(again.stderr()).toContain('already decided: approved');
+  });
+
+  it('are denied when their deadline passes', async () => {
+    const space = await makeDurableSpace('durable-deadline', { approvalDeadlineMs: 200 });
+    const store = await cluster.createDatabase('deadline');
+    const worker = startWorkerProcess(space, store);
+    await ready(worker);
+    const result = await submitRun({
+      store,
+      code: `import { ledger } from '@capabilities/ledger';\ntry { await ledger.send({ item: 'late' }); } catch (error) { console.log(String(error)); }\nexport default 'after';`,
+    });
+    expect(result.result).toBe('after');
+    expect(result.logs.map((log) => log.message).join('\n')).toMatch(/APPROVAL_DENIED|denied.*deadline passed/);
+    expect(space.effects()).toEqual([]);
+  });
+});
