@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { CatalogEntry } from '../compiler/index.js';
-import { mcpModuleName } from '../sources/mcp/index.js';
+import { mcpModuleName } from '../sources/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { createSpace, type Space } from '../space/index.js';
 import type { Agent } from './agent.js';

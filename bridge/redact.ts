@@ -2,7 +2,7 @@
  * Redaction of secrets in values and text before they leave the host in events, errors, traces or prompts.
  */
 import { ToolCallError } from '../core/index.js';
-import { REDACTED, redactSecrets } from '../config/server-secrets.js';
+import { REDACTED, redactSecrets } from '../config/index.js';
 
 export { REDACTED };
 

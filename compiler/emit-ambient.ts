@@ -1,6 +1,5 @@
-import { CAPABILITY_PREFIX } from '../core/manifest.js';
+import { CAPABILITY_PREFIX, toNamespaceName } from '../core/index.js';
 import { generatedBanner } from './emit-banner.js';
-import { toNamespaceName } from '../core/names.js';
 
 /**
  * Emits `capabilities.d.ts`: one `declare module '@capabilities/<module>' { … }` per module, wrapping

@@ -1,22 +1,11 @@
-import type { CapabilitySource } from '../core/manifest.js';
+import { sourceLabel } from '../core/index.js';
+import type { CapabilitySource } from '../core/index.js';
 
-/** A short label of where a capability comes from: a file path, `mcp:<server>`, `agent:<dir>`, `std`. */
-export function sourceLabel(source: CapabilitySource): string {
-  switch (source.kind) {
-    case 'json':
-      return source.path;
-    case 'typescript':
-      return `${source.path}#${source.exportName}`;
-    case 'mcp':
-      return `mcp:${source.server}`;
-    case 'agent':
-      return `agent:${source.path}`;
-    case 'openapi':
-      return `openapi:${source.api}`;
-    case 'std':
-      return 'std';
-  }
-}
+/**
+ * A short label of where a capability comes from, needing no knowledge of its kind: a file path or
+ * agent directory, `mcp:<server>`, `openapi:<api>`, `std`.
+ */
+export { sourceLabel };
 
 /** The first line of every generated file. */
 export function generatedBanner(source: CapabilitySource | string): string {

@@ -1,7 +1,5 @@
-import type { CapabilitySpec } from '../core/manifest.js';
-import { SANDBOX_HOST_GLOBAL } from '../core/manifest.js';
+import { SANDBOX_HOST_GLOBAL, namespaceBinding, type CapabilitySpec } from '../core/index.js';
 import { generatedBanner } from './emit-banner.js';
-import { namespaceBinding } from '../core/names.js';
 
 /**
  * Emits the ES module `capabilities/<module>/index.js` that runs inside the sandbox. Every function

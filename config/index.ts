@@ -1,7 +1,7 @@
 export { isRemoteAgent, resolveAgentEntry } from './agent-entries.js';
 export { defineConfig } from './define-config.js';
 export { expandEnvDeep, expandEnvString } from './expand-env.js';
-export { CONFIG_FILES, DEFAULT_CAPABILITIES, DEFAULT_OUT_DIR, formatIssues, importTypeScript, loadConfig, resolveConfig } from './load-config.js';
+export { CONFIG_FILES, DEFAULT_CAPABILITIES, DEFAULT_OUT_DIR, formatIssues, importTypeScript, loadConfig, resolveConfig, unwrapDefault } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
 export { configSchema, isStdioServer, mcpServerSchema, modelSchema, openApiSchema, rateLimitSchema, rateLimitShape } from './schema.js';
 export type {
@@ -15,4 +15,4 @@ export type {
   StdConfig,
   StdioServerConfig,
 } from './schema.js';
-export { redactSecrets, secretsOfApi, secretsOfServer, serverSecrets } from './server-secrets.js';
+export { REDACTED, redactSecrets, secretsOfApi, secretsOfServer, serverSecrets } from './server-secrets.js';

@@ -12,7 +12,7 @@ export type { FilesSourceOptions } from './files/index.js';
 export { createStdSource, stdModule, stdWorkspace } from './std/index.js';
 export type { StdSourceOptions } from './std/index.js';
 export { discoverHostTools, hostToolsBackend } from './host-tools.js';
-export { createMcpSource, mcpSource } from './mcp/index.js';
+export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';
 export type { McpSourceOptions } from './mcp/index.js';
 export type { HostTool } from './host-tools.js';
 

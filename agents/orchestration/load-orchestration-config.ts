@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { importTypeScript, unwrapDefault } from '../../config/load-config.js';
+import { importTypeScript, unwrapDefault } from '../../config/index.js';
 import { modelSchema, resolveAgentEntry } from '../../config/index.js';
 import { errorMessage } from '../../core/index.js';
 import { AgentError } from '../agent-error.js';

@@ -1,4 +1,4 @@
-import { isJsonSchemaObject } from '../../core/json-schema.js';
+import { isJsonSchemaObject } from '../../core/index.js';
 
 /** Encodes path segments as a JSON pointer (`['$defs', 'a/b']` → `/$defs/a~1b`). */
 export function toPointer(segments: readonly string[]): string {

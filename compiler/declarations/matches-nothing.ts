@@ -1,4 +1,4 @@
-import { isJsonSchemaObject } from '../../core/json-schema.js';
+import { isJsonSchemaObject } from '../../core/index.js';
 
 /** Whether no value can match `schema`: `false`, or `not` of a schema that accepts everything (`{}`, `true`). */
 export function matchesNothing(schema: unknown): boolean {

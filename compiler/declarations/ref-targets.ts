@@ -1,4 +1,4 @@
-import { isJsonSchemaObject, type JsonSchema } from '../../core/json-schema.js';
+import { isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
 import { localRefSegments, resolveSegments, rootId, toPointer } from './json-pointer.js';
 import { MAX_DEPTH } from './type-text.js';
 

@@ -1,4 +1,4 @@
-import { isJsonSchemaObject, type JsonSchema } from '../../core/json-schema.js';
+import { isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
 import { localRefSegments, resolveSegments, rootId, toPointer } from './json-pointer.js';
 import { matchesNothing } from './matches-nothing.js';
 import { refOf } from './ref-targets.js';

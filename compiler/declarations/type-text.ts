@@ -1,4 +1,4 @@
-import { isJsonSchemaObject } from '../../core/json-schema.js';
+import { isJsonSchemaObject } from '../../core/index.js';
 
 /** A TypeScript type expression and how tightly it binds (so it is parenthesized only when needed). */
 export interface TypeText {
