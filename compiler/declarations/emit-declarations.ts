@@ -1,8 +1,5 @@
-import { isJsonSchemaObject } from '../../core/json-schema.js';
-import { CompileError } from '../../core/errors.js';
-import type { CapabilitySpec, CompileWarning, FunctionSpec } from '../../core/manifest.js';
+import { CompileError, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec } from '../../core/index.js';
 import { generatedBanner, sourceLabel } from '../emit-banner.js';
-import { isSafeIdentifier, namespaceBinding, toTypeName } from '../../core/names.js';
 import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
 import { toPointer } from './json-pointer.js';
 import { collectLocalRefTargets } from './ref-targets.js';
