@@ -30,8 +30,8 @@ beforeAll(async () => {
 
 const serveArgs = (): string[] => [BIN, 'serve', '--cwd', root];
 
-function textOf(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+function textOf(result: unknown): string {
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
 }
 
 describe('serve on stdio', () => {

@@ -57,8 +57,8 @@ async function legacyClient(url: string, decide?: Decide): Promise<{ client: Leg
 const approveAll: Decide = () => ({ action: 'accept', content: { approve: true } });
 const declineAll: Decide = () => ({ action: 'decline' });
 
-function textOf(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+function textOf(result: unknown): string {
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
 }
 
 const ENVELOPE = {
