@@ -13,7 +13,7 @@ import type { DurableError } from './durable-error.js';
 import { holdLiveness, whileDead } from './liveness.js';
 import { appendRunEvent, priorAttempts } from './run-events.js';
 import { openRunJournal, type RunJournal } from './run-journal.js';
-import { createPool, ensureStoreSchema, type Pool } from './store.js';
+import { createPool, ensureStoreSchema } from './store.js';
 import { describeStore } from './store-url.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, type DurableRunRequest } from './workflow-names.js';
 
@@ -134,6 +134,9 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
           },
         });
         await events;
+        // A worker stopping (Ctrl-C) ends its runs' programs: that is not their outcome. Record
+        // nothing; once this worker's lock is free, another worker takes them over.
+        if (closing) return await new Promise<never>(() => undefined);
         const fatal: DurableError | undefined = journal.fatal ?? (result.success ? journal.finish() : undefined);
         if (fatal !== undefined) {
           result = { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } };
@@ -221,4 +224,3 @@ function quietLogger(notice: (line: string) => void): DLogger {
   };
 }
 
-export type { Pool };

@@ -45,6 +45,16 @@ export const ledger = defineTool({
         return { held: name };
       },
     }),
+    echo: defineFunction({
+      description: 'Return the item (no side effect; not marked idempotent: journaled as started, then finished)',
+      parameters: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] } as const,
+      handler: ({ item }) => ({ item }),
+    }),
+    peek: defineFunction({
+      description: 'Return the item (no side effect; the config marks it idempotent: journaled once, finished)',
+      parameters: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] } as const,
+      handler: ({ item }) => ({ item }),
+    }),
     send: defineFunction({
       description: 'Send an item (requires approval)',
       parameters: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] } as const,

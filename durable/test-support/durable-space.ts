@@ -26,7 +26,7 @@ export async function makeDurableSpace(prefix: string, durable: Record<string, u
   await mkdir(ledgerDir, { recursive: true });
   await writeFile(
     path.join(root, 'agent-spaces.config.json'),
-    JSON.stringify({ capabilities: [path.join(REPO, 'durable/__fixtures__/ledger.ts')], durable: { idempotent: ['ledger.gate'], ...durable } }, null, 2),
+    JSON.stringify({ capabilities: [path.join(REPO, 'durable/__fixtures__/ledger.ts')], durable: { idempotent: ['ledger.gate', 'ledger.peek'], ...durable } }, null, 2),
   );
   const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : []);
   return {
