@@ -1,5 +1,6 @@
 // The example space: the seed's capabilities with local data, the standard library, and one MCP
-// server that this project ships, so `npm start` needs no network and no keys.
+// server that this project ships, so `npm start` needs no network and no keys (the OpenAPI service below is
+// built from a local spec and not called).
 import { defineConfig } from 'agent-spaces';
 
 export default defineConfig({
@@ -10,6 +11,11 @@ export default defineConfig({
       args: ['--import', 'tsx', 'examples/mcp-server/stations-server.ts'],
       approveDestructive: true,
     },
+  },
+  // An OpenAPI service: a part of Open-Meteo's forecast API (no key) → @capabilities/openapi-weather.
+  // Building reads only the local spec; calling getForecast needs the network, so the demo never does.
+  openapi: {
+    weather: { spec: 'examples/openapi/open-meteo.yaml', rateLimit: { requests: 10, period: 'minute' } },
   },
   // A Tools-mode agent: @capabilities/agent-station-guide (its calls need a model: OPENAI_API_KEY or
   // AGENT_SPACES_BASE_URL), and @capabilities/agents to list, run and remember agents.

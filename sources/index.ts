@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../core/index.js';
 import type { CapabilitySourceKind } from './capability-source.js';
 import { filesSource } from './files/index.js';
 import { mcpSource } from './mcp/index.js';
+import { openapiSource } from './openapi/index.js';
 import { createStdSource } from './std/index.js';
 
 export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, SourceKindName } from './capability-source.js';
@@ -14,6 +15,7 @@ export type { StdSourceOptions } from './std/index.js';
 export { discoverHostTools, hostToolsBackend } from './host-tools.js';
 export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';
 export type { McpSourceOptions } from './mcp/index.js';
+export { openApiModuleName, openapiSource } from './openapi/index.js';
 export type { HostTool } from './host-tools.js';
 
 export interface DefaultSourcesOptions {
@@ -30,7 +32,7 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
   return [
     filesSource,
     mcpSource,
-    // openapiSource (sources/openapi/) joins here.
+    openapiSource,
     createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
   ];
 }

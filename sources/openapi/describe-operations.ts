@@ -1,0 +1,255 @@
+import type { OpenApiConfig } from '../../config/index.js';
+import { toFunctionName, type CompileWarning, type JsonSchema, type RawFunction } from '../../core/index.js';
+import { isJsonMediaType, PLAN_KEYWORD, type CallPlan, type PlannedParameter } from './call-plan.js';
+import { SchemaRoot, type SchemaContext } from './convert-schema.js';
+import { isJsonObject, toPointer, type JsonObject } from './json-walk.js';
+import type { LoadedSpec } from './load-spec.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** Parameter locations in the order they claim argument names. */
+const LOCATIONS = ['path', 'query', 'header', 'cookie'] as const;
+/** Headers the spec may not describe as parameters (OpenAPI: "SHALL be ignored"): the host sets them. */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+/** The argument holding the request body. */
+export const BODY_PROPERTY = 'body';
+
+export interface DescribedOperations {
+  functions: RawFunction[];
+  warnings: CompileWarning[];
+}
+
+interface Operation {
+  method: (typeof METHODS)[number];
+  path: string;
+  pointer: string;
+  operation: JsonObject;
+  pathItem: JsonObject;
+  toolName: string;
+}
+
+/**
+ * Every operation of a dereferenced spec as one function: `operationId` (else method and path) is
+ * its name; path, query, header and cookie parameters are arguments by their own names and the request
+ * body is the `body` argument (never flattened: a body property can then never collide with a
+ * parameter); the result is typed from the success response (the first 2xx with content, else
+ * `default`): its JSON schema, `string` for any other media type.
+ */
+export function describeOperations(api: string, config: OpenApiConfig, spec: LoadedSpec): DescribedOperations {
+  const warnings: CompileWarning[] = [];
+  const source = `openapi:${api}`;
+  const warn = (pointer: string, message: string, fn?: string): void => void warnings.push({ source, pointer, ...(fn ? { function: fn } : {}), message: `${pointer}: ${message}` });
+  const context: SchemaContext = { components: namedSchemas(spec.document), version: spec.version, warn };
+  const operations = listOperations(spec.document).filter((operation) => isSelected(operation, config));
+  checkNamedOperations(config, listOperations(spec.document), warn);
+  const configHeaders = new Set(Object.keys(config.headers ?? {}).map((name) => name.toLowerCase()));
+  const functions: RawFunction[] = [];
+  for (const operation of operations) {
+    const fn = describeOperation(operation, spec, context, configHeaders, warn);
+    if (fn === undefined) continue;
+    if (needsApproval(operation, config.requireApproval)) fn.requiresApproval = true;
+    functions.push(fn);
+  }
+  return { functions, warnings };
+}
+
+function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaContext, configHeaders: ReadonlySet<string>, warn: (pointer: string, message: string, fn?: string) => void): RawFunction | undefined {
+  const { operation, pathItem, pointer } = entry;
+  const input = new SchemaRoot({ ...context, warn: (at, message) => warn(at, message, entry.toolName) });
+  const properties: Record<string, JsonSchema | boolean> = {};
+  const required: string[] = [];
+  const parameters: PlannedParameter[] = [];
+  const taken = new Set<string>();
+  const body = requestBodyOf(operation);
+  if (body !== undefined) taken.add(BODY_PROPERTY);
+  for (const { parameter, at } of parametersOf(pathItem, operation, pointer)) {
+    const location = parameter.in as PlannedParameter['in'];
+    const name = String(parameter.name);
+    if (location === 'header' && (IGNORED_HEADERS.has(name.toLowerCase()) || configHeaders.has(name.toLowerCase()))) continue;
+    const property = taken.has(name) ? `${name}_${location}` : name;
+    taken.add(property);
+    const content = isJsonObject(parameter.content) ? Object.values(parameter.content)[0] : undefined;
+    const schema = isJsonObject(content) ? content.schema : parameter.schema;
+    const converted = input.convert(schema ?? {}, `${at}/${isJsonObject(content) ? 'content' : 'schema'}`);
+    properties[property] = withDescription(converted, parameter.description, parameter.deprecated === true);
+    if (parameter.required === true || location === 'path') required.push(property);
+    const style = typeof parameter.style === 'string' ? parameter.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
+    parameters.push({
+      property,
+      name,
+      in: location,
+      style,
+      explode: typeof parameter.explode === 'boolean' ? parameter.explode : style === 'form',
+      ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
+      ...(isJsonObject(content) ? { json: true } : {}),
+    });
+  }
+  let plannedBody: CallPlan['body'];
+  if (body !== undefined) {
+    const chosen = chooseMediaType(body.content);
+    if (chosen === undefined) {
+      warn(`${pointer}/requestBody/content`, `has no media type this source can send (JSON, form, text); operation "${entry.toolName}" is left out`, entry.toolName);
+      return undefined;
+    }
+    const schema = isJsonMediaType(chosen.mediaType) || chosen.mediaType === 'application/x-www-form-urlencoded' ? input.convert(chosen.schema ?? {}, `${pointer}/requestBody/content/${escape(chosen.mediaType)}/schema`) : { type: 'string' };
+    properties[BODY_PROPERTY] = withDescription(schema, body.description, false);
+    if (body.required === true) required.push(BODY_PROPERTY);
+    plannedBody = { property: BODY_PROPERTY, mediaType: chosen.mediaType };
+  }
+  const result = resultOf(operation, pointer, new SchemaRoot({ ...context, warn: (at, message) => warn(at, message, entry.toolName) }));
+  const server = serverOf(operation, pathItem, spec);
+  const plan: CallPlan = {
+    method: entry.method.toUpperCase(),
+    path: entry.path,
+    ...(server === undefined ? {} : { server }),
+    parameters,
+    ...(plannedBody ? { body: plannedBody } : {}),
+    ...(result.accept ? { accept: result.accept } : {}),
+  };
+  const inputSchema = input.finish({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false, [PLAN_KEYWORD]: plan });
+  const description = describe(operation);
+  return {
+    toolName: entry.toolName,
+    ...(description ? { description } : {}),
+    inputSchema,
+    ...(result.schema ? { outputSchema: result.schema } : {}),
+    resultKind: 'value',
+    annotations: { readOnlyHint: entry.method === 'get' || entry.method === 'head', ...(entry.method === 'delete' ? { destructiveHint: true } : {}), openWorldHint: true },
+  };
+}
+
+function listOperations(document: JsonObject): Operation[] {
+  const operations: Operation[] = [];
+  const paths = isJsonObject(document.paths) ? document.paths : {};
+  for (const [path, pathItem] of Object.entries(paths)) {
+    if (!isJsonObject(pathItem)) continue;
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!isJsonObject(operation)) continue;
+      const toolName = typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : `${method.toUpperCase()} ${path}`;
+      operations.push({ method, path, pointer: toPointer(['paths', path, method]), operation, pathItem, toolName });
+    }
+  }
+  return operations;
+}
+
+/** The names an operation answers to in `include`, `exclude` and `requireApproval`: operationId, function name, `GET /path`. */
+function namesOf(entry: Operation): string[] {
+  return [entry.toolName, toFunctionName(entry.toolName), `${entry.method.toUpperCase()} ${entry.path}`];
+}
+
+function matches(entry: Operation, filter: { tags?: string[]; operations?: string[] }): boolean {
+  const tags = Array.isArray(entry.operation.tags) ? entry.operation.tags : [];
+  return (filter.tags ?? []).some((tag) => tags.includes(tag)) || namesOf(entry).some((name) => (filter.operations ?? []).includes(name));
+}
+
+function isSelected(entry: Operation, config: OpenApiConfig): boolean {
+  return (config.include === undefined || matches(entry, config.include)) && (config.exclude === undefined || !matches(entry, config.exclude));
+}
+
+/** A name in include, exclude or requireApproval that no operation has is a typo worth a warning. */
+function checkNamedOperations(config: OpenApiConfig, all: Operation[], warn: (pointer: string, message: string) => void): void {
+  const known = new Set(all.flatMap(namesOf));
+  const tags = new Set(all.flatMap((entry) => (Array.isArray(entry.operation.tags) ? entry.operation.tags.map(String) : [])));
+  const lists: [string, string[] | undefined, Set<string>][] = [
+    ['include.operations', config.include?.operations, known],
+    ['exclude.operations', config.exclude?.operations, known],
+    ['include.tags', config.include?.tags, tags],
+    ['exclude.tags', config.exclude?.tags, tags],
+    ['requireApproval', Array.isArray(config.requireApproval) ? config.requireApproval : undefined, known],
+  ];
+  for (const [key, names, valid] of lists) {
+    for (const name of names ?? []) if (!valid.has(name)) warn('/paths', `${key} names "${name}", which the spec does not have`);
+  }
+}
+
+function needsApproval(entry: Operation, setting: OpenApiConfig['requireApproval']): boolean {
+  if (setting === 'non-get') return entry.method !== 'get' && entry.method !== 'head';
+  if (Array.isArray(setting)) return namesOf(entry).some((name) => setting.includes(name));
+  return setting === true;
+}
+
+/** Path-level parameters overridden by operation-level ones of the same name and location, path ones first. */
+function parametersOf(pathItem: JsonObject, operation: JsonObject, pointer: string): { parameter: JsonObject; at: string }[] {
+  const byKey = new Map<string, { parameter: JsonObject; at: string }>();
+  const pathPointer = pointer.slice(0, pointer.lastIndexOf('/'));
+  const add = (list: unknown, at: string): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((parameter, index) => {
+      if (isJsonObject(parameter) && typeof parameter.name === 'string' && LOCATIONS.includes(parameter.in as never)) byKey.set(`${String(parameter.in)}\0${parameter.name}`, { parameter, at: `${at}/parameters/${index}` });
+    });
+  };
+  add(pathItem.parameters, pathPointer);
+  add(operation.parameters, pointer);
+  return [...byKey.values()].sort((a, b) => LOCATIONS.indexOf(a.parameter.in as never) - LOCATIONS.indexOf(b.parameter.in as never));
+}
+
+function requestBodyOf(operation: JsonObject): { content: JsonObject; required?: unknown; description?: unknown } | undefined {
+  const body = operation.requestBody;
+  return isJsonObject(body) && isJsonObject(body.content) ? { content: body.content, required: body.required, description: body.description } : undefined;
+}
+
+/** JSON first, then a form, then text or bytes sent as a string; multipart is not supported. */
+function chooseMediaType(content: JsonObject): { mediaType: string; schema: unknown } | undefined {
+  const types = Object.keys(content);
+  const chosen = types.find(isJsonMediaType) ?? types.find((type) => type === 'application/x-www-form-urlencoded') ?? types.find((type) => !type.startsWith('multipart/'));
+  if (chosen === undefined) return undefined;
+  const media = content[chosen];
+  return { mediaType: chosen, schema: isJsonObject(media) ? media.schema : undefined };
+}
+
+function resultOf(operation: JsonObject, pointer: string, output: SchemaRoot): { schema?: JsonSchema; accept?: string } {
+  const responses = isJsonObject(operation.responses) ? operation.responses : {};
+  const success = Object.keys(responses).filter((code) => /^2(\d\d|XX)$/i.test(code)).sort();
+  const withContent = [...success, 'default'].find((code) => isJsonObject(responses[code]) && isJsonObject((responses[code] as JsonObject).content) && Object.keys((responses[code] as JsonObject).content as JsonObject).length > 0);
+  if (withContent === undefined) return {};
+  const content = (responses[withContent] as JsonObject).content as JsonObject;
+  const jsonType = Object.keys(content).find(isJsonMediaType);
+  if (jsonType === undefined) return { schema: { type: 'string' }, accept: Object.keys(content).join(', ') };
+  const media = content[jsonType];
+  const schema = isJsonObject(media) && media.schema !== undefined ? output.convert(media.schema, `${pointer}/responses/${withContent}/content/${escape(jsonType)}/schema`) : {};
+  return { schema: output.finish(typeof schema === 'boolean' ? {} : schema), accept: jsonType === '*/*' ? 'application/json' : jsonType };
+}
+
+/** The operation's server (operation, path, then document `servers`), its variables filled with their defaults. */
+function serverOf(operation: JsonObject, pathItem: JsonObject, spec: LoadedSpec): string | undefined {
+  const server = [operation.servers, pathItem.servers, spec.document.servers].map((list) => (Array.isArray(list) ? list[0] : undefined)).find(isJsonObject);
+  if (server === undefined || typeof server.url !== 'string') return undefined;
+  const variables = isJsonObject(server.variables) ? server.variables : {};
+  const filled = server.url.replace(/\{([^}]+)\}/g, (match, name: string) => {
+    const variable = variables[name];
+    return isJsonObject(variable) && variable.default !== undefined ? String(variable.default) : match;
+  });
+  try {
+    return new URL(filled, spec.baseUrl).href;
+  } catch {
+    return filled; // relative to a local spec: the config must name baseUrl
+  }
+}
+
+function describe(operation: JsonObject): string | undefined {
+  const parts = [operation.summary, operation.description].filter((part): part is string => typeof part === 'string' && part.trim() !== '').map((part) => part.trim());
+  if (parts.length === 2 && parts[1]?.startsWith(parts[0] ?? '')) parts.shift();
+  if (operation.deprecated === true) parts.push('Deprecated.');
+  return parts.length === 0 ? undefined : parts.join('\n\n');
+}
+
+function withDescription(schema: JsonSchema | boolean, description: unknown, deprecated: boolean): JsonSchema | boolean {
+  if (typeof schema === 'boolean') return schema;
+  const extra: JsonSchema = {};
+  if (typeof description === 'string' && description.trim() !== '' && schema.description === undefined) extra.description = description.trim();
+  if (deprecated) extra.deprecated = true;
+  if (Object.keys(extra).length === 0) return schema;
+  // A `$ref` with siblings is fine in 2019+; in draft-07 they would be ignored, so wrap it.
+  return schema.$ref === undefined ? { ...schema, ...extra } : { allOf: [schema], ...extra };
+}
+
+function namedSchemas(document: JsonObject): Map<object, string> {
+  const named = new Map<object, string>();
+  const components = isJsonObject(document.components) && isJsonObject(document.components.schemas) ? document.components.schemas : {};
+  for (const [name, schema] of Object.entries(components)) if (isJsonObject(schema) && !named.has(schema)) named.set(schema, name);
+  return named;
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

@@ -1,0 +1,50 @@
+import { redactSecrets, secretsOfApi, type OpenApiConfig } from '../../config/index.js';
+import { toModuleName, type CompileWarning, type RawCapability } from '../../core/index.js';
+import { describeOperations } from './describe-operations.js';
+import { isJsonObject } from './json-walk.js';
+import { loadSpec } from './load-spec.js';
+
+/** Default module name of an API: `openapi-<api>` in kebab-case. */
+export function openApiModuleName(api: string, config: OpenApiConfig): string {
+  return config.module ?? `openapi-${toModuleName(api)}`;
+}
+
+/**
+ * Reads, validates and dereferences one configured API's spec and describes its operations as one
+ * raw capability (module `openapi-<api>`). The configured header values are cut out of everything
+ * it returns: a spec that quotes them must not put them into declarations, the catalog or messages.
+ */
+export async function discoverApi(api: string, config: OpenApiConfig, signal?: AbortSignal): Promise<{ capability: RawCapability; warnings: CompileWarning[] }> {
+  const spec = await loadSpec(api, config, signal);
+  const { functions, warnings } = describeOperations(api, config, spec);
+  const info = isJsonObject(spec.document.info) ? spec.document.info : {};
+  const title = typeof info.title === 'string' ? info.title : api;
+  const capability: RawCapability = {
+    name: api,
+    module: openApiModuleName(api, config),
+    description: `OpenAPI service ${title}${typeof info.description === 'string' && info.description.trim() !== '' ? `: ${firstParagraph(info.description)}` : ''}`,
+    ...(typeof info.version === 'string' ? { version: info.version } : {}),
+    source: { kind: 'openapi', api },
+    config: config.rateLimit ? { rateLimit: config.rateLimit } : {},
+    functions,
+  };
+  return withoutSecrets({ capability, warnings }, secretsOfApi(config));
+}
+
+function firstParagraph(text: string): string {
+  return text.trim().split(/\n\s*\n/)[0]?.trim() ?? '';
+}
+
+/** `value` with every known secret cut out of its strings (keys included: a property may be named after one). */
+function withoutSecrets<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const visit = (current: unknown): unknown => {
+    if (typeof current === 'string') return redactSecrets(current, secrets);
+    if (Array.isArray(current)) return current.map(visit);
+    if (!isJsonObject(current)) return current;
+    const copy: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(current)) Object.defineProperty(copy, redactSecrets(key, secrets), { value: visit(child), enumerable: true, writable: true, configurable: true });
+    return copy;
+  };
+  return visit(value) as T;
+}

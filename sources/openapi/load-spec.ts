@@ -1,0 +1,100 @@
+import { readFile, stat } from 'node:fs/promises';
+import { dereference, validate, compileErrors } from '@readme/openapi-parser';
+import { parse as parseYaml } from 'yaml';
+import { CompileError, errorMessage, readBodyUpTo } from '../../core/index.js';
+import type { OpenApiConfig } from '../../config/index.js';
+import { findPointers, type JsonObject } from './json-walk.js';
+
+/** The largest spec read or downloaded: GitHub's whole REST API is about 12 MB of JSON. */
+export const MAX_SPEC_BYTES = 32 * 1024 * 1024;
+const SPEC_FETCH_TIMEOUT_MS = 30_000;
+
+export interface LoadedSpec {
+  /** The document with every internal `$ref` replaced by its target (shared objects; cycles kept as cycles). */
+  document: JsonObject;
+  version: '3.0' | '3.1';
+  /** Where a relative `servers` URL resolves against: the spec's URL, when it was downloaded. */
+  baseUrl?: URL;
+}
+
+/**
+ * Reads an OpenAPI 3.0 or 3.1 spec (JSON or YAML, a local file or an http(s) URL, at most
+ * {@link MAX_SPEC_BYTES}), validates it with `@readme/openapi-parser` and dereferences its `$ref`s.
+ * References to other files or URLs are not followed (nothing is fetched but the spec itself).
+ *
+ * @throws CompileError naming the API, the spec and, where known, the JSON pointer of the problem.
+ */
+export async function loadSpec(api: string, config: OpenApiConfig, signal?: AbortSignal): Promise<LoadedSpec> {
+  const where = `openapi "${api}" (${config.spec})`;
+  const remote = /^https?:\/\//i.test(config.spec);
+  const text = remote ? await downloadSpec(where, config.spec, signal) : await readSpecFile(where, config.spec);
+  const raw = parseSpecText(where, text);
+  const version = specVersion(where, raw);
+  const result = await validate(structuredClone(raw) as never, { resolve: { external: false } });
+  if (!result.valid) throw new CompileError('OPENAPI_INVALID', `${where} is not a valid OpenAPI ${version} document: ${placeOf(raw, result.errors)}${compileErrors(result).replace(/^API definition schema validation failed\.\s*/, '')}`);
+  let document: JsonObject;
+  try {
+    document = (await dereference(raw as never, { resolve: { external: false } })) as unknown as JsonObject;
+  } catch (error) {
+    throw new CompileError('OPENAPI_INVALID', `${where}: resolving $refs failed: ${errorMessage(error)}`, { cause: error });
+  }
+  return { document, version, ...(remote ? { baseUrl: new URL(config.spec) } : {}) };
+}
+
+async function readSpecFile(where: string, file: string): Promise<string> {
+  try {
+    const size = (await stat(file)).size;
+    if (size > MAX_SPEC_BYTES) throw new CompileError('OPENAPI_SPEC_TOO_LARGE', `${where}: the spec is ${size} bytes, over the ${MAX_SPEC_BYTES}-byte limit`);
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if (error instanceof CompileError) throw error;
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new CompileError('OPENAPI_SPEC_UNREADABLE', missing ? `${where}: no spec file at ${file} (a path relative to the config file, or an https URL)` : `${where}: cannot read the spec: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/** Downloads a spec within a time and size bound; no credentials are sent (the configured headers are for calls). */
+async function downloadSpec(where: string, url: string, signal: AbortSignal | undefined): Promise<string> {
+  const timeout = AbortSignal.timeout(SPEC_FETCH_TIMEOUT_MS);
+  try {
+    const response = await fetch(url, { headers: { accept: 'application/json, application/yaml, text/yaml, */*' }, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new CompileError('OPENAPI_SPEC_UNREADABLE', `${where}: downloading the spec answered ${response.status} ${response.statusText}`);
+    }
+    const body = await readBodyUpTo(response, MAX_SPEC_BYTES);
+    if (body === undefined) throw new CompileError('OPENAPI_SPEC_TOO_LARGE', `${where}: the spec is over the ${MAX_SPEC_BYTES}-byte limit`);
+    return body.toString('utf8');
+  } catch (error) {
+    if (error instanceof CompileError) throw error;
+    const reason = timeout.aborted ? `no answer within ${SPEC_FETCH_TIMEOUT_MS} ms` : errorMessage(error);
+    throw new CompileError('OPENAPI_SPEC_UNREADABLE', `${where}: downloading the spec failed: ${reason}`, { cause: error });
+  }
+}
+
+function parseSpecText(where: string, text: string): JsonObject {
+  let value: unknown;
+  try {
+    // JSON is YAML too, but JSON.parse reads a large JSON spec many times faster.
+    value = /^\s*\{/.test(text) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
+  } catch (error) {
+    throw new CompileError('OPENAPI_INVALID', `${where}: the spec is neither valid JSON nor YAML: ${errorMessage(error)}`, { cause: error });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CompileError('OPENAPI_INVALID', `${where}: the spec is not an object (an OpenAPI document starts with "openapi: 3.x")`);
+  return value as JsonObject;
+}
+
+function specVersion(where: string, document: JsonObject): '3.0' | '3.1' {
+  const declared = document.openapi;
+  if (typeof declared === 'string' && /^3\.0\.\d+/.test(declared)) return '3.0';
+  if (typeof declared === 'string' && /^3\.1\.\d+/.test(declared)) return '3.1';
+  if (document.swagger !== undefined) throw new CompileError('OPENAPI_UNSUPPORTED', `${where} at /swagger: Swagger 2.0 is not supported; convert the spec to OpenAPI 3 first (for example with swagger2openapi)`);
+  throw new CompileError('OPENAPI_UNSUPPORTED', `${where} at /openapi: expected "3.0.x" or "3.1.x" (got ${JSON.stringify(declared) ?? 'nothing'})`);
+}
+
+/** The JSON pointers of the `$ref`s a "Missing $ref pointer" error names, so the message says where they are written. */
+function placeOf(raw: JsonObject, errors: readonly { message: string }[]): string {
+  const missing = errors.map((error) => /Missing \$ref pointer "([^"]+)"/.exec(error.message)?.[1]).filter((ref): ref is string => ref !== undefined);
+  const pointers = missing.flatMap((ref) => findPointers(raw, (node) => node.$ref === ref).map((pointer) => `${pointer}/$ref`));
+  return pointers.length === 0 ? '' : `at ${pointers.slice(0, 5).join(', ')}: `;
+}

@@ -1,0 +1,34 @@
+import type { CapabilitySource, CapabilitySpec, CompileWarning } from '../../core/index.js';
+import type { Backend } from '../../core/index.js';
+import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
+import { discoverApi } from './discover-api.js';
+import { createOpenApiBackend } from './openapi-backend.js';
+
+/**
+ * The OpenAPI services of the config (`openapi`) as a capability source: each API is one unit of
+ * discovery (`openapi:<api>`, one module `openapi-<api>` with a typed function per operation), and
+ * one backend performs the calls of every API over HTTP.
+ */
+export const openapiSource: CapabilitySourceKind = {
+  kind: 'openapi',
+  async discover(context: DiscoverContext): Promise<Discovery> {
+    const apis = Object.entries(context.config.openapi ?? {}).sort(([a], [b]) => a.localeCompare(b));
+    const warnings: CompileWarning[] = [];
+    const loaded = await Promise.all(
+      apis.map(([api, config]) =>
+        context.load(`openapi:${api}`, async () => {
+          const discovered = await discoverApi(api, config, context.signal);
+          warnings.push(...discovered.warnings);
+          return [discovered.capability];
+        }),
+      ),
+    );
+    return { capabilities: loaded.flatMap((capabilities) => capabilities ?? []), failures: [], warnings };
+  },
+  connect(_specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend> {
+    return Promise.resolve(createOpenApiBackend({ apis: context.config.openapi ?? {} }));
+  },
+  describe(source: CapabilitySource): string {
+    return source.kind === 'openapi' ? `openapi:${source.api}` : source.kind;
+  },
+};
