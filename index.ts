@@ -47,6 +47,12 @@ export type { McpBackendOptions, McpConnection } from './sources/mcp/index.js';
 export { createStdTools } from './std/index.js';
 export type { StdToolsOptions } from './std/index.js';
 
+// Capability sources: what createSpace({ sources }) and buildCapabilities({ sources }) take
+export { createFilesSource, createMcpSource, createStdSource, defaultSources, filesSource, mcpSource } from './sources/index.js';
+export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, FilesSourceOptions, McpSourceOptions, StdSourceOptions } from './sources/index.js';
+export type { RawCapability, RawFunction, SourceFailure } from './core/index.js';
+export { createAgentSource } from './agents/index.js';
+
 // Serving a space over MCP
 export { createAgentSpacesMcpServer, serveSpace } from './server/index.js';
 export type { RunningServer, ServeOptions } from './server/index.js';
