@@ -12,6 +12,8 @@ import type {
 } from '../core/index.js';
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
 import type { Backend, BackendCall } from '../core/index.js';
+import { createTextResultObserver } from './inferred-results/observe-text-result.js';
+import { createResultRecorder } from './inferred-results/result-recorder.js';
 import { createRateLimiter, rateLimitError, type RateLimiter } from './rate-limiter.js';
 import { createRedactor, redactToolCallError } from './redact.js';
 import { requestApproval } from './request-approval.js';
@@ -36,6 +38,12 @@ export interface BridgeOptions {
   secrets?: string[];
   /** Clock for rate limits, in ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Learn the result types of MCP tools without an output schema from their JSON text results
+   * (`FunctionSpec.effects` not `side-effects`), kept in `<outDir>/inferred/` for the next build.
+   * Absent: nothing is recorded (drift from an inferred type is still reported).
+   */
+  learnResultTypes?: { outDir: string };
 }
 
 /** The host side of every capability call. */
@@ -82,6 +90,12 @@ export function createBridge(options: BridgeOptions): Bridge {
   const redact = createRedactor({ keys: options.redactKeys ?? [], secrets });
   let callCount = 0;
   let closed = false;
+  const recorder = options.learnResultTypes === undefined ? undefined : createResultRecorder({ outDir: options.learnResultTypes.outDir });
+  const textResults = createTextResultObserver({
+    ...(recorder === undefined ? {} : { recorder }),
+    checkFor: (call, schema) => checkFor('result', { capability: byModule.get(call.capability) as CapabilitySpec, function: call.function }, schema),
+    onDrift: (event) => emit({ type: 'result-drift', ...redact(event), timestamp: new Date().toISOString() }),
+  });
 
   const emit = (event: BridgeEvent): void => {
     for (const listener of listeners) {
@@ -167,6 +181,10 @@ export function createBridge(options: BridgeOptions): Bridge {
       throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
     }
 
+    if (call.resultMode === 'value' && spec.resultKind === 'mcp-text' && spec.outputSchema === undefined) {
+      // Text results teach (and, once learned, are parsed into) an inferred result type; see inferred-results/.
+      value = textResults.observe({ capability: capability.module, function: spec, callId, ...(context.runId === '' ? {} : { runId: context.runId }) }, value);
+    }
     if (call.resultMode === 'value' && spec.outputSchema !== undefined && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
       const issues = checkFor('result', target, spec.outputSchema)(value);
       if (issues.length > 0) {
@@ -289,6 +307,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
     async close() {
       closed = true;
+      // What runs taught is written before the space goes; a failed write loses only that lesson.
+      await recorder?.flush().catch(() => undefined);
       const backends = typeof options.backends === 'function' ? [...usedBackends] : [...new Set(Object.values(options.backends))];
       await Promise.allSettled(backends.map((backend) => backend.close()));
     },

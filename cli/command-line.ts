@@ -20,6 +20,7 @@ export const OPTIONS = {
   cwd: { type: 'string', value: '<dir>', help: "the space's folder, or the folder agent paths are relative to (default: the current directory)" },
   json: { type: 'boolean', help: 'machine-readable output on stdout' },
   force: { type: 'boolean', help: 're-emit every module even when unchanged' },
+  args: { type: 'string', value: '<json>', help: "the call's arguments, a JSON object (default {})" },
   'no-check': { type: 'boolean', help: 'skip the type-check against the built declarations' },
   approve: { type: 'string', value: '<all|none>', help: 'answer approval requests without asking (default: ask on a terminal, deny otherwise)' },
   studio: {
@@ -75,6 +76,12 @@ export const COMMANDS = {
     synopsis: ['agent-spaces capabilities build [--force] [--json]'],
     description: 'compile every capability source into the build output: progress per source on stderr, a summary (or --json) on stdout',
     options: ['config', 'cwd', 'json', 'force'],
+  },
+  'capabilities sample': {
+    synopsis: ["agent-spaces capabilities sample <module.function> [--args '<json>']"],
+    description:
+      'call a read-only MCP tool without an output schema through the space (approvals apply) and learn its\nresult type from the JSON text it returns (kept in <outDir>/inferred/); the next "capabilities build"\ndeclares it. Refuses a tool not known to be read-only: set mcpServers.<server>.sideEffects, or the\ntool\'s readOnlyHint annotation says so',
+    options: ['config', 'cwd', 'json', 'args', 'approve'],
   },
   'capabilities list': {
     synopsis: ['agent-spaces capabilities list [--json]'],

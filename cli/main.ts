@@ -48,6 +48,12 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       const { buildCommand, listCommand } = await import('./commands/capabilities.js');
       return command === 'capabilities build' ? buildCommand({ ...common, force: values.force === true }) : listCommand({ ...common, force: false });
     }
+    case 'capabilities sample': {
+      if (!first) throw new UsageError("capabilities sample needs a function: agent-spaces capabilities sample <module.function> [--args '<json>']");
+      if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the arguments: --args '{"a": 1}')`);
+      const { sampleCommand } = await import('./commands/sample.js');
+      return sampleCommand({ ...common, id: first, ...pick(values, ['args', 'approve']) });
+    }
     case 'run': {
       if (!first) throw new UsageError('run needs a program: agent-spaces run <file.ts | ->');
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);

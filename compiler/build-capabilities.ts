@@ -18,6 +18,7 @@ import { buildCatalog } from './catalog.js';
 import { createSchemaChecker, type CheckedSchemas } from './check-schemas.js';
 import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js';
 import { emitProxy } from './emit-proxy.js';
+import { applyInferredResults } from './inferred-results.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
 import { describeWith, discoverSources, type BuildProgressEvent, type Discovered } from './discover-sources.js';
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
@@ -93,7 +94,8 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const describeSource = describeWith(options.sources);
   const warnings: CompileWarning[] = [...loaded.warnings];
 
-  const specs = assignNames(loaded.raws, warnings, describeSource);
+  // Result types learned from observed results (`<outDir>/inferred/`) join the specs, so their hash covers them.
+  const specs = await applyInferredResults(assignNames(loaded.raws, warnings, describeSource), config);
   // Keep the previous modules of sources that failed this time.
   const failedSources = new Set(loaded.failures.map((failure) => failure.source));
   const kept = (previous?.capabilities ?? []).filter((spec) => failedSources.has(describeSource(spec.source)));

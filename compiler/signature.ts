@@ -16,6 +16,8 @@ export function formatSignature(fn: FunctionSpec): string {
 
 function returnType(fn: FunctionSpec): string {
   if (fn.outputSchema) return shallowType(fn.outputSchema, 0, { root: fn.outputSchema, hops: 0 });
+  // A type learned from observed results (see compiler/inferred-results.ts) stands in for the text.
+  if (fn.resultKind === 'mcp-text' && fn.inferredResult) return shallowType(fn.inferredResult.schema, 0, { root: fn.inferredResult.schema, hops: 0 });
   return fn.resultKind === 'mcp-text' ? 'string' : 'unknown';
 }
 

@@ -30,6 +30,13 @@ const serverCommon = {
   approveDestructive: z.boolean().optional(),
   /** Tools (original names) that always require approval. */
   requireApproval: z.array(z.string()).optional(),
+  /**
+   * Which tools change something besides answering: `true` all, `false` none, or the tools' original
+   * names (the others have none). Absent: the tools' annotations say (`readOnlyHint`, `destructiveHint`).
+   * Results of a tool with side effects never teach its result type; only a tool known to be read-only
+   * may be sampled (`agent-spaces capabilities sample`).
+   */
+  sideEffects: z.union([z.boolean(), z.array(z.string())]).optional(),
   disabled: z.boolean().optional(),
   /** One rate limit for all of the server's tools together (its module), e.g. `{ requests: 10, period: 'second', onLimit: 'queue' }`. */
   rateLimit: rateLimitSchema.optional(),

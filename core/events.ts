@@ -3,7 +3,8 @@ export type BridgeEvent =
   | ToolCallStartEvent
   | ToolCallEndEvent
   | ApprovalRequiredEvent
-  | ApprovalDecidedEvent;
+  | ApprovalDecidedEvent
+  | ResultDriftEvent;
 
 export interface ToolCallStartEvent {
   type: 'tool-call-start';
@@ -27,6 +28,24 @@ export interface ToolCallEndEvent {
   /** Size of the JSON result in bytes (0 on error). */
   sizeBytes: number;
   error?: { code: string; message: string };
+  timestamp: string;
+}
+
+/**
+ * A result of a function whose type was inferred from earlier results (`FunctionSpec.inferredResult`)
+ * does not match that type. The call still succeeds with the value; the stored type is widened to
+ * take it in, so the next build declares it.
+ */
+export interface ResultDriftEvent {
+  type: 'result-drift';
+  callId: string;
+  runId?: string;
+  capability: string;
+  function: string;
+  /** What differs (at most a few issues, values redacted), or that the text was not JSON any more. */
+  issues: { path: string; message: string }[];
+  /** One line for people: what drifted and what to do. */
+  message: string;
   timestamp: string;
 }
 

@@ -1,4 +1,6 @@
 export type { JsonSchema, JsonSchemaOrBoolean } from './json-schema.js';
+export type { InferredResult, InferredResultEntry, InferredResultSource, InferredResultsFile } from './inferred-result.js';
+export { INFERRED_RESULTS_DIR, MAX_INFERRED_FILE_BYTES, inferredResultsFile, parseInferredResults } from './inferred-result.js';
 export { isJsonSchemaObject } from './json-schema.js';
 export { keepAliveUntil } from './keep-alive.js';
 export { closestKey, editDistance } from './edit-distance.js';
@@ -44,6 +46,7 @@ export type {
   ApprovalRequest,
   ApprovalRequiredEvent,
   BridgeEvent,
+  ResultDriftEvent,
   BridgeEventListener,
   ToolCallEndEvent,
   ToolCallStartEvent,

@@ -1,3 +1,4 @@
+import type { InferredResult } from './inferred-result.js';
 import type { JsonSchema } from './json-schema.js';
 
 /**
@@ -63,7 +64,10 @@ export type ResultKind =
   | 'value'
   /** MCP tool with an output schema: `structuredContent`. */
   | 'mcp-structured'
-  /** MCP tool without an output schema: the text content joined (the full result on request). */
+  /**
+   * MCP tool without an output schema: the text content joined (the full result on request); with an
+   * `inferredResult`, that text parsed as JSON.
+   */
   | 'mcp-text';
 
 export interface ToolAnnotations {
@@ -88,6 +92,19 @@ export interface FunctionSpec {
   /** A `{param}` template (JSON tools); TypeScript tools may compute it on the host instead. */
   approvalMessage?: string;
   annotations?: ToolAnnotations;
+  /**
+   * Whether the tool changes anything besides answering, from the config (`mcpServers.<name>.sideEffects`)
+   * or else its annotations; absent: not known. Set on `mcp-text` functions, whose results may teach
+   * their result type: a `side-effects` tool's results are never observed, and only a `read-only` one
+   * may be sampled (`agent-spaces capabilities sample`).
+   */
+  effects?: 'read-only' | 'side-effects';
+  /**
+   * The result type learned from observed results (`mcp-text` functions only): the call resolves to
+   * the text parsed as JSON, declared with this schema; a result that does not match it is reported
+   * as drift (`result-drift`), not failed.
+   */
+  inferredResult?: InferredResult;
 }
 
 export interface CompileWarning {

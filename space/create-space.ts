@@ -195,6 +195,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         secrets: serverSecrets(config),
+        // JSON text results of MCP tools without an output schema teach their result type (<outDir>/inferred/).
+        learnResultTypes: { outDir: config.outDir },
       });
       const workers = config.sandbox.workers ?? options.sandboxDefaults?.workers;
       const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;

@@ -64,8 +64,15 @@ function summary(result: BuildResult) {
     warnings: result.warnings,
     errors: result.errors,
     written: result.written.length,
+    /** Functions whose result type was learned from observed results, not declared (`module.function`). */
+    inferredResults: inferredResultIds(result),
     durationMs: Math.round(result.durationMs),
   };
+}
+
+/** The functions declared with a result type learned from observed results (see compiler/inferred-results.ts). */
+function inferredResultIds(result: BuildResult): string[] {
+  return result.manifest.capabilities.flatMap((spec) => spec.functions.filter((fn) => fn.inferredResult !== undefined).map((fn) => `${spec.module}.${fn.name}`));
 }
 
 function printSummary(result: BuildResult): void {
@@ -77,6 +84,10 @@ function printSummary(result: BuildResult): void {
     if (failures.has(`${warning.source}\n${warning.message}`)) continue;
     const where = [warning.source, warning.capability, warning.function, warning.pointer].filter(Boolean).join(' › ');
     progress(`  warning: ${where}: ${warning.message}`);
+  }
+  const inferred = inferredResultIds(result);
+  if (inferred.length > 0) {
+    progress(`  ${inferred.length} function${inferred.length === 1 ? '' : 's'} typed from inferred results (observed, not declared by the server): ${inferred.join(', ')}`);
   }
   const line =
     `${result.sources.length} sources (${built} built, ${unchanged} unchanged, ${result.errors.length} failed), ` +

@@ -39,6 +39,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     sandboxDefaults: { workers: 1 },
     onEvent: (event) => {
       studio?.onEvent(event);
+      // A result unlike its inferred type is worth knowing even without --verbose: the declaration is out of date.
+      if (event.type === 'result-drift') progress(`  [drift] ${event.message}`);
       if (!options.verbose) return;
       if (event.type === 'approval-required') {
         progress(`  [approval] ${event.capability}.${event.function}: ${event.message} arguments: ${formatArguments(event.params)}`);

@@ -1,4 +1,4 @@
-import { CompileError, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec } from '../../core/index.js';
+import { CompileError, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec, type InferredResult } from '../../core/index.js';
 import { generatedBanner, sourceLabel } from '../emit-banner.js';
 import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
 import { toPointer } from './json-pointer.js';
@@ -17,8 +17,8 @@ const GLOBAL_TYPE_NAMES = ['Promise', 'Record', 'Array'];
 
 interface SchemaRoot {
   schema: unknown;
-  /** `inputSchema` or `outputSchema`: where warnings point. */
-  keyword: 'inputSchema' | 'outputSchema';
+  /** `inputSchema`, `outputSchema` or an inferred result's schema: where warnings point. */
+  keyword: 'inputSchema' | 'outputSchema' | 'inferredResult/schema';
   typeName: string;
   /** `$ref` targets inside the schema (path segments), sorted by pointer. */
   targets: string[][];
@@ -108,7 +108,12 @@ function planFunctions(functions: readonly FunctionSpec[], hasMcpText: boolean):
     const resultTypeName = allocate(toTypeName(spec.name, 'Result'));
     const params = makeRoot(spec.inputSchema, 'inputSchema', paramsName);
     const typed = spec.resultKind !== 'mcp-text' && spec.outputSchema !== undefined;
-    const result = typed ? makeRoot(spec.outputSchema, 'outputSchema', resultTypeName) : undefined;
+    const inferred = spec.resultKind === 'mcp-text' && spec.outputSchema === undefined ? spec.inferredResult : undefined;
+    const result = typed
+      ? makeRoot(spec.outputSchema, 'outputSchema', resultTypeName)
+      : inferred === undefined
+        ? undefined
+        : makeRoot(inferred.schema, 'inferredResult/schema', resultTypeName);
     return result === undefined ? { spec, params, resultTypeName } : { spec, params, result, resultTypeName };
   });
   assignTypeNames(plans.flatMap((plan) => [plan.params, ...(plan.result === undefined ? [] : [plan.result])]), allocate, reserved);
@@ -153,7 +158,11 @@ function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): st
     const doc = docComment([summary, approval]);
     return `${doc}export declare function ${spec.name}(params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n`;
   }
-  const doc = docComment([summary, 'Resolves to the text content of the result; `.full()` resolves to every content block.', approval], '  ');
+  const inferred = spec.outputSchema === undefined ? spec.inferredResult : undefined;
+  const resolves = inferred === undefined
+    ? 'Resolves to the text content of the result; `.full()` resolves to every content block.'
+    : 'Resolves to the text content of the result parsed as JSON; `.full()` resolves to every content block.';
+  const doc = docComment([summary, resolves, approval], '  ', inferred === undefined ? [] : [inferredRemark(inferred)]);
   return (
     `export declare const ${spec.name}: {\n` +
     `${doc}  (params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n` +
@@ -161,6 +170,13 @@ function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): st
     `  full(params${optional}: ${paramsName}): Promise<McpCallResult>;\n` +
     `};\n`
   );
+}
+
+/** Says that a result type was learned, from how much and where, so nobody takes it for a contract. */
+function inferredRemark(inferred: InferredResult): string {
+  const results = `${inferred.samples} observed result${inferred.samples === 1 ? '' : 's'}`;
+  const from = inferred.sources.map((source) => (source === 'run' ? 'calls' : 'agent-spaces capabilities sample')).join(' and ');
+  return `@remarks Result type inferred from ${results} (${from}; no outputSchema declared); may be incomplete.`;
 }
 
 /** Params may be left out when the input schema requires nothing at its top level. */
