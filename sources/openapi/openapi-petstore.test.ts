@@ -233,6 +233,19 @@ export default await getPetById({ petId: 1 });
     }
   }, 30_000);
 
+  it("limits the API's calls together with its rateLimit", async () => {
+    const space = await spaceWith({ rateLimit: { requests: 1, period: 'hour' } });
+    try {
+      await space.callTool('openapi-petstore.getPetById', { petId: 1 });
+      const before = server.requests.length;
+      const limited = await space.callTool('openapi-petstore.findPetsByStatus', {}).catch((error: unknown) => error);
+      expect(limited).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(server.requests.length).toBe(before);
+    } finally {
+      await space.close();
+    }
+  });
+
   it('keeps only the operations include and exclude select (by tag and by operation)', async () => {
     const space = await spaceWith({ include: { tags: ['store'], operations: ['getPetById'] }, exclude: { operations: ['deleteOrder'] } });
     try {
