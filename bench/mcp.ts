@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { StdioServerConfig } from '../config/schema.js';
 import type { CapabilitySpec, FunctionSpec, JsonSchema } from '../core/index.js';
 import type { BackendCall } from '../core/index.js';
@@ -82,7 +82,7 @@ export async function run(): Promise<string> {
     const viaSdkWithOptions: Contender = {
       label: 'SDK Client.callTool with the backend options',
       echo: (text) =>
-        directWithOptions.client.callTool({ name: 'echo', arguments: { text } }, undefined, {
+        directWithOptions.client.callTool({ name: 'echo', arguments: { text } }, {
           signal: new AbortController().signal,
           timeout: 60_000,
           resetTimeoutOnProgress: true,

@@ -18,10 +18,11 @@ export interface ApprovalAsk {
 
 /**
  * Asks the approval handler about one call and waits for its answer (other calls go on meanwhile).
- * Resolves when approved; rejects with `APPROVAL_DENIED` when denied, when there is no handler
- * (headless), or when the handler throws, and with `CANCELLED` when the run ends while waiting.
+ * Resolves when approved (with the values the decision filled in, for a request that asks for some);
+ * rejects with `APPROVAL_DENIED` when denied, when there is no handler (headless), or when the handler
+ * throws, and with `CANCELLED` when the run ends while waiting.
  */
-export async function requestApproval(ask: ApprovalAsk): Promise<void> {
+export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Record<string, unknown> }> {
   const { callId } = ask;
   // Whoever shows the message (a terminal, a web page, an MCP client) shows it as written: a message a
   // tool computed from the program's arguments cannot carry a CR, an escape sequence or a bidi override.
@@ -52,7 +53,7 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
     );
   }
 
-  let decision: { approved: boolean; reason?: string };
+  let decision: { approved: boolean; reason?: string; content?: Record<string, unknown> };
   // A person's time to decide is not the program's: the run's clock stops while the handler decides.
   const release = ask.holdDeadline?.();
   try {
@@ -74,6 +75,7 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
     const reason = decision.reason ?? 'denied by the approval handler';
     throw new ToolCallError('APPROVAL_DENIED', `${subject} was denied: ${reason}`, target, { details: { reason } });
   }
+  return decision.content === undefined ? {} : { content: decision.content };
 
   function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     if (signal.aborted) return Promise.reject(cancelled());
@@ -89,7 +91,12 @@ export async function requestApproval(ask: ApprovalAsk): Promise<void> {
   }
 }
 
-function normalizeDecision(decision: ApprovalDecision): { approved: boolean; reason?: string } {
+function normalizeDecision(decision: ApprovalDecision): { approved: boolean; reason?: string; content?: Record<string, unknown> } {
   if (typeof decision === 'boolean') return { approved: decision };
-  return decision.reason === undefined ? { approved: decision.approved === true } : { approved: decision.approved === true, reason: decision.reason };
+  const content = typeof decision.content === 'object' && decision.content !== null && !Array.isArray(decision.content) ? decision.content : undefined;
+  return {
+    approved: decision.approved === true,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(content === undefined ? {} : { content }),
+  };
 }

@@ -26,6 +26,14 @@ const serverCommon = {
   maxTotalTimeoutMs: z.number().int().positive().optional(),
   /** Connection (start + initialize) timeout in ms. */
   connectTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * Which MCP protocol era to speak: `2025-11-25` (the `initialize` handshake and sessions; also
+   * older 2025-era servers), `2026-07-28` (stateless, `server/discover`; nothing else is accepted) or
+   * `auto` (ask with `server/discover`, fall back to the 2025 handshake). Default: `auto` for HTTP
+   * servers, `2025-11-25` for stdio servers (probing a stdio server starts it once more and may wait
+   * for its timeout).
+   */
+  protocol: z.enum(['auto', '2026-07-28', '2025-11-25']).optional(),
   /** Require approval for tools whose annotations say `destructiveHint: true`. */
   approveDestructive: z.boolean().optional(),
   /** Tools (original names) that always require approval. */
@@ -151,6 +159,19 @@ export const configSchema = z.strictObject({
   agents: z.array(z.string().min(1)).optional(),
   /** Where orchestration sessions are stored (default `<outDir>/sessions`), relative to the config file. */
   agentSessions: z.string().optional(),
+  /**
+   * A store for durable runs: `'postgres://user:password@host:5432/db'` (or `$AGENT_SPACES_STORE`).
+   * Absent: everything in one process's memory, as always. See docs/DEPLOY.md.
+   */
+  store: z.string().min(1).optional(),
+  durable: z
+    .strictObject({
+      /** Time a durable run's approval may wait before it is denied, in ms (default: no deadline). */
+      approvalDeadlineMs: z.number().int().positive().optional(),
+      /** Functions safe to perform again when a worker died during the call (`module.function`, `module.*`), besides those annotated idempotentHint. */
+      idempotent: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 
 export type AgentSpacesConfigInput = z.input<typeof configSchema>;
@@ -161,6 +182,7 @@ export type OpenApiConfig = z.output<typeof openApiSchema>;
 export type SandboxConfig = z.output<typeof sandboxSchema>;
 export type StdConfig = z.output<typeof stdSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
+export type DurableConfig = NonNullable<z.output<typeof configSchema>['durable']>;
 
 /** A loaded, validated configuration with paths made absolute. */
 export interface ResolvedConfig {
@@ -179,6 +201,9 @@ export interface ResolvedConfig {
   /** Agent directories (absolute) and A2A URLs, as listed. */
   agents: string[];
   agentSessions: string;
+  /** The durable runs' store (`${VAR}`s expanded), when configured. */
+  store?: string;
+  durable?: DurableConfig;
 }
 
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {

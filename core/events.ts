@@ -58,6 +58,11 @@ export interface ApprovalRequest {
   function: string;
   params: unknown;
   message: string;
+  /**
+   * Present when a tool's server asks for values in the middle of the call (an MCP elicitation): what
+   * it asks for, as a flat JSON Schema object. A decision may fill them in (`content`).
+   */
+  requestedSchema?: Record<string, unknown>;
   timestamp: string;
 }
 
@@ -76,7 +81,7 @@ export interface ApprovalDecidedEvent {
   timestamp: string;
 }
 
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string; content?: Record<string, unknown> };
 
 /** Decides whether a call that requires approval may go on. The call waits while it runs. */
 export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;

@@ -2,12 +2,22 @@ import { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 // The SDK's values are imported where a connection is made: importing the package must not load it.
-import type { Client, ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
-import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ErrorCode, Implementation, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Client,
+  ClientOptions,
+  ElicitRequestFormParams,
+  ElicitResult,
+  Implementation,
+  ProtocolError,
+  RequestOptions,
+  SdkError,
+  SdkErrorCode,
+  Tool,
+  Transport,
+  VersionNegotiationOptions,
+  JsonSchemaValidator,
+} from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
 import { AgentSpacesError, errorMessage } from '../../core/index.js';
 import { isStdioServer, redactSecrets, secretsOfServer } from '../../config/index.js';
@@ -19,11 +29,21 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 const STDERR_TAIL_CHARS = 4096;
 const PACKAGE_CLIENT_INFO = { name: 'agent-spaces', version: '0.1.0' };
 
+/** The MCP protocol a server is spoken to in (`protocol` of its config entry). */
+export type McpProtocolChoice = 'auto' | '2026-07-28' | '2025-11-25';
+
 /** An open connection to one MCP server. */
 export interface McpConnection {
   readonly client: Client;
-  /** What the server said about itself in `initialize`. */
+  /** What the server said about itself (in `initialize`, or in `server/discover`'s `_meta`). */
   readonly serverInfo: Implementation | undefined;
+  /**
+   * The protocol era the connection speaks: `modern` (2026-07-28: stateless, `input_required`
+   * results) or `legacy` (2025-11-25 and before: `initialize`, server-to-client requests).
+   */
+  readonly era?: 'modern' | 'legacy';
+  /** The protocol version agreed on (`2026-07-28`, `2025-11-25`, …). */
+  readonly protocolVersion?: string;
   /** The transport that answered: `stdio`, `streamable-http`, `sse` (or anything a custom connector says). */
   readonly transport: string;
   /** The child's process id, for stdio servers. */
@@ -38,11 +58,20 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
+/** A server's question to the user during a call (`elicitation/create`, form mode). */
+export type McpElicitation = ElicitRequestFormParams;
+
 export interface ConnectMcpServerOptions {
   clientInfo?: { name: string; version: string };
   /** Overrides the server's `connectTimeoutMs`. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Answers a 2025-era server's `elicitation/create` requests (sent during a call). Given: the client
+   * declares the elicitation capability (form mode), which a 2026-era server's `input_required`
+   * results also need. Absent: the client declares none, and servers do not ask.
+   */
+  onElicitation?: (request: McpElicitation) => Promise<ElicitResult>;
 }
 
 /**
@@ -71,9 +100,11 @@ export class McpConnectError extends AgentSpacesError {
 }
 
 /**
- * Starts (stdio) or reaches (Streamable HTTP, legacy SSE) one configured MCP server and completes the
- * `initialize` handshake. Streamable HTTP that fails with a 4xx falls back to legacy SSE unless the
- * server's `type` is `sse` (SSE only). Rejects with a {@link McpConnectError} naming the server.
+ * Starts (stdio) or reaches (Streamable HTTP, legacy SSE) one configured MCP server and opens the
+ * connection in the protocol its `protocol` names ({@link protocolOf}): the 2025 `initialize`
+ * handshake, the 2026-07-28 `server/discover` (no fallback), or `auto` (discover, falling back to the
+ * 2025 handshake). Streamable HTTP that fails with a 4xx falls back to legacy SSE (2025 only) unless
+ * the server's `type` is `sse` (SSE only). Rejects with a {@link McpConnectError} naming the server.
  *
  * @example
  * const connection = await connectMcpServer('files', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] });
@@ -87,7 +118,15 @@ export async function connectMcpServer(
 ): Promise<McpConnection> {
   const timeoutMs = options.timeoutMs ?? server.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const secrets = secretsOfServer(server);
-  const context: ConnectContext = { name, timeoutMs, clientInfo: options.clientInfo ?? PACKAGE_CLIENT_INFO, signal: options.signal, secrets };
+  const context: ConnectContext = {
+    name,
+    timeoutMs,
+    clientInfo: options.clientInfo ?? PACKAGE_CLIENT_INFO,
+    signal: options.signal,
+    secrets,
+    protocol: protocolOf(server),
+    onElicitation: options.onElicitation,
+  };
   try {
     return await (isStdioServer(server) ? connectStdio(context, server) : connectHttp(context, server));
   } catch (error) {
@@ -119,6 +158,22 @@ function cutStrings<T>(value: T, cut: (text: string) => string): T {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item, cut)])) as T;
   }
   return value;
+}
+
+/**
+ * The protocol a server is spoken to in: its `protocol`, else `auto` for HTTP servers (a probe costs
+ * one request) and `2025-11-25` for stdio servers (a probe there starts the server once more, and a
+ * 2025 server that ignores it costs the whole probe timeout).
+ */
+export function protocolOf(server: McpServerConfig): McpProtocolChoice {
+  return server.protocol ?? (isStdioServer(server) ? '2025-11-25' : 'auto');
+}
+
+/** What the SDK client is told to negotiate for a protocol choice. */
+function negotiationOf(protocol: McpProtocolChoice, timeoutMs: number): VersionNegotiationOptions {
+  if (protocol === '2025-11-25') return { mode: 'legacy' };
+  if (protocol === '2026-07-28') return { mode: { pin: '2026-07-28' }, probe: { timeoutMs } };
+  return { mode: 'auto', probe: { timeoutMs } };
 }
 
 /** Every tool of a server, following `nextCursor` through all pages of `tools/list`. */
@@ -179,12 +234,14 @@ interface ConnectContext {
   signal: AbortSignal | undefined;
   /** The server's secrets (see `secretsOfServer`), cut out of its stderr. */
   secrets: readonly string[];
+  protocol: McpProtocolChoice;
+  onElicitation: ConnectMcpServerOptions['onElicitation'];
 }
 
 async function connectStdio(context: ConnectContext, server: StdioServerConfig): Promise<McpConnection> {
   const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/client'),
+    import('@modelcontextprotocol/client/stdio'),
   ]);
   const commandLine = describeCommand(server);
   const transport = new StdioClientTransport({
@@ -205,9 +262,12 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
     child?.once('exit', (code, signal) => {
       exit = signal === null ? `exit code ${code ?? 'unknown'}` : `signal ${signal}`;
     });
+    // The SDK skips stdout lines that are not JSON; a call such a line was meant to answer would
+    // wait for its timeout. Reported as the transport's error, the pool fails the calls in flight.
+    if (child?.stdout) watchForNonJsonLines(child.stdout, (line) => transport.onerror?.(new SyntaxError(`a line on stdout is not valid JSON: ${line}`)));
   };
 
-  const client = new Client(context.clientInfo, CLIENT_OPTIONS);
+  const client = createClient(Client, context, context.protocol);
   try {
     await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
   } catch (error) {
@@ -229,6 +289,7 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
   return {
     client,
     serverInfo: client.getServerVersion(),
+    ...eraOf(client),
     transport: 'stdio',
     ...(pid === undefined ? {} : { pid }),
     stderrTail: () => stderr.text(),
@@ -251,6 +312,10 @@ function stdioConnectError(
   if (context.signal?.aborted === true) {
     return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', details, cause: error });
   }
+  if (isEraMismatch(error)) {
+    const reason = `${prefix}: "${commandLine}" ${eraMismatch(context.protocol, error)}`;
+    return new McpConnectError(context.name, `${reason}${tail}`, { code: 'MCP_PROTOCOL_MISMATCH', details: { ...details, protocol: context.protocol }, cause: error, reason, stderr });
+  }
   if (isRequestTimeout(error)) {
     const reason = `${prefix}: "${commandLine}" did not complete the MCP handshake within ${context.timeoutMs} ms; check that it is an MCP stdio server, or raise connectTimeoutMs`;
     return new McpConnectError(context.name, `${reason}${tail}`, { code: 'MCP_CONNECT_TIMEOUT', details, cause: error, reason, stderr });
@@ -270,16 +335,14 @@ function spawnFailure(error: unknown, command: string): string {
 async function connectHttp(context: ConnectContext, server: HttpServerConfig): Promise<McpConnection> {
   const url = new URL(server.url);
   const requestInit: RequestInit = server.headers === undefined ? {} : { headers: server.headers };
-  const [{ SSEClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/sse.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-  ]);
+  const { SSEClientTransport, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   if (server.type === 'sse') return connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
   try {
     return await connectOverHttp(context, url, new StreamableHTTPClientTransport(url, { requestInit }), 'streamable-http');
   } catch (error) {
-    // Servers that predate Streamable HTTP answer its POST with 404/405 (or another 4xx).
-    if (!(error instanceof McpConnectError) || !isClientHttpError(error.cause)) throw error;
+    // Servers that predate Streamable HTTP answer its POST with 404/405 (or another 4xx). Legacy SSE
+    // is 2025-era only: a server configured for 2026-07-28 gets no second try.
+    if (!(error instanceof McpConnectError) || !isClientHttpError(error.cause) || context.protocol === '2026-07-28') throw error;
     try {
       return await connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
     } catch (sseError) {
@@ -293,14 +356,22 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
 }
 
 async function connectOverHttp(context: ConnectContext, url: URL, transport: Transport, kind: string): Promise<McpConnection> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const client = new Client(context.clientInfo, CLIENT_OPTIONS);
+  const { Client } = await import('@modelcontextprotocol/client');
+  // Legacy SSE has no 2026 era: the probe would only cost a round trip.
+  const client = createClient(Client, context, kind === 'sse' ? '2025-11-25' : context.protocol);
   try {
     await client.connect(transport, { timeout: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) });
   } catch (error) {
     await client.close().catch(() => undefined);
     if (context.signal?.aborted === true) {
       throw new McpConnectError(context.name, `MCP server "${context.name}": connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', cause: error });
+    }
+    if (isEraMismatch(error) && !isClientHttpError(error)) {
+      throw new McpConnectError(context.name, `MCP server "${context.name}": ${describeUrl(url)} ${eraMismatch(context.protocol, error)}`, {
+        code: 'MCP_PROTOCOL_MISMATCH',
+        details: { url: describeUrl(url), transport: kind, protocol: context.protocol },
+        cause: error,
+      });
     }
     const message = isRequestTimeout(error)
       ? `no answer to the MCP handshake within ${context.timeoutMs} ms over ${kind}; check the URL or raise connectTimeoutMs`
@@ -314,6 +385,7 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
   return {
     client,
     serverInfo: client.getServerVersion(),
+    ...eraOf(client),
     transport: kind,
     stderrTail: () => '',
     close: () => client.close(),
@@ -321,27 +393,62 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
 }
 
 /**
- * The SDK's error codes we act on, checked by tsc against its `ErrorCode` enum: as plain values, so
- * telling errors apart does not load the SDK.
+ * The SDK's error codes we act on, checked by tsc against its `SdkErrorCode` enum: as plain values,
+ * so telling errors apart does not load the SDK.
  */
-export const MCP_ERROR_CODES: { readonly ConnectionClosed: ErrorCode.ConnectionClosed; readonly RequestTimeout: ErrorCode.RequestTimeout } = {
-  ConnectionClosed: -32000,
-  RequestTimeout: -32001,
+export const MCP_ERROR_CODES: {
+  readonly ConnectionClosed: `${SdkErrorCode.ConnectionClosed}`;
+  readonly RequestTimeout: `${SdkErrorCode.RequestTimeout}`;
+  readonly EraNegotiationFailed: `${SdkErrorCode.EraNegotiationFailed}`;
+} = {
+  ConnectionClosed: 'CONNECTION_CLOSED',
+  RequestTimeout: 'REQUEST_TIMEOUT',
+  EraNegotiationFailed: 'ERA_NEGOTIATION_FAILED',
 };
 
-/** Whether an error is the SDK's `McpError` (subclasses included), told by its name and numeric code rather than by loading the SDK's class. */
-export function isMcpError(error: unknown): error is McpError {
-  return error instanceof Error && error.name === 'McpError' && typeof (error as { code?: unknown }).code === 'number';
+/**
+ * Whether an error is a JSON-RPC error the server answered with (the SDK's `ProtocolError` and its
+ * subclasses), told by its name and numeric code rather than by loading the SDK's class.
+ */
+export function isMcpError(error: unknown): error is ProtocolError {
+  return error instanceof Error && error.name === 'ProtocolError' && typeof (error as { code?: unknown }).code === 'number';
 }
 
-/** Whether an error is the SDK's request timeout (which is also how it reports an aborted request). */
+/** Whether an error is one the SDK raised itself (`SdkError`, `SdkHttpError`: a timeout, a closed connection, an HTTP status). */
+export function isSdkError(error: unknown): error is SdkError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /^Sdk(Http)?Error$/.test(error.name);
+}
+
+/** Whether an error is the SDK's request timeout. */
 export function isRequestTimeout(error: unknown): boolean {
-  return isMcpError(error) && error.code === MCP_ERROR_CODES.RequestTimeout;
+  return isSdkError(error) && error.code === MCP_ERROR_CODES.RequestTimeout;
 }
 
-/** The HTTP status of the SDK's HTTP transport errors (`StreamableHTTPError`, `SseError`), kept apart from their message. */
+/** Whether an error is the SDK's "the connection closed" (the server exited or hung up during the request). */
+export function isConnectionClosed(error: unknown): boolean {
+  return isSdkError(error) && error.code === MCP_ERROR_CODES.ConnectionClosed;
+}
+
+/**
+ * Whether connecting failed because the server does not speak the protocol asked for. The SDK uses
+ * the same code when the `server/discover` probe could not be sent at all (no network, a 5xx): that
+ * is a connection failure, said as one.
+ */
+function isEraMismatch(error: unknown): boolean {
+  return isSdkError(error) && error.code === MCP_ERROR_CODES.EraNegotiationFailed && !/probe failed|\b5\d\d\b/.test(error.message);
+}
+
+/** Why a server refused the configured protocol, for people. */
+function eraMismatch(protocol: McpProtocolChoice, error: unknown): string {
+  const asked = protocol === 'auto' ? 'MCP 2026-07-28 (server/discover) or the 2025 handshake' : `MCP ${protocol}`;
+  return `does not speak ${asked} (protocol: '${protocol}' in its config): ${errorMessage(error)}; set protocol to 'auto' or to the version the server speaks`;
+}
+
+/** The HTTP status of the SDK's HTTP errors (`SdkHttpError`, `SseError`), kept apart from their message. */
 function httpStatusOf(error: unknown): number | undefined {
   if (!(error instanceof Error) || isMcpError(error)) return undefined;
+  const status: unknown = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && status > 0) return status;
   const code: unknown = (error as { code?: unknown }).code;
   return typeof code === 'number' && code > 0 ? code : undefined;
 }
@@ -376,6 +483,36 @@ function describeUrl(url: URL): string {
 function childOf(transport: StdioClientTransport): ChildProcess | undefined {
   const child: unknown = Reflect.get(transport, '_process');
   return child instanceof ChildProcess ? child : undefined;
+}
+
+/** How much of a line that is not JSON is quoted in the error about it. */
+const QUOTED_LINE_CHARS = 200;
+
+/**
+ * Calls `report` with the start of every stdout line that cannot be a JSON-RPC message (its first
+ * character is not `{`). Only each line's first byte is looked at, and the start of a bad one kept:
+ * a large result costs a few `indexOf`s, not a second parse.
+ */
+function watchForNonJsonLines(stdout: Readable, report: (line: string) => void): void {
+  let state: 'start' | 'json' | 'other' = 'start';
+  let head = '';
+  stdout.on('data', (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let offset = 0;
+    while (offset < bytes.length) {
+      if (state === 'start') state = bytes[offset] === 0x7b ? 'json' : 'other';
+      const newline = bytes.indexOf(0x0a, offset);
+      const end = newline === -1 ? bytes.length : newline;
+      if (state === 'other' && head.length < QUOTED_LINE_CHARS) head += bytes.toString('utf8', offset, Math.min(end, offset + QUOTED_LINE_CHARS));
+      if (newline === -1) return;
+      const text = head.trim();
+      // Blank lines and JSON after leading spaces are fine.
+      if (state === 'other' && text !== '' && !text.startsWith('{')) report(text.slice(0, QUOTED_LINE_CHARS));
+      state = 'start';
+      head = '';
+      offset = newline + 1;
+    }
+  });
 }
 
 /**
@@ -418,10 +555,40 @@ function captureTail(stream: unknown, secrets: readonly string[]): { text(): str
  * console for formats it does not know; the bridge validates every result with the build's ajv setup
  * (`core/json-schema.ts`), so the client accepts what it receives.
  */
-const CLIENT_OPTIONS: ClientOptions = {
-  jsonSchemaValidator: {
-    getValidator<T>(): JsonSchemaValidator<T> {
-      return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
-    },
+const ACCEPT_EVERYTHING: ClientOptions['jsonSchemaValidator'] = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
   },
 };
+
+/**
+ * A client for one connection. `input_required` results (2026-07-28) are handed back to the caller
+ * rather than fulfilled by the SDK (`autoFulfill: false`): the pool answers them through the
+ * bridge's approvals for the call that got them, and retries that call itself. A 2025-era server's
+ * `elicitation/create` goes to `onElicitation`.
+ */
+function createClient(ClientClass: typeof Client, context: ConnectContext, protocol: McpProtocolChoice): Client {
+  const elicits = context.onElicitation !== undefined;
+  const client = new ClientClass(context.clientInfo, {
+    jsonSchemaValidator: ACCEPT_EVERYTHING,
+    versionNegotiation: negotiationOf(protocol, context.timeoutMs),
+    inputRequired: { autoFulfill: false },
+    ...(elicits ? { capabilities: { elicitation: { form: {} } } } : {}),
+  });
+  const onElicitation = context.onElicitation;
+  if (onElicitation !== undefined) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      // URL mode is not declared, so a well-behaved server sends forms only; anything else is declined.
+      if (request.params.mode === 'url') return { action: 'decline' };
+      return onElicitation(request.params);
+    });
+  }
+  return client;
+}
+
+/** The era and protocol version a connected client agreed on. */
+function eraOf(client: Client): { era?: 'modern' | 'legacy'; protocolVersion?: string } {
+  const era = client.getProtocolEra();
+  const protocolVersion = client.getNegotiatedProtocolVersion();
+  return { ...(era === undefined ? {} : { era }), ...(protocolVersion === undefined ? {} : { protocolVersion }) };
+}

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ToolCallError } from '../../core/index.js';
 import type { FunctionSpec, ResultMode } from '../../core/index.js';
 
@@ -42,12 +42,12 @@ export function mapToolResult(result: CallToolResult, spec: FunctionSpec, mode: 
   if (mode === 'full') {
     return {
       content: result.content,
-      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+      ...(result.structuredContent === undefined || result.structuredContent === null ? {} : { structuredContent: result.structuredContent as Record<string, unknown> }),
       ...(result.isError === undefined ? {} : { isError: result.isError }),
     } satisfies McpFullResult;
   }
   if (spec.resultKind === 'mcp-text') return textOf(result);
-  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
   // Servers written before structuredContent existed (and some since) put the JSON in a single text
   // block instead; accept that rather than fail a call whose value is plainly there.
   const only = result.content.length === 1 ? result.content[0] : undefined;

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { AgentSpacesError, ToolCallError, errorMessage } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
@@ -10,6 +10,7 @@ import { mapToolResult } from './map-tool-result.js';
 import { ServerSlot } from './server-slot.js';
 import type { InflightCall, LiveConnection, McpConnector } from './server-slot.js';
 import { toToolCallError } from './to-tool-call-error.js';
+import { answerInputRequests, askPerson, isInputRequired, MAX_INPUT_ROUNDS, type AskingCall } from './input-requests.js';
 
 /** Per-call timeout when neither the server config nor the options say otherwise. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
@@ -67,7 +68,7 @@ const HOST_LOG_ENTRY_CHARS = 4096;
  * `resultMode` say; every fault rejects with a `ToolCallError` naming the server and tool.
  */
 export function createMcpBackend(options: McpBackendOptions): McpBackend {
-  const connect = options.connect ?? ((name: string, config: McpServerConfig) => connectMcpServer(name, config));
+  const connect: McpConnector = options.connect ?? ((name, config, connectOptions) => connectMcpServer(name, config, connectOptions ?? {}));
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
   const defaultMaxTotalTimeoutMs = options.defaultMaxTotalTimeoutMs ?? DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS;
   const slots = new Map<string, ServerSlot>();
@@ -161,25 +162,55 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
 
     const timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
     const maxTotalTimeoutMs = Math.max(config.maxTotalTimeoutMs ?? defaultMaxTotalTimeoutMs, timeoutMs);
-    const inflight: InflightCall = { controller: new AbortController() };
+    const asking: AskingCall = { call, server, tool, redact: (text) => redactValue(text) };
+    const inflight: InflightCall = {
+      controller: new AbortController(),
+      // A 2025-era server asks with elicitation/create while the call runs.
+      answerElicitation: async (request, alone) => {
+        try {
+          return await askPerson(asking, request);
+        } catch (error) {
+          if (!(error instanceof ToolCallError) || !alone) return { action: 'decline' };
+          // Denied: the call does not go on (the server is sent notifications/cancelled).
+          inflight.failure ??= { kind: 'denied', error };
+          inflight.controller.abort();
+          return { action: 'decline' };
+        }
+      },
+    };
     const runCalls = callsOfRun(signal);
     runCalls.add(inflight);
     live.inflight.add(inflight);
     try {
-      const result = await live.connection.client.callTool({ name: tool, arguments: call.args }, undefined, {
+      const options = {
         signal: inflight.controller.signal,
         timeout: timeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: maxTotalTimeoutMs,
-        onprogress: (progress) =>
+        // A 2026-07-28 server's input_required comes back to us, answered below and retried.
+        allowInputRequired: true,
+        onprogress: (progress: { progress: number; total?: number; message?: string }) =>
           call.onProgress?.({
             progress: progress.progress,
             ...(progress.total === undefined ? {} : { total: progress.total }),
             // A progress message is the server's text like an error's: it may quote the server's secrets.
             ...(progress.message === undefined ? {} : { message: redactValue(progress.message) }),
           }),
-      });
-      return mapToolResult(asCallToolResult(result), call.function, call.resultMode, { ...target, server, tool });
+      };
+      const request = { name: tool, arguments: call.args };
+      let result: unknown = await live.connection.client.callTool(request, options);
+      for (let round = 1; isInputRequired(result); round += 1) {
+        if (round > MAX_INPUT_ROUNDS) {
+          throw new ToolCallError('TOOL_FAILED', `MCP server "${server}" still asked for input after ${MAX_INPUT_ROUNDS} rounds of tool "${tool}"; the call was given up`, target, {
+            details: { server, tool, rounds: MAX_INPUT_ROUNDS },
+          });
+        }
+        const inputResponses = await answerInputRequests(asking, result.inputRequests ?? {});
+        // The request state is the server's: echoed byte for byte, never read.
+        const retry = { ...request, inputResponses, ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
+        result = await live.connection.client.callTool(retry, options);
+      }
+      return mapToolResult(asCallToolResult(result as Record<string, unknown>), call.function, call.resultMode, { ...target, server, tool });
     } catch (error) {
       if (error instanceof ToolCallError) throw error;
       if (!live.alive) {

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { FunctionSpec } from '../../core/index.js';
 import { hashToolSchema } from './connect.js';
 

@@ -1,19 +1,28 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult, Tool } from '@modelcontextprotocol/client';
 import type { FunctionSpec } from '../../core/index.js';
 import type { McpServerConfig } from '../../config/index.js';
 import { listAllTools } from './connect.js';
-import type { McpConnection } from './connect.js';
+import type { McpConnection, McpElicitation } from './connect.js';
+import type { ToolCallError } from '../../core/index.js';
 import { trackChildProcess } from './exit-cleanup.js';
 import { findSchemaDrift } from './schema-drift.js';
 
-/** Opens a connection to one configured server. */
-export type McpConnector = (name: string, config: McpServerConfig) => Promise<McpConnection>;
+/**
+ * Opens a connection to one configured server. `onElicitation` answers a 2025-era server's questions
+ * during calls (a connector that ignores it connects a client that declares no elicitation).
+ */
+export type McpConnector = (name: string, config: McpServerConfig, options?: { onElicitation?: (request: McpElicitation) => Promise<ElicitResult> }) => Promise<McpConnection>;
 
 /** A call waiting for its answer on a live connection. */
 export interface InflightCall {
   controller: AbortController;
   /** Why the call was ended from our side, when it was. */
-  failure?: { kind: 'cancelled' } | { kind: 'malformed'; detail: string };
+  failure?: { kind: 'cancelled' } | { kind: 'malformed'; detail: string } | { kind: 'denied'; error: ToolCallError };
+  /**
+   * Answers a server's elicitation in this call's name (through the bridge's approvals). `alone`:
+   * this is the only call in flight on the connection, so the question is surely this call's.
+   */
+  answerElicitation?: (request: McpElicitation, alone: boolean) => Promise<ElicitResult>;
 }
 
 /** One open connection of the pool, with what we learned about it. */
@@ -82,13 +91,25 @@ export class ServerSlot {
     if (live !== undefined) await live.connection.close().catch(() => undefined);
   }
 
+  /**
+   * A 2025-era server's question during a call. The protocol does not say which call it belongs to:
+   * with one call in flight it is that call's; with several it is asked in the name of the oldest
+   * (and a denial only declines, failing no particular call); with none it is declined.
+   */
+  private elicit(request: McpElicitation): Promise<ElicitResult> {
+    const calls = [...(this.live?.inflight ?? [])];
+    const oldest = calls[0];
+    if (oldest?.answerElicitation === undefined) return Promise.resolve({ action: 'decline' });
+    return oldest.answerElicitation(request, calls.length === 1);
+  }
+
   private async open(): Promise<LiveConnection> {
     const previous = this.live;
     this.live = undefined;
     if (previous !== undefined) await previous.connection.close().catch(() => undefined);
 
     const { server, config, connect } = this.options;
-    const connection = await connect(server, config);
+    const connection = await connect(server, config, { onElicitation: (request) => this.elicit(request) });
     this.connects += 1;
     const live = watch(connection);
     if (this.closed) {

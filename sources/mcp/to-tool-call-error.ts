@@ -1,4 +1,4 @@
-import { isMcpError, isRequestTimeout, MCP_ERROR_CODES } from './connect.js';
+import { isConnectionClosed, isMcpError, isRequestTimeout, isSdkError } from './connect.js';
 import { ToolCallError, errorMessage } from '../../core/index.js';
 import type { InflightCall, LiveConnection } from './server-slot.js';
 
@@ -23,6 +23,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
   if (failure?.kind === 'cancelled') {
     return new ToolCallError('CANCELLED', `call to ${about} was cancelled; the server was sent notifications/cancelled`, target, { details, cause: error });
   }
+  if (failure?.kind === 'denied') return failure.error;
   if (failure?.kind === 'malformed') {
     return new ToolCallError(
       'TOOL_FAILED',
@@ -31,7 +32,7 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
       { details: { ...details, malformed: failure.detail }, cause: error },
     );
   }
-  if (!call.live.alive || (isMcpError(error) && error.code === MCP_ERROR_CODES.ConnectionClosed)) {
+  if (!call.live.alive || isConnectionClosed(error)) {
     const { connection } = call.live;
     const exit = connection.exitStatus?.();
     // What the server wrote to stderr may quote its secrets: it goes to the host log, not to the program.
@@ -44,8 +45,8 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
       { details: { ...details, ...(exit === undefined ? {} : { exit }) }, cause: error },
     );
   }
-  if (isMcpError(error) && isRequestTimeout(error)) {
-    const total = error.message.includes('Maximum total timeout');
+  if (isRequestTimeout(error)) {
+    const total = errorMessage(error).includes('Maximum total timeout');
     const message = total
       ? `${about} did not finish within its total cap of ${call.maxTotalTimeoutMs} ms (progress notifications extend the timeout only up to maxTotalTimeoutMs); the call was cancelled`
       : `${about} did not answer within ${call.timeoutMs} ms; the call was cancelled (raise timeoutMs for this server if the tool is slow, or have it send progress notifications)`;
@@ -57,6 +58,9 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
   if (isSchemaError(error)) {
     return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${summarizeIssues(error)}`, target, { details, cause: error });
   }
+  if (isSdkError(error) && error.code === 'INVALID_RESULT') {
+    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${describeInvalidResult(error.message)}`, target, { details, cause: error });
+  }
   if (isMcpError(error)) {
     return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed tool "${call.tool}": ${error.message}`, target, { details: { ...details, rpcCode: error.code, data: error.data }, cause: error });
   }
@@ -67,6 +71,22 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
 function isInvalidStructuredContent(error: unknown): boolean {
   if (!isMcpError(error)) return false;
   return /Structured content does not match|Failed to validate structured content|did not return structured content/.test(error.message);
+}
+
+/**
+ * The SDK's "Invalid result for tools/call: [issues as JSON]" in a line: the first few issues as
+ * `path: message`, or the message as it is when it holds no issues.
+ */
+function describeInvalidResult(message: string): string {
+  const start = message.indexOf('[');
+  if (start < 0) return message;
+  try {
+    const issues: unknown = JSON.parse(message.slice(start));
+    if (Array.isArray(issues)) return summarizeIssues(Object.assign(new Error(message), { issues }));
+  } catch {
+    // Not a list of issues: said as it is below.
+  }
+  return message;
 }
 
 function isSchemaError(error: unknown): error is Error & { issues: unknown[] } {

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { CapabilitySpec, FunctionSpec, JsonSchema, ResultMode } from '../../../core/index.js';
 import type { BackendCall, CallProgress } from '../../../bridge/index.js';
 
