@@ -64,3 +64,8 @@ export type { Budget, BudgetUsage, ExecuteTaskOptions, PayloadSummary, PlannerEv
 // Agents: Tools-mode agent directories as capabilities, MCP and A2A servers, orchestration
 export { createAgentRunner, fillPromptTemplate, loadAgent, loadAgentCapabilities, openSpace, serveA2A, serveAgent, serveAgents } from './agents/index.js';
 export type { Agent, AgentCapabilities, AgentRunner, FilledTemplate, TemplateTool, RunningA2AServer, RunningAgentServer, RunningAgentsServer, ServeAgentOptions, ServeAgentsOptions } from './agents/index.js';
+
+// Durable runs on a PostgreSQL store (DBOS): workers, submitting runs, approvals. DBOS and pg load
+// only when one of these is called.
+export { DurableError, openApprovals, resolveStoreUrl, startWorker, submitRun } from './durable/index.js';
+export type { DurableErrorCode, DurableRunEvent, DurableWorker, StoredApproval, SubmitRunOptions, WorkerOptions } from './durable/index.js';

@@ -39,12 +39,20 @@ export interface BridgeOptions {
   /** Clock for rate limits, in ms. Default `Date.now`. */
   now?: () => number;
   /**
+   * Wraps the performing of every approved call (durable runs: a journal answers calls a run
+   * already made before its worker died, and records each finished call before the program sees it).
+   */
+  journal?: CallJournal;
+  /**
    * Learn the result types of MCP tools without an output schema from their JSON text results
    * (`FunctionSpec.effects` not `side-effects`), kept in `<outDir>/inferred/` for the next build.
    * Absent: nothing is recorded (drift from an inferred type is still reported).
    */
   learnResultTypes?: { outDir: string };
 }
+
+/** Performs one call through a journal: `perform` is the backend's call (see `BridgeOptions.journal`). */
+export type CallJournal = (call: BackendCall, perform: () => Promise<unknown>) => Promise<unknown>;
 
 /** The host side of every capability call. */
 export interface Bridge {
@@ -150,6 +158,26 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     usedBackends.add(backend);
     const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context };
+    // A server that needs an answer mid-call (an MCP elicitation or input_required) asks like an approval.
+    call.requestInput = (input) =>
+      requestApproval({
+        handler: options.approvalHandler,
+        request: {
+          ...(context.runId === '' ? {} : { runId: context.runId }),
+          capability: capability.module,
+          function: spec.name,
+          params: args,
+          message: input.message,
+          ...(input.requestedSchema === undefined ? {} : { requestedSchema: input.requestedSchema }),
+          timestamp: new Date().toISOString(),
+        },
+        callId,
+        toolName: spec.toolName,
+        signal: context.signal,
+        ...(context.holdDeadline ? { holdDeadline: context.holdDeadline } : {}),
+        emit,
+        redactForEvents: redact,
+      });
 
     if (spec.requiresApproval === true || capability.config.requiresApproval === true) {
       // The person deciding sees exactly what will run (the program cannot know the host's secrets,
@@ -174,7 +202,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
     let value: unknown;
     try {
-      value = await backend.call(call);
+      value = await (options.journal === undefined ? backend.call(call) : options.journal(call, () => backend.call(call)));
     } catch (error) {
       if (error instanceof ToolCallError) throw error;
       if (context.signal.aborted) throw new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names, { cause: error });

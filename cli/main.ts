@@ -75,7 +75,19 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
         ...(values.studio !== undefined ? { studio: values.studio } : {}),
         ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(values.store !== undefined ? { store: values.store } : {}),
       });
+    }
+    case 'worker': {
+      if (first) throw new UsageError(`unexpected argument "${first}" (worker takes options only)`);
+      const { workerCommand } = await import('./commands/worker.js');
+      return workerCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['store', 'concurrency']), verbose: values.verbose === true });
+    }
+    case 'approvals list':
+    case 'approvals approve':
+    case 'approvals deny': {
+      const { approvalsCommand } = await import('./commands/approvals.js');
+      return approvalsCommand({ ...common, action: command.slice('approvals '.length) as 'list' | 'approve' | 'deny', args, all: values.all === true, ...pick(values, ['store', 'reason']) });
     }
     case 'serve': {
       if (first) throw new UsageError(`unexpected argument "${first}" (serve takes options only)`);

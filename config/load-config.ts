@@ -78,6 +78,7 @@ export function resolveConfig(
     openapi[name] = isHttpUrl(expanded.spec) ? expanded : { ...expanded, spec: path.resolve(options.root, expanded.spec) };
   }
   const model = expandEnvDeep(parsed.data.model ?? {}, env, 'model', issues);
+  const store = parsed.data.store === undefined ? undefined : expandEnvDeep(parsed.data.store, env, 'store', issues);
   if (issues.length > 0) {
     throw new ConfigError(`invalid configuration${where}:\n${formatIssues(issues)}`, issues, fileOption(options.file));
   }
@@ -96,6 +97,8 @@ export function resolveConfig(
     model,
     agents: (parsed.data.agents ?? []).map((entry) => resolveAgentEntry(entry, root)),
     agentSessions: path.resolve(root, parsed.data.agentSessions ?? path.join(outDir, 'sessions')),
+    ...(store === undefined ? {} : { store }),
+    ...(parsed.data.durable === undefined ? {} : { durable: parsed.data.durable }),
   };
 }
 

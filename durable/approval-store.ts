@@ -128,3 +128,14 @@ export async function decideStoredApproval(pool: Pool, idOrPrefix: string, decis
   }
   return fromRow(rows[0]);
 }
+
+/** A run that ended leaves no approval waiting: its pending ones are denied (nobody can use them). */
+export async function closeRunApprovals(pool: Pool, runId: string): Promise<void> {
+  await pool.query(
+    `WITH closed AS (
+       UPDATE ${SCHEMA}.approvals SET status = 'denied', reason = 'the run ended before anyone decided', decided_at = now()
+       WHERE run_id = $1 AND status = 'pending' RETURNING id)
+     SELECT pg_notify($2, id) FROM closed`,
+    [runId, APPROVALS_CHANNEL],
+  );
+}

@@ -6,7 +6,7 @@ import { serverSecrets, type ResolvedConfig } from '../config/index.js';
 import { errorMessage, type ApprovalHandler, type RunResult } from '../core/index.js';
 import type { Space, SpaceOptions } from '../space/index.js';
 import { applicationVersion } from './app-version.js';
-import { requestStoredApproval } from './approval-store.js';
+import { closeRunApprovals, requestStoredApproval } from './approval-store.js';
 import { createApprovalWaiter, type ApprovalWaiter } from './approval-waiter.js';
 import { createCallCounter, type CallKey } from './call-key.js';
 import type { DurableError } from './durable-error.js';
@@ -142,6 +142,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
           result = { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } };
         }
         result = redact(result);
+        await closeRunApprovals(pool, runId);
         await appendRunEvent(pool, runId, { kind: 'end', result });
         notice(`run ${runId}: ${result.success ? 'succeeded' : `failed: ${result.error?.code ?? ''} ${result.error?.message ?? ''}`}`);
         return result;

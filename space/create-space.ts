@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createBridge, loadBuiltCapabilities, type Bridge } from '../bridge/index.js';
+import { createBridge, loadBuiltCapabilities, type Bridge, type CallJournal } from '../bridge/index.js';
 import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog } from '../compiler/index.js';
 import { loadConfig, serverSecrets, type ResolvedConfig } from '../config/index.js';
 import {
@@ -45,6 +45,8 @@ export interface SpaceOptions {
    * list, e.g. `(defaults) => [...defaults, agentSource]`. No two sources may share a kind.
    */
   sources?: readonly CapabilitySourceKind[] | ((defaults: readonly CapabilitySourceKind[]) => readonly CapabilitySourceKind[]);
+  /** Every approved call goes through it (a durable worker's call journal; see durable/). */
+  journal?: CallJournal;
 }
 
 export interface SpaceRunOptions {
@@ -195,6 +197,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         secrets: serverSecrets(config),
+        ...(options.journal ? { journal: options.journal } : {}),
         // JSON text results of MCP tools without an output schema teach their result type (<outDir>/inferred/).
         learnResultTypes: { outDir: config.outDir },
       });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRedactor } from '../../bridge/index.js';
-import { serverSecrets } from '../../config/index.js';
+import { loadConfig, serverSecrets } from '../../config/index.js';
+import { resolveStoreUrl } from '../../durable/index.js';
 import type { RunLog, RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
 import { formatArguments } from '../../bridge/index.js';
@@ -20,6 +21,8 @@ export interface RunCommandOptions {
   isolation?: string;
   timeoutMs?: number;
   verbose: boolean;
+  /** A durable runs' store: the program is queued there and run by a worker. */
+  store?: string;
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<number> {
@@ -27,12 +30,14 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
+  const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
+  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  if (store !== undefined) return (await import('./durable-run.js')).durableRunCommand({ ...options, store, code });
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', cwd: options.cwd, detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const space = await openSpace({
-    cwd: options.cwd,
-    ...(options.config ? { configFile: options.config } : {}),
+    config,
     ...(approvalHandler ? { approvalHandler } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
     // One program: one sandbox process to start, not the pool's default two.
