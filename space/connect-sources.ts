@@ -1,11 +1,11 @@
 import type { ResolvedConfig } from '../config/index.js';
-import type { Backend, CapabilitySpec } from '../core/index.js';
+import { ToolCallError, type Backend, type CapabilitySpec } from '../core/index.js';
 import { sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
 
 /**
  * The backends performing the calls of a built space: each source connects the built modules of its
  * kinds (a source with no built module is not connected). A module whose kind no given source
- * produces has no backend; the bridge refuses its calls, naming it.
+ * produces (built by a space that had more sources, e.g. `openSpace`'s agents) fails its calls, saying so.
  */
 export async function connectSources(
   sources: readonly CapabilitySourceKind[],
@@ -13,9 +13,11 @@ export async function connectSources(
   config: ResolvedConfig,
 ): Promise<{ backends: Record<string, Backend>; close: () => Promise<void> }> {
   const specsBySource = new Map<CapabilitySourceKind, CapabilitySpec[]>();
+  const orphans: CapabilitySpec[] = [];
   for (const spec of specs) {
     const source = sourceOfKind(sources, spec.source.kind);
     if (source) specsBySource.set(source, [...(specsBySource.get(source) ?? []), spec]);
+    else orphans.push(spec);
   }
   const connected = await Promise.allSettled(
     [...specsBySource].map(async ([source, ownSpecs]) => ({ backend: await source.connect(ownSpecs, { config }), specs: ownSpecs })),
@@ -32,5 +34,19 @@ export async function connectSources(
     if (result.status !== 'fulfilled') continue;
     for (const spec of result.value.specs) backends[spec.module] = result.value.backend;
   }
+  for (const spec of orphans) backends[spec.module] = NO_SOURCE;
   return { backends, close };
 }
+
+/** The backend of a built module whose kind of source this space was not given. */
+const NO_SOURCE: Backend = {
+  call: async (call) => {
+    const kind = call.capability.source.kind;
+    throw new ToolCallError(
+      'SERVER_UNAVAILABLE',
+      `@capabilities/${call.capability.module} comes from a source of kind "${kind}" this space was not given: open it with that source (openSpace adds the config's agents) or rebuild the capabilities`,
+      { capability: call.capability.module, function: call.function.name },
+    );
+  },
+  close: async () => undefined,
+};

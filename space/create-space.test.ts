@@ -149,3 +149,31 @@ describe('createSpace freshness', () => {
     }
   });
 });
+
+describe('createSpace sources', () => {
+  it('compiles exactly the sources it is given, and says so when a built module has no source in this space', async () => {
+    const root = await makeTempDir('space-sources');
+    await writeFile(path.join(root, 'greeter.ts'), "export const hello = () => 'hello';\n");
+    await writeFile(path.join(root, 'greeter.json'), JSON.stringify({ name: 'greeter', implementation: './greeter.ts', functions: [{ name: 'hello', parameters: { type: 'object', properties: {} } }] }));
+    const config = resolveConfig({ capabilities: ['greeter.json'] }, { root, env: {} });
+    const full = await createSpace({ config, isolation: 'in-process' });
+    try {
+      const modules = (await full.build()).manifest.capabilities.map((spec) => spec.module);
+      expect(modules).toEqual(expect.arrayContaining(['greeter', 'std-json', 'task-storage']));
+    } finally {
+      await full.close();
+    }
+    // The same build, opened with the files source alone: std's modules are built but served by no source.
+    const filesOnly = await createSpace({ config, sources: [filesSource], isolation: 'in-process' });
+    try {
+      expect(await filesOnly.callTool('greeter.hello', {})).toBe('hello');
+      const error = await filesOnly.callTool('std-json.parse', { text: '1' }).catch((e: unknown) => e);
+      expect((error as ToolCallError).code).toBe('SERVER_UNAVAILABLE');
+      expect((error as ToolCallError).message).toContain('@capabilities/std-json comes from a source of kind "std" this space was not given');
+      const rebuilt = await filesOnly.build();
+      expect(rebuilt.manifest.capabilities.map((spec) => spec.module)).toEqual(['greeter']);
+    } finally {
+      await filesOnly.close();
+    }
+  });
+});
