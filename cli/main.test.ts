@@ -98,11 +98,12 @@ describe('the help tells the truth', () => {
     if (alone.action === 'help') {
       expect(alone.text).toContain('agent-spaces capabilities build');
       expect(alone.text).toContain('agent-spaces capabilities list');
+      expect(alone.text).toContain('agent-spaces capabilities sample <module.function>');
       expect(alone.text).not.toContain('agent-spaces run');
     }
     expect(parseCommandLine(['capabilities', '--help'])).toMatchObject({ action: 'help', exitCode: 0 });
     expect(parseCommandLine(['agent'])).toMatchObject({ action: 'help', exitCode: 2, text: expect.stringContaining('agent-spaces agent serve') });
-    expect(() => parseCommandLine(['capabilities', 'biuld'])).toThrow('unknown subcommand "capabilities biuld" (build or list)');
+    expect(() => parseCommandLine(['capabilities', 'biuld'])).toThrow('unknown subcommand "capabilities biuld" (build, sample or list)');
     expect(() => parseCommandLine(['frobnicate', '--help'])).toThrow('unknown command "frobnicate"');
   });
 
