@@ -53,6 +53,14 @@ export const OPTIONS = {
   'budget-cost': { type: 'string', value: '<usd>', help: 'most model cost in US dollars (default 0.5)' },
   port: { type: 'string', value: '<p>', help: 'port on 127.0.0.1 (default: any free port)' },
   open: { type: 'boolean', help: 'open the address in the desktop browser' },
+  store: {
+    type: 'string',
+    value: '<url>',
+    help: 'durable runs: the PostgreSQL store (postgres://…) shared by workers and submitters\n(default: config store, $AGENT_SPACES_STORE; none: everything in this process)',
+  },
+  concurrency: { type: 'string', value: '<n>', help: 'runs this worker executes at once (default 4)' },
+  all: { type: 'boolean', help: 'decided approvals too, not only pending ones' },
+  reason: { type: 'string', value: '<text>', help: 'why, recorded with the decision' },
   verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
   help: { type: 'boolean', short: 'h', help: "this help (after a command: that command's help)" },
   version: { type: 'boolean', help: 'the version of agent-spaces' },
@@ -91,7 +99,28 @@ export const COMMANDS = {
   run: {
     synopsis: ['agent-spaces run <file.ts | -> [options]'],
     description: 'run a program in the sandbox (- reads stdin); its log lines are printed as it writes them',
-    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'timeout', 'verbose'],
+    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'timeout', 'verbose', 'store'],
+  },
+  worker: {
+    synopsis: ['agent-spaces worker [--store <url>] [--concurrency <n>]'],
+    description:
+      'execute durable runs queued in the store, with this space (any number of workers, on any machine\nreaching the database); takes over the runs of workers that died. Stops on Ctrl-C (its runs go to\nother workers)',
+    options: ['config', 'cwd', 'store', 'concurrency', 'verbose'],
+  },
+  'approvals list': {
+    synopsis: ['agent-spaces approvals list [--all] [--json]'],
+    description: "the durable runs' approvals waiting for a decision (--all: decided ones too)",
+    options: ['config', 'cwd', 'store', 'json', 'all'],
+  },
+  'approvals approve': {
+    synopsis: ['agent-spaces approvals approve <id> [--reason <text>]'],
+    description: 'approve a waiting call of a durable run (the id, or its start, as listed); the run goes on',
+    options: ['config', 'cwd', 'store', 'json', 'reason'],
+  },
+  'approvals deny': {
+    synopsis: ['agent-spaces approvals deny <id> [--reason <text>]'],
+    description: 'deny a waiting call of a durable run: the call fails with APPROVAL_DENIED',
+    options: ['config', 'cwd', 'store', 'json', 'reason'],
   },
   serve: {
     synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>]'],
@@ -132,7 +161,7 @@ export type CommandName = keyof typeof COMMANDS;
 const EVERYWHERE: OptionName[] = ['help', 'version'];
 
 /** Commands that are only a group of subcommands. */
-const GROUPS = ['capabilities', 'agent', 'agents'];
+const GROUPS = ['capabilities', 'agent', 'agents', 'approvals'];
 
 export type OptionValues = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
 
