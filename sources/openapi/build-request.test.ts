@@ -52,4 +52,9 @@ describe('buildRequest: OpenAPI parameter serialization', () => {
     expect(() => buildRequest(plan, { name: '..' }, 'https://api.test/v1')).toThrow('path parameter "name" may not be ".."');
     expect(buildRequest(plan, { name: '../admin' }, 'https://api.test/v1').url.pathname).toBe('/v1/users/..%2Fadmin');
   });
+
+  it('refuses a header value with a line break (no header injection)', () => {
+    const plan: CallPlan = { method: 'GET', path: '/h', parameters: [parameter('X-Note', 'header', 'simple', false)] };
+    expect(() => buildRequest(plan, { 'X-Note': 'a\r\nX-Evil: 1' }, 'https://api.test')).toThrow(TypeError);
+  });
 });

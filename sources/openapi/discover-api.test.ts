@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../config/index.js';
+import { resolveConfig, serverSecrets } from '../../config/index.js';
 import { CompileError } from '../../core/index.js';
 import { createSpace } from '../../space/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
@@ -98,5 +98,16 @@ describe('discoverApi: schemas', () => {
     const { capability, warnings } = await discoverApi('leaky', { spec, headers: { Authorization: 'Bearer tok-1234567890abc' }, include: { operations: ['me', 'mee'] } });
     expect(capability.functions[0]?.description).toBe('Call with [REDACTED]');
     expect(warnings.map((warning) => warning.message)).toEqual(['/paths: include.operations names "mee", which the spec does not have']);
+  });
+
+  it('counts header values and URL credentials of every API among the host\'s secrets (redacted from errors, events, traces)', () => {
+    const config = resolveConfig(
+      { capabilities: [], openapi: { gh: { spec: 'https://specs.test/gh.yaml?token=spec-token-42', headers: { Authorization: 'Bearer ${GH_TOKEN}' } } } },
+      { root: '/tmp', env: { GH_TOKEN: 'ghp_0123456789abcdef' } },
+    );
+    const secrets = serverSecrets(config, {});
+    expect(secrets).toContain('ghp_0123456789abcdef');
+    expect(secrets).toContain('Bearer ghp_0123456789abcdef');
+    expect(secrets).toContain('spec-token-42');
   });
 });
