@@ -219,8 +219,11 @@ function quietLogger(notice: (line: string) => void): DLogger {
   return {
     info: () => undefined,
     debug: () => undefined,
-    // Its warnings are mostly of concurrent migrations by workers starting together.
-    warn: () => undefined,
+    // Its warnings are mostly of concurrent migrations by workers starting together (and of queue
+    // contention); $AGENT_SPACES_DEBUG shows them.
+    warn: (entry) => {
+      if (process.env.AGENT_SPACES_DEBUG) notice(`dbos: ${text(entry)}`);
+    },
     error: (entry) => notice(`dbos: ${text(entry)}`),
   };
 }

@@ -1,0 +1,122 @@
+/**
+ * Durable runs (issue 15), on a private PostgreSQL cluster started here (durable/test-support):
+ * - per-call overhead of the call journal: the same program of sequential calls run in memory
+ *   (`space.run`, the baseline) and through the store by a worker (journal writes per call: two for a
+ *   function not marked idempotent — started, finished — one for an idempotent one);
+ * - throughput of 100 short queued runs with 1, 2 and 4 `agent-spaces worker` processes (ratios to 1).
+ */
+import { randomUUID } from 'node:crypto';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { openSpace } from '../agents/index.js';
+import { loadConfig } from '../config/index.js';
+import type { RunResult } from '../core/index.js';
+import { startWorker, submitRun } from '../durable/index.js';
+import { makeDurableSpace, startCli, type CliProcess } from '../durable/test-support/durable-space.js';
+import { startPostgresCluster } from '../durable/test-support/postgres-cluster.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../durable/workflow-names.js';
+
+const CALLS = 200;
+const REPS = 3;
+const RUNS = 100;
+
+const callsProgram = (fn: 'echo' | 'peek'): string =>
+  `import { ledger } from '@capabilities/ledger';\nfor (let i = 0; i < ${CALLS}; i++) await ledger.${fn}({ item: 'x' + i });\nexport default ${CALLS};`;
+const SHORT = `import { ledger } from '@capabilities/ledger';\nexport default await ledger.peek({ item: 'short' });`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+function perCallMicros(result: RunResult): number {
+  if (!result.success) throw new Error(`bench run failed: ${result.error?.message ?? 'unknown'}`);
+  return (result.durationMs * 1000) / CALLS;
+}
+
+async function waitFor(what: string, check: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > 300_000) throw new Error(`waited 5 minutes for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function run(): Promise<string> {
+  const cluster = await startPostgresCluster();
+  const rows: string[] = [];
+  try {
+    const space = await makeDurableSpace('bench-durable');
+    Object.assign(process.env, space.env);
+    const config = await loadConfig({ cwd: space.root });
+
+    // Per call: in memory, then through the store (a worker in this process, the submitter too).
+    const memory = await openSpace({ config });
+    const inMemory = { echo: [] as number[], peek: [] as number[] };
+    const stored = { echo: [] as number[], peek: [] as number[] };
+    const perCallStore = await cluster.createDatabase('per_call');
+    const worker = await startWorker({ store: perCallStore, config, openSpace });
+    try {
+      for (let rep = 0; rep < REPS + 1; rep += 1) {
+        for (const fn of ['echo', 'peek'] as const) {
+          const local = perCallMicros(await memory.run(callsProgram(fn)));
+          const durable = perCallMicros(await submitRun({ store: perCallStore, code: callsProgram(fn) }));
+          if (rep === 0) continue; // warm-up: build, sandbox start, connections
+          inMemory[fn].push(local);
+          stored[fn].push(durable);
+        }
+      }
+    } finally {
+      await worker.close();
+      await memory.close();
+    }
+    for (const fn of ['echo', 'peek'] as const) {
+      const local = median(inMemory[fn]);
+      const durable = median(stored[fn]);
+      const label = fn === 'echo' ? 'not idempotent (2 journal writes)' : 'idempotent (1 journal write)';
+      console.error(`bench durable: per call ${fn} done`);
+      rows.push(`| ${CALLS} sequential calls, per call, ${label}: in memory / with the store | ${local.toFixed(0)} / ${durable.toFixed(0)} µs | +${(durable - local).toFixed(0)} µs a call (${(durable / local).toFixed(1)}×) |`);
+    }
+
+    // Throughput: 100 short runs queued at once, N worker processes taking them.
+    let base: number | undefined;
+    for (const workers of [1, 2, 4]) {
+      const store = await cluster.createDatabase(`throughput_${workers}`);
+      const processes: CliProcess[] = [];
+      try {
+        for (let index = 0; index < workers; index += 1) {
+          const started = startCli(['worker', '--store', store, '--concurrency', '8'], { cwd: space.root, env: space.env });
+          processes.push(started);
+          await waitFor('a worker to be ready', () => started.stderr().includes(' ready ('));
+        }
+        const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
+        try {
+          // One run first, so every worker's sandbox is warm before the clock starts.
+          await (await client.enqueue({ workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, applicationName: APPLICATION_NAME }, { code: SHORT, check: false })).getResult();
+          const started = performance.now();
+          const handles = await Promise.all(
+            Array.from({ length: RUNS }, () =>
+              client.enqueue({ workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: randomUUID(), applicationName: APPLICATION_NAME }, { code: SHORT, check: false }),
+            ),
+          );
+          const results = (await Promise.all(handles.map((handle) => handle.getResult({ pollingIntervalMs: 250 })))) as RunResult[];
+          const seconds = (performance.now() - started) / 1000;
+          const failed = results.filter((result) => !result.success);
+          if (failed.length > 0) console.error(`bench durable: ${failed.length} of ${RUNS} runs failed, e.g. ${failed[0]?.error?.code}: ${failed[0]?.error?.message}`);
+          const perSecond = RUNS / seconds;
+          base ??= perSecond;
+          const contention = processes.map((running) => running.stderr().split('contention').length - 1).reduce((a, b) => a + b, 0);
+          if (process.env.AGENT_SPACES_DEBUG) console.error(`bench durable: ${workers} workers: ${contention} queue contention warnings`);
+          rows.push(`| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s | ${(perSecond / base).toFixed(2)}× of 1 worker |`);
+        } finally {
+          await client.destroy();
+        }
+      } finally {
+        for (const running of processes) running.child.kill('SIGTERM');
+        await Promise.all(processes.map((running) => running.exited));
+      }
+    }
+  } finally {
+    await cluster.stop();
+  }
+  return `## Durable runs (issue 15)\n\n| measurement | value | ratio |\n|---|---|---|\n${rows.join('\n')}\n`;
+}
