@@ -114,6 +114,14 @@ describe('inferSchema caps (hostile results)', () => {
     expect(inferSchema({ ['k'.repeat(10_000)]: 1 })).toEqual({ type: 'object', additionalProperties: { type: 'integer' } });
   });
 
+  it('keeps required right in a record\'s values: a field is required when every value had it', () => {
+    const users = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`u${index}`, index % 2 === 0 ? { id: index, admin: true } : { id: index }]));
+    expect(inferSchema(users)).toEqual({
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { admin: { type: 'boolean' }, id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
+    });
+  });
+
   it('turns keys spread over many samples into a record too, so the schema cannot grow without end', () => {
     let schema = inferSchema({ k0: 1 });
     for (let index = 1; index < 500; index++) schema = mergeSchemas(schema, inferSchema({ [`k${index}`]: 1 }));

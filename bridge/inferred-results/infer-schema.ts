@@ -36,40 +36,140 @@ type Slot = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object';
 const SLOT_ORDER: Slot[] = ['null', 'boolean', 'number', 'string', 'array', 'object'];
 const ANYTHING: JsonSchema = Object.freeze({});
 
+/**
+ * What one value (with all its elements and properties) looks like, gathered in one pass: each array
+ * element and property value is folded into the shape at its position, counting how often a property
+ * was present so `required` can be told. Turned into a schema once, at the end.
+ */
+interface Shape {
+  anything?: boolean;
+  null?: boolean;
+  boolean?: boolean;
+  number?: boolean;
+  /** A number that was not an integer was seen. */
+  fraction?: boolean;
+  string?: boolean;
+  /** Present once an array was seen; `items` once an element was. */
+  array?: { items?: Shape };
+  object?: ObjectShape;
+}
+
+interface ObjectShape {
+  /** How many objects were folded in. */
+  seen: number;
+  /** Property → how many of those objects had it, and its values' shape. Absent in record form. */
+  properties?: Map<string, { count: number; shape: Shape }>;
+  /** Record form (too many or too long keys): every property value's shape. */
+  values?: Shape;
+}
+
 function inferValue(value: unknown, depth: number, limits: InferenceLimits): JsonSchema {
-  if (depth > limits.maxDepth) return ANYTHING;
-  if (value === null) return { type: 'null' };
-  switch (typeof value) {
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'number':
-      return { type: Number.isInteger(value) ? 'integer' : 'number' };
-    case 'string':
-      return { type: 'string' };
-    case 'object':
-      break;
-    default:
-      return ANYTHING; // not JSON (undefined, a function): nothing to learn
+  const shape: Shape = {};
+  fold(shape, value, depth, limits);
+  return toSchema(shape);
+}
+
+function fold(shape: Shape, value: unknown, depth: number, limits: InferenceLimits): void {
+  if (shape.anything === true) return;
+  if (depth > limits.maxDepth) {
+    shape.anything = true;
+    return;
   }
-  if (Array.isArray(value)) {
-    let items: JsonSchema | undefined;
-    for (const element of value) {
-      const schema = inferValue(element, depth + 1, limits);
-      items = items === undefined ? schema : merge(items, schema, depth + 1, limits);
+  if (value === null) shape.null = true;
+  else if (typeof value === 'boolean') shape.boolean = true;
+  else if (typeof value === 'number') {
+    shape.number = true;
+    if (!Number.isInteger(value)) shape.fraction = true;
+  } else if (typeof value === 'string') shape.string = true;
+  else if (Array.isArray(value)) {
+    const array = (shape.array ??= {});
+    for (const element of value) fold((array.items ??= {}), element, depth + 1, limits);
+  } else if (typeof value === 'object') foldObject((shape.object ??= { seen: 0, properties: new Map() }), value as Record<string, unknown>, depth, limits);
+  else shape.anything = true; // not JSON (undefined, a function): nothing to learn
+}
+
+function foldObject(object: ObjectShape, value: Record<string, unknown>, depth: number, limits: InferenceLimits): void {
+  object.seen += 1;
+  for (const key of Object.keys(value)) {
+    if (object.properties !== undefined && (key.length > limits.maxKeyLength || (!object.properties.has(key) && object.properties.size >= limits.maxProperties))) {
+      toRecordForm(object, limits);
     }
-    return items === undefined ? { type: 'array' } : { type: 'array', items };
-  }
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > limits.maxProperties || entries.some(([key]) => key.length > limits.maxKeyLength)) {
-    let values: JsonSchema | undefined;
-    for (const [, property] of entries) {
-      const schema = inferValue(property, depth + 1, limits);
-      values = values === undefined ? schema : merge(values, schema, depth + 1, limits);
+    if (object.properties === undefined) {
+      fold((object.values ??= {}), value[key], depth + 1, limits);
+      continue;
     }
-    return record(values ?? ANYTHING);
+    let property = object.properties.get(key);
+    if (property === undefined) {
+      property = { count: 0, shape: {} };
+      object.properties.set(key, property);
+    }
+    property.count += 1;
+    fold(property.shape, value[key], depth + 1, limits);
   }
-  const properties = entries.map(([key, property]): [string, JsonSchema] => [key, inferValue(property, depth + 1, limits)]);
-  return closedObject(properties, entries.map(([key]) => key));
+}
+
+/** Too many distinct keys: a map keyed by data, not a record of fields. Its values' shapes merge into one. */
+function toRecordForm(object: ObjectShape, limits: InferenceLimits): void {
+  const values: Shape = object.values ?? {};
+  for (const { shape } of object.properties?.values() ?? []) mergeShape(values, shape, limits);
+  object.values = values;
+  delete object.properties;
+}
+
+function mergeShape(into: Shape, from: Shape, limits: InferenceLimits): void {
+  for (const flag of ['anything', 'null', 'boolean', 'number', 'fraction', 'string'] as const) if (from[flag] === true) into[flag] = true;
+  if (from.array !== undefined) {
+    const array = (into.array ??= {});
+    if (from.array.items !== undefined) mergeShape((array.items ??= {}), from.array.items, limits);
+  }
+  if (from.object !== undefined) mergeObjectShape((into.object ??= { seen: 0, properties: new Map() }), from.object, limits);
+}
+
+/** Objects seen at two places become one: presence counts add up, so `required` still means "in every one". */
+function mergeObjectShape(into: ObjectShape, from: ObjectShape, limits: InferenceLimits): void {
+  into.seen += from.seen;
+  if (into.properties !== undefined && from.properties !== undefined) {
+    for (const [key, property] of from.properties) {
+      const existing = into.properties.get(key);
+      if (existing === undefined) into.properties.set(key, { count: property.count, shape: copyShape(property.shape, limits) });
+      else {
+        existing.count += property.count;
+        mergeShape(existing.shape, property.shape, limits);
+      }
+    }
+    if (into.properties.size > limits.maxProperties) toRecordForm(into, limits);
+    return;
+  }
+  toRecordForm(into, limits);
+  const values = into.values as Shape;
+  if (from.values !== undefined) mergeShape(values, from.values, limits);
+  for (const { shape } of from.properties?.values() ?? []) mergeShape(values, shape, limits);
+}
+
+function copyShape(shape: Shape, limits: InferenceLimits): Shape {
+  const copy: Shape = {};
+  mergeShape(copy, shape, limits);
+  return copy;
+}
+
+function toSchema(shape: Shape): JsonSchema {
+  if (shape.anything === true) return ANYTHING;
+  const variants: JsonSchema[] = [];
+  if (shape.null === true) variants.push({ type: 'null' });
+  if (shape.boolean === true) variants.push({ type: 'boolean' });
+  if (shape.number === true) variants.push({ type: shape.fraction === true ? 'number' : 'integer' });
+  if (shape.string === true) variants.push({ type: 'string' });
+  if (shape.array !== undefined) variants.push(shape.array.items === undefined ? { type: 'array' } : { type: 'array', items: toSchema(shape.array.items) });
+  if (shape.object !== undefined) {
+    const { properties, values, seen } = shape.object;
+    if (properties === undefined) variants.push(record(values === undefined ? ANYTHING : toSchema(values)));
+    else {
+      const entries = [...properties.entries()];
+      variants.push(closedObject(entries.map(([key, property]): [string, JsonSchema] => [key, toSchema(property.shape)]), entries.filter(([, property]) => property.count === seen).map(([key]) => key)));
+    }
+  }
+  if (variants.length === 0) return ANYTHING;
+  return variants.length === 1 ? (variants[0] as JsonSchema) : { anyOf: variants };
 }
 
 function merge(a: JsonSchema, b: JsonSchema, depth: number, limits: InferenceLimits): JsonSchema {

@@ -101,6 +101,17 @@ describe('text results and inferred types in the bridge', () => {
   });
 });
 
+describe('hostile text results', () => {
+  it('survives text nested past any parser or cap, learning at most a capped shape', async () => {
+    const { call, store } = await setup([textFunction('list_products')]);
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`; // under the 256 KiB cap
+    expect(await call('listProducts', deep)).toBe(deep);
+    const stored = await store();
+    const text = JSON.stringify(stored.list_products?.schema ?? {});
+    expect(text.length).toBeLessThan(2_000);
+  });
+});
+
 describe('createResultRecorder', () => {
   it('merges into what is stored (another process\'s lessons are kept), and keeps a tool named "__proto__" as a key', async () => {
     const outDir = await makeTempDir('recorder');
