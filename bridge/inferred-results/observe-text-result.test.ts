@@ -102,6 +102,13 @@ describe('text results and inferred types in the bridge', () => {
 });
 
 describe('hostile text results', () => {
+  it('reports an inferred schema ajv refuses (a hand-edited store) as drift, and still answers', async () => {
+    const { call, drifts } = await setup([textFunction('list_products', { inferredResult: { schema: { type: 'no-such-type' }, samples: 1, sources: ['run'] } })]);
+    expect(await call('listProducts', '{"a":1}')).toEqual({ a: 1 });
+    expect(drifts()[0]?.message).toContain('its inferred schema is not usable');
+  });
+
+
   it('survives text nested past any parser or cap, learning at most a capped shape', async () => {
     const { call, store } = await setup([textFunction('list_products')]);
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`; // under the 256 KiB cap

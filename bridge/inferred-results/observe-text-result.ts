@@ -59,11 +59,20 @@ export function createTextResultObserver(options: TextResultObserverOptions): Te
         return value;
       }
       const recorded = Buffer.byteLength(value) <= MAX_OBSERVED_TEXT_BYTES && record(call, parsed);
-      const issues = options.checkFor(call, inferred.schema)(parsed);
+      const issues = checkInferred(call, inferred.schema, parsed);
       if (issues.length > 0) drift(call, issues, 'the call succeeded with the value', recorded);
       return parsed;
     },
   };
+
+  /** A store edited by hand may hold a schema ajv refuses: that is reported like drift, never a failed call. */
+  function checkInferred(call: TextResultCall, schema: JsonSchema, value: unknown): SchemaIssue[] {
+    try {
+      return options.checkFor(call, schema)(value);
+    } catch (error) {
+      return [{ path: '', message: `cannot be checked: its inferred schema is not usable (${error instanceof Error ? error.message : String(error)})` }];
+    }
+  }
 
   function drift(call: TextResultCall, issues: SchemaIssue[], outcome: string, recorded: boolean): void {
     const shown = issues.slice(0, MAX_DRIFT_ISSUES);
