@@ -342,7 +342,7 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
   } catch (error) {
     // Servers that predate Streamable HTTP answer its POST with 404/405 (or another 4xx). Legacy SSE
     // is 2025-era only: a server configured for 2026-07-28 gets no second try.
-    if (!(error instanceof McpConnectError) || !isClientHttpError(error.cause) || context.protocol === '2026-07-28') throw error;
+    if (!(error instanceof McpConnectError) || error.code === 'MCP_PROTOCOL_MISMATCH' || !isClientHttpError(error.cause) || context.protocol === '2026-07-28') throw error;
     try {
       return await connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
     } catch (sseError) {
@@ -366,7 +366,7 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
     if (context.signal?.aborted === true) {
       throw new McpConnectError(context.name, `MCP server "${context.name}": connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', cause: error });
     }
-    if (isEraMismatch(error) && !isClientHttpError(error)) {
+    if (isEraMismatch(error)) {
       throw new McpConnectError(context.name, `MCP server "${context.name}": ${describeUrl(url)} ${eraMismatch(context.protocol, error)}`, {
         code: 'MCP_PROTOCOL_MISMATCH',
         details: { url: describeUrl(url), transport: kind, protocol: context.protocol },
@@ -435,6 +435,8 @@ export function isConnectionClosed(error: unknown): boolean {
  * is a connection failure, said as one.
  */
 function isEraMismatch(error: unknown): boolean {
+  // A 2026-only server answers the 2025 `initialize` with "Unsupported protocol version" (JSON-RPC, or HTTP 400).
+  if (error instanceof Error && /unsupported protocol version/i.test(error.message)) return true;
   return isSdkError(error) && error.code === MCP_ERROR_CODES.EraNegotiationFailed && !/probe failed|\b5\d\d\b/.test(error.message);
 }
 

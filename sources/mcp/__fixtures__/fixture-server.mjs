@@ -1,6 +1,6 @@
 // A stdio MCP server with one tool per behaviour the MCP backend must handle: plain answers,
-// structured content, images, error results, hangs (with and without progress), a crash, and garbage
-// on stdout. Run: node sources/mcp/__fixtures__/fixture-server.mjs
+// structured content, images, error results, hangs (with and without progress), a crash, garbage on
+// stdout, and a question to the user (elicitation, 2025 era). Run: node sources/mcp/__fixtures__/fixture-server.mjs
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -92,6 +92,14 @@ server.registerTool('cancelled-count', { description: 'How many calls this serve
 server.registerTool('crash', { description: 'Exit the process in the middle of the call.' }, async () => {
   process.stderr.write('fixture: crashing on purpose\n');
   process.exit(1);
+});
+
+server.registerTool('confirm', { description: 'Ask the user to confirm (elicitation/create), then say what they answered.', inputSchema: { action: z.string() } }, async ({ action }) => {
+  const answer = await server.server.elicitInput({
+    message: `Really ${action}?`,
+    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+  });
+  return { content: [{ type: 'text', text: `${action}: ${answer.action}${answer.content === undefined ? '' : ` ${JSON.stringify(answer.content)}`}` }] };
 });
 
 server.registerTool('garbage', { description: 'Write a line that is not JSON-RPC to stdout, then hang.' }, async (extra) => {
