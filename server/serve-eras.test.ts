@@ -251,3 +251,41 @@ describe('serveSpace over HTTP: both protocol eras on one port', () => {
     }
   });
 });
+
+describe('serveSpace over HTTP: the hardening holds for 2026-07-28 requests too', () => {
+  const TOKEN = 'modern-token';
+  let running: RunningServer;
+  let url: string;
+
+  beforeAll(async () => {
+    const root = await makeTempDir('serve-eras-guard');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
+    running = await serveSpace({ cwd: root, http: { port: 0, token: TOKEN, maxBodyBytes: 64 * 1024 } });
+    url = running.url ?? '';
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  const discover = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } });
+  const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'server/discover',
+    ...extra,
+  });
+
+  it('answers server/discover with the token, and refuses it without, from another origin, or too large', async () => {
+    const ok = await fetch(url, { method: 'POST', headers: headers({ authorization: `Bearer ${TOKEN}` }), body: discover });
+    expect(ok.status).toBe(200);
+    expect(JSON.stringify(await ok.json())).toContain('2026-07-28');
+    expect(ok.headers.get('mcp-session-id')).toBeNull();
+    expect((await fetch(url, { method: 'POST', headers: headers(), body: discover })).status).toBe(401);
+    expect((await fetch(url, { method: 'POST', headers: headers({ authorization: `Bearer ${TOKEN}`, origin: 'https://attacker.example' }), body: discover })).status).toBe(403);
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'execute_code', arguments: { code: 'x'.repeat(128 * 1024) }, _meta: ENVELOPE } });
+    expect((await fetch(url, { method: 'POST', headers: headers({ authorization: `Bearer ${TOKEN}`, 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' }), body: huge })).status).toBe(413);
+  });
+});
+
