@@ -36,7 +36,9 @@ describe('discoverApi: failures name the API and the place', () => {
     await expect(discoverApi('bad', { spec: yaml })).rejects.toThrow(/openapi "bad" \(.*bad\.yaml\): the spec is neither valid JSON nor YAML: .*at line 4, column 1/s);
     await expect(discoverApi('gone', { spec: '/nowhere/spec.yaml' })).rejects.toThrow('openapi "gone" (/nowhere/spec.yaml): no spec file at /nowhere/spec.yaml');
     const structure = await specFile('structure.json', minimal({ '/pets': { get: { operationId: 'listPets' } } }));
-    await expect(discoverApi('structure', { spec: structure })).rejects.toThrow(/openapi "structure" .* is not a valid OpenAPI 3\.0 document: .*must have required property 'responses'/s);
+    await expect(discoverApi('structure', { spec: structure })).rejects.toThrow(`openapi "structure" (${structure}) is not a valid OpenAPI 3.0 document: at /paths/~1pets/get: must have required property 'responses'`);
+    const badEnum = await specFile('enum.yaml', 'openapi: 3.0.3\ninfo: { title: T, version: "1" }\npaths:\n  /pets:\n    get:\n      parameters:\n        - { name: q, in: query, style: sideways, schema: { type: string } }\n      responses: { "200": { description: ok } }\n');
+    await expect(discoverApi('enum', { spec: badEnum })).rejects.toThrow(/is not a valid OpenAPI 3\.0 document: at \/paths\/~1pets\/get\/parameters\/0(\/style)?: /);
   });
 
   it('a failing API is one failed source of the build; the others build', async () => {

@@ -25,3 +25,28 @@ export function findPointers(root: unknown, matches: (node: JsonObject) => boole
   visit(root, []);
   return found;
 }
+
+/**
+ * The pointer of the value that starts on `line` (1-based) of `JSON.stringify(root, null, 2)`, the text
+ * the OpenAPI validator quotes its code frames from; undefined past the end.
+ */
+export function pointerAtLine(root: unknown, line: number): string | undefined {
+  let current = 1;
+  let found: string | undefined;
+  const visit = (value: unknown, segments: (string | number)[]): void => {
+    if (current === line) found ??= toPointer(segments);
+    const children: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : isJsonObject(value)
+        ? Object.entries(value).filter(([, child]) => child !== undefined && typeof child !== 'function')
+        : [];
+    if (children.length === 0) return;
+    for (const [key, child] of children) {
+      current += 1;
+      visit(child, [...segments, key]);
+    }
+    current += 1; // the closing bracket
+  };
+  visit(root, []);
+  return found;
+}

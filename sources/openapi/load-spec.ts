@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
-import { dereference, validate, compileErrors } from '@readme/openapi-parser';
+import { dereference, validate } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import { CompileError, errorMessage, readBodyUpTo } from '../../core/index.js';
 import type { OpenApiConfig } from '../../config/index.js';
-import { findPointers, type JsonObject } from './json-walk.js';
+import { findPointers, pointerAtLine, type JsonObject } from './json-walk.js';
 
 /** The largest spec read or downloaded: GitHub's whole REST API is about 12 MB of JSON. */
 export const MAX_SPEC_BYTES = 32 * 1024 * 1024;
@@ -30,8 +30,10 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   const text = remote ? await downloadSpec(where, config.spec, signal) : await readSpecFile(where, config.spec);
   const raw = parseSpecText(where, text);
   const version = specVersion(where, raw);
-  const result = await validate(structuredClone(raw) as never, { resolve: { external: false } });
-  if (!result.valid) throw new CompileError('OPENAPI_INVALID', `${where} is not a valid OpenAPI ${version} document: ${placeOf(raw, result.errors)}${compileErrors(result).replace(/^API definition schema validation failed\.\s*/, '')}`);
+  // The validator dereferences its copy in place and quotes code frames of that copy's JSON text.
+  const validated = structuredClone(raw);
+  const result = await validate(validated as never, { resolve: { external: false } });
+  if (!result.valid) throw new CompileError('OPENAPI_INVALID', `${where} is not a valid OpenAPI ${version} document: ${describeProblems(raw, validated, result.errors)}`);
   let document: JsonObject;
   try {
     document = (await dereference(raw as never, { resolve: { external: false } })) as unknown as JsonObject;
@@ -92,9 +94,22 @@ function specVersion(where: string, document: JsonObject): '3.0' | '3.1' {
   throw new CompileError('OPENAPI_UNSUPPORTED', `${where} at /openapi: expected "3.0.x" or "3.1.x" (got ${JSON.stringify(declared) ?? 'nothing'})`);
 }
 
-/** The JSON pointers of the `$ref`s a "Missing $ref pointer" error names, so the message says where they are written. */
-function placeOf(raw: JsonObject, errors: readonly { message: string }[]): string {
-  const missing = errors.map((error) => /Missing \$ref pointer "([^"]+)"/.exec(error.message)?.[1]).filter((ref): ref is string => ref !== undefined);
-  const pointers = missing.flatMap((ref) => findPointers(raw, (node) => node.$ref === ref).map((pointer) => `${pointer}/$ref`));
-  return pointers.length === 0 ? '' : `at ${pointers.slice(0, 5).join(', ')}: `;
+/**
+ * Each validation problem with the JSON pointer of its place: where a missing `$ref` is written, or the
+ * value the validator's code frame points at (its line in the JSON text of the validated copy), instead
+ * of that frame, whose line numbers are not the spec's.
+ */
+function describeProblems(raw: JsonObject, validated: unknown, errors: readonly { message: string }[]): string {
+  const described = errors.map((error) => {
+    const missingRef = /Missing \$ref pointer "([^"]+)"/.exec(error.message)?.[1];
+    if (missingRef !== undefined) {
+      const pointers = findPointers(raw, (node) => node.$ref === missingRef).map((pointer) => `${pointer}/$ref`);
+      return pointers.length === 0 ? error.message : `at ${pointers.slice(0, 5).join(', ')}: ${error.message}`;
+    }
+    const line = /^>\s*(\d+)\s*\|/m.exec(error.message)?.[1];
+    const pointer = line === undefined ? undefined : pointerAtLine(validated, Number(line));
+    const reason = (error.message.split(/\n\s*\n/)[0] ?? error.message).replace(/^(?:ADDITIONAL PROPERTY|UNEVALUATED PROPERTY|PROPERTY|ENUM|REQUIRED)\s+/, '').replace(/\s*\n\s*/g, ' ').trim();
+    return pointer === undefined ? error.message : `at ${pointer === '' ? '(root)' : pointer}: ${reason}`;
+  });
+  return described.length === 1 ? (described[0] ?? '') : `\n${described.map((problem) => `  - ${problem}`).join('\n')}`;
 }
