@@ -1,8 +1,7 @@
 import { openSpace } from '../../agents/index.js';
 import { MAX_OBSERVED_TEXT_BYTES, createResultRecorder } from '../../bridge/index.js';
-import { formatSignature } from '../../compiler/index.js';
+import { formatSignature, readInferredResults } from '../../compiler/index.js';
 import { AgentSpacesError, closestKey, type CapabilitySpec, type FunctionSpec } from '../../core/index.js';
-import { readInferredResults } from '../../compiler/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 
