@@ -252,6 +252,20 @@ describe('2025-11-25 servers (SDK v1)', () => {
     expect(asked).toEqual([expect.objectContaining({ function: 'confirm', message: 'MCP server "old-stdio" asks, during tool "confirm": Really drop the table?' })]);
   });
 
+  it("cuts the server's secrets out of its question before a person sees it", { timeout: 60_000 }, async () => {
+    const secret = 'sk-elicit-0123456789abcdef';
+    const asked: ApprovalRequest[] = [];
+    const { call, bridge } = await bridgeOver('old-stdio', legacyStdio({ env: { API_KEY: secret } }), (request) => {
+      asked.push(request);
+      return true;
+    });
+    closers.push(() => bridge.close());
+    // The server quotes its key in the question (here because the action holds it).
+    await call('confirm', { action: `spend with ${secret}` });
+    expect(asked[0]?.message).toMatch(/^MCP server "old-stdio" asks, during tool "confirm": Really spend with .*\?$/);
+    expect(asked[0]?.message).not.toContain(secret);
+  });
+
   it('fails the call with APPROVAL_DENIED when the handler denies the elicitation', { timeout: 60_000 }, async () => {
     const { call, bridge } = await bridgeOver('old-stdio', legacyStdio(), () => ({ approved: false, reason: 'keep the table' }));
     closers.push(() => bridge.close());
