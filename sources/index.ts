@@ -1,9 +1,9 @@
 import type { ResolvedConfig } from '../config/index.js';
 import type { ToolDefinition } from '../core/index.js';
 import type { CapabilitySourceKind } from './capability-source.js';
-import { filesSource } from './files/index.js';
+import { expandGlobs, filesSource } from './files/index.js';
 import { mcpSource } from './mcp/index.js';
-import { openapiSource } from './openapi/index.js';
+import { openApiSpecFiles, openapiSource } from './openapi/index.js';
 import { createStdSource } from './std/index.js';
 
 export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, SourceKindName } from './capability-source.js';
@@ -35,4 +35,13 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
     openapiSource,
     createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
   ];
+}
+
+/**
+ * The local files the config's sources read, whose change makes a build stale: the tool files its
+ * `capabilities` globs match and the OpenAPI specs that are files (MCP servers are checked at call time).
+ */
+export async function sourceInputFiles(config: ResolvedConfig): Promise<string[]> {
+  const { files } = await expandGlobs(config.capabilities, config.root);
+  return [...files, ...openApiSpecFiles(config.openapi)];
 }

@@ -1,8 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig, serverSecrets } from '../../config/index.js';
 import { CompileError } from '../../core/index.js';
+import { isBuildStale } from '../../compiler/index.js';
 import { createSpace } from '../../space/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { discoverApi, openapiSource } from './index.js';
@@ -52,6 +53,24 @@ describe('discoverApi: failures name the API and the place', () => {
       expect(build.errors[0]?.source).toBe('openapi:broken');
       expect(build.errors[0]?.message).toMatch(/^openapi "broken" \(.*\) is not a valid OpenAPI 3\.0 document: at \/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema\/\$ref:/);
       expect((await space.capabilities()).map((spec) => spec.module)).toEqual(['openapi-petstore']);
+    } finally {
+      await space.close();
+    }
+  });
+});
+
+describe('openapi specs and freshness', () => {
+  it('a build is stale once a local spec changed after it', async () => {
+    const root = await makeTempDir('openapi-stale');
+    await copyFile(PETSTORE, path.join(root, 'petstore.yaml'));
+    const config = resolveConfig({ capabilities: [], openapi: { petstore: { spec: 'petstore.yaml', include: { tags: ['store'] } } } }, { root });
+    const space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
+    try {
+      await space.build();
+      expect(await isBuildStale(config)).toBe(false);
+      const later = new Date(Date.now() + 60_000);
+      await utimes(path.join(root, 'petstore.yaml'), later, later);
+      expect(await isBuildStale(config)).toBe(true);
     } finally {
       await space.close();
     }

@@ -9,6 +9,11 @@ export function openApiModuleName(api: string, config: OpenApiConfig): string {
   return config.module ?? `openapi-${toModuleName(api)}`;
 }
 
+/** The specs of `config.openapi` that are local files (absolute paths): a change to one makes a build stale. */
+export function openApiSpecFiles(apis: Record<string, OpenApiConfig> | undefined): string[] {
+  return Object.values(apis ?? {}).map((api) => api.spec).filter((spec) => !/^https?:\/\//i.test(spec));
+}
+
 /**
  * Reads, validates and dereferences one configured API's spec and describes its operations as one
  * raw capability (module `openapi-<api>`). The configured header values are cut out of everything
