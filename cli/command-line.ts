@@ -76,7 +76,7 @@ interface CommandSpec {
   options: OptionName[];
 }
 
-const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'studio', 'model', 'base-url', 'context', 'trace', 'replay', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost'];
+const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'studio', 'model', 'base-url', 'context', 'trace', 'replay', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost', 'store'];
 
 /** Every command; a group's subcommands are `<group> <sub>`. */
 export const COMMANDS = {

@@ -101,7 +101,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
         ...common,
         ...(first !== undefined ? { task: first } : {}),
         budget: parseBudgetOptions(values),
-        ...pick(values, ['trace', 'replay', 'approve', 'studio', 'model', 'context']),
+        ...pick(values, ['trace', 'replay', 'approve', 'studio', 'model', 'context', 'store']),
         ...(values['base-url'] !== undefined ? { baseURL: values['base-url'] } : {}),
       });
     }

@@ -1,7 +1,8 @@
 // Durable runs (a store: PostgreSQL + DBOS). Nothing here loads DBOS or pg until a function is
 // called: without a store, no process pays for them.
 import type { StoredApproval } from './approval-store.js';
-import type { SubmitRunOptions } from './submit-run.js';
+import type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
+import type { TaskResult } from '../planner/index.js';
 import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { RunResult } from '../core/index.js';
 
@@ -9,7 +10,7 @@ export { describeStore, resolveStoreUrl, STORE_ENV } from './store-url.js';
 export { DurableError, type DurableErrorCode } from './durable-error.js';
 export type { DurableRunEvent } from './run-events.js';
 export type { StoredApproval, ApprovalStatus } from './approval-store.js';
-export type { SubmitRunOptions } from './submit-run.js';
+export type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 export type { DurableWorker, WorkerOptions } from './worker.js';
 
 /** Starts a worker executing the store's queued runs (see `startWorker` in durable/worker.ts). */
@@ -20,6 +21,11 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
 /** Submits a program to the store and waits for its result (see durable/submit-run.ts). */
 export async function submitRun(options: SubmitRunOptions): Promise<RunResult & { runId: string }> {
   return (await import('./submit-run.js')).submitRun(options);
+}
+
+/** Submits a planner task to the store and waits for its result (see durable/submit-run.ts). */
+export async function submitTask(options: SubmitTaskOptions): Promise<TaskResult> {
+  return (await import('./submit-run.js')).submitTask(options);
 }
 
 /** The store's approvals: list, approve, deny (for `agent-spaces approvals` and the library). */

@@ -7,7 +7,9 @@ export type DurableRunEvent =
   | { kind: 'log'; log: RunLog }
   | { kind: 'approval-required'; approvalId: string; capability: string; function: string; message: string; deadline?: string }
   | { kind: 'approval-decided'; approvalId: string; approved: boolean; reason?: string }
-  | { kind: 'end'; result: RunResult };
+  | { kind: 'planner'; event: unknown }
+  /** A code run's `RunResult`, or a task's `TaskResult`. */
+  | { kind: 'end'; result: RunResult | Record<string, unknown> };
 
 /** Appends an event and wakes whoever listens for the run. */
 export async function appendRunEvent(pool: Pool, runId: string, event: DurableRunEvent): Promise<void> {

@@ -47,6 +47,13 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.approvals (
   decided_at timestamptz,
   UNIQUE (run_id, call_key)
 );
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.model_journal (
+  task_id text NOT NULL,
+  reply_index integer NOT NULL,
+  reply text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (task_id, reply_index)
+);
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.run_events (
   seq bigserial PRIMARY KEY,
   run_id text NOT NULL,

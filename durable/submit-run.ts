@@ -4,10 +4,11 @@ import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { migrateSystemDatabase } from '@dbos-inc/dbos-sdk/internal/system_database';
 import { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
 import { errorMessage, type RunResult } from '../core/index.js';
+import type { TaskResult } from '../planner/index.js';
 import { liveWorkers } from './liveness.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import { connectClient, createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable } from './store.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, type DurableRunRequest } from './workflow-names.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 export interface SubmitRunOptions {
   /** The store's PostgreSQL URL. */
@@ -34,7 +35,37 @@ export interface SubmitRunOptions {
  * const result = await submitRun({ store: 'postgres://localhost/spaces', code, onEvent: console.log });
  */
 export async function submitRun(options: SubmitRunOptions): Promise<RunResult & { runId: string }> {
+  const request: DurableRunRequest = { code: options.code, check: options.check ?? true, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) };
   const runId = options.runId ?? randomUUID();
+  const ended = await submitWorkflow(options, RUN_WORKFLOW, runId, request);
+  if (ended.ok) return { ...(ended.result as RunResult), runId };
+  return { runId, success: false, result: undefined, logs: [], timedOut: false, calls: 0, durationMs: 0, error: { name: 'DurableError', code: ended.status, message: ended.message } };
+}
+
+export interface SubmitTaskOptions extends Omit<SubmitRunOptions, 'code' | 'check' | 'timeoutMs'> {
+  task: string;
+  context?: string;
+  /** Model id and endpoint; the worker's config and environment give the key. */
+  model?: { model?: string; baseURL?: string };
+  budget?: Record<string, number>;
+}
+
+/**
+ * Submits a planner task: a worker executes it; if that worker dies, another resumes it after its
+ * last finished model step (earlier replies and finished calls come from the store).
+ */
+export async function submitTask(options: SubmitTaskOptions): Promise<TaskResult> {
+  const request: DurableTaskRequest = { task: options.task, ...(options.context ? { context: options.context } : {}), ...(options.model ? { model: options.model } : {}), ...(options.budget ? { budget: options.budget } : {}) };
+  const taskId = options.runId ?? randomUUID();
+  const ended = await submitWorkflow(options, TASK_WORKFLOW, taskId, request);
+  if (ended.ok) return ended.result as TaskResult;
+  throw new Error(ended.message);
+}
+
+type Ended = { ok: true; result: unknown } | { ok: false; status: string; message: string };
+
+/** Enqueues one workflow and follows its events until it ends. */
+async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowName: string, runId: string, request: DurableRunRequest | DurableTaskRequest): Promise<Ended> {
   const pool = createPool(options.store, 3);
   let listener: Awaited<ReturnType<typeof connectClient>> | undefined;
   let dbos: DBOSClient | undefined;
@@ -56,8 +87,7 @@ export async function submitRun(options: SubmitRunOptions): Promise<RunResult & 
     } catch (error) {
       throw storeUnavailable(options.store, error);
     }
-    const request: DurableRunRequest = { code: options.code, check: options.check ?? true, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) };
-    await dbos.enqueue({ workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
+    await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
     let warned = false;
     const warnWithoutWorkers = async (): Promise<void> => {
       if (warned || (await liveWorkers(pool)).length > 0) return;
@@ -69,7 +99,7 @@ export async function submitRun(options: SubmitRunOptions): Promise<RunResult & 
     let seq = 0;
     let started = false;
     for (;;) {
-      if (options.signal?.aborted) throw new Error(`stopped waiting for run ${runId}; it stays queued in the store`);
+      if (options.signal?.aborted) throw new Error(`stopped waiting for ${runId}; it stays in the store and runs on`);
       const woken = new Promise<void>((resolve) => {
         wake = resolve;
         // The run may end while this process was not listening (a lost notification): look again now and then.
@@ -80,12 +110,12 @@ export async function submitRun(options: SubmitRunOptions): Promise<RunResult & 
       for (const { seq: next, event } of await readRunEvents(pool, runId, seq)) {
         seq = next;
         if (event.kind === 'started') started = true;
-        if (event.kind === 'end') return { ...event.result, runId };
+        if (event.kind === 'end') return { ok: true, result: event.result };
         options.onEvent?.(event);
       }
       const status = await dbos.getWorkflow(runId);
-      if (status?.status === 'ERROR' || status?.status === 'CANCELLED') {
-        return { runId, success: false, result: undefined, logs: [], timedOut: false, calls: 0, durationMs: 0, error: { name: 'DurableError', code: status.status, message: `run ${runId} ended with status ${status.status}: ${errorMessage(status.error)}` } };
+      if (status?.status === 'ERROR' || status?.status === 'CANCELLED' || status?.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
+        return { ok: false, status: status.status, message: `${runId} ended with status ${status.status}: ${errorMessage(status.error)}` };
       }
       await woken;
       if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();

@@ -4,6 +4,7 @@ import { DBOS, type DLogger } from '@dbos-inc/dbos-sdk';
 import { createRedactor, type BackendCall } from '../bridge/index.js';
 import { serverSecrets, type ResolvedConfig } from '../config/index.js';
 import { errorMessage, type ApprovalHandler, type RunResult } from '../core/index.js';
+import { executeTask, type TaskResult } from '../planner/index.js';
 import type { Space, SpaceOptions } from '../space/index.js';
 import { applicationVersion } from './app-version.js';
 import { closeRunApprovals, requestStoredApproval } from './approval-store.js';
@@ -15,7 +16,8 @@ import { appendRunEvent, priorAttempts } from './run-events.js';
 import { openRunJournal, type RunJournal } from './run-journal.js';
 import { createPool, ensureStoreSchema } from './store.js';
 import { describeStore } from './store-url.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, type DurableRunRequest } from './workflow-names.js';
+import { openModelJournal } from './model-journal.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 export interface WorkerOptions {
   /** The store's PostgreSQL URL. */
@@ -41,8 +43,8 @@ export interface DurableWorker {
 }
 
 /** The per-process state the workflow function reaches (DBOS is one per process, so is a worker). */
-let active: { execute(runId: string, request: DurableRunRequest): Promise<RunResult> } | undefined;
-let registered: ((request: DurableRunRequest) => Promise<RunResult>) | undefined;
+let active: { execute(runId: string, request: DurableRunRequest): Promise<RunResult>; executeTask(taskId: string, request: DurableTaskRequest): Promise<TaskResult> } | undefined;
+let registered: { run: (request: DurableRunRequest) => Promise<RunResult>; task: (request: DurableTaskRequest) => Promise<TaskResult> } | undefined;
 
 /**
  * Starts a worker: it executes queued runs from the store with its own space (sandbox pool, MCP
@@ -61,19 +63,23 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     if (!closing) options.onFatal?.(new Error(`lost the store ${describeStore(options.store)}: ${errorMessage(error)}`));
   });
   const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool);
-  const runs = new Map<string, { journal: RunJournal; countApproval: ReturnType<typeof createCallCounter> }>();
+  const runs = new Map<string, { id: string; journal: RunJournal; countApproval: ReturnType<typeof createCallCounter> }>();
   const idempotentIds = new Set(durable.idempotent ?? []);
   const isIdempotent = (call: BackendCall): boolean =>
     call.function.annotations?.idempotentHint === true ||
     idempotentIds.has(`${call.capability.module}.${call.function.name}`) ||
     idempotentIds.has(`${call.capability.module}.*`);
 
+  // A planner task's calls carry run ids `<taskId>:<step>:<random>`: they share the task's journal.
+  const runOf = (runId: string): ReturnType<typeof runs.get> => runs.get(runId) ?? runs.get(runId.split(':')[0] ?? '');
+
   const approvalHandler: ApprovalHandler = async (request) => {
-    const run = request.runId === undefined ? undefined : runs.get(request.runId);
+    const run = request.runId === undefined ? undefined : runOf(request.runId);
     if (run === undefined || request.runId === undefined) return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
     const key: CallKey = run.countApproval(request.capability, request.function, request.params);
+    const runId = run.id;
     const stored = await requestStoredApproval(pool, {
-      runId: request.runId,
+      runId,
       callKey: key.key,
       capability: request.capability,
       function: request.function,
@@ -82,7 +88,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       ...(durable.approvalDeadlineMs === undefined ? {} : { deadlineMs: durable.approvalDeadlineMs }),
     });
     if (stored.status !== 'pending') return { approved: stored.status === 'approved', ...(stored.reason ? { reason: stored.reason } : {}) };
-    await appendRunEvent(pool, request.runId, {
+    await appendRunEvent(pool, runId, {
       kind: 'approval-required',
       approvalId: stored.id,
       capability: stored.capability,
@@ -90,9 +96,9 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       message: stored.message,
       ...(stored.deadline ? { deadline: stored.deadline } : {}),
     });
-    notice(`run ${request.runId}: waiting for approval ${stored.id} (${stored.capability}.${stored.function})`);
+    notice(`run ${runId}: waiting for approval ${stored.id} (${stored.capability}.${stored.function})`);
     const decided = await waiter.wait(stored);
-    await appendRunEvent(pool, request.runId, { kind: 'approval-decided', approvalId: decided.id, approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) });
+    await appendRunEvent(pool, runId, { kind: 'approval-decided', approvalId: decided.id, approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) });
     return { approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) };
   };
 
@@ -100,7 +106,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     config: options.config,
     approvalHandler,
     journal: (call, perform) => {
-      const run = runs.get(call.context.runId);
+      const run = runOf(call.context.runId);
       return run === undefined ? perform() : run.journal.perform(call, perform);
     },
   });
@@ -113,7 +119,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       const prior = await priorAttempts(pool, runId);
       const controller = new AbortController();
       const journal = await openRunJournal(pool, { runId, executorId, isIdempotent, onFatal: () => controller.abort() });
-      runs.set(runId, { journal, countApproval: createCallCounter() });
+      runs.set(runId, { id: runId, journal, countApproval: createCallCounter() });
       await appendRunEvent(pool, runId, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed });
       notice(prior.attempts === 0 ? `run ${runId}: started` : `run ${runId}: taken over (attempt ${prior.attempts + 1}, ${journal.replayed} journaled calls)`);
       // A replay writes the same log lines again: the submitter saw the earlier attempts' lines already.
@@ -150,16 +156,61 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
         runs.delete(runId);
       }
     },
+    async executeTask(taskId, request) {
+      const prior = await priorAttempts(pool, taskId);
+      const controller = new AbortController();
+      const journal = await openRunJournal(pool, { runId: taskId, executorId, isIdempotent, onFatal: () => controller.abort() });
+      const model = await openModelJournal(pool, taskId);
+      runs.set(taskId, { id: taskId, journal, countApproval: createCallCounter() });
+      await appendRunEvent(pool, taskId, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + model.replayed });
+      notice(prior.attempts === 0 ? `task ${taskId}: started` : `task ${taskId}: taken over (attempt ${prior.attempts + 1}, ${model.replayed} model replies and ${journal.replayed} calls journaled)`);
+      let events = Promise.resolve();
+      try {
+        let result = await executeTask(request.task, {
+          space,
+          taskId,
+          signal: controller.signal,
+          wrapModelClient: model.wrap,
+          ...(request.context ? { context: request.context } : {}),
+          ...(request.model ? { model: request.model } : {}),
+          ...(request.budget ? { budget: request.budget } : {}),
+          onEvent: (event) => {
+            events = events.then(() => appendRunEvent(pool, taskId, { kind: 'planner', event: redact(event) })).catch(() => undefined);
+          },
+        });
+        await events;
+        if (closing) return await new Promise<never>(() => undefined);
+        const fatal = journal.fatal;
+        if (fatal !== undefined) result = { ...result, success: false, finalSummary: `${fatal.code}: ${fatal.message}` };
+        result = redact(result);
+        await closeRunApprovals(pool, taskId);
+        await appendRunEvent(pool, taskId, { kind: 'end', result: result as unknown as Record<string, unknown> });
+        notice(`task ${taskId}: ${result.success ? 'succeeded' : 'failed'}`);
+        return result;
+      } finally {
+        runs.delete(taskId);
+      }
+    },
   };
 
-  registered ??= DBOS.registerWorkflow(
+  registered ??= {
+    run: DBOS.registerWorkflow(
     async (request: DurableRunRequest): Promise<RunResult> => {
       const runId = DBOS.workflowID;
       if (active === undefined || runId === undefined) throw new Error('no worker is active in this process');
       return active.execute(runId, request);
     },
     { name: RUN_WORKFLOW },
-  );
+    ),
+    task: DBOS.registerWorkflow(
+      async (request: DurableTaskRequest): Promise<TaskResult> => {
+        const taskId = DBOS.workflowID;
+        if (active === undefined || taskId === undefined) throw new Error('no worker is active in this process');
+        return active.executeTask(taskId, request);
+      },
+      { name: TASK_WORKFLOW },
+    ),
+  };
   const version = applicationVersion();
   DBOS.setConfig({
     name: APPLICATION_NAME,
@@ -174,11 +225,11 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
 
   // Runs of dead workers: PENDING in DBOS under an executor whose liveness lock is free.
   const takeover = async (): Promise<void> => {
-    const pending = await DBOS.listWorkflows({ status: 'PENDING', workflowName: RUN_WORKFLOW, applicationVersion: version, loadInput: false, loadOutput: false });
+    const pending = await DBOS.listWorkflows({ status: 'PENDING', workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], applicationVersion: version, loadInput: false, loadOutput: false });
     const executors = new Set(pending.map((status) => status.executorId).filter((id): id is string => id !== undefined && id !== executorId));
     for (const dead of executors) {
       await whileDead(pool, dead, async () => {
-        const orphans = await DBOS.listWorkflows({ status: 'PENDING', workflowName: RUN_WORKFLOW, executorId: dead, applicationVersion: version, loadInput: false, loadOutput: false });
+        const orphans = await DBOS.listWorkflows({ status: 'PENDING', workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], executorId: dead, applicationVersion: version, loadInput: false, loadOutput: false });
         if (orphans.length === 0) return;
         await DBOS.resumeWorkflows(orphans.map((status) => status.workflowID), { queueName: RUN_QUEUE });
         notice(`worker ${dead} is gone: its ${orphans.length} run(s) went back to the queue (${orphans.map((status) => status.workflowID).join(', ')})`);

@@ -51,6 +51,7 @@ export async function executeTask(task: string, options: ExecuteTaskOptions = {}
       apiKey = settings.apiKey;
       client = createModelClient(settings);
     }
+    if (options.wrapModelClient) client = options.wrapModelClient(client);
     await client.check(options.signal);
     const redactor = createTaskRedactor([...(apiKey ? [apiKey] : []), ...(config.model.apiKey ? [config.model.apiKey] : []), ...serverSecrets(config)]);
     return await loop(task, taskId, space, client, redactor, options, limits);

@@ -2,7 +2,7 @@ import type { CatalogEntry } from './catalog-types.js';
 import type { ApprovalHandler } from '../core/index.js';
 import type { Space } from '../space/index.js';
 import type { Budget, BudgetUsage } from './budget.js';
-import type { ModelReply } from './model-client.js';
+import type { ModelClient, ModelReply } from './model-client.js';
 import type { PlannerEventListener } from './planner-event.js';
 import type { ModelSettings } from './resolve-model-settings.js';
 import type { PayloadSummary } from './summarize-payload.js';
@@ -40,6 +40,11 @@ export interface ExecuteTaskOptions {
   summarizeAboveChars?: number;
   /** Task id (default: a random UUID). */
   taskId?: string;
+  /**
+   * Wraps the model client (a durable task answers the replies it already received from its store, so
+   * a task taken over after a crash pays no model call twice).
+   */
+  wrapModelClient?: (client: ModelClient) => ModelClient;
 }
 
 /** What one step produced, redacted; large values are replaced by their summary and storageRef. */

@@ -23,7 +23,7 @@ const ALLOWED: Record<string, string[]> = {
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server', 'sources'],
   server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space'],
   studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server'],
-  durable: ['core', 'config', 'bridge', 'space'],
+  durable: ['core', 'config', 'bridge', 'space', 'planner'],
   cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources', 'space', 'planner', 'agents', 'server', 'studio', 'durable'],
   capabilities: ['core', 'root'],
 };

@@ -1,6 +1,7 @@
 import { openSpace } from '../../agents/index.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
-import { serverSecrets } from '../../config/index.js';
+import { loadConfig, serverSecrets } from '../../config/index.js';
+import { resolveStoreUrl } from '../../durable/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
@@ -20,6 +21,8 @@ export interface TaskCommandOptions {
   model?: string;
   baseURL?: string;
   context?: string;
+  /** A durable runs' store: the task is queued there and run by a worker. */
+  store?: string;
 }
 
 /** `agent-spaces task "<task>"`: progress on stderr, the summary (or `--json` TaskResult) on stdout. */
@@ -27,12 +30,15 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   const recorded = options.replay ? await readTrace(options.replay) : undefined;
   const task = options.task ?? recorded?.task;
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
+  const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
+  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  if (store !== undefined) return (await import('./durable-task.js')).durableTaskCommand({ ...options, task, store });
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'task', cwd: options.cwd, detail: task }) : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
   // The space is opened here so that the config's agents are capabilities of the task too.
-  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), ...(approvalHandler ? { approvalHandler } : {}), ...(studio ? { onEvent: studio.onEvent } : {}) });
+  const space = await openSpace({ config, ...(approvalHandler ? { approvalHandler } : {}), ...(studio ? { onEvent: studio.onEvent } : {}) });
   studio?.useSecrets(serverSecrets(space.config));
   if (studio) progress(`approvals: asked in the studio at ${studio.origin}`);
   const taskOptions: ExecuteTaskOptions = {
@@ -65,7 +71,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   return result.success ? 0 : 1;
 }
 
-function printProgress(event: PlannerEvent): void {
+export function printProgress(event: PlannerEvent): void {
   switch (event.type) {
     case 'task-start':
       progress(`task ${event.taskId} with ${event.model} (${event.baseURL}); budget ${event.budget.maxSteps} steps, ${event.budget.maxToolCalls} tool calls, ${event.budget.maxCodeRuns} code runs, $${event.budget.maxLlmCostUsd}`);
