@@ -48,7 +48,7 @@ export { createStdTools } from './std/index.js';
 export type { StdToolsOptions } from './std/index.js';
 
 // Capability sources: what createSpace({ sources }) and buildCapabilities({ sources }) take
-export { createFilesSource, createMcpSource, createStdSource, defaultSources, filesSource, mcpSource } from './sources/index.js';
+export { createFilesSource, createMcpSource, createStdSource, defaultSources, filesSource, mcpSource, openapiSource } from './sources/index.js';
 export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, FilesSourceOptions, McpSourceOptions, StdSourceOptions } from './sources/index.js';
 export type { RawCapability, RawFunction, SourceFailure } from './core/index.js';
 export { createAgentSource } from './agents/index.js';
@@ -67,5 +67,5 @@ export type { Agent, AgentCapabilities, AgentRunner, FilledTemplate, TemplateToo
 
 // Durable runs on a PostgreSQL store (DBOS): workers, submitting runs, approvals. DBOS and pg load
 // only when one of these is called.
-export { DurableError, openApprovals, resolveStoreUrl, startWorker, submitRun } from './durable/index.js';
-export type { DurableErrorCode, DurableRunEvent, DurableWorker, StoredApproval, SubmitRunOptions, WorkerOptions } from './durable/index.js';
+export { DurableError, openApprovals, resolveStoreUrl, startWorker, submitRun, submitTask } from './durable/index.js';
+export type { DurableErrorCode, DurableRunEvent, DurableWorker, StoredApproval, SubmitRunOptions, SubmitTaskOptions, WorkerOptions } from './durable/index.js';
