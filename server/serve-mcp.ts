@@ -189,14 +189,25 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
         return refuse(response, { status: 429, code: -32000, message: `too many requests open in this session (at most ${limits.maxRequestsPerSession}); wait for one to finish` });
       }
       // Counted from before the body is read, so slow bodies count against the session too.
+      let counted = 1;
       session.open++;
       session.lastSeen = performance.now();
       response.once('close', () => {
-        session.open--;
+        session.open -= counted;
         session.lastSeen = performance.now();
       });
       const body = await readBody(request);
       if (body && 'refusal' in body) return refuse(response, body.refusal);
+      // A JSON-RPC batch (the session transport takes up to 100 messages) is as many requests as it
+      // carries: one POST of 100 execute_code calls must not start 100 runs against a cap of 16.
+      const batched = requestsIn(body?.value);
+      if (batched > 1) {
+        if (session.open - 1 + batched > limits.maxRequestsPerSession) {
+          return refuse(response, { status: 429, code: -32000, message: `a batch of ${batched} requests does not fit in this session (at most ${limits.maxRequestsPerSession} requests open at once, ${session.open - 1} open); send fewer at once` });
+        }
+        session.open += batched - 1;
+        counted = batched;
+      }
       return session.transport.handleRequest(request, response, body?.value);
     }
 
@@ -289,6 +300,12 @@ function reply(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent || response.destroyed) return;
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+/** The JSON-RPC requests (messages with a method and an id) a body carries: a batch's, or 0 or 1. */
+function requestsIn(body: unknown): number {
+  const isRequest = (message: unknown): boolean => typeof message === 'object' && message !== null && 'method' in message && 'id' in message;
+  return Array.isArray(body) ? body.filter(isRequest).length : isRequest(body) ? 1 : 0;
 }
 
 function definedOnly(http: McpHttpOptions): Partial<Record<keyof typeof DEFAULT_HTTP_LIMITS, number>> {

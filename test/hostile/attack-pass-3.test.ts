@@ -1,0 +1,414 @@
+/**
+ * A third attacker's pass, over the surfaces added on 2026-11-22: `serve` in both MCP eras (sealed
+ * approval state, approval rounds, result pages, batches and headers), the OpenAPI source (hostile
+ * specs, path and header injection, where credentials go), inferred result types (hostile shapes and
+ * property names, the store file) and durable runs. As in the earlier passes: each `it.fails` is a
+ * finding that still holds (its comment names severity, owner and where to fix; turn it into a plain
+ * `it` once fixed), each plain `it` an attack that is stopped, kept as a regression. Ids: M… serve/MCP,
+ * O… OpenAPI, I… inferred results, D… durable.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../config/index.js';
+import { createSpace, type Space } from '../../space/index.js';
+import { serveSpace, type RunningServer } from '../../server/serve.js';
+import { discoverApi, openapiSource } from '../../sources/openapi/index.js';
+import { REPO } from '../support/example-space.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+/** A real HTTP server that records what it was sent and answers JSON (or what `answer` says). */
+interface RecordingServer {
+  origin: string;
+  seen: { url: string; headers: IncomingMessage['headers'] }[];
+  close(): Promise<void>;
+}
+
+async function startRecordingServer(answer?: (request: IncomingMessage) => { status: number; headers?: Record<string, string>; body?: string } | undefined): Promise<RecordingServer> {
+  const seen: RecordingServer['seen'] = [];
+  const server: Server = createServer((request, response) => {
+    seen.push({ url: request.url ?? '', headers: request.headers });
+    const custom = answer?.(request);
+    if (custom) {
+      response.writeHead(custom.status, custom.headers ?? {}).end(custom.body ?? '');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: request.url }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const API_KEY = 'sk-attack3-openapi-9c1d7e';
+
+describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
+  let home: RecordingServer;
+  let other: RecordingServer;
+  let space: Space;
+  let root: string;
+
+  const ok = (description = 'ok') => ({ '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { url: { type: 'string' } } } } } } });
+
+  beforeAll(async () => {
+    home = await startRecordingServer();
+    other = await startRecordingServer();
+    root = await makeTempDir('attack3-openapi');
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'hostile', version: '1' },
+      // No baseUrl in the config: the spec's servers decide where calls (and the configured headers) go.
+      servers: [{ url: `${home.origin}/api` }],
+      paths: {
+        '/files/{name}': { get: { operationId: 'getFile', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: ok() } },
+        '/echo': { get: { operationId: 'echoHeader', parameters: [{ name: 'x-note', in: 'header', schema: { type: 'string' } }], responses: ok() } },
+        // An operation whose own server is another origin than the document's.
+        '/elsewhere': { get: { operationId: 'elsewhere', servers: [{ url: `${other.origin}/api` }], responses: ok() } },
+        '/proto/{__proto__}': { get: { operationId: 'protoParam', parameters: [{ name: '__proto__', in: 'path', required: true, schema: { type: 'string' } }], responses: ok() } },
+        '/ctor': { get: { operationId: 'constructor', parameters: [{ name: 'constructor', in: 'query', schema: { type: 'string' } }], responses: ok() } },
+      },
+    };
+    await writeFile(path.join(root, 'hostile.json'), JSON.stringify(spec));
+    const config = resolveConfig({ capabilities: [], openapi: { hostile: { spec: 'hostile.json', headers: { 'x-api-key': '${HOSTILE_KEY}' } } } }, { root, env: { HOSTILE_KEY: API_KEY } });
+    space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
+    const build = await space.build();
+    expect(build.errors).toEqual([]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await space?.close();
+    await home?.close();
+    await other?.close();
+  });
+
+  async function run(body: string): Promise<{ success: boolean; result?: unknown; error?: { code?: string; message: string } }> {
+    return space.run(`import * as api from '@capabilities/openapi-hostile';\n${body}`, { check: false });
+  }
+
+  it('keeps path parameters inside their segment: ../, %2e%2e, ?, # and / are percent-encoded, a bare .. refused', async () => {
+    const tries = ['../admin', '%2e%2e', '..%2f..%2fetc', 'a?admin=1', 'a#frag', 'a/b'];
+    const result = await run(`const out = []; for (const name of ${JSON.stringify(tries)}) out.push((await api.getFile({ name })).url); return out;`);
+    expect(result.error).toBeUndefined();
+    const urls = result.result as string[];
+    expect(urls).toEqual(['/api/files/..%2Fadmin', '/api/files/%252e%252e', '/api/files/..%252f..%252fetc', '/api/files/a%3Fadmin%3D1', '/api/files/a%23frag', '/api/files/a%2Fb']);
+    for (const dots of ['..', '.']) {
+      const refused = await run(`return await api.getFile({ name: ${JSON.stringify(dots)} });`);
+      expect(refused.success, dots).toBe(false);
+    }
+    expect(home.seen.every((request) => request.url.startsWith('/api/files/') || !request.url.includes('files'))).toBe(true);
+  });
+
+  it('refuses a header parameter carrying a line break (no header injection), and the API key never reaches the program', async () => {
+    const injected = await run("return await api.echoHeader({ 'x-note': 'a\\r\\nx-injected: 1' });");
+    expect(injected.success).toBe(false);
+    expect(home.seen.some((request) => request.headers['x-injected'] !== undefined)).toBe(false);
+    const fine = await run("return await api.echoHeader({ 'x-note': 'plain' });");
+    expect(fine.success).toBe(true);
+    expect(home.seen.at(-1)?.headers['x-api-key']).toBe(API_KEY);
+    expect(JSON.stringify(fine)).not.toContain(API_KEY);
+  });
+
+  // O1 (medium; owner: sources/openapi, describe-operations.ts serverOf + openapi-backend.ts send): an
+  // operation (or path item) whose own `servers` entry names another origin is called there *with the
+  // configured headers*, since the backend treats the request's own origin as "home". A spec from a URL
+  // or a third party thus chooses where the API key goes. Fix: home is the config's baseUrl or the
+  // document-level server; an operation server on another origin gets no configured headers (or the
+  // build warns and refuses it unless its host is in redirectHosts).
+  it.fails('O1: an operation whose own server is another origin does not receive the configured API key', async () => {
+    const result = await run('return await api.elsewhere();');
+    expect(result.success).toBe(true);
+    expect(other.seen.at(-1)?.headers['x-api-key']).toBeUndefined();
+  });
+
+  // O2 (low; owner: sources/openapi, describe-operations.ts describeOperation): a parameter named
+  // `__proto__` is assigned with `properties[property] = …`, which replaces the prototype of the
+  // `properties` object instead of adding the property: the built schema lists no such property but
+  // still requires it, and since `__proto__` keys are dropped from every call's arguments the function
+  // can never be called. Fix: build `properties` with Object.defineProperty / a null-prototype object,
+  // or rename such a parameter (`__proto___path`).
+  it.fails('O2: an operation with a path parameter named __proto__ is callable (or left out with a warning)', async () => {
+    const [spec] = await space.capabilities();
+    const fn = spec?.functions.find((candidate) => candidate.name === 'protoParam');
+    if (fn === undefined) return; // left out: acceptable
+    const properties = fn.inputSchema.properties as Record<string, unknown>;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    const required = (fn.inputSchema.required ?? []) as string[];
+    for (const name of required) expect(Object.keys(properties)).toContain(name);
+  });
+
+  it('an operation named constructor, with a parameter named constructor, is an ordinary function', async () => {
+    const result = await run("return await api.constructor({ constructor: 'x' });");
+    expect(result).toMatchObject({ success: true, result: { url: '/api/ctor?constructor=x' } });
+  });
+});
+
+describe('attack pass 3: hostile spec documents (build time)', () => {
+  let root: string;
+  let web: RecordingServer;
+
+  beforeAll(async () => {
+    root = await makeTempDir('attack3-specs');
+    web = await startRecordingServer();
+  });
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  const base = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: '3.0.3', info: { title: 'h', version: '1' }, servers: [{ url: 'http://127.0.0.1:9/api' }], paths, ...extra });
+
+  async function discover(name: string, text: string): Promise<Awaited<ReturnType<typeof discoverApi>>> {
+    const file = path.join(root, name);
+    await writeFile(file, text);
+    return discoverApi('h', { spec: file } as never);
+  }
+
+  it('does not follow a $ref to file:///etc/passwd or to an http URL (nothing is read or fetched)', async () => {
+    const response = (schema: unknown) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+    const spec = base({
+      '/a': { get: { operationId: 'a', responses: response({ $ref: 'file:///etc/passwd' }) } },
+      '/b': { get: { operationId: 'b', responses: response({ $ref: `${web.origin}/remote.json#/x` }) } },
+    });
+    const outcome = await discover('external.json', JSON.stringify(spec)).then(
+      (value) => JSON.stringify(value),
+      (error: unknown) => String(error),
+    );
+    expect(outcome).not.toMatch(/root:x:0:0/);
+    expect(web.seen).toEqual([]);
+  });
+
+  it('refuses a YAML alias bomb (billion laughs) quickly with a message, not by running out of memory', async () => {
+    const lines = ['openapi: 3.0.3', 'info: { title: h, version: "1" }', 'paths: {}', 'x-lol0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let level = 1; level <= 9; level++) lines.push(`x-lol${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(', ')}]`);
+    await expect(discover('bomb.yaml', lines.join('\n'))).rejects.toThrow(/alias|neither valid JSON nor YAML/i);
+  });
+
+  it('builds a recursive schema (a tree of itself) as a finite named type', async () => {
+    const spec = base(
+      { '/tree': { get: { operationId: 'tree', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } } } } },
+      { components: { schemas: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } } } },
+    );
+    const { capability } = await discover('tree.json', JSON.stringify(spec));
+    expect(JSON.stringify(capability.functions[0]?.outputSchema)).toContain('#/$defs/Node');
+  });
+
+  // O3 (high; owner: sources/openapi, convert-schema.ts SchemaRoot.convert): a schema reached twice
+  // through unnamed schemas (a $ref into `components/schemas/X/properties/…`, not to a component of its
+  // own) is inlined at every use, so n levels of "l and r both refer to the level below" expand to 2^n
+  // copies: a 3 KB spec at depth 18 builds a 15 MB output schema in ~19 s; depth 30 exhausts the build's
+  // memory (the CLI, `serve`, the studio). MAX_DEPTH bounds the depth, not the size. Fix: give every
+  // object reached more than once a `$defs` entry of its own (by identity, as named components are), or
+  // cap the converted nodes per function and type the rest `unknown` with a warning.
+  it.fails('O3: a spec of a few KB cannot blow a function\'s schema up exponentially', async () => {
+    const depth = 14;
+    const properties: Record<string, unknown> = { A0: { type: 'string' } };
+    const level = (k: number) => ({ $ref: `#/components/schemas/Holder/properties/A${k}` });
+    for (let k = 1; k <= depth; k++) properties[`A${k}`] = { type: 'object', properties: { l: level(k - 1), r: level(k - 1) } };
+    const spec = base(
+      { '/x': { get: { operationId: 'boom', responses: { '200': { description: 'ok', content: { 'application/json': { schema: level(depth) } } } } } } },
+      { components: { schemas: { Holder: { type: 'object', properties } } } },
+    );
+    const text = JSON.stringify(spec);
+    const { capability } = await discover('exponential.json', text);
+    const built = JSON.stringify(capability.functions[0]?.outputSchema ?? {});
+    // Linear in the spec: a converted schema may be larger than its spec, but not 2^depth times.
+    expect(built.length).toBeLessThan(text.length * 20);
+  }, 120_000);
+});
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'attacker', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+const NEEDS_APPROVAL = (customer: string) => `import { crm } from '@capabilities/crm';\nexport default (await crm.createTicket({ customerId: '${customer}', subject: 'attack' })).customerId;`;
+const BIG_RESULT = `export default Array.from({ length: 9000 }, (_, i) => 'line ' + i + ' ' + 'x'.repeat(16)).join('\\n');`;
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** One raw POST to the MCP endpoint; an SSE answer is read as its JSON-RPC messages. */
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  let parsed: unknown = text;
+  if (type.includes('text/event-stream')) {
+    parsed = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as unknown);
+  } else if (text !== '') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+const MODERN_HEADERS = (method: string, name?: string): Record<string, string> => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+
+/** A 2026-07-28 `tools/call` of execute_code; the JSON-RPC result (or error). */
+async function modernCall(url: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const answer = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_code', ...params, _meta: ENVELOPE } }, MODERN_HEADERS('tools/call', 'execute_code'));
+  expect(answer.status).toBe(200);
+  const message = (Array.isArray(answer.body) ? answer.body.at(-1) : answer.body) as { result?: Record<string, unknown>; error?: Record<string, unknown> };
+  return message.result ?? { rpcError: message.error };
+}
+
+function textOf(result: Record<string, unknown>): string {
+  return ((result.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('\n');
+}
+
+/** A 2025-11-25 session opened by hand: its id. */
+async function openLegacySession(url: string, capabilities: Record<string, unknown> = {}): Promise<string> {
+  const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw-legacy', version: '1' } } });
+  expect(init.status).toBe(200);
+  const session = init.headers.get('mcp-session-id') ?? '';
+  expect(session).not.toBe('');
+  const ready = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+  expect(ready.status).toBe(202);
+  return session;
+}
+
+describe('attack pass 3: serve over HTTP, both eras', () => {
+  let running: RunningServer;
+  let stranger: RunningServer;
+  let url: string;
+
+  beforeAll(async () => {
+    const dir = await makeTempDir('attack3-serve');
+    const crm = path.relative(dir, path.join(REPO, 'capabilities/crm.ts')).split(path.sep).join('/');
+    await writeFile(path.join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [crm] }));
+    running = await serveSpace({ cwd: dir, http: { port: 0, maxRequestsPerSession: 2 } });
+    url = running.url ?? '';
+    // Another server of the same space, with a key of its own: a replica that was not given the shared key.
+    stranger = await serveSpace({ cwd: dir, http: { port: 0 } });
+  }, 180_000);
+
+  afterAll(async () => {
+    await running?.close();
+    await stranger?.close();
+  });
+
+  /** A parked 2026-07-28 run waiting for one approval: its state and the call id it waits on. */
+  async function parkedRun(customer: string): Promise<{ state: string; callId: string }> {
+    const round = await modernCall(url, { arguments: { code: NEEDS_APPROVAL(customer) } });
+    expect(round.resultType).toBe('input_required');
+    const callId = Object.keys(round.inputRequests as object)[0] ?? '';
+    return { state: String(round.requestState), callId };
+  }
+  const approve = (callId: string) => ({ [callId]: { action: 'accept', content: { approve: true } } });
+
+  it("one caller's requestState cannot approve another caller's waiting run (answers keyed by the other run's call ids do nothing)", async () => {
+    const victim = await parkedRun('c-001');
+    const attacker = await parkedRun('c-002');
+    // The attacker's own (valid) state, with the victim's call id approved.
+    const swapped = await modernCall(url, { arguments: { code: NEEDS_APPROVAL('c-002') }, inputResponses: approve(victim.callId), requestState: attacker.state });
+    expect(swapped.resultType).toBe('input_required');
+    expect(Object.keys(swapped.inputRequests as object)).toEqual([attacker.callId]);
+    // The victim's run still waits for its own client, who approves it with its own state.
+    const done = await modernCall(url, { arguments: { code: NEEDS_APPROVAL('c-001') }, inputResponses: approve(victim.callId), requestState: victim.state });
+    expect(done.structuredContent).toMatchObject({ success: true, result: 'c-001', calls: 1 });
+    const attackerDone = await modernCall(url, { arguments: { code: 'export default 0' }, inputResponses: approve(attacker.callId), requestState: String(swapped.requestState) });
+    // The retry's own `code` is ignored: the state names the run, which goes on with its program.
+    expect(attackerDone.structuredContent).toMatchObject({ success: true, result: 'c-002' });
+  });
+
+  it('a requestState from a server with another key is refused, and a result handle is not a requestState (nor the reverse)', async () => {
+    const parked = await parkedRun('c-003');
+    const elsewhere = await modernCall(stranger.url ?? '', { arguments: { code: NEEDS_APPROVAL('c-003') }, inputResponses: approve(parked.callId), requestState: parked.state });
+    expect(textOf(elsewhere)).toMatch(/not sealed by this server/);
+
+    const big = await modernCall(url, { arguments: { code: BIG_RESULT } });
+    const pageUri = String((big.structuredContent as { resultPages: { uri: string } }).resultPages.uri);
+    const handle = /^agent-spaces:\/\/results\/([^/]+)\/1$/.exec(pageUri)?.[1] ?? '';
+    const asState = await modernCall(url, { arguments: { code: NEEDS_APPROVAL('c-003') }, inputResponses: approve(parked.callId), requestState: handle });
+    expect(textOf(asState)).toMatch(/not sealed by this server/);
+    const asHandle = await post(url, { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: `agent-spaces://results/${parked.state}/1`, _meta: ENVELOPE } }, MODERN_HEADERS('resources/read', `agent-spaces://results/${parked.state}/1`));
+    expect(JSON.stringify(asHandle.body)).toMatch(/not a result handle of this server/);
+    // The run is untouched by all this and finishes with its own state.
+    const done = await modernCall(url, { arguments: { code: NEEDS_APPROVAL('c-003') }, inputResponses: approve(parked.callId), requestState: parked.state });
+    expect(done.structuredContent).toMatchObject({ success: true, result: 'c-003' });
+  });
+
+  it('a session cannot read a result stored for clients without a session, and a stateless caller cannot read a session\'s result', async () => {
+    const big = await modernCall(url, { arguments: { code: BIG_RESULT } });
+    const statelessUri = String((big.structuredContent as { resultPages: { uri: string } }).resultPages.uri);
+    const session = await openLegacySession(url);
+    const fromSession = await post(url, { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: statelessUri } }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(JSON.stringify(fromSession.body)).toMatch(/belongs to another session/);
+
+    const sessionRun = await post(url, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'execute_code', arguments: { code: BIG_RESULT } } }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    const sessionUri = /agent-spaces:\/\/results\/[^/"]+\/1/.exec(JSON.stringify(sessionRun.body))?.[0] ?? '';
+    expect(sessionUri).not.toBe('');
+    const fromStateless = await post(url, { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: sessionUri, _meta: ENVELOPE } }, MODERN_HEADERS('resources/read', sessionUri));
+    expect(JSON.stringify(fromStateless.body)).toMatch(/belongs to another session/);
+    expect(JSON.stringify(fromStateless.body)).not.toContain('line 0 x');
+  });
+
+  it('refuses a 2026-07-28 request whose Mcp-Method / Mcp-Name headers do not match its body', async () => {
+    const body = { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'execute_code', arguments: { code: 'export default 1' }, _meta: ENVELOPE } };
+    const wrongMethod = await post(url, body, MODERN_HEADERS('tools/list'));
+    expect(wrongMethod.status).toBe(400);
+    const wrongName = await post(url, body, MODERN_HEADERS('tools/call', 'search_tools'));
+    expect(wrongName.status).toBe(400);
+    const wrongVersion = await post(url, body, { ...MODERN_HEADERS('tools/call', 'execute_code'), 'mcp-protocol-version': '2025-11-25' });
+    expect(wrongVersion.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('refuses a batch of 2026-07-28 requests, and a 2026-07-28 request carrying an unknown session id', async () => {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_code', arguments: { code: 'export default 1' }, _meta: ENVELOPE } });
+    const batch = await post(url, [call(1), call(2)], MODERN_HEADERS('tools/call', 'execute_code'));
+    expect(batch.status).toBe(400);
+    const unknown = await post(url, call(3), { ...MODERN_HEADERS('tools/call', 'execute_code'), 'mcp-session-id': '00000000-0000-4000-8000-000000000000' });
+    expect(unknown.status).toBe(404);
+  });
+
+  // M1 (medium; fixed in server/serve-mcp.ts): a 2025-11-25 session's cap on requests open at once
+  // (maxRequestsPerSession) counted HTTP requests, and the session transport accepts JSON-RPC batches
+  // of up to 100 messages: one POST of 100 execute_code calls started 100 runs against a cap of 16.
+  // Each request of a batch now counts against the cap; a batch that does not fit is refused (429).
+  it('M1: a JSON-RPC batch in a 2025-11-25 session counts each of its requests against maxRequestsPerSession', async () => {
+    const session = await openLegacySession(url);
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_code', arguments: { code: `export default ${id}` } } });
+    const tooMany = await post(url, [call(1), call(2), call(3)], { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(tooMany.status).toBe(429);
+    // A batch that fits still works (older clients batch), and the session is not left counting it.
+    const fits = await post(url, [call(4), call(5)], { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(fits.status).toBe(200);
+    expect(JSON.stringify(fits.body)).toMatch(/Result: 4[\s\S]*|"result":4/);
+    const again = await post(url, [call(6), call(7)], { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(again.status).toBe(200);
+  });
+
+  it("a 2026-07-28 request carrying a live session's id is refused by the session; dressed as 2025 it stays in the session's scope", async () => {
+    const session = await openLegacySession(url);
+    const call = { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'execute_code', arguments: { code: BIG_RESULT }, _meta: ENVELOPE } };
+    const modern = await post(url, call, { ...MODERN_HEADERS('tools/call', 'execute_code'), 'mcp-session-id': session });
+    expect(modern.status).toBe(400);
+    expect(JSON.stringify(modern.body)).toMatch(/Unsupported protocol version: 2026-07-28/);
+    // The same body under the session's version: served by the session, its pages the session's.
+    const dressed = await post(url, call, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    expect(dressed.status).toBe(200);
+    const uri = /agent-spaces:\/\/results\/[^/"]+\/1/.exec(JSON.stringify(dressed.body))?.[0] ?? '';
+    expect(uri).not.toBe('');
+    const stolen = await post(url, { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri, _meta: ENVELOPE } }, MODERN_HEADERS('resources/read', uri));
+    expect(JSON.stringify(stolen.body)).toMatch(/belongs to another session/);
+    expect(JSON.stringify(stolen.body)).not.toContain('line 0 x');
+  });
+});
