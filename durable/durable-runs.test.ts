@@ -11,6 +11,7 @@ import { callReply, startScriptedModelServer } from '../test/support/scripted-mo
 import { submitRun, submitTask, type DurableRunEvent } from './index.js';
 import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from './test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+import { LIVENESS_LOCK_SPACE } from './store.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from './workflow-names.js';
 
 let cluster: PostgresCluster;
@@ -249,5 +250,29 @@ describe('a planner task', () => {
     } finally {
       await model.close();
     }
+  }, LONG);
+});
+
+describe('a worker cut off from the store', () => {
+  it('stops itself (others may take its runs over from then on)', async () => {
+    const space = await makeDurableSpace('durable-cut');
+    const store = await cluster.createDatabase('cut');
+    const worker = startWorkerProcess(space, store);
+    await ready(worker);
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: store });
+    await admin.connect();
+    try {
+      // The connection holding the worker's liveness lock, ended from the server side.
+      const { rows } = await admin.query<{ terminated: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS terminated FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted",
+        [LIVENESS_LOCK_SPACE],
+      );
+      expect(rows).toEqual([{ terminated: true }]);
+    } finally {
+      await admin.end();
+    }
+    expect(await worker.exited).toBe(1);
+    expect(worker.stderr()).toContain('lost the store');
   }, LONG);
 });

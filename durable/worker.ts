@@ -59,8 +59,13 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const pool = createPool(options.store);
   await ensureStoreSchema(options.store, pool);
   let closing = false;
+  const self: { worker?: DurableWorker } = {};
   const liveness = await holdLiveness(options.store, pool, executorId, (error) => {
-    if (!closing) options.onFatal?.(new Error(`lost the store ${describeStore(options.store)}: ${errorMessage(error)}`));
+    if (closing) return;
+    // Others may take this worker's runs over from now on: it must not go on with them.
+    notice(`lost the store ${describeStore(options.store)}: stopping (${errorMessage(error)})`);
+    void self.worker?.close();
+    options.onFatal?.(new Error(`lost the store ${describeStore(options.store)}: ${errorMessage(error)}`));
   });
   const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool);
   const runs = new Map<string, { id: string; journal: RunJournal; countApproval: ReturnType<typeof createCallCounter> }>();
@@ -248,7 +253,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   }, options.takeoverIntervalMs ?? 1000);
   timer.unref();
 
-  return {
+  const worker: DurableWorker = {
     executorId,
     async close() {
       if (closing) return;
@@ -262,6 +267,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       await pool.end().catch(() => undefined);
     },
   };
+  self.worker = worker;
+  return worker;
 }
 
 /** DBOS's own log lines: warnings and errors only, as notices. */
