@@ -123,7 +123,7 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
   // or a third party thus chooses where the API key goes. Fix: home is the config's baseUrl or the
   // document-level server; an operation server on another origin gets no configured headers (or the
   // build warns and refuses it unless its host is in redirectHosts).
-  it.fails('O1: an operation whose own server is another origin does not receive the configured API key', async () => {
+  it('O1: an operation whose own server is another origin does not receive the configured API key', async () => {
     const result = await run('return await api.elsewhere();');
     expect(result.success).toBe(true);
     expect(other.seen.at(-1)?.headers['x-api-key']).toBeUndefined();
@@ -135,7 +135,7 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
   // still requires it, and since `__proto__` keys are dropped from every call's arguments the function
   // can never be called. Fix: build `properties` with Object.defineProperty / a null-prototype object,
   // or rename such a parameter (`__proto___path`).
-  it.fails('O2: an operation with a path parameter named __proto__ is callable (or left out with a warning)', async () => {
+  it('O2: an operation with a path parameter named __proto__ is callable (or left out with a warning)', async () => {
     const [spec] = await space.capabilities();
     const fn = spec?.functions.find((candidate) => candidate.name === 'protoParam');
     if (fn === undefined) return; // left out: acceptable
@@ -207,7 +207,7 @@ describe('attack pass 3: hostile spec documents (build time)', () => {
   // memory (the CLI, `serve`, the studio). MAX_DEPTH bounds the depth, not the size. Fix: give every
   // object reached more than once a `$defs` entry of its own (by identity, as named components are), or
   // cap the converted nodes per function and type the rest `unknown` with a warning.
-  it.fails('O3: a spec of a few KB cannot blow a function\'s schema up exponentially', async () => {
+  it('O3: a spec of a few KB cannot blow a function\'s schema up exponentially', async () => {
     const depth = 14;
     const properties: Record<string, unknown> = { A0: { type: 'string' } };
     const level = (k: number) => ({ $ref: `#/components/schemas/Holder/properties/A${k}` });
@@ -394,6 +394,19 @@ describe('attack pass 3: serve over HTTP, both eras', () => {
     expect(JSON.stringify(fits.body)).toMatch(/Result: 4[\s\S]*|"result":4/);
     const again = await post(url, [call(6), call(7)], { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
     expect(again.status).toBe(200);
+  });
+
+  // M2 (high; fixed in server/run-result-to-tool.ts): execute_code's text showed the result as
+  // JSON.stringify(result, null, 2). Indentation grows with depth, so a small result nested deep around
+  // a wide array becomes enormous on the host: 504 KB nested 2,000 deep took 15 s of the server's event
+  // loop (every caller waits) and 1.1 GB before "Invalid string length"; two at once could end the
+  // process. The indented size is now bounded before it is made; past the bound the text is compact.
+  it('M2: a small result nested deep around a wide array is not indented into hundreds of megabytes on the host', async () => {
+    const code = 'let nested: unknown = new Array(60_000).fill(0);\nfor (let level = 0; level < 1_000; level++) nested = [nested];\nexport default nested;';
+    const answer = await modernCall(url, { arguments: { code } });
+    expect(answer.structuredContent).toMatchObject({ success: true, truncated: true });
+    // Compact, it is about 122,000 characters: two pages. Indented, it was 120 million (cut to 8 Mi: 128 pages).
+    expect((answer.structuredContent as { resultPages: { pages: number } }).resultPages.pages).toBeLessThanOrEqual(3);
   });
 
   it("a 2026-07-28 request carrying a live session's id is refused by the session; dressed as 2025 it stays in the session's scope", async () => {
