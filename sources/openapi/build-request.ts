@@ -15,7 +15,8 @@ export interface BuiltRequest {
  * parameters, and the body as its media type asks (JSON text, a form, or text as given).
  */
 export function buildRequest(plan: CallPlan, args: Record<string, unknown>, base: string): BuiltRequest {
-  const values = (location: PlannedParameter['in']) => plan.parameters.filter((parameter) => parameter.in === location && args[parameter.property] !== undefined);
+  // Own arguments only: `constructor` is a parameter name too, and no argument was given for it.
+  const values = (location: PlannedParameter['in']) => plan.parameters.filter((parameter) => parameter.in === location && Object.hasOwn(args, parameter.property) && args[parameter.property] !== undefined);
   let path = plan.path;
   for (const parameter of values('path')) {
     const value = pathValue(parameter, args[parameter.property]);
@@ -35,7 +36,7 @@ export function buildRequest(plan: CallPlan, args: Record<string, unknown>, base
   if (plan.accept !== undefined) headers.set('accept', plan.accept);
 
   const request: BuiltRequest = { url, method: plan.method, headers };
-  const body = plan.body === undefined ? undefined : args[plan.body.property];
+  const body = plan.body === undefined || !Object.hasOwn(args, plan.body.property) ? undefined : args[plan.body.property];
   if (plan.body !== undefined && body !== undefined) {
     const { mediaType } = plan.body;
     headers.set('content-type', mediaType === '*/*' ? 'application/json' : mediaType);

@@ -13,6 +13,11 @@ export interface CallPlan {
   path: string;
   /** The spec's server for this operation (its variables filled with their defaults), when it has one. */
   server?: string;
+  /**
+   * The document's own server: the API's home, the one origin the configured headers go to (an
+   * operation's own server elsewhere gets none).
+   */
+  home?: string;
   parameters: PlannedParameter[];
   body?: { property: string; mediaType: string };
   /** The `accept` header: the success response's media type. */

@@ -16,18 +16,24 @@ const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
 const DROPPED = new Set(['nullable', 'discriminator', 'xml', 'externalDocs', 'example', '$schema', '$id', '$anchor', '$dynamicAnchor', '$dynamicRef', '$comment', '$defs', 'definitions']);
 
 export interface SchemaContext {
-  /** Named component schemas of the dereferenced document, by object identity. */
+  /**
+   * The `$defs` name of every schema the dereferenced document shares (each target of a `$ref`), by
+   * object identity: component schemas by their own names, others by where they are.
+   */
   components: ReadonlyMap<object, string>;
+  /** Where each shared schema is in the document (its `$ref` without `#`), for warnings. */
+  pointers?: ReadonlyMap<object, string>;
   version: '3.0' | '3.1';
   warn(pointer: string, message: string): void;
 }
 
 /**
  * Turns the OpenAPI schemas of one function's input or output into one JSON Schema root. The document
- * is dereferenced, so a named component (`#/components/schemas/Pet`) is the same object wherever it
- * is used: each becomes `{ $ref: '#/$defs/Pet' }` with its body once in the root's `$defs` (a named
- * type in the declarations), which also keeps a recursive schema finite. A cycle through unnamed
- * schemas, or nesting past {@link MAX_DEPTH}, is typed `unknown` with a warning, never a crash.
+ * is dereferenced, so the target of a `$ref` (`#/components/schemas/Pet`) is the same object wherever
+ * it is used: each becomes `{ $ref: '#/$defs/Pet' }` with its body once in the root's `$defs` (a named
+ * type in the declarations). That keeps a recursive schema finite and the output linear in the spec (a
+ * schema used twice at each of n levels is not copied 2^n times). A cycle through schemas no `$ref`
+ * names (YAML aliases), or nesting past {@link MAX_DEPTH}, is typed `unknown` with a warning, never a crash.
  */
 export class SchemaRoot {
   private readonly defs = new Map<string, JsonSchema>();
@@ -46,7 +52,7 @@ export class SchemaRoot {
     if (name === undefined) return this.body(schema, pointer, depth);
     if (!this.defs.has(name)) {
       this.defs.set(name, {}); // taken before the body is converted, so a recursive use refers to it
-      this.defs.set(name, this.body(schema, toPointer(['components', 'schemas', name]), 0));
+      this.defs.set(name, this.body(schema, this.context.pointers?.get(schema) ?? toPointer(['components', 'schemas', name]), 0));
     }
     return { $ref: `#/$defs/${name.replace(/~/g, '~0').replace(/\//g, '~1')}` };
   }

@@ -38,7 +38,7 @@ export function describeOperations(api: string, config: OpenApiConfig, spec: Loa
   const warnings: CompileWarning[] = [];
   const source = `openapi:${api}`;
   const warn = (pointer: string, message: string, fn?: string): void => void warnings.push({ source, pointer, ...(fn ? { function: fn } : {}), message: `${pointer}: ${message}` });
-  const context: SchemaContext = { components: namedSchemas(spec.document), version: spec.version, warn };
+  const context: SchemaContext = { ...namedSchemas(spec), version: spec.version, warn };
   const operations = listOperations(spec.document).filter((operation) => isSelected(operation, config));
   checkNamedOperations(config, listOperations(spec.document), warn);
   const configHeaders = new Set(Object.keys(config.headers ?? {}).map((name) => name.toLowerCase()));
@@ -65,12 +65,13 @@ function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaCo
     const location = parameter.in as PlannedParameter['in'];
     const name = String(parameter.name);
     if (location === 'header' && (IGNORED_HEADERS.has(name.toLowerCase()) || configHeaders.has(name.toLowerCase()))) continue;
-    const property = taken.has(name) ? `${name}_${location}` : name;
+    // `__proto__` is dropped from every call's arguments (the call gate): such a parameter gets another name.
+    const property = taken.has(name) || name === '__proto__' ? `${name}_${location}` : name;
     taken.add(property);
     const content = isJsonObject(parameter.content) ? Object.values(parameter.content)[0] : undefined;
     const schema = isJsonObject(content) ? content.schema : parameter.schema;
     const converted = input.convert(schema ?? {}, `${at}/${isJsonObject(content) ? 'content' : 'schema'}`);
-    properties[property] = withDescription(converted, parameter.description, parameter.deprecated === true);
+    define(properties, property, withDescription(converted, parameter.description, parameter.deprecated === true));
     if (parameter.required === true || location === 'path') required.push(property);
     const style = typeof parameter.style === 'string' ? parameter.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
     parameters.push({
@@ -91,16 +92,18 @@ function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaCo
       return undefined;
     }
     const schema = isJsonMediaType(chosen.mediaType) || chosen.mediaType === 'application/x-www-form-urlencoded' ? input.convert(chosen.schema ?? {}, `${pointer}/requestBody/content/${escape(chosen.mediaType)}/schema`) : { type: 'string' };
-    properties[BODY_PROPERTY] = withDescription(schema, body.description, false);
+    define(properties, BODY_PROPERTY, withDescription(schema, body.description, false));
     if (body.required === true) required.push(BODY_PROPERTY);
     plannedBody = { property: BODY_PROPERTY, mediaType: chosen.mediaType };
   }
   const result = resultOf(operation, pointer, new SchemaRoot({ ...context, warn: (at, message) => warn(at, message, entry.toolName) }));
-  const server = serverOf(operation, pathItem, spec);
+  const server = serverOf([operation.servers, pathItem.servers, spec.document.servers], spec);
+  const home = serverOf([spec.document.servers], spec);
   const plan: CallPlan = {
     method: entry.method.toUpperCase(),
     path: entry.path,
     ...(server === undefined ? {} : { server }),
+    ...(home === undefined ? {} : { home }),
     parameters,
     ...(plannedBody ? { body: plannedBody } : {}),
     ...(result.accept ? { accept: result.accept } : {}),
@@ -210,9 +213,9 @@ function resultOf(operation: JsonObject, pointer: string, output: SchemaRoot): {
   return { schema: output.finish(typeof schema === 'boolean' ? {} : schema), accept: jsonType === '*/*' ? 'application/json' : jsonType };
 }
 
-/** The operation's server (operation, path, then document `servers`), its variables filled with their defaults. */
-function serverOf(operation: JsonObject, pathItem: JsonObject, spec: LoadedSpec): string | undefined {
-  const server = [operation.servers, pathItem.servers, spec.document.servers].map((list) => (Array.isArray(list) ? list[0] : undefined)).find(isJsonObject);
+/** The first server of the first of `lists` that has one (operation, path, document), its variables filled with their defaults. */
+function serverOf(lists: unknown[], spec: LoadedSpec): string | undefined {
+  const server = lists.map((list) => (Array.isArray(list) ? list[0] : undefined)).find(isJsonObject);
   if (server === undefined || typeof server.url !== 'string') return undefined;
   const variables = isJsonObject(server.variables) ? server.variables : {};
   const filled = server.url.replace(/\{([^}]+)\}/g, (match, name: string) => {
@@ -243,11 +246,40 @@ function withDescription(schema: JsonSchema | boolean, description: unknown, dep
   return schema.$ref === undefined ? { ...schema, ...extra } : { allOf: [schema], ...extra };
 }
 
-function namedSchemas(document: JsonObject): Map<object, string> {
+/** Path segments that say nothing of a schema's name (`#/components/schemas/Holder/properties/a` → `Holder_a`). */
+const NOISE = new Set(['components', 'schemas', 'paths', 'properties', 'items', 'content', 'responses', 'schema', 'allOf', 'anyOf', 'oneOf', 'additionalProperties', 'parameters', 'requestBody', 'requestBodies']);
+
+/**
+ * A `$defs` name for every shared schema: components by their names, any other `$ref` target by the
+ * meaningful segments of its pointer (unique, with `_2`, `_3`, … on a clash).
+ */
+function namedSchemas(spec: LoadedSpec): { components: Map<object, string>; pointers: Map<object, string> } {
   const named = new Map<object, string>();
-  const components = isJsonObject(document.components) && isJsonObject(document.components.schemas) ? document.components.schemas : {};
-  for (const [name, schema] of Object.entries(components)) if (isJsonObject(schema) && !named.has(schema)) named.set(schema, name);
-  return named;
+  const pointers = new Map<object, string>();
+  const used = new Set<string>();
+  const components = isJsonObject(spec.document.components) && isJsonObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
+  for (const [name, schema] of Object.entries(components)) {
+    if (!isJsonObject(schema) || named.has(schema)) continue;
+    named.set(schema, name);
+    used.add(name);
+  }
+  for (const [target, ref] of spec.references) {
+    if (!ref.startsWith('#/')) continue;
+    pointers.set(target, ref.slice(1));
+    if (named.has(target)) continue;
+    const segments = ref.slice(2).split('/').map((segment) => decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
+    const base = segments.filter((segment) => !NOISE.has(segment)).map((segment) => segment.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')).filter(Boolean).join('_') || 'Schema';
+    let name = base;
+    for (let n = 2; used.has(name); n += 1) name = `${base}_${n}`;
+    named.set(target, name);
+    used.add(name);
+  }
+  return { components: named, pointers };
+}
+
+/** Sets an own property, whatever its name (`__proto__`, `constructor` are parameter names too). */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function escape(segment: string): string {

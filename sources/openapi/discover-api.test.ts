@@ -78,7 +78,7 @@ describe('openapi specs and freshness', () => {
 });
 
 describe('discoverApi: schemas', () => {
-  it('keeps a recursive named schema finite ($defs) and types an unnamed cycle as unknown with a warning', async () => {
+  it('keeps recursive schemas finite: a component, and a schema a $ref reaches inside a path, become named $defs', async () => {
     const pointer = '#/paths/~1tree/get/responses/200/content/application~1json/schema';
     const spec = await specFile(
       'cycles.json',
@@ -97,10 +97,24 @@ describe('discoverApi: schemas', () => {
       $defs: { Node: { type: 'object', properties: { next: { $ref: '#/$defs/Node' }, value: { type: ['string', 'null'] } } } },
     });
     const getTree = capability.functions.find((fn) => fn.toolName === 'getTree');
-    expect(getTree?.outputSchema).toEqual({ type: 'object', properties: { self: {} } });
-    expect(warnings).toEqual([
-      expect.objectContaining({ source: 'openapi:cycles', function: 'getTree', message: expect.stringContaining('contains itself through schemas without a name; typed as unknown') as unknown }),
-    ]);
+    expect(getTree?.outputSchema).toEqual({
+      $ref: '#/$defs/tree_get_200_application_json',
+      $defs: { tree_get_200_application_json: { type: 'object', properties: { self: { $ref: '#/$defs/tree_get_200_application_json' } } } },
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('shares a schema used at several places once (a spec of n levels of two uses each stays linear, not 2^n)', async () => {
+    const properties: Record<string, unknown> = { A0: { type: 'string' } };
+    const level = (k: number) => ({ $ref: `#/components/schemas/Holder/properties/A${k}` });
+    for (let k = 1; k <= 12; k += 1) properties[`A${k}`] = { type: 'object', properties: { l: level(k - 1), r: level(k - 1) } };
+    const text = minimal({ '/x': { get: { operationId: 'deep', responses: ok(level(12)) } } }, { schemas: { Holder: { type: 'object', properties } } });
+    const { capability } = await discoverApi('deep', { spec: await specFile('deep.json', text) });
+    const schema = capability.functions[0]?.outputSchema as { $ref: string; $defs: Record<string, { properties?: { l?: unknown } }> };
+    expect(schema.$ref).toBe('#/$defs/Holder_A12');
+    expect(schema.$defs.Holder_A12?.properties?.l).toEqual({ $ref: '#/$defs/Holder_A11' });
+    expect(Object.keys(schema.$defs)).toHaveLength(13);
+    expect(JSON.stringify(schema).length).toBeLessThan(text.length * 2);
   });
 
   it('turns OpenAPI 3.0 keywords into JSON Schema: nullable, boolean exclusive bounds, example', async () => {

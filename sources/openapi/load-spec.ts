@@ -15,6 +15,8 @@ export interface LoadedSpec {
   version: '3.0' | '3.1';
   /** Where a relative `servers` URL resolves against: the spec's URL, when it was downloaded. */
   baseUrl?: URL;
+  /** Every object a `$ref` resolved to, with that `$ref` (the first one met): such objects are shared. */
+  references: ReadonlyMap<object, string>;
 }
 
 /**
@@ -35,12 +37,14 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   const result = await validate(validated as never, { resolve: { external: false } });
   if (!result.valid) throw new CompileError('OPENAPI_INVALID', `${where} is not a valid OpenAPI ${version} document: ${describeProblems(raw, validated, result.errors)}`);
   let document: JsonObject;
+  const references = new Map<object, string>();
+  const remember = (ref: string, value: object): void => void (references.has(value) || references.set(value, ref));
   try {
-    document = (await dereference(raw as never, { resolve: { external: false } })) as unknown as JsonObject;
+    document = (await dereference(raw as never, { resolve: { external: false }, dereference: { onDereference: remember } })) as unknown as JsonObject;
   } catch (error) {
     throw new CompileError('OPENAPI_INVALID', `${where}: resolving $refs failed: ${errorMessage(error)}`, { cause: error });
   }
-  return { document, version, ...(remote ? { baseUrl: new URL(config.spec) } : {}) };
+  return { document, version, references, ...(remote ? { baseUrl: new URL(config.spec) } : {}) };
 }
 
 async function readSpecFile(where: string, file: string): Promise<string> {

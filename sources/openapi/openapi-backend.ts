@@ -17,6 +17,8 @@ export interface OpenApiBackendOptions {
 interface Call {
   api: string;
   config: OpenApiConfig;
+  /** The origin the configured headers are sent to (none when the spec names no home server). */
+  home: string | undefined;
   target: { capability: string; function: string };
   subject: string;
   signal: AbortSignal;
@@ -54,7 +56,10 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
       } catch (error) {
         throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${errorMessage(error)}`, target, { cause: error });
       }
-      return send(request, { api, config, target, subject, signal: call.context.signal, secrets: secretsOfApi(config) });
+      // The configured headers belong to the API's home: baseUrl, else the document's own server. An
+      // operation the spec serves elsewhere gets none (a spec must not choose where the key goes).
+      const home = originOf(config.baseUrl ?? plan.home);
+      return send(request, { api, config, target, subject, home, signal: call.context.signal, secrets: secretsOfApi(config) });
     },
     async close() {
       // Nothing is kept open between calls: each uses fetch's own connection pool.
@@ -63,8 +68,7 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
 }
 
 async function send(request: BuiltRequest, call: Call): Promise<unknown> {
-  const { config, target } = call;
-  const home = request.url.origin;
+  const { config, target, home } = call;
   const timeoutMs = config.timeoutMs ?? DEFAULT_OPENAPI_TIMEOUT_MS;
   const signal = AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]);
   let { url, method, body } = request;
@@ -82,7 +86,7 @@ async function send(request: BuiltRequest, call: Call): Promise<unknown> {
     if (reply.status >= 300 && reply.status < 400 && location !== null) {
       await reply.body?.cancel();
       if (redirects >= MAX_REDIRECTS) throw new ToolCallError('TOOL_FAILED', `${call.subject}: ${shown(request.url)} redirected more than ${MAX_REDIRECTS} times`, target);
-      url = checkRedirect(new URL(location, url), home, request.headers, call);
+      url = checkRedirect(new URL(location, url), url.origin, request.headers, call);
       if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
@@ -93,12 +97,15 @@ async function send(request: BuiltRequest, call: Call): Promise<unknown> {
   }
 }
 
-/** A redirect's target, if it may be followed: http(s), and on another origin only to a `redirectHosts` host, without credentials. */
-function checkRedirect(next: URL, home: string, callHeaders: Headers, call: Call): URL {
+/**
+ * A redirect's target, if it may be followed: http(s); on the same origin (or the API's home), or to a
+ * `redirectHosts` host without credentials (the configured headers are added for the home only).
+ */
+function checkRedirect(next: URL, from: string, callHeaders: Headers, call: Call): URL {
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
     throw new ToolCallError('FORBIDDEN', `${call.subject}: redirected to a ${next.protocol} URL; only http and https are followed`, call.target);
   }
-  if (next.origin === home) return next;
+  if (next.origin === from || next.origin === call.home) return next;
   const allowed = call.config.redirectHosts ?? [];
   if (!isHostAllowed(next, allowed)) {
     throw new ToolCallError(
@@ -111,7 +118,7 @@ function checkRedirect(next: URL, home: string, callHeaders: Headers, call: Call
   const credentials = [...callHeaders.keys()].filter(isCredentialHeader);
   if (credentials.length > 0) {
     throw new ToolCallError('FORBIDDEN', `${call.subject}: redirected to another origin (${next.origin}) while the call carries credentials (${credentials.map((name) => `header "${name}"`).join(', ')}), which are not sent to another host`, call.target, {
-      details: { from: home, to: next.origin, headers: credentials },
+      details: { from, to: next.origin, headers: credentials },
     });
   }
   return next;
@@ -152,6 +159,14 @@ function requestFailure(error: unknown, url: URL, call: Call, timeoutMs: number)
     return new ToolCallError('TIMEOUT', `${call.subject}: the request to ${shown(url)} timed out after ${timeoutMs} ms (openapi.${call.api}.timeoutMs)`, call.target, { cause: error });
   }
   return new ToolCallError('TOOL_FAILED', `${call.subject}: the request to ${shown(url)} failed: ${redactSecrets(errorMessage(error), call.secrets)}`, call.target, { cause: error });
+}
+
+function originOf(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A URL for messages: origin and path (query values may be long or private). */
