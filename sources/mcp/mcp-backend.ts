@@ -167,6 +167,7 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       controller: new AbortController(),
       // A 2025-era server asks with elicitation/create while the call runs.
       answerElicitation: async (request, alone) => {
+        inflight.askedPerson = true;
         try {
           return await askPerson(asking, request);
         } catch (error) {

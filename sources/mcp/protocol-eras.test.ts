@@ -266,6 +266,17 @@ describe('2025-11-25 servers (SDK v1)', () => {
     expect(asked[0]?.message).not.toContain(secret);
   });
 
+  it("says that a person's answer counts against a 2025 call's timeout when the call times out waiting for it", { timeout: 60_000 }, async () => {
+    let answer: (decision: boolean) => void = () => undefined;
+    const { call, bridge } = await bridgeOver('old-stdio', legacyStdio({ timeoutMs: 300 }), () => new Promise<boolean>((resolve) => (answer = resolve)));
+    closers.push(() => bridge.close());
+    // The handler answers only after the call has failed: the call can only end by its timeout.
+    const error = await toolCallErrorOf(call('confirm', { action: 'wait' }));
+    answer(true);
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toMatch(/did not answer within 300 ms, which includes the time its question to a person took/);
+  });
+
   it('fails the call with APPROVAL_DENIED when the handler denies the elicitation', { timeout: 60_000 }, async () => {
     const { call, bridge } = await bridgeOver('old-stdio', legacyStdio(), () => ({ approved: false, reason: 'keep the table' }));
     closers.push(() => bridge.close());

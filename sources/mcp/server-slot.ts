@@ -23,6 +23,8 @@ export interface InflightCall {
    * this is the only call in flight on the connection, so the question is surely this call's.
    */
   answerElicitation?: (request: McpElicitation, alone: boolean) => Promise<ElicitResult>;
+  /** Whether the server asked a person something during this call (2025 era: the call's timer kept running meanwhile). */
+  askedPerson?: boolean;
 }
 
 /** One open connection of the pool, with what we learned about it. */

@@ -49,7 +49,9 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
     const total = errorMessage(error).includes('Maximum total timeout');
     const message = total
       ? `${about} did not finish within its total cap of ${call.maxTotalTimeoutMs} ms (progress notifications extend the timeout only up to maxTotalTimeoutMs); the call was cancelled`
-      : `${about} did not answer within ${call.timeoutMs} ms; the call was cancelled (raise timeoutMs for this server if the tool is slow, or have it send progress notifications)`;
+      : call.inflight.askedPerson === true
+        ? `${about} did not answer within ${call.timeoutMs} ms, which includes the time its question to a person took (a 2025-era server asks while the call's clock runs); the call was cancelled (raise timeoutMs for this server)`
+        : `${about} did not answer within ${call.timeoutMs} ms; the call was cancelled (raise timeoutMs for this server if the tool is slow, or have it send progress notifications)`;
     return new ToolCallError('TIMEOUT', message, target, { details: { ...details, timeoutMs: call.timeoutMs, maxTotalTimeoutMs: call.maxTotalTimeoutMs }, cause: error });
   }
   if (isInvalidStructuredContent(error)) {
