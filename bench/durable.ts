@@ -49,25 +49,32 @@ export async function run(): Promise<string> {
     Object.assign(process.env, space.env);
     const config = await loadConfig({ cwd: space.root });
 
-    // Per call: in memory, then through the store (a worker in this process, the submitter too).
-    const memory = await openSpace({ config });
+    // Per call: all runs in memory first (that space then closed), then all through the store (a worker
+    // in this process, the submitter too), so the two spaces' sandbox pools never compete.
     const inMemory = { echo: [] as number[], peek: [] as number[] };
     const stored = { echo: [] as number[], peek: [] as number[] };
+    const memory = await openSpace({ config });
+    try {
+      for (let rep = 0; rep < REPS + 1; rep += 1) {
+        for (const fn of ['echo', 'peek'] as const) {
+          const local = perCallMicros(await memory.run(callsProgram(fn)));
+          if (rep > 0) inMemory[fn].push(local); // rep 0 warms up: build, sandbox start
+        }
+      }
+    } finally {
+      await memory.close();
+    }
     const perCallStore = await cluster.createDatabase('per_call');
     const worker = await startWorker({ store: perCallStore, config, openSpace });
     try {
       for (let rep = 0; rep < REPS + 1; rep += 1) {
         for (const fn of ['echo', 'peek'] as const) {
-          const local = perCallMicros(await memory.run(callsProgram(fn)));
           const durable = perCallMicros(await submitRun({ store: perCallStore, code: callsProgram(fn) }));
-          if (rep === 0) continue; // warm-up: build, sandbox start, connections
-          inMemory[fn].push(local);
-          stored[fn].push(durable);
+          if (rep > 0) stored[fn].push(durable); // rep 0 warms up: connections, sandbox start
         }
       }
     } finally {
       await worker.close();
-      await memory.close();
     }
     for (const fn of ['echo', 'peek'] as const) {
       const local = median(inMemory[fn]);
