@@ -12,7 +12,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createBridge } from '../../bridge/index.js';
-import type { McpServerConfig } from '../../config/index.js';
+import { resolveConfig, type McpServerConfig } from '../../config/index.js';
+import { createSpace } from '../../space/index.js';
+import { makeTempDir } from '../../test/support/temp-dir.js';
 import type { ApprovalHandler, ApprovalRequest, BridgeEvent, CapabilitySpec } from '../../core/index.js';
 import { toolCallErrorOf } from '../../test/support/tool-call-error-of.js';
 import { McpConnectError, connectMcpServer, listAllTools } from './connect.js';
@@ -192,6 +194,28 @@ describe('a 2026-07-28 server (SDK v2) over HTTP', () => {
     const error = await toolCallErrorOf(call('deploy', { env: 'headless' }));
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toMatch(/no approval handler is configured/);
+  });
+});
+
+describe('a program in a space calling a 2026-07-28 server', () => {
+  it("waits in the sandbox while the approval handler answers the server's input_required, then gets the result", { timeout: 120_000 }, async () => {
+    const root = await makeTempDir('eras-space');
+    const config = resolveConfig({ capabilities: [], mcpServers: { modern: { url: modern.url } } }, { root, env: {} });
+    const asked: ApprovalRequest[] = [];
+    const space = await createSpace({
+      config,
+      isolation: 'in-process',
+      approvalHandler: (request) => {
+        asked.push(request);
+        return { approved: true, content: { confirm: true, note: 'from the space' } };
+      },
+    });
+    closers.push(() => space.close());
+    await space.build();
+    const result = await space.run(`import { deploy } from '@capabilities/mcp-modern';\nexport default await deploy({ env: 'space' });\n`);
+    expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+    expect(result.result).toBe('deployed to space (confirm: true, note: from the space)');
+    expect(asked).toEqual([expect.objectContaining({ capability: 'mcp-modern', function: 'deploy', message: 'MCP server "modern" asks, during tool "deploy": Deploy to space?' })]);
   });
 });
 
