@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { dereference, validate } from '@readme/openapi-parser';
-import { parse as parseYaml } from 'yaml';
+import type { parse as YamlParse } from 'yaml';
 import { CompileError, errorMessage, readBodyUpTo } from '../../core/index.js';
 import type { OpenApiConfig } from '../../config/index.js';
 import { findPointers, pointerAtLine, type JsonObject } from './json-walk.js';
@@ -30,16 +29,19 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   const where = `openapi "${api}" (${config.spec})`;
   const remote = /^https?:\/\//i.test(config.spec);
   const text = remote ? await downloadSpec(where, config.spec, signal) : await readSpecFile(where, config.spec);
-  const raw = parseSpecText(where, text);
+  const raw = parseSpecText(where, text, /^\s*\{/.test(text) ? undefined : (await import('yaml')).parse);
   const version = specVersion(where, raw);
   // The validator dereferences its copy in place and quotes code frames of that copy's JSON text.
   const validated = structuredClone(raw);
+  // The parser and yaml load when a spec is read, not with the package (test/package-imports.test.ts).
+  const { validate } = await import('@readme/openapi-parser');
   const result = await validate(validated as never, { resolve: { external: false } });
   if (!result.valid) throw new CompileError('OPENAPI_INVALID', `${where} is not a valid OpenAPI ${version} document: ${describeProblems(raw, validated, result.errors)}`);
   let document: JsonObject;
   const references = new Map<object, string>();
   const remember = (ref: string, value: object): void => void (references.has(value) || references.set(value, ref));
   try {
+    const { dereference } = await import('@readme/openapi-parser');
     document = (await dereference(raw as never, { resolve: { external: false }, dereference: { onDereference: remember } })) as unknown as JsonObject;
   } catch (error) {
     throw new CompileError('OPENAPI_INVALID', `${where}: resolving $refs failed: ${errorMessage(error)}`, { cause: error });
@@ -78,11 +80,11 @@ async function downloadSpec(where: string, url: string, signal: AbortSignal | un
   }
 }
 
-function parseSpecText(where: string, text: string): JsonObject {
+function parseSpecText(where: string, text: string, parseYaml: typeof YamlParse | undefined): JsonObject {
   let value: unknown;
   try {
     // JSON is YAML too, but JSON.parse reads a large JSON spec many times faster.
-    value = /^\s*\{/.test(text) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
+    value = parseYaml === undefined ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
   } catch (error) {
     throw new CompileError('OPENAPI_INVALID', `${where}: the spec is neither valid JSON nor YAML: ${errorMessage(error)}`, { cause: error });
   }
