@@ -15,12 +15,17 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createResultRecorder } from '../../bridge/index.js';
+import { createResultRecorder, type BackendCall } from '../../bridge/index.js';
 import { applyInferredResults, readInferredResults } from '../../compiler/index.js';
 import { emitDeclarations } from '../../compiler/declarations/emit-declarations.js';
 import { resolveConfig, type ResolvedConfig } from '../../config/index.js';
 import { MAX_INFERRED_FILE_BYTES, type CapabilitySpec, type FunctionSpec } from '../../core/index.js';
 import { createSpace, type Space } from '../../space/index.js';
+import { decideStoredApproval, getStoredApproval, requestStoredApproval, type StoredApproval } from '../../durable/approval-store.js';
+import type { DurableError } from '../../durable/durable-error.js';
+import { openRunJournal } from '../../durable/run-journal.js';
+import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
+import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
 import { serveSpace, type RunningServer } from '../../server/serve.js';
 import { discoverApi, openapiSource } from '../../sources/openapi/index.js';
 import { REPO } from '../support/example-space.js';
@@ -125,32 +130,31 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
     expect(JSON.stringify(fine)).not.toContain(API_KEY);
   });
 
-  // O1 (medium; owner: sources/openapi, describe-operations.ts serverOf + openapi-backend.ts send): an
+  // O1 (medium; fixed in 4fc3b27 by the OpenAPI owner: the home is baseUrl, else the document's server): an
   // operation (or path item) whose own `servers` entry names another origin is called there *with the
   // configured headers*, since the backend treats the request's own origin as "home". A spec from a URL
   // or a third party thus chooses where the API key goes. Fix: home is the config's baseUrl or the
-  // document-level server; an operation server on another origin gets no configured headers (or the
-  // build warns and refuses it unless its host is in redirectHosts).
+  // document-level server; an operation server on another origin gets no configured headers.
   it('O1: an operation whose own server is another origin does not receive the configured API key', async () => {
     const result = await run('return await api.elsewhere();');
     expect(result.success).toBe(true);
     expect(other.seen.at(-1)?.headers['x-api-key']).toBeUndefined();
   });
 
-  // O2 (low; owner: sources/openapi, describe-operations.ts describeOperation): a parameter named
+  // O2 (low; fixed in 4fc3b27 by the OpenAPI owner: such a parameter is the argument `__proto___path`): a parameter named
   // `__proto__` is assigned with `properties[property] = …`, which replaces the prototype of the
   // `properties` object instead of adding the property: the built schema lists no such property but
   // still requires it, and since `__proto__` keys are dropped from every call's arguments the function
-  // can never be called. Fix: build `properties` with Object.defineProperty / a null-prototype object,
-  // or rename such a parameter (`__proto___path`).
-  it('O2: an operation with a path parameter named __proto__ is callable (or left out with a warning)', async () => {
+  // can never be called.
+  it('O2: an operation with a path parameter named __proto__ is callable', async () => {
     const [spec] = await space.capabilities();
     const fn = spec?.functions.find((candidate) => candidate.name === 'protoParam');
-    if (fn === undefined) return; // left out: acceptable
-    const properties = fn.inputSchema.properties as Record<string, unknown>;
+    const properties = fn?.inputSchema.properties as Record<string, unknown>;
     expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
-    const required = (fn.inputSchema.required ?? []) as string[];
+    const required = (fn?.inputSchema.required ?? []) as string[];
     for (const name of required) expect(Object.keys(properties)).toContain(name);
+    const called = await run("return await api.protoParam({ __proto___path: 'x' } as never);");
+    expect(called).toMatchObject({ success: true, result: { url: '/api/proto/x' } });
   });
 
   it('an operation named constructor, with a parameter named constructor, is an ordinary function', async () => {
@@ -208,13 +212,11 @@ describe('attack pass 3: hostile spec documents (build time)', () => {
     expect(JSON.stringify(capability.functions[0]?.outputSchema)).toContain('#/$defs/Node');
   });
 
-  // O3 (high; owner: sources/openapi, convert-schema.ts SchemaRoot.convert): a schema reached twice
+  // O3 (high; fixed in 4fc3b27 by the OpenAPI owner: every $ref target is one shared $defs entry): a schema reached twice
   // through unnamed schemas (a $ref into `components/schemas/X/properties/…`, not to a component of its
   // own) is inlined at every use, so n levels of "l and r both refer to the level below" expand to 2^n
   // copies: a 3 KB spec at depth 18 builds a 15 MB output schema in ~19 s; depth 30 exhausts the build's
-  // memory (the CLI, `serve`, the studio). MAX_DEPTH bounds the depth, not the size. Fix: give every
-  // object reached more than once a `$defs` entry of its own (by identity, as named components are), or
-  // cap the converted nodes per function and type the rest `unknown` with a warning.
+  // memory (the CLI, `serve`, the studio). MAX_DEPTH bounded the depth, not the size.
   it('O3: a spec of a few KB cannot blow a function\'s schema up exponentially', async () => {
     const depth = 14;
     const properties: Record<string, unknown> = { A0: { type: 'string' } };
@@ -536,5 +538,137 @@ describe('attack pass 3: inferred result types from a hostile MCP server', () =>
   afterAll(async () => {
     // Closing the writing end ends a read that waited on it (the thread it held is freed).
     for (const handle of heldFifos) await handle.close();
+  });
+});
+
+describe('attack pass 3: durable runs against a real PostgreSQL', () => {
+  let cluster: PostgresCluster;
+  const pools: Pool[] = [];
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+    await cluster?.stop();
+  });
+
+  async function freshStore(name: string): Promise<Pool> {
+    const url = await cluster.createDatabase(name);
+    const pool = createPool(url, 4);
+    pools.push(pool);
+    await ensureStoreSchema(url, pool);
+    return pool;
+  }
+
+  const approvalOf = (runId: string, callKey: string) => ({ runId, callKey, capability: 'bank', function: 'pay', params: { to: 'mallory' }, message: 'Pay?' });
+
+  it('the approvals CLI cannot decide an approval that does not exist, nor one already decided (the decision stands), nor both of two racing decisions', async () => {
+    const pool = await freshStore('attack3_decide');
+    await expect(decideStoredApproval(pool, 'ffffffffff', { approved: true })).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND' });
+    await expect(decideStoredApproval(pool, '', { approved: true })).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND' });
+    const first = await requestStoredApproval(pool, approvalOf('run-1', 'bank.pay#1'));
+    await decideStoredApproval(pool, first.id, { approved: false, reason: 'no' });
+    await expect(decideStoredApproval(pool, first.id, { approved: true })).rejects.toMatchObject({ code: 'APPROVAL_DECIDED' });
+    expect(await getStoredApproval(pool, first.id)).toMatchObject({ status: 'denied', reason: 'no' });
+    // A replayed run asking again gets the same row, still denied.
+    expect(await requestStoredApproval(pool, approvalOf('run-1', 'bank.pay#1'))).toMatchObject({ id: first.id, status: 'denied' });
+
+    const second = await requestStoredApproval(pool, approvalOf('run-2', 'bank.pay#1'));
+    const outcomes = await Promise.allSettled([decideStoredApproval(pool, second.id, { approved: true }), decideStoredApproval(pool, second.id, { approved: false })]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const decided = await getStoredApproval(pool, second.id);
+    const winner = outcomes.find((outcome): outcome is PromiseFulfilledResult<StoredApproval> => outcome.status === 'fulfilled');
+    expect(decided?.status).toBe(winner?.value.status);
+  });
+
+  // D1 (low; owner: durable/approval-store.ts decideStoredApproval): the LIKE wildcards are stripped
+  // from the prefix, but the emptiness check looks at the prefix before stripping, so `approvals approve
+  // %` (or `_`, `\`) is the empty prefix: it matches every approval and decides the only pending one
+  // without naming it. Fix: test the stripped prefix (or refuse ids that are not hex).
+  it.fails('D1: "approvals approve %" does not decide an approval it does not name', async () => {
+    const pool = await freshStore('attack3_wildcard');
+    const only = await requestStoredApproval(pool, approvalOf('run-3', 'bank.pay#1'));
+    await expect(decideStoredApproval(pool, '%', { approved: true })).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND' });
+    expect(await getStoredApproval(pool, only.id)).toMatchObject({ status: 'pending' });
+  });
+
+  it('a replay cannot get a finished call performed twice: reordered arguments are the same call, a call overtaking the journal diverges, an unfinished one is not repeated', async () => {
+    const pool = await freshStore('attack3_journal');
+    const performed: string[] = [];
+    const callOf = (fn: string, args: Record<string, unknown>): BackendCall =>
+      ({ capability: { module: 'bank' }, function: { name: fn }, args, context: { signal: new AbortController().signal } }) as unknown as BackendCall;
+    const perform = (label: string) => async () => {
+      performed.push(label);
+      return { ok: label };
+    };
+    const attempt = async (runId: string) => {
+      const fatal: DurableError[] = [];
+      const journal = await openRunJournal(pool, { runId, executorId: 'attacker', isIdempotent: () => false, onFatal: (error) => fatal.push(error) });
+      return { journal, fatal };
+    };
+    // First attempt: two payments, then the worker "dies" with a third in flight (started, never finished).
+    const one = await attempt('run-pay');
+    await one.journal.perform(callOf('pay', { to: 'bob', amount: 5 }), perform('pay bob'));
+    await one.journal.perform(callOf('pay', { to: 'carol', amount: 7 }), perform('pay carol'));
+    const inFlight = one.journal.perform(callOf('pay', { to: 'dave', amount: 9 }), () => new Promise(() => undefined));
+    void inFlight;
+    await expect.poll(async () => (await pool.query(`SELECT count(*)::int AS n FROM agent_spaces.call_journal WHERE run_id = 'run-pay' AND status = 'started'`)).rows[0]?.n).toBe(1);
+    expect(performed).toEqual(['pay bob', 'pay carol']);
+
+    // A replay that builds the same arguments in another key order is served from the journal.
+    const two = await attempt('run-pay');
+    expect(await two.journal.perform(callOf('pay', { amount: 5, to: 'bob' }), perform('pay bob again'))).toEqual({ ok: 'pay bob' });
+    // A replay that tries to slip a new call in before the journaled ones diverges, and nothing is performed.
+    await expect(two.journal.perform(callOf('pay', { to: 'mallory', amount: 1_000 }), perform('pay mallory'))).rejects.toThrow(/diverged/);
+    expect(two.fatal.map((error) => error.code)).toEqual(['REPLAY_DIVERGED']);
+    await expect(two.journal.perform(callOf('pay', { to: 'carol', amount: 7 }), perform('pay carol again'))).rejects.toThrow();
+
+    // An honest replay reaches the call that was in flight: not performed again (its outcome is unknown).
+    const three = await attempt('run-pay');
+    await three.journal.perform(callOf('pay', { to: 'bob', amount: 5 }), perform('x'));
+    await three.journal.perform(callOf('pay', { to: 'carol', amount: 7 }), perform('x'));
+    await expect(three.journal.perform(callOf('pay', { to: 'dave', amount: 9 }), perform('pay dave again'))).rejects.toThrow(/outcome of bank.pay .* is unknown/);
+    expect(three.fatal.map((error) => error.code)).toEqual(['OUTCOME_UNKNOWN']);
+    expect(performed).toEqual(['pay bob', 'pay carol']);
+  });
+
+  // D2 (medium; owner: durable/ with bridge/create-bridge.ts): the journal wraps the backend's call
+  // *inside* the bridge's redaction (create-bridge.ts: options.journal(call, () => backend.call(call)),
+  // the error redacted only afterwards), and run-journal.ts writes error.message / details as they
+  // came. A TypeScript tool whose error quotes a secret of the space (here the value of an OpenAPI
+  // service's header, which is in serverSecrets) reaches the program redacted but is stored verbatim in
+  // agent_spaces.call_journal — and replayed from there. DEPLOY.md says secrets are cut out before
+  // anything is written. Fix: redact the outcome before writing it (the worker has the redactor), or
+  // move the journal outside the bridge's redaction.
+  it.fails('D2: a tool error quoting a secret of the space is journaled redacted, as the program saw it', async () => {
+    const pool = await freshStore('attack3_secrets');
+    const dir = await makeTempDir('attack3-durable-secret');
+    await writeFile(path.join(dir, 'leaky.ts'), [
+      "import { z } from 'zod';",
+      "import { defineFunction, defineTool } from 'agent-spaces';",
+      "export const leaky = defineTool({ name: 'leaky', description: 'fails quoting a key', version: '1.0.0', functions: {",
+      "  fail: defineFunction({ description: 'fails', parameters: z.object({}), returns: z.null(), handler: () => { throw new Error(`upstream refused key ${process.env.ATTACK3_DURABLE_KEY}`); } }),",
+      '} });',
+    ].join('\n'));
+    await writeFile(path.join(dir, 'spec.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 's', version: '1' }, servers: [{ url: 'http://127.0.0.1:9' }], paths: {} }));
+    const secret = 'sk-durable-secret-4e1f8a2b';
+    process.env.ATTACK3_DURABLE_KEY = secret;
+    const config = resolveConfig({ capabilities: ['leaky.ts'], openapi: { vault: { spec: 'spec.json', headers: { authorization: `Bearer \${ATTACK3_DURABLE_KEY}` } } } }, { root: dir, env: process.env });
+    const journal = await openRunJournal(pool, { runId: 'run-secret', executorId: 'attacker', isIdempotent: () => true, onFatal: () => undefined });
+    const space = await createSpace({ config, sources: (defaults) => [...defaults, openapiSource], isolation: 'in-process', journal: (call, perform) => journal.perform(call, perform) });
+    try {
+      expect((await space.build()).errors).toEqual([]);
+      const result = await space.run("import { leaky } from '@capabilities/leaky';\ntry { await leaky.fail({}); } catch (error) { return String((error as Error).message); }\nreturn 'no error';", { check: false, runId: 'run-secret' });
+      expect(result.success).toBe(true);
+      expect(String(result.result)).toMatch(/upstream refused key/);
+      expect(String(result.result)).not.toContain(secret);
+      const { rows } = await pool.query<{ outcome: string }>(`SELECT outcome FROM agent_spaces.call_journal WHERE run_id = 'run-secret'`);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.outcome).not.toContain(secret);
+    } finally {
+      await space.close();
+      delete process.env.ATTACK3_DURABLE_KEY;
+    }
   });
 });
