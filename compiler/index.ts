@@ -7,4 +7,4 @@ export { isBuildStale } from './is-build-stale.js';
 export { toModuleName } from '../core/index.js';
 // Shared with the capability sources; they live in core/ (re-exported for callers of the compiler).
 export type { RawCapability, RawFunction, SourceFailure } from '../core/index.js';
-export { applyInferredResults, readInferredResults, toolEffects } from './inferred-results.js';
+export { applyInferredResults, readInferredResults } from './inferred-results.js';

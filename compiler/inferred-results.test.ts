@@ -5,24 +5,8 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { CapabilitySpec, FunctionSpec, InferredResultsFile } from '../core/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
-import { applyInferredResults, toolEffects } from './inferred-results.js';
+import { applyInferredResults } from './inferred-results.js';
 import { formatSignature } from './signature.js';
-
-const server = { command: 'node' };
-
-describe('toolEffects', () => {
-  it('follows the config first, then the annotations, else says nothing', () => {
-    expect(toolEffects({ ...server, sideEffects: true }, 'list', { readOnlyHint: true })).toBe('side-effects');
-    expect(toolEffects({ ...server, sideEffects: false }, 'drop', { destructiveHint: true })).toBe('read-only');
-    expect(toolEffects({ ...server, sideEffects: ['drop'] }, 'drop', undefined)).toBe('side-effects');
-    expect(toolEffects({ ...server, sideEffects: ['drop'] }, 'list', undefined)).toBe('read-only');
-    expect(toolEffects(server, 'list', { readOnlyHint: true })).toBe('read-only');
-    expect(toolEffects(server, 'drop', { destructiveHint: true })).toBe('side-effects');
-    expect(toolEffects(server, 'add', { readOnlyHint: false, destructiveHint: false })).toBe('side-effects');
-    expect(toolEffects(server, 'any', { title: 'Any' })).toBeUndefined();
-    expect(toolEffects(server, 'any', undefined)).toBeUndefined();
-  });
-});
 
 function fn(toolName: string, extra: Partial<FunctionSpec> = {}): FunctionSpec {
   return { name: toolName, toolName, inputSchema: { type: 'object', properties: {} }, resultKind: 'mcp-text', ...extra };
@@ -35,17 +19,18 @@ const schema = {
   additionalProperties: false,
 };
 
-async function spaceWithStore(store: InferredResultsFile, sideEffects?: boolean | string[]) {
+async function spaceWithStore(store: InferredResultsFile) {
   const outDir = await makeTempDir('inferred-build');
   await mkdir(path.join(outDir, 'inferred'), { recursive: true });
   await writeFile(path.join(outDir, 'inferred/mcp-shop.json'), JSON.stringify(store));
-  const config = { outDir, mcpServers: { shop: { ...server, ...(sideEffects === undefined ? {} : { sideEffects }) } } } as unknown as ResolvedConfig;
+  const config = { outDir } as unknown as ResolvedConfig;
   const spec: CapabilitySpec = {
     module: 'mcp-shop',
     namespace: 'shop',
     source: { kind: 'mcp', server: 'shop' },
     config: {},
-    functions: [fn('list', { annotations: { readOnlyHint: true } }), fn('drop', { annotations: { destructiveHint: true } }), fn('typed', { resultKind: 'mcp-structured', outputSchema: { type: 'object' } })],
+    // `effects` as the MCP source's discovery decides them (sources/mcp/tool-effects.ts).
+    functions: [fn('list', { annotations: { readOnlyHint: true }, effects: 'read-only' }), fn('drop', { annotations: { destructiveHint: true }, effects: 'side-effects' }), fn('typed', { resultKind: 'mcp-structured', outputSchema: { type: 'object' } })],
   };
   return { config, spec };
 }
@@ -53,7 +38,7 @@ async function spaceWithStore(store: InferredResultsFile, sideEffects?: boolean 
 const entry = { schema, samples: 3, sources: ['run', 'sample'] as ('run' | 'sample')[], updatedAt: '2026-01-01T00:00:00.000Z' };
 
 describe('applyInferredResults', () => {
-  it('puts effects and the stored type into text functions; never a type into one with side effects', async () => {
+  it('puts the stored type into text functions; never into one with side effects', async () => {
     const { config, spec } = await spaceWithStore({ list: entry, drop: entry, typed: entry });
     const [applied] = await applyInferredResults([spec], config);
     const byName = new Map(applied?.functions.map((f) => [f.name, f]));
@@ -64,9 +49,9 @@ describe('applyInferredResults', () => {
     expect(byName.get('typed')).toEqual(spec.functions[2]);
   });
 
-  it('drops a stored type once the config says the tool has side effects', async () => {
-    const { config, spec } = await spaceWithStore({ list: entry }, ['list']);
-    const [applied] = await applyInferredResults([spec], config);
+  it('drops a stored type once the tool is found to have side effects', async () => {
+    const { config, spec } = await spaceWithStore({ list: entry });
+    const [applied] = await applyInferredResults([{ ...spec, functions: [{ ...(spec.functions[0] as FunctionSpec), effects: 'side-effects' }] }], config);
     expect(applied?.functions[0]).toMatchObject({ effects: 'side-effects' });
     expect(applied?.functions[0]).not.toHaveProperty('inferredResult');
   });
@@ -74,7 +59,7 @@ describe('applyInferredResults', () => {
   it('leaves specs alone when there is no store', async () => {
     const { config, spec } = await spaceWithStore({});
     const [applied] = await applyInferredResults([spec], config);
-    expect(applied?.functions[0]).toEqual({ ...spec.functions[0], effects: 'read-only' });
+    expect(applied?.functions[0]).toEqual(spec.functions[0]);
   });
 });
 

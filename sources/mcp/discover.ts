@@ -1,5 +1,6 @@
 import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked } from './connect.js';
 import type { McpConnector } from './server-slot.js';
+import { toolEffects } from './tool-effects.js';
 import { CompileError, errorMessage, isJsonSchemaObject, toModuleName, type JsonSchema, type RawCapability, type RawFunction, type ToolAnnotations } from '../../core/index.js';
 import { redactSecrets, secretsOfServer, type McpServerConfig } from '../../config/index.js';
 
@@ -46,6 +47,8 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
       const { description, inputSchema, outputSchema } = clean(tool) as { description?: unknown; inputSchema: JsonSchema; outputSchema?: JsonSchema };
       const annotations = isJsonSchemaObject(tool.annotations) ? clean(tool.annotations as ToolAnnotations) : undefined;
       const destructive = annotations?.destructiveHint === true && config.approveDestructive === true;
+      // Whether results may teach a text tool its type (compiler/inferred-results.ts, the bridge's recorder).
+      const effects = outputSchema === undefined ? toolEffects(config, name, annotations) : undefined;
       functions.push({
         toolName: name,
         ...(typeof description === 'string' && description !== '' ? { description } : {}),
@@ -54,6 +57,7 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
         resultKind: outputSchema !== undefined ? 'mcp-structured' : 'mcp-text',
         ...(approve.has(name) || destructive ? { requiresApproval: true } : {}),
         ...(annotations ? { annotations } : {}),
+        ...(effects ? { effects } : {}),
       });
     }
     if (problems.length > 0) {

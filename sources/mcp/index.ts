@@ -10,3 +10,4 @@ export { createMcpSource, mcpSource } from './mcp-source.js';
 export type { McpSourceOptions } from './mcp-source.js';
 export { DEFAULT_DISCOVERY_TIMEOUT_MS, discoverMcpServer, mcpModuleName } from './discover.js';
 export { isMcpError, isRequestTimeout, listAllToolsUnchecked, DEFAULT_CONNECT_TIMEOUT_MS } from './connect.js';
+export { toolEffects } from './tool-effects.js';
