@@ -263,9 +263,9 @@ describe('a worker cut off from the store', () => {
     const admin = new pg.Client({ connectionString: store });
     await admin.connect();
     try {
-      // The connection holding the worker's liveness lock, ended from the server side.
+      // The connection holding the worker's liveness lock (this database's only worker), ended from the server side.
       const { rows } = await admin.query<{ terminated: boolean }>(
-        "SELECT pg_terminate_backend(pid) AS terminated FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted",
+        "SELECT pg_terminate_backend(pid) AS terminated FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
         [LIVENESS_LOCK_SPACE],
       );
       expect(rows).toEqual([{ terminated: true }]);
