@@ -67,8 +67,21 @@ export type ToolCallErrorCode =
   | 'ACCESS_DENIED';
 
 /** A capability call failed; the message names the capability, function and what to do. */
+/**
+ * Marks a ToolCallError across copies of this package: a tool module loaded from another copy (the
+ * package installed twice, or its sources beside its dist) throws errors of another class, which the
+ * bridge must still pass on with their code instead of turning them into TOOL_FAILED.
+ */
+const TOOL_CALL_ERROR = Symbol.for('agent-spaces.ToolCallError');
+
 export class ToolCallError extends AgentSpacesError {
   override readonly name = 'ToolCallError';
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== ToolCallError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_CALL_ERROR] === true;
+  }
+
   declare readonly code: ToolCallErrorCode;
   readonly capability: string;
   readonly function: string;
@@ -82,6 +95,7 @@ export class ToolCallError extends AgentSpacesError {
     super(code, message, options);
     this.capability = target.capability;
     this.function = target.function;
+    Object.defineProperty(this, TOOL_CALL_ERROR, { value: true });
   }
 }
 
