@@ -55,6 +55,12 @@ export type SpaceRunRouter = RunRouter & {
   readonly rounds: ApprovalRounds;
   /** Large results, readable in pages. */
   readonly pages: ResultPages;
+  /**
+   * At most this many runs may wait for approval at once; a call of another run that needs approval
+   * meanwhile is denied. A waiting run keeps its sandbox slot, so `serve --http` sets this to one less
+   * than its slots: a client that never answers cannot stall every other caller's program.
+   */
+  limitWaitingRuns(max: number): void;
   /** Cancels the runs still waiting for approval. */
   close(): void;
 };
@@ -68,9 +74,15 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
   const sealer = createSealer(options.stateKey);
   const rounds = new ApprovalRounds(sealer, options.approvalWaitMs === undefined ? {} : { waitMs: options.approvalWaitMs });
   const pages = new ResultPages(sealer, { pageChars: MAX_RESULT_CHARS });
+  /** Runs with a call waiting for approval, and how many calls each. */
+  const waiting = new Map<string, number>();
+  let maxWaitingRuns = Number.POSITIVE_INFINITY;
   return {
     rounds,
     pages,
+    limitWaitingRuns(max) {
+      maxWaitingRuns = Math.max(1, max);
+    },
     register(runId, hooks) {
       runs.set(runId, hooks);
       return () => runs.delete(runId);
@@ -83,7 +95,21 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
       if (!hooks?.approve) {
         return { approved: false, reason: hooks?.denial ?? 'the MCP client cannot be asked (it does not support elicitation), so calls that require approval are denied' };
       }
-      return hooks.approve(request);
+      const runId = request.runId ?? '';
+      if (!waiting.has(runId) && waiting.size >= maxWaitingRuns) {
+        return {
+          approved: false,
+          reason: `too many runs are waiting for approval on this server (${waiting.size}); each keeps its sandbox slot, and one is always left for runs that need none. Retry once they are answered, or raise sandbox.workers`,
+        };
+      }
+      waiting.set(runId, (waiting.get(runId) ?? 0) + 1);
+      try {
+        return await hooks.approve(request);
+      } finally {
+        const left = (waiting.get(runId) ?? 1) - 1;
+        if (left > 0) waiting.set(runId, left);
+        else waiting.delete(runId);
+      }
     },
     close() {
       rounds.close();

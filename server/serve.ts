@@ -4,6 +4,8 @@ import { ServeError } from './serve-error.js';
 import { resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
+/** Sandbox worker processes when the config names none (createSandbox's default). */
+const DEFAULT_SANDBOX_WORKERS = 2;
 
 export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'onEvent'>, McpServeOptions {
   /** How the space is made (default `createSpace`); the CLI passes `openSpace`, which adds the config's agents. */
@@ -42,6 +44,12 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
   }
   // Over HTTP, callers are other tenants: worker isolation, one program per worker unless configured.
   const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
+  if (http) {
+    // A run waiting for approval keeps its sandbox slot (a worker process's run); runs waiting for
+    // clients that never answer must leave one slot for everyone else.
+    const slots = (space.config.sandbox.workers ?? DEFAULT_SANDBOX_WORKERS) * (space.config.sandbox.runsPerWorker ?? 1);
+    router.limitWaitingRuns(slots - 1);
+  }
   if (http && space.config.sandbox.isolation === 'in-process') {
     log('agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation');
   }

@@ -301,13 +301,17 @@ describe('attack pass 3: serve over HTTP, both eras', () => {
   let url: string;
 
   beforeAll(async () => {
-    const dir = await makeTempDir('attack3-serve');
-    const crm = path.relative(dir, path.join(REPO, 'capabilities/crm.ts')).split(path.sep).join('/');
-    await writeFile(path.join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [crm] }));
-    running = await serveSpace({ cwd: dir, http: { port: 0, maxRequestsPerSession: 2 } });
+    const spaceWith = async (name: string, sandbox: Record<string, unknown>): Promise<string> => {
+      const dir = await makeTempDir(name);
+      const crm = path.relative(dir, path.join(REPO, 'capabilities/crm.ts')).split(path.sep).join('/');
+      await writeFile(path.join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [crm], sandbox }));
+      return dir;
+    };
+    // Three workers: some tests park two runs waiting for approval at once (at most slots - 1 may wait).
+    running = await serveSpace({ cwd: await spaceWith('attack3-serve', { workers: 3 }), http: { port: 0, maxRequestsPerSession: 2 } });
     url = running.url ?? '';
-    // Another server of the same space, with a key of its own: a replica that was not given the shared key.
-    stranger = await serveSpace({ cwd: dir, http: { port: 0 } });
+    // Another server of the same space (default two workers), with a key of its own: a replica that was not given the shared key.
+    stranger = await serveSpace({ cwd: await spaceWith('attack3-serve-stranger', {}), http: { port: 0 } });
   }, 180_000);
 
   afterAll(async () => {
@@ -387,6 +391,27 @@ describe('attack pass 3: serve over HTTP, both eras', () => {
     expect(batch.status).toBe(400);
     const unknown = await post(url, call(3), { ...MODERN_HEADERS('tools/call', 'execute_code'), 'mcp-session-id': '00000000-0000-4000-8000-000000000000' });
     expect(unknown.status).toBe(404);
+  });
+
+  // M3 (medium; fixed in server/create-mcp-server.ts createRunRouter and server/serve.ts): a run
+  // waiting for approval keeps its sandbox slot (serve gives each program a worker process of its own,
+  // two by default), and a 2026-07-28 run waits for its client's retry for 10 minutes. Two execute_code
+  // calls that need approval, never answered, stalled every other caller's program for those 10 minutes
+  // (and again, each time they were sent). At most slots - 1 runs may now wait for approval at once; a
+  // call of another run that needs approval meanwhile is denied, saying why.
+  it('M3: runs left waiting for approval cannot take every sandbox slot: other callers\' programs still run', async () => {
+    const strangerUrl = stranger.url ?? '';
+    const first = await modernCall(strangerUrl, { arguments: { code: NEEDS_APPROVAL('c-001') } });
+    expect(first.resultType).toBe('input_required');
+    const second = await modernCall(strangerUrl, { arguments: { code: NEEDS_APPROVAL('c-002') } });
+    expect(second.resultType).not.toBe('input_required');
+    expect(textOf(second)).toMatch(/too many runs are waiting for approval/);
+    const other = await modernCall(strangerUrl, { arguments: { code: 'export default 42' } });
+    expect(other.structuredContent).toMatchObject({ success: true, result: 42 });
+    // The first run still waits for its client, who can answer it.
+    const callId = Object.keys(first.inputRequests as object)[0] ?? '';
+    const done = await modernCall(strangerUrl, { arguments: { code: NEEDS_APPROVAL('c-001') }, inputResponses: approve(callId), requestState: first.requestState });
+    expect(done.structuredContent).toMatchObject({ success: true, result: 'c-001' });
   });
 
   // M1 (medium; fixed in server/serve-mcp.ts): a 2025-11-25 session's cap on requests open at once
