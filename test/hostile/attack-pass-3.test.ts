@@ -73,8 +73,13 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
   const ok = (description = 'ok') => ({ '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { url: { type: 'string' } } } } } } });
 
   beforeAll(async () => {
-    home = await startRecordingServer();
     other = await startRecordingServer();
+    // /api/away redirects to another origin (not in redirectHosts); /api/huge answers 2 MB.
+    home = await startRecordingServer((request) => {
+      if (request.url?.startsWith('/api/away')) return { status: 302, headers: { location: `${other.origin}/stolen` } };
+      if (request.url?.startsWith('/api/huge')) return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'x'.repeat(2 * 1024 * 1024) }) };
+      return undefined;
+    });
     root = await makeTempDir('attack3-openapi');
     const spec = {
       openapi: '3.0.3',
@@ -87,6 +92,8 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
         // An operation whose own server is another origin than the document's.
         '/elsewhere': { get: { operationId: 'elsewhere', servers: [{ url: `${other.origin}/api` }], responses: ok() } },
         '/proto/{__proto__}': { get: { operationId: 'protoParam', parameters: [{ name: '__proto__', in: 'path', required: true, schema: { type: 'string' } }], responses: ok() } },
+        '/away': { get: { operationId: 'away', responses: ok() } },
+        '/huge': { get: { operationId: 'huge', responses: ok() } },
         '/ctor': { get: { operationId: 'constructor', parameters: [{ name: 'constructor', in: 'query', schema: { type: 'string' } }], responses: ok() } },
       },
     };
@@ -155,6 +162,16 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
     for (const name of required) expect(Object.keys(properties)).toContain(name);
     const called = await run("return await api.protoParam({ __proto___path: 'x' } as never);");
     expect(called).toMatchObject({ success: true, result: { url: '/api/proto/x' } });
+  });
+
+  it('a redirect to another host is not followed (no request, no API key there), and a 2 MB answer is refused while it streams', async () => {
+    const before = other.seen.length;
+    const away = await run('return await api.away();');
+    expect(away).toMatchObject({ success: false, error: { code: 'FORBIDDEN' } });
+    expect(other.seen.slice(before).filter((request) => request.url === '/stolen')).toEqual([]);
+    const huge = await run('return await api.huge();');
+    expect(huge).toMatchObject({ success: false, error: { code: 'RESULT_TOO_LARGE' } });
+    expect(JSON.stringify([away, huge])).not.toContain(API_KEY);
   });
 
   it('an operation named constructor, with a parameter named constructor, is an ordinary function', async () => {
@@ -607,11 +624,11 @@ describe('attack pass 3: durable runs against a real PostgreSQL', () => {
     expect(decided?.status).toBe(winner?.value.status);
   });
 
-  // D1 (low; owner: durable/approval-store.ts decideStoredApproval): the LIKE wildcards are stripped
+  // D1 (low; fixed by the durable owner: ids must be hex, checked before any query): the LIKE wildcards are stripped
   // from the prefix, but the emptiness check looks at the prefix before stripping, so `approvals approve
   // %` (or `_`, `\`) is the empty prefix: it matches every approval and decides the only pending one
   // without naming it. Fix: test the stripped prefix (or refuse ids that are not hex).
-  it.fails('D1: "approvals approve %" does not decide an approval it does not name', async () => {
+  it('D1: "approvals approve %" does not decide an approval it does not name', async () => {
     const pool = await freshStore('attack3_wildcard');
     const only = await requestStoredApproval(pool, approvalOf('run-3', 'bank.pay#1'));
     await expect(decideStoredApproval(pool, '%', { approved: true })).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND' });
@@ -658,7 +675,7 @@ describe('attack pass 3: durable runs against a real PostgreSQL', () => {
     expect(performed).toEqual(['pay bob', 'pay carol']);
   });
 
-  // D2 (medium; owner: durable/ with bridge/create-bridge.ts): the journal wraps the backend's call
+  // D2 (medium; fixed by the durable owner: the bridge hands a journal failures already redacted): the journal wraps the backend's call
   // *inside* the bridge's redaction (create-bridge.ts: options.journal(call, () => backend.call(call)),
   // the error redacted only afterwards), and run-journal.ts writes error.message / details as they
   // came. A TypeScript tool whose error quotes a secret of the space (here the value of an OpenAPI
@@ -666,7 +683,7 @@ describe('attack pass 3: durable runs against a real PostgreSQL', () => {
   // agent_spaces.call_journal — and replayed from there. DEPLOY.md says secrets are cut out before
   // anything is written. Fix: redact the outcome before writing it (the worker has the redactor), or
   // move the journal outside the bridge's redaction.
-  it.fails('D2: a tool error quoting a secret of the space is journaled redacted, as the program saw it', async () => {
+  it('D2: a tool error quoting a secret of the space is journaled redacted, as the program saw it', async () => {
     const pool = await freshStore('attack3_secrets');
     const dir = await makeTempDir('attack3-durable-secret');
     await writeFile(path.join(dir, 'leaky.ts'), [
