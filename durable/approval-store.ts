@@ -109,9 +109,11 @@ export async function listStoredApprovals(pool: Pool, options: { all?: boolean }
  * decided already (the decision stands).
  */
 export async function decideStoredApproval(pool: Pool, idOrPrefix: string, decision: { approved: boolean; reason?: string }): Promise<StoredApproval> {
+  // Ids are lowercase hex: anything else (a LIKE wildcard, an empty prefix) names no approval.
+  if (!/^[0-9a-f]{1,20}$/.test(idOrPrefix)) throw new DurableError('APPROVAL_NOT_FOUND', `no approval has the id "${idOrPrefix}": ids are hexadecimal, see agent-spaces approvals list`);
   await expireApprovals(pool);
-  const { rows: matches } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE id LIKE $1 ORDER BY id LIMIT 3`, [`${idOrPrefix.replace(/[%_\\]/g, '')}%`]);
-  if (matches.length === 0 || idOrPrefix === '') throw new DurableError('APPROVAL_NOT_FOUND', `no approval has the id "${idOrPrefix}": see agent-spaces approvals list`);
+  const { rows: matches } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE id LIKE $1 ORDER BY id LIMIT 3`, [`${idOrPrefix}%`]);
+  if (matches.length === 0) throw new DurableError('APPROVAL_NOT_FOUND', `no approval has the id "${idOrPrefix}": see agent-spaces approvals list`);
   const exact = matches.find((row) => row.id === idOrPrefix);
   const match = exact ?? (matches.length === 1 ? matches[0] : undefined);
   if (match === undefined) throw new DurableError('APPROVAL_NOT_FOUND', `"${idOrPrefix}" names more than one approval (${matches.map((row) => row.id).join(', ')}): give more of the id`);
