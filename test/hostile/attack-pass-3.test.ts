@@ -39,7 +39,13 @@ interface RecordingServer {
   close(): Promise<void>;
 }
 
-async function startRecordingServer(answer?: (request: IncomingMessage) => { status: number; headers?: Record<string, string>; body?: string } | undefined): Promise<RecordingServer> {
+interface CannedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+async function startRecordingServer(answer?: (request: IncomingMessage) => CannedAnswer | undefined): Promise<RecordingServer> {
   const seen: RecordingServer['seen'] = [];
   const server: Server = createServer((request, response) => {
     seen.push({ url: request.url ?? '', headers: request.headers });
@@ -75,7 +81,7 @@ describe('attack pass 3: a hostile OpenAPI spec and hostile arguments', () => {
   beforeAll(async () => {
     other = await startRecordingServer();
     // /api/away redirects to another origin (not in redirectHosts); /api/huge answers 2 MB.
-    home = await startRecordingServer((request) => {
+    home = await startRecordingServer((request): CannedAnswer | undefined => {
       if (request.url?.startsWith('/api/away')) return { status: 302, headers: { location: `${other.origin}/stolen` } };
       if (request.url?.startsWith('/api/huge')) return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'x'.repeat(2 * 1024 * 1024) }) };
       return undefined;
