@@ -11,7 +11,7 @@ import type {
   FunctionSpec,
 } from '../core/index.js';
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
-import type { Backend, BackendCall } from '../core/index.js';
+import type { Backend, BackendCall, InputRequest } from '../core/index.js';
 import { createTextResultObserver } from './inferred-results/observe-text-result.js';
 import { createResultRecorder } from './inferred-results/result-recorder.js';
 import { createRateLimiter, rateLimitError, type RateLimiter } from './rate-limiter.js';
@@ -158,8 +158,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     usedBackends.add(backend);
     const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context };
-    // A server that needs an answer mid-call (an MCP elicitation or input_required) asks like an approval.
-    call.requestInput = (input) =>
+    // One way to ask the person (or the approval handler): for the call's own approval, and for a server
+    // that needs an answer mid-call (an MCP elicitation or input_required).
+    const ask = (message: string, requestedSchema?: InputRequest['requestedSchema']) =>
       requestApproval({
         handler: options.approvalHandler,
         request: {
@@ -167,8 +168,8 @@ export function createBridge(options: BridgeOptions): Bridge {
           capability: capability.module,
           function: spec.name,
           params: args,
-          message: input.message,
-          ...(input.requestedSchema === undefined ? {} : { requestedSchema: input.requestedSchema }),
+          message,
+          ...(requestedSchema === undefined ? {} : { requestedSchema }),
           timestamp: new Date().toISOString(),
         },
         callId,
@@ -178,6 +179,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         emit,
         redactForEvents: redact,
       });
+    call.requestInput = (input) => ask(input.message, input.requestedSchema);
 
     if (spec.requiresApproval === true || capability.config.requiresApproval === true) {
       // The person deciding sees exactly what will run (the program cannot know the host's secrets,
@@ -188,21 +190,23 @@ export function createBridge(options: BridgeOptions): Bridge {
         (spec.approvalMessage === undefined
           ? defaultApprovalMessage(capability.module, spec.name, args)
           : fillTemplate(spec.approvalMessage, args));
-      await requestApproval({
-        handler: options.approvalHandler,
-        request: { ...(context.runId === '' ? {} : { runId: context.runId }), capability: capability.module, function: spec.name, params: args, message, timestamp: new Date().toISOString() },
-        callId,
-        toolName: spec.toolName,
-        signal: context.signal,
-        ...(context.holdDeadline ? { holdDeadline: context.holdDeadline } : {}),
-        emit,
-        redactForEvents: redact,
-      });
+      await ask(message);
     }
 
+    // A journal keeps what the program saw: a failure reaches it as the program will see it, the
+    // host's secrets cut out (the journal is written to a database).
+    const performJournaled = async (): Promise<unknown> => {
+      try {
+        return await backend.call(call);
+      } catch (error) {
+        if (error instanceof ToolCallError) throw withoutSecrets(error);
+        if (context.signal.aborted) throw error;
+        throw withoutSecrets(new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error }));
+      }
+    };
     let value: unknown;
     try {
-      value = await (options.journal === undefined ? backend.call(call) : options.journal(call, () => backend.call(call)));
+      value = await (options.journal === undefined ? backend.call(call) : options.journal(call, performJournaled));
     } catch (error) {
       if (error instanceof ToolCallError) throw error;
       if (context.signal.aborted) throw new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names, { cause: error });
