@@ -1,10 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import {
   MAX_INFERRED_FILE_BYTES,
   inferredResultsFile,
   parseInferredResults,
+  readSmallFile,
   type CapabilitySpec,
   type FunctionSpec,
   type InferredResultsFile,
@@ -41,12 +41,12 @@ function withInferredResult(fn: FunctionSpec, stored: InferredResultsFile): Func
   };
 }
 
-/** The store of one module; empty when there is none, it is unreadable, or it is over the size cap. */
+/** The store of one module; empty when there is none, it is unreadable, not a regular file, or over the size cap. */
 export async function readInferredResults(outDir: string, module: string): Promise<InferredResultsFile> {
   const file = path.join(outDir, inferredResultsFile(module));
   try {
-    if ((await stat(file)).size > MAX_INFERRED_FILE_BYTES) return {};
-    return parseInferredResults(await readFile(file, 'utf8'));
+    const text = await readSmallFile(file, MAX_INFERRED_FILE_BYTES);
+    return text === undefined ? {} : parseInferredResults(text);
   } catch {
     return {};
   }

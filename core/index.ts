@@ -5,6 +5,7 @@ export { isJsonSchemaObject } from './json-schema.js';
 export { keepAliveUntil } from './keep-alive.js';
 export { closestKey, editDistance } from './edit-distance.js';
 export { readBodyUpTo } from './read-body.js';
+export { readSmallFile } from './read-small-file.js';
 export type {
   CapabilityManifest,
   CapabilitySource,

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   MAX_INFERRED_FILE_BYTES,
   inferredResultsFile,
   parseInferredResults,
+  readSmallFile,
   type InferredResultSource,
   type InferredResultsFile,
   type JsonSchema,
@@ -114,9 +115,9 @@ async function writeModule(outDir: string, module: string, batch: Map<string, Pe
 
 async function readStore(file: string): Promise<InferredResultsFile> {
   try {
-    // A store grown past the cap (or replaced by something else) is started again rather than read.
-    if ((await stat(file)).size > MAX_INFERRED_FILE_BYTES) return {};
-    return parseInferredResults(await readFile(file, 'utf8'));
+    // A store grown past the cap (or replaced by a link, a FIFO or a device) is started again rather than read.
+    const text = await readSmallFile(file, MAX_INFERRED_FILE_BYTES);
+    return text === undefined ? {} : parseInferredResults(text);
   } catch {
     return {};
   }

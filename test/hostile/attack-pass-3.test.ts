@@ -563,15 +563,11 @@ describe('attack pass 3: inferred result types from a hostile MCP server', () =>
     expect((await stat(huge)).size).toBeLessThan(4096);
   });
 
-  // I1 (low-medium; owner: compiler/inferred-results.ts readInferredResults and
-  // bridge/inferred-results/result-recorder.ts readStore): the store is sized with stat (which follows
-  // a symlink) and read with readFile. A store that is (or links to) a FIFO reads until its writer
-  // closes: the build and the recorder's writes wait forever (flush never resolves); a link to
-  // /dev/zero reads 2 GB into memory before readFile gives up. Whoever can write into outDir/inferred/
-  // (another tenant of the folder, a tool writing files) can hang every later build. Fix: lstat and
-  // require a regular file (or open with O_NONBLOCK and check the handle's fstat), and read at most
-  // MAX_INFERRED_FILE_BYTES + 1 bytes from the handle.
-  it.fails('I1: a store that is a FIFO (with a writer that never closes it) is ignored, not waited on forever', async () => {
+  // I1 (low-medium, fixed): the store was sized with stat (which follows a symlink) and read with
+  // readFile. A store that is (or links to) a FIFO read until its writer closed: the build and the
+  // recorder's writes waited forever; a link to /dev/zero read 2 GB. Both now read it with core's
+  // readSmallFile: a regular file only (checked on the opened handle), at most the cap.
+  it('I1: a store that is a FIFO (with a writer that never closes it) is ignored, not waited on forever', async () => {
     const outDir = await makeTempDir('attack3-inferred-fifo');
     await mkdir(path.join(outDir, 'inferred'), { recursive: true });
     const fifo = path.join(outDir, 'inferred', `${MODULE}.json`);
@@ -581,7 +577,19 @@ describe('attack pass 3: inferred result types from a hostile MCP server', () =>
     heldFifos.push(writer);
     await writer.write('{"listThings": ');
     expect(await readInferredResults(outDir, MODULE)).toEqual({});
+    // The recorder starts such a store again instead of reading it.
+    const recorder = createResultRecorder({ outDir });
+    recorder.record(MODULE, 'listThings', { a: 1 }, 'run');
+    await recorder.flush();
+    expect(Object.keys(await readInferredResults(outDir, MODULE))).toEqual(['listThings']);
   }, 30_000);
+
+  it('I1: a store linked to /dev/zero is ignored without reading it', async () => {
+    const outDir = await makeTempDir('attack3-inferred-zero');
+    await mkdir(path.join(outDir, 'inferred'), { recursive: true });
+    await symlink('/dev/zero', path.join(outDir, 'inferred', `${MODULE}.json`));
+    expect(await readInferredResults(outDir, MODULE)).toEqual({});
+  });
   const heldFifos: FileHandle[] = [];
   afterAll(async () => {
     // Closing the writing end ends a read that waited on it (the thread it held is freed).
