@@ -91,6 +91,17 @@ function inMemoryConnector(build: (server: McpServer) => void) {
   };
 }
 
+describe('buildCapabilities without sources', () => {
+  it("compiles the config's default sources: its tool files (JSON ones need an implementation) and the standard library", async () => {
+    const { config } = await makeSpace();
+    const result = await buildCapabilities({ config });
+    const modules = result.manifest.capabilities.map((capability) => capability.module);
+    expect(modules).toEqual(expect.arrayContaining(['crm', 'std-fs', 'std-http']));
+    expect(result.errors.map((error) => error.source).sort()).toEqual(['tools/train-schedule.json', 'tools/weather.json']);
+    expect(result.errors[0]?.message).toMatch(/has no "implementation"/);
+  }, 120_000);
+});
+
 describe('buildCapabilities', () => {
   let space: { root: string; config: ResolvedConfig };
   let result: BuildResult;

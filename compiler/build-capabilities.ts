@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
-import type { CapabilitySourceKind } from '../sources/index.js';
+import { defaultSources, type CapabilitySourceKind } from '../sources/index.js';
 import {
   BUILD_LAYOUT,
   assignFunctionNames,
@@ -34,11 +34,11 @@ export type { BuildProgressEvent } from './discover-sources.js';
 export interface BuildOptions {
   config: ResolvedConfig;
   /**
-   * The kinds of capability sources to compile (`defaultSources(config)` of `sources/`: tool files,
-   * MCP servers, OpenAPI services, the standard library; agents add theirs). Each discovers its own
-   * units from the config.
+   * The kinds of capability sources to compile; default `defaultSources(config)` of `sources/` (tool
+   * files, MCP servers, OpenAPI services, the standard library; agents add theirs). Each discovers its
+   * own units from the config.
    */
-  sources: readonly CapabilitySourceKind[];
+  sources?: readonly CapabilitySourceKind[];
   onProgress?: (event: BuildProgressEvent) => void;
   /** Re-emit every module even when its hash is unchanged. */
   force?: boolean;
@@ -90,8 +90,9 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const previous = await readPreviousBuild(config.outDir);
   // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
   const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
-  const loaded = await discoverSources(options.sources, config, checker, progress, options.signal);
-  const describeSource = describeWith(options.sources);
+  const sources = options.sources ?? defaultSources(config);
+  const loaded = await discoverSources(sources, config, checker, progress, options.signal);
+  const describeSource = describeWith(sources);
   const warnings: CompileWarning[] = [...loaded.warnings];
 
   // Result types learned from observed results (`<outDir>/inferred/`) join the specs, so their hash covers them.
