@@ -35,7 +35,8 @@ export interface BuildOptions {
   config: ResolvedConfig;
   /**
    * The kinds of capability sources to compile; default `defaultSources(config)` of `sources/` (tool
-   * files, MCP servers, OpenAPI services, the standard library; agents add theirs). Each discovers its
+   * files, MCP servers, OpenAPI services, the standard library; agents add theirs), building JSON tools
+   * without an implementation too (the caller may bring backends for any module). Each discovers its
    * own units from the config.
    */
   sources?: readonly CapabilitySourceKind[];
@@ -90,7 +91,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const previous = await readPreviousBuild(config.outDir);
   // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
   const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
-  const sources = options.sources ?? defaultSources(config);
+  const sources = options.sources ?? defaultSources(config, { requireImplementations: false });
   const loaded = await discoverSources(sources, config, checker, progress, options.signal);
   const describeSource = describeWith(sources);
   const warnings: CompileWarning[] = [...loaded.warnings];

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/index.js';
 import type { ToolDefinition } from '../core/index.js';
 import type { CapabilitySourceKind } from './capability-source.js';
-import { expandGlobs, filesSource } from './files/index.js';
+import { createFilesSource, expandGlobs, filesSource } from './files/index.js';
 import { mcpSource } from './mcp/index.js';
 import { openApiSpecFiles, openapiSource } from './openapi/index.js';
 import { createStdSource } from './std/index.js';
@@ -21,6 +21,11 @@ export type { HostTool } from './host-tools.js';
 export interface DefaultSourcesOptions {
   /** Host tools compiled into the standard library (the space's `task-storage`), by module. */
   stdExtraTools?: Record<string, ToolDefinition>;
+  /**
+   * Fail a JSON tool without an `implementation` (default true: nothing could perform its calls).
+   * `false` for a caller of the compiler alone, who may bring backends for any module.
+   */
+  requireImplementations?: boolean;
 }
 
 /**
@@ -30,7 +35,7 @@ export interface DefaultSourcesOptions {
  */
 export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOptions = {}): CapabilitySourceKind[] {
   return [
-    filesSource,
+    options.requireImplementations === false ? createFilesSource({ requireImplementations: false }) : filesSource,
     mcpSource,
     openapiSource,
     createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
