@@ -66,7 +66,6 @@ export type ToolCallErrorCode =
   /** The run may not call this function (the planner's, an agent's or the server's narrowing). */
   | 'ACCESS_DENIED';
 
-/** A capability call failed; the message names the capability, function and what to do. */
 /**
  * Marks a ToolCallError across copies of this package: a tool module loaded from another copy (the
  * package installed twice, or its sources beside its dist) throws errors of another class, which the
@@ -74,6 +73,7 @@ export type ToolCallErrorCode =
  */
 const TOOL_CALL_ERROR = Symbol.for('agent-spaces.ToolCallError');
 
+/** A capability call failed; the message names the capability, function and what to do. */
 export class ToolCallError extends AgentSpacesError {
   override readonly name = 'ToolCallError';
 
