@@ -70,11 +70,6 @@ export class ApprovalRounds {
     this.#maxRuns = options.maxRuns ?? DEFAULT_MAX_WAITING_RUNS;
   }
 
-  /** Whether `runId` is a run of these rounds (its approvals are asked for through them). */
-  has(runId: string | undefined): boolean {
-    return runId !== undefined && this.#runs.has(runId);
-  }
-
   /** Starts a run whose approvals go through rounds; refuses (with a message) when too many runs are open. */
   start(runId: string, execute: (signal: AbortSignal) => Promise<RunResult>): string | undefined {
     if (this.#runs.size >= this.#maxRuns) {
