@@ -103,12 +103,12 @@ export function createStudioApprovals(address: StudioAddress, asker: StudioAsker
   };
 }
 
-/** Posts one call and waits for the decision; every failure is a denial that says what happened. */
 interface Denial {
   approved: false;
   reason: string;
 }
 
+/** Posts one call and waits for the decision; every failure is a denial that says what happened. */
 function ask(address: StudioAddress, body: unknown, signal: AbortSignal): Promise<{ approved: boolean; reason: string }> {
   const where = `the studio at ${address.origin}`;
   const deny = (why: string): Denial => ({ approved: false, reason: `${why}, so the call was denied` });
