@@ -57,8 +57,16 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const notice = options.onNotice ?? (() => undefined);
   const durable = options.config.durable ?? {};
   const pool = createPool(options.store);
-  await ensureStoreSchema(options.store, pool);
   let closing = false;
+  // A start that fails half-way closes what it opened, newest first: a library caller keeps no held
+  // liveness lock (its executor id would look alive) and may start a worker again.
+  const opened: (() => Promise<unknown>)[] = [() => pool.end()];
+  const failStart = async (error: unknown): Promise<never> => {
+    closing = true;
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+    throw error;
+  };
+  await ensureStoreSchema(options.store, pool).catch(failStart);
   const self: { worker?: DurableWorker } = {};
   const liveness = await holdLiveness(options.store, pool, executorId, (error) => {
     if (closing) return;
@@ -66,8 +74,10 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     notice(`lost the store ${describeStore(options.store)}: stopping (${errorMessage(error)})`);
     void self.worker?.close();
     options.onFatal?.(new Error(`lost the store ${describeStore(options.store)}: ${errorMessage(error)}`));
-  });
-  const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool);
+  }).catch(failStart);
+  opened.push(() => liveness.release());
+  const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool).catch(failStart);
+  opened.push(() => waiter.close());
   const runs = new Map<string, { id: string; journal: RunJournal; countApproval: ReturnType<typeof createCallCounter> }>();
   const idempotentIds = new Set(durable.idempotent ?? []);
   const isIdempotent = (call: BackendCall): boolean =>
@@ -114,10 +124,11 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       const run = runOf(call.context.runId);
       return run === undefined ? perform() : run.journal.perform(call, perform);
     },
-  });
+  }).catch(failStart);
+  opened.push(() => space.close());
   const redact = createRedactor({ secrets: serverSecrets(space.config) });
   // Build (when stale) and load the capabilities before taking runs: a worker that says it is ready is.
-  await space.capabilities();
+  await space.capabilities().catch(failStart);
 
   active = {
     async execute(runId, request) {
@@ -224,8 +235,12 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     executorID: executorId,
     logger: quietLogger(notice),
   });
-  await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency ?? 4, minPollingIntervalMs: 100, onConflict: 'always_update' });
+  opened.push(async () => {
+    active = undefined;
+  });
+  await DBOS.launch().catch(failStart);
+  opened.push(() => DBOS.shutdown({ deregister: false }));
+  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency ?? 4, minPollingIntervalMs: 100, onConflict: 'always_update' }).catch(failStart);
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
 
   // Runs of dead workers: PENDING in DBOS under an executor whose liveness lock is free.
