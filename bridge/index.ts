@@ -9,8 +9,5 @@ export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, red
 export type { RedactOptions } from './redact.js';
 export { defaultApprovalMessage, escapeControlCharacters, fillTemplate, formatArguments, toTerminalJson } from './approval-message.js';
 export { createSchemaCompiler } from './schema-validator.js';
-export { DEFAULT_INFERENCE_LIMITS, inferSchema, mergeSchemas } from './inferred-results/infer-schema.js';
-export type { InferenceLimits } from './inferred-results/infer-schema.js';
 export { createResultRecorder } from './inferred-results/result-recorder.js';
-export type { ResultRecorder, ResultRecorderOptions } from './inferred-results/result-recorder.js';
 export { MAX_OBSERVED_TEXT_BYTES } from './inferred-results/observe-text-result.js';
