@@ -5,6 +5,8 @@ import { AgentSpacesError } from '../core/index.js';
  * - `REPLAY_DIVERGED`: a run taken over from a dead worker did not make the calls its journal holds.
  * - `OUTCOME_UNKNOWN`: a call was in flight when its worker died and may not be performed again.
  * - `STORE_UNAVAILABLE`: the store (PostgreSQL) cannot be reached or answered with an error.
+ * - `APPROVAL_NOT_FOUND`: no stored approval has the id given (or a prefix names several).
+ * - `APPROVAL_DECIDED`: the stored approval was decided already; the decision stands.
  */
 export type DurableErrorCode = 'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED';
 
