@@ -1,7 +1,8 @@
 import { loadConfig } from '../../config/index.js';
-import { openApprovals, resolveStoreUrl, STORE_ENV, type StoredApproval } from '../../durable/index.js';
+import { openApprovals, STORE_ENV, type StoredApproval } from '../../durable/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
+import { storeOf } from '../store-option.js';
 
 export interface ApprovalsCommandOptions {
   cwd: string;
@@ -21,7 +22,7 @@ export async function approvalsCommand(options: ApprovalsCommandOptions): Promis
     throw new UsageError(options.action === 'list' ? `unexpected argument "${id}" (approvals list takes options only)` : `approvals ${options.action} takes one approval id (see agent-spaces approvals list)`);
   }
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
-  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  const store = storeOf(options.store, config);
   if (store === undefined) throw new UsageError(`approvals live in a store: --store postgres://…, "store" in the config, or $${STORE_ENV}`);
   const approvals = await openApprovals(store);
   try {

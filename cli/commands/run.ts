@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { createRedactor } from '../../bridge/index.js';
 import { loadConfig, serverSecrets } from '../../config/index.js';
-import { resolveStoreUrl } from '../../durable/index.js';
 import type { RunLog, RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
+import { storeOf } from '../store-option.js';
 
 export interface RunCommandOptions {
   cwd: string;
@@ -31,7 +31,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
-  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  const store = storeOf(options.store, config);
   if (store !== undefined) return (await import('./durable-run.js')).durableRunCommand({ ...options, store, code });
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', cwd: options.cwd, detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;

@@ -1,10 +1,10 @@
 import { openSpace } from '../../agents/index.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import { loadConfig, serverSecrets } from '../../config/index.js';
-import { resolveStoreUrl } from '../../durable/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
+import { storeOf } from '../store-option.js';
 
 export interface TaskCommandOptions {
   cwd: string;
@@ -31,7 +31,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   const task = options.task ?? recorded?.task;
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
-  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  const store = storeOf(options.store, config);
   if (store !== undefined) return (await import('./durable-task.js')).durableTaskCommand({ ...options, task, store });
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'task', cwd: options.cwd, detail: task }) : undefined;

@@ -1,7 +1,8 @@
 import { openSpace } from '../../agents/index.js';
 import { loadConfig } from '../../config/index.js';
-import { resolveStoreUrl, startWorker, STORE_ENV } from '../../durable/index.js';
+import { startWorker, STORE_ENV } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
+import { storeOf } from '../store-option.js';
 
 export interface WorkerCommandOptions {
   cwd: string;
@@ -19,7 +20,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     if (!Number.isInteger(concurrency) || concurrency <= 0) throw new UsageError(`--concurrency takes a positive whole number (got "${options.concurrency}")`);
   }
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
-  const store = resolveStoreUrl({ ...(options.store ? { option: options.store } : {}), ...(config.store ? { config: config.store } : {}) });
+  const store = storeOf(options.store, config);
   if (store === undefined) throw new UsageError(`worker needs a store: --store postgres://…, "store" in the config, or $${STORE_ENV}`);
   let fatal: Error | undefined;
   let wake: () => void = () => undefined;
