@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { AgentSpacesError, errorMessage } from '../../core/index.js';
 import { isStdioServer, redactSecrets, secretsOfServer } from '../../config/index.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from '../../config/index.js';
+import { mapStrings } from '../map-strings.js';
 
 /** How long starting a server and the `initialize` handshake may take, unless configured. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
@@ -146,18 +147,9 @@ function withoutSecrets(name: string, error: unknown, secrets: readonly string[]
     code: connectError.code,
     reason: cut(connectError.reason),
     stderr: cut(connectError.stderr),
-    details: cutStrings(connectError.details ?? {}, cut),
+    details: mapStrings(connectError.details ?? {}, cut),
     ...(cause === undefined ? {} : { cause }),
   });
-}
-
-function cutStrings<T>(value: T, cut: (text: string) => string): T {
-  if (typeof value === 'string') return cut(value) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => cutStrings(item, cut)) as T;
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item, cut)])) as T;
-  }
-  return value;
 }
 
 /**

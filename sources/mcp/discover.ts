@@ -2,7 +2,8 @@ import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked } from './con
 import type { McpConnector } from './server-slot.js';
 import { toolEffects } from './tool-effects.js';
 import { CompileError, errorMessage, isJsonSchemaObject, toModuleName, type JsonSchema, type RawCapability, type RawFunction, type ToolAnnotations } from '../../core/index.js';
-import { redactSecrets, secretsOfServer, type McpServerConfig } from '../../config/index.js';
+import { secretsOfServer, type McpServerConfig } from '../../config/index.js';
+import { withoutSecrets } from '../map-strings.js';
 
 /** How long starting a server, and then each page of its `tools/list`, may take at build time, unless configured. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;
@@ -97,18 +98,4 @@ function toolProblem(tool: unknown): string | undefined {
     return `outputSchema must be an object schema with type "object" (got ${JSON.stringify(outputSchema).slice(0, 80)})`;
   }
   return undefined;
-}
-
-/** Every string in `value` (a tool from the server, a message) with the server's secrets cut out. */
-function withoutSecrets<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  const visit = (current: unknown): unknown => {
-    if (typeof current === 'string') return redactSecrets(current, secrets);
-    if (Array.isArray(current)) return current.map(visit);
-    if (typeof current !== 'object' || current === null) return current;
-    const copy: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(current)) Object.defineProperty(copy, key, { value: visit(child), enumerable: true, writable: true, configurable: true });
-    return copy;
-  };
-  return visit(value) as T;
 }

@@ -2,6 +2,7 @@ import type { ElicitResult } from '@modelcontextprotocol/client';
 import { ToolCallError } from '../../core/index.js';
 import type { BackendCall } from '../../core/index.js';
 import type { McpElicitation } from './connect.js';
+import { mapStrings } from '../map-strings.js';
 
 /** What an approved input request answers (`InputAnswer` of core/backend.ts). */
 type InputAnswer = Awaited<ReturnType<NonNullable<BackendCall['requestInput']>>>;
@@ -68,7 +69,7 @@ export async function askPerson(asking: AskingCall, elicitation: McpElicitation)
     );
   }
   // The server's schema is its text like its message: its titles and descriptions may quote its secrets.
-  const schema = elicitation.requestedSchema === undefined ? undefined : redactStrings(elicitation.requestedSchema as Record<string, unknown>, asking.redact);
+  const schema = elicitation.requestedSchema === undefined ? undefined : mapStrings(elicitation.requestedSchema as Record<string, unknown>, asking.redact);
   const answer: InputAnswer = await call.requestInput({
     message: `MCP server "${asking.server}" asks, during tool "${asking.tool}": ${asking.redact(elicitation.message)}`,
     ...(schema === undefined ? {} : { requestedSchema: schema }),
@@ -106,16 +107,6 @@ function formElicitationOf(request: unknown): McpElicitation | undefined {
   const { mode, message } = params as { mode?: unknown; message?: unknown };
   if (mode === 'url' || typeof message !== 'string') return undefined;
   return params as McpElicitation;
-}
-
-/** A copy of `value` with every string (keys kept) passed through `redact`. */
-function redactStrings<T>(value: T, redact: (text: string) => string): T {
-  if (typeof value === 'string') return redact(value) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => redactStrings(item, redact)) as T;
-  if (typeof value !== 'object' || value === null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: redactStrings(item, redact), enumerable: true, writable: true, configurable: true });
-  return copy as T;
 }
 
 function target(asking: AskingCall): { capability: string; function: string } {

@@ -1,4 +1,5 @@
-import { redactSecrets, secretsOfApi, type OpenApiConfig } from '../../config/index.js';
+import { secretsOfApi, type OpenApiConfig } from '../../config/index.js';
+import { withoutSecrets } from '../map-strings.js';
 import { toModuleName, type CompileWarning, type RawCapability } from '../../core/index.js';
 import { describeOperations } from './describe-operations.js';
 import { isJsonObject } from './json-walk.js';
@@ -33,23 +34,10 @@ export async function discoverApi(api: string, config: OpenApiConfig, signal?: A
     config: config.rateLimit ? { rateLimit: config.rateLimit } : {},
     functions,
   };
-  return withoutSecrets({ capability, warnings }, secretsOfApi(config));
+  // Keys too: a property may be named after a secret.
+  return withoutSecrets({ capability, warnings }, secretsOfApi(config), { keys: true });
 }
 
 function firstParagraph(text: string): string {
   return text.trim().split(/\n\s*\n/)[0]?.trim() ?? '';
-}
-
-/** `value` with every known secret cut out of its strings (keys included: a property may be named after one). */
-function withoutSecrets<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  const visit = (current: unknown): unknown => {
-    if (typeof current === 'string') return redactSecrets(current, secrets);
-    if (Array.isArray(current)) return current.map(visit);
-    if (!isJsonObject(current)) return current;
-    const copy: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(current)) Object.defineProperty(copy, redactSecrets(key, secrets), { value: visit(child), enumerable: true, writable: true, configurable: true });
-    return copy;
-  };
-  return visit(value) as T;
 }
