@@ -4,7 +4,10 @@ import { ServeError } from './serve-error.js';
 import { resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
-/** Sandbox worker processes when the config names none (createSandbox's default). */
+/**
+ * Sandbox worker processes over HTTP when the config names none. Handed to the space as its default, so
+ * the count of slots below is the space's own, not a copy of the runtime's default.
+ */
 const DEFAULT_SANDBOX_WORKERS = 2;
 
 export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'onEvent'>, McpServeOptions {
@@ -43,7 +46,7 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     await resolveHttpBind(http);
   }
   // Over HTTP, callers are other tenants: worker isolation, one program per worker unless configured.
-  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
+  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { workers: DEFAULT_SANDBOX_WORKERS, runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
   if (http) {
     // A run waiting for approval keeps its sandbox slot (a worker process's run); runs waiting for
     // clients that never answer must leave one slot for everyone else.
