@@ -110,11 +110,11 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
         );
       }
       if (entry === undefined && unserved.size > 0) {
-        const missing = [...unserved].map((name) => entries.get(name)?.key).filter((found): found is CallKey => found !== undefined);
+        const missing = notMadeAgain();
         fail(
           new DurableError(
             'REPLAY_DIVERGED',
-            `the replay of run ${runId} diverged from its journal: the program called ${describeCall(key)}, which the journal does not hold, before making again the journaled ${missing.map(describeCall).slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
+            `the replay of run ${runId} diverged from its journal: the program called ${describeCall(key)}, which the journal does not hold, before making again the journaled ${describeCalls(missing)}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
             { details: { runId, unexpected: key.key, notMadeAgain: missing.map((found) => found.key) } },
           ),
           call,
@@ -140,15 +140,20 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
     },
     finish() {
       if (fatal !== undefined || unserved.size === 0) return undefined;
-      const missing = [...unserved].map((name) => entries.get(name)?.key).filter((found): found is CallKey => found !== undefined);
+      const missing = notMadeAgain();
       fatal = new DurableError(
         'REPLAY_DIVERGED',
-        `the replay of run ${runId} diverged from its journal: the program ended without making again the journaled ${missing.map(describeCall).slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`,
+        `the replay of run ${runId} diverged from its journal: the program ended without making again the journaled ${describeCalls(missing)}`,
         { details: { runId, notMadeAgain: missing.map((found) => found.key) } },
       );
       return fatal;
     },
   };
+
+  /** The finished journaled calls this attempt has not made again yet. */
+  function notMadeAgain(): CallKey[] {
+    return [...unserved].map((name) => entries.get(name)?.key).filter((found): found is CallKey => found !== undefined);
+  }
 
   function replay(outcome: Outcome, key: CallKey): unknown {
     if (outcome.ok) return outcome.value;
@@ -158,4 +163,10 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
     }
     throw new Error(error.message);
   }
+}
+
+/** The first three calls by name, and how many more. */
+function describeCalls(calls: CallKey[]): string {
+  const more = calls.length > 3 ? ` and ${calls.length - 3} more` : '';
+  return `${calls.slice(0, 3).map(describeCall).join(', ')}${more}`;
 }
