@@ -1,11 +1,4 @@
-import { sourceLabel } from '../core/index.js';
-import type { CapabilitySource } from '../core/index.js';
-
-/**
- * A short label of where a capability comes from, needing no knowledge of its kind: a file path or
- * agent directory, `mcp:<server>`, `openapi:<api>`, `std`.
- */
-export { sourceLabel };
+import { sourceLabel, type CapabilitySource } from '../core/index.js';
 
 /** The first line of every generated file. */
 export function generatedBanner(source: CapabilitySource | string): string {

@@ -1,5 +1,5 @@
-import { CompileError, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec, type InferredResult } from '../../core/index.js';
-import { generatedBanner, sourceLabel } from '../emit-banner.js';
+import { CompileError, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, sourceLabel, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec, type InferredResult } from '../../core/index.js';
+import { generatedBanner } from '../emit-banner.js';
 import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
 import { toPointer } from './json-pointer.js';
 import { collectLocalRefTargets } from './ref-targets.js';
