@@ -56,10 +56,10 @@ function boundedFetch(maxBytes: number, timeoutMs?: number): typeof fetch {
     const response = await fetch(input, { ...init, ...(signal ? { signal } : {}) });
     const body = await readBodyUpTo(response, maxBytes);
     if (body === undefined) throw new Error(`the A2A agent at ${urlOf(input)} sent more than ${maxBytes} bytes; the answer was refused`);
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    // An empty body is passed on as none: a 204 (or 205, 304) Response refuses any body, even an empty one.
+    return new Response(body.length === 0 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
-
 
 function urlOf(input: Parameters<typeof fetch>[0]): string {
   if (typeof input === 'string') return input;
