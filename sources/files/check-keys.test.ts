@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkKeys, closestKey, joinPath, type KeyLevel } from './check-keys.js';
+import { closestKey } from '../../core/index.js';
+import { checkKeys, joinPath, type KeyLevel } from './check-keys.js';
 
 const LEVEL: KeyLevel = {
   name: 'function',

@@ -46,5 +46,3 @@ export function joinPath(at: string, key: string | number): string {
   if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${at}[${JSON.stringify(key)}]`;
   return at === '' ? key : `${at}.${key}`;
 }
-
-export { closestKey };
