@@ -193,24 +193,26 @@ export function createBridge(options: BridgeOptions): Bridge {
       await ask(message);
     }
 
+    // What the program sees of a backend's failure.
+    const asCallError = (error: unknown): ToolCallError => {
+      if (error instanceof ToolCallError) return error;
+      if (context.signal.aborted) return new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names, { cause: error });
+      return new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
+    };
     // A journal keeps what the program saw: a failure reaches it as the program will see it, the
     // host's secrets cut out (the journal is written to a database).
     const performJournaled = async (): Promise<unknown> => {
       try {
         return await backend.call(call);
       } catch (error) {
-        if (error instanceof ToolCallError) throw withoutSecrets(error);
-        if (context.signal.aborted) throw error;
-        throw withoutSecrets(new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error }));
+        throw withoutSecrets(asCallError(error));
       }
     };
     let value: unknown;
     try {
       value = await (options.journal === undefined ? backend.call(call) : options.journal(call, performJournaled));
     } catch (error) {
-      if (error instanceof ToolCallError) throw error;
-      if (context.signal.aborted) throw new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names, { cause: error });
-      throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
+      throw asCallError(error);
     }
 
     if (call.resultMode === 'value' && spec.resultKind === 'mcp-text' && spec.outputSchema === undefined) {
