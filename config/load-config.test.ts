@@ -82,6 +82,10 @@ describe('resolveConfig', () => {
     );
   });
 
+  it('suggests the key a typo meant inside durable too', () => {
+    expect(() => resolveConfig({ durable: { idempotnt: ['ledger.*'] } }, { root: '/', env: {} })).toThrow('durable.idempotnt: unknown key (did you mean "idempotent"?)');
+  });
+
   it('lists every missing variable, not only the first', () => {
     expect(() =>
       resolveConfig({ mcpServers: { a: { command: '${A}' }, b: { url: 'https://x/${B}' } } }, { root: '/', env: {} }),

@@ -8,6 +8,7 @@ import { resolveAgentEntry } from './agent-entries.js';
 import { expandEnvDeep } from './expand-env.js';
 import {
   configSchema,
+  durableSchema,
   httpServerSchema,
   isStdioServer,
   modelSchema,
@@ -197,6 +198,6 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
 }
 
 /** Every key the config schema knows, at any level, for "did you mean" hints. */
-const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, openApiSchema, openApiFilterSchema, sandboxSchema, stdSchema, modelSchema].flatMap((schema) => Object.keys(schema.shape));
+const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, openApiSchema, openApiFilterSchema, sandboxSchema, stdSchema, modelSchema, durableSchema].flatMap((schema) => Object.keys(schema.shape));
 
 export type { AgentSpacesConfigInput };

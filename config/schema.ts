@@ -141,6 +141,14 @@ export const openApiSchema = z.strictObject({
   disabled: z.boolean().optional(),
 });
 
+/** How durable runs behave (with a `store`). */
+export const durableSchema = z.strictObject({
+  /** Time a durable run's approval may wait before it is denied, in ms (default: no deadline). */
+  approvalDeadlineMs: z.number().int().positive().optional(),
+  /** Functions safe to perform again when a worker died during the call (`module.function`, `module.*`), besides those annotated idempotentHint. */
+  idempotent: z.array(z.string()).optional(),
+});
+
 export const configSchema = z.strictObject({
   /** Capability files and globs (JSON tool files, `defineTool` modules), relative to the config file. */
   capabilities: z.array(z.string()).optional(),
@@ -164,14 +172,7 @@ export const configSchema = z.strictObject({
    * Absent: everything in one process's memory, as always. See docs/DEPLOY.md.
    */
   store: z.string().min(1).optional(),
-  durable: z
-    .strictObject({
-      /** Time a durable run's approval may wait before it is denied, in ms (default: no deadline). */
-      approvalDeadlineMs: z.number().int().positive().optional(),
-      /** Functions safe to perform again when a worker died during the call (`module.function`, `module.*`), besides those annotated idempotentHint. */
-      idempotent: z.array(z.string()).optional(),
-    })
-    .optional(),
+  durable: durableSchema.optional(),
 });
 
 export type AgentSpacesConfigInput = z.input<typeof configSchema>;
@@ -182,7 +183,7 @@ export type OpenApiConfig = z.output<typeof openApiSchema>;
 export type SandboxConfig = z.output<typeof sandboxSchema>;
 export type StdConfig = z.output<typeof stdSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
-export type DurableConfig = NonNullable<z.output<typeof configSchema>['durable']>;
+export type DurableConfig = z.output<typeof durableSchema>;
 
 /** A loaded, validated configuration with paths made absolute. */
 export interface ResolvedConfig {
