@@ -1,6 +1,4 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { defineTool, ToolCallError, type JsonSchema, type ToolCallContext, type ToolDefinition } from '../core/index.js';
+import { defineTool, readSmallFile, ToolCallError, type JsonSchema, type ToolCallContext, type ToolDefinition } from '../core/index.js';
 
 /** The module of the stored-results capability: `@capabilities/task-storage`. */
 export const TASK_STORAGE_MODULE = 'task-storage';
@@ -170,23 +168,11 @@ async function readStored(args: ReadArguments, run: OpenRun, context: ToolCallCo
  * otherwise grow the file to its write quota and have the host parse it on every read.
  */
 async function loadStored(stored: StoredResult, target: { capability: string; function: string }): Promise<unknown> {
-  const changed = (why: string): ToolCallError =>
-    new ToolCallError('FORBIDDEN', `task-storage: the stored result "${stored.ref}" ${why} since the task stored it (${stored.chars} characters); it is not read`, target);
-  let handle;
-  try {
-    handle = await open(stored.ref, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    throw changed('was removed or replaced');
+  const text = await readSmallFile(stored.ref, stored.chars * 3);
+  if (text === undefined || Buffer.byteLength(text) < stored.chars) {
+    throw new ToolCallError('FORBIDDEN', `task-storage: the stored result "${stored.ref}" was removed, replaced or changed since the task stored it (${stored.chars} characters); it is not read`, target);
   }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size < stored.chars || info.size > stored.chars * 3) throw changed('was changed');
-    const buffer = Buffer.alloc(info.size);
-    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
-    return JSON.parse(buffer.toString('utf8', 0, bytesRead)) as unknown;
-  } finally {
-    await handle.close();
-  }
+  return JSON.parse(text) as unknown;
 }
 
 /** The items from `offset` that fit in one read (at least one), and where the next page starts. */
