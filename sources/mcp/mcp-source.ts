@@ -1,4 +1,4 @@
-import type { CapabilitySource, CapabilitySpec } from '../../core/index.js';
+import { sourceLabel, type CapabilitySpec } from '../../core/index.js';
 import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
 import type { Backend } from '../../bridge/index.js';
 import { discoverMcpServer } from './discover.js';
@@ -37,9 +37,8 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
         }),
       );
     },
-    describe(source: CapabilitySource): string {
-      return source.kind === 'mcp' ? `mcp:${source.server}` : source.kind;
-    },
+    // `mcp:<server>`, the label its units are loaded under, so a failed server keeps its previous module.
+    describe: sourceLabel,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { CapabilitySource, CapabilitySpec, CompileWarning } from '../../core/index.js';
+import { sourceLabel, type CapabilitySpec, type CompileWarning } from '../../core/index.js';
 import type { Backend } from '../../core/index.js';
 import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
 import { discoverApi } from './discover-api.js';
@@ -28,7 +28,6 @@ export const openapiSource: CapabilitySourceKind = {
   connect(_specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend> {
     return Promise.resolve(createOpenApiBackend({ apis: context.config.openapi ?? {} }));
   },
-  describe(source: CapabilitySource): string {
-    return source.kind === 'openapi' ? `openapi:${source.api}` : source.kind;
-  },
+  // `openapi:<api>`, the label its units are loaded under, so a failed API keeps its previous module.
+  describe: sourceLabel,
 };
