@@ -8,14 +8,14 @@ import { createStdSource } from './std/index.js';
 
 export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, SourceKindName } from './capability-source.js';
 export { kindsOf, sourceOfKind } from './capability-source.js';
-export { createFilesSource, expandGlobs, filesSource, isGlob, toolDefinitionToRaw } from './files/index.js';
+export { createFilesSource, expandGlobs, filesSource } from './files/index.js';
 export type { FilesSourceOptions } from './files/index.js';
 export { createStdSource, stdModule, stdWorkspace } from './std/index.js';
 export type { StdSourceOptions } from './std/index.js';
-export { discoverHostTools, hostToolsBackend } from './host-tools.js';
+export { discoverHostTools } from './host-tools.js';
 export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';
 export type { McpSourceOptions } from './mcp/index.js';
-export { openApiModuleName, openapiSource } from './openapi/index.js';
+export { openapiSource } from './openapi/index.js';
 export type { HostTool } from './host-tools.js';
 
 export interface DefaultSourcesOptions {

@@ -1,13 +1,7 @@
-export { createMcpBackend, mcpServersOf, DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS } from './mcp-backend.js';
-export type { McpBackend, McpBackendConnectionInfo, McpBackendOptions, McpBackendServer } from './mcp-backend.js';
-export type { McpConnector } from './server-slot.js';
-export { mapToolResult, textOf } from './map-tool-result.js';
-export type { McpFullResult } from './map-tool-result.js';
-export { findSchemaDrift } from './schema-drift.js';
-export { connectMcpServer, hashToolSchema, listAllTools, McpConnectError } from './connect.js';
-export type { ConnectMcpServerOptions, McpConnection } from './connect.js';
+export { createMcpBackend } from './mcp-backend.js';
+export type { McpBackend, McpBackendOptions } from './mcp-backend.js';
+export { connectMcpServer, listAllTools } from './connect.js';
+export type { McpConnection } from './connect.js';
 export { createMcpSource, mcpSource } from './mcp-source.js';
 export type { McpSourceOptions } from './mcp-source.js';
-export { DEFAULT_DISCOVERY_TIMEOUT_MS, discoverMcpServer, mcpModuleName } from './discover.js';
-export { isMcpError, isRequestTimeout, listAllToolsUnchecked, DEFAULT_CONNECT_TIMEOUT_MS } from './connect.js';
-export { toolEffects } from './tool-effects.js';
+export { mcpModuleName } from './discover.js';
