@@ -10,7 +10,7 @@ export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, 
 export { kindsOf, sourceOfKind } from './capability-source.js';
 export { createFilesSource, expandGlobs, filesSource } from './files/index.js';
 export type { FilesSourceOptions } from './files/index.js';
-export { createStdSource, stdModule, stdWorkspace } from './std/index.js';
+export { createStdSource, stdWorkspace } from './std/index.js';
 export type { StdSourceOptions } from './std/index.js';
 export { discoverHostTools } from './host-tools.js';
 export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';

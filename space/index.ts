@@ -1,6 +1,4 @@
 export { createSpace } from './create-space.js';
-// The standard library's module names moved to its source (sources/std); kept here for callers.
-export { stdModule } from '../sources/index.js';
 export type { Space, SpaceOptions, SpaceRunOptions } from './create-space.js';
 export { searchTools, tokenize } from './search-tools.js';
 export { addDeclarations, MAX_DECLARATION_CHARS } from './function-declarations.js';

@@ -1,2 +1,2 @@
-export { createStdSource, stdModule, stdWorkspace } from './std-source.js';
+export { createStdSource, stdWorkspace } from './std-source.js';
 export type { StdSourceOptions } from './std-source.js';
