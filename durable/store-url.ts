@@ -18,7 +18,7 @@ export function resolveStoreUrl(sources: { option?: string; config?: string; env
   return url;
 }
 
-/** The store's URL without its password, for messages. */
+/** The store's URL without its password (in the user part, even with no user name, or as a `password=` parameter), for messages. */
 export function describeStore(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
+  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@').replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
 }
