@@ -21,11 +21,18 @@ export async function holdLiveness(url: string, pool: Pool, executorId: string, 
   client.on('end', () => {
     if (!released) onLost(new Error('the connection holding this worker\'s liveness lock closed'));
   });
-  await pool.query(
-    `INSERT INTO ${SCHEMA}.workers (executor_id, host, pid) VALUES ($1, $2, $3)
-     ON CONFLICT (executor_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = now()`,
-    [executorId, hostname(), process.pid],
-  );
+  try {
+    await pool.query(
+      `INSERT INTO ${SCHEMA}.workers (executor_id, host, pid) VALUES ($1, $2, $3)
+       ON CONFLICT (executor_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = now()`,
+      [executorId, hostname(), process.pid],
+    );
+  } catch (error) {
+    // Not started: the lock goes with its connection, or this id would look alive for good.
+    released = true;
+    await client.end().catch(() => undefined);
+    throw error;
+  }
   return {
     async release() {
       if (released) return;
