@@ -5,6 +5,7 @@ import type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 import type { TaskResult } from '../planner/index.js';
 import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { RunResult } from '../core/index.js';
+import type { StoreMonitor } from './store-monitor.js';
 
 export { describeStore, resolveStoreUrl, STORE_ENV } from './store-url.js';
 export { DurableError, type DurableErrorCode } from './durable-error.js';
@@ -12,6 +13,7 @@ export type { DurableRunEvent } from './run-events.js';
 export type { StoredApproval, ApprovalStatus } from './approval-store.js';
 export type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 export type { DurableWorker, WorkerOptions } from './worker.js';
+export type { StoreMonitor, StoredRun, StoredRunSummary } from './store-monitor.js';
 
 /** Starts a worker executing the store's queued runs (see `startWorker` in durable/worker.ts). */
 export async function startWorker(options: WorkerOptions): Promise<DurableWorker> {
@@ -42,4 +44,9 @@ export async function openApprovals(store: string): Promise<{
     decide: (id, decision) => approvals.decideStoredApproval(pool, id, decision),
     close: () => pool.end(),
   };
+}
+
+/** Watches the store for a UI (the studio): pending approvals to decide, runs and their status, live workers. */
+export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
+  return (await import('./store-monitor.js')).openStoreMonitor(store);
 }
