@@ -71,6 +71,22 @@ describe('createTypeChecker', () => {
       expect(project.check(uses('string'))).toEqual([]);
     });
 
+    it('answers a program checked before against the same declarations without a new check, and checks it again when they change', async () => {
+      declare('number');
+      const project = createProgramChecker({ outDir });
+      project.refreshDeclarations();
+      const program = "import { now } from '@capabilities/clock';\nconst n: string = await now();\nreturn n;";
+      const first = project.check(program);
+      expect(first).toEqual([expect.objectContaining({ line: 2, code: 2322 })]);
+      // The same answer, not a new TypeScript program: a cache hit.
+      expect(project.check(program)).toBe(first);
+      // One more character is another program.
+      expect(project.check(`${program}\n`)).not.toBe(first);
+      declare('string');
+      expect(project.refreshDeclarations()).toBe(true);
+      expect(project.check(program)).toEqual([]);
+    });
+
     it('checks against the declarations the build wrote last', async () => {
       const fresh = createTypeChecker({ outDir });
       const program = "import { now } from '@capabilities/clock';\nconst n: number = await now();\nreturn n;";

@@ -34,6 +34,8 @@ interface Workload {
   /** Runs per repetition (after one warm-up run in the first repetition). */
   runs: number;
   check?: boolean;
+  /** Each run gets a text never run before (a comment with a counter): no cache of checked programs can answer it. */
+  unique?: boolean;
   /** Divide the run time by this many calls and show µs per call. */
   perCall?: number;
   systems?: SystemId[];
@@ -54,12 +56,24 @@ const WORKLOADS: Workload[] = [
   { key: 'W1', label: 'W1 cold run of a trivial program, fresh sandbox, no type-check', body: TRIVIAL, uses: [], expected: 42, runs: 10 },
   {
     key: 'W1c',
-    label: 'W1 … with the default type-check (warm)',
+    label: 'W1 … with the default type-check (warm), the same program text each run (checked once, then answered by the cache of checked programs)',
     body: TRIVIAL,
     uses: [],
     expected: 42,
     runs: 5,
     check: true,
+    systems: ['as'],
+    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
+  },
+  {
+    key: 'W1n',
+    label: 'W1 … with the default type-check (warm), a program text never checked before in each run',
+    body: TRIVIAL,
+    uses: [],
+    expected: 42,
+    runs: 5,
+    check: true,
+    unique: true,
     systems: ['as'],
     na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
   },
@@ -309,7 +323,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 /** What `npm run bench -- peers --help` prints. */
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
-  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W6'].join(', ')}); the report then has only their rows
+  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W6'].join(', ')}); the report then has only their rows
   --systems as,floor only these systems (as, utcp, tanstack, floor); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
@@ -347,6 +361,7 @@ export async function run(): Promise<string> {
             runs: workload.runs,
             warmup: rep === 0 ? (workload.key === 'W1' ? 3 : 1) : 0,
             check: workload.check ?? false,
+            unique: workload.unique ?? false,
             ...(workload.probe ? { probe: workload.probe } : {}),
           });
           add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));
@@ -431,7 +446,7 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
       rows.push(`| ${workload.label} | ${notes.as} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) |`);
       continue;
     }
-    if (workload.key === 'W1c') {
+    if (workload.key === 'W1c' || workload.key === 'W1n') {
       // Against the fastest peer's unchecked run, as the goal puts it.
       const fastest = Math.min(...PEERS.map((system) => m('W1', system)));
       notes.as = `(${(values.as / fastest).toFixed(2)}× the fastest peer's unchecked W1)`;

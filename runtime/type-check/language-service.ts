@@ -153,6 +153,7 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     sourceFiles.delete(fileName);
   };
   let program: ts.Program | undefined;
+  const checked = createCheckedPrograms();
 
   const declarationsPath = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
   let declarationsStamp = '';
@@ -169,23 +170,71 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
       if (stamp === declarationsStamp) return false;
       declarationsStamp = stamp;
       setText(DECLARATIONS_FILE, stamp === 'missing' ? '' : readFileSync(declarationsPath, 'utf8'));
+      checked.clear();
       return true;
     },
     check(code) {
-      const prepared = prepareProgram(code);
-      if (!prepared.ok) {
-        const { line = 1, column = 1, message } = prepared.error;
-        return [{ line, column, code: 0, message }];
+      const known = checked.get(code);
+      if (known !== undefined) return known;
+      const diagnostics = checkAnew(code);
+      checked.set(code, diagnostics);
+      return diagnostics;
+    },
+  };
+
+  function checkAnew(code: string): Diagnostic[] {
+    const prepared = prepareProgram(code);
+    if (!prepared.ok) {
+      const { line = 1, column = 1, message } = prepared.error;
+      return [{ line, column, code: 0, message }];
+    }
+    setText(PROGRAM_FILE, prepared.source);
+    program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
+    const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
+    const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+    return found.map((diagnostic) => {
+      const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+      const position = prepared.toOriginal({ line: at.line + 1, column: at.character + 1 });
+      return { ...position, code: diagnostic.code, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') };
+    });
+  }
+}
+
+/** Characters of program text the cache of checked programs holds at most (their diagnostics are small). */
+const CHECKED_PROGRAMS_MAX_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The answers of programs already checked against the current declarations, by their exact text: a
+ * model that runs the same program again (a retry, a replayed task, an agent's routine step) does not
+ * pay for a new TypeScript checker. The answer is a function of the text, the declarations, the
+ * sandbox's globals and the compiler options; the last two are fixed per process, and the cache is
+ * emptied whenever the declarations change. Least recently used programs go first.
+ */
+function createCheckedPrograms(): { get(code: string): Diagnostic[] | undefined; set(code: string, diagnostics: Diagnostic[]): void; clear(): void } {
+  const entries = new Map<string, Diagnostic[]>();
+  let chars = 0;
+  return {
+    get(code) {
+      const diagnostics = entries.get(code);
+      if (diagnostics !== undefined) {
+        entries.delete(code);
+        entries.set(code, diagnostics);
       }
-      setText(PROGRAM_FILE, prepared.source);
-      program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
-      const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
-      const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-      return found.map((diagnostic) => {
-        const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-        const position = prepared.toOriginal({ line: at.line + 1, column: at.character + 1 });
-        return { ...position, code: diagnostic.code, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') };
-      });
+      return diagnostics;
+    },
+    set(code, diagnostics) {
+      if (code.length > CHECKED_PROGRAMS_MAX_CHARS / 8) return;
+      entries.set(code, diagnostics);
+      chars += code.length;
+      for (const [oldest] of entries) {
+        if (chars <= CHECKED_PROGRAMS_MAX_CHARS) break;
+        entries.delete(oldest);
+        chars -= oldest.length;
+      }
+    },
+    clear() {
+      entries.clear();
+      chars = 0;
     },
   };
 }

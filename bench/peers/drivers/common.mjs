@@ -42,14 +42,17 @@ export async function serveDriver({ load, setup }) {
   const system = await setup(modules, options);
   send({ type: 'ready', node: process.version, baseRssMb, importRssMb, info: system.info ?? '' });
 
+  let runNumber = 0;
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;
     const command = JSON.parse(line);
     if (command.type === 'exit') break;
-    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false, probe } = command;
+    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false, unique = false, probe } = command;
     try {
-      const once = probe === undefined ? () => system.run(body, uses, { check }) : () => system.probe(probe);
+      // `unique`: a text no run of this process had (a trailing comment), so nothing cached can answer it.
+      const text = () => (unique ? `${body}\n// run ${++runNumber}` : body);
+      const once = probe === undefined ? () => system.run(text(), uses, { check }) : () => system.probe(probe);
       for (let index = 0; index < warmup; index++) await once();
       const times = [];
       const results = [];
