@@ -1,4 +1,4 @@
-import { ToolCallError, errorMessage } from '../core/index.js';
+import { ToolCallError, errorMessage, untilAborted } from '../core/index.js';
 import type { AnyFunctionDefinition, SchemaInput, ToolCallContext, ToolDefinition } from '../core/index.js';
 import type { Backend, BackendCall } from '../core/index.js';
 
@@ -50,7 +50,7 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
       };
       const handler = definition.handler as (params: unknown, context: ToolCallContext) => unknown;
       try {
-        return await untilAborted(Promise.resolve().then(() => handler(args, context)), call.context.signal, subject, names);
+        return await untilAborted(Promise.resolve().then(() => handler(args, context)), call.context.signal, () => new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names));
       } catch (error) {
         if (error instanceof ToolCallError) throw error;
         throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
@@ -89,12 +89,3 @@ async function parseWithZod(
   throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.join('; ')}`, names, { details: { issues: parsed.error.issues } });
 }
 
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, subject: string, names: { capability: string; function: string }): Promise<T> {
-  const cancelled = (): ToolCallError => new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names);
-  if (signal.aborted) return Promise.reject(cancelled());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}

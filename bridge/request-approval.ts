@@ -1,4 +1,4 @@
-import { ToolCallError, errorMessage } from '../core/index.js';
+import { ToolCallError, errorMessage, untilAborted } from '../core/index.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, BridgeEvent } from '../core/index.js';
 import { escapeControlCharacters } from './approval-message.js';
 
@@ -57,7 +57,7 @@ export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Rec
   // A person's time to decide is not the program's: the run's clock stops while the handler decides.
   const release = ask.holdDeadline?.();
   try {
-    decision = normalizeDecision(await untilAborted(Promise.resolve(ask.handler(request)), ask.signal));
+    decision = normalizeDecision(await untilAborted(Promise.resolve(ask.handler(request)), ask.signal, cancelled));
   } catch (error) {
     if (error instanceof ToolCallError) {
       decided(false, error.message);
@@ -76,15 +76,6 @@ export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Rec
     throw new ToolCallError('APPROVAL_DENIED', `${subject} was denied: ${reason}`, target, { details: { reason } });
   }
   return decision.content === undefined ? {} : { content: decision.content };
-
-  function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-    if (signal.aborted) return Promise.reject(cancelled());
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => reject(cancelled());
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
-  }
 
   function cancelled(): ToolCallError {
     return new ToolCallError('CANCELLED', `${subject} was cancelled while waiting for approval: the run ended`, target);

@@ -3,6 +3,8 @@ export type { InferredResult, InferredResultEntry, InferredResultSource, Inferre
 export { INFERRED_RESULTS_DIR, MAX_INFERRED_FILE_BYTES, inferredResultsFile, parseInferredResults } from './inferred-result.js';
 export { isJsonSchemaObject } from './json-schema.js';
 export { keepAliveUntil } from './keep-alive.js';
+export { canonicalJson } from './canonical-json.js';
+export { untilAborted } from './until-aborted.js';
 export { closestKey, editDistance } from './edit-distance.js';
 export { readBodyUpTo } from './read-body.js';
 export { readSmallFile } from './read-small-file.js';

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/index.js';
-import { argumentsHash, canonicalJson, createCallCounter } from './call-key.js';
+import { canonicalJson } from '../core/index.js';
+import { argumentsHash, createCallCounter } from './call-key.js';
 import { describeStore, resolveStoreUrl } from './store-url.js';
 
 describe('call keys', () => {
   it('hash arguments independently of key order, but not of values', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}');
+    // Integer-like keys sort as text too (JSON.stringify would put them first, in numeric order).
+    expect(canonicalJson({ b: 1, 10: 'x', 2: 'y', u: undefined, list: [undefined, 1] })).toBe('{"10":"x","2":"y","b":1,"list":[null,1]}');
     expect(argumentsHash({ a: 1, b: 2 })).toBe(argumentsHash({ b: 2, a: 1 }));
     expect(argumentsHash({ a: 1 })).not.toBe(argumentsHash({ a: 2 }));
   });

@@ -1,16 +1,7 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/index.js';
 
-/**
- * JSON with object keys sorted, so two argument objects that differ only in key order hash alike
- * (a program rebuilding its arguments on replay may build them in another order).
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  }) ?? 'null';
-}
-
+/** The hash journaled calls are matched by: of canonical JSON, so key order does not matter. */
 export function argumentsHash(args: unknown): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, 32);
 }

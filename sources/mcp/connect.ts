@@ -19,7 +19,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import { AgentSpacesError, errorMessage } from '../../core/index.js';
+import { AgentSpacesError, canonicalJson, errorMessage } from '../../core/index.js';
 import { isStdioServer, redactSecrets, secretsOfServer } from '../../config/index.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from '../../config/index.js';
 import { mapStrings } from '../map-strings.js';
@@ -208,16 +208,6 @@ export function hashToolSchema(schema: unknown): string {
   return createHash('sha256').update(canonicalJson(schema)).digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 interface ConnectContext {
   name: string;

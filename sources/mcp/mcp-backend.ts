@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { AgentSpacesError, ToolCallError, errorMessage } from '../../core/index.js';
+import { AgentSpacesError, ToolCallError, errorMessage, untilAborted } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
 import type { McpServerConfig } from '../../config/index.js';
@@ -292,24 +292,6 @@ export function mcpServersOf(capabilities: readonly CapabilitySpec[], configs: R
     servers[capability.module] = { name: capability.source.server, config };
   }
   return servers;
-}
-
-/** Waits for `promise`, or rejects as soon as `signal` aborts (the promise keeps going for others). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function asCallToolResult(result: Record<string, unknown>): CallToolResult {
