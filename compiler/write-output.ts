@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { BUILD_LAYOUT, isJsonSchemaObject } from '../core/index.js';
+import { BUILD_LAYOUT, isJsonSchemaObject, writeFileAtomic } from '../core/index.js';
 import type { StoredManifest } from './build-capabilities.js';
 
 export interface OutputFile {
@@ -41,18 +40,6 @@ export async function writeBuildOutput(outDir: string, files: OutputFile[]): Pro
     }
   }
   return { written, removed };
-}
-
-export async function writeFileAtomic(target: string, content: string): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true });
-  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, content);
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }
 
 async function sameContent(file: string, content: string): Promise<boolean> {

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, opendir, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, opendir, realpath, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { ToolCallError, defineFunction, defineTool, errorMessage } from '../core/index.js';
+import { ToolCallError, defineFunction, defineTool, errorMessage, writeFileAtomic } from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
 import { openRegularFile, readUpTo, refuseSpecial } from './special-files.js';
 import { createRunConcurrency } from './run-concurrency.js';
@@ -102,7 +101,8 @@ export function createFsTool(options: FsToolOptions) {
             const release = quota.reserve(context, data.byteLength, params.path);
             try {
               await mkdir(dirname(file), { recursive: true });
-              await writeAtomically(file, data);
+              // Readers see the old or the new file, never half of one.
+              await writeFileAtomic(file, data, { makeDirectory: false });
             } catch (error) {
               release();
               throw error;
@@ -257,18 +257,6 @@ function tooLarge(userPath: string, size: number | undefined, cap: number, maxRe
   return new ToolCallError('RESULT_TOO_LARGE', `"${userPath}" ${has}, more than maxBytes (${cap}): ${advice}`, targetOf(context), {
     details: { path: userPath, ...(size === undefined ? {} : { size }), maxBytes: cap, maxReadBytes },
   });
-}
-
-async function writeAtomically(file: string, data: Buffer): Promise<void> {
-  // Write beside the target and rename over it: readers see the old or the new file, never half of one.
-  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, data, { flag: 'wx' });
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
 }
 
 /** Turns Node's file errors into messages that say what to do. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../../core/index.js';
 
 export interface SessionMessage {
   role: 'user' | 'assistant';
@@ -22,8 +23,10 @@ export interface AgentSession {
 /** Session ids are file names: letters, digits, `_`, `-`, `.`, at most 128, not starting with a dot. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
+/** Where `execute_agent` sessions are kept: files (`createSessionStore`), or with a store its table (durable/). */
 export interface SessionStore {
-  readonly dir: string;
+  /** Where the sessions are, for messages: a folder, or the store. */
+  readonly location: string;
   newId(): string;
   get(id: string): Promise<AgentSession | undefined>;
   /** Applies `change` to the session (created when missing) and saves it; changes to one session run one at a time. */
@@ -52,7 +55,7 @@ export function createSessionStore(dir: string): SessionStore {
     return JSON.parse(text) as AgentSession;
   };
   return {
-    dir,
+    location: dir,
     newId: () => `sess_${randomUUID().replaceAll('-', '')}`,
     get,
     update(id, agent, change) {
@@ -63,7 +66,7 @@ export function createSessionStore(dir: string): SessionStore {
         const session = (await get(id)) ?? { id, agent, created: now, updated: now, messages: [] };
         change(session);
         session.updated = now;
-        await writeAtomically(target, `${JSON.stringify(session, null, 2)}\n`);
+        await writeFileAtomic(target, `${JSON.stringify(session, null, 2)}\n`, { sync: true });
         return session;
       });
       queues.set(id, next);
@@ -75,20 +78,3 @@ export function createSessionStore(dir: string): SessionStore {
   };
 }
 
-async function writeAtomically(target: string, content: string): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true });
-  const temporary = `${target}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  const handle = await open(temporary, 'w');
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   MAX_INFERRED_FILE_BYTES,
@@ -9,6 +7,7 @@ import {
   type InferredResultSource,
   type InferredResultsFile,
   type JsonSchema,
+  writeFileAtomic,
 } from '../../core/index.js';
 import { inferSchema, mergeSchemas } from './infer-schema.js';
 
@@ -110,7 +109,7 @@ async function writeModule(outDir: string, module: string, batch: Map<string, Pe
   if (Buffer.byteLength(text) > MAX_INFERRED_FILE_BYTES) {
     throw new Error(`inferred result types of module "${module}" would take ${Buffer.byteLength(text)} bytes, over the ${MAX_INFERRED_FILE_BYTES}-byte cap of ${file}; not written`);
   }
-  await writeAtomically(file, text);
+  await writeFileAtomic(file, text);
 }
 
 async function readStore(file: string): Promise<InferredResultsFile> {
@@ -123,14 +122,3 @@ async function readStore(file: string): Promise<InferredResultsFile> {
   }
 }
 
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, text);
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}
