@@ -17,6 +17,7 @@ import { userTextMessage } from '../agents/a2a/a2a-message.js';
 import { executeTask } from '../planner/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { median } from './median.js';
 
 const BLOCK = 10;
 const BLOCKS = 12;
@@ -80,8 +81,3 @@ export async function run(): Promise<string> {
   ].join('\n');
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}

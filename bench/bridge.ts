@@ -11,6 +11,7 @@ import type { CallContext, ToolCallContext } from '../core/index.js';
 import type { BackendCall } from '../core/index.js';
 import { createBridge, createInProcessBackend } from '../bridge/index.js';
 import { capabilitySpecFromTool } from '../bridge/test-support/capability-spec-from-tool.js';
+import { median } from './median.js';
 
 const CALLS = 20_000;
 const ROUNDS = 5;
@@ -35,11 +36,6 @@ const math = defineTool({
     }),
   },
 });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 async function perCallMicros(call: (index: number) => Promise<unknown>): Promise<number> {
   const samples: number[] = [];

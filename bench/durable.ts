@@ -14,6 +14,7 @@ import { startWorker, submitRun } from '../durable/index.js';
 import { makeDurableSpace, startCli, type CliProcess } from '../durable/test-support/durable-space.js';
 import { startPostgresCluster } from '../durable/test-support/postgres-cluster.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../durable/workflow-names.js';
+import { median } from './median.js';
 
 const CALLS = 200;
 const REPS = 3;
@@ -22,11 +23,6 @@ const RUNS = 100;
 const callsProgram = (fn: 'echo' | 'peek'): string =>
   `import { ledger } from '@capabilities/ledger';\nfor (let i = 0; i < ${CALLS}; i++) await ledger.${fn}({ item: 'x' + i });\nexport default ${CALLS};`;
 const SHORT = `import { ledger } from '@capabilities/ledger';\nexport default await ledger.peek({ item: 'short' });`;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 function perCallMicros(result: RunResult): number {
   if (!result.success) throw new Error(`bench run failed: ${result.error?.message ?? 'unknown'}`);

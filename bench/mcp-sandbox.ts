@@ -9,6 +9,7 @@ import { connectMcpServer } from '../sources/mcp/index.js';
 import { resolveConfig } from '../config/index.js';
 import { createSpace, type Space } from '../space/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { median } from './median.js';
 
 const CALLS = 200;
 const BATCH = 50;
@@ -21,11 +22,6 @@ const empty = `export default 0;`;
 // A tool that takes 2 ms, like a real server doing real work: what the ratio looks like then.
 const SLOW_CALLS = 20;
 const slow = `import { sleep } from '@capabilities/mcp-fixture';\nfor (let i = 0; i < ${SLOW_CALLS}; i++) await sleep({ ms: 2 });\nexport default ${SLOW_CALLS};`;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

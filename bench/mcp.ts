@@ -11,6 +11,7 @@ import type { CapabilitySpec, FunctionSpec, JsonSchema } from '../core/index.js'
 import type { BackendCall } from '../core/index.js';
 import { connectMcpServer, createMcpBackend, listAllTools } from '../sources/mcp/index.js';
 import type { McpBackend } from '../sources/mcp/index.js';
+import { median } from './median.js';
 
 /** Calls per measured block; contenders alternate block by block so machine noise hits both alike. */
 const SEQUENTIAL_BLOCK = 25;
@@ -38,11 +39,6 @@ async function concurrentBlock(contender: Contender): Promise<number> {
   const started = performance.now();
   await Promise.all(Array.from({ length: BATCH_SIZE }, (_, index) => contender.echo(`hello ${index}`)));
   return ((performance.now() - started) * 1000) / BATCH_SIZE;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /** Median µs/call of each contender over `blocks` rounds; the order rotates every round. */

@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { CHUNK_ROWS, bigPayload, digest } from './data.mjs';
 import { PACKAGES, buildAgentSpaces, ensurePeers, prefixOf } from './install.js';
+import { median } from '../median.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
@@ -285,13 +286,6 @@ function samplePeak(pid: number, everyMs = 20): { stop: () => number } {
 }
 
 // ---------------------------------------------------------------------------------------------- run
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 const rotate = <T>(items: T[], by: number): T[] => items.map((_, index) => items[(index + by) % items.length]!);
 
