@@ -11,14 +11,17 @@ import { loadAgent } from './load-agent.js';
 import { createAgentDirectory } from './orchestration/agent-directory.js';
 import { ORCHESTRATION_MODULE, orchestrationHostTool } from './orchestration/orchestration-capability.js';
 import { createOrchestrationTools } from './orchestration/orchestration-tools.js';
-import { createSessionStore } from './orchestration/session-store.js';
+import { createSessionStore, type SessionStore } from './orchestration/session-store.js';
 import { createAgentRunner, type AgentRunner, type AgentRunnerOptions } from './run-agent.js';
 
 export interface AgentCapabilitiesOptions extends Omit<AgentRunnerOptions, 'outDir'> {
   /** The folder relative entries are resolved against (the config's folder). */
   root: string;
-  /** Also compile `@capabilities/agents` (list/execute/memory over every entry) with sessions here. */
-  orchestration?: { sessionsDir: string };
+  /**
+   * Also compile `@capabilities/agents` (list/execute/memory over every entry) with sessions in
+   * `sessions` (with a store, its table), else as files in `sessionsDir`.
+   */
+  orchestration?: { sessionsDir: string; sessions?: SessionStore };
 }
 
 export interface AgentCapabilities {
@@ -93,7 +96,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
       entries.map((entry) => resolveAgentEntry(entry, options.root)),
       { ...options, runners: Object.values(runners), remotes },
     );
-    const tool = orchestrationHostTool(createOrchestrationTools(directory, createSessionStore(options.orchestration.sessionsDir)), options.root);
+    const tool = orchestrationHostTool(createOrchestrationTools(directory, options.orchestration.sessions ?? createSessionStore(options.orchestration.sessionsDir)), options.root);
     tools.push(tool);
     closeDirectory = () => directory.close();
     backends[ORCHESTRATION_MODULE] = backendOfDefinition(tool);

@@ -122,6 +122,12 @@ export const COMMANDS = {
     description: 'deny a waiting call of a durable run: the call fails with APPROVAL_DENIED',
     options: ['config', 'cwd', 'store', 'json', 'reason'],
   },
+  trace: {
+    synopsis: ['agent-spaces trace <run-or-task-id> [--store <url>]'],
+    description:
+      "the trace of a run or task a worker executed, from the store, as JSON lines: a task's are a trace\nfile's (save them and pass the file to task --replay), a run's are its events (logs, approvals, end)",
+    options: ['config', 'cwd', 'store'],
+  },
   serve: {
     synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>]'],
     description: 'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code',
@@ -136,12 +142,12 @@ export const COMMANDS = {
   'agent serve': {
     synopsis: ['agent-spaces agent serve <dir> [--http <port>]', 'agent-spaces agent serve <dir...> --a2a <port>'],
     description: 'serve a Tools-mode agent directory as an MCP server (stdio by default), or agent directories as\nA2A servers (cards at /agents/<name>/)',
-    options: ['cwd', 'http', 'a2a', 'host', 'token'],
+    options: ['cwd', 'http', 'a2a', 'host', 'token', 'store'],
   },
   'agents serve': {
     synopsis: ['agent-spaces agents serve <config | dir... | url...> [--http <port>]'],
-    description: 'serve the orchestration tools over MCP: list_agents, execute_agent, get_agent_memory',
-    options: ['cwd', 'http', 'host', 'token'],
+    description: 'serve the orchestration tools over MCP: list_agents, execute_agent, get_agent_memory\n(with a store, sessions are kept in it, so replicas share them)',
+    options: ['cwd', 'http', 'host', 'token', 'store'],
   },
   studio: {
     synopsis: ['agent-spaces studio [--port <p>] [--open]'],

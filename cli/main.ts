@@ -89,6 +89,11 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       const { approvalsCommand } = await import('./commands/approvals.js');
       return approvalsCommand({ ...common, action: command.slice('approvals '.length) as 'list' | 'approve' | 'deny', args, all: values.all === true, ...pick(values, ['store', 'reason']) });
     }
+    case 'trace': {
+      if (!first || rest.length > 0) throw new UsageError('trace takes one run or task id: agent-spaces trace <id> --store <url>');
+      const { traceCommand } = await import('./commands/trace.js');
+      return traceCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['store']), id: first });
+    }
     case 'serve': {
       if (first) throw new UsageError(`unexpected argument "${first}" (serve takes options only)`);
       const { serveCommand } = await import('./commands/serve.js');
@@ -106,9 +111,9 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       });
     }
     case 'agent serve':
-      return (await import('./commands/agent.js')).agentServeCommand({ cwd, dirs: args, ...pick(values, ['http', 'a2a', 'host', 'token']) });
+      return (await import('./commands/agent.js')).agentServeCommand({ cwd, dirs: args, ...pick(values, ['http', 'a2a', 'host', 'token', 'store']) });
     case 'agents serve':
-      return (await import('./commands/agents.js')).agentsServeCommand({ cwd, inputs: args, ...pick(values, ['http', 'host', 'token']) });
+      return (await import('./commands/agents.js')).agentsServeCommand({ cwd, inputs: args, ...pick(values, ['http', 'host', 'token', 'store']) });
     case 'studio':
       if (first) throw new UsageError(`unexpected argument "${first}" (studio takes options only)`);
       return (await import('./commands/studio.js')).studioCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['port']), open: values.open === true });

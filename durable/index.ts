@@ -5,6 +5,9 @@ import type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 import type { TaskResult } from '../planner/index.js';
 import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { RunResult } from '../core/index.js';
+import type { A2ATaskStores } from './a2a-task-store.js';
+import type { AgentSessionStore } from './agent-session-store.js';
+import type { StoredTrace } from './trace-store.js';
 import type { StoreMonitor } from './store-monitor.js';
 
 export { describeStore, resolveStoreUrl, STORE_ENV } from './store-url.js';
@@ -13,6 +16,9 @@ export type { DurableRunEvent } from './run-events.js';
 export type { StoredApproval, ApprovalStatus } from './approval-store.js';
 export type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 export type { DurableWorker, WorkerOptions } from './worker.js';
+export type { A2ATaskStores } from './a2a-task-store.js';
+export type { AgentSessionStore, StoredAgentSession } from './agent-session-store.js';
+export type { StoredTrace } from './trace-store.js';
 export type { StoreMonitor, StoredRun, StoredRunSummary } from './store-monitor.js';
 
 /** Starts a worker executing the store's queued runs (see `startWorker` in durable/worker.ts). */
@@ -49,4 +55,26 @@ export async function openApprovals(store: string): Promise<{
 /** Watches the store for a UI (the studio): pending approvals to decide, runs and their status, live workers. */
 export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
   return (await import('./store-monitor.js')).openStoreMonitor(store);
+}
+
+/** The store's A2A tasks, one TaskStore per served agent (for `agent serve --a2a` with a store). */
+export async function openA2ATaskStores(store: string): Promise<A2ATaskStores> {
+  return (await import('./a2a-task-store.js')).openA2ATaskStores(store);
+}
+
+/** The store's `execute_agent` sessions (for workers and `agents serve` with a store); `secrets` are redacted before writing. */
+export async function openAgentSessionStore(store: string, secrets: readonly string[] = []): Promise<AgentSessionStore> {
+  return (await import('./agent-session-store.js')).openAgentSessionStore(store, secrets);
+}
+
+/** The trace of a run or task a worker executed (see durable/trace-store.ts); undefined when the store has none. */
+export async function readStoredTrace(store: string, id: string): Promise<StoredTrace | undefined> {
+  const [{ createPool, ensureStoreSchema }, traces] = await Promise.all([import('./store.js'), import('./trace-store.js')]);
+  const pool = createPool(store, 1);
+  try {
+    await ensureStoreSchema(store, pool);
+    return await traces.readStoredTrace(pool, id);
+  } finally {
+    await pool.end();
+  }
 }

@@ -62,6 +62,29 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.run_events (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS run_events_by_run ON ${SCHEMA}.run_events (run_id, seq);
+-- A2A tasks of served agents (durable/a2a-task-store.ts): the task as A2A JSON, secrets redacted.
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.a2a_tasks (
+  agent text NOT NULL,
+  tenant text NOT NULL,
+  owner text NOT NULL,
+  task_id text NOT NULL,
+  context_id text NOT NULL,
+  state integer NOT NULL,
+  status_timestamp text NOT NULL,
+  task text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (agent, tenant, owner, task_id)
+);
+CREATE INDEX IF NOT EXISTS a2a_tasks_by_context ON ${SCHEMA}.a2a_tasks (agent, tenant, owner, context_id);
+-- execute_agent sessions (durable/agent-session-store.ts): earlier messages, secrets redacted.
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.agent_sessions (
+  id text PRIMARY KEY,
+  agent text NOT NULL,
+  remote_context_id text,
+  messages text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
 `;
 
 export type Pool = pg.Pool;

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Message, Part, Role, TaskState } from '@a2a-js/sdk';
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import type { Message, Part, Role, Task, TaskState } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { errorMessage, isJsonSchemaObject } from '../../core/index.js';
 import type { AgentRunner } from '../run-agent.js';
 
 /**
  * Answers A2A messages with headless sessions of one agent. A message's text parts are the prompt; a
  * Tools-mode agent also takes a data part `{tool, arguments}` to call one of its tools. Each message
- * becomes a task: submitted → working → artifact (the answer) → completed, or failed / canceled.
+ * becomes a task: submitted → working → artifact (the answer) → completed, or failed / canceled. With
+ * `taskStore`, a message in a context that already has tasks continues it: the session gets the
+ * context's earlier turns (read from the store, so from any replica or before a restart).
  */
-export async function createAgentExecutor(runner: AgentRunner): Promise<AgentExecutor> {
+export async function createAgentExecutor(runner: AgentRunner, options: { taskStore?: TaskStore } = {}): Promise<AgentExecutor> {
   const [{ Role, TaskState }, { AgentEvent }] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);
   const running = new Map<string, AbortController>();
   return {
@@ -25,8 +27,9 @@ export async function createAgentExecutor(runner: AgentRunner): Promise<AgentExe
         }
         status(TaskState.TASK_STATE_WORKING);
         const call = toolCall(userMessage);
-        const options = { signal: controller.signal };
-        const answer = call ? await runner.callTool(call.tool, call.arguments, options) : await runner.prompt(messageText(userMessage), options);
+        const context = options.taskStore ? await earlierTurns(options.taskStore, { contextId, taskId, user: Role.ROLE_USER }, requestContext.context) : undefined;
+        const runOptions = { signal: controller.signal, ...(context ? { context } : {}) };
+        const answer = call ? await runner.callTool(call.tool, call.arguments, runOptions) : await runner.prompt(messageText(userMessage), runOptions);
         bus.publish(
           AgentEvent.artifactUpdate({
             taskId,
@@ -49,6 +52,27 @@ export async function createAgentExecutor(runner: AgentRunner): Promise<AgentExe
       running.get(taskId)?.abort();
     },
   };
+}
+
+/** Most earlier tasks of a context a session is given (the most recent ones). */
+const EARLIER_TASKS_LIMIT = 20;
+
+/** The context's earlier tasks as turns (`user:` its messages, `assistant:` its answer), oldest first. */
+async function earlierTurns(store: TaskStore, current: { contextId: string; taskId: string; user: Role }, callContext: ServerCallContext): Promise<string | undefined> {
+  const { contextId, taskId } = current;
+  const { tasks } = await store.list(
+    { tenant: callContext.tenant ?? '', contextId, status: 0, pageSize: EARLIER_TASKS_LIMIT + 1, pageToken: '', statusTimestampAfter: undefined, includeArtifacts: true },
+    callContext,
+  );
+  const earlier = tasks.filter((task) => task.id !== taskId).slice(0, EARLIER_TASKS_LIMIT).reverse();
+  const turns = earlier.flatMap((task) => turnsOf(task, current.user));
+  return turns.length === 0 ? undefined : `Earlier messages of this conversation (oldest first):\n${turns.join('\n')}`;
+}
+
+function turnsOf(task: Task, user: Role): string[] {
+  const asked = task.history.filter((message) => message.role === user).map((message) => `user: ${messageText(message)}`);
+  const answer = task.artifacts.map((artifact) => artifact.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('')).filter((text) => text !== '').join('\n');
+  return answer === '' ? asked : [...asked, `assistant: ${answer}`];
 }
 
 function toolCall(message: Message): { tool: string; arguments: Record<string, unknown> } | undefined {

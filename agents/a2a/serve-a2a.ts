@@ -1,9 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import type { DefaultRequestHandler, JsonRpcTransportHandler, TaskStore } from '@a2a-js/sdk/server';
 import { toModuleName } from '../../compiler/index.js';
+import { serverSecrets } from '../../config/index.js';
 import { errorMessage } from '../../core/index.js';
 import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind } from '../../server/index.js';
+import type { Agent } from '../agent.js';
+import { resolveAgentModel } from '../resolve-agent-model.js';
 import type { AgentRunner } from '../run-agent.js';
 import { buildAgentCard } from './agent-card.js';
 import { createAgentExecutor } from './agent-executor.js';
@@ -15,6 +18,16 @@ export interface A2AServeOptions {
   /** Bearer token every JSON-RPC request must carry (agent cards stay readable without it). */
   token?: string;
   log?: (line: string) => void;
+  /**
+   * Where each agent's tasks are kept (default: in this process's memory). With a store, the CLI passes
+   * durable's `openA2ATaskStores`, so another replica or a restarted server answers `tasks/get`.
+   */
+  taskStores?: A2ATaskStores;
+}
+
+/** Task stores per served agent; `secrets` are the agent's own, for the store to cut out before writing. */
+export interface A2ATaskStores {
+  forAgent(agent: string, secrets: readonly string[]): TaskStore;
 }
 
 export interface RunningA2AServer {
@@ -34,7 +47,8 @@ interface Mounted {
  * Serves agents over A2A v1.0 (JSON-RPC binding): each at `/agents/<kebab-name>/`, with its card at
  * `/agents/<name>/.well-known/agent-card.json`. With one agent, its card is also at the root
  * `/.well-known/agent-card.json`. Blocking and streaming sends, task lookup and cancellation are the
- * SDK's `DefaultRequestHandler` over an in-memory task store.
+ * SDK's `DefaultRequestHandler` over an in-memory task store, or the store `taskStores` gives. A message
+ * in an existing context continues it: the session gets that context's earlier turns.
  */
 export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions): Promise<RunningA2AServer> {
   // The A2A SDK loads when a server starts, not with the package.
@@ -68,7 +82,8 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
     let slug = toModuleName(runner.agent.name) || 'agent';
     for (let n = 2; mounted.has(slug); n++) slug = `${toModuleName(runner.agent.name)}-${n}`;
     const url = `${origin}/agents/${slug}/`;
-    const handler = new DefaultRequestHandler(await buildAgentCard(runner.agent, url), new InMemoryTaskStore(), await createAgentExecutor(runner));
+    const taskStore = options.taskStores?.forAgent(slug, agentSecrets(runner.agent)) ?? new InMemoryTaskStore();
+    const handler = new DefaultRequestHandler(await buildAgentCard(runner.agent, url), taskStore, await createAgentExecutor(runner, { taskStore }));
     mounted.set(slug, { handler, transport: new JsonRpcTransportHandler(handler) });
     agents.push({ name: runner.agent.name, url });
     log(`A2A: agent "${runner.agent.name}" at ${url} (card ${url}${AGENT_CARD_PATH})`);
@@ -104,6 +119,17 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
 }
 
 type A2ASdk = Awaited<ReturnType<typeof loadSdk>>;
+
+/** What a stored task must not keep: the agent's server secrets and its model key. */
+function agentSecrets(agent: Agent): string[] {
+  let apiKey: string | undefined;
+  try {
+    apiKey = resolveAgentModel(agent).apiKey;
+  } catch {
+    // An agent without a usable model has no key to hide; its sessions fail and say why.
+  }
+  return serverSecrets({ mcpServers: agent.mcpServers, ...(apiKey ? { model: { apiKey } } : {}) });
+}
 
 async function loadSdk() {
   const [sdk, server] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);

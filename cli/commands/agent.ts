@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { serveAgent, serveAgentDirsA2A } from '../../agents/index.js';
+import { openA2ATaskStores, resolveStoreUrl } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
 
 export interface AgentServeCommandOptions {
@@ -9,6 +10,8 @@ export interface AgentServeCommandOptions {
   a2a?: string;
   host?: string;
   token?: string;
+  /** With --a2a: keep the agents' tasks in this store (default $AGENT_SPACES_STORE; none: in memory). */
+  store?: string;
 }
 
 /**
@@ -22,13 +25,23 @@ export async function agentServeCommand(options: AgentServeCommandOptions): Prom
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   let stop: () => Promise<void>;
   let stdio = false;
+  const store = resolveStoreUrl(options.store ? { option: options.store } : {});
+  if (options.store !== undefined && options.a2a === undefined) throw new UsageError('--store applies to A2A serving (--a2a <port>): an MCP agent server keeps no tasks');
   if (options.a2a !== undefined) {
+    // With a store, tasks/get answers from it: on any replica, and after a restart.
+    const taskStores = store === undefined ? undefined : await openA2ATaskStores(store);
     const running = await serveAgentDirsA2A(
       options.dirs.map((dir) => resolve(options.cwd, dir)),
-      { port: port(options.a2a, '--a2a'), ...host, ...(token ? { token } : {}), log: progress },
-    );
-    progress(`A2A server at ${running.origin}`);
-    stop = running.close;
+      { port: port(options.a2a, '--a2a'), ...host, ...(token ? { token } : {}), log: progress, ...(taskStores ? { taskStores } : {}) },
+    ).catch(async (error: unknown) => {
+      await taskStores?.close();
+      throw error;
+    });
+    progress(`A2A server at ${running.origin}${store === undefined ? '' : ' (tasks in the store)'}`);
+    stop = async () => {
+      await running.close();
+      await taskStores?.close();
+    };
   } else {
     if (options.dirs.length > 1) throw new UsageError('an MCP server serves one agent; pass one directory, or use --a2a <port> to serve several');
     const running = await serveAgent(resolve(options.cwd, options.dirs[0] ?? '.'), {

@@ -1,6 +1,6 @@
 import { openSpace } from '../../agents/index.js';
-import { loadConfig } from '../../config/index.js';
-import { startWorker, STORE_ENV } from '../../durable/index.js';
+import { loadConfig, serverSecrets } from '../../config/index.js';
+import { openAgentSessionStore, startWorker, STORE_ENV } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
 
@@ -27,10 +27,12 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   const stopped = new Promise<void>((resolve) => {
     wake = resolve;
   });
+  // execute_agent sessions go to the store, so a follow-up continues on whichever worker takes it.
+  const agentSessions = await openAgentSessionStore(store, serverSecrets(config));
   const worker = await startWorker({
     store,
     config,
-    openSpace,
+    openSpace: (spaceOptions) => openSpace(spaceOptions, { sessions: agentSessions }),
     ...(concurrency ? { concurrency } : {}),
     onNotice: (line) => {
       if (options.verbose || !line.startsWith('run ')) progress(line);
@@ -39,11 +41,15 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
       fatal = error;
       wake();
     },
+  }).catch(async (error: unknown) => {
+    await agentSessions.close();
+    throw error;
   });
   progress(`worker ${worker.executorId} ready (Ctrl-C stops it; its unfinished runs go to other workers)`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, wake);
   await stopped;
   await worker.close();
+  await agentSessions.close();
   if (fatal !== undefined) {
     progress(`agent-spaces: worker stopped: ${(fatal as Error).message}`);
     return 1;

@@ -1,0 +1,113 @@
+// The A2A SDK's TaskStore on the store's PostgreSQL: `tasks/get` of a task created before a restart,
+// or by another replica serving the same agent, answers from the table. Loaded only with a store.
+import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { createRedactor } from '../bridge/index.js';
+import { createPool, ensureStoreSchema, SCHEMA, type Pool } from './store.js';
+
+/** The SDK's page size when a `tasks/list` names none. */
+const DEFAULT_PAGE_SIZE = 50;
+/** Most tasks one page returns, whatever the caller asks for. */
+const MAX_PAGE_SIZE = 100;
+
+export interface A2ATaskStores {
+  /**
+   * The task store of one served agent (its path on the server, e.g. `echo-desk`): each agent sees only
+   * its own tasks. `secrets` (the agent's server secrets) are cut out of every task before it is written.
+   */
+  forAgent(agent: string, secrets: readonly string[]): TaskStore;
+  close(): Promise<void>;
+}
+
+/** Opens the A2A task tables of the store at `url` (created when missing). */
+export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
+  const pool = createPool(url, 4);
+  try {
+    await ensureStoreSchema(url, pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return {
+    forAgent: (agent, secrets) => createA2ATaskStore(pool, agent, secrets),
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Tasks are scoped as the SDK's InMemoryTaskStore scopes them: by tenant and by the caller's user name
+ * (`unknown` for an unauthenticated caller), and here also by agent.
+ */
+export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly string[]): TaskStore {
+  const redact = createRedactor({ secrets });
+  const scope = (context: ServerCallContext): [string, string, string] => [agent, context.tenant ?? '', context.user?.userName || 'unknown'];
+  return {
+    async save(task, context) {
+      const stored = redact(Task.toJSON(task));
+      await pool.query(
+        `INSERT INTO ${SCHEMA}.a2a_tasks (agent, tenant, owner, task_id, context_id, state, status_timestamp, task)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (agent, tenant, owner, task_id) DO UPDATE
+         SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_timestamp = EXCLUDED.status_timestamp, task = EXCLUDED.task, updated_at = now()`,
+        [...scope(context), task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(stored)],
+      );
+    },
+
+    async load(taskId, context) {
+      const { rows } = await pool.query<{ task: string }>(
+        `SELECT task FROM ${SCHEMA}.a2a_tasks WHERE agent = $1 AND tenant = $2 AND owner = $3 AND task_id = $4`,
+        [...scope(context), taskId],
+      );
+      return rows[0] === undefined ? undefined : Task.fromJSON(JSON.parse(rows[0].task));
+    },
+
+    async list(params, context) {
+      return listTasks(pool, scope(context), params);
+    },
+  };
+}
+
+/** `tasks/list`: newest status first (then task id), filtered and paged as the SDK's in-memory store does. */
+async function listTasks(pool: Pool, scope: [string, string, string], params: ListTasksRequest): Promise<ListTasksResponse> {
+  const pageSize = Math.min(Math.max(params.pageSize ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  const conditions = ['agent = $1', 'tenant = $2', 'owner = $3'];
+  const values: unknown[] = [...scope];
+  const add = (condition: (placeholder: string) => string, value: unknown): void => {
+    values.push(value);
+    conditions.push(condition(`$${values.length}`));
+  };
+  if (params.contextId) add((p) => `context_id = ${p}`, params.contextId);
+  if (params.status !== undefined && params.status !== 0) add((p) => `state = ${p}`, params.status);
+  // The timestamps are ISO strings the executor writes; the filter compares instants, as the SDK does.
+  if (params.statusTimestampAfter) add((p) => `status_timestamp <> '' AND status_timestamp::timestamptz > ${p}::timestamptz`, params.statusTimestampAfter);
+  const filtered = conditions.join(' AND ');
+  const total = await pool.query<{ count: string }>(`SELECT count(*) AS count FROM ${SCHEMA}.a2a_tasks WHERE ${filtered}`, values);
+  if (params.pageToken) {
+    const cursor = decodePageToken(params.pageToken);
+    values.push(cursor.timestamp, cursor.id);
+    conditions.push(`(status_timestamp, task_id) < ($${values.length - 1}, $${values.length})`);
+  }
+  values.push(pageSize + 1);
+  const { rows } = await pool.query<{ task: string; task_id: string; status_timestamp: string }>(
+    `SELECT task, task_id, status_timestamp FROM ${SCHEMA}.a2a_tasks WHERE ${conditions.join(' AND ')}
+     ORDER BY status_timestamp DESC, task_id DESC LIMIT $${values.length}`,
+    values,
+  );
+  const page = rows.slice(0, pageSize);
+  const tasks = page.map((row) => {
+    const task = Task.fromJSON(JSON.parse(row.task));
+    if (!params.includeArtifacts) task.artifacts = [];
+    return task;
+  });
+  const last = page.at(-1);
+  const nextPageToken = rows.length > pageSize && last ? Buffer.from(`${last.status_timestamp}|${last.task_id}`).toString('base64') : '';
+  return { tasks, nextPageToken, pageSize, totalSize: Number(total.rows[0]?.count ?? 0) };
+}
+
+/** The SDK's page token: base64 of `<status timestamp>|<task id>`. */
+function decodePageToken(token: string): { timestamp: string; id: string } {
+  const [timestamp, ...id] = Buffer.from(token, 'base64').toString('utf8').split('|');
+  if (timestamp === undefined || id.length === 0) throw new RequestMalformedError('the page token is not one this server gave (base64 of "<timestamp>|<task id>")');
+  return { timestamp, id: id.join('|') };
+}

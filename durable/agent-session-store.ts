@@ -1,0 +1,94 @@
+// execute_agent sessions in the store: a follow-up with a session id continues the session whichever
+// process or replica takes it (the file store keeps them on one machine). Loaded only with a store.
+import { randomUUID } from 'node:crypto';
+import { createRedactor } from '../bridge/index.js';
+import { createPool, ensureStoreSchema, SCHEMA, storeUnavailable, type Pool } from './store.js';
+import { describeStore } from './store-url.js';
+
+/** The shape of agents' `SessionStore` (durable/ does not import agents/; the CLI joins the two). */
+export interface StoredAgentSession {
+  id: string;
+  agent: string;
+  remoteContextId?: string;
+  created: string;
+  updated: string;
+  messages: { role: 'user' | 'assistant'; content: string; timestamp: string }[];
+}
+
+export interface AgentSessionStore {
+  readonly location: string;
+  newId(): string;
+  get(id: string): Promise<StoredAgentSession | undefined>;
+  /** Applies `change` to the session (created when missing) and saves it, in one transaction per session. */
+  update(id: string, agent: string, change: (session: StoredAgentSession) => void): Promise<StoredAgentSession>;
+  close(): Promise<void>;
+}
+
+interface SessionRow {
+  id: string;
+  agent: string;
+  remote_context_id: string | null;
+  messages: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Opens the sessions table of the store at `url`; `secrets` are cut out of every message before it is written. */
+export async function openAgentSessionStore(url: string, secrets: readonly string[] = []): Promise<AgentSessionStore> {
+  const pool = createPool(url, 4);
+  try {
+    await ensureStoreSchema(url, pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return { ...createAgentSessionStore(pool, secrets, url), close: () => pool.end() };
+}
+
+export function createAgentSessionStore(pool: Pool, secrets: readonly string[], url: string): Omit<AgentSessionStore, 'close'> {
+  const redact = createRedactor({ secrets });
+  return {
+    location: `the store ${describeStore(url)}`,
+    newId: () => `sess_${randomUUID().replaceAll('-', '')}`,
+    async get(id) {
+      const { rows } = await pool.query<SessionRow>(`SELECT * FROM ${SCHEMA}.agent_sessions WHERE id = $1`, [id]);
+      return rows[0] === undefined ? undefined : sessionOf(rows[0]);
+    },
+    async update(id, agent, change) {
+      const client = await pool.connect().catch((error: unknown) => {
+        throw storeUnavailable(url, error);
+      });
+      try {
+        await client.query('BEGIN');
+        // Two replicas adding to one session take turns: the row lock holds the second until the first commits.
+        await client.query(`INSERT INTO ${SCHEMA}.agent_sessions (id, agent, messages) VALUES ($1, $2, '[]') ON CONFLICT (id) DO NOTHING`, [id, agent]);
+        const { rows } = await client.query<SessionRow>(`SELECT * FROM ${SCHEMA}.agent_sessions WHERE id = $1 FOR UPDATE`, [id]);
+        const session = sessionOf(rows[0] as SessionRow);
+        change(session);
+        const messages = redact(session.messages);
+        await client.query(
+          `UPDATE ${SCHEMA}.agent_sessions SET agent = $2, remote_context_id = $3, messages = $4, updated_at = now() WHERE id = $1`,
+          [id, session.agent, session.remoteContextId ?? null, JSON.stringify(messages)],
+        );
+        await client.query('COMMIT');
+        return { ...session, messages, updated: new Date().toISOString() };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+function sessionOf(row: SessionRow): StoredAgentSession {
+  return {
+    id: row.id,
+    agent: row.agent,
+    ...(row.remote_context_id ? { remoteContextId: row.remote_context_id } : {}),
+    created: row.created_at.toISOString(),
+    updated: row.updated_at.toISOString(),
+    messages: JSON.parse(row.messages) as StoredAgentSession['messages'],
+  };
+}

@@ -1,0 +1,217 @@
+// What a store keeps besides runs, against a real PostgreSQL (a private cluster this file starts): A2A
+// tasks (read back by another server and after a restart, secrets redacted in the table), execute_agent
+// sessions (continued through another process's store), and the trace of a task a worker executed.
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentRunner, loadAgent, openSpace, serveA2A, type AgentRunner, type RunningA2AServer } from '../agents/index.js';
+import type { AgentTaskOptions } from '../agents/task-executor.js';
+import { createAgentDirectory } from '../agents/orchestration/agent-directory.js';
+import { createOrchestrationTools } from '../agents/orchestration/orchestration-tools.js';
+import { loadConfig } from '../config/index.js';
+import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
+import { openA2ATaskStores, openAgentSessionStore, readStoredTrace, submitTask, type A2ATaskStores, type AgentSessionStore } from './index.js';
+import { createPool } from './store.js';
+import { makeDurableSpace, startCli } from './test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+
+let cluster: PostgresCluster;
+const closers: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+}, 120_000);
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+  await cluster?.stop();
+});
+
+/** The agent's model key: a secret of the agent, so nothing the store keeps may hold it. */
+const SECRET = 'persist-secret-7f3a9c1e5b';
+
+/** An A2A agent whose sessions echo the prompt (the answer carries the secret back) and record their context. */
+async function echoAgent(contexts: (string | undefined)[]): Promise<AgentRunner> {
+  const dir = await makeTempDir('persist-agent');
+  await writeFile(
+    path.join(dir, 'tsagent.json'),
+    JSON.stringify({
+      metadata: { name: 'Echo Desk', version: '1.0.0', description: 'Echoes', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes the message' }] },
+      providers: { openai: { OPENAI_API_KEY: SECRET } },
+    }),
+  );
+  const runner = createAgentRunner(await loadAgent(dir), {
+    outDir: path.join(dir, 'out'),
+    executeTask: async (task: string, options: AgentTaskOptions) => {
+      contexts.push(options.context);
+      return { success: true, finalSummary: `echo: ${task}` };
+    },
+  });
+  closers.push(() => runner.close());
+  return runner;
+}
+
+async function serveOnStore(runner: AgentRunner, store: string): Promise<{ server: RunningA2AServer; stores: A2ATaskStores }> {
+  const stores = await openA2ATaskStores(store);
+  const server = await serveA2A([runner], { port: 0, taskStores: stores });
+  closers.push(() => stores.close(), () => server.close());
+  return { server, stores };
+}
+
+function userMessage(text: string, contextId = ''): Message {
+  return { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: {}, extensions: [], referenceTaskIds: [] };
+}
+
+async function send(url: string, text: string, contextId = ''): Promise<Task> {
+  const client = await new ClientFactory().createFromUrl(url);
+  return (await client.sendMessage({ tenant: '', message: userMessage(text, contextId), configuration: undefined, metadata: {} })) as Task;
+}
+
+async function getTask(url: string, id: string): Promise<Task> {
+  const client = await new ClientFactory().createFromUrl(url);
+  return client.getTask({ tenant: '', id });
+}
+
+const answerOf = (task: Task): unknown => task.artifacts[0]?.parts[0]?.content;
+
+describe('A2A tasks in the store', () => {
+  it('a task created on server A is answered by server B and after A restarts; its secret is redacted in the table; a follow-up in its context continues it', async () => {
+    const store = await cluster.createDatabase('a2a_tasks');
+    const contexts: (string | undefined)[] = [];
+    const runner = await echoAgent(contexts);
+    const a = await serveOnStore(runner, store);
+    const b = await serveOnStore(runner, store);
+    const urlA = a.server.agents[0]?.url ?? '';
+    const urlB = b.server.agents[0]?.url ?? '';
+
+    const created = await send(urlA, `hello, my key is ${SECRET}`);
+    expect(created.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    const fromB = await getTask(urlB, created.id);
+    expect(fromB.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(fromB.contextId).toBe(created.contextId);
+    expect(answerOf(fromB)).toEqual({ $case: 'text', value: 'echo: hello, my key is [REDACTED]' });
+
+    // A restart: server A and its connections gone, a new server on the same store.
+    await a.server.close();
+    await a.stores.close();
+    const restarted = await serveOnStore(runner, store);
+    const afterRestart = await getTask(restarted.server.agents[0]?.url ?? '', created.id);
+    expect(afterRestart.id).toBe(created.id);
+    expect(answerOf(afterRestart)).toEqual({ $case: 'text', value: 'echo: hello, my key is [REDACTED]' });
+
+    // What the table holds: the task (history and artifact) without the secret.
+    const pool = createPool(store, 1);
+    closers.push(() => pool.end());
+    const { rows } = await pool.query<{ agent: string; task: string }>('SELECT agent, task FROM agent_spaces.a2a_tasks WHERE task_id = $1', [created.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.agent).toBe('echo-desk');
+    expect(rows[0]?.task).toContain('my key is [REDACTED]');
+    expect(rows[0]?.task).not.toContain(SECRET);
+    const leaks = await pool.query('SELECT task_id FROM agent_spaces.a2a_tasks WHERE task LIKE $1', [`%${SECRET}%`]);
+    expect(leaks.rows).toEqual([]);
+
+    // A follow-up on server B in the task's context: its session is given the earlier turn.
+    const followUp = await send(urlB, 'and again?', created.contextId);
+    expect(followUp.contextId).toBe(created.contextId);
+    expect(followUp.id).not.toBe(created.id);
+    expect(contexts.at(-1)).toBe('Earlier messages of this conversation (oldest first):\nuser: hello, my key is [REDACTED]\nassistant: echo: hello, my key is [REDACTED]');
+    expect(contexts[0]).toBeUndefined();
+  }, 120_000);
+
+  it('keeps each agent to its own tasks, and an unknown task is not found', async () => {
+    const store = await cluster.createDatabase('a2a_scope');
+    const runner = await echoAgent([]);
+    const { server, stores } = await serveOnStore(runner, store);
+    const created = await send(server.agents[0]?.url ?? '', 'scoped');
+    const other = stores.forAgent('another-agent', []);
+    const { ServerCallContext } = await import('@a2a-js/sdk/server');
+    expect(await other.load(created.id, new ServerCallContext())).toBeUndefined();
+    expect((await stores.forAgent('echo-desk', []).load(created.id, new ServerCallContext()))?.id).toBe(created.id);
+    await expect(getTask(server.agents[0]?.url ?? '', randomUUID())).rejects.toThrow(/not found/i);
+  }, 120_000);
+});
+
+describe('execute_agent sessions in the store', () => {
+  it('a session begun through one store connection is continued through another (another replica), secrets redacted', async () => {
+    const store = await cluster.createDatabase('agent_sessions');
+    const contexts: (string | undefined)[] = [];
+    const runner = await echoAgent(contexts);
+    const openReplica = async (): Promise<{ sessions: AgentSessionStore; tools: ReturnType<typeof createOrchestrationTools> }> => {
+      const sessions = await openAgentSessionStore(store, [SECRET]);
+      const directory = createAgentDirectory([runner.agent.dir], { runners: [runner] });
+      closers.push(() => sessions.close(), () => directory.close());
+      return { sessions, tools: createOrchestrationTools(directory, sessions) };
+    };
+    const first = await openReplica();
+    const second = await openReplica();
+
+    const begun = await first.tools.executeAgent({ agent_name: 'Echo Desk', prompt: `remember ${SECRET}` });
+    expect(begun).toMatchObject({ status: 'success', content: `echo: remember ${SECRET}` });
+    const sessionId = begun.status === 'success' ? begun.session_id : '';
+
+    const continued = await second.tools.executeAgent({ agent_name: 'Echo Desk', prompt: 'what did I say?', session_id: sessionId });
+    expect(continued).toMatchObject({ status: 'success', session_id: sessionId });
+    expect(contexts.at(-1)).toBe('Earlier messages of this session (oldest first):\nuser: remember [REDACTED]\nassistant: echo: remember [REDACTED]');
+
+    const memory = await first.tools.getAgentMemory({ session_id: sessionId });
+    expect(memory).toMatchObject({ status: 'success', logs: [{ role: 'user' }, { role: 'assistant' }, { role: 'user', content: 'what did I say?' }, { role: 'assistant', content: 'echo: what did I say?' }] });
+    expect(first.sessions.location).toContain('the store postgres://');
+  }, 120_000);
+});
+
+describe('the trace of a task a worker executed', () => {
+  it('is in the store, redacted, and read back (library and `agent-spaces trace`)', async () => {
+    const model = await startScriptedModelServer([callReply('finish', { summary: 'looked it up', result: { found: true } })]);
+    closers.push(() => model.close());
+    const space = await makeDurableSpace('persist-trace');
+    const store = await cluster.createDatabase('traces');
+    // The model key is a server secret of the worker's space: the planner and the worker redact it.
+    const previousKey = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = SECRET;
+    closers.push(async () => {
+      if (previousKey === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = previousKey;
+    });
+    const { startWorker } = await import('./worker.js');
+    const worker = await startWorker({ store, config: await loadConfig({ cwd: space.root }), openSpace, executorId: 'persist-trace-worker' });
+    closers.push(() => worker.close());
+
+    let taskId = '';
+    const result = await submitTask({
+      store,
+      task: `find the record for ${SECRET}`,
+      model: { baseURL: model.baseURL, model: 'scripted-model' },
+      onEvent: (event) => {
+        if (event.kind === 'planner' && (event.event as { type: string }).type === 'task-start') taskId = (event.event as { taskId: string }).taskId;
+      },
+    });
+    expect(result.success).toBe(true);
+    expect(taskId).not.toBe('');
+
+    const trace = await readStoredTrace(store, taskId);
+    expect(trace?.kind).toBe('task');
+    const types = (trace?.events ?? []).map((event) => (event as { type: string }).type);
+    expect(types[0]).toBe('task-start');
+    expect(types).toContain('model-reply');
+    expect(types.at(-1)).toBe('task-finish');
+    expect(trace?.events[0]).toMatchObject({ type: 'task-start', taskId, task: 'find the record for [REDACTED]' });
+    expect(JSON.stringify(trace)).not.toContain(SECRET);
+    expect(await readStoredTrace(store, 'no-such-task')).toBeUndefined();
+
+    const pool = createPool(store, 1);
+    closers.push(() => pool.end());
+    const leaks = await pool.query('SELECT seq FROM agent_spaces.run_events WHERE data LIKE $1', [`%${SECRET}%`]);
+    expect(leaks.rows).toEqual([]);
+
+    // The CLI prints the same events as JSON lines (a trace file's lines).
+    const cli = startCli(['trace', taskId, '--store', store], { cwd: space.root, env: space.env });
+    expect(await cli.exited).toBe(0);
+    const lines = cli.stdout().trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual(types);
+  }, 300_000);
+});
