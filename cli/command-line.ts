@@ -150,9 +150,9 @@ export const COMMANDS = {
     options: ['cwd', 'http', 'host', 'token', 'store'],
   },
   studio: {
-    synopsis: ['agent-spaces studio [--port <p>] [--open]'],
-    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address)',
-    options: ['config', 'cwd', 'port', 'open'],
+    synopsis: ['agent-spaces studio [--port <p>] [--open] [--store <url>]'],
+    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address). With a store: runs go to its workers, and the inbox decides\nthe approvals of every run in it',
+    options: ['config', 'cwd', 'port', 'open', 'store'],
   },
   demo: {
     synopsis: ['agent-spaces demo'],

@@ -21,8 +21,9 @@ const ALLOWED: Record<string, string[]> = {
   space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources'],
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server', 'sources'],
-  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space'],
-  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server'],
+  // server submits execute_code to a store (durable) when one is configured; durable never imports server.
+  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'durable'],
+  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'durable'],
   durable: ['core', 'config', 'bridge', 'space', 'planner'],
   cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources', 'space', 'planner', 'agents', 'server', 'studio', 'durable'],
   capabilities: ['core', 'root'],

@@ -8,6 +8,8 @@ export interface StudioCommandOptions {
   config?: string;
   port?: string;
   open: boolean;
+  /** The durable runs' store (default: the config's `store`, else `$AGENT_SPACES_STORE`). */
+  store?: string;
 }
 
 /** `agent-spaces studio`: the local web UI over the space until interrupted. */
@@ -15,7 +17,7 @@ export async function studioCommand(options: StudioCommandOptions): Promise<numb
   const port = options.port === undefined ? 0 : portNumber(options.port, '--port');
   // The studio's code loads with this command only: importing the package never pays for it.
   const { startStudio } = await import('../../studio/server/index.js');
-  const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress });
+  const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress, ...(options.store ? { store: options.store } : {}) });
   progress(`studio: open ${studio.url}`);
   progress('  (the address carries the access token: do not share it; Ctrl-C stops the studio)');
   if (options.open) openBrowser(studio.url);

@@ -3,7 +3,7 @@ import type { ApprovalRequest } from '../../core/index.js';
 import { MAX_EXTERNAL_APPROVALS } from './approval-inbox.js';
 import type { StudioContext } from './studio-context.js';
 import { isObject, isString, StudioError } from './studio-error.js';
-import type { ApprovalOrigin } from './studio-events.js';
+import type { AttachedOrigin } from './studio-events.js';
 
 /** The path an attached process (`run`, `task`, `serve` with `--studio`) posts a waiting call to. */
 export const EXTERNAL_APPROVAL_PATH = '/api/approvals/external';
@@ -57,7 +57,7 @@ function readRequest(body: unknown): ApprovalRequest {
   };
 }
 
-function readOrigin(body: unknown): Exclude<ApprovalOrigin, { kind: 'studio' }> {
+function readOrigin(body: unknown): AttachedOrigin {
   const origin = isObject(body) && isObject(body.origin) ? body.origin : undefined;
   const kind = origin?.kind;
   if (!origin || (kind !== 'run' && kind !== 'task' && kind !== 'serve')) throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "origin.kind" must be "run", "task" or "serve"');

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunLog } from '../../core/index.js';
+import type { RunLog, RunResult } from '../../core/index.js';
+import { submitRun, type DurableRunEvent } from '../../durable/index.js';
 import type { StudioContext, TimelineCall } from './studio-context.js';
 
 /** Diagnostics of a program from the type-checker `run` uses, against the built declarations. */
@@ -17,6 +18,8 @@ export interface CodeRunRecord {
   code: string;
   result: unknown;
   calls: TimelineCall[];
+  /** A run of the store: the worker that finished it, and how many attempts it took (takeovers). */
+  worker?: { executorId: string; attempts: number };
 }
 
 /**
@@ -26,6 +29,7 @@ export interface CodeRunRecord {
 export async function runProgram(context: StudioContext, code: string): Promise<CodeRunRecord> {
   const runId = `studio-${randomUUID()}`;
   const startedAt = new Date().toISOString();
+  if (context.store) return runInStore(context, context.store, runId, code);
   const calls: TimelineCall[] = [];
   context.timelines.set(runId, calls);
   let result;
@@ -52,4 +56,35 @@ async function writeRecord(context: StudioContext, record: CodeRunRecord): Promi
   // Written whole, then renamed: the runs pane never reads half a record.
   await writeFile(`${file}.tmp`, JSON.stringify(record, null, 2));
   await rename(`${file}.tmp`, file);
+}
+
+/**
+ * With a store, the program goes to the store's queue and a worker runs it, as `agent-spaces run
+ * --store` does: its log lines, the worker taking it (or taking it over), its approvals (in the
+ * inbox) and its result come back as events. With no worker alive, the page is told at once; the
+ * run waits in the store for one. The record stays in the store (the runs pane reads it there).
+ */
+async function runInStore(context: StudioContext, store: NonNullable<StudioContext['store']>, runId: string, code: string): Promise<CodeRunRecord> {
+  const startedAt = new Date().toISOString();
+  let worker: CodeRunRecord['worker'];
+  const onEvent = (event: DurableRunEvent): void => {
+    if (event.kind === 'log') context.events.publish({ type: 'run-log', runId, level: event.log.level, message: context.redact(event.log).message });
+    else if (event.kind === 'started') {
+      worker = { executorId: event.executorId, attempts: event.attempt };
+      context.events.publish({ type: 'run-started', runId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
+    } else if (event.kind === 'approval-required' || event.kind === 'approval-decided') store.inbox.refresh();
+  };
+  const result: RunResult = context.redact(
+    await submitRun({
+      store: store.url,
+      code,
+      runId,
+      signal: store.signal,
+      onEvent,
+      onNoWorker: () => context.events.publish({ type: 'run-waiting-for-worker', runId, store: store.label }),
+    }),
+  );
+  context.events.publish({ type: 'run-end', runId, success: result.success });
+  const { runId: _runId, ...shown } = result as RunResult & { runId?: string };
+  return { kind: 'code-run', runId, startedAt, code, result: shown, calls: [], ...(worker ? { worker } : {}) };
 }

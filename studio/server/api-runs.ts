@@ -12,7 +12,11 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 interface RunSummary {
   id: string;
-  kind: 'task' | 'code-run';
+  /** `stored-run` / `stored-task`: a durable run of the store, whoever submitted it. */
+  kind: 'task' | 'code-run' | 'stored-run' | 'stored-task';
+  /** A stored run's status (DBOS's: ENQUEUED, PENDING, SUCCESS, ERROR, …) and its worker. */
+  status?: string;
+  executorId?: string;
   modifiedAt: string;
   title: string;
   success?: boolean;
@@ -23,12 +27,36 @@ interface RunSummary {
   error?: string;
 }
 
-/** The run folder's runs: planner tasks (`trace.jsonl`) and the studio's code runs (`code-run.json`). */
+/**
+ * The run folder's runs: planner tasks (`trace.jsonl`) and the studio's code runs (`code-run.json`);
+ * with a store, also the store's runs and tasks with their status.
+ */
 export async function listRuns(context: StudioContext): Promise<unknown> {
   const names = await readdir(context.runsDir).catch(() => [] as string[]);
-  const found = await Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name)));
-  const runs = found.filter((run): run is RunSummary => run !== undefined).sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
-  return { runsDir: context.runsDir, runs: runs.slice(0, MAX_RUNS) };
+  const [found, stored] = await Promise.all([Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name))), listStoredRuns(context)]);
+  const runs = [...found.filter((run): run is RunSummary => run !== undefined), ...stored.runs].sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
+  return { runsDir: context.runsDir, runs: runs.slice(0, MAX_RUNS), ...(context.store ? { store: { url: context.store.label, ...(stored.problem ? { problem: stored.problem } : {}) } } : {}) };
+}
+
+async function listStoredRuns(context: StudioContext): Promise<{ runs: RunSummary[]; problem?: string }> {
+  if (!context.store) return { runs: [] };
+  try {
+    const runs = await context.store.monitor.runs(MAX_RUNS);
+    return {
+      runs: runs.map((run) => ({
+        id: run.id,
+        kind: run.kind === 'task' ? 'stored-task' : 'stored-run',
+        status: run.status,
+        ...(run.executorId ? { executorId: run.executorId } : {}),
+        modifiedAt: run.updatedAt ?? run.createdAt,
+        title: context.redact(run.title),
+        ...(run.success === undefined ? {} : { success: run.success }),
+        ...(run.error ? { error: context.redact(run.error) } : {}),
+      })),
+    };
+  } catch (error) {
+    return { runs: [], problem: `the store ${context.store.label} cannot be read: ${errorMessage(error)}` };
+  }
 }
 
 /** One run: a task's trace events (steps, model replies, tool calls, budgets) or a code run's record. */
@@ -46,7 +74,9 @@ export async function getRun(context: StudioContext, id: string): Promise<unknow
   }
   const record = path.join(dir, 'code-run.json');
   if (await exists(record)) return { id, kind: 'code-run', file: record, ...(JSON.parse(await readFile(record, 'utf8')) as object) };
-  throw new StudioError('STUDIO_NOT_FOUND', `no run "${id}" under ${context.runsDir} (neither trace.jsonl nor code-run.json)`);
+  const stored = await context.store?.monitor.run(id);
+  if (stored) return context.redact({ ...stored, kind: stored.kind === 'task' ? 'stored-task' : 'stored-run', store: context.store?.label });
+  throw new StudioError('STUDIO_NOT_FOUND', `no run "${id}" under ${context.runsDir} (neither trace.jsonl nor code-run.json)${context.store ? ` nor in the store ${context.store.label}` : ''}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../../core/index.js';
-import type { ApprovalOrigin, EventHub, PendingApprovalView } from './studio-events.js';
+import type { ApprovalOrigin, AttachedOrigin, EventHub, PendingApprovalView } from './studio-events.js';
 
 interface Pending extends PendingApprovalView {
   decide(decision: ApprovalDecision): void;
@@ -23,7 +23,7 @@ export interface ApprovalInbox {
    * A call of an attached process: undefined when `MAX_EXTERNAL_APPROVALS` are waiting already.
    * Its arguments arrive redacted by the process that asks (and are redacted here again).
    */
-  askExternal(request: ApprovalRequest, origin: Exclude<ApprovalOrigin, { kind: 'studio' }>): ExternalApproval | undefined;
+  askExternal(request: ApprovalRequest, origin: AttachedOrigin): ExternalApproval | undefined;
   /** Takes a call out of the inbox without a decision (its process went away or its run ended). */
   withdraw(id: string, reason: string): void;
   list(): PendingApprovalView[];

@@ -3,7 +3,9 @@ import { listCapabilities, rebuild, search } from './api-capabilities.js';
 import { checkProgram, runProgram } from './api-playground.js';
 import { getRun, listRuns, replayRun } from './api-runs.js';
 import { callFunction, validateArguments } from './api-tester.js';
+import { errorMessage } from '../../core/index.js';
 import type { StudioContext } from './studio-context.js';
+import type { StudioStore } from './studio-store.js';
 import { field, isObject, isString, StudioError } from './studio-error.js';
 
 export interface RouteRequest {
@@ -59,20 +61,51 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: /^\/api\/runs$/, handle: ({ context }) => listRuns(context) },
   { method: 'GET', path: /^\/api\/runs\/([^/]+)$/, handle: ({ context, params }) => getRun(context, decodeURIComponent(params[0] ?? '')) },
   { method: 'POST', path: /^\/api\/runs\/([^/]+)\/replay$/, handle: ({ context, params }) => replayRun(context, decodeURIComponent(params[0] ?? '')) },
-  { method: 'GET', path: /^\/api\/approvals$/, handle: async ({ context }) => ({ approvals: context.approvals.list() }) },
+  { method: 'GET', path: /^\/api\/approvals$/, handle: ({ context }) => listApprovals(context) },
   {
     method: 'POST',
-    path: /^\/api\/approvals\/([0-9a-f-]{36})$/,
+    // The studio's own calls have UUIDs; the store's approvals short hexadecimal ids.
+    path: /^\/api\/approvals\/([0-9a-f-]{1,36})$/,
     handle: async ({ context, params, body }) => {
+      const id = params[0] ?? '';
       const approved = field(body, 'approved', (value): value is boolean => typeof value === 'boolean', 'true or false');
       const reason = isObject(body) && typeof body.reason === 'string' && body.reason !== '' ? body.reason : undefined;
-      if (!context.approvals.decide(params[0] ?? '', approved, reason)) throw new StudioError('STUDIO_NOT_FOUND', `no call waiting for approval with id ${params[0]}: it was decided already or its run ended`);
-      return { decided: params[0], approved };
+      if (context.approvals.decide(id, approved, reason)) return { decided: id, approved };
+      if (context.store?.inbox.owns(id)) {
+        await context.store.inbox.decide(id, approved, reason);
+        return { decided: id, approved };
+      }
+      throw new StudioError('STUDIO_NOT_FOUND', `no call waiting for approval with id ${id}: it was decided already or its run ended`);
     },
   },
 ];
 
-function spaceInfo(context: StudioContext): unknown {
+/** The calls waiting in this studio and, with a store, the store's pending approvals (read now). */
+async function listApprovals(context: StudioContext): Promise<unknown> {
+  const local = context.approvals.list();
+  if (!context.store) return { approvals: local };
+  const stored = await context.store.inbox.list();
+  const problem = context.store.inbox.problem;
+  return { approvals: [...local, ...stored], store: { url: context.store.label, ...(problem ? { problem } : {}) } };
+}
+
+async function spaceInfo(context: StudioContext): Promise<unknown> {
   const { config } = context;
-  return { root: config.root, outDir: config.outDir, runsDir: context.runsDir, agents: config.agents.length, model: { configured: Boolean(config.model.baseURL || config.model.apiKey || process.env.OPENAI_API_KEY || process.env.AGENT_SPACES_BASE_URL) } };
+  return {
+    root: config.root,
+    outDir: config.outDir,
+    runsDir: context.runsDir,
+    agents: config.agents.length,
+    ...(context.store ? { store: await storeInfo(context.store) } : {}),
+    model: { configured: Boolean(config.model.baseURL || config.model.apiKey || process.env.OPENAI_API_KEY || process.env.AGENT_SPACES_BASE_URL) },
+  };
+}
+
+/** The store's address (no password) and its live workers: none alive means runs wait in the queue. */
+async function storeInfo(store: StudioStore): Promise<unknown> {
+  try {
+    return { url: store.label, workers: await store.monitor.liveWorkers() };
+  } catch (error) {
+    return { url: store.label, problem: errorMessage(error) };
+  }
 }

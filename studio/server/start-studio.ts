@@ -17,6 +17,11 @@ export interface StudioOptions extends Pick<SpaceOptions, 'config' | 'cwd' | 'co
   port?: number;
   /** The token the URL carries (default: 32 random bytes). */
   token?: string;
+  /**
+   * The durable runs' store (postgres://…; default: the config's `store`, else `$AGENT_SPACES_STORE`):
+   * the playground's runs go to its workers, the inbox decides its approvals, the runs pane lists its runs.
+   */
+  store?: string;
   /** The built UI (default: the package's `dist/studio-ui`). */
   uiDir?: string;
   log?: (line: string) => void;
@@ -53,7 +58,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.isolation ? { isolation: options.isolation } : {}),
-  });
+  }, options.store);
 
   const server = createServer(
     {

@@ -7,6 +7,7 @@ import type { Space, SpaceOptions } from '../../space/index.js';
 import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
 import { previewJson } from './preview-json.js';
 import { createEventHub, type EventHub } from './studio-events.js';
+import { openStudioStore, type StudioStore } from './studio-store.js';
 
 /** One capability call of a run, for the playground's timeline. */
 export interface TimelineCall {
@@ -47,6 +48,11 @@ export interface StudioContext {
    * and takes it out when it ends (calls of other runs are not kept).
    */
   timelines: Map<string, TimelineCall[]>;
+  /**
+   * The durable runs' store, when one is configured: the playground's runs go to its workers, the
+   * inbox lists its approvals, the runs pane its runs. Undefined: everything runs in this process.
+   */
+  store?: StudioStore;
   lastBuild?: BuildSummary;
   build(force?: boolean): Promise<BuildSummary>;
   close(): Promise<void>;
@@ -54,13 +60,20 @@ export interface StudioContext {
 
 export type OpenSpace = (options: SpaceOptions) => Promise<Space>;
 
-export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>): Promise<StudioContext> {
+export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>, storeOption?: string): Promise<StudioContext> {
   const events = createEventHub();
   const timelines = new Map<string, TimelineCall[]>();
   let redact: <T>(value: T) => T = (value) => value;
   const approvals = createApprovalInbox(events, (value) => redact(value));
   const space = await openSpace({ ...options, approvalHandler: approvals.handler, onEvent: (event) => recordEvent(event) });
   redact = createRedactor({ secrets: serverSecrets(space.config) });
+  let store: StudioStore | undefined;
+  try {
+    store = await openStudioStore({ option: storeOption, config: space.config.store }, events, (value) => redact(value));
+  } catch (error) {
+    await space.close();
+    throw error;
+  }
 
   function recordEvent(event: BridgeEvent): void {
     if (event.type === 'tool-call-start') {
@@ -93,6 +106,7 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
     redact: (value) => redact(value),
     runsDir: path.join(space.config.outDir, 'runs'),
     timelines,
+    ...(store ? { store } : {}),
     build(force = false) {
       // Two Rebuild clicks share one build: the compiler writes the output folder.
       building ??= (async () => {
@@ -118,6 +132,7 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
     },
     async close() {
       approvals.close();
+      await store?.close();
       events.close();
       await space.close();
     },

@@ -8,6 +8,10 @@ export type StudioEvent =
   | { type: 'tool-call-end'; runId?: string; callId: string; capability: string; function: string; ok: boolean; durationMs: number; error?: { code: string; message: string }; timestamp: string }
   | { type: 'run-log'; runId: string; level: string; message: string }
   | { type: 'run-end'; runId: string; success: boolean }
+  /** A playground run queued in the store while no worker is alive to take it. */
+  | { type: 'run-waiting-for-worker'; runId: string; store: string }
+  /** A worker took a stored run (attempt 1), or took it over from a worker that died (attempt 2, …). */
+  | { type: 'run-started'; runId: string; executorId: string; attempt: number; replayedCalls: number }
   | { type: 'approval-required'; approval: PendingApprovalView }
   | { type: 'approval-decided'; id: string; approved: boolean; reason?: string }
   | { type: 'agent-saved'; agent: number };
@@ -16,7 +20,14 @@ export type StudioEvent =
  * Where a waiting call comes from: a run of the studio itself, or a process attached with `--studio`
  * (`agent-spaces run`, `task` or `serve`), with its process id, folder and what it runs.
  */
-export type ApprovalOrigin = { kind: 'studio' } | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; /** The program file, the task's words or the transport, cut short. */ detail?: string };
+export type ApprovalOrigin =
+  | { kind: 'studio' }
+  | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; /** The program file, the task's words or the transport, cut short. */ detail?: string }
+  /** A durable run's call, waiting in the store (its address without the password); anyone reaching the store may decide it. */
+  | { kind: 'store'; store: string };
+
+/** A process attached with `--studio` (`agent-spaces run`, `task` or `serve`). */
+export type AttachedOrigin = Extract<ApprovalOrigin, { kind: 'run' | 'task' | 'serve' }>;
 
 /** A call waiting for a person's decision, as the inbox shows it. */
 export interface PendingApprovalView {
@@ -29,6 +40,8 @@ export interface PendingApprovalView {
   params: unknown;
   message: string;
   timestamp: string;
+  /** A stored approval's deadline: past it, the call is denied. */
+  deadline?: string;
 }
 
 /** Keeps the open event streams and writes each event to all of them. */

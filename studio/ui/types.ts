@@ -75,4 +75,6 @@ export interface CodeRunView {
   code: string;
   result: RunResultView;
   calls: TimelineCall[];
+  /** A run of the store: the worker that finished it and its attempts (more than one: taken over). */
+  worker?: { executorId: string; attempts: number };
 }

@@ -1,8 +1,11 @@
 import { api, onEvent } from '../api.js';
 import { h, jsonBlock, labelled, replace, toast } from '../dom.js';
 
-/** Where a call comes from: a run of this studio, or `agent-spaces run|task|serve --studio <address>`. */
-type ApprovalOrigin = { kind: 'studio' } | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; detail?: string };
+/**
+ * Where a call comes from: a run of this studio, `agent-spaces run|task|serve --studio <address>`, or
+ * a durable run waiting in the store (submitted by anyone reaching it).
+ */
+type ApprovalOrigin = { kind: 'studio' } | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; detail?: string } | { kind: 'store'; store: string };
 
 interface PendingApproval {
   id: string;
@@ -13,15 +16,23 @@ interface PendingApproval {
   params: unknown;
   message: string;
   timestamp: string;
+  deadline?: string;
 }
 
 /** Calls waiting for approval, with their exact arguments; updated live as calls arrive and are decided. */
 export function approvalsPane(root: HTMLElement): () => void {
   const list = h('div', { 'aria-live': 'polite', 'aria-label': 'Waiting calls' });
-  replace(root, h('h2', {}, 'Approvals'), h('p', { class: 'muted' }, 'Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio\'s address.'), list);
+  const storeLine = h('p', { class: 'muted', hidden: true });
+  replace(root, h('h2', {}, 'Approvals'), h('p', { class: 'muted' }, 'Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio\'s address.'), storeLine, list);
 
   async function refresh(): Promise<void> {
-    const { approvals } = await api<{ approvals: PendingApproval[] }>('GET', '/api/approvals');
+    const { approvals, store } = await api<{ approvals: PendingApproval[]; store?: { url: string; problem?: string } }>('GET', '/api/approvals');
+    if (store) {
+      storeLine.hidden = false;
+      storeLine.className = store.problem ? 'error' : 'muted';
+      storeLine.setAttribute('role', store.problem ? 'alert' : 'note');
+      storeLine.textContent = store.problem ?? `With the store ${store.url}: the approvals of every durable run in it wait here too, whoever started the run (also decided with agent-spaces approvals).`;
+    }
     if (approvals.length === 0) {
       replace(list, h('p', { class: 'muted', 'data-empty': 'true' }, 'Nothing is waiting.'));
       return;
@@ -45,7 +56,8 @@ export function approvalsPane(root: HTMLElement): () => void {
       { class: 'approval', 'aria-label': `${approval.capability}.${approval.function} waiting for approval`, 'data-approval': approval.id },
       h('h3', {}, h('code', {}, `${approval.capability}.${approval.function}`)),
       h('p', {}, approval.message),
-      h('p', { class: 'muted', 'data-origin': approval.origin.kind }, `Asked ${new Date(approval.timestamp).toLocaleTimeString()} ${describeOrigin(approval.origin)}${approval.runId ? `, run ${approval.runId}` : ''}`),
+      h('p', { class: 'muted', 'data-origin': approval.origin.kind }, `Asked ${new Date(approval.timestamp).toLocaleString()} ${describeOrigin(approval.origin)}${approval.runId ? `, run ${approval.runId}` : ''}`),
+      approval.deadline ? h('p', { class: 'warn', 'data-deadline': approval.deadline }, `Denied at ${new Date(approval.deadline).toLocaleString()} unless decided before.`) : null,
       h('h4', {}, 'Exact arguments'),
       jsonBlock(approval.params, 'Arguments'),
       labelled('Reason', reason),
@@ -55,6 +67,7 @@ export function approvalsPane(root: HTMLElement): () => void {
 
   function describeOrigin(origin: ApprovalOrigin): string {
     if (origin.kind === 'studio') return 'by a run in this studio';
+    if (origin.kind === 'store') return `by a durable run in the store ${origin.store}`;
     return `by agent-spaces ${origin.kind} (pid ${origin.pid}) in ${origin.cwd}${origin.detail ? `: ${origin.detail}` : ''}`;
   }
 

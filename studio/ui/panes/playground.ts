@@ -27,6 +27,7 @@ export function playgroundPane(root: HTMLElement): () => void {
   const status = h('span', { class: 'muted', role: 'status' });
   const output = h('section', { class: 'panel', 'aria-label': 'Run output' }, h('p', { class: 'muted' }, 'Run the program to see its result, logs and calls (Ctrl+Enter).'));
   const live: TimelineCall[] = [];
+  const liveLogs: string[] = [];
   let runId: string | undefined;
   let running = false;
 
@@ -65,8 +66,17 @@ export function playgroundPane(root: HTMLElement): () => void {
     run.disabled = true;
     status.textContent = 'Running… (a call that needs approval waits in the Approvals pane)';
     live.length = 0;
+    liveLogs.length = 0;
     runId = undefined;
-    replace(output, h('h3', {}, 'Calls'), h('div', { id: 'live-timeline' }, renderTimeline(live)));
+    replace(
+      output,
+      h('p', { id: 'run-notice', role: 'alert', class: 'warn', hidden: true }),
+      h('p', { id: 'run-worker', class: 'muted', hidden: true }),
+      h('h3', {}, 'Calls'),
+      h('div', { id: 'live-timeline' }, renderTimeline(live)),
+      h('h3', {}, 'Logs so far'),
+      h('pre', { id: 'live-logs', 'aria-label': 'Logs so far', tabindex: 0 }),
+    );
     try {
       const record = await api<CodeRunView>('POST', '/api/run', { code: editor.state.doc.toString() });
       showRun(record);
@@ -95,10 +105,11 @@ export function playgroundPane(root: HTMLElement): () => void {
             ...(error?.diagnostics ?? []).map((diagnostic) => h('p', {}, `line ${diagnostic.line}:${diagnostic.column} TS${diagnostic.code}: ${diagnostic.message}`)),
           ),
       h('p', { class: 'muted' }, `${result.calls} call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''} · run ${record.runId} (`, h('a', { href: `#/runs/${record.runId}` }, 'open in Runs'), ')'),
+      record.worker ? h('p', { class: 'muted', 'aria-label': 'Worker' }, `Ran in the store on worker ${record.worker.executorId}${record.worker.attempts > 1 ? ` (attempt ${record.worker.attempts}: taken over from a worker that died)` : ''}.`) : null,
       h('h3', {}, `Logs (${result.logs.length})`),
       result.logs.length ? h('pre', { 'aria-label': 'Logs', tabindex: 0 }, result.logs.map((log) => `${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`).join('\n')) : h('p', { class: 'muted' }, 'No logs.'),
       h('h3', {}, 'Calls'),
-      renderTimeline(record.calls),
+      record.worker ? h('p', { class: 'muted' }, 'A worker made the calls: their timeline stays with it (the store keeps their journal).') : renderTimeline(record.calls),
     );
   }
 
@@ -110,12 +121,22 @@ export function playgroundPane(root: HTMLElement): () => void {
     }
   });
 
+  /** The run this page started: the first run id of the studio's own runs while it is going. */
+  const ours = (event: Record<string, unknown>): boolean => {
+    if (!running || typeof event.runId !== 'string' || !event.runId.startsWith('studio-') || event.runId.startsWith('studio-call-')) return false;
+    runId ??= event.runId;
+    return event.runId === runId;
+  };
+  const show = (id: string, text: string | undefined): void => {
+    const element = output.querySelector<HTMLElement>(`#${id}`);
+    if (!element) return;
+    element.hidden = text === undefined;
+    element.textContent = text ?? '';
+  };
   // While a run is going, its calls appear as they start and end.
   const stops = [
     onEvent('tool-call-start', (event) => {
-      if (!running || typeof event.runId !== 'string' || !event.runId.startsWith('studio-') || event.runId.startsWith('studio-call-')) return;
-      runId ??= event.runId;
-      if (event.runId !== runId) return;
+      if (!ours(event)) return;
       live.push({ callId: String(event.callId), capability: String(event.capability), function: String(event.function), args: String(event.args), startedAt: Date.parse(String(event.timestamp)) });
       redrawLive();
     }),
@@ -126,6 +147,27 @@ export function playgroundPane(root: HTMLElement): () => void {
       redrawLive();
     }),
   ];
+  // With a store, a worker runs the program: the page says when none is alive, and who took it.
+  stops.push(
+    onEvent('run-waiting-for-worker', (event) => {
+      if (!ours(event)) return;
+      show('run-notice', `Queued in the store ${String(event.store)}, but no worker is running: start one with "agent-spaces worker". The run starts as soon as a worker is up, and stays queued in the store if you leave.`);
+      status.textContent = 'Waiting for a worker…';
+    }),
+    onEvent('run-started', (event) => {
+      if (!ours(event)) return;
+      show('run-notice', undefined);
+      const attempt = Number(event.attempt);
+      show('run-worker', attempt > 1 ? `Taken over by worker ${String(event.executorId)} (attempt ${attempt}; ${Number(event.replayedCalls)} finished calls answered from the journal)` : `Running on worker ${String(event.executorId)}`);
+      status.textContent = 'Running… (a call that needs approval waits in the Approvals pane)';
+    }),
+    onEvent('run-log', (event) => {
+      if (!ours(event)) return;
+      liveLogs.push(`${event.level === 'log' ? '' : `[${String(event.level)}] `}${String(event.message)}`);
+      const logs = output.querySelector('#live-logs');
+      if (logs) logs.textContent = liveLogs.join('\n');
+    }),
+  );
   function redrawLive(): void {
     const host = output.querySelector('#live-timeline');
     if (host) replace(host, renderTimeline(live));

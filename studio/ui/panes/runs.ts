@@ -5,7 +5,9 @@ import type { CodeRunView } from '../types.js';
 
 interface RunSummary {
   id: string;
-  kind: 'task' | 'code-run';
+  kind: 'task' | 'code-run' | 'stored-run' | 'stored-task';
+  status?: string;
+  executorId?: string;
   modifiedAt: string;
   title: string;
   success?: boolean;
@@ -17,6 +19,30 @@ interface RunSummary {
 }
 
 type TraceEvent = Record<string, unknown> & { type: string; step: number; timestamp: string };
+
+/** A durable run or task of the store, with the events its workers reported. */
+interface StoredRunView {
+  id: string;
+  kind: 'stored-run' | 'stored-task';
+  status: string;
+  createdAt: string;
+  executorId?: string;
+  code?: string;
+  task?: string;
+  result?: unknown;
+  store: string;
+  events: (Record<string, unknown> & { kind: string })[];
+}
+
+const KIND_NAMES: Record<RunSummary['kind'], string> = { task: 'task', 'code-run': 'code run', 'stored-run': 'run in the store', 'stored-task': 'task in the store' };
+
+/** What a run came to: a stored run's status says whether it waits for a worker or runs now. */
+function outcome(run: RunSummary): string {
+  if (run.status === 'ENQUEUED') return 'queued: waiting for a worker';
+  if (run.status === 'PENDING') return `running${run.executorId ? ` on ${run.executorId}` : ''}`;
+  if (run.success === undefined) return run.status ? run.status.toLowerCase() : 'unfinished';
+  return run.success ? 'ok' : `failed${run.error ? `: ${run.error}` : ''}`;
+}
 
 /** The run folder: planner tasks (their traces) and the studio's code runs. */
 export function runsPane(root: HTMLElement, route: string[]): void {
@@ -31,8 +57,8 @@ export function runsPane(root: HTMLElement, route: string[]): void {
     detail,
   );
 
-  void api<{ runsDir: string; runs: RunSummary[] }>('GET', '/api/runs').then(({ runsDir, runs }) => {
-    folder.textContent = `Run folder: ${runsDir}`;
+  void api<{ runsDir: string; runs: RunSummary[]; store?: { url: string; problem?: string } }>('GET', '/api/runs').then(({ runsDir, runs, store }) => {
+    folder.textContent = `Run folder: ${runsDir}${store ? ` · store: ${store.url}${store.problem ? ` (${store.problem})` : ''}` : ''}`;
     if (runs.length === 0) replace(table, h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No runs yet: run a program in the Playground, or a task with agent-spaces task.')));
     else
       replace(
@@ -42,9 +68,9 @@ export function runsPane(root: HTMLElement, route: string[]): void {
             'tr',
             {},
             h('td', {}, new Date(run.modifiedAt).toLocaleString()),
-            h('td', {}, run.kind === 'task' ? 'task' : 'code run'),
+            h('td', {}, KIND_NAMES[run.kind] ?? run.kind),
             h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(run.id)}`, 'data-run': run.id }, run.title || run.id)),
-            h('td', { class: run.success === false ? 'error' : run.success ? 'ok' : '' }, run.success === undefined ? 'unfinished' : run.success ? 'ok' : `failed${run.error ? `: ${run.error}` : ''}`),
+            h('td', { class: run.success === false ? 'error' : run.success ? 'ok' : '', 'data-status': run.status ?? '' }, outcome(run)),
             h('td', {}, `${run.steps ?? '–'} / ${run.calls ?? '–'}`),
             h('td', {}, run.costUsd === undefined ? '–' : `$${run.costUsd.toFixed(4)}`),
           ),
@@ -57,6 +83,7 @@ export function runsPane(root: HTMLElement, route: string[]): void {
     try {
       const run = await api<{ kind: string; file: string } & Record<string, unknown>>('GET', `/api/runs/${encodeURIComponent(id)}`);
       if (run.kind === 'task') showTrace(id, run as unknown as { task: string; model: string; file: string; events: TraceEvent[] });
+      else if (run.kind === 'stored-run' || run.kind === 'stored-task') showStoredRun(detail, run as unknown as StoredRunView);
       else showCodeRun(run as unknown as CodeRunView & { file: string });
     } catch (error) {
       replace(detail, h('p', { class: 'error' }, (error as Error).message));
@@ -116,6 +143,42 @@ export function runsPane(root: HTMLElement, route: string[]): void {
       h('h4', {}, 'Calls'),
       renderTimeline(run.calls),
     );
+  }
+}
+
+/** A durable run of the store: what was asked, its status, what its workers reported, its result. */
+function showStoredRun(detail: HTMLElement, run: StoredRunView): void {
+  const lines = run.events.filter((event) => event.kind !== 'planner').map(describeStoredEvent);
+  const ended = run.status !== 'ENQUEUED' && run.status !== 'PENDING';
+  replace(
+    detail,
+    h('h3', {}, `${run.kind === 'stored-task' ? 'Task' : 'Run'} ${run.id} in the store`),
+    h('p', { class: 'muted' }, `${new Date(run.createdAt).toLocaleString()} · ${run.store} · status ${run.status}${run.executorId ? ` · worker ${run.executorId}` : ''}`),
+    run.status === 'ENQUEUED' ? h('p', { class: 'warn' }, 'Queued: no worker took it yet (start one with agent-spaces worker).') : null,
+    run.task !== undefined ? h('p', {}, h('strong', {}, 'Task: '), run.task) : h('pre', { 'aria-label': 'Program', tabindex: 0 }, run.code ?? ''),
+    h('h4', {}, 'What its workers reported'),
+    lines.length ? h('pre', { 'aria-label': 'Run events', tabindex: 0 }, lines.join('\n')) : h('p', { class: 'muted' }, 'Nothing yet.'),
+    h('h4', {}, ended ? 'Result' : 'Result (not ended yet)'),
+    ended ? jsonBlock(run.result, 'Outcome') : null,
+  );
+}
+
+function describeStoredEvent(event: Record<string, unknown> & { kind: string }): string {
+  switch (event.kind) {
+    case 'started':
+      return Number(event.attempt) > 1 ? `taken over by worker ${String(event.executorId)} (attempt ${Number(event.attempt)}, ${Number(event.replayedCalls)} calls from the journal)` : `started on worker ${String(event.executorId)}`;
+    case 'log': {
+      const log = event.log as { level?: string; message?: string } | undefined;
+      return `${log?.level && log.level !== 'log' ? `[${log.level}] ` : ''}${log?.message ?? ''}`;
+    }
+    case 'approval-required':
+      return `waiting for approval ${String(event.approvalId)}: ${String(event.capability)}.${String(event.function)}`;
+    case 'approval-decided':
+      return `approval ${String(event.approvalId)} ${event.approved ? 'approved' : 'denied'}${event.reason ? ` (${String(event.reason)})` : ''}`;
+    case 'end':
+      return 'ended';
+    default:
+      return event.kind;
   }
 }
 

@@ -1,0 +1,247 @@
+// The studio with a store: a real PostgreSQL (a private cluster this file starts), a real worker
+// process (`agent-spaces worker`), runs submitted by the studio's playground and from elsewhere (the
+// library, as `run --store` does), approvals decided in the inbox (API and a real browser) and with
+// the CLI. Nothing is timed: each step waits for the event or the state it expects.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSpace } from '../../agents/index.js';
+import type { RunResult } from '../../core/index.js';
+import { submitRun } from '../../durable/index.js';
+import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from '../../durable/test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
+import { startStudio, type RunningStudio } from '../../studio/server/index.js';
+import { ensureUiBuilt } from '../../studio/test-support/studio-space.js';
+
+const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
+/** Runs wait for the test (a worker to start, a person to decide): their wall clock must not end them first. */
+const LONG = 600_000;
+
+let cluster: PostgresCluster;
+let store: string;
+let space: DurableSpace;
+let studio: RunningStudio;
+const processes: CliProcess[] = [];
+let stream: EventStream;
+
+/** The studio's server-sent events, all of them, from the start of the file. */
+interface EventStream {
+  seen: Record<string, unknown>[];
+  /** The first event (seen already or to come) for which `match` holds. */
+  next(match: (event: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+async function openEventStream(): Promise<EventStream> {
+  const response = await fetch(`${studio.origin}/api/events?token=${encodeURIComponent(studio.token)}`);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const seen: Record<string, unknown>[] = [];
+  const waiters = new Set<() => void>();
+  let ended = false;
+  void (async () => {
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const match = /^data: (.*)$/m.exec(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (match?.[1]) seen.push(JSON.parse(match[1]) as Record<string, unknown>);
+      }
+      for (const wake of [...waiters]) wake();
+    }
+    ended = true;
+    for (const wake of [...waiters]) wake();
+  })();
+  return {
+    seen,
+    next(match, what) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          const found = seen.find(match);
+          if (found) {
+            waiters.delete(check);
+            resolve(found);
+          } else if (ended) {
+            waiters.delete(check);
+            reject(new Error(`the event stream ended before ${what}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => reader.cancel().catch(() => undefined),
+  };
+}
+
+async function call<T = Record<string, unknown>>(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${studio.origin}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${studio.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+function startWorkerProcess(): CliProcess {
+  const started = startCli(['worker', '--store', store, '--verbose'], { cwd: space.root, env: space.env });
+  processes.push(started);
+  return started;
+}
+
+/** Submits a program to the store from outside the studio (the library, as `agent-spaces run --store` does). */
+function submitElsewhere(code: string): Promise<RunResult & { runId: string }> {
+  return submitRun({ store, code, timeoutMs: LONG });
+}
+
+const sendProgram = (item: string): string =>
+  `import { ledger } from '@capabilities/ledger';\ntry { await ledger.send({ item: '${item}' }); } catch (error) { console.log(String(error)); }\nexport default '${item} done';`;
+
+interface ApprovalView {
+  id: string;
+  runId?: string;
+  origin: { kind: string; store?: string };
+  capability: string;
+  function: string;
+  params: unknown;
+  message: string;
+}
+
+const storedApproval = (item: string) => (event: Record<string, unknown>): boolean => {
+  const approval = event.approval as ApprovalView | undefined;
+  return event.type === 'approval-required' && approval?.origin.kind === 'store' && JSON.stringify(approval.params) === JSON.stringify({ item });
+};
+
+beforeAll(async () => {
+  const [uiDir, started, made] = await Promise.all([ensureUiBuilt(), startPostgresCluster(), makeDurableSpace('studio-store')]);
+  cluster = started;
+  space = made;
+  store = await cluster.createDatabase('studio');
+  studio = await startStudio({ openSpace, cwd: space.root, store, uiDir });
+  stream = await openEventStream();
+}, LONG);
+
+afterAll(async () => {
+  await stream?.close();
+  await studio?.close();
+  for (const running of processes) running.child.kill('SIGKILL');
+  await Promise.all(processes.map((running) => running.exited));
+  await cluster?.stop();
+});
+
+describe('the studio with a store: its API', { timeout: LONG }, () => {
+  it('says when a playground run waits for a worker, and runs it on the worker that starts', async () => {
+    const running = call<{ runId: string; result: RunResult; worker?: { executorId: string; attempts: number } }>('POST', '/api/run', {
+      code: "import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'from the playground' });\nconsole.log('recorded');\nexport default 'played';",
+    });
+    const waiting = await stream.next((event) => event.type === 'run-waiting-for-worker', 'the notice that no worker runs');
+    const runId = String(waiting.runId);
+    expect(waiting.store).toBe(store); // this URL has no password to hide
+    const queued = await call<{ runs: { id: string; kind: string; status?: string }[] }>('GET', '/api/runs');
+    expect(queued.body.runs.find((run) => run.id === runId)).toMatchObject({ kind: 'stored-run', status: 'ENQUEUED' });
+
+    startWorkerProcess();
+    const { status, body } = await running;
+    expect(status).toBe(200);
+    expect(body.runId).toBe(runId);
+    expect(body.result).toMatchObject({ success: true, result: 'played' });
+    expect(body.worker).toMatchObject({ attempts: 1 });
+    expect(space.effects()).toContain('record from the playground');
+    expect(stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId, executorId: body.worker?.executorId, attempt: 1 }));
+    expect(stream.seen).toContainEqual(expect.objectContaining({ type: 'run-log', runId, message: 'recorded' }));
+
+    const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean }[] }>('GET', '/api/runs');
+    expect(listed.body.runs.find((run) => run.id === runId)).toMatchObject({ kind: 'stored-run', status: 'SUCCESS', success: true });
+    const opened = await call<{ kind: string; code: string; events: { kind: string }[]; result: { result: string } }>('GET', `/api/runs/${runId}`);
+    expect(opened.body).toMatchObject({ kind: 'stored-run', result: { result: 'played' } });
+    expect(opened.body.code).toContain('from the playground');
+    expect(opened.body.events.map((event) => event.kind)).toEqual(['started', 'log', 'end']);
+    const info = await call<{ store: { workers: string[] } }>('GET', '/api/space');
+    expect(info.body.store.workers).toEqual([body.worker?.executorId]);
+  });
+
+  it("lists a stored approval of a run submitted elsewhere; approving it in the inbox completes the run", async () => {
+    const submitted = submitElsewhere(sendProgram('parcel'));
+    const event = await stream.next(storedApproval('parcel'), 'the stored approval in the inbox');
+    const { id, runId } = event.approval as ApprovalView;
+    const listed = await call<{ approvals: ApprovalView[]; store: { url: string } }>('GET', '/api/approvals');
+    expect(listed.body.approvals.find((approval) => approval.id === id)).toEqual({
+      id,
+      runId,
+      origin: { kind: 'store', store: listed.body.store.url },
+      capability: 'ledger',
+      function: 'send',
+      params: { item: 'parcel' },
+      message: 'Send parcel?',
+      timestamp: expect.any(String),
+    });
+    expect((await call('POST', `/api/approvals/${id}`, { approved: true, reason: 'fine by the studio' })).status).toBe(200);
+    const result = await submitted;
+    expect(result.runId).toBe(runId);
+    expect(result).toMatchObject({ success: true, result: 'parcel done' });
+    expect(space.effects()).toContain('send parcel');
+    await stream.next((seen) => seen.type === 'approval-decided' && seen.id === id && seen.approved === true, 'the decision event');
+    const again = await call<{ error: { message: string } }>('POST', `/api/approvals/${id}`, { approved: true });
+    expect(again.status).toBe(404);
+    expect(again.body.error.message).toContain('already decided: approved (fine by the studio)');
+  });
+
+  it('drops an approval decided with agent-spaces approvals from the inbox, live', async () => {
+    const submitted = submitElsewhere(sendProgram('by the cli'));
+    const event = await stream.next(storedApproval('by the cli'), 'the stored approval in the inbox');
+    const { id } = event.approval as ApprovalView;
+    const deny = startCli(['approvals', 'deny', id, '--store', store, '--reason', 'not today'], { cwd: space.root });
+    processes.push(deny);
+    expect(await deny.exited, deny.stderr()).toBe(0);
+    const decided = await stream.next((seen) => seen.type === 'approval-decided' && seen.id === id, 'the decision made elsewhere');
+    expect(decided).toMatchObject({ approved: false, reason: 'not today' });
+    const listed = await call<{ approvals: ApprovalView[] }>('GET', '/api/approvals');
+    expect(listed.body.approvals.map((approval) => approval.id)).not.toContain(id);
+    const result = await submitted;
+    expect(result.result).toBe('by the cli done');
+    expect(result.logs.map((log) => log.message).join('\n')).toContain('not today');
+    expect(space.effects()).not.toContain('send by the cli');
+  });
+});
+
+describe('the studio with a store: in a browser', { timeout: LONG }, () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  }, LONG);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('approves a stored approval from the inbox: the run waiting in the store completes', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(120_000);
+    await page.goto(studio.url);
+    const submitted = submitElsewhere(sendProgram('from the browser'));
+    await page.locator('#approvals-count:not([hidden])').waitFor();
+    await page.getByRole('link', { name: /Approvals/ }).click();
+    const waiting = page.getByRole('article', { name: 'ledger.send waiting for approval' });
+    await waiting.getByLabel('Arguments').getByText('"item": "from the browser"').waitFor();
+    await waiting.getByText(/by a durable run in the store postgres:\/\//).waitFor();
+    await waiting.getByLabel('Reason').fill('checked in the browser');
+    await waiting.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Nothing is waiting.').waitFor();
+    const result = await submitted;
+    expect(result).toMatchObject({ success: true, result: 'from the browser done' });
+    expect(space.effects()).toContain('send from the browser');
+    // The runs pane lists it with its status, whoever submitted it.
+    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.locator(`a[data-run="${result.runId}"]`).click();
+    await page.getByRole('region', { name: 'Run' }).getByLabel('Run events').getByText('approved (checked in the browser)', { exact: false }).waitFor();
+    await page.close();
+  });
+});
