@@ -165,7 +165,7 @@ describe('execute_agent sessions in the store', () => {
 });
 
 describe('the trace of a task a worker executed', () => {
-  it('is in the store, redacted, and read back (library and `agent-spaces trace`)', async () => {
+  it('is in the store, redacted, read back (library and `agent-spaces trace`) and replayable (`task --replay`)', async () => {
     const model = await startScriptedModelServer([callReply('finish', { summary: 'looked it up', result: { found: true } })]);
     closers.push(() => model.close());
     const space = await makeDurableSpace('persist-trace');
@@ -213,5 +213,12 @@ describe('the trace of a task a worker executed', () => {
     expect(await cli.exited).toBe(0);
     const lines = cli.stdout().trim().split('\n').map((line) => JSON.parse(line) as { type: string });
     expect(lines.map((line) => line.type)).toEqual(types);
+
+    // Saved as a file, they are a trace `task --replay` replays (the model's replies, no model asked).
+    const traceFile = path.join(space.root, 'stored-trace.jsonl');
+    await writeFile(traceFile, cli.stdout());
+    const replay = startCli(['task', '--replay', traceFile], { cwd: space.root, env: space.env });
+    expect(await replay.exited).toBe(0);
+    expect(replay.stdout()).toContain('looked it up');
   }, 300_000);
 });
