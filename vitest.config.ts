@@ -7,6 +7,8 @@ export default defineConfig({
     // isolated-vm needs --no-node-snapshot in every process that creates an isolate. The example
     // space imports 'agent-spaces' (loaded by tsx, Node's resolver): the condition maps it to the sources.
     pool: 'forks',
+    // What tests make under .tmp/ with makeTempDir goes into one folder per run, removed at its end.
+    globalSetup: ['test/support/test-run-temp.ts'],
     // Most files wait on child processes (the CLI, MCP servers, sandbox workers, a browser): three at a
     // time keep a 2-core machine busy (vitest's default there is one file at a time).
     maxWorkers: 3,
