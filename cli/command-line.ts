@@ -59,6 +59,8 @@ export const OPTIONS = {
     help: 'durable runs: the PostgreSQL store (postgres://…) shared by workers and submitters\n(default: config store, $AGENT_SPACES_STORE; none: everything in this process)',
   },
   concurrency: { type: 'string', value: '<n>', help: 'runs this worker executes at once (default 4)' },
+  id: { type: 'string', value: '<id>', help: "this worker's id in the store, unique among live workers (default: host, pid and a random part)" },
+  'older-than': { type: 'string', value: '<duration>', help: 'prune the runs that ended longer ago than this: 30m, 12h, 7d (default 7d; 0s: every finished run)' },
   all: { type: 'boolean', help: 'decided approvals too, not only pending ones' },
   reason: { type: 'string', value: '<text>', help: 'why, recorded with the decision' },
   verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
@@ -102,10 +104,16 @@ export const COMMANDS = {
     options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'timeout', 'verbose', 'store'],
   },
   worker: {
-    synopsis: ['agent-spaces worker [--store <url>] [--concurrency <n>]'],
+    synopsis: ['agent-spaces worker [--store <url>] [--concurrency <n>] [--id <id>]'],
     description:
       'execute durable runs queued in the store, with this space (any number of workers, on any machine\nreaching the database); takes over the runs of workers that died. Stops on Ctrl-C (its runs go to\nother workers)',
-    options: ['config', 'cwd', 'store', 'concurrency', 'verbose'],
+    options: ['config', 'cwd', 'store', 'concurrency', 'id', 'verbose'],
+  },
+  'store prune': {
+    synopsis: ['agent-spaces store prune [--older-than <duration>] [--store <url>]'],
+    description:
+      "delete the rows of durable runs that ended longer ago than --older-than: their events, call journal,\ndecided approvals, model replies and DBOS's workflow rows (never an unfinished run or a pending approval;\nworkers do it too with durable.retention in the config)",
+    options: ['config', 'cwd', 'store', 'older-than', 'json'],
   },
   'approvals list': {
     synopsis: ['agent-spaces approvals list [--all] [--json]'],
@@ -167,7 +175,7 @@ export type CommandName = keyof typeof COMMANDS;
 const EVERYWHERE: OptionName[] = ['help', 'version'];
 
 /** Commands that are only a group of subcommands. */
-const GROUPS = ['capabilities', 'agent', 'agents', 'approvals'];
+const GROUPS = ['capabilities', 'agent', 'agents', 'approvals', 'store'];
 
 export type OptionValues = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
 

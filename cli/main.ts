@@ -81,7 +81,12 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'worker': {
       if (first) throw new UsageError(`unexpected argument "${first}" (worker takes options only)`);
       const { workerCommand } = await import('./commands/worker.js');
-      return workerCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['store', 'concurrency']), verbose: values.verbose === true });
+      return workerCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['store', 'concurrency', 'id']), verbose: values.verbose === true });
+    }
+    case 'store prune': {
+      if (args.length > 0) throw new UsageError(`unexpected argument "${args.join(' ')}" (store prune takes options only)`);
+      const { storePruneCommand } = await import('./commands/store.js');
+      return storePruneCommand({ ...common, ...pick(values, ['store']), ...(values['older-than'] !== undefined ? { olderThan: values['older-than'] } : {}) });
     }
     case 'approvals list':
     case 'approvals approve':

@@ -141,12 +141,26 @@ export const openApiSchema = z.strictObject({
   disabled: z.boolean().optional(),
 });
 
+/** A duration as the config and the CLI write it: `500ms`, `30s`, `15m`, `12h`, `7d` (see durable/duration.ts). */
+const DURATION = /^\d+(ms|s|m|h|d)$/;
+
 /** How durable runs behave (with a `store`). */
 export const durableSchema = z.strictObject({
   /** Time a durable run's approval may wait before it is denied, in ms (default: no deadline). */
   approvalDeadlineMs: z.number().int().positive().optional(),
   /** Functions safe to perform again when a worker died during the call (`module.function`, `module.*`), besides those annotated idempotentHint. */
   idempotent: z.array(z.string()).optional(),
+  /**
+   * Finished runs' rows (events, call journal, decided approvals, model replies, DBOS's workflow rows)
+   * are deleted once they ended longer than `olderThan` ago (`30m`, `12h`, `7d`); workers do it every
+   * `interval` (default `1h`), one at a time. Absent: nothing is deleted (`agent-spaces store prune` still can).
+   */
+  retention: z
+    .strictObject({
+      olderThan: z.string().regex(DURATION, 'a duration: a whole number and ms, s, m, h or d (7d)'),
+      interval: z.string().regex(DURATION, 'a duration: a whole number and ms, s, m, h or d (1h)').optional(),
+    })
+    .optional(),
 });
 
 export const configSchema = z.strictObject({

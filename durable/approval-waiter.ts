@@ -1,5 +1,5 @@
 import { expireApprovals, getStoredApproval, type StoredApproval } from './approval-store.js';
-import { APPROVALS_CHANNEL, connectClient, type Pool } from './store.js';
+import { APPROVALS_CHANNEL, connectClient, storeUnavailable, type Pool } from './store.js';
 
 export interface ApprovalWaiter {
   /** Resolves when the approval is decided (by anyone, or by its deadline passing). */
@@ -18,7 +18,13 @@ export async function createApprovalWaiter(url: string, pool: Pool): Promise<App
   client.on('notification', (message) => {
     for (const check of waiting.get(message.payload ?? '') ?? []) check();
   });
-  await client.query(`LISTEN ${APPROVALS_CHANNEL}`);
+  try {
+    await client.query(`LISTEN ${APPROVALS_CHANNEL}`);
+  } catch (error) {
+    // Not started: its connection goes too, or every failed start would leave one open.
+    await client.end().catch(() => undefined);
+    throw storeUnavailable(url, error);
+  }
   return {
     wait(approval) {
       return new Promise<StoredApproval>((resolve, reject) => {

@@ -7,8 +7,10 @@ import { AgentSpacesError } from '../core/index.js';
  * - `STORE_UNAVAILABLE`: the store (PostgreSQL) cannot be reached or answered with an error.
  * - `APPROVAL_NOT_FOUND`: no stored approval has the id given (or a prefix names several).
  * - `APPROVAL_DECIDED`: the stored approval was decided already; the decision stands.
+ * - `WORKER_ID_IN_USE`: a live worker already holds this executor id in the store (two workers with
+ *   one id would take each other's runs for their own).
  */
-export type DurableErrorCode = 'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED';
+export type DurableErrorCode = 'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED' | 'WORKER_ID_IN_USE';
 
 export class DurableError extends AgentSpacesError {
   override readonly name = 'DurableError';

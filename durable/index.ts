@@ -4,6 +4,8 @@ import type { StoredApproval } from './approval-store.js';
 import type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 import type { TaskResult } from '../planner/index.js';
 import type { DurableWorker, WorkerOptions } from './worker.js';
+import type { PruneStoreOptions } from './prune-store.js';
+import type { PruneReport } from './prune.js';
 import type { RunResult } from '../core/index.js';
 import type { A2ATaskStores } from './a2a-task-store.js';
 import type { AgentSessionStore } from './agent-session-store.js';
@@ -16,6 +18,9 @@ export type { DurableRunEvent } from './run-events.js';
 export type { StoredApproval, ApprovalStatus } from './approval-store.js';
 export type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 export type { DurableWorker, WorkerOptions } from './worker.js';
+export type { PruneStoreOptions } from './prune-store.js';
+export type { PruneReport } from './prune.js';
+export { parseDuration } from './duration.js';
 export type { A2ATaskStores } from './a2a-task-store.js';
 export type { AgentSessionStore, StoredAgentSession } from './agent-session-store.js';
 export type { StoredTrace } from './trace-store.js';
@@ -36,6 +41,11 @@ export async function submitTask(options: SubmitTaskOptions): Promise<TaskResult
   return (await import('./submit-run.js')).submitTask(options);
 }
 
+/** Deletes the rows of runs that ended before a cutoff (see durable/prune-store.ts); undefined while a worker prunes. */
+export async function pruneStore(options: PruneStoreOptions): Promise<PruneReport | undefined> {
+  return (await import('./prune-store.js')).pruneStore(options);
+}
+
 /** The store's approvals: list, approve, deny (for `agent-spaces approvals` and the library). */
 export async function openApprovals(store: string): Promise<{
   list(options?: { all?: boolean }): Promise<StoredApproval[]>;
@@ -44,7 +54,10 @@ export async function openApprovals(store: string): Promise<{
 }> {
   const [{ createPool, ensureStoreSchema }, approvals] = await Promise.all([import('./store.js'), import('./approval-store.js')]);
   const pool = createPool(store, 2);
-  await ensureStoreSchema(store, pool);
+  await ensureStoreSchema(store, pool).catch(async (error: unknown) => {
+    await pool.end().catch(() => undefined);
+    throw error;
+  });
   return {
     list: (options) => approvals.listStoredApprovals(pool, options),
     decide: (id, decision) => approvals.decideStoredApproval(pool, id, decision),

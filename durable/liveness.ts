@@ -12,7 +12,11 @@ export async function holdLiveness(url: string, pool: Pool, executorId: string, 
   const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [LIVENESS_LOCK_SPACE, executorId]);
   if (rows[0]?.locked !== true) {
     await client.end();
-    throw new DurableError('STORE_UNAVAILABLE', `another live worker already uses the id "${executorId}" (or one whose lock key collides with it): give this worker another id`);
+    throw new DurableError(
+      'WORKER_ID_IN_USE',
+      `another live worker already uses the id "${executorId}" in this store (or an id whose lock key collides with it): start this one with another --id, or stop the other worker first`,
+      { details: { executorId } },
+    );
   }
   let released = false;
   client.on('error', (error) => {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { errorMessage } from '../core/index.js';
 import { DurableError } from './durable-error.js';
+import { oncePerStore } from './once-per-store.js';
 import { describeStore } from './store-url.js';
 
 /** Our tables live in their own schema, beside DBOS's (`dbos`), in the same database. */
@@ -62,6 +63,8 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.run_events (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS run_events_by_run ON ${SCHEMA}.run_events (run_id, seq);
+-- Retention (durable/prune.ts) finds the runs that ended before its cutoff by their end event.
+CREATE INDEX IF NOT EXISTS run_events_ends ON ${SCHEMA}.run_events (created_at) WHERE kind = 'end';
 -- A2A tasks of served agents (durable/a2a-task-store.ts): the task as A2A JSON, secrets redacted.
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.a2a_tasks (
   agent text NOT NULL,
@@ -113,8 +116,14 @@ export function storeUnavailable(url: string, error: unknown): DurableError {
   return new DurableError('STORE_UNAVAILABLE', `the store ${describeStore(url)} cannot be reached: ${errorMessage(error)}`, { cause: error });
 }
 
-/** Creates our tables when missing; concurrent starts (two workers at once) take turns. */
-export async function ensureStoreSchema(url: string, pool: pg.Pool): Promise<void> {
+/**
+ * Creates our tables when missing, once per process and store URL (each submitRun or openApprovals
+ * ran the DDL under its lock again before); a failed attempt is tried again by the next call.
+ */
+export const ensureStoreSchema: (url: string, pool: pg.Pool) => Promise<void> = oncePerStore(createStoreSchema);
+
+/** Runs the DDL; concurrent starts (two workers at once) take turns. */
+async function createStoreSchema(url: string, pool: pg.Pool): Promise<void> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
-// DBOS.migrate logs to the console (stdout, where --json goes); the same migration with a silent logger.
-import { migrateSystemDatabase } from '@dbos-inc/dbos-sdk/internal/system_database';
-import { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
 import { errorMessage, type RunResult } from '../core/index.js';
 import type { TaskResult } from '../planner/index.js';
 import { liveWorkers } from './liveness.js';
+import { migrateDbosSchema } from './dbos-schema.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import { connectClient, createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable } from './store.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
@@ -19,8 +17,10 @@ export interface SubmitRunOptions {
   timeoutMs?: number;
   /** The run's id (default: a fresh UUID); submitting the same id again attaches to that run. */
   runId?: string;
-  /** Each event of the run as a worker reports it: started (or taken over), log lines, approvals. */
-  onEvent?: (event: DurableRunEvent) => void;
+  /** Each event of the run as a worker reports it: started (or taken over), log lines, approvals; `seq` orders them in the store. */
+  onEvent?: (event: DurableRunEvent, seq: number) => void;
+  /** Follow only the events after this one (a `seq` seen before): who attaches again skips what it relayed already. */
+  afterSeq?: number;
   /** Called once when the run is queued and no worker is alive to take it. */
   onNoWorker?: (runId: string) => void;
   signal?: AbortSignal;
@@ -81,8 +81,7 @@ async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowN
     await listener.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
     try {
       // The first submitter may come before any worker created DBOS's tables.
-      const silent = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined };
-      await migrateSystemDatabase(options.store, new GlobalLogger(undefined, { logger: silent }));
+      await migrateDbosSchema(options.store);
       dbos = await DBOSClient.create({ systemDatabaseUrl: options.store, applicationName: APPLICATION_NAME, systemDatabasePoolSize: 2 });
     } catch (error) {
       throw storeUnavailable(options.store, error);
@@ -96,7 +95,7 @@ async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowN
     };
     await warnWithoutWorkers();
 
-    let seq = 0;
+    let seq = options.afterSeq ?? 0;
     let started = false;
     for (;;) {
       if (options.signal?.aborted) throw new Error(`stopped waiting for ${runId}; it stays in the store and runs on`);
@@ -111,9 +110,11 @@ async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowN
         seq = next;
         if (event.kind === 'started') started = true;
         if (event.kind === 'end') return { ok: true, result: event.result };
-        options.onEvent?.(event);
+        options.onEvent?.(event, seq);
       }
       const status = await dbos.getWorkflow(runId);
+      // Enqueued above, gone now: it ended and retention deleted it before its end event was read here.
+      if (status === undefined) return { ok: false, status: 'PRUNED', message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read` };
       if (status?.status === 'ERROR' || status?.status === 'CANCELLED' || status?.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
         return { ok: false, status: status.status, message: `${runId} ended with status ${status.status}: ${errorMessage(status.error)}` };
       }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DBOS, type DLogger } from '@dbos-inc/dbos-sdk';
+import { DBOS, type DLogger, type GetWorkflowsInput } from '@dbos-inc/dbos-sdk';
 import { createRedactor, type BackendCall } from '../bridge/index.js';
 import { serverSecrets, type ResolvedConfig } from '../config/index.js';
 import { errorMessage, type ApprovalHandler, type RunResult } from '../core/index.js';
@@ -12,11 +12,13 @@ import { createApprovalWaiter, type ApprovalWaiter } from './approval-waiter.js'
 import { createCallCounter, type CallKey } from './call-key.js';
 import type { DurableError } from './durable-error.js';
 import { holdLiveness, whileDead } from './liveness.js';
-import { appendRunEvent, priorAttempts } from './run-events.js';
+import { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
 import { openRunJournal, type RunJournal } from './run-journal.js';
 import { createPool, ensureStoreSchema } from './store.js';
 import { describeStore } from './store-url.js';
 import { openModelJournal } from './model-journal.js';
+import { parseDuration } from './duration.js';
+import { pruneOnce } from './prune.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 export interface WorkerOptions {
@@ -42,6 +44,19 @@ export interface DurableWorker {
   close(): Promise<void>;
 }
 
+/** What one kind of durable work (a code run, a planner task) brings to an attempt at it. */
+interface AttemptSpec<Result> {
+  kind: 'run' | 'task';
+  /** Model replies the attempt answers from the store (a task's), for its `started` event. */
+  modelReplies: number;
+  /** Executes it; `report` appends an event in order, `priorLogs` are the log lines earlier attempts wrote. */
+  perform(context: { signal: AbortSignal; priorLogs: number; report: (event: DurableRunEvent) => void }): Promise<Result>;
+  /** Its result once the journal had its say (a replay that diverged, an unknown outcome), redacted. */
+  settle(result: Result, journal: RunJournal): Result;
+  /** How the worker's notice says it ended. */
+  outcome(result: Result): string;
+}
+
 /** The per-process state the workflow function reaches (DBOS is one per process, so is a worker). */
 let active: { execute(runId: string, request: DurableRunRequest): Promise<RunResult>; executeTask(taskId: string, request: DurableTaskRequest): Promise<TaskResult> } | undefined;
 let registered: { run: (request: DurableRunRequest) => Promise<RunResult>; task: (request: DurableTaskRequest) => Promise<TaskResult> } | undefined;
@@ -56,6 +71,11 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const executorId = options.executorId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const notice = options.onNotice ?? (() => undefined);
   const durable = options.config.durable ?? {};
+  const retention = durable.retention === undefined ? undefined : {
+    olderThanMs: parseDuration(durable.retention.olderThan, 'durable.retention.olderThan'),
+    // At most one round a second, whatever the config says.
+    intervalMs: Math.max(1000, parseDuration(durable.retention.interval ?? '1h', 'durable.retention.interval')),
+  };
   const pool = createPool(options.store);
   let closing = false;
   // A start that fails half-way closes what it opened, newest first: a library caller keeps no held
@@ -130,82 +150,86 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   // Build (when stale) and load the capabilities before taking runs: a worker that says it is ready is.
   await space.capabilities().catch(failStart);
 
+  /**
+   * One attempt at a run or a planner task, whatever it executes: its journal (and the approvals
+   * its calls ask for), its `started` event, its events in order, its end. A worker stopping records
+   * no end: once its lock is free, another worker takes the run over.
+   */
+  const attempt = async <Result extends RunResult | TaskResult>(id: string, spec: AttemptSpec<Result>): Promise<Result> => {
+    const prior = await priorAttempts(pool, id);
+    const controller = new AbortController();
+    const journal = await openRunJournal(pool, { runId: id, executorId, isIdempotent, onFatal: () => controller.abort() });
+    runs.set(id, { id, journal, countApproval: createCallCounter() });
+    try {
+      await appendRunEvent(pool, id, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + spec.modelReplies });
+      notice(prior.attempts === 0 ? `${spec.kind} ${id}: started` : `${spec.kind} ${id}: taken over (attempt ${prior.attempts + 1}, ${spec.modelReplies} model replies and ${journal.replayed} calls journaled)`);
+      let events = Promise.resolve();
+      const report = (event: DurableRunEvent): void => {
+        events = events.then(() => appendRunEvent(pool, id, event)).catch(() => undefined);
+      };
+      const performed = await spec.perform({ signal: controller.signal, priorLogs: prior.logs, report });
+      await events;
+      // A worker stopping (Ctrl-C) ends its runs' programs: that is not their outcome.
+      if (closing) return await new Promise<never>(() => undefined);
+      const result = spec.settle(performed, journal);
+      await closeRunApprovals(pool, id);
+      await appendRunEvent(pool, id, { kind: 'end', result: result as unknown as Record<string, unknown> });
+      notice(`${spec.kind} ${id}: ${spec.outcome(result)}`);
+      return result;
+    } finally {
+      runs.delete(id);
+    }
+  };
+
   active = {
-    async execute(runId, request) {
-      const prior = await priorAttempts(pool, runId);
-      const controller = new AbortController();
-      const journal = await openRunJournal(pool, { runId, executorId, isIdempotent, onFatal: () => controller.abort() });
-      runs.set(runId, { id: runId, journal, countApproval: createCallCounter() });
-      await appendRunEvent(pool, runId, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed });
-      notice(prior.attempts === 0 ? `run ${runId}: started` : `run ${runId}: taken over (attempt ${prior.attempts + 1}, ${journal.replayed} journaled calls)`);
-      // A replay writes the same log lines again: the submitter saw the earlier attempts' lines already.
-      let logsToSkip = prior.logs;
-      let events = Promise.resolve();
-      try {
-        let result = await space.run(request.code, {
-          runId,
-          check: request.check,
-          signal: controller.signal,
-          ...(request.limits ? { limits: request.limits } : {}),
-          onLog: (log) => {
-            if (logsToSkip > 0) {
-              logsToSkip -= 1;
-              return;
-            }
-            events = events.then(() => appendRunEvent(pool, runId, { kind: 'log', log: redact(log) })).catch(() => undefined);
-          },
-        });
-        await events;
-        // A worker stopping (Ctrl-C) ends its runs' programs: that is not their outcome. Record
-        // nothing; once this worker's lock is free, another worker takes them over.
-        if (closing) return await new Promise<never>(() => undefined);
-        const fatal: DurableError | undefined = journal.fatal ?? (result.success ? journal.finish() : undefined);
-        if (fatal !== undefined) {
-          result = { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } };
-        }
-        result = redact(result);
-        await closeRunApprovals(pool, runId);
-        await appendRunEvent(pool, runId, { kind: 'end', result });
-        notice(`run ${runId}: ${result.success ? 'succeeded' : `failed: ${result.error?.code ?? ''} ${result.error?.message ?? ''}`}`);
-        return result;
-      } finally {
-        runs.delete(runId);
-      }
-    },
+    execute: (runId, request) =>
+      attempt<RunResult>(runId, {
+        kind: 'run',
+        modelReplies: 0,
+        perform: ({ signal, priorLogs, report }) => {
+          // A replay writes the same log lines again: the submitter saw the earlier attempts' lines already.
+          let logsToSkip = priorLogs;
+          return space.run(request.code, {
+            runId,
+            check: request.check,
+            signal,
+            ...(request.limits ? { limits: request.limits } : {}),
+            onLog: (log) => {
+              if (logsToSkip > 0) logsToSkip -= 1;
+              else report({ kind: 'log', log: redact(log) });
+            },
+          });
+        },
+        settle: (result, journal) => {
+          const fatal: DurableError | undefined = journal.fatal ?? (result.success ? journal.finish() : undefined);
+          return redact(fatal === undefined ? result : { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } });
+        },
+        outcome: (result) => (result.success ? 'succeeded' : `failed: ${result.error?.code ?? ''} ${result.error?.message ?? ''}`),
+      }),
     async executeTask(taskId, request) {
-      const prior = await priorAttempts(pool, taskId);
-      const controller = new AbortController();
-      const journal = await openRunJournal(pool, { runId: taskId, executorId, isIdempotent, onFatal: () => controller.abort() });
       const model = await openModelJournal(pool, taskId);
-      runs.set(taskId, { id: taskId, journal, countApproval: createCallCounter() });
-      await appendRunEvent(pool, taskId, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + model.replayed });
-      notice(prior.attempts === 0 ? `task ${taskId}: started` : `task ${taskId}: taken over (attempt ${prior.attempts + 1}, ${model.replayed} model replies and ${journal.replayed} calls journaled)`);
-      let events = Promise.resolve();
-      try {
-        let result = await executeTask(request.task, {
-          space,
-          taskId,
-          signal: controller.signal,
-          wrapModelClient: model.wrap,
-          ...(request.context ? { context: request.context } : {}),
-          ...(request.model ? { model: request.model } : {}),
-          ...(request.budget ? { budget: request.budget } : {}),
-          onEvent: (event) => {
-            events = events.then(() => appendRunEvent(pool, taskId, { kind: 'planner', event: redact(event) })).catch(() => undefined);
-          },
-        });
-        await events;
-        if (closing) return await new Promise<never>(() => undefined);
-        const fatal = journal.fatal;
-        if (fatal !== undefined) result = { ...result, success: false, finalSummary: `${fatal.code}: ${fatal.message}` };
-        result = redact(result);
-        await closeRunApprovals(pool, taskId);
-        await appendRunEvent(pool, taskId, { kind: 'end', result: result as unknown as Record<string, unknown> });
-        notice(`task ${taskId}: ${result.success ? 'succeeded' : 'failed'}`);
-        return result;
-      } finally {
-        runs.delete(taskId);
-      }
+      return attempt<TaskResult>(taskId, {
+        kind: 'task',
+        modelReplies: model.replayed,
+        perform: ({ signal, report }) =>
+          executeTask(request.task, {
+            space,
+            taskId,
+            signal,
+            wrapModelClient: model.wrap,
+            ...(request.context ? { context: request.context } : {}),
+            ...(request.model ? { model: request.model } : {}),
+            ...(request.budget ? { budget: request.budget } : {}),
+            onEvent: (event) => report({ kind: 'planner', event: redact(event) }),
+          }),
+        settle: (result, journal) => {
+          const fatal = journal.fatal;
+          // The budget's counts pass as they are: the key rules would take `tokens` for a secret.
+          const { budgetUsage, ...rest } = fatal === undefined ? result : { ...result, success: false, finalSummary: `${fatal.code}: ${fatal.message}` };
+          return { ...redact(rest), budgetUsage };
+        },
+        outcome: (result) => (result.success ? 'succeeded' : 'failed'),
+      });
     },
   };
 
@@ -256,6 +280,33 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       });
     }
   };
+  /**
+   * Retention: every interval (and once at start), the rows of runs that ended longer than
+   * `olderThan` ago go; one worker at a time prunes (the others find its lock taken and skip).
+   */
+  function startRetention(settings: { olderThanMs: number; intervalMs: number }): NodeJS.Timeout {
+    const dbosWorkflows = { listWorkflows: (input: GetWorkflowsInput) => DBOS.listWorkflows(input), deleteWorkflows: (ids: string[]) => DBOS.deleteWorkflows(ids) };
+    let pruning = false;
+    const round = (): void => {
+      if (pruning || closing) return;
+      pruning = true;
+      pruneOnce(pool, dbosWorkflows, new Date(Date.now() - settings.olderThanMs))
+        .then((report) => {
+          if (report !== undefined && report.runs > 0) notice(`retention: deleted the rows of ${report.runs} run(s) that ended before the last ${durable.retention?.olderThan ?? ''}`);
+        })
+        .catch((error: unknown) => {
+          if (!closing) notice(`retention: pruning the store failed (tried again in ${durable.retention?.interval ?? '1h'}): ${errorMessage(error)}`);
+        })
+        .finally(() => {
+          pruning = false;
+        });
+    };
+    round();
+    const pruneTimer = setInterval(round, settings.intervalMs);
+    pruneTimer.unref();
+    return pruneTimer;
+  }
+
   let sweeping = false;
   const timer = setInterval(() => {
     if (sweeping || closing) return;
@@ -268,12 +319,15 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   }, options.takeoverIntervalMs ?? 1000);
   timer.unref();
 
+  const pruner = retention === undefined ? undefined : startRetention(retention);
+
   const worker: DurableWorker = {
     executorId,
     async close() {
       if (closing) return;
       closing = true;
       clearInterval(timer);
+      if (pruner !== undefined) clearInterval(pruner);
       // Runs still going stay PENDING under this worker's id; once its lock is free, another worker takes them over.
       await DBOS.shutdown({ deregister: false }).catch(() => undefined);
       active = undefined;

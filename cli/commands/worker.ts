@@ -9,6 +9,8 @@ export interface WorkerCommandOptions {
   config?: string;
   store?: string;
   concurrency?: string;
+  /** The worker's id in the store (default: host, pid and a random part). */
+  id?: string;
   verbose: boolean;
 }
 
@@ -18,6 +20,9 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   if (options.concurrency !== undefined) {
     concurrency = Number(options.concurrency);
     if (!Number.isInteger(concurrency) || concurrency <= 0) throw new UsageError(`--concurrency takes a positive whole number (got "${options.concurrency}")`);
+  }
+  if (options.id !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/.test(options.id)) {
+    throw new UsageError(`--id takes letters, digits and _ . : @ - (at most 128, starting with a letter or digit; got "${options.id}")`);
   }
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
   const store = storeOf(options.store, config);
@@ -34,6 +39,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     config,
     openSpace: (spaceOptions) => openSpace(spaceOptions, { sessions: agentSessions }),
     ...(concurrency ? { concurrency } : {}),
+    ...(options.id !== undefined ? { executorId: options.id } : {}),
     onNotice: (line) => {
       if (options.verbose || !line.startsWith('run ')) progress(line);
     },

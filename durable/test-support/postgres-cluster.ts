@@ -3,7 +3,7 @@
 // runs as `nobody` (the folder is handed to it). No PostgreSQL on the machine is an error, never a skip.
 import { execFile, type ExecFileOptions } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,7 +60,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export interface ClusterOptions {
+  /**
+   * Start it as a hot standby with no primary (standby.signal): it stays in recovery, answers
+   * read-only queries and refuses what a standby may not do (DDL, LISTEN). No createDatabase then.
+   */
+  standby?: boolean;
+}
+
+export async function startPostgresCluster(clusterOptions: ClusterOptions = {}): Promise<PostgresCluster> {
   const { initdb, pgCtl } = findBinaries();
   const folder = await mkdtemp(path.join(tmpdir(), 'agent-spaces-pg-'));
   const user = process.getuid?.() === 0 ? nobody() : undefined;
@@ -68,6 +76,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const options: ExecFileOptions = { cwd: folder, ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { ...process.env, LC_ALL: 'C' } };
   const data = path.join(folder, 'data');
   await run(initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], options);
+  if (clusterOptions.standby === true) await writeFile(path.join(data, 'standby.signal'), '');
   const port = await freePort();
   // fsync off: a test cluster need not survive a power cut, and tests write a lot.
   const serverOptions = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300`;

@@ -1,0 +1,98 @@
+// Setting up against a store, against a real PostgreSQL (private clusters): the schema is created once
+// per process (and tried again after a failure), a waiter whose LISTEN fails closes its connection,
+// and a second live worker with the same id is refused with its own code and what to do.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../config/index.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
+import { createApprovalWaiter } from './approval-waiter.js';
+import { openApprovals } from './index.js';
+import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
+import { makeDurableSpace } from './test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+import { workerProcesses } from './test-support/worker-processes.js';
+import { startWorker } from './worker.js';
+
+let cluster: PostgresCluster;
+const workers = workerProcesses();
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+
+afterAll(async () => {
+  await workers.stopAll();
+  await cluster?.stop();
+});
+
+async function connect(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+describe('the store schema', () => {
+  it('is created once per process: a second openApprovals does not take the DDL lock again', async () => {
+    const store = await cluster.createDatabase('schema_once');
+    const first = await openApprovals(store);
+    await first.close();
+    // Another process holds the DDL lock: running the DDL again would wait for it.
+    const admin = await connect(store);
+    try {
+      await admin.query('SELECT pg_advisory_lock($1, 0)', [LIVENESS_LOCK_SPACE + 1]);
+      const again = await openApprovals(store);
+      expect(await again.list()).toEqual([]);
+      await again.close();
+    } finally {
+      await admin.end();
+    }
+  }, 60_000);
+
+  it('is tried again after a failure: a store that could not be reached first works once it exists', async () => {
+    const store = cluster.url.replace(/\/postgres$/, '/created_later');
+    await expect(openApprovals(store)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('created_later') });
+    await cluster.createDatabase('created_later');
+    const approvals = await openApprovals(store);
+    expect(await approvals.list()).toEqual([]);
+    await approvals.close();
+  });
+});
+
+describe('an approval waiter whose LISTEN fails', () => {
+  it('closes its connection (a hot standby refuses LISTEN)', async () => {
+    const standby = await startPostgresCluster({ standby: true });
+    const admin = await connect(standby.url);
+    const pool = createPool(standby.url, 1);
+    try {
+      await expect(createApprovalWaiter(standby.url, pool)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/LISTEN during recovery/) });
+      const others = async (): Promise<number> =>
+        (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")).rows[0]?.n ?? -1;
+      await expect.poll(others).toBe(0);
+    } finally {
+      await pool.end();
+      await admin.end();
+      await standby.stop();
+    }
+  });
+});
+
+describe('a second worker with the id of a live one', () => {
+  it('is refused with WORKER_ID_IN_USE and told to choose another --id or stop the other worker', async () => {
+    const space = await makeDurableSpace('store-setup-id');
+    const store = await cluster.createDatabase('worker_id');
+    const first = workers.start(space, store, ['--id', 'shared-id']);
+    await workers.ready(first);
+
+    const second = workers.start(space, store, ['--id', 'shared-id']);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain('another live worker already uses the id "shared-id"');
+    expect(second.stderr()).toContain('another --id, or stop the other worker');
+
+    const config = resolveConfig({}, { root: await makeTempDir('store-setup-id') });
+    const inProcess = startWorker({ store, config, executorId: 'shared-id', openSpace: () => Promise.reject(new Error('not reached: the id is refused first')) });
+    await expect(inProcess).rejects.toMatchObject({ code: 'WORKER_ID_IN_USE' });
+
+    // The first worker is untouched: it still holds its id.
+    expect(first.child.exitCode).toBeNull();
+  }, 300_000);
+});
