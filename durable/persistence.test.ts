@@ -134,6 +134,66 @@ describe('A2A tasks in the store', () => {
     expect((await stores.forAgent('echo-desk', []).load(created.id, new ServerCallContext()))?.id).toBe(created.id);
     await expect(getTask(server.agents[0]?.url ?? '', randomUUID())).rejects.toThrow(/not found/i);
   }, 120_000);
+
+  it('lists a context\'s tasks newest first, page by page', async () => {
+    const store = await cluster.createDatabase('a2a_list');
+    const runner = await echoAgent([]);
+    const { server } = await serveOnStore(runner, store);
+    const url = server.agents[0]?.url ?? '';
+    const first = await send(url, 'one');
+    const second = await send(url, 'two', first.contextId);
+    const third = await send(url, 'three', first.contextId);
+    await send(url, 'elsewhere');
+    const client = await new ClientFactory().createFromUrl(url);
+    const list = (pageToken: string, includeArtifacts: boolean) =>
+      client.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 2, pageToken, historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts });
+    const page = await list('', false);
+    expect(page.tasks.map((task) => task.id)).toEqual([third.id, second.id]);
+    expect(page.totalSize).toBe(3);
+    expect(page.tasks.every((task) => task.artifacts.length === 0)).toBe(true);
+    const next = await list(page.nextPageToken, true);
+    expect(next.tasks.map((task) => task.id)).toEqual([first.id]);
+    expect(next.nextPageToken).toBe('');
+    expect(answerOf(next.tasks[0] as Task)).toEqual({ $case: 'text', value: 'echo: one' });
+  }, 120_000);
+});
+
+describe('agent serve --a2a --store (the CLI)', () => {
+  it("keeps the agent's tasks in the store: another server on it answers tasks/get", async () => {
+    const model = await startScriptedModelServer([callReply('finish', { summary: 'the desk opens at nine' })]);
+    closers.push(() => model.close());
+    const store = await cluster.createDatabase('a2a_cli');
+    const dir = await makeTempDir('persist-cli-agent');
+    await writeFile(
+      path.join(dir, 'tsagent.json'),
+      JSON.stringify({
+        metadata: { name: 'Front Desk', version: '1.0.0', description: 'Opening hours', skills: [{ id: 'hours', name: 'Hours', description: 'When the desk opens' }] },
+        settings: { mostRecentModel: 'openai:scripted-model' },
+        providers: { openai: { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: model.baseURL } },
+      }),
+    );
+    const cli = startCli(['agent', 'serve', dir, '--a2a', '0', '--store', store], { cwd: dir });
+    closers.push(async () => {
+      cli.child.kill('SIGKILL');
+      await cli.exited;
+    });
+    await expect.poll(() => cli.stderr(), { timeout: 120_000 }).toMatch(/A2A: agent "Front Desk" at (\S+) /);
+    const url = /A2A: agent "Front Desk" at (\S+) /.exec(cli.stderr())?.[1] ?? '';
+    expect(cli.stderr()).toContain('(tasks in the store)');
+
+    const created = await send(url, `when do you open? (key ${SECRET})`);
+    expect(created.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // A second server of the same agent (a replica, here in this process) answers from the store.
+    const replica = createAgentRunner(await loadAgent(dir), { outDir: path.join(dir, 'replica'), executeTask: () => Promise.reject(new Error('the replica runs no session here')) });
+    closers.push(() => replica.close());
+    const other = await serveOnStore(replica, store);
+    const stored = await getTask(other.server.agents[0]?.url ?? '', created.id);
+    expect(answerOf(stored)).toEqual({ $case: 'text', value: 'the desk opens at nine' });
+    expect(stored.history[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'when do you open? (key [REDACTED])' });
+
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  }, 180_000);
 });
 
 describe('execute_agent sessions in the store', () => {
