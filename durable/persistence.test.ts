@@ -15,6 +15,7 @@ import { loadConfig } from '../config/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { openA2ATaskStores, openAgentSessionStore, readStoredTrace, submitTask, type A2ATaskStores, type AgentSessionStore } from './index.js';
+import { pruneAgentRecords } from './prune-agent-records.js';
 import { createPool } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
@@ -221,6 +222,30 @@ describe('execute_agent sessions in the store', () => {
     const memory = await first.tools.getAgentMemory({ session_id: sessionId });
     expect(memory).toMatchObject({ status: 'success', logs: [{ role: 'user' }, { role: 'assistant' }, { role: 'user', content: 'what did I say?' }, { role: 'assistant', content: 'echo: what did I say?' }] });
     expect(first.sessions.location).toContain('the store postgres://');
+  }, 120_000);
+});
+
+describe('retention of agent records', () => {
+  it('deletes finished A2A tasks and idle sessions older than the cutoff, never a task still working', async () => {
+    const store = await cluster.createDatabase('agent_prune');
+    const runner = await echoAgent([]);
+    const { server, stores } = await serveOnStore(runner, store);
+    const finished = await send(server.agents[0]?.url ?? '', 'done soon');
+    const { ServerCallContext } = await import('@a2a-js/sdk/server');
+    const working: Task = { id: randomUUID(), contextId: randomUUID(), status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [], metadata: {} };
+    await stores.forAgent('echo-desk', []).save(working, new ServerCallContext());
+    const sessions = await openAgentSessionStore(store);
+    closers.push(() => sessions.close());
+    await sessions.update('sess_old', 'Echo Desk', (session) => session.messages.push({ role: 'user', content: 'hi', timestamp: new Date().toISOString() }));
+    const pool = createPool(store, 1);
+    closers.push(() => pool.end());
+
+    expect(await pruneAgentRecords(pool, new Date(Date.now() - 3_600_000))).toEqual({ a2aTasks: 0, agentSessions: 0 });
+    expect(await pruneAgentRecords(pool, new Date(Date.now() + 3_600_000))).toEqual({ a2aTasks: 1, agentSessions: 1 });
+    const { rows } = await pool.query<{ task_id: string }>('SELECT task_id FROM agent_spaces.a2a_tasks');
+    expect(rows.map((row) => row.task_id)).toEqual([working.id]);
+    expect(rows.map((row) => row.task_id)).not.toContain(finished.id);
+    expect(await sessions.get('sess_old')).toBeUndefined();
   }, 120_000);
 });
 
