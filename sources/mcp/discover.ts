@@ -17,10 +17,11 @@ export function mcpModuleName(server: string, config: McpServerConfig): string {
  * Connects to a configured MCP server, pages through `tools/list` and returns its tools as one raw
  * capability. A malformed tool list fails this server only (the caller reports it).
  */
-export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number; connect?: McpConnector } = {}): Promise<RawCapability> {
+export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number; connect?: McpConnector; signal?: AbortSignal } = {}): Promise<RawCapability> {
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
   const connection = options.connect
     ? await options.connect(server, config)
-    : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS });
+    : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS, ...signal });
   const listTimeoutMs = config.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   // A server may quote its own credentials (env, args, headers) in descriptions, schemas or errors:
   // they would end up in the declarations, the catalog, search results and the terminal.
@@ -29,7 +30,7 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
   try {
     let tools: unknown[];
     try {
-      tools = await listAllToolsUnchecked(connection.client, { timeout: listTimeoutMs });
+      tools = await listAllToolsUnchecked(connection.client, { timeout: listTimeoutMs, ...signal });
     } catch (error) {
       if (!isRequestTimeout(error)) throw error;
       throw new CompileError('MCP_DISCOVERY_TIMEOUT', `MCP server "${server}": no answer to tools/list within ${listTimeoutMs} ms; check the server, or raise timeoutMs for it`, { cause: error });

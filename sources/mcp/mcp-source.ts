@@ -23,7 +23,9 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
       const servers = Object.entries(context.config.mcpServers).sort(([a], [b]) => a.localeCompare(b));
       const loaded = await Promise.all(
         servers.map(([server, config]) =>
-          context.load(`mcp:${server}`, async () => [await discoverMcpServer(server, config, options.connect === undefined ? {} : { connect: options.connect })]),
+          context.load(`mcp:${server}`, async () => [
+            await discoverMcpServer(server, config, { ...(options.connect === undefined ? {} : { connect: options.connect }), ...(context.signal === undefined ? {} : { signal: context.signal }) }),
+          ]),
         ),
       );
       return { capabilities: loaded.flatMap((capabilities) => capabilities ?? []), failures: [] };
