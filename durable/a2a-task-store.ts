@@ -4,6 +4,7 @@ import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { createRedactor } from '../bridge/index.js';
+import { appendRunEvent } from './run-events.js';
 import { createPool, ensureStoreSchema, SCHEMA, type Pool } from './store.js';
 
 /** The SDK's page size when a `tasks/list` names none. */
@@ -17,6 +18,12 @@ export interface A2ATaskStores {
    * its own tasks. `secrets` (the agent's server secrets) are cut out of every task before it is written.
    */
   forAgent(agent: string, secrets: readonly string[]): TaskStore;
+  /**
+   * Writes each event of a task's session to run_events under the A2A task id (secrets cut out), so
+   * `agent-spaces trace <task id>` reads it from any machine. A write that fails loses that event, never the task.
+   */
+  traceRecorder(agent: string, secrets: readonly string[]): (taskId: string, event: { type: string }) => void;
+  /** Waits for the trace events still being written, then closes the connections. */
   close(): Promise<void>;
 }
 
@@ -29,9 +36,24 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
     await pool.end().catch(() => undefined);
     throw error;
   }
+  // One chain of writes per task keeps its events in order; a chain is dropped once it is idle.
+  const writing = new Map<string, Promise<void>>();
   return {
     forAgent: (agent, secrets) => createA2ATaskStore(pool, agent, secrets),
-    close: () => pool.end(),
+    traceRecorder(_agent, secrets) {
+      const redact = createRedactor({ secrets });
+      return (taskId, event) => {
+        const next = (writing.get(taskId) ?? Promise.resolve()).then(() => appendRunEvent(pool, taskId, { kind: 'planner', event: redact(event) })).catch(() => undefined);
+        writing.set(taskId, next);
+        void next.then(() => {
+          if (writing.get(taskId) === next) writing.delete(taskId);
+        });
+      };
+    },
+    async close() {
+      await Promise.all(writing.values());
+      await pool.end();
+    },
   };
 }
 

@@ -192,6 +192,15 @@ describe('agent serve --a2a --store (the CLI)', () => {
     expect(answerOf(stored)).toEqual({ $case: 'text', value: 'the desk opens at nine' });
     expect(stored.history[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'when do you open? (key [REDACTED])' });
 
+    // The session's planner trace is in the store under the A2A task id (written as it ran).
+    const traceTypes = async () => ((await readStoredTrace(store, created.id))?.events ?? []).map((event) => (event as { type: string }).type);
+    await expect.poll(traceTypes, { timeout: 60_000 }).toContain('task-finish');
+    const trace = await readStoredTrace(store, created.id);
+    expect(trace?.kind).toBe('task');
+    expect(trace?.events[0]).toMatchObject({ type: 'task-start', task: 'when do you open? (key [REDACTED])' });
+    expect(await traceTypes()).toContain('model-reply');
+    expect(JSON.stringify(trace)).not.toContain(SECRET);
+
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
   }, 180_000);
@@ -240,12 +249,17 @@ describe('retention of agent records', () => {
     const pool = createPool(store, 1);
     closers.push(() => pool.end());
 
+    // A trace event of the finished task, and one of a worker's run (pruned elsewhere, not here).
+    await pool.query("INSERT INTO agent_spaces.run_events (run_id, kind, data) VALUES ($1, 'planner', '{}'), ('a-worker-run', 'log', '{}')", [finished.id]);
+
     expect(await pruneAgentRecords(pool, new Date(Date.now() - 3_600_000))).toEqual({ a2aTasks: 0, agentSessions: 0 });
     expect(await pruneAgentRecords(pool, new Date(Date.now() + 3_600_000))).toEqual({ a2aTasks: 1, agentSessions: 1 });
     const { rows } = await pool.query<{ task_id: string }>('SELECT task_id FROM agent_spaces.a2a_tasks');
     expect(rows.map((row) => row.task_id)).toEqual([working.id]);
     expect(rows.map((row) => row.task_id)).not.toContain(finished.id);
     expect(await sessions.get('sess_old')).toBeUndefined();
+    const events = await pool.query<{ run_id: string }>('SELECT run_id FROM agent_spaces.run_events');
+    expect(events.rows.map((row) => row.run_id)).toEqual(['a-worker-run']);
   }, 120_000);
 });
 

@@ -4,14 +4,18 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContex
 import { errorMessage, isJsonSchemaObject } from '../../core/index.js';
 import type { AgentRunner } from '../run-agent.js';
 
+/** Takes each event of an A2A task's session (its planner trace), by A2A task id. */
+export type A2ATraceRecorder = (taskId: string, event: { type: string }) => void;
+
 /**
  * Answers A2A messages with headless sessions of one agent. A message's text parts are the prompt; a
  * Tools-mode agent also takes a data part `{tool, arguments}` to call one of its tools. Each message
  * becomes a task: submitted → working → artifact (the answer) → completed, or failed / canceled. With
  * `taskStore`, a message in a context that already has tasks continues it: the session gets the
- * context's earlier turns (read from the store, so from any replica or before a restart).
+ * context's earlier turns (read from the store, so from any replica or before a restart). With
+ * `recordTrace`, every event of a task's session goes there too.
  */
-export async function createAgentExecutor(runner: AgentRunner, options: { taskStore?: TaskStore } = {}): Promise<AgentExecutor> {
+export async function createAgentExecutor(runner: AgentRunner, options: { taskStore?: TaskStore; recordTrace?: A2ATraceRecorder } = {}): Promise<AgentExecutor> {
   const [{ Role, TaskState }, { AgentEvent }] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);
   const running = new Map<string, AbortController>();
   return {
@@ -28,7 +32,8 @@ export async function createAgentExecutor(runner: AgentRunner, options: { taskSt
         status(TaskState.TASK_STATE_WORKING);
         const call = toolCall(userMessage);
         const context = options.taskStore ? await earlierTurns(options.taskStore, { contextId, taskId, user: Role.ROLE_USER }, requestContext.context) : undefined;
-        const runOptions = { signal: controller.signal, ...(context ? { context } : {}) };
+        const { recordTrace } = options;
+        const runOptions = { signal: controller.signal, ...(context ? { context } : {}), ...(recordTrace ? { onEvent: (event: { type: string }) => recordTrace(taskId, event) } : {}) };
         const answer = call ? await runner.callTool(call.tool, call.arguments, runOptions) : await runner.prompt(messageText(userMessage), runOptions);
         bus.publish(
           AgentEvent.artifactUpdate({

@@ -9,7 +9,7 @@ import type { Agent } from '../agent.js';
 import { resolveAgentModel } from '../resolve-agent-model.js';
 import type { AgentRunner } from '../run-agent.js';
 import { buildAgentCard } from './agent-card.js';
-import { createAgentExecutor } from './agent-executor.js';
+import { createAgentExecutor, type A2ATraceRecorder } from './agent-executor.js';
 
 export interface A2AServeOptions {
   port: number;
@@ -28,7 +28,10 @@ export interface A2AServeOptions {
 /** Task stores per served agent; `secrets` are the agent's own, for the store to cut out before writing. */
 export interface A2ATaskStores {
   forAgent(agent: string, secrets: readonly string[]): TaskStore;
+  /** Where each task's session events (its planner trace) go too, keyed by the A2A task id. */
+  traceRecorder?(agent: string, secrets: readonly string[]): A2ATraceRecorder;
 }
+
 
 export interface RunningA2AServer {
   /** `http://host:port` */
@@ -82,8 +85,10 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
     let slug = toModuleName(runner.agent.name) || 'agent';
     for (let n = 2; mounted.has(slug); n++) slug = `${toModuleName(runner.agent.name)}-${n}`;
     const url = `${origin}/agents/${slug}/`;
-    const taskStore = options.taskStores?.forAgent(slug, agentSecrets(runner.agent)) ?? new InMemoryTaskStore();
-    const handler = new DefaultRequestHandler(await buildAgentCard(runner.agent, url), taskStore, await createAgentExecutor(runner, { taskStore }));
+    const secrets = agentSecrets(runner.agent);
+    const taskStore = options.taskStores?.forAgent(slug, secrets) ?? new InMemoryTaskStore();
+    const recordTrace = options.taskStores?.traceRecorder?.(slug, secrets);
+    const handler = new DefaultRequestHandler(await buildAgentCard(runner.agent, url), taskStore, await createAgentExecutor(runner, { taskStore, ...(recordTrace ? { recordTrace } : {}) }));
     mounted.set(slug, { handler, transport: new JsonRpcTransportHandler(handler) });
     agents.push({ name: runner.agent.name, url });
     log(`A2A: agent "${runner.agent.name}" at ${url} (card ${url}${AGENT_CARD_PATH})`);
