@@ -34,6 +34,13 @@ interface Call {
  * a `TOOL_ERROR_RESULT` carrying the status and the start of the body, with the secrets cut out.
  */
 export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
+  // Derived once per API (headers, URLs and their encodings), not on every call.
+  const secretsByApi = new Map<string, readonly string[]>();
+  const secretsOf = (api: string, config: OpenApiConfig): readonly string[] => {
+    let secrets = secretsByApi.get(api);
+    if (secrets === undefined) secretsByApi.set(api, (secrets = secretsOfApi(config)));
+    return secrets;
+  };
   return {
     async call(call: BackendCall): Promise<unknown> {
       const target = { capability: call.capability.module, function: call.function.name };
@@ -59,7 +66,7 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
       // The configured headers belong to the API's home: baseUrl, else the document's own server. An
       // operation the spec serves elsewhere gets none (a spec must not choose where the key goes).
       const home = originOf(config.baseUrl ?? plan.home);
-      return send(request, { api, config, target, subject, home, signal: call.context.signal, secrets: secretsOfApi(config) });
+      return send(request, { api, config, target, subject, home, signal: call.context.signal, secrets: secretsOf(api, config) });
     },
     async close() {
       // Nothing is kept open between calls: each uses fetch's own connection pool.
