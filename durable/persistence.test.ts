@@ -2,6 +2,7 @@
 // tasks (read back by another server and after a restart, secrets redacted in the table), execute_agent
 // sessions (continued through another process's store), and the trace of a task a worker executed.
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
@@ -14,7 +15,7 @@ import { createOrchestrationTools } from '../agents/orchestration/orchestration-
 import { loadConfig } from '../config/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { openA2ATaskStores, openAgentSessionStore, readStoredTrace, submitTask, type A2ATaskStores, type AgentSessionStore } from './index.js';
+import { openA2ATaskStores, openAgentSessionStore, readStoredTrace, submitRun, submitTask, type A2ATaskStores, type AgentSessionStore } from './index.js';
 import { pruneAgentRecords } from './prune-agent-records.js';
 import { createPool } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
@@ -232,6 +233,57 @@ describe('execute_agent sessions in the store', () => {
     expect(memory).toMatchObject({ status: 'success', logs: [{ role: 'user' }, { role: 'assistant' }, { role: 'user', content: 'what did I say?' }, { role: 'assistant', content: 'echo: what did I say?' }] });
     expect(first.sessions.location).toContain('the store postgres://');
   }, 120_000);
+});
+
+describe('execute_agent sessions of workers', () => {
+  it('a session begun in a run on one worker process is continued by a run on another (the store, not files)', async () => {
+    const model = await startScriptedModelServer([callReply('finish', { summary: 'noted: 42' }), callReply('finish', { summary: 'you said 42' })]);
+    closers.push(() => model.close());
+    const store = await cluster.createDatabase('worker_sessions');
+    const agentDir = await makeTempDir('persist-memo-agent');
+    await writeFile(
+      path.join(agentDir, 'tsagent.json'),
+      JSON.stringify({
+        metadata: { name: 'Memo', version: '1.0.0', description: 'Remembers', skills: [{ id: 'remember', name: 'Remember', description: 'Remembers what you say' }] },
+        settings: { mostRecentModel: 'openai:scripted-model' },
+        providers: { openai: { OPENAI_API_KEY: 'memo-model-key', OPENAI_BASE_URL: model.baseURL } },
+      }),
+    );
+    const root = await makeTempDir('persist-worker-sessions');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], agents: [agentDir] }));
+    const startWorkerProcess = async (): Promise<ReturnType<typeof startCli>> => {
+      const worker = startCli(['worker', '--store', store], { cwd: root });
+      closers.push(async () => {
+        worker.child.kill('SIGKILL');
+        await worker.exited;
+      });
+      await expect.poll(() => worker.stderr(), { timeout: 120_000 }).toContain(' ready (');
+      return worker;
+    };
+    const ask = (argumentsText: string) =>
+      submitRun({ store, code: `import { executeAgent } from '@capabilities/agents';\nexport default await executeAgent(${argumentsText});` });
+
+    const first = await startWorkerProcess();
+    const begun = await ask(`{ agent_name: 'Memo', prompt: 'remember 42' }`);
+    expect(begun.result).toMatchObject({ status: 'success', content: 'noted: 42' });
+    const sessionId = (begun.result as { session_id: string }).session_id;
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    await startWorkerProcess();
+    const continued = await ask(`{ agent_name: 'Memo', prompt: 'what did I say?', session_id: '${sessionId}' }`);
+    expect(continued.result).toMatchObject({ status: 'success', content: 'you said 42', session_id: sessionId });
+    // The second session was given the first exchange, read from the store by the other process.
+    const lastRequest = JSON.stringify(model.chatRequests().at(-1)?.messages);
+    expect(lastRequest).toContain('Earlier messages of this session (oldest first):\\nuser: remember 42\\nassistant: noted: 42');
+
+    const pool = createPool(store, 1);
+    closers.push(() => pool.end());
+    const { rows } = await pool.query<{ messages: string }>('SELECT messages FROM agent_spaces.agent_sessions WHERE id = $1', [sessionId]);
+    expect(JSON.parse(rows[0]?.messages ?? '[]')).toHaveLength(4);
+    // Not as files where sessions go without a store.
+    expect(existsSync((await loadConfig({ cwd: root })).agentSessions)).toBe(false);
+  }, 300_000);
 });
 
 describe('retention of agent records', () => {
