@@ -74,16 +74,24 @@ async function runInStore(context: StudioContext, store: NonNullable<StudioConte
       context.events.publish({ type: 'run-started', runId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
     } else if (event.kind === 'approval-required' || event.kind === 'approval-decided') store.inbox.refresh();
   };
-  const result: RunResult = context.redact(
-    await submitRun({
+  // A signal of its own, ended with the studio: listeners added to it go with the run.
+  const leave = new AbortController();
+  const stop = (): void => leave.abort();
+  store.signal.addEventListener('abort', stop, { once: true });
+  let submitted: RunResult;
+  try {
+    submitted = await submitRun({
       store: store.url,
       code,
       runId,
-      signal: store.signal,
+      signal: leave.signal,
       onEvent,
       onNoWorker: () => context.events.publish({ type: 'run-waiting-for-worker', runId, store: store.label }),
-    }),
-  );
+    });
+  } finally {
+    store.signal.removeEventListener('abort', stop);
+  }
+  const result = context.redact(submitted);
   context.events.publish({ type: 'run-end', runId, success: result.success });
   const { runId: _runId, ...shown } = result as RunResult & { runId?: string };
   return { kind: 'code-run', runId, startedAt, code, result: shown, calls: [], ...(worker ? { worker } : {}) };

@@ -2,6 +2,7 @@ import { checkTool, getAgent, listAgents, saveTools, testTool } from './api-agen
 import { listCapabilities, rebuild, search } from './api-capabilities.js';
 import { checkProgram, runProgram } from './api-playground.js';
 import { getRun, listRuns, replayRun } from './api-runs.js';
+import { runTask } from './api-tasks.js';
 import { callFunction, validateArguments } from './api-tester.js';
 import { errorMessage } from '../../core/index.js';
 import type { StudioContext } from './studio-context.js';
@@ -34,6 +35,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: /^\/api\/search$/, handle: ({ context, query }) => search(context, query.get('q') ?? '', query.get('detail') ?? 'summary') },
   { method: 'POST', path: /^\/api\/check$/, handle: ({ context, body }) => checkProgram(context, field(body, 'code', isString, 'a string (the program)')) },
   { method: 'POST', path: /^\/api\/run$/, handle: ({ context, body }) => runProgram(context, field(body, 'code', isString, 'a string (the program)')) },
+  { method: 'POST', path: /^\/api\/task$/, handle: ({ context, body }) => runTask(context, field(body, 'task', isString, 'a string (the task in words)')) },
   {
     method: 'POST',
     path: /^\/api\/validate$/,

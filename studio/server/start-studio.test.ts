@@ -343,6 +343,35 @@ describe('testing a tool with a model', () => {
   }, 120_000);
 });
 
+describe('a playground task (no store: in the studio)', () => {
+  it('says what to set without a model; with one, runs the task, streams its steps and leaves its trace in the run folder', async () => {
+    const refused = await call<{ error: { code: string; message: string } }>('POST', '/api/task', { task: 'Which trains leave Central?' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'STUDIO_NO_MODEL', message: expect.stringContaining('OPENAI_API_KEY') });
+    const model = await startScriptedModelServer([
+      callReply('call_tool', { name: 'train-schedule.getSchedule', arguments: { station: 'Central' } }),
+      callReply('finish', { summary: 'Three trains leave Central.', result: { trains: 3 } }),
+    ]);
+    process.env.AGENT_SPACES_BASE_URL = model.baseURL;
+    try {
+      let answer: Promise<{ status: number; body: { taskId: string; success: boolean; summary: string; result: unknown; steps: number } }> | undefined;
+      const first = await nextEvent('task-event', () => {
+        answer = call('POST', '/api/task', { task: 'Which trains leave Central?' });
+      });
+      expect((first.event as { type: string }).type).toBe('task-start');
+      const { status, body } = await (answer as NonNullable<typeof answer>);
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ success: true, summary: 'Three trains leave Central.', result: { trains: 3 }, steps: 2 });
+      expect(first.runId).toBe(body.taskId);
+      const trace = await call<{ kind: string; task: string }>('GET', `/api/runs/${body.taskId}`);
+      expect(trace.body).toMatchObject({ kind: 'task', task: 'Which trains leave Central?' });
+    } finally {
+      delete process.env.AGENT_SPACES_BASE_URL;
+      await model.close();
+    }
+  }, 120_000);
+});
+
 describe('the runs API', () => {
   it("lists a planner task of the run folder and opens its trace: steps, replies, calls, usage", async () => {
     const { body } = await call<{ runs: { id: string; kind: string; success?: boolean; steps?: number; costUsd?: number }[] }>('GET', '/api/runs');

@@ -8,6 +8,8 @@ export type StudioEvent =
   | { type: 'tool-call-end'; runId?: string; callId: string; capability: string; function: string; ok: boolean; durationMs: number; error?: { code: string; message: string }; timestamp: string }
   | { type: 'run-log'; runId: string; level: string; message: string }
   | { type: 'run-end'; runId: string; success: boolean }
+  /** A step of a playground task (a planner event, redacted). */
+  | { type: 'task-event'; runId: string; event: unknown }
   /** A playground run queued in the store while no worker is alive to take it. */
   | { type: 'run-waiting-for-worker'; runId: string; store: string }
   /** A worker took a stored run (attempt 1), or took it over from a worker that died (attempt 2, …). */

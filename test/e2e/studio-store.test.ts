@@ -12,6 +12,7 @@ import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from '
 import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
 import { ensureUiBuilt } from '../../studio/test-support/studio-space.js';
+import { callReply, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
 /** Runs wait for the test (a worker to start, a person to decide): their wall clock must not end them first. */
@@ -23,6 +24,8 @@ let space: DurableSpace;
 let studio: RunningStudio;
 const processes: CliProcess[] = [];
 let stream: EventStream;
+/** The model of the worker's planner tasks: one task, one call, finished. */
+let model: Awaited<ReturnType<typeof startScriptedModelServer>>;
 
 /** The studio's server-sent events, all of them, from the start of the file. */
 interface EventStream {
@@ -87,14 +90,20 @@ async function call<T = Record<string, unknown>>(method: string, pathname: strin
   return { status: response.status, body: (await response.json()) as T };
 }
 
-function startWorkerProcess(): CliProcess {
-  const started = startCli(['worker', '--store', store, '--verbose'], { cwd: space.root, env: space.env });
-  processes.push(started);
-  return started;
+let worker: CliProcess | undefined;
+
+/** The store's one worker, started on first need (the first test starts it itself, after a run found none). */
+function ensureWorker(): CliProcess {
+  if (worker === undefined) {
+    worker = startCli(['worker', '--store', store, '--verbose'], { cwd: space.root, env: { ...space.env, AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model' } });
+    processes.push(worker);
+  }
+  return worker;
 }
 
 /** Submits a program to the store from outside the studio (the library, as `agent-spaces run --store` does). */
 function submitElsewhere(code: string): Promise<RunResult & { runId: string }> {
+  ensureWorker();
   return submitRun({ store, code, timeoutMs: LONG });
 }
 
@@ -121,6 +130,10 @@ beforeAll(async () => {
   cluster = started;
   space = made;
   store = await cluster.createDatabase('studio');
+  model = await startScriptedModelServer([
+    callReply('call_tool', { name: 'ledger.record', arguments: { item: 'from a task' } }),
+    callReply('finish', { summary: 'Recorded it.', result: { recorded: 1 } }),
+  ]);
   studio = await startStudio({ openSpace, cwd: space.root, store, uiDir });
   stream = await openEventStream();
 }, LONG);
@@ -130,6 +143,7 @@ afterAll(async () => {
   await studio?.close();
   for (const running of processes) running.child.kill('SIGKILL');
   await Promise.all(processes.map((running) => running.exited));
+  await model?.close();
   await cluster?.stop();
 });
 
@@ -144,7 +158,7 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     const queued = await call<{ runs: { id: string; kind: string; status?: string }[] }>('GET', '/api/runs');
     expect(queued.body.runs.find((run) => run.id === runId)).toMatchObject({ kind: 'stored-run', status: 'ENQUEUED' });
 
-    startWorkerProcess();
+    ensureWorker();
     const { status, body } = await running;
     expect(status).toBe(200);
     expect(body.runId).toBe(runId);
@@ -162,6 +176,19 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(opened.body.events.map((event) => event.kind)).toEqual(['started', 'log', 'end']);
     const info = await call<{ store: { workers: string[] } }>('GET', '/api/space');
     expect(info.body.store.workers).toEqual([body.worker?.executorId]);
+  });
+
+  it("runs a playground task on the store's worker, its steps streamed to the page", async () => {
+    ensureWorker();
+    const { status, body } = await call<{ taskId: string; success: boolean; summary: string; result: unknown; worker?: { executorId: string } }>('POST', '/api/task', { task: 'record one item' });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ success: true, summary: 'Recorded it.', result: { recorded: 1 } });
+    expect(body.worker?.executorId).toEqual(expect.any(String));
+    expect(space.effects()).toContain('record from a task');
+    const steps = stream.seen.filter((event) => event.type === 'task-event' && event.runId === body.taskId).map((event) => (event.event as { type: string }).type);
+    expect(steps).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']));
+    const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean; title: string }[] }>('GET', '/api/runs');
+    expect(listed.body.runs.find((run) => run.id === body.taskId)).toMatchObject({ kind: 'stored-task', status: 'SUCCESS', success: true, title: 'record one item' });
   });
 
   it("lists a stored approval of a run submitted elsewhere; approving it in the inbox completes the run", async () => {

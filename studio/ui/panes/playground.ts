@@ -1,7 +1,7 @@
 import type { EditorView } from '@codemirror/view';
 import { api, onEvent } from '../api.js';
 import { createCodeEditor, rangeAt } from '../code-editor.js';
-import { h, jsonBlock, replace } from '../dom.js';
+import { h, jsonBlock, labelled, replace } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
 import type { CodeRunView, Diagnostic, TimelineCall } from '../types.js';
 
@@ -31,10 +31,12 @@ export function playgroundPane(root: HTMLElement): () => void {
   let runId: string | undefined;
   let running = false;
 
+  const taskPanel = taskSection();
   replace(
     root,
     h('h2', {}, 'Playground'),
     h('div', { class: 'split' }, h('section', { class: 'panel', 'aria-label': 'Program' }, h('div', { class: 'row' }, run, status), editorHost, h('h3', {}, 'Type errors'), problems), output),
+    taskPanel.element,
   );
 
   const editor: EditorView = createCodeEditor(editorHost, {
@@ -174,6 +176,72 @@ export function playgroundPane(root: HTMLElement): () => void {
   }
   return () => {
     stops.forEach((stop) => stop());
+    taskPanel.stop();
     editor.destroy();
   };
+}
+
+interface TaskRunView {
+  taskId: string;
+  success: boolean;
+  summary: string;
+  result?: unknown;
+  error: string | null;
+  steps: number;
+  logs: string[];
+  worker?: { executorId: string; attempts: number };
+}
+
+/**
+ * A planner task in words, run as `agent-spaces task` runs it (by a worker of the store, when the
+ * studio has one): its steps as they happen, then its summary and result.
+ */
+function taskSection(): { element: HTMLElement; stop(): void } {
+  const input = h('input', { type: 'text', placeholder: 'e.g. Which trains leave Central before noon?' });
+  const start = h('button', { type: 'button' }, 'Run task');
+  const status = h('p', { class: 'muted', role: 'status' });
+  const steps = h('ol', { 'aria-label': 'Task steps' });
+  const outcome = h('div', { 'aria-live': 'polite' });
+  let taskId: string | undefined;
+  let running = false;
+  const ours = (event: Record<string, unknown>): boolean => {
+    if (!running || typeof event.runId !== 'string' || !event.runId.startsWith('task-')) return false;
+    taskId ??= event.runId;
+    return event.runId === taskId;
+  };
+  start.addEventListener('click', async () => {
+    if (running || input.value.trim() === '') return;
+    running = true;
+    start.disabled = true;
+    taskId = undefined;
+    replace(steps);
+    replace(outcome);
+    status.textContent = 'Running the task…';
+    try {
+      const task = await api<TaskRunView>('POST', '/api/task', { task: input.value });
+      status.textContent = `${task.success ? 'Finished' : 'Failed'} in ${task.steps} step${task.steps === 1 ? '' : 's'} · ${task.taskId}${task.worker ? ` · worker ${task.worker.executorId}${task.worker.attempts > 1 ? ` (attempt ${task.worker.attempts})` : ''}` : ''}`;
+      replace(outcome, h('p', { class: task.success ? 'ok' : 'error' }, task.summary), task.error ? h('p', { class: 'error' }, task.error) : null, task.result === undefined ? null : jsonBlock(task.result, 'Task result'));
+    } catch (error) {
+      status.textContent = '';
+      replace(outcome, h('p', { class: 'error', role: 'alert' }, (error as Error).message));
+    } finally {
+      running = false;
+      start.disabled = false;
+    }
+  });
+  const stops = [
+    onEvent('task-event', (event) => {
+      if (!ours(event)) return;
+      const step = event.event as { type?: string; step?: number } | undefined;
+      steps.append(h('li', {}, `${step?.type ?? 'event'}${step?.step === undefined ? '' : ` (step ${step.step})`}`));
+    }),
+    onEvent('run-waiting-for-worker', (event) => {
+      if (ours(event)) status.textContent = `Queued in the store ${String(event.store)}, but no worker is running: start one with "agent-spaces worker".`;
+    }),
+    onEvent('run-started', (event) => {
+      if (ours(event)) status.textContent = `Running on worker ${String(event.executorId)}${Number(event.attempt) > 1 ? ` (taken over, attempt ${Number(event.attempt)})` : ''}…`;
+    }),
+  ];
+  const element = h('section', { class: 'panel', 'aria-label': 'Task' }, h('h3', {}, 'Task'), h('div', { class: 'row' }, labelled('Task in words', input), start), status, steps, outcome);
+  return { element, stop: () => stops.forEach((stop) => stop()) };
 }

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../../core/index.js';
+import { submitTask, type DurableRunEvent } from '../../durable/index.js';
+import { executeTask, resolveModelSettings, type PlannerEvent, type TaskResult } from '../../planner/index.js';
+import type { StudioContext } from './studio-context.js';
+import { StudioError } from './studio-error.js';
+
+/** What the playground shows of a finished task. */
+export interface TaskRunView {
+  taskId: string;
+  success: boolean;
+  summary: string;
+  result?: unknown;
+  error: string | null;
+  steps: number;
+  logs: string[];
+  /** A task of the store: the worker that finished it and its attempts (more than one: taken over). */
+  worker?: { executorId: string; attempts: number };
+}
+
+/**
+ * Runs a planner task from the playground, as `agent-spaces task` does: in this process with the
+ * config's model (its trace goes to the run folder), or, with a store, queued there for a worker
+ * (its steps, the worker taking it, its approvals and result come back as events). Each planner
+ * event goes to the page as a `task-event`.
+ */
+export async function runTask(context: StudioContext, task: string): Promise<TaskRunView> {
+  if (task.trim() === '') throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "task" must say in words what to do');
+  const taskId = `task-${randomUUID()}`;
+  const publish = (event: PlannerEvent | unknown): void => context.events.publish({ type: 'task-event', runId: taskId, event: context.redact(event) });
+  if (context.store) return runInStore(context, context.store, taskId, task, publish);
+  try {
+    resolveModelSettings({}, context.config.model);
+  } catch (error) {
+    throw new StudioError('STUDIO_NO_MODEL', `a task needs a model: ${errorMessage(error)}. Restart the studio after setting it.`, { cause: error });
+  }
+  const result = await executeTask(task, { space: context.space, taskId, onEvent: publish });
+  context.events.publish({ type: 'run-end', runId: taskId, success: result.success });
+  return view(context, result);
+}
+
+async function runInStore(context: StudioContext, store: NonNullable<StudioContext['store']>, taskId: string, task: string, publish: (event: unknown) => void): Promise<TaskRunView> {
+  let worker: TaskRunView['worker'];
+  const onEvent = (event: DurableRunEvent): void => {
+    if (event.kind === 'planner') publish(event.event);
+    else if (event.kind === 'started') {
+      worker = { executorId: event.executorId, attempts: event.attempt };
+      context.events.publish({ type: 'run-started', runId: taskId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
+    } else if (event.kind === 'approval-required' || event.kind === 'approval-decided') store.inbox.refresh();
+  };
+  // A signal of its own, ended with the studio: listeners added to it go with the task.
+  const leave = new AbortController();
+  const stop = (): void => leave.abort();
+  store.signal.addEventListener('abort', stop, { once: true });
+  let result: TaskResult;
+  try {
+    result = await submitTask({
+      store: store.url,
+      task,
+      runId: taskId,
+      signal: leave.signal,
+      onEvent,
+      onNoWorker: () => context.events.publish({ type: 'run-waiting-for-worker', runId: taskId, store: store.label }),
+    });
+  } finally {
+    store.signal.removeEventListener('abort', stop);
+  }
+  context.events.publish({ type: 'run-end', runId: taskId, success: result.success });
+  return { ...view(context, result), ...(worker ? { worker } : {}) };
+}
+
+function view(context: StudioContext, result: TaskResult): TaskRunView {
+  return context.redact({
+    taskId: result.taskId,
+    success: result.success,
+    summary: result.finalSummary,
+    ...(result.result === undefined ? {} : { result: result.result }),
+    error: result.error,
+    steps: result.budgetUsage.steps,
+    logs: result.logs,
+  });
+}
