@@ -137,9 +137,10 @@ export const COMMANDS = {
     options: ['config', 'cwd', 'store'],
   },
   serve: {
-    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>]'],
-    description: 'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code',
-    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation'],
+    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>] [--store <url>]'],
+    description:
+      'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code\n(with a store, execute_code runs go to its workers and sessions are kept in it, so replicas share them)',
+    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation', 'store'],
   },
   task: {
     synopsis: ['agent-spaces task "<task>" [options]', 'agent-spaces task --replay <trace.jsonl>'],

@@ -94,11 +94,13 @@ export async function getStoredApproval(pool: Pool, id: string): Promise<StoredA
   return rows[0] === undefined ? undefined : fromRow(rows[0]);
 }
 
-/** Approvals, newest first: pending ones only unless `all`. */
-export async function listStoredApprovals(pool: Pool, options: { all?: boolean } = {}): Promise<StoredApproval[]> {
+/** Approvals, newest first: pending ones only unless `all`; of one run only with `runId`. */
+export async function listStoredApprovals(pool: Pool, options: { all?: boolean; runId?: string } = {}): Promise<StoredApproval[]> {
   await expireApprovals(pool);
+  const conditions = [...(options.all === true ? [] : ["status = 'pending'"]), ...(options.runId === undefined ? [] : ['run_id = $1'])];
   const { rows } = await pool.query<Row>(
-    `SELECT ${COLUMNS} FROM ${SCHEMA}.approvals ${options.all === true ? '' : "WHERE status = 'pending'"} ORDER BY created_at DESC LIMIT 500`,
+    `SELECT ${COLUMNS} FROM ${SCHEMA}.approvals ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY created_at DESC LIMIT 500`,
+    options.runId === undefined ? [] : [options.runId],
   );
   return rows.map(fromRow);
 }

@@ -6,6 +6,7 @@ import type { TaskResult } from '../planner/index.js';
 import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { PruneStoreOptions } from './prune-store.js';
 import type { PruneReport } from './prune.js';
+import type { ServeStore } from './serve-store.js';
 import type { RunResult } from '../core/index.js';
 import type { A2ATaskStores } from './a2a-task-store.js';
 import type { AgentSessionStore } from './agent-session-store.js';
@@ -24,6 +25,8 @@ export { parseDuration } from './duration.js';
 export type { A2ATaskStores } from './a2a-task-store.js';
 export type { AgentSessionStore, StoredAgentSession } from './agent-session-store.js';
 export type { StoredTrace } from './trace-store.js';
+export type { ServeStore } from './serve-store.js';
+export type { SessionStore } from './session-store.js';
 export type { StoreMonitor, StoredRun, StoredRunSummary } from './store-monitor.js';
 
 /** Starts a worker executing the store's queued runs (see `startWorker` in durable/worker.ts). */
@@ -68,6 +71,11 @@ export async function openApprovals(store: string): Promise<{
 /** Watches the store for a UI (the studio): pending approvals to decide, runs and their status, live workers. */
 export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
   return (await import('./store-monitor.js')).openStoreMonitor(store);
+}
+
+/** The store as `agent-spaces serve` uses it: live workers, a run's approvals, sessions shared by replicas. */
+export async function openServeStore(store: string, options: { sessionIdleMs: number }): Promise<ServeStore> {
+  return (await import('./serve-store.js')).openServeStore(store, options);
 }
 
 /** The store's A2A tasks, one TaskStore per served agent (for `agent serve --a2a` with a store). */

@@ -6,11 +6,13 @@ import { createRedactor, formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
 import { serverSecrets } from '../config/index.js';
 import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunLog, type RunResult } from '../core/index.js';
+import type { ServeStore, StoredApproval } from '../durable/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
-import { ApprovalRounds, type ApprovalDecision, type RunProgress } from './approval-rounds.js';
+import { ApprovalRounds, DEFAULT_APPROVAL_WAIT_MS, type ApprovalDecision, type RunProgress } from './approval-rounds.js';
 import { RESULT_PAGE_TEMPLATE, ResultPages } from './result-pages.js';
 import { runResultToTool } from './run-result-to-tool.js';
 import { createSealer } from './sealed-state.js';
+import { StoredRuns } from './stored-runs.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
 
 /** Results larger than this are cut (execute_code: paged, the rest readable as a resource), with a note saying how to get less. */
@@ -47,6 +49,8 @@ export interface RunRouterOptions {
   stateKey?: string;
   /** How long a run of a 2026-07-28 client waits for the retry that answers its approvals. Default 10 min. */
   approvalWaitMs?: number;
+  /** A durable runs' store: execute_code submits its program there, and a worker runs it (see `StoredRuns`). */
+  store?: ServeStore;
 }
 
 export type SpaceRunRouter = RunRouter & {
@@ -55,6 +59,8 @@ export type SpaceRunRouter = RunRouter & {
   readonly rounds: ApprovalRounds;
   /** Large results, readable in pages. */
   readonly pages: ResultPages;
+  /** With a store: programs go there instead of running in this process. */
+  readonly stored?: StoredRuns;
   /**
    * At most this many runs may wait for approval at once; a call of another run that needs approval
    * meanwhile is denied. A waiting run keeps its sandbox slot, so `serve --http` sets this to one less
@@ -74,12 +80,14 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
   const sealer = createSealer(options.stateKey);
   const rounds = new ApprovalRounds(sealer, options.approvalWaitMs === undefined ? {} : { waitMs: options.approvalWaitMs });
   const pages = new ResultPages(sealer, { pageChars: MAX_RESULT_CHARS });
+  const stored = options.store === undefined ? undefined : new StoredRuns(options.store, sealer, { waitMs: options.approvalWaitMs ?? DEFAULT_APPROVAL_WAIT_MS });
   /** Runs with a call waiting for approval, and how many calls each. */
   const waiting = new Map<string, number>();
   let maxWaitingRuns = Number.POSITIVE_INFINITY;
   return {
     rounds,
     pages,
+    ...(stored ? { stored } : {}),
     limitWaitingRuns(max) {
       maxWaitingRuns = Math.max(1, max);
     },
@@ -178,7 +186,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
     },
     async ({ code }, ctx) => {
       const progress = progressSender(ctx);
-      const run = modernEra(ctx) ? await runInRounds(code, ctx, progress) : await runInSession(code, ctx, progress);
+      const run = router.stored ? await runStored(router.stored, code, ctx, progress) : modernEra(ctx) ? await runInRounds(code, ctx, progress) : await runInSession(code, ctx, progress);
       if (!isRunResult(run)) return run;
       await progress.flush();
       // A program that obtained a host secret (a tool that returned one) must not hand it to the client.
@@ -199,6 +207,30 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
       };
     },
   );
+
+  /**
+   * Submits the program to the store (a worker runs it) and follows it: a 2026-07-28 client that can
+   * elicit answers its approvals in `input_required` rounds (its retry may reach any replica); a
+   * 2025-11-25 session that can elicit is asked on this request's stream; otherwise approvals wait in the
+   * store for `agent-spaces approvals` or a studio.
+   */
+  async function runStored(stored: StoredRuns, code: string, ctx: ServerContext, progress: ProgressSender): Promise<RunResult | CallToolResult | InputRequiredResult> {
+    const hooks = { signal: ctx.mcpReq.signal, onLog: (log: RunLog) => progress.log(redactResult(log)), onNotice: (message: string) => progress.notice(message) };
+    if (modernEra(ctx) && clientCapabilities(ctx)?.elicitation) {
+      const outcome = await stored.round(code, ctx.mcpReq.requestState<unknown>(), (approvalId) => decisionOf(ctx.mcpReq.inputResponses?.[approvalId]), hooks);
+      if (outcome.kind === 'refused') return errorText(`execute_code: ${outcome.message}`);
+      if (outcome.kind === 'done') return outcome.result;
+      return inputRequired({
+        inputRequests: Object.fromEntries(outcome.waiting.map((approval) => [approval.id, inputRequired.elicit({ message: approvalMessage(approval), requestedSchema: approveSchema() })])),
+        requestState: outcome.requestState,
+      });
+    }
+    const canElicit = !modernEra(ctx) && Boolean(server.server.getClientCapabilities()?.elicitation);
+    const ask = async (approval: StoredApproval, signal: AbortSignal): Promise<ApprovalDecision | undefined> =>
+      decisionOf(await ctx.mcpReq.elicitInput({ message: approvalMessage(approval), requestedSchema: approveSchema() }, { signal }));
+    const result = await stored.follow(code, { ...hooks, ...(canElicit ? { ask } : {}) });
+    return 'refused' in result ? errorText(`execute_code: ${result.refused}`) : result;
+  }
 
   /** Runs the program of a 2025-11-25 session: approvals are elicitation requests on the session, as the request waits. */
   async function runInSession(code: string, ctx: ServerContext, progress: ProgressSender): Promise<RunResult> {
@@ -272,7 +304,7 @@ function pageScope(ctx: ServerContext): string {
   return ctx.sessionId ? `session:${ctx.sessionId}` : 'handle';
 }
 
-function approvalMessage(request: ApprovalRequest): string {
+function approvalMessage(request: Pick<ApprovalRequest, 'message' | 'capability' | 'function' | 'params'>): string {
   // The exact arguments, always: a tool's message may leave one out or describe it loosely.
   return `${request.message}\n(${request.capability}.${request.function})\narguments: ${formatArguments(request.params)}`;
 }
@@ -292,6 +324,8 @@ function decisionOf(reply: unknown): ApprovalDecision | undefined {
 
 interface ProgressSender extends RunProgress {
   readonly wanted: boolean;
+  /** A line the caller should know while it waits (sent as progress when it asked for progress). */
+  notice(message: string): void;
   /** Waits until the notifications sent so far are out: progress must reach the client before the result does. */
   flush(): Promise<void>;
 }
@@ -313,6 +347,7 @@ function progressSender(ctx: ServerContext): ProgressSender {
   };
   return {
     wanted: progressToken !== undefined,
+    notice: send,
     log(log) {
       logLines++;
       if (logLines > MAX_LOG_NOTIFICATIONS) return;

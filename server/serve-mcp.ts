@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeIncomingMessageLike, NodeMcpRequestHandler, NodeServerResponseLike } from '@modelcontextprotocol/node';
 import type { McpServer, Server } from '@modelcontextprotocol/server';
 import { errorMessage } from '../core/index.js';
 import { checkHostAndOrigin, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
@@ -48,9 +48,25 @@ export interface McpHttpOptions {
   maxStatelessRequests?: number;
 }
 
+/**
+ * Where replicas behind a load balancer share their 2025-11-25 sessions (a store's table): a session
+ * initialized on one replica is served by any replica that finds it here. `touch` marks a session as
+ * seen and gives its `initialize` parameters, or `undefined` when it is unknown, closed or idle too long.
+ */
+export interface SharedSessions {
+  record(id: string, init: unknown): Promise<void>;
+  touch(id: string): Promise<unknown>;
+  remove(id: string): Promise<void>;
+}
+
+/** The largest `initialize` parameters a shared session keeps (client info and capabilities are far smaller). */
+const MAX_SHARED_INIT_CHARS = 64 * 1024;
+
 export interface McpServeOptions {
   /** Streamable HTTP at `http://<host>:<port>/mcp` instead of stdio. */
   http?: McpHttpOptions;
+  /** Share 2025-11-25 sessions with other replicas (HTTP only): see `SharedSessions`. */
+  sharedSessions?: SharedSessions;
   /** Log lines (stderr in the CLI; never stdout, which is the protocol on stdio). */
   log?: (line: string) => void;
 }
@@ -64,7 +80,8 @@ export interface RunningMcpServer {
 interface Session {
   id: string;
   server: ConnectableMcpServer;
-  transport: NodeStreamableHTTPServerTransport;
+  /** Hands one HTTP request of the session to its transport. */
+  serve: (request: IncomingMessage, response: ServerResponse, body: unknown) => Promise<void>;
   lastSeen: number;
   /** Requests of this session still being answered (an SSE stream stays open for long). */
   open: number;
@@ -117,11 +134,14 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     if (!Number.isInteger(value) || value <= 0) throw new RangeError(`serveMcp: http.${name} must be a positive integer (got ${String(value)})`);
   }
   const bind = await resolveHttpBind(http);
-  const [{ NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest }, { createMcpHandler, isInitializeRequest, isLegacyRequest }] = await Promise.all([
+  const shared = options.sharedSessions;
+  const [{ NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest }, { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport }] = await Promise.all([
     import('@modelcontextprotocol/node'),
     import('@modelcontextprotocol/server'),
   ]);
   const sessions = new Map<string, Session>();
+  /** Sessions of other replicas being taken up here (two requests of one session at once restore it once). */
+  const restoring = new Map<string, Promise<Session | Refusal>>();
   let starting = 0;
   let statelessOpen = 0;
   // 2026-07-28 requests: an instance per request. Legacy requests never reach this handler ('reject'):
@@ -181,10 +201,12 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
 
     const sessionId = request.headers['mcp-session-id'];
     if (sessionId !== undefined) {
-      const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!session) {
+      const found = typeof sessionId === 'string' ? await findSession(sessionId) : undefined;
+      if (!found) {
         return refuse(response, { status: 404, code: -32001, message: 'session not found: it was closed, evicted or never existed; start a new one with initialize (no mcp-session-id header)' });
       }
+      if ('status' in found) return refuse(response, found);
+      const session = found;
       if (session.open >= limits.maxRequestsPerSession) {
         return refuse(response, { status: 429, code: -32000, message: `too many requests open in this session (at most ${limits.maxRequestsPerSession}); wait for one to finish` });
       }
@@ -208,7 +230,7 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
         session.open += batched - 1;
         counted = batched;
       }
-      return session.transport.handleRequest(request, response, body?.value);
+      return session.serve(request, response, body?.value);
     }
 
     const body = await readBody(request);
@@ -225,15 +247,106 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     }
     if (!makeRoom()) {
       response.setHeader('retry-after', '5');
-      return refuse(response, { status: 503, code: -32000, message: `too many sessions: all ${limits.maxSessions} are busy with open requests; retry later, or close sessions you no longer use (DELETE /mcp)` });
+      return refuse(response, TOO_MANY_SESSIONS());
     }
     // Counted before the first await, so concurrent initializes cannot overshoot the cap.
     starting++;
     try {
-      await startSession(await create(), request, response, body?.value);
+      const id = randomUUID();
+      if (shared) {
+        // Recorded before the client learns the id: its next request may reach another replica first.
+        const recorded = await recordShared(id, (body?.value as { params?: unknown }).params);
+        if (recorded) return refuse(response, recorded);
+      }
+      await startSession(id, await create(), request, response, body?.value);
     } finally {
       starting--;
     }
+  }
+
+  function TOO_MANY_SESSIONS(): Refusal {
+    return { status: 503, code: -32000, message: `too many sessions: all ${limits.maxSessions} are busy with open requests; retry later, or close sessions you no longer use (DELETE /mcp)` };
+  }
+
+  /**
+   * The session a request names: this process's own, or (with shared sessions) one another replica
+   * opened, taken up here. With shared sessions every request also asks the store whether the session
+   * is still open (closed on another replica, or idle too long, it is closed here too) and marks it seen.
+   */
+  async function findSession(id: string): Promise<Session | Refusal | undefined> {
+    const local = sessions.get(id);
+    if (!shared) return local;
+    let init: unknown;
+    try {
+      init = await shared.touch(id);
+    } catch (error) {
+      log(`MCP session ${id}: the shared session store failed: ${errorMessage(error)}`);
+      return { status: 503, code: -32000, message: 'the session store (shared by the replicas) cannot be reached; retry later' };
+    }
+    if (init === undefined) {
+      if (local) closeSession(local, 'closed on another replica, or idle for too long');
+      return undefined;
+    }
+    if (local) return local;
+    const pending = restoring.get(id) ?? restoreSession(id, init).finally(() => restoring.delete(id));
+    restoring.set(id, pending);
+    return pending;
+  }
+
+  async function recordShared(id: string, init: unknown): Promise<Refusal | undefined> {
+    if (JSON.stringify(init ?? {}).length > MAX_SHARED_INIT_CHARS) {
+      return { status: 400, code: -32600, message: `the initialize parameters are larger than ${MAX_SHARED_INIT_CHARS} characters: too large to share the session with the other replicas` };
+    }
+    try {
+      await shared?.record(id, init);
+      return undefined;
+    } catch (error) {
+      log(`MCP session ${id}: the shared session store failed: ${errorMessage(error)}`);
+      return { status: 503, code: -32000, message: 'the session store (shared by the replicas) cannot be reached, so no session can start; retry later' };
+    }
+  }
+
+  /**
+   * Takes up a session another replica initialized: a new MCP server instance, initialized here with
+   * the session's recorded \`initialize\` parameters (so it knows the client's capabilities, e.g.
+   * elicitation), on a transport answering to the same session id.
+   */
+  async function restoreSession(id: string, init: unknown): Promise<Session | Refusal> {
+    if (!makeRoom()) return TOO_MANY_SESSIONS();
+    starting++;
+    try {
+      const server = await create();
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: (closed) => forgetShared(closed), maxRequestBodySize: limits.maxBodyBytes });
+      await server.connect(transport);
+      const primed = await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', id: 'agent-spaces-restore', method: 'initialize', params: init }));
+      const answer = await primed.text();
+      if (primed.status !== 200 || !answer.includes('"result"')) {
+        void server.close().catch(() => undefined);
+        log(`MCP session ${id}: could not be taken up here (${primed.status}: ${answer.slice(0, 200)})`);
+        return { status: 404, code: -32001, message: 'session not found: it could not be taken up on this replica; start a new one with initialize' };
+      }
+      await (await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', method: 'notifications/initialized' }, id))).text();
+      const fetchable = toNodeHandler({ fetch: (request, options) => transport.handleRequest(request, options?.parsedBody === undefined ? {} : { parsedBody: options.parsedBody }) }, { maxRequestBodySize: limits.maxBodyBytes });
+      const session: Session = {
+        id,
+        server,
+        serve: (request, response, body) => fetchable(request as NodeIncomingMessageLike, response as NodeServerResponseLike, body),
+        lastSeen: performance.now(),
+        open: 0,
+      };
+      transport.onclose = () => {
+        if (sessions.get(id) === session) sessions.delete(id);
+      };
+      sessions.set(id, session);
+      log(`MCP session ${id}: taken up from another replica`);
+      return session;
+    } finally {
+      starting--;
+    }
+  }
+
+  function forgetShared(id: string | undefined): void {
+    if (shared && id) void shared.remove(id).catch((error: unknown) => log(`MCP session ${id}: could not remove it from the shared session store: ${errorMessage(error)}`));
   }
 
   /** A 2026-07-28 request: no session, an instance of its own; counted against the cap of such requests open at once. */
@@ -246,14 +359,15 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     await serveModern(request, response, body);
   }
 
-  async function startSession(server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { id, server, transport, lastSeen: performance.now(), open: 0 }),
+  async function startSession(id: string, server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () =>
+        void sessions.set(id, { id, server, serve: (request, response, body) => transport.handleRequest(request, response, body), lastSeen: performance.now(), open: 0 }),
+      onsessionclosed: (closed) => forgetShared(closed),
     });
     transport.onclose = () => {
-      const session = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
-      if (session?.transport === transport) sessions.delete(session.id);
+      if (sessions.get(id)?.server === server) sessions.delete(id);
     };
     try {
       await server.connect(transport);
@@ -315,4 +429,13 @@ function definedOnly(http: McpHttpOptions): Partial<Record<keyof typeof DEFAULT_
     if (value !== undefined) limits[key] = value;
   }
   return limits;
+}
+
+/** A request to a transport from this process itself (taking up a shared session): no socket, no network. */
+function syntheticRequest(message: unknown, sessionId?: string): Request {
+  return new Request('http://localhost/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+    body: JSON.stringify(message),
+  });
 }

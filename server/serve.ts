@@ -1,7 +1,8 @@
+import { describeStore, openServeStore, type ServeStore } from '../durable/index.js';
 import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
 import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
 import { ServeError } from './serve-error.js';
-import { resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';
+import { DEFAULT_HTTP_LIMITS, resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
 /**
@@ -18,6 +19,12 @@ export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'on
    * `$AGENT_SPACES_STATE_KEY`, else a random key per process; replicas behind a load balancer share one.
    */
   stateKey?: string;
+  /**
+   * A durable runs' store (PostgreSQL URL): `execute_code` submits programs there and `agent-spaces
+   * worker`s run them; 2025-11-25 sessions are recorded there. Replicas sharing the store and the state
+   * key serve any client: a session or an approval round started on one replica goes on at another.
+   */
+  store?: string;
 }
 
 export interface RunningServer {
@@ -33,8 +40,7 @@ export interface RunningServer {
  * 'in-process'` is refused, and `sandbox.isolation: 'in-process'` in the config is overridden.
  */
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
-  const { http, log = () => undefined, openSpace = createSpace, stateKey, ...spaceOptions } = options;
-  const router = createRunRouter(stateKey === undefined ? {} : { stateKey });
+  const { http, log = () => undefined, openSpace = createSpace, stateKey, store: storeUrl, ...spaceOptions } = options;
   if (http) {
     if (spaceOptions.isolation === 'in-process') {
       throw new ServeError(
@@ -45,9 +51,14 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     // Refuse an unsafe address before building the space and connecting its servers.
     await resolveHttpBind(http);
   }
+  const store: ServeStore | undefined = storeUrl === undefined ? undefined : await openServeStore(storeUrl, { sessionIdleMs: http?.sessionIdleMs ?? DEFAULT_HTTP_LIMITS.sessionIdleMs });
+  const router = createRunRouter({ ...(stateKey === undefined ? {} : { stateKey }), ...(store ? { store } : {}) });
   // Over HTTP, callers are other tenants: worker isolation, one program per worker unless configured.
-  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { workers: DEFAULT_SANDBOX_WORKERS, runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve });
-  if (http) {
+  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { workers: DEFAULT_SANDBOX_WORKERS, runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve }).catch(async (error: unknown) => {
+    await store?.close().catch(() => undefined);
+    throw error;
+  });
+  if (http && !store) {
     // A run waiting for approval keeps its sandbox slot (a worker process's run); runs waiting for
     // clients that never answer must leave one slot for everyone else.
     const slots = (space.config.sandbox.workers ?? DEFAULT_SANDBOX_WORKERS) * (space.config.sandbox.runsPerWorker ?? 1);
@@ -57,8 +68,9 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     log('agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation');
   }
   try {
-    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO), { ...(http ? { http } : {}), log });
+    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO), { ...(http ? { http } : {}), ...(store ? { sharedSessions: store.sessions } : {}), log });
     log(running.url ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : 'agent-spaces: serving MCP on stdio');
+    if (store) log(`agent-spaces: execute_code runs are submitted to the store ${describeStore(store.url)} (agent-spaces worker runs them)`);
     return {
       space,
       ...(running.url ? { url: running.url } : {}),
@@ -66,10 +78,12 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
         await running.close();
         router.close();
         await space.close();
+        await store?.close();
       },
     };
   } catch (error) {
     await space.close();
+    await store?.close().catch(() => undefined);
     throw error;
   }
 }

@@ -45,4 +45,6 @@ export const executeCodeOutput = {
   truncated: z.boolean().optional(),
   /** When the result was too large for one answer: where to read all of it, page by page (`resources/read`). */
   resultPages: z.object({ uri: z.string(), pages: z.number() }).optional(),
+  /** With a store: the run's id there (its approvals and events are found by it, e.g. with agent-spaces approvals list). */
+  runId: z.string().optional(),
 };

@@ -1,9 +1,10 @@
 import { openSpace } from '../../agents/index.js';
-import { serverSecrets } from '../../config/index.js';
+import { loadConfig, serverSecrets } from '../../config/index.js';
 import { ServeError, serveSpace } from '../../server/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
+import { storeOf } from '../store-option.js';
 
 export interface ServeCommandOptions {
   cwd: string;
@@ -14,6 +15,8 @@ export interface ServeCommandOptions {
   /** A studio's address (token included): its Approvals inbox decides every call that requires approval. */
   studio?: string;
   isolation?: string;
+  /** A durable runs' store: execute_code runs go to its workers, and sessions are shared through it. */
+  store?: string;
 }
 
 /** `agent-spaces serve`: the space as an MCP server until interrupted (or, on stdio, until stdin closes). */
@@ -27,6 +30,11 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
   }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
+  const store = storeOf(options.store, await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) }));
+  if (store !== undefined && options.studio !== undefined) {
+    throw new UsageError('--studio does not apply with a store: the approvals of stored runs wait in the store; decide them in a studio on the same store (agent-spaces studio --store), with agent-spaces approvals, or by the MCP client');
+  }
+  if (store !== undefined && options.isolation !== undefined) throw new UsageError('--isolation does not apply with a store: the workers\' config decides their sandbox');
   const studioAddress = studioAddressFrom(options.studio, undefined);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'serve', cwd: options.cwd, detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio' }) : undefined;
   const running = await serveSpace({
@@ -34,6 +42,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
+    ...(store ? { store } : {}),
     ...(port !== undefined ? { http: { port, ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } } : {}),
     log: progress,
   }).catch((error: unknown) => {

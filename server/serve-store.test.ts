@@ -1,0 +1,216 @@
+// `serveSpace` with a store: two replicas on two ports share one PostgreSQL store (a private cluster this
+// file starts) and one state key, as behind a load balancer; a real worker (startWorker, in this process)
+// runs the programs. Real SDK clients of both eras reach the replicas through a fetch that plays the
+// load balancer: it sends each request to the replica the test says, and records where each went.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config/index.js';
+import { startWorker, type DurableWorker } from '../durable/index.js';
+import { makeDurableSpace, type DurableSpace } from '../durable/test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from '../durable/test-support/postgres-cluster.js';
+import { createSpace } from '../space/index.js';
+import { serveSpace, type RunningServer } from './serve.js';
+
+const LONG = 600_000;
+const STATE_KEY = randomBytes(32).toString('hex');
+/** A program that needs one approval; `parcel` is replaced per test. */
+const SEND = "import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'before' });\nconsole.log('about to send');\nawait ledger.send({ item: 'parcel' });\nexport default 'parcel';";
+
+let cluster: PostgresCluster;
+let space: DurableSpace;
+let store: string;
+let worker: DurableWorker;
+const replicas: RunningServer[] = [];
+const replicaLogs: string[][] = [];
+
+/** A load balancer in front of the replicas: `route` picks the replica of each request (by its index and JSON-RPC method). */
+function balancer(route: (index: number, method: string | undefined) => number): { fetch: typeof fetch; sent: { replica: number; method: string | undefined }[] } {
+  const sent: { replica: number; method: string | undefined }[] = [];
+  return {
+    sent,
+    fetch: async (input, init) => {
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
+      const replica = route(sent.length, body?.method);
+      sent.push({ replica, method: body?.method });
+      const url = replicas[replica]?.url ?? '';
+      return fetch(url, init);
+    },
+  };
+}
+
+function textOf(result: unknown): string {
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+}
+
+async function startReplica(storeUrl: string): Promise<RunningServer> {
+  const logs: string[] = [];
+  replicaLogs.push(logs);
+  const running = await serveSpace({ cwd: space.root, http: { port: 0 }, store: storeUrl, stateKey: STATE_KEY, log: (line) => logs.push(line) });
+  replicas.push(running);
+  return running;
+}
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  space = await makeDurableSpace('serve-store');
+  // The ledger capability runs in this process (the worker's bridge): it writes where the test reads.
+  process.env.LEDGER_DIR = space.ledgerDir;
+  store = await cluster.createDatabase('serve_store');
+  worker = await startWorker({ store, config: await loadConfig({ cwd: space.root }), openSpace: createSpace, executorId: 'serve-store-worker' });
+  // One after the other: the worker built the capabilities, the replicas find them built.
+  await startReplica(store);
+  await startReplica(store);
+}, LONG);
+
+afterAll(async () => {
+  for (const replica of replicas) await replica.close().catch(() => undefined);
+  await worker?.close();
+  await cluster?.stop();
+});
+
+describe('serve replicas sharing a store', () => {
+  it('a 2026-07-28 client whose approval retry reaches the other replica gets the result of the same run', async () => {
+    const asked: string[] = [];
+    // Round robin: consecutive requests go to alternate replicas, so the retry of execute_code goes to the other one.
+    let calls = 0;
+    const lb = balancer((_index, method) => (method === 'tools/call' ? calls++ % 2 : 0));
+    const client = new Client({ name: 'modern', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { approve: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(replicas[0]?.url ?? ''), { fetch: lb.fetch }));
+    try {
+      const run = await client.callTool({ name: 'execute_code', arguments: { code: SEND } }, { timeout: LONG });
+      expect(run.isError).toBeFalsy();
+      expect(run.structuredContent).toMatchObject({ success: true, result: 'parcel' });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('Send parcel?');
+      // The first call started the run on replica 0 and was answered input_required; the retry went to replica 1.
+      expect(lb.sent.filter((request) => request.method === 'tools/call').map((request) => request.replica)).toEqual([0, 1]);
+      expect(space.effects()).toEqual(['record before', 'send parcel']);
+    } finally {
+      await client.close();
+    }
+  }, LONG);
+
+  it('a 2025-11-25 session initialized on one replica goes on at the other, which asks its approval by elicitation', async () => {
+    const asked: string[] = [];
+    // initialize reaches replica 0; every later request replica 1 (the balancer moved the client).
+    const lb = balancer((index) => (index === 0 ? 0 : 1));
+    const client = new LegacyClient({ name: 'legacy', version: '1' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    const transport = new LegacyHttpTransport(new URL(replicas[0]?.url ?? ''), { fetch: lb.fetch });
+    await client.connect(transport);
+    try {
+      expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['execute_code', 'get_types', 'search_tools']);
+      const code = SEND.replaceAll("'parcel'", "'letter'");
+      const run = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { timeout: LONG });
+      expect(run.structuredContent).toMatchObject({ success: true, result: 'letter' });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('Send letter?');
+      expect(lb.sent[0]).toMatchObject({ replica: 0, method: 'initialize' });
+      expect(lb.sent.slice(1).every((request) => request.replica === 1)).toBe(true);
+      expect(replicaLogs[1]?.join('\n')).toContain(`MCP session ${transport.sessionId ?? ''}: taken up from another replica`);
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  }, LONG);
+
+  it('a session closed on one replica is gone on the other too', async () => {
+    const lb = balancer((index) => index % 2);
+    const client = new LegacyClient({ name: 'legacy', version: '1' });
+    const transport = new LegacyHttpTransport(new URL(replicas[0]?.url ?? ''), { fetch: lb.fetch });
+    await client.connect(transport);
+    const sessionId = transport.sessionId ?? '';
+    await client.listTools();
+    await transport.terminateSession();
+    await client.close();
+    for (const replica of replicas) {
+      const response = await fetch(replica.url ?? '', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(response.status).toBe(404);
+    }
+  }, LONG);
+
+  it('refuses a forged requestState, and a 2026-07-28 client without elicitation waits for a decision in the store', async () => {
+    const forged = await fetch(replicas[1]?.url ?? '', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'execute_code',
+          arguments: { code: SEND },
+          requestState: 'v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+        },
+      }),
+    });
+    const body = (await forged.json()) as { result?: { isError?: boolean; content?: { text: string }[] } };
+    expect(body.result?.isError).toBe(true);
+    expect(body.result?.content?.[0]?.text).toMatch(/not sealed by a server of this store/);
+
+    const { openApprovals } = await import('../durable/index.js');
+    const approvals = await openApprovals(store);
+    const client = new Client({ name: 'no-elicitation', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(replicas[1]?.url ?? '')));
+    try {
+      const running = client.callTool({ name: 'execute_code', arguments: { code: SEND.replaceAll("'parcel'", "'crate'") } }, { timeout: LONG });
+      // The approval waits in the store; an operator denies it there (agent-spaces approvals does the same).
+      let pending: Awaited<ReturnType<typeof approvals.list>> = [];
+      await expect.poll(async () => (pending = (await approvals.list()).filter((approval) => JSON.stringify(approval.params).includes('crate'))).length, { timeout: LONG }).toBe(1);
+      await approvals.decide(pending[0]?.id ?? '', { approved: false, reason: 'not today' });
+      const run = await running;
+      expect(run.structuredContent).toMatchObject({ success: false, error: { message: expect.stringMatching(/not today/) } });
+      expect(space.effects()).not.toContain('send crate');
+    } finally {
+      await client.close();
+      await approvals.close();
+    }
+  }, LONG);
+});
+
+describe('serve with a store and no worker', () => {
+  it('tells the client no worker is running, and queues nothing', async () => {
+    const empty = await cluster.createDatabase('serve_store_no_worker');
+    const replica = await startReplica(empty);
+    const client = new Client({ name: 'modern', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(replica.url ?? '')));
+    const legacy = new LegacyClient({ name: 'legacy', version: '1' });
+    await legacy.connect(new LegacyHttpTransport(new URL(replica.url ?? '')));
+    try {
+      for (const run of [await client.callTool({ name: 'execute_code', arguments: { code: 'export default 1;' } }), await legacy.callTool({ name: 'execute_code', arguments: { code: 'export default 1;' } })]) {
+        expect(run.isError).toBe(true);
+        expect(textOf(run)).toMatch(/no worker is running for the store .*start `agent-spaces worker`/);
+      }
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: empty });
+      await admin.connect();
+      try {
+        // DBOS's tables do not even exist: nothing was enqueued.
+        const { rows } = await admin.query<{ table: string | null }>("SELECT to_regclass('dbos.workflow_status')::text AS table");
+        expect(rows[0]?.table).toBeNull();
+      } finally {
+        await admin.end();
+      }
+    } finally {
+      await client.close();
+      await legacy.close();
+    }
+  }, LONG);
+});

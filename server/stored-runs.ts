@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { errorMessage, type RunLog, type RunResult } from '../core/index.js';
+import { describeStore, submitRun, type ServeStore, type StoredApproval } from '../durable/index.js';
+import type { ApprovalDecision } from './approval-rounds.js';
+import type { Sealer } from './sealed-state.js';
+
+const STATE_PURPOSE = 'stored-approval-round';
+/** After an approval shows up, how long to wait for more of the same run (parallel calls) before answering the round. */
+const COLLECT_QUIET_MS = 60;
+const COLLECT_MAX_MS = 500;
+
+/** Where a stored run's progress goes while a request follows it. */
+export interface StoredRunHooks {
+  /** The request's: when it ends, this process stops following the run (the run goes on in the store). */
+  signal: AbortSignal;
+  onLog(log: RunLog): void;
+  /** Something the caller should know while it waits (the run is queued and no worker is alive). */
+  onNotice(message: string): void;
+}
+
+/** What a round of a stored run ends with: its result, the approvals it waits for (and the sealed state to go on), or why it cannot start or go on. */
+export type StoredRoundOutcome = { kind: 'done'; result: RunResult } | { kind: 'input'; waiting: StoredApproval[]; requestState: string } | { kind: 'refused'; message: string };
+
+interface SealedStoredRound {
+  run: string;
+  approvals: string[];
+  /** The last event of the run this round relayed: the next round goes on after it. */
+  seq: number;
+  exp: number;
+}
+
+/**
+ * `execute_code` with a store: the program is submitted to the store's queue and a worker runs it;
+ * this process follows its events (logs as progress, then the result). Its approvals wait in the store,
+ * so whoever reaches the store decides them: a 2026-07-28 client through `input_required` rounds whose
+ * sealed state names the run and its stored approvals (the retry may reach any replica sharing the
+ * state key: it decides the approvals in the store and attaches to the run by id), a 2025-11-25 client
+ * by elicitation on the request's own stream, `agent-spaces approvals`, or a studio on the same store.
+ */
+export class StoredRuns {
+  readonly #store: ServeStore;
+  readonly #sealer: Sealer;
+  readonly #waitMs: number;
+
+  constructor(store: ServeStore, sealer: Sealer, options: { waitMs: number }) {
+    this.#store = store;
+    this.#sealer = sealer;
+    this.#waitMs = options.waitMs;
+  }
+
+  /**
+   * Runs the program to its end. `ask` (a 2025-11-25 session that can elicit) is asked for each
+   * approval while the run waits; whoever decides first in the store wins, and a question decided
+   * elsewhere meanwhile is withdrawn. Without `ask`, approvals wait for a decision in the store.
+   */
+  async follow(code: string, hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined> }): Promise<RunResult | { refused: string }> {
+    const refused = await this.#refuseWithoutWorker();
+    if (refused) return { refused };
+    const runId = randomUUID();
+    const asking = new Map<string, AbortController>();
+    try {
+      return await submitRun({
+        store: this.#store.url,
+        code,
+        runId,
+        signal: hooks.signal,
+        onNoWorker: () => hooks.onNotice(this.#queuedWithoutWorker(runId)),
+        onEvent: (event) => {
+          if (event.kind === 'log') hooks.onLog(event.log);
+          else if (event.kind === 'approval-decided') asking.get(event.approvalId)?.abort();
+          else if (event.kind === 'approval-required' && hooks.ask && !asking.has(event.approvalId)) {
+            const question = new AbortController();
+            asking.set(event.approvalId, question);
+            void this.#ask(runId, event.approvalId, hooks.ask, AbortSignal.any([question.signal, hooks.signal]))
+              .catch((error: unknown) => hooks.onNotice(`approval ${event.approvalId}: the answer could not be stored (${errorMessage(error)}); decide it with agent-spaces approvals`))
+              .finally(() => asking.delete(event.approvalId));
+          }
+        },
+      });
+    } catch (error) {
+      if (hooks.signal.aborted) return { refused: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` };
+      throw error;
+    } finally {
+      for (const question of asking.values()) question.abort();
+    }
+  }
+
+  /**
+   * One round of a 2026-07-28 request: starts the run (no `requestState`) or goes on with it (the retry:
+   * `answer(approvalId)` is the client's decision for each approval the state names, stored before the
+   * run is followed again). Ends with the result, or with the approvals the run waits for now.
+   */
+  async round(code: string, requestState: unknown, answer: (approvalId: string) => ApprovalDecision | undefined, hooks: StoredRunHooks): Promise<StoredRoundOutcome> {
+    let runId: string;
+    let afterSeq = 0;
+    if (requestState === undefined) {
+      const refused = await this.#refuseWithoutWorker();
+      if (refused) return { kind: 'refused', message: refused };
+      runId = randomUUID();
+    } else {
+      const state = this.#open(requestState);
+      if ('refused' in state) return { kind: 'refused', message: state.refused };
+      for (const approvalId of state.approvals) {
+        const decision = answer(approvalId);
+        // A replayed state cannot change a decision: the first one stands.
+        if (decision) await this.#store.decide(state.run, approvalId, decision);
+      }
+      runId = state.run;
+      afterSeq = state.seq;
+    }
+    return this.#followRound(code, runId, afterSeq, requestState !== undefined, hooks);
+  }
+
+  /** Follows the run until it ends or waits for approvals (then stops following: the run waits in the store). */
+  #followRound(code: string, runId: string, afterSeq: number, resumed: boolean, hooks: StoredRunHooks): Promise<StoredRoundOutcome> {
+    const following = new AbortController();
+    const stopFollowing = (): void => following.abort();
+    hooks.signal.addEventListener('abort', stopFollowing, { once: true });
+    if (hooks.signal.aborted) stopFollowing();
+    let lastSeq = afterSeq;
+    let stopped = false;
+    return new Promise<StoredRoundOutcome>((resolve, reject) => {
+      let collecting: NodeJS.Timeout | undefined;
+      let collectStarted = 0;
+      const lookForApprovals = async (): Promise<void> => {
+        collecting = undefined;
+        if (stopped) return;
+        const waiting = await this.#store.pendingApprovals(runId);
+        if (waiting.length === 0 || stopped) return;
+        stopped = true;
+        following.abort();
+        await run.catch(() => undefined);
+        const state: SealedStoredRound = { run: runId, approvals: waiting.map((approval) => approval.id), seq: lastSeq, exp: Date.now() + this.#waitMs };
+        resolve({ kind: 'input', waiting, requestState: this.#sealer.seal(STATE_PURPOSE, state) });
+      };
+      // Parallel calls ask close together: wait until they are quiet a moment, to ask them in one round.
+      const collect = (): void => {
+        if (collecting === undefined) collectStarted = Date.now();
+        else if (Date.now() - collectStarted >= COLLECT_MAX_MS) return; // asked for long enough: answer now
+        else clearTimeout(collecting);
+        collecting = setTimeout(() => void lookForApprovals().catch(reject), COLLECT_QUIET_MS);
+      };
+      const run = submitRun({
+        store: this.#store.url,
+        code,
+        runId,
+        afterSeq,
+        signal: following.signal,
+        onNoWorker: () => hooks.onNotice(this.#queuedWithoutWorker(runId)),
+        onEvent: (event, seq) => {
+          if (stopped) return;
+          lastSeq = seq;
+          if (event.kind === 'log') hooks.onLog(event.log);
+          else if (event.kind === 'approval-required') collect();
+        },
+      });
+      run.then(
+        (result) => {
+          if (stopped) return;
+          stopped = true;
+          clearTimeout(collecting);
+          resolve({ kind: 'done', result });
+        },
+        (error: unknown) => {
+          if (stopped) return;
+          stopped = true;
+          clearTimeout(collecting);
+          if (hooks.signal.aborted) resolve({ kind: 'refused', message: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` });
+          else reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+      // Approvals of the last round the retry did not answer still wait: ask them again.
+      if (resumed) collect();
+    }).finally(() => hooks.signal.removeEventListener('abort', stopFollowing));
+  }
+
+  #open(requestState: unknown): SealedStoredRound | { refused: string } {
+    const state = typeof requestState === 'string' ? (this.#sealer.open(STATE_PURPOSE, requestState) as SealedStoredRound | undefined) : undefined;
+    if (!state || typeof state.run !== 'string' || !Array.isArray(state.approvals) || !state.approvals.every((id) => typeof id === 'string') || typeof state.seq !== 'number' || typeof state.exp !== 'number') {
+      return { refused: 'the requestState was not sealed by a server of this store (it was altered or forged, or the servers use another state key: set the same AGENT_SPACES_STATE_KEY on every replica); call execute_code again' };
+    }
+    if (Date.now() > state.exp) {
+      return { refused: `the requestState expired; run ${state.run} still waits in the store for its approvals: decide them with agent-spaces approvals (or a studio on the store), or call execute_code again` };
+    }
+    return state;
+  }
+
+  async #ask(runId: string, approvalId: string, ask: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined>, signal: AbortSignal): Promise<void> {
+    const approval = await this.#store.approval(approvalId);
+    if (approval === undefined || approval.status !== 'pending') return;
+    let decision: ApprovalDecision | undefined;
+    try {
+      decision = await ask(approval, signal);
+    } catch (error) {
+      // Withdrawn (decided elsewhere, or the request ended): the approval waits, or was decided, in the store.
+      if (signal.aborted) return;
+      throw error;
+    }
+    if (decision) await this.#store.decide(runId, approvalId, decision);
+  }
+
+  async #refuseWithoutWorker(): Promise<string | undefined> {
+    if ((await this.#store.liveWorkers()) > 0) return undefined;
+    return `no worker is running for the store ${describeStore(this.#store.url)}, so the program was not queued: start \`agent-spaces worker\` (with the same store), then call execute_code again`;
+  }
+
+  #queuedWithoutWorker(runId: string): string {
+    return `run ${runId} is queued in ${describeStore(this.#store.url)}; no worker is running — start \`agent-spaces worker\``;
+  }
+}
