@@ -1,4 +1,5 @@
 import type { GetWorkflowsInput, WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { pruneAgentRecords } from './prune-agent-records.js';
 import { LIVENESS_LOCK_SPACE, SCHEMA, type Pool } from './store.js';
 import { RUN_WORKFLOW, TASK_WORKFLOW } from './workflow-names.js';
 
@@ -16,6 +17,9 @@ export interface PruneReport {
   calls: number;
   approvals: number;
   modelReplies: number;
+  /** A2A tasks that ended and execute_agent sessions idle since before the cutoff (durable/prune-agent-records.ts). */
+  a2aTasks: number;
+  agentSessions: number;
 }
 
 /** Second key of the advisory lock one pruning worker holds (first: the store's lock space + 2). */
@@ -31,8 +35,8 @@ const UNFINISHED = ['PENDING', 'ENQUEUED', 'DELAYED'] as const;
  * A run DBOS still has as unfinished keeps everything (a worker may replay it), and a pending
  * approval is never deleted.
  */
-export async function pruneFinishedRuns(pool: Pool, dbos: DbosWorkflows, cutoff: Date): Promise<PruneReport> {
-  const total: PruneReport = { runs: 0, events: 0, calls: 0, approvals: 0, modelReplies: 0 };
+export async function pruneFinishedRuns(pool: Pool, dbos: DbosWorkflows, cutoff: Date): Promise<Omit<PruneReport, 'a2aTasks' | 'agentSessions'>> {
+  const total = { runs: 0, events: 0, calls: 0, approvals: 0, modelReplies: 0 };
   const tried = new Set<string>();
   for (;;) {
     const ids = (await finishedBefore(pool, dbos, cutoff, BATCH)).filter((id) => !tried.has(id));
@@ -52,7 +56,7 @@ export async function pruneFinishedRuns(pool: Pool, dbos: DbosWorkflows, cutoff:
 }
 
 /**
- * `pruneFinishedRuns` by one worker at a time (an advisory lock); `undefined` when another is
+ * `pruneFinishedRuns`, and agents' finished records (`pruneAgentRecords`), by one worker at a time (an advisory lock); `undefined` when another is
  * pruning right now.
  */
 export async function pruneOnce(pool: Pool, dbos: DbosWorkflows, cutoff: Date): Promise<PruneReport | undefined> {
@@ -61,7 +65,8 @@ export async function pruneOnce(pool: Pool, dbos: DbosWorkflows, cutoff: Date): 
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [...PRUNE_LOCK]);
     if (rows[0]?.locked !== true) return undefined;
     try {
-      return await pruneFinishedRuns(pool, dbos, cutoff);
+      const runs = await pruneFinishedRuns(pool, dbos, cutoff);
+      return { ...runs, ...(await pruneAgentRecords(pool, cutoff)) };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1, $2)', [...PRUNE_LOCK]);
     }
@@ -91,7 +96,7 @@ async function finishedBefore(pool: Pool, dbos: DbosWorkflows, cutoff: Date, lim
 }
 
 /** Our rows of finished runs, in one transaction; pending approvals stay whatever happens. */
-async function deleteOurRows(pool: Pool, runIds: string[]): Promise<Omit<PruneReport, 'runs'>> {
+async function deleteOurRows(pool: Pool, runIds: string[]): Promise<{ events: number; calls: number; approvals: number; modelReplies: number }> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

@@ -292,7 +292,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       pruning = true;
       pruneOnce(pool, dbosWorkflows, new Date(Date.now() - settings.olderThanMs))
         .then((report) => {
-          if (report !== undefined && report.runs > 0) notice(`retention: deleted the rows of ${report.runs} run(s) that ended before the last ${durable.retention?.olderThan ?? ''}`);
+          if (report === undefined || report.runs + report.a2aTasks + report.agentSessions === 0) return;
+          notice(`retention: deleted the rows of ${report.runs} run(s), ${report.a2aTasks} A2A task(s) and ${report.agentSessions} agent session(s) that ended before the last ${durable.retention?.olderThan ?? ''}`);
         })
         .catch((error: unknown) => {
           if (!closing) notice(`retention: pruning the store failed (tried again in ${durable.retention?.interval ?? '1h'}): ${errorMessage(error)}`);

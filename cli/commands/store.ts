@@ -31,7 +31,7 @@ export async function storePruneCommand(options: StorePruneCommandOptions): Prom
   if (options.json) printJson(report);
   else {
     progress(
-      `pruned ${describeStore(store)}: ${report.runs} run(s) that ended before the last ${options.olderThan ?? '7d'} (${report.events} events, ${report.calls} journaled calls, ${report.approvals} approvals, ${report.modelReplies} model replies)`,
+      `pruned ${describeStore(store)}: ${report.runs} run(s) that ended before the last ${options.olderThan ?? '7d'} (${report.events} events, ${report.calls} journaled calls, ${report.approvals} approvals, ${report.modelReplies} model replies); ${report.a2aTasks} A2A task(s) and ${report.agentSessions} agent session(s)`,
     );
   }
   return 0;
