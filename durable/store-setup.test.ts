@@ -1,6 +1,8 @@
 // Setting up against a store, against a real PostgreSQL (private clusters): the schema is created once
 // per process (and tried again after a failure), a waiter whose LISTEN fails closes its connection,
 // and a second live worker with the same id is refused with its own code and what to do.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
@@ -8,7 +10,7 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 import { createApprovalWaiter } from './approval-waiter.js';
 import { openApprovals } from './index.js';
 import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
-import { makeDurableSpace } from './test-support/durable-space.js';
+import { makeDurableSpace, startCli } from './test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
 import { workerProcesses } from './test-support/worker-processes.js';
 import { startWorker } from './worker.js';
@@ -94,5 +96,20 @@ describe('a second worker with the id of a live one', () => {
 
     // The first worker is untouched: it still holds its id.
     expect(first.child.exitCode).toBeNull();
+  }, 300_000);
+});
+
+describe('run --store --approve', () => {
+  it('decides its own run\'s approvals from the submitter, and says so', async () => {
+    const space = await makeDurableSpace('store-setup-approve');
+    const store = await cluster.createDatabase('approve_from_submitter');
+    await writeFile(path.join(space.root, 'send.ts'), `import { ledger } from '@capabilities/ledger';\nawait ledger.send({ item: 'parcel' });\nexport default 'sent';\n`);
+    const worker = workers.start(space, store);
+    await workers.ready(worker);
+    const submitter = workers.track(startCli(['run', 'send.ts', '--store', store, '--approve', 'all'], { cwd: space.root, env: space.env }));
+    expect(await submitter.exited).toBe(0);
+    expect(submitter.stderr()).toMatch(/\[approval\] [0-9a-f]+: approved \(approved by --approve all\)/);
+    expect(submitter.stdout()).toContain('sent');
+    expect(space.effects()).toEqual(['send parcel']);
   }, 300_000);
 });
