@@ -30,8 +30,8 @@ let model: Awaited<ReturnType<typeof startScriptedModelServer>>;
 /** The studio's server-sent events, all of them, from the start of the file. */
 interface EventStream {
   seen: Record<string, unknown>[];
-  /** The first event (seen already or to come) for which `match` holds. */
-  next(match: (event: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  /** The first event (seen already or to come; from the `after`th on) for which `match` holds. */
+  next(match: (event: Record<string, unknown>) => boolean, what: string, after?: number): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -61,10 +61,10 @@ async function openEventStream(): Promise<EventStream> {
   })();
   return {
     seen,
-    next(match, what) {
+    next(match, what, after = 0) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
-          const found = seen.find(match);
+          const found = seen.slice(after).find(match);
           if (found) {
             waiters.delete(check);
             resolve(found);
@@ -176,6 +176,29 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(opened.body.events.map((event) => event.kind)).toEqual(['started', 'log', 'end']);
     const info = await call<{ store: { workers: string[] } }>('GET', '/api/space');
     expect(info.body.store.workers).toEqual([body.worker?.executorId]);
+  });
+
+  it('streams the takeover of a playground run whose worker died (kill -9) to another worker', async () => {
+    const dying = ensureWorker();
+    const before = stream.seen.length;
+    const running = call<{ runId: string; result: RunResult; worker?: { executorId: string; attempts: number } }>('POST', '/api/run', {
+      code: "import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'before the kill' });\nawait ledger.gate({ name: 'takeover' });\nexport default 'survived';",
+    });
+    await expect.poll(() => space.waiting(), { timeout: LONG }).toContain('takeover');
+    const first = await stream.next((event) => event.type === 'run-started' && event.attempt === 1, 'the first attempt', before);
+    dying.child.kill('SIGKILL');
+    await dying.exited;
+    worker = undefined;
+    await space.open('takeover');
+    ensureWorker();
+    const { status, body } = await running;
+    expect(status).toBe(200);
+    expect(body.runId).toBe(first.runId);
+    expect(body.result).toMatchObject({ success: true, result: 'survived' });
+    expect(body.worker).toMatchObject({ attempts: 2 });
+    expect(body.worker?.executorId).not.toBe(first.executorId);
+    expect(stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId: body.runId, attempt: 2, replayedCalls: 1 }));
+    expect(space.effects().filter((line) => line === 'record before the kill')).toHaveLength(1);
   });
 
   it("runs a playground task on the store's worker, its steps streamed to the page", async () => {
