@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeIncomingMessageLike, NodeMcpRequestHandler, NodeServerResponseLike } from '@modelcontextprotocol/node';
-import type { McpServer, Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, McpServer, Server, Transport } from '@modelcontextprotocol/server';
 import { errorMessage } from '../core/index.js';
 import { checkHostAndOrigin, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
 import { resolveBindAddress, type BindAddress } from './loopback.js';
@@ -318,6 +318,7 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
       const server = await create();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: (closed) => forgetShared(closed), maxRequestBodySize: limits.maxBodyBytes });
       await server.connect(transport);
+      tagServerRequests(transport, id, log);
       const primed = await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', id: 'agent-spaces-restore', method: 'initialize', params: init }));
       const answer = await primed.text();
       if (primed.status !== 200 || !answer.includes('"result"')) {
@@ -371,6 +372,7 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     };
     try {
       await server.connect(transport);
+      if (shared) tagServerRequests(transport, id, log);
       await transport.handleRequest(request, response, body);
     } finally {
       // An initialize the transport rejected leaves no session behind: nothing else would close it.
@@ -438,4 +440,35 @@ function syntheticRequest(message: unknown, sessionId?: string): Request {
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
     body: JSON.stringify(message),
   });
+}
+
+/**
+ * Gives the server→client requests of a shared session (elicitations: approvals) ids of this instance's
+ * own — a random tag before the SDK's counter — and hands back only the answers that carry the tag. The
+ * instances of one session on several replicas each count their requests from 0: an answer the load
+ * balancer sends to another replica must not settle that replica's request of the same number (the
+ * answer to one call's approval would decide another call's). Such an answer is dropped, and said so.
+ */
+function tagServerRequests(transport: Transport, sessionId: string, log: (line: string) => void): void {
+  const tag = `${randomUUID().slice(0, 8)}:`;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(isRequestMessage(message) ? { ...message, id: `${tag}${JSON.stringify(message.id)}` } : message, options);
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (!isResponseMessage(message)) return receive?.(message, extra);
+    const id = typeof message.id === 'string' && message.id.startsWith(tag) ? (JSON.parse(message.id.slice(tag.length)) as number | string) : undefined;
+    if (id === undefined) {
+      log(`MCP session ${sessionId}: dropped an answer to a request this replica did not send (id ${JSON.stringify(message.id)}); with several replicas, route a session's requests to one of them`);
+      return;
+    }
+    receive?.({ ...message, id } as JSONRPCMessage, extra);
+  };
+}
+
+function isRequestMessage(message: JSONRPCMessage): message is Extract<JSONRPCMessage, { method: string; id: unknown }> {
+  return 'method' in message && 'id' in message;
+}
+
+function isResponseMessage(message: JSONRPCMessage): message is Extract<JSONRPCMessage, { id: unknown }> & { id: number | string } {
+  return !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
 }

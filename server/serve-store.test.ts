@@ -27,15 +27,19 @@ let worker: DurableWorker;
 const replicas: RunningServer[] = [];
 const replicaLogs: string[][] = [];
 
-/** A load balancer in front of the replicas: `route` picks the replica of each request (by its index and JSON-RPC method). */
+/**
+ * A load balancer in front of the replicas: `route` picks the replica of each request by its index and
+ * its JSON-RPC method (`response` for a client's answer to a server request, the HTTP method for a body-less GET or DELETE).
+ */
 function balancer(route: (index: number, method: string | undefined) => number): { fetch: typeof fetch; sent: { replica: number; method: string | undefined }[] } {
   const sent: { replica: number; method: string | undefined }[] = [];
   return {
     sent,
     fetch: async (input, init) => {
       const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
-      const replica = route(sent.length, body?.method);
-      sent.push({ replica, method: body?.method });
+      const method = body === undefined ? init?.method : (body.method ?? 'response');
+      const replica = route(sent.length, method);
+      sent.push({ replica, method });
       const url = replicas[replica]?.url ?? '';
       return fetch(url, init);
     },
@@ -121,6 +125,36 @@ describe('serve replicas sharing a store', () => {
       expect(lb.sent.slice(1).every((request) => request.replica === 1)).toBe(true);
       expect(replicaLogs[1]?.join('\n')).toContain(`MCP session ${transport.sessionId ?? ''}: taken up from another replica`);
     } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  }, LONG);
+
+  it('drops an approval answer that reaches a replica other than the one that asked (it must not decide another call of that number); the approval waits in the store', async () => {
+    // Everything to replica 1, except the client's answers, which go to replica 0.
+    const lb = balancer((_index, method) => (method === 'response' ? 0 : 1));
+    const asked: string[] = [];
+    const client = new LegacyClient({ name: 'legacy', version: '1' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    const transport = new LegacyHttpTransport(new URL(replicas[1]?.url ?? ''), { fetch: lb.fetch });
+    await client.connect(transport);
+    const { openApprovals } = await import('../durable/index.js');
+    const approvals = await openApprovals(store);
+    try {
+      const running = client.callTool({ name: 'execute_code', arguments: { code: SEND.replaceAll("'parcel'", "'box'") } }, undefined, { timeout: LONG });
+      await expect.poll(() => replicaLogs[0]?.join('\n') ?? '', { timeout: LONG }).toContain(`MCP session ${transport.sessionId ?? ''}: dropped an answer to a request this replica did not send`);
+      expect(asked).toHaveLength(1);
+      const pending = (await approvals.list()).filter((approval) => JSON.stringify(approval.params).includes('box'));
+      expect(pending).toHaveLength(1);
+      await approvals.decide(pending[0]?.id ?? '', { approved: false, reason: 'decided in the store' });
+      const run = await running;
+      expect(run.structuredContent).toMatchObject({ success: false, error: { message: expect.stringMatching(/decided in the store/) } });
+      expect(space.effects()).not.toContain('send box');
+    } finally {
+      await approvals.close();
       await transport.terminateSession();
       await client.close();
     }
