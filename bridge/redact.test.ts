@@ -48,6 +48,9 @@ describe('redact', () => {
 
   it('keeps counts and flags under secret-looking keys', () => {
     expect(redact({ maxTokens: 100, requiresPassword: true, token: 'abc' })).toEqual({ maxTokens: 100, requiresPassword: true, token: REDACTED });
+    // Counts nested under a secret-looking key stay (a planner's usage); any text under it goes.
+    expect(redact({ usage: { tokens: { input: 12, output: 30, cached: null } } })).toEqual({ usage: { tokens: { input: 12, output: 30, cached: null } } });
+    expect(redact({ tokens: [1, 2, 3], credentials: { user: 'u', pin: 1234 }, token: { value: 'abc' }, secret: {} })).toEqual({ tokens: [1, 2, 3], credentials: REDACTED, token: REDACTED, secret: REDACTED });
   });
 
   it('survives cycles and keeps shared (non-cyclic) references', () => {

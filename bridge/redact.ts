@@ -170,7 +170,8 @@ function redactCause(cause: unknown, redactValue: <T>(value: T) => T): unknown {
   return replacement;
 }
 
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):([^\s/@]+)@/gi;
+// The password runs to the authority's last "@", as URL parsers read it: `p@ss` in `https://u:p@ss@host`.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):([^\s/]+)@/gi;
 
 /** `https://user:password@host` → `https://user:[REDACTED]@host`: credentials written into URLs. */
 export function redactUrlPasswords(text: string): string {
@@ -188,8 +189,19 @@ function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[-_\s.]/g, '');
 }
 
-function isCountOrFlag(value: unknown): boolean {
-  return typeof value === 'number' || typeof value === 'boolean';
+/**
+ * Numbers, booleans and null, alone or in plain objects and arrays made only of them (a model's
+ * `usage: { tokens: { input: 12, output: 30 } }`): counts and flags, with no text a secret could be in.
+ */
+function isCountOrFlag(value: unknown, depth = 0): boolean {
+  if (typeof value === 'number' || typeof value === 'boolean') return true;
+  if (depth === 0 && value === null) return false;
+  if (value === null) return true;
+  if (typeof value !== 'object' || depth >= 4) return false;
+  if (Array.isArray(value)) return value.length <= 64 && value.every((item) => isCountOrFlag(item, depth + 1));
+  if (!isPlainObject(value)) return false;
+  const entries = Object.values(value);
+  return entries.length > 0 && entries.length <= 64 && entries.every((item) => isCountOrFlag(item, depth + 1));
 }
 
 function isPlainObject(value: object): value is Record<string, unknown> {

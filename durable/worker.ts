@@ -224,9 +224,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
           }),
         settle: (result, journal) => {
           const fatal = journal.fatal;
-          // The budget's counts pass as they are: the key rules would take `tokens` for a secret.
-          const { budgetUsage, ...rest } = fatal === undefined ? result : { ...result, success: false, finalSummary: `${fatal.code}: ${fatal.message}` };
-          return { ...redact(rest), budgetUsage };
+          // The budget's counts (`tokens: { … }`) pass: the redactor keeps numbers under secret-looking keys.
+          return redact(fatal === undefined ? result : { ...result, success: false, finalSummary: `${fatal.code}: ${fatal.message}` });
         },
         outcome: (result) => (result.success ? 'succeeded' : 'failed'),
       });
