@@ -272,6 +272,29 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
     await browser?.close();
   });
 
+  it('says in the playground that no worker is running, and shows the result once one starts', async () => {
+    const gone = worker;
+    worker = undefined;
+    gone?.child.kill('SIGKILL');
+    await gone?.exited;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(120_000);
+    await page.goto(studio.url);
+    await page.getByRole('link', { name: 'Playground' }).click();
+    const editor = page.getByRole('textbox', { name: 'Program (TypeScript)' });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText("import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'from the browser playground' });\nexport default 'from the browser playground';");
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const output = page.getByRole('region', { name: 'Run output' });
+    await output.getByRole('alert').getByText(/no worker is running: start one with "agent-spaces worker"/).waitFor();
+    ensureWorker();
+    await output.getByLabel('Result').getByText('from the browser playground').waitFor();
+    await output.getByLabel('Worker').getByText(/Ran in the store on worker/).waitFor();
+    expect(space.effects()).toContain('record from the browser playground');
+    await page.close();
+  });
+
   it('approves a stored approval from the inbox: the run waiting in the store completes', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(120_000);

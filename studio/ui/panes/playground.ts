@@ -198,7 +198,7 @@ interface TaskRunView {
  */
 function taskSection(): { element: HTMLElement; stop(): void } {
   const input = h('input', { type: 'text', placeholder: 'e.g. Which trains leave Central before noon?' });
-  const start = h('button', { type: 'button' }, 'Run task');
+  const start = h('button', { type: 'button' }, 'Start task');
   const status = h('p', { class: 'muted', role: 'status' });
   const steps = h('ol', { 'aria-label': 'Task steps' });
   const outcome = h('div', { 'aria-live': 'polite' });
