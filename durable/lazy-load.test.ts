@@ -42,7 +42,7 @@ function packagesLoadedBy(entry: string): Map<string, string> {
 }
 
 describe('without a store', () => {
-  it.each(['index.ts', 'cli/commands/run.ts', 'space/index.ts', 'durable/index.ts'])('%s loads neither DBOS nor pg', (entry) => {
+  it.each(['index.ts', 'cli/commands/run.ts', 'space/index.ts', 'durable/index.ts', 'studio/server/index.ts'])('%s loads neither DBOS nor pg', (entry) => {
     const packages = packagesLoadedBy(path.join(ROOT, entry));
     expect(packages.size).toBeGreaterThan(0); // the graph was read
     expect(HEAVY.filter((name) => packages.has(name)).map((name) => `${name} (from ${packages.get(name)})`)).toEqual([]);
