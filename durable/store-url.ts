@@ -18,7 +18,16 @@ export function resolveStoreUrl(sources: { option?: string; config?: string; env
   return url;
 }
 
+/**
+ * The user info of a URL as PostgreSQL's URL parser reads it (WHATWG rules): up to the authority's
+ * *last* "@", so a password may itself hold "@" (`postgres://app:open@sesame@db/x` sends "open@sesame").
+ */
+const USER_INFO = /^([a-z]+:\/\/[^:/@]*):[^/?#]*@/i;
+/** A password holding "/", "?" or "#" (no parser takes it unencoded, but it is still someone's password). */
+const LOOSE_USER_INFO = /^([a-z]+:\/\/[^:/@]*):[^@]*@/i;
+
 /** The store's URL without its password (in the user part, even with no user name, or as a `password=` parameter), for messages. */
 export function describeStore(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@').replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
+  const userInfo = USER_INFO.test(url) ? USER_INFO : LOOSE_USER_INFO;
+  return url.replace(userInfo, '$1:***@').replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
 }
