@@ -217,6 +217,8 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
       response.once('close', () => {
         session.open -= counted;
         session.lastSeen = performance.now();
+        // A request that stayed open long (a run waiting for approval) counts as use until it ends, for every replica.
+        if (shared) void shared.touch(session.id).catch(() => undefined);
       });
       const body = await readBody(request);
       if (body && 'refusal' in body) return refuse(response, body.refusal);
