@@ -281,6 +281,7 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
     page.setDefaultTimeout(120_000);
     await page.goto(studio.url);
     await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Where runs go').getByText(/none is running now: start one with "agent-spaces worker"/).waitFor();
     const editor = page.getByRole('textbox', { name: 'Program (TypeScript)' });
     await editor.click();
     await page.keyboard.press('Control+A');

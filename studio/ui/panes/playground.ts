@@ -32,12 +32,24 @@ export function playgroundPane(root: HTMLElement): () => void {
   let running = false;
 
   const taskPanel = taskSection();
+  const where = h('p', { class: 'muted', hidden: true, 'aria-label': 'Where runs go' });
   replace(
     root,
     h('h2', {}, 'Playground'),
+    where,
     h('div', { class: 'split' }, h('section', { class: 'panel', 'aria-label': 'Program' }, h('div', { class: 'row' }, run, status), editorHost, h('h3', {}, 'Type errors'), problems), output),
     taskPanel.element,
   );
+
+  // With a store, runs go to its workers: say so before the first run, with how many are alive.
+  void api<{ store?: { url: string; workers?: string[]; problem?: string } }>('GET', '/api/space').then(({ store }) => {
+    if (!store) return;
+    const alive = store.workers?.length ?? 0;
+    where.hidden = false;
+    where.textContent = store.problem
+      ? `Runs and tasks go to the store ${store.url}, which cannot be read now: ${store.problem}`
+      : `Runs and tasks go to the store ${store.url} and its workers (${alive === 0 ? 'none is running now: start one with "agent-spaces worker"' : `${alive} alive now`}).`;
+  });
 
   const editor: EditorView = createCodeEditor(editorHost, {
     doc: localStorage.getItem(STORAGE_KEY) ?? EXAMPLE,
