@@ -97,6 +97,8 @@ describe('serve replicas sharing a store', () => {
       // The first call started the run on replica 0 and was answered input_required; the retry went to replica 1.
       expect(lb.sent.filter((request) => request.method === 'tools/call').map((request) => request.replica)).toEqual([0, 1]);
       expect(space.effects()).toEqual(['record before', 'send parcel']);
+      // This space's config sets no approval deadline: each replica warns that unanswered runs wait for ever.
+      expect(replicaLogs[0]?.join('\n')).toContain('durable.approvalDeadlineMs is not set');
     } finally {
       await client.close();
     }

@@ -71,6 +71,10 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO), { ...(http ? { http } : {}), ...(store ? { sharedSessions: store.sessions } : {}), log });
     log(running.url ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : 'agent-spaces: serving MCP on stdio');
     if (store) log(`agent-spaces: execute_code runs are submitted to the store ${describeStore(store.url)} (agent-spaces worker runs them)`);
+    if (store && http && space.config.durable?.approvalDeadlineMs === undefined) {
+      // A remote client that never answers leaves its run waiting in the store, holding a worker's slot.
+      log('agent-spaces: durable.approvalDeadlineMs is not set: an approval nobody decides keeps its run (and a worker slot) waiting for ever; set it for the workers');
+    }
     return {
       space,
       ...(running.url ? { url: running.url } : {}),
