@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunLog, RunResult } from '../../core/index.js';
-import { submitRun, type DurableRunEvent } from '../../durable/index.js';
+import { submitRun } from '../../durable/index.js';
 import type { StudioContext, TimelineCall } from './studio-context.js';
+import { followStoredRun, type StudioStore } from './studio-store.js';
 
 /** Diagnostics of a program from the type-checker `run` uses, against the built declarations. */
 export async function checkProgram(context: StudioContext, code: string): Promise<unknown> {
@@ -64,35 +65,16 @@ async function writeRecord(context: StudioContext, record: CodeRunRecord): Promi
  * inbox) and its result come back as events. With no worker alive, the page is told at once; the
  * run waits in the store for one. The record stays in the store (the runs pane reads it there).
  */
-async function runInStore(context: StudioContext, store: NonNullable<StudioContext['store']>, runId: string, code: string): Promise<CodeRunRecord> {
+async function runInStore(context: StudioContext, store: StudioStore, runId: string, code: string): Promise<CodeRunRecord> {
   const startedAt = new Date().toISOString();
-  let worker: CodeRunRecord['worker'];
-  const onEvent = (event: DurableRunEvent): void => {
-    if (event.kind === 'log') context.events.publish({ type: 'run-log', runId, level: event.log.level, message: context.redact(event.log).message });
-    else if (event.kind === 'started') {
-      worker = { executorId: event.executorId, attempts: event.attempt };
-      context.events.publish({ type: 'run-started', runId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
-    } else if (event.kind === 'approval-required' || event.kind === 'approval-decided') store.inbox.refresh();
-  };
-  // A signal of its own, ended with the studio: listeners added to it go with the run.
-  const leave = new AbortController();
-  const stop = (): void => leave.abort();
-  store.signal.addEventListener('abort', stop, { once: true });
-  let submitted: RunResult;
+  const followed = followStoredRun(store, context.events, context.redact, runId);
+  let submitted: RunResult & { runId: string };
   try {
-    submitted = await submitRun({
-      store: store.url,
-      code,
-      runId,
-      signal: leave.signal,
-      onEvent,
-      onNoWorker: () => context.events.publish({ type: 'run-waiting-for-worker', runId, store: store.label }),
-    });
+    submitted = await submitRun({ store: store.url, code, runId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker });
   } finally {
-    store.signal.removeEventListener('abort', stop);
+    followed.done();
   }
-  const result = context.redact(submitted);
+  const { runId: _runId, ...result } = context.redact(submitted);
   context.events.publish({ type: 'run-end', runId, success: result.success });
-  const { runId: _runId, ...shown } = result as RunResult & { runId?: string };
-  return { kind: 'code-run', runId, startedAt, code, result: shown, calls: [], ...(worker ? { worker } : {}) };
+  return { kind: 'code-run', runId, startedAt, code, result, calls: [], ...(followed.worker ? { worker: followed.worker } : {}) };
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../../core/index.js';
-import { submitTask, type DurableRunEvent } from '../../durable/index.js';
+import { submitTask } from '../../durable/index.js';
 import { executeTask, resolveModelSettings, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
+import { followStoredRun, type StudioStore } from './studio-store.js';
 
 /** What the playground shows of a finished task. */
 export interface TaskRunView {
@@ -39,34 +40,16 @@ export async function runTask(context: StudioContext, task: string): Promise<Tas
   return view(context, result);
 }
 
-async function runInStore(context: StudioContext, store: NonNullable<StudioContext['store']>, taskId: string, task: string, publish: (event: unknown) => void): Promise<TaskRunView> {
-  let worker: TaskRunView['worker'];
-  const onEvent = (event: DurableRunEvent): void => {
-    if (event.kind === 'planner') publish(event.event);
-    else if (event.kind === 'started') {
-      worker = { executorId: event.executorId, attempts: event.attempt };
-      context.events.publish({ type: 'run-started', runId: taskId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
-    } else if (event.kind === 'approval-required' || event.kind === 'approval-decided') store.inbox.refresh();
-  };
-  // A signal of its own, ended with the studio: listeners added to it go with the task.
-  const leave = new AbortController();
-  const stop = (): void => leave.abort();
-  store.signal.addEventListener('abort', stop, { once: true });
+async function runInStore(context: StudioContext, store: StudioStore, taskId: string, task: string, publish: (event: unknown) => void): Promise<TaskRunView> {
+  const followed = followStoredRun(store, context.events, context.redact, taskId, publish);
   let result: TaskResult;
   try {
-    result = await submitTask({
-      store: store.url,
-      task,
-      runId: taskId,
-      signal: leave.signal,
-      onEvent,
-      onNoWorker: () => context.events.publish({ type: 'run-waiting-for-worker', runId: taskId, store: store.label }),
-    });
+    result = await submitTask({ store: store.url, task, runId: taskId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker });
   } finally {
-    store.signal.removeEventListener('abort', stop);
+    followed.done();
   }
   context.events.publish({ type: 'run-end', runId: taskId, success: result.success });
-  return { ...view(context, result), ...(worker ? { worker } : {}) };
+  return { ...view(context, result), ...(followed.worker ? { worker: followed.worker } : {}) };
 }
 
 function view(context: StudioContext, result: TaskResult): TaskRunView {

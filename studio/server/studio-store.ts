@@ -1,4 +1,4 @@
-import { describeStore, openStoreMonitor, resolveStoreUrl, type StoreMonitor } from '../../durable/index.js';
+import { describeStore, openStoreMonitor, resolveStoreUrl, type DurableRunEvent, type StoreMonitor } from '../../durable/index.js';
 import type { EventHub } from './studio-events.js';
 import { createStoreInbox, type StoreInbox } from './store-inbox.js';
 
@@ -36,5 +36,56 @@ export async function openStudioStore(sources: { option?: string | undefined; co
       stopping.abort();
       await monitor.close();
     },
+  };
+}
+
+/** What `submitRun` / `submitTask` take to follow one playground run, and what it learnt. */
+export interface FollowedRun {
+  signal: AbortSignal;
+  onEvent(event: DurableRunEvent): void;
+  onNoWorker(): void;
+  /** The worker that took the run last, and its attempt (more than 1: taken over). */
+  readonly worker: { executorId: string; attempts: number } | undefined;
+  /** The run ended (or the studio stopped waiting): lets go of the studio's signal. */
+  done(): void;
+}
+
+/**
+ * Turns a stored run's events into the page's: its log lines, the worker taking it (or taking it
+ * over), no worker alive; its approvals wake the inbox; a planner task's steps go to `onPlanner`.
+ * Its own signal, ended with the studio, keeps listeners from piling up on the studio's.
+ */
+export function followStoredRun(store: StudioStore, events: EventHub, redact: <T>(value: T) => T, runId: string, onPlanner?: (event: unknown) => void): FollowedRun {
+  const leave = new AbortController();
+  const stop = (): void => leave.abort();
+  store.signal.addEventListener('abort', stop, { once: true });
+  let worker: FollowedRun['worker'];
+  return {
+    signal: leave.signal,
+    get worker() {
+      return worker;
+    },
+    onEvent(event) {
+      switch (event.kind) {
+        case 'log':
+          events.publish({ type: 'run-log', runId, level: event.log.level, message: redact(event.log).message });
+          return;
+        case 'started':
+          worker = { executorId: event.executorId, attempts: event.attempt };
+          events.publish({ type: 'run-started', runId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
+          return;
+        case 'approval-required':
+        case 'approval-decided':
+          store.inbox.refresh();
+          return;
+        case 'planner':
+          onPlanner?.(event.event);
+          return;
+        case 'end':
+          return;
+      }
+    },
+    onNoWorker: () => events.publish({ type: 'run-waiting-for-worker', runId, store: store.label }),
+    done: () => store.signal.removeEventListener('abort', stop),
   };
 }
