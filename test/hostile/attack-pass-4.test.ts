@@ -18,12 +18,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../bridge/index.js';
 import { createAgentRunner, loadAgent, openSpace, serveA2A, type AgentRunner, type RunningA2AServer } from '../../agents/index.js';
 import type { AgentTaskOptions } from '../../agents/task-executor.js';
-import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonitor, pruneStore, submitRun, type A2ATaskStores } from '../../durable/index.js';
+import { loadConfig } from '../../config/index.js';
+import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonitor, pruneStore, startWorker, submitRun, type A2ATaskStores, type DurableWorker } from '../../durable/index.js';
 import { getStoredApproval, requestStoredApproval } from '../../durable/approval-store.js';
 import { appendRunEvent } from '../../durable/run-events.js';
 import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
 import { makeDurableSpace, type DurableSpace } from '../../durable/test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
+import { serveSpace, type RunningServer } from '../../server/serve.js';
+import { createSpace } from '../../space/index.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
 import { ensureUiBuilt } from '../../studio/test-support/studio-space.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -57,12 +60,12 @@ async function poolOn(store: string): Promise<Pool> {
 const PASSWORD_TAIL = 'Hunter2-attack4-7e1c';
 
 describe('attack pass 4: the store URL and the store errors', () => {
-  // S1 (medium; fixed in durable/store-url.ts): describeStore masked the password only up to its first
+  // S1 (medium; fixed in f5248e4, durable/store-url.ts): describeStore masked the password only up to its first
   // "@". PostgreSQL's URL parser (pg-connection-string, WHATWG rules) takes everything up to the *last*
   // "@" of the authority as user info, so `postgres://app:open@Hunter2@db/x` connects with the password
   // "open@Hunter2" — and every message (the studio's page, `run --store`, the worker's notices, errors)
   // printed `postgres://app:***@Hunter2@db/x`: the password minus its first characters. The bridge's
-  // redactor (errors, logs, traces) had the same rule for any URL's password (fixed in bridge/redact.ts).
+  // redactor (errors, logs, traces) had the same rule for any URL's password (fixed in bridge/redact.ts, b7dd6f0).
   it('S1: a store password holding "@" is masked whole, in describeStore and on the studio page', async () => {
     const url = `postgres://postgres:open@${PASSWORD_TAIL}@127.0.0.1:${port}/s1_store`;
     const { parse } = await import('pg-connection-string');
@@ -286,5 +289,196 @@ describe('attack pass 4: retention keeps what it promised', () => {
     expect(events.rows.map((row) => row.run_id)).toEqual([queued]);
     const approvals = await pool.query<{ status: string }>('SELECT status FROM agent_spaces.approvals WHERE run_id = $1', [queued]);
     expect(approvals.rows).toEqual([{ status: 'pending' }]);
+  }, LONG);
+});
+
+describe('attack pass 4: serve replicas sharing a store', () => {
+  const STATE_KEY = `attack4-state-key-${randomUUID()}`;
+  let store: string;
+  let space: DurableSpace;
+  let worker: DurableWorker;
+  let pool: Pool;
+  const replicas: RunningServer[] = [];
+  /** Live sessions of one replica at most (small, so that the cap is reached). */
+  const MAX_SESSIONS = 2;
+
+  beforeAll(async () => {
+    store = await cluster.createDatabase('v_serve');
+    space = await makeDurableSpace('attack4-serve');
+    // The ledger capability runs in this process (the worker's bridge) and writes where the test reads.
+    process.env.LEDGER_DIR = space.ledgerDir;
+    worker = await startWorker({ store, config: await loadConfig({ cwd: space.root }), openSpace: createSpace, executorId: 'attack4-worker', concurrency: 2 });
+    closers.push(() => worker.close());
+    for (let index = 0; index < 2; index++) {
+      const replica = await serveSpace({ cwd: space.root, http: { port: 0, maxSessions: MAX_SESSIONS }, store, stateKey: STATE_KEY });
+      replicas.push(replica);
+      closers.push(() => replica.close());
+    }
+    pool = await poolOn(store);
+  }, LONG);
+
+  const sendProgram = (item: string): string => `import { ledger } from '@capabilities/ledger';\nawait ledger.send({ item: '${item}' });\nexport default '${item}';`;
+  const replicaUrl = (index: number): string => replicas[index]?.url ?? '';
+
+  /** The final JSON-RPC message of an answer, whether it came as JSON or as server-sent events. */
+  async function finalMessage(response: Response): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+    const text = await response.text();
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return JSON.parse(text) as { result?: Record<string, unknown> };
+    const messages = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { id?: unknown; result?: Record<string, unknown>; error?: { message: string } });
+    const last = messages.findLast((message) => message.id !== undefined && (message.result !== undefined || message.error !== undefined));
+    if (!last) throw new Error(`no answer in the stream: ${text.slice(0, 500)}`);
+    return last;
+  }
+
+  /** One raw 2026-07-28 `execute_code` request (what any HTTP client can send): no session, the envelope in `_meta`. */
+  async function call2026(index: number, code: string, round: { requestState?: string; inputResponses?: Record<string, unknown> } = {}, options: { elicitation?: boolean; signal?: AbortSignal } = {}) {
+    const response = await fetch(replicaUrl(index), {
+      method: 'POST',
+      ...(options.signal ? { signal: options.signal } : {}),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: randomUUID(),
+        method: 'tools/call',
+        params: {
+          name: 'execute_code',
+          arguments: { code },
+          ...round,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'attacker', version: '4' },
+            'io.modelcontextprotocol/clientCapabilities': options.elicitation === false ? {} : { elicitation: {} },
+          },
+        },
+      }),
+    });
+    return finalMessage(response);
+  }
+
+  const approve = { action: 'accept', content: { approve: true } };
+  const deny = { action: 'accept', content: { approve: false } };
+  const sends = (item: string): number => space.effects().filter((line) => line === `send ${item}`).length;
+
+  /** The first round of a run that needs one approval: its stored approval id and sealed state. */
+  async function firstRound(index: number, item: string): Promise<{ approvalId: string; requestState: string }> {
+    const { result } = await call2026(index, sendProgram(item));
+    expect(result?.resultType).toBe('input_required');
+    const approvalId = Object.keys(result?.inputRequests as object)[0] ?? '';
+    return { approvalId, requestState: String(result?.requestState) };
+  }
+
+  const textOf = (result: Record<string, unknown> | undefined): string => ((result?.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('\n');
+
+  it('a replayed requestState, on either replica, with another answer or another program, changes no decision and runs nothing again', async () => {
+    const { approvalId, requestState } = await firstRound(0, 'alpha');
+    const done = await call2026(1, sendProgram('alpha'), { requestState, inputResponses: { [approvalId]: approve } });
+    expect(done.result?.structuredContent).toMatchObject({ success: true, result: 'alpha' });
+    expect(sends('alpha')).toBe(1);
+    // The same state again, now denying, on both replicas, and once carrying another program.
+    for (const [index, code] of [[0, sendProgram('alpha')], [1, sendProgram('alpha')], [0, sendProgram('omega')]] as const) {
+      const replayed = await call2026(index, code, { requestState, inputResponses: { [approvalId]: deny } });
+      expect(replayed.result?.structuredContent, code).toMatchObject({ success: true, result: 'alpha' });
+    }
+    expect(await getStoredApproval(pool, approvalId)).toMatchObject({ status: 'approved', reason: 'approved by the user' });
+    expect(sends('alpha')).toBe(1);
+    expect(sends('omega')).toBe(0);
+  }, LONG);
+
+  it("a requestState decides only its own run's approvals: another caller's approval id in its answers, or an altered state, decides nothing", async () => {
+    const victim = await firstRound(1, 'victim');
+    const attacker = await firstRound(0, 'attacker');
+    // The attacker answers the victim's approval id (learned somehow) with its own sealed state.
+    const swapped = await call2026(0, sendProgram('attacker'), { requestState: attacker.requestState, inputResponses: { [victim.approvalId]: approve } });
+    expect(swapped.result?.resultType).toBe('input_required'); // its own approval still waits: asked again
+    expect(Object.keys(swapped.result?.inputRequests as object)).toEqual([attacker.approvalId]);
+    expect((await getStoredApproval(pool, victim.approvalId))?.status).toBe('pending');
+    // Its state with one character changed opens nowhere.
+    const last = attacker.requestState.at(-2) === 'A' ? 'B' : 'A';
+    const altered = `${attacker.requestState.slice(0, -2)}${last}${attacker.requestState.at(-1) ?? ''}`;
+    const refused = await call2026(1, sendProgram('attacker'), { requestState: altered, inputResponses: { [victim.approvalId]: approve, [attacker.approvalId]: approve } });
+    expect(textOf(refused.result)).toMatch(/not sealed by a server of this store/);
+    expect((await getStoredApproval(pool, victim.approvalId))?.status).toBe('pending');
+    expect((await getStoredApproval(pool, attacker.approvalId))?.status).toBe('pending');
+    // Both end denied by their own states: nothing was sent.
+    const ends = await Promise.all([
+      call2026(0, sendProgram('attacker'), { requestState: swapped.result?.requestState as string, inputResponses: { [attacker.approvalId]: deny } }),
+      call2026(1, sendProgram('victim'), { requestState: victim.requestState, inputResponses: { [victim.approvalId]: deny } }),
+    ]);
+    for (const end of ends) expect(end.result?.structuredContent).toMatchObject({ success: false });
+    expect(sends('victim') + sends('attacker')).toBe(0);
+  }, LONG);
+
+  /** A raw 2025-11-25 initialize: the new session's id. */
+  async function initialize(index: number, clientInfo: Record<string, unknown> = { name: 'attacker', version: '4' }): Promise<{ status: number; sessionId: string | null }> {
+    const response = await fetch(replicaUrl(index), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo } }),
+    });
+    await response.text();
+    return { status: response.status, sessionId: response.headers.get('mcp-session-id') };
+  }
+
+  // V1 (medium; owner: serve, server/serve-mcp.ts + durable/session-store.ts): with a store, the session
+  // cap (maxSessions, 64 by default) bounds a replica's memory but not the serve_sessions table. Every
+  // initialize writes a row (its parameters, up to 64 KiB) before the client learns the id; evicting a
+  // session to make room closes only this replica's copy, and the row stays until the session has been
+  // idle for the idle limit (30 min) — so the evicted session is even taken up again by the next request
+  // naming it. A caller (with the token, or any local process without one) that loops on initialize
+  // writes rows × 64 KiB for as long as it likes: at a few hundred initializes a second, gigabytes within
+  // the idle window, in the database every worker and replica depends on. Fix: bound the table like the
+  // memory — record() refuses (503, as the in-memory cap) or deletes the least recently seen rows once the
+  // store holds maxSessions × a replica count (a configured `maxSharedSessions`), and an eviction removes
+  // the row of the session it evicts when no other replica served it since (last_seen older than its own).
+  it.fails('V1: the sessions table holds no more live sessions than the replicas\' cap, however many initializes arrive', async () => {
+    const before = Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count);
+    // Three times what both replicas together may hold, each with 60 KiB of client info (below the 64 KiB cap).
+    for (let index = 0; index < MAX_SESSIONS * replicas.length * 3; index++) {
+      const { status, sessionId } = await initialize(index % 2, { name: 'attacker', version: '4', padding: 'p'.repeat(60 * 1024) });
+      expect(status).toBe(200);
+      expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const rows = await pool.query<{ count: string; bytes: string }>('SELECT count(*) AS count, coalesce(sum(length(init)), 0) AS bytes FROM agent_spaces.serve_sessions');
+    expect(Number(rows.rows[0]?.count) - before, `${rows.rows[0]?.bytes ?? 0} characters of initialize parameters kept`).toBeLessThanOrEqual(MAX_SESSIONS * replicas.length);
+  }, LONG);
+
+  it('refuses initialize parameters larger than the shared session keeps (64 KiB): no row is written', async () => {
+    const before = Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count);
+    const { status, sessionId } = await initialize(0, { name: 'attacker', version: '4', padding: 'p'.repeat(70 * 1024) });
+    expect(status).toBe(400);
+    expect(sessionId).toBeNull();
+    expect(Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count)).toBe(before);
+  }, LONG);
+
+  // V2 (medium; owner: serve, server/stored-runs.ts + durable/submit-run.ts): every execute_code a replica
+  // follows opens connections of its own to the store — submitRun's pool, a LISTEN connection and a DBOS
+  // client with its pool — and holds them until the run ends, which for a queued run or one waiting for a
+  // person may be hours. A caller needs no approval and no worker slot: programs that queue behind busy
+  // workers will do. PostgreSQL's default max_connections (100) is gone after ~25 such requests (a
+  // replica accepts 64 session-less ones plus 64 sessions × 16 requests), and then the workers cannot
+  // journal a call or take a run, other replicas and the studio cannot reach the store: one client stops
+  // every tenant. DEPLOY asks to size max_connections for it, but the number is the callers' to choose.
+  // Fix: a replica follows all its runs through one LISTEN connection and one pool and one DBOS client
+  // (submitRun accepting them, as openStoreMonitor shares its own), so followed runs cost no connection;
+  // or, at least, bound the runs a replica follows at once (429 beyond, as the other caps).
+  it.fails('V2: runs a replica follows do not each hold connections to the store', async () => {
+    // Both worker slots busy with programs held at a gate: what is submitted now waits in the queue.
+    const gated = ['v2-a', 'v2-b'].map((name) => submitRun({ store, code: `import { ledger } from '@capabilities/ledger';\nawait ledger.gate({ name: '${name}' });\nexport default '${name}';` }));
+    const queued = 8;
+    const followed: Promise<unknown>[] = [];
+    try {
+      await expect.poll(() => space.waiting(), { timeout: LONG }).toEqual(expect.arrayContaining(['v2-a', 'v2-b']));
+      const connections = async (): Promise<number> => Number((await pool.query<{ count: string }>("SELECT count(*) AS count FROM pg_stat_activity WHERE datname = 'v_serve'")).rows[0]?.count);
+      const before = await connections();
+      // Callers with no elicitation: their runs need no person, they only wait for a worker.
+      for (let index = 0; index < queued; index++) followed.push(call2026(index % 2, `export default ${index};`, {}, { elicitation: false }));
+      const enqueued = async (): Promise<number> => Number((await pool.query<{ count: string }>("SELECT count(*) AS count FROM dbos.workflow_status WHERE status = 'ENQUEUED'")).rows[0]?.count);
+      await expect.poll(enqueued, { timeout: LONG }).toBe(queued);
+      const held = (await connections()) - before;
+      expect(held, `${queued} followed runs hold ${held} more connections`).toBeLessThan(queued);
+    } finally {
+      await Promise.all([space.open('v2-a'), space.open('v2-b')]);
+      await Promise.all([...gated, ...followed]);
+    }
   }, LONG);
 });
