@@ -8,6 +8,8 @@ import { StudioError } from './studio-error.js';
 
 /** Runs listed at most, newest first. */
 const MAX_RUNS = 200;
+/** The store's runs listed at most, newest first (each comes with its request and result). */
+const MAX_STORED_RUNS = 100;
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 interface RunSummary {
@@ -41,7 +43,7 @@ export async function listRuns(context: StudioContext): Promise<unknown> {
 async function listStoredRuns(context: StudioContext): Promise<{ runs: RunSummary[]; problem?: string }> {
   if (!context.store) return { runs: [] };
   try {
-    const runs = await context.store.monitor.runs(MAX_RUNS);
+    const runs = await context.store.monitor.runs(MAX_STORED_RUNS);
     return {
       runs: runs.map((run) => ({
         id: run.id,

@@ -25,6 +25,8 @@ export interface StoreInbox {
 }
 
 const STORED_ID = /^[0-9a-f]{1,20}$/;
+/** Least time between two looks at the store's approvals woken by its notifications. */
+const LOOK_GAP_MS = 250;
 
 export function createStoreInbox(url: string, monitor: StoreMonitor, events: EventHub, redact: <T>(value: T) => T): StoreInbox {
   const store = describeStore(url);
@@ -75,20 +77,26 @@ export function createStoreInbox(url: string, monitor: StoreMonitor, events: Eve
     queue = next.catch(() => undefined);
     return next;
   };
-  // Wake-ups while a look is going ask for one more look after it, not one each.
-  let waiting: Promise<unknown> | undefined;
+  // Every run event of the store wakes the inbox (a new approval comes with one): wake-ups while a
+  // look is going ask for one more look, not one each, and not sooner than LOOK_GAP_MS after it
+  // (a store busy with log lines costs a few small queries a second, not one per line).
+  let waiting = false;
   let again = false;
   const refresh = (): void => {
     if (waiting) {
       again = true;
       return;
     }
-    waiting = look().finally(() => {
-      waiting = undefined;
-      if (again) {
-        again = false;
-        refresh();
-      }
+    waiting = true;
+    void look().finally(() => {
+      const next = setTimeout(() => {
+        waiting = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      }, LOOK_GAP_MS);
+      next.unref();
     });
   };
   monitor.watch(refresh);
