@@ -133,12 +133,18 @@ export class StoredRuns {
         const state: SealedStoredRound = { run: runId, approvals: waiting.map((approval) => approval.id), seq: lastSeq, exp: Date.now() + this.#waitMs };
         resolve({ kind: 'input', waiting, requestState: this.#sealer.seal(STATE_PURPOSE, state) });
       };
+      // The store failed while this round looked at it: stop following too (the run goes on in the store).
+      const fail = (error: unknown): void => {
+        stopped = true;
+        following.abort();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
       // Parallel calls ask close together: wait until they are quiet a moment, to ask them in one round.
       const collect = (): void => {
         if (collecting === undefined) collectStarted = Date.now();
         else if (Date.now() - collectStarted >= COLLECT_MAX_MS) return; // asked for long enough: answer now
         else clearTimeout(collecting);
-        collecting = setTimeout(() => void lookForApprovals().catch(reject), COLLECT_QUIET_MS);
+        collecting = setTimeout(() => void lookForApprovals().catch(fail), COLLECT_QUIET_MS);
       };
       const run = submitRun({
         store: this.#store.url,
@@ -166,7 +172,7 @@ export class StoredRuns {
           stopped = true;
           clearTimeout(collecting);
           if (hooks.signal.aborted) resolve({ kind: 'refused', message: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` });
-          else reject(error instanceof Error ? error : new Error(String(error)));
+          else fail(error);
         },
       );
       // Approvals of the last round the retry did not answer still wait: ask them again.
