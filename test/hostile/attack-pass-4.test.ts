@@ -8,7 +8,7 @@
  * fixed), each plain `it` an attack that is stopped, kept as a regression. Ids: S… the store's URL and
  * errors, T… the studio on a store, A… A2A tasks in the store, P… retention, V… serve on a store.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -17,6 +17,8 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../bridge/index.js';
 import { createAgentRunner, loadAgent, openSpace, serveA2A, type AgentRunner, type RunningA2AServer } from '../../agents/index.js';
+import { createAgentDirectory } from '../../agents/orchestration/agent-directory.js';
+import { createOrchestrationTools } from '../../agents/orchestration/orchestration-tools.js';
 import type { AgentTaskOptions } from '../../agents/task-executor.js';
 import { loadConfig } from '../../config/index.js';
 import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonitor, pruneStore, startWorker, submitRun, type A2ATaskStores, type DurableWorker } from '../../durable/index.js';
@@ -200,14 +202,16 @@ describe('attack pass 4: the studio on a store, from another page and without it
 describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
   let server: RunningA2AServer;
   let url: string;
+  let store: string;
+  let runner: AgentRunner;
   const contexts: (string | undefined)[] = [];
 
   beforeAll(async () => {
-    const store = await cluster.createDatabase('a_tasks');
+    store = await cluster.createDatabase('a_tasks');
     const dir = await makeTempDir('attack4-a2a');
     await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Echo Desk', version: '1.0.0', description: 'Echoes', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes' }] }, providers: { openai: { OPENAI_API_KEY: 'attack4-agent-key' } } }));
     // A real runner whose sessions echo the prompt (no model): what the test reads is the store's scoping.
-    const runner: AgentRunner = createAgentRunner(await loadAgent(dir), {
+    runner = createAgentRunner(await loadAgent(dir), {
       outDir: path.join(dir, 'out'),
       executeTask: async (task: string, options: AgentTaskOptions) => {
         contexts.push(options.context);
@@ -262,6 +266,29 @@ describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
       expect(failure).toMatch(/tenant|context/i);
     }
   });
+
+  // A2 (low; owner: persistence, durable/agent-session-store.ts): the file store refuses an execute_agent
+  // session id that is not 1–128 letters, digits, "_", "-", "." (SESSION_ID_PATTERN) before anything
+  // runs; the store takes any text. A caller (a program's execute_agent, an `agents serve --store` client)
+  // may name sessions as it likes (the ids the server hands out are random: a chosen one is guessable by
+  // whoever chose it), and an id past PostgreSQL's index limit (~2.7 KB) runs the whole agent session —
+  // paid model calls — before the row cannot be written, and hands the caller PostgreSQL's error ("index
+  // row size … exceeds btree version 4 maximum 2704 for index agent_sessions_pkey"). Fix: the store checks
+  // ids as the file store does (the same pattern, copied: durable/ does not import agents/), in get and
+  // update, before any query.
+  it.fails('A2: an execute_agent session id the file store refuses is refused by the store too, before the agent runs', async () => {
+    const sessions = await openAgentSessionStore(store);
+    const directory = createAgentDirectory([runner.agent.dir], { runners: [runner] });
+    closers.push(() => sessions.close(), () => directory.close());
+    const tools = createOrchestrationTools(directory, sessions);
+    const ran = contexts.length;
+    for (const sessionId of [randomBytes(3000).toString('base64url'), '../../etc/passwd', 'chosen by me\n']) {
+      const answer = await tools.executeAgent({ agent_name: 'Echo Desk', prompt: 'hello', session_id: sessionId });
+      expect(answer.status, sessionId.slice(0, 20)).toBe('error');
+      expect(JSON.stringify(answer)).not.toMatch(/btree|index row|agent_sessions_pkey/);
+    }
+    expect(contexts.length).toBe(ran);
+  }, LONG);
 });
 
 describe('attack pass 4: retention keeps what it promised', () => {
@@ -480,5 +507,20 @@ describe('attack pass 4: serve replicas sharing a store', () => {
       await Promise.all([space.open('v2-a'), space.open('v2-b')]);
       await Promise.all([...gated, ...followed]);
     }
+  }, LONG);
+
+  // D1 (medium; owner: durable, durable/run-journal.ts): a worker journals every finished call's outcome
+  // in full, with no bound per run but maxCalls × the result cap (1 000 × 1 MiB ≈ 1 GiB) — a thousand times
+  // the run's own output cap, sixteen times the disk quota std gives a run. A program that calls a tool
+  // returning what it was given (here the ledger's peek) 70 times writes 70 MB into call_journal in
+  // seconds; any tenant's program can do it on every run, and the rows stay until retention. Fix: a
+  // journal budget per run (e.g. durable.maxJournalBytes, default 64 MiB, counted in run-journal.ts as
+  // outcomes are written), past which the call fails with a host-decided code and the run ends saying so.
+  it.fails('D1: one program cannot write more into the call journal than a run may write to disk (64 MiB)', async () => {
+    const code = "import { ledger } from '@capabilities/ledger';\nconst item = 'j'.repeat(1_000_000);\nfor (let call = 0; call < 70; call++) await ledger.peek({ item });\nexport default 'journaled';";
+    const run = await submitRun({ store, code, timeoutMs: LONG });
+    expect(run.success).toBe(true);
+    const { rows } = await pool.query<{ bytes: string }>('SELECT coalesce(sum(octet_length(outcome)), 0) AS bytes FROM agent_spaces.call_journal WHERE run_id = $1', [run.runId]);
+    expect(Number(rows[0]?.bytes)).toBeLessThanOrEqual(64 * 1024 * 1024);
   }, LONG);
 });
