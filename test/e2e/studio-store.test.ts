@@ -17,6 +17,8 @@ import { callReply, startScriptedModelServer } from '../support/scripted-model-s
 const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
 /** Runs wait for the test (a worker to start, a person to decide): their wall clock must not end them first. */
 const LONG = 600_000;
+/** The worker's approvals carry a deadline (the inbox shows it), far enough for no test to reach it. */
+const APPROVAL_DEADLINE_MS = 24 * 3600_000;
 
 let cluster: PostgresCluster;
 let store: string;
@@ -126,7 +128,7 @@ const storedApproval = (item: string) => (event: Record<string, unknown>): boole
 };
 
 beforeAll(async () => {
-  const [uiDir, started, made] = await Promise.all([ensureUiBuilt(), startPostgresCluster(), makeDurableSpace('studio-store')]);
+  const [uiDir, started, made] = await Promise.all([ensureUiBuilt(), startPostgresCluster(), makeDurableSpace('studio-store', { approvalDeadlineMs: APPROVAL_DEADLINE_MS })]);
   cluster = started;
   space = made;
   store = await cluster.createDatabase('studio');
@@ -228,7 +230,10 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
       params: { item: 'parcel' },
       message: 'Send parcel?',
       timestamp: expect.any(String),
+      deadline: expect.any(String),
     });
+    const shown = listed.body.approvals.find((approval) => approval.id === id) as ApprovalView & { timestamp: string; deadline: string };
+    expect(Date.parse(shown.deadline) - Date.parse(shown.timestamp)).toBeGreaterThanOrEqual(APPROVAL_DEADLINE_MS - 60_000);
     expect((await call('POST', `/api/approvals/${id}`, { approved: true, reason: 'fine by the studio' })).status).toBe(200);
     const result = await submitted;
     expect(result.runId).toBe(runId);
@@ -306,6 +311,7 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
     const waiting = page.getByRole('article', { name: 'ledger.send waiting for approval' });
     await waiting.getByLabel('Arguments').getByText('"item": "from the browser"').waitFor();
     await waiting.getByText(/by a durable run in the store postgres:\/\//).waitFor();
+    await waiting.getByText(/^Denied at .* unless decided before\.$/).waitFor();
     await waiting.getByLabel('Reason').fill('checked in the browser');
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Nothing is waiting.').waitFor();
