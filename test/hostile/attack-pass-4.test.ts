@@ -9,7 +9,7 @@
  * errors, T… the studio on a store, A… A2A tasks in the store, P… retention, V… serve on a store.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
 import { Role, type Message, type Task } from '@a2a-js/sdk';
@@ -31,6 +31,7 @@ import { serveSpace, type RunningServer } from '../../server/serve.js';
 import { createSpace } from '../../space/index.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
 import { ensureUiBuilt } from '../../studio/test-support/studio-space.js';
+import { REPO } from '../support/example-space.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const LONG = 600_000;
@@ -319,6 +320,10 @@ describe('attack pass 4: retention keeps what it promised', () => {
   }, LONG);
 });
 
+/** The hostile MCP server of test/hostile/secrets.test.ts: it repeats its env and args wherever it can. */
+const LEAKY_FIXTURE = path.join(REPO, 'test/fixtures/secret-echo-server.mjs');
+const LEAKY_SECRETS = { env: 'leaky-env-attack4-5d2e9f', arg: 'leaky-arg-attack4-0b7c3a' };
+
 describe('attack pass 4: serve replicas sharing a store', () => {
   const STATE_KEY = `attack4-state-key-${randomUUID()}`;
   let store: string;
@@ -332,6 +337,14 @@ describe('attack pass 4: serve replicas sharing a store', () => {
   beforeAll(async () => {
     store = await cluster.createDatabase('v_serve');
     space = await makeDurableSpace('attack4-serve');
+    // Beside the ledger, a hostile MCP server that quotes its secrets (env, args) in errors and results.
+    const configFile = path.join(space.root, 'agent-spaces.config.json');
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
+    await mkdir(path.join(space.root, 'leaky-state'));
+    config.mcpServers = {
+      leaky: { command: process.execPath, args: [LEAKY_FIXTURE, `--state-dir=${path.join(space.root, 'leaky-state')}`, `--api-key=${LEAKY_SECRETS.arg}`], env: { LEAKY_TOKEN: LEAKY_SECRETS.env, LEAKY_PIN: 'pin-attack4-x' }, timeoutMs: 10_000 },
+    };
+    await writeFile(configFile, JSON.stringify(config, null, 2));
     // The ledger capability runs in this process (the worker's bridge) and writes where the test reads.
     process.env.LEDGER_DIR = space.ledgerDir;
     worker = await startWorker({ store, config: await loadConfig({ cwd: space.root }), openSpace: createSpace, executorId: 'attack4-worker', concurrency: 2 });
@@ -522,5 +535,31 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     expect(run.success).toBe(true);
     const { rows } = await pool.query<{ bytes: string }>('SELECT coalesce(sum(octet_length(outcome)), 0) AS bytes FROM agent_spaces.call_journal WHERE run_id = $1', [run.runId]);
     expect(Number(rows[0]?.bytes)).toBeLessThanOrEqual(64 * 1024 * 1024);
+  }, LONG);
+
+  it("a hostile MCP server's secrets, quoted in its errors, reach no row of the store: journal, events, DBOS's results", async () => {
+    const code = [
+      "import { leakInErrorResult, leakInRpcError } from '@capabilities/mcp-leaky';",
+      'const seen: string[] = [];',
+      'for (const call of [leakInRpcError, leakInErrorResult]) {',
+      '  try { await call({}); } catch (error) { seen.push(String((error as Error).message)); console.log(String((error as Error).message)); }',
+      '}',
+      'export default seen;',
+    ].join('\n');
+    const run = await submitRun({ store, code, timeoutMs: LONG });
+    expect(run.success).toBe(true);
+    expect((run.result as string[]).length).toBe(2);
+    // Every text column the run left behind, ours and DBOS's (workflow input and output, step outputs).
+    const { rows } = await pool.query<{ text: string }>(
+      `SELECT outcome AS text FROM agent_spaces.call_journal WHERE run_id = $1
+       UNION ALL SELECT data FROM agent_spaces.run_events WHERE run_id = $1
+       UNION ALL SELECT coalesce(output, '') || coalesce(error, '') || coalesce(inputs, '') FROM dbos.workflow_status WHERE workflow_uuid = $1
+       UNION ALL SELECT coalesce(output, '') || coalesce(error, '') FROM dbos.operation_outputs WHERE workflow_uuid = $1`,
+      [run.runId],
+    );
+    expect(rows.length).toBeGreaterThan(3);
+    const stored = rows.map((row) => row.text).join('\n');
+    expect(stored).toContain('[REDACTED]');
+    for (const secret of Object.values(LEAKY_SECRETS)) expect(stored).not.toContain(secret);
   }, LONG);
 });
