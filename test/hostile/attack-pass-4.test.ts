@@ -21,7 +21,7 @@ import { createAgentDirectory } from '../../agents/orchestration/agent-directory
 import { createOrchestrationTools } from '../../agents/orchestration/orchestration-tools.js';
 import type { AgentTaskOptions } from '../../agents/task-executor.js';
 import { loadConfig } from '../../config/index.js';
-import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonitor, pruneStore, startWorker, submitRun, type A2ATaskStores, type DurableWorker } from '../../durable/index.js';
+import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonitor, pruneStore, startWorker, submitRun, submitTask, type A2ATaskStores, type DurableWorker } from '../../durable/index.js';
 import { getStoredApproval, requestStoredApproval } from '../../durable/approval-store.js';
 import { appendRunEvent } from '../../durable/run-events.js';
 import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
@@ -32,6 +32,7 @@ import { createSpace } from '../../space/index.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';
 import { ensureUiBuilt } from '../../studio/test-support/studio-space.js';
 import { REPO } from '../support/example-space.js';
+import { callReply, startScriptedModelServer } from '../support/scripted-model-server.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const LONG = 600_000;
@@ -561,5 +562,30 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     const stored = rows.map((row) => row.text).join('\n');
     expect(stored).toContain('[REDACTED]');
     for (const secret of Object.values(LEAKY_SECRETS)) expect(stored).not.toContain(secret);
+  }, LONG);
+
+  // K1 (medium; owner: durable, durable/worker.ts): a planner task's submitter may name the model endpoint
+  // (`task --store --base-url`, submitTask's model.baseURL), and the worker calls it with *its own* model
+  // key (config, or OPENAI_API_KEY of the worker's environment). Whoever can submit to the store — a
+  // developer with the database's address, a library user — thus has the production workers send their
+  // key to a server of his choosing, in an Authorization header: "every model key is a secret" that
+  // never reaches a client. Fix: the worker sends its key only to its own configured endpoint (a submitted
+  // base URL is taken only when it is the worker's, or listed in the worker's config, e.g.
+  // durable.modelEndpoints; otherwise the task fails saying so), as OpenAPI headers go only to the API's origin.
+  it.fails("K1: a task submitter cannot have the worker send its model key to an endpoint the submitter names", async () => {
+    const workerKey = 'sk-attack4-worker-model-key-0f9e8d7c6b5a';
+    const attacker = await startScriptedModelServer([callReply('finish', { summary: 'nothing to do' })]);
+    closers.push(() => attacker.close());
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = workerKey; // the worker's environment (it runs in this process)
+    try {
+      const result = await submitTask({ store, task: 'say hello', model: { baseURL: attacker.baseURL, model: 'scripted-model' } });
+      expect(result.success).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
+    expect(attacker.requests.length).toBeGreaterThan(0);
+    expect(JSON.stringify(attacker.requests.map((request) => request.headers))).not.toContain(workerKey);
   }, LONG);
 });
