@@ -25,7 +25,7 @@ import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonit
 import { getStoredApproval, requestStoredApproval } from '../../durable/approval-store.js';
 import { appendRunEvent } from '../../durable/run-events.js';
 import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
-import { makeDurableSpace, type DurableSpace } from '../../durable/test-support/durable-space.js';
+import { makeDurableSpace, startCli, type DurableSpace } from '../../durable/test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
 import { serveSpace, type RunningServer } from '../../server/serve.js';
 import { createSpace } from '../../space/index.js';
@@ -125,9 +125,10 @@ describe('attack pass 4: the studio on a store, from another page and without it
   let studio: RunningStudio;
   let pool: Pool;
   let space: DurableSpace;
+  let store: string;
 
   beforeAll(async () => {
-    const store = await cluster.createDatabase('t_studio');
+    store = await cluster.createDatabase('t_studio');
     space = await makeDurableSpace('attack4-studio');
     studio = await startStudio({ openSpace, cwd: space.root, store, uiDir: await ensureUiBuilt() });
     closers.push(() => studio.close());
@@ -191,6 +192,24 @@ describe('attack pass 4: the studio on a store, from another page and without it
     expect(again.status).toBe(404);
     expect(await getStoredApproval(pool, approval.id)).toMatchObject({ status: 'approved' });
   });
+
+  it('cannot approve an approval whose deadline passed (it is denied first), from the inbox or by a replayed click', async () => {
+    const approval = await pendingApproval('late');
+    await pool.query(`UPDATE agent_spaces.approvals SET deadline = now() - interval '1 minute' WHERE id = $1`, [approval.id]);
+    expect((await approve(approval.id)).status).toBe(404);
+    expect(await getStoredApproval(pool, approval.id)).toMatchObject({ status: 'denied', reason: expect.stringMatching(/deadline/) });
+  });
+
+  it("prints a hostile program's approval (escape sequences, bidi overrides in its message and arguments) inert in agent-spaces approvals list", async () => {
+    const hostile = '\u001b]0;pwned\u0007\u001b[2J\u202eevil\u202c';
+    await requestStoredApproval(pool, { runId: 't-run-terminal', callKey: 'k-terminal', capability: 'ledger', function: 'send', params: { item: hostile }, message: `Send ${hostile}?` });
+    const listed = startCli(['approvals', 'list', '--store', store], { cwd: space.root });
+    closers.push(async () => listed.child.kill('SIGKILL'));
+    expect(await listed.exited).toBe(0);
+    const printed = listed.stdout();
+    expect(printed).toContain('t-run-terminal');
+    expect(printed).not.toMatch(/[\u001b\u0007\u202e\u202c]/);
+  }, LONG);
 
   it('reads runs by id only: SQL and path tricks in a run id are refused before the store sees them', async () => {
     for (const id of ["x' OR '1'='1", 'x%27%20OR%201%3D1--', '..%2F..%2Fetc', '%00']) {
@@ -471,7 +490,7 @@ describe('attack pass 4: serve replicas sharing a store', () => {
   // memory — record() refuses (503, as the in-memory cap) or deletes the least recently seen rows once the
   // store holds maxSessions × a replica count (a configured `maxSharedSessions`), and an eviction removes
   // the row of the session it evicts when no other replica served it since (last_seen older than its own).
-  it.fails('V1: the sessions table holds no more live sessions than the replicas\' cap, however many initializes arrive', async () => {
+  it('V1: the sessions table holds no more live sessions than the replicas\' cap, however many initializes arrive', async () => {
     const before = Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count);
     // Three times what both replicas together may hold, each with 60 KiB of client info (below the 64 KiB cap).
     for (let index = 0; index < MAX_SESSIONS * replicas.length * 3; index++) {
@@ -481,6 +500,21 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     }
     const rows = await pool.query<{ count: string; bytes: string }>('SELECT count(*) AS count, coalesce(sum(length(init)), 0) AS bytes FROM agent_spaces.serve_sessions');
     expect(Number(rows.rows[0]?.count) - before, `${rows.rows[0]?.bytes ?? 0} characters of initialize parameters kept`).toBeLessThanOrEqual(MAX_SESSIONS * replicas.length);
+  }, LONG);
+
+  it('a session id the client makes up (or another store\'s, or SQL) is unknown on every replica and writes no row: ids come only from initialize', async () => {
+    const before = Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count);
+    for (const sessionId of [randomUUID(), "x' OR '1'='1", '00000000-0000-0000-0000-000000000000']) {
+      for (const index of [0, 1]) {
+        const response = await fetch(replicaUrl(index), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        });
+        expect(response.status, sessionId).toBe(404);
+      }
+    }
+    expect(Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count)).toBe(before);
   }, LONG);
 
   it('refuses initialize parameters larger than the shared session keeps (64 KiB): no row is written', async () => {
@@ -502,7 +536,7 @@ describe('attack pass 4: serve replicas sharing a store', () => {
   // Fix: a replica follows all its runs through one LISTEN connection and one pool and one DBOS client
   // (submitRun accepting them, as openStoreMonitor shares its own), so followed runs cost no connection;
   // or, at least, bound the runs a replica follows at once (429 beyond, as the other caps).
-  it.fails('V2: runs a replica follows do not each hold connections to the store', async () => {
+  it('V2: runs a replica follows do not each hold connections to the store', async () => {
     // Both worker slots busy with programs held at a gate: what is submitted now waits in the queue.
     const gated = ['v2-a', 'v2-b'].map((name) => submitRun({ store, code: `import { ledger } from '@capabilities/ledger';\nawait ledger.gate({ name: '${name}' });\nexport default '${name}';` }));
     const queued = 8;
