@@ -63,7 +63,7 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
  */
 export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly string[]): TaskStore {
   const redact = createRedactor({ secrets });
-  const scope = (context: ServerCallContext): [string, string, string] => [agent, context.tenant ?? '', context.user?.userName || 'unknown'];
+  const scope = (context: ServerCallContext): [string, string, string] => [agent, textOf('tenant', context.tenant ?? ''), context.user?.userName || 'unknown'];
   return {
     async save(task, context) {
       const stored = redact(Task.toJSON(task));
@@ -72,14 +72,14 @@ export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly 
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (agent, tenant, owner, task_id) DO UPDATE
          SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_timestamp = EXCLUDED.status_timestamp, task = EXCLUDED.task, updated_at = now()`,
-        [...scope(context), task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(stored)],
+        [...scope(context), textOf('task id', task.id), textOf('context id', task.contextId), task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(stored)],
       );
     },
 
     async load(taskId, context) {
       const { rows } = await pool.query<{ task: string }>(
         `SELECT task FROM ${SCHEMA}.a2a_tasks WHERE agent = $1 AND tenant = $2 AND owner = $3 AND task_id = $4`,
-        [...scope(context), taskId],
+        [...scope(context), textOf('task id', taskId)],
       );
       return rows[0] === undefined ? undefined : Task.fromJSON(JSON.parse(rows[0].task));
     },
@@ -99,7 +99,7 @@ async function listTasks(pool: Pool, scope: [string, string, string], params: Li
     values.push(value);
     conditions.push(condition(`$${values.length}`));
   };
-  if (params.contextId) add((p) => `context_id = ${p}`, params.contextId);
+  if (params.contextId) add((p) => `context_id = ${p}`, textOf('context id', params.contextId));
   if (params.status !== undefined && params.status !== 0) add((p) => `state = ${p}`, params.status);
   // The timestamps are ISO strings the executor writes; the filter compares instants, as the SDK does.
   if (params.statusTimestampAfter) add((p) => `status_timestamp <> '' AND status_timestamp::timestamptz > ${p}::timestamptz`, params.statusTimestampAfter);
@@ -125,6 +125,15 @@ async function listTasks(pool: Pool, scope: [string, string, string], params: Li
   const last = page.at(-1);
   const nextPageToken = rows.length > pageSize && last ? Buffer.from(`${last.status_timestamp}|${last.task_id}`).toString('base64') : '';
   return { tasks, nextPageToken, pageSize, totalSize: Number(total.rows[0]?.count ?? 0) };
+}
+
+/**
+ * An id as a query parameter: PostgreSQL's text cannot hold a NUL character, and a client's id with one
+ * is the client's mistake, said as such (not answered with the database's encoding error).
+ */
+function textOf(field: string, value: string): string {
+  if (value.includes('\u0000')) throw new RequestMalformedError(`the ${field} must not contain a NUL character`);
+  return value;
 }
 
 /** The SDK's page token: base64 of `<status timestamp>|<task id>`. */

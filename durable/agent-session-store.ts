@@ -45,16 +45,31 @@ export async function openAgentSessionStore(url: string, secrets: readonly strin
   return { ...createAgentSessionStore(pool, secrets, url), close: () => pool.end() };
 }
 
+/**
+ * The file store's rule for session ids (SESSION_ID_PATTERN of agents/orchestration/session-store.ts;
+ * durable/ does not import agents/): a caller's id is checked before anything runs, whichever store keeps it.
+ */
+const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
+
+function checkSessionId(id: string): void {
+  if (!SESSION_ID.test(id)) {
+    const shown = id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id;
+    throw new Error(`session id ${JSON.stringify(shown)} is not valid: use 1–128 letters, digits, "_", "-" or "." (the ids execute_agent returns)`);
+  }
+}
+
 export function createAgentSessionStore(pool: Pool, secrets: readonly string[], url: string): Omit<AgentSessionStore, 'close'> {
   const redact = createRedactor({ secrets });
   return {
     location: `the store ${describeStore(url)}`,
     newId: () => `sess_${randomUUID().replaceAll('-', '')}`,
     async get(id) {
+      checkSessionId(id);
       const { rows } = await pool.query<SessionRow>(`SELECT * FROM ${SCHEMA}.agent_sessions WHERE id = $1`, [id]);
       return rows[0] === undefined ? undefined : sessionOf(rows[0]);
     },
     async update(id, agent, change) {
+      checkSessionId(id);
       const client = await pool.connect().catch((error: unknown) => {
         throw storeUnavailable(url, error);
       });

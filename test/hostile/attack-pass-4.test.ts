@@ -270,14 +270,15 @@ describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
     expect((await client.getTask({ tenant: 'acme', id: secretTask.id })).id).toBe(secretTask.id);
   }, LONG);
 
-  // A1 (low; owner: persistence, durable/a2a-task-store.ts): a NUL character in a tenant, context id or
+  // A1 (low; fixed in durable/a2a-task-store.ts, this pass): a NUL character in a tenant, context id or
   // task id reaches PostgreSQL as a query parameter, which refuses it: the client is answered with the
   // database's own error (-32603 'invalid byte sequence for encoding "UTF8": 0x00') and the SDK prints the
   // pg error with its stack on the server's stderr for each such request. Nothing is read or written, no
   // session runs. Fix: the store refuses such ids before the query (RequestMalformedError naming the
   // field: ids are text without NUL), as decodePageToken does for a bad page token.
-  it.fails('A1: a NUL in a tenant or context id is refused as a malformed request, not answered with a database error', async () => {
+  it('A1: a NUL in a tenant or context id is refused as a malformed request, not answered with a database error', async () => {
     const client = await new ClientFactory().createFromUrl(url);
+    const ran = contexts.length;
     const failures = await Promise.all([
       client.getTask({ tenant: 'acme\u0000', id: randomUUID() }).then(() => 'answered', (error: unknown) => String(error)),
       client.sendMessage({ tenant: '', message: message('hello', 'context\u0000'), configuration: undefined, metadata: {} }).then(() => 'answered', (error: unknown) => String(error)),
@@ -286,18 +287,19 @@ describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
       expect(failure).not.toMatch(/byte sequence|UTF8|0x00/);
       expect(failure).toMatch(/tenant|context/i);
     }
+    expect(contexts.length).toBe(ran); // no session ran for them
   });
 
-  // A2 (low; owner: persistence, durable/agent-session-store.ts): the file store refuses an execute_agent
+  // A2 (low; fixed in durable/agent-session-store.ts, this pass): the file store refuses an execute_agent
   // session id that is not 1–128 letters, digits, "_", "-", "." (SESSION_ID_PATTERN) before anything
   // runs; the store takes any text. A caller (a program's execute_agent, an `agents serve --store` client)
   // may name sessions as it likes (the ids the server hands out are random: a chosen one is guessable by
   // whoever chose it), and an id past PostgreSQL's index limit (~2.7 KB) runs the whole agent session —
   // paid model calls — before the row cannot be written, and hands the caller PostgreSQL's error ("index
-  // row size … exceeds btree version 4 maximum 2704 for index agent_sessions_pkey"). Fix: the store checks
-  // ids as the file store does (the same pattern, copied: durable/ does not import agents/), in get and
-  // update, before any query.
-  it.fails('A2: an execute_agent session id the file store refuses is refused by the store too, before the agent runs', async () => {
+  // row size … exceeds btree version 4 maximum 2704 for index agent_sessions_pkey"). Fixed: the store
+  // checks ids as the file store does (the same pattern, copied: durable/ does not import agents/), in get
+  // and update, before any query.
+  it('A2: an execute_agent session id the file store refuses is refused by the store too, before the agent runs', async () => {
     const sessions = await openAgentSessionStore(store);
     const directory = createAgentDirectory([runner.agent.dir], { runners: [runner] });
     closers.push(() => sessions.close(), () => directory.close());
@@ -479,6 +481,8 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     return { status: response.status, sessionId: response.headers.get('mcp-session-id') };
   }
 
+  // V1 — fixed: a replica that evicts a session (or closes an idle one) releases its row unless another
+  // replica used the session since, and an oversized initialize is refused before it evicts anyone.
   // V1 (medium; owner: serve, server/serve-mcp.ts + durable/session-store.ts): with a store, the session
   // cap (maxSessions, 64 by default) bounds a replica's memory but not the serve_sessions table. Every
   // initialize writes a row (its parameters, up to 64 KiB) before the client learns the id; evicting a
@@ -517,14 +521,16 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     expect(Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count)).toBe(before);
   }, LONG);
 
-  it('refuses initialize parameters larger than the shared session keeps (64 KiB): no row is written', async () => {
-    const before = Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count);
-    const { status, sessionId } = await initialize(0, { name: 'attacker', version: '4', padding: 'p'.repeat(70 * 1024) });
+  it('refuses initialize parameters larger than the shared session keeps (64 KiB): no such row is written', async () => {
+    const { status, sessionId } = await initialize(0, { name: 'oversized', version: '4', padding: 'p'.repeat(70 * 1024) });
     expect(status).toBe(400);
     expect(sessionId).toBeNull();
-    expect(Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count)).toBe(before);
+    const { rows } = await pool.query<{ count: string }>("SELECT count(*) AS count FROM agent_spaces.serve_sessions WHERE length(init) > 64 * 1024 OR init LIKE '%oversized%'");
+    expect(Number(rows[0]?.count)).toBe(0);
   }, LONG);
 
+  // V2 — fixed: a replica follows all its runs through one StoreConnection (durable/store-connection.ts:
+  // one pool shared with DBOS's client, one LISTEN connection); a followed run opens no connection.
   // V2 (medium; owner: serve, server/stored-runs.ts + durable/submit-run.ts): every execute_code a replica
   // follows opens connections of its own to the store — submitRun's pool, a LISTEN connection and a DBOS
   // client with its pool — and holds them until the run ends, which for a queued run or one waiting for a
