@@ -1,12 +1,15 @@
+import type { RunResult } from '../core/index.js';
 import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
 import { DurableError } from './durable-error.js';
-import { liveWorkers } from './liveness.js';
 import { createSessionStore, type SessionStore } from './session-store.js';
-import { createPool, ensureStoreSchema } from './store.js';
+import { openStoreConnection } from './store-connection.js';
+import { submitRun, type SubmitRunOptions } from './submit-run.js';
 
-/** What `agent-spaces serve` needs of the store besides submitting runs: workers, a run's approvals, sessions. */
+/** What `agent-spaces serve` needs of the store: submitting runs, workers, a run's approvals, sessions. */
 export interface ServeStore {
   readonly url: string;
+  /** `submitRun` through this replica's connections: following a run opens none of its own. */
+  submitRun(options: Omit<SubmitRunOptions, 'store'>): Promise<RunResult & { runId: string }>;
   /** How many workers are alive now (0: a submitted run would wait in the queue). */
   liveWorkers(): Promise<number>;
   /** The approvals of a run still waiting for a decision, oldest first. */
@@ -21,18 +24,17 @@ export interface ServeStore {
   close(): Promise<void>;
 }
 
-/** Opens the store for a serve process (one small pool for all its requests). */
+/**
+ * Opens the store for a serve process: one small pool and one LISTEN connection for all its requests
+ * and the runs it follows, however many.
+ */
 export async function openServeStore(url: string, options: { sessionIdleMs: number }): Promise<ServeStore> {
-  const pool = createPool(url, 4);
-  try {
-    await ensureStoreSchema(url, pool);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const connection = await openStoreConnection(url, 3);
+  const pool = connection.pool;
   return {
     url,
-    liveWorkers: async () => (await liveWorkers(pool)).length,
+    submitRun: (run) => submitRun({ ...run, store: url }, connection),
+    liveWorkers: async () => (await connection.liveWorkers()).length,
     pendingApprovals: async (runId) => (await listStoredApprovals(pool, { runId })).reverse(),
     approval: (id) => getStoredApproval(pool, id),
     async decide(runId, id, decision) {
@@ -48,6 +50,6 @@ export async function openServeStore(url: string, options: { sessionIdleMs: numb
       }
     },
     sessions: createSessionStore(pool, options.sessionIdleMs),
-    close: () => pool.end(),
+    close: () => connection.close(),
   };
 }

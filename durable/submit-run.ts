@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { errorMessage, type RunResult } from '../core/index.js';
 import type { TaskResult } from '../planner/index.js';
-import { liveWorkers } from './liveness.js';
-import { migrateDbosSchema } from './dbos-schema.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
-import { connectClient, createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable } from './store.js';
+import { openStoreConnection, type StoreConnection } from './store-connection.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 export interface SubmitRunOptions {
@@ -27,17 +24,18 @@ export interface SubmitRunOptions {
 }
 
 /**
- * Submits a program to the store's queue and waits for its result, streaming its events: some
+ * Submits a program to the store's queue and waits for its result, streaming its events (through
+ * `shared` connections when given, e.g. a serve replica's; else through its own): some
  * `agent-spaces worker` (on any machine reaching the database) runs it, another takes it over if
  * that one dies. Leaving (the signal) does not cancel the run: it stays in the store.
  *
  * @example
  * const result = await submitRun({ store: 'postgres://localhost/spaces', code, onEvent: console.log });
  */
-export async function submitRun(options: SubmitRunOptions): Promise<RunResult & { runId: string }> {
+export async function submitRun(options: SubmitRunOptions, shared?: StoreConnection): Promise<RunResult & { runId: string }> {
   const request: DurableRunRequest = { code: options.code, check: options.check ?? true, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) };
   const runId = options.runId ?? randomUUID();
-  const ended = await submitWorkflow(options, RUN_WORKFLOW, runId, request);
+  const ended = await submitWorkflow(options, RUN_WORKFLOW, runId, request, shared);
   if (ended.ok) return { ...(ended.result as RunResult), runId };
   return { runId, success: false, result: undefined, logs: [], timedOut: false, calls: 0, durationMs: 0, error: { name: 'DurableError', code: ended.status, message: ended.message } };
 }
@@ -64,32 +62,29 @@ export async function submitTask(options: SubmitTaskOptions): Promise<TaskResult
 
 type Ended = { ok: true; result: unknown } | { ok: false; status: string; message: string };
 
-/** Enqueues one workflow and follows its events until it ends. */
-async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowName: string, runId: string, request: DurableRunRequest | DurableTaskRequest): Promise<Ended> {
-  const pool = createPool(options.store, 3);
-  let listener: Awaited<ReturnType<typeof connectClient>> | undefined;
-  let dbos: DBOSClient | undefined;
+/**
+ * Enqueues one workflow and follows its events until it ends, through `shared` connections (a serve
+ * replica's, for all the runs it follows) or connections of its own.
+ */
+async function submitWorkflow(
+  options: Omit<SubmitRunOptions, 'code'>,
+  workflowName: string,
+  runId: string,
+  request: DurableRunRequest | DurableTaskRequest,
+  shared?: StoreConnection,
+): Promise<Ended> {
+  const own = shared === undefined ? await openStoreConnection(options.store, 3) : undefined;
+  const connection = shared ?? (own as StoreConnection);
+  const { pool, dbos } = connection;
+  let wake: () => void = () => undefined;
+  let stopWaking: () => void = () => undefined;
+  // Listen before enqueueing, so no event of the run can come before we listen.
+  const stopListening = connection.onRunEvents(runId, () => wake());
   try {
-    await ensureStoreSchema(options.store, pool);
-    // Listen before enqueueing, so no event of the run can come before we listen.
-    listener = await connectClient(options.store);
-    listener.on('error', () => undefined);
-    let wake: () => void = () => undefined;
-    listener.on('notification', (message) => {
-      if (message.payload === runId) wake();
-    });
-    await listener.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
-    try {
-      // The first submitter may come before any worker created DBOS's tables.
-      await migrateDbosSchema(options.store);
-      dbos = await DBOSClient.create({ systemDatabaseUrl: options.store, applicationName: APPLICATION_NAME, systemDatabasePoolSize: 2 });
-    } catch (error) {
-      throw storeUnavailable(options.store, error);
-    }
     await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
     let warned = false;
     const warnWithoutWorkers = async (): Promise<void> => {
-      if (warned || (await liveWorkers(pool)).length > 0) return;
+      if (warned || (await connection.liveWorkers()).length > 0) return;
       warned = true;
       options.onNoWorker?.(runId);
     };
@@ -97,6 +92,10 @@ async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowN
 
     let seq = options.afterSeq ?? 0;
     let started = false;
+    // One listener for the whole wait (one per turn would pile up on a long run's signal).
+    const onAbort = (): void => wake();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    stopWaking = () => options.signal?.removeEventListener('abort', onAbort);
     for (;;) {
       if (options.signal?.aborted) throw new Error(`stopped waiting for ${runId}; it stays in the store and runs on`);
       const woken = new Promise<void>((resolve) => {
@@ -104,7 +103,6 @@ async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowN
         // The run may end while this process was not listening (a lost notification): look again now and then.
         const timer = setTimeout(resolve, 2000);
         timer.unref();
-        options.signal?.addEventListener('abort', () => resolve(), { once: true });
       });
       for (const { seq: next, event } of await readRunEvents(pool, runId, seq)) {
         seq = next;
@@ -122,8 +120,8 @@ async function submitWorkflow(options: Omit<SubmitRunOptions, 'code'>, workflowN
       if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();
     }
   } finally {
-    await listener?.end().catch(() => undefined);
-    await dbos?.destroy().catch(() => undefined);
-    await pool.end().catch(() => undefined);
+    stopWaking();
+    stopListening();
+    await own?.close();
   }
 }

@@ -50,12 +50,15 @@ export interface McpHttpOptions {
 
 /**
  * Where replicas behind a load balancer share their 2025-11-25 sessions (a store's table): a session
- * initialized on one replica is served by any replica that finds it here. `touch` marks a session as
- * seen and gives its `initialize` parameters, or `undefined` when it is unknown, closed or idle too long.
+ * initialized on one replica is served by any replica that finds it here. `record` and `touch` mark a
+ * session as seen (and give that `seen` mark); `touch` gives its `initialize` parameters, or `undefined`
+ * when it is unknown, closed or idle too long; `release` forgets a session this replica let go of unless
+ * another saw it since; `remove` forgets it (closed by its client).
  */
 export interface SharedSessions {
-  record(id: string, init: unknown): Promise<void>;
-  touch(id: string): Promise<unknown>;
+  record(id: string, init: unknown): Promise<string>;
+  touch(id: string): Promise<{ init: unknown; seen: string } | undefined>;
+  release(id: string, seen: string): Promise<void>;
   remove(id: string): Promise<void>;
 }
 
@@ -85,6 +88,8 @@ interface Session {
   lastSeen: number;
   /** Requests of this session still being answered (an SSE stream stays open for long). */
   open: number;
+  /** With shared sessions: when this replica last saw the session in the store. */
+  sharedSeen?: string;
 }
 
 /**
@@ -149,29 +154,38 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   const modern = createMcpHandler(() => create(), { legacy: 'reject', maxRequestBodySize: limits.maxBodyBytes, onerror: (error) => log(`MCP request refused: ${errorMessage(error)}`) });
   const serveModern: NodeMcpRequestHandler = toNodeHandler(modern, { maxRequestBodySize: limits.maxBodyBytes, onerror: (error) => log(`MCP request failed: ${errorMessage(error)}`) });
 
-  function closeSession(session: Session, reason: string): void {
-    if (sessions.get(session.id) !== session) return;
+  /** Closes this replica's copy of a session; resolves once a shared session's row is released too. */
+  function closeSession(session: Session, reason: string): Promise<void> {
+    if (sessions.get(session.id) !== session) return Promise.resolve();
     sessions.delete(session.id);
     log(`MCP session ${session.id} closed: ${reason}`);
     void session.server.close().catch(() => undefined);
+    // Evicted or idle here: its row goes too, unless another replica has used the session since. So the
+    // store holds no more sessions than the replicas' caps, however many initializes arrive.
+    if (shared && session.sharedSeen !== undefined) {
+      return shared.release(session.id, session.sharedSeen).catch((error: unknown) => log(`MCP session ${session.id}: could not release it in the shared session store: ${errorMessage(error)}`));
+    }
+    return Promise.resolve();
   }
 
-  /** Makes room for one more session: evicts the longest-idle session with no request open, if need be. */
-  function makeRoom(): boolean {
-    if (sessions.size + starting < limits.maxSessions) return true;
+  /**
+   * Makes room for one more session: evicts the longest-idle session with no request open, if need be
+   * (resolved once it is released in the shared store); `false` when every session is busy.
+   */
+  function makeRoom(): Promise<void> | false {
+    if (sessions.size + starting < limits.maxSessions) return Promise.resolve();
     let idlest: Session | undefined;
     for (const session of sessions.values()) {
       if (session.open === 0 && (!idlest || session.lastSeen < idlest.lastSeen)) idlest = session;
     }
     if (!idlest) return false;
-    closeSession(idlest, `evicted, the longest idle of ${limits.maxSessions} sessions (the cap) when a new one started`);
-    return true;
+    return closeSession(idlest, `evicted, the longest idle of ${limits.maxSessions} sessions (the cap) when a new one started`);
   }
 
   const sweeper = setInterval(() => {
     const now = performance.now();
     for (const session of sessions.values()) {
-      if (session.open === 0 && now - session.lastSeen > limits.sessionIdleMs) closeSession(session, `idle for more than ${limits.sessionIdleMs} ms`);
+      if (session.open === 0 && now - session.lastSeen > limits.sessionIdleMs) void closeSession(session, `idle for more than ${limits.sessionIdleMs} ms`);
     }
   }, Math.max(10, Math.min(limits.sessionIdleMs / 2, 60_000)));
   sweeper.unref();
@@ -218,7 +232,14 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
         session.open -= counted;
         session.lastSeen = performance.now();
         // A request that stayed open long (a run waiting for approval) counts as use until it ends, for every replica.
-        if (shared) void shared.touch(session.id).catch(() => undefined);
+        if (shared) {
+          void shared.touch(session.id).then(
+            (seen) => {
+              if (seen) session.sharedSeen = seen.seen;
+            },
+            () => undefined,
+          );
+        }
       });
       const body = await readBody(request);
       if (body && 'refusal' in body) return refuse(response, body.refusal);
@@ -247,20 +268,29 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
         message: 'no session: a 2025-11-25 client sends initialize first (without an mcp-session-id header); a 2026-07-28 client sends its protocol version, capabilities and info in each request\'s _meta (start with server/discover)',
       });
     }
-    if (!makeRoom()) {
+    const init = (body?.value as { params?: unknown }).params;
+    // Refused before it makes room: a request that starts no session must evict none.
+    if (shared && JSON.stringify(init ?? {}).length > MAX_SHARED_INIT_CHARS) {
+      return refuse(response, { status: 400, code: -32600, message: `the initialize parameters are larger than ${MAX_SHARED_INIT_CHARS} characters: too large to share the session with the other replicas` });
+    }
+    const room = makeRoom();
+    if (!room) {
       response.setHeader('retry-after', '5');
       return refuse(response, TOO_MANY_SESSIONS());
     }
     // Counted before the first await, so concurrent initializes cannot overshoot the cap.
     starting++;
     try {
+      await room;
       const id = randomUUID();
+      let sharedSeen: string | undefined;
       if (shared) {
         // Recorded before the client learns the id: its next request may reach another replica first.
-        const recorded = await recordShared(id, (body?.value as { params?: unknown }).params);
-        if (recorded) return refuse(response, recorded);
+        const recorded = await recordShared(id, init);
+        if ('status' in recorded) return refuse(response, recorded);
+        sharedSeen = recorded.seen;
       }
-      await startSession(id, await create(), request, response, body?.value);
+      await startSession(id, await create(), request, response, body?.value, sharedSeen);
     } finally {
       starting--;
     }
@@ -278,30 +308,29 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   async function findSession(id: string): Promise<Session | Refusal | undefined> {
     const local = sessions.get(id);
     if (!shared) return local;
-    let init: unknown;
+    let touched: { init: unknown; seen: string } | undefined;
     try {
-      init = await shared.touch(id);
+      touched = await shared.touch(id);
     } catch (error) {
       log(`MCP session ${id}: the shared session store failed: ${errorMessage(error)}`);
       return { status: 503, code: -32000, message: 'the session store (shared by the replicas) cannot be reached; retry later' };
     }
-    if (init === undefined) {
-      if (local) closeSession(local, 'closed on another replica, or idle for too long');
+    if (touched === undefined) {
+      if (local) void closeSession(local, 'closed on another replica, or idle for too long');
       return undefined;
     }
-    if (local) return local;
-    const pending = restoring.get(id) ?? restoreSession(id, init).finally(() => restoring.delete(id));
+    if (local) {
+      local.sharedSeen = touched.seen;
+      return local;
+    }
+    const pending = restoring.get(id) ?? restoreSession(id, touched.init, touched.seen).finally(() => restoring.delete(id));
     restoring.set(id, pending);
     return pending;
   }
 
-  async function recordShared(id: string, init: unknown): Promise<Refusal | undefined> {
-    if (JSON.stringify(init ?? {}).length > MAX_SHARED_INIT_CHARS) {
-      return { status: 400, code: -32600, message: `the initialize parameters are larger than ${MAX_SHARED_INIT_CHARS} characters: too large to share the session with the other replicas` };
-    }
+  async function recordShared(id: string, init: unknown): Promise<{ seen: string } | Refusal> {
     try {
-      await shared?.record(id, init);
-      return undefined;
+      return { seen: (await shared?.record(id, init)) ?? '' };
     } catch (error) {
       log(`MCP session ${id}: the shared session store failed: ${errorMessage(error)}`);
       return { status: 503, code: -32000, message: 'the session store (shared by the replicas) cannot be reached, so no session can start; retry later' };
@@ -313,10 +342,12 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
    * the session's recorded \`initialize\` parameters (so it knows the client's capabilities, e.g.
    * elicitation), on a transport answering to the same session id.
    */
-  async function restoreSession(id: string, init: unknown): Promise<Session | Refusal> {
-    if (!makeRoom()) return TOO_MANY_SESSIONS();
+  async function restoreSession(id: string, init: unknown, sharedSeen: string): Promise<Session | Refusal> {
+    const room = makeRoom();
+    if (!room) return TOO_MANY_SESSIONS();
     starting++;
     try {
+      await room;
       const server = await create();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: (closed) => forgetShared(closed), maxRequestBodySize: limits.maxBodyBytes });
       await server.connect(transport);
@@ -336,6 +367,7 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
         serve: (request, response, body) => fetchable(request as NodeIncomingMessageLike, response as NodeServerResponseLike, body),
         lastSeen: performance.now(),
         open: 0,
+        sharedSeen,
       };
       transport.onclose = () => {
         if (sessions.get(id) === session) sessions.delete(id);
@@ -362,11 +394,18 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     await serveModern(request, response, body);
   }
 
-  async function startSession(id: string, server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+  async function startSession(id: string, server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown, sharedSeen?: string): Promise<void> {
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () =>
-        void sessions.set(id, { id, server, serve: (request, response, body) => transport.handleRequest(request, response, body), lastSeen: performance.now(), open: 0 }),
+        void sessions.set(id, {
+          id,
+          server,
+          serve: (request, response, body) => transport.handleRequest(request, response, body),
+          lastSeen: performance.now(),
+          open: 0,
+          ...(sharedSeen === undefined ? {} : { sharedSeen }),
+        }),
       onsessionclosed: (closed) => forgetShared(closed),
     });
     transport.onclose = () => {

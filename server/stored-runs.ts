@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunLog, type RunResult } from '../core/index.js';
-import { describeStore, submitRun, type ServeStore, type StoredApproval } from '../durable/index.js';
+import { describeStore, type ServeStore, type StoredApproval } from '../durable/index.js';
 import type { ApprovalDecision } from './approval-rounds.js';
 import type { Sealer } from './sealed-state.js';
 
@@ -59,8 +59,7 @@ export class StoredRuns {
     const runId = randomUUID();
     const asking = new Map<string, AbortController>();
     try {
-      return await submitRun({
-        store: this.#store.url,
+      return await this.#store.submitRun({
         code,
         runId,
         signal: hooks.signal,
@@ -146,8 +145,7 @@ export class StoredRuns {
         else clearTimeout(collecting);
         collecting = setTimeout(() => void lookForApprovals().catch(fail), COLLECT_QUIET_MS);
       };
-      const run = submitRun({
-        store: this.#store.url,
+      const run = this.#store.submitRun({
         code,
         runId,
         afterSeq,
