@@ -28,6 +28,18 @@ const LOOSE_USER_INFO = /^([a-z]+:\/\/[^:/@]*):[^@]*@/i;
 
 /** The store's URL without its password (in the user part, even with no user name, or as a `password=` parameter), for messages. */
 export function describeStore(url: string): string {
-  const userInfo = USER_INFO.test(url) ? USER_INFO : LOOSE_USER_INFO;
-  return url.replace(userInfo, '$1:***@').replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
+  const userInfo = USER_INFO.test(url) ? USER_INFO : LOOSE_USER_INFO.test(url) ? LOOSE_USER_INFO : undefined;
+  const masked = userInfo ? url.replace(userInfo, '$1:***@') : hideUnreadableCredentials(url);
+  return masked.replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
+}
+
+/**
+ * A store text that is no URL we can read (`user:secret@host/db`, `postgres//…`: a typo in
+ * $AGENT_SPACES_STORE, quoted by the error that refuses it): when what comes before its last "@" holds a
+ * ":" (a password's separator), all of that is hidden.
+ */
+function hideUnreadableCredentials(text: string): string {
+  const at = text.lastIndexOf('@');
+  if (at < 0 || !text.slice(0, at).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').includes(':')) return text;
+  return `***@${text.slice(at + 1)}`;
 }

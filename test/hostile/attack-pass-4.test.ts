@@ -21,7 +21,7 @@ import { createAgentDirectory } from '../../agents/orchestration/agent-directory
 import { createOrchestrationTools } from '../../agents/orchestration/orchestration-tools.js';
 import type { AgentTaskOptions } from '../../agents/task-executor.js';
 import { loadConfig } from '../../config/index.js';
-import { describeStore, openA2ATaskStores, openAgentSessionStore, openStoreMonitor, pruneStore, startWorker, submitRun, submitTask, type A2ATaskStores, type DurableWorker } from '../../durable/index.js';
+import { describeStore, openA2ATaskStores, resolveStoreUrl, openAgentSessionStore, openStoreMonitor, pruneStore, startWorker, submitRun, submitTask, type A2ATaskStores, type DurableWorker } from '../../durable/index.js';
 import { getStoredApproval, requestStoredApproval } from '../../durable/approval-store.js';
 import { appendRunEvent } from '../../durable/run-events.js';
 import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
@@ -79,6 +79,12 @@ describe('attack pass 4: the store URL and the store errors', () => {
     // Other shapes stay as they were: a password-less URL is shown whole, query passwords masked.
     expect(describeStore(`postgres://127.0.0.1:${port}/db?user=u&password=${PASSWORD_TAIL}&application_name=a@b`)).not.toContain(PASSWORD_TAIL);
     expect(describeStore(`postgres://u@db.example:5432/spaces`)).toBe('postgres://u@db.example:5432/spaces');
+    // A store that is not a URL (a typo in $AGENT_SPACES_STORE) is refused with its text quoted: masked too.
+    for (const typo of [`app:${PASSWORD_TAIL}@db/x`, `postgres//app:${PASSWORD_TAIL}@db/x`, `postgres:/app:open@${PASSWORD_TAIL}@db/x`]) {
+      expect(describeStore(typo), typo).not.toContain(PASSWORD_TAIL);
+      expect(() => resolveStoreUrl({ option: typo }), typo).toThrow(/must be a PostgreSQL URL/);
+      expect(String((() => { try { resolveStoreUrl({ option: typo }); } catch (error) { return (error as Error).message; } })()), typo).not.toContain(PASSWORD_TAIL);
+    }
     // The bridge's redactor (errors, logs, traces) read URL passwords the same way: up to the first "@".
     const redact = createRedactor({ secrets: [] });
     expect(redact(`the tool failed: cannot connect to ${url} (timeout)`)).toBe(`the tool failed: cannot connect to postgres://postgres:[REDACTED]@127.0.0.1:${port}/s1_store (timeout)`);
