@@ -82,8 +82,14 @@ describe('attack pass 4: the store URL and the store errors', () => {
     // A store that is not a URL (a typo in $AGENT_SPACES_STORE) is refused with its text quoted: masked too.
     for (const typo of [`app:${PASSWORD_TAIL}@db/x`, `postgres//app:${PASSWORD_TAIL}@db/x`, `postgres:/app:open@${PASSWORD_TAIL}@db/x`]) {
       expect(describeStore(typo), typo).not.toContain(PASSWORD_TAIL);
-      expect(() => resolveStoreUrl({ option: typo }), typo).toThrow(/must be a PostgreSQL URL/);
-      expect(String((() => { try { resolveStoreUrl({ option: typo }); } catch (error) { return (error as Error).message; } })()), typo).not.toContain(PASSWORD_TAIL);
+      let refusal = '';
+      try {
+        resolveStoreUrl({ option: typo });
+      } catch (error) {
+        refusal = (error as Error).message;
+      }
+      expect(refusal, typo).toMatch(/must be a PostgreSQL URL/);
+      expect(refusal, typo).not.toContain(PASSWORD_TAIL);
     }
     // The bridge's redactor (errors, logs, traces) read URL passwords the same way: up to the first "@".
     const redact = createRedactor({ secrets: [] });
@@ -487,16 +493,16 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     return { status: response.status, sessionId: response.headers.get('mcp-session-id') };
   }
 
-  // V1 — fixed: a replica that evicts a session (or closes an idle one) releases its row unless another
-  // replica used the session since, and an oversized initialize is refused before it evicts anyone.
-  // V1 (medium; owner: serve, server/serve-mcp.ts + durable/session-store.ts): with a store, the session
+  // V1 (medium; fixed in b04e667 by serve's owner: a replica that evicts a session, or closes an idle
+  // one, releases its row unless another replica used the session since, and an oversized initialize is
+  // refused before it evicts anyone). Found: with a store, the session
   // cap (maxSessions, 64 by default) bounds a replica's memory but not the serve_sessions table. Every
   // initialize writes a row (its parameters, up to 64 KiB) before the client learns the id; evicting a
   // session to make room closes only this replica's copy, and the row stays until the session has been
   // idle for the idle limit (30 min) — so the evicted session is even taken up again by the next request
   // naming it. A caller (with the token, or any local process without one) that loops on initialize
   // writes rows × 64 KiB for as long as it likes: at a few hundred initializes a second, gigabytes within
-  // the idle window, in the database every worker and replica depends on. Fix: bound the table like the
+  // the idle window, in the database every worker and replica depends on. Proposed: bound the table like the
   // memory — record() refuses (503, as the in-memory cap) or deletes the least recently seen rows once the
   // store holds maxSessions × a replica count (a configured `maxSharedSessions`), and an eviction removes
   // the row of the session it evicts when no other replica served it since (last_seen older than its own).
@@ -535,9 +541,9 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     expect(Number(rows[0]?.count)).toBe(0);
   }, LONG);
 
-  // V2 — fixed: a replica follows all its runs through one StoreConnection (durable/store-connection.ts:
-  // one pool shared with DBOS's client, one LISTEN connection); a followed run opens no connection.
-  // V2 (medium; owner: serve, server/stored-runs.ts + durable/submit-run.ts): every execute_code a replica
+  // V2 (medium; fixed in b04e667 by serve's owner: a replica follows all its runs through one
+  // StoreConnection, durable/store-connection.ts — one pool shared with DBOS's client, one LISTEN
+  // connection — so a followed run opens no connection). Found: every execute_code a replica
   // follows opens connections of its own to the store — submitRun's pool, a LISTEN connection and a DBOS
   // client with its pool — and holds them until the run ends, which for a queued run or one waiting for a
   // person may be hours. A caller needs no approval and no worker slot: programs that queue behind busy
@@ -545,7 +551,7 @@ describe('attack pass 4: serve replicas sharing a store', () => {
   // replica accepts 64 session-less ones plus 64 sessions × 16 requests), and then the workers cannot
   // journal a call or take a run, other replicas and the studio cannot reach the store: one client stops
   // every tenant. DEPLOY asks to size max_connections for it, but the number is the callers' to choose.
-  // Fix: a replica follows all its runs through one LISTEN connection and one pool and one DBOS client
+  // Proposed: a replica follows all its runs through one LISTEN connection and one pool and one DBOS client
   // (submitRun accepting them, as openStoreMonitor shares its own), so followed runs cost no connection;
   // or, at least, bound the runs a replica follows at once (429 beyond, as the other caps).
   it('V2: runs a replica follows do not each hold connections to the store', async () => {
