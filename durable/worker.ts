@@ -19,6 +19,7 @@ import { describeStore } from './store-url.js';
 import { openModelJournal } from './model-journal.js';
 import { parseDuration } from './duration.js';
 import { pruneOnce } from './prune.js';
+import { taskModel } from './task-model.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 export interface WorkerOptions {
@@ -218,7 +219,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
             signal,
             wrapModelClient: model.wrap,
             ...(request.context ? { context: request.context } : {}),
-            ...(request.model ? { model: request.model } : {}),
+            ...(request.model ? { model: taskModel(request.model, space.config.model) } : {}),
             ...(request.budget ? { budget: request.budget } : {}),
             onEvent: (event) => report({ kind: 'planner', event: redact(event) }),
           }),

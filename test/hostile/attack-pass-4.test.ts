@@ -616,15 +616,15 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     for (const secret of Object.values(LEAKY_SECRETS)) expect(stored).not.toContain(secret);
   }, LONG);
 
-  // K1 (medium; owner: durable, durable/worker.ts): a planner task's submitter may name the model endpoint
+  // K1 (medium; fixed in durable/task-model.ts, this pass): a planner task's submitter may name the model endpoint
   // (`task --store --base-url`, submitTask's model.baseURL), and the worker calls it with *its own* model
   // key (config, or OPENAI_API_KEY of the worker's environment). Whoever can submit to the store — a
   // developer with the database's address, a library user — thus has the production workers send their
   // key to a server of his choosing, in an Authorization header: "every model key is a secret" that
-  // never reaches a client. Fix: the worker sends its key only to its own configured endpoint (a submitted
-  // base URL is taken only when it is the worker's, or listed in the worker's config, e.g.
-  // durable.modelEndpoints; otherwise the task fails saying so), as OpenAPI headers go only to the API's origin.
-  it.fails("K1: a task submitter cannot have the worker send its model key to an endpoint the submitter names", async () => {
+  // never reaches a client. Fixed: the worker sends its key only to its own endpoint (config, else
+  // $AGENT_SPACES_BASE_URL, else OpenAI's); an endpoint the submitter names is called with no key (a local
+  // server needing none still works), as OpenAPI headers go only to the API's origin.
+  it("K1: a task submitter cannot have the worker send its model key to an endpoint the submitter names", async () => {
     const workerKey = 'sk-attack4-worker-model-key-0f9e8d7c6b5a';
     const attacker = await startScriptedModelServer([callReply('finish', { summary: 'nothing to do' })]);
     closers.push(() => attacker.close());
