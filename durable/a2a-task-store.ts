@@ -5,7 +5,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { createRedactor } from '../bridge/index.js';
 import { appendRunEvent } from './run-events.js';
-import { createPool, ensureStoreSchema, SCHEMA, type Pool } from './store.js';
+import { openStorePool, SCHEMA, type Pool } from './store.js';
 
 /** The SDK's page size when a `tasks/list` names none. */
 const DEFAULT_PAGE_SIZE = 50;
@@ -29,13 +29,7 @@ export interface A2ATaskStores {
 
 /** Opens the A2A task tables of the store at `url` (created when missing). */
 export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
-  const pool = createPool(url, 4);
-  try {
-    await ensureStoreSchema(url, pool);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const pool = await openStorePool(url, 4);
   // One chain of writes per task keeps its events in order; a chain is dropped once it is idle.
   const writing = new Map<string, Promise<void>>();
   return {

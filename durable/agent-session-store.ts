@@ -2,7 +2,7 @@
 // process or replica takes it (the file store keeps them on one machine). Loaded only with a store.
 import { randomUUID } from 'node:crypto';
 import { createRedactor } from '../bridge/index.js';
-import { createPool, ensureStoreSchema, SCHEMA, storeUnavailable, type Pool } from './store.js';
+import { openStorePool, SCHEMA, storeUnavailable, type Pool } from './store.js';
 import { describeStore } from './store-url.js';
 
 /** The shape of agents' `SessionStore` (durable/ does not import agents/; the CLI joins the two). */
@@ -35,13 +35,7 @@ interface SessionRow {
 
 /** Opens the sessions table of the store at `url`; `secrets` are cut out of every message before it is written. */
 export async function openAgentSessionStore(url: string, secrets: readonly string[] = []): Promise<AgentSessionStore> {
-  const pool = createPool(url, 4);
-  try {
-    await ensureStoreSchema(url, pool);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const pool = await openStorePool(url, 4);
   return { ...createAgentSessionStore(pool, secrets, url), close: () => pool.end() };
 }
 

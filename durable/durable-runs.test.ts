@@ -5,51 +5,17 @@ import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../core/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { submitRun, submitTask, type DurableRunEvent } from './index.js';
-import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from './test-support/durable-space.js';
-import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+import { makeDurableSpace, startCli, type DurableSpace } from './test-support/durable-space.js';
+import { useStoreForFile, waitUntil } from './test-support/worker-processes.js';
 import { LIVENESS_LOCK_SPACE } from './store.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from './workflow-names.js';
 
-let cluster: PostgresCluster;
-const processes: CliProcess[] = [];
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-
-afterAll(async () => {
-  for (const running of processes) running.child.kill('SIGKILL');
-  await Promise.all(processes.map((running) => running.exited));
-  await cluster?.stop();
-});
-
-function startWorkerProcess(space: DurableSpace, store: string, extra: string[] = []): CliProcess {
-  const worker = startCli(['worker', '--store', store, '--verbose', ...extra], { cwd: space.root, env: space.env });
-  processes.push(worker);
-  return worker;
-}
-
-/** Waits for something a process does (expect.poll works only inside a test, not in beforeAll). */
-async function waitUntil(what: string, check: () => boolean, timeoutMs = 300_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function ready(worker: CliProcess): Promise<void> {
-  await waitUntil('the worker to be ready', () => worker.stderr().includes(' ready ('));
-}
-
-async function killHard(worker: CliProcess): Promise<void> {
-  worker.child.kill('SIGKILL');
-  await worker.exited;
-}
+const testStore = useStoreForFile();
+const { workers } = testStore;
 
 /** Runs wait for the test (gates, approvals) on a busy machine: their wall clock must not end them first. */
 const LONG = 600_000;
@@ -63,9 +29,9 @@ describe('a worker killed with kill -9 mid-run', () => {
 
   beforeAll(async () => {
     space = await makeDurableSpace('durable-kill');
-    const store = await cluster.createDatabase('kill');
-    const first = startWorkerProcess(space, store);
-    await ready(first);
+    const store = await testStore.cluster.createDatabase('kill');
+    const first = workers.start(space, store);
+    await workers.ready(first);
     const programs = {
       // Three finished calls, then an idempotent call in flight at the kill, then two more.
       takeover: `import { ledger } from '@capabilities/ledger';
@@ -91,9 +57,9 @@ await ledger.gate({ name: 'c' });`,
     await waitUntil('the three runs to wait in their calls', () => space.waiting().length === 3);
     expect(space.waiting().sort()).toEqual(['a', 'b', 'c']);
     expect(withoutPrefix(space.effects(), 'record a')).toEqual(['record a1', 'record a2', 'record a3']);
-    await killHard(first);
+    await workers.killHard(first);
     await Promise.all(['a', 'b', 'c'].map((name) => space.open(name)));
-    startWorkerProcess(space, store);
+    workers.start(space, store);
     await Promise.all(submitted);
   }, LONG);
 
@@ -128,11 +94,11 @@ await ledger.gate({ name: 'c' });`,
 describe('two workers', () => {
   it('split 50 queued runs, each run once', async () => {
     const space = await makeDurableSpace('durable-split');
-    const store = await cluster.createDatabase('split');
-    const first = startWorkerProcess(space, store, ['--concurrency', '4']);
-    await ready(first);
-    const second = startWorkerProcess(space, store, ['--concurrency', '4']);
-    await ready(second);
+    const store = await testStore.cluster.createDatabase('split');
+    const first = workers.start(space, store, ['--concurrency', '4']);
+    await workers.ready(first);
+    const second = workers.start(space, store, ['--concurrency', '4']);
+    await workers.ready(second);
     const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
     try {
       const ids = Array.from({ length: 50 }, () => randomUUID());
@@ -161,16 +127,16 @@ describe('two workers', () => {
 describe('approvals that wait', () => {
   it('survive a restart of every process: approved afterwards with the CLI, the run completes', async () => {
     const space = await makeDurableSpace('durable-approve');
-    const store = await cluster.createDatabase('approve');
+    const store = await testStore.cluster.createDatabase('approve');
     await writeFile(
       path.join(space.root, 'send.ts'),
       `import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'd1' });\nawait ledger.send({ item: 'parcel' });\nawait ledger.record({ item: 'd2' });\nexport default 'sent';\n`,
     );
     // Submitted before any worker runs: the submitter says so.
     const submitter = startCli(['run', 'send.ts', '--store', store, '--timeout', String(LONG)], { cwd: space.root, env: space.env });
-    processes.push(submitter);
+    workers.track(submitter);
     await expect.poll(() => submitter.stderr(), { timeout: 300_000 }).toContain('no worker is running — start `agent-spaces worker`');
-    const first = startWorkerProcess(space, store);
+    const first = workers.start(space, store);
     await expect.poll(() => submitter.stderr(), { timeout: 300_000 }).toMatch(/agent-spaces approvals approve ([0-9a-f]+)/);
     const id = /agent-spaces approvals approve ([0-9a-f]+)/.exec(submitter.stderr())?.[1] as string;
 
@@ -181,10 +147,10 @@ describe('approvals that wait', () => {
     const runId = pending[0]?.runId as string;
 
     // Every process goes: the worker holding the run and the submitter.
-    await Promise.all([killHard(first), killHard(submitter)]);
+    await Promise.all([workers.killHard(first), workers.killHard(submitter)]);
     expect(space.effects()).toEqual(['record d1']);
-    const second = startWorkerProcess(space, store);
-    await ready(second);
+    const second = workers.start(space, store);
+    await workers.ready(second);
 
     const approve = startCli(['approvals', 'approve', id.slice(0, 6), '--store', store], { cwd: space.root });
     expect(await approve.exited).toBe(0);
@@ -207,9 +173,9 @@ describe('approvals that wait', () => {
 
   it('are denied when their deadline passes', async () => {
     const space = await makeDurableSpace('durable-deadline', { approvalDeadlineMs: 200 });
-    const store = await cluster.createDatabase('deadline');
-    const worker = startWorkerProcess(space, store);
-    await ready(worker);
+    const store = await testStore.cluster.createDatabase('deadline');
+    const worker = workers.start(space, store);
+    await workers.ready(worker);
     const result = await submitRun({
       store,
       code: `import { ledger } from '@capabilities/ledger';\ntry { await ledger.send({ item: 'late' }); } catch (error) { console.log(String(error)); }\nexport default 'after';`,
@@ -230,16 +196,16 @@ describe('a planner task', () => {
     ]);
     try {
       const space = await makeDurableSpace('durable-task');
-      const store = await cluster.createDatabase('task');
-      const first = startWorkerProcess(space, store);
-      await ready(first);
+      const store = await testStore.cluster.createDatabase('task');
+      const first = workers.start(space, store);
+      await workers.ready(first);
       const events: DurableRunEvent[] = [];
       const submitted = submitTask({ store, task: 'record t1 and t2', model: { baseURL: model.baseURL, model: 'scripted-model' }, onEvent: (event) => events.push(event) });
       await expect.poll(() => space.waiting(), { timeout: 300_000 }).toEqual(['t']);
       expect(model.chatRequests()).toHaveLength(2);
-      await killHard(first);
+      await workers.killHard(first);
       await space.open('t');
-      startWorkerProcess(space, store);
+      workers.start(space, store);
       const result = await submitted;
       expect(result.success).toBe(true);
       expect(result.finalSummary).toBe('recorded both');
@@ -256,9 +222,9 @@ describe('a planner task', () => {
 describe('a worker cut off from the store', () => {
   it('stops itself (others may take its runs over from then on)', async () => {
     const space = await makeDurableSpace('durable-cut');
-    const store = await cluster.createDatabase('cut');
-    const worker = startWorkerProcess(space, store);
-    await ready(worker);
+    const store = await testStore.cluster.createDatabase('cut');
+    const worker = workers.start(space, store);
+    await workers.ready(worker);
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: store });
     await admin.connect();

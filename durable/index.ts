@@ -55,12 +55,8 @@ export async function openApprovals(store: string): Promise<{
   decide(id: string, decision: { approved: boolean; reason?: string }): Promise<StoredApproval>;
   close(): Promise<void>;
 }> {
-  const [{ createPool, ensureStoreSchema }, approvals] = await Promise.all([import('./store.js'), import('./approval-store.js')]);
-  const pool = createPool(store, 2);
-  await ensureStoreSchema(store, pool).catch(async (error: unknown) => {
-    await pool.end().catch(() => undefined);
-    throw error;
-  });
+  const [{ openStorePool }, approvals] = await Promise.all([import('./store.js'), import('./approval-store.js')]);
+  const pool = await openStorePool(store, 2);
   return {
     list: (options) => approvals.listStoredApprovals(pool, options),
     decide: (id, decision) => approvals.decideStoredApproval(pool, id, decision),
@@ -90,10 +86,9 @@ export async function openAgentSessionStore(store: string, secrets: readonly str
 
 /** The trace of a run or task a worker executed (see durable/trace-store.ts); undefined when the store has none. */
 export async function readStoredTrace(store: string, id: string): Promise<StoredTrace | undefined> {
-  const [{ createPool, ensureStoreSchema }, traces] = await Promise.all([import('./store.js'), import('./trace-store.js')]);
-  const pool = createPool(store, 1);
+  const [{ openStorePool }, traces] = await Promise.all([import('./store.js'), import('./trace-store.js')]);
+  const pool = await openStorePool(store, 1);
   try {
-    await ensureStoreSchema(store, pool);
     return await traces.readStoredTrace(pool, id);
   } finally {
     await pool.end();

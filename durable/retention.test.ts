@@ -5,25 +5,15 @@ import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApprovals, submitRun, type DurableRunEvent } from './index.js';
 import { SCHEMA } from './store.js';
 import { makeDurableSpace, startCli, type DurableSpace } from './test-support/durable-space.js';
-import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
-import { workerProcesses } from './test-support/worker-processes.js';
+import { useStoreForFile } from './test-support/worker-processes.js';
 import { APPLICATION_NAME } from './workflow-names.js';
 
-let cluster: PostgresCluster;
-const workers = workerProcesses();
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-
-afterAll(async () => {
-  await workers.stopAll();
-  await cluster?.stop();
-});
+const testStore = useStoreForFile();
+const { workers } = testStore;
 
 const LONG = 600_000;
 const SEND = `import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'before' });\ntry { await ledger.send({ item: 'parcel' }); } catch (error) { console.log(String(error)); }\nexport default 'sent';`;
@@ -80,7 +70,7 @@ async function workflowStatuses(store: string): Promise<Record<string, string>> 
 describe('agent-spaces store prune', () => {
   it('deletes the finished runs older than --older-than, and nothing of the run waiting for its approval', async () => {
     const space = await makeDurableSpace('retention-cli');
-    const store = await cluster.createDatabase('prune_cli');
+    const store = await testStore.cluster.createDatabase('prune_cli');
     const { waiting } = await runsInTheStore(space, store);
     const before = await rowsOf(store);
     expect(Object.keys(before.events)).toHaveLength(3);
@@ -125,7 +115,7 @@ describe('agent-spaces store prune', () => {
 describe('a worker with durable.retention', () => {
   it('prunes the finished runs by itself, and nothing of the run waiting for its approval', async () => {
     const space = await makeDurableSpace('retention-worker');
-    const store = await cluster.createDatabase('prune_worker');
+    const store = await testStore.cluster.createDatabase('prune_worker');
     const { worker, waiting, stopWaiting } = await runsInTheStore(space, store);
     const before = await rowsOf(store);
     const waitingRun = before.approvals[1]?.run_id as string;

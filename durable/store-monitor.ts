@@ -7,7 +7,7 @@ import { decideStoredApproval, getStoredApproval, listStoredApprovals, type Stor
 import { DurableError } from './durable-error.js';
 import { liveWorkers } from './liveness.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
-import { APPROVALS_CHANNEL, connectClient, createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable, type Client } from './store.js';
+import { APPROVALS_CHANNEL, connectClient, openStorePool, RUN_EVENTS_CHANNEL, storeUnavailable, type Client } from './store.js';
 import { APPLICATION_NAME, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 /** A run or task of the store, as a list shows it (whoever submitted it). */
@@ -59,13 +59,7 @@ const UNTITLED = '(no request)';
 
 /** Opens the store for watching it: fails with STORE_UNAVAILABLE when it cannot be reached. */
 export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
-  const pool = createPool(store, 3);
-  try {
-    await ensureStoreSchema(store, pool);
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const pool = await openStorePool(store, 3);
   let dbos: Promise<DBOSClient> | undefined;
   const client = (): Promise<DBOSClient> => {
     dbos ??= openDbosClient(store).catch((error: unknown) => {

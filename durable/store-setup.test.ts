@@ -4,28 +4,19 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { createApprovalWaiter } from './approval-waiter.js';
 import { openApprovals } from './index.js';
 import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
-import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
-import { workerProcesses } from './test-support/worker-processes.js';
+import { startPostgresCluster } from './test-support/postgres-cluster.js';
+import { useStoreForFile } from './test-support/worker-processes.js';
 import { startWorker } from './worker.js';
 
-let cluster: PostgresCluster;
-const workers = workerProcesses();
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-
-afterAll(async () => {
-  await workers.stopAll();
-  await cluster?.stop();
-});
+const testStore = useStoreForFile();
+const { workers } = testStore;
 
 async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
@@ -35,7 +26,7 @@ async function connect(url: string): Promise<pg.Client> {
 
 describe('the store schema', () => {
   it('is created once per process: a second openApprovals does not take the DDL lock again', async () => {
-    const store = await cluster.createDatabase('schema_once');
+    const store = await testStore.cluster.createDatabase('schema_once');
     const first = await openApprovals(store);
     await first.close();
     // Another process holds the DDL lock: running the DDL again would wait for it.
@@ -51,9 +42,9 @@ describe('the store schema', () => {
   }, 60_000);
 
   it('is tried again after a failure: a store that could not be reached first works once it exists', async () => {
-    const store = cluster.url.replace(/\/postgres$/, '/created_later');
+    const store = testStore.cluster.url.replace(/\/postgres$/, '/created_later');
     await expect(openApprovals(store)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('created_later') });
-    await cluster.createDatabase('created_later');
+    await testStore.cluster.createDatabase('created_later');
     const approvals = await openApprovals(store);
     expect(await approvals.list()).toEqual([]);
     await approvals.close();
@@ -81,7 +72,7 @@ describe('an approval waiter whose LISTEN fails', () => {
 describe('a second worker with the id of a live one', () => {
   it('is refused with WORKER_ID_IN_USE and told to choose another --id or stop the other worker', async () => {
     const space = await makeDurableSpace('store-setup-id');
-    const store = await cluster.createDatabase('worker_id');
+    const store = await testStore.cluster.createDatabase('worker_id');
     const first = workers.start(space, store, ['--id', 'shared-id']);
     await workers.ready(first);
 
@@ -102,7 +93,7 @@ describe('a second worker with the id of a live one', () => {
 describe('run --store --approve', () => {
   it('decides its own run\'s approvals from the submitter, and says so', async () => {
     const space = await makeDurableSpace('store-setup-approve');
-    const store = await cluster.createDatabase('approve_from_submitter');
+    const store = await testStore.cluster.createDatabase('approve_from_submitter');
     await writeFile(path.join(space.root, 'send.ts'), `import { ledger } from '@capabilities/ledger';\nawait ledger.send({ item: 'parcel' });\nexport default 'sent';\n`);
     const worker = workers.start(space, store);
     await workers.ready(worker);

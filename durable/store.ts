@@ -149,3 +149,15 @@ async function createStoreSchema(url: string, pool: pg.Pool): Promise<void> {
     client.release();
   }
 }
+
+/** A pool on a store whose tables are there (made when missing); the pool is closed again when that fails. */
+export async function openStorePool(url: string, max: number): Promise<pg.Pool> {
+  const pool = createPool(url, max);
+  try {
+    await ensureStoreSchema(url, pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return pool;
+}

@@ -1,27 +1,17 @@
 // Takeovers after kill -9 against a real PostgreSQL (a private cluster) and real worker processes:
 // a planner task keeps the budget it had before the crash; an approval whose deadline passes while no
 // worker lives is denied when a worker comes back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { DEADLINE_REASON } from './approval-store.js';
 import { submitRun, submitTask, type DurableRunEvent } from './index.js';
 import { SCHEMA } from './store.js';
 import { makeDurableSpace } from './test-support/durable-space.js';
-import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
-import { workerProcesses } from './test-support/worker-processes.js';
+import { useStoreForFile } from './test-support/worker-processes.js';
 
-let cluster: PostgresCluster;
-const workers = workerProcesses();
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-
-afterAll(async () => {
-  await workers.stopAll();
-  await cluster?.stop();
-});
+const testStore = useStoreForFile();
+const { workers } = testStore;
 
 /** Runs wait for the test on a busy machine: their wall clock must not end them first. */
 const LONG = 600_000;
@@ -38,7 +28,7 @@ describe('a planner task taken over after kill -9', () => {
     ]);
     try {
       const space = await makeDurableSpace('takeover-budget');
-      const store = await cluster.createDatabase('budget');
+      const store = await testStore.cluster.createDatabase('budget');
       const first = workers.start(space, store);
       await workers.ready(first);
       const events: DurableRunEvent[] = [];
@@ -83,7 +73,7 @@ function usageAtReplies(events: DurableRunEvent[]): NonNullable<PlannerEvent['us
 describe('an approval whose deadline passes while no worker lives', () => {
   it('is denied when a worker comes back; the call is not performed', async () => {
     const space = await makeDurableSpace('takeover-deadline', { approvalDeadlineMs: 3_600_000 });
-    const store = await cluster.createDatabase('deadline_no_worker');
+    const store = await testStore.cluster.createDatabase('deadline_no_worker');
     const first = workers.start(space, store);
     await workers.ready(first);
     const events: DurableRunEvent[] = [];

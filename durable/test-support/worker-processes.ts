@@ -1,7 +1,9 @@
 // `agent-spaces worker` processes for a test file: started on a durable space, waited for, killed
 // with SIGKILL; every process still running is killed when the file ends (stopAll in afterAll).
+import { afterAll, beforeAll } from 'vitest';
 import type { DurableSpace, CliProcess } from './durable-space.js';
 import { startCli } from './durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 
 export interface WorkerProcesses {
   start(space: DurableSpace, store: string, extra?: string[]): CliProcess;
@@ -42,5 +44,28 @@ export function workerProcesses(): WorkerProcesses {
       for (const running of processes) running.child.kill('SIGKILL');
       await Promise.all(processes.map((running) => running.exited));
     },
+  };
+}
+
+/**
+ * The store of a test file and its processes: a private PostgreSQL cluster started before the file's
+ * tests; every worker and tracked CLI process killed, and the cluster removed, after them.
+ */
+export function useStoreForFile(): { readonly cluster: PostgresCluster; readonly workers: WorkerProcesses } {
+  const workers = workerProcesses();
+  let cluster: PostgresCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+  });
+  afterAll(async () => {
+    await workers.stopAll();
+    await cluster?.stop();
+  });
+  return {
+    get cluster(): PostgresCluster {
+      if (cluster === undefined) throw new Error('the cluster starts in beforeAll: use it in hooks and tests');
+      return cluster;
+    },
+    workers,
   };
 }
