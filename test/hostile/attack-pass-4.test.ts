@@ -640,4 +640,18 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     expect(attacker.requests.length).toBeGreaterThan(0);
     expect(JSON.stringify(attacker.requests.map((request) => request.headers))).not.toContain(workerKey);
   }, LONG);
+
+  it('a program whose logs, arguments and result hold NUL characters and lone surrogates runs to its end: every row takes them', async () => {
+    const code = [
+      "import { ledger } from '@capabilities/ledger';",
+      "const odd = 'a\\u0000b\\ud800c';",
+      'console.log(odd);',
+      'const echoed = await ledger.peek({ item: odd });',
+      'export default { odd, echoed };',
+    ].join('\n');
+    const run = await submitRun({ store, code, timeoutMs: LONG });
+    expect(run).toMatchObject({ success: true, result: { odd: 'a\u0000b\ud800c', echoed: { item: 'a\u0000b\ud800c' } } });
+    // The log line as any run gives it (a lone surrogate becomes U+FFFD on its way out of the sandbox).
+    expect(run.logs.map((log) => log.message)).toEqual(['a\u0000b\ufffdc']);
+  }, LONG);
 });
