@@ -4,6 +4,13 @@ import { createCallCounter, describeCall, type CallKey } from './call-key.js';
 import { DurableError } from './durable-error.js';
 import { SCHEMA, type Pool } from './store.js';
 
+/**
+ * The call results one run may keep in the journal (bytes of their JSON), as a run may write 64 MiB to
+ * disk: past it, new calls are refused (CALL_LIMIT_EXCEEDED), so one program cannot fill the store with
+ * up to maxCalls × the result cap. The journal holds at most this plus one call's result.
+ */
+export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
+
 /** What a finished call's program saw, as the journal keeps it. */
 type Outcome = { ok: true; value?: unknown } | { ok: false; error: { toolCall: boolean; code?: string; message: string; details?: Record<string, unknown> } };
 
@@ -55,7 +62,10 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
     [runId],
   );
   const entries = new Map<string, Entry>();
+  /** Bytes of the outcomes the journal holds for this run (earlier attempts' included). */
+  let journaledBytes = 0;
   for (const row of rows.rows) {
+    journaledBytes += row.outcome === null ? 0 : Buffer.byteLength(row.outcome);
     entries.set(row.call_key, {
       key: { key: row.call_key, capability: row.capability, function: row.function, argsHash: row.args_hash, occurrence: row.occurrence },
       status: row.status,
@@ -77,11 +87,13 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
   };
 
   const write = async (key: CallKey, status: 'started' | 'finished', outcome?: Outcome): Promise<void> => {
+    const text = outcome === undefined ? null : JSON.stringify(outcome);
+    if (text !== null) journaledBytes += Buffer.byteLength(text);
     await pool.query(
       `INSERT INTO ${SCHEMA}.call_journal (run_id, call_key, capability, function, args_hash, occurrence, status, outcome, executor_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (run_id, call_key) DO UPDATE SET status = EXCLUDED.status, outcome = EXCLUDED.outcome, executor_id = EXCLUDED.executor_id, updated_at = now()`,
-      [runId, key.key, key.capability, key.function, key.argsHash, key.occurrence, status, outcome === undefined ? null : JSON.stringify(outcome), options.executorId],
+      [runId, key.key, key.capability, key.function, key.argsHash, key.occurrence, status, text, options.executorId],
     );
   };
 
@@ -118,6 +130,14 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
             { details: { runId, unexpected: key.key, notMadeAgain: missing.map((found) => found.key) } },
           ),
           call,
+        );
+      }
+      // Refused before it is performed or journaled: a replay meets the same full journal and refuses it again.
+      if (journaledBytes >= MAX_JOURNAL_BYTES) {
+        throw new ToolCallError(
+          'CALL_LIMIT_EXCEEDED',
+          `run ${runId} keeps ${journaledBytes} bytes of call results in its journal, the most a durable run may keep is ${MAX_JOURNAL_BYTES}: no more calls (have tools return less, or split the work into several runs)`,
+          { capability: call.capability.module, function: call.function.name },
         );
       }
       if (!idempotent) await write(key, 'started');

@@ -575,19 +575,31 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     }
   }, LONG);
 
-  // D1 (medium; owner: durable, durable/run-journal.ts): a worker journals every finished call's outcome
-  // in full, with no bound per run but maxCalls × the result cap (1 000 × 1 MiB ≈ 1 GiB) — a thousand times
-  // the run's own output cap, sixteen times the disk quota std gives a run. A program that calls a tool
-  // returning what it was given (here the ledger's peek) 70 times writes 70 MB into call_journal in
-  // seconds; any tenant's program can do it on every run, and the rows stay until retention. Fix: a
-  // journal budget per run (e.g. durable.maxJournalBytes, default 64 MiB, counted in run-journal.ts as
-  // outcomes are written), past which the call fails with a host-decided code and the run ends saying so.
-  it.fails('D1: one program cannot write more into the call journal than a run may write to disk (64 MiB)', async () => {
-    const code = "import { ledger } from '@capabilities/ledger';\nconst item = 'j'.repeat(1_000_000);\nfor (let call = 0; call < 70; call++) await ledger.peek({ item });\nexport default 'journaled';";
+  // D1 (medium; fixed in durable/run-journal.ts, this pass): a worker journaled every finished call's
+  // outcome in full, with no bound per run but maxCalls × the result cap (1 000 × 1 MiB ≈ 1 GiB) — a
+  // thousand times the run's own output cap, sixteen times the disk quota std gives a run. A program that
+  // called a tool returning what it was given (here the ledger's peek) 70 times wrote 70 MB into
+  // call_journal in seconds; any tenant's program could do it on every run, the rows kept until retention.
+  // Fixed: a run's journal keeps at most 64 MiB of call results (MAX_JOURNAL_BYTES, the disk quota's
+  // size) plus the call that crossed it; past it new calls fail with CALL_LIMIT_EXCEEDED, which the
+  // program may catch, and a replay refuses them the same way.
+  it('D1: one program cannot write much more into the call journal than a run may write to disk (64 MiB)', async () => {
+    const code = [
+      "import { ledger } from '@capabilities/ledger';",
+      "const item = 'j'.repeat(1_000_000);",
+      'let made = 0;',
+      "let refused = '';",
+      'for (let call = 0; call < 70 && refused === \'\'; call++) {',
+      '  try { await ledger.peek({ item }); made++; } catch (error) { refused = String((error as { code?: string }).code); }',
+      '}',
+      'export default { made, refused };',
+    ].join('\n');
     const run = await submitRun({ store, code, timeoutMs: LONG });
-    expect(run.success).toBe(true);
+    expect(run).toMatchObject({ success: true, result: { refused: 'CALL_LIMIT_EXCEEDED' } });
+    expect((run.result as { made: number }).made).toBeLessThan(70);
     const { rows } = await pool.query<{ bytes: string }>('SELECT coalesce(sum(octet_length(outcome)), 0) AS bytes FROM agent_spaces.call_journal WHERE run_id = $1', [run.runId]);
-    expect(Number(rows[0]?.bytes)).toBeLessThanOrEqual(64 * 1024 * 1024);
+    // At most the budget and the one call that crossed it.
+    expect(Number(rows[0]?.bytes)).toBeLessThanOrEqual(64 * 1024 * 1024 + 1024 * 1024 + 64 * 1024);
   }, LONG);
 
   it("a hostile MCP server's secrets, quoted in its errors, reach no row of the store: journal, events, DBOS's results", async () => {
