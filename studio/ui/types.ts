@@ -78,3 +78,16 @@ export interface CodeRunView {
   /** A run of the store: the worker that finished it and its attempts (more than one: taken over). */
   worker?: { executorId: string; attempts: number };
 }
+
+/** A finished planner task as `POST /api/task` answers it. */
+export interface TaskRunView {
+  taskId: string;
+  success: boolean;
+  summary: string;
+  result?: unknown;
+  error: string | null;
+  steps: number;
+  logs: string[];
+  /** A task of the store: the worker that finished it and its attempts (more than one: taken over). */
+  worker?: { executorId: string; attempts: number };
+}

@@ -3,7 +3,7 @@ import { api, onEvent } from '../api.js';
 import { createCodeEditor, rangeAt } from '../code-editor.js';
 import { h, jsonBlock, labelled, replace } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
-import type { CodeRunView, Diagnostic, TimelineCall } from '../types.js';
+import type { CodeRunView, Diagnostic, TaskRunView, TimelineCall } from '../types.js';
 
 const STORAGE_KEY = 'agent-spaces-studio-program';
 
@@ -193,16 +193,6 @@ export function playgroundPane(root: HTMLElement): () => void {
   };
 }
 
-interface TaskRunView {
-  taskId: string;
-  success: boolean;
-  summary: string;
-  result?: unknown;
-  error: string | null;
-  steps: number;
-  logs: string[];
-  worker?: { executorId: string; attempts: number };
-}
 
 /**
  * A planner task in words, run as `agent-spaces task` runs it (by a worker of the store, when the
