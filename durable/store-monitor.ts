@@ -69,18 +69,35 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
     return dbos;
   };
   let listener: Client | undefined;
+  /** The LISTEN connection being opened: polls meanwhile open no other (each would stay open, unreferenced). */
+  let listening: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
+
+  function ensureListening(wake: () => void): void {
+    if (closed || listener !== undefined || listening !== undefined) return;
+    listening = listen(wake)
+      .catch(() => undefined) // the next poll tries again
+      .finally(() => {
+        listening = undefined;
+      });
+  }
 
   async function listen(wake: () => void): Promise<void> {
     const connection = await connectClient(store);
     connection.on('error', () => {
       // The next poll opens another connection.
       if (listener === connection) listener = undefined;
+      void connection.end().catch(() => undefined);
     });
     connection.on('notification', wake);
-    await connection.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
-    await connection.query(`LISTEN ${APPROVALS_CHANNEL}`);
+    try {
+      await connection.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
+      await connection.query(`LISTEN ${APPROVALS_CHANNEL}`);
+    } catch (error) {
+      await connection.end().catch(() => undefined);
+      throw error;
+    }
     if (closed) await connection.end().catch(() => undefined);
     else listener = connection;
   }
@@ -115,16 +132,18 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
     watch(wake, pollMs = 5000) {
       const tick = (): void => {
         if (closed) return;
-        if (listener === undefined) void listen(wake).catch(() => undefined);
+        ensureListening(wake);
         wake();
       };
-      void listen(wake).catch(() => undefined);
+      ensureListening(wake);
       timer = setInterval(tick, pollMs);
       timer.unref();
     },
     async close() {
       closed = true;
       if (timer) clearInterval(timer);
+      // One still being opened ends itself when it finds the monitor closed (not awaited: a store that
+      // does not answer would hold the studio's stop for as long as its connection attempt).
       await listener?.end().catch(() => undefined);
       const opened = await dbos?.catch(() => undefined);
       await opened?.destroy().catch(() => undefined);
