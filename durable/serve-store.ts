@@ -1,6 +1,7 @@
 import type { RunResult } from '../core/index.js';
 import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
 import { DurableError } from './durable-error.js';
+import { readRunEnd } from './run-events.js';
 import { createSessionStore, type SessionStore } from './session-store.js';
 import { openStoreConnection } from './store-connection.js';
 import { submitRun, type SubmitRunOptions } from './submit-run.js';
@@ -20,6 +21,8 @@ export interface ServeStore {
    * stands) or belongs to another run.
    */
   decide(runId: string, id: string, decision: { approved: boolean; reason?: string }): Promise<boolean>;
+  /** The result a finished run ended with, as `submitRun` gave it (run id included); undefined while it runs, or once pruned. */
+  runResult(runId: string): Promise<(RunResult & { runId: string }) | undefined>;
   readonly sessions: SessionStore;
   close(): Promise<void>;
 }
@@ -48,6 +51,10 @@ export async function openServeStore(url: string, options: { sessionIdleMs: numb
         if (error instanceof DurableError && error.code === 'APPROVAL_DECIDED') return false;
         throw error;
       }
+    },
+    async runResult(runId) {
+      const result = await readRunEnd(pool, runId);
+      return result === undefined ? undefined : { ...(result as RunResult), runId };
     },
     sessions: createSessionStore(pool, options.sessionIdleMs),
     close: () => connection.close(),

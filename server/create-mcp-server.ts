@@ -10,7 +10,7 @@ import type { ServeStore, StoredApproval } from '../durable/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
 import { ApprovalRounds, DEFAULT_APPROVAL_WAIT_MS, type ApprovalDecision, type RunProgress } from './approval-rounds.js';
 import { RESULT_PAGE_TEMPLATE, ResultPages } from './result-pages.js';
-import { runResultToTool } from './run-result-to-tool.js';
+import { describeRun, runResultToTool } from './run-result-to-tool.js';
 import { createSealer } from './sealed-state.js';
 import { StoredRuns } from './stored-runs.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
@@ -190,7 +190,9 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
       if (!isRunResult(run)) return run;
       await progress.flush();
       // A program that obtained a host secret (a tool that returned one) must not hand it to the client.
-      return runResultToTool(redactResult(run), MAX_RESULT_CHARS, router.pages, pageScope(ctx));
+      // A stored run's pages can be read on any replica (made again from the store's result).
+      const storedRun = router.stored && 'runId' in run && typeof run.runId === 'string' ? run.runId : undefined;
+      return runResultToTool(redactResult(run), MAX_RESULT_CHARS, router.pages, pageScope(ctx), storedRun);
     },
   );
 
@@ -198,8 +200,15 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
     'execute_code results',
     new ResourceTemplate(RESULT_PAGE_TEMPLATE, { list: undefined }),
     { title: 'Pages of a large execute_code result', description: 'The whole text of an execute_code result too large for one answer, one page per URI (pages from 1); linked from that result.', mimeType: 'text/plain' },
-    (uri, variables, ctx) => {
-      const page = router.pages.read(String(variables.handle), String(variables.page), pageScope(ctx));
+    async (uri, variables, ctx) => {
+      const stored = router.stored;
+      const remake = stored
+        ? async (run: string) => {
+            const result = await stored.runResult(run);
+            return result === undefined ? undefined : describeRun(redactResult(result));
+          }
+        : undefined;
+      const page = await router.pages.read(String(variables.handle), String(variables.page), pageScope(ctx), remake);
       if ('missing' in page) throw new Error(`no such result page: ${page.missing}`);
       return {
         contents: [{ uri: uri.href, mimeType: 'text/plain', text: page.text }],

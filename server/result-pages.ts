@@ -31,7 +31,9 @@ export type PageRead = { text: string; page: number; pages: number; next?: strin
  * Results too large for one answer, kept for a while so the client can read them in pages
  * (`resources/read` of `agent-spaces://results/<handle>/<page>`). A handle is sealed: it names the stored
  * result and the caller's scope (its session, or for clients without sessions the unguessable handle
- * itself), so one client cannot read another's results. Bounded in size and time.
+ * itself), so one client cannot read another's results. Bounded in size and time. The result of a run
+ * kept in a store (serve with a store) can be read on any replica: its handle also names the run, and
+ * a replica that does not hold the text makes it again from the run's result in the store.
  */
 export class ResultPages {
   readonly pageChars: number;
@@ -51,30 +53,50 @@ export class ResultPages {
     this.#maxResultChars = options.maxResultChars ?? 8 * 1024 * 1024;
   }
 
-  /** Stores `text` for `scope`; returns the URI of its first page and the number of pages. */
-  store(text: string, scope: string): { uri: string; pages: number; expiresAt: string } {
+  /**
+   * Stores `text` for `scope`; returns the URI of its first page and the number of pages. `run`: the id
+   * of the stored run the text was made from, so that another replica can make it again.
+   */
+  store(text: string, scope: string, run?: string): { uri: string; pages: number; expiresAt: string } {
     this.#sweep();
-    const kept = text.length > this.#maxResultChars ? `${text.slice(0, this.#maxResultChars)}\n… [cut at ${this.#maxResultChars} of ${text.length} characters: the rest was not kept]` : text;
+    const kept = this.#cut(text);
     while (this.#totalChars + kept.length > this.#maxTotalChars && this.#results.size > 0) this.#drop(this.#results.keys().next().value as string);
     const stored: StoredResult = { id: randomUUID(), scope, text: kept, expires: Date.now() + this.#ttlMs };
     this.#results.set(stored.id, stored);
     this.#totalChars += kept.length;
-    const handle = this.#sealer.seal(HANDLE_PURPOSE, { id: stored.id, scope });
+    const handle = this.#sealer.seal(HANDLE_PURPOSE, { id: stored.id, scope, ...(run === undefined ? {} : { run, exp: stored.expires }) });
     return { uri: pageUri(handle, 1), pages: this.#pageCount(kept), expiresAt: new Date(stored.expires).toISOString() };
   }
 
-  /** Reads page `page` (from 1) of the result `handle` names, for a caller of `scope`. */
-  read(handle: string, page: string, scope: string): PageRead {
+  /**
+   * Reads page `page` (from 1) of the result `handle` names, for a caller of `scope`. `remake` gives the
+   * text of a stored run's result again (undefined once the store has it no more), for a handle that
+   * names a run this replica holds no text of.
+   */
+  async read(handle: string, page: string, scope: string, remake?: (run: string) => Promise<string | undefined>): Promise<PageRead> {
     this.#sweep();
-    const opened = this.#sealer.open(HANDLE_PURPOSE, handle) as { id?: unknown; scope?: unknown } | undefined;
+    const opened = this.#sealer.open(HANDLE_PURPOSE, handle) as { id?: unknown; scope?: unknown; run?: unknown; exp?: unknown } | undefined;
     if (!opened || typeof opened.id !== 'string') return { missing: 'not a result handle of this server (altered, or the server restarted)' };
+    if (opened.scope !== scope) return { missing: 'the result belongs to another session; run the program again' };
     const stored = this.#results.get(opened.id);
-    if (!stored || opened.scope !== scope) return { missing: 'the result expired, was evicted to make room, or belongs to another session; run the program again' };
+    if (stored !== undefined) return this.#page(stored.text, handle, page);
+    if (typeof opened.run === 'string' && typeof opened.exp === 'number' && opened.exp > Date.now() && remake !== undefined) {
+      const text = await remake(opened.run);
+      if (text === undefined) return { missing: `the result of run ${opened.run} is no longer in the store; run the program again` };
+      return this.#page(this.#cut(text), handle, page);
+    }
+    return { missing: 'the result expired, or was evicted to make room; run the program again' };
+  }
+
+  #page(text: string, handle: string, page: string): PageRead {
     const number = Number(page);
-    const pages = this.#pageCount(stored.text);
+    const pages = this.#pageCount(text);
     if (!Number.isInteger(number) || number < 1 || number > pages) return { missing: `page "${page}" does not exist: the result has pages 1 to ${pages}` };
-    const text = stored.text.slice((number - 1) * this.pageChars, number * this.pageChars);
-    return { text, page: number, pages, ...(number < pages ? { next: pageUri(handle, number + 1) } : {}) };
+    return { text: text.slice((number - 1) * this.pageChars, number * this.pageChars), page: number, pages, ...(number < pages ? { next: pageUri(handle, number + 1) } : {}) };
+  }
+
+  #cut(text: string): string {
+    return text.length > this.#maxResultChars ? `${text.slice(0, this.#maxResultChars)}\n… [cut at ${this.#maxResultChars} of ${text.length} characters: the rest was not kept]` : text;
   }
 
   #pageCount(text: string): number {

@@ -7,12 +7,12 @@ import type { ResultPages } from './result-pages.js';
  * the whole of it is stored in `pages` (for the caller's `scope`) and the answer carries its first page
  * and a resource link to read the rest page by page; `structuredContent` is cut to the same size.
  */
-export function runResultToTool(result: RunResult, maxChars: number, pages: ResultPages, scope: string): CallToolResult {
+export function runResultToTool(result: RunResult, maxChars: number, pages: ResultPages, scope: string, storedRun?: string): CallToolResult {
   const body = describeRun(result);
   const structured: Record<string, unknown> = { ...result };
   const failed = result.success ? {} : { isError: true };
   if (body.length <= maxChars) return { content: [{ type: 'text', text: body }], structuredContent: structured, ...failed };
-  const stored = pages.store(body, scope);
+  const stored = pages.store(body, scope, storedRun);
   const note =
     `\n… [page 1 of ${stored.pages}: the whole result is ${body.length} characters. Read the other pages with resources/read of ${stored.uri.replace(/\/1$/, '/<page>')} ` +
     `(pages 1 to ${stored.pages}, until ${stored.expiresAt}), or return aggregates or a slice instead of everything]`;
@@ -26,7 +26,8 @@ export function runResultToTool(result: RunResult, maxChars: number, pages: Resu
   };
 }
 
-function describeRun(result: RunResult): string {
+/** The text of a run's answer (errors, logs, result): the same result always gives the same text. */
+export function describeRun(result: RunResult): string {
   const lines: string[] = [];
   if (result.error?.diagnostics?.length) {
     lines.push('Type errors (the program did not run):');

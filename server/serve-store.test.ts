@@ -132,6 +132,58 @@ describe('serve replicas sharing a store', () => {
     }
   }, LONG);
 
+  it("reads a large result's pages on either replica: one that did not run it makes them again from the store", async () => {
+    const BIG = "for (let i = 0; i < 300; i++) console.log(String(i).padEnd(1000, '.'));\nexport default 'big';";
+    const pageTexts = async (client: Client | LegacyClient, uri: string, pages: number): Promise<string[]> => {
+      const texts: string[] = [];
+      for (let page = 1; page <= pages; page++) texts.push((((await client.readResource({ uri: uri.replace(/\/1$/, `/${page}`) })).contents[0] ?? {}) as { text?: string }).text ?? '');
+      return texts;
+    };
+    // 2026-07-28 (no session): the call on replica 0, the pages read from replica 1, then from replica 0.
+    let toSecond = false;
+    const modernLb = balancer(() => (toSecond ? 1 : 0));
+    const modern = new Client({ name: 'pages-modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(replicas[0]?.url ?? ''), { fetch: modernLb.fetch }));
+    try {
+      const run = await modern.callTool({ name: 'execute_code', arguments: { code: BIG } }, { timeout: LONG });
+      const { uri, pages } = (run.structuredContent as { resultPages: { uri: string; pages: number } }).resultPages;
+      expect(pages).toBeGreaterThan(1);
+      toSecond = true;
+      const elsewhere = await pageTexts(modern, uri, pages);
+      toSecond = false;
+      const here = await pageTexts(modern, uri, pages);
+      expect(elsewhere).toEqual(here);
+      expect(elsewhere.at(-1)).toMatch(/299\.+\nResult: "big"/);
+      expect(modernLb.sent.filter((request) => request.method === 'resources/read').map((request) => request.replica)).toEqual([...Array(pages).fill(1), ...Array(pages).fill(0)]);
+      // A page past the end is refused on the replica that remakes it too.
+      toSecond = true;
+      await expect(modern.readResource({ uri: uri.replace(/\/1$/, `/${pages + 1}`) })).rejects.toThrow(/does not exist/);
+    } finally {
+      await modern.close();
+    }
+    // 2025-11-25: a session's pages, read on the other replica, are the session's only.
+    const legacyLb = balancer((index) => (index <= 2 ? 0 : 1));
+    const legacy = new LegacyClient({ name: 'pages-legacy', version: '1' });
+    const transport = new LegacyHttpTransport(new URL(replicas[0]?.url ?? ''), { fetch: legacyLb.fetch });
+    await legacy.connect(transport);
+    const stranger = new LegacyClient({ name: 'pages-stranger', version: '1' });
+    const strangerTransport = new LegacyHttpTransport(new URL(replicas[1]?.url ?? ''));
+    await stranger.connect(strangerTransport);
+    try {
+      const run = await legacy.callTool({ name: 'execute_code', arguments: { code: BIG.replace("'big'", "'bigger'") } }, undefined, { timeout: LONG });
+      const { uri, pages } = (run.structuredContent as { resultPages: { uri: string; pages: number } }).resultPages;
+      const texts = await pageTexts(legacy, uri, pages);
+      expect(texts.at(-1)).toMatch(/Result: "bigger"/);
+      expect(legacyLb.sent.at(-1)?.replica).toBe(1);
+      await expect(stranger.readResource({ uri: uri.replace(/\/1$/, '/2') })).rejects.toThrow(/belongs to another session/);
+    } finally {
+      await transport.terminateSession();
+      await legacy.close();
+      await strangerTransport.terminateSession();
+      await stranger.close();
+    }
+  }, LONG);
+
   it('drops an approval answer that reaches a replica other than the one that asked (it must not decide another call of that number); the approval waits in the store', async () => {
     // Everything to replica 1, except the client's answers, which go to replica 0.
     const lb = balancer((_index, method) => (method === 'response' ? 0 : 1));

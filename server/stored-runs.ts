@@ -53,6 +53,11 @@ export class StoredRuns {
    * approval while the run waits; whoever decides first in the store wins, and a question decided
    * elsewhere meanwhile is withdrawn. Without `ask`, approvals wait for a decision in the store.
    */
+  /** The result a finished stored run ended with (run id included, as `follow` gave it); undefined while it runs, or once pruned. */
+  runResult(runId: string): Promise<(RunResult & { runId: string }) | undefined> {
+    return this.#store.runResult(runId);
+  }
+
   async follow(code: string, hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined> }): Promise<RunResult | { refused: string }> {
     const refused = await this.#refuseWithoutWorker();
     if (refused) return { refused };
