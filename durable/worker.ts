@@ -99,7 +99,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   opened.push(() => liveness.release());
   const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool).catch(failStart);
   opened.push(() => waiter.close());
-  const runs = new Map<string, { id: string; journal: RunJournal; countApproval: ReturnType<typeof createCallCounter> }>();
+  const runs = new Map<string, { id: string; journal: RunJournal; countApproval: ReturnType<typeof createCallCounter>; append: (event: DurableRunEvent) => Promise<void> }>();
   const idempotentIds = new Set(durable.idempotent ?? []);
   const isIdempotent = (call: BackendCall): boolean =>
     call.function.annotations?.idempotentHint === true ||
@@ -124,7 +124,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       ...(durable.approvalDeadlineMs === undefined ? {} : { deadlineMs: durable.approvalDeadlineMs }),
     });
     if (stored.status !== 'pending') return { approved: stored.status === 'approved', ...(stored.reason ? { reason: stored.reason } : {}) };
-    await appendRunEvent(pool, runId, {
+    await run.append({
       kind: 'approval-required',
       approvalId: stored.id,
       capability: stored.capability,
@@ -134,7 +134,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     });
     notice(`run ${runId}: waiting for approval ${stored.id} (${stored.capability}.${stored.function})`);
     const decided = await waiter.wait(stored);
-    await appendRunEvent(pool, runId, { kind: 'approval-decided', approvalId: decided.id, approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) });
+    await run.append({ kind: 'approval-decided', approvalId: decided.id, approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) });
     return { approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) };
   };
 
@@ -160,14 +160,19 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     const prior = await priorAttempts(pool, id);
     const controller = new AbortController();
     const journal = await openRunJournal(pool, { runId: id, executorId, isIdempotent, onFatal: () => controller.abort() });
-    runs.set(id, { id, journal, countApproval: createCallCounter() });
+    // Every event of the attempt goes through one chain: an insert whose `seq` was taken before a later
+    // one's but that commits after it would be skipped for good by a follower reading `seq > last seen`.
+    let events: Promise<void> = Promise.resolve();
+    const append = (event: DurableRunEvent): Promise<void> => {
+      const appended = events.then(() => appendRunEvent(pool, id, event));
+      events = appended.catch(() => undefined);
+      return appended;
+    };
+    runs.set(id, { id, journal, countApproval: createCallCounter(), append });
     try {
       await appendRunEvent(pool, id, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + spec.modelReplies });
       notice(prior.attempts === 0 ? `${spec.kind} ${id}: started` : `${spec.kind} ${id}: taken over (attempt ${prior.attempts + 1}, ${spec.modelReplies} model replies and ${journal.replayed} calls journaled)`);
-      let events = Promise.resolve();
-      const report = (event: DurableRunEvent): void => {
-        events = events.then(() => appendRunEvent(pool, id, event)).catch(() => undefined);
-      };
+      const report = (event: DurableRunEvent): void => void append(event).catch(() => undefined);
       const performed = await spec.perform({ signal: controller.signal, priorLogs: prior.logs, report });
       await events;
       // A worker stopping (Ctrl-C) ends its runs' programs: that is not their outcome.
