@@ -52,10 +52,10 @@ export interface SubmitTaskOptions extends Omit<SubmitRunOptions, 'code' | 'chec
  * Submits a planner task: a worker executes it; if that worker dies, another resumes it after its
  * last finished model step (earlier replies and finished calls come from the store).
  */
-export async function submitTask(options: SubmitTaskOptions): Promise<TaskResult> {
+export async function submitTask(options: SubmitTaskOptions, shared?: StoreConnection): Promise<TaskResult> {
   const request: DurableTaskRequest = { task: options.task, ...(options.context ? { context: options.context } : {}), ...(options.model ? { model: options.model } : {}), ...(options.budget ? { budget: options.budget } : {}) };
   const taskId = options.runId ?? randomUUID();
-  const ended = await submitWorkflow(options, TASK_WORKFLOW, taskId, request);
+  const ended = await submitWorkflow(options, TASK_WORKFLOW, taskId, request, shared);
   if (ended.ok) return ended.result as TaskResult;
   throw new Error(ended.message);
 }
@@ -115,6 +115,17 @@ async function submitWorkflow(
       if (status === undefined) return { ok: false, status: 'PRUNED', message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read` };
       if (status?.status === 'ERROR' || status?.status === 'CANCELLED' || status?.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
         return { ok: false, status: status.status, message: `${runId} ended with status ${status.status}: ${errorMessage(status.error)}` };
+      }
+      if (status?.status === 'SUCCESS') {
+        // Its end event is written before the workflow returns: read once more (it may have come just now).
+        for (const { seq: next, event } of await readRunEvents(pool, runId, seq)) {
+          seq = next;
+          if (event.kind === 'end') return { ok: true, result: event.result };
+          options.onEvent?.(event, seq);
+        }
+        // Our rows of it were deleted (retention) and DBOS's were not: its output is the result.
+        if (status.output !== undefined && status.output !== null) return { ok: true, result: status.output };
+        return { ok: false, status: 'PRUNED', message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read` };
       }
       await woken;
       if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();
