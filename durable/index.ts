@@ -2,6 +2,7 @@
 // called: without a store, no process pays for them.
 import type { StoredApproval } from './approval-store.js';
 import type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
+import type { StoreConnection } from './store-connection.js';
 import type { TaskResult } from '../planner/index.js';
 import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { PruneStoreOptions } from './prune-store.js';
@@ -18,6 +19,7 @@ export { DurableError, type DurableErrorCode } from './durable-error.js';
 export type { DurableRunEvent } from './run-events.js';
 export type { StoredApproval, ApprovalStatus } from './approval-store.js';
 export type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
+export type { StoreConnection } from './store-connection.js';
 export type { DurableWorker, WorkerOptions } from './worker.js';
 export type { PruneStoreOptions } from './prune-store.js';
 export type { PruneReport } from './prune.js';
@@ -34,14 +36,22 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   return (await import('./worker.js')).startWorker(options);
 }
 
-/** Submits a program to the store and waits for its result (see durable/submit-run.ts). */
-export async function submitRun(options: SubmitRunOptions): Promise<RunResult & { runId: string }> {
-  return (await import('./submit-run.js')).submitRun(options);
+/**
+ * Submits a program to the store and waits for its result (see durable/submit-run.ts); through `shared`
+ * connections when given (a process following many runs), else through connections of its own.
+ */
+export async function submitRun(options: SubmitRunOptions, shared?: StoreConnection): Promise<RunResult & { runId: string }> {
+  return (await import('./submit-run.js')).submitRun(options, shared);
 }
 
 /** Submits a planner task to the store and waits for its result (see durable/submit-run.ts). */
-export async function submitTask(options: SubmitTaskOptions): Promise<TaskResult> {
-  return (await import('./submit-run.js')).submitTask(options);
+export async function submitTask(options: SubmitTaskOptions, shared?: StoreConnection): Promise<TaskResult> {
+  return (await import('./submit-run.js')).submitTask(options, shared);
+}
+
+/** One pool and one LISTEN connection for all the runs a process submits and follows (see durable/store-connection.ts). */
+export async function openStoreConnection(store: string, poolSize = 3): Promise<StoreConnection> {
+  return (await import('./store-connection.js')).openStoreConnection(store, poolSize);
 }
 
 /** Deletes the rows of runs that ended before a cutoff (see durable/prune-store.ts); undefined while a worker prunes. */

@@ -70,7 +70,7 @@ async function runInStore(context: StudioContext, store: StudioStore, runId: str
   const followed = followStoredRun(store, context.events, context.redact, runId);
   let submitted: RunResult & { runId: string };
   try {
-    submitted = await submitRun({ store: store.url, code, runId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker });
+    submitted = await submitRun({ store: store.url, code, runId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker }, store.connection);
   } finally {
     followed.done();
   }

@@ -44,7 +44,7 @@ async function runInStore(context: StudioContext, store: StudioStore, taskId: st
   const followed = followStoredRun(store, context.events, context.redact, taskId, publish);
   let result: TaskResult;
   try {
-    result = await submitTask({ store: store.url, task, runId: taskId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker });
+    result = await submitTask({ store: store.url, task, runId: taskId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker }, store.connection);
   } finally {
     followed.done();
   }

@@ -1,4 +1,4 @@
-import { describeStore, openStoreMonitor, resolveStoreUrl, type DurableRunEvent, type StoreMonitor } from '../../durable/index.js';
+import { describeStore, openStoreConnection, openStoreMonitor, resolveStoreUrl, type DurableRunEvent, type StoreConnection, type StoreMonitor } from '../../durable/index.js';
 import type { EventHub } from './studio-events.js';
 import { createStoreInbox, type StoreInbox } from './store-inbox.js';
 
@@ -9,6 +9,8 @@ export interface StudioStore {
   /** The URL without its password, for the page. */
   label: string;
   monitor: StoreMonitor;
+  /** One pool and one LISTEN connection for every run and task the playground submits and follows. */
+  connection: StoreConnection;
   inbox: StoreInbox;
   /** Aborted when the studio closes: it stops waiting for its runs (they stay in the store and run on). */
   signal: AbortSignal;
@@ -24,17 +26,22 @@ export async function openStudioStore(sources: { option?: string | undefined; co
   const url = resolveStoreUrl({ ...(sources.option ? { option: sources.option } : {}), ...(sources.config ? { config: sources.config } : {}) });
   if (url === undefined) return undefined;
   const monitor = await openStoreMonitor(url);
+  const connection = await openStoreConnection(url).catch(async (error: unknown) => {
+    await monitor.close();
+    throw error;
+  });
   const inbox = createStoreInbox(url, monitor, events, redact);
   const stopping = new AbortController();
   return {
     url,
     label: describeStore(url),
     monitor,
+    connection,
     inbox,
     signal: stopping.signal,
     async close() {
       stopping.abort();
-      await monitor.close();
+      await Promise.all([monitor.close(), connection.close()]);
     },
   };
 }
