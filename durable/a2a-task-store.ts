@@ -86,7 +86,11 @@ export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly 
 
 /** `tasks/list`: newest status first (then task id), filtered and paged as the SDK's in-memory store does. */
 async function listTasks(pool: Pool, scope: [string, string, string], params: ListTasksRequest): Promise<ListTasksResponse> {
+  if (params.pageSize !== undefined && !Number.isInteger(params.pageSize)) throw new RequestMalformedError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE} (got ${JSON.stringify(params.pageSize)})`);
   const pageSize = Math.min(Math.max(params.pageSize ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  if (params.statusTimestampAfter && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
+    throw new RequestMalformedError(`statusTimestampAfter must be an ISO 8601 timestamp, such as "2026-11-23T10:00:00Z" (got ${JSON.stringify(String(params.statusTimestampAfter).slice(0, 60))})`);
+  }
   const conditions = ['agent = $1', 'tenant = $2', 'owner = $3'];
   const values: unknown[] = [...scope];
   const add = (condition: (placeholder: string) => string, value: unknown): void => {
@@ -96,7 +100,7 @@ async function listTasks(pool: Pool, scope: [string, string, string], params: Li
   if (params.contextId) add((p) => `context_id = ${p}`, textOf('context id', params.contextId));
   if (params.status !== undefined && params.status !== 0) add((p) => `state = ${p}`, params.status);
   // The timestamps are ISO strings the executor writes; the filter compares instants, as the SDK does.
-  if (params.statusTimestampAfter) add((p) => `status_timestamp <> '' AND status_timestamp::timestamptz > ${p}::timestamptz`, params.statusTimestampAfter);
+  if (params.statusTimestampAfter) add((p) => `status_timestamp <> '' AND status_timestamp::timestamptz > ${p}::timestamptz`, new Date(params.statusTimestampAfter).toISOString());
   const filtered = conditions.join(' AND ');
   const total = await pool.query<{ count: string }>(`SELECT count(*) AS count FROM ${SCHEMA}.a2a_tasks WHERE ${filtered}`, values);
   if (params.pageToken) {

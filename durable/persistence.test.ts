@@ -157,6 +157,11 @@ describe('A2A tasks in the store', () => {
     expect(next.tasks.map((task) => task.id)).toEqual([first.id]);
     expect(next.nextPageToken).toBe('');
     expect(answerOf(next.tasks[0] as Task)).toEqual({ $case: 'text', value: 'echo: one' });
+    // A filter the database cannot read is the caller's mistake, said as such (not PostgreSQL's error).
+    const badTimestamp = client.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 2, pageToken: '', historyLength: undefined, statusTimestampAfter: 'yesterday', includeArtifacts: false });
+    await expect(badTimestamp).rejects.toThrow(/statusTimestampAfter must be (a valid|an) ISO 8601/);
+    const after = await client.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 10, pageToken: '', historyLength: undefined, statusTimestampAfter: '2000-01-01T00:00:00Z', includeArtifacts: false });
+    expect(after.tasks).toHaveLength(3);
   }, 120_000);
 });
 

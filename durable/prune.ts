@@ -39,7 +39,9 @@ export async function pruneFinishedRuns(pool: Pool, dbos: DbosWorkflows, cutoff:
   const total = { runs: 0, events: 0, calls: 0, approvals: 0, modelReplies: 0 };
   const tried = new Set<string>();
   for (;;) {
-    const ids = (await finishedBefore(pool, dbos, cutoff, BATCH)).filter((id) => !tried.has(id));
+    // Runs looked at already (kept: DBOS still has them as unfinished) are left out of the query itself,
+    // so a batch full of them does not end the round before the finished runs after them.
+    const ids = (await finishedBefore(pool, dbos, cutoff, BATCH, [...tried])).filter((id) => !tried.has(id));
     if (ids.length === 0) return total;
     for (const id of ids) tried.add(id);
     const unfinished = new Set((await dbos.listWorkflows({ workflowIDs: ids, status: [...UNFINISHED], loadInput: false, loadOutput: false })).map((status) => status.workflowID));
@@ -79,10 +81,10 @@ export async function pruneOnce(pool: Pool, dbos: DbosWorkflows, cutoff: Date): 
  * Ids of runs that ended before the cutoff: by our `end` event, or by DBOS's completion time (a
  * workflow that failed in DBOS itself wrote no `end` event).
  */
-async function finishedBefore(pool: Pool, dbos: DbosWorkflows, cutoff: Date, limit: number): Promise<string[]> {
+async function finishedBefore(pool: Pool, dbos: DbosWorkflows, cutoff: Date, limit: number, skip: string[]): Promise<string[]> {
   const { rows } = await pool.query<{ run_id: string }>(
-    `SELECT DISTINCT run_id FROM ${SCHEMA}.run_events WHERE kind = 'end' AND created_at < $1 LIMIT $2`,
-    [cutoff, limit],
+    `SELECT DISTINCT run_id FROM ${SCHEMA}.run_events WHERE kind = 'end' AND created_at < $1 AND NOT (run_id = ANY($3::text[])) LIMIT $2`,
+    [cutoff, limit, skip],
   );
   const ended = await dbos.listWorkflows({
     workflowName: [RUN_WORKFLOW, TASK_WORKFLOW],

@@ -350,16 +350,22 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
       await room;
       const server = await create();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: (closed) => forgetShared(closed), maxRequestBodySize: limits.maxBodyBytes });
-      await server.connect(transport);
-      tagServerRequests(transport, id, log);
-      const primed = await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', id: 'agent-spaces-restore', method: 'initialize', params: init }));
-      const answer = await primed.text();
-      if (primed.status !== 200 || !answer.includes('"result"')) {
+      const cannotTakeUp = (reason: string): Refusal => {
         void server.close().catch(() => undefined);
-        log(`MCP session ${id}: could not be taken up here (${primed.status}: ${answer.slice(0, 200)})`);
+        log(`MCP session ${id}: could not be taken up here (${reason})`);
         return { status: 404, code: -32001, message: 'session not found: it could not be taken up on this replica; start a new one with initialize' };
+      };
+      try {
+        await server.connect(transport);
+        tagServerRequests(transport, id, log);
+        const primed = await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', id: 'agent-spaces-restore', method: 'initialize', params: init }));
+        const answer = await primed.text();
+        if (primed.status !== 200 || !answer.includes('"result"')) return cannotTakeUp(`${primed.status}: ${answer.slice(0, 200)}`);
+        await (await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', method: 'notifications/initialized' }, id))).text();
+      } catch (error) {
+        // The new server instance must not outlive a take-up that failed half-way.
+        return cannotTakeUp(errorMessage(error));
       }
-      await (await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', method: 'notifications/initialized' }, id))).text();
       const fetchable = toNodeHandler({ fetch: (request, options) => transport.handleRequest(request, options?.parsedBody === undefined ? {} : { parsedBody: options.parsedBody }) }, { maxRequestBodySize: limits.maxBodyBytes });
       const session: Session = {
         id,

@@ -25,9 +25,10 @@ export async function agentServeCommand(options: AgentServeCommandOptions): Prom
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   let stop: () => Promise<void>;
   let stdio = false;
-  const store = resolveStoreUrl(options.store ? { option: options.store } : {});
   if (options.store !== undefined && options.a2a === undefined) throw new UsageError('--store applies to A2A serving (--a2a <port>): an MCP agent server keeps no tasks');
   if (options.a2a !== undefined) {
+    // Only A2A serving reads the store ($AGENT_SPACES_STORE too): a bad value must not stop an MCP agent server.
+    const store = resolveStoreUrl(options.store ? { option: options.store } : {});
     // With a store, tasks/get answers from it: on any replica, and after a restart.
     const taskStores = store === undefined ? undefined : await openA2ATaskStores(store);
     const running = await serveAgentDirsA2A(
