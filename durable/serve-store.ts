@@ -2,6 +2,7 @@ import type { RunResult } from '../core/index.js';
 import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
 import { DurableError } from './durable-error.js';
 import { readRunEnd } from './run-events.js';
+import { SCHEMA } from './store.js';
 import { createSessionStore, type SessionStore } from './session-store.js';
 import { openStoreConnection } from './store-connection.js';
 import { submitRun, type SubmitRunOptions } from './submit-run.js';
@@ -21,6 +22,8 @@ export interface ServeStore {
    * stands) or belongs to another run.
    */
   decide(runId: string, id: string, decision: { approved: boolean; reason?: string }): Promise<boolean>;
+  /** Whether the run has any event in the store (it started, at least): false once retention deleted it. */
+  hasEvents(runId: string): Promise<boolean>;
   /** The result a finished run ended with, as `submitRun` gave it (run id included); undefined while it runs, or once pruned. */
   runResult(runId: string): Promise<(RunResult & { runId: string }) | undefined>;
   readonly sessions: SessionStore;
@@ -51,6 +54,10 @@ export async function openServeStore(url: string, options: { sessionIdleMs: numb
         if (error instanceof DurableError && error.code === 'APPROVAL_DECIDED') return false;
         throw error;
       }
+    },
+    async hasEvents(runId) {
+      const { rows } = await pool.query(`SELECT 1 FROM ${SCHEMA}.run_events WHERE run_id = $1 LIMIT 1`, [runId]);
+      return rows.length > 0;
     },
     async runResult(runId) {
       const result = await readRunEnd(pool, runId);

@@ -273,6 +273,50 @@ describe('serve replicas sharing a store', () => {
   }, LONG);
 });
 
+describe('serve with a store, a run deleted by retention', () => {
+  it('refuses a retry whose run is no longer in the store, and does not run the program again', async () => {
+    const call = (requestState?: string, inputResponses?: Record<string, unknown>) =>
+      fetch(replicas[0]?.url ?? '', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'execute_code',
+            arguments: { code: SEND.replaceAll("'parcel'", "'pallet'") },
+            ...(requestState === undefined ? {} : { requestState, inputResponses }),
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+          },
+        }),
+      }).then(async (response) => (await response.json()) as { result?: { requestState?: string; inputRequests?: Record<string, unknown>; isError?: boolean; content?: { text: string }[] } });
+    const first = await call();
+    const requestState = first.result?.requestState ?? '';
+    const approvalIds = Object.keys(first.result?.inputRequests ?? {});
+    expect(requestState).not.toBe('');
+    expect(approvalIds).toHaveLength(1);
+    // Retention deletes the run's rows (as `store prune` would once it ended): here, by hand.
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: store });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ run_id: string }>('SELECT run_id FROM agent_spaces.approvals WHERE id = $1', [approvalIds[0]]);
+      await db.query('DELETE FROM agent_spaces.run_events WHERE run_id = $1', [rows[0]?.run_id]);
+    } finally {
+      await db.end();
+    }
+    const retry = await call(requestState, { [approvalIds[0] ?? '']: { action: 'accept', content: { approve: true } } });
+    expect(retry.result?.isError).toBe(true);
+    expect(retry.result?.content?.[0]?.text).toMatch(/no longer in the store/);
+    expect(space.effects()).not.toContain('send pallet');
+    // (Here the run itself still waits on the worker, its rows deleted under it: deny it, so it ends.)
+    const { openApprovals } = await import('../durable/index.js');
+    const approvals = await openApprovals(store);
+    await approvals.decide(approvalIds[0] ?? '', { approved: false, reason: 'test over' }).finally(() => approvals.close());
+  }, LONG);
+});
+
 describe('serve with a store and no worker', () => {
   it('tells the client no worker is running, and queues nothing', async () => {
     const empty = await cluster.createDatabase('serve_store_no_worker');

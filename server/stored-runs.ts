@@ -104,6 +104,9 @@ export class StoredRuns {
     } else {
       const state = this.#open(requestState);
       if ('refused' in state) return { kind: 'refused', message: state.refused };
+      // A run that asked for approval has events; none means retention deleted it: following its id
+      // again would enqueue the program anew and perform its calls a second time.
+      if (!(await this.#store.hasEvents(state.run))) return { kind: 'refused', message: `run ${state.run} is no longer in the store (deleted by retention); run the program again` };
       for (const approvalId of state.approvals) {
         const decision = answer(approvalId);
         // A replayed state cannot change a decision: the first one stands.
