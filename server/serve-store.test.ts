@@ -50,6 +50,26 @@ function textOf(result: unknown): string {
   return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
 }
 
+/** A 2026-07-28 `execute_code` request as raw HTTP (no SDK): `extra` adds params such as requestState. */
+async function rawExecuteCode(url: string, code: string, extra: Record<string, unknown> = {}): Promise<{ result?: { requestState?: string; inputRequests?: Record<string, unknown>; isError?: boolean; content?: { text: string }[] } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'execute_code',
+        arguments: { code },
+        ...extra,
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+      },
+    }),
+  });
+  return (await response.json()) as Awaited<ReturnType<typeof rawExecuteCode>>;
+}
+
 async function startReplica(storeUrl: string): Promise<RunningServer> {
   const logs: string[] = [];
   replicaLogs.push(logs);
@@ -234,22 +254,7 @@ describe('serve replicas sharing a store', () => {
   }, LONG);
 
   it('refuses a forged requestState, and a 2026-07-28 client without elicitation waits for a decision in the store', async () => {
-    const forged = await fetch(replicas[1]?.url ?? '', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'execute_code',
-          arguments: { code: SEND },
-          requestState: 'v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
-          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
-        },
-      }),
-    });
-    const body = (await forged.json()) as { result?: { isError?: boolean; content?: { text: string }[] } };
+    const body = await rawExecuteCode(replicas[1]?.url ?? '', SEND, { requestState: 'v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
     expect(body.result?.isError).toBe(true);
     expect(body.result?.content?.[0]?.text).toMatch(/not sealed by a server of this store/);
 
@@ -275,22 +280,8 @@ describe('serve replicas sharing a store', () => {
 
 describe('serve with a store, a run deleted by retention', () => {
   it('refuses a retry whose run is no longer in the store, and does not run the program again', async () => {
-    const call = (requestState?: string, inputResponses?: Record<string, unknown>) =>
-      fetch(replicas[0]?.url ?? '', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name: 'execute_code',
-            arguments: { code: SEND.replaceAll("'parcel'", "'pallet'") },
-            ...(requestState === undefined ? {} : { requestState, inputResponses }),
-            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
-          },
-        }),
-      }).then(async (response) => (await response.json()) as { result?: { requestState?: string; inputRequests?: Record<string, unknown>; isError?: boolean; content?: { text: string }[] } });
+    const code = SEND.replaceAll("'parcel'", "'pallet'");
+    const call = (requestState?: string, inputResponses?: Record<string, unknown>) => rawExecuteCode(replicas[0]?.url ?? '', code, requestState === undefined ? {} : { requestState, inputResponses });
     const first = await call();
     const requestState = first.result?.requestState ?? '';
     const approvalIds = Object.keys(first.result?.inputRequests ?? {});
