@@ -1,5 +1,6 @@
 import { expireApprovals, getStoredApproval, type StoredApproval } from './approval-store.js';
-import { APPROVALS_CHANNEL, connectClient, storeUnavailable, type Pool } from './store.js';
+import { APPROVALS_CHANNEL, type Pool } from './store.js';
+import { listenToStore } from './store-listener.js';
 
 export interface ApprovalWaiter {
   /** Resolves when the approval is decided (by anyone, or by its deadline passing). */
@@ -12,19 +13,18 @@ export interface ApprovalWaiter {
  * is decided (`agent-spaces approvals approve` notifies), a timer at each deadline denies.
  */
 export async function createApprovalWaiter(url: string, pool: Pool): Promise<ApprovalWaiter> {
-  const client = await connectClient(url);
-  client.on('error', () => undefined); // the worker's liveness connection reports a lost store
   const waiting = new Map<string, Set<() => void>>();
-  client.on('notification', (message) => {
-    for (const check of waiting.get(message.payload ?? '') ?? []) check();
-  });
-  try {
-    await client.query(`LISTEN ${APPROVALS_CHANNEL}`);
-  } catch (error) {
-    // Not started: its connection goes too, or every failed start would leave one open.
-    await client.end().catch(() => undefined);
-    throw storeUnavailable(url, error);
-  }
+  // Reopened when it ends; decisions made meanwhile sent notifications nobody heard: every wait looks again.
+  const listener = await listenToStore(
+    url,
+    [APPROVALS_CHANNEL],
+    (approvalId) => {
+      for (const check of waiting.get(approvalId) ?? []) check();
+    },
+    () => {
+      for (const checks of waiting.values()) for (const check of checks) check();
+    },
+  );
   return {
     wait(approval) {
       return new Promise<StoredApproval>((resolve, reject) => {
@@ -54,8 +54,6 @@ export async function createApprovalWaiter(url: string, pool: Pool): Promise<App
         check(); // decided between the request and now
       });
     },
-    async close() {
-      await client.end().catch(() => undefined);
-    },
+    close: () => listener.close(),
   };
 }

@@ -1,7 +1,8 @@
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { migrateDbosSchema } from './dbos-schema.js';
 import { liveWorkers } from './liveness.js';
-import { connectClient, createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable, type Client, type Pool } from './store.js';
+import { createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable, type Pool } from './store.js';
+import { listenToStore, type StoreListener } from './store-listener.js';
 import { APPLICATION_NAME } from './workflow-names.js';
 
 /**
@@ -21,66 +22,25 @@ export interface StoreConnection {
   close(): Promise<void>;
 }
 
-/** How long after losing its LISTEN connection (or failing to open another) a store connection tries again. */
-const RELISTEN_MS = 1000;
-
 export async function openStoreConnection(url: string, poolSize: number): Promise<StoreConnection> {
   const pool = createPool(url, poolSize);
   const followers = new Map<string, Set<() => void>>();
-  let listener: Client | undefined;
-  let relistening: NodeJS.Timeout | undefined;
-  let closed = false;
-
-  async function listen(): Promise<Client> {
-    const client = await connectClient(url);
-    client.on('error', () => lost(client));
-    client.on('end', () => lost(client));
-    client.on('notification', (message) => {
-      for (const wake of followers.get(message.payload ?? '') ?? []) wake();
-    });
-    try {
-      await client.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
-    }
-    return client;
-  }
-
-  /**
-   * The LISTEN connection ended (the store restarted, a proxy cut it): another is opened, or the
-   * runs this process follows would only be looked at by their slow poll from then on.
-   */
-  function lost(client: Client): void {
-    if (listener !== client) return;
-    listener = undefined;
-    void client.end().catch(() => undefined);
-    relisten();
-  }
-
-  function relisten(): void {
-    if (closed || relistening !== undefined) return;
-    relistening = setTimeout(() => {
-      listen().then(
-        (client) => {
-          relistening = undefined;
-          if (closed) return void client.end().catch(() => undefined);
-          listener = client;
-          // Notifications sent while nobody listened are lost: every follower looks again.
-          for (const wakes of followers.values()) for (const wake of wakes) wake();
-        },
-        () => {
-          relistening = undefined;
-          relisten();
-        },
-      );
-    }, RELISTEN_MS);
-    relistening.unref();
-  }
+  const wakeAll = (): void => {
+    for (const wakes of followers.values()) for (const wake of wakes) wake();
+  };
+  let listener: StoreListener | undefined;
 
   try {
     await ensureStoreSchema(url, pool);
-    listener = await listen();
+    listener = await listenToStore(
+      url,
+      [RUN_EVENTS_CHANNEL],
+      (runId) => {
+        for (const wake of followers.get(runId) ?? []) wake();
+      },
+      // Notifications sent while the connection was down are lost: every follower looks again.
+      wakeAll,
+    );
     let dbos: DBOSClient;
     try {
       // The first submitter may come before any worker created DBOS's tables.
@@ -108,16 +68,13 @@ export async function openStoreConnection(url: string, poolSize: number): Promis
         return looking;
       },
       async close() {
-        closed = true;
-        clearTimeout(relistening);
-        await listener?.end().catch(() => undefined);
+        await listener?.close();
         await dbos.destroy().catch(() => undefined);
         await pool.end().catch(() => undefined);
       },
     };
   } catch (error) {
-    closed = true;
-    await listener?.end().catch(() => undefined);
+    await listener?.close();
     await pool.end().catch(() => undefined);
     throw error;
   }

@@ -7,7 +7,8 @@ import { decideStoredApproval, getStoredApproval, listStoredApprovals, type Stor
 import { DurableError } from './durable-error.js';
 import { liveWorkers } from './liveness.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
-import { APPROVALS_CHANNEL, connectClient, openStorePool, RUN_EVENTS_CHANNEL, storeUnavailable, type Client } from './store.js';
+import { APPROVALS_CHANNEL, openStorePool, RUN_EVENTS_CHANNEL, storeUnavailable } from './store.js';
+import { listenToStore, type StoreListener } from './store-listener.js';
 import { APPLICATION_NAME, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 /** A run or task of the store, as a list shows it (whoever submitted it). */
@@ -68,38 +69,26 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
     });
     return dbos;
   };
-  let listener: Client | undefined;
-  /** The LISTEN connection being opened: polls meanwhile open no other (each would stay open, unreferenced). */
-  let listening: Promise<void> | undefined;
+  /** Opened by the first `watch` (and tried again by each poll until it opens); it reopens itself after. */
+  let listener: Promise<StoreListener | undefined> | undefined;
+  let listening: StoreListener | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
   function ensureListening(wake: () => void): void {
-    if (closed || listener !== undefined || listening !== undefined) return;
-    listening = listen(wake)
-      .catch(() => undefined) // the next poll tries again
-      .finally(() => {
-        listening = undefined;
-      });
-  }
-
-  async function listen(wake: () => void): Promise<void> {
-    const connection = await connectClient(store);
-    connection.on('error', () => {
-      // The next poll opens another connection.
-      if (listener === connection) listener = undefined;
-      void connection.end().catch(() => undefined);
-    });
-    connection.on('notification', wake);
-    try {
-      await connection.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
-      await connection.query(`LISTEN ${APPROVALS_CHANNEL}`);
-    } catch (error) {
-      await connection.end().catch(() => undefined);
-      throw error;
-    }
-    if (closed) await connection.end().catch(() => undefined);
-    else listener = connection;
+    if (closed || listener !== undefined) return;
+    const opening = listenToStore(store, [RUN_EVENTS_CHANNEL, APPROVALS_CHANNEL], wake, wake).then(
+      async (opened) => {
+        if (!closed) return (listening = opened);
+        await opened.close();
+        return undefined;
+      },
+      () => {
+        listener = undefined; // the next poll tries again
+        return undefined;
+      },
+    );
+    listener = opening;
   }
 
   return {
@@ -144,7 +133,7 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
       if (timer) clearInterval(timer);
       // One still being opened ends itself when it finds the monitor closed (not awaited: a store that
       // does not answer would hold the studio's stop for as long as its connection attempt).
-      await listener?.end().catch(() => undefined);
+      await listening?.close();
       const opened = await dbos?.catch(() => undefined);
       await opened?.destroy().catch(() => undefined);
       await pool.end().catch(() => undefined);
