@@ -167,8 +167,8 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(body.result).toMatchObject({ success: true, result: 'played' });
     expect(body.worker).toMatchObject({ attempts: 1 });
     expect(space.effects()).toContain('record from the playground');
-    expect(stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId, executorId: body.worker?.executorId, attempt: 1 }));
-    expect(stream.seen).toContainEqual(expect.objectContaining({ type: 'run-log', runId, message: 'recorded' }));
+    await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId, executorId: body.worker?.executorId, attempt: 1 }));
+    await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-log', runId, message: 'recorded' }));
 
     const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean }[] }>('GET', '/api/runs');
     expect(listed.body.runs.find((run) => run.id === runId)).toMatchObject({ kind: 'stored-run', status: 'SUCCESS', success: true });
@@ -199,7 +199,7 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(body.result).toMatchObject({ success: true, result: 'survived' });
     expect(body.worker).toMatchObject({ attempts: 2 });
     expect(body.worker?.executorId).not.toBe(first.executorId);
-    expect(stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId: body.runId, attempt: 2, replayedCalls: 1 }));
+    await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId: body.runId, attempt: 2, replayedCalls: 1 }));
     expect(space.effects().filter((line) => line === 'record before the kill')).toHaveLength(1);
   });
 
@@ -210,8 +210,9 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(body).toMatchObject({ success: true, summary: 'Recorded it.', result: { recorded: 1 } });
     expect(body.worker?.executorId).toEqual(expect.any(String));
     expect(space.effects()).toContain('record from a task');
-    const steps = stream.seen.filter((event) => event.type === 'task-event' && event.runId === body.taskId).map((event) => (event.event as { type: string }).type);
-    expect(steps).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']));
+    // The page's event stream is another connection: its last events may arrive just after the answer.
+    const steps = (): string[] => stream.seen.filter((event) => event.type === 'task-event' && event.runId === body.taskId).map((event) => (event.event as { type: string }).type);
+    await expect.poll(steps).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']));
     const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean; title: string }[] }>('GET', '/api/runs');
     expect(listed.body.runs.find((run) => run.id === body.taskId)).toMatchObject({ kind: 'stored-task', status: 'SUCCESS', success: true, title: 'record one item' });
   });
