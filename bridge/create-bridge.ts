@@ -1,4 +1,4 @@
-import { EncodedJson, ToolCallError, errorMessage } from '../core/index.js';
+import { EncodedJson, ToolCallError, errorMessage, utf8SizeOver } from '../core/index.js';
 import type {
   ApprovalHandler,
   CallAccess,
@@ -133,7 +133,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
 
-  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; json: string; sizeBytes: number }> {
+  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; json: EncodedJson }> {
     const target = resolveTarget(params, context.access);
     const { capability, function: spec } = target;
     const subject = `tool "${spec.toolName}" of capability "${capability.module}"`;
@@ -231,8 +231,10 @@ export function createBridge(options: BridgeOptions): Bridge {
       }
     }
 
-    const { json, sizeBytes } = measure(value, subject, names);
-    if (sizeBytes > maxResultBytes) {
+    const json = new EncodedJson(serialize(value, subject, names));
+    // Most results are far enough under the cap to need no count.
+    const sizeBytes = utf8SizeOver(json.text, maxResultBytes);
+    if (sizeBytes !== undefined) {
       throw new ToolCallError(
         'RESULT_TOO_LARGE',
         `${subject} returned ${formatBytes(sizeBytes)}, over the ${formatBytes(maxResultBytes)} cap (maxResultBytes): ask for less (filter, paginate) or raise the cap`,
@@ -240,7 +242,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         { details: { sizeBytes, maxResultBytes } },
       );
     }
-    return { value, json, sizeBytes };
+    return { value, json };
   }
 
   /**
@@ -295,7 +297,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     return args as Record<string, unknown>;
   }
 
-  const perform = async (params: CapabilityCallParams, context: CallContext): Promise<{ value: unknown; json: string; sizeBytes: number }> => {
+  const perform = async (params: CapabilityCallParams, context: CallContext): Promise<{ value: unknown; json: EncodedJson }> => {
     callCount += 1;
     const callId = `call-${callCount}`;
     const base = { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
@@ -304,7 +306,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     if (listeners.size > 0) emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
     try {
       const done = await dispatch(params, context, callId);
-      if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes: done.sizeBytes, timestamp: new Date().toISOString() });
+      if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes: done.json.bytes, timestamp: new Date().toISOString() });
       return done;
     } catch (error) {
       const failure = withoutSecrets(
@@ -327,8 +329,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   const handle: CapabilityCallHandler = async (params, context) => (await perform(params, context)).value;
   const handleEncoded = async (params: CapabilityCallParams, context: CallContext): Promise<EncodedJson> => {
-    const { json, sizeBytes } = await perform(params, context);
-    return new EncodedJson(json, sizeBytes);
+    return (await perform(params, context)).json;
   };
 
   return {
@@ -368,15 +369,12 @@ function describeResultIssue(issue: SchemaIssue): string {
 }
 
 /** The value's JSON text and its UTF-8 size: the text the sandbox receives, measured once. */
-function measure(value: unknown, subject: string, names: { capability: string; function: string }): { json: string; sizeBytes: number } {
-  let json: string | undefined;
+function serialize(value: unknown, subject: string, names: { capability: string; function: string }): string {
   try {
-    json = JSON.stringify(value ?? null);
+    return JSON.stringify(value ?? null) ?? 'null';
   } catch (error) {
     throw new ToolCallError('INVALID_RESULT', `${subject} returned a value that is not JSON-serialisable: ${errorMessage(error)}`, names, { cause: error });
   }
-  json ??= 'null';
-  return { json, sizeBytes: Buffer.byteLength(json, 'utf8') };
 }
 
 function formatBytes(bytes: number): string {

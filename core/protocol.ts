@@ -33,15 +33,19 @@ export interface WireError {
 }
 
 /**
- * A call's result already serialized as JSON text by the host (the bridge measures its size on these
- * bytes). The runtime sends the text on as it is: one serialization per hop.
+ * A call's result already serialized as JSON text by the host. The runtime sends the text on as it
+ * is: one serialization per hop. Its UTF-8 size is counted only where something needs it.
  */
 export class EncodedJson {
-  constructor(
-    readonly text: string,
-    /** UTF-8 length of `text`. */
-    readonly bytes: number,
-  ) {}
+  #bytes: number | undefined;
+
+  constructor(readonly text: string) {}
+
+  /** UTF-8 length of `text`, counted on first use (a pass over the text). */
+  get bytes(): number {
+    this.#bytes ??= Buffer.byteLength(this.text, 'utf8');
+    return this.#bytes;
+  }
 }
 
 /**

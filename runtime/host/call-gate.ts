@@ -8,8 +8,11 @@ import { EncodedJson, WIRE_ERROR_CODES, toWireError, type CallContext, type Capa
 import type { RunLimits } from '../sandbox.js';
 
 export interface CallGate {
-  /** A call the program made: `argsJson` is untrusted JSON text. Answered through `reply`. */
-  submit(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
+  /**
+   * A call the program made: `argsJson` is untrusted JSON text, `argsBytes` its UTF-8 size when the
+   * caller counted it already (the bytes of a worker's frame). Answered through `reply`.
+   */
+  submit(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode, argsBytes?: number): void;
   /** Calls accepted so far (refused ones not counted). */
   readonly calls: number;
   /** Calls accepted and not yet answered. */
@@ -113,11 +116,11 @@ export function createCallGate(options: CallGateOptions): CallGate {
     get outstanding() {
       return active + queue.length;
     },
-    submit(id, capability, fn, argsJson, resultMode) {
+    submit(id, capability, fn, argsJson, resultMode, argsBytes) {
       if (closed) return;
       const target = { capability, function: fn };
       if (calls >= limits.maxCalls) return refuse(id, callLimitError(capability, fn, limits.maxCalls));
-      const bytes = Buffer.byteLength(argsJson, 'utf8');
+      const bytes = argsBytes ?? Buffer.byteLength(argsJson, 'utf8');
       if (bytes > limits.maxArgumentBytes) return refuse(id, argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes));
       if (active >= limits.maxConcurrentCalls && queuedBytes + bytes > maxQueuedBytes) {
         return refuse(id, {

@@ -7,6 +7,7 @@
  */
 import ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
+import { utf8SizeOver } from '../../core/utf8-size.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
 import { argumentLimitError, callLimitError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
@@ -97,17 +98,45 @@ export interface PreparedIsolate {
  */
 export type IsolateThreading = 'pool' | 'caller';
 
+/** Isolates that execute on isolated-vm's threads, not disposed yet (see {@link disposeOnExit}). */
+const onThreads = new Set<ivm.Isolate>();
+
+let exitHookInstalled = false;
+
+/**
+ * At exit, isolated-vm joins its threads: one still executing a program (a run in the background, a
+ * loop) would keep the process from ever ending. Disposing its isolate stops it. A thread waiting in
+ * one of the isolate's synchronous callbacks is not released by this, so host code a run sets off is
+ * kept out of those callbacks (see `toHost` in startIsolateRun).
+ */
+function disposeOnExit(isolate: ivm.Isolate): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', disposeAllOnThreads);
+  }
+  for (const known of onThreads) if (known.isDisposed) onThreads.delete(known);
+  onThreads.add(isolate);
+}
+
+function disposeAllOnThreads(): void {
+  for (const isolate of onThreads) if (!isolate.isDisposed) isolate.dispose();
+  onThreads.clear();
+}
+
 export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreading = 'pool'): PreparedIsolate {
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+  if (threading === 'pool') disposeOnExit(isolate);
   let handlers: IsolateHandlers | undefined;
   const context = isolate.createContextSync();
   const send = (...args: Parameters<IsolateHandlers['send']>): void => handlers?.send(...args);
+  const complete = (ok: boolean, json: string): void => handlers?.complete(ok, json);
   const callbacks = [
     // On the pool, not waited for by the isolate: a call costs one thread hop less. On the caller's
     // thread, a plain call: the host records it before the isolate goes on.
     threading === 'pool' ? new ivm.Callback(send, { ignored: true }) : new ivm.Callback(send),
     new ivm.Callback((level: string, message: string) => handlers?.writeLog(level, message) ?? false),
-    new ivm.Callback((ok: boolean, json: string) => handlers?.complete(ok, json)),
+    // Its answer is not used: on the pool it does not hold an isolate thread while the host reads it.
+    threading === 'pool' ? new ivm.Callback(complete, { ignored: true }) : new ivm.Callback(complete),
     // Synchronous in both threadings: the host knows a timer before the isolate goes on, so the
     // deadlock check never misses one.
     new ivm.Callback((start: boolean, id: number, delayMs: number, repeat: boolean) => handlers?.timer(start, id, delayMs, repeat)),
@@ -161,6 +190,17 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   }
   const ready = prepared ?? prepareIsolate(limits.memoryLimitMb, threading);
   const onCaller = threading === 'caller';
+  /**
+   * Hands the host what a run produced (its outcome, a log line). On isolate threads, the isolate's
+   * synchronous callbacks (complete, writeLog) keep an isolate thread waiting until they return, so
+   * host code they would set off — the caller's continuation, an onLog handler — runs in a later turn,
+   * in order: a `process.exit()` in it would otherwise wait forever for that thread (seen: a script
+   * that exited right after its last in-process run hung).
+   */
+  const toHost = (deliver: () => void): void => {
+    if (onCaller) deliver();
+    else setImmediate(deliver);
+  };
   const { isolate } = ready;
   const deliverReference = ready.deliver;
   /** The program's pending timers (see sandbox-timers.ts); wakeTimer runs one that is due. */
@@ -179,7 +219,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     // Timers still pending when the run ends are dropped: none fires after it.
     timers.clearAll();
     outbox = [];
-    resolveOutcome({ ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - started });
+    const ended: IsolateOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - started };
+    toHost(() => resolveOutcome(ended));
     // A program refused from inside one of its callbacks may go on running below this frame (a loop
     // that catches the output error): on the caller's thread, disposing ends it now (measured: within a
     // few calls). Otherwise dispose once the current turn is over — off the path of the result (a
@@ -360,8 +401,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     const text = String(argsJson);
     // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
     // never reach the pipe (where a frame past the host's limit would cost the whole worker).
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > limits.maxArgumentBytes) return reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
+    const bytes = utf8SizeOver(text, limits.maxArgumentBytes);
+    if (bytes !== undefined) return reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
     port.call(id, String(capability), String(fn), text, resultMode === 'full' ? 'full' : 'value');
   };
 
@@ -373,7 +414,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       fail(outputLimitError('console output', limits.maxOutputBytes), false, { stopNow: true });
       return false;
     }
-    port.log(known, text);
+    toHost(() => port.log(known, text));
     return true;
   };
 
@@ -385,8 +426,9 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       return fail(error);
     }
     const text = String(json);
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (!budget.take(bytes)) return fail(outputLimitError(`the result (${bytes} bytes of JSON)`, limits.maxOutputBytes));
+    // The result is the last output counted: it needs only to fit in what is left.
+    const bytes = utf8SizeOver(text, budget.max - budget.used);
+    if (bytes !== undefined) return fail(outputLimitError(`the result (${bytes} bytes of JSON)`, limits.maxOutputBytes));
     finish({ success: true, resultJson: text });
   };
 

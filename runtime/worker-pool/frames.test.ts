@@ -17,8 +17,31 @@ describe('frames', () => {
     whole.push(bytes);
     for (const { frames, violations } of [split, whole]) {
       expect(violations).toEqual([]);
-      expect(frames).toEqual([{ header: '{"t":"a"}', body: 'body ✓ 𝄞' }, { header: '{"t":"b"}', body: '' }, { header: '{"t":"c"}', body: '"x"' }]);
+      expect(frames).toEqual([
+        { header: '{"t":"a"}', body: 'body ✓ 𝄞', bodyBytes: Buffer.byteLength('body ✓ 𝄞') },
+        { header: '{"t":"b"}', body: '', bodyBytes: 0 },
+        { header: '{"t":"c"}', body: '"x"', bodyBytes: 3 },
+      ]);
     }
+  });
+
+  it('encodes in one pass: lengths as written, a lone surrogate as U+FFFD', () => {
+    const frame = encodeFrame('{"t":"é"}', 'a\ud800b');
+    expect(frame.readUInt32LE(0)).toBe(frame.length - 4);
+    expect(frame.readUInt32LE(4)).toBe(Buffer.byteLength('{"t":"é"}'));
+    const { push, frames, violations } = reader();
+    push(frame);
+    expect(violations).toEqual([]);
+    expect(frames).toEqual([{ header: '{"t":"é"}', body: 'a\ufffdb', bodyBytes: 5 }]);
+  });
+
+  it('refuses a frame that is not UTF-8 (its size would not be the size of its text), and reads nothing after', () => {
+    const { push, frames, violations } = reader();
+    const frame = encodeFrame('{"t":"x"}', 'abcd');
+    frame.fill(0xff, frame.length - 4);
+    push(Buffer.concat([frame, encodeFrame('{"t":"later"}')]));
+    expect(violations).toEqual(['a frame that is not UTF-8 text']);
+    expect(frames).toEqual([]);
   });
 
   it('refuses a frame announcing more than the limit before buffering it, and reads nothing after', () => {

@@ -4,24 +4,30 @@
  * (a call's arguments, a reply's value, a log line, a run's result). Writes made in one turn of the
  * event loop leave in one system call.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
+import { MAX_UTF8_BYTES_PER_UNIT } from '../../core/utf8-size.js';
 
 export interface Frame {
   header: string;
   body: string;
+  /** The body's size in bytes, as it crossed (its UTF-8 length). */
+  bodyBytes: number;
 }
 
 const PREFIX_BYTES = 8;
 
+/**
+ * Encodes a frame in one pass over its text: the buffer is sized for the longest possible encoding and
+ * the lengths are filled in from what was written (memory beyond it is never touched).
+ */
 export function encodeFrame(header: string, body = ''): Buffer {
-  const headerBytes = Buffer.byteLength(header, 'utf8');
-  const bodyBytes = body === '' ? 0 : Buffer.byteLength(body, 'utf8');
-  const frame = Buffer.allocUnsafe(PREFIX_BYTES + headerBytes + bodyBytes);
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + (header.length + body.length) * MAX_UTF8_BYTES_PER_UNIT);
+  const headerBytes = frame.write(header, PREFIX_BYTES, 'utf8');
+  const bodyBytes = body === '' ? 0 : frame.write(body, PREFIX_BYTES + headerBytes, 'utf8');
   frame.writeUInt32LE(4 + headerBytes + bodyBytes, 0);
   frame.writeUInt32LE(headerBytes, 4);
-  frame.write(header, PREFIX_BYTES, 'utf8');
-  if (bodyBytes > 0) frame.write(body, PREFIX_BYTES + headerBytes, 'utf8');
-  return frame;
+  return frame.subarray(0, PREFIX_BYTES + headerBytes + bodyBytes);
 }
 
 /** Writes frames to `socket`, coalescing the frames of one turn into one write. */
@@ -94,8 +100,14 @@ export function createFrameReader(options: { maxFrameBytes: number | (() => numb
         options.onViolation('a frame whose header is longer than the frame');
         return;
       }
+      // Sizes are counted on the bytes that crossed; text that is not UTF-8 would decode to more.
+      if (!isUtf8(frame.subarray(PREFIX_BYTES))) {
+        broken = true;
+        options.onViolation('a frame that is not UTF-8 text');
+        return;
+      }
       const bodyStart = PREFIX_BYTES + headerBytes;
-      options.onFrame({ header: frame.toString('utf8', PREFIX_BYTES, bodyStart), body: frame.toString('utf8', bodyStart) });
+      options.onFrame({ header: frame.toString('utf8', PREFIX_BYTES, bodyStart), body: frame.toString('utf8', bodyStart), bodyBytes: frame.length - bodyStart });
       if (broken) return;
     }
   };

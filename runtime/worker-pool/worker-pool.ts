@@ -163,10 +163,10 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     (child.stderr as Socket | null)?.unref();
     channel.on('data', createFrameReader({
       maxFrameBytes: () => maxFrameBytes,
-      onFrame: ({ header, body }) => {
+      onFrame: ({ header, body, bodyBytes }) => {
         const message = readWorkerHeader(header);
         if (message === undefined) return violation(worker, 'a malformed message');
-        onMessage(worker, message, body);
+        onMessage(worker, message, body, bodyBytes);
       },
       onViolation: (reason) => violation(worker, reason),
     }));
@@ -175,7 +175,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     child.on('exit', (code, signal) => onExit(worker, code, signal));
   };
 
-  const onMessage = (worker: Worker, message: WorkerToHostHeader, body: string): void => {
+  /** `bodyBytes`: the body's size as it crossed the pipe, counted by the frame reader. */
+  const onMessage = (worker: Worker, message: WorkerToHostHeader, body: string, bodyBytes: number): void => {
     if (message.t === 'ready') {
       // A 'ready' after the worker was killed (e.g. by close()) must not unreference it: the host
       // would then end before the exit it waits for (exit code 13).
@@ -192,7 +193,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     if (run === undefined) return;
     switch (message.t) {
       case 'call':
-        if (!run.settled) run.gate.submit(message.id, message.capability, message.fn, body, message.mode);
+        if (!run.settled) run.gate.submit(message.id, message.capability, message.fn, body, message.mode, bodyBytes);
         return;
       case 'log': {
         if (run.settled) return;
@@ -203,7 +204,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         return;
       }
       case 'result':
-        return onResult(worker, run, message, body);
+        return onResult(worker, run, message, body, bodyBytes);
       case 'released':
         clearTimeout(run.releaseTimer);
         worker.runs.delete(run.runId);
@@ -216,7 +217,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     }
   };
 
-  const onResult = (worker: Worker, run: ActiveRun, message: Extract<WorkerToHostHeader, { t: 'result' }>, body: string): void => {
+  const onResult = (worker: Worker, run: ActiveRun, message: Extract<WorkerToHostHeader, { t: 'result' }>, body: string, bodyBytes: number): void => {
     if (run.settled) return;
     const { limits } = run.request;
     if (!message.ok) {
@@ -224,8 +225,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       // A run that ended well within its time did not time out, whatever the worker says.
       const timedOut = message.timedOut && error.code === 'TIMEOUT';
       run.settle({ success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started });
-    } else if (!run.budget.take(Buffer.byteLength(body, 'utf8'))) {
-      run.settle(failedResult(run, outputLimitError(`the result (${Buffer.byteLength(body, 'utf8')} bytes of JSON)`, limits.maxOutputBytes)));
+    } else if (!run.budget.take(bodyBytes)) {
+      run.settle(failedResult(run, outputLimitError(`the result (${bodyBytes} bytes of JSON)`, limits.maxOutputBytes)));
     } else {
       let value: unknown;
       try {
