@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CHUNK_ROWS, bigPayload, digest } from './data.mjs';
+import { BIG_ROWS, CHUNK_ROWS, bigPayload, digest } from './data.mjs';
 import { PACKAGES, buildAgentSpaces, ensurePeers, prefixOf } from './install.js';
 import { median } from '../median.js';
 
@@ -43,7 +43,7 @@ interface Workload {
   /** Why a system has no figure for this workload. */
   na?: Partial<Record<SystemId, string>>;
   /** A measurement that is no program (the driver's `probe`), run instead of `body`. */
-  probe?: { name: string; count: number };
+  probe?: { name: string; count: number; payload?: 'big' | 'chunk' };
 }
 
 const W2_CALLS = 1000;
@@ -127,6 +127,30 @@ const WORKLOADS: Workload[] = [
   },
   { key: 'W5a', label: 'W5a one call returning a 5.7 MB JSON result, returned out of the program', body: 'const data = await big({});\nreturn data;', uses: ['big'], expected: bigPayload(), runs: 2 },
   { key: 'W5b', label: `W5b ${W5B_CALLS} calls each returning 50 KB`, body: W5B, uses: ['chunk'], expected: W5B_CALLS * CHUNK_ROWS, runs: 2 },
+  // Not systems: the JSON work of W5a and W5b alone, on the Node each driver runs — the peers' Node 22
+  // (TanStack's driver, with its isolated-vm 6) and Node 20 (the floor's, isolated-vm 5), Agent Spaces'.
+  {
+    key: 'W5ajson',
+    label: 'W5a JSON work alone (not a system): JSON.stringify the 5.7 MB value on the host, JSON.parse it in a fresh 128 MB isolate',
+    body: '',
+    uses: [],
+    expected: BIG_ROWS,
+    runs: 2,
+    systems: ['tanstack', 'floor'],
+    probe: { name: 'json', count: 1, payload: 'big' },
+    na: { as: 'n/a', utcp: 'n/a' },
+  },
+  {
+    key: 'W5bjson',
+    label: `W5b JSON work alone (not a system): build each 50 KB chunk and JSON.stringify it on the host, JSON.parse it in a fresh 128 MB isolate, ${W5B_CALLS} calls`,
+    body: '',
+    uses: [],
+    expected: W5B_CALLS * CHUNK_ROWS,
+    runs: 2,
+    systems: ['tanstack', 'floor'],
+    probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
+    na: { as: 'n/a', utcp: 'n/a' },
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------- drivers
@@ -317,7 +341,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 /** What `npm run bench -- peers --help` prints. */
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
-  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W6'].join(', ')}); the report then has only their rows
+  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
   --systems as,floor only these systems (as, utcp, tanstack, floor); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
@@ -434,6 +458,11 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     if (workload.systems) for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
     const notes: Partial<Record<SystemId, string>> = { ...workload.na };
     if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = '(direct SDK `Client.callTool`, no sandbox)';
+    if (workload.key === 'W5ajson' || workload.key === 'W5bjson') {
+      // The same code on two Nodes: the second figure against the first says what Node 20's V8 costs.
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.utcp} | ${fmt(values.tanstack, 'ms')} (Node 22, the peers' runtime) | ${fmt(values.floor, 'ms')} (${(values.floor / values.tanstack).toFixed(2)}× on Node 20, Agent Spaces' runtime) |`);
+      continue;
+    }
     if (workload.key === 'W2pipe') {
       // Against the fastest peer's W2 per call: what is left for everything but the process hop.
       const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { digest } from '../data.mjs';
+import { bigPayload, chunkPayload, digest } from '../data.mjs';
 
 const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
 
@@ -74,4 +74,24 @@ export async function serveDriver({ load, setup }) {
 /** `const a = f1, b = f2;` – binds the workload's tool names (`uses`) to a system's own functions. */
 export function prelude(uses, nameOf) {
   return uses.length === 0 ? '' : `const ${uses.map((name) => `${name} = ${nameOf(name)}`).join(', ')};\n`;
+}
+
+/**
+ * The probe `json`: the JSON work every system does for a W5 call, and nothing else — JSON.stringify
+ * the call's result on the host (W5b: building its 50 KB chunk too; W5a: the 5.7 MB value, built once
+ * per process), JSON.parse it inside an isolate (a fresh one per probe, 128 MB as every system uses) —
+ * `count` times, with the isolated-vm `ivm` of the driver's Node. Returns the rows parsed. It measures
+ * what that Node's V8 makes of the same work.
+ */
+export function jsonWork(ivm, { count, payload }) {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  try {
+    const context = isolate.createContextSync();
+    const parse = context.evalSync('(json) => { const value = JSON.parse(json); return (value.items ?? value.rows).length; }', { reference: true });
+    let rows = 0;
+    for (let i = 0; i < count; i++) rows += parse.applySync(undefined, [JSON.stringify(payload === 'big' ? bigPayload() : chunkPayload(i))]);
+    return rows;
+  } finally {
+    isolate.dispose();
+  }
 }

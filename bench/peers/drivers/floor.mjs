@@ -8,7 +8,7 @@
 /* global process, Buffer, URL */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { serveDriver } from './common.mjs';
+import { jsonWork, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 const SYNC = new Set(['echo', 'big', 'chunk']);
@@ -100,7 +100,9 @@ await serveDriver({
           isolate.dispose();
         }
       },
-      async probe({ name, count }) {
+      async probe(request) {
+        const { name, count } = request;
+        if (name === 'json') return jsonWork(ivm, request);
         if (name !== 'pipe') throw new Error(`floor: no probe ${name}`);
         pipe ??= pipeRoundTrips();
         return pipe.roundTrips(count);

@@ -5,20 +5,22 @@
 // ai-code-mode 0.3.4 does not accept, so for W4 a tool wraps an MCP SDK Client (the repo's SDK).
 // Runs on Node 22 with the cache's isolated-vm 6.
 /* global process */
-import { importFrom, prelude, serveDriver } from './common.mjs';
+import { importFrom, jsonWork, prelude, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 await serveDriver({
   async load(options) {
-    const [ai, codeMode, isolateNode, zod] = await Promise.all([
+    const [ai, codeMode, isolateNode, zod, ivm] = await Promise.all([
       importFrom(options.prefix, '@tanstack/ai'),
       importFrom(options.prefix, '@tanstack/ai-code-mode'),
       importFrom(options.prefix, '@tanstack/ai-isolate-node'),
       importFrom(options.prefix, 'zod'),
+      // Only for the `json` probe (the JSON work alone on this Node); the isolated-vm TanStack loads.
+      importFrom(options.prefix, 'isolated-vm'),
     ]);
-    return { ai, codeMode, isolateNode, z: zod.z };
+    return { ai, codeMode, isolateNode, z: zod.z, ivm: ivm.default ?? ivm };
   },
-  async setup({ ai, codeMode, isolateNode, z }, options) {
+  async setup({ ai, codeMode, isolateNode, z, ivm }, options) {
     const { toolDefinition } = ai;
     const define = (name, inputSchema, execute) => toolDefinition({ name, description: name, inputSchema }).server(execute);
     const definitions = [
@@ -45,6 +47,11 @@ await serveDriver({
         const output = await tool.execute({ typescriptCode: prelude(uses, (name) => `external_${name}`) + body });
         if (!output.success) throw new Error(`TanStack run failed: ${JSON.stringify(output.error)}`);
         return output.result;
+      },
+      async probe(request) {
+        const { name, count } = request;
+        if (name !== 'json') throw new Error(`tanstack: no probe ${name}`);
+        return jsonWork(ivm, request);
       },
       async close() {
         await client?.close();
