@@ -49,8 +49,7 @@ await serveDriver({
         return output.result;
       },
       async probe(request) {
-        const { name, count } = request;
-        if (name !== 'json') throw new Error(`tanstack: no probe ${name}`);
+        if (request.name !== 'json') throw new Error(`tanstack: no probe ${request.name}`);
         return jsonWork(ivm, request);
       },
       async close() {
