@@ -5,6 +5,7 @@
  * the cost of compiling and type-checking a program.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -63,6 +64,21 @@ function workerThread(): Promise<void> {
   });
 }
 
+/**
+ * A process's memory from /proc/<pid>/smaps_rollup, in MB: `rss` (VmRSS), `sharedClean` (pages of
+ * files it maps that other processes map too — node's binary, isolated-vm's library), `private` (its
+ * own pages: what one more worker costs), `pss` (private plus its share of the shared pages).
+ */
+function memoryOf(pid: number): { rss: number; sharedClean: number; private: number; pss: number } {
+  const fields = new Map<string, number>();
+  for (const line of readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').split('\n')) {
+    const match = /^(\w+):\s+(\d+) kB/.exec(line);
+    if (match) fields.set(match[1] as string, Number(match[2]) / 1024);
+  }
+  const field = (name: string): number => fields.get(name) ?? Number.NaN;
+  return { rss: field('Rss'), sharedClean: field('Shared_Clean'), private: field('Private_Clean') + field('Private_Dirty'), pss: field('Pss') };
+}
+
 const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
 const msText = (ms: number): string => `${ms.toFixed(2)} ms`;
 
@@ -80,6 +96,12 @@ export async function run(): Promise<string> {
     // With a moment between runs (as between model turns) the next isolate is already prepared.
     const pooledIdleMs = await median(50, () => runOk(pooled, TRIVIAL), 5);
     const inProcessIdleMs = await median(50, () => runOk(inProcess, TRIVIAL), 5);
+
+    // A worker's memory once idle after runs (its spare isolate prepared), averaged over the pool.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const memories = pooled.pids().map(memoryOf);
+    const mean = (pick: (memory: ReturnType<typeof memoryOf>) => number): number => memories.reduce((sum, memory) => sum + pick(memory), 0) / memories.length;
+    const workerMemory = { rss: mean((memory) => memory.rss), sharedClean: mean((memory) => memory.sharedClean), private: mean((memory) => memory.private), pss: mean((memory) => memory.pss) };
 
     const perCall = async (sandbox: Sandbox, code: string, calls: number, base: number): Promise<number> => (await median(7, () => runOk(sandbox, code)) - base) / calls;
     const sequentialWorker = await perCall(pooled, SEQUENTIAL, 1000, pooledMs);
@@ -121,6 +143,11 @@ export async function run(): Promise<string> {
       ['Cold run: pooled sandbox worker, 5 ms idle before each run (fresh isolate prepared)', msText(pooledIdleMs), `${(subprocessMs / pooledIdleMs).toFixed(1)}× faster (target ≥ 20×)`],
       ['Cold run: in-process isolate, back to back', msText(inProcessMs), `${(subprocessMs / inProcessMs).toFixed(1)}× faster`],
       ['Cold run: in-process isolate, 5 ms idle before each run', msText(inProcessIdleMs), `${(subprocessMs / inProcessIdleMs).toFixed(1)}× faster`],
+      [
+        `Sandbox worker memory, idle after runs (mean of ${memories.length} workers, /proc/<pid>/smaps_rollup)`,
+        `VmRSS ${workerMemory.rss.toFixed(1)} MB, of which ${workerMemory.sharedClean.toFixed(1)} MB shared clean pages (node, isolated-vm); private ${workerMemory.private.toFixed(1)} MB; PSS ${workerMemory.pss.toFixed(1)} MB`,
+        `private ${(workerMemory.private / 50).toFixed(2)}×, VmRSS ${(workerMemory.rss / 50).toFixed(2)}× the 50 MB target`,
+      ],
       ['1,000 sequential calls, per call: in-process', us(sequentialInProcess), 'target < 20 µs'],
       ['1,000 sequential calls, per call: worker', us(sequentialWorker), `${(sequentialWorker / sequentialInProcess).toFixed(1)}× in-process (target < 100 µs)`],
       ['100 parallel calls, per call: in-process', us(parallelInProcess), `${(parallelInProcess / sequentialInProcess).toFixed(2)}× sequential`],
