@@ -15,16 +15,22 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { BIG_ROWS, CHUNK_ROWS, bigPayload, digest } from './data.mjs';
-import { PACKAGES, buildAgentSpaces, ensurePeers, prefixOf } from './install.js';
+import { PACKAGES, agentSpacesOnNode22, buildAgentSpaces, ensurePeers, prefixOf } from './install.js';
 import { median } from '../median.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
-type SystemId = 'as' | 'utcp' | 'tanstack' | 'floor';
-const SYSTEMS: SystemId[] = ['as', 'utcp', 'tanstack', 'floor'];
+type SystemId = 'as' | 'as22' | 'utcp' | 'tanstack' | 'floor';
+const SYSTEMS: SystemId[] = ['as', 'as22', 'utcp', 'tanstack', 'floor'];
 const PEERS: SystemId[] = ['utcp', 'tanstack'];
-const TITLES: Record<SystemId, string> = { as: 'Agent Spaces (worker)', utcp: 'UTCP', tanstack: 'TanStack', floor: 'raw isolated-vm floor' };
+const TITLES: Record<SystemId, string> = {
+  as: 'Agent Spaces (worker)',
+  as22: 'Agent Spaces (worker) on Node 22',
+  utcp: 'UTCP',
+  tanstack: 'TanStack',
+  floor: 'raw isolated-vm floor',
+};
 
 interface Workload {
   key: string;
@@ -63,7 +69,7 @@ const WORKLOADS: Workload[] = [
     expected: 42,
     runs: 5,
     check: true,
-    systems: ['as'],
+    systems: ['as', 'as22'],
     na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
   },
   {
@@ -75,7 +81,7 @@ const WORKLOADS: Workload[] = [
     runs: 5,
     check: true,
     unique: true,
-    systems: ['as'],
+    systems: ['as', 'as22'],
     na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
   },
   {
@@ -99,7 +105,7 @@ const WORKLOADS: Workload[] = [
     perCall: PIPE_ROUND_TRIPS,
     systems: ['floor'],
     probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
-    na: { as: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
   },
   {
     key: 'W3',
@@ -138,7 +144,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['tanstack', 'floor'],
     probe: { name: 'json', count: 1, payload: 'big' },
-    na: { as: 'n/a', utcp: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a' },
   },
   {
     key: 'W5bjson',
@@ -149,7 +155,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['tanstack', 'floor'],
     probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
-    na: { as: 'n/a', utcp: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a' },
   },
 ];
 
@@ -231,11 +237,17 @@ class Driver {
 }
 
 /** `asProject`: the user project with the built Agent Spaces package (install.ts, buildAgentSpaces). */
-function startDriver(system: SystemId, node22: string, asProject: string, options: { mcp: boolean; build: boolean }): Driver {
+function startDriver(system: SystemId, node22: string, asProjects: { as: string; as22?: string }, options: { mcp: boolean; build: boolean }): Driver {
   const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
   switch (system) {
     case 'as':
-      return new Driver(system, process.execPath, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project: asProject, build: options.build })]);
+    case 'as22': {
+      // The same build and driver; as22 runs it (and so its sandbox workers) on the peers' Node 22.
+      const node = system === 'as' ? process.execPath : node22;
+      const project = system === 'as' ? asProjects.as : asProjects.as22;
+      if (project === undefined) throw new Error('bench peers: no Agent Spaces project for Node 22');
+      return new Driver(system, node, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project, build: options.build })]);
+    }
     case 'utcp':
     case 'tanstack':
       return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
@@ -356,6 +368,7 @@ export async function run(): Promise<string> {
   const started = new Date();
   const node22 = ensurePeers();
   const asProject = process.argv.includes('--no-build') ? existingAgentSpacesBuild() : buildAgentSpaces();
+  const asProjects = { as: asProject, ...(systems.includes('as22') ? { as22: agentSpacesOnNode22(asProject) } : {}) };
   const log = (line: string) => console.error(`bench peers: ${line}`);
 
   // Long-lived drivers for W1–W5 (the Agent Spaces one compiles the capabilities first).
@@ -364,7 +377,7 @@ export async function run(): Promise<string> {
   const add = (key: string, values: number[]) => samples.set(key, [...(samples.get(key) ?? []), ...values]);
   const infos = new Map<SystemId, Reply>();
   try {
-    for (const system of workloads.length > 0 ? systems : []) drivers.set(system, startDriver(system, node22, asProject, { mcp: true, build: true }));
+    for (const system of workloads.length > 0 ? systems : []) drivers.set(system, startDriver(system, node22, asProjects, { mcp: true, build: true }));
     for (const [system, driver] of drivers) infos.set(system, await driver.ready);
     log(`drivers ready: ${[...infos.values()].map((info) => info.info).join('; ')}`);
 
@@ -396,7 +409,7 @@ export async function run(): Promise<string> {
   for (let rep = 0; rep < (withW6 ? reps : 0); rep++) {
     for (const [index, system] of rotate(SYSTEMS, rep).filter((system) => systems.includes(system)).entries()) {
       for (const concurrency of index % 2 === 0 ? [1, 16] : [16, 1]) {
-        const driver = startDriver(system, node22, asProject, { mcp: false, build: false });
+        const driver = startDriver(system, node22, asProjects, { mcp: false, build: false });
         const sampler = samplePeak(driver.child.pid!);
         try {
           const ready = await driver.ready;
@@ -460,20 +473,20 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = '(direct SDK `Client.callTool`, no sandbox)';
     if (workload.key === 'W5ajson' || workload.key === 'W5bjson') {
       // The same code on two Nodes: the second figure against the first says what Node 20's V8 costs.
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.utcp} | ${fmt(values.tanstack, 'ms')} (Node 22, the peers' runtime) | ${fmt(values.floor, 'ms')} (${(values.floor / values.tanstack).toFixed(2)}× on Node 20, Agent Spaces' runtime) |`);
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${fmt(values.tanstack, 'ms')} (Node 22, the peers' runtime) | ${fmt(values.floor, 'ms')} (${(values.floor / values.tanstack).toFixed(2)}× on Node 20, Agent Spaces' runtime) |`);
       continue;
     }
     if (workload.key === 'W2pipe') {
       // Against the fastest peer's W2 per call: what is left for everything but the process hop.
       const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) |`);
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) |`);
       continue;
     }
     if (workload.key === 'W1c' || workload.key === 'W1n') {
       // Against the fastest peer's unchecked run, as the goal puts it.
       const fastest = Math.min(...PEERS.map((system) => m('W1', system)));
-      notes.as = `(${(values.as / fastest).toFixed(2)}× the fastest peer's unchecked W1)`;
-      rows.push(`| ${workload.label} | ${fmt(values.as, 'ms')} ${notes.as} | ${notes.utcp} | ${notes.tanstack} | ${notes.floor} |`);
+      const checked = (system: 'as' | 'as22'): string => (Number.isFinite(values[system]) ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)` : '—');
+      rows.push(`| ${workload.label} | ${checked('as')} | ${checked('as22')} | ${notes.utcp} | ${notes.tanstack} | ${notes.floor} |`);
       continue;
     }
     row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes);

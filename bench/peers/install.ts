@@ -3,7 +3,7 @@
 // prebuilt binary for Node 22 (ABI 127). A marker file records what was installed; a changed list reinstalls.
 // Agent Spaces itself is built from this repo's sources once per bench run (buildAgentSpaces).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -93,4 +93,24 @@ export function buildAgentSpaces(log: (line: string) => void = (line) => console
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'bench-peers-user', private: true, type: 'module', dependencies: { 'agent-spaces': '*' } }, null, 2) + '\n');
   for (const file of ['as-tools.mjs', 'data.mjs']) copyFileSync(path.join(here, file), path.join(project, file));
   return project;
+}
+
+/**
+ * The same Agent Spaces build as a user on Node 22 has it: `bench/.peers/agent-spaces-22/`, a copy of
+ * the project from {@link buildAgentSpaces} (package copied, not linked: Node resolves a linked
+ * package's imports from where it really is) whose `node_modules/isolated-vm` is the peers' isolated-vm
+ * 6 (isolated-vm 5 is built for this repo's Node 20; 6 ships a binary for Node 22, the API Agent
+ * Spaces uses is the same). Its other dependencies resolve from the repo's node_modules further up.
+ * Run on Node 22 (its sandbox workers too: they are started with the host's Node). Returns the project.
+ */
+export function agentSpacesOnNode22(project: string): string {
+  const target = path.join(CACHE, 'agent-spaces-22');
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(path.join(target, 'node_modules'), { recursive: true });
+  for (const file of ['package.json', 'as-tools.mjs', 'data.mjs']) copyFileSync(path.join(project, file), path.join(target, file));
+  cpSync(path.join(project, 'node_modules', 'agent-spaces'), path.join(target, 'node_modules', 'agent-spaces'), { recursive: true });
+  // The compiled capabilities, for runs that do not build them (W6 alone): the same on either Node.
+  if (existsSync(path.join(project, 'build'))) cpSync(path.join(project, 'build'), path.join(target, 'build'), { recursive: true });
+  symlinkSync(path.join(prefixOf('utcp'), 'node_modules', 'isolated-vm'), path.join(target, 'node_modules', 'isolated-vm'), 'dir');
+  return target;
 }

@@ -32,7 +32,8 @@ await serveDriver({
     const config = api.resolveConfig(
       {
         capabilities: [TOOLS_FILE],
-        mcpServers: { bench: { command: process.execPath, args: [MCP_SERVER] } },
+        // The server runs on the Node the orchestrator names, the same for every system.
+        mcpServers: { bench: { command: typeof options.mcpNode === 'string' ? options.mcpNode : process.execPath, args: [MCP_SERVER] } },
         outDir,
         std: { fs: { root: path.join(root, 'workspace') } },
       },
