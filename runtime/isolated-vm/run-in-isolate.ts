@@ -98,34 +98,29 @@ export interface PreparedIsolate {
  */
 export type IsolateThreading = 'pool' | 'caller';
 
-/** Isolates that execute on isolated-vm's threads, not disposed yet (see {@link disposeOnExit}). */
-const onThreads = new Set<ivm.Isolate>();
-
+/** Isolates of runs in progress on isolated-vm's threads (see {@link disposeAtExit}). */
+const runningOnThreads = new Set<ivm.Isolate>();
 let exitHookInstalled = false;
 
 /**
  * At exit, isolated-vm joins its threads: one still executing a program (a run in the background, a
- * loop) would keep the process from ever ending. Disposing its isolate stops it. A thread waiting in
- * one of the isolate's synchronous callbacks is not released by this, so host code a run sets off is
- * kept out of those callbacks (see `toHost` in startIsolateRun).
+ * loop) would keep the process from ever ending. Disposing the isolates of the runs in progress stops
+ * them. A thread waiting in one of the isolate's synchronous callbacks (a log line, a timer, URL
+ * parsing) is not released by this; the end of a run is therefore handed to the host outside them (see
+ * `toHost` in startIsolateRun).
  */
-function disposeOnExit(isolate: ivm.Isolate): void {
+function disposeAtExit(isolate: ivm.Isolate): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.once('exit', disposeAllOnThreads);
+    process.once('exit', () => {
+      for (const running of runningOnThreads) if (!running.isDisposed) running.dispose();
+    });
   }
-  for (const known of onThreads) if (known.isDisposed) onThreads.delete(known);
-  onThreads.add(isolate);
-}
-
-function disposeAllOnThreads(): void {
-  for (const isolate of onThreads) if (!isolate.isDisposed) isolate.dispose();
-  onThreads.clear();
+  runningOnThreads.add(isolate);
 }
 
 export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreading = 'pool'): PreparedIsolate {
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
-  if (threading === 'pool') disposeOnExit(isolate);
   let handlers: IsolateHandlers | undefined;
   const context = isolate.createContextSync();
   const send = (...args: Parameters<IsolateHandlers['send']>): void => handlers?.send(...args);
@@ -191,17 +186,18 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   const ready = prepared ?? prepareIsolate(limits.memoryLimitMb, threading);
   const onCaller = threading === 'caller';
   /**
-   * Hands the host what a run produced (its outcome, a log line). On isolate threads, the isolate's
-   * synchronous callbacks (complete, writeLog) keep an isolate thread waiting until they return, so
-   * host code they would set off — the caller's continuation, an onLog handler — runs in a later turn,
-   * in order: a `process.exit()` in it would otherwise wait forever for that thread (seen: a script
-   * that exited right after its last in-process run hung).
+   * Hands the host the end of a run (its outcome, then its release). On isolate threads the run ends
+   * inside an isolate callback; the caller's continuation runs a turn later, once the isolate thread
+   * is free: a `process.exit()` there would otherwise wait forever for that thread (seen: a script that
+   * exited right after its last in-process run hung). Log lines and calls are not deferred: they keep
+   * their order, and an onLog handler still runs inside the program's console call.
    */
   const toHost = (deliver: () => void): void => {
     if (onCaller) deliver();
     else setImmediate(deliver);
   };
   const { isolate } = ready;
+  if (!onCaller) disposeAtExit(isolate);
   const deliverReference = ready.deliver;
   /** The program's pending timers (see sandbox-timers.ts); wakeTimer runs one that is due. */
   const timers = createRunTimers((id) => wakeTimer(id));
@@ -227,6 +223,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     // dispose costs ~1.5 ms).
     if (options.stopNow === true && onCaller && !isolate.isDisposed) isolate.dispose();
     setImmediate(() => {
+      runningOnThreads.delete(isolate);
       if (!isolate.isDisposed) isolate.dispose();
       if (pendingOperations === 0) resolveReleased();
     });
@@ -309,7 +306,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     const settle = (): void => {
       pendingOperations--;
       if (pendingOperations > 0) return;
-      if (finished) resolveReleased();
+      // After the outcome, which reaches the host a turn later on isolate threads.
+      if (finished) toHost(resolveReleased);
       else scheduleStallCheck();
     };
     operation.then(settle, settle);
@@ -414,7 +412,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       fail(outputLimitError('console output', limits.maxOutputBytes), false, { stopNow: true });
       return false;
     }
-    toHost(() => port.log(known, text));
+    port.log(known, text);
     return true;
   };
 
@@ -426,7 +424,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       return fail(error);
     }
     const text = String(json);
-    // The result is the last output counted: it needs only to fit in what is left.
+    // The result is the last output: it needs only to fit in what is left, and its bytes are not taken
+    // from the budget (nothing is counted after it).
     const bytes = utf8SizeOver(text, budget.max - budget.used);
     if (bytes !== undefined) return fail(outputLimitError(`the result (${bytes} bytes of JSON)`, limits.maxOutputBytes));
     finish({ success: true, resultJson: text });

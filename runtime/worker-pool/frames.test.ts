@@ -25,7 +25,7 @@ describe('frames', () => {
     }
   });
 
-  it('encodes in one pass: lengths as written, a lone surrogate as U+FFFD', () => {
+  it('encodes exact lengths, a lone surrogate as U+FFFD', () => {
     const frame = encodeFrame('{"t":"é"}', 'a\ud800b');
     expect(frame.readUInt32LE(0)).toBe(frame.length - 4);
     expect(frame.readUInt32LE(4)).toBe(Buffer.byteLength('{"t":"é"}'));

@@ -6,7 +6,6 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
-import { MAX_UTF8_BYTES_PER_UNIT } from '../../core/utf8-size.js';
 
 export interface Frame {
   header: string;
@@ -18,16 +17,18 @@ export interface Frame {
 const PREFIX_BYTES = 8;
 
 /**
- * Encodes a frame in one pass over its text: the buffer is sized for the longest possible encoding and
- * the lengths are filled in from what was written (memory beyond it is never touched).
+ * Encodes a frame, sized exactly (a buffer sized for the longest encoding, three bytes a unit, was
+ * measured slower from ~1.4 KB up, and held three times the memory while queued).
  */
 export function encodeFrame(header: string, body = ''): Buffer {
-  const frame = Buffer.allocUnsafe(PREFIX_BYTES + (header.length + body.length) * MAX_UTF8_BYTES_PER_UNIT);
-  const headerBytes = frame.write(header, PREFIX_BYTES, 'utf8');
-  const bodyBytes = body === '' ? 0 : frame.write(body, PREFIX_BYTES + headerBytes, 'utf8');
+  const headerBytes = Buffer.byteLength(header, 'utf8');
+  const bodyBytes = body === '' ? 0 : Buffer.byteLength(body, 'utf8');
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + headerBytes + bodyBytes);
   frame.writeUInt32LE(4 + headerBytes + bodyBytes, 0);
   frame.writeUInt32LE(headerBytes, 4);
-  return frame.subarray(0, PREFIX_BYTES + headerBytes + bodyBytes);
+  frame.write(header, PREFIX_BYTES, 'utf8');
+  if (bodyBytes > 0) frame.write(body, PREFIX_BYTES + headerBytes, 'utf8');
+  return frame;
 }
 
 /** Writes frames to `socket`, coalescing the frames of one turn into one write. */
