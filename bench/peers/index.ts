@@ -354,7 +354,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
-  --systems as,floor only these systems (as, utcp, tanstack, floor); ratios need at least one peer
+  --systems as,floor only these systems (as, as22 = Agent Spaces on Node 22, utcp, tanstack, floor); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
 
