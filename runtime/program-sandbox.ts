@@ -4,9 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { SandboxError } from '../core/errors.js';
+import { SandboxError, ToolCallError } from '../core/errors.js';
 import { keepAliveUntil } from '../core/keep-alive.js';
-import type { Diagnostic, RunError, RunResult } from '../core/run-result.js';
+import type { CapabilityCallHandler } from '../core/protocol.js';
+import type { Diagnostic, RunError, RunLog, RunResult } from '../core/run-result.js';
 import type { IsolateExecutor } from './isolate-executor.js';
 import { listCapabilityModules, withModuleHint } from './isolated-vm/capability-modules.js';
 import { compileProgram, type CompiledProgram } from './program/compile-program.js';
@@ -18,6 +19,25 @@ import type { TypeChecker } from './type-check.js';
 export function createProgramSandbox(executor: IsolateExecutor, options: { outDir: string; limits: RunLimits }): Sandbox {
   let closed = false;
   let checker: Promise<TypeChecker> | undefined;
+
+  /** The failure of a program that does not type-check, or `undefined` when it does. */
+  const checkFirst = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult): Promise<RunResult | undefined> => {
+    // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
+    checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
+    const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
+    const diagnostics = withModuleHints(checked, visibleModules);
+    if (diagnostics.length === 0) return undefined;
+    const first = diagnostics[0];
+    // A check stopped by its limits says so in its own words, and has no line.
+    const stopped = first?.code === (await import('./type-check.js')).TYPE_CHECK_STOPPED;
+    return failed({
+      name: 'TypeCheckError',
+      code: 'TYPE_CHECK_FAILED',
+      message: stopped ? `${first?.message}` : `the program has ${diagnostics.length} type error(s); first, line ${first?.line}: ${first?.message}`,
+      ...(first === undefined || stopped ? {} : { line: first.line, column: first.column }),
+      diagnostics,
+    });
+  };
 
   return {
     async run(code, runOptions) {
@@ -33,32 +53,29 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       const aborted = (): boolean => runOptions.signal?.aborted === true;
       if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
 
-      if (runOptions.check === true) {
-        // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
-        checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
-        const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
-        const diagnostics = withModuleHints(checked, visibleModules);
-        if (diagnostics.length > 0) {
-          const first = diagnostics[0];
-          // A check stopped by its limits says so in its own words, and has no line.
-          const stopped = first?.code === (await import('./type-check.js')).TYPE_CHECK_STOPPED;
-          return failed({
-            name: 'TypeCheckError',
-            code: 'TYPE_CHECK_FAILED',
-            message: stopped ? `${first?.message}` : `the program has ${diagnostics.length} type error(s); first, line ${first?.line}: ${first?.message}`,
-            ...(first === undefined || stopped ? {} : { line: first.line, column: first.column }),
-            diagnostics,
-          });
-        }
-      }
+      // The check runs while the program starts: its calls and log lines wait for the verdict, and a
+      // program that fails the check is stopped before any of them reaches the host.
+      const verdict = runOptions.check === true ? checkFirst(code, runOptions, visibleModules, failed) : undefined;
 
       const program = compileProgram(code);
-      if (!program.ok) return failed(program.error);
+      if (!program.ok) return (await verdict) ?? failed(program.error);
       // Checked again: the signal may have aborted while the checker loaded, and an executor only
       // hears aborts that happen after it starts listening.
-      if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
+      if (aborted()) return (await verdict) ?? failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
-      const result = await executor.execute(request, runOptions.onCall, { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}) });
+      const held = verdict === undefined ? undefined : holdUntilPassed(verdict.then((failure) => failure === undefined), runOptions);
+      const running = executor.execute(request, held?.onCall ?? runOptions.onCall, {
+        ...(held ? { signal: held.signal } : runOptions.signal ? { signal: runOptions.signal } : {}),
+        ...(held ? { onLog: held.onLog } : runOptions.onLog ? { onLog: runOptions.onLog } : {}),
+      });
+      const failure = await verdict;
+      if (failure !== undefined) {
+        held?.stop();
+        await running.catch(() => undefined);
+        return failure;
+      }
+      held?.pass();
+      const result = await running;
       if (result.error !== undefined) result.error = mapRunError(result.error, program);
       if (result.error?.code === 'MODULE_NOT_FOUND') {
         result.error.message = withModuleHint(result.error.message, visibleModules());
@@ -126,4 +143,43 @@ function mapRunError(error: RunError, program: CompiledProgram): RunError {
     mapped.column = first.column;
   }
   return mapped;
+}
+
+/**
+ * What a run started before its type-check's verdict hands the host: each call waits for the verdict
+ * (with the run's wall clock held, as for an approval: a first check loads TypeScript) and is refused if
+ * the check failed; log lines are kept until it passed. `stop` cancels the run; `pass` lets everything
+ * through, kept log lines first.
+ */
+function holdUntilPassed(passed: Promise<boolean>, runOptions: RunOptions): { onCall: CapabilityCallHandler; onLog: (log: RunLog) => void; signal: AbortSignal; stop(): void; pass(): void } {
+  let open = false;
+  const kept: RunLog[] = [];
+  const stopper = new AbortController();
+  return {
+    async onCall(params, context) {
+      if (!open) {
+        const resume = context.holdDeadline?.();
+        let ok: boolean;
+        try {
+          ok = await passed;
+        } finally {
+          resume?.();
+        }
+        if (!ok) throw new ToolCallError('CANCELLED', 'the program did not pass its type-check; the run was stopped', { capability: params.capability, function: params.function });
+        // The run may have ended while its call waited (cancelled, timed out).
+        if (context.signal.aborted) throw new ToolCallError('CANCELLED', 'the run ended while its call waited for the type-check', { capability: params.capability, function: params.function });
+      }
+      return runOptions.onCall(params, context);
+    },
+    onLog(log) {
+      if (open) runOptions.onLog?.(log);
+      else kept.push(log);
+    },
+    signal: runOptions.signal === undefined ? stopper.signal : AbortSignal.any([runOptions.signal, stopper.signal]),
+    stop: () => stopper.abort(),
+    pass() {
+      for (const log of kept.splice(0)) runOptions.onLog?.(log);
+      open = true;
+    },
+  };
 }

@@ -356,6 +356,38 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const result = await run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { check: true });
         expect(result).toMatchObject({ success: true, result: 3 });
       });
+      // The program starts while it is checked. A fresh sandbox's first check loads TypeScript (hundreds
+      // of ms): the program reaches its call and logs long before the verdict.
+      it('lets no call or log line of a program that fails its check reach the host, though it started', async () => {
+        const fresh = await makeSandbox();
+        try {
+          const host = createFixtureHost();
+          const streamed: string[] = [];
+          const code = "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
+          const result = await fresh.run(code, { onCall: host.onCall, onLog: (log) => streamed.push(log.message), check: true });
+          expect(result).toMatchObject({ success: false, calls: 0, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
+          expect(host.calls).toHaveLength(0);
+          expect(streamed).toEqual([]);
+        } finally {
+          await fresh.close();
+        }
+      });
+      it('gives a program that passes its check its calls and log lines in order, the wait for the verdict off its clock', async () => {
+        const fresh = await makeSandbox();
+        try {
+          const host = createFixtureHost();
+          const streamed: string[] = [];
+          const code = "import { add } from '@capabilities/math';\nconsole.log('before');\nconst sum = await add({ a: 1, b: 2 });\nconsole.log('after ' + sum);\nreturn sum;";
+          // 100 ms of wall clock for the run: the first check alone takes longer; the call waits for it held.
+          const result = await fresh.run(code, { onCall: host.onCall, onLog: (log) => streamed.push(log.message), check: true, limits: { timeoutMs: 100 } });
+          expect(result).toMatchObject({ success: true, result: 3, calls: 1 });
+          expect(result.logs.map((log) => log.message)).toEqual(['before', 'after 3']);
+          expect(streamed).toEqual(['before', 'after 3']);
+          expect(host.calls).toHaveLength(1);
+        } finally {
+          await fresh.close();
+        }
+      });
     });
 
     describe('host faults', () => {

@@ -40,7 +40,11 @@ export interface RunOptions {
   /** Aborting ends the run with `CANCELLED`. */
   signal?: AbortSignal;
   limits?: Partial<RunLimits>;
-  /** Type-check against the build's declarations first; on errors the program does not run. */
+  /**
+   * Type-check against the build's declarations. The program starts while the check runs, but none
+   * of its calls or log lines reaches the host before the check passed (its calls wait, with the run's
+   * wall clock held); on errors it is stopped and the run fails with `TYPE_CHECK_FAILED`, no call made.
+   */
   check?: boolean;
   /**
    * Each log line as the program writes it, in order with its calls: a line logged before a call that
