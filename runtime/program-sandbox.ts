@@ -68,7 +68,18 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
         ...(held ? { signal: held.signal } : runOptions.signal ? { signal: runOptions.signal } : {}),
         ...(held ? { onLog: held.onLog } : runOptions.onLog ? { onLog: runOptions.onLog } : {}),
       });
-      const failure = await verdict;
+      // Handled at once: a run that fails to start (closed, no worker) must not be an unhandled
+      // rejection while the check is still going; it is awaited below all the same.
+      running.catch(() => undefined);
+      let failure: RunResult | undefined;
+      try {
+        failure = await verdict;
+      } catch (error) {
+        // The checker itself failed: the run does not go on without its verdict.
+        held?.stop();
+        await running.catch(() => undefined);
+        throw error;
+      }
       if (failure !== undefined) {
         held?.stop();
         await running.catch(() => undefined);
@@ -155,6 +166,8 @@ function holdUntilPassed(passed: Promise<boolean>, runOptions: RunOptions): { on
   let open = false;
   const kept: RunLog[] = [];
   const stopper = new AbortController();
+  // A checker that fails rejects this; the run itself throws that error (a run without calls never awaits it here).
+  passed.catch(() => undefined);
   return {
     async onCall(params, context) {
       if (!open) {
