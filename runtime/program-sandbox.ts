@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { SandboxError, ToolCallError } from '../core/errors.js';
 import { keepAliveUntil } from '../core/keep-alive.js';
-import type { CapabilityCallHandler } from '../core/protocol.js';
+import type { CapabilityCallHandler, CapabilityCallParams } from '../core/protocol.js';
 import type { Diagnostic, RunError, RunLog, RunResult } from '../core/run-result.js';
-import type { IsolateExecutor } from './isolate-executor.js';
+import type { ExecuteOptions, IsolateExecutor } from './isolate-executor.js';
 import { listCapabilityModules, withModuleHint } from './isolated-vm/capability-modules.js';
 import { compileProgram, type CompiledProgram } from './program/compile-program.js';
 import { PROGRAM_FILENAME } from './program/program-filename.js';
@@ -59,45 +59,54 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
 
       const program = compileProgram(code);
       if (!program.ok) return (await verdict) ?? failed(program.error);
-      // Checked again: the signal may have aborted while the checker loaded, and an executor only
-      // hears aborts that happen after it starts listening.
+      // Checked again: the signal may have aborted while the program was compiled, and an executor
+      // only hears aborts that happen after it starts listening.
       if (aborted()) return (await verdict) ?? failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
-      const held = verdict === undefined ? undefined : holdUntilPassed(verdict.then((failure) => failure === undefined), runOptions);
-      const running = executor.execute(request, held?.onCall ?? runOptions.onCall, {
-        ...(held ? { signal: held.signal } : runOptions.signal ? { signal: runOptions.signal } : {}),
-        ...(held ? { onLog: held.onLog } : runOptions.onLog ? { onLog: runOptions.onLog } : {}),
-      });
-      // Handled at once: a run that fails to start (closed, no worker) must not be an unhandled
-      // rejection while the check is still going; it is awaited below all the same.
-      running.catch(() => undefined);
-      let failure: RunResult | undefined;
+      if (verdict === undefined) return mapRunResult(await executor.execute(request, runOptions.onCall, executeOptionsOf(runOptions)), program, visibleModules);
+
+      const held = holdUntilPassed(runOptions);
       try {
-        failure = await verdict;
-      } catch (error) {
-        // The checker itself failed: the run does not go on without its verdict.
-        held?.stop();
-        await running.catch(() => undefined);
-        throw error;
+        const running = executor.execute(request, held.onCall, { signal: held.signal, onLog: held.onLog });
+        // Handled at once: a run that fails to start (closed, no worker) must not be an unhandled
+        // rejection while the check is still going; it is awaited below all the same.
+        running.catch(() => undefined);
+        let failure: RunResult | undefined;
+        try {
+          failure = await verdict;
+          if (failure === undefined) held.pass();
+        } catch (error) {
+          // The checker failed, or the host's onLog threw on a kept line: the run does not go on.
+          held.stop();
+          await running.catch(() => undefined);
+          throw error;
+        }
+        if (failure !== undefined) {
+          held.stop();
+          await running.catch(() => undefined);
+          return failure;
+        }
+        return mapRunResult(await running, program, visibleModules);
+      } finally {
+        held.dispose();
       }
-      if (failure !== undefined) {
-        held?.stop();
-        await running.catch(() => undefined);
-        return failure;
-      }
-      held?.pass();
-      const result = await running;
-      if (result.error !== undefined) result.error = mapRunError(result.error, program);
-      if (result.error?.code === 'MODULE_NOT_FOUND') {
-        result.error.message = withModuleHint(result.error.message, visibleModules());
-      }
-      return result;
     },
     async close() {
       closed = true;
       await executor.close();
     },
   };
+}
+
+function executeOptionsOf(runOptions: RunOptions): ExecuteOptions {
+  return { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}) };
+}
+
+/** Positions in a run's error mapped back to the model's TypeScript, and a "did you mean" for a missing module. */
+function mapRunResult(result: RunResult, program: CompiledProgram, visibleModules: () => readonly string[]): RunResult {
+  if (result.error !== undefined) result.error = mapRunError(result.error, program);
+  if (result.error?.code === 'MODULE_NOT_FOUND') result.error.message = withModuleHint(result.error.message, visibleModules());
+  return result;
 }
 
 /** TypeScript's "Cannot find module '@capabilities/…'" (TS2307) gets a "did you mean" among the modules the run may see. */
@@ -157,42 +166,72 @@ function mapRunError(error: RunError, program: CompiledProgram): RunError {
 }
 
 /**
- * What a run started before its type-check's verdict hands the host: each call waits for the verdict
- * (with the run's wall clock held, as for an approval: a first check loads TypeScript) and is refused if
- * the check failed; log lines are kept until it passed. `stop` cancels the run; `pass` lets everything
- * through, kept log lines first.
+ * What a run started before its type-check's verdict hands the host: its calls and log lines wait in
+ * one queue, in the order the program made them (each call with the run's wall clock held, as for an
+ * approval: a first check loads TypeScript). `pass` hands them over in that order and lets later ones
+ * straight through — a call the program made is performed as it would have been without the check,
+ * unless the caller cancelled meanwhile. `stop` refuses the calls and drops the lines, and cancels the
+ * run through `signal`. `dispose` forgets the caller's signal.
  */
-function holdUntilPassed(passed: Promise<boolean>, runOptions: RunOptions): { onCall: CapabilityCallHandler; onLog: (log: RunLog) => void; signal: AbortSignal; stop(): void; pass(): void } {
+function holdUntilPassed(runOptions: RunOptions): { onCall: CapabilityCallHandler; onLog: (log: RunLog) => void; signal: AbortSignal; pass(): void; stop(): void; dispose(): void } {
+  type Held = { log: RunLog } | { call: () => void; refuse: () => void };
   let open = false;
-  const kept: RunLog[] = [];
+  let queue: Held[] = [];
   const stopper = new AbortController();
-  // A checker that fails rejects this; the run itself throws that error (a run without calls never awaits it here).
-  passed.catch(() => undefined);
+  const forward = (): void => stopper.abort();
+  runOptions.signal?.addEventListener('abort', forward, { once: true });
+  if (runOptions.signal?.aborted === true) stopper.abort();
+  const cancelled = (params: CapabilityCallParams, why: string): ToolCallError => new ToolCallError('CANCELLED', why, { capability: params.capability, function: params.function });
   return {
-    async onCall(params, context) {
-      if (!open) {
-        const resume = context.holdDeadline?.();
-        let ok: boolean;
-        try {
-          ok = await passed;
-        } finally {
-          resume?.();
-        }
-        if (!ok) throw new ToolCallError('CANCELLED', 'the program did not pass its type-check; the run was stopped', { capability: params.capability, function: params.function });
-        // The run may have ended while its call waited (cancelled, timed out).
-        if (context.signal.aborted) throw new ToolCallError('CANCELLED', 'the run ended while its call waited for the type-check', { capability: params.capability, function: params.function });
-      }
-      return runOptions.onCall(params, context);
+    onCall(params, context) {
+      if (open) return runOptions.onCall(params, context);
+      const resume = context.holdDeadline?.();
+      return new Promise((resolve, reject) => {
+        queue.push({
+          call: () => {
+            resume?.();
+            if (runOptions.signal?.aborted === true) return reject(cancelled(params, 'the run was cancelled while its call waited for the type-check'));
+            try {
+              runOptions.onCall(params, context).then(resolve, reject);
+            } catch (error) {
+              reject(error);
+            }
+          },
+          refuse: () => {
+            resume?.();
+            reject(cancelled(params, 'the program did not pass its type-check; the run was stopped'));
+          },
+        });
+      });
     },
     onLog(log) {
       if (open) runOptions.onLog?.(log);
-      else kept.push(log);
+      else queue.push({ log });
     },
-    signal: runOptions.signal === undefined ? stopper.signal : AbortSignal.any([runOptions.signal, stopper.signal]),
-    stop: () => stopper.abort(),
+    signal: stopper.signal,
     pass() {
-      for (const log of kept.splice(0)) runOptions.onLog?.(log);
       open = true;
+      const held = queue;
+      queue = [];
+      let next = 0;
+      try {
+        for (; next < held.length; next++) {
+          const entry = held[next] as Held;
+          if ('log' in entry) runOptions.onLog?.(entry.log);
+          else entry.call();
+        }
+      } catch (error) {
+        // The host's onLog threw: the calls after that line are refused (the run is being stopped).
+        for (const entry of held.slice(next + 1)) if (!('log' in entry)) entry.refuse();
+        throw error;
+      }
     },
+    stop() {
+      const held = queue;
+      queue = [];
+      for (const entry of held) if (!('log' in entry)) entry.refuse();
+      stopper.abort();
+    },
+    dispose: () => runOptions.signal?.removeEventListener('abort', forward),
   };
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolCallError } from '../core/errors.js';
 import type { CallContext, CapabilityCallHandler, CapabilityCallParams } from '../core/protocol.js';
+import type { RunLog } from '../core/run-result.js';
 import type { Sandbox } from './sandbox.js';
 
 export const FIXTURE_OUT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__', 'build');
@@ -372,17 +373,40 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
           await fresh.close();
         }
       });
+      it('performs a call the program did not await, even when the run ended before the check passed', async () => {
+        const fresh = await makeSandbox();
+        try {
+          const host = createFixtureHost();
+          const code = "import { add } from '@capabilities/math';\nvoid add({ a: 1, b: 2 });\nreturn 'done';";
+          const result = await fresh.run(code, { onCall: host.onCall, check: true });
+          expect(result).toMatchObject({ success: true, result: 'done', calls: 1 });
+          expect(host.calls).toHaveLength(1);
+        } finally {
+          await fresh.close();
+        }
+      });
       it('gives a program that passes its check its calls and log lines in order, the wait for the verdict off its clock', async () => {
         const fresh = await makeSandbox();
         try {
           const host = createFixtureHost();
           const streamed: string[] = [];
-          const code = "import { add } from '@capabilities/math';\nconsole.log('before');\nconst sum = await add({ a: 1, b: 2 });\nconsole.log('after ' + sum);\nreturn sum;";
+          const code = "import { add } from '@capabilities/math';\nconsole.log('before');\nconst pending = add({ a: 1, b: 2 });\nconsole.log('while');\nconst sum = await pending;\nconsole.log('after ' + sum);\nreturn sum;";
           // 100 ms of wall clock for the run: the first check alone takes longer; the call waits for it held.
-          const result = await fresh.run(code, { onCall: host.onCall, onLog: (log) => streamed.push(log.message), check: true, limits: { timeoutMs: 100 } });
+          const events: string[] = [];
+          const onCall: CapabilityCallHandler = (params, context) => {
+            events.push(`call ${params.function}`);
+            return host.onCall(params, context);
+          };
+          const onLog = (log: RunLog): void => {
+            events.push(`log ${log.message}`);
+            streamed.push(log.message);
+          };
+          const result = await fresh.run(code, { onCall, onLog, check: true, limits: { timeoutMs: 100 } });
           expect(result).toMatchObject({ success: true, result: 3, calls: 1 });
-          expect(result.logs.map((log) => log.message)).toEqual(['before', 'after 3']);
-          expect(streamed).toEqual(['before', 'after 3']);
+          expect(result.logs.map((log) => log.message)).toEqual(['before', 'while', 'after 3']);
+          // The host hears them in the order the program made them, the call between its two lines.
+          expect(events).toEqual(['log before', 'call add', 'log while', 'log after 3']);
+          expect(streamed).toEqual(['before', 'while', 'after 3']);
           expect(host.calls).toHaveLength(1);
         } finally {
           await fresh.close();
