@@ -71,6 +71,15 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
       const host = createFixtureHost();
       return sandbox.run(code, { onCall: host.onCall, ...options }).then((result) => ({ ...result, host }));
     };
+    /** A sandbox of its own, closed afterwards: its first check loads the checker (hundreds of ms). */
+    const inFreshSandbox = async (test: (fresh: Sandbox) => Promise<void>): Promise<void> => {
+      const fresh = await makeSandbox();
+      try {
+        await test(fresh);
+      } finally {
+        await fresh.close();
+      }
+    };
 
     describe('results', () => {
       it('takes the awaited export default value', async () => {
@@ -321,20 +330,16 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const result = await pending;
         expect(result.error?.code).toBe('CANCELLED');
       });
-      it('does not start a run cancelled during its type-check', async () => {
+      it('does not start a run cancelled during its type-check', () =>
         // A fresh sandbox: its first check loads the checker (hundreds of ms), so the abort lands meanwhile.
-        const fresh = await makeSandbox();
-        try {
+        inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const controller = new AbortController();
           const pending = fresh.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall: host.onCall, signal: controller.signal, check: true });
           setTimeout(() => controller.abort(), 10);
           expect(await pending).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
           expect(host.calls).toHaveLength(0);
-        } finally {
-          await fresh.close();
-        }
-      });
+        }));
       it('runs the next program normally after a breach', async () => {
         await run('while (true) {}', { limits: { timeoutMs: 100 } });
         const result = await run('return 1 + 1;');
@@ -359,9 +364,8 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
       });
       // The program starts while it is checked. A fresh sandbox's first check loads TypeScript (hundreds
       // of ms): the program reaches its call and logs long before the verdict.
-      it('lets no call or log line of a program that fails its check reach the host, though it started', async () => {
-        const fresh = await makeSandbox();
-        try {
+      it('lets no call or log line of a program that fails its check reach the host, though it started', () =>
+        inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const streamed: string[] = [];
           const code = "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
@@ -369,25 +373,17 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
           expect(result).toMatchObject({ success: false, calls: 0, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
           expect(host.calls).toHaveLength(0);
           expect(streamed).toEqual([]);
-        } finally {
-          await fresh.close();
-        }
-      });
-      it('performs a call the program did not await, even when the run ended before the check passed', async () => {
-        const fresh = await makeSandbox();
-        try {
+        }));
+      it('performs a call the program did not await, even when the run ended before the check passed', () =>
+        inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const code = "import { add } from '@capabilities/math';\nvoid add({ a: 1, b: 2 });\nreturn 'done';";
           const result = await fresh.run(code, { onCall: host.onCall, check: true });
           expect(result).toMatchObject({ success: true, result: 'done', calls: 1 });
           expect(host.calls).toHaveLength(1);
-        } finally {
-          await fresh.close();
-        }
-      });
-      it('gives a program that passes its check its calls and log lines in order, the wait for the verdict off its clock', async () => {
-        const fresh = await makeSandbox();
-        try {
+        }));
+      it('gives a program that passes its check its calls and log lines in order, the wait for the verdict off its clock', () =>
+        inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const streamed: string[] = [];
           const code = "import { add } from '@capabilities/math';\nconsole.log('before');\nconst pending = add({ a: 1, b: 2 });\nconsole.log('while');\nconst sum = await pending;\nconsole.log('after ' + sum);\nreturn sum;";
@@ -408,10 +404,7 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
           expect(events).toEqual(['log before', 'call add', 'log while', 'log after 3']);
           expect(streamed).toEqual(['before', 'while', 'after 3']);
           expect(host.calls).toHaveLength(1);
-        } finally {
-          await fresh.close();
-        }
-      });
+        }));
     });
 
     describe('host faults', () => {
