@@ -5,6 +5,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { RUN_EVENTS_CHANNEL } from './store.js';
 import { openStoreConnection } from './store-connection.js';
+import { otherSessions } from './test-support/store-sessions.js';
 import { useStoreForFile } from './test-support/worker-processes.js';
 
 const testStore = useStoreForFile();
@@ -16,12 +17,7 @@ describe('a store connection whose LISTEN connection is cut', () => {
     await admin.connect();
     const connection = await openStoreConnection(store, 2);
     try {
-      const listeners = async (): Promise<number[]> =>
-        (
-          await admin.query<{ pid: number }>(
-            "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'",
-          )
-        ).rows.map((row) => row.pid);
+      const listeners = (): Promise<number[]> => otherSessions(admin, { listening: true });
       let woken = 0;
       const stop = connection.onRunEvents('run-1', () => woken++);
       const [first] = await listeners();

@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStoreMonitor } from './store-monitor.js';
+import { otherSessions } from './test-support/store-sessions.js';
 import { useStoreForFile, waitUntil } from './test-support/worker-processes.js';
 
 const testStore = useStoreForFile();
@@ -14,22 +15,17 @@ describe('a store monitor watching the store', () => {
     const admin = new pg.Client({ connectionString: store });
     await admin.connect();
     try {
-      const others = async (condition: string): Promise<number> =>
-        (
-          await admin.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid() ${condition}`,
-          )
-        ).rows[0]?.n ?? -1;
+      const others = async (options: { listening?: boolean } = {}): Promise<number> => (await otherSessions(admin, options)).length;
       const monitor = await openStoreMonitor(store);
       let wakes = 0;
       // A poll every millisecond: many polls come while the LISTEN connection is being opened.
       monitor.watch(() => wakes++, 1);
-      await expect.poll(() => others("AND query LIKE 'LISTEN%'"), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+      await expect.poll(() => others({ listening: true }), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
       const seen = wakes;
       await waitUntil('more polls after the monitor listens', () => wakes >= seen + 100, 60_000);
-      expect(await others("AND query LIKE 'LISTEN%'")).toBe(1);
+      expect(await others({ listening: true })).toBe(1);
       await monitor.close();
-      await expect.poll(() => others(''), { timeout: 60_000 }).toBe(0);
+      await expect.poll(() => others(), { timeout: 60_000 }).toBe(0);
     } finally {
       await admin.end();
     }
