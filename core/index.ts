@@ -42,7 +42,7 @@ export type {
   CallAccess,
 } from './protocol.js';
 export { EncodedJson, WIRE_ERROR_CODES, accessFromIds, toWireError } from './protocol.js';
-export { MAX_UTF8_BYTES_PER_UNIT, utf8SizeOver } from './utf8-size.js';
+export { utf8SizeOver } from './utf8-size.js';
 export type { Diagnostic, LogLevel, RunError, RunLog, RunResult } from './run-result.js';
 export type {
   ApprovalDecidedEvent,

@@ -3,7 +3,7 @@
  * least one and at most three bytes per UTF-16 unit (a surrogate pair, two units, takes four).
  */
 
-export const MAX_UTF8_BYTES_PER_UNIT = 3;
+const MAX_UTF8_BYTES_PER_UNIT = 3;
 
 /** The UTF-8 size of `text` when it is over `limit` bytes, else `undefined` (counted only if it could be over). */
 export function utf8SizeOver(text: string, limit: number): number | undefined {
