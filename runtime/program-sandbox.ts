@@ -21,7 +21,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
   let checker: Promise<TypeChecker> | undefined;
 
   /** The failure of a program that does not type-check, or `undefined` when it does. */
-  const checkFirst = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult): Promise<RunResult | undefined> => {
+  const typeCheckFailure = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult): Promise<RunResult | undefined> => {
     // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
     checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
     const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
@@ -49,19 +49,15 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       let modules: readonly string[] | undefined;
       const visibleModules = (): readonly string[] => (modules ??= runOptions.visibleModules ?? listCapabilityModules(options.outDir));
       const failed = (error: RunError): RunResult => ({ success: false, result: null, logs: [], error, timedOut: false, calls: 0, durationMs: performance.now() - started });
-      // A function, so the compiler does not narrow the second look by the first.
-      const aborted = (): boolean => runOptions.signal?.aborted === true;
-      if (aborted()) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
+      // From here to the executor's start nothing is awaited: an abort after this look reaches the executor.
+      if (runOptions.signal?.aborted === true) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
 
       // The check runs while the program starts: its calls and log lines wait for the verdict, and a
       // program that fails the check is stopped before any of them reaches the host.
-      const verdict = runOptions.check === true ? checkFirst(code, runOptions, visibleModules, failed) : undefined;
+      const verdict = runOptions.check === true ? typeCheckFailure(code, runOptions, visibleModules, failed) : undefined;
 
       const program = compileProgram(code);
       if (!program.ok) return (await verdict) ?? failed(program.error);
-      // Checked again: the signal may have aborted while the program was compiled, and an executor
-      // only hears aborts that happen after it starts listening.
-      if (aborted()) return (await verdict) ?? failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
       if (verdict === undefined) return mapRunResult(await executor.execute(request, runOptions.onCall, executeOptionsOf(runOptions)), program, visibleModules);
 
