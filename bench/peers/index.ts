@@ -21,8 +21,8 @@ import { median } from '../median.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
-type SystemId = 'as' | 'as22' | 'utcp' | 'tanstack' | 'floor';
-const SYSTEMS: SystemId[] = ['as', 'as22', 'utcp', 'tanstack', 'floor'];
+type SystemId = 'as' | 'as22' | 'utcp' | 'tanstack' | 'floor' | 'floor22';
+const SYSTEMS: SystemId[] = ['as', 'as22', 'utcp', 'tanstack', 'floor', 'floor22'];
 const PEERS: SystemId[] = ['utcp', 'tanstack'];
 const TITLES: Record<SystemId, string> = {
   as: 'Agent Spaces (worker)',
@@ -30,6 +30,7 @@ const TITLES: Record<SystemId, string> = {
   utcp: 'UTCP',
   tanstack: 'TanStack',
   floor: 'raw isolated-vm floor',
+  floor22: 'raw isolated-vm floor on Node 22',
 };
 
 interface Workload {
@@ -49,7 +50,7 @@ interface Workload {
   /** Why a system has no figure for this workload. */
   na?: Partial<Record<SystemId, string>>;
   /** A measurement that is no program (the driver's `probe`), run instead of `body`. */
-  probe?: { name: string; count: number; payload?: 'big' | 'chunk' };
+  probe?: { name: string; count: number; payload?: 'big' | 'chunk'; back?: boolean };
 }
 
 const W2_CALLS = 1000;
@@ -70,7 +71,7 @@ const WORKLOADS: Workload[] = [
     runs: 5,
     check: true,
     systems: ['as', 'as22'],
-    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
+    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a' },
   },
   {
     key: 'W1n',
@@ -82,7 +83,7 @@ const WORKLOADS: Workload[] = [
     check: true,
     unique: true,
     systems: ['as', 'as22'],
-    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a' },
+    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a' },
   },
   {
     key: 'W2',
@@ -105,7 +106,7 @@ const WORKLOADS: Workload[] = [
     perCall: PIPE_ROUND_TRIPS,
     systems: ['floor'],
     probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
-    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a', floor22: 'n/a' },
   },
   {
     key: 'W3',
@@ -133,18 +134,18 @@ const WORKLOADS: Workload[] = [
   },
   { key: 'W5a', label: 'W5a one call returning a 5.7 MB JSON result, returned out of the program', body: 'const data = await big({});\nreturn data;', uses: ['big'], expected: bigPayload(), runs: 2 },
   { key: 'W5b', label: `W5b ${W5B_CALLS} calls each returning 50 KB`, body: W5B, uses: ['chunk'], expected: W5B_CALLS * CHUNK_ROWS, runs: 2 },
-  // Not systems: the JSON work of W5a and W5b alone, on the Node each driver runs — the peers' Node 22
-  // (TanStack's driver, with its isolated-vm 6) and Node 20 (the floor's, isolated-vm 5), Agent Spaces'.
+  // Not systems: the JSON work of W5a and W5b alone, by the floor's driver on the Node each runs —
+  // Node 20 (isolated-vm 5), Agent Spaces', and the peers' Node 22 (their isolated-vm 6).
   {
     key: 'W5ajson',
-    label: 'W5a JSON work alone (not a system): JSON.stringify the 5.7 MB value on the host, JSON.parse it in a fresh 128 MB isolate',
+    label: 'W5a JSON work alone (not a system): JSON.stringify the 5.7 MB value on the host, JSON.parse it in a fresh 128 MB isolate, and back (the program returns it): JSON.stringify it in the isolate, JSON.parse it on the host',
     body: '',
     uses: [],
     expected: BIG_ROWS,
     runs: 2,
-    systems: ['tanstack', 'floor'],
-    probe: { name: 'json', count: 1, payload: 'big' },
-    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a' },
+    systems: ['floor', 'floor22'],
+    probe: { name: 'json', count: 1, payload: 'big', back: true },
+    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
   },
   {
     key: 'W5bjson',
@@ -153,9 +154,9 @@ const WORKLOADS: Workload[] = [
     uses: [],
     expected: W5B_CALLS * CHUNK_ROWS,
     runs: 2,
-    systems: ['tanstack', 'floor'],
+    systems: ['floor', 'floor22'],
     probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
-    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
   },
 ];
 
@@ -253,6 +254,9 @@ function startDriver(system: SystemId, node22: string, asProjects: { as: string;
       return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
     case 'floor':
       return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify(mcp)]);
+    case 'floor22':
+      // The same driver on the peers' Node 22, with their isolated-vm 6 (UTCP's copy): the floor of the peers' runtime.
+      return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify({ ...mcp, ivmPrefix: prefixOf('utcp') })]);
   }
 }
 
@@ -354,7 +358,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
-  --systems as,floor only these systems (as, as22 = Agent Spaces on Node 22, utcp, tanstack, floor); ratios need at least one peer
+  --systems as,floor only these systems (as, as22 = Agent Spaces on Node 22, utcp, tanstack, floor, floor22 = the floor on Node 22); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
 
@@ -470,23 +474,23 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     const values = all(workload.key, workload.perCall ?? 1);
     if (workload.systems) for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
     const notes: Partial<Record<SystemId, string>> = { ...workload.na };
-    if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = '(direct SDK `Client.callTool`, no sandbox)';
+    if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = notes.floor22 = '(direct SDK `Client.callTool`, no sandbox)';
     if (workload.key === 'W5ajson' || workload.key === 'W5bjson') {
       // The same code on two Nodes: the second figure against the first says what Node 20's V8 costs.
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${fmt(values.tanstack, 'ms')} (Node 22, the peers' runtime) | ${fmt(values.floor, 'ms')} (${(values.floor / values.tanstack).toFixed(2)}× on Node 20, Agent Spaces' runtime) |`);
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'ms')} (${(values.floor / values.floor22).toFixed(2)}× the same work on Node 22) | ${fmt(values.floor22, 'ms')} (1.00×) |`);
       continue;
     }
     if (workload.key === 'W2pipe') {
       // Against the fastest peer's W2 per call: what is left for everything but the process hop.
       const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) |`);
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) | ${notes.floor22} |`);
       continue;
     }
     if (workload.key === 'W1c' || workload.key === 'W1n') {
       // Against the fastest peer's unchecked run, as the goal puts it.
       const fastest = Math.min(...PEERS.map((system) => m('W1', system)));
       const checked = (system: 'as' | 'as22'): string => (Number.isFinite(values[system]) ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)` : '—');
-      rows.push(`| ${workload.label} | ${checked('as')} | ${checked('as22')} | ${notes.utcp} | ${notes.tanstack} | ${notes.floor} |`);
+      rows.push(`| ${workload.label} | ${checked('as')} | ${checked('as22')} | ${notes.utcp} | ${notes.tanstack} | ${notes.floor} | ${notes.floor22} |`);
       continue;
     }
     row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes);

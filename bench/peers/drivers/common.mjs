@@ -80,16 +80,27 @@ export function prelude(uses, nameOf) {
  * The probe `json`: the JSON work every system does for a W5 call, and nothing else — JSON.stringify
  * the call's result on the host (W5b: building its 50 KB chunk too; W5a: the 5.7 MB value, built once
  * per process), JSON.parse it inside an isolate (a fresh one per probe, 128 MB as every system uses) —
- * `count` times, with the isolated-vm `ivm` of the driver's Node. Returns the rows parsed. It measures
- * what that Node's V8 makes of the same work.
+ * `count` times, with the isolated-vm `ivm` of the driver's Node. With `back` (W5a, whose program returns
+ * the value), also the way out: JSON.stringify it in the isolate, JSON.parse that text on the host.
+ * Returns the rows parsed. It measures what that Node's V8 makes of the same work.
  */
-export function jsonWork(ivm, { count, payload }) {
+export function jsonWork(ivm, { count, payload, back = false }) {
   const isolate = new ivm.Isolate({ memoryLimit: 128 });
   try {
     const context = isolate.createContextSync();
-    const parse = context.evalSync('(json) => { const value = JSON.parse(json); return (value.items ?? value.rows).length; }', { reference: true });
+    const inside = back
+      ? '(json) => JSON.stringify(JSON.parse(json))'
+      : '(json) => { const value = JSON.parse(json); return (value.items ?? value.rows).length; }';
+    const parse = context.evalSync(inside, { reference: true });
     let rows = 0;
-    for (let i = 0; i < count; i++) rows += parse.applySync(undefined, [JSON.stringify(payload === 'big' ? bigPayload() : chunkPayload(i))]);
+    for (let i = 0; i < count; i++) {
+      const answer = parse.applySync(undefined, [JSON.stringify(payload === 'big' ? bigPayload() : chunkPayload(i))]);
+      if (!back) rows += answer;
+      else {
+        const value = JSON.parse(answer);
+        rows += (value.items ?? value.rows).length;
+      }
+    }
     return rows;
   } finally {
     isolate.dispose();

@@ -1,14 +1,15 @@
 // The floor: raw isolated-vm with no framework — a fresh isolate and context per run, the program
 // transpiled by esbuild, tools bound as ivm.References (synchronous host tools through applySync,
 // asynchronous ones through apply with a promise result, so parallel calls overlap), the result copied
-// out as JSON. For W4 (`direct: true`) it runs the program's text directly on the host against an MCP
+// out as JSON. For W4 it runs the program's text directly on the host against an MCP
 // SDK Client — the direct `Client.callTool` baseline. Runs on the repo's Node and its isolated-vm.
 // Its probe `pipe` is the W2 floor of any design whose isolate lives in another process than the
 // host's tools: sequential 1-byte round trips to a child Node process over a socketpair (pipeRoundTrips).
+// Run by Node 22 with the peers' isolated-vm 6 (`ivmPrefix`), it is the floor of the peers' runtime.
 /* global process, Buffer, URL */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { jsonWork, serveDriver } from './common.mjs';
+import { importFrom, jsonWork, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 const SYNC = new Set(['echo', 'big', 'chunk']);
@@ -48,9 +49,10 @@ function pipeRoundTrips() {
 }
 
 await serveDriver({
-  async load() {
-    const [{ default: ivm }, esbuild] = await Promise.all([import('isolated-vm'), import('esbuild')]);
-    return { ivm, esbuild };
+  async load(options) {
+    // On Node 22 (`ivmPrefix`: the peers' cache) isolated-vm 6; on Node 20 the repo's isolated-vm 5.
+    const [ivm, esbuild] = await Promise.all([options.ivmPrefix ? importFrom(options.ivmPrefix, 'isolated-vm') : import('isolated-vm'), import('esbuild')]);
+    return { ivm: ivm.default ?? ivm, esbuild };
   },
   async setup({ ivm, esbuild }, options) {
     let mcp;

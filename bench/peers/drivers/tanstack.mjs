@@ -5,22 +5,20 @@
 // ai-code-mode 0.3.4 does not accept, so for W4 a tool wraps an MCP SDK Client (the repo's SDK).
 // Runs on Node 22 with the cache's isolated-vm 6.
 /* global process */
-import { importFrom, jsonWork, prelude, serveDriver } from './common.mjs';
+import { importFrom, prelude, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 await serveDriver({
   async load(options) {
-    const [ai, codeMode, isolateNode, zod, ivm] = await Promise.all([
+    const [ai, codeMode, isolateNode, zod] = await Promise.all([
       importFrom(options.prefix, '@tanstack/ai'),
       importFrom(options.prefix, '@tanstack/ai-code-mode'),
       importFrom(options.prefix, '@tanstack/ai-isolate-node'),
       importFrom(options.prefix, 'zod'),
-      // Only for the `json` probe (the JSON work alone on this Node); the isolated-vm TanStack loads.
-      importFrom(options.prefix, 'isolated-vm'),
     ]);
-    return { ai, codeMode, isolateNode, z: zod.z, ivm: ivm.default ?? ivm };
+    return { ai, codeMode, isolateNode, z: zod.z };
   },
-  async setup({ ai, codeMode, isolateNode, z, ivm }, options) {
+  async setup({ ai, codeMode, isolateNode, z }, options) {
     const { toolDefinition } = ai;
     const define = (name, inputSchema, execute) => toolDefinition({ name, description: name, inputSchema }).server(execute);
     const definitions = [
@@ -47,10 +45,6 @@ await serveDriver({
         const output = await tool.execute({ typescriptCode: prelude(uses, (name) => `external_${name}`) + body });
         if (!output.success) throw new Error(`TanStack run failed: ${JSON.stringify(output.error)}`);
         return output.result;
-      },
-      async probe(request) {
-        if (request.name !== 'json') throw new Error(`tanstack: no probe ${request.name}`);
-        return jsonWork(ivm, request);
       },
       async close() {
         await client?.close();
