@@ -31,20 +31,28 @@ export function encodeFrame(header: string, body = ''): Buffer {
   return frame;
 }
 
-/** Writes frames to `socket`, coalescing the frames of one turn into one write. */
+/**
+ * Writes frames to `socket`, the frames of one turn in one write. A turn's only frame (a sequential
+ * call, its reply) goes out as a plain write: corking it costs a vectored write of one buffer.
+ */
 export function createFrameWriter(socket: Socket): (header: string, body?: string) => void {
-  let corked = false;
+  let pending: Buffer[] = [];
+  const flush = (): void => {
+    const frames = pending;
+    pending = [];
+    if (socket.destroyed) return;
+    if (frames.length === 1) {
+      socket.write(frames[0] as Buffer);
+      return;
+    }
+    socket.cork();
+    for (const frame of frames) socket.write(frame);
+    socket.uncork();
+  };
   return (header, body) => {
     if (socket.destroyed) return;
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        corked = false;
-        socket.uncork();
-      });
-    }
-    socket.write(encodeFrame(header, body));
+    if (pending.length === 0) process.nextTick(flush);
+    pending.push(encodeFrame(header, body));
   };
 }
 
