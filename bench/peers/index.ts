@@ -477,7 +477,8 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = notes.floor22 = '(direct SDK `Client.callTool`, no sandbox)';
     if (workload.key === 'W5ajson' || workload.key === 'W5bjson') {
       // The same code on two Nodes: the second figure against the first says what Node 20's V8 costs.
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'ms')} (${(values.floor / values.floor22).toFixed(2)}× the same work on Node 22) | ${fmt(values.floor22, 'ms')} (1.00×) |`);
+      const onNode20 = !Number.isFinite(values.floor) ? 'n/a' : Number.isFinite(values.floor22) ? `${fmt(values.floor, 'ms')} (${(values.floor / values.floor22).toFixed(2)}× the same work on Node 22)` : fmt(values.floor, 'ms');
+      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${onNode20} | ${Number.isFinite(values.floor22) ? fmt(values.floor22, 'ms') : 'n/a'} |`);
       continue;
     }
     if (workload.key === 'W2pipe') {
