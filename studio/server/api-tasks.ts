@@ -5,19 +5,9 @@ import { executeTask, resolveModelSettings, type PlannerEvent, type TaskResult }
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
 import { followStoredRun, type StudioStore } from './studio-store.js';
+import type { TaskRunView } from './wire-types.js';
 
-/** What the playground shows of a finished task. */
-export interface TaskRunView {
-  taskId: string;
-  success: boolean;
-  summary: string;
-  result?: unknown;
-  error: string | null;
-  steps: number;
-  logs: string[];
-  /** A task of the store: the worker that finished it and its attempts (more than one: taken over). */
-  worker?: { executorId: string; attempts: number };
-}
+export type { TaskRunView };
 
 /**
  * Runs a planner task from the playground, as `agent-spaces task` does: in this process with the

@@ -8,20 +8,9 @@ import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
 import { previewJson } from './preview-json.js';
 import { createEventHub, type EventHub } from './studio-events.js';
 import { openStudioStore, type StudioStore } from './studio-store.js';
+import type { TimelineCall } from './wire-types.js';
 
-/** One capability call of a run, for the playground's timeline. */
-export interface TimelineCall {
-  callId: string;
-  capability: string;
-  function: string;
-  /** The arguments as JSON text, cut to a preview (a timeline never holds a call's whole payload). */
-  args: string;
-  /** Milliseconds since the epoch. */
-  startedAt: number;
-  durationMs?: number;
-  ok?: boolean;
-  error?: { code: string; message: string };
-}
+export type { TimelineCall };
 
 /** What the last build reported, kept for the capabilities pane. */
 export interface BuildSummary {

@@ -1,4 +1,8 @@
 /** The shapes the studio's API answers with (what the panes read of them). */
+import type { TaskRunView, TimelineCall } from '../server/wire-types.js';
+
+export type { TaskRunView, TimelineCall };
+
 export interface FunctionView {
   id: string;
   name: string;
@@ -47,18 +51,6 @@ export interface Diagnostic {
   message: string;
 }
 
-export interface TimelineCall {
-  callId: string;
-  capability: string;
-  function: string;
-  /** JSON text, cut to a preview by the server. */
-  args: string;
-  startedAt: number;
-  durationMs?: number;
-  ok?: boolean;
-  error?: { code: string; message: string };
-}
-
 export interface RunResultView {
   success: boolean;
   result: unknown;
@@ -79,15 +71,3 @@ export interface CodeRunView {
   worker?: { executorId: string; attempts: number };
 }
 
-/** A finished planner task as `POST /api/task` answers it. */
-export interface TaskRunView {
-  taskId: string;
-  success: boolean;
-  summary: string;
-  result?: unknown;
-  error: string | null;
-  steps: number;
-  logs: string[];
-  /** A task of the store: the worker that finished it and its attempts (more than one: taken over). */
-  worker?: { executorId: string; attempts: number };
-}
