@@ -17,6 +17,8 @@ export interface CallGate {
   readonly calls: number;
   /** Calls accepted and not yet answered. */
   readonly outstanding: number;
+  /** Starts the calls that wait, as far as the limits and `mayStart` allow (e.g. once the replies drained). */
+  resume(): void;
   /** Stops: queued calls are dropped, later replies are not sent. */
   close(): void;
 }
@@ -27,6 +29,12 @@ export interface CallGateOptions {
   context: CallContext;
   /** Sends one answer: `json` is the result's JSON text, or a wire error's when `ok` is false. */
   reply(id: number, ok: boolean, json: string): void;
+  /**
+   * Whether a waiting call may start now (default: always). A worker that does not read its replies
+   * (a program computing, a hostile worker) would otherwise have every result of the run buffered on
+   * the host; calls wait instead, and {@link CallGate.resume} starts them again.
+   */
+  mayStart?: () => boolean;
 }
 
 interface QueuedCall {
@@ -101,8 +109,9 @@ export function createCallGate(options: CallGateOptions): CallGate {
     pump();
   };
 
+  const mayStart = options.mayStart ?? ((): boolean => true);
   const pump = (): void => {
-    while (!closed && active < limits.maxConcurrentCalls && queue.length > 0) {
+    while (!closed && active < limits.maxConcurrentCalls && queue.length > 0 && mayStart()) {
       const next = queue.shift() as QueuedCall;
       queuedBytes -= next.bytes;
       void perform(next);
@@ -122,7 +131,8 @@ export function createCallGate(options: CallGateOptions): CallGate {
       if (calls >= limits.maxCalls) return refuse(id, callLimitError(capability, fn, limits.maxCalls));
       const bytes = argsBytes ?? Buffer.byteLength(argsJson, 'utf8');
       if (bytes > limits.maxArgumentBytes) return refuse(id, argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes));
-      if (active >= limits.maxConcurrentCalls && queuedBytes + bytes > maxQueuedBytes) {
+      const waits = active >= limits.maxConcurrentCalls || queue.length > 0 || !mayStart();
+      if (waits && queuedBytes + bytes > maxQueuedBytes) {
         return refuse(id, {
           code: WIRE_ERROR_CODES.toolCall,
           message: `call to ${capability}.${fn} refused: this run already has ${queuedBytes} bytes of arguments waiting for a free call slot (limit ${maxQueuedBytes}); await some calls before making more`,
@@ -134,6 +144,7 @@ export function createCallGate(options: CallGateOptions): CallGate {
       queue.push({ id, capability, fn, argsJson, bytes, resultMode });
       pump();
     },
+    resume: () => pump(),
     close() {
       closed = true;
       queue.length = 0;

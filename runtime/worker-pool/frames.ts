@@ -31,15 +31,20 @@ export function encodeFrame(header: string, body = ''): Buffer {
   return frame;
 }
 
+/** Sends one frame; `unsentBytes` counts the frames not yet taken by the other side (queued here or in the socket). */
+export type FrameWriter = ((header: string, body?: string) => void) & { unsentBytes(): number };
+
 /**
  * Writes frames to `socket`, the frames of one turn in one write. A turn's only frame (a sequential
  * call, its reply) goes out as a plain write: corking it costs a vectored write of one buffer.
  */
-export function createFrameWriter(socket: Socket): (header: string, body?: string) => void {
+export function createFrameWriter(socket: Socket): FrameWriter {
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
   const flush = (): void => {
     const frames = pending;
     pending = [];
+    pendingBytes = 0;
     if (socket.destroyed) return;
     if (frames.length === 1) {
       socket.write(frames[0] as Buffer);
@@ -49,11 +54,14 @@ export function createFrameWriter(socket: Socket): (header: string, body?: strin
     for (const frame of frames) socket.write(frame);
     socket.uncork();
   };
-  return (header, body) => {
+  const write = (header: string, body?: string): void => {
     if (socket.destroyed) return;
     if (pending.length === 0) process.nextTick(flush);
-    pending.push(encodeFrame(header, body));
+    const frame = encodeFrame(header, body);
+    pending.push(frame);
+    pendingBytes += frame.length;
   };
+  return Object.assign(write, { unsentBytes: () => pendingBytes + socket.writableLength });
 }
 
 /**

@@ -24,7 +24,7 @@ import { BOOTSTRAP_REFUSAL_CODES, readReportedError, WORKER_DECIDED_CODES, wireE
 import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
 import type { IsolateRunRequest } from '../isolated-vm/run-in-isolate.js';
 import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
-import { createFrameReader, createFrameWriter } from './frames.js';
+import { createFrameReader, createFrameWriter, type FrameWriter } from './frames.js';
 
 export interface WorkerPoolOptions {
   workers: number;
@@ -62,7 +62,7 @@ interface ActiveRun {
 interface Worker {
   child: ChildProcess;
   channel: Socket;
-  write: (header: string, body?: string) => void;
+  write: FrameWriter;
   pid: number;
   ready: boolean;
   /** Killed and waiting for its exit: it must stay referenced until then. */
@@ -80,6 +80,12 @@ const MAX_START_FAILURES = 3;
 const REPORT_MARGIN_MS = 50;
 /** Frame bytes beyond the run's own limits (headers, JSON escapes). */
 const FRAME_SLACK_BYTES = 64 * 1024;
+/**
+ * Replies a worker has not read yet past which its runs' waiting calls do not start until the pipe
+ * drains: a worker whose program computes (or that never reads) would otherwise have every result of
+ * its runs buffered on the host — a thousand 1 MiB results, a GiB per run.
+ */
+const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 
 export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPoolExecutor {
   const graceMs = options.graceMs ?? 250;
@@ -170,6 +176,9 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       },
       onViolation: (reason) => violation(worker, reason),
     }));
+    channel.on('drain', () => {
+      for (const run of worker.runs.values()) run.gate.resume();
+    });
     channel.on('error', () => kill(worker));
     child.on('error', () => kill(worker));
     child.on('exit', (code, signal) => onExit(worker, code, signal));
@@ -375,6 +384,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             limits,
             onCall,
             context,
+            mayStart: () => worker.write.unsentBytes() < MAX_UNSENT_BYTES,
             reply(id, ok, json) {
               if (run.settled) return;
               const code = ok ? undefined : wireErrorCode(json);

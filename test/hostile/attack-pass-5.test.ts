@@ -1,0 +1,107 @@
+/**
+ * Attack pass 5: the newest parts of the channel between the host and a sandbox worker (the frame
+ * writer that sends a turn's frames in one write, the frame reader's UTF-8 check), the type-check that
+ * runs while the program starts (calls and log lines held until its verdict), and the UTF-8 size
+ * limits. Each case is followed by a healthy run in the same host.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
+import { DEFAULT_RUN_LIMITS } from '../../runtime/sandbox.js';
+import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
+import { createWorkerPoolExecutor } from '../../runtime/worker-pool/worker-pool.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const HEALTHY = "import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });";
+const MIB = 1024 * 1024;
+
+let healthy: WorkerSandbox;
+beforeAll(() => {
+  healthy = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+});
+afterAll(async () => {
+  await healthy.close();
+});
+afterEach(async () => {
+  expect(await healthy.run(HEALTHY, { onCall: createFixtureHost().onCall, check: false })).toMatchObject({ success: true, result: 5 });
+});
+
+/**
+ * A worker that, on its run, makes `calls` calls at once and then never reads its pipe again: the
+ * host's replies can only pile up on the host's side.
+ */
+const DEAF_WORKER = `
+import { Socket } from 'node:net';
+const calls = Number(process.argv[2]);
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+const frame = (header, body = '') => {
+  const h = Buffer.from(JSON.stringify(header));
+  const b = Buffer.from(body);
+  const out = Buffer.alloc(8 + h.length + b.length);
+  out.writeUInt32LE(4 + h.length + b.length, 0);
+  out.writeUInt32LE(h.length, 4);
+  h.copy(out, 8);
+  b.copy(out, 8 + h.length);
+  channel.write(out);
+};
+let buffered = Buffer.alloc(0);
+channel.on('data', (chunk) => {
+  buffered = Buffer.concat([buffered, chunk]);
+  while (buffered.length >= 8) {
+    const length = buffered.readUInt32LE(0);
+    if (buffered.length < 4 + length) return;
+    const header = JSON.parse(buffered.toString('utf8', 8, 8 + buffered.readUInt32LE(4)));
+    buffered = buffered.subarray(4 + length);
+    if (header.t !== 'run') continue;
+    for (let id = 1; id <= calls; id++) frame({ t: 'call', runId: header.runId, id, capability: 'math', fn: 'echo', mode: 'value' }, '{"value":1}');
+    channel.pause();
+    return;
+  }
+});
+channel.on('close', () => process.exit(0));
+setInterval(() => undefined, 1000);
+frame({ t: 'ready', pid: process.pid });
+`;
+
+describe('attack pass 5: replies a worker does not read', () => {
+  it('H1: a worker that stops reading does not have every result of its run buffered on the host', async () => {
+    const dir = await makeTempDir('attack5-deaf');
+    const file = path.join(dir, 'deaf-worker.mjs');
+    await writeFile(file, DEAF_WORKER);
+    const pool = createWorkerPoolExecutor({ workers: 1, entry: { file, args: ['1000'] } });
+    try {
+      await pool.ready();
+      let performed = 0;
+      const result = 'x'.repeat(MIB - 16);
+      const outcome = await pool.execute(
+        { runId: 'deaf', js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 3_000 } },
+        async () => {
+          performed++;
+          return result;
+        },
+      );
+      // The host ends the run on its own clock; before the fix all 1,000 results (a GiB) were queued.
+      expect(outcome).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
+      expect(performed).toBeLessThan(DEFAULT_RUN_LIMITS.maxConcurrentCalls + 50);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('a program that awaits many large results gets every one of them (calls resume as the worker reads)', async () => {
+    let performed = 0;
+    const result = 'x'.repeat(MIB - 16);
+    const code = "import { echo } from '@capabilities/math';\nlet n = 0;\nawait Promise.all(Array.from({ length: 300 }, () => echo({ value: 1 }).then((v) => { n += (v as string).length; })));\nreturn n;";
+    const outcome = await healthy.run(code, {
+      check: false,
+      limits: { timeoutMs: 120_000 },
+      onCall: async () => {
+        performed++;
+        return result;
+      },
+    });
+    expect(outcome).toMatchObject({ success: true, result: 300 * result.length });
+    expect(performed).toBe(300);
+  }, 180_000);
+});
