@@ -65,6 +65,15 @@ export function callLimitError(capability: string, fn: string, maxCalls: number)
   };
 }
 
+/** The refusal of a call while too many argument bytes of the run wait (on the host, or unanswered in the worker). */
+export function queuedArgumentsError(capability: string, fn: string, waiting: string, limit: number): WireError {
+  return {
+    code: WIRE_ERROR_CODES.toolCall,
+    message: `call to ${capability}.${fn} refused: this run already has ${waiting} (limit ${limit}); await some calls before making more`,
+    data: { code: 'CALL_LIMIT_EXCEEDED', capability, function: fn },
+  };
+}
+
 /**
  * Argument bytes one run may have waiting for a free call slot; a program that queues more is refused
  * until some of its calls finish (without it, 1,000 queued 1 MiB calls would hold 1 GiB on the host).
@@ -127,18 +136,11 @@ export function createCallGate(options: CallGateOptions): CallGate {
     },
     submit(id, capability, fn, argsJson, resultMode, argsBytes) {
       if (closed) return;
-      const target = { capability, function: fn };
       if (calls >= limits.maxCalls) return refuse(id, callLimitError(capability, fn, limits.maxCalls));
       const bytes = argsBytes ?? Buffer.byteLength(argsJson, 'utf8');
       if (bytes > limits.maxArgumentBytes) return refuse(id, argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes));
       const waits = active >= limits.maxConcurrentCalls || queue.length > 0 || !mayStart();
-      if (waits && queuedBytes + bytes > maxQueuedBytes) {
-        return refuse(id, {
-          code: WIRE_ERROR_CODES.toolCall,
-          message: `call to ${capability}.${fn} refused: this run already has ${queuedBytes} bytes of arguments waiting for a free call slot (limit ${maxQueuedBytes}); await some calls before making more`,
-          data: { code: 'CALL_LIMIT_EXCEEDED', ...target },
-        });
-      }
+      if (waits && queuedBytes + bytes > maxQueuedBytes) return refuse(id, queuedArgumentsError(capability, fn, `${queuedBytes} bytes of arguments waiting for a free call slot`, maxQueuedBytes));
       calls++;
       queuedBytes += bytes;
       queue.push({ id, capability, fn, argsJson, bytes, resultMode });

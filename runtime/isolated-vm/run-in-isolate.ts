@@ -9,7 +9,7 @@ import ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
 import { utf8SizeOver } from '../../core/utf8-size.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
-import { argumentLimitError, callLimitError } from '../host/call-gate.js';
+import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, queuedArgumentsError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
 import { BOOTSTRAP_REFUSAL_CODES, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
@@ -166,8 +166,16 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   let holds = 0;
   let heldSince = 0;
   const budget = createOutputBudget(limits.maxOutputBytes);
-  /** Calls handed to the port and not yet answered. */
-  const outstanding = new Set<number>();
+  /** Calls handed to the port and not yet answered, with the characters of their arguments. */
+  const outstanding = new Map<number, number>();
+  /**
+   * Characters of the arguments of the calls not yet answered, and their bound: what the host holds at
+   * most (calls in flight and waiting ones, in bytes, each character at least one). Past it the host
+   * refuses calls anyway; refused here, a program that makes a thousand 1 MiB calls in one slice does
+   * not have a GiB of frames queued in the worker, outside its isolate's memory limit.
+   */
+  let unansweredChars = 0;
+  const maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
   /** Codes of the tool errors the host sent: the only codes besides its own a program may end with. */
   const sentCodes = new Set<string>();
   let pendingOperations = 0;
@@ -336,7 +344,10 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     scheduleStallCheck();
   };
   const reply = (id: number, ok: boolean, json: string): void => {
-    if (finished || !outstanding.delete(id)) return;
+    const chars = outstanding.get(id);
+    if (finished || chars === undefined) return;
+    outstanding.delete(id);
+    unansweredChars -= chars;
     if (!ok) noteSentCode(json);
     // On the caller's thread, entering the isolate costs no hop: replies settled by the same
     // microtask run go in together without waiting for another turn of the event loop.
@@ -392,11 +403,15 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     if (code !== undefined) sentCodes.add(code);
   };
 
-  /** Called by the isolate (which refuses calls past its limits itself, so it cannot flood this). */
+  /** Called by the isolate, which refuses calls past maxCalls and maxArgumentBytes itself (in characters). */
   const send = (id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void => {
     if (finished || typeof id !== 'number' || outstanding.has(id)) return;
-    outstanding.add(id);
     const text = String(argsJson);
+    outstanding.set(id, text.length);
+    unansweredChars += text.length;
+    if (unansweredChars > maxUnansweredChars) {
+      return reply(id, false, JSON.stringify(queuedArgumentsError(String(capability), String(fn), `${unansweredChars - text.length} characters of arguments in calls not answered yet`, maxUnansweredChars)));
+    }
     // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
     // never reach the pipe (where a frame past the host's limit would cost the whole worker).
     const bytes = utf8SizeOver(text, limits.maxArgumentBytes);

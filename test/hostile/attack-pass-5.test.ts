@@ -4,10 +4,12 @@
  * runs while the program starts (calls and log lines held until its verdict), and the UTF-8 size
  * limits. Each case is followed by a healthy run in the same host.
  */
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
+import { maxQueuedArgumentBytes } from '../../runtime/host/call-gate.js';
 import { DEFAULT_RUN_LIMITS } from '../../runtime/sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 import { createWorkerPoolExecutor } from '../../runtime/worker-pool/worker-pool.js';
@@ -103,5 +105,48 @@ describe('attack pass 5: replies a worker does not read', () => {
     });
     expect(outcome).toMatchObject({ success: true, result: 300 * result.length });
     expect(performed).toBe(300);
+  }, 180_000);
+});
+
+/** The most memory the process `pid` has held (VmHWM), in bytes. */
+function peakMemoryOf(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+}
+
+describe('attack pass 5: calls made in one slice', () => {
+  it('H2: a thousand 1 MiB calls made without awaiting are not all queued in the worker, outside the isolate memory limit', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+    try {
+      await sandbox.ready();
+      const [pid] = sandbox.pids();
+      let performed = 0;
+      const code = [
+        "import { echo } from '@capabilities/math';",
+        "const big = 'x'.repeat(1024 * 1024 - 20);",
+        'const all: Promise<string>[] = [];',
+        "for (let i = 0; i < 990; i++) all.push(echo({ value: big }).then(() => 'done', (error: { code?: string }) => String(error.code)));",
+        'const outcomes = await Promise.all(all);',
+        "return { done: outcomes.filter((o) => o === 'done').length, refused: outcomes.filter((o) => o === 'CALL_LIMIT_EXCEEDED').length };",
+      ].join('\n');
+      const result = await sandbox.run(code, {
+        check: false,
+        limits: { timeoutMs: 120_000 },
+        onCall: async () => {
+          performed++;
+          return 1;
+        },
+      });
+      expect(result.success).toBe(true);
+      const { done, refused } = result.result as { done: number; refused: number };
+      expect(done + refused).toBe(990);
+      expect(done).toBe(performed);
+      // What the host itself would hold at most: calls in flight and waiting ones.
+      const bound = DEFAULT_RUN_LIMITS.maxConcurrentCalls * DEFAULT_RUN_LIMITS.maxArgumentBytes + maxQueuedArgumentBytes(DEFAULT_RUN_LIMITS);
+      expect(done * MIB).toBeLessThanOrEqual(bound);
+      // Before: ~1.1 GB (every frame of the slice queued in the worker); the isolate's heap is 128 MB.
+      expect(peakMemoryOf(pid as number)).toBeLessThan(600 * MIB);
+    } finally {
+      await sandbox.close();
+    }
   }, 180_000);
 });
