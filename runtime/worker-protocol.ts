@@ -31,7 +31,7 @@ export type WorkerToHostHeader =
 
 const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
 /** Longest run id, capability or function name the host accepts in a header. */
-const MAX_NAME = 512;
+export const MAX_NAME = 512;
 
 /** Parses a header from a worker; `undefined` when it is not one the contract allows. */
 export function readWorkerHeader(text: string): WorkerToHostHeader | undefined {

@@ -58,6 +58,17 @@ export function readReportedError(json: string, mayReport: (code: string) => boo
   return error;
 }
 
+/**
+ * `error` with its texts cut to what the host keeps of a reported error. An isolate's own failure can
+ * quote the program (a link error names the import: a 3 MB specifier made a frame past the host's
+ * limit, and the host killed the worker with every run in it).
+ */
+export function boundedRunError(error: RunError): RunError {
+  const bounded: RunError = { ...error, name: error.name.slice(0, MAX_TEXT), message: error.message.slice(0, MAX_TEXT) };
+  if (error.stack !== undefined) bounded.stack = error.stack.slice(0, MAX_TEXT);
+  return bounded;
+}
+
 /** What a program may report: its own codes, and codes of tool errors the host sent this run. */
 export function programMayReport(hostSentCodes: ReadonlySet<string>): (code: string) => boolean {
   return (code) => PROGRAM_CODES.has(code) || hostSentCodes.has(code);

@@ -6,14 +6,15 @@
  * are still those of the compiled JavaScript; the caller maps them back.
  */
 import ivm from 'isolated-vm';
-import type { ResultMode } from '../../core/protocol.js';
+import { WIRE_ERROR_CODES, type ResultMode } from '../../core/protocol.js';
 import { utf8SizeOver } from '../../core/utf8-size.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
 import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, queuedArgumentsError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
-import { BOOTSTRAP_REFUSAL_CODES, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
+import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import type { RunLimits } from '../sandbox.js';
+import { MAX_NAME } from '../worker-protocol.js';
 import { evaluateBootstrap } from './bootstrap-script.js';
 import { ModuleResolutionError, resolveCapabilityModule } from './capability-modules.js';
 import { createRunTimers } from './sandbox-timers.js';
@@ -236,7 +237,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       if (pendingOperations === 0) resolveReleased();
     });
   };
-  const fail = (error: RunError, timedOut = false, options: { stopNow?: boolean } = {}): void => finish({ success: false, error, timedOut }, options);
+  const fail = (error: RunError, timedOut = false, options: { stopNow?: boolean } = {}): void => finish({ success: false, error: boundedRunError(error), timedOut }, options);
   const timeout = (): void => {
     const cpuBound = holds > 0 || cpuUsedMs() >= limits.timeoutMs;
     fail({
@@ -411,6 +412,12 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     unansweredChars += text.length;
     if (unansweredChars > maxUnansweredChars) {
       return reply(id, false, JSON.stringify(queuedArgumentsError(String(capability), String(fn), `${unansweredChars - text.length} characters of arguments in calls not answered yet`, maxUnansweredChars)));
+    }
+    // A name the host would not accept in a frame's header is refused here, for this call only (the
+    // host kills a worker that sends one, and every run in it).
+    const name = [String(capability), String(fn)].find((text) => text.length > MAX_NAME);
+    if (name !== undefined) {
+      return reply(id, false, JSON.stringify({ code: WIRE_ERROR_CODES.invalidParams, message: `call refused: a capability or function name of ${name.length} characters (limit ${MAX_NAME})`, data: { code: 'INVALID_ARGUMENTS' } }));
     }
     // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
     // never reach the pipe (where a frame past the host's limit would cost the whole worker).

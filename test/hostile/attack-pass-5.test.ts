@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
+import type { RunResult } from '../../core/run-result.js';
 import { maxQueuedArgumentBytes } from '../../runtime/host/call-gate.js';
 import { DEFAULT_RUN_LIMITS } from '../../runtime/sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
@@ -149,4 +150,67 @@ describe('attack pass 5: calls made in one slice', () => {
       await sandbox.close();
     }
   }, 180_000);
+});
+
+describe('attack pass 5: what a program puts in a frame of its own worker', () => {
+  /**
+   * Runs `attack` while another run of the same worker waits in a call, and returns both outcomes:
+   * whatever the attacker did, the other run must end normally and the worker must stay.
+   */
+  async function besideAVictim(attack: (sandbox: WorkerSandbox) => Promise<RunResult>): Promise<{ attacker: RunResult; victim: RunResult; samePid: boolean }> {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+    try {
+      await sandbox.ready();
+      const before = sandbox.pids();
+      let called!: () => void;
+      const inCall = new Promise<void>((resolve) => (called = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const victim = sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", {
+        check: false,
+        onCall: async () => {
+          called();
+          await released;
+          return 3;
+        },
+      });
+      await inCall;
+      const attacker = await attack(sandbox);
+      release();
+      return { attacker, victim: await victim, samePid: JSON.stringify(sandbox.pids()) === JSON.stringify(before) };
+    } finally {
+      await sandbox.close();
+    }
+  }
+
+  it('H3: an import of a 3 MB name fails its own run only, checked or not (the link error no longer makes a frame past the limit)', async () => {
+    const code = `import x from '@capabilities/${'a'.repeat(3_000_000)}';\nreturn x;`;
+    for (const check of [false, true]) {
+      const { attacker, victim, samePid } = await besideAVictim((sandbox) => sandbox.run(code, { check, onCall: createFixtureHost().onCall }));
+      expect(attacker.success, `check: ${check}`).toBe(false);
+      expect(attacker.error?.code).toMatch(check ? /^TYPE_CHECK_FAILED$/ : /^(IMPORT_REFUSED|MODULE_NOT_FOUND)$/);
+      expect(victim, `check: ${check}`).toMatchObject({ success: true, result: 3 });
+      expect(samePid).toBe(true);
+      // Cut to what the host keeps of a reported error (64 Ki characters), plus the host's "did you mean".
+      if (!check) expect(attacker.error?.message.length).toBeLessThan(100_000);
+    }
+  }, 120_000);
+
+  it('H4: a call whose capability or function name is longer than a header allows is refused for that call only', async () => {
+    const code = [
+      "import * as math from '@capabilities/math';",
+      'const host = (globalThis as unknown as { __agentSpaces: { call(c: string, f: string, a: unknown): Promise<unknown> } }).__agentSpaces;',
+      'const refused: string[] = [];',
+      "for (const attempt of [() => host.call('m'.repeat(600), 'add', {}), () => host.call('math', 'f'.repeat(600), {}), () => (math as unknown as Record<string, (a: unknown) => Promise<unknown>>)['g'.repeat(600)]?.({})]) {",
+      '  try { await attempt(); } catch (error) { refused.push(String((error as { code?: string }).code)); }',
+      '}',
+      'return refused;',
+    ].join('\n');
+    const { attacker, victim, samePid } = await besideAVictim((sandbox) => sandbox.run(code, { check: false, onCall: createFixtureHost().onCall }));
+    expect(attacker.success).toBe(true);
+    for (const code of attacker.result as string[]) expect(code).toMatch(/^(INVALID_ARGUMENTS|undefined)$/);
+    expect((attacker.result as string[]).slice(0, 2)).toEqual(['INVALID_ARGUMENTS', 'INVALID_ARGUMENTS']);
+    expect(victim).toMatchObject({ success: true, result: 3 });
+    expect(samePid).toBe(true);
+  }, 60_000);
 });
