@@ -231,6 +231,11 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     // few calls). Otherwise dispose once the current turn is over — off the path of the result (a
     // dispose costs ~1.5 ms).
     if (options.stopNow === true && onCaller && !isolate.isDisposed) isolate.dispose();
+    // On the caller's thread the isolate executes only inside this thread's synchronous calls: once the
+    // current one returns, it has stopped. Said at once, with the outcome: a co-resident run computing
+    // in the next callback (a timer) no longer holds the report back past the host's grace, which
+    // killed the worker with every run in it.
+    if (onCaller) process.nextTick(resolveReleased);
     setImmediate(() => {
       runningOnThreads.delete(isolate);
       if (!isolate.isDisposed) isolate.dispose();

@@ -214,3 +214,47 @@ describe('attack pass 5: what a program puts in a frame of its own worker', () =
     expect(samePid).toBe(true);
   }, 60_000);
 });
+
+describe('attack pass 5: a run that ends beside one that computes', () => {
+  it('H5: a co-resident program computing right after another run ended does not get the worker killed (and every run in it)', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+    try {
+      await sandbox.ready();
+      const before = sandbox.pids();
+      // C waits in a call the whole time: it must end normally.
+      let inCall!: () => void;
+      const called = new Promise<void>((resolve) => (inCall = resolve));
+      let releaseC!: () => void;
+      const cReleased = new Promise<void>((resolve) => (releaseC = resolve));
+      const c = sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", {
+        check: false,
+        onCall: async () => {
+          inCall();
+          await cReleased;
+          return 3;
+        },
+      });
+      await called;
+      // A and B get their replies in one write, so both arm a timer in the same turn: A's fires first
+      // and ends A; B's then computes for 2 s, past the host's 250 ms grace for A's isolate to stop.
+      let answered = 0;
+      let answerBoth!: () => void;
+      const both = new Promise<void>((resolve) => (answerBoth = resolve));
+      const onCall = async (): Promise<number> => {
+        if (++answered === 2) answerBoth();
+        await both;
+        return 0;
+      };
+      const a = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nawait new Promise((resolve) => setTimeout(resolve, 20));\nreturn 'a';", { check: false, onCall });
+      const b = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nawait new Promise((resolve) => setTimeout(resolve, 20));\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nreturn 'b';", { check: false, onCall });
+      const [resultA, resultB] = await Promise.all([a, b]);
+      releaseC();
+      expect(resultA).toMatchObject({ success: true, result: 'a' });
+      expect(resultB).toMatchObject({ success: true, result: 'b' });
+      expect(await c).toMatchObject({ success: true, result: 3 });
+      expect(sandbox.pids()).toEqual(before);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+});
