@@ -263,9 +263,18 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
    */
   const killUnlessReleased = (worker: Worker, run: ActiveRun): void => {
     if (run.releaseTimer !== undefined) return;
-    run.releaseTimer = setTimeout(() => setImmediate(() => {
-      if (worker.runs.get(run.runId) === run) kill(worker);
-    }), graceMs);
+    const arm = (): void => {
+      run.releaseTimer = setTimeout(() => setImmediate(() => {
+        if (worker.runs.get(run.runId) !== run) return;
+        // The worker runs its programs on one thread: while another of its runs is still going, the
+        // thread may be computing that run's slice (bounded by that run's own time) and read nothing,
+        // so this run's report cannot come yet. Killing the worker then failed every run in it; it is
+        // killed once none of its other runs is going (the host ends each at its own deadline).
+        if ([...worker.runs.values()].some((other) => other !== run && !other.settled)) return arm();
+        kill(worker);
+      }), graceMs);
+    };
+    arm();
   };
 
   const onExit = (worker: Worker, code: number | null, signal: NodeJS.Signals | null): void => {

@@ -258,3 +258,69 @@ describe('attack pass 5: a run that ends beside one that computes', () => {
     }
   }, 60_000);
 });
+
+/** A worker whose first run reports its result but never that its isolate stopped, and whose later runs report nothing. */
+const STUCK_WORKER = DEAF_WORKER.replace(
+  "    if (header.t !== 'run') continue;\n    for (let id = 1; id <= calls; id++) frame({ t: 'call', runId: header.runId, id, capability: 'math', fn: 'echo', mode: 'value' }, '{\"value\":1}');\n    channel.pause();\n    return;",
+  "    if (header.t !== 'run') continue;\n    if (++runs === 1) frame({ t: 'result', runId: header.runId, ok: true, timedOut: false }, '\"stuck\"');",
+).replace('let buffered', 'let runs = 0;\nlet buffered');
+
+describe('attack pass 5: a cancel beside a run that computes', () => {
+  it('a worker that never reports a run stopped is still killed, once its other runs ended at their deadlines', async () => {
+    expect(STUCK_WORKER).toContain('++runs === 1');
+    const dir = await makeTempDir('attack5-stuck');
+    const file = path.join(dir, 'stuck-worker.mjs');
+    await writeFile(file, STUCK_WORKER);
+    const pool = createWorkerPoolExecutor({ workers: 1, entry: { file } });
+    try {
+      await pool.ready();
+      const before = pool.pids();
+      const request = (runId: string) => ({ runId, js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 1_000 } });
+      const first = await pool.execute(request('first'), createFixtureHost().onCall);
+      const second = await pool.execute(request('second'), createFixtureHost().onCall);
+      expect(first).toMatchObject({ success: true, result: 'stuck' });
+      expect(second).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
+      await pool.ready();
+      expect(pool.pids()).toHaveLength(1);
+      expect(pool.pids()).not.toEqual(before);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('H6: cancelling a run while a co-resident program computes does not get the worker killed (and every run in it)', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+    try {
+      await sandbox.ready();
+      const before = sandbox.pids();
+      const controller = new AbortController();
+      let inA!: () => void;
+      const aWaits = new Promise<void>((resolve) => (inA = resolve));
+      const a = sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", {
+        check: false,
+        signal: controller.signal,
+        onCall: async (_params, context) => {
+          inA();
+          await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+          return 3;
+        },
+      });
+      await aWaits;
+      // B computes for 2 s as soon as its call is answered; A is cancelled in the same moment, so the
+      // worker reads A's cancel only after B's computation, past the host's grace.
+      const b = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nreturn 'b';", {
+        check: false,
+        onCall: async () => {
+          setImmediate(() => controller.abort());
+          return 0;
+        },
+      });
+      const [resultA, resultB] = await Promise.all([a, b]);
+      expect(resultA).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
+      expect(resultB).toMatchObject({ success: true, result: 'b' });
+      expect(sandbox.pids()).toEqual(before);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+});
