@@ -21,19 +21,20 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
   let checker: Promise<TypeChecker> | undefined;
 
   /** The failure of a program that does not type-check, or `undefined` when it does. */
-  const typeCheckFailure = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult): Promise<RunResult | undefined> => {
+  const typeCheckFailure = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult, maxOutputBytes: number): Promise<RunResult | undefined> => {
     // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
     checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
     const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
-    const diagnostics = withModuleHints(checked, visibleModules);
-    if (diagnostics.length === 0) return undefined;
+    const all = withModuleHints(checked, visibleModules);
+    if (all.length === 0) return undefined;
+    const diagnostics = withinOutput(all, maxOutputBytes);
     const first = diagnostics[0];
     // A check stopped by its limits says so in its own words, and has no line.
     const stopped = first?.code === (await import('./type-check.js')).TYPE_CHECK_STOPPED;
     return failed({
       name: 'TypeCheckError',
       code: 'TYPE_CHECK_FAILED',
-      message: stopped ? `${first?.message}` : `the program has ${diagnostics.length} type error(s); first, line ${first?.line}: ${first?.message}`,
+      message: stopped ? `${first?.message}` : `the program has ${all.length} type error(s)${diagnostics.length < all.length ? ` (the first ${diagnostics.length} listed)` : ''}; first, line ${first?.line}: ${first?.message}`,
       ...(first === undefined || stopped ? {} : { line: first.line, column: first.column }),
       diagnostics,
     });
@@ -54,7 +55,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
 
       // The check runs while the program starts: its calls and log lines wait for the verdict, and a
       // program that fails the check is stopped before any of them reaches the host.
-      const verdict = runOptions.check === true ? typeCheckFailure(code, runOptions, visibleModules, failed) : undefined;
+      const verdict = runOptions.check === true ? typeCheckFailure(code, runOptions, visibleModules, failed, limits.maxOutputBytes) : undefined;
 
       const program = compileProgram(code);
       if (!program.ok) return (await verdict) ?? failed(program.error);
@@ -111,6 +112,27 @@ function withModuleHints(diagnostics: Diagnostic[], modules: () => readonly stri
 }
 
 const CANNOT_FIND_MODULE = 2307;
+
+/** Most diagnostics a failed run lists, and characters of each message (a message quotes the program). */
+const MAX_RUN_DIAGNOSTICS = 50;
+const MAX_DIAGNOSTIC_CHARS = 2_000;
+
+/**
+ * The first diagnostics, their messages cut, within half the run's output limit as JSON: the error of a
+ * failed check is output like any other (20,000 one-line errors in a 0.5 MB program made a 2 MB error
+ * past a 1 MiB limit). The first one is always kept.
+ */
+function withinOutput(diagnostics: Diagnostic[], maxOutputBytes: number): Diagnostic[] {
+  const kept: Diagnostic[] = [];
+  let bytes = 0;
+  for (const diagnostic of diagnostics.slice(0, MAX_RUN_DIAGNOSTICS)) {
+    const cut = diagnostic.message.length > MAX_DIAGNOSTIC_CHARS ? { ...diagnostic, message: `${diagnostic.message.slice(0, MAX_DIAGNOSTIC_CHARS)}… [cut]` } : diagnostic;
+    bytes += Buffer.byteLength(JSON.stringify(cut), 'utf8');
+    if (kept.length > 0 && bytes > maxOutputBytes / 2) break;
+    kept.push(cut);
+  }
+  return kept;
+}
 
 /**
  * TypeScript suggests the closest name it knows ("… has no exported member named 'createTicke'. Did
