@@ -196,7 +196,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsMessage(error as Error & { code?: string }), { ...commandNamedIn(argv) });
   }
   const { positionals, tokens } = parsed;
   const values = parsed.values as OptionValues;
@@ -208,7 +208,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
     const subcommands = commandsOf(first);
     if (second === undefined) return { action: 'help', text: helpText(first), exitCode: wantsHelp ? 0 : 2 };
     if (!subcommands.includes(`${first} ${second}` as CommandName)) {
-      throw new UsageError(`unknown subcommand "${first} ${second}" (${listOfChoices(subcommands.map((name) => name.slice(first.length + 1)))})`);
+      throw new UsageError(`unknown subcommand "${first} ${second}" (${listOfChoices(subcommands.map((name) => name.slice(first.length + 1)))})`, { command: first });
     }
   } else if (!(first in COMMANDS)) {
     throw new UsageError(`unknown command "${first}"`);
@@ -228,7 +228,32 @@ export function optionsOf(command: CommandName): OptionName[] {
 function checkOptions(command: CommandName, given: string[]): void {
   const allowed: string[] = optionsOf(command);
   const stray = given.find((name) => !allowed.includes(name));
-  if (stray !== undefined) throw new UsageError(`--${stray} is not an option of "${command}"`);
+  if (stray !== undefined) throw new UsageError(`--${stray} is not an option of "${command}"`, { command });
+}
+
+/**
+ * What node:util's parseArgs refused, said the CLI's way: its "Unknown option '--x'. To specify a
+ * positional argument starting with a '-', …" becomes `unknown option --x`, a missing value names the
+ * value the option takes. Anything else keeps parseArgs' words.
+ */
+function parseArgsMessage(error: Error & { code?: string }): string {
+  const quoted = /'(-[^' ]*)/.exec(error.message)?.[1];
+  if (quoted === undefined) return error.message;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted}`;
+  const name = quoted.replace(/^--?/, '');
+  const spec: OptionSpec | undefined = name in OPTIONS ? OPTIONS[name as OptionName] : undefined;
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && spec !== undefined) {
+    return spec.type === 'string' ? `--${name} needs a value: --${name} ${spec.value ?? '<value>'}` : `--${name} takes no value`;
+  }
+  return error.message;
+}
+
+/** The command (or group) a command line names, read leniently (it did not parse): its help is the one to point at. */
+function commandNamedIn(argv: string[]): { command?: string } {
+  const [first, second] = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS }).positionals;
+  if (first === undefined) return {};
+  if (GROUPS.includes(first)) return `${first} ${second ?? ''}` in COMMANDS ? { command: `${first} ${second ?? ''}` } : { command: first };
+  return first in COMMANDS ? { command: first } : {};
 }
 
 /** `a`, `a or b`, `a, b or c`. */

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { packagesOf, recordResolvedModules, repoModulesOf } from '../test/support/resolved-modules.js';
 import { COMMANDS, helpText, OPTIONS, parseCommandLine, type CommandName, type OptionName } from './command-line.js';
+import type { UsageError } from './usage-error.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
@@ -105,6 +106,24 @@ describe('the help tells the truth', () => {
     expect(parseCommandLine(['agent'])).toMatchObject({ action: 'help', exitCode: 2, text: expect.stringContaining('agent-spaces agent serve') });
     expect(() => parseCommandLine(['capabilities', 'biuld'])).toThrow('unknown subcommand "capabilities biuld" (build, sample or list)');
     expect(() => parseCommandLine(['frobnicate', '--help'])).toThrow('unknown command "frobnicate"');
+  });
+
+  it("says what is wrong with an option in the CLI's words, naming the command whose help to read", () => {
+    const refusal = (argv: string[]) => {
+      try {
+        parseCommandLine(argv);
+      } catch (error) {
+        return { message: (error as UsageError).message, command: (error as UsageError).command };
+      }
+      throw new Error(`${argv.join(' ')} was accepted`);
+    };
+    expect(refusal(['run', 'x.ts', '--frob'])).toEqual({ message: 'unknown option --frob', command: 'run' });
+    expect(refusal(['-x'])).toEqual({ message: 'unknown option -x', command: undefined });
+    expect(refusal(['capabilities', 'build', '--config'])).toEqual({ message: '--config needs a value: --config <file>', command: 'capabilities build' });
+    expect(refusal(['capabilities', 'list', '--json=yes'])).toEqual({ message: '--json takes no value', command: 'capabilities list' });
+    expect(refusal(['agents', '--frob'])).toEqual({ message: 'unknown option --frob', command: 'agents' });
+    expect(refusal(['serve', '--approve', 'all'])).toEqual({ message: '--approve is not an option of "serve"', command: 'serve' });
+    expect(refusal(['store', 'purge'])).toEqual({ message: 'unknown subcommand "store purge" (prune)', command: 'store' });
   });
 
   it('gives a command its remaining arguments and options', () => {

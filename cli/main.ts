@@ -13,6 +13,7 @@ function version(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  ignoreClosedStdout();
   let line: CommandLine;
   try {
     line = parseCommandLine(argv);
@@ -30,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       try {
         return await runCommand(line.command, line.values, line.args);
       } catch (error) {
-        return (await import('./output.js')).reportError(error);
+        return (await import('./output.js')).reportError(error, line.command);
       }
   }
 }
@@ -126,6 +127,22 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       if (first) throw new UsageError(`unexpected argument "${first}" (demo takes options only)`);
       return (await import('./commands/demo.js')).demoCommand(common);
   }
+}
+
+let stdoutGuarded = false;
+
+/**
+ * A reader that stops early (`agent-spaces capabilities list | head`) closes the pipe: what is left to
+ * print is no longer wanted, which is no error. Without this, Node throws EPIPE from the next write, a
+ * stack trace in place of a normal ending; the command still finishes (and closes its space) as usual.
+ */
+function ignoreClosedStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    // EPIPE the first time; a later write to the stream it destroyed is ERR_STREAM_DESTROYED.
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
 }
 
 function isFolder(folder: string): boolean {

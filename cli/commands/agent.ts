@@ -2,6 +2,7 @@ import path from 'node:path';
 import { serveAgent, serveAgentDirsA2A } from '../../agents/index.js';
 import { openA2ATaskStores, resolveStoreUrl } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
+import { waitForShutdown } from '../wait-for-shutdown.js';
 
 export interface AgentServeCommandOptions {
   cwd: string;
@@ -65,12 +66,4 @@ export function port(value: string, flag: string): number {
 
 export function resolve(cwd: string, dir: string): string {
   return path.resolve(cwd, dir);
-}
-
-export function waitForShutdown(stdio: boolean): Promise<void> {
-  return new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    if (stdio) process.stdin.once('close', done);
-  });
 }

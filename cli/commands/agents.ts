@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { serveAgents } from '../../agents/index.js';
 import { serverSecrets } from '../../config/index.js';
 import { openAgentSessionStore, resolveStoreUrl } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
-import { port, waitForShutdown } from './agent.js';
+import { waitForShutdown } from '../wait-for-shutdown.js';
+import { port } from './agent.js';
 
 export interface AgentsServeCommandOptions {
   cwd: string;
@@ -18,6 +21,10 @@ export interface AgentsServeCommandOptions {
 /** `agent-spaces agents serve <config>`: the orchestration tools (list_agents, execute_agent, get_agent_memory) over MCP. */
 export async function agentsServeCommand(options: AgentsServeCommandOptions): Promise<number> {
   if (options.inputs.length === 0) throw new UsageError('agents serve needs a config file with "agents": [...] (or agent directories / A2A URLs)');
+  const missing = options.inputs.find((input) => !/^(https?|file):\/\//i.test(input) && !existsSync(path.resolve(options.cwd, input)));
+  if (missing !== undefined) {
+    throw new UsageError(`agents serve: no file or folder at ${path.resolve(options.cwd, missing)} (give a config file with "agents": [...], agent directories, or A2A URLs)`);
+  }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const store = resolveStoreUrl(options.store ? { option: options.store } : {});
   // With a store, execute_agent's sessions are its table: a follow-up may land on any replica.

@@ -78,10 +78,11 @@ function inferredResultIds(result: BuildResult): string[] {
 function printSummary(result: BuildResult): void {
   const built = result.sources.filter((s) => s.status === 'built').length;
   const unchanged = result.sources.filter((s) => s.status === 'unchanged').length;
-  // A failed source was printed above; it is among the warnings too, for the manifest.
+  // A failed source was printed above; it is among the warnings too, for the manifest, but neither
+  // printed nor counted again here.
   const failures = new Set(result.errors.map((failure) => `${failure.source}\n${failure.message}`));
-  for (const warning of result.warnings) {
-    if (failures.has(`${warning.source}\n${warning.message}`)) continue;
+  const warnings = result.warnings.filter((warning) => !failures.has(`${warning.source}\n${warning.message}`));
+  for (const warning of warnings) {
     const where = [warning.source, warning.capability, warning.function, warning.pointer].filter(Boolean).join(' › ');
     progress(`  warning: ${where}: ${warning.message}`);
   }
@@ -90,10 +91,15 @@ function printSummary(result: BuildResult): void {
     progress(`  ${inferred.length} function${inferred.length === 1 ? '' : 's'} typed from inferred results (observed, not declared by the server): ${inferred.join(', ')}`);
   }
   const line =
-    `${result.sources.length} sources (${built} built, ${unchanged} unchanged, ${result.errors.length} failed), ` +
-    `${result.manifest.capabilities.length} modules, ${result.functionCount} functions, ${result.warnings.length} warnings, ` +
-    `${result.written.length} files written in ${Math.round(result.durationMs)} ms`;
+    `${count(result.sources.length, 'source')} (${built} built, ${unchanged} unchanged, ${result.errors.length} failed), ` +
+    `${count(result.manifest.capabilities.length, 'module')}, ${count(result.functionCount, 'function')}, ${count(warnings.length, 'warning')}, ` +
+    `${count(result.written.length, 'file')} written in ${Math.round(result.durationMs)} ms`;
   printText(line);
+}
+
+/** `1 warning`, `2 warnings`. */
+function count(amount: number, noun: string): string {
+  return `${amount} ${noun}${amount === 1 ? '' : 's'}`;
 }
 
 /** The first line of a description, shortened: `list` is an overview (the declarations have it all). */

@@ -103,8 +103,16 @@ async function readProgram(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read program "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(`cannot read program "${file}": ${unreadableReason(error as NodeJS.ErrnoException)}`);
   }
+}
+
+/** Why a file could not be read, in words (the code stays for a search). */
+function unreadableReason(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'no such file (ENOENT)';
+  if (error.code === 'EISDIR') return 'it is a folder, not a file (EISDIR)';
+  if (error.code === 'EACCES') return 'permission denied (EACCES)';
+  return error.code ?? String(error);
 }
 
 async function readStdin(): Promise<string> {

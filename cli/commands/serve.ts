@@ -5,6 +5,7 @@ import type { Space, SpaceOptions } from '../../space/index.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
+import { waitForShutdown } from '../wait-for-shutdown.js';
 
 export interface ServeCommandOptions {
   cwd: string;
@@ -50,11 +51,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     if (error instanceof ServeError && error.code !== 'SERVE_BIND_FAILED') throw new UsageError(error.message);
     throw error;
   });
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-    if (port === undefined) process.stdin.once('close', resolve);
-  });
+  await waitForShutdown(port === undefined);
   studio?.close();
   await running.close();
   return 0;
