@@ -26,7 +26,7 @@ export const OPTIONS = {
   studio: {
     type: 'string',
     value: '<address>',
-    help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO, unless --approve is given)',
+    help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO; for run and task, --approve wins over it)',
   },
   isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
   timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
@@ -88,7 +88,7 @@ export const COMMANDS = {
     options: ['config', 'cwd', 'json', 'force'],
   },
   'capabilities sample': {
-    synopsis: ["agent-spaces capabilities sample <module.function> [--args '<json>']"],
+    synopsis: ["agent-spaces capabilities sample <module.function> [--args '<json>'] [--approve <all|none>]"],
     description:
       'call a read-only MCP tool without an output schema through the space (approvals apply) and learn its\nresult type from the JSON text it returns (kept in <outDir>/inferred/); the next "capabilities build"\ndeclares it. Refuses a tool not known to be read-only: set mcpServers.<server>.sideEffects, or the\ntool\'s readOnlyHint annotation says so',
     options: ['config', 'cwd', 'json', 'args', 'approve'],
