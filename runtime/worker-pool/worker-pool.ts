@@ -56,6 +56,8 @@ interface ActiveRun {
   settled: boolean;
   /** Waiting for the worker to report the isolate stopped; the worker is killed when this expires. */
   releaseTimer?: NodeJS.Timeout;
+  /** Its report is past the grace (the worker may be stuck): the worker takes no new run meanwhile. */
+  overdue?: boolean;
   started: number;
 }
 
@@ -107,10 +109,11 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     if (readyCount() >= options.workers) readyWaiters.splice(0).forEach((resolve) => resolve());
   };
   const load = (worker: Worker): number => worker.runs.size + worker.reserved;
+  const isOverdue = (worker: Worker): boolean => [...worker.runs.values()].some((run) => run.overdue === true);
   const leastBusy = (): Worker | undefined => {
     let best: Worker | undefined;
     for (const worker of workers) {
-      if (!worker.ready || worker.killed || load(worker) >= runsPerWorker) continue;
+      if (!worker.ready || worker.killed || load(worker) >= runsPerWorker || isOverdue(worker)) continue;
       // Ties go to the worker idle longest: the one that just finished a run is still disposing its
       // isolate and preparing the next, the other has its spare ready.
       if (best === undefined || load(worker) < load(best) || (load(worker) === load(best) && worker.lastUsed < best.lastUsed)) best = worker;
@@ -270,6 +273,9 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         // thread may be computing that run's slice (bounded by that run's own time) and read nothing,
         // so this run's report cannot come yet. Killing the worker then failed every run in it; it is
         // killed once none of its other runs is going (the host ends each at its own deadline).
+        // Meanwhile it takes no new run: were it stuck, each new run would freeze there and put the
+        // kill off again.
+        run.overdue = true;
         if ([...worker.runs.values()].some((other) => other !== run && !other.settled)) return arm();
         kill(worker);
       }), graceMs);

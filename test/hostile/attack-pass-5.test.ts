@@ -266,20 +266,27 @@ const STUCK_WORKER = DEAF_WORKER.replace(
 ).replace('let buffered', 'let runs = 0;\nlet buffered');
 
 describe('attack pass 5: a cancel beside a run that computes', () => {
-  it('a worker that never reports a run stopped is still killed, once its other runs ended at their deadlines', async () => {
+  it('a worker that never reports a run stopped takes no new run and is still killed, once its other runs ended at their deadlines', async () => {
     expect(STUCK_WORKER).toContain('++runs === 1');
     const dir = await makeTempDir('attack5-stuck');
     const file = path.join(dir, 'stuck-worker.mjs');
     await writeFile(file, STUCK_WORKER);
-    const pool = createWorkerPoolExecutor({ workers: 1, entry: { file } });
+    const pool = createWorkerPoolExecutor({ workers: 1, graceMs: 10, entry: { file } });
     try {
       await pool.ready();
       const before = pool.pids();
       const request = (runId: string) => ({ runId, js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 1_000 } });
       const first = await pool.execute(request('first'), createFixtureHost().onCall);
-      const second = await pool.execute(request('second'), createFixtureHost().onCall);
+      const second = pool.execute(request('second'), createFixtureHost().onCall);
+      // Past the 10 ms grace of the first run (its expiry, armed earlier, runs before this continuation):
+      // a run started now must not be given to the worker that may be stuck, where it would freeze too.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setImmediate(resolve));
+      const third = await pool.execute(request('third'), createFixtureHost().onCall);
       expect(first).toMatchObject({ success: true, result: 'stuck' });
-      expect(second).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
+      expect(await second).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
+      // It ran in the replacement worker (whose first run reports its result).
+      expect(third).toMatchObject({ success: true, result: 'stuck' });
       await pool.ready();
       expect(pool.pids()).toHaveLength(1);
       expect(pool.pids()).not.toEqual(before);
