@@ -345,3 +345,37 @@ describe('attack pass 5: the error of a failed check is output too', () => {
     expect(Buffer.byteLength(JSON.stringify(named), 'utf8')).toBeLessThanOrEqual(DEFAULT_RUN_LIMITS.maxOutputBytes);
   }, 120_000);
 });
+
+describe('attack pass 5: a flood made before the check verdict', () => {
+  it('a program that fails its check gets none of its thousand calls or thirty thousand log lines to the host, however early it made them', async () => {
+    for (const isolation of ['worker', 'in-process'] as const) {
+      const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation, workers: 1 });
+      try {
+        let performed = 0;
+        let streamed = 0;
+        const code = [
+          "import { add } from '@capabilities/math';",
+          'for (let i = 0; i < 1000; i++) void add({ a: i, b: 1 }).catch(() => 0);',
+          "for (let i = 0; i < 30000; i++) console.log('line ' + i);",
+          "const wrong: string = await add({ a: 1, b: 2 });",
+          'return wrong;',
+        ].join('\n');
+        const result = await sandbox.run(code, {
+          check: true,
+          onCall: async () => {
+            performed++;
+            return 1;
+          },
+          onLog: () => {
+            streamed++;
+          },
+        });
+        expect(result, isolation).toMatchObject({ success: false, calls: 0, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
+        expect(performed).toBe(0);
+        expect(streamed).toBe(0);
+      } finally {
+        await sandbox.close();
+      }
+    }
+  }, 120_000);
+});
