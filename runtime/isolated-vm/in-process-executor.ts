@@ -40,12 +40,20 @@ export function createInProcessExecutor(): IsolateExecutor {
         context: { runId: request.runId, signal: callController.signal, holdDeadline: () => holdDeadline() },
         reply: (id, ok, json) => run.reply(id, ok, json),
       });
+      /** The host's onLog threw: the run stops and execute rejects with it. */
+      let logFault: { error: unknown } | undefined;
       const run = startIsolateRun(request, {
         call: (id, capability, fn, argsJson, resultMode) => gate.submit(id, capability, fn, argsJson, resultMode),
         log(level, message) {
           const log = { level, message };
           logs.push(log);
-          onLog?.(log);
+          try {
+            onLog?.(log);
+          } catch (error) {
+            // Not into the isolate: the program would read the host's error, its stack and paths.
+            logFault ??= { error };
+            run.abort({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: "the host's log handler failed; the run was stopped" });
+          }
         },
       }, spare);
       holdDeadline = run.holdDeadline;
@@ -54,7 +62,9 @@ export function createInProcessExecutor(): IsolateExecutor {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted === true) onAbort();
       try {
-        return toRunResult(await run.outcome, logs, gate.calls);
+        const outcome = await run.outcome;
+        if (logFault !== undefined) throw logFault.error;
+        return toRunResult(outcome, logs, gate.calls);
       } finally {
         gate.close();
         callController.abort(new Error(`run ${request.runId} ended`));

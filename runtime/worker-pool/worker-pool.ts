@@ -53,6 +53,8 @@ interface ActiveRun {
   /** Codes of the tool errors the host sent this run. */
   sentCodes: Set<string>;
   settle(result: RunResult): void;
+  /** Ends the run with a fault of the host's own (its onLog threw): `execute` rejects with it. */
+  fault(error: unknown): void;
   settled: boolean;
   /** Waiting for the worker to report the isolate stopped; the worker is killed when this expires. */
   releaseTimer?: NodeJS.Timeout;
@@ -212,7 +214,15 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         if (!run.budget.take(logEntryBytes(message.level, body))) return abortRun(worker, run, outputLimitError('console output', run.request.limits.maxOutputBytes));
         const log = { level: message.level, message: body };
         run.logs.push(log);
-        run.onLog?.(log);
+        try {
+          run.onLog?.(log);
+        } catch (error) {
+          // The host's own handler failed: thrown out of this frame reader, it ended the host process.
+          // The run stops and its caller gets the error, as when a line held for the check is handed over.
+          run.fault(error);
+          send(worker, { t: 'cancel', runId: run.runId });
+          killUnlessReleased(worker, run);
+        }
         return;
       }
       case 'result':
@@ -349,7 +359,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       }
       const { limits } = request;
       maxFrameBytes = Math.max(maxFrameBytes, limits.maxOutputBytes + FRAME_SLACK_BYTES, limits.maxArgumentBytes + FRAME_SLACK_BYTES);
-      return new Promise<RunResult>((resolve) => {
+      return new Promise<RunResult>((resolve, reject) => {
         const callController = new AbortController();
         setMaxListeners(0, callController.signal);
         let cancelTimer: NodeJS.Timeout | undefined;
@@ -387,6 +397,17 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           };
         };
         const context: CallContext = { runId: request.runId, signal: callController.signal, holdDeadline };
+        /** Marks the run ended and stops what waits on it; false when it had ended already. */
+        const end = (): boolean => {
+          if (run.settled) return false;
+          run.settled = true;
+          run.gate.close();
+          clearTimeout(hardTimer);
+          clearTimeout(cancelTimer);
+          signal?.removeEventListener('abort', onAbort);
+          callController.abort(new Error(`run ${request.runId} ended`));
+          return true;
+        };
         const sentCodes = new Set<string>(BOOTSTRAP_REFUSAL_CODES);
         const run: ActiveRun = {
           runId: request.runId,
@@ -410,14 +431,10 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           settled: false,
           started: performance.now(),
           settle(result) {
-            if (run.settled) return;
-            run.settled = true;
-            run.gate.close();
-            clearTimeout(hardTimer);
-            clearTimeout(cancelTimer);
-            signal?.removeEventListener('abort', onAbort);
-            callController.abort(new Error(`run ${request.runId} ended`));
-            resolve(result);
+            if (end()) resolve(result);
+          },
+          fault(error) {
+            if (end()) reject(error);
           },
         };
         worker.runs.set(request.runId, run);

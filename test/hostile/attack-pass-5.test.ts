@@ -379,3 +379,28 @@ describe('attack pass 5: a flood made before the check verdict', () => {
     }
   }, 120_000);
 });
+
+describe("attack pass 5: the host's own log handler fails", () => {
+  it("H8: a throwing onLog stops the run and rejects it, in both isolation modes: no uncaught exception in the host, no host stack in the program", async () => {
+    for (const isolation of ['worker', 'in-process'] as const) {
+      const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation, workers: 1 });
+      try {
+        const seen: string[] = [];
+        const code = "try { console.log('boom'); } catch (error) { console.log('caught ' + String((error as Error).stack)); }\nreturn 'went on';";
+        const pending = sandbox.run(code, {
+          check: false,
+          onCall: createFixtureHost().onCall,
+          onLog: (log) => {
+            seen.push(log.message);
+            if (log.message === 'boom') throw new Error('the host log sink is down (/srv/host/secret-path)');
+          },
+        });
+        await expect(pending, isolation).rejects.toThrow(/host log sink is down/);
+        expect(seen).toEqual(['boom']);
+        expect(await sandbox.run(HEALTHY, { onCall: createFixtureHost().onCall, check: false })).toMatchObject({ success: true, result: 5 });
+      } finally {
+        await sandbox.close();
+      }
+    }
+  }, 60_000);
+});
