@@ -85,7 +85,7 @@ function refuseUnlessSampleable(capability: CapabilitySpec, fn: FunctionSpec): v
   if (fn.effects !== 'read-only') {
     throw new AgentSpacesError(
       'NOT_SAMPLEABLE',
-      `${id}: tool "${fn.toolName}" is not known to be read-only (it has no readOnlyHint annotation), so sample will not call it: if calling it changes nothing, say so in the config with mcpServers.${server}.sideEffects (false, or a list of the server's tools that do have side effects), then build again. Its JSON results are still learned from the calls runs make`,
+      `${id}: tool "${fn.toolName}" is not known to be read-only (it has no readOnlyHint annotation), so sample will not call it: if calling it changes nothing, say so in the config with mcpServers.${server}.sideEffects (false, or a list of the server's tools that do have side effects) and sample again (a changed config is built first). Its JSON results are still learned from the calls runs make`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { openSpace } from '../../agents/index.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import { loadConfig, serverSecrets } from '../../config/index.js';
@@ -27,6 +28,7 @@ export interface TaskCommandOptions {
 
 /** `agent-spaces task "<task>"`: progress on stderr, the summary (or `--json` TaskResult) on stdout. */
 export async function taskCommand(options: TaskCommandOptions): Promise<number> {
+  if (options.replay !== undefined && !isFile(options.replay)) throw new UsageError(`--replay ${options.replay}: no such file (a task writes its trace to <outDir>/runs/<id>/trace.jsonl, or to the file given with --trace)`);
   const recorded = options.replay ? await readTrace(options.replay) : undefined;
   const task = options.task ?? recorded?.task;
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
@@ -105,6 +107,14 @@ export function printProgress(event: PlannerEvent): void {
       progress(`${event.success ? '✓ finished' : `✗ ${event.error ?? 'failed'}`} — ${usage.steps} steps, ${usage.toolCalls} tool calls, ${usage.codeRuns} code runs, $${usage.llmCostUsd.toFixed(4)}`);
       break;
     }
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -128,6 +128,9 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('cannot read program "does-not-exist.ts": no such file (ENOENT)');
     expect(missing.stderr).toContain('Run "agent-spaces run --help" for its usage and options.');
+    const noTrace = await cli(['task', '--replay', 'no-such-trace.jsonl'], { cwd: space.root });
+    expect(noTrace.exitCode).toBe(2);
+    expect(noTrace.stderr).toContain('--replay no-such-trace.jsonl: no such file');
     const folder = await cli(['run', '.'], { cwd: space.root });
     expect(folder.exitCode).toBe(2);
     expect(folder.stderr).toContain('cannot read program ".": it is a folder, not a file (EISDIR)');
