@@ -29,6 +29,9 @@ export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Rec
   const request: ApprovalRequest = { ...ask.request, callId, message: escapeControlCharacters(ask.request.message, { keepLayout: false }) };
   const target = { capability: request.capability, function: request.function };
   const subject = `tool "${ask.toolName}" of capability "${request.capability}"`;
+  // A call whose run already ended (one the program did not await, held for the type-check's verdict)
+  // asks nobody: the answer could change nothing, and a person would decide about a run that is over.
+  if (ask.signal.aborted) throw cancelled();
   ask.emit({ type: 'approval-required', callId, ...request, params: ask.redactForEvents(request.params) });
 
   const decided = (approved: boolean, reason?: string): void =>

@@ -5,7 +5,7 @@
  * limits. Each case is followed by a healthy run in the same host.
  */
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
@@ -14,6 +14,7 @@ import { maxQueuedArgumentBytes } from '../../runtime/host/call-gate.js';
 import { DEFAULT_RUN_LIMITS } from '../../runtime/sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 import { createWorkerPoolExecutor } from '../../runtime/worker-pool/worker-pool.js';
+import { createSpace } from '../../space/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const HEALTHY = "import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });";
@@ -403,4 +404,45 @@ describe("attack pass 5: the host's own log handler fails", () => {
       }
     }
   }, 60_000);
+});
+
+describe('attack pass 5: an approval for a run that is over', () => {
+  it('H9: a call whose run already ended (as a held call the program did not await can be) asks no one', async () => {
+    const root = await makeTempDir('attack5-approval');
+    await mkdir(path.join(root, 'tools'));
+    await writeFile(
+      path.join(root, 'tools', 'cleanup.json'),
+      JSON.stringify({
+        name: 'cleanup',
+        implementation: './cleanup.mjs',
+        functions: [{ name: 'purge', description: 'Purges a folder.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, requiresApproval: true }],
+      }),
+    );
+    await writeFile(path.join(root, 'tools', 'cleanup.mjs'), 'export function purge({ path }) {\n  return { purged: path };\n}\n');
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['tools/*.json'] }));
+    const asked: unknown[] = [];
+    const events: string[] = [];
+    const space = await createSpace({
+      cwd: root,
+      approvalHandler: async (request) => {
+        asked.push(request);
+        return { approved: true };
+      },
+      onEvent: (event) => events.push(event.type),
+    });
+    try {
+      await space.build();
+      const ended = new AbortController();
+      ended.abort(new Error('the run ended'));
+      const error = await space.callTool('cleanup.purge', { path: 'x' }, { signal: ended.signal }).then(() => undefined, (reason: unknown) => reason);
+      expect(error).toMatchObject({ code: 'CANCELLED' });
+      expect(asked).toEqual([]);
+      expect(events).not.toContain('approval-required');
+      // A live call is still asked, and performed once approved.
+      expect(await space.callTool('cleanup.purge', { path: 'x' })).toEqual({ purged: 'x' });
+      expect(asked).toHaveLength(1);
+    } finally {
+      await space.close();
+    }
+  }, 120_000);
 });
