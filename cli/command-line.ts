@@ -16,7 +16,7 @@ interface OptionSpec {
 
 /** Every option of every command. */
 export const OPTIONS = {
-  config: { type: 'string', value: '<file>', help: 'config file (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)' },
+  config: { type: 'string', value: '<file>', help: 'config file, relative to --cwd (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)' },
   cwd: { type: 'string', value: '<dir>', help: "the space's folder, or the folder agent paths are relative to (default: the current directory)" },
   json: { type: 'boolean', help: 'machine-readable output on stdout' },
   force: { type: 'boolean', help: 're-emit every module even when unchanged' },

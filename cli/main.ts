@@ -40,6 +40,10 @@ export async function main(argv: string[]): Promise<number> {
 async function runCommand(command: Extract<CommandLine, { action: 'command' }>['command'], values: OptionValues, args: string[]): Promise<number> {
   if (values.cwd !== undefined && !isFolder(values.cwd)) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
   const cwd = values.cwd ?? process.cwd();
+  // The config is looked for from --cwd, whereas a program's path is the shell's: say where it looked.
+  if (values.config !== undefined && !isFile(path.resolve(cwd, values.config))) {
+    throw new UsageError(`--config ${values.config}: no file at ${path.resolve(cwd, values.config)}${values.cwd === undefined ? '' : ' (the path is relative to --cwd)'}`);
+  }
   const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json === true };
   const [first, ...rest] = args;
   switch (command) {
@@ -143,6 +147,14 @@ function ignoreClosedStdout(): void {
     // EPIPE the first time; a later write to the stream it destroyed is ERR_STREAM_DESTROYED.
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
   });
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isFolder(folder: string): boolean {

@@ -128,6 +128,13 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('cannot read program "does-not-exist.ts": no such file (ENOENT)');
     expect(missing.stderr).toContain('Run "agent-spaces run --help" for its usage and options.');
+    const noConfig = await cli(['capabilities', 'build', '--config', 'no-such.config.json'], { cwd: space.root });
+    expect(noConfig.exitCode).toBe(2);
+    expect(noConfig.stderr).toContain(`--config no-such.config.json: no file at ${path.join(space.root, 'no-such.config.json')}\n`);
+    // With --cwd, the config's path is taken from there (a program's path is the shell's): the message says so.
+    const fromElsewhere = await cli(['run', '-', '--cwd', space.root, '--config', 'no-such.config.json'], { cwd: REPO, input: 'export default 1' });
+    expect(fromElsewhere.exitCode).toBe(2);
+    expect(fromElsewhere.stderr).toContain(`no file at ${path.join(space.root, 'no-such.config.json')} (the path is relative to --cwd)`);
     const noTrace = await cli(['task', '--replay', 'no-such-trace.jsonl'], { cwd: space.root });
     expect(noTrace.exitCode).toBe(2);
     expect(noTrace.stderr).toContain('--replay no-such-trace.jsonl: no such file');
