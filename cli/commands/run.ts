@@ -116,6 +116,8 @@ function unreadableReason(error: NodeJS.ErrnoException): string {
 }
 
 async function readStdin(): Promise<string> {
+  // Typed at a terminal, `run -` would otherwise wait in silence.
+  if (process.stdin.isTTY) progress('reading the program from the terminal: end it with Ctrl-D on a line of its own');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
