@@ -350,6 +350,8 @@ describe('JSON tools and their implementation', () => {
 
   it('builds each tool of a file holding an array as its own module, each needing its implementation', async () => {
     const root = await makeTempDir('build-array');
+    await mkdir(path.join(root, 'impl'));
+    await writeFile(path.join(root, 'impl/weather.ts'), 'export async function get_weather() { return 1; }\n');
     await writeFile(
       path.join(root, 'tools.json'),
       JSON.stringify([
@@ -363,6 +365,24 @@ describe('JSON tools and their implementation', () => {
     const built = await buildCapabilities({ config, sources: [files] });
     expect(built.sources).toEqual([{ source: 'tools.json', status: 'built', modules: ['get-time', 'get-weather'], functions: 2 }]);
     expect(spec(built, 'get-weather').source).toEqual({ kind: 'json', path: 'tools.json', implementation: './impl/weather.ts' });
+  });
+});
+
+describe('a JSON tool whose implementation names no file', () => {
+  it('fails its file, saying where it looked, and builds once the file is there (with or without its extension)', async () => {
+    const root = await makeTempDir('build-missing-impl');
+    await writeFile(path.join(root, 'weather.json'), JSON.stringify({ ...WEATHER_TOOL, implementation: './impl/gone' }));
+    const config = resolveConfig({ capabilities: ['*.json'] }, { root, env: {} });
+    const failed = await buildCapabilities({ config, sources: [files] });
+    expect(failed.errors).toEqual([
+      { source: 'weather.json', message: `weather.json: tool "get_weather": its "implementation" "./impl/gone" names no file (looked for ${path.join(root, 'impl', 'gone')}; the path is relative to weather.json)` },
+    ]);
+    expect(failed.manifest.capabilities).toEqual([]);
+    await mkdir(path.join(root, 'impl'));
+    await writeFile(path.join(root, 'impl/gone.ts'), 'export async function get_weather() { return 1; }\n');
+    const built = await buildCapabilities({ config, sources: [files] });
+    expect(built.errors).toEqual([]);
+    expect(built.manifest.capabilities.map((c) => c.module)).toEqual(['get-weather']);
   });
 });
 

@@ -19,6 +19,7 @@ import { createSchemaChecker, type CheckedSchemas } from './check-schemas.js';
 import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js';
 import { emitProxy } from './emit-proxy.js';
 import { applyInferredResults } from './inferred-results.js';
+import { buildInputs } from './is-build-stale.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
 import { describeWith, discoverSources, type BuildProgressEvent, type Discovered } from './discover-sources.js';
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
@@ -151,6 +152,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const manifest: StoredManifest = { version: 1, compilerVersion: COMPILER_VERSION, capabilities: specs, warnings: dedupe(warnings), hashes, checkedSchemas: checker.checked() };
   files.push({ path: BUILD_LAYOUT.declarationsFile, content: emitAmbientDeclarations(dtsByModule) });
   files.push({ path: BUILD_LAYOUT.catalogFile, content: json(buildCatalog(specs)) });
+  files.push({ path: BUILD_LAYOUT.inputsFile, content: json(await buildInputs(config)) });
   files.push({ path: BUILD_LAYOUT.manifestFile, content: json(manifest) });
 
   const { written, removed } = await writeBuildOutput(config.outDir, files);

@@ -1,13 +1,15 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import { BUILD_LAYOUT } from '../core/index.js';
 import { sourceInputFiles } from '../sources/index.js';
 
 /**
- * Whether the build output is missing or older than the config file or any local file its sources
- * read (tool files, OpenAPI specs); MCP servers are checked at call time instead (a changed tool list
- * is reported then).
+ * Whether the build output is missing, older than the config file or any local file its sources read
+ * (tool files, OpenAPI specs), or was built from another set of those files (one deleted, renamed or
+ * added since: its module would otherwise stay built, and a deleted one fails every run when the space
+ * loads its host side). MCP servers are checked at call time instead (a changed tool list is reported
+ * then). A build that did not record its inputs (before they were recorded) is judged by times alone.
  */
 export async function isBuildStale(config: ResolvedConfig): Promise<boolean> {
   const built = await mtime(path.join(config.outDir, BUILD_LAYOUT.manifestFile));
@@ -15,7 +17,36 @@ export async function isBuildStale(config: ResolvedConfig): Promise<boolean> {
   const files = await sourceInputFiles(config);
   const sources = config.file ? [config.file, ...files] : files;
   const times = await Promise.all(sources.map(mtime));
-  return times.some((time) => time !== undefined && time > built);
+  if (times.some((time) => time !== undefined && time > built)) return true;
+  const recorded = await recordedInputs(config.outDir);
+  if (recorded === undefined) return false;
+  const current = relativeInputs(config, files);
+  return current.length !== recorded.length || current.some((file, index) => file !== recorded[index]);
+}
+
+/** What `BUILD_LAYOUT.inputsFile` holds: the local files a build read, relative to the config's root, sorted. */
+export interface BuildInputs {
+  version: 1;
+  files: string[];
+}
+
+/** The inputs of a build of `config` now, as the build records them. */
+export async function buildInputs(config: ResolvedConfig): Promise<BuildInputs> {
+  return { version: 1, files: relativeInputs(config, await sourceInputFiles(config)) };
+}
+
+function relativeInputs(config: ResolvedConfig, files: readonly string[]): string[] {
+  return [...new Set(files.map((file) => path.relative(config.root, file).split(path.sep).join('/')))].sort();
+}
+
+/** The input files the last build recorded, or `undefined` when it recorded none (or they are unreadable). */
+async function recordedInputs(outDir: string): Promise<string[] | undefined> {
+  try {
+    const data = JSON.parse(await readFile(path.join(outDir, BUILD_LAYOUT.inputsFile), 'utf8')) as Partial<BuildInputs>;
+    return data.version === 1 && Array.isArray(data.files) && data.files.every((file) => typeof file === 'string') ? data.files : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function mtime(file: string): Promise<number | undefined> {

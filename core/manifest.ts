@@ -123,6 +123,8 @@ export const BUILD_LAYOUT = {
   declarationsFile: 'capabilities.d.ts',
   catalogFile: 'catalog.json',
   manifestFile: 'manifest.json',
+  /** The local files the build read (config-relative), so a deleted or renamed one makes it stale. */
+  inputsFile: 'inputs.json',
   moduleFiles: {
     declarations: 'index.d.ts',
     proxy: 'index.js',

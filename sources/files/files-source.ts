@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { importTypeScript, type ResolvedConfig } from '../../config/index.js';
 import {
@@ -99,6 +100,7 @@ async function discoverFiles(context: DiscoverContext, options: DiscoverOptions)
       units.push(
         context.load(relative, async () => {
           const raws = (await loadJsonToolFile(file, { name: relative })).map((raw) => withPath(raw, relative));
+          checkImplementationFiles(raws, relative, config.root);
           if (options.checkImplementations) checkImplementations(raws, relative, options.checkImplementations);
           return raws;
         }),
@@ -120,6 +122,24 @@ async function discoverFiles(context: DiscoverContext, options: DiscoverOptions)
 
 function withPath(raw: RawCapability, relative: string): RawCapability {
   return 'path' in raw.source ? { ...raw, source: { ...raw.source, path: relative } } : raw;
+}
+
+/** Extensions a JSON tool's `implementation` may leave out (the module loader adds them). */
+const IMPLEMENTATION_EXTENSIONS = ['', '.ts', '.mts', '.js', '.mjs'];
+
+/**
+ * An `implementation` that names no file would build clean and then fail every run of the space (the
+ * host side of the capabilities is loaded when the space starts): fail the file now, saying where it looked.
+ */
+function checkImplementationFiles(raws: RawCapability[], file: string, root: string): void {
+  const problems: string[] = [];
+  for (const raw of raws) {
+    if (raw.source.kind !== 'json' || raw.source.implementation === undefined) continue;
+    const target = path.resolve(root, path.dirname(file), raw.source.implementation);
+    if (IMPLEMENTATION_EXTENSIONS.some((extension) => existsSync(target + extension))) continue;
+    problems.push(`tool "${raw.name}": its "implementation" ${JSON.stringify(raw.source.implementation)} names no file (looked for ${target}; the path is relative to ${file})`);
+  }
+  if (problems.length > 0) throw new CompileError('MISSING_IMPLEMENTATION', `${file}: ${problems.join(`\n${file}: `)}`);
 }
 
 /**
