@@ -37,8 +37,10 @@ export type FrameWriter = ((header: string, body?: string) => void) & { unsentBy
 /**
  * Writes frames to `socket`, the frames of one turn in one write. A turn's only frame (a sequential
  * call, its reply) goes out as a plain write: corking it costs a vectored write of one buffer.
+ * `onWritable` is called after a turn's frames went out when the socket took them all (no 'drain'
+ * will follow: a caller waiting for room must hear it here).
  */
-export function createFrameWriter(socket: Socket): FrameWriter {
+export function createFrameWriter(socket: Socket, onWritable?: () => void): FrameWriter {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const flush = (): void => {
@@ -46,13 +48,13 @@ export function createFrameWriter(socket: Socket): FrameWriter {
     pending = [];
     pendingBytes = 0;
     if (socket.destroyed) return;
-    if (frames.length === 1) {
-      socket.write(frames[0] as Buffer);
-      return;
+    if (frames.length === 1) socket.write(frames[0] as Buffer);
+    else {
+      socket.cork();
+      for (const frame of frames) socket.write(frame);
+      socket.uncork();
     }
-    socket.cork();
-    for (const frame of frames) socket.write(frame);
-    socket.uncork();
+    if (onWritable !== undefined && !socket.writableNeedDrain) onWritable();
   };
   const write = (header: string, body?: string): void => {
     if (socket.destroyed) return;

@@ -77,6 +77,8 @@ interface Worker {
   reserved: number;
   /** When it was last given a run: among equally busy workers, the one idle longest goes first. */
   lastUsed: number;
+  /** Calls of its runs wait for its unsent replies to go out (see MAX_UNSENT_BYTES). */
+  callsWaitForPipe?: boolean;
 }
 
 const MAX_START_FAILURES = 3;
@@ -166,7 +168,14 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
     const child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: workerEnvironment() });
     const channel = child.stdio[3] as Socket;
-    const worker: Worker = { child, channel, write: createFrameWriter(channel), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0, lastUsed: 0 };
+    // Calls held back while its replies piled up start again once they went out: on 'drain', or after a
+    // write the socket took whole (which emits no 'drain').
+    const resumeCalls = (): void => {
+      if (worker.callsWaitForPipe !== true) return;
+      worker.callsWaitForPipe = false;
+      for (const run of worker.runs.values()) run.gate.resume();
+    };
+    const worker: Worker = { child, channel, write: createFrameWriter(channel, resumeCalls), pid: child.pid ?? -1, ready: false, stderr: '', runs: new Map(), reserved: 0, lastUsed: 0 };
     workers.add(worker);
     child.stderr?.on('data', (chunk: Buffer) => {
       worker.stderr = (worker.stderr + chunk.toString('utf8')).slice(-2000);
@@ -181,9 +190,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       },
       onViolation: (reason) => violation(worker, reason),
     }));
-    channel.on('drain', () => {
-      for (const run of worker.runs.values()) run.gate.resume();
-    });
+    channel.on('drain', resumeCalls);
     channel.on('error', () => kill(worker));
     child.on('error', () => kill(worker));
     child.on('exit', (code, signal) => onExit(worker, code, signal));
@@ -420,7 +427,11 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             limits,
             onCall,
             context,
-            mayStart: () => worker.write.unsentBytes() < MAX_UNSENT_BYTES,
+            mayStart: () => {
+              if (worker.write.unsentBytes() < MAX_UNSENT_BYTES) return true;
+              worker.callsWaitForPipe = true;
+              return false;
+            },
             reply(id, ok, json) {
               if (run.settled) return;
               const code = ok ? undefined : wireErrorCode(json);
