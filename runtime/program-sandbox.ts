@@ -58,7 +58,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       const verdict = runOptions.check === true ? typeCheckFailure(code, runOptions, visibleModules, failed, limits.maxOutputBytes) : undefined;
 
       const program = compileProgram(code);
-      if (!program.ok) return (await verdict) ?? failed(program.error);
+      if (!program.ok) return compileFailure(program.error, await verdict, failed);
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
       if (verdict === undefined) return mapRunResult(await executor.execute(request, runOptions.onCall, executeOptionsOf(runOptions)), program, visibleModules);
 
@@ -93,6 +93,17 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       await executor.close();
     },
   };
+}
+
+/**
+ * A program that does not compile: a syntax error is reported as one, checked or not (the checker
+ * lists it among the type errors it causes, which it keeps as the diagnostics); for the rest (a
+ * construct refused) a failed check says more.
+ */
+function compileFailure(error: RunError, checked: RunResult | undefined, failed: (error: RunError) => RunResult): RunResult {
+  if (checked !== undefined && error.code !== 'SYNTAX_ERROR') return checked;
+  const diagnostics = checked?.error?.diagnostics;
+  return failed(diagnostics === undefined ? error : { ...error, diagnostics });
 }
 
 function executeOptionsOf(runOptions: RunOptions): ExecuteOptions {

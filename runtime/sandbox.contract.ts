@@ -358,6 +358,11 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         const result = await run("return [1, 2].map((n) => n.toUpperCase());", { check: true });
         expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 1, code: 2339 });
       });
+      it('reports a syntax error as one, checked or not, with the checker\'s diagnostics', async () => {
+        const result = await run('const a = 1;\nconst b = ;\nreturn a;', { check: true });
+        expect(result).toMatchObject({ success: false, error: { name: 'SyntaxError', code: 'SYNTAX_ERROR', line: 2 } });
+        expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 2 });
+      });
       it('runs a program that checks', async () => {
         const result = await run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { check: true });
         expect(result).toMatchObject({ success: true, result: 3 });
