@@ -118,6 +118,9 @@ describe('loadConfig', () => {
     expect((await loadConfig({ cwd: dir })).outDir).toBe(path.join(dir, 'out'));
     await writeFile(path.join(dir, 'broken.json'), '{"outDir": ');
     await expect(loadConfig({ cwd: dir, file: 'broken.json' })).rejects.toThrow(/broken\.json is not valid JSON/);
+    // Where, as a person editing the file counts: line and column.
+    await writeFile(path.join(dir, 'broken.json'), '{\n  "outDir": "out",\n  "capabilities": [,]\n}\n');
+    await expect(loadConfig({ cwd: dir, file: 'broken.json' })).rejects.toThrow(/\(line 3, column 20\)$/);
   });
 
   it('uses the defaults when there is no config file, and fails for a named file that is missing', async () => {

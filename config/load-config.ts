@@ -130,7 +130,8 @@ async function readConfigFile(file: string): Promise<unknown> {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new ConfigError(`config file ${file} is not valid JSON: ${errorMessage(error)}`, [{ path: '', message: errorMessage(error) }], { file, cause: error });
+      const message = await withLineAndColumn(errorMessage(error), text);
+      throw new ConfigError(`config file ${file} is not valid JSON: ${message}`, [{ path: '', message }], { file, cause: error });
     }
   }
   try {
@@ -201,3 +202,19 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
 const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, openApiSchema, openApiFilterSchema, sandboxSchema, stdSchema, modelSchema, durableSchema].flatMap((schema) => Object.keys(schema.shape));
 
 export type { AgentSpacesConfigInput };
+
+/**
+ * Where the JSON breaks, as a person editing the file counts: line and column. JSON.parse gives an
+ * offset at best (Node 20 often only quotes the text around it); YAML, a superset of JSON, reads the same
+ * text and says where it stops making sense.
+ */
+async function withLineAndColumn(message: string, text: string): Promise<string> {
+  const offset = /at position (\d+)/.exec(message)?.[1];
+  if (offset !== undefined) {
+    const before = text.slice(0, Number(offset));
+    return `${message} (line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')})`;
+  }
+  const { parseDocument } = await import('yaml');
+  const start = parseDocument(text).errors[0]?.linePos?.[0];
+  return start === undefined ? message : `${message} (line ${start.line}, column ${start.col})`;
+}

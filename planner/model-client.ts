@@ -50,7 +50,7 @@ export function createModelClient(settings: ResolvedModelSettings, options: { ti
       } catch (error) {
         if (error instanceof APIUserAbortError) throw error;
         if (error instanceof APIConnectionError) {
-          throw new ModelError('MODEL_UNREACHABLE', `the ${where} is unreachable (${errorMessage(error)}): start the server or set AGENT_SPACES_BASE_URL (model.baseURL, --base-url) to one that runs`, { cause: error });
+          throw new ModelError('MODEL_UNREACHABLE', `the ${where} is unreachable (${errorMessage(error)}): start the server or set AGENT_SPACES_BASE_URL (or model.baseURL in the config; 'agent-spaces task' also takes --base-url) to one that runs`, { cause: error });
         }
         if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
           throw new ModelError('MODEL_AUTH_FAILED', `the ${where} refused the API key (HTTP ${error.status}): check OPENAI_API_KEY (or model.apiKey in the config)`, { cause: error });

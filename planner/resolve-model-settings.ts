@@ -34,7 +34,7 @@ export function resolveModelSettings(options: ModelSettings = {}, config: ModelS
   const model = options.model ?? config.model ?? nonEmpty(env.AGENT_SPACES_MODEL) ?? DEFAULT_MODEL;
   if (apiKey === undefined && isOpenAI(baseURL)) {
     throw new ConfigError(
-      `no API key for the model endpoint ${baseURL}: set OPENAI_API_KEY (or model.apiKey in the config), or point AGENT_SPACES_BASE_URL (model.baseURL, --base-url) at an OpenAI-compatible server such as Ollama (http://localhost:11434/v1)`,
+      `no API key for the model endpoint ${baseURL}: set OPENAI_API_KEY (or model.apiKey in the config), or point AGENT_SPACES_BASE_URL (or model.baseURL in the config; 'agent-spaces task' also takes --base-url) at an OpenAI-compatible server such as Ollama (http://localhost:11434/v1)`,
       [{ path: 'model.apiKey', message: 'missing' }],
     );
   }
