@@ -251,7 +251,9 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     const { limits } = run.request;
     if (!message.ok) {
       const error = readReportedError(body, (code) => WORKER_DECIDED_CODES.has(code) || run.sentCodes.has(code));
-      // A run that ended well within its time did not time out, whatever the worker says.
+      // Timed out only with the TIMEOUT code, which only the worker's runner decides (a program cannot
+      // end with it: WORKER_DECIDED_CODES). A compromised worker could say it early; it can end its own
+      // runs any way it likes anyway, and the host's backstop still bounds every run's time.
       const timedOut = message.timedOut && error.code === 'TIMEOUT';
       run.settle({ success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started });
     } else if (!run.budget.take(bodyBytes)) {
