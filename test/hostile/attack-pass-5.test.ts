@@ -15,6 +15,7 @@ import { DEFAULT_RUN_LIMITS } from '../../runtime/sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 import { createWorkerPoolExecutor } from '../../runtime/worker-pool/worker-pool.js';
 import { createSpace } from '../../space/index.js';
+import { REPO } from '../support/example-space.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const HEALTHY = "import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });";
@@ -31,49 +32,12 @@ afterEach(async () => {
   expect(await healthy.run(HEALTHY, { onCall: createFixtureHost().onCall, check: false })).toMatchObject({ success: true, result: 5 });
 });
 
-/**
- * A worker that, on its run, makes `calls` calls at once and then never reads its pipe again: the
- * host's replies can only pile up on the host's side.
- */
-const DEAF_WORKER = `
-import { Socket } from 'node:net';
-const calls = Number(process.argv[2]);
-const channel = new Socket({ fd: 3, readable: true, writable: true });
-const frame = (header, body = '') => {
-  const h = Buffer.from(JSON.stringify(header));
-  const b = Buffer.from(body);
-  const out = Buffer.alloc(8 + h.length + b.length);
-  out.writeUInt32LE(4 + h.length + b.length, 0);
-  out.writeUInt32LE(h.length, 4);
-  h.copy(out, 8);
-  b.copy(out, 8 + h.length);
-  channel.write(out);
-};
-let buffered = Buffer.alloc(0);
-channel.on('data', (chunk) => {
-  buffered = Buffer.concat([buffered, chunk]);
-  while (buffered.length >= 8) {
-    const length = buffered.readUInt32LE(0);
-    if (buffered.length < 4 + length) return;
-    const header = JSON.parse(buffered.toString('utf8', 8, 8 + buffered.readUInt32LE(4)));
-    buffered = buffered.subarray(4 + length);
-    if (header.t !== 'run') continue;
-    for (let id = 1; id <= calls; id++) frame({ t: 'call', runId: header.runId, id, capability: 'math', fn: 'echo', mode: 'value' }, '{"value":1}');
-    channel.pause();
-    return;
-  }
-});
-channel.on('close', () => process.exit(0));
-setInterval(() => undefined, 1000);
-frame({ t: 'ready', pid: process.pid });
-`;
+/** A sandbox worker that lies (its modes: test/fixtures/hostile-worker.mjs). */
+const HOSTILE_WORKER = path.join(REPO, 'test', 'fixtures', 'hostile-worker.mjs');
 
 describe('attack pass 5: replies a worker does not read', () => {
   it('H1: a worker that stops reading does not have every result of its run buffered on the host', async () => {
-    const dir = await makeTempDir('attack5-deaf');
-    const file = path.join(dir, 'deaf-worker.mjs');
-    await writeFile(file, DEAF_WORKER);
-    const pool = createWorkerPoolExecutor({ workers: 1, entry: { file, args: ['1000'] } });
+    const pool = createWorkerPoolExecutor({ workers: 1, entry: { file: HOSTILE_WORKER, args: ['deaf'] } });
     try {
       await pool.ready();
       let performed = 0;
@@ -260,19 +224,9 @@ describe('attack pass 5: a run that ends beside one that computes', () => {
   }, 60_000);
 });
 
-/** A worker whose first run reports its result but never that its isolate stopped, and whose later runs report nothing. */
-const STUCK_WORKER = DEAF_WORKER.replace(
-  "    if (header.t !== 'run') continue;\n    for (let id = 1; id <= calls; id++) frame({ t: 'call', runId: header.runId, id, capability: 'math', fn: 'echo', mode: 'value' }, '{\"value\":1}');\n    channel.pause();\n    return;",
-  "    if (header.t !== 'run') continue;\n    if (++runs === 1) frame({ t: 'result', runId: header.runId, ok: true, timedOut: false }, '\"stuck\"');",
-).replace('let buffered', 'let runs = 0;\nlet buffered');
-
 describe('attack pass 5: a cancel beside a run that computes', () => {
   it('a worker that never reports a run stopped takes no new run and is still killed, once its other runs ended at their deadlines', async () => {
-    expect(STUCK_WORKER).toContain('++runs === 1');
-    const dir = await makeTempDir('attack5-stuck');
-    const file = path.join(dir, 'stuck-worker.mjs');
-    await writeFile(file, STUCK_WORKER);
-    const pool = createWorkerPoolExecutor({ workers: 1, graceMs: 10, entry: { file } });
+    const pool = createWorkerPoolExecutor({ workers: 1, graceMs: 10, entry: { file: HOSTILE_WORKER, args: ['stuck'] } });
     try {
       await pool.ready();
       const before = pool.pids();
