@@ -57,6 +57,32 @@ describe('worker pool lifecycle', () => {
       await sandbox.close();
     }
   });
+  it('keeps apart runs given the same run id, and takes a run id of any length (the pipe uses its own ids)', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1, runsPerWorker: 4 });
+    try {
+      await sandbox.ready();
+      const [pid] = sandbox.pids();
+      // Both runs are in their call at once; each gets its own answer and ends with its own result.
+      let arrived = 0;
+      let releaseBoth!: () => void;
+      const bothArrived = new Promise<void>((resolve) => (releaseBoth = resolve));
+      const seen: string[] = [];
+      const onCall = async (params: { args: unknown }, context: { runId: string }): Promise<unknown> => {
+        seen.push(context.runId);
+        if (++arrived === 2) releaseBoth();
+        await bothArrived;
+        return (params.args as { a: number }).a;
+      };
+      const code = (a: number) => `import { add } from '@capabilities/math';\nreturn (await add({ a: ${a}, b: 0 })) * 10;`;
+      const runId = 'same-' + 'x'.repeat(600);
+      const results = await Promise.all([sandbox.run(code(1), { onCall, runId }), sandbox.run(code(2), { onCall, runId })]);
+      expect(results).toMatchObject([{ success: true, result: 10 }, { success: true, result: 20 }]);
+      expect(seen).toEqual([runId, runId]); // the host still sees the caller's id
+      expect(sandbox.pids()).toEqual([pid]);
+    } finally {
+      await sandbox.close();
+    }
+  });
   it('refuses a missing build folder', () => {
     expect(() => createSandbox({ outDir: '/nonexistent/agent-spaces-build' })).toThrow(/does not exist/);
   });

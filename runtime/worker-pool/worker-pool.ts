@@ -44,6 +44,7 @@ export interface WorkerPoolExecutor extends IsolateExecutor {
 }
 
 interface ActiveRun {
+  /** The run's id on the pipe: the pool's own, unique in it (the caller's run id may repeat, or be long). */
   runId: string;
   request: IsolateRunRequest;
   gate: CallGate;
@@ -104,6 +105,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   let startFailures = 0;
   let startError: SandboxError | undefined;
   let closed = false;
+  /** Numbers the runs' ids on the pipe (see ActiveRun.runId). */
+  let runSerial = 0;
 
   const entry = options.entry === undefined ? workerEntry() : { file: options.entry.file, execArgv: ['--no-node-snapshot'], args: options.entry.args ?? [] };
   /** Started, not killed, and not holding a run that ended but whose isolate has not stopped yet. */
@@ -368,12 +371,13 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       }
       const { limits } = request;
       maxFrameBytes = Math.max(maxFrameBytes, limits.maxOutputBytes + FRAME_SLACK_BYTES, limits.maxArgumentBytes + FRAME_SLACK_BYTES);
+      const wireId = `run-${++runSerial}`;
       return new Promise<RunResult>((resolve, reject) => {
         const callController = new AbortController();
         setMaxListeners(0, callController.signal);
         let cancelTimer: NodeJS.Timeout | undefined;
         const onAbort = (): void => {
-          send(worker, { t: 'cancel', runId: request.runId });
+          send(worker, { t: 'cancel', runId: wireId });
           // The worker runs programs on its main thread, so while one computes it reads nothing: a run
           // whose worker does not report shortly after the cancel is ended here.
           cancelTimer ??= setTimeout(() => abortRun(worker, run, { name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }), REPORT_MARGIN_MS);
@@ -394,12 +398,12 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             heldSince = performance.now();
             clearTimeout(hardTimer);
           }
-          send(worker, { t: 'hold', runId: request.runId, holdId });
+          send(worker, { t: 'hold', runId: wireId, holdId });
           let released = false;
           return () => {
             if (released || run.settled) return;
             released = true;
-            send(worker, { t: 'release', runId: request.runId, holdId });
+            send(worker, { t: 'release', runId: wireId, holdId });
             if (--holds > 0) return;
             hardDeadline += performance.now() - heldSince;
             hardTimer = setTimeout(onHardTimeout, Math.max(1, hardDeadline - performance.now()));
@@ -419,7 +423,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         };
         const sentCodes = new Set<string>(BOOTSTRAP_REFUSAL_CODES);
         const run: ActiveRun = {
-          runId: request.runId,
+          runId: wireId,
           request,
           budget: createOutputBudget(limits.maxOutputBytes),
           logs: [],
@@ -438,7 +442,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
               if (run.settled) return;
               const code = ok ? undefined : wireErrorCode(json);
               if (code !== undefined) sentCodes.add(code);
-              send(worker, { t: 'reply', runId: request.runId, id, ok }, json);
+              send(worker, { t: 'reply', runId: wireId, id, ok }, json);
             },
           }),
           settled: false,
@@ -450,10 +454,10 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
             if (end()) reject(error);
           },
         };
-        worker.runs.set(request.runId, run);
+        worker.runs.set(wireId, run);
         updateRef(worker);
         signal?.addEventListener('abort', onAbort, { once: true });
-        send(worker, { t: 'run', runId: request.runId, outDir: request.outDir, limits }, request.js);
+        send(worker, { t: 'run', runId: wireId, outDir: request.outDir, limits }, request.js);
         if (signal?.aborted === true) onAbort();
       });
     },
