@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseCommandLine, type CommandLine, type OptionValues } from './command-line.js';
@@ -38,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Calls the command's module with what it needs; checks of arguments that need no library come first. */
 async function runCommand(command: Extract<CommandLine, { action: 'command' }>['command'], values: OptionValues, args: string[]): Promise<number> {
+  const { isFile, isFolder } = await import('./file-kind.js');
   if (values.cwd !== undefined && !isFolder(values.cwd)) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
   const cwd = values.cwd ?? process.cwd();
   // The config is looked for from --cwd, whereas a program's path is the shell's: say where it looked.
@@ -147,22 +148,6 @@ function ignoreClosedStdout(): void {
     // EPIPE the first time; a later write to the stream it destroyed is ERR_STREAM_DESTROYED.
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
   });
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isFolder(folder: string): boolean {
-  try {
-    return statSync(folder).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The given string options that were set. */

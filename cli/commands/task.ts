@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
 import { openSpace } from '../../agents/index.js';
+import { isFile } from '../file-kind.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import { loadConfig, serverSecrets } from '../../config/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
@@ -107,14 +107,6 @@ export function printProgress(event: PlannerEvent): void {
       progress(`${event.success ? '✓ finished' : `✗ ${event.error ?? 'failed'}`} — ${usage.steps} steps, ${usage.toolCalls} tool calls, ${usage.codeRuns} code runs, $${usage.llmCostUsd.toFixed(4)}`);
       break;
     }
-  }
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
   }
 }
 

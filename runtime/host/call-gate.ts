@@ -65,6 +65,15 @@ export function callLimitError(capability: string, fn: string, maxCalls: number)
   };
 }
 
+/** The refusal of a call whose capability or function name is longer than a frame's header takes. */
+export function nameLimitError(length: number, limit: number): WireError {
+  return {
+    code: WIRE_ERROR_CODES.invalidParams,
+    message: `call refused: a capability or function name of ${length} characters (limit ${limit})`,
+    data: { code: 'INVALID_ARGUMENTS' },
+  };
+}
+
 /** The refusal of a call while too many argument bytes of the run wait (on the host, or unanswered in the worker). */
 export function queuedArgumentsError(capability: string, fn: string, waiting: string, limit: number): WireError {
   return {

@@ -6,10 +6,10 @@
  * are still those of the compiled JavaScript; the caller maps them back.
  */
 import ivm from 'isolated-vm';
-import { WIRE_ERROR_CODES, type ResultMode } from '../../core/protocol.js';
+import type { ResultMode } from '../../core/protocol.js';
 import { utf8SizeOver } from '../../core/utf8-size.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
-import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, queuedArgumentsError } from '../host/call-gate.js';
+import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from '../host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
 import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
@@ -422,7 +422,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     // host kills a worker that sends one, and every run in it).
     const name = [String(capability), String(fn)].find((text) => text.length > MAX_NAME);
     if (name !== undefined) {
-      return reply(id, false, JSON.stringify({ code: WIRE_ERROR_CODES.invalidParams, message: `call refused: a capability or function name of ${name.length} characters (limit ${MAX_NAME})`, data: { code: 'INVALID_ARGUMENTS' } }));
+      return reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
     }
     // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
     // never reach the pipe (where a frame past the host's limit would cost the whole worker).

@@ -230,8 +230,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           // The host's own handler failed: thrown out of this frame reader, it ended the host process.
           // The run stops and its caller gets the error, as when a line held for the check is handed over.
           run.fault(error);
-          send(worker, { t: 'cancel', runId: run.runId });
-          killUnlessReleased(worker, run);
+          stopInWorker(worker, run);
         }
         return;
       }
@@ -277,6 +276,11 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   const abortRun = (worker: Worker, run: ActiveRun, error: RunError, timedOut = false): void => {
     if (run.settled) return;
     run.settle(failedResult(run, error, timedOut));
+    stopInWorker(worker, run);
+  };
+
+  /** A run the host ended: the worker is told to stop it, and killed if it does not report it stopped. */
+  const stopInWorker = (worker: Worker, run: ActiveRun): void => {
     send(worker, { t: 'cancel', runId: run.runId });
     killUnlessReleased(worker, run);
   };
