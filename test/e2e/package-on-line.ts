@@ -1,0 +1,243 @@
+// The package as a user outside this repository gets it, on one Node line (issues 11 and 23): the tarball
+// `npm pack` makes, installed into a fresh folder under the system's temp directory — outside the
+// repository, so nothing resolves from its node_modules — with that line's node and npm, as a user's
+// package.json and the README say; then the README's own code there: the 30-second example (a defineTool
+// capability → `capabilities build` → the model's program), a host file importing from 'agent-spaces'
+// type-checked by tsc and run, `serve` driven by the MCP SDK's client over stdio, `doctor`; and the
+// sandbox contract suite for each engine on that line.
+//
+// Which sandbox engine a line gets is the point: npm 11 installs an optional dependency only where its
+// `engines` match the running Node, so Node 22 gets isolated-vm 6 (prebuilt binary), 24 gets 6 and 7, 26
+// gets 7, and Node 20 none (isolated-vm 5 has no binary; a user compiles it on purpose). Nothing is
+// compiled: the user's package.json allows no install script. Install times are printed as the matrix row.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../support/example-space.js';
+import { currentLine, lineEnvironment, nodeLine, type NodeLine } from '../support/node-line.js';
+import { TEST_RUN_TEMP_ENV } from '../support/temp-dir.js';
+
+const run = promisify(execFile);
+/** npm, npx and the CLI on a busy machine: generous bounds that only catch a hang. */
+export const STEP_TIMEOUT_MS = 10 * 60_000;
+const PACKAGE = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+
+export interface Installed {
+  line: NodeLine;
+  work: string;
+  space: string;
+  env: NodeJS.ProcessEnv;
+  readme: string;
+  packedFiles: string[];
+  installSeconds: number;
+}
+
+/** The engine `auto` picks on this line from a fresh install: the README's table says the same. */
+export function expectedAutoEngine(major: number): 'isolated-vm' | 'quickjs' {
+  return major >= 22 ? 'isolated-vm' : 'quickjs';
+}
+
+/**
+ * Installs the packed package with `major`'s node and npm into a fresh folder, as the README says, and
+ * registers the README's checks. Returns a getter for what was installed (for a file's own extra tests).
+ */
+export function describePackageOn(major: number, extra?: (installed: () => Installed) => void): void {
+  describe(`the packed package on Node ${major}, installed into a folder outside the repository`, () => {
+    let installed: Installed | undefined;
+    const get = (): Installed => {
+      if (!installed) throw new Error('the install in beforeAll failed: see its error');
+      return installed;
+    };
+
+    beforeAll(async () => {
+      const line = await nodeLine(major);
+      const work = await mkdtemp(path.join(tmpdir(), `agent-spaces-node${major}-`));
+      const space = path.join(work, 'my-space');
+      const readme = await readFile(path.join(REPO, 'README.md'), 'utf8');
+      const env = lineEnvironment(line, process.env);
+      const tarball = await packOnce();
+      await mkdir(path.join(space, 'capabilities'), { recursive: true });
+      // What the README tells a user to do before installing: a package.json of type module. No install
+      // script is allowed: isolated-vm's prebuilt binary loads without one.
+      await writeFile(path.join(space, 'package.json'), JSON.stringify({ name: 'my-space', private: true, type: 'module' }, null, 2));
+      const started = Date.now();
+      await inFolder(env, space, 'npm', ['install', tarball.file, '--prefer-offline', '--no-audit', '--no-fund']);
+      const installSeconds = (Date.now() - started) / 1000;
+      const typescript = await versionOf('typescript');
+      const nodeTypes = await versionOf('@types/node');
+      await inFolder(env, space, 'npm', ['install', '-D', `typescript@${typescript}`, `@types/node@${nodeTypes}`, '--prefer-offline', '--no-audit', '--no-fund']);
+      await writeFile(path.join(space, 'capabilities/weather.ts'), readmeBlock(readme, '// capabilities/weather.ts'));
+      await writeFile(path.join(space, 'program.ts'), readmeBlock(readme, '// program.ts'));
+      await writeFile(path.join(space, 'host.ts'), readmeBlock(readme, '// host.ts'));
+      installed = { line, work, space, env, readme, packedFiles: tarball.files, installSeconds };
+    }, 30 * 60_000);
+
+    afterAll(async () => {
+      if (installed) await rm(installed.work, { recursive: true, force: true });
+    });
+
+    const cli = (args: string[]): Promise<{ stdout: string; stderr: string }> => inFolder(get().env, get().space, 'npx', ['--no', '--', 'agent-spaces', ...args]);
+
+    it('installs with nothing compiled; npx agent-spaces --version prints the package version', async () => {
+      const { line, installSeconds, space } = get();
+      // No isolated-vm was compiled: only prebuilt binaries (prebuilds/) or none.
+      for (const name of ['isolated-vm', 'isolated-vm-6', 'isolated-vm-7']) {
+        expect(existsSync(path.join(space, 'node_modules', name, 'build', 'Release')), `${name} compiled on Node ${line.major}`).toBe(false);
+      }
+      const { stdout } = await cli(['--version']);
+      expect(stdout.trim()).toBe(PACKAGE.version);
+      console.log(`[matrix] Node ${line.version}: npm install <tarball> ${installSeconds.toFixed(0)} s`);
+    }, STEP_TIMEOUT_MS);
+
+    it(`doctor says which engine auto picks on Node ${major} (${expectedAutoEngine(major)}) and why`, async () => {
+      const { stdout } = await cli(['doctor', '--json']);
+      const report = JSON.parse(stdout) as { engine?: { auto?: string } };
+      expect(report.engine?.auto).toBe(expectedAutoEngine(major));
+      const text = await cli(['doctor']);
+      expect(text.stdout).toContain(expectedAutoEngine(major));
+      console.log(`[matrix] Node ${get().line.version}: auto → ${String(report.engine?.auto)}`);
+    }, STEP_TIMEOUT_MS);
+
+    it("runs the README's 30 seconds: a defineTool capability, capabilities build, the model's program", async () => {
+      const build = await cli(['capabilities', 'build', '--json']);
+      expect(JSON.parse(build.stdout)).toMatchObject({ errors: [], modules: expect.arrayContaining(['weather']) });
+      expect(existsSync(path.join(get().space, '.agent-spaces/capabilities/weather/index.d.ts'))).toBe(true);
+      const result = await cli(['run', 'program.ts', '--json']);
+      expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+    }, STEP_TIMEOUT_MS);
+
+    for (const engine of ['quickjs', 'isolated-vm'] as const) {
+      if (engine === 'isolated-vm' && expectedAutoEngine(major) !== 'isolated-vm') continue;
+      it(`runs the program on the ${engine} engine when asked (--engine ${engine}), and says so with -v`, async () => {
+        const result = await cli(['run', 'program.ts', '--json', '--engine', engine]);
+        expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+        const verbose = await cli(['run', 'program.ts', '-v', '--engine', engine]);
+        expect(verbose.stderr).toMatch(new RegExp(`engine:? ${engine}`));
+      }, STEP_TIMEOUT_MS);
+    }
+
+    it("type-checks the README's host file against the package's declarations (tsc) and runs it", async () => {
+      const { env, space } = get();
+      // The README's command: npx tsc --module nodenext --target es2022 --strict --skipLibCheck host.ts && node host.js
+      const tsc = ['--no', '--', 'tsc', '--module', 'nodenext', '--target', 'es2022', '--strict', '--skipLibCheck'];
+      // A wrong use of the API fails the check: the declarations are really read, not `any`.
+      await writeFile(path.join(space, 'wrong.ts'), "import { openSpace } from 'agent-spaces';\nawait openSpace({ cwd: 42 });\n");
+      const wrong = await inFolder(env, space, 'npx', [...tsc, '--noEmit', 'wrong.ts']).then(
+        () => ({ stdout: 'tsc accepted wrong.ts' }),
+        (error: unknown) => error as { stdout: string },
+      );
+      expect(wrong.stdout).toMatch(/wrong\.ts\(2,\d+\): error TS2322/);
+      await inFolder(env, space, 'npx', [...tsc, 'host.ts']);
+      const { stdout } = await inFolder(env, space, 'node', ['host.js']);
+      expect(JSON.parse(stdout)).toEqual(['Lisbon', 'Tokyo']);
+    }, STEP_TIMEOUT_MS);
+
+    it("serves the space over MCP with the README's Claude Desktop line, for the SDK's client over stdio", async () => {
+      const { env, readme, space, work } = get();
+      const line = claudeDesktopServer(readme, space);
+      // Claude Desktop starts it from its own folder, with an environment of its own: not the space's.
+      const transport = new StdioClientTransport({ command: line.command, args: line.args, cwd: work, env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '' }, stderr: 'pipe' });
+      const client = new Client({ name: 'package-e2e', version: '1' });
+      await client.connect(transport);
+      try {
+        expect(client.getServerVersion()).toMatchObject({ name: 'agent-spaces' });
+        const tools = await client.listTools();
+        expect(tools.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['execute_code', 'get_types', 'search_tools']));
+        const program = readmeBlock(readme, '// program.ts');
+        const result = (await client.callTool({ name: 'execute_code', arguments: { code: program } }, undefined, { timeout: STEP_TIMEOUT_MS })) as CallToolResult;
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+      } finally {
+        await client.close();
+      }
+    }, STEP_TIMEOUT_MS);
+
+    extra?.(get);
+  });
+}
+
+/** Runs a command as the user would; the output is returned, a failure throws with it. */
+export async function inFolder(env: NodeJS.ProcessEnv, cwd: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
+  return run(command, args, { cwd, env: { ...env, ...extraEnv }, timeout: STEP_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024 }).catch((error: unknown) => {
+    const failed = error as { stdout?: string; stderr?: string; code?: unknown; message?: string };
+    // Keep stdout/stderr on the error (tests read them) and put them in the message (a failure says why).
+    const message = `${command} ${args.join(' ')} failed (exit ${String(failed.code)}) in ${cwd}:\n${(failed.stderr ?? '').slice(-4000)}\n${(failed.stdout ?? '').slice(-2000)}`;
+    throw Object.assign(new Error(message), { stdout: failed.stdout, stderr: failed.stderr, code: failed.code });
+  });
+}
+
+/**
+ * `npm pack` of this repository, once per test run: the test files of every line share the tarball (a
+ * lock folder in the run's temp folder; the first packs, the others wait for its report).
+ */
+async function packOnce(): Promise<{ file: string; files: string[] }> {
+  const parent = process.env[TEST_RUN_TEMP_ENV] ?? (await mkdtemp(path.join(tmpdir(), 'agent-spaces-pack-')));
+  const folder = path.join(parent, 'packed');
+  const report = path.join(folder, 'report.json');
+  for (let waited = 0; ; waited += 1) {
+    if (existsSync(report)) return JSON.parse(await readFile(report, 'utf8')) as { file: string; files: string[] };
+    try {
+      await mkdir(folder);
+      break;
+    } catch {
+      if (waited > 900) throw new Error(`waited 15 minutes for another test file to pack the package into ${folder}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  // `--json` keeps stdout to the report; the build's output (prepare) goes to stderr. `npm pack` runs
+  // prepare, which builds dist/ again (about a minute of CPU); when dist/ was built after the last change
+  // to any tracked file (as in CI, where `npm ci` just built it), the build is not repeated.
+  const fresh = await distIsFresh();
+  const env = lineEnvironment(currentLine(), process.env);
+  const { stdout } = await inFolder(env, REPO, 'npm', ['pack', '--json', '--pack-destination', folder, ...(fresh ? ['--ignore-scripts'] : [])]);
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  if (!packed) throw new Error(`npm pack printed no report: ${stdout}`);
+  const result = { file: path.join(folder, packed.filename), files: packed.files.map((file) => file.path) };
+  await writeFile(`${report}.tmp`, JSON.stringify(result));
+  await rename(`${report}.tmp`, report);
+  return result;
+}
+
+/**
+ * Whether dist/ (the library and the studio's UI) was built after every tracked file of the repository
+ * last changed, and after every file that is not committed yet: then packing it again would build the same.
+ */
+async function distIsFresh(): Promise<boolean> {
+  const built = [path.join(REPO, 'dist/index.js'), path.join(REPO, 'dist/studio-ui/index.html')];
+  if (!built.every((file) => existsSync(file))) return false;
+  const builtAt = Math.min(...(await Promise.all(built.map(async (file) => (await stat(file)).mtimeMs))));
+  const { stdout } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+  const files = stdout.split('\0').filter((file) => file !== '' && !file.startsWith('dist/'));
+  const changedAt = await Promise.all(files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? 0));
+  return changedAt.every((time) => time < builtAt);
+}
+
+/** The version of a package this repository installed (the install then finds it in npm's cache). */
+export async function versionOf(name: string): Promise<string> {
+  return (JSON.parse(await readFile(path.join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The fenced code block of the README whose first line is `marker` (the file it shows). */
+export function readmeBlock(readme: string, marker: string): string {
+  const blocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  const block = blocks.find((text) => text.startsWith(`${marker}\n`));
+  if (block === undefined) throw new Error(`README.md has no code block starting with "${marker}"`);
+  return block;
+}
+
+/** The README's Claude Desktop entry, with its placeholder folder replaced by the space. */
+function claudeDesktopServer(readme: string, space: string): { command: string; args: string[] } {
+  const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '').find((text) => text.includes('"mcpServers"'));
+  if (block === undefined) throw new Error('README.md has no ```json block with "mcpServers"');
+  const config = JSON.parse(block.replaceAll('/path/to/my-space', space)) as { mcpServers: Record<string, { command: string; args: string[] }> };
+  const server = config.mcpServers['agent-spaces'];
+  if (!server) throw new Error('the README\'s "mcpServers" has no "agent-spaces" entry');
+  return server;
+}
