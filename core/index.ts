@@ -21,6 +21,8 @@ export type {
   ResultKind,
   ToolAnnotations,
 } from './manifest.js';
+export type { CallerKind, ToolCallers } from './callers.js';
+export { TOOL_CALLERS, callerAllowed, describeCallers } from './callers.js';
 export { BUILD_LAYOUT, CAPABILITY_PREFIX, SANDBOX_HOST_GLOBAL } from './manifest.js';
 export {
   AgentSpacesError,
@@ -81,3 +83,7 @@ export {
   toTypeName,
 } from './names.js';
 export type { FunctionNameAssignment, FunctionNameWarning, ModuleNameAssignment, ModuleNameWarning, NamespaceBinding } from './names.js';
+export type { Secret } from './secrets.js';
+export { CREDENTIAL_SHAPES, MIN_SECRET_LENGTH, looksLikeCredential, namesSecret, secretsOfArgs, secretsOfEnv, secretsOfHeaders, secretsOfUrl } from './secrets.js';
+export type { RedactOptions, Redactor, SecretInput } from './redact.js';
+export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, redactText, redactToolCallError, redactionMarker } from './redact.js';
