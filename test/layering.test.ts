@@ -25,7 +25,9 @@ const ALLOWED: Record<string, string[]> = {
   server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'durable'],
   studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'durable'],
   durable: ['core', 'config', 'bridge', 'space', 'planner'],
-  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources', 'space', 'planner', 'agents', 'server', 'studio', 'durable'],
+  // The eval harness drives a space through the serve surface (server) and the planner, as users would.
+  eval: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'server'],
+  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources', 'space', 'planner', 'agents', 'server', 'studio', 'durable', 'eval'],
   capabilities: ['core', 'root'],
 };
 
