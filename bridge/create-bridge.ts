@@ -11,6 +11,7 @@ import type {
   FunctionSpec,
 } from '../core/index.js';
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
+import { assertCallerAllowed } from './callers.js';
 import type { Backend, BackendCall, InputRequest } from '../core/index.js';
 import { createTextResultObserver } from './inferred-results/observe-text-result.js';
 import { createResultRecorder } from './inferred-results/result-recorder.js';
@@ -135,6 +136,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; json: EncodedJson }> {
     const target = resolveTarget(params, context.access);
+    assertCallerAllowed(capability, spec, context.caller ?? 'code');
     const { capability, function: spec } = target;
     const subject = `tool "${spec.toolName}" of capability "${capability.module}"`;
     const names = { capability: capability.module, function: spec.name };
@@ -327,9 +329,10 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
-  const handle: CapabilityCallHandler = async (params, context) => (await perform(params, context)).value;
+  // `handle` serves direct calls and `handleEncoded` the runtime, so each says who calls unless told.
+  const handle: CapabilityCallHandler = async (params, context) => (await perform(params, context.caller === undefined ? { ...context, caller: 'direct' } : context)).value;
   const handleEncoded = async (params: CapabilityCallParams, context: CallContext): Promise<EncodedJson> => {
-    return (await perform(params, context)).json;
+    return (await perform(params, context.caller === undefined ? { ...context, caller: 'code' } : context)).json;
   };
 
   return {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
+import { applyCallers } from './apply-callers.js';
 import { defaultSources, type CapabilitySourceKind } from '../sources/index.js';
 import {
   BUILD_LAYOUT,
@@ -98,7 +99,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   const warnings: CompileWarning[] = [...loaded.warnings];
 
   // Result types learned from observed results (`<outDir>/inferred/`) join the specs, so their hash covers them.
-  const specs = await applyInferredResults(assignNames(loaded.raws, warnings, describeSource), config);
+  const specs = await applyInferredResults(applyCallers(assignNames(loaded.raws, warnings, describeSource), config), config);
   // Keep the previous modules of sources that failed this time.
   const failedSources = new Set(loaded.failures.map((failure) => failure.source));
   const kept = (previous?.capabilities ?? []).filter((spec) => failedSources.has(describeSource(spec.source)));

@@ -13,6 +13,8 @@ export interface CatalogEntry {
   description: string;
   parameters: string[];
   requiresApproval: boolean;
+  /** Who may call it, when not both: `code` (programs only) or `direct` (direct calls only). */
+  callers?: 'code' | 'direct';
 }
 
 export interface Catalog {
@@ -36,6 +38,7 @@ export function buildCatalog(specs: CapabilitySpec[]): Catalog {
         description: fn.description ?? '',
         parameters: Object.keys((fn.inputSchema.properties as Record<string, unknown> | undefined) ?? {}),
         requiresApproval: Boolean(fn.requiresApproval || spec.config.requiresApproval),
+        ...(fn.callers === 'code' || fn.callers === 'direct' ? { callers: fn.callers } : {}),
       })),
     ),
   };

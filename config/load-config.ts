@@ -100,6 +100,7 @@ export function resolveConfig(
     agentSessions: path.resolve(root, parsed.data.agentSessions ?? path.join(outDir, 'sessions')),
     ...(store === undefined ? {} : { store }),
     ...(parsed.data.durable === undefined ? {} : { durable: parsed.data.durable }),
+    ...(parsed.data.callers === undefined ? {} : { callers: parsed.data.callers }),
   };
 }
 

@@ -17,6 +17,15 @@ export const rateLimitShape = {
 
 export const rateLimitSchema = z.strictObject(rateLimitShape);
 
+/** Who may call a function: a program in the sandbox (`code`), a direct tool call (`direct`), or `both`. */
+export const callersSchema = z.enum(['code', 'direct', 'both']);
+
+/**
+ * A source's callers: one setting for all of its tools, or one per tool (original tool name or
+ * operation id; `'*'` for the rest). Tools it does not name follow the space's `callers`.
+ */
+export const sourceCallersSchema = z.union([callersSchema, z.record(z.string().min(1), callersSchema)]);
+
 /** Options every MCP server entry may carry besides how to reach it. */
 const serverCommon = {
   /** Module name override (default `mcp-<server>`). */
@@ -48,6 +57,8 @@ const serverCommon = {
   disabled: z.boolean().optional(),
   /** One rate limit for all of the server's tools together (its module), e.g. `{ requests: 10, period: 'second', onLimit: 'queue' }`. */
   rateLimit: rateLimitSchema.optional(),
+  /** Who may call the server's tools: `'code' | 'direct' | 'both'`, or per tool `{ delete_issue: 'direct', '*': 'code' }`. */
+  callers: sourceCallersSchema.optional(),
 };
 
 export const stdioServerSchema = z.strictObject({
@@ -130,6 +141,8 @@ export const openApiSchema = z.strictObject({
   requireApproval: z.union([z.literal('non-get'), z.boolean(), z.array(z.string())]).optional(),
   /** One rate limit for all of the service's operations together. */
   rateLimit: rateLimitSchema.optional(),
+  /** Who may call the service's operations: `'code' | 'direct' | 'both'`, or per operation id (`'*'` for the rest). */
+  callers: sourceCallersSchema.optional(),
   /** Module name override (default `openapi-<api>`). */
   module: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)').optional(),
   /** Time for one call, redirects and body included (default 30,000 ms). */
@@ -187,6 +200,11 @@ export const configSchema = z.strictObject({
    */
   store: z.string().min(1).optional(),
   durable: durableSchema.optional(),
+  /**
+   * Who may call functions by default: `code` (programs in the sandbox), `direct` (direct tool calls) or
+   * `both` (default). A function's own `callers`, or its server's, wins. The bridge refuses the others.
+   */
+  callers: callersSchema.optional(),
 });
 
 export type AgentSpacesConfigInput = z.input<typeof configSchema>;
@@ -219,6 +237,8 @@ export interface ResolvedConfig {
   /** The durable runs' store (`${VAR}`s expanded), when configured. */
   store?: string;
   durable?: DurableConfig;
+  /** The space's default callers (`configSchema.callers`). */
+  callers?: z.output<typeof callersSchema>;
 }
 
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {

@@ -5,6 +5,7 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { z } from 'zod';
+import type { ToolCallers } from './callers.js';
 import type { CapabilityConfig } from './manifest.js';
 
 /** A schema in either of the accepted notations. */
@@ -34,6 +35,8 @@ export interface FunctionDefinition<P extends SchemaInput = SchemaInput, R exten
   /** What the handler resolves to; checked by the bridge. Omitted: `unknown`. */
   returns?: R;
   requiresApproval?: boolean;
+  /** Who may call it: `code` (programs in the sandbox), `direct` (direct tool calls) or `both` (default). */
+  callers?: ToolCallers;
   /** Shown when asking for approval: a `{param}` template or a function of the arguments. */
   approvalMessage?: string | ((params: InferSchema<P>) => string);
   handler: (params: InferSchema<P>, context: ToolCallContext) => InferSchema<R> | Promise<InferSchema<R>>;
@@ -51,6 +54,7 @@ export interface AnyFunctionDefinition {
   parameters?: SchemaInput;
   returns?: SchemaInput;
   requiresApproval?: boolean;
+  callers?: ToolCallers;
   approvalMessage?: string | ((params: never) => string);
   handler: (params: never, context: ToolCallContext) => unknown;
 }

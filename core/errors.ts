@@ -64,7 +64,9 @@ export type ToolCallErrorCode =
   | 'SCHEMA_CHANGED'
   | 'FORBIDDEN'
   /** The run may not call this function (the planner's, an agent's or the server's narrowing). */
-  | 'ACCESS_DENIED';
+  | 'ACCESS_DENIED'
+  /** The function does not allow this kind of caller (`callers: 'code' | 'direct'`). */
+  | 'CALLER_NOT_ALLOWED';
 
 /**
  * Marks a ToolCallError across copies of this package: a tool module loaded from another copy (the

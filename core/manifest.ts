@@ -1,3 +1,4 @@
+import type { ToolCallers } from './callers.js';
 import type { InferredResult } from './inferred-result.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -43,6 +44,8 @@ export interface CapabilityConfig {
   /** Every function of the capability requires approval (a function may still say so on its own). */
   requiresApproval?: boolean;
   rateLimit?: RateLimit;
+  /** Who may call the capability's functions (a function may say so on its own); absent: both. */
+  callers?: ToolCallers;
 }
 
 /** One module `@capabilities/<module>`. */
@@ -91,6 +94,11 @@ export interface FunctionSpec {
   requiresApproval?: boolean;
   /** A `{param}` template (JSON tools); TypeScript tools may compute it on the host instead. */
   approvalMessage?: string;
+  /**
+   * Who may call it: `code` (a program in the sandbox), `direct` (a direct tool call) or `both`. The
+   * build resolves it from the function, its capability or server, and the space default; absent: both.
+   */
+  callers?: ToolCallers;
   annotations?: ToolAnnotations;
   /**
    * Whether the tool changes anything besides answering, from the config (`mcpServers.<name>.sideEffects`)

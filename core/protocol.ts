@@ -4,6 +4,7 @@
  * import this file; neither imports the other. (The frames between host and sandbox worker are
  * runtime/worker-protocol.ts.)
  */
+import type { CallerKind } from './callers.js';
 import { AgentSpacesError, ToolCallError, errorMessage } from './errors.js';
 
 /** `value`: what the declaration promises. `full`: the whole backend result (MCP content blocks). */
@@ -67,6 +68,12 @@ export function accessFromIds(ids: Iterable<string>, scope: string): CallAccess 
 /** What the host knows about the run a call comes from. */
 export interface CallContext {
   runId: string;
+  /**
+   * Who makes the call, set by the host: `code` for a sandboxed program's call, `direct` for a direct
+   * call. The bridge refuses a function's call by a caller it does not allow. Absent: `Bridge.handle`
+   * takes it for direct, `Bridge.handleEncoded` (the runtime's handler) for code.
+   */
+  caller?: CallerKind;
   /** The functions this run may call; absent: every function of the space. */
   access?: CallAccess;
   /** Aborted when the run ends (timeout, cancel): in-flight work should stop. */

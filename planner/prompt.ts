@@ -15,6 +15,7 @@ Functions:
 Direct call or code:
 - Prefer call_tool for one simple call, for a result you need to read and judge before deciding what to do next, and for any call that requires approval.
 - Prefer run_code for loops, branching, filtering, sorting, aggregation, or several dependent calls: one code run replaces many steps, and large data stays out of this conversation. Use Promise.all for independent calls. Code runs are few (see the budget): do as much as you can in one.
+- A search result marked callers "direct" may only be called with call_tool (code that calls it is refused); one marked callers "code" only from run_code.
 - In code, log and return aggregates (counts, totals, a few sample rows), never whole datasets, documents or message bodies.
 
 Results: large results come back as a summary (schema, sample, aggregates) with a storageRef to the full data; do not ask for the full data again: in run_code, import { read } from '@capabilities/task-storage' and page through it (await read({ ref, path?, offset? }) gives { value, nextOffset }), filtering in code. Every tool result ends with the budget used so far; plan within it.

@@ -123,7 +123,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const limits = { ...sandboxLimits(config), ...runOptions.limits };
       const { access } = runOptions;
       return sandbox.run(code, {
-        onCall: access === undefined ? bridge.handleEncoded : (params, context) => bridge.handleEncoded(params, { ...context, access }),
+        // Every call of a program is a call by code, whatever the program did to reach it (callers).
+        onCall: access === undefined ? (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code' }) : (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code', access }),
         // A narrowed run's "did you mean" names only modules and functions it may call.
         ...(access === undefined ? {} : narrowedView(specs, access)),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
@@ -157,7 +158,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       try {
         return await bridge.handle(
           { capability: id.slice(0, dot), function: id.slice(dot + 1), args: args ?? {}, ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}) },
-          { runId: callOptions.runId ?? randomUUID(), signal, ...(callOptions.access ? { access: callOptions.access } : {}) },
+          { runId: callOptions.runId ?? randomUUID(), signal, caller: 'direct', ...(callOptions.access ? { access: callOptions.access } : {}) },
         );
       } finally {
         controller.abort(); // the call is over: nothing of it may keep running

@@ -17,6 +17,8 @@ export interface ToolMatch {
   signature?: string;
   description?: string;
   requiresApproval?: boolean;
+  /** Who may call it, when not both: `code` (only from a program) or `direct` (only as a direct call). */
+  callers?: 'code' | 'direct';
   parameters?: string[];
   /**
    * `full` only: the function's whole TypeScript declaration from the build, with every parameter and
@@ -69,6 +71,7 @@ function present(entry: CatalogEntry, score: number, detail: DetailLevel): ToolM
     signature: entry.signature,
     ...(description ? { description } : {}),
     ...(entry.requiresApproval ? { requiresApproval: true } : {}),
+    ...(entry.callers === undefined ? {} : { callers: entry.callers }),
     ...(detail === 'full' ? { parameters: entry.parameters } : {}),
   };
 }

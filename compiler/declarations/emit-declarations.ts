@@ -1,4 +1,4 @@
-import { CompileError, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, sourceLabel, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec, type InferredResult } from '../../core/index.js';
+import { CompileError, describeCallers, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, sourceLabel, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec, type InferredResult } from '../../core/index.js';
 import { generatedBanner } from '../emit-banner.js';
 import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
 import { toPointer } from './json-pointer.js';
@@ -155,14 +155,14 @@ function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): st
     : undefined;
   const summary = spec.description ?? spec.annotations?.title;
   if (spec.resultKind !== 'mcp-text') {
-    const doc = docComment([summary, approval]);
+    const doc = docComment([summary, approval], '', callers === undefined ? [] : [callers]);
     return `${doc}export declare function ${spec.name}(params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n`;
   }
   const inferred = spec.outputSchema === undefined ? spec.inferredResult : undefined;
   const resolves = inferred === undefined
     ? 'Resolves to the text content of the result; `.full()` resolves to every content block.'
     : 'Resolves to the text content of the result parsed as JSON; `.full()` resolves to every content block.';
-  const doc = docComment([summary, resolves, approval], '  ', inferred === undefined ? [] : [inferredRemark(inferred)]);
+  const doc = docComment([summary, resolves, approval], '  ', [...(inferred === undefined ? [] : [inferredRemark(inferred)]), ...(callers === undefined ? [] : [callers])]);
   return (
     `export declare const ${spec.name}: {\n` +
     `${doc}  (params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n` +
@@ -199,6 +199,7 @@ function checkNames(spec: CapabilitySpec): void {
     }
     seen.add(fn.name);
   }
+  const callers = describeCallers(spec.callers);
 }
 
 function compare(a: string, b: string): number {

@@ -38,8 +38,8 @@ describe('loadJsonToolFile — every key is checked', () => {
     expect(message.split('\n')).toEqual([
       'tools/crm.json:',
       '  - descripton is not a top-level key; did you mean description? (top-level keys: name, implementation, description, version, functions, config)',
-      '  - functions[0].requiresAproval is not a function key; did you mean functions[0].requiresApproval? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage)',
-      '  - config.requireApproval is not a config key; did you mean config.requiresApproval? (config keys: requiresApproval, rateLimit)',
+      '  - functions[0].requiresAproval is not a function key; did you mean functions[0].requiresApproval? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage, callers)',
+      '  - config.requireApproval is not a config key; did you mean config.requiresApproval? (config keys: requiresApproval, rateLimit, callers)',
       '  - config.rateLimit.perod is not a rateLimit key; did you mean config.rateLimit.period? (rateLimit keys: requests, period, onLimit, maxWaitMs, maxQueue)',
       '  - config.rateLimit.period: Invalid option: expected one of "second"|"minute"|"hour"|"day"',
     ]);

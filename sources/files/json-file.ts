@@ -10,7 +10,8 @@ import { JSON_FILE_LEVELS } from './tool-key-levels.js';
 // Unknown keys are found by `checkKeys` (with advice on where they belong), so these stay plain objects.
 const schemaObject = z.record(z.string(), z.unknown());
 const rateLimit = z.object(rateLimitShape);
-const toolConfig = z.object({ requiresApproval: z.boolean().optional(), rateLimit: rateLimit.optional() });
+const callers = z.enum(['code', 'direct', 'both']).optional();
+const toolConfig = z.object({ requiresApproval: z.boolean().optional(), rateLimit: rateLimit.optional(), callers });
 const toolName = z.string().min(1);
 const implementation = z.string().min(1).optional();
 
@@ -21,6 +22,7 @@ const seedFunction = z.object({
   returns: schemaObject.optional(),
   requiresApproval: z.boolean().optional(),
   approvalMessage: z.string().optional(),
+  callers,
 });
 
 /** The seed's format: one capability with several functions. */
@@ -127,6 +129,7 @@ function toFunction(fn: z.output<typeof seedFunction>, where: string): RawFuncti
     resultKind: 'value',
     ...(fn.requiresApproval !== undefined ? { requiresApproval: fn.requiresApproval } : {}),
     ...(fn.approvalMessage !== undefined ? { approvalMessage: fn.approvalMessage } : {}),
+    ...(fn.callers !== undefined ? { callers: fn.callers } : {}),
   };
 }
 

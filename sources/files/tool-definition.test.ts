@@ -32,7 +32,7 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
     expect(failure(crm).split('\n')).toEqual([
       'capabilities/crm.ts#crm:',
       '  - requiresApproval is not a top-level key; requiresApproval goes in config (config.requiresApproval) to cover every function, or on one function (functions.<name>.requiresApproval)',
-      '  - functions.drop.requiresAproval is not a function key; did you mean functions.drop.requiresApproval? (function keys: description, parameters, returns, requiresApproval, approvalMessage, handler)',
+      '  - functions.drop.requiresAproval is not a function key; did you mean functions.drop.requiresApproval? (function keys: description, parameters, returns, requiresApproval, approvalMessage, callers, handler)',
       '  - config.rateLimit.burst is not a rateLimit key (rateLimit keys: requests, period, onLimit, maxWaitMs, maxQueue)',
     ]);
   });

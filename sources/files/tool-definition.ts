@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { rateLimitShape } from '../../config/index.js';
-import { CompileError, errorMessage, isJsonSchemaObject, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
+import { CompileError, TOOL_CALLERS, errorMessage, isJsonSchemaObject, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../../core/index.js';
 import { checkKeys, joinPath } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
@@ -27,6 +27,7 @@ export function toolDefinitionToRaw(definition: ToolDefinition, source: Capabili
       resultKind: 'value',
       ...(fn.requiresApproval !== undefined ? { requiresApproval: fn.requiresApproval } : {}),
       ...(typeof fn.approvalMessage === 'string' ? { approvalMessage: fn.approvalMessage } : {}),
+      ...(fn.callers !== undefined ? { callers: fn.callers } : {}),
     };
   });
   return {
@@ -79,6 +80,7 @@ function definitionProblems(definition: ToolDefinition): string[] {
     const shorthand = parameterMapProblem(fn.parameters, at);
     if (shorthand !== undefined) problems.push(shorthand);
     if (fn.requiresApproval !== undefined && typeof fn.requiresApproval !== 'boolean') problems.push(`${at}.requiresApproval must be true or false`);
+    if (fn.callers !== undefined && !(TOOL_CALLERS as readonly unknown[]).includes(fn.callers)) problems.push(`${at}.callers must be 'code', 'direct' or 'both' (got ${JSON.stringify(fn.callers)})`);
     if (typeof fn.handler !== 'function') problems.push(`${at}.handler must be a function (the code that performs the call)`);
   }
   const config: unknown = definition.config;
@@ -87,6 +89,7 @@ function definitionProblems(definition: ToolDefinition): string[] {
     else {
       problems.push(...checkKeys(config, 'config', DEFINE_TOOL_LEVELS.config));
       if (config.requiresApproval !== undefined && typeof config.requiresApproval !== 'boolean') problems.push('config.requiresApproval must be true or false');
+      if (config.callers !== undefined && !(TOOL_CALLERS as readonly unknown[]).includes(config.callers)) problems.push(`config.callers must be 'code', 'direct' or 'both' (got ${JSON.stringify(config.callers)})`);
       if (isJsonSchemaObject(config.rateLimit)) {
         problems.push(...checkKeys(config.rateLimit, 'config.rateLimit', DEFINE_TOOL_LEVELS.rateLimit));
         // Values too: the bridge trusts a built limit (a period it does not know would never refill).

@@ -7,7 +7,7 @@ import { joinPath, type KeyLevel, type MisplacedKey } from './check-keys.js';
  * `requiresApproval` in the wrong place would otherwise let calls run without approval.
  */
 
-const CONFIG_KEYS = ['requiresApproval', 'rateLimit'] as const;
+const CONFIG_KEYS = ['requiresApproval', 'rateLimit', 'callers'] as const;
 const SCHEMA_ALIASES = {
   inputSchema: 'parameters',
   input_schema: 'parameters',
@@ -104,12 +104,12 @@ function capabilityLevel(paths: FunctionPaths, keys: readonly string[], perFunct
 /** The key levels of a JSON tool file. */
 export const JSON_FILE_LEVELS = {
   seed: capabilityLevel(JSON_PATHS, ['name', 'implementation', 'description', 'version', 'functions', 'config'], ['parameters', 'returns']),
-  seedFunction: functionLevel(JSON_PATHS, ['name', 'description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage']),
+  seedFunction: functionLevel(JSON_PATHS, ['name', 'description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers']),
   seedConfig: configLevel(`on a function (${JSON_PATHS.any}.approvalMessage)`),
   /** A plain OpenAI-style tool is its own one function. `strict` is OpenAI's flag for generating arguments. */
   single: {
     name: 'top-level',
-    keys: ['name', 'implementation', 'description', 'version', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'config', 'strict'],
+    keys: ['name', 'implementation', 'description', 'version', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers', 'config', 'strict'],
     aliases: SCHEMA_ALIASES,
     elsewhere: {
       rateLimit: (at) => one(joinPath(at, 'rateLimit'), `rateLimit goes in config (${joinPath(joinPath(at, 'config'), 'rateLimit')})`),
@@ -122,7 +122,7 @@ export const JSON_FILE_LEVELS = {
     name: '{"type": "function"} wrapper',
     keys: ['type', 'function'],
     elsewhere: Object.fromEntries(
-      ['name', 'description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'config', 'implementation', 'strict'].map((key) => [
+      ['name', 'description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers', 'config', 'implementation', 'strict'].map((key) => [
         key,
         (at: string) => one(joinPath(at, key), `${key} goes inside function (function.${key})`),
       ]),
@@ -135,7 +135,7 @@ export const JSON_FILE_LEVELS = {
 export const DEFINE_TOOL_LEVELS = {
   tool: capabilityLevel(DEFINE_TOOL_PATHS, ['name', 'description', 'version', 'functions', 'config'], ['parameters', 'returns', 'handler']),
   function: {
-    ...functionLevel(DEFINE_TOOL_PATHS, ['description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'handler']),
+    ...functionLevel(DEFINE_TOOL_PATHS, ['description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers', 'handler']),
     elsewhere: {
       ...functionLevel(DEFINE_TOOL_PATHS, []).elsewhere,
       name: (at: string) => one(joinPath(at, 'name'), "a function's name is its key in functions (functions: { myFunction: {...} })"),

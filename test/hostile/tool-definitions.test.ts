@@ -169,7 +169,7 @@ describe('typos of known keys', () => {
   it('requiresAproval on a function', async () => {
     const { result } = await build({ 'tools/crm.json': seed([{ name: 'deleteCustomer', requiresAproval: true }]) });
     expect(onlyFailure(result, CRM)).toBe(
-      'tools/crm.json: functions[0].requiresAproval is not a function key; did you mean functions[0].requiresApproval? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage)',
+      'tools/crm.json: functions[0].requiresAproval is not a function key; did you mean functions[0].requiresApproval? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage, callers)',
     );
   });
 
@@ -181,7 +181,7 @@ describe('typos of known keys', () => {
   it('requireApproval in the config of a defineTool module', async () => {
     const { result } = await build({ 'capabilities/wipe.ts': tsTool('wipe', '{ handler: () => null }', '\n  config: { requireApproval: true },') });
     expect(onlyFailure(result, path.join('capabilities', 'wipe.ts'))).toBe(
-      'capabilities/wipe.ts#wipe: config.requireApproval is not a config key; did you mean config.requiresApproval? (config keys: requiresApproval, rateLimit)',
+      'capabilities/wipe.ts#wipe: config.requireApproval is not a config key; did you mean config.requiresApproval? (config keys: requiresApproval, rateLimit, callers)',
     );
   });
 
@@ -189,7 +189,7 @@ describe('typos of known keys', () => {
     const { result } = await build({ 'tools/crm.json': seed([{ name: 'search', paramters: {} }], { config: { rateLimit: { requests: 5, perod: 'minute' } } }) });
     expect(onlyFailure(result, CRM).split('\n')).toEqual([
       'tools/crm.json:',
-      '  - functions[0].paramters is not a function key; did you mean functions[0].parameters? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage)',
+      '  - functions[0].paramters is not a function key; did you mean functions[0].parameters? (function keys: name, description, parameters, returns, requiresApproval, approvalMessage, callers)',
       '  - config.rateLimit.perod is not a rateLimit key; did you mean config.rateLimit.period? (rateLimit keys: requests, period, onLimit, maxWaitMs, maxQueue)',
       '  - config.rateLimit.period: Invalid option: expected one of "second"|"minute"|"hour"|"day"',
     ]);
