@@ -136,8 +136,8 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; json: EncodedJson }> {
     const target = resolveTarget(params, context.access);
-    assertCallerAllowed(capability, spec, context.caller ?? 'code');
     const { capability, function: spec } = target;
+    assertCallerAllowed(capability, spec, context.caller ?? 'code');
     const subject = `tool "${spec.toolName}" of capability "${capability.module}"`;
     const names = { capability: capability.module, function: spec.name };
     if (closed) throw new ToolCallError('SERVER_UNAVAILABLE', `${subject} cannot be called: the bridge is closed`, names);

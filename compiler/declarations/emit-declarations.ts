@@ -154,6 +154,7 @@ function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): st
     ? 'Requires approval: the call waits until the host approves it, and fails if it is denied.'
     : undefined;
   const summary = spec.description ?? spec.annotations?.title;
+  const callers = describeCallers(spec.callers);
   if (spec.resultKind !== 'mcp-text') {
     const doc = docComment([summary, approval], '', callers === undefined ? [] : [callers]);
     return `${doc}export declare function ${spec.name}(params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n`;
@@ -199,7 +200,6 @@ function checkNames(spec: CapabilitySpec): void {
     }
     seen.add(fn.name);
   }
-  const callers = describeCallers(spec.callers);
 }
 
 function compare(a: string, b: string): number {
