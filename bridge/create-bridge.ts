@@ -159,7 +159,8 @@ export function createBridge(options: BridgeOptions): Bridge {
       );
     }
     usedBackends.add(backend);
-    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context };
+    let performed: string | undefined;
+    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context, onPerformed: (outcome) => void (performed = outcome) };
     // One way to ask the person (or the approval handler): for the call's own approval, and for a server
     // that needs an answer mid-call (an MCP elicitation or input_required).
     const ask = (message: string, requestedSchema?: InputRequest['requestedSchema']) =>
@@ -223,10 +224,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     if (call.resultMode === 'value' && spec.outputSchema !== undefined && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
       const issues = checkFor('result', target, spec.outputSchema)(value);
+        // After a call that may have changed something, the message must not read as if nothing happened.
+        const effect = spec.annotations?.readOnlyHint === true || spec.annotations?.idempotentHint === true ? undefined : `the call was performed${performed === undefined ? '' : ` (${performed})`}`;
       if (issues.length > 0) {
         throw new ToolCallError(
           'INVALID_RESULT',
-          `${subject} returned a result that does not match its output schema: ${issues.map(describeResultIssue).join('; ')}`,
+          effect === undefined
+            ? `${subject} returned a result that does not match its output schema: ${issues.map(describeResultIssue).join('; ')}`
+            : `${subject}: ${effect} but its result did not match the declared type: ${issues.map(describeResultIssue).join('; ')}`,
           names,
           { details: { issues } },
         );

@@ -26,7 +26,7 @@ import { describeWith, discoverSources, type BuildProgressEvent, type Discovered
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
 
 /** Bumped whenever the emitted files change shape, so a new compiler never reuses stale output. */
-export const COMPILER_VERSION = '2';
+export const COMPILER_VERSION = '3';
 
 /** The name of the aggregate module that re-exports the standard library namespaces. */
 export const STD_MODULE = 'std';

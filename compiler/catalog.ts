@@ -34,7 +34,7 @@ export function buildCatalog(specs: CapabilitySpec[]): Catalog {
         namespace: spec.namespace,
         function: fn.name,
         toolName: fn.toolName,
-        signature: formatSignature(fn),
+        signature: formatSignature(fn, spec),
         description: fn.description ?? '',
         parameters: Object.keys((fn.inputSchema.properties as Record<string, unknown> | undefined) ?? {}),
         requiresApproval: Boolean(fn.requiresApproval || spec.config.requiresApproval),

@@ -16,6 +16,11 @@ export interface BackendCall {
   resultMode: ResultMode;
   callId: string;
   context: CallContext;
+  /**
+   * Says the call was performed and how it was answered (`DELETE /pets/1 answered 204`): quoted when
+   * its result is then refused, so nobody takes a side effect that happened for one that did not.
+   */
+  onPerformed?: (outcome: string) => void;
   /** Reports progress of a long call (MCP progress notifications). */
   onProgress?: (progress: CallProgress) => void;
   /**

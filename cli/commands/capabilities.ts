@@ -46,7 +46,7 @@ export async function listCommand(options: CapabilitiesOptions): Promise<number>
       printText(`@capabilities/${spec.module}  (${spec.namespace}${spec.description ? ` — ${headline(spec.description)}` : ''})`);
       for (const fn of spec.functions) {
         const approval = fn.requiresApproval || spec.config.requiresApproval ? '  [requires approval]' : '';
-        printText(`  ${formatSignature(fn)}${approval}`);
+        printText(`  ${formatSignature(fn, spec)}${approval}`);
       }
     }
     return 0;

@@ -4,6 +4,8 @@ import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-typ
 import { toPointer } from './json-pointer.js';
 import { collectLocalRefTargets } from './ref-targets.js';
 import { SchemaTypeWriter } from './schema-type-writer.js';
+import { targetIdentity } from './target-identity.js';
+import { isVoidResult } from './void-result.js';
 import { docComment } from './ts-doc.js';
 
 export interface DeclarationsOutput {
@@ -52,13 +54,24 @@ export function emitDeclarations(spec: CapabilitySpec): DeclarationsOutput {
   const plans = planFunctions(functions, hasMcpText);
 
   const sections: string[] = [generatedBanner(spec.source)];
+  const declared = new Set<string>();
   if (hasMcpText) sections.push(MCP_RESULT_DECLARATIONS);
   for (const plan of plans) {
     let text = '';
     for (const root of [plan.params, ...(plan.result === undefined ? [] : [plan.result])]) {
+      if (root !== plan.params && isVoidResult(root.schema)) {
+        text += `/** Nothing: the call answers without content. */\nexport type ${root.typeName} = void;\n`;
+        continue;
+      }
       const writer = new SchemaTypeWriter(root.schema, root.names);
       text += writer.declaration('', []);
-      for (const segments of root.targets) text += writer.declaration(toPointer(segments), segments);
+      for (const segments of root.targets) {
+        // A type shared by several functions' schemas is declared where it is first used.
+        const name = root.names.get(toPointer(segments)) ?? '';
+        if (declared.has(name)) continue;
+        declared.add(name);
+        text += writer.declaration(toPointer(segments), segments);
+      }
       for (const warning of writer.warnings) {
         const pointer = `/${root.keyword}${warning.pointer}`;
         warnings.push({
@@ -127,7 +140,8 @@ function makeRoot(schema: unknown, keyword: SchemaRoot['keyword'], typeName: str
 /**
  * Names the `$ref` targets of every root: the PascalCase of the target's last key (`#/$defs/trip` →
  * `Trip`) when no other target of the module wants that name, else prefixed with its root's type name
- * (`GetScheduleResultTrip`), with a number appended if even that is taken.
+ * (`GetScheduleResultTrip`), with a number appended if even that is taken. Targets that are the same
+ * schema in several roots (see {@link targetIdentity}) are one type with one name, declared once.
  */
 function assignTypeNames(roots: readonly SchemaRoot[], allocate: (wanted: string) => string, reserved: ReadonlySet<string>): void {
   const wanted = (segments: readonly string[]): string => {
@@ -135,16 +149,47 @@ function assignTypeNames(roots: readonly SchemaRoot[], allocate: (wanted: string
     const label = /^\d+$/.test(last) ? `${segments.at(-2) ?? ''} ${last}` : last;
     return toTypeName(label, '');
   };
-  const counts = new Map<string, number>();
-  for (const root of roots) for (const segments of root.targets) counts.set(wanted(segments), (counts.get(wanted(segments)) ?? 0) + 1);
-  for (const root of roots) {
-    for (const segments of root.targets) {
+  const identities = roots.map((root, index) => {
+    const cache = new Map<string, { text: string; refs: string[][] }>();
+    return root.targets.map((segments) => targetIdentity(root.schema, segments, cache, `${index}:${toPointer(segments)}`));
+  });
+  // The distinct types that want each name.
+  const wanting = new Map<string, Set<string>>();
+  roots.forEach((root, index) => root.targets.forEach((segments, target) => {
+    const bare = wanted(segments);
+    wanting.set(bare, (wanting.get(bare) ?? new Set()).add(identities[index]?.[target] ?? ''));
+  }));
+  const named = new Map<string, string>();
+  roots.forEach((root, index) => root.targets.forEach((segments, target) => {
+    const identity = identities[index]?.[target] ?? '';
+    let name = named.get(identity);
+    if (name === undefined) {
       const bare = wanted(segments);
-      const unique = counts.get(bare) === 1 && !reserved.has(bare);
-      root.names.set(toPointer(segments), allocate(unique ? bare : `${root.typeName}${bare}`));
+      const unique = wanting.get(bare)?.size === 1 && !reserved.has(bare);
+      name = allocate(unique ? bare : `${root.typeName}${bare}`);
+      named.set(identity, name);
     }
-  }
+    root.names.set(toPointer(segments), name);
+  }));
 }
+
+/**
+ * The type names the declarations of `capability` give, per function: of its parameters' and its
+ * result's `$ref` targets (pointer → name; `''` is the root's own type), so a summary can name the
+ * same types (`Promise<Pet>`) as `index.d.ts` does.
+ */
+export function declaredTypeNames(capability: CapabilitySpec): ReadonlyMap<string, { params: ReadonlyMap<string, string>; result?: ReadonlyMap<string, string> }> {
+  let names = typeNamesCache.get(capability);
+  if (names === undefined) {
+    const functions = [...capability.functions].sort((a, b) => compare(a.name, b.name));
+    const plans = planFunctions(functions, functions.some((fn) => fn.resultKind === 'mcp-text'));
+    names = new Map(plans.map((plan) => [plan.spec.name, { params: plan.params.names, ...(plan.result === undefined ? {} : { result: plan.result.names }) }]));
+    typeNamesCache.set(capability, names);
+  }
+  return names;
+}
+
+const typeNamesCache = new WeakMap<CapabilitySpec, ReadonlyMap<string, { params: ReadonlyMap<string, string>; result?: ReadonlyMap<string, string> }>>();
 
 function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): string {
   const { spec } = plan;

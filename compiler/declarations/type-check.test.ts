@@ -187,7 +187,7 @@ const cases: Case[] = [
       outputSchema: object({ item: { $ref: '#/$defs/Item' } }, { title: 'Input', $defs: { Item: { type: 'number' } } }),
     }))),
     usage: `const T2 = null; void T2;
-      assertType<Equal<T.AParamsItem, string>>(); assertType<Equal<T.AResultItem, number>>(); assertType<Equal<T.AParamsParamsItem, string>>();`,
+      assertType<Equal<T.AParamsItem, string>>(); assertType<Equal<T.AResultItem, number>>(); assertType<Equal<T.AParamsParamsOwn, 'aParams'>>(); assertType<Equal<T.BParamsOwn, 'b'>>();`,
   },
   {
     name: 'OpenAPI nullable and type arrays with object and array',

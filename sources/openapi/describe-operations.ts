@@ -10,6 +10,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const LOCATIONS = ['path', 'query', 'header', 'cookie'] as const;
 /** Headers the spec may not describe as parameters (OpenAPI: "SHALL be ignored"): the host sets them. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+/**
+ * Operations that need approval when the config does not say (`openapi.<api>.requireApproval`): every
+ * one that may change something (POST, PUT, PATCH, DELETE, …), not GET and HEAD. `false` turns it off.
+ */
+export const DEFAULT_REQUIRE_APPROVAL = 'non-get';
 /** The argument holding the request body. */
 export const BODY_PROPERTY = 'body';
 
@@ -31,8 +36,8 @@ interface Operation {
  * Every operation of a dereferenced spec as one function: `operationId` (else method and path) is
  * its name; path, query, header and cookie parameters are arguments by their own names and the request
  * body is the `body` argument (never flattened: a body property can then never collide with a
- * parameter); the result is typed from the success response (the first 2xx with content, else
- * `default`): its JSON schema, `string` for any other media type.
+ * parameter); the result is typed from the 2xx responses (see {@link resultOf}). Writes need approval
+ * unless the config says otherwise (`requireApproval` defaults to `'non-get'`).
  */
 export function describeOperations(api: string, config: OpenApiConfig, spec: LoadedSpec): DescribedOperations {
   const warnings: CompileWarning[] = [];
@@ -46,7 +51,7 @@ export function describeOperations(api: string, config: OpenApiConfig, spec: Loa
   for (const operation of operations) {
     const fn = describeOperation(operation, spec, context, configHeaders, warn);
     if (fn === undefined) continue;
-    if (needsApproval(operation, config.requireApproval)) fn.requiresApproval = true;
+    if (needsApproval(operation, config.requireApproval ?? DEFAULT_REQUIRE_APPROVAL)) fn.requiresApproval = true;
     functions.push(fn);
   }
   return { functions, warnings };
@@ -200,18 +205,53 @@ function chooseMediaType(content: JsonObject): { mediaType: string; schema: unkn
   return { mediaType: chosen, schema: isJsonObject(media) ? media.schema : undefined };
 }
 
+/**
+ * The result of an operation, from its 2xx responses only (`default` and the 4xx/5xx ones describe
+ * errors, which reject): a JSON schema, `string` for another media type, and `null` for a 2xx with no
+ * content (a 204, or a response with no `content`), which the declarations write as `void`. Several
+ * 2xx responses of different shapes are one of them (`Pet | null` for a 200 with a body and a 204).
+ * No 2xx response declared: no output schema (the result is `unknown`).
+ */
 function resultOf(operation: JsonObject, pointer: string, output: SchemaRoot): { schema?: JsonSchema; accept?: string } {
   const responses = isJsonObject(operation.responses) ? operation.responses : {};
   const success = Object.keys(responses).filter((code) => /^2(\d\d|XX)$/i.test(code)).sort();
-  const withContent = [...success, 'default'].find((code) => isJsonObject(responses[code]) && isJsonObject((responses[code] as JsonObject).content) && Object.keys((responses[code] as JsonObject).content as JsonObject).length > 0);
-  if (withContent === undefined) return {};
-  const content = (responses[withContent] as JsonObject).content as JsonObject;
-  const jsonType = Object.keys(content).find(isJsonMediaType);
-  if (jsonType === undefined) return { schema: { type: 'string' }, accept: Object.keys(content).join(', ') };
-  const media = content[jsonType];
-  const schema = isJsonObject(media) && media.schema !== undefined ? output.convert(media.schema, `${pointer}/responses/${withContent}/content/${escape(jsonType)}/schema`) : {};
-  return { schema: output.finish(typeof schema === 'boolean' ? {} : schema), accept: jsonType === '*/*' ? 'application/json' : jsonType };
+  if (success.length === 0) return {};
+  const variants: JsonSchema[] = [];
+  const accepts: string[] = [];
+  const seen = new Set<string>();
+  const add = (converted: JsonSchema | boolean): void => {
+    const schema = converted === true ? {} : converted === false ? { not: {} } : converted;
+    const key = JSON.stringify(schema);
+    if (seen.has(key)) return;
+    seen.add(key);
+    variants.push(schema);
+  };
+  for (const code of success) {
+    const response = responses[code];
+    const content = isJsonObject(response) && isJsonObject(response.content) ? response.content : {};
+    const types = Object.keys(content);
+    if (types.length === 0) {
+      add(NO_CONTENT);
+      continue;
+    }
+    const jsonType = types.find(isJsonMediaType);
+    if (jsonType === undefined) {
+      add({ type: 'string' });
+      accepts.push(...types);
+      continue;
+    }
+    accepts.push(jsonType === '*/*' ? 'application/json' : jsonType);
+    const media = content[jsonType];
+    add(isJsonObject(media) && media.schema !== undefined ? output.convert(media.schema, `${pointer}/responses/${escape(code)}/content/${escape(jsonType)}/schema`) : {});
+  }
+  // Anything at all (a JSON response without a schema) absorbs the other variants.
+  const schema: JsonSchema = variants.some((variant) => Object.keys(variant).length === 0) ? {} : variants.length === 1 ? (variants[0] ?? {}) : { anyOf: variants };
+  const accept = [...new Set(accepts)].join(', ');
+  return { schema: output.finish(schema), ...(accept === '' ? {} : { accept }) };
 }
+
+/** The result of a 2xx response without content: nothing (`null` on the wire, `void` in the declarations). */
+const NO_CONTENT: JsonSchema = { type: 'null' };
 
 /** The first server of the first of `lists` that has one (operation, path, document), its variables filled with their defaults. */
 function serverOf(lists: unknown[], spec: LoadedSpec): string | undefined {

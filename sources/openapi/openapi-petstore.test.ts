@@ -80,12 +80,13 @@ describe('openapi source: the Swagger Petstore (3.0) through a space', () => {
 
   it('emits declarations with named component types that type-check programs (and reject wrong ones)', async () => {
     const dts = await readFile(path.join(outDir, 'capabilities', 'openapi-petstore', 'index.d.ts'), 'utf8');
-    // Each component a function uses is a named type of its own (the compiler prefixes names that
-    // several functions declare): #/components/schemas/Pet in getPetById's result is GetPetByIdResultPet.
+    // Each component is a named type, declared once for the module however many functions use it:
+    // #/components/schemas/Pet in getPetById's result and in findPetsByStatus's is Pet.
     expect(dts).toContain('export declare function getPetById(params: GetPetByIdParams): Promise<GetPetByIdResult>;');
-    expect(dts).toContain('export type GetPetByIdResult = GetPetByIdResultPet;');
-    expect(dts).toMatch(/export interface GetPetByIdResultPet \{[^}]*name: string;[^}]*photoUrls: string\[\];[^}]*status\?: "available" \| "pending" \| "sold";/);
-    expect(dts).toContain('export type FindPetsByStatusResult = FindPetsByStatusResultPet[];');
+    expect(dts).toContain('export type GetPetByIdResult = Pet;');
+    expect(dts).toMatch(/export interface Pet \{[^}]*name: string;[^}]*photoUrls: string\[\];[^}]*status\?: "available" \| "pending" \| "sold";/);
+    expect(dts.match(/export interface Pet \{/g)).toHaveLength(1);
+    expect(dts).toContain('export type FindPetsByStatusResult = Pet[];');
     expect(dts).toContain('export declare function findPetsByStatus(params?: FindPetsByStatusParams): Promise<FindPetsByStatusResult>;');
     const good = await space.check(`
 import { getPetById, findPetsByStatus, loginUser } from '@capabilities/openapi-petstore';

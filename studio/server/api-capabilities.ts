@@ -23,7 +23,7 @@ export async function listCapabilities(context: StudioContext): Promise<unknown>
         name: fn.name,
         toolName: fn.toolName,
         description: fn.description ?? '',
-        signature: formatSignature(fn),
+        signature: formatSignature(fn, spec),
         inputSchema: fn.inputSchema,
         ...(fn.outputSchema ? { outputSchema: fn.outputSchema } : {}),
         requiresApproval: Boolean(fn.requiresApproval || spec.config.requiresApproval),
