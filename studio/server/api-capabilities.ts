@@ -5,9 +5,10 @@ import { BUILD_LAYOUT } from '../../core/index.js';
 import { searchTools, type DetailLevel } from '../../space/index.js';
 import type { BuildSummary, StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
+import type { BuildView, CapabilitiesView } from './wire-types.js';
 
 /** Every module with its functions, declarations, schemas and flags, and what the last build reported. */
-export async function listCapabilities(context: StudioContext): Promise<unknown> {
+export async function listCapabilities(context: StudioContext): Promise<CapabilitiesView> {
   const build = context.lastBuild ?? (await context.build());
   const specs = await context.space.capabilities();
   const modules = await Promise.all(
@@ -46,7 +47,7 @@ export async function search(context: StudioContext, query: string, detail: stri
   return searchTools(await context.space.catalog(), query, { detailLevel: detail as DetailLevel, limit: 50 });
 }
 
-function summarize(build: BuildSummary): unknown {
+function summarize(build: BuildSummary): BuildView {
   return { ...build, sources: build.sources.map((source) => ({ ...source })) };
 }
 

@@ -4,6 +4,10 @@ import path from 'node:path';
 import type { RunLog, RunResult } from '../../core/index.js';
 import { submitRun } from '../../durable/index.js';
 import type { StudioContext, TimelineCall } from './studio-context.js';
+import type { CodeRunView } from './wire-types.js';
+
+/** Longest name a user may give a run (the runs pane lists runs by it). */
+export const MAX_RUN_NAME = 200;
 import { followStoredRun, type StudioStore } from './studio-store.js';
 
 /** Diagnostics of a program from the type-checker `run` uses, against the built declarations. */
@@ -11,26 +15,14 @@ export async function checkProgram(context: StudioContext, code: string): Promis
   return { diagnostics: await context.space.check(code) };
 }
 
-/** What a code run of the studio leaves in `<outDir>/runs/<runId>/code-run.json`. */
-export interface CodeRunRecord {
-  kind: 'code-run';
-  runId: string;
-  startedAt: string;
-  code: string;
-  result: unknown;
-  calls: TimelineCall[];
-  /** A run of the store: the worker that finished it, and how many attempts it took (takeovers). */
-  worker?: { executorId: string; attempts: number };
-}
-
 /**
  * Runs a program the way `agent-spaces run` does (type-check, sandbox, the one bridge), streams its logs
  * and calls as events, and records it under the run folder so the runs pane lists it.
  */
-export async function runProgram(context: StudioContext, code: string): Promise<CodeRunRecord> {
+export async function runProgram(context: StudioContext, code: string, name?: string): Promise<CodeRunView> {
   const runId = `studio-${randomUUID()}`;
   const startedAt = new Date().toISOString();
-  if (context.store) return runInStore(context, context.store, runId, code);
+  if (context.store) return runInStore(context, context.store, runId, code, name);
   const calls: TimelineCall[] = [];
   context.timelines.set(runId, calls);
   let result;
@@ -45,12 +37,12 @@ export async function runProgram(context: StudioContext, code: string): Promise<
     context.timelines.delete(runId);
   }
   context.events.publish({ type: 'run-end', runId, success: result.success });
-  const record: CodeRunRecord = { kind: 'code-run', runId, startedAt, code, result, calls };
+  const record: CodeRunView = { kind: 'code-run', runId, startedAt, code, ...(name ? { name } : {}), result, calls };
   await writeRecord(context, record);
   return record;
 }
 
-async function writeRecord(context: StudioContext, record: CodeRunRecord): Promise<void> {
+async function writeRecord(context: StudioContext, record: CodeRunView): Promise<void> {
   const dir = path.join(context.runsDir, record.runId);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, 'code-run.json');
@@ -65,7 +57,7 @@ async function writeRecord(context: StudioContext, record: CodeRunRecord): Promi
  * inbox) and its result come back as events. With no worker alive, the page is told at once; the
  * run waits in the store for one. The record stays in the store (the runs pane reads it there).
  */
-async function runInStore(context: StudioContext, store: StudioStore, runId: string, code: string): Promise<CodeRunRecord> {
+async function runInStore(context: StudioContext, store: StudioStore, runId: string, code: string, name: string | undefined): Promise<CodeRunView> {
   const startedAt = new Date().toISOString();
   const followed = followStoredRun(store, context.events, context.redact, runId);
   let submitted: RunResult & { runId: string };
@@ -76,5 +68,5 @@ async function runInStore(context: StudioContext, store: StudioStore, runId: str
   }
   const { runId: _runId, ...result } = context.redact(submitted);
   context.events.publish({ type: 'run-end', runId, success: result.success });
-  return { kind: 'code-run', runId, startedAt, code, result, calls: [], ...(followed.worker ? { worker: followed.worker } : {}) };
+  return { kind: 'code-run', runId, startedAt, code, ...(name ? { name } : {}), result, calls: [], ...(followed.worker ? { worker: followed.worker } : {}) };
 }

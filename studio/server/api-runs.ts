@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { executeTask, readTrace, type PlannerEvent } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
+import type { CodeRunView, RunListView, RunSummary } from './wire-types.js';
 
 /** Runs listed at most, newest first. */
 const MAX_RUNS = 200;
@@ -12,28 +13,11 @@ const MAX_RUNS = 200;
 const MAX_STORED_RUNS = 100;
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-interface RunSummary {
-  id: string;
-  /** `stored-run` / `stored-task`: a durable run of the store, whoever submitted it. */
-  kind: 'task' | 'code-run' | 'stored-run' | 'stored-task';
-  /** A stored run's status (DBOS's: ENQUEUED, PENDING, SUCCESS, ERROR, …) and its worker. */
-  status?: string;
-  executorId?: string;
-  modifiedAt: string;
-  title: string;
-  success?: boolean;
-  steps?: number;
-  calls?: number;
-  costUsd?: number;
-  durationMs?: number;
-  error?: string;
-}
-
 /**
  * The run folder's runs: planner tasks (`trace.jsonl`) and the studio's code runs (`code-run.json`);
  * with a store, also the store's runs and tasks with their status.
  */
-export async function listRuns(context: StudioContext): Promise<unknown> {
+export async function listRuns(context: StudioContext): Promise<RunListView> {
   const names = await readdir(context.runsDir).catch(() => [] as string[]);
   const [found, stored] = await Promise.all([Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name))), listStoredRuns(context)]);
   const runs = [...found.filter((run): run is RunSummary => run !== undefined), ...stored.runs].sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
@@ -115,16 +99,16 @@ async function summarizeRun(context: StudioContext, id: string): Promise<RunSumm
       };
     }
     if (await exists(record)) {
-      const data = JSON.parse(await readFile(record, 'utf8')) as { code?: string; result?: { success?: boolean; calls?: number; durationMs?: number; error?: { message?: string } } };
+      const data = JSON.parse(await readFile(record, 'utf8')) as Partial<CodeRunView>;
       return {
         id,
         kind: 'code-run',
         modifiedAt: (await stat(record)).mtime.toISOString(),
-        title: firstLine(data.code ?? ''),
+        title: codeRunTitle(data),
         ...(data.result?.success !== undefined ? { success: data.result.success } : {}),
         ...(data.result?.calls !== undefined ? { calls: data.result.calls } : {}),
         ...(data.result?.durationMs !== undefined ? { durationMs: data.result.durationMs } : {}),
-        ...(data.result?.error?.message ? { error: data.result.error.message } : {}),
+        ...(data.result?.error?.message ? { error: `${data.result.error.code ? `${data.result.error.code}: ` : ''}${data.result.error.message}` } : {}),
       };
     }
   } catch (error) {
@@ -133,9 +117,26 @@ async function summarizeRun(context: StudioContext, id: string): Promise<RunSumm
   return undefined;
 }
 
-function firstLine(code: string): string {
-  const line = code.split('\n').find((text) => text.trim() !== '' && !text.trim().startsWith('//')) ?? '';
-  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+/** Longest title of a run in the list. */
+const MAX_TITLE = 100;
+
+/**
+ * What a code run did, in a line: the name its user gave it; else its first capability call (and how
+ * many more); else the program's first statement that is neither an import nor a comment.
+ */
+export function codeRunTitle(run: Partial<Pick<CodeRunView, 'name' | 'calls' | 'code'>>): string {
+  if (run.name) return cut(run.name);
+  const [first, ...more] = Array.isArray(run.calls) ? run.calls : [];
+  if (first) {
+    const rest = more.length === 0 ? '' : ` and ${more.length} more call${more.length === 1 ? '' : 's'}`;
+    return `${cut(`${first.capability}.${first.function}(${first.args})`, MAX_TITLE - rest.length)}${rest}`;
+  }
+  const statement = (run.code ?? '').split('\n').map((line) => line.trim()).find((line) => line !== '' && !line.startsWith('//') && !line.startsWith('import ') && !line.startsWith('/*') && !line.startsWith('*'));
+  return statement ? cut(statement) : 'a program that made no capability call';
+}
+
+function cut(text: string, max = MAX_TITLE): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 async function exists(file: string): Promise<boolean> {

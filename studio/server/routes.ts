@@ -1,13 +1,15 @@
 import { checkTool, getAgent, listAgents, saveTools, testTool } from './api-agents.js';
 import { listCapabilities, rebuild, search } from './api-capabilities.js';
-import { checkProgram, runProgram } from './api-playground.js';
+import { checkProgram, MAX_RUN_NAME, runProgram } from './api-playground.js';
 import { getRun, listRuns, replayRun } from './api-runs.js';
+import { starterProgram } from './api-starter.js';
 import { runTask } from './api-tasks.js';
 import { callFunction, validateArguments } from './api-tester.js';
 import { errorMessage } from '../../core/index.js';
 import type { StudioContext } from './studio-context.js';
 import type { StudioStore } from './studio-store.js';
 import { field, isObject, isString, StudioError } from './studio-error.js';
+import type { ApprovalListView, SpaceView } from './wire-types.js';
 
 export interface RouteRequest {
   context: StudioContext;
@@ -34,7 +36,8 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: /^\/api\/build$/, handle: ({ context, body }) => rebuild(context, isObject(body) && body.force === true) },
   { method: 'GET', path: /^\/api\/search$/, handle: ({ context, query }) => search(context, query.get('q') ?? '', query.get('detail') ?? 'summary') },
   { method: 'POST', path: /^\/api\/check$/, handle: ({ context, body }) => checkProgram(context, field(body, 'code', isString, 'a string (the program)')) },
-  { method: 'POST', path: /^\/api\/run$/, handle: ({ context, body }) => runProgram(context, field(body, 'code', isString, 'a string (the program)')) },
+  { method: 'GET', path: /^\/api\/starter$/, handle: ({ context }) => starterProgram(context) },
+  { method: 'POST', path: /^\/api\/run$/, handle: ({ context, body }) => runProgram(context, field(body, 'code', isString, 'a string (the program)'), runName(body)) },
   { method: 'POST', path: /^\/api\/task$/, handle: ({ context, body }) => runTask(context, field(body, 'task', isString, 'a string (the task in words)')) },
   {
     method: 'POST',
@@ -82,8 +85,16 @@ export const ROUTES: Route[] = [
   },
 ];
 
+/** The name a user gave a run (optional; one line of at most MAX_RUN_NAME characters, trimmed). */
+function runName(body: unknown): string | undefined {
+  const name = isObject(body) ? body.name : undefined;
+  if (name === undefined || name === null) return undefined;
+  if (typeof name !== 'string' || name.length > MAX_RUN_NAME || /[\r\n]/.test(name)) throw new StudioError('STUDIO_BAD_REQUEST', `request body: "name" must be one line of at most ${MAX_RUN_NAME} characters (the run's name in the runs pane)`);
+  return name.trim() || undefined;
+}
+
 /** The calls waiting in this studio and, with a store, the store's pending approvals (read now). */
-async function listApprovals(context: StudioContext): Promise<unknown> {
+async function listApprovals(context: StudioContext): Promise<ApprovalListView> {
   const local = context.approvals.list();
   if (!context.store) return { approvals: local };
   const stored = await context.store.inbox.list();
@@ -91,7 +102,7 @@ async function listApprovals(context: StudioContext): Promise<unknown> {
   return { approvals: [...local, ...stored], store: { url: context.store.label, ...(problem ? { problem } : {}) } };
 }
 
-async function spaceInfo(context: StudioContext): Promise<unknown> {
+async function spaceInfo(context: StudioContext): Promise<SpaceView> {
   const { config } = context;
   return {
     root: config.root,
@@ -104,7 +115,7 @@ async function spaceInfo(context: StudioContext): Promise<unknown> {
 }
 
 /** The store's address (no password) and its live workers: none alive means runs wait in the queue. */
-async function storeInfo(store: StudioStore): Promise<unknown> {
+async function storeInfo(store: StudioStore): Promise<NonNullable<SpaceView['store']>> {
   try {
     return { url: store.label, workers: await store.monitor.liveWorkers() };
   } catch (error) {

@@ -1,4 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { ApprovalOrigin, AttachedOrigin, PendingApprovalView } from './wire-types.js';
+
+export type { ApprovalOrigin, AttachedOrigin, PendingApprovalView };
 
 /** What the studio pushes to open pages over server-sent events. */
 export type StudioEvent =
@@ -17,34 +20,6 @@ export type StudioEvent =
   | { type: 'approval-required'; approval: PendingApprovalView }
   | { type: 'approval-decided'; id: string; approved: boolean; reason?: string }
   | { type: 'agent-saved'; agent: number };
-
-/**
- * Where a waiting call comes from: a run of the studio itself, or a process attached with `--studio`
- * (`agent-spaces run`, `task` or `serve`), with its process id, folder and what it runs.
- */
-export type ApprovalOrigin =
-  | { kind: 'studio' }
-  | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; /** The program file, the task's words or the transport, cut short. */ detail?: string }
-  /** A durable run's call, waiting in the store (its address without the password); anyone reaching the store may decide it. */
-  | { kind: 'store'; store: string };
-
-/** A process attached with `--studio` (`agent-spaces run`, `task` or `serve`). */
-export type AttachedOrigin = Extract<ApprovalOrigin, { kind: 'run' | 'task' | 'serve' }>;
-
-/** A call waiting for a person's decision, as the inbox shows it. */
-export interface PendingApprovalView {
-  id: string;
-  runId?: string;
-  origin: ApprovalOrigin;
-  capability: string;
-  function: string;
-  /** The exact arguments the call will be made with (redacted of the host's secrets). */
-  params: unknown;
-  message: string;
-  timestamp: string;
-  /** A stored approval's deadline: past it, the call is denied. */
-  deadline?: string;
-}
 
 /** Keeps the open event streams and writes each event to all of them. */
 export interface EventHub {

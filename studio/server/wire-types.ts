@@ -1,6 +1,6 @@
 /**
- * Shapes the studio's API sends that the page reads as they are. No imports: the page's compile unit
- * (studio/ui, browser types only) takes them from here too, type-only.
+ * The shapes the studio's API sends, written once: the server builds them, the page (studio/ui) reads
+ * them. No imports: the page's compile unit (browser types only) takes them from here too, type-only.
  */
 
 /** One call of a run, as the playground's timeline shows it. */
@@ -28,4 +28,190 @@ export interface TaskRunView {
   logs: string[];
   /** A task of the store: the worker that finished it and its attempts (more than one: taken over). */
   worker?: { executorId: string; attempts: number };
+}
+
+/** A type error in the program's own coordinates (1-based). */
+export interface Diagnostic {
+  line: number;
+  column: number;
+  code: number;
+  message: string;
+}
+
+/** Why a run failed: a code the program can test, the message, and where in the program when known. */
+export interface RunErrorView {
+  name: string;
+  message: string;
+  code: string;
+  line?: number;
+  column?: number;
+  capability?: string;
+  function?: string;
+  diagnostics?: Diagnostic[];
+}
+
+export interface RunResultView {
+  success: boolean;
+  result: unknown;
+  logs: { level: string; message: string }[];
+  error?: RunErrorView;
+  timedOut: boolean;
+  calls: number;
+  durationMs: number;
+}
+
+/**
+ * A code run of the studio, as `POST /api/run` answers it and as it is kept in
+ * `<outDir>/runs/<runId>/code-run.json`.
+ */
+export interface CodeRunView {
+  kind: 'code-run';
+  runId: string;
+  startedAt: string;
+  code: string;
+  /** The name the user gave the run (the runs pane lists it by this). */
+  name?: string;
+  result: RunResultView;
+  calls: TimelineCall[];
+  /** A run of the store: the worker that finished it and its attempts (more than one: taken over). */
+  worker?: { executorId: string; attempts: number };
+}
+
+/** One line of the runs pane (`GET /api/runs`). */
+export interface RunSummary {
+  id: string;
+  /** `stored-run` / `stored-task`: a durable run of the store, whoever submitted it. */
+  kind: 'task' | 'code-run' | 'stored-run' | 'stored-task';
+  /** A stored run's status (DBOS's: ENQUEUED, PENDING, SUCCESS, ERROR, …) and its worker. */
+  status?: string;
+  executorId?: string;
+  modifiedAt: string;
+  /** What the run did, in a line: its name, its first capability call, or the task's words. */
+  title: string;
+  success?: boolean;
+  steps?: number;
+  calls?: number;
+  costUsd?: number;
+  durationMs?: number;
+  error?: string;
+}
+
+/** `GET /api/runs`: the run folder's runs and, with a store, the store's. */
+export interface RunListView {
+  runsDir: string;
+  runs: RunSummary[];
+  store?: { url: string; problem?: string };
+}
+
+/** A durable run or task of the store, with the events its workers reported. */
+export interface StoredRunView {
+  id: string;
+  kind: 'stored-run' | 'stored-task';
+  status: string;
+  createdAt: string;
+  executorId?: string;
+  code?: string;
+  task?: string;
+  result?: unknown;
+  store: string;
+  events: ({ kind: string } & Record<string, unknown>)[];
+}
+
+/**
+ * Where a waiting call comes from: a run of the studio itself, or a process attached with `--studio`
+ * (`agent-spaces run`, `task` or `serve`), with its process id, folder and what it runs.
+ */
+export type ApprovalOrigin =
+  | { kind: 'studio' }
+  | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; /** The program file, the task's words or the transport, cut short. */ detail?: string }
+  /** A durable run's call, waiting in the store (its address without the password); anyone reaching the store may decide it. */
+  | { kind: 'store'; store: string };
+
+/** A process attached with `--studio` (`agent-spaces run`, `task` or `serve`). */
+export type AttachedOrigin = Extract<ApprovalOrigin, { kind: 'run' | 'task' | 'serve' }>;
+
+/** A call waiting for a person's decision, as the inbox shows it. */
+export interface PendingApprovalView {
+  id: string;
+  runId?: string;
+  origin: ApprovalOrigin;
+  capability: string;
+  function: string;
+  /** The exact arguments the call will be made with (redacted of the host's secrets). */
+  params: unknown;
+  message: string;
+  timestamp: string;
+  /** A stored approval's deadline: past it, the call is denied. */
+  deadline?: string;
+}
+
+/** `GET /api/approvals`. */
+export interface ApprovalListView {
+  approvals: PendingApprovalView[];
+  store?: { url: string; problem?: string };
+}
+
+/** `GET /api/space`: the space the studio serves. */
+export interface SpaceView {
+  root: string;
+  outDir: string;
+  runsDir: string;
+  agents: number;
+  /** The store's address (no password) and its live workers, or why it cannot be read. */
+  store?: { url: string; workers?: string[]; problem?: string };
+  model: { configured: boolean };
+}
+
+/**
+ * `GET /api/starter`: what the playground opens on when the user has no program of their own yet — a
+ * call of the space's own first capability that type-checks clean, or an empty program and a hint.
+ */
+export interface StarterProgram {
+  code: string;
+  /** The function the program calls. */
+  from?: { module: string; function: string };
+  hint: string;
+}
+
+export type JsonSchema = { [key: string]: unknown };
+
+export interface FunctionView {
+  id: string;
+  name: string;
+  toolName: string;
+  description: string;
+  signature: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  requiresApproval: boolean;
+  rateLimit?: { requests: number; period: string };
+  /** MCP's hints about the tool. */
+  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+}
+
+export interface ModuleView {
+  module: string;
+  namespace: string;
+  description: string;
+  source: { kind: string; path?: string; server?: string; exportName?: string };
+  config: { requiresApproval?: boolean; rateLimit?: { requests: number; period: string } };
+  declarations: string;
+  functions: FunctionView[];
+}
+
+export interface BuildView {
+  at: string;
+  durationMs: number;
+  functions: number;
+  sources: { source: string; status: string; modules: string[]; functions: number; message?: string }[];
+  warnings: { source: string; capability?: string; function?: string; pointer?: string; message: string }[];
+  errors: { source: string; message: string }[];
+}
+
+/** `GET /api/capabilities`. */
+export interface CapabilitiesView {
+  root: string;
+  outDir: string;
+  build: BuildView;
+  modules: ModuleView[];
 }

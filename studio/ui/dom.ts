@@ -64,3 +64,27 @@ export function toast(message: string): void {
   element.classList.add('shown');
   setTimeout(() => element.classList.remove('shown'), 4000);
 }
+
+/** Longest text shown whole before it is cut to its start with a "Show more" button. */
+const LONG_TEXT = 240;
+
+/**
+ * A description that may be long: short ones whole, long ones (or of many lines) cut to their start,
+ * with a button that shows the rest and hides it again.
+ */
+export function longText(text: string, attributes: Attributes = {}): HTMLElement {
+  const lines = text.split('\n');
+  if (text.length <= LONG_TEXT && lines.length <= 3) return h('p', { ...attributes, class: 'description' }, text);
+  let start = lines.slice(0, 3).join('\n').slice(0, LONG_TEXT);
+  const space = start.lastIndexOf(' ');
+  if (space > LONG_TEXT / 2) start = start.slice(0, space);
+  const shown = h('span', {}, `${start}…`);
+  const toggle = h('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, 'Show more');
+  toggle.addEventListener('click', () => {
+    const expanded = toggle.getAttribute('aria-expanded') === 'true';
+    shown.textContent = expanded ? `${start}…` : text;
+    toggle.setAttribute('aria-expanded', String(!expanded));
+    toggle.textContent = expanded ? 'Show more' : 'Show less';
+  });
+  return h('p', { ...attributes, class: 'description long' }, shown, ' ', toggle);
+}

@@ -6,6 +6,7 @@ import { capabilitiesPane } from './panes/capabilities.js';
 import { playgroundPane } from './panes/playground.js';
 import { runsPane } from './panes/runs.js';
 import { testerPane } from './panes/tester.js';
+import type { ApprovalListView, SpaceView } from './types.js';
 
 /** A pane renders into its element; it may return a function that stops its subscriptions. */
 export type Pane = (root: HTMLElement, route: string[]) => void | (() => void);
@@ -43,13 +44,13 @@ function start(): void {
   replace(nav, ...PANES.map((pane) => h('a', { href: `#/${pane.id}`, 'data-pane': pane.id }, pane.title, pane.id === 'approvals' ? h('span', { class: 'badge', id: 'approvals-count', hidden: true }, '0') : null)));
   window.addEventListener('hashchange', route);
   route();
-  void api<{ root: string; store?: { url: string; workers?: string[]; problem?: string } }>('GET', '/api/space').then(
+  void api<SpaceView>('GET', '/api/space').then(
     (space) => (document.getElementById('space-root') as HTMLElement).append(space.root, space.store ? ` · store ${space.store.url} (${space.store.problem ?? `${space.store.workers?.length ?? 0} worker(s) alive`})` : ''),
     (error: Error) => toast(error.message),
   );
   // The badge counts calls waiting anywhere, whatever pane is open.
   const refreshCount = () =>
-    void api<{ approvals: unknown[] }>('GET', '/api/approvals').then(({ approvals }) => {
+    void api<ApprovalListView>('GET', '/api/approvals').then(({ approvals }) => {
       const badge = document.getElementById('approvals-count') as HTMLElement;
       badge.textContent = String(approvals.length);
       badge.hidden = approvals.length === 0;

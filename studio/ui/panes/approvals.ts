@@ -1,23 +1,6 @@
 import { api, onEvent } from '../api.js';
 import { h, jsonBlock, labelled, replace, toast } from '../dom.js';
-
-/**
- * Where a call comes from: a run of this studio, `agent-spaces run|task|serve --studio <address>`, or
- * a durable run waiting in the store (submitted by anyone reaching it).
- */
-type ApprovalOrigin = { kind: 'studio' } | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; detail?: string } | { kind: 'store'; store: string };
-
-interface PendingApproval {
-  id: string;
-  runId?: string;
-  origin: ApprovalOrigin;
-  capability: string;
-  function: string;
-  params: unknown;
-  message: string;
-  timestamp: string;
-  deadline?: string;
-}
+import type { ApprovalListView, ApprovalOrigin, PendingApprovalView } from '../types.js';
 
 /** Calls waiting for approval, with their exact arguments; updated live as calls arrive and are decided. */
 export function approvalsPane(root: HTMLElement): () => void {
@@ -26,7 +9,7 @@ export function approvalsPane(root: HTMLElement): () => void {
   replace(root, h('h2', {}, 'Approvals'), h('p', { class: 'muted' }, 'Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio\'s address.'), storeLine, list);
 
   async function refresh(): Promise<void> {
-    const { approvals, store } = await api<{ approvals: PendingApproval[]; store?: { url: string; problem?: string } }>('GET', '/api/approvals');
+    const { approvals, store } = await api<ApprovalListView>('GET', '/api/approvals');
     if (store) {
       storeLine.hidden = false;
       storeLine.className = store.problem ? 'error' : 'muted';
@@ -40,7 +23,7 @@ export function approvalsPane(root: HTMLElement): () => void {
     replace(list, ...approvals.map(render));
   }
 
-  function render(approval: PendingApproval): HTMLElement {
+  function render(approval: PendingApprovalView): HTMLElement {
     const reason = h('input', { type: 'text', placeholder: 'optional, shown to the program' });
     const decide = async (approved: boolean): Promise<void> => {
       try {

@@ -1,5 +1,5 @@
 import { api, onEvent } from '../api.js';
-import { h, jsonBlock, labelled, replace, toast, debounce } from '../dom.js';
+import { h, jsonBlock, labelled, longText, replace, toast, debounce } from '../dom.js';
 import type { BuildView, CapabilitiesView, ModuleView } from '../types.js';
 
 /** Every module and function, the build's report, search as `search_tools` ranks, and Rebuild. */
@@ -9,7 +9,7 @@ export function capabilitiesPane(root: HTMLElement, route: string[]): () => void
   const report = h('section', { class: 'panel', 'aria-label': 'Build report' });
   const progress = h('ol', { class: 'progress', 'aria-label': 'Build progress' });
   const rebuild = h('button', { class: 'primary', type: 'button' }, 'Rebuild');
-  const searchBox = h('input', { type: 'search', placeholder: 'e.g. schedule station', autocomplete: 'off' });
+  const searchBox = h('input', { type: 'search', placeholder: 'words from a function\'s name or description', autocomplete: 'off' });
   const detailLevel = h('select', {}, ...['summary', 'names', 'full'].map((level) => h('option', { value: level }, level)));
   const results = h('div', { 'aria-live': 'polite' });
   let view: CapabilitiesView | undefined;
@@ -45,7 +45,11 @@ export function capabilitiesPane(root: HTMLElement, route: string[]): () => void
       ),
     );
     showReport(view.build);
-    select(route[0] ?? view.modules[0]?.module);
+    // The space's own modules come first to the eye: the standard library is in every space.
+    const own = view.modules.find((module) => module.source.kind !== 'std' && module.functions.length > 0);
+    const example = own?.functions[0]?.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+    if (example) searchBox.placeholder = `e.g. ${example}`;
+    select(route[0] ?? own?.module ?? view.modules[0]?.module);
   }
 
   function select(name: string | undefined): void {
@@ -94,7 +98,7 @@ export function capabilitiesPane(root: HTMLElement, route: string[]): () => void
     replace(
       results,
       h('p', { class: 'muted' }, `${found.matches.length} of ${found.total} matching`),
-      h('ol', { class: 'issues', 'aria-label': 'Search results' }, ...found.matches.map((match) => h('li', {}, h('a', { href: `#/capabilities/${match.id.split('.')[0]}` }, h('code', {}, match.id)), ` score ${match.score}`, match.signature ? h('div', { class: 'mono muted' }, match.signature) : null, match.description ? h('div', {}, match.description) : null))),
+      h('ol', { class: 'issues', 'aria-label': 'Search results' }, ...found.matches.map((match) => h('li', {}, h('a', { href: `#/capabilities/${match.id.split('.')[0]}` }, h('code', {}, match.id)), ` score ${match.score}`, match.signature ? h('div', { class: 'mono muted' }, match.signature) : null, match.description ? longText(match.description) : null))),
     );
   }, 250);
   searchBox.addEventListener('input', runSearch);
@@ -114,7 +118,7 @@ function renderModule(module: ModuleView): (HTMLElement | string)[] {
   const where = source.kind === 'mcp' ? `MCP server "${source.server}"` : source.kind === 'std' ? 'standard library' : `${source.kind} ${source.path ?? ''}${source.exportName ? ` (export ${source.exportName})` : ''}`;
   return [
     h('h3', {}, h('code', {}, `@capabilities/${module.module}`)),
-    h('p', {}, module.description || h('span', { class: 'muted' }, 'No description.')),
+    module.description ? longText(module.description, { 'aria-label': 'Module description' }) : h('p', { class: 'muted' }, 'No description.'),
     h('p', { class: 'muted' }, 'Source: ', where, module.config.requiresApproval ? h('span', { class: 'tag approval' }, 'every call needs approval') : null, module.config.rateLimit ? h('span', { class: 'tag' }, `rate limit ${module.config.rateLimit.requests}/${module.config.rateLimit.period}`) : null),
     ...module.functions.map((fn) =>
       h(
@@ -122,7 +126,7 @@ function renderModule(module: ModuleView): (HTMLElement | string)[] {
         { class: 'function', 'aria-label': fn.id },
         h('h4', {}, h('code', {}, fn.name), ' ', fn.requiresApproval ? h('span', { class: 'tag approval' }, 'requires approval') : null, fn.rateLimit ? h('span', { class: 'tag' }, `rate limit ${fn.rateLimit.requests}/${fn.rateLimit.period}`) : null, h('a', { href: `#/tester/${fn.id}`, class: 'tag' }, 'Test')),
         h('div', { class: 'mono' }, fn.signature),
-        fn.description ? h('p', {}, fn.description) : null,
+        fn.description ? longText(fn.description) : null,
         h('details', {}, h('summary', {}, 'Parameter schema'), jsonBlock(fn.inputSchema, `${fn.id} parameters`)),
         fn.outputSchema ? h('details', {}, h('summary', {}, 'Result schema'), jsonBlock(fn.outputSchema, `${fn.id} result`)) : null,
       ),

@@ -1,38 +1,10 @@
 import { api } from '../api.js';
 import { h, jsonBlock, replace } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
-import type { CodeRunView } from '../types.js';
-
-interface RunSummary {
-  id: string;
-  kind: 'task' | 'code-run' | 'stored-run' | 'stored-task';
-  status?: string;
-  executorId?: string;
-  modifiedAt: string;
-  title: string;
-  success?: boolean;
-  steps?: number;
-  calls?: number;
-  costUsd?: number;
-  durationMs?: number;
-  error?: string;
-}
+import { errorView } from '../error-view.js';
+import type { CodeRunView, RunErrorView, RunListView, RunSummary, StoredRunView } from '../types.js';
 
 type TraceEvent = Record<string, unknown> & { type: string; step: number; timestamp: string };
-
-/** A durable run or task of the store, with the events its workers reported. */
-interface StoredRunView {
-  id: string;
-  kind: 'stored-run' | 'stored-task';
-  status: string;
-  createdAt: string;
-  executorId?: string;
-  code?: string;
-  task?: string;
-  result?: unknown;
-  store: string;
-  events: (Record<string, unknown> & { kind: string })[];
-}
 
 const KIND_NAMES: Record<RunSummary['kind'], string> = { task: 'task', 'code-run': 'code run', 'stored-run': 'run in the store', 'stored-task': 'task in the store' };
 
@@ -57,7 +29,7 @@ export function runsPane(root: HTMLElement, route: string[]): void {
     detail,
   );
 
-  void api<{ runsDir: string; runs: RunSummary[]; store?: { url: string; problem?: string } }>('GET', '/api/runs').then(({ runsDir, runs, store }) => {
+  void api<RunListView>('GET', '/api/runs').then(({ runsDir, runs, store }) => {
     folder.textContent = `Run folder: ${runsDir}${store ? ` · store: ${store.url}${store.problem ? ` (${store.problem})` : ''}` : ''}`;
     if (runs.length === 0) replace(table, h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No runs yet: run a program in the Playground, or a task with agent-spaces task.')));
     else
@@ -133,11 +105,11 @@ export function runsPane(root: HTMLElement, route: string[]): void {
   function showCodeRun(run: CodeRunView & { file: string }): void {
     replace(
       detail,
-      h('h3', {}, `Code run ${run.runId}`),
-      h('p', { class: 'muted' }, `${new Date(run.startedAt).toLocaleString()} · ${run.file}`),
+      h('h3', {}, run.name ? `Code run “${run.name}”` : `Code run ${run.runId}`),
+      h('p', { class: 'muted' }, `${new Date(run.startedAt).toLocaleString()} · ${run.runId} · ${run.file}`),
       h('pre', { 'aria-label': 'Program', tabindex: 0 }, run.code),
       h('h4', {}, run.result.success ? 'Result' : 'Error'),
-      jsonBlock(run.result.success ? run.result.result : run.result.error, 'Outcome'),
+      run.result.success ? jsonBlock(run.result.result, 'Outcome') : errorView(run.result.error),
       h('h4', {}, 'Logs'),
       h('pre', { tabindex: 0 }, run.result.logs.map((log) => log.message).join('\n') || '(none)'),
       h('h4', {}, 'Calls'),
@@ -159,8 +131,26 @@ function showStoredRun(detail: HTMLElement, run: StoredRunView): void {
     h('h4', {}, 'What its workers reported'),
     lines.length ? h('pre', { 'aria-label': 'Run events', tabindex: 0 }, lines.join('\n')) : h('p', { class: 'muted' }, 'Nothing yet.'),
     h('h4', {}, ended ? 'Result' : 'Result (not ended yet)'),
-    ended ? jsonBlock(run.result, 'Outcome') : null,
+    ended ? storedOutcome(run.result) : null,
   );
+}
+
+/** A stored run's result: a failed run's error as a message, anything else as JSON. */
+function storedOutcome(result: unknown): HTMLElement {
+  const outcome = typeof result === 'object' && result !== null ? (result as { success?: unknown; error?: unknown; result?: unknown }) : undefined;
+  if (outcome?.success === false && typeof outcome.error === 'object' && outcome.error !== null) return errorView(outcome.error as RunErrorView);
+  if (outcome?.success === true && 'result' in outcome) return jsonBlock(outcome.result, 'Outcome');
+  return jsonBlock(result, 'Outcome');
+}
+
+/** A recorded error (`{ code, message }` or a string) in words. */
+function errorWords(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (typeof error === 'object' && error !== null) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (typeof message === 'string') return `${typeof code === 'string' ? `${code}: ` : ''}${message}`;
+  }
+  return JSON.stringify(error);
 }
 
 function describeStoredEvent(event: Record<string, unknown> & { kind: string }): string {
@@ -189,9 +179,9 @@ function describe(event: TraceEvent): HTMLElement | string {
     case 'model-reply':
       return h('details', {}, h('summary', {}, `cost $${Number(event.costUsd ?? 0).toFixed(4)}`), jsonBlock(event.reply, 'Model reply'));
     case 'tool-call':
-      return `${String(event.name)} ${event.ok ? 'ok' : 'failed'} in ${Number(event.durationMs).toFixed(1)} ms${event.error ? `: ${JSON.stringify(event.error)}` : ''}`;
+      return `${String(event.name)} ${event.ok ? 'ok' : 'failed'} in ${Number(event.durationMs).toFixed(1)} ms${event.error ? `: ${errorWords(event.error)}` : ''}`;
     case 'code-run':
-      return `${event.ok ? 'ok' : 'failed'}, ${String(event.calls)} calls, ${Number(event.durationMs).toFixed(1)} ms${event.error ? `: ${JSON.stringify(event.error)}` : ''}`;
+      return `${event.ok ? 'ok' : 'failed'}, ${String(event.calls)} calls, ${Number(event.durationMs).toFixed(1)} ms${event.error ? `: ${errorWords(event.error)}` : ''}`;
     default:
       return h('details', {}, h('summary', {}, JSON.stringify(rest).slice(0, 120)), jsonBlock(rest));
   }

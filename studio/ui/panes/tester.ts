@@ -1,5 +1,6 @@
 import { api } from '../api.js';
-import { debounce, h, jsonBlock, labelled, replace } from '../dom.js';
+import { debounce, h, jsonBlock, labelled, longText, replace } from '../dom.js';
+import { errorView } from '../error-view.js';
 import { schemaForm, type SchemaField } from '../schema-form.js';
 import type { CapabilitiesView, FunctionView } from '../types.js';
 
@@ -61,7 +62,7 @@ export function testerPane(root: HTMLElement, route: string[]): void {
     const fn = selected();
     if (!fn) return;
     history.replaceState(null, '', `#/tester/${fn.id}`);
-    replace(about, h('p', { class: 'mono' }, fn.signature), fn.description ? h('p', {}, fn.description) : null, fn.requiresApproval ? h('p', { class: 'warn' }, 'This function requires approval: the call waits in the Approvals pane.') : null);
+    replace(about, h('p', { class: 'mono' }, fn.signature), fn.description ? longText(fn.description) : null, fn.requiresApproval ? h('p', { class: 'warn' }, 'This function requires approval: the call waits in the Approvals pane.') : null);
     form = schemaForm(fn.inputSchema, validate);
     replace(formHost, form.element);
     jsonArea.value = JSON.stringify(form.value() ?? {}, null, 2);
@@ -91,6 +92,7 @@ export function testerPane(root: HTMLElement, route: string[]): void {
         h('h3', {}, 'Request'),
         jsonBlock(answer.request, 'Request'),
         h('h3', {}, 'Response ', h('span', { class: answer.response.ok ? 'ok' : 'error' }, answer.response.ok ? 'ok' : answer.response.error?.code ?? 'failed'), h('span', { class: 'muted' }, ` ${answer.durationMs.toFixed(1)} ms`)),
+        answer.response.ok ? null : errorView(answer.response.error ?? { code: 'ERROR', message: 'the call failed and said nothing more' }),
         jsonBlock(answer.response, 'Response'),
       );
     } catch (error) {
