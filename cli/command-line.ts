@@ -29,6 +29,7 @@ export const OPTIONS = {
     help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO; for run and task, --approve wins over it)',
   },
   isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
+  mode: { type: 'string', value: '<code|invoke|both>', help: 'serve: code (default) search_tools, get_types, execute_code; invoke search_tools and call_tool\n(no code: any MCP client); both all four' },
   timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
   http: { type: 'string', value: '<port>', help: 'Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp' },
   a2a: { type: 'string', value: '<port>', help: 'serve the agent directories as A2A servers on this port' },
@@ -137,10 +138,10 @@ export const COMMANDS = {
     options: ['config', 'cwd', 'store'],
   },
   serve: {
-    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>] [--store <url>]'],
+    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>] [--store <url>] [--mode <code|invoke|both>]'],
     description:
-      'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code\n(with a store, execute_code runs go to its workers and sessions are kept in it, so replicas share them)',
-    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation', 'store'],
+      'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code,\nor with --mode invoke search_tools and call_tool (no code)\n(with a store, execute_code runs go to its workers and sessions are kept in it, so replicas share them)',
+    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation', 'store', 'mode'],
   },
   task: {
     synopsis: ['agent-spaces task "<task>" [options]', 'agent-spaces task --replay <trace.jsonl>'],

@@ -108,7 +108,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'serve': {
       if (first) throw new UsageError(`unexpected argument "${first}" (serve takes options only)`);
       const { serveCommand } = await import('./commands/serve.js');
-      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'studio', 'isolation', 'store']) });
+      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'studio', 'isolation', 'store', 'mode']) });
     }
     case 'task': {
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the task: agent-spaces task "<task>")`);

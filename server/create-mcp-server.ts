@@ -14,6 +14,7 @@ import { describeRun, runResultToTool } from './run-result-to-tool.js';
 import { createSealer } from './sealed-state.js';
 import { StoredRuns } from './stored-runs.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
+import { INVOKE_INSTRUCTIONS, registerInvokeTools, type ServeMode } from './invoke-tools.js';
 
 /** Results larger than this are cut (execute_code: paged, the rest readable as a resource), with a note saying how to get less. */
 export const MAX_RESULT_CHARS = 64 * 1024;
@@ -132,13 +133,36 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
  * and its retry resumes the same run. Made per session (2025) or per request (2026); the space and the
  * router are shared.
  */
-export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunRouter, info: { name: string; version: string }): Promise<McpServer> {
+export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunRouter, info: { name: string; version: string }, options: { mode?: ServeMode } = {}): Promise<McpServer> {
   // The MCP SDK loads when a server is made, not with the package.
   const { McpServer, ResourceTemplate, inputRequired } = await import('@modelcontextprotocol/server');
-  const server = new McpServer({ name: info.name, version: info.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const mode = options.mode ?? 'code';
+  const server = new McpServer({ name: info.name, version: info.version }, { instructions: mode === 'invoke' ? INVOKE_INSTRUCTIONS : INSTRUCTIONS, capabilities: { logging: {} } });
   const redactResult = createRedactor({ secrets: serverSecrets(space.config) });
   let catalogCache: Promise<Catalog> | undefined;
   const catalog = () => (catalogCache ??= space.catalog());
+
+  if (mode !== 'code') {
+    // Search-and-invoke (server/invoke-tools.ts): call_tool is a direct call through the bridge.
+    registerInvokeTools(
+      server,
+      {
+        space,
+        catalog,
+        redact: redactResult,
+        maxResultChars: MAX_RESULT_CHARS,
+        register: (runId, ctx) =>
+          router.register(runId, {
+            onEvent: () => undefined,
+            ...(!modernEra(ctx) && server.server.getClientCapabilities()?.elicitation
+              ? { approve: (request: ApprovalRequest) => elicitApproval(ctx, request) }
+              : { denial: 'call_tool asks approvals by elicitation on a 2025-11-25 session; this client cannot be asked, so calls that require approval are denied' }),
+          }),
+      },
+      { withSearch: mode === 'invoke' },
+    );
+    if (mode === 'invoke') return server;
+  }
 
   server.registerTool(
     'search_tools',

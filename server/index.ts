@@ -6,4 +6,6 @@ export { DEFAULT_HTTP_LIMITS, resolveHttpBind, serveMcp } from './serve-mcp.js';
 export { checkHostAndOrigin, hasBearerToken, readJsonBody, sameSecret } from './http-guard.js';
 export type { ConnectableMcpServer, McpHttpOptions, McpServeOptions, RunningMcpServer } from './serve-mcp.js';
 export { ServeError } from './serve-error.js';
+export { MAX_SCHEMAS_PER_SEARCH, SERVE_MODES } from './invoke-tools.js';
+export type { ServeMode } from './invoke-tools.js';
 export type { ServeErrorCode } from './serve-error.js';

@@ -2,6 +2,7 @@ import { describeStore, openServeStore, type ServeStore } from '../durable/index
 import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
 import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
 import { ServeError } from './serve-error.js';
+import type { ServeMode } from './invoke-tools.js';
 import { DEFAULT_HTTP_LIMITS, resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';
 
 export const SERVER_INFO = { name: 'agent-spaces', version: '0.1.0' };
@@ -25,6 +26,11 @@ export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'on
    * key serve any client: a session or an approval round started on one replica goes on at another.
    */
   store?: string;
+  /**
+   * The tools offered: `code` (default) search_tools, get_types, execute_code; `invoke` search_tools and
+   * call_tool, no code, for any MCP client; `both` all four. See server/invoke-tools.ts.
+   */
+  mode?: ServeMode;
 }
 
 export interface RunningServer {
@@ -40,7 +46,7 @@ export interface RunningServer {
  * 'in-process'` is refused, and `sandbox.isolation: 'in-process'` in the config is overridden.
  */
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
-  const { http, log = () => undefined, openSpace = createSpace, stateKey, store: storeUrl, ...spaceOptions } = options;
+  const { http, log = () => undefined, openSpace = createSpace, stateKey, store: storeUrl, mode, ...spaceOptions } = options;
   if (http) {
     if (spaceOptions.isolation === 'in-process') {
       throw new ServeError(
@@ -68,7 +74,7 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     log('agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation');
   }
   try {
-    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO), { ...(http ? { http } : {}), ...(store ? { sharedSessions: store.sessions } : {}), log });
+    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO, mode === undefined ? {} : { mode }), { ...(http ? { http } : {}), ...(store ? { sharedSessions: store.sessions } : {}), log });
     log(running.url ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : 'agent-spaces: serving MCP on stdio');
     if (store) log(`agent-spaces: execute_code runs are submitted to the store ${describeStore(store.url)} (agent-spaces worker runs them)`);
     if (store && http && space.config.durable?.approvalDeadlineMs === undefined) {

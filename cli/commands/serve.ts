@@ -1,6 +1,6 @@
 import { openSpace } from '../../agents/index.js';
 import { loadConfig, serverSecrets } from '../../config/index.js';
-import { ServeError, serveSpace } from '../../server/index.js';
+import { SERVE_MODES, ServeError, serveSpace, type ServeMode } from '../../server/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
@@ -18,6 +18,8 @@ export interface ServeCommandOptions {
   isolation?: string;
   /** A durable runs' store: execute_code runs go to its workers, and sessions are shared through it. */
   store?: string;
+  /** What to offer: code (default), invoke (search_tools + call_tool, no code) or both. */
+  mode?: string;
 }
 
 /** `agent-spaces serve`: the space as an MCP server until interrupted (or, on stdio, until stdin closes). */
@@ -29,6 +31,9 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   }
   if (options.isolation !== undefined && options.isolation !== 'worker' && options.isolation !== 'in-process') {
     throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
+  }
+  if (options.mode !== undefined && !(SERVE_MODES as readonly string[]).includes(options.mode)) {
+    throw new UsageError(`--mode takes "code", "invoke" or "both" (got "${options.mode}")`);
   }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const store = storeOf(options.store, await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) }));
@@ -44,6 +49,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     ...(options.config ? { configFile: options.config } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
     ...(store ? { store } : {}),
+    ...(options.mode ? { mode: options.mode as ServeMode } : {}),
     ...(port !== undefined ? { http: { port, ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } } : {}),
     log: progress,
   }).catch((error: unknown) => {
