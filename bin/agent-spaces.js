@@ -7,6 +7,7 @@
 // --help and --version create no isolate: they are answered in this process, without the second start.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,10 +34,16 @@ if (answersItself(argv)) {
 } else {
   const args = fromSources ? ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', import.meta.resolve('tsx'), sources] : ['--no-node-snapshot', built];
   const child = spawn(process.execPath, [...args, ...argv], { stdio: 'inherit' });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  // Ctrl-C at a terminal reaches both processes, `kill <pid>` only this one: forwarded either way, the
+  // CLI answers it itself ("interrupted", exit 130, 143 for SIGTERM, once however often it hears it).
+  // Re-raising the signal here instead would meet this handler again, and end this process with 0.
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
   child.on('exit', (code, signal) => {
-    if (signal) process.kill(process.pid, signal);
-    else process.exit(code ?? 1);
+    if (signal === null) process.exit(code ?? 1);
+    // The CLI died of the signal before it could answer it (still starting, or killed outright).
+    console.error(signal === 'SIGINT' || signal === 'SIGTERM' ? 'agent-spaces: interrupted' : `agent-spaces: stopped by ${signal}`);
+    process.exit(128 + (constants.signals[signal] ?? 0));
   });
 }
 

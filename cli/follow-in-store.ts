@@ -1,4 +1,5 @@
 import { describeStore, openApprovals, type DurableRunEvent } from '../durable/index.js';
+import { handleInterrupts } from './interrupt.js';
 import { progress, UsageError } from './output.js';
 
 /** The events only one kind of work has: a run's log lines, a task's planner progress. */
@@ -33,6 +34,7 @@ export async function followInStore<Result>(options: FollowOptions, submit: (hoo
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);
+  const handled = handleInterrupts();
   try {
     return await submit({
       signal: controller.signal,
@@ -49,6 +51,7 @@ export async function followInStore<Result>(options: FollowOptions, submit: (hoo
     });
   } finally {
     process.off('SIGINT', stop);
+    handled();
     await approvals?.close();
   }
 }

@@ -28,6 +28,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${line.text}\n`);
       return line.exitCode;
     case 'command':
+      // Servers, the studio and workers stop on their own terms (they finish what they hold first).
+      if (!STOPS_ITSELF.has(line.command)) (await import('./interrupt.js')).exitOnInterrupt();
       try {
         return await runCommand(line.command, line.values, line.args);
       } catch (error) {
@@ -35,6 +37,8 @@ export async function main(argv: string[]): Promise<number> {
       }
   }
 }
+
+const STOPS_ITSELF = new Set<string>(['serve', 'studio', 'worker', 'agent serve', 'agents serve']);
 
 /** Calls the command's module with what it needs; checks of arguments that need no library come first. */
 async function runCommand(command: Extract<CommandLine, { action: 'command' }>['command'], values: OptionValues, args: string[]): Promise<number> {

@@ -71,6 +71,10 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}),
       }),
     );
+    // Ctrl-C at a terminal reaches the sandbox worker too, and its death may be seen before this
+    // process's own signal handler ran: one turn of the event loop lets that handler end the command
+    // ("interrupted") instead of a report blaming the sandbox.
+    if (!result.success) await new Promise((resolve) => setImmediate(resolve));
     if (options.json) printJson(result);
     else printRunResult(result, options.file, { logsPrinted: true });
     return result.success ? 0 : 1;
