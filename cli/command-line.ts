@@ -65,6 +65,11 @@ export const OPTIONS = {
   all: { type: 'boolean', help: 'decided approvals too, not only pending ones' },
   reason: { type: 'string', value: '<text>', help: 'why, recorded with the decision' },
   verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
+  arms: { type: 'string', value: '<list>', help: 'eval: the arms to compare, from direct,code,planner (default all three)' },
+  tasks: { type: 'string', value: '<ids>', help: 'eval: which tasks: ids and ranges (0,3,10-14), split:<name> or first:<n> (default all)' },
+  repeat: { type: 'string', value: '<n>', help: 'eval: run every task n times (default 1)' },
+  out: { type: 'string', value: '<dir>', help: 'eval: the run folder (default .agent-spaces/eval/<suite>-<time>)' },
+  resume: { type: 'boolean', help: 'eval: go on with the run in --out, skipping its finished tasks' },
   help: { type: 'boolean', short: 'h', help: "this help (after a command: that command's help)" },
   version: { type: 'boolean', help: 'the version of agent-spaces' },
 } as const satisfies Record<string, OptionSpec>;
@@ -168,6 +173,12 @@ export const COMMANDS = {
     synopsis: ['agent-spaces demo'],
     description: 'in a checkout of Agent Spaces (what npm start runs): build the example space and run\nexamples/programs/morning-trains.ts',
     options: ['config', 'cwd'],
+  },
+  eval: {
+    synopsis: ['agent-spaces eval <suite> [--arms direct,code,planner] [--model oracle | --model <id> --base-url <url>] [--tasks <ids>] [--repeat <n>] [--out <dir>] [--resume] [--json]'],
+    description:
+      "run an eval suite (a bundled one: tau2-retail, or a folder holding suite.ts) in each arm — direct\n(every function as a function tool), code (the serve surface: search_tools, get_types, execute_code),\nplanner (the task command's planner) — and report success, model turns, tokens, tool calls, code runs,\ntime and cost per arm and task (stdout; progress on stderr; results per task in the run folder).\n--model defaults to oracle here: a model replaying each task's ground truth, started by the command;\nanother model needs --base-url (key: $OPENAI_API_KEY). Exit 1 when an oracle run fails, 130 when\ninterrupted (--resume --out <dir> goes on)",
+    options: ['cwd', 'json', 'model', 'base-url', 'arms', 'tasks', 'repeat', 'out', 'resume', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost'],
   },
 } as const satisfies Record<string, CommandSpec>;
 

@@ -135,6 +135,21 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'demo':
       if (first) throw new UsageError(`unexpected argument "${first}" (demo takes options only)`);
       return (await import('./commands/demo.js')).demoCommand(common);
+    case 'eval': {
+      if (!first) throw new UsageError('eval needs a suite: agent-spaces eval <suite> (bundled: tau2-retail; or a folder holding suite.ts)');
+      if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (eval takes one suite)`);
+      const { parseBudgetOptions } = await import('./commands/task.js');
+      const { evalCommand } = await import('./commands/eval.js');
+      return evalCommand({
+        cwd,
+        suite: first,
+        json: values.json === true,
+        resume: values.resume === true,
+        budget: parseBudgetOptions(values),
+        ...pick(values, ['arms', 'model', 'tasks', 'repeat', 'out']),
+        ...(values['base-url'] !== undefined ? { baseURL: values['base-url'] } : {}),
+      });
+    }
   }
 }
 

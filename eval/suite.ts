@@ -47,6 +47,8 @@ export interface EvalSuite {
   module: string;
   /** Tool names of the calls that change data (the oracle keeps them in order). */
   writeCalls: ReadonlySet<string>;
+  /** Tool names of calls every later call waits for (the policy's authentication), for the oracle's order. */
+  firstCalls?: ReadonlySet<string>;
   tasks: readonly EvalTask[];
   /** Named subsets of task ids (e.g. τ²'s train/test split), usable as `--tasks split:test`. */
   splits?: Record<string, readonly string[]>;

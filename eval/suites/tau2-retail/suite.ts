@@ -80,6 +80,8 @@ export default defineSuite({
   spaceDir: here,
   module: 'retail',
   writeCalls: RETAIL_WRITE_TOOLS,
+  // "At the beginning of the conversation, you have to authenticate the user identity" (policy.md).
+  firstCalls: new Set(['find_user_id_by_email', 'find_user_id_by_name_zip']),
   tasks,
   splits,
   reset() {

@@ -1,0 +1,142 @@
+import type { CallOutcome, EvalCall, EvalTask } from '../suite.js';
+
+/**
+ * How the ground-truth calls of a task depend on each other, found from the calls, their replayed
+ * outcomes and the task's text — the order a model that makes no mistakes would need:
+ * - **data**: an argument value (a string, or a number inside a `calculate`-like expression) that the
+ *   task's text does not contain but an earlier call's result does: the call needs that result. When
+ *   the value *is* the earlier result (a user id returned by a look-up), a program can pass it on
+ *   without anyone reading it (`passThrough`); otherwise someone must read the result and choose
+ *   (an item among a product's variants) — a point of judgement;
+ * - **first calls** (the suite's authentication, e.g. τ²'s "authenticate first"): every later call
+ *   waits for them;
+ * - **writes** keep their order among themselves, and a call touching what an earlier write changed
+ *   (a shared id) waits for it;
+ * - **retries**: after a call that fails, a later call of the same function waits for it (the model
+ *   learns from the failure).
+ */
+export interface PlannedCall {
+  index: number;
+  call: EvalCall;
+  outcome: CallOutcome;
+  /** 1 + the deepest call it waits for; calls of one level are independent of each other. */
+  level: number;
+  /** Earlier calls whose result must be read (by the model) before this call can be written. */
+  judgement: number[];
+  /** Earlier calls whose whole result is one of this call's arguments: path → call index. */
+  passThrough: Record<string, number>;
+  /** Every earlier call this one waits for. */
+  after: number[];
+}
+
+export interface PlanOptions {
+  writeCalls: ReadonlySet<string>;
+  /** Calls every later call waits for (τ² retail: finding the user id). */
+  firstCalls?: ReadonlySet<string>;
+}
+
+/** Every string and number leaf of a value, as text. */
+function leaves(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') out.add(value);
+  else if (typeof value === 'number') out.add(String(value));
+  else if (Array.isArray(value)) for (const item of value) leaves(item, out);
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      // Keys are data too (a user's payment methods and a product's variants are keyed by id).
+      out.add(key);
+      leaves(inner, out);
+    }
+  }
+  return out;
+}
+
+/** The argument leaves of a call with their paths (`item_ids[1]`). */
+function argumentLeaves(args: unknown, at = ''): { path: string; value: string }[] {
+  if (typeof args === 'string') return [{ path: at, value: args }];
+  if (typeof args === 'number') return [{ path: at, value: String(args) }];
+  if (Array.isArray(args)) return args.flatMap((item, i) => argumentLeaves(item, `${at}[${i}]`));
+  if (args && typeof args === 'object') return Object.entries(args as Record<string, unknown>).flatMap(([key, inner]) => argumentLeaves(inner, at ? `${at}.${key}` : key));
+  return [];
+}
+
+/** Numbers inside an expression such as "54.04 - 41.64", when the whole string is not a value of its own. */
+const numbersIn = (text: string): string[] => (/^[\d\s.+\-*/()]+$/.test(text) ? (text.match(/\d+(?:\.\d+)?/g) ?? []) : []);
+
+export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], options: PlanOptions): PlannedCall[] {
+  const text = task.instruction.toLowerCase();
+  const known = (value: string) => value.length === 0 || text.includes(value.toLowerCase());
+  const resultLeaves = outcomes.map((outcome) => (outcome.ok ? leaves(outcome.value) : new Set<string>()));
+  const planned: PlannedCall[] = [];
+  task.calls.forEach((call, index) => {
+    const outcome = outcomes[index] ?? { ok: false, error: 'not replayed' };
+    const after = new Set<number>();
+    const judgement = new Set<number>();
+    const passThrough: Record<string, number> = {};
+    for (const { path, value } of argumentLeaves(call.arguments)) {
+      if (known(value)) continue;
+      const whole = planned.findIndex((earlier) => earlier.outcome.ok && typeof earlier.outcome.value === 'string' && earlier.outcome.value === value);
+      if (whole >= 0) {
+        passThrough[path] = whole;
+        after.add(whole);
+        continue;
+      }
+      const parts = numbersIn(value);
+      for (const needed of parts.length > 0 ? parts.filter((part) => !known(part)) : [value]) {
+        const source = resultLeaves.findIndex((set, j) => j < index && set.has(needed));
+        if (source >= 0) {
+          judgement.add(source);
+          after.add(source);
+        }
+      }
+    }
+    const ids = new Set(argumentLeaves(call.arguments).map((leaf) => leaf.value));
+    for (const earlier of planned) {
+      const first = options.firstCalls?.has(earlier.call.name) ?? false;
+      const write = options.writeCalls.has(earlier.call.name);
+      const sharesId = argumentLeaves(earlier.call.arguments).some((leaf) => ids.has(leaf.value));
+      const retry = !earlier.outcome.ok && earlier.call.name === call.name;
+      if (first || (write && (options.writeCalls.has(call.name) || sharesId))) after.add(earlier.index);
+      if (retry) {
+        after.add(earlier.index);
+        judgement.add(earlier.index);
+      }
+    }
+    // What a failed call said must be read before going on (another e-mail, another id).
+    for (const j of after) if (planned[j] && !planned[j].outcome.ok) judgement.add(j);
+    const level = 1 + Math.max(0, ...[...after].map((j) => planned[j]?.level ?? 0));
+    planned.push({ index, call, outcome, level, judgement: [...judgement].sort((a, b) => a - b), passThrough, after: [...after].sort((a, b) => a - b) });
+  });
+  return planned;
+}
+
+/** The calls level by level: what a direct-calling model sends together, one model turn per level. */
+export function levels(planned: readonly PlannedCall[]): PlannedCall[][] {
+  const out: PlannedCall[][] = [];
+  for (const entry of planned) (out[entry.level - 1] ??= []).push(entry);
+  return out.filter((level) => level.length > 0);
+}
+
+/**
+ * The calls cut into programs: a program ends where a later call needs a result someone must read
+ * (a point of judgement) or a failure the model must see; within a program, calls run level by level,
+ * the independent ones together.
+ */
+export function programs(planned: readonly PlannedCall[]): PlannedCall[][] {
+  const groups: PlannedCall[][] = [];
+  let current: PlannedCall[] = [];
+  for (const entry of [...planned].sort((a, b) => a.level - b.level || a.index - b.index)) {
+    const inCurrent = new Set(current.map((c) => c.index));
+    if (entry.judgement.some((j) => inCurrent.has(j))) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(entry);
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** The calls of a later group that read this call's result: its result must come back to the model. */
+export function neededLater(planned: readonly PlannedCall[], index: number): boolean {
+  return planned.some((entry) => entry.judgement.includes(index));
+}
