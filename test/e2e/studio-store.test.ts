@@ -320,7 +320,7 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
     expect(result).toMatchObject({ success: true, result: 'from the browser done' });
     expect(space.effects()).toContain('send from the browser');
     // The runs pane lists it with its status, whoever submitted it.
-    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.locator(`a[data-run="${result.runId}"]`).click();
     await page.getByRole('region', { name: 'Run' }).getByLabel('Run events').getByText('approved (checked in the browser)', { exact: false }).waitFor();
     await page.close();

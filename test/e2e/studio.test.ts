@@ -162,7 +162,7 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Nothing is waiting.').waitFor();
     await page.getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByRole('table', { name: 'Runs' }).getByText('code run').first().waitFor();
   });
 
@@ -189,7 +189,7 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
   });
 
   it('opens a planner trace from the run folder and replays it', async () => {
-    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByRole('link', { name: 'Which destinations does Central serve?' }).click();
     const run = page.getByRole('region', { name: 'Run' });
     await run.getByRole('heading', { name: 'Task task-central' }).waitFor();
