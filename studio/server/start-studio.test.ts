@@ -154,6 +154,27 @@ describe('the studio API', () => {
     expect(failed.body.result.error).toMatchObject({ code: 'RUNTIME_ERROR', message: 'boom at 1', line: 2 });
   });
 
+  it("offers a starter program from the space's own first capability that type-checks clean", async () => {
+    const { body } = await call<{ code: string; from?: { module: string; function: string }; hint: string }>('GET', '/api/starter');
+    expect(body.from).toBeDefined();
+    expect(body.from?.module).not.toMatch(/^std-|^task-storage$/);
+    expect(body.code).toContain(`from '@capabilities/${body.from?.module}'`);
+    expect((await call<{ diagnostics: unknown[] }>('POST', '/api/check', { code: body.code })).body.diagnostics).toEqual([]);
+  });
+
+  it('lists a code run by the name it was given, else by its first call; refuses a name of many lines', async () => {
+    const code = "import { getWeather } from '@capabilities/get-weather';\nexport default await getWeather({ location: 'Oslo' });";
+    const named = await call<{ runId: string; name?: string }>('POST', '/api/run', { code, name: '  Oslo weather  ' });
+    expect(named.body.name).toBe('Oslo weather');
+    const unnamed = await call<{ runId: string }>('POST', '/api/run', { code });
+    const refused = await call<{ error: { message: string } }>('POST', '/api/run', { code, name: 'two\nlines' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('"name" must be one line');
+    const { body } = await call<{ runs: { id: string; title: string }[] }>('GET', '/api/runs');
+    expect(body.runs.find((run) => run.id === named.body.runId)?.title).toBe('Oslo weather');
+    expect(body.runs.find((run) => run.id === unnamed.body.runId)?.title).toBe('get-weather.getWeather({"location":"Oslo"})');
+  });
+
   it("validates arguments with the bridge's ajv and calls a function directly", async () => {
     const invalid = await call<{ issues: { path: string; message: string }[] }>('POST', '/api/validate', { id: 'crm.searchCustomers', arguments: { query: '', limit: 'x' } });
     expect(invalid.body.issues.map((issue) => issue.path).sort()).toEqual(['limit', 'query']);
