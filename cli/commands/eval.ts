@@ -1,5 +1,6 @@
 import { EvalError, runEval, type Arm } from '../../eval/index.js';
 import type { Budget } from '../../planner/index.js';
+import { handleInterrupts } from '../interrupt.js';
 import { UsageError } from '../usage-error.js';
 
 export interface EvalCommandOptions {
@@ -18,8 +19,9 @@ export interface EvalCommandOptions {
 
 /**
  * `agent-spaces eval <suite>`: runs the suite's tasks in each arm, progress on stderr, the report on
- * stdout (Markdown, or JSON with --json). Ctrl-C stops after cutting the current task short; the
- * finished tasks stay in the run folder for --resume. Exit 0 when every task ran (with the oracle:
+ * stdout (Markdown, or JSON with --json). Ctrl-C stops after cutting the current task short and writes
+ * the reports of what finished; the finished tasks stay in the run folder for --resume (so do they
+ * after SIGTERM or a second Ctrl-C, which end the command at once). Exit 0 when every task ran (with the oracle:
  * and passed, since an oracle failure is a bug of ours or of the suite), 1 when an oracle run failed,
  * 130 when interrupted.
  */
@@ -35,8 +37,12 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     process.stderr.write('agent-spaces eval: stopping (the current task is cut short; finished ones are kept)…\n');
     controller.abort(new Error('interrupted'));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Ctrl-C is ours to answer while the eval runs (a second one, or SIGTERM, ends the command at once).
+  const release = handleInterrupts();
+  process.once('SIGINT', () => {
+    stop();
+    release();
+  });
   try {
     const run = await runEval({
       suite: options.suite,
@@ -61,7 +67,6 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     if (error instanceof EvalError) throw new UsageError(error.message, { command: 'eval' });
     throw error;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    release();
   }
 }

@@ -146,7 +146,7 @@ describe('agent-spaces eval on the command line', () => {
     ]);
   }, 600_000);
 
-  it('refuses a resume whose settings differ, an unknown arm and an unknown suite, saying what was wrong', async () => {
+  it('refuses --resume without a run folder, an unknown arm and an unknown suite, saying what was wrong', async () => {
     const out = path.join(await makeTempDir('eval-refusals'), 'run');
     const arms = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--arms', 'direct,magic', '--out', out], { cwd: REPO, reject: false, timeout: 120_000, stdin: 'ignore' });
     expect(arms.exitCode).toBe(2);
