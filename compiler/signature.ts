@@ -1,6 +1,6 @@
 import { isJsonSchemaObject, type CapabilitySpec, type FunctionSpec, type JsonSchema } from '../core/index.js';
 import { declaredTypeNames } from './declarations/emit-declarations.js';
-import { localRefSegments, resolveSegments, rootId, toPointer } from './declarations/json-pointer.js';
+import { resolveRef, resolveSegments, toPointer } from './declarations/json-pointer.js';
 import { matchesNothing } from './declarations/matches-nothing.js';
 import { isVoidResult } from './declarations/void-result.js';
 
@@ -59,7 +59,8 @@ function shallowType(schema: unknown, depth: number, refs: RefContext): string {
   }
   if (typeof schema.$ref === 'string') {
     // Only refs inside this schema are followed (as in the declarations); the rest are unknown.
-    const segments = localRefSegments(schema.$ref, rootId(refs.root));
+    // Resolved against the root's base (a nested `$id` changes it, which a shallow walk does not track).
+    const segments = resolveRef(refs.root, schema.$ref);
     const target = segments === undefined ? undefined : resolveSegments(refs.root, segments);
     if (target === undefined) return 'unknown';
     // The declarations' name for it (the root itself is written out, not called by its name).

@@ -52,6 +52,31 @@ describe('createJsonSchemaCompiler', () => {
     expect([strings({ v: 'x' }), strings({ v: 1 }), numbers({ v: 1 }), numbers({ v: 'x' })]).toEqual([true, false, true, false]);
   });
 
+  it('resolves every reference a valid schema makes: a nested $id back to the root, # under unevaluatedProperties', () => {
+    const compile = createJsonSchemaCompiler();
+    const nested = compile({
+      $id: 'https://example.test/root.json',
+      type: 'object',
+      properties: { child: { $id: 'https://example.test/sub/child.json', type: 'object', properties: { back: { $ref: '../root.json' }, self: { $ref: '#/properties/leaf' }, leaf: { type: 'string' } } } },
+    });
+    expect([nested({ child: { back: { child: { leaf: 'a' } }, self: 'b' } }), nested({ child: { back: { child: { leaf: 1 } } } }), nested({ child: { self: 2 } })]).toEqual([true, false, false]);
+    const unevaluated = compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { name: { type: 'string' } }, unevaluatedProperties: { $ref: '#' } });
+    expect([unevaluated({ name: 'a', extra: { name: 'b' } }), unevaluated({ name: 'a', extra: { name: 1 } })]).toEqual([true, false]);
+    // The $ids are the compiled schema's own: the same ones compile again, with other content.
+    const again = compile({ $id: 'https://example.test/root.json', type: 'string' });
+    expect([again('x'), again(1)]).toEqual([true, false]);
+  });
+
+  it('validates a property named __proto__ as the property it is (ajv alone reads the prototype)', () => {
+    const compile = createJsonSchemaCompiler();
+    const validate = compile(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"],"additionalProperties":false}') as Record<string, unknown>);
+    expect(validate(JSON.parse('{"__proto__":"x"}'))).toBe(true);
+    expect(validate(JSON.parse('{"__proto__":5}'))).toBe(false);
+    expect(validate.errors?.[0]?.instancePath).toBe('/__proto__');
+    expect(validate({})).toBe(false);
+    expect(validate.errors?.[0]?.params).toEqual({ missingProperty: '__proto__' });
+  });
+
   it('follows $schema to 2020-12 and 2019-09, and reads draft-04 as draft-07', () => {
     const compile = createJsonSchemaCompiler();
     const tuple = compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }], items: false });

@@ -59,10 +59,12 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
     warn: (...parts: unknown[]) => warn?.(parts.map(String).join(' ')),
     error: (...parts: unknown[]) => warn?.(parts.map(String).join(' ')),
   };
-  // `addUsedSchema: false`: a root `$id` stays the base of its `$ref`s without being registered in the
-  // instance, so two tools may share an `$id` (ajv refuses duplicates of registered ones).
+  // ajv registers the `$id`s of a schema it compiles (its root's and nested ones), which its `$ref`s
+  // resolve between (`../root.json` from a nested `$id`, `#` under `unevaluatedProperties`); they are
+  // taken out again after each compile (see below), so two tools may still share an `$id` (ajv refuses
+  // a duplicate of a registered one).
   // The meta-schema check is made once, by hand, to say where a schema is wrong; `compile` need not repeat it.
-  const options: Options = { allErrors: true, strict: false, validateFormats: true, addUsedSchema: false, validateSchema: false, logger };
+  const options: Options = { allErrors: true, strict: false, validateFormats: true, validateSchema: false, logger };
   const ajvFor = (dialect: Dialect): Ajv => {
     let ajv = instances.get(dialect);
     if (ajv === undefined) {
@@ -87,18 +89,59 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
       seen.add(message);
       onWarning?.(message);
     };
+    const registered = new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs)]);
     try {
       if (!ajv.validateSchema(body)) {
         throw new CompileError('INVALID_SCHEMA', `is not a valid JSON Schema (${dialect}): ${describeSchemaErrors(ajv.errors ?? [])}`);
       }
-      return ajv.compile(body);
+      return withProtoKeys(body, (schema) => ajv.compile(schema));
     } catch (error) {
       if (error instanceof CompileError) throw error;
       throw new CompileError('INVALID_SCHEMA', `cannot be compiled: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     } finally {
       warn = undefined;
+      // The compiled function keeps what it resolved; the instance forgets this schema's `$id`s.
+      for (const key of Object.keys(ajv.refs)) if (!registered.has(key)) delete ajv.refs[key];
+      for (const key of Object.keys(ajv.schemas)) if (!registered.has(key)) delete ajv.schemas[key];
+      ajv.removeSchema(body);
     }
   };
+}
+
+/**
+ * ajv loses a property named `__proto__` (its generated code reads `data.__proto__`, the prototype, and
+ * its `properties` drop the key), so a schema that names one is compiled with that key renamed to a
+ * name it does not use, and each value is checked with its own `__proto__` keys renamed the same way;
+ * errors speak of `__proto__` again. Schemas are data: no key of theirs reaches a prototype.
+ */
+function withProtoKeys(schema: JsonSchema, compile: (schema: JsonSchema) => ValidateFunction): ValidateFunction {
+  const text = JSON.stringify(schema);
+  if (!text.includes('"__proto__"')) return compile(schema);
+  let stand = '__proto__ ';
+  for (let n = 1; text.includes(stand); n += 1) stand = `__proto__ ${n}`;
+  const inner = compile(renameProto(schema, stand, true) as JsonSchema);
+  const validate = ((data: unknown) => {
+    const valid = inner(renameProto(data, stand, false));
+    validate.errors = inner.errors === null || inner.errors === undefined ? null : (JSON.parse(JSON.stringify(inner.errors).split(stand).join('__proto__')) as ErrorObject[]);
+    return valid;
+  }) as ValidateFunction;
+  validate.errors = null;
+  return validate;
+}
+
+/** A copy of `value` with each own key `__proto__` named `stand` (in a schema, `required` entries too). */
+function renameProto(value: unknown, stand: string, schema: boolean, key = ''): unknown {
+  if (Array.isArray(value)) {
+    const names = schema && (key === 'required' || key === 'dependentRequired-item');
+    return value.map((item) => (names && item === '__proto__' ? stand : renameProto(item, stand, schema)));
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [name, child] of Object.entries(value)) {
+    const childKey = schema && key === 'dependentRequired' ? 'dependentRequired-item' : name;
+    Object.defineProperty(copy, name === '__proto__' ? stand : name, { value: renameProto(child, stand, schema, childKey), enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
 }
 
 const MAX_LISTED = 3;

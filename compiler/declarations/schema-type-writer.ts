@@ -1,5 +1,5 @@
 import { isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
-import { localRefSegments, resolveSegments, rootId, toPointer } from './json-pointer.js';
+import { resolveRef, resolveSegments, toPointer } from './json-pointer.js';
 import { matchesNothing } from './matches-nothing.js';
 import { refOf } from './ref-targets.js';
 import { docComment } from './ts-doc.js';
@@ -113,7 +113,7 @@ export class SchemaTypeWriter {
   }
 
   private refType(ref: string, path: string[], owner: string, guarded: boolean): TypeText {
-    const segments = localRefSegments(ref, rootId(this.root));
+    const segments = resolveRef(this.root, ref, path);
     if (segments === undefined) {
       this.warn([...path, '$ref'], `refers to "${ref}" outside this schema, which is not fetched; typed as unknown`);
       return UNKNOWN;
@@ -150,18 +150,19 @@ export class SchemaTypeWriter {
     if (cached !== undefined) return cached;
     const edges: string[] = [];
     const seen = new Set<object>();
-    const visit = (schema: unknown, depth: number): void => {
+    const visit = (schema: unknown, path: string[], depth: number): void => {
       if (!isJsonSchemaObject(schema) || depth > MAX_DEPTH || seen.has(schema)) return;
       seen.add(schema);
       const ref = refOf(schema);
-      const segments = ref === undefined ? undefined : localRefSegments(ref, rootId(this.root));
+      const segments = ref === undefined ? undefined : resolveRef(this.root, ref, path);
       if (segments !== undefined) edges.push(toPointer(segments));
       for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
         const list = schema[keyword];
-        if (Array.isArray(list)) for (const item of list) visit(item, depth + 1);
+        if (Array.isArray(list)) list.forEach((item, index) => visit(item, [...path, keyword, String(index)], depth + 1));
       }
     };
-    visit(resolveSegments(this.root, localRefSegments(`#${pointer}`) ?? []), 0);
+    const start = pointerSegments(pointer);
+    visit(resolveSegments(this.root, start), start, 0);
     this.unguardedEdges.set(pointer, edges);
     return edges;
   }
@@ -278,6 +279,11 @@ function isPlainObjectSchema(schema: JsonSchema): boolean {
   const typeIsObject = schema.type === 'object' || (schema.type === undefined && inferTypes(schema).includes('object'));
   const combined = ['allOf', 'anyOf', 'oneOf', 'enum', 'const', '$ref', '$recursiveRef', '$dynamicRef'].some((keyword) => Object.hasOwn(schema, keyword));
   return typeIsObject && !combined && schema.nullable !== true;
+}
+
+/** The path segments of a JSON pointer (`/$defs/a~1b` → `['$defs', 'a/b']`). */
+function pointerSegments(pointer: string): string[] {
+  return pointer === '' ? [] : pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function inferTypes(schema: JsonSchema): string[] {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isJsonSchemaObject } from '../../core/index.js';
-import { localRefSegments, resolveSegments, rootId, toPointer } from './json-pointer.js';
+import { resolveRef, resolveSegments, rootId, toPointer } from './json-pointer.js';
 import { refOf } from './ref-targets.js';
 
 /** A target reaching more named schemas than this is not compared with others (it keeps its own name). */
@@ -27,7 +27,7 @@ export function targetIdentity(root: unknown, segments: readonly string[], cache
     let entry = cache.get(pointer);
     if (entry === undefined) {
       const schema = resolveSegments(root, current);
-      entry = { text: JSON.stringify(schema) ?? 'undefined', refs: refsIn(schema, base) };
+      entry = { text: JSON.stringify(schema) ?? 'undefined', refs: refsIn(root, schema, current) };
       cache.set(pointer, entry);
     }
     parts.push(`${pointer}\u0000${entry.text}`);
@@ -38,24 +38,24 @@ export function targetIdentity(root: unknown, segments: readonly string[], cache
   return hash.digest('hex');
 }
 
-/** The local references anywhere inside `schema` (any depth, any keyword), as path segments. */
-function refsIn(schema: unknown, base: string | undefined): string[][] {
+/** The local references anywhere inside `schema` (at `at` in `root`; any depth, any keyword), as path segments. */
+function refsIn(root: unknown, schema: unknown, at: readonly string[]): string[][] {
   const found: string[][] = [];
   const seen = new Set<object>();
-  const visit = (value: unknown): void => {
+  const visit = (value: unknown, path: string[]): void => {
     if (typeof value !== 'object' || value === null || seen.has(value)) return;
     seen.add(value);
     if (Array.isArray(value)) {
-      for (const item of value) visit(item);
+      value.forEach((item, index) => visit(item, [...path, String(index)]));
       return;
     }
     if (isJsonSchemaObject(value)) {
       const ref = refOf(value);
-      const segments = ref === undefined ? undefined : localRefSegments(ref, base);
+      const segments = ref === undefined ? undefined : resolveRef(root, ref, path);
       if (segments !== undefined) found.push(segments);
-      for (const key of Object.keys(value)) visit(value[key]);
+      for (const key of Object.keys(value)) visit(value[key], [...path, key]);
     }
   };
-  visit(schema);
+  visit(schema, [...at]);
   return found;
 }

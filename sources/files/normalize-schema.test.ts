@@ -39,4 +39,14 @@ describe('normalizeToolSchema', () => {
   it('leaves a result schema with properties but no type as written', () => {
     expect(normalizeToolSchema({ properties: { ok: { type: 'boolean' } } }, { root: 'returns' })).toEqual({ properties: { ok: { type: 'boolean' } } });
   });
+
+  it('keeps a property named __proto__ as a property (schemas are data), with its required flag', () => {
+    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string","required":true},"b":{"type":"number"}}}') as Record<string, unknown>;
+    const normalized = normalizeToolSchema(schema);
+    const properties = normalized.properties as Record<string, unknown>;
+    expect(Object.keys(properties)).toEqual(['__proto__', 'b']);
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value).toEqual({ type: 'string' });
+    expect(normalized.required).toEqual(['__proto__']);
+  });
 });

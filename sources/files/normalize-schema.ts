@@ -23,19 +23,27 @@ function normalizeShorthands(schema: JsonSchema): JsonSchema {
     const normalized: JsonSchema = {};
     for (const [key, value] of Object.entries(properties)) {
       if (!isJsonSchemaObject(value)) {
-        normalized[key] = value;
+        define(normalized, key, value);
         continue;
       }
       const { required: flag, optional: _optional, ...rest } = value;
       if (flag === true) required.add(key);
       // `required: [..]` inside a property is standard (nested object); keep it.
-      normalized[key] = normalizeShorthands(Array.isArray(flag) ? { ...rest, required: flag } : rest);
+      define(normalized, key, normalizeShorthands(Array.isArray(flag) ? { ...rest, required: flag } : rest));
     }
     copy.properties = normalized;
     if (required.size > 0) copy.required = [...required];
   }
   if (isJsonSchemaObject(copy.items)) copy.items = normalizeShorthands(copy.items);
   return copy;
+}
+
+/**
+ * Sets an own property whatever its name: schemas are data, and a property may be named `__proto__`
+ * (assigning that key would set the object's prototype and lose the property).
+ */
+function define(target: JsonSchema, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The empty parameters object, for functions that take none. */

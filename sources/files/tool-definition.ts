@@ -121,7 +121,7 @@ function parameterMapProblem(parameters: unknown, at: string): string | undefine
   const required: string[] = [];
   for (const [name, schema] of schemas) {
     const { optional, required: flag, ...rest } = schema;
-    properties[name] = rest;
+    Object.defineProperty(properties, name, { value: rest, enumerable: true, writable: true, configurable: true }); // `__proto__` is a name too
     if (optional !== true && flag !== false) required.push(name);
   }
   const form = { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };

@@ -86,15 +86,15 @@ export class SchemaRoot {
         // Left by the dereferencer: a reference to another file or URL, which is not followed.
         this.context.warn(at('$ref'), `refers to ${JSON.stringify(value)}, outside this document; typed as unknown`);
       } else if (MAPS.has(key) && isJsonObject(value)) {
-        out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.convert(child, at(key, name), depth)]));
+        define(out, key, Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.convert(child, at(key, name), depth)])));
       } else if (LISTS.has(key) && Array.isArray(value)) {
-        out[key] = value.map((child, index) => this.convert(child, at(key, index), depth));
+        define(out, key, value.map((child, index) => this.convert(child, at(key, index), depth)));
       } else if (key === 'items' && Array.isArray(value)) {
         out.prefixItems = value.map((child, index) => this.convert(child, at(key, index), depth));
       } else if ((SINGLE.has(key) || key === 'items') && (isJsonObject(value) || typeof value === 'boolean')) {
-        out[key] = this.convert(value, at(key), depth);
+        define(out, key, this.convert(value, at(key), depth));
       } else {
-        out[key] = value;
+        define(out, key, value);
       }
     }
     if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
@@ -110,6 +110,11 @@ export class SchemaRoot {
     if (Array.isArray(out.type)) return out.type.includes('null') ? out : { ...out, type: [...(out.type as unknown[]), 'null'] };
     return Object.keys(out).length === 0 ? out : { anyOf: [out, { type: 'null' }] };
   }
+}
+
+/** Sets an own property whatever its name: a schema's key `__proto__` must stay a key, not set a prototype. */
+function define(target: JsonSchema, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** OpenAPI 3.0 (JSON Schema draft 4) writes `exclusiveMinimum: true` beside `minimum`; JSON Schema since draft 6 writes the bound itself. */
