@@ -54,32 +54,89 @@ export function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
+ * What is read and thrown away of a refused request's body before its connection closes. A server that
+ * closes a socket with unread bytes makes the kernel send a reset, which destroys the answer on its way:
+ * a client still writing its too-large body would see ECONNRESET or EPIPE instead of the 413. Past these
+ * bounds (a body far too large, or sent too slowly) the connection is closed anyway.
+ */
+export const DISCARD_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
+
+/**
  * Reads a JSON request body of at most `maxBytes`. `undefined` for an empty body; a refusal for a body
- * that is too large (reading stops there), that is not JSON, or that never finished arriving (the HTTP
- * server's request timeout ended the connection).
+ * that is too large (the rest is read and discarded, within `DISCARD_LIMITS`, so the refusal reaches the
+ * client), that is not JSON, or that never finished arriving (the HTTP server's request timeout ended
+ * the connection).
  */
 export async function readJsonBody(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<{ value: unknown } | { refusal: Refusal }> {
   const tooLarge: Refusal = { status: 413, code: -32600, message: `request body refused: it is larger than ${maxBytes} bytes; send a smaller program or split the work` };
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return { refusal: tooLarge };
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of request) {
-      size += (chunk as Buffer).byteLength;
-      if (size > maxBytes) return { refusal: tooLarge };
-      chunks.push(chunk as Buffer);
-    }
-  } catch {
-    return { refusal: { status: 408, code: -32600, message: 'request body did not arrive in time; send the whole request at once' } };
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await discardBody(request);
+    return { refusal: tooLarge };
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const body = await readUpTo(request, maxBytes);
+  if (body === 'too large') {
+    await discardBody(request);
+    return { refusal: tooLarge };
+  }
+  if (body === 'incomplete') return { refusal: { status: 408, code: -32600, message: 'request body did not arrive in time; send the whole request at once' } };
+  const text = body.toString('utf8');
   if (text === '') return { value: undefined };
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (error) {
     return { refusal: { status: 400, code: -32700, message: `request body is not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON-RPC message or a batch` } };
   }
+}
+
+/** The body, or where reading it stopped: past `maxBytes` (the rest left unread), or cut off. */
+function readUpTo(request: IncomingMessage, maxBytes: number): Promise<Buffer | 'too large' | 'incomplete'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (outcome: Buffer | 'too large' | 'incomplete'): void => {
+      request.off('data', onData).off('end', onEnd).off('error', onFailure).off('close', onClose);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        request.pause();
+        return finish('too large');
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish(Buffer.concat(chunks));
+    const onFailure = (): void => finish('incomplete');
+    // Closed before its end: the request timeout, or the client went away.
+    const onClose = (): void => finish(request.complete ? Buffer.concat(chunks) : 'incomplete');
+    request.on('data', onData).on('end', onEnd).on('error', onFailure).on('close', onClose);
+  });
+}
+
+/**
+ * Reads what is left of a request's body and throws it away, until its end, `DISCARD_LIMITS.maxBytes`
+ * or `DISCARD_LIMITS.maxMs`, whichever comes first. Call it before answering a request whose body was
+ * not read, so the answer is not lost to a reset when the connection closes.
+ */
+export function discardBody(request: IncomingMessage, limits = DISCARD_LIMITS): Promise<void> {
+  if (request.complete || request.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let size = 0;
+    const finish = (): void => {
+      clearTimeout(timer);
+      request.off('data', onData).off('end', finish).off('error', finish).off('close', finish);
+      request.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength;
+      if (size > limits.maxBytes) finish();
+    };
+    const timer = setTimeout(finish, limits.maxMs);
+    request.on('data', onData).on('end', finish).on('error', finish).on('close', finish);
+    request.resume();
+  });
 }
 
 function forbidden(message: string): Refusal {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { NodeIncomingMessageLike, NodeMcpRequestHandler, NodeServerResponseLike } from '@modelcontextprotocol/node';
 import type { JSONRPCMessage, McpServer, Server, Transport } from '@modelcontextprotocol/server';
 import { errorMessage } from '../core/index.js';
-import { checkHostAndOrigin, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
+import { checkHostAndOrigin, discardBody, hasBearerToken, MAX_BODY_BYTES, readJsonBody, type Refusal } from './http-guard.js';
 import { resolveBindAddress, type BindAddress } from './loopback.js';
 import { ServeError } from './serve-error.js';
 
@@ -453,10 +453,14 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   };
 }
 
-/** Answers with a JSON-RPC error and closes the connection: an unread body must not be drained. */
-function refuse(response: ServerResponse, refusal: Refusal): void {
+/**
+ * Answers with a JSON-RPC error and closes the connection. What is left of the request's body is read
+ * and thrown away first (bounded: `discardBody`), or the close would reset the connection under the
+ * answer of a client still writing; the connection is not kept for another request.
+ */
+function refuse(response: ServerResponse, refusal: Refusal): Promise<void> {
   response.setHeader('connection', 'close');
-  reply(response, refusal.status, { jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null });
+  return discardBody(response.req).then(() => reply(response, refusal.status, { jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null }));
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {

@@ -70,7 +70,7 @@ describe('serveSpace over HTTP', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ error: { code: -32700, message: expect.stringMatching(/not valid JSON/) } });
   });
 
-  it('refuses a body larger than the cap without reading all of it', async () => {
+  it('refuses a body larger than the cap (413, the answer not lost to a reset: test/hostile/http-front.test.ts)', async () => {
     const huge = Buffer.alloc(8 * 1024 * 1024, 0x20);
     const reply = await send(url, { headers: mcpHeaders, body: huge });
     expect(reply.status).toBe(413);
