@@ -8,6 +8,8 @@ import type {
   CapabilityCallHandler,
   CapabilityCallParams,
   CapabilitySpec,
+  CallSpan,
+  CallTracer,
   FunctionSpec,
 } from '../core/index.js';
 import { defaultApprovalMessage, fillTemplate } from './approval-message.js';
@@ -50,6 +52,8 @@ export interface BridgeOptions {
    * Absent: nothing is recorded (drift from an inferred type is still reported).
    */
   learnResultTypes?: { outDir: string };
+  /** A span per call (bridge/telemetry/), its `traceparent` passed on to the call's backend. Absent: none. */
+  tracer?: CallTracer;
 }
 
 /** Performs one call through a journal: `perform` is the backend's call (see `BridgeOptions.journal`). */
@@ -134,7 +138,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
 
-  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string): Promise<{ value: unknown; json: EncodedJson }> {
+  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string, span?: CallSpan): Promise<{ value: unknown; json: EncodedJson }> {
     const target = resolveTarget(params, context.access);
     const { capability, function: spec } = target;
     assertCallerAllowed(capability, spec, context.caller ?? 'code');
@@ -160,7 +164,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     usedBackends.add(backend);
     let performed: string | undefined;
-    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context, onPerformed: (outcome) => void (performed = outcome) };
+    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context, ...(span?.traceparent === undefined ? {} : { traceparent: span.traceparent }), onPerformed: (outcome) => void (performed = outcome) };
     // One way to ask the person (or the approval handler): for the call's own approval, and for a server
     // that needs an answer mid-call (an MCP elicitation or input_required).
     const ask = (message: string, requestedSchema?: InputRequest['requestedSchema']) =>
@@ -193,7 +197,12 @@ export function createBridge(options: BridgeOptions): Bridge {
         (spec.approvalMessage === undefined
           ? defaultApprovalMessage(capability.module, spec.name, args)
           : fillTemplate(spec.approvalMessage, args));
-      await ask(message);
+      const asked = performance.now();
+      try {
+        await ask(message);
+      } finally {
+        span?.approvalWaited(performance.now() - asked);
+      }
     }
 
     // What the program sees of a backend's failure.
@@ -309,10 +318,18 @@ export function createBridge(options: BridgeOptions): Bridge {
     const callId = `call-${callCount}`;
     const base = { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
     const started = performance.now();
+    const span = options.tracer?.startCall({
+      capability: params.capability,
+      function: params.function,
+      ...(context.runId === '' ? {} : { runId: context.runId }),
+      ...(context.caller === undefined ? {} : { caller: context.caller }),
+      ...(context.traceparent === undefined ? {} : { parent: context.traceparent }),
+    });
     // Redacting and stamping cost microseconds a call; skip them when nobody listens.
     if (listeners.size > 0) emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
     try {
-      const done = await dispatch(params, context, callId);
+      const done = await dispatch(params, context, callId, span);
+      span?.end({ ok: true, sizeBytes: done.json.bytes });
       if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes: done.json.bytes, timestamp: new Date().toISOString() });
       return done;
     } catch (error) {
@@ -321,6 +338,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           ? error
           : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, { cause: error }),
       );
+      span?.end({ ok: false, code: failure.code });
       if (listeners.size > 0) emit({
         type: 'tool-call-end',
         ...base,

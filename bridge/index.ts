@@ -10,4 +10,6 @@ export type { RedactOptions } from './redact.js';
 export { defaultApprovalMessage, escapeControlCharacters, fillTemplate, formatArguments, toTerminalJson } from './approval-message.js';
 export { createSchemaCompiler } from './schema-validator.js';
 export { createResultRecorder } from './inferred-results/result-recorder.js';
+export { NOOP_TRACER, createCallTracer, loadTracer, resolveOtlpTarget } from './telemetry/index.js';
+export type { SpanAttributes, TraceSpan, Tracer } from './telemetry/index.js';
 export { MAX_OBSERVED_TEXT_BYTES } from './inferred-results/observe-text-result.js';

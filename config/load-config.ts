@@ -80,6 +80,7 @@ export function resolveConfig(
   }
   const model = expandEnvDeep(parsed.data.model ?? {}, env, 'model', issues);
   const store = parsed.data.store === undefined ? undefined : expandEnvDeep(parsed.data.store, env, 'store', issues);
+  const telemetry = parsed.data.telemetry === undefined ? undefined : expandEnvDeep(parsed.data.telemetry, env, 'telemetry', issues);
   if (issues.length > 0) {
     throw new ConfigError(`invalid configuration${where}:\n${formatIssues(issues)}`, issues, fileOption(options.file));
   }
@@ -101,6 +102,7 @@ export function resolveConfig(
     ...(store === undefined ? {} : { store }),
     ...(parsed.data.durable === undefined ? {} : { durable: parsed.data.durable }),
     ...(parsed.data.callers === undefined ? {} : { callers: parsed.data.callers }),
+    ...(telemetry === undefined ? {} : { telemetry }),
   };
 }
 

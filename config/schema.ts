@@ -205,6 +205,18 @@ export const configSchema = z.strictObject({
    * `both` (default). A function's own `callers`, or its server's, wins. The bridge refuses the others.
    */
   callers: callersSchema.optional(),
+  /**
+   * Traces (OpenTelemetry): spans of tasks, model steps, code runs and capability calls, exported over
+   * OTLP/HTTP to `otlp.endpoint` (e.g. `http://localhost:4318`; `/v1/traces` is added) with `otlp.headers`
+   * (secrets: `${VAR}`s). Absent: the standard `OTEL_EXPORTER_OTLP_*` variables, else no tracing (the
+   * SDK is then never loaded). Spans never carry arguments, results or secrets.
+   */
+  telemetry: z
+    .strictObject({
+      otlp: z.strictObject({ endpoint: z.string().url(), headers: stringMap.optional() }).optional(),
+      serviceName: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type AgentSpacesConfigInput = z.input<typeof configSchema>;
@@ -239,6 +251,8 @@ export interface ResolvedConfig {
   durable?: DurableConfig;
   /** The space's default callers (`configSchema.callers`). */
   callers?: z.output<typeof callersSchema>;
+  /** Tracing (`configSchema.telemetry`), `${VAR}`s expanded. */
+  telemetry?: { otlp?: { endpoint: string; headers?: Record<string, string> }; serviceName?: string };
 }
 
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {

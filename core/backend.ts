@@ -16,6 +16,8 @@ export interface BackendCall {
   resultMode: ResultMode;
   callId: string;
   context: CallContext;
+  /** The W3C `traceparent` of this call's span, when traced: backends pass it on (MCP `_meta`, an HTTP header). */
+  traceparent?: string;
   /**
    * Says the call was performed and how it was answered (`DELETE /pets/1 answered 204`): quoted when
    * its result is then refused, so nobody takes a side effect that happened for one that did not.

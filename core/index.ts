@@ -22,6 +22,8 @@ export type {
   ToolAnnotations,
 } from './manifest.js';
 export type { CallerKind, ToolCallers } from './callers.js';
+export type { CallSpan, CallTracer } from './tracing.js';
+export { parseTraceparent } from './tracing.js';
 export { TOOL_CALLERS, callerAllowed, describeCallers } from './callers.js';
 export { BUILD_LAYOUT, CAPABILITY_PREFIX, SANDBOX_HOST_GLOBAL } from './manifest.js';
 export {

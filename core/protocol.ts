@@ -74,6 +74,8 @@ export interface CallContext {
    * takes it for direct, `Bridge.handleEncoded` (the runtime's handler) for code.
    */
   caller?: CallerKind;
+  /** The W3C `traceparent` of the span the call belongs to (a code run, a planner step, a caller's request). */
+  traceparent?: string;
   /** The functions this run may call; absent: every function of the space. */
   access?: CallAccess;
   /** Aborted when the run ends (timeout, cancel): in-flight work should stop. */

@@ -17,6 +17,7 @@ import { resolveModelSettings, resolvePrices } from './resolve-model-settings.js
 import { currentUsage, log, type TaskRun } from './task-run.js';
 import type { ExecuteTaskOptions, TaskResult } from './task-types.js';
 import { createTraceWriter } from './trace-file.js';
+import type { TraceSpan, Tracer } from '../bridge/index.js';
 
 const DEFAULT_CONTEXT_LIMIT_CHARS = 60_000;
 const DEFAULT_SUMMARIZE_ABOVE_CHARS = 4_000;
@@ -101,6 +102,13 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     }
   };
   run.emit = emit;
+  // Spans (when the space traces): the task, each step with its model request, and the step's code runs and calls.
+  const tracer = await space.tracer();
+  const taskSpan = tracer.startSpan('invoke_agent agent-spaces', {
+    ...(options.traceparent === undefined ? {} : { parent: options.traceparent }),
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'agent-spaces', 'gen_ai.request.model': client.model, 'agent_spaces.task_id': taskId },
+  });
+  let stepSpan: TraceSpan | undefined;
   const safeTask = redactor.text(task);
   emit({ type: 'task-start', task: safeTask, model: client.model, baseURL: client.baseURL, budget: limits });
 
@@ -118,6 +126,9 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
 
   const end = (success: boolean, summary: string, error: string | null, result?: unknown): TaskResult => {
     const finalSummary = redactor.text(summary);
+    stepSpan?.end();
+    taskSpan.setAttributes({ 'agent_spaces.steps': run.usage.steps, 'gen_ai.usage.input_tokens': run.usage.tokens.input, 'gen_ai.usage.output_tokens': run.usage.tokens.output });
+    taskSpan.end(success ? undefined : { code: 'TASK_FAILED', message: 'the task did not finish' });
     emit({ type: 'task-finish', success, summary: finalSummary, error, usage: currentUsage(run.usage) });
     return {
       taskId,
@@ -144,10 +155,13 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     if (run.usage.steps >= limits.maxSteps) return breach('maxSteps');
     if (run.usage.llmCostUsd > limits.maxLlmCostUsd) return breach('maxLlmCostUsd');
     run.step = ++run.usage.steps;
+    stepSpan?.end();
+    stepSpan = tracer.startSpan(`agent_spaces.step ${run.step}`, { ...(taskSpan.traceparent === undefined ? {} : { parent: taskSpan.traceparent }), attributes: { 'agent_spaces.step': run.step } });
+    run.traceparent = stepSpan.traceparent;
     const context = buildContext(head, turns, contextLimit);
     let reply: ModelReply;
     try {
-      reply = await client.complete(context.messages, options.signal);
+      reply = await traceChat(tracer, client.model, stepSpan.traceparent, () => client.complete(context.messages, options.signal));
     } catch (error) {
       if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
       run.logs.push(redactor.text(`step ${run.step}: ${errorMessage(error)}`));
@@ -197,6 +211,21 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
       digests.push(outcome.digest);
     }
     turns.push({ messages: [assistant, ...answers], digest: digests.join('; ') });
+  }
+}
+
+/** One model request as a GenAI `chat` span: the model and the tokens, never the messages. */
+async function traceChat(tracer: Tracer, model: string, parent: string | undefined, complete: () => Promise<ModelReply>): Promise<ModelReply> {
+  const span = tracer.startSpan(`chat ${model}`, { ...(parent === undefined ? {} : { parent }), kind: 'client', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model } });
+  try {
+    const reply = await complete();
+    const tokens = readUsage(reply.usage);
+    span.setAttributes({ 'gen_ai.usage.input_tokens': tokens.input, 'gen_ai.usage.output_tokens': tokens.output, 'agent_spaces.tool_calls': reply.message.tool_calls?.length ?? 0 });
+    span.end();
+    return reply;
+  } catch (error) {
+    span.end({ code: 'MODEL_ERROR', message: 'the model request failed' });
+    throw error;
   }
 }
 

@@ -62,7 +62,7 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
   const runId = `${run.taskId}:${run.step}:${randomUUID().slice(0, 8)}`;
   const closeStorage = run.space.taskStorage.open(runId, run.stored);
   try {
-    const value = await run.space.callTool(call.name, call.arguments, { runId, ...(run.signal ? { signal: run.signal } : {}), ...(run.access ? { access: run.access } : {}) });
+    const value = await run.space.callTool(call.name, call.arguments, { runId, ...(run.signal ? { signal: run.signal } : {}), ...(run.access ? { access: run.access } : {}), ...(run.traceparent ? { traceparent: run.traceparent } : {}) });
     const durationMs = performance.now() - started;
     const presented = presentValue(run, call.name, value);
     run.emit({ type: 'tool-call', name: call.name, ok: true, durationMs });
@@ -89,7 +89,7 @@ async function runCode(run: TaskRun, code: string): Promise<CallOutcome> {
   const closeStorage = run.space.taskStorage.open(runId, run.stored);
   let result: RunResult;
   try {
-    result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, ...(run.access ? { access: run.access } : {}), runId, ...(run.signal ? { signal: run.signal } : {}) });
+    result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, ...(run.access ? { access: run.access } : {}), runId, ...(run.signal ? { signal: run.signal } : {}), ...(run.traceparent ? { traceparent: run.traceparent } : {}) });
   } finally {
     closeStorage();
   }

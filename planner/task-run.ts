@@ -28,6 +28,8 @@ export interface TaskRun {
   stored: Map<string, StoredResult>;
   summarizeAboveChars: number;
   signal: AbortSignal | undefined;
+  /** The current step's span: code runs and direct calls are its children. */
+  traceparent?: string;
 }
 
 /** A value as the model will see it: redacted, and summarised + stored when it is large. */

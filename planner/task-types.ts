@@ -18,6 +18,8 @@ export interface ExecuteTaskOptions {
   replay?: readonly ModelReply[];
   budget?: Partial<Budget>;
   signal?: AbortSignal;
+  /** The W3C `traceparent` of the caller's span: the task's span becomes its child (see `telemetry` in the config). */
+  traceparent?: string;
   /** For a space this call creates; a given space keeps its own. Without one, approvals are denied. */
   approvalHandler?: ApprovalHandler;
   onEvent?: PlannerEventListener;

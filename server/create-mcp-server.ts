@@ -15,6 +15,7 @@ import { createSealer } from './sealed-state.js';
 import { StoredRuns } from './stored-runs.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
 import { INVOKE_INSTRUCTIONS, registerInvokeTools, type ServeMode } from './invoke-tools.js';
+import { traceOf } from './trace-of.js';
 
 /** Results larger than this are cut (execute_code: paged, the rest readable as a resource), with a note saying how to get less. */
 export const MAX_RESULT_CHARS = 64 * 1024;
@@ -274,7 +275,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
       ...(canElicit ? { approve: (request: ApprovalRequest) => elicitApproval(ctx, request) } : {}),
     });
     try {
-      return await space.run(code, { runId, signal: ctx.mcpReq.signal, ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(redactResult(log)) } : {}) });
+      return await space.run(code, { runId, signal: ctx.mcpReq.signal, ...traceOf(ctx), ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(redactResult(log)) } : {}) });
     } finally {
       unregister();
     }
@@ -301,7 +302,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
           : { denial: 'the MCP client declared no elicitation capability, so it cannot answer approvals (input_required with elicitation requests); calls that require approval are denied' }),
       });
       const refused = router.rounds.start(runId, (signal) =>
-        space.run(code, { runId, signal, onLog: (log) => router.rounds.progressOf(runId)?.log(redactResult(log)) }).finally(unregister),
+        space.run(code, { runId, signal, ...traceOf(ctx), onLog: (log) => router.rounds.progressOf(runId)?.log(redactResult(log)) }).finally(unregister),
       );
       if (refused) {
         unregister();

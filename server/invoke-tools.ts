@@ -7,6 +7,7 @@ import { BUILD_LAYOUT, ToolCallError, errorMessage, type CapabilitySpec } from '
 import { searchTools, type Space } from '../space/index.js';
 import { z } from 'zod';
 import { searchToolsInput } from './tool-schemas.js';
+import { traceOf } from './trace-of.js';
 
 /**
  * What `serve` offers: `code` — search_tools, get_types, execute_code (code mode, the default);
@@ -89,7 +90,7 @@ export function registerInvokeTools(server: McpServer, context: InvokeToolsConte
       const runId = randomUUID();
       const unregister = context.register(runId, ctx);
       try {
-        const value = await context.space.callTool(name, args ?? {}, { runId, signal: ctx.mcpReq.signal });
+        const value = await context.space.callTool(name, args ?? {}, { runId, signal: ctx.mcpReq.signal, ...traceOf(ctx) });
         return text(JSON.stringify(context.redact(value) ?? null, null, 2), context.maxResultChars);
       } catch (error) {
         if (error instanceof ToolCallError) return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }] };

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createBridge, loadBuiltCapabilities, type Bridge, type CallJournal } from '../bridge/index.js';
+import { NOOP_TRACER, createBridge, loadBuiltCapabilities, loadTracer, type Bridge, type CallJournal, type Tracer } from '../bridge/index.js';
 import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog } from '../compiler/index.js';
 import { loadConfig, serverSecrets, type ResolvedConfig } from '../config/index.js';
 import {
@@ -47,6 +47,8 @@ export interface SpaceOptions {
   sources?: readonly CapabilitySourceKind[] | ((defaults: readonly CapabilitySourceKind[]) => readonly CapabilitySourceKind[]);
   /** Every approved call goes through it (a durable worker's call journal; see durable/). */
   journal?: CallJournal;
+  /** Where spans go; default from the config's `telemetry` or the `OTEL_*` variables (none: no tracing). */
+  tracer?: Tracer;
 }
 
 export interface SpaceRunOptions {
@@ -59,6 +61,8 @@ export interface SpaceRunOptions {
   limits?: Partial<RunLimits>;
   signal?: AbortSignal;
   runId?: string;
+  /** The W3C `traceparent` of the caller's span (a planner step, a serve request): the run's span is its child. */
+  traceparent?: string;
 }
 
 /** A space: its config, build output, bridge and sandbox, wired together. */
@@ -79,7 +83,9 @@ export interface Space {
    * events): `callTool('train-schedule.getSchedule', { station: 'Central' })`. Rejects with a
    * `ToolCallError` for an unknown id, bad arguments, a denial or a failed call.
    */
-  callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess }): Promise<unknown>;
+  callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess; traceparent?: string }): Promise<unknown>;
+  /** The space's tracer (OpenTelemetry when configured, else one that does nothing), loaded on first use. */
+  tracer(): Promise<Tracer>;
   /** Which stored results a run may read through `@capabilities/task-storage` (the planner opens its own). */
   readonly taskStorage: TaskStorage;
   close(): Promise<void>;
@@ -105,6 +111,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; specs: CapabilitySpec[]; closeBackends: () => Promise<void> }> | undefined;
   let checker: TypeChecker | undefined;
   let closed = false;
+  let tracerReady: Promise<Tracer> | undefined;
 
   const space: Space = {
     config,
@@ -122,17 +129,30 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const { bridge, sandbox, specs } = await start();
       const limits = { ...sandboxLimits(config), ...runOptions.limits };
       const { access } = runOptions;
-      return sandbox.run(code, {
+      const runId = runOptions.runId ?? randomUUID();
+      const span = (await space.tracer()).startSpan('execute_code', {
+        ...(runOptions.traceparent === undefined ? {} : { parent: runOptions.traceparent }),
+        attributes: { 'agent_spaces.run_id': runId, 'agent_spaces.code_bytes': Buffer.byteLength(code) },
+      });
+      const traced = span.traceparent === undefined ? {} : { traceparent: span.traceparent };
+      const result = await sandbox.run(code, {
         // Every call of a program is a call by code, whatever the program did to reach it (callers).
-        onCall: access === undefined ? (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code' }) : (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code', access }),
+        onCall: access === undefined ? (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code', ...traced }) : (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code', access, ...traced }),
         // A narrowed run's "did you mean" names only modules and functions it may call.
         ...(access === undefined ? {} : narrowedView(specs, access)),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
-        runId: runOptions.runId ?? randomUUID(),
+        runId,
         check: runOptions.check ?? true,
         limits,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
       });
+      span.setAttributes({ 'agent_spaces.calls': result.calls, 'agent_spaces.timed_out': result.timedOut, 'agent_spaces.success': result.success });
+      span.end(result.success ? undefined : { code: result.error?.code ?? 'RUN_FAILED', message: result.error?.code ?? 'the run failed' });
+      return result;
+    },
+    tracer() {
+      tracerReady ??= options.tracer ? Promise.resolve(options.tracer) : loadTracer(config);
+      return tracerReady;
     },
     async check(code) {
       await ensureBuilt();
@@ -158,7 +178,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       try {
         return await bridge.handle(
           { capability: id.slice(0, dot), function: id.slice(dot + 1), args: args ?? {}, ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}) },
-          { runId: callOptions.runId ?? randomUUID(), signal, caller: 'direct', ...(callOptions.access ? { access: callOptions.access } : {}) },
+          { runId: callOptions.runId ?? randomUUID(), signal, caller: 'direct', ...(callOptions.access ? { access: callOptions.access } : {}), ...(callOptions.traceparent ? { traceparent: callOptions.traceparent } : {}) },
         );
       } finally {
         controller.abort(); // the call is over: nothing of it may keep running
@@ -171,6 +191,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         const started = await ready.catch(() => undefined);
         if (started) await Promise.all([started.sandbox.close(), started.bridge.close(), started.closeBackends()]);
       }
+      // Spans still in the exporter's batch are sent before the space goes.
+      if (tracerReady) await (await tracerReady.catch(() => NOOP_TRACER)).shutdown();
     },
   };
 
@@ -192,9 +214,11 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       await mkdir(workspace, { recursive: true }); // std fs works from the first run
       const specs = await loadBuiltCapabilities(config.outDir);
       const { backends, close: closeBackends } = await connectSources(sources, specs, config);
+      const tracer = await space.tracer();
       const bridge = createBridge({
         capabilities: specs,
         backends,
+        ...(tracer.enabled ? { tracer: tracer.calls } : {}),
         ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
         secrets: serverSecrets(config),

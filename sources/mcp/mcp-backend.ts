@@ -198,7 +198,8 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
             ...(progress.message === undefined ? {} : { message: redactValue(progress.message) }),
           }),
       };
-      const request = { name: tool, arguments: call.args };
+      // The call's span goes on to the server as W3C trace context (MCP `_meta`), so its spans join the trace.
+      const request = { name: tool, arguments: call.args, ...(call.traceparent === undefined ? {} : { _meta: { traceparent: call.traceparent } }) };
       let result: unknown = await live.connection.client.callTool(request, options);
       for (let round = 1; isInputRequired(result); round += 1) {
         if (round > MAX_INPUT_ROUNDS) {

@@ -25,6 +25,8 @@ interface Call {
   secrets: readonly string[];
   /** Told how a call that was performed was answered (for the bridge's message if its result is refused). */
   onPerformed?: (outcome: string) => void;
+  /** The call's W3C trace context, sent as the `traceparent` header (to any origin: it holds no secret). */
+  traceparent?: string;
 }
 
 /**
@@ -68,7 +70,7 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
       // The configured headers belong to the API's home: baseUrl, else the document's own server. An
       // operation the spec serves elsewhere gets none (a spec must not choose where the key goes).
       const home = originOf(config.baseUrl ?? plan.home);
-      return send(request, { api, config, target, subject, home, signal: call.context.signal, secrets: secretsOf(api, config), ...(call.onPerformed ? { onPerformed: call.onPerformed } : {}) });
+      return send(request, { api, config, target, subject, home, signal: call.context.signal, secrets: secretsOf(api, config), ...(call.onPerformed ? { onPerformed: call.onPerformed } : {}), ...(call.traceparent ? { traceparent: call.traceparent } : {}) });
     },
     async close() {
       // Nothing is kept open between calls: each uses fetch's own connection pool.
@@ -83,6 +85,7 @@ async function send(request: BuiltRequest, call: Call): Promise<unknown> {
   let { url, method, body } = request;
   for (let redirects = 0; ; redirects += 1) {
     const headers = new Headers(request.headers);
+    if (call.traceparent !== undefined) headers.set('traceparent', call.traceparent);
     // The configured headers (credentials) belong to the API's own origin and go nowhere else.
     if (url.origin === home) for (const [name, value] of Object.entries(config.headers ?? {})) headers.set(name, value);
     let reply: Response;
