@@ -47,10 +47,11 @@ export function searchTools(catalog: Catalog, query: string, options: SearchTool
   if (terms.length === 0) {
     return { query, modules: catalog.modules, matches: [], total: catalog.functions.length };
   }
+  const named = namedInQuery(query);
   const scored = catalog.functions
-    .map((entry) => ({ entry, score: score(entry, terms) }))
-    .filter((item) => item.score > 0)
-    .sort((a, b) => b.score - a.score || a.entry.id.localeCompare(b.entry.id));
+    .map((entry) => ({ entry, score: score(entry, terms), named: isNamed(entry, named) }))
+    .filter((item) => item.score > 0 || item.named)
+    .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || a.entry.id.localeCompare(b.entry.id));
   const seen = new Set<string>();
   const matches: ToolMatch[] = [];
   for (const { entry, score: value } of scored) {
@@ -102,6 +103,21 @@ function score(entry: CatalogEntry, terms: string[]): number {
   }
   // Prefer entries that match more of the query's terms.
   return hits === 0 ? 0 : total * (hits / terms.length);
+}
+
+/**
+ * A function the query names exactly — its function name, tool name or id as one word of the query
+ * (`getOrderDetails`, `get_order_details`, `retail.getOrderDetails`) — ranks above every word match.
+ * A model that already knows the names it needs (from the task, the declarations, an earlier search)
+ * gets all of them in one search, however many words their names share with other functions
+ * (measured with `agent-spaces eval`: docs/EVAL.md).
+ */
+function namedInQuery(query: string): Set<string> {
+  return new Set(query.split(/[\s,;]+/).map((word) => word.replace(/^[^\w]+|[^\w]+$/g, '').toLowerCase()).filter((word) => word.length > 0));
+}
+
+function isNamed(entry: CatalogEntry, named: ReadonlySet<string>): boolean {
+  return named.size > 0 && [entry.function, entry.toolName, entry.id].some((name) => named.has(name.toLowerCase()));
 }
 
 const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'and', 'or', 'by', 'with', 'get', 'all', 'is', 'it', 'me', 'my']);
