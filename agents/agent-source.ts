@@ -1,4 +1,4 @@
-import { CompileError, ToolCallError, defineTool, sourceLabel, toModuleName, type AnyFunctionDefinition, type Backend, type JsonSchema, type RawCapability } from '../core/index.js';
+import { CompileError, ToolCallError, defineTool, sourceLabel, toModuleName, type AnyFunctionDefinition, type Backend, type JsonSchema, type RawCapability, type Secret } from '../core/index.js';
 import { discoverHostTools, type CapabilitySourceKind, type HostTool } from '../sources/index.js';
 import type { Agent } from './agent.js';
 import { loadAgent, type LoadAgentOptions } from './load-agent.js';
@@ -72,6 +72,8 @@ export interface AgentSourceParts {
   backends: Readonly<Record<string, Backend>>;
   /** Entries that could not become capabilities, reported by every build like a broken file. */
   problems: readonly string[];
+  /** The secrets the agents hold (their MCP servers', their model keys): see `agentSecrets`. */
+  secrets?: readonly Secret[];
 }
 
 /**
@@ -91,6 +93,7 @@ export function createAgentSource(parts: AgentSourceParts): CapabilitySourceKind
       return routeByModule(parts.backends);
     },
     describe: sourceLabel,
+    secrets: () => [...(parts.secrets ?? [])],
   };
 }
 

@@ -7,6 +7,7 @@ import { connectA2AAgent, type RemoteAgent } from './a2a/connect-a2a-agent.js';
 import { remoteAgentHostTool, remoteAgentModuleName } from './a2a/remote-agent-capability.js';
 import { createAgentBackend } from './agent-backend.js';
 import { agentHostTool, agentModuleName, createAgentSource } from './agent-source.js';
+import { agentSecrets } from './agent-secrets.js';
 import { loadAgent } from './load-agent.js';
 import { createAgentDirectory } from './orchestration/agent-directory.js';
 import { ORCHESTRATION_MODULE, orchestrationHostTool } from './orchestration/orchestration-capability.js';
@@ -102,7 +103,7 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
     backends[ORCHESTRATION_MODULE] = backendOfDefinition(tool);
   }
   return {
-    source: createAgentSource({ tools, backends, problems }),
+    source: createAgentSource({ tools, backends, problems, secrets: Object.values(runners).flatMap((runner) => agentSecrets(runner.agent)) }),
     tools,
     backends,
     problems,

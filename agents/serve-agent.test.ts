@@ -54,7 +54,7 @@ describe('serveAgent with a plain provider key in tsagent.json', () => {
     const ok = (await client.callTool({ name: 'ask', arguments: { q: 'hello' } })) as CallToolResult;
     const failed = (await client.callTool({ name: 'ask', arguments: { q: 'fail please' } })) as CallToolResult;
     expect(ok.isError).toBeFalsy();
-    expect(JSON.stringify(ok.content)).toContain('Done; I used [REDACTED].');
+    expect(JSON.stringify(ok.content)).toContain('Done; I used [REDACTED: model API key].');
     expect(failed.isError).toBe(true);
     // The key did reach the endpoint, as the Authorization header the server required.
     expect(model.chatRequests().length).toBeGreaterThanOrEqual(2);

@@ -308,7 +308,7 @@ describe('createBridge: rate limits, results, events', () => {
     await toolCallErrorOf(bridge.handle({ capability: 'nope', function: 'x', args: { password: 'p' } }, context()));
     expect(seen).toHaveLength(2);
     const [start, end, unknownStart, unknownEnd] = events;
-    expect(start).toMatchObject({ type: 'tool-call-start', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'search', args: { query: 'by [REDACTED]', token: '[REDACTED]' } });
+    expect(start).toMatchObject({ type: 'tool-call-start', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'search', args: { query: 'by [REDACTED: configured secret]', token: '[REDACTED]' } });
     expect(end).toMatchObject({ type: 'tool-call-end', callId: 'call-1', ok: true, sizeBytes: JSON.stringify({ query: 'by hunter2-secret-value', limit: 10 }).length });
     expect(end?.type === 'tool-call-end' && end.durationMs >= 0).toBe(true);
     expect(unknownStart).toMatchObject({ type: 'tool-call-start', callId: 'call-2', args: { password: '[REDACTED]' } });
@@ -354,10 +354,10 @@ describe('createBridge: secrets in failures', () => {
     const { bridge, events } = setup({ secrets: [secret], backends: { crm: leaky } });
     const crashed = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'q' } }, context()));
     expect(crashed.code).toBe('SERVER_UNAVAILABLE');
-    expect(crashed.message).toBe('MCP server "crm" exited; stderr:\nbad API key [REDACTED]');
+    expect(crashed.message).toBe('MCP server "crm" exited; stderr:\nbad API key [REDACTED: configured secret]');
     expect(JSON.stringify(toWireError(crashed))).not.toContain(secret);
     const thrown = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
-    expect(thrown.message).toBe('tool "broken" of capability "crm" failed: upstream refused key [REDACTED]');
+    expect(thrown.message).toBe('tool "broken" of capability "crm" failed: upstream refused key [REDACTED: configured secret]');
     expect(JSON.stringify(events)).not.toContain(secret);
     expect(events.filter((event) => event.type === 'tool-call-end')).toHaveLength(2);
   });

@@ -1,4 +1,4 @@
-import { EncodedJson, ToolCallError, errorMessage, utf8SizeOver } from '../core/index.js';
+import { EncodedJson, ToolCallError, createRedactor, errorMessage, utf8SizeOver, type SecretInput } from '../core/index.js';
 import type {
   ApprovalHandler,
   CallAccess,
@@ -18,7 +18,6 @@ import type { Backend, BackendCall, InputRequest } from '../core/index.js';
 import { createTextResultObserver } from './inferred-results/observe-text-result.js';
 import { createResultRecorder } from './inferred-results/result-recorder.js';
 import { createRateLimiter, rateLimitError, type RateLimiter } from './rate-limiter.js';
-import { createRedactor, redactToolCallError } from './redact.js';
 import { requestApproval } from './request-approval.js';
 import { createSchemaCompiler, type SchemaCheck, type SchemaIssue } from './schema-validator.js';
 
@@ -37,8 +36,8 @@ export interface BridgeOptions {
   maxResultBytes?: number;
   /** Extra key fragments to redact in events, besides token, password, api_key, secret, … */
   redactKeys?: string[];
-  /** Known secret values (e.g. env values of MCP servers) to cut out of strings in events. */
-  secrets?: string[];
+  /** The host's secrets (a space passes `space.secrets`: what its sources declare), cut out of errors, events and journaled failures. */
+  secrets?: readonly SecretInput[];
   /** Clock for rate limits, in ms. Default `Date.now`. */
   now?: () => number;
   /**
@@ -133,7 +132,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   // A server's error (its stderr, an echoed request) may quote a secret from its env or headers; the
   // program, and so the model, and every event listener get the error with those values cut out
   // (message, details and cause).
-  const withoutSecrets = (error: ToolCallError): ToolCallError => redactToolCallError(error, redact);
+  const withoutSecrets = (error: ToolCallError): ToolCallError => redact.error(error);
 
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];

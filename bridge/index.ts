@@ -5,8 +5,6 @@ export { createInProcessBackend } from './in-process-backend.js';
 export { loadBuiltCapabilities } from './load-build.js';
 export { createRateLimiter, RATE_PERIOD_MS } from './rate-limiter.js';
 export type { RateDecision, RateLimiter } from './rate-limiter.js';
-export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, redactCredentialShapes, redactText, redactToolCallError, redactUrlPasswords } from './redact.js';
-export type { RedactOptions } from './redact.js';
 export { defaultApprovalMessage, escapeControlCharacters, fillTemplate, formatArguments, toTerminalJson } from './approval-message.js';
 export { createSchemaCompiler } from './schema-validator.js';
 export { createResultRecorder } from './inferred-results/result-recorder.js';

@@ -1,6 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { createRedactor } from '../bridge/index.js';
-import type { ApprovalHandler, BridgeEvent } from '../core/index.js';
+import { createRedactor, type ApprovalHandler, type BridgeEvent, type SecretInput } from '../core/index.js';
 import { UsageError } from './usage-error.js';
 
 /** The environment variable that attaches `run`, `task` and `serve` to a studio when `--studio` is not given. */
@@ -35,7 +34,7 @@ export interface StudioApprovals {
   /** The space's events: a call the bridge stopped waiting for (its run ended) leaves the studio's inbox. */
   onEvent(event: BridgeEvent): void;
   /** The host's secrets, once the space is open: they never leave this process. */
-  useSecrets(secrets: string[]): void;
+  useSecrets(secrets: readonly SecretInput[]): void;
   /** Withdraws every call still waiting (the space is closing). */
   close(): void;
   /** The studio's address without the token, for messages. */

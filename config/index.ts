@@ -15,4 +15,3 @@ export type {
   StdConfig,
   StdioServerConfig,
 } from './schema.js';
-export { REDACTED, redactSecrets, secretsOfApi, secretsOfServer, serverSecrets } from './server-secrets.js';

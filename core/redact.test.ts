@@ -122,6 +122,11 @@ describe('redactText: pieces of secrets', () => {
     }
   });
 
+  it('keeps a piece that is an everyday word: it tells nothing of the key', () => {
+    expect(redactText('The stations token is stations-env-secret-77f3a1.', [strong('stations-env-secret-77f3a1', 'env STATIONS_TOKEN')])).toBe('The stations token is [REDACTED: env STATIONS_TOKEN].');
+    expect(redactText('The stations-env-secr', [strong('stations-env-secret-77f3a1', 'env STATIONS_TOKEN')])).toBe('The [REDACTED: part of env STATIONS_TOKEN]');
+  });
+
   it('keeps pieces of 7 characters or fewer inside a text', () => {
     expect(redactText('x k2P9-mX y', [key])).toBe('x k2P9-mX y');
   });
@@ -130,6 +135,10 @@ describe('redactText: pieces of secrets', () => {
     expect(redactText('the key was zq7W-k2', [key])).toBe('the key was [REDACTED: part of header X-Api-Key]');
     expect(redactText('R8tL was the end', [key])).toBe('[REDACTED: part of header X-Api-Key] was the end');
     expect(redactText('the key was zq7', [key])).toBe('the key was zq7');
+    // A `…` says something was cut there: a message quoting a cut value.
+    expect(redactText('got "aaaa zq7W-k2…" (expected a number)', [key])).toBe('got "aaaa [REDACTED: part of header X-Api-Key]…" (expected a number)');
+    expect(redactText('log: …8tL and more', [key])).toBe('log: …8tL and more');
+    expect(redactText('log: …-R8tL and more', [key])).toBe('log: …[REDACTED: part of header X-Api-Key] and more');
   });
 
   it('cuts a weak secret only whole: its pieces are everyday words', () => {

@@ -296,7 +296,8 @@ function createMatcher(inputs: readonly SecretInput[]): (text: string) => string
       spans.push({ start: match.index, end: match.index + match[0].length, label: labels.get(match[0]) ?? 'secret', part: false });
     }
     if (grams.size > 0) findPieces(text, grams, spans);
-    for (const secret of strong) findBoundaryPieces(text, secret, spans);
+    const cuts = cutMarks(text);
+    for (const secret of strong) findBoundaryPieces(text, secret, cuts, spans);
     return spans.length === 0 ? text : replaceSpans(text, spans);
   };
 }
@@ -325,28 +326,50 @@ function findPieces(text: string, grams: Map<string, { secret: Secret; offset: n
         end += 1;
         to += 1;
       }
-      if (end - start < MIN_PIECE) continue;
+      if (end - start < MIN_PIECE || (end - start < secret.value.length && !isTellingPiece(text.slice(start, end)))) continue;
       spans.push({ start, end, label: secret.label, part: end - start < secret.value.length });
       covered = Math.max(covered, end);
     }
   }
 }
 
-/** A shorter piece (4 to 7 characters) of a strong secret where a text starts or ends: where something cut it. */
-function findBoundaryPieces(text: string, secret: Secret, spans: Span[]): void {
-  const longest = Math.min(MIN_PIECE - 1, text.length);
-  for (let length = longest; length >= MIN_SECRET_LENGTH; length -= 1) {
-    if (text.endsWith(secret.value.slice(0, length))) {
-      spans.push({ start: text.length - length, end: text.length, label: secret.label, part: true });
-      break;
+/**
+ * A shorter piece (4 to 7 characters) of a strong secret where something cut it: a prefix of it where
+ * a text ends or just before a `…`, a suffix where a text starts or just after one.
+ */
+function findBoundaryPieces(text: string, secret: Secret, cuts: readonly number[], spans: Span[]): void {
+  for (const cut of [text.length, ...cuts]) {
+    for (let length = Math.min(MIN_PIECE - 1, cut); length >= MIN_SECRET_LENGTH; length -= 1) {
+      if (text.startsWith(secret.value.slice(0, length), cut - length) && isTellingPiece(secret.value.slice(0, length))) {
+        spans.push({ start: cut - length, end: cut, label: secret.label, part: true });
+        break;
+      }
     }
   }
-  for (let length = longest; length >= MIN_SECRET_LENGTH; length -= 1) {
-    if (text.startsWith(secret.value.slice(secret.value.length - length))) {
-      spans.push({ start: 0, end: length, label: secret.label, part: true });
-      break;
+  for (const cut of [0, ...cuts.map((at) => at + 1)]) {
+    for (let length = Math.min(MIN_PIECE - 1, text.length - cut); length >= MIN_SECRET_LENGTH; length -= 1) {
+      if (text.startsWith(secret.value.slice(secret.value.length - length), cut) && isTellingPiece(secret.value.slice(secret.value.length - length))) {
+        spans.push({ start: cut, end: cut + length, label: secret.label, part: true });
+        break;
+      }
     }
   }
+}
+
+/**
+ * Whether a piece of a secret says something about it: it holds a digit or mixes cases (as nearly
+ * every piece of a random key does), or is 12 characters or more. A piece that is an everyday word
+ * (`stations` of `stations-env-secret-77f3a1`) is left in the text.
+ */
+function isTellingPiece(piece: string): boolean {
+  return piece.length >= 12 || /\d/.test(piece) || /[a-z]/.test(piece.slice(1)) && /[A-Z]/.test(piece.slice(1));
+}
+
+/** Where a text says it was cut (`…`). */
+function cutMarks(text: string): number[] {
+  const marks: number[] = [];
+  for (let at = text.indexOf('…'); at !== -1 && marks.length < 64; at = text.indexOf('…', at + 1)) marks.push(at);
+  return marks;
 }
 
 /** `text` with each span (overlapping ones merged, a whole secret's label winning) replaced by its marker. */

@@ -3,9 +3,10 @@
 import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { createRedactor } from '../bridge/index.js';
+import type { SecretInput } from '../core/index.js';
 import { appendRunEvent } from './run-events.js';
 import { openStorePool, SCHEMA, type Pool } from './store.js';
+import { createStoreWriter } from './store-writer.js';
 
 /** The SDK's page size when a `tasks/list` names none. */
 const DEFAULT_PAGE_SIZE = 50;
@@ -17,12 +18,12 @@ export interface A2ATaskStores {
    * The task store of one served agent (its path on the server, e.g. `echo-desk`): each agent sees only
    * its own tasks. `secrets` (the agent's server secrets) are cut out of every task before it is written.
    */
-  forAgent(agent: string, secrets: readonly string[]): TaskStore;
+  forAgent(agent: string, secrets: readonly SecretInput[]): TaskStore;
   /**
    * Writes each event of a task's session to run_events under the A2A task id (secrets cut out), so
    * `agent-spaces trace <task id>` reads it from any machine. A write that fails loses that event, never the task.
    */
-  traceRecorder(agent: string, secrets: readonly string[]): (taskId: string, event: { type: string }) => void;
+  traceRecorder(agent: string, secrets: readonly SecretInput[]): (taskId: string, event: { type: string }) => void;
   /** Waits for the trace events still being written, then closes the connections. */
   close(): Promise<void>;
 }
@@ -35,9 +36,9 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
   return {
     forAgent: (agent, secrets) => createA2ATaskStore(pool, agent, secrets),
     traceRecorder(_agent, secrets) {
-      const redact = createRedactor({ secrets });
+      const writer = createStoreWriter(pool, secrets);
       return (taskId, event) => {
-        const next = (writing.get(taskId) ?? Promise.resolve()).then(() => appendRunEvent(pool, taskId, { kind: 'planner', event: redact(event) })).catch(() => undefined);
+        const next = (writing.get(taskId) ?? Promise.resolve()).then(() => appendRunEvent(writer, taskId, { kind: 'planner', event })).catch(() => undefined);
         writing.set(taskId, next);
         void next.then(() => {
           if (writing.get(taskId) === next) writing.delete(taskId);
@@ -55,18 +56,17 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
  * Tasks are scoped as the SDK's InMemoryTaskStore scopes them: by tenant and by the caller's user name
  * (`unknown` for an unauthenticated caller), and here also by agent.
  */
-export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly string[]): TaskStore {
-  const redact = createRedactor({ secrets });
+export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly SecretInput[]): TaskStore {
+  const writer = createStoreWriter(pool, secrets);
   const scope = (context: ServerCallContext): [string, string, string] => [agent, textOf('tenant', context.tenant ?? ''), context.user?.userName || 'unknown'];
   return {
     async save(task, context) {
-      const stored = redact(Task.toJSON(task));
-      await pool.query(
+      await writer.write(
         `INSERT INTO ${SCHEMA}.a2a_tasks (agent, tenant, owner, task_id, context_id, state, status_timestamp, task)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (agent, tenant, owner, task_id) DO UPDATE
          SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_timestamp = EXCLUDED.status_timestamp, task = EXCLUDED.task, updated_at = now()`,
-        [...scope(context), textOf('task id', task.id), textOf('context id', task.contextId), task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(stored)],
+        [...scope(context), textOf('task id', task.id), textOf('context id', task.contextId), task.status?.state ?? 0, task.status?.timestamp ?? '', { json: Task.toJSON(task) }],
       );
     },
 

@@ -1,8 +1,9 @@
 // execute_agent sessions in the store: a follow-up with a session id continues the session whichever
 // process or replica takes it (the file store keeps them on one machine). Loaded only with a store.
 import { randomUUID } from 'node:crypto';
-import { createRedactor } from '../bridge/index.js';
+import type { SecretInput } from '../core/index.js';
 import { openStorePool, SCHEMA, storeUnavailable, type Pool } from './store.js';
+import { createStoreWriter } from './store-writer.js';
 import { describeStore } from './store-url.js';
 
 /** The shape of agents' `SessionStore` (durable/ does not import agents/; the CLI joins the two). */
@@ -34,7 +35,7 @@ interface SessionRow {
 }
 
 /** Opens the sessions table of the store at `url`; `secrets` are cut out of every message before it is written. */
-export async function openAgentSessionStore(url: string, secrets: readonly string[] = []): Promise<AgentSessionStore> {
+export async function openAgentSessionStore(url: string, secrets: readonly SecretInput[] = []): Promise<AgentSessionStore> {
   const pool = await openStorePool(url, 4);
   return { ...createAgentSessionStore(pool, secrets, url), close: () => pool.end() };
 }
@@ -52,8 +53,8 @@ function checkSessionId(id: string): void {
   }
 }
 
-export function createAgentSessionStore(pool: Pool, secrets: readonly string[], url: string): Omit<AgentSessionStore, 'close'> {
-  const redact = createRedactor({ secrets });
+export function createAgentSessionStore(pool: Pool, secrets: readonly SecretInput[], url: string): Omit<AgentSessionStore, 'close'> {
+  const writer = createStoreWriter(pool, secrets);
   return {
     location: `the store ${describeStore(url)}`,
     newId: () => `sess_${randomUUID().replaceAll('-', '')}`,
@@ -74,13 +75,13 @@ export function createAgentSessionStore(pool: Pool, secrets: readonly string[], 
         const { rows } = await client.query<SessionRow>(`SELECT * FROM ${SCHEMA}.agent_sessions WHERE id = $1 FOR UPDATE`, [id]);
         const session = sessionOf(rows[0] as SessionRow);
         change(session);
-        const messages = redact(session.messages);
-        await client.query(
+        await writer.write(
           `UPDATE ${SCHEMA}.agent_sessions SET agent = $2, remote_context_id = $3, messages = $4, updated_at = now() WHERE id = $1`,
-          [id, session.agent, session.remoteContextId ?? null, JSON.stringify(messages)],
+          [id, session.agent, session.remoteContextId ?? null, { json: session.messages }],
+          client,
         );
         await client.query('COMMIT');
-        return { ...session, messages, updated: new Date().toISOString() };
+        return { ...session, messages: writer.redact(session.messages), updated: new Date().toISOString() };
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;

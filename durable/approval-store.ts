@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DurableError } from './durable-error.js';
 import { APPROVALS_CHANNEL, SCHEMA, type Pool } from './store.js';
+import { writerOf, type StoreWriter } from './store-writer.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied';
 
@@ -61,15 +62,18 @@ function fromRow(row: Row): StoredApproval {
  * the same row every later time (a replay after a restart finds the decision, or waits for it).
  */
 export async function requestStoredApproval(
-  pool: Pool,
+  target: StoreWriter | Pool,
   request: { runId: string; callKey: string; capability: string; function: string; params: unknown; message: string; deadlineMs?: number },
 ): Promise<StoredApproval> {
   const id = randomBytes(5).toString('hex');
   const deadline = request.deadlineMs === undefined ? null : new Date(Date.now() + request.deadlineMs);
-  await pool.query(
+  const writer = writerOf(target);
+  const { pool } = writer;
+  // Through the one writer: the message and parameters a person reads are redacted like every stored row.
+  await writer.write(
     `INSERT INTO ${SCHEMA}.approvals (id, run_id, call_key, capability, function, params, message, status, deadline)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8) ON CONFLICT (run_id, call_key) DO NOTHING`,
-    [id, request.runId, request.callKey, request.capability, request.function, JSON.stringify(request.params ?? {}), request.message, deadline],
+    [id, request.runId, request.callKey, request.capability, request.function, { json: request.params ?? {} }, { text: request.message }, deadline],
   );
   await expireApprovals(pool);
   const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE run_id = $1 AND call_key = $2`, [request.runId, request.callKey]);

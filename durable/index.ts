@@ -8,7 +8,7 @@ import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { PruneStoreOptions } from './prune-store.js';
 import type { PruneReport } from './prune.js';
 import type { ServeStore } from './serve-store.js';
-import type { RunResult } from '../core/index.js';
+import type { RunResult, SecretInput } from '../core/index.js';
 import type { A2ATaskStores } from './a2a-task-store.js';
 import type { AgentSessionStore } from './agent-session-store.js';
 import type { StoredTrace } from './trace-store.js';
@@ -90,7 +90,7 @@ export async function openA2ATaskStores(store: string): Promise<A2ATaskStores> {
 }
 
 /** The store's `execute_agent` sessions (for workers and `agents serve` with a store); `secrets` are redacted before writing. */
-export async function openAgentSessionStore(store: string, secrets: readonly string[] = []): Promise<AgentSessionStore> {
+export async function openAgentSessionStore(store: string, secrets: readonly SecretInput[] = []): Promise<AgentSessionStore> {
   return (await import('./agent-session-store.js')).openAgentSessionStore(store, secrets);
 }
 

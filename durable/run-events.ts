@@ -1,5 +1,6 @@
 import type { RunLog, RunResult } from '../core/index.js';
 import { RUN_EVENTS_CHANNEL, SCHEMA, type Pool } from './store.js';
+import { writerOf, type StoreWriter } from './store-writer.js';
 
 /** What a worker tells the submitter of a run, in order, through the store. */
 export type DurableRunEvent =
@@ -11,13 +12,13 @@ export type DurableRunEvent =
   /** A code run's `RunResult`, or a task's `TaskResult`. */
   | { kind: 'end'; result: RunResult | Record<string, unknown> };
 
-/** Appends an event and wakes whoever listens for the run. */
-export async function appendRunEvent(pool: Pool, runId: string, event: DurableRunEvent): Promise<void> {
+/** Appends an event (through the store's one writer: redacted, whatever its kind) and wakes whoever listens for the run. */
+export async function appendRunEvent(target: StoreWriter | Pool, runId: string, event: DurableRunEvent): Promise<void> {
   const { kind, ...data } = event;
-  await pool.query(
+  await writerOf(target).write(
     `WITH added AS (INSERT INTO ${SCHEMA}.run_events (run_id, kind, data) VALUES ($1, $2, $3) RETURNING run_id)
      SELECT pg_notify($4, run_id) FROM added`,
-    [runId, kind, JSON.stringify(data), RUN_EVENTS_CHANNEL],
+    [runId, kind, { json: data }, RUN_EVENTS_CHANNEL],
   );
 }
 

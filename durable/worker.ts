@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DBOS, type DLogger, type GetWorkflowsInput } from '@dbos-inc/dbos-sdk';
-import { createRedactor, type BackendCall } from '../bridge/index.js';
-import { serverSecrets, type ResolvedConfig } from '../config/index.js';
+import type { BackendCall } from '../bridge/index.js';
+import type { ResolvedConfig } from '../config/index.js';
 import { errorMessage, type ApprovalHandler, type RunResult } from '../core/index.js';
 import { executeTask, type TaskResult } from '../planner/index.js';
 import type { Space, SpaceOptions } from '../space/index.js';
@@ -13,6 +13,7 @@ import { createCallCounter, type CallKey } from './call-key.js';
 import type { DurableError } from './durable-error.js';
 import { holdLiveness, whileDead } from './liveness.js';
 import { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
+import { createStoreWriter, type StoreWriter } from './store-writer.js';
 import { openRunJournal, type RunJournal } from './run-journal.js';
 import { createPool, ensureStoreSchema } from './store.js';
 import { describeStore } from './store-url.js';
@@ -113,8 +114,10 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     const run = request.runId === undefined ? undefined : runOf(request.runId);
     if (run === undefined || request.runId === undefined) return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
     const key: CallKey = run.countApproval(request.capability, request.function, request.params);
+  // Set once the space is open (its secrets are the writer's); approvals and events come only after.
+  let writer!: StoreWriter;
     const runId = run.id;
-    const stored = await requestStoredApproval(pool, {
+    const stored = await requestStoredApproval(writer, {
       runId,
       callKey: key.key,
       capability: request.capability,
@@ -147,7 +150,9 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     },
   }).catch(failStart);
   opened.push(() => space.close());
-  const redact = createRedactor({ secrets: serverSecrets(space.config) });
+  // Everything this worker writes to the store goes through one writer, redacted with the space's secrets.
+  writer = createStoreWriter(pool, space.secrets);
+  const { redact } = writer;
   // Build (when stale) and load the capabilities before taking runs: a worker that says it is ready is.
   await space.capabilities().catch(failStart);
 
@@ -164,13 +169,13 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     // one's but that commits after it would be skipped for good by a follower reading `seq > last seen`.
     let events: Promise<void> = Promise.resolve();
     const append = (event: DurableRunEvent): Promise<void> => {
-      const appended = events.then(() => appendRunEvent(pool, id, event));
+      const appended = events.then(() => appendRunEvent(writer, id, event));
       events = appended.catch(() => undefined);
       return appended;
     };
     runs.set(id, { id, journal, countApproval: createCallCounter(), append });
     try {
-      await appendRunEvent(pool, id, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + spec.modelReplies });
+      await appendRunEvent(writer, id, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + spec.modelReplies });
       notice(prior.attempts === 0 ? `${spec.kind} ${id}: started` : `${spec.kind} ${id}: taken over (attempt ${prior.attempts + 1}, ${spec.modelReplies} model replies and ${journal.replayed} calls journaled)`);
       const report = (event: DurableRunEvent): void => void append(event).catch(() => undefined);
       const performed = await spec.perform({ signal: controller.signal, priorLogs: prior.logs, report });
@@ -179,7 +184,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       if (closing) return await new Promise<never>(() => undefined);
       const result = spec.settle(performed, journal);
       await closeRunApprovals(pool, id);
-      await appendRunEvent(pool, id, { kind: 'end', result: result as unknown as Record<string, unknown> });
+      await appendRunEvent(writer, id, { kind: 'end', result: result as unknown as Record<string, unknown> });
       notice(`${spec.kind} ${id}: ${spec.outcome(result)}`);
       return result;
     } finally {

@@ -70,7 +70,7 @@ describe('executeTask secrets and large results', () => {
     );
     expect(result.success).toBe(true);
     const answer = toolAnswer(server, 1, 'call_1_1') as { value: { apiKey: string; hint: string; service: string } };
-    expect(answer.value).toEqual({ service: 'billing', apiKey: '[REDACTED]', hint: 'rotate [REDACTED] monthly' });
+    expect(answer.value).toEqual({ service: 'billing', apiKey: '[REDACTED]', hint: 'rotate [REDACTED: API key (sk-…)] monthly' });
 
     const everything = [
       JSON.stringify(server.requests.map((request) => request.body)),
@@ -83,8 +83,8 @@ describe('executeTask secrets and large results', () => {
       expect(text).not.toContain(LIVE_KEY);
       expect(text).not.toContain(ENV_SECRET);
     }
-    expect(result.finalSummary).toBe('The key is [REDACTED]');
-    expect(JSON.stringify(server.chatRequests()[0]?.messages[1])).toContain('The stations token is [REDACTED].');
+    expect(result.finalSummary).toBe('The key is [REDACTED: API key (sk-…)]');
+    expect(JSON.stringify(server.chatRequests()[0]?.messages[1])).toContain('The stations token is [REDACTED: env STATIONS_TOKEN].');
   });
 
   it('summarises a large result, stores it whole under the run folder and keeps the context small', async () => {

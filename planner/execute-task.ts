@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { serverSecrets } from '../config/index.js';
 import { accessFromIds, errorMessage } from '../core/index.js';
 import { createSpace, TASK_STORAGE_MODULE, type Space } from '../space/index.js';
 import { describeBreach, emptyUsage, resolveBudget, type BudgetLimit } from './budget.js';
 import { buildContext, type Turn } from './build-context.js';
-import { createTaskRedactor, type TaskRedactor } from './create-task-redactor.js';
+import { createRedactor, type Redactor } from '../core/index.js';
 import { createModelClient, createReplayModelClient, type ModelClient, type ModelReply } from './model-client.js';
 import { parseArguments } from './parse-arguments.js';
 import { performToolCall } from './perform-tool-call.js';
@@ -54,14 +53,14 @@ export async function executeTask(task: string, options: ExecuteTaskOptions = {}
     }
     if (options.wrapModelClient) client = options.wrapModelClient(client);
     await client.check(options.signal);
-    const redactor = createTaskRedactor([...(apiKey ? [apiKey] : []), ...(config.model.apiKey ? [config.model.apiKey] : []), ...serverSecrets(config)]);
+    const redactor = createRedactor({ secrets: [...(apiKey ? [{ value: apiKey, label: 'model API key', strength: 'strong' as const }] : []), ...space.secrets] });
     return await loop(task, taskId, space, client, redactor, options, limits);
   } finally {
     if (!options.space) await space.close();
   }
 }
 
-async function loop(task: string, taskId: string, space: Space, client: ModelClient, redactor: TaskRedactor, options: ExecuteTaskOptions, limits: ReturnType<typeof resolveBudget>): Promise<TaskResult> {
+async function loop(task: string, taskId: string, space: Space, client: ModelClient, redactor: Redactor, options: ExecuteTaskOptions, limits: ReturnType<typeof resolveBudget>): Promise<TaskResult> {
   const runDir = path.resolve(options.runDir ?? path.join(space.config.outDir, 'runs', taskId));
   const traceFile = options.trace === false ? undefined : path.resolve(options.trace ?? path.join(runDir, 'trace.jsonl'));
   const writeTrace = traceFile ? createTraceWriter(traceFile) : undefined;
@@ -93,7 +92,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     signal: options.signal,
   };
   const emit: EmitPlannerEvent = (partial) => {
-    const event = redactor.value({ ...partial, taskId, step: run.step, timestamp: new Date().toISOString() } as PlannerEvent);
+    const event = redactor({ ...partial, taskId, step: run.step, timestamp: new Date().toISOString() } as PlannerEvent);
     writeTrace?.(event);
     try {
       options.onEvent?.(event);
@@ -134,7 +133,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
       taskId,
       success,
       finalSummary,
-      ...(result !== undefined ? { result: redactor.value(result) } : {}),
+      ...(result !== undefined ? { result: redactor(result) } : {}),
       rawOutputs: run.rawOutputs,
       budgetUsage: currentUsage(run.usage),
       logs: run.logs,
@@ -181,7 +180,7 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
     const assistant: ChatCompletionAssistantMessageParam = {
       role: 'assistant',
       content: reply.message.content === null ? null : redactor.text(reply.message.content),
-      ...(calls.length > 0 ? { tool_calls: redactor.value(calls) } : {}),
+      ...(calls.length > 0 ? { tool_calls: redactor(calls) } : {}),
     };
     if (calls.length === 0) {
       log(run, 'the reply called no function (asked the model to call one)');

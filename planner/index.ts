@@ -18,6 +18,4 @@ export type { ModelErrorCode } from './model-error.js';
 export type { PlannerEvent, PlannerEventListener, PlannerEventType } from './planner-event.js';
 export { readTrace } from './trace-file.js';
 export type { RecordedTask } from './trace-file.js';
-export { createTaskRedactor } from './create-task-redactor.js';
-export type { TaskRedactor } from './create-task-redactor.js';
 export type { Catalog, CatalogEntry } from './catalog-types.js';

@@ -111,13 +111,13 @@ const LOG_LINE_CHARS = 300;
 
 function describeRun(run: TaskRun, result: RunResult): { content: Record<string, unknown>; presented?: ReturnType<typeof presentValue> } {
   const lines = result.logs.map((entry) => `${entry.level === 'log' || entry.level === 'info' ? '' : `[${entry.level}] `}${entry.message}`);
-  const logs = run.redactor.value(capLines(lines));
+  const logs = run.redactor(capLines(lines));
   if (!result.success) {
     const error = result.error;
     return {
       content: {
         ok: false,
-        error: error && run.redactor.value({ name: error.name, code: error.code, message: error.message, ...(error.line ? { line: error.line, column: error.column } : {}), ...(error.diagnostics ? { diagnostics: error.diagnostics.slice(0, 10) } : {}) }),
+        error: error && run.redactor({ name: error.name, code: error.code, message: error.message, ...(error.line ? { line: error.line, column: error.column } : {}), ...(error.diagnostics ? { diagnostics: error.diagnostics.slice(0, 10) } : {}) }),
         logs,
         calls: result.calls,
         ...(result.error?.code === 'TYPE_CHECK_FAILED' ? { note: 'the program did not type-check and did not run; fix it and run it again' } : {}),

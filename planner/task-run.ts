@@ -4,7 +4,7 @@ import type { Catalog } from './catalog-types.js';
 import type { CallAccess } from '../core/index.js';
 import type { Space, StoredResult } from '../space/index.js';
 import { describeUsage, type BudgetUsage } from './budget.js';
-import type { TaskRedactor } from './create-task-redactor.js';
+import type { Redactor } from '../core/index.js';
 import type { EmitPlannerEvent } from './planner-event.js';
 import { summarizePayload, type PayloadSummary } from './summarize-payload.js';
 import type { RawOutput } from './task-types.js';
@@ -19,7 +19,7 @@ export interface TaskRun {
   access: CallAccess | undefined;
   usage: BudgetUsage;
   step: number;
-  redactor: TaskRedactor;
+  redactor: Redactor;
   emit: EmitPlannerEvent;
   logs: string[];
   rawOutputs: RawOutput[];
@@ -44,7 +44,7 @@ export function log(run: TaskRun, line: string): void {
 
 /** Redacts a value; when its JSON passes the threshold, stores it under the run folder and summarises it. */
 export function presentValue(run: TaskRun, label: string, value: unknown): PresentedValue {
-  const redacted = run.redactor.value(value);
+  const redacted = run.redactor(value);
   const json = JSON.stringify(redacted) ?? 'null';
   if (json.length <= run.summarizeAboveChars) return { value: redacted ?? null };
   const storageRef = storePayload(run, label, json);

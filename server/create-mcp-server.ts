@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
-import { createRedactor, formatArguments } from '../bridge/index.js';
+import { formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
-import { serverSecrets } from '../config/index.js';
-import { BUILD_LAYOUT, type ApprovalRequest, type BridgeEvent, type RunLog, type RunResult } from '../core/index.js';
+import { BUILD_LAYOUT, createRedactor, type ApprovalRequest, type BridgeEvent, type RunLog, type RunResult } from '../core/index.js';
 import type { ServeStore, StoredApproval } from '../durable/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
 import { ApprovalRounds, DEFAULT_APPROVAL_WAIT_MS, type ApprovalDecision, type RunProgress } from './approval-rounds.js';
@@ -139,7 +138,7 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
   const { McpServer, ResourceTemplate, inputRequired } = await import('@modelcontextprotocol/server');
   const mode = options.mode ?? 'code';
   const server = new McpServer({ name: info.name, version: info.version }, { instructions: mode === 'invoke' ? INVOKE_INSTRUCTIONS : INSTRUCTIONS, capabilities: { logging: {} } });
-  const redactResult = createRedactor({ secrets: serverSecrets(space.config) });
+  const redactResult = createRedactor({ secrets: space.secrets });
   let catalogCache: Promise<Catalog> | undefined;
   const catalog = () => (catalogCache ??= space.catalog());
 

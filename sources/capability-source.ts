@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/index.js';
-import type { Backend, CapabilitySource, CapabilitySpec, CompileWarning, RawCapability, SourceFailure } from '../core/index.js';
+import type { Backend, CapabilitySource, CapabilitySpec, CompileWarning, RawCapability, Secret, SourceFailure } from '../core/index.js';
 
 /** The `kind` of a `CapabilitySource` entry (`json`, `typescript`, `mcp`, `openapi`, `std`, `agent`). */
 export type SourceKindName = CapabilitySource['kind'];
@@ -31,6 +31,13 @@ export interface CapabilitySourceKind {
   connect(specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend>;
   /** A readable name of one of this source's entries for progress lines and messages (a path, `mcp:<server>`). */
   describe(source: CapabilitySource): string;
+  /**
+   * The secrets this source's configuration holds (an MCP server's env, key arguments, headers and
+   * URL credentials; an API's headers and URL credentials), each labelled: the one redactor cuts
+   * them out of everything that leaves the host. A kind whose configuration holds none returns `[]`;
+   * it must still say so (the contract test of `sources/` checks every registered kind).
+   */
+  secrets(config: ResolvedConfig): Secret[];
 }
 
 export interface DiscoverContext {

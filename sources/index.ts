@@ -5,6 +5,8 @@ import { createFilesSource, expandGlobs, filesSource } from './files/index.js';
 import { mcpSource } from './mcp/index.js';
 import { openApiSpecFiles, openapiSource } from './openapi/index.js';
 import { createStdSource } from './std/index.js';
+import { collectSecrets } from './secrets-of-config.js';
+import type { Secret } from '../core/index.js';
 
 export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, SourceKindName } from './capability-source.js';
 export { kindsOf, sourceOfKind } from './capability-source.js';
@@ -16,6 +18,9 @@ export { discoverHostTools } from './host-tools.js';
 export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';
 export type { McpSourceOptions } from './mcp/index.js';
 export { openapiSource } from './openapi/index.js';
+export { secretsOfMcpServer } from './mcp/server-secrets.js';
+export { secretsOfApi } from './openapi/api-secrets.js';
+export { collectSecrets, secretsOfModel } from './secrets-of-config.js';
 export type { HostTool } from './host-tools.js';
 
 export interface DefaultSourcesOptions {
@@ -40,6 +45,14 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
     openapiSource,
     createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
   ];
+}
+
+/**
+ * Every secret of a space with this config: what each source declares (`CapabilitySourceKind.secrets`;
+ * `sources` default to {@link defaultSources}), the model's key and the store URL's credentials.
+ */
+export function secretsOfConfig(config: ResolvedConfig, options: { sources?: readonly CapabilitySourceKind[]; env?: Record<string, string | undefined> } = {}): Secret[] {
+  return collectSecrets(config, options.sources ?? defaultSources(config), options.env);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../config/index.js';
+import { redactText, type Secret } from '../core/index.js';
 
 /**
  * A copy of the JSON-like `value` with every string passed through `map` — object keys too with
@@ -24,6 +24,6 @@ export function mapStrings<T>(value: T, map: (text: string) => string, options: 
  * strings. Unlike the bridge's redactor it keeps what sits under secret-looking keys: a schema's
  * `token` property is a name, not a secret.
  */
-export function withoutSecrets<T>(value: T, secrets: readonly string[], options: { keys?: boolean } = {}): T {
-  return secrets.length === 0 ? value : mapStrings(value, (text) => redactSecrets(text, secrets), options);
+export function withoutSecrets<T>(value: T, secrets: readonly Secret[], options: { keys?: boolean } = {}): T {
+  return secrets.length === 0 ? value : mapStrings(value, (text) => redactText(text, secrets), options);
 }

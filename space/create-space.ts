@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { NOOP_TRACER, createBridge, loadBuiltCapabilities, loadTracer, type Bridge, type CallJournal, type Tracer } from '../bridge/index.js';
 import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog } from '../compiler/index.js';
-import { loadConfig, serverSecrets, type ResolvedConfig } from '../config/index.js';
+import { loadConfig, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
   ToolCallError,
@@ -16,9 +16,10 @@ import {
   type ResultMode,
   type RunLog,
   type RunResult,
+  type Secret,
 } from '../core/index.js';
 import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
-import { defaultSources, stdWorkspace, type CapabilitySourceKind } from '../sources/index.js';
+import { defaultSources, secretsOfConfig, stdWorkspace, type CapabilitySourceKind } from '../sources/index.js';
 import { connectSources } from './connect-sources.js';
 import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
 
@@ -68,6 +69,12 @@ export interface SpaceRunOptions {
 /** A space: its config, build output, bridge and sandbox, wired together. */
 export interface Space {
   readonly config: ResolvedConfig;
+  /**
+   * Every secret this space's host holds, as its sources declare them (plus the model key and the
+   * store URL's credentials): what the one redactor (`createRedactor({ secrets })`) cuts out of
+   * everything that leaves the host.
+   */
+  readonly secrets: readonly Secret[];
   /** Compiles every capability source into the build output. */
   build(options?: { force?: boolean; onProgress?: (event: BuildProgressEvent) => void }): Promise<BuildResult>;
   /** Runs the model's TypeScript in the sandbox; builds first when there is no build output. */
@@ -113,8 +120,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   let closed = false;
   let tracerReady: Promise<Tracer> | undefined;
 
+  const secrets = secretsOfConfig(config, { sources });
   const space: Space = {
     config,
+    secrets,
     taskStorage: taskStorage.storage,
     async build(buildOptions = {}) {
       const result = await buildCapabilities({
@@ -221,7 +230,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         ...(tracer.enabled ? { tracer: tracer.calls } : {}),
         ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-        secrets: serverSecrets(config),
+        secrets,
         ...(options.journal ? { journal: options.journal } : {}),
         // JSON text results of MCP tools without an output schema teach their result type (<outDir>/inferred/).
         learnResultTypes: { outDir: config.outDir },

@@ -2,11 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { DefaultRequestHandler, JsonRpcTransportHandler, TaskStore } from '@a2a-js/sdk/server';
 import { toModuleName } from '../../compiler/index.js';
-import { serverSecrets } from '../../config/index.js';
-import { errorMessage } from '../../core/index.js';
+import { errorMessage, type SecretInput } from '../../core/index.js';
 import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind } from '../../server/index.js';
 import type { Agent } from '../agent.js';
-import { resolveAgentModel } from '../resolve-agent-model.js';
+import { agentSecrets } from '../agent-secrets.js';
 import type { AgentRunner } from '../run-agent.js';
 import { buildAgentCard } from './agent-card.js';
 import { createAgentExecutor, type A2ATraceRecorder } from './agent-executor.js';
@@ -27,9 +26,9 @@ export interface A2AServeOptions {
 
 /** Task stores per served agent; `secrets` are the agent's own, for the store to cut out before writing. */
 export interface A2ATaskStores {
-  forAgent(agent: string, secrets: readonly string[]): TaskStore;
+  forAgent(agent: string, secrets: readonly SecretInput[]): TaskStore;
   /** Where each task's session events (its planner trace) go too, keyed by the A2A task id. */
-  traceRecorder?(agent: string, secrets: readonly string[]): A2ATraceRecorder;
+  traceRecorder?(agent: string, secrets: readonly SecretInput[]): A2ATraceRecorder;
 }
 
 
@@ -124,17 +123,6 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
 }
 
 type A2ASdk = Awaited<ReturnType<typeof loadSdk>>;
-
-/** What a stored task must not keep: the agent's server secrets and its model key. */
-function agentSecrets(agent: Agent): string[] {
-  let apiKey: string | undefined;
-  try {
-    apiKey = resolveAgentModel(agent).apiKey;
-  } catch {
-    // An agent without a usable model has no key to hide; its sessions fail and say why.
-  }
-  return serverSecrets({ mcpServers: agent.mcpServers, ...(apiKey ? { model: { apiKey } } : {}) });
-}
 
 async function loadSdk() {
   const [sdk, server] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { serveAgents } from '../../agents/index.js';
-import { serverSecrets } from '../../config/index.js';
+import { secretsOfModel } from '../../sources/index.js';
 import { openAgentSessionStore, resolveStoreUrl } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
@@ -28,7 +28,7 @@ export async function agentsServeCommand(options: AgentsServeCommandOptions): Pr
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const store = resolveStoreUrl(options.store ? { option: options.store } : {});
   // With a store, execute_agent's sessions are its table: a follow-up may land on any replica.
-  const agentSessions = store === undefined ? undefined : await openAgentSessionStore(store, serverSecrets({ mcpServers: {} }));
+  const agentSessions = store === undefined ? undefined : await openAgentSessionStore(store, secretsOfModel(undefined));
   try {
     const running = await serveAgents(options.inputs, {
       cwd: options.cwd,

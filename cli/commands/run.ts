@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { createRedactor } from '../../bridge/index.js';
-import { loadConfig, serverSecrets } from '../../config/index.js';
-import type { RunLog, RunResult } from '../../core/index.js';
+import { loadConfig } from '../../config/index.js';
+import { createRedactor, type RunLog, type RunResult } from '../../core/index.js';
 import { openSpace } from '../../agents/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
@@ -56,12 +55,12 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       }
     },
   });
-  studio?.useSecrets(serverSecrets(space.config));
+  studio?.useSecrets(space.secrets);
   if (studio) progress(`approvals: asked in the studio at ${studio.origin}`);
   try {
     // A program that got hold of a secret (a tool that returned one) must not print it: what the run
     // returns and logs loses the host's secrets, as the planner's output does.
-    const redact = createRedactor({ secrets: serverSecrets(space.config) });
+    const redact = createRedactor({ secrets: space.secrets });
     // Without --json, each log line is printed as the program writes it, so a person asked to approve a
     // call has read what the program said before it.
     const result = redact(

@@ -1,5 +1,5 @@
 import { openSpace } from '../../agents/index.js';
-import { loadConfig, serverSecrets } from '../../config/index.js';
+import { loadConfig } from '../../config/index.js';
 import { SERVE_MODES, ServeError, serveSpace, type ServeMode } from '../../server/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
@@ -77,7 +77,7 @@ function openSpaceAskingStudio(studio: StudioApprovals): (options: SpaceOptions)
         studio.onEvent(event);
       },
     });
-    studio.useSecrets(serverSecrets(space.config));
+    studio.useSecrets(space.secrets);
     progress(`agent-spaces: approvals are asked in the studio at ${studio.origin}`);
     return space;
   };

@@ -1,7 +1,7 @@
 import { openSpace } from '../../agents/index.js';
 import { isFile } from '../file-kind.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
-import { loadConfig, serverSecrets } from '../../config/index.js';
+import { loadConfig } from '../../config/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
@@ -41,7 +41,7 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
   // The space is opened here so that the config's agents are capabilities of the task too.
   const space = await openSpace({ config, ...(approvalHandler ? { approvalHandler } : {}), ...(studio ? { onEvent: studio.onEvent } : {}) });
-  studio?.useSecrets(serverSecrets(space.config));
+  studio?.useSecrets(space.secrets);
   if (studio) progress(`approvals: asked in the studio at ${studio.origin}`);
   const taskOptions: ExecuteTaskOptions = {
     space,

@@ -1,5 +1,6 @@
 import { openSpace } from '../../agents/index.js';
-import { loadConfig, serverSecrets } from '../../config/index.js';
+import { loadConfig } from '../../config/index.js';
+import { secretsOfConfig } from '../../sources/index.js';
 import { openAgentSessionStore, startWorker, STORE_ENV } from '../../durable/index.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
@@ -33,7 +34,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     wake = resolve;
   });
   // execute_agent sessions go to the store, so a follow-up continues on whichever worker takes it.
-  const agentSessions = await openAgentSessionStore(store, serverSecrets(config));
+  const agentSessions = await openAgentSessionStore(store, secretsOfConfig(config));
   const worker = await startWorker({
     store,
     config,

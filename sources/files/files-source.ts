@@ -68,6 +68,8 @@ export function createFilesSource(options: FilesSourceOptions = {}): CapabilityS
       return connectFiles(specs, context.config, importOnce, handlers);
     },
     describe: sourceLabel,
+    // Tool files hold code, not credentials: their secrets come from the environment they read.
+    secrets: () => [],
   };
 }
 

@@ -20,7 +20,9 @@ import type {
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
 import { AgentSpacesError, canonicalJson, errorMessage } from '../../core/index.js';
-import { isStdioServer, redactSecrets, secretsOfServer } from '../../config/index.js';
+import { isStdioServer } from '../../config/index.js';
+import { redactText, type Secret } from '../../core/index.js';
+import { secretsOfMcpServer } from './server-secrets.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from '../../config/index.js';
 import { mapStrings } from '../map-strings.js';
 
@@ -118,7 +120,7 @@ export async function connectMcpServer(
   options: ConnectMcpServerOptions = {},
 ): Promise<McpConnection> {
   const timeoutMs = options.timeoutMs ?? server.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const secrets = secretsOfServer(server);
+  const secrets = secretsOfMcpServer(server);
   const context: ConnectContext = {
     name,
     timeoutMs,
@@ -139,8 +141,8 @@ export async function connectMcpServer(
  * The connect error with the server's secrets cut out of its message, details and cause: a server may
  * print its key on stderr, an HTTP error may quote the URL, a spawn error carries the arguments.
  */
-function withoutSecrets(name: string, error: unknown, secrets: readonly string[]): McpConnectError {
-  const cut = (text: string): string => redactSecrets(text, secrets);
+function withoutSecrets(name: string, error: unknown, secrets: readonly Secret[]): McpConnectError {
+  const cut = (text: string): string => redactText(text, secrets);
   const connectError = error instanceof McpConnectError ? error : new McpConnectError(name, `MCP server "${name}": ${errorMessage(error)}`, { cause: error });
   const cause = connectError.cause instanceof Error ? Object.assign(new Error(cut(connectError.cause.message)), { name: connectError.cause.name }) : undefined;
   return new McpConnectError(connectError.server, cut(connectError.message), {
@@ -214,8 +216,8 @@ interface ConnectContext {
   timeoutMs: number;
   clientInfo: { name: string; version: string };
   signal: AbortSignal | undefined;
-  /** The server's secrets (see `secretsOfServer`), cut out of its stderr. */
-  secrets: readonly string[];
+  /** The server's secrets (see `secretsOfMcpServer`), cut out of its stderr. */
+  secrets: readonly Secret[];
   protocol: McpProtocolChoice;
   onElicitation: ConnectMcpServerOptions['onElicitation'];
 }
@@ -504,10 +506,10 @@ function watchForNonJsonLines(stdout: Readable, report: (line: string) => void):
  * handed out, and a line cut by the bound is dropped, so a secret is never split where its matcher
  * could no longer see it whole.
  */
-function captureTail(stream: unknown, secrets: readonly string[]): { text(): string } {
+function captureTail(stream: unknown, secrets: readonly Secret[]): { text(): string } {
   let tail = '';
   let cut = false;
-  const longest = Math.max(0, ...secrets.map((secret) => secret.length));
+  const longest = Math.max(0, ...secrets.map((secret) => secret.value.length));
   if (stream !== null && typeof stream === 'object' && 'on' in stream) {
     (stream as Readable).on('data', (chunk: Buffer | string) => {
       tail += chunk.toString();
@@ -519,7 +521,7 @@ function captureTail(stream: unknown, secrets: readonly string[]): { text(): str
   }
   return {
     text() {
-      let text = redactSecrets(tail, secrets);
+      let text = redactText(tail, secrets);
       if (text.length > STDERR_TAIL_CHARS) {
         text = text.slice(-STDERR_TAIL_CHARS);
         cut = true;

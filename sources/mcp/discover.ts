@@ -2,7 +2,8 @@ import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked } from './con
 import type { McpConnector } from './server-slot.js';
 import { toolEffects } from './tool-effects.js';
 import { CompileError, errorMessage, isJsonSchemaObject, toModuleName, type JsonSchema, type RawCapability, type RawFunction, type ToolAnnotations } from '../../core/index.js';
-import { secretsOfServer, type McpServerConfig } from '../../config/index.js';
+import type { McpServerConfig } from '../../config/index.js';
+import { secretsOfMcpServer } from './server-secrets.js';
 import { withoutSecrets } from '../map-strings.js';
 
 /** How long starting a server, and then each page of its `tools/list`, may take at build time, unless configured. */
@@ -25,7 +26,7 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
   const listTimeoutMs = config.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   // A server may quote its own credentials (env, args, headers) in descriptions, schemas or errors:
   // they would end up in the declarations, the catalog, search results and the terminal.
-  const secrets = secretsOfServer(config);
+  const secrets = secretsOfMcpServer(config);
   const clean = <T>(value: T): T => withoutSecrets(value, secrets);
   try {
     let tools: unknown[];

@@ -1,11 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { AgentSpacesError, ToolCallError, errorMessage, untilAborted } from '../../core/index.js';
+import { AgentSpacesError, ToolCallError, createRedactor, errorMessage, untilAborted } from '../../core/index.js';
 import type { CapabilitySpec } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
 import type { McpServerConfig } from '../../config/index.js';
 import { secretsOfServer } from '../../config/index.js';
 import type { Backend, BackendCall } from '../../bridge/index.js';
-import { createRedactor, redactToolCallError } from '../../bridge/index.js';
+import { secretsOfMcpServer } from './server-secrets.js';
 import { mapToolResult } from './map-tool-result.js';
 import { ServerSlot } from './server-slot.js';
 import type { InflightCall, LiveConnection, McpConnector } from './server-slot.js';
@@ -74,10 +74,12 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
   const slots = new Map<string, ServerSlot>();
   // Everything in a server's configuration is a secret; a server may echo any of it (or another's) in
   // an error, so every error the pool raises is redacted here, once, with all of them.
-  const redactValue = createRedactor({ secrets: [...new Set(Object.values(options.servers).flatMap((server) => secretsOfServer(server.config)))] });
+  const redactValue = createRedactor({ secrets: Object.values(options.servers).flatMap((server) => secretsOfMcpServer(server.config)) });
   const hostLog: string[] = [];
   const log = (entry: string): void => {
-    const line = redactValue(entry.length > HOST_LOG_ENTRY_CHARS ? `…${entry.slice(-HOST_LOG_ENTRY_CHARS)}` : entry);
+    // Redacted before it is cut, so the cut never leaves the end of a secret at the start of the line.
+    const redacted = redactValue.text(entry);
+    const line = redacted.length > HOST_LOG_ENTRY_CHARS ? `…${redacted.slice(-HOST_LOG_ENTRY_CHARS)}` : redacted;
     hostLog.push(line);
     if (hostLog.length > HOST_LOG_ENTRIES) hostLog.shift();
     options.log?.(line);
@@ -125,7 +127,7 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
         error instanceof ToolCallError
           ? error
           : new ToolCallError('TOOL_FAILED', `call to ${call.capability.module}.${call.function.name} failed: ${errorMessage(error)}`, { capability: call.capability.module, function: call.function.name }, { cause: error });
-      throw redactToolCallError(failure, redactValue);
+      throw redactValue.error(failure);
     }
   }
 

@@ -2,6 +2,7 @@ import { sourceLabel, type CapabilitySpec } from '../../core/index.js';
 import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
 import type { Backend } from '../../bridge/index.js';
 import { discoverMcpServer } from './discover.js';
+import { secretsOfMcpServer } from './server-secrets.js';
 import { createMcpBackend, mcpServersOf } from './mcp-backend.js';
 import type { McpConnector } from './server-slot.js';
 
@@ -41,6 +42,7 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
     },
     // `mcp:<server>`, the label its units are loaded under, so a failed server keeps its previous module.
     describe: sourceLabel,
+    secrets: (config) => Object.values(config.mcpServers).flatMap(secretsOfMcpServer),
   };
 }
 

@@ -1,7 +1,8 @@
 import { copyFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig, serverSecrets } from '../../config/index.js';
+import { resolveConfig } from '../../config/index.js';
+import { secretsOfConfig } from '../index.js';
 import { CompileError } from '../../core/index.js';
 import { isBuildStale } from '../../compiler/index.js';
 import { createSpace } from '../../space/index.js';
@@ -131,7 +132,7 @@ describe('discoverApi: schemas', () => {
   it('cuts configured header values out of what it describes, and warns about names include/exclude do not find', async () => {
     const spec = await specFile('leaky.json', minimal({ '/me': { get: { operationId: 'me', description: 'Call with Bearer tok-1234567890abc', responses: ok({ type: 'string' }) } } }));
     const { capability, warnings } = await discoverApi('leaky', { spec, headers: { Authorization: 'Bearer tok-1234567890abc' }, include: { operations: ['me', 'mee'] } });
-    expect(capability.functions[0]?.description).toBe('Call with [REDACTED]');
+    expect(capability.functions[0]?.description).toBe('Call with [REDACTED: header Authorization]');
     expect(warnings.map((warning) => warning.message)).toEqual(['/paths: include.operations names "mee", which the spec does not have']);
   });
 
@@ -140,7 +141,7 @@ describe('discoverApi: schemas', () => {
       { capabilities: [], openapi: { gh: { spec: 'https://specs.test/gh.yaml?token=spec-token-42', headers: { Authorization: 'Bearer ${GH_TOKEN}' } } } },
       { root: '/tmp', env: { GH_TOKEN: 'ghp_0123456789abcdef' } },
     );
-    const secrets = serverSecrets(config, {});
+    const secrets = secretsOfConfig(config, { env: {} }).map((secret) => secret.value);
     expect(secrets).toContain('ghp_0123456789abcdef');
     expect(secrets).toContain('Bearer ghp_0123456789abcdef');
     expect(secrets).toContain('spec-token-42');

@@ -1,4 +1,5 @@
-import { secretsOfApi, type OpenApiConfig } from '../../config/index.js';
+import type { OpenApiConfig } from '../../config/index.js';
+import { secretsOfApi } from './api-secrets.js';
 import { withoutSecrets } from '../map-strings.js';
 import { toModuleName, type CompileWarning, type RawCapability } from '../../core/index.js';
 import { describeOperations } from './describe-operations.js';

@@ -1,5 +1,6 @@
-import { redactSecrets, secretsOfApi, type OpenApiConfig } from '../../config/index.js';
-import { ToolCallError, errorMessage, readBodyUpTo, type Backend, type BackendCall } from '../../core/index.js';
+import type { OpenApiConfig } from '../../config/index.js';
+import { ToolCallError, createRedactor, errorMessage, readBodyUpTo, type Backend, type BackendCall, type Redactor } from '../../core/index.js';
+import { secretsOfApi } from './api-secrets.js';
 import { isCredentialHeader, isHostAllowed, MAX_REDIRECTS } from '../../std/index.js';
 import { buildRequest, type BuiltRequest } from './build-request.js';
 import { readPlan } from './call-plan.js';
@@ -22,7 +23,8 @@ interface Call {
   target: { capability: string; function: string };
   subject: string;
   signal: AbortSignal;
-  secrets: readonly string[];
+  /** Cuts this API's secrets (its headers, its URLs' credentials) out of what its server answers. */
+  redact: Redactor;
   /** Told how a call that was performed was answered (for the bridge's message if its result is refused). */
   onPerformed?: (outcome: string) => void;
   /** The call's W3C trace context, sent as the `traceparent` header (to any origin: it holds no secret). */
@@ -39,11 +41,11 @@ interface Call {
  */
 export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
   // Derived once per API (headers, URLs and their encodings), not on every call.
-  const secretsByApi = new Map<string, readonly string[]>();
-  const secretsOf = (api: string, config: OpenApiConfig): readonly string[] => {
-    let secrets = secretsByApi.get(api);
-    if (secrets === undefined) secretsByApi.set(api, (secrets = secretsOfApi(config)));
-    return secrets;
+  const redactors = new Map<string, Redactor>();
+  const redactorOf = (api: string, config: OpenApiConfig): Redactor => {
+    let redactor = redactors.get(api);
+    if (redactor === undefined) redactors.set(api, (redactor = createRedactor({ secrets: secretsOfApi(config) })));
+    return redactor;
   };
   return {
     async call(call: BackendCall): Promise<unknown> {
@@ -70,7 +72,7 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
       // The configured headers belong to the API's home: baseUrl, else the document's own server. An
       // operation the spec serves elsewhere gets none (a spec must not choose where the key goes).
       const home = originOf(config.baseUrl ?? plan.home);
-      return send(request, { api, config, target, subject, home, signal: call.context.signal, secrets: secretsOf(api, config), ...(call.onPerformed ? { onPerformed: call.onPerformed } : {}), ...(call.traceparent ? { traceparent: call.traceparent } : {}) });
+      return send(request, { api, config, target, subject, home, signal: call.context.signal, redact: redactorOf(api, config), ...(call.onPerformed ? { onPerformed: call.onPerformed } : {}), ...(call.traceparent ? { traceparent: call.traceparent } : {}) });
     },
     async close() {
       // Nothing is kept open between calls: each uses fetch's own connection pool.
@@ -151,7 +153,8 @@ async function readReply(reply: Response, url: URL, method: string, call: Call, 
   }
   const text = bytes.toString('utf8');
   if (!reply.ok) {
-    const excerpt = redactSecrets(text.length > ERROR_EXCERPT_CHARS ? `${text.slice(0, ERROR_EXCERPT_CHARS)}…` : text, call.secrets);
+    // Redacted before it is cut: a cut first would leave the start of an echoed key in the excerpt.
+    const excerpt = call.redact.excerpt(text, ERROR_EXCERPT_CHARS);
     throw new ToolCallError('TOOL_ERROR_RESULT', `${call.subject}: ${method} ${shown(url)} answered ${reply.status} ${reply.statusText}${excerpt.trim() === '' ? '' : `: ${excerpt}`}`, call.target, {
       details: { status: reply.status, body: excerpt },
     });
@@ -171,7 +174,7 @@ function requestFailure(error: unknown, url: URL, call: Call, timeoutMs: number)
   if (error instanceof DOMException && error.name === 'TimeoutError') {
     return new ToolCallError('TIMEOUT', `${call.subject}: the request to ${shown(url)} timed out after ${timeoutMs} ms (openapi.${call.api}.timeoutMs)`, call.target, { cause: error });
   }
-  return new ToolCallError('TOOL_FAILED', `${call.subject}: the request to ${shown(url)} failed: ${redactSecrets(errorMessage(error), call.secrets)}`, call.target, { cause: error });
+  return new ToolCallError('TOOL_FAILED', `${call.subject}: the request to ${shown(url)} failed: ${call.redact.text(errorMessage(error))}`, call.target, { cause: error });
 }
 
 function originOf(url: string | undefined): string | undefined {

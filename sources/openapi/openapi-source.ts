@@ -2,6 +2,7 @@ import { sourceLabel, type CapabilitySpec, type CompileWarning } from '../../cor
 import type { Backend } from '../../core/index.js';
 import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
 import { discoverApi } from './discover-api.js';
+import { secretsOfApi } from './api-secrets.js';
 import { createOpenApiBackend } from './openapi-backend.js';
 
 /**
@@ -30,4 +31,5 @@ export const openapiSource: CapabilitySourceKind = {
   },
   // `openapi:<api>`, the label its units are loaded under, so a failed API keeps its previous module.
   describe: sourceLabel,
+  secrets: (config) => Object.values(config.openapi ?? {}).flatMap(secretsOfApi),
 };

@@ -40,5 +40,6 @@ export function createStdSource(config: ResolvedConfig, options: StdSourceOption
     discover: (context) => discoverHostTools(context, tools, sourceLabel),
     connect: async () => hostToolsBackend(tools),
     describe: sourceLabel,
+    secrets: () => [],
   };
 }

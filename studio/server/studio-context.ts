@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { createRedactor } from '../../bridge/index.js';
 import type { BuildResult } from '../../compiler/index.js';
-import { serverSecrets, type ResolvedConfig } from '../../config/index.js';
-import type { BridgeEvent } from '../../core/index.js';
+import type { ResolvedConfig } from '../../config/index.js';
+import { createRedactor, type BridgeEvent } from '../../core/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
 import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
 import { previewJson } from './preview-json.js';
@@ -55,7 +54,7 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
   let redact: <T>(value: T) => T = (value) => value;
   const approvals = createApprovalInbox(events, (value) => redact(value));
   const space = await openSpace({ ...options, approvalHandler: approvals.handler, onEvent: (event) => recordEvent(event) });
-  redact = createRedactor({ secrets: serverSecrets(space.config) });
+  redact = createRedactor({ secrets: space.secrets });
   let store: StudioStore | undefined;
   try {
     store = await openStudioStore({ option: storeOption, config: space.config.store }, events, (value) => redact(value));

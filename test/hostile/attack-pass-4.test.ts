@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Role, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedactor } from '../../bridge/index.js';
+import { createRedactor } from '../../core/index.js';
 import { createAgentRunner, loadAgent, openSpace, serveA2A, type AgentRunner, type RunningA2AServer } from '../../agents/index.js';
 import { createAgentDirectory } from '../../agents/orchestration/agent-directory.js';
 import { createOrchestrationTools } from '../../agents/orchestration/orchestration-tools.js';
@@ -93,7 +93,7 @@ describe('attack pass 4: the store URL and the store errors', () => {
     }
     // The bridge's redactor (errors, logs, traces) read URL passwords the same way: up to the first "@".
     const redact = createRedactor({ secrets: [] });
-    expect(redact(`the tool failed: cannot connect to ${url} (timeout)`)).toBe(`the tool failed: cannot connect to postgres://postgres:[REDACTED]@127.0.0.1:${port}/s1_store (timeout)`);
+    expect(redact(`the tool failed: cannot connect to ${url} (timeout)`)).toBe(`the tool failed: cannot connect to postgres://postgres:[REDACTED: URL password]@127.0.0.1:${port}/s1_store (timeout)`);
 
     // End to end: the studio on such a store (it connects: the cluster trusts loopback) never shows it.
     await cluster.createDatabase('s1_store');

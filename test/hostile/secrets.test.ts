@@ -35,6 +35,9 @@ const SECRETS = {
   model: 'sk-model-secret-abcdefghijklmnop',
 };
 
+/** What the HTTP fixture says it was called with, as the program may see it: the query's key cut, its region (no secret) kept. */
+const WEB_SEEN = 'authorization=[REDACTED: header Authorization] x-api-key=[REDACTED: header X-Api-Key] url=/mcp?key=[REDACTED: URL query key]&region=eu';
+
 /** Fails naming the secret when any of them appears in `value` (as JSON) or in text. */
 function expectNoSecret(value: unknown): void {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -145,24 +148,26 @@ describe('secrets: a sandbox run of a space with hostile MCP servers', () => {
   it('cuts env and args out of a JSON-RPC error (message and data)', async () => {
     const { error } = await failureOf('mcp-leaky', 'leakInRpcError({})');
     expect(error.code).toBe('TOOL_FAILED');
-    // Each argument is a secret as a whole (the state dir, --api-key=…, the positional one).
-    expect(error.message).toContain('upstream refused the request made with LEAKY_TOKEN=[REDACTED] LEAKY_PIN=[REDACTED] argv=[REDACTED] [REDACTED] [REDACTED]');
-    expect(JSON.stringify(error.details)).toContain('[REDACTED]');
+    // The value of --api-key and the credential-like positional argument are secrets; the state dir is a path, shown.
+    expect(error.message).toContain(
+      `upstream refused the request made with LEAKY_TOKEN=[REDACTED: env LEAKY_TOKEN] LEAKY_PIN=[REDACTED: env LEAKY_PIN] argv=--state-dir=${stateDir} --api-key=[REDACTED: arg --api-key] [REDACTED: credential-like argument]`,
+    );
+    expect(JSON.stringify(error.details)).toContain('[REDACTED: env LEAKY_TOKEN]');
   });
 
   it('cuts env and args out of an isError result, in every content block', async () => {
     const { error } = await failureOf('mcp-leaky', 'leakInErrorResult({})');
     expect(error.code).toBe('TOOL_ERROR_RESULT');
-    expect(error.message).toContain('authentication failed for LEAKY_TOKEN=[REDACTED]');
+    expect(error.message).toContain('authentication failed for LEAKY_TOKEN=[REDACTED: env LEAKY_TOKEN]');
     expect(JSON.stringify(error.details)).toContain('{\\"sent\\":');
   });
 
   it('cuts header values and the URL query out of an HTTP server\'s errors', async () => {
     const rpc = await failureOf('mcp-leaky-web', 'leakInRpcError({})');
-    expect(rpc.error.message).toContain('authorization=[REDACTED] x-api-key=[REDACTED] url=/mcp?[REDACTED]');
+    expect(rpc.error.message).toContain(WEB_SEEN);
     const result = await failureOf('mcp-leaky-web', 'leakInErrorResult({})');
     expect(result.error.code).toBe('TOOL_ERROR_RESULT');
-    expect(result.error.message).toContain('authentication failed for authorization=[REDACTED] x-api-key=[REDACTED] url=/mcp?[REDACTED]');
+    expect(result.error.message).toContain(`authentication failed for ${WEB_SEEN}`);
   });
 
   it('gives a short reason for a server that crashed printing its secrets on stderr', async () => {
@@ -175,7 +180,7 @@ describe('secrets: a sandbox run of a space with hostile MCP servers', () => {
   it('reports an uncaught secret-bearing failure without the secret', async () => {
     const run = await space.run("import { leakInRpcError } from '@capabilities/mcp-leaky';\nawait leakInRpcError({});");
     expect(run).toMatchObject({ success: false, error: { code: 'TOOL_FAILED' } });
-    expect(run.error?.message).toContain('[REDACTED]');
+    expect(run.error?.message).toContain('[REDACTED: env LEAKY_TOKEN]');
     expectNoSecret(run);
   });
 
@@ -237,7 +242,7 @@ describe('secrets: the MCP pool keeps stderr in a bounded, redacted host log', (
       await expect(call('crash', {})).rejects.toMatchObject({ code: 'SERVER_UNAVAILABLE' });
       expect(logged).toHaveLength(1);
       expect(logged[0]).toContain('MCP server "leaky" exited (exit code 1); stderr:');
-      expect(logged[0]).toContain('panic: lost connection while using LEAKY_TOKEN=[REDACTED] LEAKY_PIN=[REDACTED]');
+      expect(logged[0]).toContain('panic: lost connection while using LEAKY_TOKEN=[REDACTED: env LEAKY_TOKEN] LEAKY_PIN=[REDACTED: env LEAKY_PIN]');
       expectNoSecret(logged);
       expect(backend.hostLog()).toEqual(logged);
       await expect(call('echo', { text: 'healthy' })).resolves.toBe('healthy');
@@ -283,16 +288,16 @@ describe('secrets: agent-spaces run --json', { timeout: 180_000 }, () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const run = JSON.parse(result.stdout) as RunResult & { result: { plain: string; fromWeb: string } };
     expect(run.success).toBe(true);
-    expect(run.result.plain).toContain('configured with LEAKY_TOKEN=[REDACTED]');
-    expect(run.result.fromWeb).toBe('configured with authorization=[REDACTED] x-api-key=[REDACTED] url=/mcp?[REDACTED]');
-    expect(run.logs[0]?.message).toContain('[REDACTED]');
+    expect(run.result.plain).toContain('configured with LEAKY_TOKEN=[REDACTED: env LEAKY_TOKEN]');
+    expect(run.result.fromWeb).toBe(`configured with ${WEB_SEEN}`);
+    expect(run.logs[0]?.message).toContain('[REDACTED: env LEAKY_TOKEN]');
   });
 
   it('prints no secret in the human-readable output of a failed run either', async () => {
     const result = await runProgram("import { leakInErrorResult } from '@capabilities/mcp-leaky';\nawait leakInErrorResult({});", []);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('TOOL_ERROR_RESULT');
-    expect(result.stderr).toContain('[REDACTED]');
+    expect(result.stderr).toContain('[REDACTED: env LEAKY_TOKEN]');
   });
 });
 
@@ -344,8 +349,8 @@ describe('secrets: execute_code of serve, driven by an MCP client', { timeout: 1
     const reply = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
     expectNoSecret(reply);
     expectNoSecret(progress);
-    expect(progress.find((message) => message.startsWith('log: '))).toContain('[REDACTED]');
-    expect(reply.structuredContent).toMatchObject({ success: true, result: { plain: expect.stringContaining('[REDACTED]') } });
+    expect(progress.find((message) => message.startsWith('log: '))).toContain('[REDACTED: env LEAKY_TOKEN]');
+    expect(reply.structuredContent).toMatchObject({ success: true, result: { plain: expect.stringContaining('[REDACTED: env LEAKY_TOKEN]') } });
     const healthy = await client.callTool({ name: 'execute_code', arguments: { code: "import { echo } from '@capabilities/mcp-leaky';\nexport default await echo({ text: 'ok' });" } });
     expect(healthy.structuredContent).toMatchObject({ success: true, result: 'ok' });
   });
