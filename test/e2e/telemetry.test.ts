@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { executeTask } from '../../planner/index.js';
+import { serveSpace } from '../../server/index.js';
 import { createSpace, type Space } from '../../space/index.js';
 import { REPO } from '../support/example-space.js';
 import { callReply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
@@ -38,6 +41,7 @@ let api: Server;
 const apiSaw: string[] = [];
 let model: ScriptedModelServer;
 let space: Space;
+let root: string;
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -87,7 +91,7 @@ beforeAll(async () => {
   });
   const apiUrl = await listen(api);
 
-  const root = await makeTempDir('telemetry');
+  root = await makeTempDir('telemetry');
   await writeFile(
     path.join(root, 'items.json'),
     JSON.stringify({
@@ -192,5 +196,31 @@ describe('traces over OTLP/HTTP', () => {
     expect(exported).not.toContain(OTLP_TOKEN);
     expect(exported).not.toContain('test-key');
     expect(authorizations.every((value) => value === `Bearer ${OTLP_TOKEN}`)).toBe(true);
+  }, 120_000);
+
+  it('continues the trace of a serve request (_meta.traceparent): call_tool and execute_code', async () => {
+    const trace = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const parent = '1122334455667788';
+    const running = await serveSpace({ cwd: root, http: { port: 0 }, mode: 'both' });
+    const client = new Client({ name: 'traced-client', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(running.url ?? '')));
+      const meta = { traceparent: `00-${trace}-${parent}-01` };
+      const called = await client.callTool({ name: 'call_tool', arguments: { name: 'mcp-traced.seenTrace' }, _meta: meta });
+      expect(called.isError).toBeFalsy();
+      const ran = await client.callTool({ name: 'execute_code', arguments: { code: "import { listItems } from '@capabilities/openapi-items';\nexport default (await listItems({})).length;" }, _meta: meta });
+      expect(ran.structuredContent).toMatchObject({ success: true, result: 1 });
+    } finally {
+      await client.close();
+      await running.close(); // flushes the exporter
+    }
+    const spans = received.filter((span) => span.traceId === trace);
+    const direct = spans.find((span) => span.name === 'execute_tool mcp-traced.seenTrace');
+    expect(direct).toMatchObject({ parentSpanId: parent, attributes: { 'agent_spaces.caller': 'direct', 'agent_spaces.outcome': 'ok' } });
+    const run = spans.find((span) => span.name === 'execute_code');
+    expect(run?.parentSpanId).toBe(parent);
+    const call = spans.find((span) => span.name === 'execute_tool openapi-items.listItems');
+    expect(call?.parentSpanId).toBe(run?.spanId);
+    expect(apiSaw.at(-1)).toBe(`00-${trace}-${call?.spanId}-01`);
   }, 120_000);
 });
