@@ -18,9 +18,10 @@ import { isRemoteAgent } from '../../config/index.js';
 import { resolveModelSettings } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError, isObject } from './studio-error.js';
+import type { AgentListView, ToolCheckView } from './wire-types.js';
 
 /** The agent directories of the config (A2A URLs are not edited here), each loaded or with its problem. */
-export async function listAgents(context: StudioContext): Promise<unknown> {
+export async function listAgents(context: StudioContext): Promise<AgentListView> {
   const dirs = agentDirs(context);
   return {
     agents: await Promise.all(
@@ -49,7 +50,7 @@ export async function getAgent(context: StudioContext, index: number): Promise<u
  * placeholders that name nothing, parameters the prompt never mentions, the template split for
  * highlighting, and the prompt filled with sample values (the library's filling, as a call would be).
  */
-export async function checkTool(context: StudioContext, index: number, position: number, tool: unknown, sample: unknown): Promise<unknown> {
+export async function checkTool(context: StudioContext, index: number, position: number, tool: unknown, sample: unknown): Promise<ToolCheckView> {
   const data = await readAgentFile(agentDir(context, index));
   const tools = toolsOf(data);
   const edited = position >= 0 && position < tools.length ? tools.map((existing, at) => (at === position ? tool : existing)) : [...tools, tool];

@@ -4,14 +4,14 @@ import path from 'node:path';
 import type { RunLog, RunResult } from '../../core/index.js';
 import { submitRun } from '../../durable/index.js';
 import type { StudioContext, TimelineCall } from './studio-context.js';
-import type { CodeRunView } from './wire-types.js';
+import type { CheckView, CodeRunView } from './wire-types.js';
 
 /** Longest name a user may give a run (the runs pane lists runs by it). */
 export const MAX_RUN_NAME = 200;
 import { followStoredRun, type StudioStore } from './studio-store.js';
 
 /** Diagnostics of a program from the type-checker `run` uses, against the built declarations. */
-export async function checkProgram(context: StudioContext, code: string): Promise<unknown> {
+export async function checkProgram(context: StudioContext, code: string): Promise<CheckView> {
   return { diagnostics: await context.space.check(code) };
 }
 

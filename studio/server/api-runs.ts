@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { executeTask, readTrace, type PlannerEvent } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
-import type { CodeRunView, RunListView, RunSummary } from './wire-types.js';
+import type { CodeRunView, ReplayView, RunListView, RunSummary } from './wire-types.js';
 
 /** Runs listed at most, newest first. */
 const MAX_RUNS = 200;
@@ -69,7 +69,7 @@ export async function getRun(context: StudioContext, id: string): Promise<unknow
  * Replays a task: its recorded model replies are re-run against the tools (no model is asked), as
  * `agent-spaces task --replay` does; the replay is a new run with its own trace.
  */
-export async function replayRun(context: StudioContext, id: string): Promise<unknown> {
+export async function replayRun(context: StudioContext, id: string): Promise<ReplayView> {
   if (!RUN_ID.test(id)) throw new StudioError('STUDIO_BAD_REQUEST', `"${id}" is not a run id (a folder name under ${context.runsDir})`);
   const trace = path.join(context.runsDir, id, 'trace.jsonl');
   if (!(await exists(trace))) throw new StudioError('STUDIO_NOT_FOUND', `run "${id}" has no trace.jsonl to replay (only planner tasks can be replayed)`);

@@ -4,18 +4,19 @@ import type { FunctionSpec } from '../../core/index.js';
 import { errorMessage } from '../../core/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
+import type { CallView, ValidationView } from './wire-types.js';
 
 let compileSchema: ReturnType<typeof createSchemaCompiler> | undefined;
 
 /** Checks arguments against a function's parameter schema with the bridge's own ajv setup. */
-export async function validateArguments(context: StudioContext, id: string, args: unknown): Promise<unknown> {
+export async function validateArguments(context: StudioContext, id: string, args: unknown): Promise<ValidationView> {
   const fn = await findFunction(context, id);
   compileSchema ??= createSchemaCompiler();
   return { issues: compileSchema(fn.inputSchema)(args) };
 }
 
 /** Calls a function through the bridge, as `call_tool` does: validation, approval, rate limit, events. */
-export async function callFunction(context: StudioContext, id: string, args: unknown): Promise<unknown> {
+export async function callFunction(context: StudioContext, id: string, args: unknown): Promise<CallView> {
   const runId = `studio-call-${randomUUID()}`;
   const started = performance.now();
   const request = { id, arguments: args };

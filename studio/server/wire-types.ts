@@ -215,3 +215,55 @@ export interface CapabilitiesView {
   build: BuildView;
   modules: ModuleView[];
 }
+
+/** One agent directory of the config, as the agents pane lists it (`GET /api/agents`). */
+export interface AgentEntryView {
+  index: number;
+  dir: string;
+  name: string;
+  description?: string;
+  /** `tools`, another mode, or `invalid` (then `error` says why it does not load). */
+  mode: string;
+  tools?: number;
+  error?: string;
+}
+
+export interface AgentListView {
+  agents: AgentEntryView[];
+}
+
+/** `POST /api/agents/<n>/check`: one edited tool as the loader sees it. */
+export interface ToolCheckView {
+  errors: { path: string; message: string }[];
+  unknownPlaceholders: string[];
+  warnings: string[];
+  /** The prompt template split into text and placeholders (for highlighting). */
+  parts: ({ kind: 'text'; text: string } | { kind: 'placeholder'; key: string; raw: string })[];
+  /** The prompt filled with the sample values. */
+  preview: string;
+}
+
+/** `POST /api/check`: the program's type errors (none: an empty list). */
+export interface CheckView {
+  diagnostics: Diagnostic[];
+}
+
+/** `POST /api/validate`: what is wrong with the arguments, by path (none: an empty list). */
+export interface ValidationView {
+  issues: { path: string; message: string }[];
+}
+
+/** `POST /api/call`: one direct call of a function, as the tester shows it. */
+export interface CallView {
+  request: { id: string; arguments: unknown };
+  response: { ok: true; value: unknown } | { ok: false; error: { code: string; message: string } };
+  durationMs: number;
+}
+
+/** `POST /api/runs/<id>/replay`: the replay is a new run with its own trace. */
+export interface ReplayView {
+  id: string;
+  success: boolean;
+  summary: string;
+  error?: string | null;
+}

@@ -5,26 +5,9 @@ import { debounce, h, jsonBlock, labelled, replace, toast } from '../dom.js';
 import { parametersBuilder, type ObjectParameters } from '../parameters-builder.js';
 import { schemaForm, type SchemaField } from '../schema-form.js';
 import { templateHighlight } from '../template-highlight.js';
-import type { JsonSchema } from '../types.js';
-
-interface AgentEntry {
-  index: number;
-  dir: string;
-  name: string;
-  description?: string;
-  mode: string;
-  tools?: number;
-  error?: string;
-}
+import type { AgentListView, JsonSchema, ToolCheckView } from '../types.js';
 
 type Tool = Record<string, unknown> & { name: string; description: string; parameters: ObjectParameters; prompt: string };
-
-interface ToolCheck {
-  errors: { path: string; message: string }[];
-  unknownPlaceholders: string[];
-  warnings: string[];
-  preview: string;
-}
 
 /** Seed 000's tool editor for the Tools-mode agent directories of the config. */
 export function agentsPane(root: HTMLElement, route: string[]): () => void {
@@ -52,7 +35,7 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
   }
 
   async function loadAgents(): Promise<void> {
-    const { agents } = await api<{ agents: AgentEntry[] }>('GET', '/api/agents');
+    const { agents } = await api<AgentListView>('GET', '/api/agents');
     if (agents.length === 0) {
       replace(agentList, h('li', { class: 'muted' }, 'The config lists no agent directories ("agents" in agent-spaces.config).'));
       return;
@@ -127,7 +110,7 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
     const test = h('button', { type: 'button' }, 'Test tool');
 
     const check = debounce(async () => {
-      const answer = await api<ToolCheck>('POST', `/api/agents/${agent}/check`, { position, tool, sample: sampleValues() });
+      const answer = await api<ToolCheckView>('POST', `/api/agents/${agent}/check`, { position, tool, sample: sampleValues() });
       unknownKeys = new Set(answer.unknownPlaceholders);
       template.dispatch({}); // re-colour the placeholders with the server's verdict
       errors.dataset.count = String(answer.errors.length);

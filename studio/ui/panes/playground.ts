@@ -5,7 +5,7 @@ import { createCodeEditor, rangeAt } from '../code-editor.js';
 import { h, jsonBlock, labelled, replace } from '../dom.js';
 import { errorView } from '../error-view.js';
 import { renderTimeline } from '../timeline.js';
-import type { CodeRunView, Diagnostic, SpaceView, StarterProgram, TaskRunView, TimelineCall } from '../types.js';
+import type { CheckView, CodeRunView, Diagnostic, SpaceView, StarterProgram, TaskRunView, TimelineCall } from '../types.js';
 
 /** The program kept per space (one browser may open the studios of several spaces on one address). */
 const programKey = (root: string): string => `agent-spaces-studio-program:${root}`;
@@ -143,7 +143,7 @@ export function playgroundPane(root: HTMLElement): () => void {
       extensions: [placeholder(starter.code === '' ? starter.hint : 'import { … } from \'@capabilities/…\';')],
       onChange: (text) => localStorage.setItem(key, text),
       lint: async (text) => {
-        const { diagnostics } = await api<{ diagnostics: Diagnostic[] }>('POST', '/api/check', { code: text });
+        const { diagnostics } = await api<CheckView>('POST', '/api/check', { code: text });
         showProblems(diagnostics);
         return diagnostics.map((diagnostic) => ({ ...(editor ? rangeAt(editor.state, diagnostic.line, diagnostic.column) : { from: 0, to: 0 }), severity: 'error' as const, message: `TS${diagnostic.code}: ${diagnostic.message}`, source: 'TypeScript' }));
       },

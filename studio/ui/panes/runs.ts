@@ -2,7 +2,7 @@ import { api } from '../api.js';
 import { h, jsonBlock, replace } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
 import { errorView } from '../error-view.js';
-import type { CodeRunView, RunErrorView, RunListView, RunSummary, StoredRunView } from '../types.js';
+import type { CodeRunView, ReplayView, RunErrorView, RunListView, RunSummary, StoredRunView } from '../types.js';
 
 type TraceEvent = Record<string, unknown> & { type: string; step: number; timestamp: string };
 
@@ -91,7 +91,7 @@ export function runsPane(root: HTMLElement, route: string[]): void {
       button.disabled = true;
       outcome.textContent = 'Replaying the recorded model replies against the tools…';
       try {
-        const replay = await api<{ id: string; success: boolean; summary: string }>('POST', `/api/runs/${encodeURIComponent(id)}/replay`, {});
+        const replay = await api<ReplayView>('POST', `/api/runs/${encodeURIComponent(id)}/replay`, {});
         replace(outcome, replay.success ? 'Replayed: ' : 'The replay failed: ', replay.summary, ' (', h('a', { href: `#/runs/${encodeURIComponent(replay.id)}` }, 'open the replay'), ')');
       } catch (error) {
         outcome.textContent = (error as Error).message;

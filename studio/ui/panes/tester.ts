@@ -2,7 +2,7 @@ import { api } from '../api.js';
 import { debounce, h, jsonBlock, labelled, longText, replace } from '../dom.js';
 import { errorView } from '../error-view.js';
 import { schemaForm, type SchemaField } from '../schema-form.js';
-import type { CapabilitiesView, FunctionView } from '../types.js';
+import type { CallView, CapabilitiesView, FunctionView, ValidationView } from '../types.js';
 
 /** A form from a function's parameter schema (or JSON), checked as you type, and a direct call. */
 export function testerPane(root: HTMLElement, route: string[]): void {
@@ -53,7 +53,7 @@ export function testerPane(root: HTMLElement, route: string[]): void {
       return;
     }
     jsonArea.setAttribute('aria-invalid', 'false');
-    const { issues: found } = await api<{ issues: { path: string; message: string }[] }>('POST', '/api/validate', { id: fn.id, arguments: args });
+    const { issues: found } = await api<ValidationView>('POST', '/api/validate', { id: fn.id, arguments: args });
     issues.dataset.count = String(found.length);
     replace(issues, ...(found.length ? found.map((issue) => h('li', { class: 'error' }, h('code', {}, issue.path || '(arguments)'), ` ${issue.message}`)) : [h('li', { class: 'ok' }, 'Valid arguments.')]));
   }, 200);
@@ -86,7 +86,7 @@ export function testerPane(root: HTMLElement, route: string[]): void {
     call.disabled = true;
     replace(exchange, h('h3', {}, 'Request'), jsonBlock({ id: fn.id, arguments: args }, 'Request'), h('p', { class: 'muted' }, 'Waiting for the response…'));
     try {
-      const answer = await api<{ request: unknown; response: { ok: boolean; value?: unknown; error?: { code: string; message: string } }; durationMs: number }>('POST', '/api/call', { id: fn.id, arguments: args });
+      const answer = await api<CallView>('POST', '/api/call', { id: fn.id, arguments: args });
       replace(
         exchange,
         h('h3', {}, 'Request'),
