@@ -51,7 +51,7 @@ interface QueuedCall {
 export function argumentLimitError(capability: string, fn: string, bytes: number | string, maxArgumentBytes: number): WireError {
   return {
     code: WIRE_ERROR_CODES.invalidParams,
-    message: `arguments of ${capability}.${fn} are ${bytes} bytes of JSON, over the limit of ${maxArgumentBytes} bytes per call (limits.maxArgumentBytes); pass less per call (split the data over several calls) or raise limits.maxArgumentBytes`,
+    message: `arguments of ${capability}.${fn} are ${bytes} bytes of JSON, over the limit of ${maxArgumentBytes} bytes per call (sandbox.maxArgumentBytes); pass less per call (split the data over several calls) or raise sandbox.maxArgumentBytes in the config`,
     data: { code: 'INVALID_ARGUMENTS', capability, function: fn, details: { maxArgumentBytes } },
   };
 }
@@ -60,7 +60,7 @@ export function argumentLimitError(capability: string, fn: string, bytes: number
 export function callLimitError(capability: string, fn: string, maxCalls: number): WireError {
   return {
     code: WIRE_ERROR_CODES.toolCall,
-    message: `call to ${capability}.${fn} refused: this run already made its limit of ${maxCalls} capability calls; batch the work or raise limits.maxCalls`,
+    message: `call to ${capability}.${fn} refused: this run already made its limit of ${maxCalls} capability calls; batch the work or raise sandbox.maxCalls in the config`,
     data: { code: 'CALL_LIMIT_EXCEEDED', capability, function: fn },
   };
 }

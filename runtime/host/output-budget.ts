@@ -43,6 +43,6 @@ export function outputLimitError(what: string, max: number): RunError {
   return {
     name: 'SandboxOutputError',
     code: 'OUTPUT_LIMIT',
-    message: `${what} passes the output limit of ${max} bytes (logs, result and error together, as JSON); the run was stopped. Log or return less, or raise limits.maxOutputBytes`,
+    message: `${what} passes the output limit of ${max} bytes (logs, result and error together, as JSON); the run was stopped. Log or return less, or raise sandbox.maxOutputBytes in the config`,
   };
 }

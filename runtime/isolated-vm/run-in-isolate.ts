@@ -249,8 +249,8 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
       name: 'SandboxTimeoutError',
       code: 'TIMEOUT',
       message: cpuBound
-        ? `the program computed for longer than its limit of ${limits.timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise limits.timeoutMs`
-        : `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs`,
+        ? `the program computed for longer than its limit of ${limits.timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
+        : `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
     }, true);
   };
 
@@ -289,7 +289,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     if (isolate.isDisposed) {
       // Only isolated-vm disposes an isolate during a run (this code disposes it after finishing).
       if (/memory limit/i.test(message)) {
-        return fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${limits.memoryLimitMb} MB and was stopped; use less memory or raise limits.memoryLimitMb` });
+        return fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config` });
       }
       return fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
     }

@@ -320,7 +320,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         code: closed ? 'SANDBOX_CLOSED' : 'SANDBOX_CRASHED',
         message: closed
           ? 'the sandbox was closed while the program was running'
-          : `the sandbox worker (pid ${worker.pid}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, lower its needs or limits.memoryLimitMb`,
+          : `the sandbox worker (pid ${worker.pid}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, make it need less or raise sandbox.memoryLimitMb in the config`,
       }));
     }
     worker.runs.clear();
@@ -387,7 +387,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
           cancelTimer ??= setTimeout(() => abortRun(worker, run, { name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }), REPORT_MARGIN_MS);
         };
         const onHardTimeout = (): void =>
-          abortRun(worker, run, { name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise limits.timeoutMs` }, true);
+          abortRun(worker, run, { name: 'SandboxTimeoutError', code: 'TIMEOUT', message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)` }, true);
         let hardDeadline = performance.now() + limits.timeoutMs + REPORT_MARGIN_MS;
         let hardTimer = setTimeout(onHardTimeout, hardDeadline - performance.now());
         // Holding the deadline (a person deciding an approval) stops both wall clocks: the worker's and
