@@ -24,6 +24,8 @@ export interface AgentRunOptions {
   context?: string;
   /** Every event of the session (planner steps, tool calls): for progress. */
   onEvent?: (event: { type: string }) => void;
+  /** The caller's W3C trace context: the session's task span is its child. */
+  traceparent?: string;
 }
 
 export interface AgentAnswer {
@@ -73,6 +75,7 @@ export function createAgentRunner(agent: Agent, options: AgentRunnerOptions = {}
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         ...(runOptions.context ? { context: runOptions.context } : {}),
         ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
+        ...(runOptions.traceparent ? { traceparent: runOptions.traceparent } : {}),
       });
     } catch (error) {
       throw new AgentError('AGENT_SESSION_FAILED', `agent "${agent.name}" (session ${contextId}): ${errorMessage(error)}`, { cause: error, details: { contextId } });

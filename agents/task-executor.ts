@@ -16,6 +16,8 @@ export interface AgentTaskOptions {
   systemPrompt?: string;
   tools?: { allow?: (entry: CatalogEntry) => boolean };
   budget?: { maxSteps?: number; maxToolCalls?: number; maxCodeRuns?: number; maxLlmCostUsd?: number };
+  /** The caller's W3C trace context (an A2A message's `metadata.traceparent`): the task's span is its child. */
+  traceparent?: string;
 }
 
 export interface AgentTaskResult {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, Part, Role, Task, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { errorMessage, isJsonSchemaObject } from '../../core/index.js';
+import { errorMessage, isJsonSchemaObject, parseTraceparent } from '../../core/index.js';
 import type { AgentRunner } from '../run-agent.js';
 
 /** Takes each event of an A2A task's session (its planner trace), by A2A task id. */
@@ -33,7 +33,9 @@ export async function createAgentExecutor(runner: AgentRunner, options: { taskSt
         const call = toolCall(userMessage);
         const context = options.taskStore ? await earlierTurns(options.taskStore, { contextId, taskId, user: Role.ROLE_USER }, requestContext.context) : undefined;
         const { recordTrace } = options;
-        const runOptions = { signal: controller.signal, ...(context ? { context } : {}), ...(recordTrace ? { onEvent: (event: { type: string }) => recordTrace(taskId, event) } : {}) };
+        // A caller's W3C trace context in the message's metadata continues into the session's spans.
+        const traceparent = parseTraceparent(userMessage.metadata?.traceparent) === undefined ? undefined : String(userMessage.metadata?.traceparent);
+        const runOptions = { signal: controller.signal, ...(context ? { context } : {}), ...(traceparent ? { traceparent } : {}), ...(recordTrace ? { onEvent: (event: { type: string }) => recordTrace(taskId, event) } : {}) };
         const answer = call ? await runner.callTool(call.tool, call.arguments, runOptions) : await runner.prompt(messageText(userMessage), runOptions);
         bus.publish(
           AgentEvent.artifactUpdate({
