@@ -38,4 +38,6 @@ export interface RunResult {
   /** Capability calls the run made. */
   calls: number;
   durationMs: number;
+  /** The sandbox engine that ran the program (`isolated-vm`, `quickjs`) and why it was chosen. */
+  engine?: { name: string; reason: string };
 }

@@ -1,8 +1,13 @@
 import { SandboxError } from '../core/errors.js';
-import { createInProcessExecutor } from './isolated-vm/in-process-executor.js';
+import type { RunResult } from '../core/run-result.js';
+import type { EngineChoice, EngineName } from './engine.js';
+import { engineFor, selectEngine, validateEngineChoice } from './engines.js';
+import { createInProcessExecutor } from './in-process-executor.js';
+import type { ExecuteOptions, IsolateExecutor } from './isolate-executor.js';
+import { hasNoNodeSnapshot } from './isolated-vm/load-isolated-vm.js';
 import { createProgramSandbox, validateSandboxOutDir } from './program-sandbox.js';
 import { resolveRunLimits } from './resolve-run-limits.js';
-import type { Sandbox, SandboxOptions } from './sandbox.js';
+import type { Isolation, Sandbox, SandboxOptions } from './sandbox.js';
 import { createWorkerPoolExecutor, type WorkerPoolExecutor } from './worker-pool/worker-pool.js';
 
 /** A sandbox whose isolates live in pooled worker processes; `pids()` names them. */
@@ -14,8 +19,9 @@ export interface WorkerSandbox extends Sandbox {
 
 /**
  * Creates a sandbox over a build output folder. `isolation: 'worker'` (default) keeps `workers`
- * pre-started sandbox processes (2 by default); `in-process` needs Node started with
- * `--no-node-snapshot`. Throws for bad options or a missing build folder.
+ * pre-started sandbox processes (2 by default); `in-process` with isolated-vm needs Node started with
+ * `--no-node-snapshot`. `engine` (default `auto`): isolated-vm when it loads, QuickJS otherwise; each
+ * run may ask for another. Throws for bad options or a missing build folder.
  *
  * @example
  * const sandbox = createSandbox({ outDir: '.agent-spaces' });
@@ -28,13 +34,81 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const outDir = validateSandboxOutDir(options?.outDir);
   const limits = resolveRunLimits(undefined, options.limits);
   const isolation = options.isolation ?? 'worker';
-  if (isolation === 'in-process') return createProgramSandbox(createInProcessExecutor(), { outDir, limits });
-  if (isolation !== 'worker') throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
+  if (isolation !== 'worker' && isolation !== 'in-process') throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
+  const engine = validateEngineChoice(options.engine ?? 'auto', 'the sandbox engine (engine)');
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 1) throw new SandboxError('INVALID_OPTIONS', `workers must be a positive integer (got ${String(workers)})`);
   const runsPerWorker = options.runsPerWorker ?? 8;
   if (!Number.isInteger(runsPerWorker) || runsPerWorker < 1) throw new SandboxError('INVALID_OPTIONS', `runsPerWorker must be a positive integer (got ${String(runsPerWorker)})`);
-  const executor: WorkerPoolExecutor = createWorkerPoolExecutor({ workers, runsPerWorker });
-  const sandbox: WorkerSandbox = { ...createProgramSandbox(executor, { outDir, limits }), pids: executor.pids, ready: executor.ready };
-  return sandbox;
+  if (isolation === 'in-process') checkInProcess(engine);
+  const executors = new EngineExecutors(isolation, engine, { workers, runsPerWorker });
+  const sandbox = createProgramSandbox(executors, { outDir, limits });
+  if (isolation === 'in-process') return sandbox;
+  const pool = executors.defaultPool();
+  const workerSandbox: WorkerSandbox = { ...sandbox, pids: pool.pids, ready: pool.ready };
+  return workerSandbox;
+}
+
+function checkInProcess(engine: EngineChoice): void {
+  if (engine === 'isolated-vm' && !hasNoNodeSnapshot()) {
+    throw new SandboxError('NODE_SNAPSHOT_ENABLED', 'in-process isolation with isolated-vm needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, use isolation: "worker", or engine: "quickjs"');
+  }
+}
+
+interface PlacedExecutor {
+  executor: IsolateExecutor;
+  /** Which engine runs, and why; undefined until known. */
+  engine(): Promise<{ name: EngineName; reason: string } | undefined>;
+}
+
+/**
+ * One executor per engine choice, made when a run first asks for it (the sandbox's own choice at once,
+ * for worker isolation: its workers start with the sandbox). Each result says which engine ran it.
+ */
+class EngineExecutors implements IsolateExecutor {
+  readonly #placed = new Map<EngineChoice, PlacedExecutor>();
+  #defaultPool: WorkerPoolExecutor | undefined;
+
+  constructor(
+    readonly isolation: Isolation,
+    readonly choice: EngineChoice,
+    readonly pool: { workers: number; runsPerWorker: number },
+  ) {
+    this.#executorFor(choice);
+  }
+
+  defaultPool(): WorkerPoolExecutor {
+    if (this.#defaultPool === undefined) throw new SandboxError('INVALID_OPTIONS', 'this sandbox has no worker pool');
+    return this.#defaultPool;
+  }
+
+  async execute(request: Parameters<IsolateExecutor['execute']>[0], onCall: Parameters<IsolateExecutor['execute']>[1], options: ExecuteOptions = {}): Promise<RunResult> {
+    const choice = options.engine === undefined ? this.choice : validateEngineChoice(options.engine, 'the run\'s engine');
+    if (this.isolation === 'in-process') checkInProcess(choice);
+    const placed = this.#executorFor(choice);
+    const result = await placed.executor.execute(request, onCall, options);
+    const engine = await placed.engine();
+    return engine === undefined ? result : { ...result, engine };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#placed.values()].map((placed) => placed.executor.close()));
+  }
+
+  #executorFor(choice: EngineChoice): PlacedExecutor {
+    let placed = this.#placed.get(choice);
+    if (placed !== undefined) return placed;
+    if (this.isolation === 'in-process') {
+      const selection = selectEngine(choice, 'in-process');
+      selection.catch(() => undefined);
+      const executor = createInProcessExecutor(() => engineFor(choice, 'in-process'));
+      placed = { executor, engine: async () => selection.then(({ engine, reason }) => ({ name: engine, reason })) };
+    } else {
+      const executor = createWorkerPoolExecutor({ ...this.pool, engine: choice });
+      this.#defaultPool ??= executor;
+      placed = { executor, engine: async () => executor.engine() };
+    }
+    this.#placed.set(choice, placed);
+    return placed;
+  }
 }

@@ -1,12 +1,14 @@
 import type { CapabilityCallHandler } from '../core/protocol.js';
 import type { RunLog, RunResult } from '../core/run-result.js';
-import type { IsolateRunRequest } from './isolated-vm/run-in-isolate.js';
+import type { EngineChoice, EngineRunRequest as IsolateRunRequest } from './engine.js';
 
 export interface ExecuteOptions {
   /** Aborting ends the run with `CANCELLED`. */
   signal?: AbortSignal;
   /** Each log line as the program writes it (they are also in the result). */
   onLog?: (log: RunLog) => void;
+  /** The engine for this run (default: the sandbox's). */
+  engine?: EngineChoice;
 }
 
 /**

@@ -9,7 +9,7 @@ import { keepAliveUntil } from '../core/keep-alive.js';
 import type { CapabilityCallHandler, CapabilityCallParams } from '../core/protocol.js';
 import type { Diagnostic, RunError, RunLog, RunResult } from '../core/run-result.js';
 import type { ExecuteOptions, IsolateExecutor } from './isolate-executor.js';
-import { listCapabilityModules, withModuleHint } from './isolated-vm/capability-modules.js';
+import { listCapabilityModules, withModuleHint } from './host/capability-modules.js';
 import { compileProgram, type CompiledProgram } from './program/compile-program.js';
 import { PROGRAM_FILENAME } from './program/program-filename.js';
 import { resolveRunLimits } from './resolve-run-limits.js';
@@ -64,7 +64,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
 
       const held = holdUntilPassed(runOptions);
       try {
-        const running = executor.execute(request, held.onCall, { signal: held.signal, onLog: held.onLog });
+        const running = executor.execute(request, held.onCall, { signal: held.signal, onLog: held.onLog, ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }) });
         // Handled at once: a run that fails to start (closed, no worker) must not be an unhandled
         // rejection while the check is still going; it is awaited below all the same.
         running.catch(() => undefined);
@@ -107,7 +107,7 @@ function compileFailure(error: RunError, checked: RunResult | undefined, failed:
 }
 
 function executeOptionsOf(runOptions: RunOptions): ExecuteOptions {
-  return { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}) };
+  return { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}), ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }) };
 }
 
 /** Positions in a run's error mapped back to the model's TypeScript, and a "did you mean" for a missing module. */

@@ -9,7 +9,7 @@ import { SANDBOX_HOST_GLOBAL } from '../core/manifest.js';
 import type { CapabilityCallHandler } from '../core/protocol.js';
 import type { RunLog } from '../core/run-result.js';
 import { createSandbox } from './create-sandbox.js';
-import { TIMER_LIMITS } from './isolated-vm/sandbox-timers.js';
+import { TIMER_LIMITS } from './host/sandbox-timers.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from './sandbox.contract.js';
 import type { RunOptions, Sandbox } from './sandbox.js';
 import { SANDBOX_GLOBALS_DECLARATION } from './sandbox-globals.js';

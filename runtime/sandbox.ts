@@ -4,6 +4,7 @@
  */
 import type { CapabilityCallHandler } from '../core/protocol.js';
 import type { RunLog, RunResult } from '../core/run-result.js';
+import type { EngineChoice } from './engine.js';
 
 export interface RunLimits {
   /** Wall-clock time of the whole run, including code after `await`s. */
@@ -35,6 +36,8 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
 export interface RunOptions {
   /** Performs each capability call on the host (the bridge's dispatcher). */
   onCall: CapabilityCallHandler;
+  /** The engine for this run (default: the sandbox's `engine`). The result's `engine` says which ran, and why. */
+  engine?: EngineChoice;
   /** Names the run in call contexts and traces; a random id when omitted. */
   runId?: string;
   /** Aborting ends the run with `CANCELLED`. */
@@ -87,4 +90,9 @@ export interface SandboxOptions {
   runsPerWorker?: number;
   /** Defaults for every run; each run may override them. */
   limits?: Partial<RunLimits>;
+  /**
+   * `auto` (default): isolated-vm when its addon loads here (and, in-process, Node runs with
+   * --no-node-snapshot), QuickJS in WebAssembly otherwise. `isolated-vm` or `quickjs`: that engine.
+   */
+  engine?: EngineChoice;
 }

@@ -6,6 +6,7 @@
  */
 import type { ResultMode } from '../core/protocol.js';
 import type { LogLevel } from '../core/run-result.js';
+import { ENGINE_NAMES, type EngineName } from './engine.js';
 import type { RunLimits } from './sandbox.js';
 
 export type HostToWorkerHeader =
@@ -18,8 +19,8 @@ export type HostToWorkerHeader =
   | { t: 'reply'; runId: string; id: number; ok: boolean };
 
 export type WorkerToHostHeader =
-  /** The worker loaded isolated-vm and takes runs. */
-  | { t: 'ready'; pid: number }
+  /** The worker loaded its engine and takes runs; `reason` says why that engine (shown, never trusted). */
+  | { t: 'ready'; pid: number; engine?: EngineName; reason?: string }
   /** Body: the arguments' JSON text. */
   | { t: 'call'; runId: string; id: number; capability: string; fn: string; mode: ResultMode }
   /** Body: the line. */
@@ -47,7 +48,13 @@ export function readWorkerHeader(text: string): WorkerToHostHeader | undefined {
   const id = (key: string): boolean => Number.isSafeInteger(header[key]);
   switch (header['t']) {
     case 'ready':
-      return id('pid') ? { t: 'ready', pid: header['pid'] as number } : undefined;
+      if (!id('pid')) return undefined;
+      return {
+        t: 'ready',
+        pid: header['pid'] as number,
+        ...((ENGINE_NAMES as readonly unknown[]).includes(header['engine']) ? { engine: header['engine'] as EngineName } : {}),
+        ...(name('reason') ? { reason: header['reason'] as string } : {}),
+      };
     case 'call':
       return name('runId') && id('id') && name('capability') && name('fn') && (header['mode'] === 'value' || header['mode'] === 'full')
         ? { t: 'call', runId: header['runId'] as string, id: header['id'] as number, capability: header['capability'] as string, fn: header['fn'] as string, mode: header['mode'] }

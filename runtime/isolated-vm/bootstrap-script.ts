@@ -6,10 +6,7 @@
  * isolate that made it, so nothing a program does can reach it.
  */
 import type ivm from 'isolated-vm';
-import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
-
-/** The bootstrap as a function of its host callbacks, which it receives as `$0`, `$1`, … */
-const BOOTSTRAP_FUNCTION = `(function ($0, $1, $2, $3, $4) {${BOOTSTRAP_SOURCE}\n})`;
+import { BOOTSTRAP_FUNCTION } from '../guest/bootstrap-function.js';
 
 let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 

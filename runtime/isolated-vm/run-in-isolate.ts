@@ -5,7 +5,7 @@
  * here parses a call's arguments or a reply's value: they cross as JSON text. Positions in the result
  * are still those of the compiled JavaScript; the caller maps them back.
  */
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
 import { utf8SizeOver } from '../../core/utf8-size.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
@@ -13,53 +13,20 @@ import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitEr
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
 import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
-import type { RunLimits } from '../sandbox.js';
+import { programFrames } from '../host/program-frames.js';
+import type { EngineOutcome, EnginePort, EngineRun, EngineRunRequest, SpareInstance } from '../engine.js';
 import { MAX_NAME } from '../worker-protocol.js';
 import { evaluateBootstrap } from './bootstrap-script.js';
-import { ModuleResolutionError, resolveCapabilityModule } from './capability-modules.js';
-import { createRunTimers } from './sandbox-timers.js';
-import { sandboxUrlOperation } from './sandbox-url-host.js';
+import { loadIsolatedVm } from './load-isolated-vm.js';
+import { ModuleResolutionError, resolveCapabilityModule } from '../host/capability-modules.js';
+import { createRunTimers } from '../host/sandbox-timers.js';
+import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 
-export interface IsolateRunRequest {
-  runId: string;
-  /** The compiled program (an ES module whose default export is the wrapped main). */
-  js: string;
-  outDir: string;
-  limits: RunLimits;
-}
-
-/** Where a run's calls and logs go (the host's call gate, or the frames of a sandbox worker). */
-export interface IsolatePort {
-  /** A call the program made; answer it with {@link IsolateRun.reply}. */
-  call(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
-  /** A log line that fit the output budget. */
-  log(level: LogLevel, message: string): void;
-}
-
-/** How a run ended. The result stays JSON text: whoever needs the value parses it once. */
-export interface IsolateOutcome {
-  success: boolean;
-  /** The result's JSON text when `success`. */
-  resultJson?: string;
-  error?: RunError;
-  timedOut: boolean;
-  durationMs: number;
-}
-
-export interface IsolateRun {
-  /** The outcome; settles as soon as the run ends, even if the isolate has not stopped yet. */
-  outcome: Promise<IsolateOutcome>;
-  /** Settles once the isolate no longer executes anything; never, if its thread hangs. */
-  released: Promise<void>;
-  /** Answers call `id`: `json` is the value's JSON text, or a wire error's when `ok` is false. */
-  reply(id: number, ok: boolean, json: string): void;
-  /** Ends the run with `CANCELLED`. */
-  cancel(message?: string): void;
-  /** Ends the run with a failure the host decided (e.g. its own output count). */
-  abort(error: RunError): void;
-  /** Stops the wall clock (see `CallContext.holdDeadline`); the returned function starts it again. CPU time still counts. */
-  holdDeadline(): () => void;
-}
+/** The engine contract's names for a run, as this file has always called them. */
+export type IsolateRunRequest = EngineRunRequest;
+export type IsolatePort = EnginePort;
+export type IsolateOutcome = EngineOutcome;
+export type IsolateRun = EngineRun;
 
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -75,7 +42,8 @@ interface IsolateHandlers {
  * A fresh isolate with its context and bootstrap, made before a run arrives (creating them is most
  * of a trivial run's cost). Each one serves exactly one run.
  */
-export interface PreparedIsolate {
+export interface PreparedIsolate extends SpareInstance {
+  readonly engine: 'isolated-vm';
   readonly memoryLimitMb: number;
   /** Whether the program runs on the calling thread (see {@link IsolateThreading}). */
   readonly threading: IsolateThreading;
@@ -121,6 +89,7 @@ function disposeAtExit(isolate: ivm.Isolate): void {
 }
 
 export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreading = 'pool'): PreparedIsolate {
+  const ivm = loadIsolatedVm();
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
   let handlers: IsolateHandlers | undefined;
   const context = isolate.createContextSync();
@@ -141,6 +110,10 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
   ];
   const bootstrap = evaluateBootstrap(isolate, context, callbacks);
   return {
+    engine: 'isolated-vm',
+    dispose: () => {
+      if (!isolate.isDisposed) isolate.dispose();
+    },
     memoryLimitMb,
     threading,
     isolate,
@@ -481,7 +454,7 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
     const main = program.namespace.getSync('default', { reference: true });
     if (finished) return;
     programStarted = true;
-    const settings = new ivm.ExternalCopy({
+    const settings = new (loadIsolatedVm().ExternalCopy)({
       maxCalls: limits.maxCalls,
       // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
       callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
@@ -510,12 +483,3 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
   };
 }
 
-/**
- * The frames of a stack that belong to the program and its capability modules: an error thrown while
- * the host compiled, linked or evaluated them also carries the host's own frames (file paths of this
- * machine), which the program must not read.
- */
-function programFrames(stack: string): string {
-  const lines = stack.split('\n');
-  return [lines[0] ?? '', ...lines.slice(1).filter((line) => line.includes(PROGRAM_FILENAME) || line.includes('@capabilities/') || line.includes('<isolated-vm>'))].join('\n');
-}

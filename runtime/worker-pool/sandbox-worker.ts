@@ -1,20 +1,20 @@
 /**
- * Entry of a sandbox worker process: runs programs, several at a time, each in a fresh isolate on
- * this process's main thread, and talks to the host in frames on file descriptor 3. Arguments,
+ * Entry of a sandbox worker process: runs programs, several at a time, each in a fresh engine instance
+ * on this process's main thread, and talks to the host in frames on file descriptor 3. Arguments,
  * replies, log lines and results pass through as text, unparsed. Exits when the host goes away.
- */
-import { Socket } from 'node:net';
-import { prepareIsolate, startIsolateRun, type IsolateRun, type PreparedIsolate } from '../isolated-vm/run-in-isolate.js';
-import { DEFAULT_RUN_LIMITS } from '../sandbox.js';
-import type { HostToWorkerHeader, WorkerToHostHeader } from '../worker-protocol.js';
-import { createFrameReader, createFrameWriter } from './frames.js';
-
-/**
+ * Its first argument is the engine choice (`auto`, `isolated-vm`, `quickjs`): `auto` is resolved here,
+ * where the engine runs, and the 'ready' frame says which engine it loaded and why.
+ *
  * A worker does nothing but run programs, so they run on its main thread: a capability call then
  * costs no thread hop. The host ends a run whose worker does not report shortly after a cancel or the
  * deadline, and kills that worker (see worker-pool.ts).
  */
-const THREADING = 'caller';
+import { Socket } from 'node:net';
+import type { Engine, EngineRun, SpareInstance } from '../engine.js';
+import { loadEngine, selectEngine, validateEngineChoice } from '../engines.js';
+import { DEFAULT_RUN_LIMITS } from '../sandbox.js';
+import type { HostToWorkerHeader, WorkerToHostHeader } from '../worker-protocol.js';
+import { createFrameReader, createFrameWriter } from './frames.js';
 /** The host is trusted here; the limit only bounds a broken pipe's damage. */
 const MAX_FRAME_BYTES = 1024 * 1024 * 1024;
 
@@ -28,18 +28,29 @@ try {
 const write = createFrameWriter(channel);
 const post = (header: WorkerToHostHeader, body?: string): void => write(JSON.stringify(header), body);
 
+let engine: Engine;
+let reason: string;
+try {
+  const selection = await selectEngine(validateEngineChoice(process.argv[2] ?? 'auto', 'the sandbox worker\'s engine'), 'worker');
+  engine = await loadEngine(selection.engine, 'worker');
+  reason = selection.reason;
+} catch (error) {
+  process.stderr.write(`sandbox-worker: no engine: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
 /** Runs in progress, with the releases of their deadline holds by the host's hold id. */
-const runs = new Map<string, { run: IsolateRun; holds: Map<number, () => void> }>();
-/** The next run's isolate, made while idle, with the memory limit of the last run. */
-let spare: PreparedIsolate | undefined = prepareIsolate(DEFAULT_RUN_LIMITS.memoryLimitMb, THREADING);
+const runs = new Map<string, { run: EngineRun; holds: Map<number, () => void> }>();
+/** The next run's instance, made while idle, with the memory limit of the last run. */
+let spare: SpareInstance | undefined = engine.prepare(DEFAULT_RUN_LIMITS.memoryLimitMb);
 
 function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string): void {
   const { runId, limits } = header;
   if (runs.has(runId)) return;
-  const run = startIsolateRun({ runId, js, outDir: header.outDir, limits }, {
+  const run = engine.startRun({ runId, js, outDir: header.outDir, limits }, {
     call: (id, capability, fn, argsJson, mode) => post({ t: 'call', runId, id, capability, fn, mode }, argsJson),
     log: (level, message) => post({ t: 'log', runId, level }, message),
-  }, spare, THREADING);
+  }, spare);
   spare = undefined;
   runs.set(runId, { run, holds: new Map() });
   void run.outcome.then((outcome) => {
@@ -51,7 +62,7 @@ function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string)
     post({ t: 'released', runId });
     // Made after the report, off the path of the next run's start.
     setImmediate(() => {
-      if (spare === undefined) spare = prepareIsolate(limits.memoryLimitMb, THREADING);
+      if (spare === undefined) spare = engine.prepare(limits.memoryLimitMb);
     });
   });
 }
@@ -82,4 +93,4 @@ const onFrame = ({ header, body }: { header: string; body: string }): void => {
 channel.on('data', createFrameReader({ maxFrameBytes: MAX_FRAME_BYTES, onFrame, onViolation: () => process.exit(1) }));
 channel.on('close', () => process.exit(0));
 channel.on('error', () => process.exit(0));
-post({ t: 'ready', pid: process.pid });
+post({ t: 'ready', pid: process.pid, engine: engine.name, reason: `${reason}; ${engine.description}` });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../create-sandbox.js';
-import { createFixtureHost, describeSandboxContract, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
+import { contractEngine, createFixtureHost, describeSandboxContract, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 
-describeSandboxContract('worker pool', async () => {
-  const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2 });
+// AGENT_SPACES_ENGINE=quickjs runs the contract on QuickJS (default: auto, isolated-vm where it loads).
+const engine = contractEngine();
+describeSandboxContract(`worker pool (${engine})`, async () => {
+  const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2, engine });
   await sandbox.ready();
   return sandbox;
-});
+}, engine);
 
 describe('worker pool lifecycle', () => {
   it('kills every worker on close', async () => {

@@ -22,7 +22,7 @@ import { createCallGate, type CallGate } from '../host/call-gate.js';
 import { createOutputBudget, logEntryBytes, outputLimitError, type OutputBudget } from '../host/output-budget.js';
 import { BOOTSTRAP_REFUSAL_CODES, readReportedError, WORKER_DECIDED_CODES, wireErrorCode } from '../host/run-error-codes.js';
 import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
-import type { IsolateRunRequest } from '../isolated-vm/run-in-isolate.js';
+import type { EngineChoice, EngineName, EngineRunRequest as IsolateRunRequest } from '../engine.js';
 import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
 import { createFrameReader, createFrameWriter, type FrameWriter } from './frames.js';
 
@@ -34,6 +34,8 @@ export interface WorkerPoolOptions {
   graceMs?: number;
   /** The worker program (tests start hostile ones); default: sandbox-worker beside this file. */
   entry?: { file: string; args?: string[] };
+  /** The engine the default worker loads (`auto`: resolved in the worker; default). */
+  engine?: EngineChoice;
 }
 
 export interface WorkerPoolExecutor extends IsolateExecutor {
@@ -41,6 +43,8 @@ export interface WorkerPoolExecutor extends IsolateExecutor {
   pids(): number[];
   /** Resolves once `workers` workers are ready. */
   ready(): Promise<void>;
+  /** The engine the workers loaded and why, once one is ready (as the worker said it). */
+  engine(): { name: EngineName; reason: string } | undefined;
 }
 
 interface ActiveRun {
@@ -108,7 +112,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   /** Numbers the runs' ids on the pipe (see ActiveRun.runId). */
   let runSerial = 0;
 
-  const entry = options.entry === undefined ? workerEntry() : { file: options.entry.file, execArgv: ['--no-node-snapshot'], args: options.entry.args ?? [] };
+  const entry = options.entry === undefined ? workerEntry(options.engine ?? 'auto') : { file: options.entry.file, execArgv: ['--no-node-snapshot'], args: options.entry.args ?? [] };
+  let loadedEngine: { name: EngineName; reason: string } | undefined;
   /** Started, not killed, and not holding a run that ended but whose isolate has not stopped yet. */
   const isSettled = (worker: Worker): boolean => worker.ready && worker.killed !== true && [...worker.runs.values()].every((run) => !run.settled);
   const readyCount = (): number => [...workers].filter(isSettled).length;
@@ -206,6 +211,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       // would then end before the exit it waits for (exit code 13).
       if (worker.killed || closed || worker.ready) return;
       worker.ready = true;
+      if (message.engine !== undefined) loadedEngine ??= { name: message.engine, reason: message.reason ?? '' };
       startFailures = 0;
       updateRef(worker);
       offerSlots();
@@ -466,6 +472,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       });
     },
     pids: () => [...workers].map((worker) => worker.pid),
+    engine: () => loadedEngine,
     ready: () => (readyCount() >= options.workers ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve))),
     async close() {
       if (closed) return;
@@ -501,14 +508,15 @@ function workerEnvironment(): NodeJS.ProcessEnv {
  * (tests, development) it is bundled once per host process into the package's node_modules/.cache, so
  * a worker starts without a TypeScript loader: measured here, 48 MB per idle worker instead of 84.
  */
-function workerEntry(): { file: string; execArgv: string[]; args: string[] } {
+function workerEntry(engine: EngineChoice): { file: string; execArgv: string[]; args: string[] } {
   const here = fileURLToPath(import.meta.url);
   const extension = path.extname(here);
   const source = path.join(path.dirname(here), `sandbox-worker${extension}`);
+  // isolated-vm needs it wherever an isolate is made; QuickJS does not mind it.
   const execArgv = ['--no-node-snapshot'];
-  if (extension !== '.ts') return { file: source, execArgv, args: [] };
+  if (extension !== '.ts') return { file: source, execArgv, args: [engine] };
   bundledWorker ??= bundleWorker(source);
-  return { file: bundledWorker, execArgv, args: [] };
+  return { file: bundledWorker, execArgv, args: [engine] };
 }
 
 let bundledWorker: string | undefined;
@@ -516,10 +524,14 @@ let bundledWorker: string | undefined;
 function bundleWorker(source: string): string {
   const require = createRequire(import.meta.url);
   const { buildSync } = require('esbuild') as { buildSync: typeof BuildSync };
-  const built = buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['isolated-vm'], write: false, logLevel: 'silent' });
+  // The engines' packages stay outside: isolated-vm is found at run time (load-isolated-vm.ts), and
+  // QuickJS reads its .wasm file beside its own module.
+  const external = ['isolated-vm', 'isolated-vm-*', 'quickjs-emscripten-core', '@jitl/*'];
+  const built = buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', target: 'node20', external, write: false, logLevel: 'silent' });
   const code = built.outputFiles[0]?.text ?? '';
-  // Beside isolated-vm's own node_modules, so the bundle resolves it; named by its content, written atomically.
-  const cacheDir = path.join(path.dirname(path.dirname(require.resolve('isolated-vm/package.json'))), '.cache', 'agent-spaces');
+  // In the package's own node_modules, so the bundle resolves what it left outside; named by its
+  // content, written atomically.
+  const cacheDir = path.join(path.dirname(path.dirname(require.resolve('esbuild/package.json'))), '.cache', 'agent-spaces');
   const file = path.join(cacheDir, `sandbox-worker-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
   if (!existsSync(file)) {
     mkdirSync(cacheDir, { recursive: true });

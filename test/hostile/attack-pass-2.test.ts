@@ -20,7 +20,7 @@ import { serveA2A, type RunningA2AServer } from '../../agents/a2a/serve-a2a.js';
 import { createRateLimiter } from '../../bridge/rate-limiter.js';
 import type { RateLimit } from '../../core/index.js';
 import { createSandbox } from '../../runtime/create-sandbox.js';
-import { TIMER_LIMITS } from '../../runtime/isolated-vm/sandbox-timers.js';
+import { TIMER_LIMITS } from '../../runtime/host/sandbox-timers.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 import type { CapabilityCallHandler } from '../../core/protocol.js';
 import type { RunResult } from '../../core/run-result.js';

@@ -6,8 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunLog } from '../../core/run-result.js';
 import { createSandbox } from '../../runtime/create-sandbox.js';
-import { TIMER_LIMITS } from '../../runtime/isolated-vm/sandbox-timers.js';
-import { URL_LIMITS } from '../../runtime/isolated-vm/sandbox-url-host.js';
+import { TIMER_LIMITS } from '../../runtime/host/sandbox-timers.js';
+import { URL_LIMITS } from '../../runtime/host/sandbox-url-host.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 import type { RunOptions, Sandbox } from '../../runtime/sandbox.js';
 

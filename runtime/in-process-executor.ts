@@ -1,35 +1,29 @@
-import { SandboxError } from '../../core/errors.js';
-import type { RunLog, RunResult } from '../../core/run-result.js';
-import { createCallGate } from '../host/call-gate.js';
-import type { IsolateExecutor } from '../isolate-executor.js';
-import { prepareIsolate, startIsolateRun, type IsolateOutcome, type PreparedIsolate } from './run-in-isolate.js';
-
-/** Whether this process was started with `--no-node-snapshot`, which isolated-vm needs on Node 20+. */
-export function hasNoNodeSnapshot(): boolean {
-  const flags = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)];
-  return flags.includes('--no-node-snapshot');
-}
+import type { RunLog, RunResult } from '../core/run-result.js';
+import type { Engine, EngineOutcome, SpareInstance } from './engine.js';
+import { createCallGate } from './host/call-gate.js';
+import type { IsolateExecutor } from './isolate-executor.js';
 
 /**
- * Runs isolates in this process: the fastest path, for trusted code. A program that spins after an
- * `await` can keep an isolate thread busy after its run reported the timeout, and a native crash of
- * isolated-vm takes this process with it; worker isolation kills such a worker instead. Never use it
- * for code from a remote caller.
+ * Runs programs in this process: the fastest path, for trusted code. With isolated-vm a program that
+ * spins after an `await` can keep an isolate thread busy after its run reported the timeout, and a
+ * native crash of isolated-vm takes this process with it; with QuickJS the program computes on this
+ * thread (each entry bounded by the run's time), so the host's event loop waits while it does. Worker
+ * isolation kills a stuck worker instead. Never use it for code from a remote caller.
  */
-export function createInProcessExecutor(): IsolateExecutor {
-  if (!hasNoNodeSnapshot()) {
-    throw new SandboxError('NODE_SNAPSHOT_ENABLED', 'in-process isolation needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, or use isolation: "worker"');
-  }
-  // The next run's isolate, prepared once the host has a free moment after a run.
-  let spare: PreparedIsolate | undefined;
+export function createInProcessExecutor(load: () => Engine | Promise<Engine>): IsolateExecutor {
+  // The next run's instance, prepared once the host has a free moment after a run.
+  let spare: SpareInstance | undefined;
   let closed = false;
-  const prepareSpare = (memoryLimitMb: number): void => {
+  const prepareSpare = (engine: Engine, memoryLimitMb: number): void => {
     setImmediate(() => {
-      if (!closed && spare === undefined) spare = prepareIsolate(memoryLimitMb);
+      if (!closed && spare === undefined) spare = engine.prepare(memoryLimitMb);
     });
   };
   return {
     async execute(request, onCall, options = {}) {
+      // Not awaited when loaded already: nothing else gets the thread between the caller and the start.
+      const loading = load();
+      const engine = loading instanceof Promise ? await loading : loading;
       const { signal, onLog } = options;
       const logs: RunLog[] = [];
       const callController = new AbortController();
@@ -42,7 +36,7 @@ export function createInProcessExecutor(): IsolateExecutor {
       });
       /** The host's onLog threw: the run stops and execute rejects with it. */
       let logFault: { error: unknown } | undefined;
-      const run = startIsolateRun(request, {
+      const run = engine.startRun(request, {
         call: (id, capability, fn, argsJson, resultMode) => gate.submit(id, capability, fn, argsJson, resultMode),
         log(level, message) {
           const log = { level, message };
@@ -69,19 +63,19 @@ export function createInProcessExecutor(): IsolateExecutor {
         gate.close();
         callController.abort(new Error(`run ${request.runId} ended`));
         signal?.removeEventListener('abort', onAbort);
-        prepareSpare(request.limits.memoryLimitMb);
+        prepareSpare(engine, request.limits.memoryLimitMb);
       }
     },
     async close() {
       closed = true;
-      if (spare !== undefined && !spare.isolate.isDisposed) spare.isolate.dispose();
+      spare?.dispose();
       spare = undefined;
     },
   };
 }
 
 /** The run's result, with the result's JSON text parsed once. */
-export function toRunResult(outcome: IsolateOutcome, logs: RunLog[], calls: number): RunResult {
+export function toRunResult(outcome: EngineOutcome, logs: RunLog[], calls: number): RunResult {
   return {
     success: outcome.success,
     result: outcome.resultJson === undefined ? null : (JSON.parse(outcome.resultJson) as unknown),

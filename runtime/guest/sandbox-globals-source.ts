@@ -17,8 +17,8 @@
  * callback that throws ends the run with its error, as an uncaught exception ends a Node process).
  * It defines `wake(id)`, which the host calls when a timer is due.
  */
-import { TIMER_LIMITS } from './sandbox-timers.js';
-import { URL_INVALID, URL_LIMITS, URL_TOO_LONG } from './sandbox-url-host.js';
+import { TIMER_LIMITS } from '../host/sandbox-timers.js';
+import { URL_INVALID, URL_LIMITS, URL_TOO_LONG } from '../host/sandbox-url-host.js';
 
 export const SANDBOX_GLOBALS_SOURCE = String.raw`
 // ---------------------------------------------------------------- captured intrinsics

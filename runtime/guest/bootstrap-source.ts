@@ -46,7 +46,9 @@ const isRegExp = (value) => { try { regExpTest(value, ''); return true; } catch 
 const CLASS_SOURCE = /^class\b/, IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
-let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '' };
+// \`callSites\`: the engine appends no awaiting frames to an error made after an await (QuickJS), so
+// each call keeps the stack of where the program made it, for its error if it fails.
+let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '', callSites: false };
 let callsMade = 0;
 const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
 /** Real tool errors (made by call() from the host's reply) → the host's error data. */
@@ -177,6 +179,7 @@ function dispatch(capability, fn, args, resultMode) {
 async function call(capability, fn, args, resultMode) {
   capability = StringConstructor(capability);
   fn = StringConstructor(fn);
+  const site = settings.callSites === true ? new ErrorConstructor() : undefined;
   const outcome = await dispatch(capability, fn, args, resultMode);
   // A program that patched Promise.prototype can settle this await itself: only records settle() made count.
   if (weakMapGet(outcomes, outcome) !== true) throw new TypeErrorConstructor('the sandbox refused a capability result it did not receive from the host (Promise internals were modified)');
@@ -195,10 +198,25 @@ async function call(capability, fn, args, resultMode) {
     const key = keys[index];
     if (fields[key] !== undefined) defineProperty(error, key, { value: fields[key], writable: true, enumerable: key !== 'name', configurable: true });
   }
+  if (site !== undefined) defineProperty(error, 'stack', { value: programStack(safe(() => site.stack, '')), writable: true, enumerable: false, configurable: true });
   weakMapSet(toolErrors, error, record);
   throw error;
 }
 const host = ObjectFreeze({ call });
+
+// The frames of a captured stack below the bootstrap's own (the program's and its modules').
+const FRAME_OF_BOOTSTRAP = /\(bootstrap\.js[:)]/;
+function programStack(stack) {
+  let out = '';
+  let rest = StringConstructor(stack);
+  while (rest !== '') {
+    const end = stringIndexOf(rest, '\n');
+    const line = end === -1 ? rest : stringSlice(rest, 0, end);
+    rest = end === -1 ? '' : stringSlice(rest, end + 1);
+    if (line !== '' && !regExpTest(FRAME_OF_BOOTSTRAP, line)) out += line + '\n';
+  }
+  return out;
+}
 defineProperty(globalThis, HOST_GLOBAL, { value: host, enumerable: false, writable: false, configurable: false });
 
 function settle(id, ok, payload) {

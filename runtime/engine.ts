@@ -1,0 +1,114 @@
+/**
+ * The contract of a sandbox engine: what runs one compiled program in a fresh instance of a JavaScript
+ * engine (V8 through isolated-vm, QuickJS in WebAssembly). It imports no engine. An engine is one folder
+ * (`isolated-vm/`, `quickjs/`) whose `engine.ts` exports `loadEngine`, and one line in `engines.ts`.
+ *
+ * Every engine evaluates the same guest code (guest/bootstrap-source.ts: console, the host global the
+ * capability proxies call, the Web globals) and links `@capabilities/*` to the same build output, so a
+ * program sees the same world whichever engine runs it. What differs is only how the host enters the
+ * engine and how the engine's limits are enforced.
+ */
+import type { ResultMode } from '../core/protocol.js';
+import type { LogLevel, RunError } from '../core/run-result.js';
+import type { RunLimits } from './sandbox.js';
+
+/** The engines there are. */
+export const ENGINE_NAMES = ['isolated-vm', 'quickjs'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+/** What a config or a run asks for: an engine, or `auto` (isolated-vm when it loads, QuickJS otherwise). */
+export type EngineChoice = 'auto' | EngineName;
+export const ENGINE_CHOICES: readonly EngineChoice[] = ['auto', ...ENGINE_NAMES];
+
+export interface EngineRunRequest {
+  runId: string;
+  /** The compiled program (an ES module whose default export is the wrapped main). */
+  js: string;
+  outDir: string;
+  limits: RunLimits;
+}
+
+/** Where a run's calls and logs go (the host's call gate, or the frames of a sandbox worker). */
+export interface EnginePort {
+  /** A call the program made; answer it with {@link EngineRun.reply}. */
+  call(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
+  /** A log line that fit the output budget. */
+  log(level: LogLevel, message: string): void;
+}
+
+/** How a run ended. The result stays JSON text: whoever needs the value parses it once. */
+export interface EngineOutcome {
+  success: boolean;
+  /** The result's JSON text when `success`. */
+  resultJson?: string;
+  error?: RunError;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface EngineRun {
+  /** The outcome; settles as soon as the run ends, even if the engine has not stopped yet. */
+  outcome: Promise<EngineOutcome>;
+  /** Settles once the engine no longer executes anything for this run; never, if its thread hangs. */
+  released: Promise<void>;
+  /** Answers call `id`: `json` is the value's JSON text, or a wire error's when `ok` is false. */
+  reply(id: number, ok: boolean, json: string): void;
+  /** Ends the run with `CANCELLED`. */
+  cancel(message?: string): void;
+  /** Ends the run with a failure the host decided (e.g. its own output count). */
+  abort(error: RunError): void;
+  /** Stops the wall clock (see `CallContext.holdDeadline`); the returned function starts it again. CPU time still counts. */
+  holdDeadline(): () => void;
+}
+
+/**
+ * Where the program executes. `in-process`: in the host's process, which must stay responsive (isolated-vm
+ * runs the program on its own threads; QuickJS on the calling thread, each entry bounded by the run's time).
+ * `worker`: inside a sandbox worker process that does nothing else (the program runs on its main thread).
+ */
+export type EnginePlacement = 'in-process' | 'worker';
+
+/** A loaded engine. */
+export interface Engine {
+  readonly name: EngineName;
+  /** What was loaded (e.g. `isolated-vm 5.0.4` or `quickjs-ng (quickjs-emscripten 0.32.0, sync)`). */
+  readonly description: string;
+  /** Starts a run; never rejects for faults of the program. `spare` is used when it fits the run. */
+  startRun(request: EngineRunRequest, port: EnginePort, spare?: SpareInstance): EngineRun;
+  /** A fresh instance made ahead of a run (making one is most of a trivial run's cost). */
+  prepare(memoryLimitMb: number): SpareInstance;
+}
+
+/** An instance made ahead of a run; it serves at most one run. */
+export interface SpareInstance {
+  readonly engine: EngineName;
+  dispose(): void;
+}
+
+/** Why an engine (or one way of loading it) is not usable here, in words a person can act on. */
+export interface EngineAttempt {
+  /** What was tried (a package name, a build). */
+  candidate: string;
+  ok: boolean;
+  /** The version that loaded, when one did. */
+  version?: string;
+  /** Why it failed: missing, no binary for this Node ABI, needs a flag, … */
+  reason?: string;
+}
+
+/** Whether an engine can run here, and why not. */
+export interface EngineStatus {
+  engine: EngineName;
+  available: boolean;
+  /** One line: what loaded, or why nothing did. */
+  detail: string;
+  attempts: EngineAttempt[];
+}
+
+/** Which engine a sandbox runs, and why (shown by `run -v`, `serve`'s log and `doctor`). */
+export interface EngineSelection {
+  engine: EngineName;
+  /** What was asked for. */
+  choice: EngineChoice;
+  /** Why this engine: e.g. `auto: isolated-vm 5.0.4 loaded` or `auto: isolated-vm did not load (…)`. */
+  reason: string;
+}

@@ -1,0 +1,439 @@
+/**
+ * Runs one compiled program in a QuickJS instance on the calling thread. The engine is synchronous: the
+ * host enters it (start, a batch of replies, a due timer), it runs until it has nothing left to do, and
+ * the host then runs its pending jobs until there are none. A capability call returns a promise inside
+ * the guest at once and goes to the port; its reply is delivered later, so calls really run in parallel
+ * and an approval waits without replaying anything. The limits: memory by QuickJS's allocator limit,
+ * time by its interrupt handler (wall clock, with held time excluded, and time spent inside the engine
+ * against the same limit), output and calls as in every engine.
+ */
+import type { QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { ResultMode } from '../../core/protocol.js';
+import type { LogLevel, RunError } from '../../core/run-result.js';
+import { utf8SizeOver } from '../../core/utf8-size.js';
+import type { EngineOutcome, EnginePort, EngineRun, EngineRunRequest } from '../engine.js';
+import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from '../host/call-gate.js';
+import { ModuleResolutionError, resolveCapabilityModule } from '../host/capability-modules.js';
+import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
+import { programFrames } from '../host/program-frames.js';
+import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
+import { createRunTimers, type RunTimers } from '../host/sandbox-timers.js';
+import { PROGRAM_FILENAME } from '../program/program-filename.js';
+import { MAX_NAME } from '../worker-protocol.js';
+import { runPendingJobs } from './pending-jobs.js';
+import { QuickJsInstance, type GuestHandlers } from './quickjs-instance.js';
+
+const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
+
+/** Imports the program through the module loader and runs its default export with the run's settings. */
+const STARTER = `(function (run, settingsJson, report) {
+  const settings = JSON.parse(settingsJson);
+  import(${JSON.stringify(PROGRAM_FILENAME)}).then((namespace) => run(namespace.default, settings), report).then(undefined, report);
+})`;
+
+/**
+ * Starts a run in `spare` when it fits (it is freed otherwise). `onFault` hears of a fault of the
+ * engine itself (a trap, Node's own stack overflowing inside it): its WebAssembly instance is not to be
+ * trusted any more.
+ */
+export function startQuickJsRun(module: QuickJSWASMModule, request: EngineRunRequest, port: EnginePort, spare: QuickJsInstance | undefined, onFault: () => void): EngineRun {
+  return new QuickJsRun(module, request, port, spare, onFault).handle();
+}
+
+class QuickJsRun {
+  readonly #request: EngineRunRequest;
+  readonly #port: EnginePort;
+  readonly #instance: QuickJsInstance;
+  readonly #started = performance.now();
+  readonly #budget;
+  readonly #timers: RunTimers;
+  /** Calls handed to the port and not yet answered, with the characters of their arguments. */
+  readonly #outstanding = new Map<number, number>();
+  #unansweredChars = 0;
+  readonly #maxUnansweredChars: number;
+  /** Codes of the tool errors the host sent: the only codes besides its own a program may end with. */
+  readonly #sentCodes = new Set<string>();
+  #deadline: number;
+  #holds = 0;
+  #heldSince = 0;
+  /** Milliseconds spent executing inside the engine (its CPU time: it runs on this thread). */
+  #engineMs = 0;
+  #enteredAt: number | undefined;
+  #watchdog: NodeJS.Timeout;
+  #outbox: string[] = [];
+  #timerRequests: (readonly [start: boolean, id: number, delayMs: number, repeat: boolean])[] = [];
+  #programStarted = false;
+  #finished = false;
+  #timedOutInside = false;
+  /** A module the program imported that the loader refused, with the host's own reason. */
+  #resolutionError: ModuleResolutionError | undefined;
+  readonly #modules = new Map<string, { path: string; source: string }>();
+  #resolveOutcome!: (outcome: EngineOutcome) => void;
+  readonly #outcome = new Promise<EngineOutcome>((resolve) => (this.#resolveOutcome = resolve));
+  #resolveReleased!: () => void;
+  readonly #released = new Promise<void>((resolve) => (this.#resolveReleased = resolve));
+
+  readonly #onFault: () => void;
+
+  constructor(module: QuickJSWASMModule, request: EngineRunRequest, port: EnginePort, spare: QuickJsInstance | undefined, onFault: () => void) {
+    this.#request = request;
+    this.#onFault = onFault;
+    this.#port = port;
+    const { limits } = request;
+    this.#deadline = this.#started + limits.timeoutMs;
+    this.#budget = createOutputBudget(limits.maxOutputBytes);
+    this.#maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
+    this.#timers = createRunTimers((id) => this.#wakeTimer(id));
+    if (spare !== undefined && (spare.memoryLimitMb !== limits.memoryLimitMb || spare.disposed || spare.module !== module)) {
+      disposeQuietly(spare);
+      spare = undefined;
+    }
+    this.#instance = spare ?? new QuickJsInstance(module, limits.memoryLimitMb);
+    this.#watchdog = setTimeout(() => this.#timeout(), limits.timeoutMs);
+    this.#instance.bind(this.#guestHandlers());
+    this.#instance.runtime.setModuleLoader((name) => this.#loadModule(name), (base, requested) => this.#normalizeModule(base, requested));
+    // Off the caller's stack: a run's outcome is never settled inside the call that started it.
+    queueMicrotask(() => this.#start());
+  }
+
+  handle(): EngineRun {
+    return {
+      outcome: this.#outcome,
+      released: this.#released,
+      reply: (id, ok, json) => this.#reply(id, ok, json),
+      holdDeadline: () => this.#holdDeadline(),
+      abort: (error) => this.#fail(error),
+      cancel: (message = 'the run was cancelled') => this.#fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message }),
+    };
+  }
+
+  // ------------------------------------------------------------------ clock
+
+  #timeLeft(): number {
+    const now = performance.now();
+    const wall = this.#deadline + (this.#holds > 0 ? now - this.#heldSince : 0) - now;
+    const inside = this.#enteredAt === undefined ? 0 : now - this.#enteredAt;
+    return Math.min(wall, this.#request.limits.timeoutMs - this.#engineMs - inside);
+  }
+
+  #holdDeadline(): () => void {
+    if (this.#finished) return () => undefined;
+    if (this.#holds++ === 0) {
+      this.#heldSince = performance.now();
+      clearTimeout(this.#watchdog);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds > 0 || this.#finished) return;
+      this.#deadline += performance.now() - this.#heldSince;
+      this.#watchdog = setTimeout(() => this.#timeout(), Math.max(1, this.#deadline - performance.now()));
+    };
+  }
+
+  #timeout(): void {
+    const { timeoutMs } = this.#request.limits;
+    const cpuBound = this.#holds > 0 || this.#engineMs >= timeoutMs;
+    this.#fail({
+      name: 'SandboxTimeoutError',
+      code: 'TIMEOUT',
+      message: cpuBound
+        ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
+        : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+    }, true);
+  }
+
+  // ------------------------------------------------------------------ ending
+
+  #finish(result: Omit<EngineOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean }): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    clearTimeout(this.#watchdog);
+    this.#timers.clearAll();
+    this.#outbox = [];
+    const ended: EngineOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - this.#started };
+    this.#resolveOutcome(ended);
+    // Inside the engine (a host function ended the run) the instance is freed once the engine has
+    // returned: the interrupt handler stops the guest at its next check.
+    if (this.#enteredAt === undefined) this.#release();
+  }
+
+  #release(): void {
+    setImmediate(() => {
+      disposeQuietly(this.#instance);
+      this.#resolveReleased();
+    });
+  }
+
+  #fail(error: RunError, timedOut = false): void {
+    this.#finish({ success: false, error: boundedRunError(error), timedOut });
+  }
+
+  // ------------------------------------------------------------------ entering the engine
+
+  /**
+   * Calls guest function `fn` with `args`, then runs the pending jobs; returns its result handle
+   * (the caller disposes it) or `undefined` when it failed (the run was failed with the reason).
+   */
+  #enter(fn: QuickJSHandle, args: QuickJSHandle[]): QuickJSHandle | undefined {
+    if (this.#finished) return undefined;
+    const { context, runtime } = this.#instance;
+    this.#enteredAt = performance.now();
+    let value: QuickJSHandle | undefined;
+    try {
+      const result = context.callFunction(fn, context.undefined, args);
+      if (result.error !== undefined) {
+        this.#onEngineFailure(result.error);
+        return undefined;
+      }
+      value = result.value;
+      const jobs = runPendingJobs(runtime, context);
+      if (!jobs.ok) {
+        value.dispose();
+        value = undefined;
+        if ('error' in jobs) this.#onEngineFailure(jobs.error);
+        else this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the sandbox engine ran a job of another context' });
+      }
+      return value;
+    } catch (error) {
+      // A fault of the engine itself (a trap, the host's stack overflowing inside it): the engine was
+      // unwound halfway through its C code, so nothing of this instance is touched again.
+      this.#instance.abandon();
+      this.#onFault();
+      this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: `the sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` });
+      return undefined;
+    } finally {
+      this.#engineMs += performance.now() - (this.#enteredAt ?? performance.now());
+      this.#enteredAt = undefined;
+      if (this.#finished) this.#release();
+      else this.#scheduleStallCheck();
+    }
+  }
+
+  /** Classifies what escaped the guest: an interrupt (the time limit), out of memory, or an error of a module. */
+  #onEngineFailure(error: QuickJSHandle): void {
+    if (this.#finished) return error.dispose();
+    if (this.#timedOutInside) {
+      error.dispose();
+      return this.#timeout();
+    }
+    const { context } = this.#instance;
+    const read = (key: string): string | undefined => {
+      const value = context.getProp(error, key);
+      const text = context.typeof(value) === 'string' ? context.getString(value) : undefined;
+      value.dispose();
+      return text;
+    };
+    const isObject = context.typeof(error) === 'object';
+    const name = (isObject ? read('name') : undefined) ?? 'Error';
+    const message = isObject ? (read('message') ?? '') : String(context.dump(error));
+    const stack = isObject ? read('stack') : undefined;
+    error.dispose();
+    if (name === 'InternalError' && message === 'interrupted') return this.#timeout();
+    if (name === 'InternalError' && message === 'out of memory') return this.#memoryLimit();
+    this.#fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack: programFrames(`${name}: ${message}\n${stack}`) }) });
+  }
+
+  #memoryLimit(): void {
+    this.#fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config` });
+  }
+
+  #start(): void {
+    const { context } = this.#instance;
+    const { limits } = this.#request;
+    if (this.#finished) return;
+    const starter = context.evalCode(STARTER, 'starter.js', { type: 'global', strict: true });
+    if (starter.error !== undefined) return this.#onEngineFailure(starter.error);
+    const settings = context.newString(JSON.stringify({
+      maxCalls: limits.maxCalls,
+      // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
+      callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
+      maxArgumentBytes: limits.maxArgumentBytes,
+      argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
+      callSites: true,
+    }));
+    const report = context.newFunction('report', (error) => {
+      this.#onImportFailure(error === undefined ? undefined : error.dup());
+    });
+    for (const code of BOOTSTRAP_REFUSAL_CODES) this.#sentCodes.add(code);
+    this.#programStarted = true;
+    this.#enter(starter.value, [this.#instance.run, settings, report])?.dispose();
+    for (const handle of [starter.value, settings, report]) handle.dispose();
+  }
+
+  /** The program or one of its modules failed to load, link or evaluate. */
+  #onImportFailure(error: QuickJSHandle | undefined): void {
+    if (this.#resolutionError !== undefined) {
+      error?.dispose();
+      const { code, message } = this.#resolutionError;
+      return this.#fail({ name: 'ModuleResolutionError', code, message });
+    }
+    if (error === undefined) return this.#fail({ name: 'Error', code: 'RUNTIME_ERROR', message: 'the program failed to load' });
+    this.#onEngineFailure(error);
+  }
+
+  #normalizeModule(base: string, requested: string): string | { error: Error } {
+    try {
+      if (base === 'starter.js' && requested === PROGRAM_FILENAME) return PROGRAM_FILENAME;
+      const referrer = base === PROGRAM_FILENAME ? undefined : this.#modules.get(base)?.path;
+      const resolved = resolveCapabilityModule(this.#request.outDir, requested, referrer);
+      const name = requested.startsWith('@') ? requested : resolved.path;
+      this.#modules.set(name, resolved);
+      return name;
+    } catch (error) {
+      if (error instanceof ModuleResolutionError) this.#resolutionError ??= error;
+      return { error: error instanceof ModuleResolutionError ? new Error(error.message) : new Error('the module could not be resolved') };
+    }
+  }
+
+  #loadModule(name: string): string | { error: Error } {
+    if (name === PROGRAM_FILENAME) return this.#request.js;
+    const module = this.#modules.get(name);
+    return module === undefined ? { error: new Error(`module "${name}" is not in the build`) } : module.source;
+  }
+
+  // ------------------------------------------------------------------ from the guest
+
+  #guestHandlers(): GuestHandlers {
+    return {
+      send: (id, capability, fn, argsJson, resultMode) => this.#send(id, capability, fn, argsJson, resultMode),
+      writeLog: (level, message) => this.#writeLog(level, message),
+      complete: (ok, json) => this.#complete(ok, json),
+      timer: (start, id, delayMs, repeat) => this.#onTimer(start, id, delayMs, repeat),
+      shouldInterrupt: () => {
+        if (this.#finished) return true;
+        if (this.#timeLeft() > 0) return false;
+        this.#timedOutInside = true;
+        return true;
+      },
+    };
+  }
+
+  /** The guest refuses calls past maxCalls and maxArgumentBytes itself (in characters). */
+  #send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void {
+    if (this.#finished || !Number.isSafeInteger(id) || this.#outstanding.has(id)) return;
+    const { limits } = this.#request;
+    this.#outstanding.set(id, argsJson.length);
+    this.#unansweredChars += argsJson.length;
+    if (this.#unansweredChars > this.#maxUnansweredChars) {
+      return this.#reply(id, false, JSON.stringify(queuedArgumentsError(capability, fn, `${this.#unansweredChars - argsJson.length} characters of arguments in calls not answered yet`, this.#maxUnansweredChars)));
+    }
+    const name = [capability, fn].find((text) => text.length > MAX_NAME);
+    if (name !== undefined) return this.#reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
+    const bytes = utf8SizeOver(argsJson, limits.maxArgumentBytes);
+    if (bytes !== undefined) return this.#reply(id, false, JSON.stringify(argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes)));
+    this.#port.call(id, capability, fn, argsJson, resultMode);
+  }
+
+  #writeLog(level: string, message: string): boolean {
+    if (this.#finished) return false;
+    const known: LogLevel = LOG_LEVELS.has(level) ? (level as LogLevel) : 'log';
+    if (!this.#budget.take(logEntryBytes(known, message))) {
+      this.#fail(outputLimitError('console output', this.#request.limits.maxOutputBytes));
+      return false;
+    }
+    this.#port.log(known, message);
+    return true;
+  }
+
+  #complete(ok: boolean, json: string): void {
+    if (this.#finished) return;
+    const { maxOutputBytes } = this.#request.limits;
+    if (!ok) {
+      const error = readReportedError(json, programMayReport(this.#sentCodes));
+      if (error.name === 'InternalError' && error.message === 'out of memory') return this.#memoryLimit();
+      // QuickJS's stacks are frames only: the header every engine's stack starts with, as V8 writes it.
+      if (error.stack !== undefined && /^\s+at /.test(error.stack)) error.stack = `${error.name}: ${error.message}\n${error.stack}`;
+      if (!this.#budget.take(errorBytes(error))) return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
+      return this.#fail(error);
+    }
+    // The result is the last output: it needs only to fit in what is left.
+    const bytes = utf8SizeOver(json, this.#budget.max - this.#budget.used);
+    if (bytes !== undefined) return this.#fail(outputLimitError(`the result (${bytes} bytes of JSON)`, maxOutputBytes));
+    this.#finish({ success: true, resultJson: json });
+  }
+
+  /** Applied from a promise job, on a fresh stack (see run-in-isolate.ts for why). */
+  #onTimer(start: boolean, id: number, delayMs: number, repeat: boolean): void {
+    if (this.#finished || !Number.isSafeInteger(id)) return;
+    if (this.#timerRequests.length === 0) void Promise.resolve().then(() => this.#applyTimerRequests());
+    this.#timerRequests.push([start, id, delayMs, repeat]);
+  }
+
+  #applyTimerRequests(): void {
+    const requests = this.#timerRequests;
+    this.#timerRequests = [];
+    for (const [start, id, delayMs, repeat] of requests) {
+      if (this.#finished) return;
+      if (start) this.#timers.set(id, delayMs, repeat);
+      else this.#timers.clear(id);
+    }
+  }
+
+  // ------------------------------------------------------------------ to the guest
+
+  #reply(id: number, ok: boolean, json: string): void {
+    const chars = this.#outstanding.get(id);
+    if (this.#finished || chars === undefined) return;
+    this.#outstanding.delete(id);
+    this.#unansweredChars -= chars;
+    if (!ok) {
+      const code = wireErrorCode(json);
+      if (code !== undefined) this.#sentCodes.add(code);
+    }
+    // Replies settled in the same microtask run enter the engine together.
+    if (this.#outbox.length === 0) queueMicrotask(() => this.#flush());
+    this.#outbox.push(`[${id},${ok},${json}]`);
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (this.#finished || batch.length === 0) return;
+    const { context } = this.#instance;
+    const json = context.newString(`[${batch.join(',')}]`);
+    this.#enter(this.#instance.deliver, [json])?.dispose();
+    json.dispose();
+  }
+
+  #wakeTimer(id: number): void {
+    if (this.#finished) return;
+    const { context } = this.#instance;
+    const handle = context.newNumber(id);
+    const next = this.#enter(this.#instance.wake, [handle]);
+    handle.dispose();
+    let delay = -1;
+    if (next !== undefined) {
+      if (context.typeof(next) === 'number') delay = context.getNumber(next);
+      next.dispose();
+    }
+    this.#timers.rearm(id, delay);
+  }
+
+  // ------------------------------------------------------------------ stalls
+
+  #scheduleStallCheck(): void {
+    setImmediate(() => this.#checkStalled());
+  }
+
+  #isStalled(): boolean {
+    return !this.#finished && this.#programStarted && this.#outstanding.size === 0 && this.#outbox.length === 0 && this.#timers.size === 0 && this.#timerRequests.length === 0;
+  }
+
+  #checkStalled(): void {
+    if (!this.#isStalled()) return;
+    setTimeout(() => {
+      if (!this.#isStalled()) return;
+      this.#fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
+    }, 10);
+  }
+}
+
+function disposeQuietly(instance: QuickJsInstance): void {
+  try {
+    instance.dispose();
+  } catch {
+    // The engine faulted while freeing it; loadQuickJs's callers get a fresh module on the next fault.
+  }
+}
