@@ -141,7 +141,11 @@ export function playgroundPane(root: HTMLElement): () => void {
       label: 'Program (TypeScript)',
       typescript: true,
       extensions: [placeholder(starter.code === '' ? starter.hint : 'import { … } from \'@capabilities/…\';')],
-      onChange: (text) => localStorage.setItem(key, text),
+      onChange: (text) => {
+        localStorage.setItem(key, text);
+        // The starter's hint is about the starter: once the program is the user's own, it goes.
+        if (starter?.code && text !== starter.code) showHint('');
+      },
       lint: async (text) => {
         const { diagnostics } = await api<CheckView>('POST', '/api/check', { code: text });
         showProblems(diagnostics);
