@@ -48,8 +48,8 @@ export function searchTools(catalog: Catalog, query: string, options: SearchTool
     return { query, modules: catalog.modules, matches: [], total: catalog.functions.length };
   }
   const named = namedInQuery(query);
-  const scored = catalog.functions
-    .map((entry) => ({ entry, score: score(entry, terms), named: isNamed(entry, named) }))
+  const scored = prepare(catalog.functions)
+    .map((words) => ({ entry: words.entry, score: score(words, terms), named: isNamed(words.entry, named) }))
     .filter((item) => item.score > 0 || item.named)
     .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || a.entry.id.localeCompare(b.entry.id));
   const seen = new Set<string>();
@@ -77,12 +77,39 @@ function present(entry: CatalogEntry, score: number, detail: DetailLevel): ToolM
   };
 }
 
-function score(entry: CatalogEntry, terms: string[]): number {
-  const name = new Set(tokenize(`${entry.function} ${entry.toolName}`));
-  const module = new Set(tokenize(`${entry.module} ${entry.namespace}`));
-  const parameters = new Set(entry.parameters.flatMap(tokenize));
-  const description = tokenize(entry.description);
-  const descriptionSet = new Set(description);
+/** An entry's words, split once: what every query is scored against. */
+interface EntryWords {
+  entry: CatalogEntry;
+  name: Set<string>;
+  module: Set<string>;
+  parameters: Set<string>;
+  description: string[];
+  descriptionSet: Set<string>;
+}
+
+const preparedCatalogs = new WeakMap<readonly CatalogEntry[], EntryWords[]>();
+
+/** The words of every entry of a catalog's function list, split on its first search and kept with it. */
+function prepare(functions: readonly CatalogEntry[]): EntryWords[] {
+  let prepared = preparedCatalogs.get(functions);
+  if (prepared === undefined) {
+    prepared = functions.map((entry) => {
+      const description = tokenize(entry.description);
+      return {
+        entry,
+        name: new Set(tokenize(`${entry.function} ${entry.toolName}`)),
+        module: new Set(tokenize(`${entry.module} ${entry.namespace}`)),
+        parameters: new Set(entry.parameters.flatMap(tokenize)),
+        description,
+        descriptionSet: new Set(description),
+      };
+    });
+    preparedCatalogs.set(functions, prepared);
+  }
+  return prepared;
+}
+
+function score({ name, module, parameters, description, descriptionSet }: EntryWords, terms: string[]): number {
   let total = 0;
   let hits = 0;
   for (const term of terms) {
