@@ -125,7 +125,10 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
     await waiting.getByLabel('Arguments').getByText('"id": "n-1"').waitFor();
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Nothing is waiting.').waitFor();
-    await page.getByRole('link', { name: 'Playground' }).click();
+    // The inbox keeps what was decided here, and says where the run's result shows.
+    const decided = page.getByRole('region', { name: 'Decided here' });
+    await decided.getByText(/notebook\.deleteNote approved/).waitFor();
+    await decided.getByRole('link', { name: 'Playground' }).click();
     const output = page.getByRole('region', { name: 'Run output' });
     await output.getByLabel('Result').getByText('"deleted": "n-1"').waitFor();
     await output.getByRole('table', { name: 'Calls' }).getByText('notebook.deleteNote').waitFor();

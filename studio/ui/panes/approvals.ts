@@ -2,11 +2,40 @@ import { api, onEvent } from '../api.js';
 import { h, jsonBlock, labelled, replace, toast } from '../dom.js';
 import type { ApprovalListView, ApprovalOrigin, PendingApprovalView } from '../types.js';
 
+/** The calls decided in this tab, newest first (kept while the page is open). */
+const decided: { approval: PendingApprovalView; approved: boolean; at: Date }[] = [];
+const MAX_DECIDED = 20;
+
 /** Calls waiting for approval, with their exact arguments; updated live as calls arrive and are decided. */
 export function approvalsPane(root: HTMLElement): () => void {
   const list = h('div', { 'aria-live': 'polite', 'aria-label': 'Waiting calls' });
   const storeLine = h('p', { class: 'muted', hidden: true });
-  replace(root, h('h2', {}, 'Approvals'), h('p', { class: 'muted' }, 'Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio\'s address.'), storeLine, list);
+  const history = h('section', { 'aria-label': 'Decided here' });
+  replace(root, h('h2', {}, 'Approvals'), h('p', { class: 'muted' }, 'Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio\'s address.'), storeLine, list, history);
+
+  /** What was decided here, and where the run's result shows: a playground run's in the Playground. */
+  function showDecided(): void {
+    if (decided.length === 0) return history.replaceChildren();
+    replace(
+      history,
+      h('h3', {}, 'Decided here'),
+      h(
+        'ul',
+        { class: 'issues' },
+        ...decided.map(({ approval, approved, at }) =>
+          h(
+            'li',
+            {},
+            h('code', {}, `${approval.capability}.${approval.function}`),
+            ` ${approved ? 'approved' : 'denied'} at ${at.toLocaleTimeString()}`,
+            approval.origin.kind === 'studio' && approval.runId?.startsWith('studio-') && !approval.runId.startsWith('studio-call-') ? [' · the run\'s result shows in the ', h('a', { href: '#/playground' }, 'Playground')] : null,
+            approval.origin.kind === 'store' && approval.runId ? [' · ', h('a', { href: `#/runs/${encodeURIComponent(approval.runId)}` }, 'the run in the store')] : null,
+          ),
+        ),
+      ),
+    );
+  }
+  showDecided();
 
   async function refresh(): Promise<void> {
     const { approvals, store } = await api<ApprovalListView>('GET', '/api/approvals');
@@ -29,6 +58,9 @@ export function approvalsPane(root: HTMLElement): () => void {
       try {
         await api('POST', `/api/approvals/${approval.id}`, { approved, reason: reason.value });
         toast(`${approval.capability}.${approval.function}: ${approved ? 'approved' : 'denied'}`);
+        decided.unshift({ approval, approved, at: new Date() });
+        decided.length = Math.min(decided.length, MAX_DECIDED);
+        showDecided();
       } catch (error) {
         toast((error as Error).message);
       }
