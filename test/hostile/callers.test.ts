@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { executeTask } from '../../planner/index.js';
 import { searchTools } from '../../space/search-tools.js';
 import { createSpace, type Space } from '../../space/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -157,5 +158,26 @@ describe('what the model is told', () => {
     const found = searchTools(await space.catalog(), 'ledger', { detailLevel: 'summary' });
     const byId = Object.fromEntries(found.matches.map((match) => [match.id, match.callers]));
     expect(byId).toEqual({ 'ledger.ping': undefined, 'ledger.readBalance': 'code', 'ledger.transfer': 'direct' });
+  });
+});
+
+describe('the planner', () => {
+  it("gets a code-only function's refusal for its direct step, and may call it from code in the next", async () => {
+    const step = (id: string, name: string, args: unknown) => ({ message: { content: null, tool_calls: [{ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } }] }, usage: null });
+    const result = await executeTask('balance of a', {
+      space,
+      replay: [
+        step('c1', 'call_tool', { name: 'ledger.readBalance', arguments: { account: 'a' } }),
+        step('c2', 'run_code', { code: "import { readBalance } from '@capabilities/ledger';\nexport default (await readBalance({ account: 'a' })).balance;" }),
+        step('c3', 'finish', { summary: 'read it' }),
+      ],
+      model: { model: 'replay' },
+      trace: false,
+      runDir: await makeTempDir('callers-planner'),
+    });
+    expect(result.success).toBe(true);
+    expect(result.rawOutputs.map((output) => [output.kind, output.ok])).toEqual([['tool-call', false], ['code-run', true]]);
+    expect(String((result.rawOutputs[0] as { error?: unknown }).error)).toContain("ledger.readBalance may not be called directly (callers: 'code')");
+    expect((result.rawOutputs[1] as { value?: unknown }).value).toBe(100);
   });
 });
