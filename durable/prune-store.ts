@@ -16,13 +16,14 @@ export interface PruneStoreOptions {
  * `pruneFinishedRuns`). `undefined` when a worker is pruning the same store right now.
  */
 export async function pruneStore(options: PruneStoreOptions): Promise<PruneReport | undefined> {
-  const pool = createPool(options.store, 2);
+  const pool = createPool(options.store, 3);
   let dbos: DBOSClient | undefined;
   try {
     await ensureStoreSchema(options.store, pool);
     try {
       await migrateDbosSchema(options.store);
-      dbos = await DBOSClient.create({ systemDatabaseUrl: options.store, applicationName: APPLICATION_NAME, systemDatabasePoolSize: 2 });
+      // On our pool: DBOS's own sends a query on each new connection it does not wait for (pg's deprecation).
+      dbos = await DBOSClient.create({ systemDatabaseUrl: options.store, systemDatabasePool: pool, applicationName: APPLICATION_NAME });
     } catch (error) {
       throw storeUnavailable(options.store, error);
     }

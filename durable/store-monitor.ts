@@ -1,13 +1,11 @@
 import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
-// DBOS's migration logs to the console; the same migration with a silent logger (as submit-run does).
-import { migrateSystemDatabase } from '@dbos-inc/dbos-sdk/internal/system_database';
-import { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
 import { errorMessage } from '../core/index.js';
 import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
+import { migrateDbosSchema } from './dbos-schema.js';
 import { DurableError } from './durable-error.js';
 import { liveWorkers } from './liveness.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
-import { APPROVALS_CHANNEL, openStorePool, RUN_EVENTS_CHANNEL, storeUnavailable } from './store.js';
+import { APPROVALS_CHANNEL, openStorePool, RUN_EVENTS_CHANNEL, storeUnavailable, type Pool } from './store.js';
 import { listenToStore, type StoreListener } from './store-listener.js';
 import { APPLICATION_NAME, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
@@ -60,10 +58,11 @@ const UNTITLED = '(no request)';
 
 /** Opens the store for watching it: fails with STORE_UNAVAILABLE when it cannot be reached. */
 export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
-  const pool = await openStorePool(store, 3);
+  // Its own queries and DBOS's client's share it.
+  const pool = await openStorePool(store, 5);
   let dbos: Promise<DBOSClient> | undefined;
   const client = (): Promise<DBOSClient> => {
-    dbos ??= openDbosClient(store).catch((error: unknown) => {
+    dbos ??= openDbosClient(store, pool).catch((error: unknown) => {
       dbos = undefined; // the next call tries again
       throw error;
     });
@@ -141,12 +140,12 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
   };
 }
 
-async function openDbosClient(store: string): Promise<DBOSClient> {
+async function openDbosClient(store: string, pool: Pool): Promise<DBOSClient> {
   try {
-    // A store no worker ever started holds no DBOS tables yet.
-    const silent = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined };
-    await migrateSystemDatabase(store, new GlobalLogger(undefined, { logger: silent }));
-    return await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME, systemDatabasePoolSize: 2 });
+    // A store no worker ever started holds no DBOS tables yet (made under the store's set-up lock).
+    await migrateDbosSchema(store);
+    // On the monitor's pool: DBOS's own sends a query on each new connection it does not wait for (pg's deprecation).
+    return await DBOSClient.create({ systemDatabaseUrl: store, systemDatabasePool: pool, applicationName: APPLICATION_NAME });
   } catch (error) {
     throw storeUnavailable(store, error);
   }

@@ -11,6 +11,13 @@ export const RUN_EVENTS_CHANNEL = 'agent_spaces_run_events';
 export const APPROVALS_CHANNEL = 'agent_spaces_approvals';
 /** First key of the two-key advisory locks that say a worker is alive (the second: hashtext of its id). */
 export const LIVENESS_LOCK_SPACE = 0x41_53_57;
+/**
+ * The store's set-up lock (a two-key advisory lock): our DDL and DBOS's migration run under it, so
+ * processes starting together on a fresh store take turns (see withSetupLock).
+ */
+const SETUP_LOCK: [number, number] = [LIVENESS_LOCK_SPACE + 1, 0];
+/** How often a process waiting for the set-up lock tries it again. */
+const SETUP_LOCK_RETRY_MS = 50;
 
 const DDL = `
 CREATE SCHEMA IF NOT EXISTS ${SCHEMA};
@@ -137,16 +144,46 @@ async function createStoreSchema(url: string, pool: pg.Pool): Promise<void> {
   } catch (error) {
     throw storeUnavailable(url, error);
   }
+  let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1, 0)', [LIVENESS_LOCK_SPACE + 1]);
-    await client.query(DDL);
-    await client.query('COMMIT');
+    await withSetupLock(client, async () => {
+      try {
+        await client.query('BEGIN');
+        await client.query(DDL);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that failed may still hold the lock: it is closed, not pooled.
+    broken = error instanceof Error ? error : new Error(String(error));
     throw storeUnavailable(url, error);
   } finally {
-    client.release();
+    client.release(broken);
+  }
+}
+
+/**
+ * Runs `work` while `client`'s session holds the store's set-up lock, the one every set-up step of
+ * the store (our DDL, DBOS's migration) runs under. The lock is waited for by trying it again every
+ * few milliseconds, not by a blocking call: a session blocked on a lock is inside a statement, and
+ * DBOS's migration creates indexes CONCURRENTLY, which waits for every statement in progress in the
+ * database to end — the holder would wait for the waiters, which wait for the holder, and PostgreSQL
+ * sees no deadlock (a part of the cycle is in the holder's process). Ending `client`'s session frees
+ * the lock too (a process that dies holding it).
+ */
+export async function withSetupLock<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', SETUP_LOCK);
+    if (rows[0]?.locked === true) break;
+    await new Promise((resolve) => setTimeout(resolve, SETUP_LOCK_RETRY_MS));
+  }
+  try {
+    return await work();
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1, $2)', SETUP_LOCK);
   }
 }
 

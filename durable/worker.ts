@@ -15,7 +15,8 @@ import { holdLiveness, whileDead } from './liveness.js';
 import { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
 import { createStoreWriter, type StoreWriter } from './store-writer.js';
 import { openRunJournal, type RunJournal } from './run-journal.js';
-import { createPool, ensureStoreSchema } from './store.js';
+import { createPool, ensureStoreSchema, storeUnavailable } from './store.js';
+import { createEnginePool, migrateDbosSchema } from './dbos-schema.js';
 import { describeStore } from './store-url.js';
 import { openModelJournal } from './model-journal.js';
 import { parseDuration } from './duration.js';
@@ -89,6 +90,9 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     throw error;
   };
   await ensureStoreSchema(options.store, pool).catch(failStart);
+  // DBOS's schema, made (or upgraded) under the store's set-up lock before DBOS starts: workers starting
+  // together take turns, and DBOS.launch only checks it (runMigrations: false).
+  await migrateDbosSchema(options.store).catch((error: unknown) => failStart(storeUnavailable(options.store, error)));
   const self: { worker?: DurableWorker } = {};
   const liveness = await holdLiveness(options.store, pool, executorId, (error) => {
     if (closing) return;
@@ -110,12 +114,12 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   // A planner task's calls carry run ids `<taskId>:<step>:<random>`: they share the task's journal.
   const runOf = (runId: string): ReturnType<typeof runs.get> => runs.get(runId) ?? runs.get(runId.split(':')[0] ?? '');
 
+  // Set once the space is open (its secrets are the writer's); approvals and events come only after.
+  let writer!: StoreWriter;
   const approvalHandler: ApprovalHandler = async (request) => {
     const run = request.runId === undefined ? undefined : runOf(request.runId);
     if (run === undefined || request.runId === undefined) return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
     const key: CallKey = run.countApproval(request.capability, request.function, request.params);
-  // Set once the space is open (its secrets are the writer's); approvals and events come only after.
-  let writer!: StoreWriter;
     const runId = run.id;
     const stored = await requestStoredApproval(writer, {
       runId,
@@ -262,9 +266,13 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     ),
   };
   const version = applicationVersion();
+  const enginePool = createEnginePool(options.store);
+  opened.push(() => enginePool.end());
   DBOS.setConfig({
     name: APPLICATION_NAME,
     systemDatabaseUrl: options.store,
+    systemDatabasePool: enginePool,
+    runMigrations: false,
     applicationVersion: version,
     executorID: executorId,
     logger: quietLogger(notice),
@@ -272,8 +280,10 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   opened.push(async () => {
     active = undefined;
   });
-  await DBOS.launch().catch(failStart);
+  // Closed even when the launch fails half-way: what it started (its queue runner, its LISTEN
+  // connection) would keep a process that could not start alive, taking no runs.
   opened.push(() => DBOS.shutdown({ deregister: false }));
+  await DBOS.launch().catch(failStart);
   await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency ?? 4, minPollingIntervalMs: 100, onConflict: 'always_update' }).catch(failStart);
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
 
@@ -344,7 +354,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       active = undefined;
       await Promise.allSettled([space.close(), waiter.close()]);
       await liveness.release();
-      await pool.end().catch(() => undefined);
+      await Promise.allSettled([enginePool.end(), pool.end()]);
     },
   };
   self.worker = worker;

@@ -34,7 +34,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     wake = resolve;
   });
   // execute_agent sessions go to the store, so a follow-up continues on whichever worker takes it.
-  const agentSessions = await openAgentSessionStore(store, secretsOfConfig(config));
+  const agentSessions = await openAgentSessionStore(store, secretsOfConfig(config)).catch(failedStart);
   const worker = await startWorker({
     store,
     config,
@@ -50,11 +50,12 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     },
   }).catch(async (error: unknown) => {
     await agentSessions.close();
-    throw error;
+    failedStart(error);
   });
   progress(`worker ${worker.executorId} ready (Ctrl-C stops it; its unfinished runs go to other workers)`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, wake);
   await stopped;
+  exitAfterGrace(fatal === undefined ? 0 : 1);
   await worker.close();
   await agentSessions.close();
   if (fatal !== undefined) {
@@ -62,4 +63,23 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     return 1;
   }
   return 0;
+}
+
+/** How long a worker that stops (or could not start) may take to close what it opened before it exits anyway. */
+const EXIT_GRACE_MS = 5000;
+
+/**
+ * A worker that could not start, or that stopped, must end — non-zero when it failed — so that a
+ * supervisor restarts it and its runs go to other workers: nothing it still has open (a connection
+ * attempt, a child process of its space) may keep it alive. It closes what it opened first; past the
+ * grace period the process exits with the code the command set (else `code`).
+ */
+function exitAfterGrace(code: number): void {
+  setTimeout(() => process.exit(process.exitCode ?? code), EXIT_GRACE_MS).unref();
+}
+
+/** A start that failed: the process exits after the grace period, whatever is left open. */
+function failedStart(error: unknown): never {
+  exitAfterGrace(1);
+  throw error;
 }
