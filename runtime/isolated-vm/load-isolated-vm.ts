@@ -8,7 +8,9 @@
  * identical); only the loading differs (5 loads `out/isolated_vm.node` built by its install script, 6
  * and 7 a prebuilt binary per Node ABI through node-gyp-build).
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type ivm from 'isolated-vm';
 import { SandboxError } from '../../core/errors.js';
 import type { EngineAttempt, EngineStatus } from '../engine.js';
@@ -51,6 +53,11 @@ function loadFirst(): { addon: IsolatedVm | undefined; status: EngineStatus } {
   for (const candidate of ISOLATED_VM_CANDIDATES) {
     const version = packageVersion(require, candidate);
     try {
+      // A binary built for another Node must not be opened at all: dlopen runs its static initialisers
+      // before Node checks the ABI, and once a mismatched isolated-vm has done that, loading the right
+      // one next aborts the process (seen: isolated-vm 5 built for Node 20, then 7 on Node 24).
+      const foreign = foreignAbi(require, candidate);
+      if (foreign !== undefined) throw Object.assign(new Error(`its binary was built for NODE_MODULE_VERSION ${foreign}`), { code: 'FOREIGN_ABI' });
       const addon = require(candidate) as IsolatedVm;
       if (typeof addon?.Isolate !== 'function') throw new Error('it did not export Isolate');
       attempts.push({ candidate, ok: true, ...(version === undefined ? {} : { version }) });
@@ -61,6 +68,43 @@ function loadFirst(): { addon: IsolatedVm | undefined; status: EngineStatus } {
   }
   const detail = attempts.map((attempt) => `${attempt.candidate}: ${attempt.reason}`).join('; ');
   return { addon: undefined, status: { engine: 'isolated-vm', available: false, detail, attempts } };
+}
+
+/**
+ * The ABI (NODE_MODULE_VERSION) the binary `candidate` would load was built for, when it is not this
+ * Node's; undefined when it matches, or when the binary cannot be found before loading (then loading
+ * says why). Read from the binary's `node_register_module_v<ABI>` symbol name, without opening it.
+ */
+function foreignAbi(require: NodeJS.Require, candidate: string): string | undefined {
+  let folder: string;
+  try {
+    folder = path.dirname(require.resolve(`${candidate}/package.json`));
+  } catch {
+    return undefined;
+  }
+  for (const binary of binariesOf(folder)) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(binary);
+    } catch {
+      continue;
+    }
+    const abi = /node_register_module_v(\d+)/.exec(bytes.toString('latin1'))?.[1];
+    if (abi !== undefined) return abi === process.versions.modules ? undefined : abi;
+  }
+  return undefined;
+}
+
+/** Where the package's loader would take its binary from: isolated-vm 5's out/, or node-gyp-build's choice (6, 7). */
+function binariesOf(folder: string): string[] {
+  const found = [path.join(folder, 'out', 'isolated_vm.node')];
+  try {
+    const nodeGypBuild = createRequire(path.join(folder, 'package.json'))('node-gyp-build') as { path?: (dir: string) => string };
+    if (typeof nodeGypBuild.path === 'function') found.unshift(nodeGypBuild.path(folder));
+  } catch {
+    // no node-gyp-build (isolated-vm 5), or no binary for this Node: loading says which
+  }
+  return found;
 }
 
 function packageVersion(require: NodeJS.Require, name: string): string | undefined {
@@ -79,7 +123,7 @@ export function failureReason(candidate: string, version: string | undefined, er
   const node = `Node ${process.versions.node} (ABI ${process.versions.modules})`;
   if (version === undefined && code === 'MODULE_NOT_FOUND') return 'not installed';
   if (/No native build was found/i.test(message)) return `no prebuilt binary for ${node} in ${candidate} ${version ?? ''}`.trimEnd();
-  if (/NODE_MODULE_VERSION/.test(message)) return `built for another Node version than ${node}; reinstall it with its install script allowed`;
+  if (code === 'FOREIGN_ABI' || /NODE_MODULE_VERSION/.test(message)) return `built for another Node version than ${node} (${firstLine(message)}); not loaded; reinstall it with its install script allowed`;
   if (code === 'MODULE_NOT_FOUND' && /out[\\/]isolated_vm/.test(message)) return `installed (${version ?? 'unknown version'}) but not compiled: its install script did not run or failed (it needs python3, make and a C++ compiler)`;
   if (/undefined symbol|symbol lookup/i.test(message)) return `its binary does not fit ${node}: ${firstLine(message)}`;
   return firstLine(message);
