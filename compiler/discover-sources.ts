@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/index.js';
-import { errorMessage, sourceLabel, type CapabilitySource, type CompileWarning, type RawCapability, type SourceFailure } from '../core/index.js';
+import { createRedactor, errorMessage, sourceLabel, type CapabilitySource, type CompileWarning, type RawCapability, type SourceFailure } from '../core/index.js';
 import { kindsOf, sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
 import type { SchemaChecker } from './check-schemas.js';
 
@@ -25,7 +25,9 @@ interface UnitResult {
  * Asks every source for its capabilities, in parallel. Each unit a source loads (a file, a server)
  * reports progress and has its schemas compiled with the bridge's ajv setup; a unit that fails is a
  * `SourceFailure` under its label and the others go on. Failures come in a stable order: those each
- * source found itself, then the failed units in the order they were started.
+ * source found itself, then the failed units in the order they were started. Every failure and
+ * warning (they go to the terminal, `--json` and the manifest) has the secrets the sources declare cut
+ * out: a spec URL's password, a server's key quoted in its error.
  */
 export async function discoverSources(
   sources: readonly CapabilitySourceKind[],
@@ -35,11 +37,13 @@ export async function discoverSources(
   signal?: AbortSignal,
 ): Promise<Discovered> {
   const discovered: Discovered = { raws: [], failures: [], warnings: [] };
+  const redact = createRedactor({ secrets: sources.flatMap((source) => source.secrets(config)) });
+  const failure = (source: string, error: unknown): SourceFailure => ({ source, message: redact.text(errorMessage(error)) });
   const units: Promise<UnitResult>[] = [];
   const checked = new Set<RawCapability>();
 
   const load = (label: string, loadUnit: () => Promise<RawCapability[]>): Promise<RawCapability[] | undefined> => {
-    const unit = runUnit(label, loadUnit, checker, progress).then((result) => {
+    const unit = runUnit(label, loadUnit, checker, progress, redact.text).then((result) => {
       for (const raw of result.raws ?? []) checked.add(raw);
       return result;
     });
@@ -53,14 +57,14 @@ export async function discoverSources(
         return await source.discover({ config, load, ...(signal ? { signal } : {}) });
       } catch (error) {
         // A source's own fault (not one unit's): report it under the source's kinds, build the rest.
-        return { capabilities: [], failures: [{ source: kindsOf(source).join('+'), message: errorMessage(error) }] };
+        return { capabilities: [], failures: [failure(kindsOf(source).join('+'), error)] };
       }
     }),
   );
   const results = await Promise.all(units);
   for (const result of results) discovered.warnings.push(...(result.warnings ?? []));
   discoveries.forEach((discovery, index) => {
-    discovered.failures.push(...discovery.failures);
+    discovered.failures.push(...discovery.failures.map((found) => ({ ...found, message: redact.text(found.message) })));
     discovered.warnings.push(...(discovery.warnings ?? []));
     const unchecked = discovery.capabilities.filter((raw) => !checked.has(raw));
     try {
@@ -69,13 +73,14 @@ export async function discoverSources(
     } catch (error) {
       // Capabilities a source found without `load`: a schema that cannot compile fails them together.
       const source = sources[index] as CapabilitySourceKind;
-      discovered.failures.push({ source: unchecked[0] ? source.describe(unchecked[0].source) : kindsOf(source).join('+'), message: errorMessage(error) });
+      discovered.failures.push(failure(unchecked[0] ? source.describe(unchecked[0].source) : kindsOf(source).join('+'), error));
       discovered.raws.push(...discovery.capabilities.filter((raw) => checked.has(raw)));
     }
   });
   for (const result of results) {
     if (result.failure !== undefined) discovered.failures.push({ source: result.label, message: result.failure });
   }
+  discovered.warnings = discovered.warnings.map((warning) => ({ ...warning, message: redact.text(warning.message) }));
   return discovered;
 }
 
@@ -84,6 +89,7 @@ async function runUnit(
   loadUnit: () => Promise<RawCapability[]>,
   checker: SchemaChecker,
   progress: (event: BuildProgressEvent) => void,
+  redact: (text: string) => string,
 ): Promise<UnitResult> {
   const started = performance.now();
   progress({ type: 'source-start', source: label });
@@ -94,7 +100,7 @@ async function runUnit(
     progress({ type: 'source-end', source: label, status: 'loaded', functions, durationMs: performance.now() - started });
     return { label, raws, warnings };
   } catch (error) {
-    const message = errorMessage(error);
+    const message = redact(errorMessage(error));
     progress({ type: 'source-end', source: label, status: 'failed', functions: 0, durationMs: performance.now() - started, message });
     return { label, failure: message };
   }

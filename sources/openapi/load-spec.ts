@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { parse as YamlParse } from 'yaml';
-import { CompileError, errorMessage, readBodyUpTo } from '../../core/index.js';
+import { CompileError, errorMessage, readBodyUpTo, redactText, secretsOfUrl } from '../../core/index.js';
 import type { OpenApiConfig } from '../../config/index.js';
 import { findPointers, pointerAtLine, type JsonObject } from './json-walk.js';
 
@@ -26,8 +26,9 @@ export interface LoadedSpec {
  * @throws CompileError naming the API, the spec and, where known, the JSON pointer of the problem.
  */
 export async function loadSpec(api: string, config: OpenApiConfig, signal?: AbortSignal): Promise<LoadedSpec> {
-  const where = `openapi "${api}" (${config.spec})`;
   const remote = /^https?:\/\//i.test(config.spec);
+  // A spec URL's user, password and secret query values are never shown (messages, --json, the manifest).
+  const where = `openapi "${api}" (${remote ? redactText(config.spec, secretsOfUrl(config.spec, 'spec URL')) : config.spec})`;
   const text = remote ? await downloadSpec(where, config.spec, signal) : await readSpecFile(where, config.spec);
   const raw = parseSpecText(where, text, /^\s*\{/.test(text) ? undefined : (await import('yaml')).parse);
   const version = specVersion(where, raw);
@@ -46,7 +47,7 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   } catch (error) {
     throw new CompileError('OPENAPI_INVALID', `${where}: resolving $refs failed: ${errorMessage(error)}`, { cause: error });
   }
-  return { document, version, references, ...(remote ? { baseUrl: new URL(config.spec) } : {}) };
+  return { document, version, references, ...(remote ? { baseUrl: withoutCredentials(config.spec) } : {}) };
 }
 
 async function readSpecFile(where: string, file: string): Promise<string> {
@@ -61,11 +62,30 @@ async function readSpecFile(where: string, file: string): Promise<string> {
   }
 }
 
-/** Downloads a spec within a time and size bound; no credentials are sent (the configured headers are for calls). */
+/** The spec URL a relative `servers` URL resolves against: no user, password or query (they are the spec's, not the calls'). */
+function withoutCredentials(spec: string): URL {
+  const url = new URL(spec);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  return url;
+}
+
+/**
+ * Downloads a spec within a time and size bound. The configured headers are for calls, not sent here;
+ * a user and password written in the spec URL are (as Basic authorization: fetch refuses them in a URL).
+ */
 async function downloadSpec(where: string, url: string, signal: AbortSignal | undefined): Promise<string> {
   const timeout = AbortSignal.timeout(SPEC_FETCH_TIMEOUT_MS);
   try {
-    const response = await fetch(url, { headers: { accept: 'application/json, application/yaml, text/yaml, */*' }, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    const target = new URL(url);
+    const headers: Record<string, string> = { accept: 'application/json, application/yaml, text/yaml, */*' };
+    if (target.username !== '' || target.password !== '') {
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+      target.username = '';
+      target.password = '';
+    }
+    const response = await fetch(target, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     if (!response.ok) {
       await response.body?.cancel();
       throw new CompileError('OPENAPI_SPEC_UNREADABLE', `${where}: downloading the spec answered ${response.status} ${response.statusText}`);
