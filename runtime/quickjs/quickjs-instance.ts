@@ -65,6 +65,19 @@ export class QuickJsInstance implements SpareInstance {
     this.#handlers = handlers;
   }
 
+  /** Bytes the runtime's objects, strings and other allocations hold now, as QuickJS counts them. */
+  memoryUsed(): number {
+    const usage = this.runtime.computeMemoryUsage();
+    try {
+      const value = this.context.getProp(usage, 'memory_used_size');
+      const bytes = this.context.typeof(value) === 'number' ? this.context.getNumber(value) : 0;
+      value.dispose();
+      return bytes;
+    } finally {
+      usage.dispose();
+    }
+  }
+
   /** Forgets the instance without freeing it: after a fault inside the engine, freeing may fault again. */
   abandon(): void {
     this.#disposed = true;

@@ -23,6 +23,9 @@ import { MAX_NAME } from '../worker-protocol.js';
 import { runPendingJobs } from './pending-jobs.js';
 import { QuickJsInstance, type GuestHandlers } from './quickjs-instance.js';
 
+/** How often, at most, the host measures a computing program's memory (it costs ~tens of µs). */
+const MEMORY_CHECK_MS = 5;
+
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 
 /** Imports the program through the module loader and runs its default export with the run's settings. */
@@ -65,6 +68,8 @@ class QuickJsRun {
   #programStarted = false;
   #finished = false;
   #timedOutInside = false;
+  #memoryExceeded = false;
+  #memoryCheckedAt = 0;
   /** A module the program imported that the loader refused, with the host's own reason. */
   #resolutionError: ModuleResolutionError | undefined;
   readonly #modules = new Map<string, { path: string; source: string }>();
@@ -206,6 +211,7 @@ class QuickJsRun {
     } finally {
       this.#engineMs += performance.now() - (this.#enteredAt ?? performance.now());
       this.#enteredAt = undefined;
+      if (!this.#finished && this.#overMemory(true)) this.#memoryLimit();
       if (this.#finished) this.#release();
       else this.#scheduleStallCheck();
     }
@@ -214,6 +220,10 @@ class QuickJsRun {
   /** Classifies what escaped the guest: an interrupt (the time limit), out of memory, or an error of a module. */
   #onEngineFailure(error: QuickJSHandle): void {
     if (this.#finished) return error.dispose();
+    if (this.#memoryExceeded) {
+      error.dispose();
+      return this.#memoryLimit();
+    }
     if (this.#timedOutInside) {
       error.dispose();
       return this.#timeout();
@@ -233,6 +243,21 @@ class QuickJsRun {
     if (name === 'InternalError' && message === 'interrupted') return this.#timeout();
     if (name === 'InternalError' && message === 'out of memory') return this.#memoryLimit();
     this.#fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack: programFrames(`${name}: ${message}\n${stack}`) }) });
+  }
+
+  /**
+   * QuickJS's own allocator limit does not hold in this build (measured: a 16 MB limit let programs
+   * hold 24-104 MB, arrays and strings alike), so the host also measures the runtime's memory, at most
+   * every {@link MEMORY_CHECK_MS} while the program computes and after each entry.
+   */
+  #overMemory(force = false): boolean {
+    const now = performance.now();
+    if (this.#memoryExceeded) return true;
+    if (!force && now - this.#memoryCheckedAt < MEMORY_CHECK_MS) return false;
+    this.#memoryCheckedAt = now;
+    if (this.#instance.memoryUsed() <= this.#request.limits.memoryLimitMb * 1024 * 1024) return false;
+    this.#memoryExceeded = true;
+    return true;
   }
 
   #memoryLimit(): void {
@@ -303,6 +328,7 @@ class QuickJsRun {
       timer: (start, id, delayMs, repeat) => this.#onTimer(start, id, delayMs, repeat),
       shouldInterrupt: () => {
         if (this.#finished) return true;
+        if (this.#overMemory()) return true;
         if (this.#timeLeft() > 0) return false;
         this.#timedOutInside = true;
         return true;
