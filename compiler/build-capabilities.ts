@@ -72,12 +72,25 @@ export interface BuildResult {
   durationMs: number;
 }
 
+/** A failed source whose previous modules were kept (see `StoredManifest.kept`). */
+export interface KeptSource {
+  source: string;
+  modules: string[];
+  /** Why it failed this time. */
+  message: string;
+}
+
 /** What `manifest.json` holds: the manifest plus a content hash per module. */
 export interface StoredManifest extends CapabilityManifest {
   compilerVersion: string;
   hashes: Record<string, string>;
   /** Schemas this compiler version found compilable (see {@link CheckedSchemas}). */
   checkedSchemas?: CheckedSchemas;
+  /**
+   * Sources that failed in this build whose modules an earlier build made are kept: programs still run
+   * those modules, which are stale until the source builds again (`agent-spaces run` warns of them).
+   */
+  kept?: KeptSource[];
 }
 
 /**
@@ -150,7 +163,19 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
 
   for (const failure of loaded.failures) warnings.push({ source: failure.source, message: failure.message });
   warnings.sort(compareWarnings);
-  const manifest: StoredManifest = { version: 1, compilerVersion: COMPILER_VERSION, capabilities: specs, warnings: dedupe(warnings), hashes, checkedSchemas: checker.checked() };
+  const keptSources = loaded.failures.flatMap((failure) => {
+    const modules = kept.filter((spec) => describeSource(spec.source) === failure.source && !taken.has(spec.module)).map((spec) => spec.module);
+    return modules.length > 0 ? [{ source: failure.source, modules, message: failure.message }] : [];
+  });
+  const manifest: StoredManifest = {
+    version: 1,
+    compilerVersion: COMPILER_VERSION,
+    capabilities: specs,
+    warnings: dedupe(warnings),
+    hashes,
+    checkedSchemas: checker.checked(),
+    ...(keptSources.length > 0 ? { kept: keptSources } : {}),
+  };
   files.push({ path: BUILD_LAYOUT.declarationsFile, content: emitAmbientDeclarations(dtsByModule) });
   files.push({ path: BUILD_LAYOUT.catalogFile, content: json(buildCatalog(specs)) });
   files.push({ path: BUILD_LAYOUT.inputsFile, content: json(await buildInputs(config)) });

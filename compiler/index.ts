@@ -1,5 +1,6 @@
 export { buildCapabilities, COMPILER_VERSION, STD_MODULE, hashSpec } from './build-capabilities.js';
-export type { BuildOptions, BuildProgressEvent, BuildResult, SourceReport, StoredManifest } from './build-capabilities.js';
+export type { BuildOptions, BuildProgressEvent, BuildResult, KeptSource, SourceReport, StoredManifest } from './build-capabilities.js';
+export { readPreviousBuild } from './write-output.js';
 export { buildCatalog } from './catalog.js';
 export type { Catalog, CatalogEntry } from './catalog.js';
 export { formatSignature } from './signature.js';

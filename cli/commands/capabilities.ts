@@ -1,6 +1,7 @@
 import { openSpace } from '../../agents/index.js';
 import type { BuildResult } from '../../compiler/index.js';
 import { buildCatalog, formatSignature } from '../../compiler/index.js';
+import { reportKeptModules } from '../build-report.js';
 import { printJson, printText, progress } from '../output.js';
 
 export interface CapabilitiesOptions {
@@ -26,6 +27,7 @@ export async function buildCommand(options: CapabilitiesOptions): Promise<number
       },
     });
     for (const failure of result.errors) if (!reported.has(failure.source)) progress(`  ${failure.source.padEnd(40)} FAILED: ${failure.message}`);
+    reportKeptModules(result);
     if (options.json) printJson(summary(result));
     else printSummary(result);
     return result.errors.length > 0 ? 1 : 0;

@@ -4,6 +4,7 @@ import { createRedactor, type RunLog, type RunResult } from '../../core/index.js
 import { openSpace } from '../../agents/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
+import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
@@ -61,6 +62,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     // A program that got hold of a secret (a tool that returned one) must not print it: what the run
     // returns and logs loses the host's secrets, as the planner's output does.
     const redact = createRedactor({ secrets: space.secrets });
+    await buildForRun(space);
     // Without --json, each log line is printed as the program writes it, so a person asked to approve a
     // call has read what the program said before it.
     const result = redact(
