@@ -77,6 +77,16 @@ export function describeSourceContract(name: string, makeCase: () => Promise<Sou
       }
     });
 
+    it('declares the secrets of its configuration, each a value of 4 characters or more with a reason', () => {
+      const secrets = contract.source.secrets(contract.config);
+      expect(Array.isArray(secrets)).toBe(true);
+      for (const secret of secrets) {
+        expect(secret.value.length).toBeGreaterThanOrEqual(4);
+        expect(secret.label.trim()).not.toBe('');
+        expect(['strong', 'weak']).toContain(secret.strength);
+      }
+    });
+
     it('emits a declaration for the called function', async () => {
       const spec = specOf(contract.call.module);
       const fn = spec?.functions.find((candidate) => candidate.name === contract.call.function);
