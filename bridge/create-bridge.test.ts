@@ -170,6 +170,16 @@ describe('createBridge: approvals', () => {
     expect(requests[0]?.callId).toMatch(/^call-\d+$/);
   });
 
+  it('shows the handler the message as it is, and every event the message redacted', async () => {
+    const requests: ApprovalRequest[] = [];
+    const secrets = [{ value: 'cust-4f9a8b7c6d', label: 'env CRM_TOKEN', strength: 'strong' as const }];
+    const { bridge, events } = setup({ approvalHandler: (request) => (requests.push(request), true), secrets });
+    await bridge.handle({ capability: 'crm', function: 'deleteCustomer', args: { customerId: 'cust-4f9a8b7c6d' } }, context());
+    expect(requests[0]?.message).toBe('Delete customer cust-4f9a8b7c6d ({unknown})?');
+    expect(events.find((event) => event.type === 'approval-required')).toMatchObject({ message: 'Delete customer [REDACTED: env CRM_TOKEN] ({unknown})?' });
+    expect(JSON.stringify(events)).not.toContain('cust-4f9a8b7c6d');
+  });
+
   it('fills a {param} template and shows the handler the exact arguments, leaving unknown names as written', async () => {
     const requests: ApprovalRequest[] = [];
     const { bridge, events } = setup({ approvalHandler: (request) => (requests.push(request), true) });

@@ -32,7 +32,8 @@ export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Rec
   // A call whose run already ended (one the program did not await, held for the type-check's verdict)
   // asks nobody: the answer could change nothing, and a person would decide about a run that is over.
   if (ask.signal.aborted) throw cancelled();
-  ask.emit({ type: 'approval-required', callId, ...request, params: ask.redactForEvents(request.params) });
+  // The handler (the person deciding) sees the message as it is; events, terminals and the store see it redacted.
+  ask.emit({ type: 'approval-required', callId, ...request, message: ask.redactForEvents(request.message), params: ask.redactForEvents(request.params) });
 
   const decided = (approved: boolean, reason?: string): void =>
     ask.emit({
