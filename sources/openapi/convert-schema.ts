@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../core/index.js';
+import { CompileError, type JsonSchema } from '../../core/index.js';
 import { isJsonObject, toPointer, type JsonObject } from './json-walk.js';
 
 /** Deeper than this, a schema is typed `unknown`: real specs nest a dozen levels at most. */
@@ -25,6 +25,39 @@ export interface SchemaContext {
   pointers?: ReadonlyMap<object, string>;
   version: '3.0' | '3.1';
   warn(pointer: string, message: string): void;
+  /**
+   * What the API's converted schemas may add up to (characters of JSON, about), shared by all its
+   * functions; converting past it throws a `CompileError` (see {@link outputBudget}).
+   */
+  budget?: OutputBudget;
+}
+
+/** The output budget of one API's schemas. */
+export interface OutputBudget {
+  /** Characters still allowed. */
+  left: number;
+  readonly limit: number;
+  /** What went over it: `openapi "x" (spec)`, the spec's size. */
+  readonly where: string;
+  readonly specSize: number;
+}
+
+/** No API's schemas may be written out larger than this, whatever the size of its spec. */
+export const MAX_OUTPUT_CHARS = 256 * 1024 * 1024;
+/** Below this, an API's output is never refused (a small spec with many operations is fine). */
+export const MIN_OUTPUT_CHARS = 16 * 1024 * 1024;
+/** How many times its spec's size an API's schemas may take, written out (within the two bounds). */
+export const OUTPUT_PER_SPEC_CHAR = 64;
+
+/**
+ * The output budget of a spec of `specSize` characters: {@link OUTPUT_PER_SPEC_CHAR} times its size,
+ * at least {@link MIN_OUTPUT_CHARS}, at most {@link MAX_OUTPUT_CHARS}. Shared schemas are written once
+ * per function (named, in `$defs`), so a real spec stays far below it; a document that shares structure
+ * to be written out again and again (an alias bomb) fails its API at once, naming the spec.
+ */
+export function outputBudget(where: string, specSize: number): OutputBudget {
+  const limit = Math.min(MAX_OUTPUT_CHARS, Math.max(MIN_OUTPUT_CHARS, specSize * OUTPUT_PER_SPEC_CHAR));
+  return { left: limit, limit, where, specSize };
 }
 
 /**
@@ -97,9 +130,25 @@ export class SchemaRoot {
         define(out, key, value);
       }
     }
+    this.charge(schema, pointer);
     if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
     if (this.context.version === '3.0') fixExclusiveBounds(out);
     return out;
+  }
+
+  /** Counts one converted schema object against the API's output budget (its keys and plain values). */
+  private charge(schema: JsonObject, pointer: string): void {
+    const budget = this.context.budget;
+    if (budget === undefined) return;
+    let size = 2;
+    for (const [key, value] of Object.entries(schema)) size += key.length + 4 + (typeof value === 'object' && value !== null ? 2 : typeof value === 'string' ? value.length + 2 : 8);
+    budget.left -= size;
+    if (budget.left < 0) {
+      throw new CompileError(
+        'OPENAPI_TOO_LARGE',
+        `${budget.where}: its schemas, written out for its operations, take more than ${budget.limit} characters (${OUTPUT_PER_SPEC_CHAR} times the spec's ${budget.specSize}, within ${MIN_OUTPUT_CHARS}–${MAX_OUTPUT_CHARS}); stopped at ${pointer || '(root)'}. A spec that shares schemas through YAML aliases or repeats them this much is refused; select fewer operations (include/exclude) or give the shared schemas names under components/schemas`,
+      );
+    }
   }
 
   /** OpenAPI 3.0's `nullable: true` as JSON Schema: `null` joins the type (or the schema is one of it and null). */

@@ -1,9 +1,10 @@
 import type { OpenApiConfig } from '../../config/index.js';
 import { toFunctionName, type CompileWarning, type JsonSchema, type RawFunction } from '../../core/index.js';
 import { isJsonMediaType, PLAN_KEYWORD, type CallPlan, type PlannedParameter } from './call-plan.js';
-import { SchemaRoot, type SchemaContext } from './convert-schema.js';
+import { outputBudget, SchemaRoot, type SchemaContext } from './convert-schema.js';
 import { isJsonObject, toPointer, type JsonObject } from './json-walk.js';
 import type { LoadedSpec } from './load-spec.js';
+import { findSharedSchemas } from './shared-schemas.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** Parameter locations in the order they claim argument names. */
@@ -43,7 +44,7 @@ export function describeOperations(api: string, config: OpenApiConfig, spec: Loa
   const warnings: CompileWarning[] = [];
   const source = `openapi:${api}`;
   const warn = (pointer: string, message: string, fn?: string): void => void warnings.push({ source, pointer, ...(fn ? { function: fn } : {}), message: `${pointer}: ${message}` });
-  const context: SchemaContext = { ...namedSchemas(spec), version: spec.version, warn };
+  const context: SchemaContext = { ...namedSchemas(spec), version: spec.version, warn, budget: outputBudget(`openapi "${api}" (${config.spec})`, spec.size) };
   const operations = listOperations(spec.document).filter((operation) => isSelected(operation, config));
   checkNamedOperations(config, listOperations(spec.document), warn);
   const configHeaders = new Set(Object.keys(config.headers ?? {}).map((name) => name.toLowerCase()));
@@ -290,8 +291,11 @@ function withDescription(schema: JsonSchema | boolean, description: unknown, dep
 const NOISE = new Set(['components', 'schemas', 'paths', 'properties', 'items', 'content', 'responses', 'schema', 'allOf', 'anyOf', 'oneOf', 'additionalProperties', 'parameters', 'requestBody', 'requestBodies']);
 
 /**
- * A `$defs` name for every shared schema: components by their names, any other `$ref` target by the
- * meaningful segments of its pointer (unique, with `_2`, `_3`, … on a clash).
+ * A `$defs` name for every shared schema, so that each is written out once per function however often
+ * it is used: components by their names, any other `$ref` target by the meaningful segments of its
+ * pointer, and likewise every schema the document shares otherwise — the same object at several places
+ * (a YAML alias) or equal schemas at several places (see {@link findSharedSchemas}) — unique, with
+ * `_2`, `_3`, … on a clash.
  */
 function namedSchemas(spec: LoadedSpec): { components: Map<object, string>; pointers: Map<object, string> } {
   const named = new Map<object, string>();
@@ -303,19 +307,66 @@ function namedSchemas(spec: LoadedSpec): { components: Map<object, string>; poin
     named.set(schema, name);
     used.add(name);
   }
+  const nameOf = (segments: string[]): string => {
+    const base = segments.filter((segment) => !NOISE.has(segment)).map((segment) => segment.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')).filter(Boolean).join('_') || 'Schema';
+    let name = base;
+    for (let n = 2; used.has(name); n += 1) name = `${base}_${n}`;
+    used.add(name);
+    return name;
+  };
+  const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
   for (const [target, ref] of spec.references) {
     if (!ref.startsWith('#/')) continue;
     pointers.set(target, ref.slice(1));
     if (named.has(target)) continue;
-    const segments = ref.slice(2).split('/').map((segment) => decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
-    const base = segments.filter((segment) => !NOISE.has(segment)).map((segment) => segment.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')).filter(Boolean).join('_') || 'Schema';
-    let name = base;
-    for (let n = 2; used.has(name); n += 1) name = `${base}_${n}`;
-    named.set(target, name);
-    used.add(name);
+    named.set(target, nameOf(ref.slice(2).split('/').map((segment) => {
+      try {
+        return decodeURIComponent(unescape(segment));
+      } catch {
+        return unescape(segment);
+      }
+    })));
+  }
+  // Equal schemas share their first one's pointer, so they get one name.
+  const byPointer = new Map<string, string>();
+  for (const [schema, pointer] of findSharedSchemas(schemaPositions(spec.document), named)) {
+    let name = byPointer.get(pointer);
+    // Named after where it is first used, without the method, status and media type: `Deep0C0`.
+    if (name === undefined) byPointer.set(pointer, (name = nameOf(pointer.slice(1).split('/').map(unescape).filter((segment) => !PLACE_NOISE.test(segment) && !(METHODS as readonly string[]).includes(segment)))));
+    named.set(schema, name);
+    if (!pointers.has(schema)) pointers.set(schema, pointer);
   }
   return { components: named, pointers };
 }
+
+/** Every place of the document that holds a schema an operation may use, with its pointer: components first, then paths. */
+function* schemaPositions(document: JsonObject): Generator<[unknown, string]> {
+  const components = isJsonObject(document.components) ? document.components : {};
+  if (isJsonObject(components.schemas)) for (const [name, schema] of Object.entries(components.schemas)) yield [schema, toPointer(['components', 'schemas', name])];
+  const media = function* (content: unknown, at: (string | number)[]): Generator<[unknown, string]> {
+    if (!isJsonObject(content)) return;
+    for (const [type, entry] of Object.entries(content)) if (isJsonObject(entry) && entry.schema !== undefined) yield [entry.schema, toPointer([...at, 'content', type, 'schema'])];
+  };
+  const parameters = function* (list: unknown, at: (string | number)[]): Generator<[unknown, string]> {
+    if (!Array.isArray(list)) return;
+    for (const [index, parameter] of list.entries()) {
+      if (!isJsonObject(parameter)) continue;
+      if (parameter.schema !== undefined) yield [parameter.schema, toPointer([...at, 'parameters', index, 'schema'])];
+      yield* media(parameter.content, [...at, 'parameters', index]);
+    }
+  };
+  for (const entry of listOperations(document)) {
+    const at = ['paths', entry.path, entry.method];
+    yield* parameters(entry.pathItem.parameters, ['paths', entry.path]);
+    yield* parameters(entry.operation.parameters, at);
+    if (isJsonObject(entry.operation.requestBody)) yield* media(entry.operation.requestBody.content, [...at, 'requestBody']);
+    const responses = isJsonObject(entry.operation.responses) ? entry.operation.responses : {};
+    for (const [code, response] of Object.entries(responses)) if (isJsonObject(response)) yield* media(response.content, [...at, 'responses', code]);
+  }
+}
+
+/** Status codes and media types: where a schema is, not what it is. */
+const PLACE_NOISE = /^(?:[1-5](?:\d\d|XX)|default|[\w.+*-]+\/[\w.+*-]+(?:;.*)?)$/i;
 
 /** Sets an own property, whatever its name (`__proto__`, `constructor` are parameter names too). */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {

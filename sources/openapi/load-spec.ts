@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { parse as YamlParse } from 'yaml';
 import { CompileError, errorMessage, readBodyUpTo, redactText, secretsOfUrl } from '../../core/index.js';
 import type { OpenApiConfig } from '../../config/index.js';
+import { MAX_OUTPUT_CHARS, MIN_OUTPUT_CHARS, OUTPUT_PER_SPEC_CHAR, outputBudget } from './convert-schema.js';
 import { findPointers, pointerAtLine, type JsonObject } from './json-walk.js';
 
 /** The largest spec read or downloaded: GitHub's whole REST API is about 12 MB of JSON. */
@@ -16,6 +17,8 @@ export interface LoadedSpec {
   baseUrl?: URL;
   /** Every object a `$ref` resolved to, with that `$ref` (the first one met): such objects are shared. */
   references: ReadonlyMap<object, string>;
+  /** The size of the spec's text, in characters (what its output is measured against). */
+  size: number;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   const where = `openapi "${api}" (${remote ? redactText(config.spec, secretsOfUrl(config.spec, 'spec URL')) : config.spec})`;
   const text = remote ? await downloadSpec(where, config.spec, signal) : await readSpecFile(where, config.spec);
   const raw = parseSpecText(where, text, /^\s*\{/.test(text) ? undefined : (await import('yaml')).parse);
+  checkExpandedSize(where, raw, text.length);
   const version = specVersion(where, raw);
   // The validator dereferences its copy in place and quotes code frames of that copy's JSON text.
   const validated = structuredClone(raw);
@@ -47,7 +51,7 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   } catch (error) {
     throw new CompileError('OPENAPI_INVALID', `${where}: resolving $refs failed: ${errorMessage(error)}`, { cause: error });
   }
-  return { document, version, references, ...(remote ? { baseUrl: withoutCredentials(config.spec) } : {}) };
+  return { document, version, references, size: text.length, ...(remote ? { baseUrl: withoutCredentials(config.spec) } : {}) };
 }
 
 async function readSpecFile(where: string, file: string): Promise<string> {
@@ -110,6 +114,39 @@ function parseSpecText(where: string, text: string, parseYaml: typeof YamlParse 
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CompileError('OPENAPI_INVALID', `${where}: the spec is not an object (an OpenAPI document starts with "openapi: 3.x")`);
   return value as JsonObject;
+}
+
+/**
+ * A YAML document shares a node through an alias; everything that reads it (the validator, the
+ * dereferencer, the converter) walks it again at every use. Its size written out in full is counted
+ * (each shared node once, by identity) and must stay within the output budget of its text's size
+ * ({@link outputBudget}): an alias bomb is refused before anything walks it.
+ */
+function checkExpandedSize(where: string, raw: unknown, specSize: number): void {
+  const { limit } = outputBudget(where, specSize);
+  const sizes = new Map<object, number>();
+  const onStack = new Set<object>();
+  const size = (value: unknown): number => {
+    if (typeof value !== 'object' || value === null) return typeof value === 'string' ? value.length + 2 : 8;
+    const known = sizes.get(value);
+    if (known !== undefined) return known;
+    if (onStack.has(value)) return 2; // a recursive alias: the validator reports it
+    onStack.add(value);
+    let total = 2;
+    for (const [key, child] of Object.entries(value)) {
+      total = Math.min(total + key.length + 4 + size(child), Number.MAX_SAFE_INTEGER);
+    }
+    onStack.delete(value);
+    sizes.set(value, total);
+    return total;
+  };
+  const expanded = size(raw);
+  if (expanded > limit) {
+    throw new CompileError(
+      'OPENAPI_TOO_LARGE',
+      `${where}: its YAML aliases expand the spec's ${specSize} characters to about ${expanded} (more than ${limit}, ${OUTPUT_PER_SPEC_CHAR} times its size within ${MIN_OUTPUT_CHARS}–${MAX_OUTPUT_CHARS}); a spec that repeats shared nodes this much is refused: give a shared schema a name under components/schemas and refer to it with $ref`,
+    );
+  }
 }
 
 function specVersion(where: string, document: JsonObject): '3.0' | '3.1' {
