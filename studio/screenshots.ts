@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     await page.getByRole('textbox', { name: 'Prompt template' }).evaluate((element) => element.scrollIntoView({ block: 'center' }));
     await shoot('agents');
 
-    await page.getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByRole('link', { name: 'Which destinations does Central serve?' }).click();
     await page.getByRole('table', { name: 'Trace events' }).waitFor();
     await shoot('runs');
