@@ -1,6 +1,6 @@
 import { placeholder } from '@codemirror/view';
 import type { EditorView } from '@codemirror/view';
-import { api, onEvent } from '../api.js';
+import { api, ApiError, onEvent } from '../api.js';
 import { createCodeEditor, rangeAt } from '../code-editor.js';
 import { h, jsonBlock, labelled, replace } from '../dom.js';
 import { errorView } from '../error-view.js';
@@ -24,7 +24,8 @@ const session: {
   notice?: string;
   worker?: string;
   last?: CodeRunView;
-  failure?: string;
+  /** Why the studio could not run the program (its API refused or could not be reached). */
+  failure?: { code: string; message: string };
   /** The open pane's hooks (none while another pane is open). */
   view?: { redraw(): void; finished(): void };
 } = { running: false, live: [], liveLogs: [] };
@@ -79,7 +80,7 @@ async function startRun(code: string, name: string): Promise<void> {
     session.last = await api<CodeRunView>('POST', '/api/run', { code, ...(name.trim() ? { name: name.trim() } : {}) });
     if (!session.last.worker) sessionStorage.setItem(LAST_RUN_KEY, session.last.runId);
   } catch (error) {
-    session.failure = (error as Error).message;
+    session.failure = { code: error instanceof ApiError ? error.code : 'STUDIO_UNREACHABLE', message: (error as Error).message };
   } finally {
     session.running = false;
     session.view?.finished();
@@ -198,7 +199,7 @@ export function playgroundPane(root: HTMLElement): () => void {
       );
     } else if (session.failure !== undefined) {
       status.textContent = '';
-      replace(output, h('h3', {}, h('span', { class: 'error' }, 'The run could not start')), errorView({ code: 'STUDIO', message: session.failure }));
+      replace(output, h('h3', {}, h('span', { class: 'error' }, 'The run could not start')), errorView(session.failure));
     } else if (session.last) {
       status.textContent = session.last.result.success ? `Done in ${Math.round(session.last.result.durationMs)} ms` : 'Failed';
       showRun(session.last);
