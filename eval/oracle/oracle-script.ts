@@ -42,10 +42,15 @@ function lookup(functions: readonly OracleFunction[], toolName: string): OracleF
   return fn;
 }
 
-/** The words of a search that names the functions a task needs, and how many results to ask for. */
-function searchFor(planned: readonly PlannedCall[], functions: readonly OracleFunction[]): { query: string; ids: string[] } {
+/**
+ * The search that names the functions a task needs. Its detail level follows the planner prompt's rule:
+ * "summary" (signatures) when no argument is a nested object, "full" (whole declarations) otherwise.
+ */
+function searchFor(planned: readonly PlannedCall[], functions: readonly OracleFunction[]): { query: string; ids: string[]; detail: 'summary' | 'full' } {
   const ids = [...new Set(planned.map((entry) => lookup(functions, entry.call.name).id))];
-  return { query: ids.map((id) => id.slice(id.indexOf('.') + 1)).join(' '), ids };
+  const structured = (value: unknown): boolean => typeof value === 'object' && value !== null;
+  const flat = planned.every((entry) => Object.values(entry.call.arguments).every((value) => (Array.isArray(value) ? !value.some(structured) : !structured(value))));
+  return { query: ids.map((id) => id.slice(id.indexOf('.') + 1)).join(' '), ids, detail: flat ? 'summary' : 'full' };
 }
 
 const literal = (value: unknown): string => JSON.stringify(value);
@@ -111,7 +116,7 @@ export function scriptFor(arm: Arm, task: EvalTask, planned: readonly PlannedCal
   }
   const groups = programs(planned);
   const search = searchFor(planned, functions);
-  const head: OracleTurn[] = planned.length === 0 ? [] : [{ toolCalls: [{ name: 'search_tools', arguments: { query: search.query, detail_level: 'full', limit: Math.max(search.ids.length, 1) } }] }];
+  const head: OracleTurn[] = planned.length === 0 ? [] : [{ toolCalls: [{ name: 'search_tools', arguments: { query: search.query, detail_level: search.detail, limit: Math.max(search.ids.length, 1) } }] }];
   if (arm === 'code') {
     const runs = groups.map((group): OracleTurn => ({ toolCalls: [{ name: 'execute_code', arguments: { code: programFor(group, planned, functions, task) } }] }));
     if (head[0]) head[0].expectIds = search.ids;
