@@ -103,7 +103,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   const runsPerWorker = options.runsPerWorker ?? 8;
   const workers = new Set<Worker>();
   const waiting: { resolve: (worker: Worker) => void; reject: (error: unknown) => void }[] = [];
-  const readyWaiters: (() => void)[] = [];
+  const readyWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   /** Largest frame a worker may send: a result or log is bounded by maxOutputBytes, arguments by maxArgumentBytes. */
   let maxFrameBytes = 2 * 1024 * 1024 + FRAME_SLACK_BYTES;
   let startFailures = 0;
@@ -118,7 +118,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   const isSettled = (worker: Worker): boolean => worker.ready && worker.killed !== true && [...worker.runs.values()].every((run) => !run.settled);
   const readyCount = (): number => [...workers].filter(isSettled).length;
   const checkReady = (): void => {
-    if (readyCount() >= options.workers) readyWaiters.splice(0).forEach((resolve) => resolve());
+    if (readyCount() >= options.workers) readyWaiters.splice(0).forEach((waiter) => waiter.resolve());
   };
   const load = (worker: Worker): number => worker.runs.size + worker.reserved;
   const isOverdue = (worker: Worker): boolean => [...worker.runs.values()].some((run) => run.overdue === true);
@@ -334,6 +334,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     if (!worker.ready && ++startFailures >= MAX_START_FAILURES) {
       startError = new SandboxError('WORKER_START_FAILED', `sandbox workers fail to start (${entry.file}): ${worker.stderr.trim().slice(-500) || `exit ${code ?? signal}`}`);
       waiting.splice(0).forEach((waiter) => waiter.reject(startError));
+      // ready() says it too: workers that cannot start (no engine here, a broken install) never will.
+      readyWaiters.splice(0).forEach((waiter) => waiter.reject(startError));
       return;
     }
     start();
@@ -473,7 +475,10 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     },
     pids: () => [...workers].map((worker) => worker.pid),
     engine: () => loadedEngine,
-    ready: () => (readyCount() >= options.workers ? Promise.resolve() : new Promise((resolve) => readyWaiters.push(resolve))),
+    ready: () => {
+      if (startError !== undefined) return Promise.reject(startError);
+      return readyCount() >= options.workers ? Promise.resolve() : new Promise<void>((resolve, reject) => readyWaiters.push({ resolve, reject }));
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -493,10 +498,13 @@ function failedResult(run: ActiveRun, error: RunError, timedOut = false): RunRes
   return { success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started };
 }
 
-/** What a sandbox worker inherits of the host's environment: enough for Node to start, no secrets. */
+/**
+ * What a sandbox worker inherits of the host's environment: enough for Node to start and to resolve the
+ * modules the host resolves (NODE_PATH: the engine's package may be found through it), no secrets.
+ */
 function workerEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const name of ['PATH', 'TZ', 'LANG', 'LC_ALL', 'TMPDIR']) {
+  for (const name of ['PATH', 'TZ', 'LANG', 'LC_ALL', 'TMPDIR', 'NODE_PATH']) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }

@@ -159,6 +159,30 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
       }
     }, STEP_TIMEOUT_MS);
 
+    // The sandbox contract suite on this line, for each engine (the whole suite, on this machine's line,
+    // runs it already): this repository's vitest run by the line's node, with the isolated-vm this line's
+    // install got (NODE_PATH: the fresh folder's node_modules, where the loader's require finds the aliases).
+    if (major !== currentLine().major) {
+      for (const engine of expectedAutoEngine(major) === 'isolated-vm' ? (['isolated-vm', 'quickjs'] as const) : (['quickjs'] as const)) {
+        it(`passes the sandbox contract suite on the ${engine} engine (worker and in-process)`, async () => {
+          const { line, space, env } = get();
+          const files = ['runtime/worker-pool/worker-pool-sandbox.test.ts', 'runtime/isolated-vm/in-process-sandbox.test.ts'];
+          const clean = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(VITEST|TEST_RUN|AGENT_SPACES_TEST)/i.test(name)));
+          const { stdout } = await inFolder(clean, REPO, line.node, [path.join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', ...files], {
+            NODE_PATH: path.join(space, 'node_modules'),
+            AGENT_SPACES_ENGINE: engine,
+            // Colours off: the summary below is read as text.
+            NO_COLOR: '1',
+            FORCE_COLOR: '0',
+          });
+          expect(stdout).toMatch(/Test Files\s+2 passed/);
+          expect(stdout).not.toMatch(/\d+ failed/);
+          const tests = /Tests\s+(\d+) passed/.exec(stdout)?.[1];
+          console.log(`[matrix] Node ${line.version}: sandbox contract on ${engine}: ${String(tests)} tests passed`);
+        }, STEP_TIMEOUT_MS);
+      }
+    }
+
     extra?.(get);
   });
 }
