@@ -335,7 +335,7 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         expect(result).toMatchObject({ success: true, result: { small: 'fine' } });
         const codes = (result.result as { codes: string[] }).codes;
         expect(codes).toHaveLength(2);
-        for (const text of codes) expect(text).toMatch(/^INVALID_ARGUMENTS: arguments of math\.echo are .*6\d{3} bytes of JSON, over the limit of 5000 bytes per call \(limits\.maxArgumentBytes\)/);
+        for (const text of codes) expect(text).toMatch(/^INVALID_ARGUMENTS: arguments of math\.echo are .*6\d{3} bytes of JSON, over the limit of 5000 bytes per call \(sandbox\.maxArgumentBytes\)/);
         expect(result.host.calls.map((call) => call.params.args)).toEqual([{ value: 'fine' }]);
       });
       it('rejects calls past maxCalls inside the program with CALL_LIMIT_EXCEEDED', async () => {
