@@ -96,7 +96,7 @@ describe('A2A tasks in the store', () => {
     const fromB = await getTask(urlB, created.id);
     expect(fromB.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(fromB.contextId).toBe(created.contextId);
-    expect(answerOf(fromB)).toEqual({ $case: 'text', value: 'echo: hello, my key is [REDACTED]' });
+    expect(answerOf(fromB)).toEqual({ $case: 'text', value: 'echo: hello, my key is [REDACTED: model API key]' });
 
     // A restart: server A and its connections gone, a new server on the same store.
     await a.server.close();
@@ -104,7 +104,7 @@ describe('A2A tasks in the store', () => {
     const restarted = await serveOnStore(runner, store);
     const afterRestart = await getTask(restarted.server.agents[0]?.url ?? '', created.id);
     expect(afterRestart.id).toBe(created.id);
-    expect(answerOf(afterRestart)).toEqual({ $case: 'text', value: 'echo: hello, my key is [REDACTED]' });
+    expect(answerOf(afterRestart)).toEqual({ $case: 'text', value: 'echo: hello, my key is [REDACTED: model API key]' });
 
     // What the table holds: the task (history and artifact) without the secret.
     const pool = createPool(store, 1);
@@ -112,7 +112,7 @@ describe('A2A tasks in the store', () => {
     const { rows } = await pool.query<{ agent: string; task: string }>('SELECT agent, task FROM agent_spaces.a2a_tasks WHERE task_id = $1', [created.id]);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.agent).toBe('echo-desk');
-    expect(rows[0]?.task).toContain('my key is [REDACTED]');
+    expect(rows[0]?.task).toContain('my key is [REDACTED: model API key]');
     expect(rows[0]?.task).not.toContain(SECRET);
     const leaks = await pool.query('SELECT task_id FROM agent_spaces.a2a_tasks WHERE task LIKE $1', [`%${SECRET}%`]);
     expect(leaks.rows).toEqual([]);
@@ -121,7 +121,7 @@ describe('A2A tasks in the store', () => {
     const followUp = await send(urlB, 'and again?', created.contextId);
     expect(followUp.contextId).toBe(created.contextId);
     expect(followUp.id).not.toBe(created.id);
-    expect(contexts.at(-1)).toBe('Earlier messages of this conversation (oldest first):\nuser: hello, my key is [REDACTED]\nassistant: echo: hello, my key is [REDACTED]');
+    expect(contexts.at(-1)).toBe('Earlier messages of this conversation (oldest first):\nuser: hello, my key is [REDACTED: model API key]\nassistant: echo: hello, my key is [REDACTED: model API key]');
     expect(contexts[0]).toBeUndefined();
   }, 120_000);
 
@@ -196,14 +196,14 @@ describe('agent serve --a2a --store (the CLI)', () => {
     const other = await serveOnStore(replica, store);
     const stored = await getTask(other.server.agents[0]?.url ?? '', created.id);
     expect(answerOf(stored)).toEqual({ $case: 'text', value: 'the desk opens at nine' });
-    expect(stored.history[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'when do you open? (key [REDACTED])' });
+    expect(stored.history[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'when do you open? (key [REDACTED: model API key])' });
 
     // The session's planner trace is in the store under the A2A task id (written as it ran).
     const traceTypes = async () => ((await readStoredTrace(store, created.id))?.events ?? []).map((event) => (event as { type: string }).type);
     await expect.poll(traceTypes, { timeout: 60_000 }).toContain('task-finish');
     const trace = await readStoredTrace(store, created.id);
     expect(trace?.kind).toBe('task');
-    expect(trace?.events[0]).toMatchObject({ type: 'task-start', task: 'when do you open? (key [REDACTED])' });
+    expect(trace?.events[0]).toMatchObject({ type: 'task-start', task: 'when do you open? (key [REDACTED: model API key])' });
     expect(await traceTypes()).toContain('model-reply');
     expect(JSON.stringify(trace)).not.toContain(SECRET);
 
@@ -232,7 +232,7 @@ describe('execute_agent sessions in the store', () => {
 
     const continued = await second.tools.executeAgent({ agent_name: 'Echo Desk', prompt: 'what did I say?', session_id: sessionId });
     expect(continued).toMatchObject({ status: 'success', session_id: sessionId });
-    expect(contexts.at(-1)).toBe('Earlier messages of this session (oldest first):\nuser: remember [REDACTED]\nassistant: echo: remember [REDACTED]');
+    expect(contexts.at(-1)).toBe('Earlier messages of this session (oldest first):\nuser: remember [REDACTED: configured secret]\nassistant: echo: remember [REDACTED: configured secret]');
 
     const memory = await first.tools.getAgentMemory({ session_id: sessionId });
     expect(memory).toMatchObject({ status: 'success', logs: [{ role: 'user' }, { role: 'assistant' }, { role: 'user', content: 'what did I say?' }, { role: 'assistant', content: 'echo: what did I say?' }] });
@@ -355,7 +355,7 @@ describe('the trace of a task a worker executed', () => {
     expect(types[0]).toBe('task-start');
     expect(types).toContain('model-reply');
     expect(types.at(-1)).toBe('task-finish');
-    expect(trace?.events[0]).toMatchObject({ type: 'task-start', taskId, task: 'find the record for [REDACTED]' });
+    expect(trace?.events[0]).toMatchObject({ type: 'task-start', taskId, task: 'find the record for [REDACTED: env OPENAI_API_KEY]' });
     expect(JSON.stringify(trace)).not.toContain(SECRET);
     expect(await readStoredTrace(store, 'no-such-task')).toBeUndefined();
 

@@ -210,7 +210,7 @@ describe('openapi source: limits and bad specs', () => {
       const error = await space.callTool('openapi-petstore.getInventory', {}).catch((caught: unknown) => caught);
       expect(server.requests.at(-1)?.headers.api_key).toBe(wrongKey);
       expect(error).toMatchObject({ code: 'TOOL_ERROR_RESULT' });
-      expect((error as Error).message).toContain('answered 401 Unauthorized: {"code":401,"message":"api_key [REDACTED] is not valid"}');
+      expect((error as Error).message).toContain('answered 401 Unauthorized: {"code":401,"message":"api_key [REDACTED: header api_key] is not valid"}');
       expect(JSON.stringify(error)).not.toContain(wrongKey);
     } finally {
       await space.close();

@@ -624,7 +624,7 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     );
     expect(rows.length).toBeGreaterThan(3);
     const stored = rows.map((row) => row.text).join('\n');
-    expect(stored).toContain('[REDACTED]');
+    expect(stored).toContain('[REDACTED: ');
     for (const secret of Object.values(LEAKY_SECRETS)) expect(stored).not.toContain(secret);
   }, LONG);
 
