@@ -29,6 +29,7 @@ export const OPTIONS = {
     help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO; for run and task, --approve wins over it)',
   },
   isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
+  engine: { type: 'string', value: '<name>', help: 'sandbox engine: auto (default: isolated-vm when it loads, else QuickJS), isolated-vm or quickjs' },
   mode: { type: 'string', value: '<code|invoke|both>', help: 'serve: code (default) search_tools, get_types, execute_code; invoke search_tools and call_tool\n(no code: any MCP client); both all four' },
   timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
   http: { type: 'string', value: '<port>', help: 'Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp' },
@@ -107,7 +108,12 @@ export const COMMANDS = {
   run: {
     synopsis: ['agent-spaces run <file.ts | -> [options]'],
     description: 'run a program in the sandbox (- reads stdin); its log lines are printed as it writes them',
-    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'timeout', 'verbose', 'store'],
+    options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'engine', 'timeout', 'verbose', 'store'],
+  },
+  doctor: {
+    synopsis: ['agent-spaces doctor [--json]'],
+    description: 'check the installation: Node, each isolated-vm copy and why it does not load, QuickJS, which engine\n`auto` picks, and what to do',
+    options: ['json'],
   },
   worker: {
     synopsis: ['agent-spaces worker [--store <url>] [--concurrency <n>] [--id <id>]'],
@@ -146,7 +152,7 @@ export const COMMANDS = {
     synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>] [--store <url>] [--mode <code|invoke|both>]'],
     description:
       'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code,\nor with --mode invoke search_tools and call_tool (no code)\n(with a store, execute_code runs go to its workers and sessions are kept in it, so replicas share them)',
-    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation', 'store', 'mode'],
+    options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation', 'engine', 'store', 'mode'],
   },
   task: {
     synopsis: ['agent-spaces task "<task>" [options]', 'agent-spaces task --replay <trace.jsonl>'],
@@ -223,7 +229,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
       throw new UsageError(`unknown subcommand "${first} ${second}" (${listOfChoices(subcommands.map((name) => name.slice(first.length + 1)))})`, { command: first });
     }
   } else if (!(first in COMMANDS)) {
-    throw new UsageError(`unknown command "${first}"`);
+    throw new UsageError(`unknown command "${first}"${didYouMean(first, [...new Set(Object.keys(COMMANDS).map((name) => name.split(' ')[0] as string))])}`);
   }
   const command = (GROUPS.includes(first) ? `${first} ${second ?? ''}` : first) as CommandName;
   if (wantsHelp) return { action: 'help', text: helpText(command), exitCode: 0 };
@@ -251,7 +257,7 @@ function checkOptions(command: CommandName, given: string[]): void {
 function parseArgsMessage(error: Error & { code?: string }): string {
   const quoted = /'(-[^' ]*)/.exec(error.message)?.[1];
   if (quoted === undefined) return error.message;
-  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted}`;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted}${quoted.startsWith('--') ? didYouMean(quoted.slice(2), Object.keys(OPTIONS), '--') : ''}`;
   const name = quoted.replace(/^--?/, '');
   const spec: OptionSpec | undefined = name in OPTIONS ? OPTIONS[name as OptionName] : undefined;
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && spec !== undefined) {
@@ -266,6 +272,28 @@ function commandNamedIn(argv: string[]): { command?: string } {
   if (first === undefined) return {};
   if (GROUPS.includes(first)) return `${first} ${second ?? ''}` in COMMANDS ? { command: `${first} ${second ?? ''}` } : { command: first };
   return first in COMMANDS ? { command: first } : {};
+}
+
+/** ` (did you mean "run"?)` for a name a typo or two away from one of `names` (or the start of one); else nothing. */
+export function didYouMean(given: string, names: string[], prefix = ''): string {
+  const scored = names.map((name) => ({ name, distance: name.startsWith(given) && given.length >= 2 ? 0 : editDistance(given, name) }));
+  const best = scored.filter(({ distance }) => distance <= Math.min(2, Math.floor(given.length / 2))).sort((a, b) => a.distance - b.distance)[0];
+  return best === undefined ? '' : ` (did you mean "${prefix}${best.name}"?)`;
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) between two words. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.POSITIVE_INFINITY;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = best;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 /** `a`, `a or b`, `a, b or c`. */

@@ -49,6 +49,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
   if (values.config !== undefined && !isFile(path.resolve(cwd, values.config))) {
     throw new UsageError(`--config ${values.config}: no file at ${path.resolve(cwd, values.config)}${values.cwd === undefined ? '' : ' (the path is relative to --cwd)'}`);
   }
+  if (values.config === undefined) await warnOfSeveralConfigFiles(cwd);
   const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json === true };
   const [first, ...rest] = args;
   switch (command) {
@@ -84,6 +85,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
         ...(values.approve !== undefined ? { approve: values.approve } : {}),
         ...(values.studio !== undefined ? { studio: values.studio } : {}),
         ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+        ...(values.engine !== undefined ? { engine: values.engine } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(values.store !== undefined ? { store: values.store } : {}),
       });
@@ -109,10 +111,14 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       const { traceCommand } = await import('./commands/trace.js');
       return traceCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['store']), id: first });
     }
+    case 'doctor': {
+      if (first) throw new UsageError(`unexpected argument "${first}" (doctor takes options only)`);
+      return (await import('./commands/doctor.js')).doctorCommand({ json: values.json === true });
+    }
     case 'serve': {
       if (first) throw new UsageError(`unexpected argument "${first}" (serve takes options only)`);
       const { serveCommand } = await import('./commands/serve.js');
-      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'studio', 'isolation', 'store', 'mode']) });
+      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'studio', 'isolation', 'engine', 'store', 'mode']) });
     }
     case 'task': {
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the task: agent-spaces task "<task>")`);
@@ -151,6 +157,16 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       });
     }
   }
+}
+
+/** Two config files in one folder (a .ts written next to an older .json): one is used; say which. */
+async function warnOfSeveralConfigFiles(cwd: string): Promise<void> {
+  const { CONFIG_FILES } = await import('../config/index.js');
+  const { isFile } = await import('./file-kind.js');
+  const present = CONFIG_FILES.filter((name) => isFile(path.join(cwd, name)));
+  if (present.length < 2) return;
+  const [used, ...ignored] = present;
+  process.stderr.write(`agent-spaces: warning: ${present.join(' and ')} are both in ${cwd}: using ${used}, ignoring ${ignored.join(' and ')} (delete the one you do not mean, or pass --config)\n`);
 }
 
 let stdoutGuarded = false;

@@ -83,6 +83,8 @@ export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
 export const sandboxSchema = z.strictObject({
   /** `worker`: isolates in pooled sandbox worker processes (default). `in-process`: fastest, trusted code only. */
   isolation: z.enum(['worker', 'in-process']).optional(),
+  /** `auto` (default): isolated-vm when its addon loads, QuickJS in WebAssembly otherwise; or one of them. */
+  engine: z.enum(['auto', 'isolated-vm', 'quickjs']).optional(),
   timeoutMs: z.number().int().positive().optional(),
   memoryLimitMb: z.number().int().min(8).optional(),
   maxOutputBytes: z.number().int().positive().optional(),

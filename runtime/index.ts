@@ -5,3 +5,7 @@ export { createTypeChecker, warmTypeChecker } from './type-check.js';
 export type { TypeChecker } from './type-check.js';
 export { DEFAULT_RUN_LIMITS } from './sandbox.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions } from './sandbox.js';
+export { ENGINE_CHOICES, ENGINE_NAMES } from './engine.js';
+export type { EngineAttempt, EngineChoice, EngineName, EngineSelection, EngineStatus } from './engine.js';
+export { engineStatus, selectEngine } from './engines.js';
+export { ISOLATED_VM_CANDIDATES, hasNoNodeSnapshot } from './isolated-vm/load-isolated-vm.js';

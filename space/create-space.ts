@@ -34,6 +34,8 @@ export interface SpaceOptions {
   onEvent?: BridgeEventListener;
   /** Overrides `config.sandbox.isolation`. */
   isolation?: 'worker' | 'in-process';
+  /** Overrides `config.sandbox.engine` (`auto`, `isolated-vm`, `quickjs`). */
+  engine?: 'auto' | 'isolated-vm' | 'quickjs';
   /**
    * Sandbox settings for when the config sets none (e.g. `serve --http` runs one program per worker, so
    * one remote caller's computing program cannot delay or take down another caller's run; `agent-spaces
@@ -64,6 +66,8 @@ export interface SpaceRunOptions {
   runId?: string;
   /** The W3C `traceparent` of the caller's span (a planner step, a serve request): the run's span is its child. */
   traceparent?: string;
+  /** The sandbox engine for this run (default: the space's); the result's `engine` says which ran and why. */
+  engine?: 'auto' | 'isolated-vm' | 'quickjs';
 }
 
 /** A space: its config, build output, bridge and sandbox, wired together. */
@@ -154,6 +158,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         check: runOptions.check ?? true,
         limits,
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+        ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
       });
       span.setAttributes({ 'agent_spaces.calls': result.calls, 'agent_spaces.timed_out': result.timedOut, 'agent_spaces.success': result.success });
       span.end(result.success ? undefined : { code: result.error?.code ?? 'RUN_FAILED', message: result.error?.code ?? 'the run failed' });
@@ -240,6 +245,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const sandbox = createSandbox({
         outDir: config.outDir,
         isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
+        engine: options.engine ?? config.sandbox.engine ?? 'auto',
         ...(workers ? { workers } : {}),
         ...(runsPerWorker ? { runsPerWorker } : {}),
         limits: sandboxLimits(config),

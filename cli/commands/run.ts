@@ -8,6 +8,7 @@ import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
+import { ENGINE_CHOICES, type EngineChoice } from '../../runtime/index.js';
 
 export interface RunCommandOptions {
   cwd: string;
@@ -19,6 +20,7 @@ export interface RunCommandOptions {
   /** A studio's address (token included): its Approvals inbox decides the calls that require approval. */
   studio?: string;
   isolation?: string;
+  engine?: string;
   timeoutMs?: number;
   verbose: boolean;
   /** A durable runs' store: the program is queued there and run by a worker. */
@@ -28,6 +30,9 @@ export interface RunCommandOptions {
 export async function runCommand(options: RunCommandOptions): Promise<number> {
   if (options.isolation !== undefined && options.isolation !== 'worker' && options.isolation !== 'in-process') {
     throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
+  }
+  if (options.engine !== undefined && !(ENGINE_CHOICES as readonly string[]).includes(options.engine)) {
+    throw new UsageError(`--engine takes ${ENGINE_CHOICES.join(', ')} (got "${options.engine}")`);
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
@@ -40,6 +45,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     config,
     ...(approvalHandler ? { approvalHandler } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
+    ...(options.engine ? { engine: options.engine as EngineChoice } : {}),
     // One program: one sandbox process to start, not the pool's default two.
     sandboxDefaults: { workers: 1 },
     onEvent: (event) => {
@@ -76,6 +82,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     // process's own signal handler ran: one turn of the event loop lets that handler end the command
     // ("interrupted") instead of a report blaming the sandbox.
     if (!result.success) await new Promise((resolve) => setImmediate(resolve));
+    if (options.verbose && result.engine !== undefined) progress(`  [engine] ${result.engine.name}: ${result.engine.reason}`);
     if (options.json) printJson(result);
     else printRunResult(result, options.file, { logsPrinted: true });
     return result.success ? 0 : 1;
@@ -97,7 +104,7 @@ export function printRunResult(result: RunResult, file: string, options: { logsP
   const error = result.error;
   const where = error?.line ? `${file}:${error.line}${error.column ? `:${error.column}` : ''}: ` : '';
   progress(`✗ ${where}${error?.name ?? 'Error'}${error?.code ? ` [${error.code}]` : ''}: ${error?.message ?? 'failed'}`);
-  for (const diagnostic of error?.diagnostics ?? []) progress(`  ${file}:${diagnostic.line}:${diagnostic.column} TS${diagnostic.code}: ${diagnostic.message}`);
+  for (const diagnostic of error?.diagnostics ?? []) progress(`  ${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.code ? `TS${diagnostic.code}: ` : ''}${diagnostic.message}`);
 }
 
 function formatLog(log: RunLog): string {

@@ -5,6 +5,7 @@ import type { Space, SpaceOptions } from '../../space/index.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
+import { ENGINE_CHOICES, selectEngine, type EngineChoice } from '../../runtime/index.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 
 export interface ServeCommandOptions {
@@ -16,6 +17,7 @@ export interface ServeCommandOptions {
   /** A studio's address (token included): its Approvals inbox decides every call that requires approval. */
   studio?: string;
   isolation?: string;
+  engine?: string;
   /** A durable runs' store: execute_code runs go to its workers, and sessions are shared through it. */
   store?: string;
   /** What to offer: code (default), invoke (search_tools + call_tool, no code) or both. */
@@ -43,8 +45,11 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   if (store !== undefined && options.isolation !== undefined) throw new UsageError('--isolation does not apply with a store: the workers\' config decides their sandbox');
   const studioAddress = studioAddressFrom(options.studio, undefined);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'serve', cwd: options.cwd, detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio' }) : undefined;
+  if (options.engine !== undefined && !(ENGINE_CHOICES as readonly string[]).includes(options.engine)) {
+    throw new UsageError(`--engine takes ${ENGINE_CHOICES.join(', ')} (got "${options.engine}")`);
+  }
   const running = await serveSpace({
-    openSpace: studio ? openSpaceAskingStudio(studio) : openSpace,
+    openSpace: withEngineLogged(studio ? openSpaceAskingStudio(studio) : openSpace, options.engine as EngineChoice | undefined, store !== undefined),
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
@@ -61,6 +66,24 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   studio?.close();
   await running.close();
   return 0;
+}
+
+/**
+ * Opens the space with `engine` (when given) and says once which sandbox engine its runs get, and why
+ * (with a store, the workers' config decides).
+ */
+function withEngineLogged(open: (options: SpaceOptions) => Promise<Space>, engine: EngineChoice | undefined, stored: boolean): (options: SpaceOptions) => Promise<Space> {
+  let logged = false;
+  return async (options) => {
+    const space = await open({ ...options, ...(engine === undefined ? {} : { engine }) });
+    if (!logged && !stored) {
+      logged = true;
+      const isolation = options.isolation ?? space.config.sandbox.isolation ?? 'worker';
+      const selection = await selectEngine(engine ?? space.config.sandbox.engine ?? 'auto', isolation === 'in-process' ? 'in-process' : 'worker');
+      progress(`agent-spaces: sandbox engine ${selection.engine} (${selection.reason})`);
+    }
+    return space;
+  };
 }
 
 /**
