@@ -1,6 +1,6 @@
 import type { BackendCall } from '../bridge/index.js';
 import { ToolCallError, errorMessage } from '../core/index.js';
-import { createCallCounter, describeCall, type CallKey } from './call-key.js';
+import { argumentsHash, createCallCounter, describeCall, type CallKey } from './call-key.js';
 import { DurableError } from './durable-error.js';
 import { SCHEMA, type Pool } from './store.js';
 
@@ -36,21 +36,38 @@ export interface RunJournalOptions {
  * written to the journal, with what the program saw (value or error), before the program sees it.
  * On a later attempt (a worker took the run over), the program runs again from the start and:
  * - a call the journal holds as finished is answered from the journal, not performed;
- * - a call the journal holds as started but not finished was in flight when the worker died: it is
- *   performed again only if its function is idempotent, else the run fails with OUTCOME_UNKNOWN;
+ * - while the journal holds a call that was in flight when the worker died (started, not finished:
+ *   its outcome is unknown), no call of a function that is not idempotent is performed — whatever its
+ *   function and arguments: a replay may reach the in-flight call's place in the program with other
+ *   arguments (a nonce from the clock), or with another call, and performing that would do the
+ *   effect a second time. The run ends with OUTCOME_UNKNOWN instead. An idempotent call is performed
+ *   (the same call in flight before, made again, is then settled);
+ * - a program that ends (however it ends) without making again an in-flight call of the journal
+ *   skipped it: the run ends with OUTCOME_UNKNOWN too, never as a success or a failure of its own;
  * - a call the journal does not hold is new. The replay diverged (REPLAY_DIVERGED) when such a new
  *   call comes while finished journaled calls have not been made again yet: the journal's calls
  *   must all be made again before anything new is performed. The same holds at the end: a program
  *   that ends with journaled calls never made again diverged.
  * Non-idempotent calls are written as started before they are performed (that is what makes an
- * unknown outcome visible); idempotent ones only when finished (one write a call).
+ * unknown outcome visible); idempotent ones only when finished (one write a call): performing them
+ * again is allowed, so their being in flight needs no record.
  */
 export interface RunJournal {
   perform(call: BackendCall, perform: () => Promise<unknown>): Promise<unknown>;
   /** The failure that ended the run, if the journal ended it. */
   readonly fatal: DurableError | undefined;
-  /** At the program's end: the divergence of journaled calls never made again, if any. */
-  finish(): DurableError | undefined;
+  /**
+   * At the program's end, whatever its result: OUTCOME_UNKNOWN when an in-flight call of an earlier
+   * attempt was never made again, else (`divergence`, for a program that succeeded) the divergence
+   * of journaled calls never made again, if any. It becomes the journal's `fatal`.
+   */
+  finish(options?: { divergence?: boolean }): DurableError | undefined;
+  /**
+   * Whether a call of this function may still be performed in this attempt (an approval is not asked
+   * for one the journal will refuse): when not, the journal ends the run with OUTCOME_UNKNOWN (as
+   * `perform` would) and returns its error.
+   */
+  refuses(capability: string, fn: string, args: unknown, idempotent: boolean): DurableError | undefined;
   /** How many finished calls the journal held when this attempt started (0: a first attempt). */
   readonly replayed: number;
 }
@@ -75,6 +92,8 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
   /** Finished journaled calls this attempt has not made again yet. */
   const unserved = new Set([...entries.values()].filter((entry) => entry.status === 'finished').map((entry) => entry.key.key));
   const replayed = unserved.size;
+  /** Calls of earlier attempts in flight when their worker died (started, never finished): their outcome is unknown. */
+  const inFlight = new Map([...entries.values()].filter((entry) => entry.status === 'started').map((entry) => [entry.key.key, entry.key]));
   const count = createCallCounter();
   let fatal: DurableError | undefined;
 
@@ -111,27 +130,10 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
         return replay(entry.outcome, key);
       }
       const idempotent = options.isIdempotent(call);
-      if (entry?.status === 'started' && !idempotent) {
-        fail(
-          new DurableError(
-            'OUTCOME_UNKNOWN',
-            `the outcome of ${describeCall(key)} is unknown: it was in flight when the worker running this run stopped, and its function is not marked idempotent, so it is not performed again. Check its effect by hand; mark the function idempotent (annotations.idempotentHint, or durable.idempotent in the config) if calling it twice is safe`,
-            { details: { runId, capability: key.capability, function: key.function, occurrence: key.occurrence } },
-          ),
-          call,
-        );
-      }
-      if (entry === undefined && unserved.size > 0) {
-        const missing = notMadeAgain();
-        fail(
-          new DurableError(
-            'REPLAY_DIVERGED',
-            `the replay of run ${runId} diverged from its journal: the program called ${describeCall(key)}, which the journal does not hold, before making again the journaled ${describeCalls(missing)}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
-            { details: { runId, unexpected: key.key, notMadeAgain: missing.map((found) => found.key) } },
-          ),
-          call,
-        );
-      }
+      const refused = refusal(key, entry?.status === 'started', idempotent);
+      if (refused !== undefined) fail(refused, call);
+      // The in-flight call itself, made again as its function is idempotent: its outcome will be known.
+      if (entry?.status === 'started') inFlight.delete(key.key);
       // Refused before it is performed or journaled: a replay meets the same full journal and refuses it again.
       if (journaledBytes >= MAX_JOURNAL_BYTES) {
         throw new ToolCallError(
@@ -158,8 +160,13 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
       await write(key, 'finished', outcome);
       return value;
     },
-    finish() {
-      if (fatal !== undefined || unserved.size === 0) return undefined;
+    finish(finishOptions = { divergence: true }) {
+      if (fatal !== undefined) return undefined;
+      if (inFlight.size > 0) {
+        fatal = outcomeUnknown(undefined);
+        return fatal;
+      }
+      if (finishOptions.divergence !== true || unserved.size === 0) return undefined;
       const missing = notMadeAgain();
       fatal = new DurableError(
         'REPLAY_DIVERGED',
@@ -168,7 +175,69 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
       );
       return fatal;
     },
+    refuses(capability, fn, args, idempotent) {
+      if (fatal !== undefined) return fatal;
+      // Which call of the run it will be is known only when it is made: any occurrence with these arguments.
+      const argsHash = argumentsHash(args);
+      const same = (found: CallKey | undefined): boolean => found !== undefined && found.capability === capability && found.function === fn && found.argsHash === argsHash;
+      // A finished call made again is answered from the journal, not performed.
+      if ([...unserved].some((name) => same(entries.get(name)?.key))) return undefined;
+      const refused = refusal({ capability, function: fn }, [...inFlight.values()].some(same), idempotent);
+      if (refused === undefined) return undefined;
+      fatal = refused;
+      options.onFatal(refused);
+      return refused;
+    },
   };
+
+  /**
+   * Why a call the journal does not answer may not be performed in this attempt, if it may not:
+   * - it is new while finished journaled calls have not been made again yet: the replay diverged
+   *   (it has not reached the place of any call that was in flight yet);
+   * - calls of an earlier attempt were in flight (their outcome is unknown) and its function is not
+   *   idempotent: nothing that may not be done twice is done after such a call — not the same call
+   *   again, and not another one in its place (other arguments, another function).
+   */
+  function refusal(key: Pick<CallKey, 'capability' | 'function'> | CallKey, wasInFlight: boolean, idempotent: boolean): DurableError | undefined {
+    if (!wasInFlight && unserved.size > 0) {
+      const missing = notMadeAgain();
+      const unknown = inFlight.size === 0 ? '' : ` (and the outcome of the journaled ${describeCalls([...inFlight.values()])}, in flight when the worker stopped, is unknown)`;
+      const named = 'key' in key ? describeCall(key) : `${key.capability}.${key.function}`;
+      return new DurableError(
+        'REPLAY_DIVERGED',
+        `the replay of run ${runId} diverged from its journal: the program called ${named}, which the journal does not hold, before making again the journaled ${describeCalls(missing)}${unknown}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
+        { details: { runId, unexpected: 'key' in key ? key.key : `${key.capability}.${key.function}`, notMadeAgain: missing.map((found) => found.key), ...(inFlight.size === 0 ? {} : { inFlight: [...inFlight.keys()] }) } },
+      );
+    }
+    if (!idempotent && inFlight.size > 0) return outcomeUnknown(key);
+    return undefined;
+  }
+
+  /**
+   * The run's end when calls of an earlier attempt were in flight: `instead` is the call this attempt
+   * would have performed (undefined: the program ended without making the in-flight calls again).
+   */
+  function outcomeUnknown(instead: Pick<CallKey, 'capability' | 'function'> | CallKey | undefined): DurableError {
+    const calls = [...inFlight.values()];
+    const same = instead !== undefined && 'key' in instead && inFlight.has(instead.key);
+    const what =
+      instead === undefined
+        ? 'this attempt ended without making it again, so the run cannot tell whether its effect happened'
+        : same
+          ? 'it is not performed again, as its function is not marked idempotent'
+          : `this attempt called ${instead.capability}.${instead.function} in its place (other arguments or another function: a program that reads the clock or a random number), which is not performed, as its function is not marked idempotent: nothing that may not be done twice is done after a call whose outcome is unknown`;
+    return new DurableError(
+      'OUTCOME_UNKNOWN',
+      `the outcome of ${describeCalls(calls)} is unknown: ${calls.length === 1 ? 'it was' : 'they were'} in flight when the worker running run ${runId} stopped; ${what}. Check the effect by hand; mark a function idempotent (annotations.idempotentHint, or durable.idempotent in the config) if calling it twice is safe`,
+      {
+        details: {
+          runId,
+          inFlight: calls.map((found) => ({ capability: found.capability, function: found.function, occurrence: found.occurrence })),
+          ...(instead === undefined || same ? {} : { instead: { capability: instead.capability, function: instead.function } }),
+        },
+      },
+    );
+  }
 
   /** The finished journaled calls this attempt has not made again yet. */
   function notMadeAgain(): CallKey[] {

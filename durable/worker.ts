@@ -121,6 +121,12 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     if (run === undefined || request.runId === undefined) return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
     const key: CallKey = run.countApproval(request.capability, request.function, request.params);
     const runId = run.id;
+    // A call the journal will not perform (an earlier attempt's call is in flight: its outcome is
+    // unknown) is not put to a person: the journal ends the run with OUTCOME_UNKNOWN. (Only the config
+    // can say here that a function is idempotent; the journal alone knows its annotations.)
+    const idempotent = idempotentIds.has(`${request.capability}.${request.function}`) || idempotentIds.has(`${request.capability}.*`);
+    const refused = run.journal.refuses(request.capability, request.function, request.params, idempotent);
+    if (refused !== undefined) return { approved: false, reason: refused.message };
     const stored = await requestStoredApproval(writer, {
       runId,
       callKey: key.key,
@@ -216,7 +222,9 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
           });
         },
         settle: (result, journal) => {
-          const fatal: DurableError | undefined = journal.fatal ?? (result.success ? journal.finish() : undefined);
+          // However the program ended, an in-flight call of an earlier attempt it did not make again ends it
+          // OUTCOME_UNKNOWN; one that succeeded must also have made every journaled call again.
+          const fatal: DurableError | undefined = journal.fatal ?? journal.finish({ divergence: result.success });
           return redact(fatal === undefined ? result : { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } });
         },
         outcome: (result) => (result.success ? 'succeeded' : `failed: ${result.error?.code ?? ''} ${result.error?.message ?? ''}`),
@@ -238,7 +246,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
             onEvent: (event) => report({ kind: 'planner', event: redact(event) }),
           }),
         settle: (result, journal) => {
-          const fatal = journal.fatal;
+          // A task whose earlier attempt left a call in flight ends OUTCOME_UNKNOWN unless it made that call again.
+          const fatal = journal.fatal ?? journal.finish({ divergence: false });
           // The budget's counts (`tokens: { … }`) pass: the redactor keeps numbers under secret-looking keys.
           return redact(fatal === undefined ? result : { ...result, success: false, finalSummary: `${fatal.code}: ${fatal.message}` });
         },

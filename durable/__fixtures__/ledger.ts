@@ -1,6 +1,7 @@
 // A test capability with visible side effects: every performed call appends a line to
 // $LEDGER_DIR/effects.log, so a test can tell which calls ran and how often. `gate` and `hold` wait
-// until the test creates $LEDGER_DIR/open-<name> (a run held mid-flight, to kill its worker).
+// until the test creates $LEDGER_DIR/open-<name> (a run held mid-flight, to kill its worker); `charge`
+// does its effect first and then waits (a call in flight whose effect happened).
 import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { defineFunction, defineTool } from 'agent-spaces';
@@ -43,6 +44,15 @@ export const ledger = defineTool({
         await waitForOpen(name, context.signal);
         effect(`hold ${name}`);
         return { held: name };
+      },
+    }),
+    charge: defineFunction({
+      description: 'Charge a customer: the charge is recorded at once, then the call waits until the test opens the gate (not idempotent)',
+      parameters: { type: 'object', properties: { nonce: { type: 'string' }, gate: { type: 'string' } }, required: ['nonce', 'gate'] } as const,
+      handler: async ({ nonce, gate }, context) => {
+        effect(`charge ${nonce}`);
+        await waitForOpen(gate, context.signal);
+        return { charged: nonce };
       },
     }),
     echo: defineFunction({
