@@ -31,7 +31,7 @@ export function describeRun(result: RunResult): string {
   const lines: string[] = [];
   if (result.error?.diagnostics?.length) {
     lines.push('Type errors (the program did not run):');
-    for (const d of result.error.diagnostics) lines.push(`  line ${d.line}:${d.column} TS${d.code}: ${d.message}`);
+    for (const d of result.error.diagnostics) lines.push(`  line ${d.line}:${d.column} ${d.code ? `TS${d.code}: ` : ''}${d.message}`);
   } else if (result.error) {
     const where = result.error.line ? ` at line ${result.error.line}${result.error.column ? `:${result.error.column}` : ''}` : '';
     lines.push(`Error${where}: ${result.error.name} [${result.error.code}]: ${result.error.message}`);

@@ -183,21 +183,63 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
   };
 
   function checkAnew(code: string): Diagnostic[] {
-    const prepared = prepareProgram(code);
-    if (!prepared.ok) {
+    // A statement the sandbox refuses (an import of node:fs, a require) is reported where it is, and
+    // the rest of the program is checked too, with that line left out: a refusal must not hide the
+    // type errors around it. Names only the refused import bound are not reported missing again.
+    const refusals: Diagnostic[] = [];
+    const unbound = new Set<string>();
+    let text = code;
+    let prepared = prepareProgram(text);
+    while (!prepared.ok) {
       const { line = 1, column = 1, message } = prepared.error;
-      return [{ line, column, code: 0, message }];
+      refusals.push({ line, column, code: 0, message });
+      const lines = text.split('\n');
+      const refused = lines[line - 1];
+      if (refused === undefined || refused.trim() === '' || refusals.length > 20) return refusals;
+      for (const name of importedNames(refused)) unbound.add(name);
+      lines[line - 1] = ' '.repeat(refused.length);
+      text = lines.join('\n');
+      prepared = prepareProgram(text);
     }
     setText(PROGRAM_FILE, prepared.source);
     program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
     const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
     const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-    return found.map((diagnostic) => {
+    const typeErrors = found.flatMap((diagnostic) => {
       const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
       const position = prepared.toOriginal({ line: at.line + 1, column: at.character + 1 });
-      return { ...position, code: diagnostic.code, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') };
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      const missing = diagnostic.code === CANNOT_FIND_NAME ? /'([^']+)'/.exec(message)?.[1] : undefined;
+      if (missing !== undefined && unbound.has(missing)) return [];
+      return [{ ...position, code: diagnostic.code, message: missing !== undefined && MISSING_GLOBAL_HINTS[missing] ? `${message.replace(/\.?$/, '.')} ${MISSING_GLOBAL_HINTS[missing]}` : message }];
     });
+    return [...refusals, ...typeErrors].sort((a, b) => a.line - b.line || a.column - b.column);
   }
+}
+
+/** TypeScript's "Cannot find name 'x'". */
+const CANNOT_FIND_NAME = 2304;
+
+/** What to use instead of a global of Node or the browser that the sandbox does not have. */
+const HTTP_HINT = "The sandbox has no network of its own: call HTTP through std's http capability (import { http } from '@capabilities/std'; await http.fetch({ url }), with the host in std.http.allowHosts in the config)";
+const MISSING_GLOBAL_HINTS: Record<string, string> = {
+  fetch: HTTP_HINT,
+  XMLHttpRequest: HTTP_HINT,
+  require: "The sandbox has no require: import capabilities (import { fs } from '@capabilities/std')",
+  process: 'The sandbox has no process: its environment stays on the host; pass what the program needs through a capability',
+};
+
+/** The local names an import statement on one line binds (`import fs, { a, b as c } from '…'` → fs, a, c). */
+function importedNames(line: string): string[] {
+  const statement = ts.createSourceFile('line.ts', line, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS).statements[0];
+  if (statement === undefined) return [];
+  if (ts.isImportEqualsDeclaration(statement)) return [statement.name.text];
+  if (!ts.isImportDeclaration(statement) || statement.importClause === undefined) return [];
+  const { name, namedBindings } = statement.importClause;
+  const names = name ? [name.text] : [];
+  if (namedBindings && ts.isNamespaceImport(namedBindings)) names.push(namedBindings.name.text);
+  if (namedBindings && ts.isNamedImports(namedBindings)) names.push(...namedBindings.elements.map((element) => element.name.text));
+  return names;
 }
 
 /** Characters of program text the cache of checked programs holds at most (their diagnostics are small). */
