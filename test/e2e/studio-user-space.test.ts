@@ -161,6 +161,29 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
     expect(await stored.innerText()).not.toMatch(/[{}]|"code"|"message"/);
   });
 
+  it('opens the function tester on the space\'s own first function; a failed call reads as a message; an approved call\'s response waits for the user', async () => {
+    await page.getByRole('link', { name: 'Function tester' }).click();
+    await page.getByRole('list', { name: 'Validation' }).getByText('is required').waitFor();
+    expect(await page.getByLabel('Function').inputValue()).toBe('notebook.addNote');
+    await page.getByRole('button', { name: 'Call' }).click();
+    const exchange = page.getByRole('region', { name: 'Request and response' });
+    const error = exchange.getByRole('alert', { name: 'Error' });
+    await error.locator('code', { hasText: /^[A-Z_]+$/ }).waitFor();
+    expect(await error.innerText()).toMatch(/title/);
+    // A call that needs approval: approved in the inbox, its response is there on coming back.
+    await page.getByLabel('Function').selectOption('notebook.deleteNote');
+    await page.getByLabel('id *').fill('n-2');
+    await page.getByRole('list', { name: 'Validation' }).getByText('Valid arguments.').waitFor();
+    await page.getByRole('button', { name: 'Call' }).click();
+    await page.locator('#approvals-count:not([hidden])').waitFor();
+    await page.getByRole('link', { name: /Approvals/ }).click();
+    await page.getByRole('article', { name: 'notebook.deleteNote waiting for approval' }).getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Nothing is waiting.').waitFor();
+    await page.getByRole('link', { name: 'Function tester' }).click();
+    await page.getByRole('region', { name: 'Request and response' }).getByLabel('Response').getByText('"deleted": "n-2"').waitFor();
+    expect(await page.getByLabel('Function').inputValue()).toBe('notebook.deleteNote');
+  });
+
   it('opens an empty editor with a hint in a space with no capability of its own', async () => {
     const empty = await makeEmptySpace('studio-empty');
     const other = await startStudio({ openSpace, cwd: empty.root, uiDir });

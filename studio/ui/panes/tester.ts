@@ -2,10 +2,33 @@ import { api } from '../api.js';
 import { debounce, h, jsonBlock, labelled, longText, replace } from '../dom.js';
 import { errorView } from '../error-view.js';
 import { schemaForm, type SchemaField } from '../schema-form.js';
-import type { CallView, CapabilitiesView, FunctionView, ValidationView } from '../types.js';
+import type { CallView, CapabilitiesView, FunctionView, ModuleView, ValidationView } from '../types.js';
+
+/**
+ * The last direct call, kept beyond the pane: a call that waits for approval goes on while the person
+ * decides in the Approvals pane, and its response is here when they come back to the function.
+ */
+let lastCall: { id: string; request: { id: string; arguments: unknown }; answer?: CallView; failure?: string } | undefined;
+/** The open tester's response panel (none while another pane is open). */
+let openExchange: HTMLElement | undefined;
+
+function drawCall(exchange: HTMLElement): void {
+  if (!lastCall) return;
+  const { request, answer, failure } = lastCall;
+  if (failure !== undefined) return replace(exchange, h('h3', {}, 'Request'), jsonBlock(request, 'Request'), errorView({ code: 'STUDIO', message: failure }));
+  if (!answer) return replace(exchange, h('h3', {}, 'Request'), jsonBlock(request, 'Request'), h('p', { class: 'muted' }, 'Waiting for the response… (a call that needs approval waits in the Approvals pane)'));
+  replace(
+    exchange,
+    h('h3', {}, 'Request'),
+    jsonBlock(answer.request, 'Request'),
+    h('h3', {}, 'Response ', h('span', { class: answer.response.ok ? 'ok' : 'error' }, answer.response.ok ? 'ok' : answer.response.error.code), h('span', { class: 'muted' }, ` ${answer.durationMs.toFixed(1)} ms`)),
+    answer.response.ok ? null : errorView(answer.response.error),
+    jsonBlock(answer.response, 'Response'),
+  );
+}
 
 /** A form from a function's parameter schema (or JSON), checked as you type, and a direct call. */
-export function testerPane(root: HTMLElement, route: string[]): void {
+export function testerPane(root: HTMLElement, route: string[]): () => void {
   const picker = h('select', { name: 'function' });
   const modeJson = h('input', { type: 'checkbox', name: 'json-mode' });
   const formHost = h('div', {});
@@ -67,6 +90,8 @@ export function testerPane(root: HTMLElement, route: string[]): void {
     replace(formHost, form.element);
     jsonArea.value = JSON.stringify(form.value() ?? {}, null, 2);
     exchange.replaceChildren(h('p', { class: 'muted' }, 'The raw request and response appear here.'));
+    exchange.dataset.fn = fn.id;
+    if (lastCall?.id === fn.id) drawCall(exchange);
     validate();
   }
 
@@ -84,28 +109,30 @@ export function testerPane(root: HTMLElement, route: string[]): void {
     const args = currentArguments();
     if (!fn || args instanceof SyntaxError) return;
     call.disabled = true;
-    replace(exchange, h('h3', {}, 'Request'), jsonBlock({ id: fn.id, arguments: args }, 'Request'), h('p', { class: 'muted' }, 'Waiting for the response…'));
+    const current = { id: fn.id, request: { id: fn.id, arguments: args } } as NonNullable<typeof lastCall>;
+    lastCall = current;
+    drawCall(exchange);
     try {
-      const answer = await api<CallView>('POST', '/api/call', { id: fn.id, arguments: args });
-      replace(
-        exchange,
-        h('h3', {}, 'Request'),
-        jsonBlock(answer.request, 'Request'),
-        h('h3', {}, 'Response ', h('span', { class: answer.response.ok ? 'ok' : 'error' }, answer.response.ok ? 'ok' : answer.response.error?.code ?? 'failed'), h('span', { class: 'muted' }, ` ${answer.durationMs.toFixed(1)} ms`)),
-        answer.response.ok ? null : errorView(answer.response.error ?? { code: 'ERROR', message: 'the call failed and said nothing more' }),
-        jsonBlock(answer.response, 'Response'),
-      );
+      current.answer = await api<CallView>('POST', '/api/call', { id: fn.id, arguments: args });
     } catch (error) {
-      replace(exchange, h('p', { class: 'error' }, (error as Error).message));
+      current.failure = (error as Error).message;
     } finally {
       call.disabled = false;
     }
+    if (lastCall === current && openExchange?.dataset.fn === current.id) drawCall(openExchange);
   });
 
   void api<CapabilitiesView>('GET', '/api/capabilities').then((view) => {
-    functions = view.modules.flatMap((module) => module.functions);
+    // The space's own functions first: the standard library comes with every space.
+    const own = (module: ModuleView): number => (module.source.kind === 'std' ? 1 : 0);
+    functions = [...view.modules].sort((a, b) => own(a) - own(b)).flatMap((module) => module.functions);
     replace(picker, ...functions.map((fn) => h('option', { value: fn.id }, fn.id)));
-    picker.value = functions.some((fn) => fn.id === route[0]) ? (route[0] as string) : (functions[0]?.id ?? '');
+    const known = (id: string | undefined): id is string => functions.some((fn) => fn.id === id);
+    picker.value = known(route[0]) ? route[0] : known(lastCall?.id) ? lastCall.id : (functions[0]?.id ?? '');
     showFunction();
   });
+  openExchange = exchange;
+  return () => {
+    if (openExchange === exchange) openExchange = undefined;
+  };
 }
