@@ -28,6 +28,16 @@ export const DEFAULT_SECRET_KEYS: readonly string[] = ['token', 'authorization',
 /** Keys that are secrets only as a whole word (`auth`), not as a fragment (`author`). */
 const EXACT_SECRET_KEYS: readonly string[] = ['auth', 'pwd'];
 
+/** Size of the table of gram hashes (a power of two). */
+const GRAM_HASHES = 1 << 16;
+
+/** A hash of the {@link GRAM} characters of `text` at `at`, below {@link GRAM_HASHES}. */
+function gramHash(text: string, at: number): number {
+  let hash = 0;
+  for (let index = at; index < at + GRAM; index += 1) hash = (hash * 31 + text.charCodeAt(index)) | 0;
+  return hash & (GRAM_HASHES - 1);
+}
+
 /** The shortest piece of a strong secret cut wherever it appears. */
 const MIN_PIECE = 8;
 /** Pieces are found through grams of this length, looked up every `MIN_PIECE - GRAM + 1` characters. */
@@ -277,10 +287,13 @@ function createMatcher(inputs: readonly SecretInput[]): (text: string) => string
   });
   const whole = new RegExp(branches.join('|'), 'gu');
   const strong = ordered.filter((secret) => secret.strength === 'strong' && secret.value.length >= MIN_PIECE);
+  const boundary = boundaryPiecesOf(strong);
   const grams = new Map<string, { secret: Secret; offset: number }[]>();
+  const gramHashes = new Uint8Array(GRAM_HASHES);
   for (const secret of strong) {
     for (let offset = 0; offset + GRAM <= secret.value.length; offset += 1) {
       const gram = secret.value.slice(offset, offset + GRAM);
+      gramHashes[gramHash(gram, 0)] = 1;
       const list = grams.get(gram);
       if (list === undefined) grams.set(gram, [{ secret, offset }]);
       else list.push({ secret, offset });
@@ -295,9 +308,9 @@ function createMatcher(inputs: readonly SecretInput[]): (text: string) => string
     for (const match of text.matchAll(whole)) {
       spans.push({ start: match.index, end: match.index + match[0].length, label: labels.get(match[0]) ?? 'secret', part: false });
     }
-    if (grams.size > 0) findPieces(text, grams, spans);
+    if (grams.size > 0) findPieces(text, grams, gramHashes, spans);
     const cuts = cutMarks(text);
-    for (const secret of strong) findBoundaryPieces(text, secret, cuts, spans);
+    if (boundary.prefixes.size + boundary.suffixes.size > 0) findBoundaryPieces(text, boundary, cuts, spans);
     return spans.length === 0 ? text : replaceSpans(text, spans);
   };
 }
@@ -307,10 +320,11 @@ function createMatcher(inputs: readonly SecretInput[]): (text: string) => string
  * multiple of {@link STRIDE}, so only those positions are looked up; each hit is extended both ways
  * along the secret.
  */
-function findPieces(text: string, grams: Map<string, { secret: Secret; offset: number }[]>, spans: Span[]): void {
+function findPieces(text: string, grams: Map<string, { secret: Secret; offset: number }[]>, gramHashes: Uint8Array, spans: Span[]): void {
   let covered = 0;
   for (let position = 0; position + GRAM <= text.length; position += STRIDE) {
-    if (position < covered) continue;
+    // Most positions hold no gram of any secret: a table of their hashes says so without a lookup.
+    if (position < covered || gramHashes[gramHash(text, position)] === 0) continue;
     const hits = grams.get(text.slice(position, position + GRAM));
     if (hits === undefined) continue;
     for (const { secret, offset } of hits) {
@@ -333,23 +347,44 @@ function findPieces(text: string, grams: Map<string, { secret: Secret; offset: n
   }
 }
 
+/** The telling prefixes and suffixes (4 to 7 characters) of the strong secrets, with their labels. */
+interface BoundaryPieces {
+  prefixes: Map<string, string>;
+  suffixes: Map<string, string>;
+}
+
+function boundaryPiecesOf(strong: readonly Secret[]): BoundaryPieces {
+  const pieces: BoundaryPieces = { prefixes: new Map(), suffixes: new Map() };
+  for (const secret of strong) {
+    for (let length = MIN_SECRET_LENGTH; length < MIN_PIECE; length += 1) {
+      const prefix = secret.value.slice(0, length);
+      const suffix = secret.value.slice(secret.value.length - length);
+      if (isTellingPiece(prefix) && !pieces.prefixes.has(prefix)) pieces.prefixes.set(prefix, secret.label);
+      if (isTellingPiece(suffix) && !pieces.suffixes.has(suffix)) pieces.suffixes.set(suffix, secret.label);
+    }
+  }
+  return pieces;
+}
+
 /**
  * A shorter piece (4 to 7 characters) of a strong secret where something cut it: a prefix of it where
  * a text ends or just before a `…`, a suffix where a text starts or just after one.
  */
-function findBoundaryPieces(text: string, secret: Secret, cuts: readonly number[], spans: Span[]): void {
+function findBoundaryPieces(text: string, pieces: BoundaryPieces, cuts: readonly number[], spans: Span[]): void {
   for (const cut of [text.length, ...cuts]) {
     for (let length = Math.min(MIN_PIECE - 1, cut); length >= MIN_SECRET_LENGTH; length -= 1) {
-      if (text.startsWith(secret.value.slice(0, length), cut - length) && isTellingPiece(secret.value.slice(0, length))) {
-        spans.push({ start: cut - length, end: cut, label: secret.label, part: true });
+      const label = pieces.prefixes.get(text.slice(cut - length, cut));
+      if (label !== undefined) {
+        spans.push({ start: cut - length, end: cut, label, part: true });
         break;
       }
     }
   }
   for (const cut of [0, ...cuts.map((at) => at + 1)]) {
     for (let length = Math.min(MIN_PIECE - 1, text.length - cut); length >= MIN_SECRET_LENGTH; length -= 1) {
-      if (text.startsWith(secret.value.slice(secret.value.length - length), cut) && isTellingPiece(secret.value.slice(secret.value.length - length))) {
-        spans.push({ start: cut, end: cut + length, label: secret.label, part: true });
+      const label = pieces.suffixes.get(text.slice(cut, cut + length));
+      if (label !== undefined) {
+        spans.push({ start: cut, end: cut + length, label, part: true });
         break;
       }
     }
