@@ -4,6 +4,7 @@ export { runCode } from './run-code.js';
 export { createTypeChecker, warmTypeChecker } from './type-check.js';
 export type { TypeChecker } from './type-check.js';
 export { DEFAULT_RUN_LIMITS } from './sandbox.js';
+export { SANDBOX_GLOBALS_DECLARATION } from './sandbox-globals.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions } from './sandbox.js';
 export { ENGINE_CHOICES, ENGINE_NAMES } from './engine.js';
 export type { EngineAttempt, EngineChoice, EngineName, EngineSelection, EngineStatus } from './engine.js';

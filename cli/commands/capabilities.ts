@@ -1,7 +1,9 @@
 import { openSpace } from '../../agents/index.js';
 import type { BuildResult } from '../../compiler/index.js';
 import { buildCatalog, formatSignature } from '../../compiler/index.js';
+import path from 'node:path';
 import { reportKeptModules } from '../build-report.js';
+import { writeProgramTsconfig } from '../program-tsconfig.js';
 import { printJson, printText, progress } from '../output.js';
 
 export interface CapabilitiesOptions {
@@ -28,6 +30,11 @@ export async function buildCommand(options: CapabilitiesOptions): Promise<number
     });
     for (const failure of result.errors) if (!reported.has(failure.source)) progress(`  ${failure.source.padEnd(40)} FAILED: ${failure.message}`);
     reportKeptModules(result);
+    const tsconfig = await writeProgramTsconfig(space.config.outDir);
+    if (tsconfig.written) {
+      const relative = path.relative(space.config.root, tsconfig.file).split(path.sep).join('/');
+      progress(`  editor setup: ${relative} type-checks programs as a run does; extend it from a tsconfig.json in your programs' folder, e.g. programs/tsconfig.json: { "extends": "../${relative}" } (see the README)`);
+    }
     if (options.json) printJson(summary(result));
     else printSummary(result);
     return result.errors.length > 0 ? 1 : 0;
