@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -222,5 +222,38 @@ describe('traces over OTLP/HTTP', () => {
     const call = spans.find((span) => span.name === 'execute_tool openapi-items.listItems');
     expect(call?.parentSpanId).toBe(run?.spanId);
     expect(apiSaw.at(-1)).toBe(`00-${trace}-${call?.spanId}-01`);
+  }, 120_000);
+
+  it('records the time a call waited for approval, and a denial as its outcome', async () => {
+    const approvalRoot = await makeTempDir('telemetry-approval');
+    await writeFile(path.join(approvalRoot, 'items.json'), await readFile(path.join(root, 'items.json'), 'utf8'));
+    const config = JSON.parse(await readFile(path.join(root, 'agent-spaces.config.json'), 'utf8')) as { openapi: { items: Record<string, unknown> } };
+    await writeFile(
+      path.join(approvalRoot, 'agent-spaces.config.json'),
+      JSON.stringify({ capabilities: [], openapi: { items: { ...config.openapi.items, requireApproval: true } }, telemetry: { otlp: { endpoint: receiverUrl } } }),
+    );
+    const decisions = [true, false];
+    const gated = await createSpace({
+      cwd: approvalRoot,
+      approvalHandler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return { approved: decisions.shift() ?? false, reason: 'not now' };
+      },
+    });
+    const trace = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    try {
+      expect((await gated.build()).errors).toEqual([]);
+      const run = await gated.run(
+        "import { listItems } from '@capabilities/openapi-items';\nconst first = await listItems({});\ntry { await listItems({}); } catch (error) { return [first.length, (error as any).code]; }",
+        { check: false, traceparent: `00-${trace}-aaaaaaaaaaaaaaaa-01` },
+      );
+      expect(run).toMatchObject({ success: true, result: [1, 'APPROVAL_DENIED'] });
+    } finally {
+      await gated.close();
+    }
+    const calls = received.filter((span) => span.traceId === trace && span.name === 'execute_tool openapi-items.listItems');
+    expect(calls.map((span) => span.attributes['agent_spaces.outcome']).sort()).toEqual(['APPROVAL_DENIED', 'ok']);
+    for (const call of calls) expect(call.attributes['agent_spaces.approval_wait_ms']).toBeGreaterThan(0);
+    expect(calls.find((span) => span.attributes['agent_spaces.outcome'] === 'APPROVAL_DENIED')?.status?.code).toBe(2);
   }, 120_000);
 });
