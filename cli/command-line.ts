@@ -91,7 +91,8 @@ const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'studio'
 export const COMMANDS = {
   'capabilities build': {
     synopsis: ['agent-spaces capabilities build [--force] [--json]'],
-    description: 'compile every capability source into the build output: progress per source on stderr, a summary (or --json) on stdout',
+    description:
+      'compile every capability source into the build output: progress per source on stderr, a summary (or --json) on stdout;\na source that fails keeps its last good module (said, and warned of at every run); writes <outDir>/tsconfig.json\nfor editors and tsc once',
     options: ['config', 'cwd', 'json', 'force'],
   },
   'capabilities sample': {
@@ -107,7 +108,7 @@ export const COMMANDS = {
   },
   run: {
     synopsis: ['agent-spaces run <file.ts | -> [options]'],
-    description: 'run a program in the sandbox (- reads stdin); its log lines are printed as it writes them',
+    description: 'run a program in the sandbox (- reads stdin), building first when the build is missing or out of date;\nits log lines are printed as it writes them',
     options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'engine', 'timeout', 'verbose', 'store'],
   },
   doctor: {
@@ -305,7 +306,7 @@ function commandsOf(group: string): CommandName[] {
   return (Object.keys(COMMANDS) as CommandName[]).filter((name) => name.startsWith(`${group} `));
 }
 
-const FOOTER = `Exit codes: 0 success, 1 the build or run failed, 2 bad usage or configuration.
+const FOOTER = `Exit codes: 0 success, 1 the build or run failed, 2 bad usage or configuration, 130 interrupted (143: SIGTERM).
 Node must run with --no-node-snapshot where an isolate is created; the agent-spaces bin does that for you.`;
 
 /**
