@@ -42,6 +42,8 @@ export const executeCodeOutput = {
   timedOut: z.boolean(),
   calls: z.number(),
   durationMs: z.number(),
+  /** The sandbox engine that ran the program and why it was chosen. */
+  engine: z.object({ name: z.string(), reason: z.string() }).optional(),
   truncated: z.boolean().optional(),
   /** When the result was too large for one answer: where to read all of it, page by page (`resources/read`). */
   resultPages: z.object({ uri: z.string(), pages: z.number() }).optional(),
