@@ -149,9 +149,12 @@ async function readConfigFile(file: string): Promise<unknown> {
   }
 }
 
+/** Bun and Deno import TypeScript themselves; tsx's loader hooks are Node's (under Bun they fail). */
+const importsTypeScriptNatively = typeof (process.versions as Record<string, string | undefined>)['bun'] === 'string' || 'Deno' in globalThis;
+
 /** Imports a TypeScript (or JavaScript) module from the host, through tsx when needed. */
 export async function importTypeScript(file: string): Promise<unknown> {
-  if (/\.(c|m)?js$/.test(file)) return keepAliveUntil(import(pathToFileURL(file).href));
+  if (/\.(c|m)?js$/.test(file) || importsTypeScriptNatively) return keepAliveUntil(import(pathToFileURL(file).href));
   const { tsImport } = await keepAliveUntil(import('tsx/esm/api'));
   return keepAliveUntil(tsImport(pathToFileURL(file).href, import.meta.url));
 }

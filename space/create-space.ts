@@ -244,7 +244,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;
       const sandbox = createSandbox({
         outDir: config.outDir,
-        isolation: options.isolation ?? config.sandbox.isolation ?? 'worker',
+        isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
         engine: options.engine ?? config.sandbox.engine ?? 'auto',
         ...(workers ? { workers } : {}),
         ...(runsPerWorker ? { runsPerWorker } : {}),
@@ -297,3 +297,12 @@ function sandboxLimits(config: ResolvedConfig): Partial<RunLimits> {
   };
 }
 
+/**
+ * Worker processes where the host is Node (and Deno, whose node:child_process keeps the worker's fd 3);
+ * in-process under Bun, whose sandbox worker process ends before its first frame (a net.Socket on an
+ * inherited fd 3 closes at once there). Only QuickJS loads under Bun, and it runs in-process with every
+ * limit (its interrupt handler bounds each entry by the run's time).
+ */
+function defaultIsolation(): 'worker' | 'in-process' {
+  return typeof (process.versions as Record<string, string | undefined>)['bun'] === 'string' ? 'in-process' : 'worker';
+}

@@ -35,6 +35,20 @@ describePackageOn(currentLine().major, (installed) => {
     expect(failed?.stderr).toContain('agent-spaces run <program.ts>');
   }, STEP_TIMEOUT_MS);
 
+  // Beyond Node: the library under Bun and Deno (both from the npm registry), where no V8 addon loads —
+  // the README's host file as it is (both run TypeScript), on QuickJS, in-process under Bun (its
+  // node:child_process cannot hand a sandbox worker the fd 3 channel), in a worker process under Deno.
+  for (const runtime of ['bun', 'deno'] as const) {
+    it(`runs the README's host file under ${runtime} on the QuickJS engine`, async () => {
+      const { env, space } = installed();
+      const binary = await runtimeBinary(runtime);
+      await inFolder(env, space, 'npx', ['--no', '--', 'agent-spaces', 'capabilities', 'build']);
+      const args = runtime === 'bun' ? ['host.ts'] : ['run', '--allow-all', 'host.ts'];
+      const { stdout } = await inFolder(env, space, binary, args);
+      expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual(['Lisbon', 'Tokyo']);
+    }, STEP_TIMEOUT_MS);
+  }
+
   // Node 20 has no prebuilt isolated-vm: the README tells a user who wants that engine there to install
   // isolated-vm 5 with its install script allowed (it compiles). The compile is what the README measured;
   // here prebuild-install is given, through its documented local-prebuilds setting, the binary this
@@ -55,6 +69,19 @@ describePackageOn(currentLine().major, (installed) => {
     }, STEP_TIMEOUT_MS);
   }
 });
+
+/** Bun or Deno from their npm packages, installed once into node_modules/.cache (the binary ships inside). */
+async function runtimeBinary(name: 'bun' | 'deno'): Promise<string> {
+  const prefix = path.join(REPO, 'node_modules', '.cache', 'agent-spaces-runtimes', name);
+  const binary = path.join(prefix, 'node_modules', '.bin', name);
+  if (!existsSync(binary)) {
+    await mkdir(prefix, { recursive: true });
+    // Their postinstall only checks the platform package; the binary is in @oven/bun-linux-x64 / @deno/linux-x64.
+    await run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', name], { timeout: STEP_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
+  }
+  await run(binary, ['--version'], { timeout: STEP_TIMEOUT_MS });
+  return binary;
+}
 
 /**
  * A prebuild-install tarball of the isolated-vm binary this repository's install built, named as
