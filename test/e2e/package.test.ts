@@ -62,8 +62,8 @@ describePackageOn(currentLine().major, (installed) => {
       const pkg = JSON.parse(await readFile(path.join(space, 'package.json'), 'utf8')) as Record<string, unknown>;
       await writeFile(path.join(space, 'package.json'), JSON.stringify({ ...pkg, allowScripts: { 'isolated-vm': true } }, null, 2));
       await inFolder(env, space, 'npm', ['install', `isolated-vm@${version}`, '--prefer-offline', '--no-audit', '--no-fund'], { npm_config_isolated_vm_local_prebuilds: prebuilds });
-      const doctor = JSON.parse((await inFolder(env, space, 'npx', ['--no', '--', 'agent-spaces', 'doctor', '--json'])).stdout) as { engine?: { auto?: string } };
-      expect(doctor.engine?.auto).toBe('isolated-vm');
+      const doctor = JSON.parse((await inFolder(env, space, 'npx', ['--no', '--', 'agent-spaces', 'doctor', '--json'])).stdout) as { auto?: { worker?: { engine?: string } } };
+      expect(doctor.auto?.worker?.engine).toBe('isolated-vm');
       const result = await inFolder(env, space, 'npx', ['--no', '--', 'agent-spaces', 'run', 'program.ts', '--json', '--engine', 'isolated-vm']);
       expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
     }, STEP_TIMEOUT_MS);
