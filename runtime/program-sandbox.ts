@@ -21,10 +21,13 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
   let checker: Promise<TypeChecker> | undefined;
 
   /** The failure of a program that does not type-check, or `undefined` when it does. */
-  const typeCheckFailure = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult, maxOutputBytes: number): Promise<RunResult | undefined> => {
-    // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts).
+  const typeCheckFailure = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult, limits: RunLimits, started: number): Promise<RunResult | undefined> => {
+    const { maxOutputBytes } = limits;
+    // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts), and
+    // within the run's own time limit, counted from the run's start.
     checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
-    const checked = withoutHiddenSuggestions(await (await checker).check(code), runOptions.hiddenFunctions ?? []);
+    const loaded = await checker;
+    const checked = withoutHiddenSuggestions(await loaded.check(code, { timeoutMs: limits.timeoutMs - (performance.now() - started) }), runOptions.hiddenFunctions ?? []);
     const all = withModuleHints(checked, visibleModules);
     if (all.length === 0) return undefined;
     const diagnostics = withinOutput(all, maxOutputBytes);
@@ -55,7 +58,7 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
 
       // The check runs while the program starts: its calls and log lines wait for the verdict, and a
       // program that fails the check is stopped before any of them reaches the host.
-      const verdict = runOptions.check === true ? typeCheckFailure(code, runOptions, visibleModules, failed, limits.maxOutputBytes) : undefined;
+      const verdict = runOptions.check === true ? typeCheckFailure(code, runOptions, visibleModules, failed, limits, started) : undefined;
 
       const program = compileProgram(code);
       if (!program.ok) return compileFailure(program.error, await verdict, failed);

@@ -15,7 +15,7 @@ export interface TypeChecker {
    * Type errors of the program, in its own line/column (1-based); empty when it checks. A check that
    * passed its time or memory limit answers with one diagnostic whose `code` is `TYPE_CHECK_STOPPED`.
    */
-  check(code: string): Promise<Diagnostic[]>;
+  check(code: string, options?: { timeoutMs?: number }): Promise<Diagnostic[]>;
 }
 
 export interface TypeCheckerOptions {
@@ -42,7 +42,8 @@ export function createTypeChecker(options: TypeCheckerOptions): TypeChecker {
   const shared = poolFor(options.memoryLimitMb ?? DEFAULT_TYPE_CHECK_LIMITS.memoryLimitMb);
   const outDir = path.resolve(options.outDir);
   return {
-    check: (code) => shared.check({ outDir, code, timeoutMs }),
+    // A run's own time limit bounds its check too (a run limited to 2 s does not wait 10 s on it).
+    check: (code, checkOptions = {}) => shared.check({ outDir, code, timeoutMs: Math.max(1, Math.ceil(Math.min(timeoutMs, checkOptions.timeoutMs ?? timeoutMs))) }),
   };
 }
 

@@ -65,6 +65,12 @@ interface ActiveRun {
   releaseTimer?: NodeJS.Timeout;
   /** Its report is past the grace (the worker may be stuck): the worker takes no new run meanwhile. */
   overdue?: boolean;
+  /**
+   * It ended by its deadline or by the host (a timeout, a cancel, a limit the host counted) and its
+   * isolate has not reported stopping: the program may still hold the worker's thread, so the worker
+   * takes no new run until it does (or is killed). Runs that ended normally do not block it.
+   */
+  stopping?: boolean;
   started: number;
 }
 
@@ -121,7 +127,20 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
     if (readyCount() >= options.workers) readyWaiters.splice(0).forEach((waiter) => waiter.resolve());
   };
   const load = (worker: Worker): number => worker.runs.size + worker.reserved;
-  const isOverdue = (worker: Worker): boolean => [...worker.runs.values()].some((run) => run.overdue === true);
+  const isOverdue = (worker: Worker): boolean => [...worker.runs.values()].some((run) => run.overdue === true || run.stopping === true);
+  /**
+   * New runs wait while every worker holds a run past its deadline: a worker is started beside them,
+   * so that the runs go to a worker whose thread is free. The extra worker is ended once idle again.
+   */
+  const startBesideBlocked = (): void => {
+    if (closed || waiting.length === 0 || startError !== undefined) return;
+    const unblocked = [...workers].filter((worker) => worker.killed !== true && !isOverdue(worker)).length;
+    if (unblocked < options.workers) start();
+  };
+  const trimExtra = (worker: Worker): void => {
+    const live = [...workers].filter((other) => other.killed !== true);
+    if (live.length > options.workers && worker.ready && load(worker) === 0 && waiting.length === 0) kill(worker);
+  };
   const leastBusy = (): Worker | undefined => {
     let best: Worker | undefined;
     for (const worker of workers) {
@@ -135,7 +154,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
   const offerSlots = (): void => {
     while (waiting.length > 0) {
       const worker = leastBusy();
-      if (worker === undefined) return;
+      if (worker === undefined) return startBesideBlocked();
       // Reserved at once, so the next waiter sees this worker as busier.
       worker.reserved++;
       worker.lastUsed = performance.now();
@@ -249,6 +268,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         if (!run.settled) run.settle(failedResult(run, { name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the sandbox worker stopped the run without a result' }));
         updateRef(worker);
         offerSlots();
+        trimExtra(worker);
         checkReady();
         return;
     }
@@ -263,6 +283,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       // end with it: WORKER_DECIDED_CODES). A compromised worker could say it early; it can end its own
       // runs any way it likes anyway, and the host's backstop still bounds every run's time.
       const timedOut = message.timedOut && error.code === 'TIMEOUT';
+      if (timedOut || error.code === 'CANCELLED') run.stopping = true;
       run.settle({ success: false, result: null, logs: run.logs, error, timedOut, calls: run.gate.calls, durationMs: performance.now() - run.started });
     } else if (!run.budget.take(bodyBytes)) {
       run.settle(failedResult(run, outputLimitError(`the result (${bodyBytes} bytes of JSON)`, limits.maxOutputBytes)));
@@ -287,6 +308,7 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
 
   /** A run the host ended: the worker is told to stop it, and killed if it does not report it stopped. */
   const stopInWorker = (worker: Worker, run: ActiveRun): void => {
+    run.stopping = true;
     send(worker, { t: 'cancel', runId: run.runId });
     killUnlessReleased(worker, run);
   };
