@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CompileError, errorMessage, type CapabilitySource, type CompileWarning, type JsonSchema } from '../core/index.js';
 import { createJsonSchemaCompiler } from '../core/json-schema.js';
 import { sourceLabel as describeSource, type RawCapability } from '../core/index.js';
+import { checkOutputBudget } from './output-budget.js';
 
 /**
  * Schemas that compiled, by a hash of their JSON text, with what ajv ignored in each (unknown
@@ -48,6 +49,7 @@ export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
       let owner = '';
       for (const raw of raws) {
         owner = sourceLabel(raw.source);
+        checkOutputBudget(raw, describeSource(raw.source));
         for (const fn of raw.functions) {
           for (const keyword of ['inputSchema', 'outputSchema'] as const) {
             const schema = fn[keyword];

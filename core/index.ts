@@ -1,7 +1,7 @@
 export type { JsonSchema, JsonSchemaOrBoolean } from './json-schema.js';
 export type { InferredResult, InferredResultEntry, InferredResultSource, InferredResultsFile } from './inferred-result.js';
 export { INFERRED_RESULTS_DIR, MAX_INFERRED_FILE_BYTES, inferredResultsFile, parseInferredResults } from './inferred-result.js';
-export { isJsonSchemaObject } from './json-schema.js';
+export { MAX_WRITTEN_SCHEMA_CHARS, isJsonSchemaObject, jsonWrittenSize } from './json-schema.js';
 export { keepAliveUntil } from './keep-alive.js';
 export { canonicalJson } from './canonical-json.js';
 export { untilAborted } from './until-aborted.js';

@@ -144,6 +144,39 @@ function renameProto(value: unknown, stand: string, schema: boolean, key = ''): 
   return copy;
 }
 
+/**
+ * The most characters a capability's schemas may take written out as JSON. Schemas built in code may
+ * share objects, and JSON writes a shared object out at every use (ten levels of ten uses: 10^10
+ * copies from a few lines), so the size is measured first ({@link jsonWrittenSize}).
+ */
+export const MAX_WRITTEN_SCHEMA_CHARS = 256 * 1024 * 1024;
+
+/**
+ * About how many characters `JSON.stringify(value)` has, each shared object measured once (linear in
+ * the distinct objects, whatever their sharing); it stops counting past `limit`.
+ */
+export function jsonWrittenSize(value: unknown, limit: number = MAX_WRITTEN_SCHEMA_CHARS): number {
+  const sizes = new Map<object, number>();
+  const onStack = new Set<object>();
+  const size = (current: unknown): number => {
+    if (typeof current === 'string') return current.length + 2;
+    if (typeof current !== 'object' || current === null) return 8;
+    const known = sizes.get(current);
+    if (known !== undefined) return known;
+    if (onStack.has(current)) return 2; // JSON cannot write a cycle; whoever writes it says so
+    onStack.add(current);
+    let total = 2;
+    for (const [key, child] of Object.entries(current)) {
+      total += key.length + 4 + size(child);
+      if (total > limit) break;
+    }
+    onStack.delete(current);
+    sizes.set(current, total);
+    return total;
+  };
+  return size(value);
+}
+
 const MAX_LISTED = 3;
 
 /** The meta-schema's complaints, one per place in the schema, most specific first. */

@@ -8,15 +8,19 @@ import { isJsonSchemaObject, type JsonSchema } from '../../core/index.js';
  * with `properties` and no `type` it also accepts strings, numbers and arrays, as JSON Schema says.
  */
 export function normalizeToolSchema(schema: JsonSchema, options: { root?: 'parameters' | 'returns' } = {}): JsonSchema {
-  const copy = normalizeShorthands(schema);
+  // A schema built in code may use one object at many places: each is normalised once and stays shared.
+  const copy = normalizeShorthands(schema, new Map());
   if ((options.root ?? 'parameters') === 'parameters' && isJsonSchemaObject(copy.properties) && copy.type === undefined) {
     copy.type = 'object';
   }
   return copy;
 }
 
-function normalizeShorthands(schema: JsonSchema): JsonSchema {
+function normalizeShorthands(schema: JsonSchema, done: Map<JsonSchema, JsonSchema>): JsonSchema {
+  const known = done.get(schema);
+  if (known !== undefined) return known;
   const copy: JsonSchema = { ...schema };
+  done.set(schema, copy);
   const properties = copy.properties;
   if (isJsonSchemaObject(properties)) {
     const required = new Set(Array.isArray(copy.required) ? (copy.required as unknown[]).filter((x): x is string => typeof x === 'string') : []);
@@ -29,12 +33,13 @@ function normalizeShorthands(schema: JsonSchema): JsonSchema {
       const { required: flag, optional: _optional, ...rest } = value;
       if (flag === true) required.add(key);
       // `required: [..]` inside a property is standard (nested object); keep it.
-      define(normalized, key, normalizeShorthands(Array.isArray(flag) ? { ...rest, required: flag } : rest));
+      const plain = flag === undefined && _optional === undefined;
+      define(normalized, key, normalizeShorthands(plain ? value : Array.isArray(flag) ? { ...rest, required: flag } : rest, done));
     }
     copy.properties = normalized;
     if (required.size > 0) copy.required = [...required];
   }
-  if (isJsonSchemaObject(copy.items)) copy.items = normalizeShorthands(copy.items);
+  if (isJsonSchemaObject(copy.items)) copy.items = normalizeShorthands(copy.items, done);
   return copy;
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { rateLimitShape } from '../../config/index.js';
-import { CompileError, TOOL_CALLERS, errorMessage, isJsonSchemaObject, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
+import { CompileError, MAX_WRITTEN_SCHEMA_CHARS, TOOL_CALLERS, errorMessage, isJsonSchemaObject, jsonWrittenSize, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../../core/index.js';
 import { checkKeys, joinPath } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
@@ -57,6 +57,10 @@ function toJsonSchema(schema: SchemaInput, io: 'input' | 'output', where: string
   }
   if (typeof schema === 'boolean') return schema ? {} : { not: {} };
   if (!isJsonSchemaObject(schema)) throw new CompileError('INVALID_TOOL_DEFINITION', `${where}: not a schema`);
+  // Objects the schema shares are written out by JSON at every use: measured before they are.
+  if (jsonWrittenSize(schema) > MAX_WRITTEN_SCHEMA_CHARS) {
+    throw new CompileError('OUTPUT_TOO_LARGE', `${where}: the schema would be written out as more than ${MAX_WRITTEN_SCHEMA_CHARS} characters (it shares objects, which JSON repeats at every use); give a shared schema a name in $defs and refer to it with $ref`);
+  }
   // The schema objects of `as const` literals are frozen-like readonly data; copy before normalising.
   return normalizeToolSchema(JSON.parse(JSON.stringify(schema)) as JsonSchema, { root: io === 'input' ? 'parameters' : 'returns' });
 }

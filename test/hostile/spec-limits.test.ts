@@ -161,3 +161,35 @@ describe('spec limits: a small spec cannot build a huge output', () => {
     }
   }, 180_000);
 });
+
+describe('output limits for any source: schemas built in code that share objects', () => {
+  it('fails a defineTool module whose shared objects would be written out past the budget, and builds the healthy one', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    const defineTool = new URL('../../core/define-tool.ts', import.meta.url).href;
+    const root = await makeTempDir('spec-limits-code');
+    await mkdir(path.join(root, 'capabilities'));
+    // Ten levels, each using the level below ten times: 10^10 leaves written out, a few lines of code.
+    await writeFile(path.join(root, 'capabilities', 'nested.ts'), `import { defineFunction, defineTool } from '${defineTool}';
+let level: Record<string, unknown> = { type: 'string' };
+for (let depth = 0; depth < 10; depth++) {
+  const below = level;
+  level = { type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, i) => ['c' + i, below])) };
+}
+export const nested = defineTool({ name: 'nested', functions: { take: defineFunction({ parameters: { type: 'object', properties: { tree: level } } as never, handler: () => 1 }) } });
+`);
+    await writeFile(path.join(root, 'capabilities', 'healthy.ts'), `import { defineFunction, defineTool } from '${defineTool}';
+export const healthy = defineTool({ name: 'healthy', functions: { add: defineFunction({ parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, returns: { type: 'number' }, handler: ({ a, b }) => a + b }) } });
+`);
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.ts'] }));
+    const space = await createSpace({ cwd: root, isolation: 'in-process' });
+    try {
+      const build = await space.build();
+      const failure = build.errors.find((error) => error.source.includes('nested.ts'));
+      expect(failure?.message).toMatch(/would be written out as more than \d+ characters/);
+      expect(await readdir(path.join(root, '.agent-spaces', 'capabilities'))).not.toContain('nested');
+      expect(await space.callTool('healthy.add', { a: 2, b: 3 })).toBe(5);
+    } finally {
+      await space.close();
+    }
+  }, 180_000);
+});
