@@ -3,11 +3,11 @@ import { buildCatalog, type Catalog } from '../compiler/index.js';
 import type { CapabilitySpec } from '../core/index.js';
 import { searchTools, tokenize } from './search-tools.js';
 
-function spec(module: string, namespace: string, functions: [string, string, string[]][]): CapabilitySpec {
+function spec(module: string, namespace: string, functions: [string, string, string[]][], source: CapabilitySpec['source'] = { kind: 'json', path: `tools/${module}.json` }): CapabilitySpec {
   return {
     module,
     namespace,
-    source: { kind: 'std' },
+    source,
     config: {},
     functions: functions.map(([name, description, params]) => ({
       name,
@@ -32,6 +32,19 @@ const catalog: Catalog = buildCatalog([
 ]);
 
 describe('searchTools', () => {
+  it("ranks the space's own functions before the standard library's for the same words, and lists its own modules first", () => {
+    const space = buildCatalog([
+      spec('std-fs', 'fs', [['readFile', 'Read a file of the workspace', ['path']]], { kind: 'std' }),
+      spec('task-storage', 'taskStorage', [['readStored', 'Read a stored result in pages', ['ref']]], { kind: 'std' }),
+      spec('reports', 'reports', [['readFile', 'Read a file of the reports folder', ['path']]]),
+    ]);
+    const result = searchTools(space, 'read file', { detailLevel: 'names' });
+    expect(result.matches.map((match) => match.id)).toEqual(['reports.readFile', 'std-fs.readFile', 'task-storage.readStored']);
+    expect(searchTools(space, '').modules?.map((entry) => entry.module)).toEqual(['reports', 'std-fs', 'task-storage']);
+    expect(space.functions.find((entry) => entry.module === 'std-fs')?.standard).toBe(true);
+    expect(space.functions.find((entry) => entry.module === 'reports')?.standard).toBeUndefined();
+  });
+
   it('ranks name hits above description hits, deterministically', () => {
     const result = searchTools(catalog, 'train schedule', { detailLevel: 'names' });
     expect(result.matches.map((m) => m.id)).toEqual(['train-schedule.getSchedule', 'train-schedule.getTrainDetails']);

@@ -30,7 +30,7 @@ export interface ToolMatch {
 export interface SearchToolsResult {
   query: string;
   /** With an empty query: the modules, so the model can see what exists. */
-  modules?: { module: string; namespace: string; description: string; functions: number }[];
+  modules?: { module: string; namespace: string; description: string; functions: number; standard?: true }[];
   matches: ToolMatch[];
   total: number;
 }
@@ -45,11 +45,12 @@ export function searchTools(catalog: Catalog, query: string, options: SearchTool
   const limit = Math.min(Math.max(options.limit ?? 10, 1), 100);
   const terms = tokenize(query);
   if (terms.length === 0) {
-    return { query, modules: catalog.modules, matches: [], total: catalog.functions.length };
+    // The space's own modules first: in a space of one tool, the standard library's seven must not bury it.
+    return { query, modules: [...catalog.modules].sort((a, b) => Number(a.standard === true) - Number(b.standard === true)), matches: [], total: catalog.functions.length };
   }
   const named = namedInQuery(query);
   const scored = prepare(catalog.functions)
-    .map((words) => ({ entry: words.entry, score: score(words, terms), named: isNamed(words.entry, named) }))
+    .map((words) => ({ entry: words.entry, score: score(words, terms) * (words.entry.standard ? STANDARD_WEIGHT : 1), named: isNamed(words.entry, named) }))
     .filter((item) => item.score > 0 || item.named)
     .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || a.entry.id.localeCompare(b.entry.id));
   const seen = new Set<string>();
@@ -146,6 +147,12 @@ function namedInQuery(query: string): Set<string> {
 function isNamed(entry: CatalogEntry, named: ReadonlySet<string>): boolean {
   return named.size > 0 && [entry.function, entry.toolName, entry.id].some((name) => named.has(name.toLowerCase()));
 }
+
+/**
+ * The standard library's functions (std, task storage) weigh less than the space's own for the same
+ * words: they are there in every space, and a query that fits a tool of the space means that tool.
+ */
+const STANDARD_WEIGHT = 0.8;
 
 const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'and', 'or', 'by', 'with', 'get', 'all', 'is', 'it', 'me', 'my']);
 
