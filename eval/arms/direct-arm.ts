@@ -3,7 +3,7 @@ import { errorMessage, type CapabilitySpec, type FunctionSpec } from '../../core
 import { runChatLoop } from './chat-loop.js';
 import type { ArmInput, ArmOutcome } from './arm-types.js';
 
-/** Above this many functions the direct arm would offer only the top k found by a search (see docs/EVAL.md). */
+/** The most functions the direct arm offers; top-k selection by search is not built, so more are refused (docs/EVAL.md). */
 export const DIRECT_ALL_FUNCTIONS_UP_TO = 128;
 
 export interface DirectFunction {
@@ -31,8 +31,8 @@ export function directFunctions(specs: readonly CapabilitySpec[], module: string
 }
 
 /**
- * Classic tool calling: every function of the suite's module as a function tool (the suite modules
- * here have far fewer than DIRECT_ALL_FUNCTIONS_UP_TO, so no top-k selection happens), each call
+ * Classic tool calling: every function of the suite's module as a function tool (at most
+ * DIRECT_ALL_FUNCTIONS_UP_TO of them), each call
  * performed through the space's bridge, its result given back as JSON text (an error as
  * `Error: <message>`, as τ² does).
  */
