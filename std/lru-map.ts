@@ -22,6 +22,11 @@ export class LruMap<K, V> {
     return value;
   }
 
+  /** The keys, least recent first. */
+  keys(): IterableIterator<K> {
+    return this.#entries.keys();
+  }
+
   /** The value without making it the most recent. */
   peek(key: K): V | undefined {
     return this.#entries.get(key);
