@@ -85,7 +85,7 @@ describe('schemas are data: __proto__ properties and references that must resolv
     expect(Object.keys(withProto?.inputSchema.properties as object)).toEqual(['__proto__', 'b']);
     expect(withProto?.inputSchema.required).toEqual(['__proto__']);
     const dts = await readFile(path.join(root, '.agent-spaces', 'capabilities', 'schemas', 'index.d.ts'), 'utf8');
-    expect(dts).toMatch(/^  __proto__: string;$/m);
+    expect(dts).toMatch(/^ {2}__proto__: string;$/m);
     // The nested resource's own pointer and anchor are typed, not unknown.
     expect(dts).toMatch(/self\?: Leaf;/);
     expect(dts).toMatch(/tip\?: Tip;/);
