@@ -17,6 +17,7 @@ const config = resolveConfig(
     openapi: { pets: { spec: 'https://alice:spec-pw-5e6f7a@specs.example.com/pets.yaml', headers: { 'X-Api-Key': 'pets-key-0a9b8c7d' } } },
     model: { apiKey: 'sk-model-key-abcdefghijklmnop' },
     store: 'postgres://app:store-pw-1q2w3e@db.example.com/spaces',
+    telemetry: { otlp: { endpoint: 'https://otlp.example.com', headers: { 'x-honeycomb-team': 'otlp-team-key-5t6y7u' } } },
   },
   { root: '/tmp', env: {} },
 );
@@ -41,6 +42,7 @@ describe('source secrets', () => {
       'pets-key-0a9b8c7d': 'header X-Api-Key',
       'sk-model-key-abcdefghijklmnop': 'model API key',
       'store-pw-1q2w3e': 'store URL password',
+      'otlp-team-key-5t6y7u': 'header x-honeycomb-team',
     });
     // Not secrets: a path, a package name, an everyday env value, a query value that names a region.
     for (const value of ['/home/me/repos', '@modelcontextprotocol/server-github', 'prod', 'eu', 'npx']) expect(byValue.has(value), value).toBe(false);
