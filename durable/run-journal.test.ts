@@ -99,6 +99,19 @@ describe('a replay after a call was left in flight', () => {
     expect(replay.fatal.map((error) => error.code)).toEqual(['REPLAY_DIVERGED']);
   }, 120_000);
 
+  it('performs no call once its worker is stopping (another worker may take the run over)', async () => {
+    let stopping = false;
+    const journal = await openRunJournal(pool, { runId: 'run-stopping', executorId: 'test', isIdempotent: (call) => call.function.name === 'peek', onFatal: () => undefined, stopping: () => stopping });
+    expect(await journal.perform(callOf({ line: 1 }), async () => 1)).toBe(1);
+    stopping = true;
+    const performed: string[] = [];
+    await expect(journal.perform(callOf({ line: 2 }), async () => performed.push('append'))).rejects.toThrow(/was not performed: the worker running run run-stopping is stopping/);
+    await expect(journal.perform(callOf({ item: 'x' }, 'peek'), async () => performed.push('peek'))).rejects.toThrow(/is stopping/);
+    expect(performed).toEqual([]);
+    const { rows } = await pool.query<{ call_key: string }>("SELECT call_key FROM agent_spaces.call_journal WHERE run_id = 'run-stopping'");
+    expect(rows).toHaveLength(1);
+  }, 120_000);
+
   it('performs the same call again when its function is idempotent now, and the run may then succeed', async () => {
     const first = await attempt('run-now-idempotent');
     void first.journal.perform(callOf({ item: 'y' }, 'charge'), () => new Promise(() => undefined));

@@ -27,6 +27,12 @@ export interface RunJournalOptions {
   isIdempotent(call: BackendCall): boolean;
   /** The run cannot go on (divergence, outcome unknown): end it. */
   onFatal(error: DurableError): void;
+  /**
+   * Whether the worker is stopping (it lost its liveness lock, or is being closed): another worker may
+   * take the run over from now on, so no call is performed any more — a call begun by this worker
+   * after that could run beside the takeover's replay.
+   */
+  stopping?(): boolean;
 }
 
 /**
@@ -142,7 +148,12 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
           { capability: call.capability.module, function: call.function.name },
         );
       }
+      const stopped = (): void => {
+        if (options.stopping?.() === true) throw new ToolCallError('CANCELLED', `${describeCall(key)} was not performed: the worker running run ${runId} is stopping (another worker takes the run over)`, { capability: call.capability.module, function: call.function.name });
+      };
+      stopped();
       if (!idempotent) await write(key, 'started');
+      stopped();
       let outcome: Outcome;
       let value: unknown;
       try {

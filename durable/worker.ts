@@ -174,7 +174,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const attempt = async <Result extends RunResult | TaskResult>(id: string, spec: AttemptSpec<Result>): Promise<Result> => {
     const prior = await priorAttempts(pool, id);
     const controller = new AbortController();
-    const journal = await openRunJournal(pool, { runId: id, executorId, isIdempotent, onFatal: () => controller.abort() });
+    const journal = await openRunJournal(pool, { runId: id, executorId, isIdempotent, onFatal: () => controller.abort(), stopping: () => closing });
     // Every event of the attempt goes through one chain: an insert whose `seq` was taken before a later
     // one's but that commits after it would be skipped for good by a follower reading `seq > last seen`.
     let events: Promise<void> = Promise.resolve();
