@@ -161,7 +161,9 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await waiting.getByLabel('Arguments').getByText('"subject": "From the browser"').waitFor();
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Nothing is waiting.').waitFor();
-    await page.getByRole('link', { name: 'Playground' }).click();
+    // Back in the playground, the run it left waiting has finished: its result is there.
+    await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('region', { name: 'Run output' }).getByLabel('Result').getByText(/"id": "t-/).waitFor();
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByRole('table', { name: 'Runs' }).getByText('code run').first().waitFor();
   });
@@ -172,7 +174,9 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     const run = execa(process.execPath, [path.join(REPO, 'bin/agent-spaces.js'), 'run', program, '--json', '--studio', studio.url], { cwd: space.root, env: space.env, reject: false, stdin: 'ignore' });
     await page.getByRole('link', { name: /Approvals/ }).click();
     const waiting = page.getByRole('article', { name: 'crm.createTicket waiting for approval' });
-    await waiting.getByLabel('Arguments').getByText('"subject": "From an attached run"').waitFor();
+    // The attached run builds the space's capabilities first (an MCP server, an OpenAPI spec, an agent):
+    // on a loaded machine that alone has taken most of a minute, so this wait is generous.
+    await waiting.getByLabel('Arguments').getByText('"subject": "From an attached run"').waitFor({ timeout: 180_000 });
     await waiting.getByText(new RegExp(`by agent-spaces run \\(pid \\d+\\) in ${space.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*attached-ticket\\.ts`)).waitFor();
     // Keyboard only: Tab from the top of the page to the call's Approve button, then Enter.
     const approveFocused = async (): Promise<boolean> => (await waiting.locator('button:focus', { hasText: 'Approve' }).count()) === 1;
@@ -186,7 +190,7 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     const result = await run;
     expect(result.exitCode, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as { result: { id: string } }).result.id).toMatch(/^t-/);
-  });
+  }, 300_000);
 
   it('opens a planner trace from the run folder and replays it', async () => {
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
