@@ -35,7 +35,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const limits = resolveRunLimits(undefined, options.limits);
   const isolation = options.isolation ?? 'worker';
   if (isolation !== 'worker' && isolation !== 'in-process') throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
-  const engine = validateEngineChoice(options.engine ?? 'auto', 'the sandbox engine (engine)');
+  // AGENT_SPACES_ENGINE picks the engine where neither the caller nor the config does (CI runs whole
+  // suites on one engine with it).
+  const engine = options.engine === undefined && process.env['AGENT_SPACES_ENGINE'] !== undefined
+    ? validateEngineChoice(process.env['AGENT_SPACES_ENGINE'], 'AGENT_SPACES_ENGINE')
+    : validateEngineChoice(options.engine ?? 'auto', 'the sandbox engine (engine)');
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 1) throw new SandboxError('INVALID_OPTIONS', `workers must be a positive integer (got ${String(workers)})`);
   const runsPerWorker = options.runsPerWorker ?? 8;

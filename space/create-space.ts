@@ -245,7 +245,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       const sandbox = createSandbox({
         outDir: config.outDir,
         isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
-        engine: options.engine ?? config.sandbox.engine ?? 'auto',
+        ...((options.engine ?? config.sandbox.engine) === undefined ? {} : { engine: options.engine ?? config.sandbox.engine }),
         ...(workers ? { workers } : {}),
         ...(runsPerWorker ? { runsPerWorker } : {}),
         limits: sandboxLimits(config),
