@@ -283,8 +283,9 @@ function withDescription(schema: JsonSchema | boolean, description: unknown, dep
   if (typeof description === 'string' && description.trim() !== '' && schema.description === undefined) extra.description = description.trim();
   if (deprecated) extra.deprecated = true;
   if (Object.keys(extra).length === 0) return schema;
-  // A `$ref` with siblings is fine in 2019+; in draft-07 they would be ignored, so wrap it.
-  return schema.$ref === undefined ? { ...schema, ...extra } : { allOf: [schema], ...extra };
+  // Beside a `$ref` too: these are annotations, which validation ignores in any draft, while the
+  // declarations, the summaries and the studio's forms read them there (an `allOf` wrapper hid the type).
+  return { ...schema, ...extra };
 }
 
 /** Path segments that say nothing of a schema's name (`#/components/schemas/Holder/properties/a` → `Holder_a`). */

@@ -118,6 +118,9 @@ export default { id, none, count: all.length, name: one.name };
     const [spec] = await space.capabilities();
     const approval = Object.fromEntries((spec?.functions ?? []).map((fn) => [fn.name, fn.requiresApproval === true]));
     expect(approval).toEqual({ addPet: true, deletePet: true, findPetById: false, findPets: false });
+    // The body is the named type with its description beside it (no allOf wrapper a form cannot read).
+    const addPet = spec?.functions.find((fn) => fn.name === 'addPet');
+    expect((addPet?.inputSchema.properties as Record<string, unknown>).body).toEqual({ $ref: '#/$defs/NewPet', description: 'Pet to add to the store' });
   });
 
   it('performs a DELETE answering 204: the call resolves (nothing), and the pet is gone', async () => {
