@@ -58,7 +58,9 @@ const pending = new MapConstructor();
 const outcomes = new WeakMapConstructor();
 let nextId = 0;
 
-for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) delete globalThis[name];
+// Also what an engine adds beyond the ES2022 the type check declares: QuickJS's InternalError and its
+// high-resolution performance clock, and the newer Iterator and Float16Array.
+for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance', 'InternalError', 'Iterator', 'Float16Array']) delete globalThis[name];
 
 // Not Array.prototype.push: it would run a setter the program put on Array.prototype[n].
 function append(array, item) {

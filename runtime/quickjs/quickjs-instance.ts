@@ -12,6 +12,18 @@ import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 
 const QUICKJS_STACK_BYTES = 256 * 1024;
 
+/** Wraps the host's writeLog so that a line crosses as JSON text: NULs and all, escaped. */
+const NUL_SAFE_LOG = '(function (writeLog) { const stringify = JSON.stringify; return (level, message) => writeLog(level, stringify(String(message))); })';
+
+function parseLine(json: string): string {
+  try {
+    const line: unknown = JSON.parse(json);
+    return typeof line === 'string' ? line : '';
+  } catch {
+    return '';
+  }
+}
+
 /** What the guest calls on the host; bound to a run by {@link QuickJsInstance.bind}. */
 export interface GuestHandlers {
   send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
@@ -102,6 +114,14 @@ export class QuickJsInstance implements SpareInstance {
     const evaluated = context.evalCode(BOOTSTRAP_FUNCTION, 'bootstrap.js', { type: 'global', strict: true });
     if (evaluated.error !== undefined) throw new QuickJsFaultError(`the guest code did not evaluate: ${describeHandle(context, evaluated.error)}`);
     const callbacks = this.#hostFunctions();
+    // writeLog takes the line as JSON text, encoded in the guest with the JSON.stringify of this moment.
+    const wrapper = context.evalCode(NUL_SAFE_LOG, 'bootstrap.js', { type: 'global', strict: true });
+    if (wrapper.error !== undefined) throw new QuickJsFaultError(`the guest code did not evaluate: ${describeHandle(context, wrapper.error)}`);
+    const wrapped = context.callFunction(wrapper.value, context.undefined, [callbacks[1] as QuickJSHandle]);
+    wrapper.value.dispose();
+    if (wrapped.error !== undefined) throw new QuickJsFaultError(`the guest code did not start: ${describeHandle(context, wrapped.error)}`);
+    callbacks[1]?.dispose();
+    callbacks[1] = wrapped.value;
     const result = context.callFunction(evaluated.value, context.undefined, callbacks);
     evaluated.value.dispose();
     for (const callback of callbacks) callback.dispose();
@@ -120,7 +140,8 @@ export class QuickJsInstance implements SpareInstance {
       context.newFunction('send', (id, capability, fn, args, mode) => {
         this.#handlers?.send(number(id), text(capability), text(fn), text(args), text(mode) === 'full' ? 'full' : 'value');
       }),
-      context.newFunction('writeLog', (level, message) => ((this.#handlers?.writeLog(text(level), text(message)) ?? false) ? context.true : context.false)),
+      // The line arrives as JSON text (see NUL_SAFE_LOG): a string read out of the engine ends at its first NUL.
+      context.newFunction('writeLog', (level, message) => ((this.#handlers?.writeLog(text(level), parseLine(text(message))) ?? false) ? context.true : context.false)),
       context.newFunction('complete', (ok, json) => {
         this.#handlers?.complete(flag(ok), text(json));
       }),
