@@ -63,6 +63,8 @@ interface Workload {
 }
 
 const W2_CALLS = 1000;
+/** How long one command (a workload's runs for one system) may go unanswered before its driver is killed. */
+const REQUEST_TIMEOUT_MS = 10 * 60_000;
 const PIPE_ROUND_TRIPS = 2000;
 const W4_CALLS = 200;
 const W5B_CALLS = 200;
@@ -226,10 +228,20 @@ class Driver {
     });
   }
 
+  /**
+   * Sends one command. A driver that answers nothing for REQUEST_TIMEOUT_MS (a system that hangs: the
+   * TanStack QuickJS driver spun at full CPU on W3 here) is killed, and the command fails with that.
+   */
   request(command: Record<string, unknown>): Promise<Reply> {
     const id = this.nextId++;
     return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        this.child.kill('SIGKILL');
+        resolve({ type: 'result', error: `${TITLES[this.system]} answered nothing for ${REQUEST_TIMEOUT_MS / 1000} s: killed` });
+      }, REQUEST_TIMEOUT_MS);
       this.waiting.set(id, (reply) => {
+        clearTimeout(timer);
         this.waiting.delete(id);
         resolve(reply);
       });
