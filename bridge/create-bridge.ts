@@ -232,9 +232,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     if (call.resultMode === 'value' && spec.outputSchema !== undefined && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
       const issues = checkFor('result', target, spec.outputSchema)(value);
+      if (issues.length > 0) {
         // After a call that may have changed something, the message must not read as if nothing happened.
         const effect = spec.annotations?.readOnlyHint === true || spec.annotations?.idempotentHint === true ? undefined : `the call was performed${performed === undefined ? '' : ` (${performed})`}`;
-      if (issues.length > 0) {
         throw new ToolCallError(
           'INVALID_RESULT',
           effect === undefined

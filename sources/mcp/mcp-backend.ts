@@ -3,7 +3,6 @@ import { AgentSpacesError, ToolCallError, createRedactor, errorMessage, untilAbo
 import type { CapabilitySpec } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
 import type { McpServerConfig } from '../../config/index.js';
-import { secretsOfServer } from '../../config/index.js';
 import type { Backend, BackendCall } from '../../bridge/index.js';
 import { secretsOfMcpServer } from './server-secrets.js';
 import { mapToolResult } from './map-tool-result.js';
