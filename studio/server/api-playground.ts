@@ -10,9 +10,14 @@ import type { CheckView, CodeRunView } from './wire-types.js';
 export const MAX_RUN_NAME = 200;
 import { followStoredRun, type StudioStore } from './studio-store.js';
 
-/** Diagnostics of a program from the type-checker `run` uses, against the built declarations. */
+/**
+ * Diagnostics of a program from the type-checker `run` uses, against the built declarations. A
+ * statement the sandbox refuses (an import of node:fs, a require) is reported at its line with no
+ * code: it is no TypeScript error (the checker marks it 0, a stopped check -1), so no fake "TS0".
+ */
 export async function checkProgram(context: StudioContext, code: string): Promise<CheckView> {
-  return { diagnostics: await context.space.check(code) };
+  const diagnostics = await context.space.check(code);
+  return { diagnostics: diagnostics.map(({ code: number, ...rest }) => (number > 0 ? { ...rest, code: number } : rest)) };
 }
 
 /**

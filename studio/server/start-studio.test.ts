@@ -154,6 +154,19 @@ describe('the studio API', () => {
     expect(failed.body.result.error).toMatchObject({ code: 'RUNTIME_ERROR', message: 'boom at 1', line: 2 });
   });
 
+  it('reports a refused import (node:fs) at its line with no fake TS0 code, and still checks the rest', async () => {
+    const code = "import { crm } from '@capabilities/crm';\nimport fs from 'node:fs';\nconst n: number = await crm.searchCustomers({ query: 'acme' });\nexport default [n, fs];";
+    const { body } = await call<{ diagnostics: { line: number; column: number; code?: number; message: string }[] }>('POST', '/api/check', { code });
+    const refusal = body.diagnostics.find((diagnostic) => diagnostic.line === 2);
+    expect(refusal?.message).toContain('node:fs');
+    expect(refusal).not.toHaveProperty('code');
+    expect(body.diagnostics.some((diagnostic) => diagnostic.code === 0 || (diagnostic.code ?? 1) <= 0)).toBe(false);
+    expect(JSON.stringify(body)).not.toContain('TS0');
+    // The type error after the refused line is still found, with its TypeScript code; fs is not reported missing.
+    expect(body.diagnostics).toContainEqual(expect.objectContaining({ line: 3, code: 2322 }));
+    expect(body.diagnostics.map((diagnostic) => diagnostic.message).join('\n')).not.toContain("Cannot find name 'fs'");
+  });
+
   it("offers a starter program from the space's own first capability that type-checks clean", async () => {
     const { body } = await call<{ code: string; from?: { module: string; function: string }; hint: string }>('GET', '/api/starter');
     expect(body.from).toBeDefined();

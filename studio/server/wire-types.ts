@@ -34,7 +34,8 @@ export interface TaskRunView {
 export interface Diagnostic {
   line: number;
   column: number;
-  code: number;
+  /** TypeScript's error number; absent for a statement the sandbox refuses (an import of node:fs, a require) or a check that was stopped. */
+  code?: number;
   message: string;
 }
 

@@ -1,3 +1,4 @@
+import { diagnosticText } from './diagnostic-text.js';
 import { h } from './dom.js';
 import type { RunErrorView } from './types.js';
 
@@ -19,6 +20,6 @@ export function errorView(error: Partial<RunErrorView> | undefined, goTo?: (line
     { class: 'error-message', role: 'alert', 'aria-label': 'Error', 'data-code': error?.code ?? '' },
     h('p', {}, h('code', { class: 'tag error' }, error?.code ?? 'ERROR'), ' ', error?.message ?? 'The run failed and said nothing more.'),
     context.length || error?.line ? h('p', { class: 'muted' }, context.join(' · '), error?.line ? [context.length ? ' · at ' : 'at ', where(error.line, error.column)] : null) : null,
-    diagnostics.length ? h('ul', { class: 'issues', 'aria-label': 'Type errors of the run' }, ...diagnostics.map((diagnostic) => h('li', {}, where(diagnostic.line, diagnostic.column), ` TS${diagnostic.code}: ${diagnostic.message}`))) : null,
+    diagnostics.length ? h('ul', { class: 'issues', 'aria-label': 'Type errors of the run' }, ...diagnostics.map((diagnostic) => h('li', {}, where(diagnostic.line, diagnostic.column), ` ${diagnosticText(diagnostic)}`))) : null,
   );
 }

@@ -3,6 +3,7 @@ import type { EditorView } from '@codemirror/view';
 import { api, ApiError, onEvent } from '../api.js';
 import { createCodeEditor, rangeAt } from '../code-editor.js';
 import { h, jsonBlock, labelled, replace } from '../dom.js';
+import { diagnosticText } from '../diagnostic-text.js';
 import { errorView } from '../error-view.js';
 import { renderTimeline } from '../timeline.js';
 import type { CheckView, CodeRunView, Diagnostic, SpaceView, StarterProgram, TaskRunView, TimelineCall } from '../types.js';
@@ -177,7 +178,7 @@ export function playgroundPane(root: HTMLElement): () => void {
       lint: async (text) => {
         const { diagnostics } = await api<CheckView>('POST', '/api/check', { code: text });
         showProblems(diagnostics);
-        return diagnostics.map((diagnostic) => ({ ...(editor ? rangeAt(editor.state, diagnostic.line, diagnostic.column) : { from: 0, to: 0 }), severity: 'error' as const, message: `TS${diagnostic.code}: ${diagnostic.message}`, source: 'TypeScript' }));
+        return diagnostics.map((diagnostic) => ({ ...(editor ? rangeAt(editor.state, diagnostic.line, diagnostic.column) : { from: 0, to: 0 }), severity: 'error' as const, message: diagnosticText(diagnostic), source: 'TypeScript' }));
       },
     });
   }
@@ -195,7 +196,7 @@ export function playgroundPane(root: HTMLElement): () => void {
 
   function showProblems(diagnostics: Diagnostic[]): void {
     problems.dataset.count = String(diagnostics.length);
-    replace(problems, ...(diagnostics.length ? diagnostics.map((diagnostic) => h('li', { class: 'error' }, h('button', { type: 'button', class: 'link', onclick: () => goTo(diagnostic.line, diagnostic.column) }, `line ${diagnostic.line}:${diagnostic.column}`), ` TS${diagnostic.code}: ${diagnostic.message}`)) : [h('li', { class: 'ok' }, 'No type errors.')]));
+    replace(problems, ...(diagnostics.length ? diagnostics.map((diagnostic) => h('li', { class: 'error' }, h('button', { type: 'button', class: 'link', onclick: () => goTo(diagnostic.line, diagnostic.column) }, `line ${diagnostic.line}:${diagnostic.column}`), ` ${diagnosticText(diagnostic)}`)) : [h('li', { class: 'ok' }, 'No type errors.')]));
   }
 
   function goTo(line: number, column: number): void {
