@@ -5,7 +5,7 @@
  * build is not used: it hangs or corrupts its state after a few sequential awaited host calls.
  */
 import { createRequire } from 'node:module';
-import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { CustomizeVariantOptions, QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { EngineStatus } from '../engine.js';
 
 const VARIANT_PACKAGE = '@jitl/quickjs-ng-wasmfile-release-sync';
@@ -48,9 +48,59 @@ export function quickJsDescription(): string {
   return `quickjs-ng in WebAssembly (${VARIANT_PACKAGE}${version === undefined ? '' : ` ${version}`} on ${CORE_PACKAGE})`;
 }
 
+/** WebAssembly pages (64 KiB each): what a module starts with (as Emscripten's default), and its most. */
+const PAGE_BYTES = 64 * 1024;
+const INITIAL_PAGES = 256;
+const MAXIMUM_PAGES = 32_768;
+/** What a module may hold beyond its runs' reservations: its own data, spare instances, fragmentation. */
+const UNRESERVED_BYTES = 64 * 1024 * 1024;
+
+/** WebAssembly.Memory (this project's typings have no WebAssembly values). */
+const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer; grow(pages: number): number } } }).WebAssembly.Memory;
+
+/** Bytes of WebAssembly memory reserved by the live runs of each module. */
+const reservations = new WeakMap<QuickJSWASMModule, { bytes: number }>();
+
+/**
+ * Reserves `bytes` of the module's WebAssembly memory for a run; returns the release. The memory grows
+ * only up to what its live runs reserved (plus {@link UNRESERVED_BYTES}): QuickJS's own allocator limit
+ * does not hold in this build, and QuickJS asks its interrupt handler (where the host measures memory)
+ * only every ~10,000 loop iterations or calls, so a program allocating megabytes per native call
+ * (`new Array(1e5).fill(7)`) would otherwise grow the host's memory to WebAssembly's 2 GiB before the
+ * host looks. Past the reservation an allocation fails inside the engine ("out of memory"), which
+ * ends the run at its memory limit. Memory never shrinks, so this bounds every later run too.
+ */
+export function reserveMemory(module: QuickJSWASMModule, bytes: number): () => void {
+  const budget = reservations.get(module);
+  if (budget === undefined) return () => undefined;
+  budget.bytes += bytes;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    budget.bytes -= bytes;
+  };
+}
+
 async function instantiate(): Promise<QuickJSWASMModule> {
-  const [{ newQuickJSWASMModuleFromVariant }, variant] = await Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-ng-wasmfile-release-sync')]);
-  return newQuickJSWASMModuleFromVariant(variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
+  const [{ newQuickJSWASMModuleFromVariant, newVariant }, variant] = await Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-ng-wasmfile-release-sync')]);
+  const budget = { bytes: 0 };
+  const memory = new WasmMemory({ initial: INITIAL_PAGES, maximum: MAXIMUM_PAGES });
+  const grow = memory.grow.bind(memory);
+  // Emscripten's heap growth calls memory.grow and treats a throw as "no more memory" (malloc fails).
+  Object.defineProperty(memory, 'grow', {
+    value: (pages: number): number => {
+      if (memory.buffer.byteLength + pages * PAGE_BYTES > INITIAL_PAGES * PAGE_BYTES + UNRESERVED_BYTES + budget.bytes) throw new RangeError('the QuickJS memory reservation is used up');
+      return grow(pages);
+    },
+  });
+  // The variant itself, not its module namespace: newVariant spreads what it gets, and the loader
+  // would unwrap a spread namespace's `default` (the unchanged variant) and drop the memory.
+  const namespace = variant as unknown as { default?: unknown };
+  const base = (namespace.default ?? namespace) as QuickJSSyncVariant;
+  const module = await newQuickJSWASMModuleFromVariant(newVariant(base, { wasmMemory: memory as unknown as NonNullable<CustomizeVariantOptions['wasmMemory']> }));
+  reservations.set(module, budget);
+  return module;
 }
 
 function versionOf(name: string): { version?: string } {

@@ -20,6 +20,7 @@ import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReporte
 import { createRunTimers, type RunTimers } from '../host/sandbox-timers.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import { MAX_NAME } from '../worker-protocol.js';
+import { reserveMemory } from './load-quickjs.js';
 import { runPendingJobs } from './pending-jobs.js';
 import { QuickJsInstance, type GuestHandlers } from './quickjs-instance.js';
 
@@ -79,6 +80,7 @@ class QuickJsRun {
   readonly #released = new Promise<void>((resolve) => (this.#resolveReleased = resolve));
 
   readonly #onFault: () => void;
+  readonly #unreserve: () => void;
 
   constructor(module: QuickJSWASMModule, request: EngineRunRequest, port: EnginePort, spare: QuickJsInstance | undefined, onFault: () => void) {
     this.#request = request;
@@ -94,6 +96,9 @@ class QuickJsRun {
       spare = undefined;
     }
     this.#instance = spare ?? new QuickJsInstance(module, limits.memoryLimitMb);
+    // Twice the limit: the host trips MEMORY_LIMIT on QuickJS's own count first; the reservation only
+    // bounds what the WebAssembly memory may grow to between two of its checks (see reserveMemory).
+    this.#unreserve = reserveMemory(this.#instance.module, 2 * limits.memoryLimitMb * 1024 * 1024);
     this.#watchdog = setTimeout(() => this.#timeout(), limits.timeoutMs);
     this.#instance.bind(this.#guestHandlers());
     this.#instance.runtime.setModuleLoader((name) => this.#loadModule(name), (base, requested) => this.#normalizeModule(base, requested));
@@ -167,6 +172,7 @@ class QuickJsRun {
   #release(): void {
     setImmediate(() => {
       disposeQuietly(this.#instance);
+      this.#unreserve();
       this.#resolveReleased();
     });
   }
@@ -206,7 +212,7 @@ class QuickJsRun {
       // unwound halfway through its C code, so nothing of this instance is touched again.
       this.#instance.abandon();
       this.#onFault();
-      this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: `the sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` });
+      this.#fail(isHostStackOverflow(error) ? NATIVE_STACK_OVERFLOW : { name: 'SandboxError', code: 'SANDBOX_ERROR', message: `the sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` });
       return undefined;
     } finally {
       this.#engineMs += performance.now() - (this.#enteredAt ?? performance.now());
@@ -277,6 +283,9 @@ class QuickJsRun {
       maxArgumentBytes: limits.maxArgumentBytes,
       argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
       callSites: true,
+      // QuickJS's JSON.stringify recurses in C without its stack check: deep data would use up the
+      // host's stack and end the run uncatchably, so the bootstrap refuses it first (a catchable error).
+      maxJsonDepth: MAX_JSON_DEPTH,
     }));
     const report = context.newFunction('report', (error) => {
       this.#onImportFailure(error === undefined ? undefined : error.dup());
@@ -369,6 +378,7 @@ class QuickJsRun {
     if (!ok) {
       const error = readReportedError(json, programMayReport(this.#sentCodes));
       if (error.name === 'InternalError' && error.message === 'out of memory') return this.#memoryLimit();
+      if (error.name === 'InternalError' && error.message === 'string too long') Object.assign(error, STRING_TOO_LONG);
       // QuickJS's stacks are frames only: the header every engine's stack starts with, as V8 writes it.
       if (error.stack !== undefined && /^\s+at /.test(error.stack)) error.stack = `${error.name}: ${error.message}\n${error.stack}`;
       if (!this.#budget.take(errorBytes(error))) return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
@@ -454,6 +464,28 @@ class QuickJsRun {
       this.#fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
     }, 10);
   }
+}
+
+/** Data nested deeper than this is refused by the bootstrap (measured: JSON.stringify of 10,000 levels overflowed the host's stack, 3,000 did not). */
+const MAX_JSON_DEPTH = 1000;
+
+/** QuickJS's "InternalError: string too long" (a string past its 2^30 − 1 characters), as V8 says it. */
+const STRING_TOO_LONG = { name: 'RangeError', message: 'Invalid string length: a string passed the engine\'s maximum length' };
+
+/**
+ * The program's own fault, not the engine's: recursion inside the engine's C code (JSON.stringify or
+ * JSON.parse of deep nesting, String() of nested arrays, a long chain of bound functions) can use up
+ * the host's native stack before QuickJS's own stack check fires. The instance is still abandoned;
+ * the run ends as an uncaught RangeError would (isolated-vm lets the program catch this one).
+ */
+const NATIVE_STACK_OVERFLOW: RunError = {
+  name: 'RangeError',
+  code: 'RUNTIME_ERROR',
+  message: 'Maximum call stack size exceeded: the program nests too deeply (values, JSON or function chains) for the engine\'s native code; on QuickJS this stops the run and cannot be caught',
+};
+
+function isHostStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && error.message === 'Maximum call stack size exceeded';
 }
 
 function disposeQuietly(instance: QuickJsInstance): void {
