@@ -208,7 +208,7 @@ describe('redaction: the real filesystem MCP server keeps its paths and everyday
     await writeFile(file, code);
     const result = await execa(process.execPath, [BIN, 'run', file, '--json'], { cwd: root, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 120_000, stdin: 'ignore' });
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
-    return result;
+    return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   }
 
   it('shows the allowed directory, the paths in its errors and short env values; cuts the token, saying whose it is', async () => {
