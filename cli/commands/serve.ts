@@ -2,6 +2,7 @@ import { openSpace } from '../../agents/index.js';
 import { loadConfig } from '../../config/index.js';
 import { SERVE_MODES, ServeError, serveSpace, type ServeMode } from '../../server/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
+import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
@@ -69,8 +70,9 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
 }
 
 /**
- * Opens the space with `engine` (when given) and says once which sandbox engine its runs get, and why
- * (with a store, the workers' config decides).
+ * Opens the space with `engine` (when given) and says once which sandbox engine its runs get, and why,
+ * and, as `run` does, builds what is out of date (saying so) and warns of every module kept stale from
+ * the last good build because its source failed (with a store, the workers' config and build decide).
  */
 function withEngineLogged(open: (options: SpaceOptions) => Promise<Space>, engine: EngineChoice | undefined, stored: boolean): (options: SpaceOptions) => Promise<Space> {
   let logged = false;
@@ -81,6 +83,10 @@ function withEngineLogged(open: (options: SpaceOptions) => Promise<Space>, engin
       const isolation = options.isolation ?? space.config.sandbox.isolation ?? 'worker';
       const selection = await selectEngine(engine ?? space.config.sandbox.engine ?? 'auto', isolation === 'in-process' ? 'in-process' : 'worker');
       progress(`agent-spaces: sandbox engine ${selection.engine} (${selection.reason})`);
+      await buildForRun(space).catch(async (error: unknown) => {
+        await space.close();
+        throw error;
+      });
     }
     return space;
   };

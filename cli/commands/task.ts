@@ -3,6 +3,7 @@ import { isFile } from '../file-kind.js';
 import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import { loadConfig } from '../../config/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
+import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
@@ -55,6 +56,8 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   if (recorded) progress(`replaying ${recorded.replies.length} recorded model replies from ${options.replay ?? ''}`);
   let result: TaskResult;
   try {
+    // As before a run: what is out of date is built (saying so), and a module kept stale is warned of.
+    await buildForRun(space);
     result = await executeTask(task, taskOptions);
   } catch (error) {
     studio?.close();
