@@ -17,8 +17,10 @@ export async function connectA2AAgent(url: string): Promise<RemoteAgent> {
   const [sdk, { answerOf, userTextMessage }] = await Promise.all([import('@a2a-js/sdk/client'), import('./a2a-message.js')]);
   const { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = sdk;
   // A remote agent is untrusted: its card and its answers are read up to a size (and the card within a
-  // time), so a hostile or broken server cannot fill the host's memory or stall a build.
-  const answers = boundedFetch(MAX_ANSWER_BYTES);
+  // time), so a hostile or broken server cannot fill the host's memory or stall a build. Messages go only
+  // to the origin the config names: a card that points its interfaces (or a redirect) at another host is
+  // refused at the first message, before anything is sent there (docs/SECURITY.md).
+  const answers = boundedFetch(MAX_ANSWER_BYTES, undefined, new URL(base).origin);
   const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     transports: [new JsonRpcTransportFactory({ fetchImpl: answers }), new RestTransportFactory({ fetchImpl: answers })],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl: boundedFetch(MAX_CARD_BYTES, CARD_TIMEOUT_MS) }),
@@ -49,11 +51,18 @@ const CARD_TIMEOUT_MS = 10_000;
  * `fetch` that reads a response's body itself, up to `maxBytes`: past that it stops reading, closes the
  * connection and fails with what happened, instead of buffering whatever the server sends.
  */
-function boundedFetch(maxBytes: number, timeoutMs?: number): typeof fetch {
+function boundedFetch(maxBytes: number, timeoutMs?: number, origin?: string): typeof fetch {
   return async (input, init) => {
+    if (origin !== undefined) {
+      const target = new URL(urlOf(input));
+      if (target.origin !== origin) {
+        throw new Error(`the A2A agent's card directs messages to ${target.origin}, not to ${origin} where the config names the agent; messages go only to the configured origin (list the agent by the URL it is served at)`);
+      }
+    }
     const signals = [init?.signal ?? undefined, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((signal) => signal !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    const response = await fetch(input, { ...init, ...(signal ? { signal } : {}) });
+    // With an origin to keep, a redirect elsewhere is refused too (fetch would follow it silently).
+    const response = await fetch(input, { ...init, ...(signal ? { signal } : {}), ...(origin !== undefined ? { redirect: 'error' as const } : {}) });
     const body = await readBodyUpTo(response, maxBytes);
     if (body === undefined) throw new Error(`the A2A agent at ${urlOf(input)} sent more than ${maxBytes} bytes; the answer was refused`);
     // An empty body is passed on as none: a 204 (or 205, 304) Response refuses any body, even an empty one.
