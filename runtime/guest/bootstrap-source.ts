@@ -48,7 +48,9 @@ const CLASS_SOURCE = /^class\b/, IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
 // \`callSites\`: the engine appends no awaiting frames to an error made after an await (QuickJS), so
 // each call keeps the stack of where the program made it, for its error if it fails.
-let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '', callSites: false };
+// \`maxJsonDepth\`: deeper data is refused before JSON.stringify sees it (QuickJS: its native recursion
+// there can use up the host's stack, which ends the run uncatchably); 0 = no such check (V8).
+let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '', callSites: false, maxJsonDepth: 0 };
 let callsMade = 0;
 const HOST_GLOBAL = ${JSON.stringify(SANDBOX_HOST_GLOBAL)};
 /** Real tool errors (made by call() from the host's reply) → the host's error data. */
@@ -61,6 +63,132 @@ let nextId = 0;
 // Also what an engine adds beyond the ES2022 the type check declares: QuickJS's InternalError and its
 // high-resolution performance clock, and the newer Iterator and Float16Array.
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance', 'InternalError', 'Iterator', 'Float16Array']) delete globalThis[name];
+
+// QuickJS's CallSite.getFunction() returns the function of every frame, strict ones too (V8 gives
+// undefined for a strict frame and all below it): a program's Error.prepareStackTrace would get the
+// bootstrap's functions, and builtins it calls, as values. Where the engine does that, CallSites give
+// no function and no \`this\` at all, locked so a program cannot put them back.
+(() => {
+  // Assigned, not defined: QuickJS keeps the hook behind an accessor of its own.
+  const errorConstructor = Error, previous = Object.getOwnPropertyDescriptor(errorConstructor, 'prepareStackTrace');
+  let site;
+  errorConstructor.prepareStackTrace = (_error, sites) => { site = sites[0]; return ''; };
+  try {
+    void new ErrorConstructor().stack;
+  } finally {
+    if (previous === undefined) delete errorConstructor.prepareStackTrace;
+    else if (hasOwn(previous, 'value')) errorConstructor.prepareStackTrace = previous.value;
+    else errorConstructor.prepareStackTrace = undefined;
+  }
+  if (site === undefined || typeof site.getFunction !== 'function' || site.getFunction() === undefined) return;
+  const callSitePrototype = getPrototypeOf(site);
+  for (const name of ['getFunction', 'getThis']) {
+    defineProperty(callSitePrototype, name, { value: { [name]() { return undefined; } }[name], writable: false, enumerable: false, configurable: false });
+  }
+})();
+
+// QuickJS's JSON.stringify keeps the objects it is inside of in an internal array that it fills with
+// [[Set]], so a setter the program put on Array.prototype[n] (or Object.prototype[n]) runs inside it,
+// with that array as \`this\`. Where the engine does that, and only while such a key exists, the
+// bootstrap serialises with its own stringifyJson below instead.
+const stringifyRunsIndexSetters = (() => {
+  const arrayPrototype = Array.prototype;
+  let ran = false;
+  defineProperty(arrayPrototype, '0', { set() { ran = true; }, configurable: true });
+  try {
+    jsonStringify([[]]);
+  } finally {
+    delete arrayPrototype[0];
+  }
+  return ran;
+})();
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+function hasIndexKey(object) {
+  const keys = reflectOwnKeys(object);
+  for (let index = 0; index < keys.length; index++) if (typeof keys[index] === 'string' && regExpTest(INDEX_KEY, keys[index])) return true;
+  return false;
+}
+/** JSON.stringify(value), or with \`refuse\` a function anywhere in it throws NOT_JSON (see serializeResult). */
+function stringifyJson(value, refuse) {
+  if (!stringifyRunsIndexSetters || !(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype))) return refuse ? serializeResult(value) : jsonStringify(value);
+  return stringifyWithoutSetters(value, refuse);
+}
+/** JSON.stringify's algorithm (no replacer, no indent), keeping its own state in own properties only. */
+function stringifyWithoutSetters(value, refuse) {
+  const ancestors = [];
+  const walk = (holder, key, value) => {
+    if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
+      const toJSON = value.toJSON;
+      if (typeof toJSON === 'function') value = reflectApply(toJSON, value, [key]);
+    }
+    if (typeof value === 'object' && value !== null) {
+      if (safe(() => { numberValueOf(value); return true; }, false)) value = NumberConstructor(value);
+      else if (safe(() => { stringValueOf(value); return true; }, false)) value = StringConstructor(value);
+      else if (safe(() => { booleanValueOf(value); return true; }, false)) value = booleanValueOf(value);
+      else if (safe(() => { bigIntValueOf(value); return true; }, false)) value = bigIntValueOf(value);
+    }
+    switch (typeof value) {
+      case 'string': case 'number': case 'boolean': return jsonStringify(value);
+      case 'bigint': throw new TypeErrorConstructor('BigInt value can\'t be serialized in JSON');
+      case 'function': if (refuse) throw NOT_JSON; return undefined;
+      case 'object': break;
+      default: return undefined;
+    }
+    if (value === null) return 'null';
+    if (arrayIncludes(ancestors, value)) throw new TypeErrorConstructor('circular reference');
+    append(ancestors, value);
+    let out;
+    if (isArray(value)) {
+      out = '[';
+      const length = value.length;
+      for (let index = 0; index < length; index++) {
+        const item = walk(value, StringConstructor(index), value[index]);
+        out += (index === 0 ? '' : ',') + (item === undefined ? 'null' : item);
+      }
+      out += ']';
+    } else {
+      out = '{';
+      const keys = objectKeys(value);
+      for (let index = 0; index < keys.length; index++) {
+        const item = walk(value, keys[index], value[keys[index]]);
+        if (item !== undefined) out += (out === '{' ? '' : ',') + jsonStringify(keys[index]) + ':' + item;
+      }
+      out += '}';
+    }
+    ancestors.length = ancestors.length - 1;
+    return out;
+  };
+  return walk(undefined, '', value);
+}
+
+/**
+ * Whether \`value\` holds objects nested deeper than \`limit\` levels (read from own data properties
+ * only, so no getter runs; a cycle is left for JSON.stringify to report). Iterative: deep data must
+ * not use up the stack here either.
+ */
+function nestsDeeper(value, limit) {
+  if (typeof value !== 'object' || value === null) return false;
+  const values = [value], depths = [1], seen = new MapConstructor();
+  let count = 1;
+  while (count > 0) {
+    count--;
+    const current = values[count], depth = depths[count];
+    if (depth > limit) return true;
+    if (mapGet(seen, current) === true) continue;
+    mapSet(seen, current, true);
+    const keys = isArray(current) ? undefined : objectKeys(current);
+    const length = keys === undefined ? current.length : keys.length;
+    for (let index = 0; index < length; index++) {
+      const descriptor = getOwnPropertyDescriptor(current, keys === undefined ? index : keys[index]);
+      const child = descriptor === undefined ? undefined : descriptor.value;
+      if (typeof child !== 'object' || child === null) continue;
+      defineProperty(values, count, { value: child, writable: true, enumerable: true, configurable: true });
+      defineProperty(depths, count, { value: depth + 1, writable: true, enumerable: true, configurable: true });
+      count++;
+    }
+  }
+  return false;
+}
 
 // Not Array.prototype.push: it would run a setter the program put on Array.prototype[n].
 function append(array, item) {
@@ -160,7 +288,10 @@ function fill(template, capability, fn, size) {
 function dispatch(capability, fn, args, resultMode) {
   let json;
   try {
-    json = jsonStringify(args === undefined ? null : args);
+    if (settings.maxJsonDepth > 0 && nestsDeeper(args, settings.maxJsonDepth)) {
+      throw new TypeErrorConstructor('they nest deeper than ' + settings.maxJsonDepth + ' levels, the most the sandbox sends');
+    }
+    json = stringifyJson(args === undefined ? null : args, false);
   } catch (cause) {
     throw new TypeErrorConstructor('arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor(cause.message), 'unknown reason'));
   }
@@ -326,16 +457,20 @@ async function run(main, runSettings) {
     value = await main();
     if (typeof value === 'function') value = await value();
   } catch (thrown) {
-    complete(false, jsonStringify(describeError(thrown)));
+    complete(false, stringifyJson(describeError(thrown), false));
     return;
   }
   let json;
   try {
-    json = serializeResult(value);
+    if (settings.maxJsonDepth > 0 && nestsDeeper(value, settings.maxJsonDepth)) {
+      complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: it nests deeper than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns' }, false));
+      return;
+    }
+    json = stringifyJson(value, true);
   } catch (thrown) {
     const where = safe(() => findNonJson(value, '$', []), undefined);
     const reason = where !== undefined ? where : thrown === NOT_JSON ? 'it holds a function or symbol' : safe(() => StringConstructor(thrown.message), 'unknown reason');
-    complete(false, jsonStringify({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: ' + reason }));
+    complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: ' + reason }, false));
     return;
   }
   complete(true, json === undefined ? 'null' : json);

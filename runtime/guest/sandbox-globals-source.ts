@@ -188,7 +188,7 @@ installGlobal('clearInterval', clearInterval);
 
 /** An error nothing in the program can catch any more ends the run with it (like an uncaught exception in Node). */
 function reportUncaught(thrown) {
-  complete(false, jsonStringify(describeError(thrown)));
+  complete(false, stringifyJson(describeError(thrown), false));
 }
 /**
  * Called by the host when timer \`id\` is due. Returns the delay to arm an interval with again, or -1
