@@ -289,7 +289,7 @@ function dispatch(capability, fn, args, resultMode) {
   let json;
   try {
     if (settings.maxJsonDepth > 0 && nestsDeeper(args, settings.maxJsonDepth)) {
-      throw new TypeErrorConstructor('they nest deeper than ' + settings.maxJsonDepth + ' levels, the most the sandbox sends');
+      throw new TypeErrorConstructor('they nest too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox sends)');
     }
     json = stringifyJson(args === undefined ? null : args, false);
   } catch (cause) {
@@ -463,7 +463,7 @@ async function run(main, runSettings) {
   let json;
   try {
     if (settings.maxJsonDepth > 0 && nestsDeeper(value, settings.maxJsonDepth)) {
-      complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: it nests deeper than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns' }, false));
+      complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: it nests too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns)' }, false));
       return;
     }
     json = stringifyJson(value, true);
