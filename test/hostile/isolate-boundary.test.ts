@@ -129,6 +129,19 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       });
     });
 
+    describe('index setters on the prototypes', () => {
+      // QuickJS's JSON.stringify fills an internal array with [[Set]]: setters like these ran inside it.
+      const poison = "for (const target of [Array.prototype, Object.prototype]) for (const key of ['0', '1', '2']) Object.defineProperty(target, key, { set() { throw new Error('setter ' + key); }, configurable: true });\n";
+      it('sends, returns and reports errors without running them', async () => {
+        const ok = await run("import { echo } from '@capabilities/math';\n" + poison + "const echoed = await echo({ value: [1, { b: 'x' }] });\nreturn { echoed, a: [1, { c: null, d: undefined, e: new Date(0), n: NaN, s: new String('s') }], t: true };", { check: false });
+        expect(ok).toMatchObject({ success: true, result: { echoed: [1, { b: 'x' }], a: [1, { c: null, e: '1970-01-01T00:00:00.000Z', n: null, s: 's' }], t: true } });
+        const thrown = await run(poison + "throw new TypeError('mine');", { check: false });
+        expect(thrown.error).toMatchObject({ name: 'TypeError', code: 'RUNTIME_ERROR', message: 'mine' });
+        const withFunction = await run(poison + 'return { a: [1, { b: () => 1 }] };', { check: false });
+        expect(withFunction.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: $.a[1].b is a function; return data, not functions' });
+      });
+    });
+
     describe('what crosses is counted by its real size', () => {
       it('counts a log line by its size as JSON (control characters are six bytes each)', async () => {
         // 100,000 NULs are 100 kB as text but 600 kB as JSON: two lines pass a 1 MB limit.
