@@ -4,7 +4,7 @@
 // has a cache folder of its own. Runs on Node 22 (the peers' Node).
 /* global process */
 import { importFrom, prelude, serveDriver } from './common.mjs';
-import { tools } from '../data.mjs';
+import { tanstackTools } from './tanstack-tools.mjs';
 
 await serveDriver({
   async load(options) {
@@ -17,25 +17,7 @@ await serveDriver({
     return { ai, codeMode, isolateQuickJs, z: zod.z };
   },
   async setup({ ai, codeMode, isolateQuickJs, z }, options) {
-    const { toolDefinition } = ai;
-    const define = (name, inputSchema, execute) => toolDefinition({ name, description: name, inputSchema }).server(execute);
-    const definitions = [
-      define('echo', z.object({ text: z.string() }), tools.echo),
-      define('sleep', z.object({ ms: z.number() }), tools.sleep),
-      define('big', z.object({}), () => tools.big()),
-      define('chunk', z.object({ i: z.number() }), tools.chunk),
-    ];
-    let client;
-    if (options.mcpServer) {
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      client = new Client({ name: 'bench-tanstack-quickjs', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: options.mcpNode, args: [options.mcpServer], stderr: 'inherit' }));
-      definitions.push(
-        define('mcpEcho', z.object({ text: z.string() }), (args) => client.callTool({ name: 'echo', arguments: args })),
-        define('mcpWork', z.object({ ms: z.number() }), (args) => client.callTool({ name: 'work', arguments: args })),
-      );
-    }
+    const { definitions, close } = await tanstackTools({ ai, z }, options, 'bench-tanstack-quickjs');
     const tool = codeMode.createCodeModeTool({ driver: isolateQuickJs.createQuickJSIsolateDriver(), tools: definitions, timeout: 120_000, memoryLimit: 128 });
     return {
       info: `@tanstack/ai-code-mode + ai-isolate-quickjs on Node ${process.version}`,
@@ -44,9 +26,7 @@ await serveDriver({
         if (!output.success) throw new Error(`TanStack QuickJS run failed: ${JSON.stringify(output.error)}`);
         return output.result;
       },
-      async close() {
-        await client?.close();
-      },
+      close,
     };
   },
 });
