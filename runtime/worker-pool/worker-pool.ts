@@ -360,7 +360,9 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
       readyWaiters.splice(0).forEach((waiter) => waiter.reject(startError));
       return;
     }
-    start();
+    // A worker started beside a blocked one (startBesideBlocked) may already have taken its place.
+    if ([...workers].filter((other) => other.killed !== true).length < options.workers) start();
+    else offerSlots();
   };
 
   /** A worker with a free slot (reserved for the caller), or `undefined` when `signal` aborts first. */
@@ -495,7 +497,8 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
         if (signal?.aborted === true) onAbort();
       });
     },
-    pids: () => [...workers].map((worker) => worker.pid),
+    // A killed worker stays in the set until its exit arrives; it is no longer a live worker.
+    pids: () => [...workers].filter((worker) => worker.killed !== true).map((worker) => worker.pid),
     engine: () => loadedEngine,
     ready: () => {
       if (startError !== undefined) return Promise.reject(startError);
