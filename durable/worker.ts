@@ -115,6 +115,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const runOf = (runId: string): ReturnType<typeof runs.get> => runs.get(runId) ?? runs.get(runId.split(':')[0] ?? '');
 
   // Set once the space is open (its secrets are the writer's); approvals and events come only after.
+  // eslint-disable-next-line prefer-const -- assigned below, once the space is open; the handler above closes over it
   let writer!: StoreWriter;
   const approvalHandler: ApprovalHandler = async (request) => {
     const run = request.runId === undefined ? undefined : runOf(request.runId);

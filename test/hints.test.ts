@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { OPTIONS } from '../cli/command-line.js';
 import { configSchema } from '../config/schema.js';

@@ -4,7 +4,6 @@ import type { DefaultRequestHandler, JsonRpcTransportHandler, TaskStore } from '
 import { toModuleName } from '../../compiler/index.js';
 import { errorMessage, type SecretInput } from '../../core/index.js';
 import { checkHostAndOrigin, DEFAULT_HTTP_LIMITS, hasBearerToken, readJsonBody, resolveHttpBind } from '../../server/index.js';
-import type { Agent } from '../agent.js';
 import { agentSecrets } from '../agent-secrets.js';
 import type { AgentRunner } from '../run-agent.js';
 import { buildAgentCard } from './agent-card.js';

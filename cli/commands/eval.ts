@@ -57,6 +57,8 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
       resume: options.resume,
       budget: options.budget,
       signal: controller.signal,
+      // Control characters of a task's text are shown as '?' on the terminal.
+      // eslint-disable-next-line no-control-regex
       onProgress: (line) => process.stderr.write(`${line.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '?')}\n`),
     });
     process.stdout.write(options.json ? `${JSON.stringify({ dir: run.dir, settings: run.settings, interrupted: run.interrupted, arms: run.report.arms, goals: run.report.goals, results: run.results }, null, 2)}\n` : run.report.markdown);
