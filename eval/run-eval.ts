@@ -61,7 +61,7 @@ export interface RunSettings {
 }
 
 /** One arm on one task (one repetition), as written to `results/<arm>/<task>#<n>.json`. */
-export interface TaskResultRecord {
+export interface TaskResultRecord extends Omit<ArmOutcome, 'transcript'> {
   arm: Arm;
   taskId: string;
   repetition: number;
@@ -69,19 +69,10 @@ export interface TaskResultRecord {
   calls: number;
   success: boolean;
   reasons: string[];
-  answer: string;
-  turns: number;
-  promptTokens: number;
-  completionTokens: number;
-  tokensCounted: boolean;
-  toolCalls: number;
-  codeRuns: number;
-  searches: number;
   /** Oracle only: functions its first search did not show. */
   searchMisses?: string[];
   wallMs: number;
   costUsd: number;
-  error?: string;
 }
 
 export interface EvalRun {
