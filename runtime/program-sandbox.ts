@@ -216,6 +216,8 @@ function holdUntilPassed(runOptions: RunOptions): { onCall: CapabilityCallHandle
   const cancelled = (params: CapabilityCallParams, why: string): ToolCallError => new ToolCallError('CANCELLED', why, { capability: params.capability, function: params.function });
   return {
     onCall(params, context) {
+      // A caller that cancelled gets no new call, whether the verdict came before its abort or after.
+      if (runOptions.signal?.aborted === true) return Promise.reject(cancelled(params, 'the run was cancelled; its call was not performed'));
       if (open) return runOptions.onCall(params, context);
       const resume = context.holdDeadline?.();
       return new Promise((resolve, reject) => {
