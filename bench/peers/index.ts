@@ -21,15 +21,16 @@ import { median } from '../median.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
-type SystemId = 'as' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'vrun' | 'tanstackq' | 'qfloor';
-const SYSTEMS: SystemId[] = ['as', 'as22', 'as24', 'utcp', 'tanstack', 'floor', 'floor22', 'asq', 'vrun', 'tanstackq', 'qfloor'];
+type SystemId = 'as' | 'asip' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'asqip' | 'vrun' | 'tanstackq' | 'qfloor';
+const SYSTEMS: SystemId[] = ['as', 'asip', 'as22', 'as24', 'utcp', 'tanstack', 'floor', 'floor22', 'asq', 'asqip', 'vrun', 'tanstackq', 'qfloor'];
 /** The peers on isolated-vm: the isolated-vm systems' ratios are to the fastest of them. */
 const PEERS: SystemId[] = ['utcp', 'tanstack'];
 /** The systems on QuickJS, and the peers among them: their ratios are to the fastest QuickJS peer. */
-const QUICKJS_SYSTEMS: SystemId[] = ['asq', 'vrun', 'tanstackq', 'qfloor'];
+const QUICKJS_SYSTEMS: SystemId[] = ['asq', 'asqip', 'vrun', 'tanstackq', 'qfloor'];
 const QUICKJS_PEERS: SystemId[] = ['vrun', 'tanstackq'];
 const TITLES: Record<SystemId, string> = {
   as: 'Agent Spaces (worker)',
+  asip: 'Agent Spaces (in-process)',
   as22: 'Agent Spaces (worker) on Node 22',
   as24: 'Agent Spaces (worker) on Node 24',
   utcp: 'UTCP',
@@ -37,6 +38,7 @@ const TITLES: Record<SystemId, string> = {
   floor: 'raw isolated-vm floor',
   floor22: 'raw isolated-vm floor on Node 22',
   asq: 'Agent Spaces on QuickJS (worker)',
+  asqip: 'Agent Spaces on QuickJS (in-process)',
   vrun: "Vercel's run (QuickJS)",
   tanstackq: 'TanStack QuickJS driver',
   qfloor: 'bare QuickJS floor',
@@ -81,7 +83,7 @@ const WORKLOADS: Workload[] = [
     expected: 42,
     runs: 5,
     check: true,
-    systems: ['as', 'as22', 'as24', 'asq'],
+    systems: ['as', 'asip', 'as22', 'as24', 'asq', 'asqip'],
     na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a', vrun: 'n/a: no type-check', tanstackq: 'n/a: no type-check', qfloor: 'n/a' },
   },
   {
@@ -93,7 +95,7 @@ const WORKLOADS: Workload[] = [
     runs: 5,
     check: true,
     unique: true,
-    systems: ['as', 'as22', 'as24', 'asq'],
+    systems: ['as', 'asip', 'as22', 'as24', 'asq', 'asqip'],
     na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a', vrun: 'n/a: no type-check', tanstackq: 'n/a: no type-check', qfloor: 'n/a' },
   },
   {
@@ -117,7 +119,7 @@ const WORKLOADS: Workload[] = [
     perCall: PIPE_ROUND_TRIPS,
     systems: ['floor'],
     probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
-    na: { as: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', floor22: 'n/a', asq: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
+    na: { as: 'n/a', asip: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', floor22: 'n/a', asq: 'n/a', asqip: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
   },
   {
     key: 'W3',
@@ -156,7 +158,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: 1, payload: 'big', back: true },
-    na: { as: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
+    na: { as: 'n/a', asip: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', asqip: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
   },
   {
     key: 'W5bjson',
@@ -167,7 +169,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
-    na: { as: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
+    na: { as: 'n/a', asip: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', asqip: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
   },
 ];
 
@@ -263,7 +265,9 @@ function startDriver(system: SystemId, nodes: { node22: string; node24?: string 
   const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
   switch (system) {
     case 'as':
+    case 'asip':
     case 'asq':
+    case 'asqip':
     case 'as22':
     case 'as24': {
       // The same build and driver; as22/as24 run it (and so its sandbox workers) on Node 22/24 with the
@@ -271,8 +275,10 @@ function startDriver(system: SystemId, nodes: { node22: string; node24?: string 
       const node = system === 'as22' ? nodes.node22 : system === 'as24' ? nodes.node24 : process.execPath;
       const project = system === 'as22' ? asProjects.as22 : system === 'as24' ? asProjects.as24 : asProjects.as;
       if (project === undefined || node === undefined) throw new Error(`bench peers: no Agent Spaces project or Node for ${system}`);
-      const engine = system === 'asq' ? 'quickjs' : 'isolated-vm';
-      return new Driver(system, node, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project, build: options.build, engine })]);
+      // asip/asqip: the same with in-process isolation (the isolate in the host process, no worker).
+      const engine = system === 'asq' || system === 'asqip' ? 'quickjs' : 'isolated-vm';
+      const isolation = system === 'asip' || system === 'asqip' ? 'in-process' : 'worker';
+      return new Driver(system, node, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project, build: options.build, engine, isolation })]);
     }
     case 'vrun':
       return new Driver(system, nodes.node22, [path.join(here, 'drivers', 'vercel-run.mjs'), JSON.stringify({ ...mcp, prefix: prefixOf('vrun') })]);
@@ -389,8 +395,8 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
-  --systems as,floor only these systems (as, as22 / as24 = Agent Spaces on Node 22 / 24, utcp, tanstack, floor, floor22 = the floor on Node 22,
-                     asq = Agent Spaces on QuickJS, vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
+  --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, as22 / as24 = Agent Spaces on Node 22 / 24, utcp, tanstack,
+                     floor, floor22 = the floor on Node 22, asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
 
@@ -535,7 +541,7 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
       const fastest = fastestFor(system, values);
       let ratio = Number.isFinite(fastest) ? ` (${(value / fastest).toFixed(2)}×)` : '';
       // Agent Spaces on QuickJS against the bare QuickJS floor as well (the issue's "within 1.5×").
-      if (system === 'asq' && values.qfloor !== undefined && Number.isFinite(values.qfloor)) ratio += ` (${(value / values.qfloor).toFixed(2)}× floor)`;
+      if ((system === 'asq' || system === 'asqip') && values.qfloor !== undefined && Number.isFinite(values.qfloor)) ratio += ` (${(value / values.qfloor).toFixed(2)}× floor)`;
       return `${fmt(value, unit)}${ratio}${notes[system] ? ` ${notes[system]}` : ''}`;
     });
     rows.push(`| ${label} | ${cells.join(' | ')} |`);
@@ -568,7 +574,7 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
         const fastest = Math.min(...peers.map((peer) => m('W1', peer)));
         return Number.isFinite(values[system]) ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)` : '—';
       };
-      rawRow(workload.label, { ...notes, as: checked('as'), as22: checked('as22'), as24: checked('as24'), asq: checked('asq') });
+      rawRow(workload.label, { ...notes, as: checked('as'), asip: checked('asip'), as22: checked('as22'), as24: checked('as24'), asq: checked('asq'), asqip: checked('asqip') });
       continue;
     }
     row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes, workload.key);

@@ -53,11 +53,13 @@ await serveDriver({
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
     // `engine`: 'isolated-vm' (as, as22, as24) or 'quickjs' (asq); a build from before the engines takes none.
     const engine = typeof options.engine === 'string' ? options.engine : undefined;
-    const sandbox = api.createSandbox({ outDir, isolation: 'worker', limits, ...(engine ? { engine } : {}) });
+    // `isolation`: 'worker' (as, asq, …) or 'in-process' (asip, asqip: the isolate in this process).
+    const isolation = options.isolation === 'in-process' ? 'in-process' : 'worker';
+    const sandbox = api.createSandbox({ outDir, isolation, limits, ...(engine ? { engine } : {}) });
     // Commits before 6ead558 (the boundary rewrite) have no handleEncoded: README, comparing commits.
     const onCall = bridge.handleEncoded ?? bridge.handle;
     return {
-      info: `Agent Spaces (worker${engine ? `, ${engine}` : ''}) from its tsc-built dist on Node ${process.version}, onCall: bridge.${bridge.handleEncoded ? 'handleEncoded' : 'handle'}`,
+      info: `Agent Spaces (${isolation}${engine ? `, ${engine}` : ''}) from its tsc-built dist on Node ${process.version}, onCall: bridge.${bridge.handleEncoded ? 'handleEncoded' : 'handle'}`,
       async run(body, uses, { check }) {
         const local = uses.filter((name) => !(name in MCP));
         const remote = uses.filter((name) => name in MCP);
