@@ -1,22 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { accessFromIds, errorMessage } from '../core/index.js';
+import { accessFromIds, createRedactor, errorMessage, type CallAccess, type Redactor } from '../core/index.js';
 import { createSpace, TASK_STORAGE_MODULE, type Space } from '../space/index.js';
-import { describeBreach, emptyUsage, resolveBudget, type BudgetLimit } from './budget.js';
+import { describeBreach, emptyUsage, resolveBudget, type Budget, type BudgetUsage } from './budget.js';
 import { buildContext, type Turn } from './build-context.js';
-import { createRedactor, type Redactor } from '../core/index.js';
+import type { Catalog, CatalogEntry } from './catalog-types.js';
 import { createModelClient, createReplayModelClient, type ModelClient, type ModelReply } from './model-client.js';
 import { parseArguments } from './parse-arguments.js';
-import { performToolCall } from './perform-tool-call.js';
+import { performToolCall, type CallOutcome } from './perform-tool-call.js';
 import type { EmitPlannerEvent, PlannerEvent } from './planner-event.js';
-import { findPrice, priceUsage, readUsage } from './prices.js';
+import { findPrice, priceUsage, readUsage, type ModelPrice } from './prices.js';
 import { buildSystemPrompt, buildTaskMessage } from './prompt.js';
 import { resolveModelSettings, resolvePrices } from './resolve-model-settings.js';
+import { callBreachedBudget, cancelledBy, costExceeds, finishCalled, firstStop, isCancelled, stepCountIs, type StopCondition, type TaskStop } from './stop-conditions.js';
 import { currentUsage, log, type TaskRun } from './task-run.js';
+import { startTaskSpans, type TaskSpans } from './task-spans.js';
+import type { StepCall, TaskStep } from './task-step.js';
 import type { ExecuteTaskOptions, TaskResult } from './task-types.js';
 import { createTraceWriter } from './trace-file.js';
-import type { TraceSpan, Tracer } from '../bridge/index.js';
 
 const DEFAULT_CONTEXT_LIMIT_CHARS = 60_000;
 const DEFAULT_SUMMARIZE_ABOVE_CHARS = 4_000;
@@ -54,45 +56,31 @@ export async function executeTask(task: string, options: ExecuteTaskOptions = {}
     if (options.wrapModelClient) client = options.wrapModelClient(client);
     await client.check(options.signal);
     const redactor = createRedactor({ secrets: [...(apiKey ? [{ value: apiKey, label: 'model API key', strength: 'strong' as const }] : []), ...space.secrets] });
-    return await loop(task, taskId, space, client, redactor, options, limits);
+    return await runTask({ task, taskId, space, client, redactor, limits, options });
   } finally {
     if (!options.space) await space.close();
   }
 }
 
-async function loop(task: string, taskId: string, space: Space, client: ModelClient, redactor: Redactor, options: ExecuteTaskOptions, limits: ReturnType<typeof resolveBudget>): Promise<TaskResult> {
+/** A task whose space and model client are ready. */
+interface TaskSetup {
+  readonly task: string;
+  readonly taskId: string;
+  readonly space: Space;
+  readonly client: ModelClient;
+  readonly redactor: Redactor;
+  readonly limits: Budget;
+  readonly options: ExecuteTaskOptions;
+}
+
+async function runTask({ task, taskId, space, client, redactor, limits, options }: TaskSetup): Promise<TaskResult> {
   const runDir = path.resolve(options.runDir ?? path.join(space.config.outDir, 'runs', taskId));
   const traceFile = options.trace === false ? undefined : path.resolve(options.trace ?? path.join(runDir, 'trace.jsonl'));
   const writeTrace = traceFile ? createTraceWriter(traceFile) : undefined;
-  const fullCatalog = await space.catalog();
-  const allow = options.tools?.allow;
-  // The task's own stored results stay readable whatever the caller allows: they came from allowed calls.
-  const functions = allow ? fullCatalog.functions.filter((entry) => entry.module === TASK_STORAGE_MODULE || allow(entry)) : fullCatalog.functions;
-  const catalog = {
-    ...fullCatalog,
-    functions,
-    modules: fullCatalog.modules
-      .map((module) => ({ ...module, functions: functions.filter((entry) => entry.module === module.module).length }))
-      .filter((module) => module.functions > 0),
-  };
-  const run: TaskRun = {
-    taskId,
-    space,
-    catalog,
-    access: allow ? accessFromIds(functions.map((entry) => entry.id), 'this task') : undefined,
-    usage: emptyUsage(limits),
-    step: 0,
-    redactor,
-    emit: () => undefined,
-    logs: [],
-    rawOutputs: [],
-    runDir,
-    stored: new Map(),
-    summarizeAboveChars: options.summarizeAboveChars ?? DEFAULT_SUMMARIZE_ABOVE_CHARS,
-    signal: options.signal,
-  };
+  const { catalog, access } = restrictCatalog(await space.catalog(), options.tools?.allow);
+  const usage = emptyUsage(limits);
   const emit: EmitPlannerEvent = (partial) => {
-    const event = redactor({ ...partial, taskId, step: run.step, timestamp: new Date().toISOString() } as PlannerEvent);
+    const event = redactor({ ...partial, taskId, step: usage.steps, timestamp: new Date().toISOString() } as PlannerEvent);
     writeTrace?.(event);
     try {
       options.onEvent?.(event);
@@ -100,132 +88,194 @@ async function loop(task: string, taskId: string, space: Space, client: ModelCli
       // A listener's fault must not end the task.
     }
   };
-  run.emit = emit;
-  // Spans (when the space traces): the task, each step with its model request, and the step's code runs and calls.
-  const tracer = await space.tracer();
-  const taskSpan = tracer.startSpan('invoke_agent agent-spaces', {
-    ...(options.traceparent === undefined ? {} : { parent: options.traceparent }),
-    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'agent-spaces', 'gen_ai.request.model': client.model, 'agent_spaces.task_id': taskId },
-  });
-  let stepSpan: TraceSpan | undefined;
-  const safeTask = redactor.text(task);
-  emit({ type: 'task-start', task: safeTask, model: client.model, baseURL: client.baseURL, budget: limits });
+  const run: TaskRun = {
+    taskId,
+    space,
+    catalog,
+    access,
+    usage,
+    redactor,
+    emit,
+    logs: [],
+    rawOutputs: [],
+    runDir,
+    stored: new Map(),
+    summarizeAboveChars: options.summarizeAboveChars ?? DEFAULT_SUMMARIZE_ABOVE_CHARS,
+    signal: options.signal,
+  };
+  const spans = startTaskSpans(await space.tracer(), { taskId, model: client.model, parent: options.traceparent });
+  emit({ type: 'task-start', task: redactor.text(task), model: client.model, baseURL: client.baseURL, budget: limits });
 
-  const prices = resolvePrices(options.model, space.config.model);
-  const price = findPrice(client.model, prices);
-  let priceNote = price ? undefined : `no price known for model "${client.model}": its cost is counted as $0; add it to model.prices (USD per million tokens) to enforce maxLlmCostUsd`;
+  const price = findPrice(client.model, resolvePrices(options.model, space.config.model));
+  const priceNote = price ? undefined : `no price known for model "${client.model}": its cost is counted as $0; add it to model.prices (USD per million tokens) to enforce maxLlmCostUsd`;
   if (priceNote) run.logs.push(priceNote);
 
-  const head: ChatCompletionMessageParam[] = [
-    { role: 'system', content: redactor.text(buildSystemPrompt(options.systemPrompt)) },
-    { role: 'user', content: redactor.text(buildTaskMessage(task, options.context)) },
-  ];
+  const stop = await runSteps(run, {
+    client,
+    spans,
+    head: [
+      { role: 'system', content: redactor.text(buildSystemPrompt(options.systemPrompt)) },
+      { role: 'user', content: redactor.text(buildTaskMessage(task, options.context)) },
+    ],
+    contextLimitChars: options.contextLimitChars ?? DEFAULT_CONTEXT_LIMIT_CHARS,
+    price,
+    priceNote,
+    stopWhen: [isCancelled(options.signal), stepCountIs(limits.maxSteps), costExceeds(limits.maxLlmCostUsd)],
+    interruptWhen: [finishCalled, callBreachedBudget, costExceeds(limits.maxLlmCostUsd)],
+  });
+  return finishTask(run, spans, stop);
+}
+
+/**
+ * The catalog the model may see and the access the bridge enforces: everything, or what `allow` lets
+ * through. The task's own stored results stay readable whatever the caller allows: they came from allowed calls.
+ */
+function restrictCatalog(full: Catalog, allow: ((entry: CatalogEntry) => boolean) | undefined): { catalog: Catalog; access: CallAccess | undefined } {
+  const functions = allow ? full.functions.filter((entry) => entry.module === TASK_STORAGE_MODULE || allow(entry)) : full.functions;
+  const modules = full.modules
+    .map((module) => ({ ...module, functions: functions.filter((entry) => entry.module === module.module).length }))
+    .filter((module) => module.functions > 0);
+  return { catalog: { ...full, functions, modules }, access: allow ? accessFromIds(functions.map((entry) => entry.id), 'this task') : undefined };
+}
+
+interface StepLoopOptions {
+  readonly client: ModelClient;
+  readonly spans: TaskSpans;
+  /** The system prompt and the task, sent with every request. */
+  readonly head: ChatCompletionMessageParam[];
+  readonly contextLimitChars: number;
+  readonly price: ModelPrice | undefined;
+  /** Said once, with the first reply: why its cost is counted as $0. */
+  readonly priceNote: string | undefined;
+  /** Checked before each step, over the steps so far: the first that answers ends the task. */
+  readonly stopWhen: readonly StopCondition[];
+  /** Checked after the model's reply and after each call, over the step in progress; the step's later calls are not made. */
+  readonly interruptWhen: readonly StopCondition[];
+}
+
+/** A step being made: its calls are appended as they are performed. */
+interface StepInProgress extends TaskStep {
+  readonly calls: StepCall[];
+}
+
+/** Asks the model, performs the calls of its reply, and again, until a stop condition answers or a fault ends the task. */
+async function runSteps(run: TaskRun, loop: StepLoopOptions): Promise<TaskStop> {
+  const steps: TaskStep[] = [];
   const turns: Turn[] = [];
-  const contextLimit = options.contextLimitChars ?? DEFAULT_CONTEXT_LIMIT_CHARS;
-
-  const end = (success: boolean, summary: string, error: string | null, result?: unknown): TaskResult => {
-    const finalSummary = redactor.text(summary);
-    stepSpan?.end();
-    taskSpan.setAttributes({ 'agent_spaces.steps': run.usage.steps, 'gen_ai.usage.input_tokens': run.usage.tokens.input, 'gen_ai.usage.output_tokens': run.usage.tokens.output });
-    taskSpan.end(success ? undefined : { code: 'TASK_FAILED', message: 'the task did not finish' });
-    emit({ type: 'task-finish', success, summary: finalSummary, error, usage: currentUsage(run.usage) });
-    return {
-      taskId,
-      success,
-      finalSummary,
-      ...(result !== undefined ? { result: redactor(result) } : {}),
-      rawOutputs: run.rawOutputs,
-      budgetUsage: currentUsage(run.usage),
-      logs: run.logs,
-      error: error === null ? null : redactor.text(error),
-      runDir,
-    };
-  };
-  const fail = (error: string): TaskResult => end(false, partialSummary(run.logs, error), error);
-  const breach = (limit: BudgetLimit): TaskResult => {
-    const message = describeBreach(limit, run.usage);
-    emit({ type: 'budget-exceeded', limit, message, usage: currentUsage(run.usage) });
-    run.logs.push(message);
-    return fail(message);
-  };
-
+  let priceNote = loop.priceNote;
   for (;;) {
-    if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
-    if (run.usage.steps >= limits.maxSteps) return breach('maxSteps');
-    if (run.usage.llmCostUsd > limits.maxLlmCostUsd) return breach('maxLlmCostUsd');
-    run.step = ++run.usage.steps;
-    stepSpan?.end();
-    stepSpan = tracer.startSpan(`agent_spaces.step ${run.step}`, { ...(taskSpan.traceparent === undefined ? {} : { parent: taskSpan.traceparent }), attributes: { 'agent_spaces.step': run.step } });
-    run.traceparent = stepSpan.traceparent;
-    const context = buildContext(head, turns, contextLimit);
+    const stop = firstStop(loop.stopWhen, { steps, usage: run.usage });
+    if (stop) return stop;
+    const number = ++run.usage.steps;
+    const traceparent = loop.spans.startStep(number);
+    const context = buildContext(loop.head, turns, loop.contextLimitChars);
     let reply: ModelReply;
     try {
-      reply = await traceChat(tracer, client.model, stepSpan.traceparent, () => client.complete(context.messages, options.signal));
+      reply = await loop.spans.traceChat(() => loop.client.complete(context.messages, run.signal));
     } catch (error) {
-      if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
-      run.logs.push(redactor.text(`step ${run.step}: ${errorMessage(error)}`));
-      return fail(errorMessage(error));
+      return faultStop(run, errorMessage(error));
     }
-    const tokens = readUsage(reply.usage);
-    const costUsd = price ? priceUsage(tokens, price) : 0;
-    run.usage.tokens.input += tokens.input;
-    run.usage.tokens.cachedInput += tokens.cachedInput;
-    run.usage.tokens.output += tokens.output;
-    run.usage.llmCostUsd += costUsd;
-    emit({ type: 'model-reply', reply, costUsd, usage: currentUsage(run.usage), ...(priceNote ? { note: priceNote } : {}) });
+    const step: StepInProgress = { number, reply, costUsd: countReply(run.usage, reply, loop.price), calls: [] };
+    run.emit({ type: 'model-reply', reply, costUsd: step.costUsd, usage: currentUsage(run.usage), ...(priceNote ? { note: priceNote } : {}) });
     priceNote = undefined;
-    if (run.usage.llmCostUsd > limits.maxLlmCostUsd) return breach('maxLlmCostUsd');
-
-    const calls = reply.message.tool_calls ?? [];
-    const assistant: ChatCompletionAssistantMessageParam = {
-      role: 'assistant',
-      content: reply.message.content === null ? null : redactor.text(reply.message.content),
-      ...(calls.length > 0 ? { tool_calls: redactor(calls) } : {}),
-    };
-    if (calls.length === 0) {
-      log(run, 'the reply called no function (asked the model to call one)');
-      turns.push({ messages: [{ ...assistant, content: assistant.content || '(no text)' }, { role: 'user', content: NO_CALL_NUDGE }], digest: `step ${run.step}: replied without calling a function` });
-      continue;
-    }
-    const answers: ChatCompletionMessageParam[] = [];
-    const digests: string[] = [];
-    for (const call of calls) {
-      const parsed = call.type === 'function' ? parseArguments(call.function.name, call.function.arguments) : { tool: 'invalid' as const, error: 'only function calls are understood' };
-      let outcome;
-      try {
-        outcome = await performToolCall(run, parsed, call.type === 'function' ? call.function.name : call.type);
-      } catch (error) {
-        // A fault of the host (a sandbox that cannot start, a closed space), not of the model's reply.
-        if (options.signal?.aborted) return fail(`cancelled: ${errorMessage(options.signal.reason ?? 'the signal was aborted')}`);
-        const message = `${parsed.tool} failed on the host: ${errorMessage(error)}`;
-        run.logs.push(redactor.text(`step ${run.step}: ${message}`));
-        return fail(message);
-      }
-      if (outcome.finish) {
-        log(run, 'finish');
-        return end(true, outcome.finish.summary, null, outcome.finish.result);
-      }
-      if (outcome.breach) return breach(outcome.breach);
-      answers.push({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-      digests.push(outcome.digest);
-    }
-    turns.push({ messages: [assistant, ...answers], digest: digests.join('; ') });
+    steps.push(step);
+    const afterReply = firstStop(loop.interruptWhen, { steps, usage: run.usage });
+    if (afterReply) return afterReply;
+    const answered = await answerReply(run, steps, step, { traceparent, interruptWhen: loop.interruptWhen });
+    if ('stop' in answered) return answered.stop;
+    turns.push(answered.turn);
   }
 }
 
-/** One model request as a GenAI `chat` span: the model and the tokens, never the messages. */
-async function traceChat(tracer: Tracer, model: string, parent: string | undefined, complete: () => Promise<ModelReply>): Promise<ModelReply> {
-  const span = tracer.startSpan(`chat ${model}`, { ...(parent === undefined ? {} : { parent }), kind: 'client', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model } });
-  try {
-    const reply = await complete();
-    const tokens = readUsage(reply.usage);
-    span.setAttributes({ 'gen_ai.usage.input_tokens': tokens.input, 'gen_ai.usage.output_tokens': tokens.output, 'agent_spaces.tool_calls': reply.message.tool_calls?.length ?? 0 });
-    span.end();
-    return reply;
-  } catch (error) {
-    span.end({ code: 'MODEL_ERROR', message: 'the model request failed' });
-    throw error;
+/** Adds a reply's tokens and estimated cost to the usage; returns the cost. */
+function countReply(usage: BudgetUsage, reply: ModelReply, price: ModelPrice | undefined): number {
+  const tokens = readUsage(reply.usage);
+  const costUsd = price ? priceUsage(tokens, price) : 0;
+  usage.tokens.input += tokens.input;
+  usage.tokens.cachedInput += tokens.cachedInput;
+  usage.tokens.output += tokens.output;
+  usage.llmCostUsd += costUsd;
+  return costUsd;
+}
+
+/** Performs the calls of the step's reply in order; the turn the model sees next, or why the task stops. */
+async function answerReply(run: TaskRun, steps: readonly TaskStep[], step: StepInProgress, context: { traceparent: string | undefined; interruptWhen: readonly StopCondition[] }): Promise<{ stop: TaskStop } | { turn: Turn }> {
+  const calls = step.reply.message.tool_calls ?? [];
+  const content = step.reply.message.content;
+  const assistant: ChatCompletionAssistantMessageParam = {
+    role: 'assistant',
+    content: content === null ? null : run.redactor.text(content),
+    ...(calls.length > 0 ? { tool_calls: run.redactor(calls) } : {}),
+  };
+  if (calls.length === 0) {
+    log(run, 'the reply called no function (asked the model to call one)');
+    return { turn: { messages: [{ ...assistant, content: assistant.content || '(no text)' }, { role: 'user', content: NO_CALL_NUDGE }], digest: `step ${step.number}: replied without calling a function` } };
   }
+  const answers: ChatCompletionMessageParam[] = [];
+  const digests: string[] = [];
+  for (const call of calls) {
+    const parsed = call.type === 'function' ? parseArguments(call.function.name, call.function.arguments) : { tool: 'invalid' as const, error: 'only function calls are understood' };
+    let outcome: CallOutcome;
+    try {
+      outcome = await performToolCall(run, parsed, { functionName: call.type === 'function' ? call.function.name : call.type, traceparent: context.traceparent });
+    } catch (error) {
+      // A fault of the host (a sandbox that cannot start, a closed space), not of the model's reply.
+      return { stop: faultStop(run, `${parsed.tool} failed on the host: ${errorMessage(error)}`) };
+    }
+    step.calls.push({ id: call.id, outcome });
+    const stop = firstStop(context.interruptWhen, { steps, usage: run.usage });
+    if (stop) return { stop };
+    answers.push({ role: 'tool', tool_call_id: call.id, content: outcome.content });
+    digests.push(outcome.digest);
+  }
+  return { turn: { messages: [assistant, ...answers], digest: digests.join('; ') } };
+}
+
+/** A model request or a call that threw: cancellation when the caller aborted, else a failure in the logs. */
+function faultStop(run: TaskRun, message: string): TaskStop {
+  if (run.signal?.aborted) return cancelledBy(run.signal);
+  run.logs.push(run.redactor.text(`step ${run.usage.steps}: ${message}`));
+  return { kind: 'failed', error: message };
+}
+
+/** The task's result for the reason it stopped; ends its spans and emits `task-finish`. */
+function finishTask(run: TaskRun, spans: TaskSpans, stop: TaskStop): TaskResult {
+  switch (stop.kind) {
+    case 'finished':
+      log(run, 'finish');
+      return taskResult(run, spans, { success: true, summary: stop.summary, error: null, result: stop.result });
+    case 'budget': {
+      const message = describeBreach(stop.limit, run.usage);
+      run.emit({ type: 'budget-exceeded', limit: stop.limit, message, usage: currentUsage(run.usage) });
+      run.logs.push(message);
+      return failedResult(run, spans, message);
+    }
+    case 'cancelled':
+      return failedResult(run, spans, `cancelled: ${stop.reason}`);
+    case 'failed':
+      return failedResult(run, spans, stop.error);
+  }
+}
+
+function failedResult(run: TaskRun, spans: TaskSpans, error: string): TaskResult {
+  return taskResult(run, spans, { success: false, summary: partialSummary(run.logs, error), error });
+}
+
+function taskResult(run: TaskRun, spans: TaskSpans, end: { success: boolean; summary: string; error: string | null; result?: unknown }): TaskResult {
+  const finalSummary = run.redactor.text(end.summary);
+  spans.end(end.success, run.usage);
+  run.emit({ type: 'task-finish', success: end.success, summary: finalSummary, error: end.error, usage: currentUsage(run.usage) });
+  return {
+    taskId: run.taskId,
+    success: end.success,
+    finalSummary,
+    ...(end.result !== undefined ? { result: run.redactor(end.result) } : {}),
+    rawOutputs: run.rawOutputs,
+    budgetUsage: currentUsage(run.usage),
+    logs: run.logs,
+    error: end.error === null ? null : run.redactor.text(end.error),
+    runDir: run.runDir,
+  };
 }
 
 /** What was done before the task stopped, from the logs: no model call is spent on it. */

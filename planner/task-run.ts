@@ -9,27 +9,28 @@ import type { EmitPlannerEvent } from './planner-event.js';
 import { summarizePayload, type PayloadSummary } from './summarize-payload.js';
 import type { RawOutput } from './task-types.js';
 
-/** The state of one task while it runs, shared by the loop and the actions. */
+/**
+ * What one task's actions share while it runs. No field is reassigned: the usage counters grow and the
+ * logs, outputs and stored results are appended to as steps and calls are made. The current step is
+ * `usage.steps`.
+ */
 export interface TaskRun {
-  taskId: string;
-  space: Space;
+  readonly taskId: string;
+  readonly space: Space;
   /** The catalog the model may see (after `tools.allow`). */
-  catalog: Catalog;
+  readonly catalog: Catalog;
   /** The functions the model may call, when the caller restricted them; the bridge enforces it. */
-  access: CallAccess | undefined;
-  usage: BudgetUsage;
-  step: number;
-  redactor: Redactor;
-  emit: EmitPlannerEvent;
-  logs: string[];
-  rawOutputs: RawOutput[];
-  runDir: string;
+  readonly access: CallAccess | undefined;
+  readonly usage: BudgetUsage;
+  readonly redactor: Redactor;
+  readonly emit: EmitPlannerEvent;
+  readonly logs: string[];
+  readonly rawOutputs: RawOutput[];
+  readonly runDir: string;
   /** The results stored so far, by storageRef: what this task's code may read back (`@capabilities/task-storage`). */
-  stored: Map<string, StoredResult>;
-  summarizeAboveChars: number;
-  signal: AbortSignal | undefined;
-  /** The current step's span: code runs and direct calls are its children. */
-  traceparent?: string;
+  readonly stored: Map<string, StoredResult>;
+  readonly summarizeAboveChars: number;
+  readonly signal: AbortSignal | undefined;
 }
 
 /** A value as the model will see it: redacted, and summarised + stored when it is large. */
@@ -39,7 +40,7 @@ export interface PresentedValue {
 }
 
 export function log(run: TaskRun, line: string): void {
-  run.logs.push(run.redactor.text(`step ${run.step}: ${line}`));
+  run.logs.push(run.redactor.text(`step ${run.usage.steps}: ${line}`));
 }
 
 /** Redacts a value; when its JSON passes the threshold, stores it under the run folder and summarises it. */
@@ -58,10 +59,10 @@ export function storePayload(run: TaskRun, label: string, json: string): string 
   const dir = path.join(run.runDir, 'results');
   mkdirSync(dir, { recursive: true });
   const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'result';
-  let file = path.join(dir, `step-${run.step}-${slug}.json`);
-  for (let n = 2; existsSync(file); n++) file = path.join(dir, `step-${run.step}-${slug}-${n}.json`);
+  let file = path.join(dir, `step-${run.usage.steps}-${slug}.json`);
+  for (let n = 2; existsSync(file); n++) file = path.join(dir, `step-${run.usage.steps}-${slug}-${n}.json`);
   writeFileSync(file, json);
-  run.stored.set(file, { ref: file, label, step: run.step, chars: json.length });
+  run.stored.set(file, { ref: file, label, step: run.usage.steps, chars: json.length });
   return file;
 }
 
