@@ -1,0 +1,166 @@
+/**
+ * One sandbox worker process as the pool sees it: the child, its framed channel on file descriptor 3,
+ * the runs it holds, and whether it takes more. Every frame it sends is size-capped and its header
+ * checked against the contract; a worker that breaks it is killed, and only its own runs fail.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import type { RunError } from '../../core/run-result.js';
+import type { HostRun, RunWorker } from '../host-run.js';
+import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
+import { createFrameReader, createFrameWriter, type FrameWriter } from './frames.js';
+import { workerEnvironment, type WorkerEntry } from './worker-entry.js';
+
+/** What a worker tells its pool. */
+export interface PoolWorkerEvents {
+  /** Its 'ready' frame arrived (once; not after it was killed). */
+  ready(worker: PoolWorker, message: Extract<WorkerToHostHeader, { t: 'ready' }>): void;
+  /** A run's instance stopped: the run is off the worker, its slot free. */
+  runReleased(worker: PoolWorker): void;
+  exited(worker: PoolWorker, code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/**
+ * Replies a worker has not read yet past which its runs' waiting calls do not start until the pipe
+ * drains: a worker whose program computes (or that never reads) would otherwise have every result of
+ * its runs buffered on the host — a thousand 1 MiB results, a GiB per run.
+ */
+const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
+export class PoolWorker implements RunWorker {
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Runs by their id on the pipe, until the worker reports each one's instance stopped. */
+  readonly runs = new Map<string, HostRun>();
+  /** It sent 'ready': it takes runs. */
+  ready = false;
+  /** Killed and waiting for its exit: it must stay referenced until then. */
+  killed = false;
+  /** Slots promised to callers that have not started their run yet. */
+  reserved = 0;
+  /** When it was last given a run: among equally busy workers, the one idle longest goes first. */
+  lastUsed = 0;
+  /** The end of what it wrote to stderr (for the reason it died). */
+  stderr = '';
+  readonly #channel: Socket;
+  readonly #write: FrameWriter;
+  /** Calls of its runs wait for its unsent replies to go out (see MAX_UNSENT_BYTES). */
+  #callsWaitForPipe = false;
+
+  constructor(entry: WorkerEntry, events: PoolWorkerEvents, maxFrameBytes: () => number) {
+    // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
+    this.child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: workerEnvironment() });
+    this.pid = this.child.pid ?? -1;
+    this.#channel = this.child.stdio[3] as Socket;
+    // Calls held back while its replies piled up start again once they went out: on 'drain', or after a
+    // write the socket took whole (which emits no 'drain').
+    const resumeCalls = (): void => this.#resumeCalls();
+    this.#write = createFrameWriter(this.#channel, resumeCalls);
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
+    });
+    (this.child.stderr as Socket | null)?.unref();
+    this.#channel.on('data', createFrameReader({
+      maxFrameBytes,
+      onFrame: ({ header, body, bodyBytes }) => {
+        const message = readWorkerHeader(header);
+        if (message === undefined) return this.violation('a malformed message');
+        this.#receive(events, message, body, bodyBytes);
+      },
+      onViolation: (reason) => this.violation(reason),
+    }));
+    this.#channel.on('drain', resumeCalls);
+    this.#channel.on('error', () => this.kill());
+    this.child.on('error', () => this.kill());
+    this.child.on('exit', (code, signal) => events.exited(this, code, signal));
+  }
+
+  /** Runs it holds and slots promised. */
+  get load(): number {
+    return this.runs.size + this.reserved;
+  }
+
+  /** A run of it may hold its thread past that run's end (see HostRun.blocksWorker): it takes no new run. */
+  get blocked(): boolean {
+    return [...this.runs.values()].some((run) => run.blocksWorker);
+  }
+
+  /** Started, not killed, and not holding a run that ended but whose instance has not stopped yet. */
+  get settled(): boolean {
+    return this.ready && !this.killed && [...this.runs.values()].every((run) => !run.settled);
+  }
+
+  send(header: HostToWorkerHeader, body?: string): void {
+    this.#write(JSON.stringify(header), body);
+  }
+
+  mayStartCall(): boolean {
+    if (this.#write.unsentBytes() < MAX_UNSENT_BYTES) return true;
+    this.#callsWaitForPipe = true;
+    return false;
+  }
+
+  violation(what: string): void {
+    this.failRuns({ name: 'SandboxError', code: 'SANDBOX_CRASHED', message: `the sandbox worker (pid ${this.pid}) broke the host protocol (${what}) and was replaced` });
+    this.kill();
+  }
+
+  hasOtherRunGoing(run: HostRun): boolean {
+    return [...this.runs.values()].some((other) => other !== run && !other.settled);
+  }
+
+  kill(): void {
+    if (this.killed) return;
+    this.killed = true;
+    this.updateRef();
+    this.child.kill('SIGKILL');
+  }
+
+  /** Its runs that have not ended fail with `error` (they stay on it until it reports them stopped or exits). */
+  failRuns(error: RunError): void {
+    for (const run of this.runs.values()) run.failWithWorker(error);
+  }
+
+  /** It exited: its runs that have not ended fail with `error`, and none is waited for any more. */
+  endRuns(error: RunError): void {
+    for (const run of this.runs.values()) {
+      run.detach();
+      run.failWithWorker(error);
+    }
+    this.runs.clear();
+  }
+
+  /** An idle worker must not keep the host alive; a starting, busy or killed one does. */
+  updateRef(): void {
+    if (this.ready && this.load === 0 && !this.killed) {
+      this.child.unref();
+      this.#channel.unref();
+    } else {
+      this.child.ref();
+      this.#channel.ref();
+    }
+  }
+
+  #receive(events: PoolWorkerEvents, message: WorkerToHostHeader, body: string, bodyBytes: number): void {
+    if (message.t === 'ready') {
+      // A 'ready' after the worker was killed (e.g. by close()) must not unreference it: the host
+      // would then end before the exit it waits for (exit code 13).
+      if (this.killed || this.ready) return;
+      return events.ready(this, message);
+    }
+    const run = this.runs.get(message.runId);
+    // Messages about runs the host no longer waits for are dropped, not trusted.
+    if (run === undefined) return;
+    if (message.t !== 'released') return run.receive(message, body, bodyBytes);
+    this.runs.delete(run.wireId);
+    run.released();
+    this.updateRef();
+    events.runReleased(this);
+  }
+
+  #resumeCalls(): void {
+    if (!this.#callsWaitForPipe) return;
+    this.#callsWaitForPipe = false;
+    for (const run of this.runs.values()) run.resumeCalls();
+  }
+}
