@@ -337,6 +337,56 @@ describe('createBridge: rate limits, results, events', () => {
     expect(error.message).toBe('tool "slow" of capability "crm" was cancelled: the run ended');
   });
 
+  it('cancels a call whose run ended before its synchronous handler answered, and fails a handler that throws', async () => {
+    const { bridge, events } = setup();
+    const controller = new AbortController();
+    const pending = toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context(controller.signal)));
+    controller.abort(); // before the handler ran (it runs a microtask later)
+    const error = await pending;
+    expect(error.code).toBe('CANCELLED');
+    expect(error.message).toBe('tool "get-sum" of capability "mcp-everything" was cancelled: the run ended');
+    const thrown = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
+    expect(thrown.code).toBe('TOOL_FAILED');
+    expect(thrown.message).toBe('tool "broken" of capability "crm" failed: database is down');
+    expect(events.filter((event) => event.type === 'tool-call-end').map((event) => event.type === 'tool-call-end' && event.error?.code)).toEqual(['CANCELLED', 'TOOL_FAILED']);
+  });
+
+  it('awaits a thenable a handler returns, and checks each capability against its own schemas when they share a function', async () => {
+    const thenable = defineTool({
+      name: 'thenable',
+      functions: {
+        later: defineFunction({ returns: { type: 'string' }, handler: () => ({ then: (resolve: (value: string) => void) => resolve('settled') }) as unknown as string }),
+      },
+    });
+    const spec = capabilitySpecFromTool(thenable);
+    // A second module over the same function objects, with another result type: each is checked as its own.
+    const strict: CapabilitySpec = { ...spec, module: 'strict', functions: spec.functions.map((fn) => ({ ...fn, outputSchema: { type: 'number' } })) };
+    const shared: CapabilitySpec = { ...spec, module: 'shared' };
+    const backend = createInProcessBackend({ thenable, strict: thenable, shared: thenable });
+    const bridge = createBridge({ capabilities: [spec, strict, shared], backends: { thenable: backend, strict: backend, shared: backend } });
+    await expect(bridge.handle({ capability: 'thenable', function: 'later', args: {} }, context())).resolves.toBe('settled');
+    await expect(bridge.handle({ capability: 'shared', function: 'later', args: {} }, context())).resolves.toBe('settled');
+    const error = await toolCallErrorOf(bridge.handle({ capability: 'strict', function: 'later', args: {} }, context()));
+    expect(error.code).toBe('INVALID_RESULT');
+    expect(error.message).toContain('tool "later" of capability "strict"');
+    // The shared function's errors name the module that was called, not the first one that prepared it.
+    const refused = await toolCallErrorOf(bridge.handle({ capability: 'shared', function: 'later', args: [] }, context()));
+    expect(refused.message).toBe('tool "later" of capability "shared": arguments must be object (got [])');
+    expect(refused.capability).toBe('shared');
+  });
+
+  it('gives a listener added while a call runs the end event with the call\'s fields', async () => {
+    const bridge = createBridge({ capabilities: specs(), backends: { crm: createInProcessBackend({ crm }) } });
+    gates.set('mid', deferred<void>());
+    const pending = bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'mid' } }, context());
+    const seen: BridgeEvent[] = [];
+    bridge.on((event) => seen.push(event));
+    gates.get('mid')?.resolve();
+    await expect(pending).resolves.toBe('mid');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ type: 'tool-call-end', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'slow', ok: true });
+  });
+
   it('runs slow calls concurrently', async () => {
     const { bridge } = setup();
     gates.set('one', deferred<void>());

@@ -81,6 +81,16 @@ interface Target {
   function: FunctionSpec;
 }
 
+/** What every call of one function needs and does not change between calls: computed on its first call. */
+interface Prepared {
+  target: Target;
+  subject: string;
+  names: { capability: string; function: string };
+  /** Compiled checks of its arguments and result (the result's: an output schema or one learned). */
+  args?: SchemaCheck;
+  result?: SchemaCheck;
+}
+
 /**
  * Creates the bridge: one pipeline for every call — resolve the function, validate the arguments,
  * rate limit, approval, backend call, validate the result, size cap — with events for each step.
@@ -95,7 +105,24 @@ export function createBridge(options: BridgeOptions): Bridge {
   const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const limiter: RateLimiter = createRateLimiter(options.now === undefined ? {} : { now: options.now });
   const compile = createSchemaCompiler();
-  const checks = new Map<string, SchemaCheck>();
+  /**
+   * Per capability: its functions by name and by tool name (the first of each, as listed), and per
+   * function what its calls need and do not change — names, compiled checks — built on its first call.
+   * Keyed by the capability too: two capabilities may share a function object.
+   */
+  const indexes = new WeakMap<CapabilitySpec, { byName: Map<string, FunctionSpec>; byToolName: Map<string, FunctionSpec>; prepared: Map<FunctionSpec, Prepared> }>();
+  const indexOf = (capability: CapabilitySpec) => {
+    let index = indexes.get(capability);
+    if (index === undefined) {
+      index = { byName: new Map(), byToolName: new Map(), prepared: new Map() };
+      for (const fn of capability.functions) {
+        if (!index.byName.has(fn.name)) index.byName.set(fn.name, fn);
+        if (!index.byToolName.has(fn.toolName)) index.byToolName.set(fn.toolName, fn);
+      }
+      indexes.set(capability, index);
+    }
+    return index;
+  };
   const listeners = new Set<BridgeEventListener>(options.onEvent === undefined ? [] : [options.onEvent]);
   const usedBackends = new Set<Backend>();
   const secrets = options.secrets ?? [];
@@ -119,14 +146,21 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
-  const checkFor = (kind: 'args' | 'result', target: Target, schema: Record<string, unknown>): SchemaCheck => {
-    const key = `${kind}\0${target.capability.module}\0${target.function.name}`;
-    let check = checks.get(key);
-    if (check === undefined) {
-      check = compile(schema);
-      checks.set(key, check);
+  const prepare = (target: Target): Prepared => {
+    const { prepared: byFunction } = indexOf(target.capability);
+    let prepared = byFunction.get(target.function);
+    if (prepared === undefined) {
+      const { capability, function: spec } = target;
+      prepared = { target, subject: `tool "${spec.toolName}" of capability "${capability.module}"`, names: { capability: capability.module, function: spec.name } };
+      byFunction.set(spec, prepared);
     }
-    return check;
+    return prepared;
+  };
+
+  /** The compiled check of a function's arguments or result, compiled on first use and kept. */
+  const checkFor = (kind: 'args' | 'result', target: Target, schema: Record<string, unknown>): SchemaCheck => {
+    const prepared = prepare(target);
+    return (prepared[kind] ??= compile(schema));
   };
 
   // A server's error (its stderr, an echoed request) may quote a secret from its env or headers; the
@@ -138,14 +172,13 @@ export function createBridge(options: BridgeOptions): Bridge {
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
 
   async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string, span?: CallSpan): Promise<{ value: unknown; json: EncodedJson }> {
-    const target = resolveTarget(params, context.access);
+    const prepared = prepare(resolveTarget(params, context.access));
+    const { target, subject, names } = prepared;
     const { capability, function: spec } = target;
     assertCallerAllowed(capability, spec, context.caller ?? 'code');
-    const subject = `tool "${spec.toolName}" of capability "${capability.module}"`;
-    const names = { capability: capability.module, function: spec.name };
     if (closed) throw new ToolCallError('SERVER_UNAVAILABLE', `${subject} cannot be called: the bridge is closed`, names);
 
-    const args = validateArguments(target, params.args, subject);
+    const args = validateArguments(prepared, params.args);
 
     const rateLimit = capability.config.rateLimit;
     if (rateLimit !== undefined) {
@@ -204,26 +237,24 @@ export function createBridge(options: BridgeOptions): Bridge {
       }
     }
 
-    // What the program sees of a backend's failure.
-    const asCallError = (error: unknown): ToolCallError => {
-      if (error instanceof ToolCallError) return error;
-      if (context.signal.aborted) return new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names, { cause: error });
-      return new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
-    };
-    // A journal keeps what the program saw: a failure reaches it as the program will see it, the
-    // host's secrets cut out (the journal is written to a database).
-    const performJournaled = async (): Promise<unknown> => {
-      try {
-        return await backend.call(call);
-      } catch (error) {
-        throw withoutSecrets(asCallError(error));
-      }
-    };
     let value: unknown;
     try {
-      value = await (options.journal === undefined ? backend.call(call) : options.journal(call, performJournaled));
+      if (options.journal === undefined) {
+        value = await backend.call(call);
+      } else {
+        // A journal keeps what the program saw: a failure reaches it as the program will see it, the
+        // host's secrets cut out (the journal is written to a database).
+        const performJournaled = async (): Promise<unknown> => {
+          try {
+            return await backend.call(call);
+          } catch (error) {
+            throw withoutSecrets(asCallError(error, context, prepared));
+          }
+        };
+        value = await options.journal(call, performJournaled);
+      }
     } catch (error) {
-      throw asCallError(error);
+      throw asCallError(error, context, prepared);
     }
 
     if (call.resultMode === 'value' && spec.resultKind === 'mcp-text' && spec.outputSchema === undefined) {
@@ -231,7 +262,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       value = textResults.observe({ capability: capability.module, function: spec, callId, ...(context.runId === '' ? {} : { runId: context.runId }) }, value);
     }
     if (call.resultMode === 'value' && spec.outputSchema !== undefined && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
-      const issues = checkFor('result', target, spec.outputSchema)(value);
+      const issues = (prepared.result ??= compile(spec.outputSchema))(value);
       if (issues.length > 0) {
         // After a call that may have changed something, the message must not read as if nothing happened.
         const effect = spec.annotations?.readOnlyHint === true || spec.annotations?.idempotentHint === true ? undefined : `the call was performed${performed === undefined ? '' : ` (${performed})`}`;
@@ -267,7 +298,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   function resolveTarget(params: CapabilityCallParams, access: CallAccess | undefined): Target {
     const visible = (capability: CapabilitySpec): FunctionSpec[] => capability.functions.filter((fn) => access === undefined || access.allows(capability.module, fn.name));
     const found = byModule.get(params.capability);
-    const capability = found !== undefined && visible(found).length > 0 ? found : access === undefined ? found : undefined;
+    // Without access every module is visible; with it, one the run may call some function of.
+    const capability = access === undefined || (found !== undefined && found.functions.some((fn) => access.allows(found.module, fn.name))) ? found : undefined;
     if (capability === undefined) {
       const available = [...byModule.values()].filter((candidate) => visible(candidate).length > 0).map((candidate) => candidate.module).sort();
       throw new ToolCallError(
@@ -277,9 +309,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         { details: { available } },
       );
     }
-    const spec =
-      capability.functions.find((candidate) => candidate.name === params.function) ??
-      capability.functions.find((candidate) => candidate.toolName === params.function);
+    const spec = findFunction(capability, params.function);
     if (spec !== undefined && access !== undefined && !access.allows(capability.module, spec.name)) {
       throw new ToolCallError(
         'ACCESS_DENIED',
@@ -299,10 +329,16 @@ export function createBridge(options: BridgeOptions): Bridge {
     return { capability, function: spec };
   }
 
-  function validateArguments(target: Target, raw: unknown, subject: string): Record<string, unknown> {
+  /** The function a call names: by its name first, else by its tool's name (the first of each, as listed). */
+  function findFunction(capability: CapabilitySpec, name: string): FunctionSpec | undefined {
+    const index = indexOf(capability);
+    return index.byName.get(name) ?? index.byToolName.get(name);
+  }
+
+  function validateArguments(prepared: Prepared, raw: unknown): Record<string, unknown> {
     const args = raw ?? {};
-    const names = { capability: target.capability.module, function: target.function.name };
-    const issues = checkFor('args', target, target.function.inputSchema)(args);
+    const { subject, names } = prepared;
+    const issues = (prepared.args ??= compile(prepared.target.function.inputSchema))(args);
     if (issues.length > 0) {
       throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.map(describeArgumentIssue).join('; ')}`, names, { details: { issues } });
     }
@@ -315,7 +351,6 @@ export function createBridge(options: BridgeOptions): Bridge {
   const perform = async (params: CapabilityCallParams, context: CallContext): Promise<{ value: unknown; json: EncodedJson }> => {
     callCount += 1;
     const callId = `call-${callCount}`;
-    const base = { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
     const started = performance.now();
     const span = options.tracer?.startCall({
       capability: params.capability,
@@ -325,11 +360,11 @@ export function createBridge(options: BridgeOptions): Bridge {
       ...(context.traceparent === undefined ? {} : { parent: context.traceparent }),
     });
     // Redacting and stamping cost microseconds a call; skip them when nobody listens.
-    if (listeners.size > 0) emit({ type: 'tool-call-start', ...base, args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
+    if (listeners.size > 0) emit({ type: 'tool-call-start', ...eventBase(callId, context, params), args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
     try {
       const done = await dispatch(params, context, callId, span);
       span?.end({ ok: true, sizeBytes: done.json.bytes });
-      if (listeners.size > 0) emit({ type: 'tool-call-end', ...base, ok: true, durationMs: performance.now() - started, sizeBytes: done.json.bytes, timestamp: new Date().toISOString() });
+      if (listeners.size > 0) emit({ type: 'tool-call-end', ...eventBase(callId, context, params), ok: true, durationMs: performance.now() - started, sizeBytes: done.json.bytes, timestamp: new Date().toISOString() });
       return done;
     } catch (error) {
       const failure = withoutSecrets(
@@ -340,7 +375,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       span?.end({ ok: false, code: failure.code });
       if (listeners.size > 0) emit({
         type: 'tool-call-end',
-        ...base,
+        ...eventBase(callId, context, params),
         ok: false,
         durationMs: performance.now() - started,
         sizeBytes: 0,
@@ -373,6 +408,18 @@ export function createBridge(options: BridgeOptions): Bridge {
       await Promise.allSettled(backends.map((backend) => backend.close()));
     },
   };
+}
+
+/** The fields every event of one call carries: built only when someone listens. */
+function eventBase(callId: string, context: CallContext, params: CapabilityCallParams): { callId: string; runId?: string; capability: string; function: string } {
+  return { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
+}
+
+/** What the program sees of a backend's failure. */
+function asCallError(error: unknown, context: CallContext, prepared: Prepared): ToolCallError {
+  if (error instanceof ToolCallError) return error;
+  if (context.signal.aborted) return new ToolCallError('CANCELLED', `${prepared.subject} was cancelled: the run ended`, prepared.names, { cause: error });
+  return new ToolCallError('TOOL_FAILED', `${prepared.subject} failed: ${errorMessage(error)}`, prepared.names, { cause: error });
 }
 
 function computeApprovalMessage(backend: Backend, call: BackendCall): string | undefined {

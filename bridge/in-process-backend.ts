@@ -40,8 +40,9 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
     async call(call) {
       const definition = definitionOf(call);
       const names = { capability: call.capability.module, function: call.function.name };
-      const subject = `tool "${call.function.toolName}" of capability "${call.capability.module}"`;
-      const args = await parseWithZod(definition.parameters, call.args, subject, names);
+      const subjectOf = (): string => `tool "${call.function.toolName}" of capability "${call.capability.module}"`;
+      // Without a zod schema there is nothing to parse (the bridge validated the JSON Schema): no await.
+      const args = isZodSchema(definition.parameters) ? await parseWithZod(definition.parameters, call.args, subjectOf(), names) : call.args;
       const context: ToolCallContext = {
         runId: call.context.runId,
         capability: call.capability.module,
@@ -49,11 +50,22 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
         signal: call.context.signal,
       };
       const handler = definition.handler as (params: unknown, context: ToolCallContext) => unknown;
+      const { signal } = call.context;
+      const cancelled = (): ToolCallError => new ToolCallError('CANCELLED', `${subjectOf()} was cancelled: the run ended`, names);
       try {
-        return await untilAborted(Promise.resolve().then(() => handler(args, context)), call.context.signal, () => new ToolCallError('CANCELLED', `${subject} was cancelled: the run ended`, names));
+        // Called in a later microtask, as before, so a handler never runs inside its caller's frame.
+        await undefined;
+        const result = handler(args, context);
+        // A handler that answered at once (most do) has nothing left to race against the run's end;
+        // one that returns a promise is raced against it (the run ends: the call is cancelled).
+        if (!isThenable(result)) {
+          if (signal.aborted) throw cancelled();
+          return result;
+        }
+        return await untilAborted(Promise.resolve(result), signal, cancelled);
       } catch (error) {
         if (error instanceof ToolCallError) throw error;
-        throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
+        throw new ToolCallError('TOOL_FAILED', `${subjectOf()} failed: ${errorMessage(error)}`, names, { cause: error });
       }
     },
     approvalMessage(call) {
@@ -68,17 +80,15 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
   };
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 function isZodSchema(schema: SchemaInput | undefined): schema is SchemaInput & ZodLike {
   return typeof schema === 'object' && schema !== null && typeof (schema as Partial<ZodLike>).safeParseAsync === 'function';
 }
 
-async function parseWithZod(
-  schema: SchemaInput | undefined,
-  args: Record<string, unknown>,
-  subject: string,
-  names: { capability: string; function: string },
-): Promise<unknown> {
-  if (!isZodSchema(schema)) return args;
+async function parseWithZod(schema: SchemaInput & ZodLike, args: Record<string, unknown>, subject: string, names: { capability: string; function: string }): Promise<unknown> {
   // The bridge validated against the JSON Schema already; zod adds defaults, transforms and refinements.
   const parsed = await schema.safeParseAsync(args);
   if (parsed.success) return parsed.data;

@@ -11,6 +11,7 @@ import {
   type ApprovalHandler,
   type BridgeEventListener,
   type CallAccess,
+  type CallContext,
   type CapabilitySpec,
   type Diagnostic,
   type ResultMode,
@@ -148,9 +149,19 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         attributes: { 'agent_spaces.run_id': runId, 'agent_spaces.code_bytes': Buffer.byteLength(code) },
       });
       const traced = span.traceparent === undefined ? {} : { traceparent: span.traceparent };
+      // Every call of a program is a call by code, whatever the program did to reach it (callers). The
+      // runtime passes one context object per run: its extended copy is made once, not per call.
+      let seen: CallContext | undefined;
+      let extended: CallContext | undefined;
+      const extend = (context: CallContext): CallContext => {
+        if (context !== seen || extended === undefined) {
+          extended = { ...context, caller: 'code', ...(access === undefined ? {} : { access }), ...traced };
+          seen = context;
+        }
+        return extended;
+      };
       const result = await sandbox.run(code, {
-        // Every call of a program is a call by code, whatever the program did to reach it (callers).
-        onCall: access === undefined ? (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code', ...traced }) : (params, context) => bridge.handleEncoded(params, { ...context, caller: 'code', access, ...traced }),
+        onCall: (params, context) => bridge.handleEncoded(params, extend(context)),
         // A narrowed run's "did you mean" names only modules and functions it may call.
         ...(access === undefined ? {} : narrowedView(specs, access)),
         ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
