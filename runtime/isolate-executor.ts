@@ -1,6 +1,6 @@
 import type { CapabilityCallHandler } from '../core/protocol.js';
 import type { RunLog, RunResult } from '../core/run-result.js';
-import type { EngineChoice, EngineRunRequest as IsolateRunRequest } from './engine.js';
+import type { EngineChoice, EngineRunRequest } from './engine.js';
 
 export interface ExecuteOptions {
   /** Aborting ends the run with `CANCELLED`. */
@@ -12,10 +12,11 @@ export interface ExecuteOptions {
 }
 
 /**
- * Where compiled programs run: in this process, or in a pooled sandbox worker. Results carry
- * positions of the compiled JavaScript; the sandbox front end maps them back.
+ * Where compiled programs run: in this process (in-process-executor.ts), or in a pooled sandbox worker
+ * (worker-pool/). This interface imports neither, nor any engine: only the engine contract's types.
+ * Results carry positions of the compiled JavaScript; the sandbox front end maps them back.
  */
 export interface IsolateExecutor {
-  execute(request: IsolateRunRequest, onCall: CapabilityCallHandler, options?: ExecuteOptions): Promise<RunResult>;
+  execute(request: EngineRunRequest, onCall: CapabilityCallHandler, options?: ExecuteOptions): Promise<RunResult>;
   close(): Promise<void>;
 }
