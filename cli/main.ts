@@ -28,6 +28,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${line.text}\n`);
       return line.exitCode;
     case 'command':
+      // Before any command's module loads: on Node ≥ 22.1 the next start reads their compiled code.
+      (await import('./compile-cache.js')).enableCompileCache();
       // Servers, the studio and workers stop on their own terms (they finish what they hold first).
       if (!STOPS_ITSELF.has(line.command)) (await import('./interrupt.js')).exitOnInterrupt();
       try {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig, type ResolvedConfig } from '../../config/index.js';
 import { createRedactor, type RunLog, type RunResult } from '../../core/index.js';
-import { openSpace } from '../../agents/index.js';
+import type { Space, SpaceOptions } from '../../space/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { buildForRun } from '../build-report.js';
@@ -41,7 +41,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', cwd: options.cwd, detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
-  const space = await openSpace({
+  const space = await openRunSpace({
     config,
     ...(approvalHandler ? { approvalHandler } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
@@ -90,6 +90,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     studio?.close();
     await space.close();
   }
+}
+
+/**
+ * `openSpace` of agents/ with the config's agents; without any (most spaces) it is `createSpace`, so
+ * the agents, the planner and the MCP server they bring (about 130 modules) are not loaded for a run.
+ */
+async function openRunSpace(options: SpaceOptions & { config: ResolvedConfig }): Promise<Space> {
+  if (options.config.agents.length === 0) return (await import('../../space/index.js')).createSpace(options);
+  return (await import('../../agents/index.js')).openSpace(options);
 }
 
 export function printRunResult(result: RunResult, file: string, options: { logsPrinted?: boolean } = {}): void {
