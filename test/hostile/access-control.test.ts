@@ -89,3 +89,47 @@ describe('a narrowed run', () => {
     expect(created).toEqual(['createTicket']);
   });
 });
+
+describe('a narrowed run, by other routes (a space of its own)', () => {
+  let space: Space;
+  const access: CallAccess = accessFromIds(['crm.searchCustomers', 'crm.listTickets'], 'this task');
+  beforeAll(async () => {
+    const made = await makeExampleSpace('attack-pass');
+    Object.assign(process.env, made.env);
+    space = await createSpace({ cwd: made.root, approvalHandler: async () => ({ approved: true }) });
+    expect((await space.build()).errors).toEqual([]);
+  }, 120_000);
+  afterAll(async () => {
+    await space.close();
+  });
+
+  it('a hidden function stays refused when called by its tool name or with resultMode full', async () => {
+    const specs = await space.capabilities();
+    const createTicket = specs.find((spec) => spec.module === 'crm')?.functions.find((fn) => fn.name === 'createTicket');
+    expect(createTicket).toBeDefined();
+    for (const name of new Set([createTicket?.name, createTicket?.toolName])) {
+      for (const mode of ['value', 'full']) {
+        const result = await space.run(`return await (globalThis as any).__agentSpaces.call('crm', ${JSON.stringify(name)}, { customerId: 'c-001', subject: 'x', priority: 'low' }, '${mode}');`, { access, check: false });
+        expect(result, `${name} ${mode}`).toMatchObject({ success: false, error: { code: 'ACCESS_DENIED' } });
+      }
+    }
+  });
+  // The bridge lists only the modules a run may see (UNKNOWN_CAPABILITY); the module loader's
+  // MODULE_NOT_FOUND must not list the hidden ones either.
+  it('an unknown import does not list the modules hidden from the run', async () => {
+    const result = await space.run("import x from '@capabilities/zzz';\nexport default x;", { access, check: false });
+    expect(result).toMatchObject({ success: false, error: { code: 'MODULE_NOT_FOUND' } });
+    expect(result.error?.message).not.toMatch(/notes|std-fs|train-schedule|get-weather|mcp-stations/);
+  });
+  // space.run type-checks against the declarations of the whole build, so TypeScript's "Did you mean …?"
+  // could name a function the run may not call: a narrowed run's diagnostics drop such suggestions and
+  // keep the others.
+  it('the type-check of a narrowed run does not suggest hidden functions', async () => {
+    const result = await space.run("import { createTicke } from '@capabilities/crm';\nreturn createTicke;", { access });
+    expect(result.success).toBe(false);
+    expect(JSON.stringify(result.error)).not.toContain('createTicket');
+    // A visible function is still suggested.
+    const visible = await space.run("import { listTicket } from '@capabilities/crm';\nreturn listTicket;", { access });
+    expect(visible.error?.message).toContain("Did you mean 'listTickets'?");
+  }, 120_000);
+});

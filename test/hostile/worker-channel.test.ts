@@ -1,8 +1,10 @@
 /**
- * Attack pass 5: the newest parts of the channel between the host and a sandbox worker (the frame
- * writer that sends a turn's frames in one write, the frame reader's UTF-8 check), the type-check that
- * runs while the program starts (calls and log lines held until its verdict), and the UTF-8 size
- * limits. Each case is followed by a healthy run in the same host.
+ * The channel between the host and a sandbox worker, where the program's side is hostile: replies a
+ * worker does not read, calls made in one slice, what a program puts in a frame of its own worker, the
+ * calls and log lines a program makes while its type-check decides (held, bounded, dropped on a failed
+ * check), runs that end or are cancelled beside one that computes, the error of a failed check, a host
+ * handler that throws, and an approval asked for a run that is over. Each case is followed by a healthy
+ * run in the same host.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -35,8 +37,8 @@ afterEach(async () => {
 /** A sandbox worker that lies (its modes: test/fixtures/hostile-worker.mjs). */
 const HOSTILE_WORKER = path.join(REPO, 'test', 'fixtures', 'hostile-worker.mjs');
 
-describe('attack pass 5: replies a worker does not read', () => {
-  it('H1: a worker that stops reading does not have every result of its run buffered on the host', async () => {
+describe('replies a worker does not read', () => {
+  it('a worker that stops reading does not have every result of its run buffered on the host', async () => {
     const pool = createWorkerPoolExecutor({ workers: 1, entry: { file: HOSTILE_WORKER, args: ['deaf'] } });
     try {
       await pool.ready();
@@ -49,7 +51,7 @@ describe('attack pass 5: replies a worker does not read', () => {
           return result;
         },
       );
-      // The host ends the run on its own clock; before the fix all 1,000 results (a GiB) were queued.
+      // The host ends the run on its own clock; unbounded, all 1,000 results (a GiB) would be queued on the host.
       expect(outcome).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
       expect(performed).toBeLessThan(DEFAULT_RUN_LIMITS.maxConcurrentCalls + 50);
     } finally {
@@ -79,8 +81,8 @@ function peakMemoryOf(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 }
 
-describe('attack pass 5: calls made in one slice', () => {
-  it('H2: a thousand 1 MiB calls made without awaiting are not all queued in the worker, outside the isolate memory limit', async () => {
+describe('calls made in one slice', () => {
+  it('a thousand 1 MiB calls made without awaiting are not all queued in the worker, outside the isolate memory limit', async () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
       await sandbox.ready();
@@ -109,7 +111,7 @@ describe('attack pass 5: calls made in one slice', () => {
       // What the host itself would hold at most: calls in flight and waiting ones.
       const bound = DEFAULT_RUN_LIMITS.maxConcurrentCalls * DEFAULT_RUN_LIMITS.maxArgumentBytes + maxQueuedArgumentBytes(DEFAULT_RUN_LIMITS);
       expect(done * MIB).toBeLessThanOrEqual(bound);
-      // Before: ~1.1 GB (every frame of the slice queued in the worker); the isolate's heap is 128 MB.
+      // Unbounded, every frame of the slice would be queued in the worker (~1.1 GB) outside the isolate's 128 MB heap.
       expect(peakMemoryOf(pid as number)).toBeLessThan(600 * MIB);
     } finally {
       await sandbox.close();
@@ -117,7 +119,7 @@ describe('attack pass 5: calls made in one slice', () => {
   }, 180_000);
 });
 
-describe('attack pass 5: what a program puts in a frame of its own worker', () => {
+describe('what a program puts in a frame of its own worker', () => {
   /**
    * Runs `attack` while another run of the same worker waits in a call, and returns both outcomes:
    * whatever the attacker did, the other run must end normally and the worker must stay.
@@ -148,7 +150,7 @@ describe('attack pass 5: what a program puts in a frame of its own worker', () =
     }
   }
 
-  it('H3: an import of a 3 MB name fails its own run only, checked or not (the link error no longer makes a frame past the limit)', async () => {
+  it('an import of a 3 MB name fails its own run only, checked or not (the link error no longer makes a frame past the limit)', async () => {
     const code = `import x from '@capabilities/${'a'.repeat(3_000_000)}';\nreturn x;`;
     for (const check of [false, true]) {
       const { attacker, victim, samePid } = await besideAVictim((sandbox) => sandbox.run(code, { check, onCall: createFixtureHost().onCall }));
@@ -161,7 +163,7 @@ describe('attack pass 5: what a program puts in a frame of its own worker', () =
     }
   }, 120_000);
 
-  it('H4: a call whose capability or function name is longer than a header allows is refused for that call only', async () => {
+  it('a call whose capability or function name is longer than a header allows is refused for that call only', async () => {
     const code = [
       "import * as math from '@capabilities/math';",
       'const host = (globalThis as unknown as { __agentSpaces: { call(c: string, f: string, a: unknown): Promise<unknown> } }).__agentSpaces;',
@@ -180,8 +182,8 @@ describe('attack pass 5: what a program puts in a frame of its own worker', () =
   }, 60_000);
 });
 
-describe('attack pass 5: a run that ends beside one that computes', () => {
-  it('H5: a co-resident program computing right after another run ended does not get the worker killed (and every run in it)', async () => {
+describe('a run that ends beside one that computes', () => {
+  it('a co-resident program computing right after another run ended does not get the worker killed (and every run in it)', async () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
       await sandbox.ready();
@@ -224,7 +226,7 @@ describe('attack pass 5: a run that ends beside one that computes', () => {
   }, 60_000);
 });
 
-describe('attack pass 5: a cancel beside a run that computes', () => {
+describe('a cancel beside a run that computes', () => {
   it('a worker that never reports a run stopped takes no new run and is still killed, once its other runs ended at their deadlines', async () => {
     const pool = createWorkerPoolExecutor({ workers: 1, graceMs: 10, entry: { file: HOSTILE_WORKER, args: ['stuck'] } });
     try {
@@ -250,7 +252,7 @@ describe('attack pass 5: a cancel beside a run that computes', () => {
     }
   }, 60_000);
 
-  it('H6: cancelling a run while a co-resident program computes does not get the worker killed (and every run in it)', async () => {
+  it('cancelling a run while a co-resident program computes does not get the worker killed (and every run in it)', async () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
       await sandbox.ready();
@@ -287,8 +289,8 @@ describe('attack pass 5: a cancel beside a run that computes', () => {
   }, 60_000);
 });
 
-describe('attack pass 5: the error of a failed check is output too', () => {
-  it('H7: a program with 20,000 type errors gets an error within the output limit that still counts them all', async () => {
+describe('the error of a failed check is output too', () => {
+  it('a program with 20,000 type errors gets an error within the output limit that still counts them all', async () => {
     const code = Array.from({ length: 20_000 }, (_, index) => `const v${index}: string = 1;`).join('\n');
     const result = await healthy.run(code, { onCall: createFixtureHost().onCall, check: true });
     expect(result).toMatchObject({ success: false, error: { code: 'TYPE_CHECK_FAILED', line: 1 } });
@@ -301,7 +303,7 @@ describe('attack pass 5: the error of a failed check is output too', () => {
   }, 120_000);
 });
 
-describe('attack pass 5: a flood made before the check verdict', () => {
+describe('a flood made before the check verdict', () => {
   it('a program that fails its check gets none of its thousand calls or thirty thousand log lines to the host, however early it made them', async () => {
     for (const isolation of ['worker', 'in-process'] as const) {
       const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation, workers: 1 });
@@ -335,8 +337,8 @@ describe('attack pass 5: a flood made before the check verdict', () => {
   }, 120_000);
 });
 
-describe("attack pass 5: the host's own log handler fails", () => {
-  it("H8: a throwing onLog stops the run and rejects it, in both isolation modes: no uncaught exception in the host, no host stack in the program", async () => {
+describe("the host's own log handler fails", () => {
+  it("a throwing onLog stops the run and rejects it, in both isolation modes: no uncaught exception in the host, no host stack in the program", async () => {
     for (const isolation of ['worker', 'in-process'] as const) {
       const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation, workers: 1 });
       try {
@@ -360,8 +362,8 @@ describe("attack pass 5: the host's own log handler fails", () => {
   }, 60_000);
 });
 
-describe('attack pass 5: an approval for a run that is over', () => {
-  it('H9: a call whose run already ended (as a held call the program did not await can be) asks no one', async () => {
+describe('an approval for a run that is over', () => {
+  it('a call whose run already ended (as a held call the program did not await can be) asks no one', async () => {
     const root = await makeTempDir('attack5-approval');
     await mkdir(path.join(root, 'tools'));
     await writeFile(

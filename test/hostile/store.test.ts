@@ -1,12 +1,11 @@
 /**
- * A fourth attacker's pass, over what a PostgreSQL store added on 2026-11-23 (issue 15): the studio on a
- * store (its inbox decides the store's approvals, its runs pane reads any run), A2A tasks, sessions and
- * traces in the store, retention, and `serve` replicas sharing a store (sealed approval rounds naming a
- * stored run, 2025 sessions in a table). Every case runs against a real PostgreSQL (one private cluster
- * for the file) with real servers and clients. As in the earlier passes: each `it.fails` is a finding
- * that still holds (its comment names severity, owner and the fix to make; turn it into a plain `it` once
- * fixed), each plain `it` an attack that is stopped, kept as a regression. Ids: S… the store's URL and
- * errors, T… the studio on a store, A… A2A tasks in the store, P… retention, V… serve on a store.
+ * What a PostgreSQL store adds, against a real cluster (one private cluster for the file) with real
+ * servers and clients: the store's URL and errors never show its password; the studio on a store decides
+ * an approval and reads a run only as its own page with its token, by exact id; A2A tasks and sessions
+ * of one tenant stay unreadable to another, and no SQL passes through ids; retention keeps what it
+ * promised; `serve` replicas sharing a store keep approval rounds, sessions, connections and the call
+ * journal bounded; a hostile server's secrets reach no row; a task submitter cannot redirect the
+ * worker's model key.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -63,14 +62,12 @@ async function poolOn(store: string): Promise<Pool> {
 /** The part of a store password that must never be shown: what follows an `@` inside it. */
 const PASSWORD_TAIL = 'Hunter2-attack4-7e1c';
 
-describe('attack pass 4: the store URL and the store errors', () => {
-  // S1 (medium; fixed in f5248e4, durable/store-url.ts): describeStore masked the password only up to its first
-  // "@". PostgreSQL's URL parser (pg-connection-string, WHATWG rules) takes everything up to the *last*
-  // "@" of the authority as user info, so `postgres://app:open@Hunter2@db/x` connects with the password
-  // "open@Hunter2" — and every message (the studio's page, `run --store`, the worker's notices, errors)
-  // printed `postgres://app:***@Hunter2@db/x`: the password minus its first characters. The bridge's
-  // redactor (errors, logs, traces) had the same rule for any URL's password (fixed in bridge/redact.ts, b7dd6f0).
-  it('S1: a store password holding "@" is masked whole, in describeStore and on the studio page', async () => {
+describe('the store URL and the store errors', () => {
+  // PostgreSQL's URL parser (pg-connection-string, WHATWG rules) takes everything up to the *last* "@"
+  // of the authority as user info, so a password may hold "@": every message naming the store (the
+  // studio's page, `run --store`, the worker's notices, errors) and the redactor's rule for any URL's
+  // password must mask all of it, not up to its first "@".
+  it('a store password holding "@" is masked whole, in describeStore and on the studio page', async () => {
     const url = `postgres://postgres:open@${PASSWORD_TAIL}@127.0.0.1:${port}/s1_store`;
     const { parse } = await import('pg-connection-string');
     expect(parse(url).password).toBe(`open@${PASSWORD_TAIL}`); // what PostgreSQL is sent
@@ -133,7 +130,7 @@ describe('attack pass 4: the store URL and the store errors', () => {
   }, LONG);
 });
 
-describe('attack pass 4: the studio on a store, from another page and without its token', () => {
+describe('the studio on a store, from another page and without its token', () => {
   let studio: RunningStudio;
   let pool: Pool;
   let space: DurableSpace;
@@ -232,7 +229,7 @@ describe('attack pass 4: the studio on a store, from another page and without it
   });
 });
 
-describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
+describe('A2A tasks in the store, from another tenant', () => {
   let server: RunningA2AServer;
   let url: string;
   let store: string;
@@ -282,13 +279,10 @@ describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
     expect((await client.getTask({ tenant: 'acme', id: secretTask.id })).id).toBe(secretTask.id);
   }, LONG);
 
-  // A1 (low; fixed in durable/a2a-task-store.ts, this pass): a NUL character in a tenant, context id or
-  // task id reaches PostgreSQL as a query parameter, which refuses it: the client is answered with the
-  // database's own error (-32603 'invalid byte sequence for encoding "UTF8": 0x00') and the SDK prints the
-  // pg error with its stack on the server's stderr for each such request. Nothing is read or written, no
-  // session runs. Fix: the store refuses such ids before the query (RequestMalformedError naming the
-  // field: ids are text without NUL), as decodePageToken does for a bad page token.
-  it('A1: a NUL in a tenant or context id is refused as a malformed request, not answered with a database error', async () => {
+  // A NUL in a tenant, context or task id would reach PostgreSQL as a query parameter, which refuses it:
+  // the client would get the database's own error, and the server's stderr its stack. The store refuses
+  // such ids as a malformed request (RequestMalformedError naming the field) before any query.
+  it('a NUL in a tenant or context id is refused as a malformed request, not answered with a database error', async () => {
     const client = await new ClientFactory().createFromUrl(url);
     const ran = contexts.length;
     const failures = await Promise.all([
@@ -302,16 +296,11 @@ describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
     expect(contexts.length).toBe(ran); // no session ran for them
   });
 
-  // A2 (low; fixed in durable/agent-session-store.ts, this pass): the file store refuses an execute_agent
-  // session id that is not 1–128 letters, digits, "_", "-", "." (SESSION_ID_PATTERN) before anything
-  // runs; the store takes any text. A caller (a program's execute_agent, an `agents serve --store` client)
-  // may name sessions as it likes (the ids the server hands out are random: a chosen one is guessable by
-  // whoever chose it), and an id past PostgreSQL's index limit (~2.7 KB) runs the whole agent session —
-  // paid model calls — before the row cannot be written, and hands the caller PostgreSQL's error ("index
-  // row size … exceeds btree version 4 maximum 2704 for index agent_sessions_pkey"). Fixed: the store
-  // checks ids as the file store does (the same pattern, copied: durable/ does not import agents/), in get
-  // and update, before any query.
-  it('A2: an execute_agent session id the file store refuses is refused by the store too, before the agent runs', async () => {
+  // A caller (a program's execute_agent, an `agents serve --store` client) may name its sessions. The
+  // store checks the id as the file store does (1–128 letters, digits, "_", "-", "."), in get and update,
+  // before any query: an id past PostgreSQL's index limit (~2.7 KB) would otherwise run the whole agent
+  // session — paid model calls — before its row cannot be written, and hand the caller the database's error.
+  it('an execute_agent session id the file store refuses is refused by the store too, before the agent runs', async () => {
     const sessions = await openAgentSessionStore(store);
     const directory = createAgentDirectory([runner.agent.dir], { runners: [runner] });
     closers.push(() => sessions.close(), () => directory.close());
@@ -326,7 +315,7 @@ describe('attack pass 4: A2A tasks in the store, from another tenant', () => {
   }, LONG);
 });
 
-describe('attack pass 4: retention keeps what it promised', () => {
+describe('retention keeps what it promised', () => {
   it('a run still queued keeps its events and pending approval even when an old end event says it ended; a finished run goes', async () => {
     const store = await cluster.createDatabase('p_prune');
     const pool = await poolOn(store);
@@ -358,7 +347,7 @@ describe('attack pass 4: retention keeps what it promised', () => {
 const LEAKY_FIXTURE = path.join(REPO, 'test/fixtures/secret-echo-server.mjs');
 const LEAKY_SECRETS = { env: 'leaky-env-attack4-5d2e9f', arg: 'leaky-arg-attack4-0b7c3a' };
 
-describe('attack pass 4: serve replicas sharing a store', () => {
+describe('serve replicas sharing a store', () => {
   const STATE_KEY = `attack4-state-key-${randomUUID()}`;
   let store: string;
   let space: DurableSpace;
@@ -493,20 +482,12 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     return { status: response.status, sessionId: response.headers.get('mcp-session-id') };
   }
 
-  // V1 (medium; fixed in b04e667 by serve's owner: a replica that evicts a session, or closes an idle
-  // one, releases its row unless another replica used the session since, and an oversized initialize is
-  // refused before it evicts anyone). Found: with a store, the session
-  // cap (maxSessions, 64 by default) bounds a replica's memory but not the serve_sessions table. Every
-  // initialize writes a row (its parameters, up to 64 KiB) before the client learns the id; evicting a
-  // session to make room closes only this replica's copy, and the row stays until the session has been
-  // idle for the idle limit (30 min) — so the evicted session is even taken up again by the next request
-  // naming it. A caller (with the token, or any local process without one) that loops on initialize
-  // writes rows × 64 KiB for as long as it likes: at a few hundred initializes a second, gigabytes within
-  // the idle window, in the database every worker and replica depends on. Proposed: bound the table like the
-  // memory — record() refuses (503, as the in-memory cap) or deletes the least recently seen rows once the
-  // store holds maxSessions × a replica count (a configured `maxSharedSessions`), and an eviction removes
-  // the row of the session it evicts when no other replica served it since (last_seen older than its own).
-  it('V1: the sessions table holds no more live sessions than the replicas\' cap, however many initializes arrive', async () => {
+  // With a store, the session cap (maxSessions) must bound the serve_sessions table, not only a
+  // replica's memory: every initialize writes a row (its parameters, up to 64 KiB) before the client
+  // learns the id, so a caller looping on initialize would fill the database every worker and replica
+  // depends on. A replica that evicts or closes a session releases its row unless another replica used
+  // it since, and an oversized initialize is refused before it evicts anyone.
+  it('the sessions table holds no more live sessions than the replicas\' cap, however many initializes arrive', async () => {
     const before = Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM agent_spaces.serve_sessions')).rows[0]?.count);
     // Three times what both replicas together may hold, each with 60 KiB of client info (below the 64 KiB cap).
     for (let index = 0; index < MAX_SESSIONS * replicas.length * 3; index++) {
@@ -541,20 +522,11 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     expect(Number(rows[0]?.count)).toBe(0);
   }, LONG);
 
-  // V2 (medium; fixed in b04e667 by serve's owner: a replica follows all its runs through one
-  // StoreConnection, durable/store-connection.ts — one pool shared with DBOS's client, one LISTEN
-  // connection — so a followed run opens no connection). Found: every execute_code a replica
-  // follows opens connections of its own to the store — submitRun's pool, a LISTEN connection and a DBOS
-  // client with its pool — and holds them until the run ends, which for a queued run or one waiting for a
-  // person may be hours. A caller needs no approval and no worker slot: programs that queue behind busy
-  // workers will do. PostgreSQL's default max_connections (100) is gone after ~25 such requests (a
-  // replica accepts 64 session-less ones plus 64 sessions × 16 requests), and then the workers cannot
-  // journal a call or take a run, other replicas and the studio cannot reach the store: one client stops
-  // every tenant. DEPLOY asks to size max_connections for it, but the number is the callers' to choose.
-  // Proposed: a replica follows all its runs through one LISTEN connection and one pool and one DBOS client
-  // (submitRun accepting them, as openStoreMonitor shares its own), so followed runs cost no connection;
-  // or, at least, bound the runs a replica follows at once (429 beyond, as the other caps).
-  it('V2: runs a replica follows do not each hold connections to the store', async () => {
+  // A replica follows all its runs through one store connection (one pool shared with DBOS's client,
+  // one LISTEN connection): were each followed execute_code to hold connections of its own until its run
+  // ends (hours, for a queued run or one waiting for a person), a few dozen requests that need no approval
+  // and no worker slot would exhaust PostgreSQL's max_connections and stop every worker, replica and tenant.
+  it('runs a replica follows do not each hold connections to the store', async () => {
     // Both worker slots busy with programs held at a gate: what is submitted now waits in the queue.
     const gated = ['v2-a', 'v2-b'].map((name) => submitRun({ store, code: `import { ledger } from '@capabilities/ledger';\nawait ledger.gate({ name: '${name}' });\nexport default '${name}';` }));
     const queued = 8;
@@ -575,15 +547,11 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     }
   }, LONG);
 
-  // D1 (medium; fixed in durable/run-journal.ts, this pass): a worker journaled every finished call's
-  // outcome in full, with no bound per run but maxCalls × the result cap (1 000 × 1 MiB ≈ 1 GiB) — a
-  // thousand times the run's own output cap, sixteen times the disk quota std gives a run. A program that
-  // called a tool returning what it was given (here the ledger's peek) 70 times wrote 70 MB into
-  // call_journal in seconds; any tenant's program could do it on every run, the rows kept until retention.
-  // Fixed: a run's journal keeps at most 64 MiB of call results (MAX_JOURNAL_BYTES, the disk quota's
-  // size) plus the call that crossed it; past it new calls fail with CALL_LIMIT_EXCEEDED, which the
-  // program may catch, and a replay refuses them the same way.
-  it('D1: one program cannot write much more into the call journal than a run may write to disk (64 MiB)', async () => {
+  // A run's call journal keeps at most 64 MiB of call results (MAX_JOURNAL_BYTES, the size of std's disk
+  // quota) plus the call that crossed it; past it new calls fail with CALL_LIMIT_EXCEEDED, which the
+  // program may catch, and a replay refuses them the same way. Unbounded, any tenant's program could write
+  // maxCalls × the result cap (about 1 GiB) into call_journal on every run, kept until retention.
+  it('one program cannot write much more into the call journal than a run may write to disk (64 MiB)', async () => {
     const code = [
       "import { ledger } from '@capabilities/ledger';",
       "const item = 'j'.repeat(1_000_000);",
@@ -628,15 +596,12 @@ describe('attack pass 4: serve replicas sharing a store', () => {
     for (const secret of Object.values(LEAKY_SECRETS)) expect(stored).not.toContain(secret);
   }, LONG);
 
-  // K1 (medium; fixed in durable/task-model.ts, this pass): a planner task's submitter may name the model endpoint
-  // (`task --store --base-url`, submitTask's model.baseURL), and the worker calls it with *its own* model
-  // key (config, or OPENAI_API_KEY of the worker's environment). Whoever can submit to the store — a
-  // developer with the database's address, a library user — thus has the production workers send their
-  // key to a server of his choosing, in an Authorization header: "every model key is a secret" that
-  // never reaches a client. Fixed: the worker sends its key only to its own endpoint (config, else
-  // $AGENT_SPACES_BASE_URL, else OpenAI's); an endpoint the submitter names is called with no key (a local
-  // server needing none still works), as OpenAPI headers go only to the API's origin.
-  it("K1: a task submitter cannot have the worker send its model key to an endpoint the submitter names", async () => {
+  // A planner task's submitter may name the model endpoint (`task --store --base-url`, submitTask's
+  // model.baseURL). The worker sends its own model key only to its own endpoint (config, else
+  // $AGENT_SPACES_BASE_URL, else OpenAI's); an endpoint the submitter names is called with no key.
+  // Otherwise whoever can submit to the store could have the workers send their key to a server of
+  // their choosing, as OpenAPI headers go only to the API's origin.
+  it("a task submitter cannot have the worker send its model key to an endpoint the submitter names", async () => {
     const workerKey = 'sk-attack4-worker-model-key-0f9e8d7c6b5a';
     const attacker = await startScriptedModelServer([callReply('finish', { summary: 'nothing to do' })]);
     closers.push(() => attacker.close());
