@@ -1,0 +1,204 @@
+/**
+ * CLI start-up (issue 30, "where a person waits"): whole `agent-spaces` commands started as a person
+ * starts them, timed from spawn to exit, against `node -e 0` timed in the same round.
+ *
+ * The package is the build in dist/ (`npm run build` first), started through bin/agent-spaces.js from a
+ * folder that holds no sources, as an installed package is (in the checkout the bin runs the sources
+ * through tsx instead). `AGENT_SPACES_BENCH_DIST=<folder>` times another build (a "before").
+ *
+ * Two spaces: the README's 30-second example (capabilities/weather.ts, a TypeScript capability that the
+ * host imports through tsx) and one without capability files (std only). The program is
+ * `export default 1 + 1;`, and every run's output and exit code are checked. Rounds run every command
+ * once, the order rotating each round; the first round warms up and is not counted. A ratio is the
+ * command's wall time over `node -e 0`'s in the same round; the table gives the median over rounds, and
+ * the CPU time (user + system) of the command and of the processes it waited for, which moves less with
+ * the load of a shared machine than the wall time does.
+ *
+ * `npm run bench -- cli [--reps N]` (default 5 rounds).
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from './median.js';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const PROGRAM = 'export default 1 + 1;\n';
+
+const WEATHER = `import { defineFunction, defineTool } from 'agent-spaces';
+
+export const weather = defineTool({
+  name: 'weather',
+  functions: {
+    getWeather: defineFunction({
+      description: 'Current weather for a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      returns: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
+      handler: async ({ city }) => ({ celsius: city === 'Oslo' ? 3 : 20 }),
+    }),
+  },
+});
+`;
+
+interface Command {
+  label: string;
+  args: string[];
+  cwd: string;
+  /** The ratio to `node -e 0` the issue asks for, if any. */
+  target?: number;
+  expect: (stdout: string) => boolean;
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /** User and system CPU time of the command and the processes it waited for. */
+  cpuMs: number;
+}
+
+/**
+ * Starts `node <args>` under a shell that reports, after it ends, the CPU time of its reaped children
+ * (`times`, on fd 3): the command and every process it started and waited for (the sandbox worker).
+ */
+function time(args: string[], cwd: string): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/bin/sh', ['-c', '"$0" "$@"; status=$?; times >&3; exit $status', process.execPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let times = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (chunk: string) => (times += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - started;
+      // `times`: the shell's own user and system time, then its children's, as 0m1.234s 0m0.056s.
+      const seconds = [...(times.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map((match) => Number(match[1]) * 60 + Number(match[2]));
+      if (seconds.length !== 2) {
+        reject(new Error(`no CPU times from the shell for node ${args.join(' ')} (got ${JSON.stringify(times)})`));
+        return;
+      }
+      resolve({ code, stdout, stderr, ms, cpuMs: ((seconds[0] as number) + (seconds[1] as number)) * 1000 });
+    });
+  });
+}
+
+function parseReps(): number {
+  const at = process.argv.indexOf('--reps');
+  if (at === -1) return 5;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1 || value > 100) throw new Error(`--reps takes a whole number from 1 to 100 (got "${process.argv[at + 1] ?? ''}")`);
+  return value;
+}
+
+/** A package folder like an installed one: bin, package.json, the build, and the checkout's node_modules. */
+function makePackage(root: string, dist: string): string {
+  const pkg = path.join(root, 'agent-spaces');
+  mkdirSync(path.join(pkg, 'bin'), { recursive: true });
+  copyFileSync(path.join(REPO, 'bin/agent-spaces.js'), path.join(pkg, 'bin/agent-spaces.js'));
+  copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
+  symlinkSync(dist, path.join(pkg, 'dist'), 'dir');
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
+  return pkg;
+}
+
+function makeSpace(root: string, name: string, pkg: string, capability: boolean): string {
+  const space = path.join(root, name);
+  mkdirSync(path.join(space, 'node_modules'), { recursive: true });
+  symlinkSync(pkg, path.join(space, 'node_modules', 'agent-spaces'), 'dir');
+  if (capability) {
+    mkdirSync(path.join(space, 'capabilities'));
+    writeFileSync(path.join(space, 'capabilities', 'weather.ts'), WEATHER);
+  }
+  writeFileSync(path.join(space, 'trivial.ts'), PROGRAM);
+  return space;
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' / ');
+}
+
+export async function run(): Promise<string> {
+  const reps = parseReps();
+  const dist = path.resolve(process.env['AGENT_SPACES_BENCH_DIST'] ?? path.join(REPO, 'dist'));
+  const entry = path.join(dist, 'cli', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (or point AGENT_SPACES_BENCH_DIST at a build)`);
+  const version = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-bench-cli-'));
+  try {
+    const pkg = makePackage(root, dist);
+    const bin = path.join(pkg, 'bin', 'agent-spaces.js');
+    const readme = makeSpace(root, 'readme-space', pkg, true);
+    const plain = makeSpace(root, 'plain-space', pkg, false);
+    for (const space of [readme, plain]) {
+      const built = await time([bin, 'capabilities', 'build'], space);
+      if (built.code !== 0) throw new Error(`capabilities build in ${space} exited ${built.code}: ${built.stderr}`);
+    }
+    const isTwo = (stdout: string): boolean => stdout === '2\n';
+    const commands: Command[] = [
+      { label: '`node -e 0` (baseline)', args: ['-e', '0'], cwd: plain, expect: (stdout) => stdout === '' },
+      { label: '`agent-spaces --version`', args: [bin, '--version'], cwd: plain, expect: (stdout) => stdout === `${version}\n` },
+      { label: '`run --no-check`, space without capability files', args: [bin, 'run', '--no-check', 'trivial.ts'], cwd: plain, target: 4, expect: isTwo },
+      { label: '`run` (type-checked), space without capability files', args: [bin, 'run', 'trivial.ts'], cwd: plain, target: 8, expect: isTwo },
+      { label: "`run --no-check`, the README's space (weather.ts)", args: [bin, 'run', '--no-check', 'trivial.ts'], cwd: readme, target: 4, expect: isTwo },
+      { label: "`run` (type-checked), the README's space (weather.ts)", args: [bin, 'run', 'trivial.ts'], cwd: readme, target: 8, expect: isTwo },
+    ];
+    const loadBefore = loadAverage();
+    const times = commands.map(() => [] as number[]);
+    const ratios = commands.map(() => [] as number[]);
+    const cpuRatios = commands.map(() => [] as number[]);
+    const cpuTimes = commands.map(() => [] as number[]);
+    for (let round = 0; round <= reps; round += 1) {
+      const order = commands.map((_, index) => (index + round) % commands.length);
+      const roundMs: number[] = new Array<number>(commands.length).fill(Number.NaN);
+      const roundCpuMs: number[] = new Array<number>(commands.length).fill(Number.NaN);
+      for (const index of order) {
+        const command = commands[index] as Command;
+        const finished = await time(command.args, command.cwd);
+        if (finished.code !== 0 || !command.expect(finished.stdout)) {
+          throw new Error(`${command.label} in ${command.cwd}: exit ${finished.code}, stdout ${JSON.stringify(finished.stdout)}, stderr ${JSON.stringify(finished.stderr.slice(0, 2000))}`);
+        }
+        roundMs[index] = finished.ms;
+        roundCpuMs[index] = finished.cpuMs;
+      }
+      console.error(`bench: cli round ${round}${round === 0 ? ' (warm-up)' : ''}: ${roundMs.map((ms) => Math.round(ms)).join(' / ')} ms`);
+      if (round === 0) continue;
+      const baseline = roundMs[0] as number;
+      const cpuBaseline = roundCpuMs[0] as number;
+      roundMs.forEach((ms, index) => {
+        times[index]?.push(ms);
+        ratios[index]?.push(ms / baseline);
+        cpuTimes[index]?.push(roundCpuMs[index] as number);
+        cpuRatios[index]?.push((roundCpuMs[index] as number) / cpuBaseline);
+      });
+    }
+    const rows = commands.map((command, index) => {
+      const ratio = ratios[index] as number[];
+      const verdict = command.target === undefined ? '' : median(ratio) <= command.target ? `≤ ${command.target}×: met` : `≤ ${command.target}×: not met`;
+      const cpu = `${Math.round(median(cpuTimes[index] as number[]))} ms, ${median(cpuRatios[index] as number[]).toFixed(2)}×`;
+      return `| ${command.label} | ${Math.round(median(times[index] as number[]))} | ${median(ratio).toFixed(2)}× | ${Math.min(...ratio).toFixed(2)}–${Math.max(...ratio).toFixed(2)}× | ${cpu} | ${verdict} |`;
+    });
+    const distTime = statSync(entry).mtime.toISOString();
+    return [
+      '## CLI start-up (issue 30)',
+      '',
+      `Node ${process.version}; the build in ${dist} (dist/cli/main.js of ${distTime}) through bin/agent-spaces.js; ${reps} rounds after a warm-up, interleaved; load average (1 / 5 / 15 min) ${loadBefore} before, ${loadAverage()} after.`,
+      '',
+      '| command | median wall ms | wall ratio to `node -e 0` (median) | wall ratio min–max | CPU (user + sys, median), ratio | target (wall) |',
+      '|---|---:|---:|---:|---:|---|',
+      ...rows,
+      '',
+    ].join('\n');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
