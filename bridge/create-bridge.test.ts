@@ -387,6 +387,19 @@ describe('createBridge: rate limits, results, events', () => {
     expect(seen[0]).toMatchObject({ type: 'tool-call-end', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'slow', ok: true });
   });
 
+  it("hands a traced call's traceparent to the backend, and none to an untraced one", async () => {
+    const seen: (string | undefined)[] = [];
+    const recording: Backend = { call: async (call) => (seen.push(call.traceparent), 'ok'), close: async () => undefined };
+    const traceparent = '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01';
+    const ends: unknown[] = [];
+    const traced = createBridge({ capabilities: specs(), backends: { crm: recording }, tracer: { startCall: () => ({ traceparent, approvalWaited: () => undefined, end: (outcome) => void ends.push(outcome) }) } });
+    await expect(traced.handle({ capability: 'crm', function: 'broken', args: {} }, context())).resolves.toBe('ok');
+    const untraced = createBridge({ capabilities: specs(), backends: { crm: recording } });
+    await expect(untraced.handle({ capability: 'crm', function: 'broken', args: {} }, context())).resolves.toBe('ok');
+    expect(seen).toEqual([traceparent, undefined]);
+    expect(ends).toEqual([{ ok: true, sizeBytes: 4 }]);
+  });
+
   it('runs slow calls concurrently', async () => {
     const { bridge } = setup();
     gates.set('one', deferred<void>());

@@ -196,7 +196,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     usedBackends.add(backend);
     let performed: string | undefined;
-    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context, ...(span?.traceparent === undefined ? {} : { traceparent: span.traceparent }), onPerformed: (outcome) => void (performed = outcome) };
+    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context, onPerformed: (outcome) => void (performed = outcome) };
+    if (span?.traceparent !== undefined) call.traceparent = span.traceparent;
     // One way to ask the person (or the approval handler): for the call's own approval, and for a server
     // that needs an answer mid-call (an MCP elicitation or input_required).
     const ask = (message: string, requestedSchema?: InputRequest['requestedSchema']) =>
