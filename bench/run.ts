@@ -10,7 +10,8 @@ const ALL = ['compile', 'build', 'bridge', 'runtime', 'mcp', 'mcp-sandbox', 'pla
 /** Known but run only when named. */
 // durable needs PostgreSQL (it starts a private cluster) and starts worker processes.
 // scale builds and serves 11,000 generated functions (issue 27).
-const ON_REQUEST: Record<string, string> = { peers: './peers/index.ts', durable: './durable.ts', scale: './scale.ts' };
+// cli times the built package's commands (dist/, after `npm run build`) against `node -e 0` (issue 30).
+const ON_REQUEST: Record<string, string> = { peers: './peers/index.ts', durable: './durable.ts', scale: './scale.ts', cli: './cli.ts' };
 /** Options that take a value (so the value is not read as a benchmark name). */
 const VALUE_OPTIONS = new Set(['--reps', '--only', '--systems']);
 const args = process.argv.slice(2);
