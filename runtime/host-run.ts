@@ -4,16 +4,16 @@
  * program's calls through its own call gate, counts the output again, limits the error codes to those
  * a worker may decide or the host sent, and keeps its own deadline (the worker's plus a margin). A run
  * the host ended (its deadline, a cancel, a limit it counted) must be reported stopped within a grace,
- * or its worker is killed. Which worker holds a run is the pool's business (worker-pool/), not this.
+ * or its worker is killed. Its clock, output count and error codes are a {@link RunLedger}, kept as the
+ * engine in the worker keeps its own; its calls go through the host's call gate. Which worker holds a run is the pool's business (worker-pool/), not this.
  */
 import { setMaxListeners } from 'node:events';
 import type { CallContext, CapabilityCallHandler } from '../core/protocol.js';
 import type { LogLevel, RunError, RunLog, RunResult } from '../core/run-result.js';
 import type { EngineRunRequest } from './engine.js';
 import { createCallGate, type CallGate } from './host/call-gate.js';
-import { createOutputBudget, logEntryBytes, outputLimitError, type OutputBudget } from './host/output-budget.js';
-import { BOOTSTRAP_REFUSAL_CODES, readReportedError, WORKER_DECIDED_CODES, wireErrorCode } from './host/run-error-codes.js';
 import type { ExecuteOptions } from './isolate-executor.js';
+import { RunLedger } from './run-ledger.js';
 import type { HostToWorkerHeader, WorkerToHostHeader } from './worker-protocol.js';
 
 /** What a run needs of the worker process that holds it. */
@@ -58,14 +58,11 @@ export class HostRun {
   readonly #signal: AbortSignal | undefined;
   readonly #onLog: ((log: RunLog) => void) | undefined;
   readonly #gate: CallGate;
-  readonly #budget: OutputBudget;
+  /** The host's own clock (the engine's deadline plus a margin: its backstop), output count and error codes. */
+  readonly #ledger: RunLedger;
   readonly #logs: RunLog[] = [];
-  /** Codes of the tool errors the host sent this run (and the bootstrap's own refusals). */
-  readonly #sentCodes = new Set<string>(BOOTSTRAP_REFUSAL_CODES);
-  readonly #started = performance.now();
   /** Aborted when the run ends: calls still going on the host see it. */
   readonly #callController = new AbortController();
-  readonly #backstop: Backstop;
   #nextHoldId = 0;
   #settled = false;
   /** Its report is past the grace (the worker may be stuck). */
@@ -97,13 +94,17 @@ export class HostRun {
     this.#signal = init.options.signal;
     this.#onLog = init.options.onLog;
     const { limits } = init.request;
-    this.#budget = createOutputBudget(limits.maxOutputBytes);
     setMaxListeners(0, this.#callController.signal);
-    this.#backstop = new Backstop(limits.timeoutMs + REPORT_MARGIN_MS, () => this.#abort({
-      name: 'SandboxTimeoutError',
-      code: 'TIMEOUT',
-      message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-    }, true));
+    this.#ledger = new RunLedger(limits, {
+      deadlineMarginMs: REPORT_MARGIN_MS,
+      onDeadline: () => this.#abort({
+        name: 'SandboxTimeoutError',
+        code: 'TIMEOUT',
+        message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+      }, true),
+    });
+    // Whether the program started is the worker's to know: its bootstrap's refusals count from the start.
+    this.#ledger.programStarted();
     const context: CallContext = { runId: init.request.runId, signal: this.#callController.signal, holdDeadline: () => this.#holdDeadline() };
     this.#gate = createCallGate({
       limits,
@@ -169,14 +170,13 @@ export class HostRun {
 
   #reply(id: number, ok: boolean, json: string): void {
     if (this.#settled) return;
-    const code = ok ? undefined : wireErrorCode(json);
-    if (code !== undefined) this.#sentCodes.add(code);
+    this.#ledger.noteAnswer(ok, json);
     this.#worker.send({ t: 'reply', runId: this.wireId, id, ok }, json);
   }
 
   #receiveLog(level: LogLevel, message: string): void {
     if (this.#settled) return;
-    if (!this.#budget.take(logEntryBytes(level, message))) return this.#abort(outputLimitError('console output', this.#request.limits.maxOutputBytes));
+    if (!this.#ledger.takeLog(level, message)) return this.#abort(this.#ledger.outputLimit('console output'));
     const log = { level, message };
     this.#logs.push(log);
     try {
@@ -192,15 +192,15 @@ export class HostRun {
   #receiveResult(message: Extract<RunFrame, { t: 'result' }>, body: string, bodyBytes: number): void {
     if (this.#settled) return;
     if (!message.ok) {
-      const error = readReportedError(body, (code) => WORKER_DECIDED_CODES.has(code) || this.#sentCodes.has(code));
+      const error = this.#ledger.readWorkerError(body);
       // Timed out only with the TIMEOUT code, which only the worker's runner decides (a program cannot
       // end with it: WORKER_DECIDED_CODES). A compromised worker could say it early; it can end its own
       // runs any way it likes anyway, and the host's backstop still bounds every run's time.
       const timedOut = message.timedOut && error.code === 'TIMEOUT';
       if (timedOut || error.code === 'CANCELLED') this.#stopping = true;
       this.#settle(this.#failed(error, timedOut));
-    } else if (!this.#budget.take(bodyBytes)) {
-      this.#settle(this.#failed(outputLimitError(`the result (${bodyBytes} bytes of JSON)`, this.#request.limits.maxOutputBytes)));
+    } else if (!this.#ledger.takeBytes(bodyBytes)) {
+      this.#settle(this.#failed(this.#ledger.outputLimit(`the result (${bodyBytes} bytes of JSON)`)));
     } else {
       let value: unknown;
       try {
@@ -208,7 +208,7 @@ export class HostRun {
       } catch {
         return this.#worker.violation('a result that is not JSON');
       }
-      this.#settle({ success: true, result: value, logs: this.#logs, timedOut: false, calls: this.#gate.calls, durationMs: performance.now() - this.#started });
+      this.#settle({ success: true, result: value, logs: this.#logs, timedOut: false, calls: this.#gate.calls, durationMs: this.#ledger.elapsedMs() });
     }
     this.#killWorkerUnlessReleased();
   }
@@ -227,14 +227,14 @@ export class HostRun {
   #holdDeadline(): () => void {
     if (this.#settled) return () => undefined;
     const holdId = ++this.#nextHoldId;
-    this.#backstop.hold();
+    const release = this.#ledger.hold();
     this.#worker.send({ t: 'hold', runId: this.wireId, holdId });
     let released = false;
     return () => {
       if (released || this.#settled) return;
       released = true;
       this.#worker.send({ t: 'release', runId: this.wireId, holdId });
-      this.#backstop.release();
+      release();
     };
   }
 
@@ -290,7 +290,7 @@ export class HostRun {
     if (this.#settled) return false;
     this.#settled = true;
     this.#gate.close();
-    this.#backstop.stop();
+    this.#ledger.close();
     clearTimeout(this.#cancelTimer);
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#callController.abort(new Error(`run ${this.#request.runId} ended`));
@@ -298,39 +298,6 @@ export class HostRun {
   }
 
   #failed(error: RunError, timedOut = false): RunResult {
-    return { success: false, result: null, logs: this.#logs, error, timedOut, calls: this.#gate.calls, durationMs: performance.now() - this.#started };
-  }
-}
-
-/** The host's own deadline for a run: a timer that stops while the deadline is held and then goes on. */
-class Backstop {
-  #deadline: number;
-  #timer: NodeJS.Timeout;
-  #holds = 0;
-  #heldSince = 0;
-  #stopped = false;
-  readonly #onExpire: () => void;
-
-  constructor(ms: number, onExpire: () => void) {
-    this.#onExpire = onExpire;
-    this.#deadline = performance.now() + ms;
-    this.#timer = setTimeout(onExpire, ms);
-  }
-
-  hold(): void {
-    if (this.#holds++ > 0) return;
-    this.#heldSince = performance.now();
-    clearTimeout(this.#timer);
-  }
-
-  release(): void {
-    if (--this.#holds > 0 || this.#stopped) return;
-    this.#deadline += performance.now() - this.#heldSince;
-    this.#timer = setTimeout(this.#onExpire, Math.max(1, this.#deadline - performance.now()));
-  }
-
-  stop(): void {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
+    return { success: false, result: null, logs: this.#logs, error, timedOut, calls: this.#gate.calls, durationMs: this.#ledger.elapsedMs() };
   }
 }
