@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
@@ -152,11 +154,47 @@ async function readConfigFile(file: string): Promise<unknown> {
 /** Bun and Deno import TypeScript themselves; tsx's loader hooks are Node's (under Bun they fail). */
 const importsTypeScriptNatively = typeof (process.versions as Record<string, string | undefined>)['bun'] === 'string' || 'Deno' in globalThis;
 
-/** Imports a TypeScript (or JavaScript) module from the host, through tsx when needed. */
+/**
+ * Imports a TypeScript (or JavaScript) module from the host, through tsx when needed: what tsx's
+ * `tsImport` does (its loader hooks for ES modules and for CommonJS, under a namespace of this import's
+ * own), and before it `shareAgentSpaces`.
+ */
 export async function importTypeScript(file: string): Promise<unknown> {
   if (/\.(c|m)?js$/.test(file) || importsTypeScriptNatively) return keepAliveUntil(import(pathToFileURL(file).href));
-  const { tsImport } = await keepAliveUntil(import('tsx/esm/api'));
-  return keepAliveUntil(tsImport(pathToFileURL(file).href, import.meta.url));
+  const [esm, cjs] = await keepAliveUntil(Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]));
+  const namespace = randomUUID();
+  cjs.register({ namespace });
+  shareAgentSpaces(file, namespace);
+  return keepAliveUntil(esm.register({ namespace }).import(pathToFileURL(file).href, import.meta.url));
+}
+
+/**
+ * A `.ts` file outside an ESM package (the README's `capabilities/weather.ts` in a folder whose
+ * package.json has no `"type": "module"`) is loaded by tsx as CommonJS: its `import … from
+ * 'agent-spaces'` becomes `require('agent-spaces')`, which tsx answers by compiling every ES module of
+ * the package to CommonJS (some 470 files: a second copy of the library, measured at 2.6 s of CPU, more
+ * than all the rest of a run). Node ≥ 20.19 requires an ES module itself, from the instance already
+ * loaded: that module is put where tsx looks first (the require cache, under the name tsx gives it in
+ * this namespace). Only the package the file resolves `agent-spaces` to; when it cannot be required so
+ * (no such package, a TypeScript entry in a checkout, an older Node), tsx loads it as before.
+ */
+function shareAgentSpaces(file: string, namespace: string): void {
+  if (process.features.require_module !== true) return;
+  const require = createRequire(file);
+  try {
+    const resolved = require.resolve('agent-spaces');
+    if (!/\.m?js$/.test(resolved)) return;
+    const key = `${resolved}?namespace=${namespace}`;
+    if (require.cache[key] !== undefined) return;
+    const exports = require(resolved) as unknown;
+    const shared = new Module(key);
+    shared.filename = resolved;
+    shared.exports = exports;
+    shared.loaded = true;
+    require.cache[key] = shared;
+  } catch {
+    // Not found or not loadable here: tsx's own way, unchanged.
+  }
 }
 
 /** A `.ts` file outside an ESM package, loaded as CommonJS, with named exports but no default one. */
