@@ -4,7 +4,8 @@
  *
  * The package is the build in dist/ (`npm run build` first), started through bin/agent-spaces.js from a
  * folder that holds no sources, as an installed package is (in the checkout the bin runs the sources
- * through tsx instead). `AGENT_SPACES_BENCH_DIST=<folder>` times another build (a "before").
+ * through tsx instead). `AGENT_SPACES_BENCH_DIST=<folder>` times another build (a "before"): a folder
+ * named dist whose parent has the package.json and a node_modules (a link to the checkout's will do).
  *
  * Two spaces: the README's 30-second example (capabilities/weather.ts, a TypeScript capability that the
  * host imports through tsx) and one without capability files (std only). The program is
