@@ -23,7 +23,8 @@ const ALLOWED: Record<string, string[]> = {
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server', 'sources'],
   // server submits execute_code to a store (durable) when one is configured; durable never imports server.
   server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'durable'],
-  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'durable'],
+  // The eval pane reads run folders (eval/read-run.ts) and builds their reports as the harness does.
+  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'durable', 'eval'],
   durable: ['core', 'config', 'bridge', 'space', 'planner'],
   // The eval harness drives a space through the serve surface (server) and the planner, as users would.
   eval: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'server'],

@@ -1,5 +1,6 @@
 import { checkTool, getAgent, listAgents, saveTools, testTool } from './api-agents.js';
 import { listCapabilities, rebuild, search } from './api-capabilities.js';
+import { compareEvalRuns, getEvalRun, getEvalTranscript, listEvalRuns } from './api-eval.js';
 import { checkProgram, MAX_RUN_NAME, runProgram } from './api-playground.js';
 import { getRun, listRuns, replayRun } from './api-runs.js';
 import { starterProgram } from './api-starter.js';
@@ -66,6 +67,14 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: /^\/api\/runs$/, handle: ({ context }) => listRuns(context) },
   { method: 'GET', path: /^\/api\/runs\/([^/]+)$/, handle: ({ context, params }) => getRun(context, decodeURIComponent(params[0] ?? '')) },
   { method: 'POST', path: /^\/api\/runs\/([^/]+)\/replay$/, handle: ({ context, params }) => replayRun(context, decodeURIComponent(params[0] ?? '')) },
+  { method: 'GET', path: /^\/api\/eval\/runs$/, handle: ({ context }) => listEvalRuns(context) },
+  { method: 'GET', path: /^\/api\/eval\/runs\/([^/]+)$/, handle: ({ context, params }) => getEvalRun(context, decodePart(params[0])) },
+  {
+    method: 'GET',
+    path: /^\/api\/eval\/runs\/([^/]+)\/transcripts\/([^/]+)\/([^/]+)\/([^/]+)$/,
+    handle: ({ context, params }) => getEvalTranscript(context, decodePart(params[0]), decodePart(params[1]), decodePart(params[2]), decodePart(params[3])),
+  },
+  { method: 'GET', path: /^\/api\/eval\/compare$/, handle: ({ context, query }) => compareEvalRuns(context, query.get('before') ?? '', query.get('after') ?? '') },
   { method: 'GET', path: /^\/api\/approvals$/, handle: ({ context }) => listApprovals(context) },
   {
     method: 'POST',
@@ -84,6 +93,15 @@ export const ROUTES: Route[] = [
     },
   },
 ];
+
+/** A captured part of the path, percent-decoded; a bad escape is a 400, not a crash. */
+function decodePart(part: string | undefined): string {
+  try {
+    return decodeURIComponent(part ?? '');
+  } catch {
+    throw new StudioError('STUDIO_BAD_REQUEST', `"${(part ?? '').slice(0, 100)}" is not a valid percent-encoded path part`);
+  }
+}
 
 /** The name a user gave a run (optional; one line of at most MAX_RUN_NAME characters, trimmed). */
 function runName(body: unknown): string | undefined {

@@ -22,6 +22,8 @@ export interface StudioOptions extends Pick<SpaceOptions, 'config' | 'cwd' | 'co
    * the playground's runs go to its workers, the inbox decides its approvals, the runs pane lists its runs.
    */
   store?: string;
+  /** The folder of `agent-spaces eval` run folders the eval pane lists (default `<root>/.agent-spaces/eval`). */
+  evalDir?: string;
   /** The built UI (default: the package's `dist/studio-ui`). */
   uiDir?: string;
   log?: (line: string) => void;
@@ -58,7 +60,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.isolation ? { isolation: options.isolation } : {}),
-  }, options.store);
+  }, options.store, options.evalDir);
 
   const server = createServer(
     {

@@ -31,6 +31,8 @@ export interface StudioContext {
   redact: <T>(value: T) => T;
   /** `<outDir>/runs`: planner traces and the studio's code runs. */
   runsDir: string;
+  /** Where `agent-spaces eval` writes its run folders (`<root>/.agent-spaces/eval` unless given). */
+  evalDir: string;
   /**
    * Calls of the playground's runs in progress, by run id: a run registers its timeline before it starts
    * and takes it out when it ends (calls of other runs are not kept).
@@ -48,7 +50,7 @@ export interface StudioContext {
 
 export type OpenSpace = (options: SpaceOptions) => Promise<Space>;
 
-export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>, storeOption?: string): Promise<StudioContext> {
+export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>, storeOption?: string, evalDir?: string): Promise<StudioContext> {
   const events = createEventHub();
   const timelines = new Map<string, TimelineCall[]>();
   let redact: <T>(value: T) => T = (value) => value;
@@ -93,6 +95,7 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
     approvals,
     redact: (value) => redact(value),
     runsDir: path.join(space.config.outDir, 'runs'),
+    evalDir: path.resolve(space.config.root, evalDir ?? path.join('.agent-spaces', 'eval')),
     timelines,
     ...(store ? { store } : {}),
     build(force = false) {

@@ -268,3 +268,125 @@ export interface ReplayView {
   summary: string;
   error?: string | null;
 }
+
+/** An eval arm's name (`agent-spaces eval --arms`). */
+export type EvalArm = 'direct' | 'code' | 'planner';
+
+/** What the eval measures of an arm on a task (means over repetitions; `success` a share 0–1). */
+export interface EvalMetrics {
+  success: number;
+  turns: number;
+  promptTokens: number;
+  completionTokens: number;
+  toolCalls: number;
+  codeRuns: number;
+  searches: number;
+  wallMs: number;
+  costUsd: number;
+}
+
+/** `GET /api/eval/runs`: the run folders under the eval folder, newest first. */
+export interface EvalRunListView {
+  evalDir: string;
+  runs: EvalRunSummary[];
+}
+
+export interface EvalRunSummary {
+  id: string;
+  suite?: string;
+  model?: string;
+  arms?: EvalArm[];
+  tasks?: number;
+  repeat?: number;
+  startedAt?: string;
+  /** Results written so far, of `expected` (tasks × arms × repeat). */
+  results?: number;
+  expected?: number;
+  /** Per arm: runs and passes. */
+  outcomes?: { arm: EvalArm; runs: number; successes: number }[];
+  /** The folder cannot be read as a run (its run.json is missing or bad). */
+  problem?: string;
+}
+
+/** Per arm over the run: means per task, and the total cost. */
+export interface EvalArmView extends EvalMetrics {
+  arm: EvalArm;
+  runs: number;
+  successes: number;
+  totalCostUsd: number;
+  tokensCounted: boolean;
+}
+
+export interface EvalTaskArmView extends EvalMetrics {
+  runs: number;
+  /** Why a run failed (the check's reasons, or the arm's error), from every repetition. */
+  reasons: string[];
+}
+
+export interface EvalTaskView {
+  taskId: string;
+  /** Ground-truth calls. */
+  calls: number;
+  arms: Partial<Record<EvalArm, EvalTaskArmView>>;
+  /** Largest over smallest prompt tokens among the arms. */
+  spread: number;
+  /** The arms do not all have the same outcome. */
+  outcomesDiffer: boolean;
+}
+
+/** `GET /api/eval/runs/<id>`: one run's report. */
+export interface EvalRunView {
+  id: string;
+  dir: string;
+  suite: string;
+  model: string;
+  arms: EvalArm[];
+  repeat: number;
+  startedAt: string;
+  priceAs: string;
+  budget: Record<string, unknown>;
+  expected: number;
+  armViews: EvalArmView[];
+  tasks: EvalTaskView[];
+  goals: { goal: string; met: boolean; detail: string }[];
+  /** Files of the folder that were left out, each with what was wrong. */
+  problems: string[];
+}
+
+/** One step of a transcript, in order: what was said, called, run and answered. */
+export interface EvalTranscriptEntry {
+  kind: 'system' | 'user' | 'assistant' | 'tool-call' | 'search' | 'code' | 'tool-result' | 'code-result' | 'answer' | 'event';
+  /** A function or tool name, an event type. */
+  title?: string;
+  text: string;
+  ok?: boolean;
+}
+
+/** `GET /api/eval/runs/<id>/transcripts/<arm>/<task>/<repetition>`. */
+export interface EvalTranscriptView {
+  runId: string;
+  arm: EvalArm;
+  taskId: string;
+  repetition: number;
+  success?: boolean;
+  reasons: string[];
+  answer?: string;
+  entries: EvalTranscriptEntry[];
+  /** Entries or texts were cut to keep the page light. */
+  truncated: boolean;
+}
+
+/** A metric before, after, and after minus before (absent where one run lacks the arm or task). */
+export interface EvalDelta {
+  before?: EvalMetrics;
+  after?: EvalMetrics;
+  delta?: EvalMetrics;
+}
+
+/** `GET /api/eval/compare?before=<id>&after=<id>`: two runs, per arm and per task. */
+export interface EvalComparisonView {
+  before: EvalRunSummary;
+  after: EvalRunSummary;
+  arms: ({ arm: EvalArm } & EvalDelta)[];
+  tasks: { taskId: string; arms: Partial<Record<EvalArm, EvalDelta>>; outcomeChanged: boolean }[];
+}
