@@ -1,7 +1,7 @@
 /**
  * The globals a program sees inside the isolate besides ES2022, as TypeScript declarations: the type
  * checker adds them to every check. They are exactly what the bootstrap provides
- * (guest/bootstrap-source.ts and guest/sandbox-globals-source.ts), no more:
+ * (the guest code, guest/src/*.ts), no more:
  * `sandbox-globals.test.ts` runs a program in both isolation modes and compares the globals it finds
  * with these declarations and ES2022's. Node's and the browser's other globals (`fetch`, `process`,
  * `require`, `Buffer`, `setImmediate`, `document`, …) are neither declared nor there.

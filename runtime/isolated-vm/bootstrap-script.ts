@@ -6,7 +6,7 @@
  * isolate that made it, so nothing a program does can reach it.
  */
 import type ivm from 'isolated-vm';
-import { BOOTSTRAP_FUNCTION } from '../guest/bootstrap-function.js';
+import { BOOTSTRAP_FUNCTION } from '../guest/generated/guest-code.js';
 
 let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 

@@ -7,7 +7,7 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { ResultMode } from '../../core/protocol.js';
 import type { SpareInstance } from '../engine.js';
-import { BOOTSTRAP_FUNCTION } from '../guest/bootstrap-function.js';
+import { BOOTSTRAP_FUNCTION } from '../guest/generated/guest-code.js';
 import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 
 const QUICKJS_STACK_BYTES = 256 * 1024;

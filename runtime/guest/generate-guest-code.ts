@@ -1,0 +1,239 @@
+/**
+ * Makes generated/guest-code.ts, the JavaScript every engine evaluates first in a fresh context, from
+ * the guest sources in src/: TypeScript scripts that share one scope (checked by src/tsconfig.json
+ * against the ES library alone, what a sandbox has).
+ *
+ *   node --import tsx runtime/guest/generate-guest-code.ts           writes generated/guest-code.ts
+ *   node --import tsx runtime/guest/generate-guest-code.ts --check   exits 1 when it is stale
+ *
+ * The output is checked in and is plain strings, so every place the package runs loads the same text
+ * without a transform: the sources under vitest and tsx, dist/ after `tsc`, an installed package on
+ * any Node line, Bun or Deno. (Function.prototype.toString of functions loaded here would not do:
+ * tsx and esbuild add `__name(...)` calls to them.) guest-code.test.ts fails when it is stale.
+ *
+ * What it makes: one function expression whose parameters are the host functions src/host.d.ts
+ * declares, in their order. Its body is `'use strict'`, the host values src/host.d.ts declares as
+ * `const`s (written from host-values.ts when the generated module loads), every guest file in
+ * GUEST_FILES order with its types stripped by sucrase (as programs are; every line stays where it
+ * was, after a `// src/<file>` line), and `return BOOTSTRAP_EXPORTS;`.
+ */
+import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse } from 'acorn';
+import { transform } from 'sucrase';
+import ts from 'typescript';
+import { HOST_VALUES } from './host-values.js';
+
+const GUEST_DIR = path.dirname(fileURLToPath(import.meta.url));
+const SOURCE_DIR = path.join(GUEST_DIR, 'src');
+export const GENERATED_FILE = path.join(GUEST_DIR, 'generated', 'guest-code.ts');
+export const REGENERATE_COMMAND = 'node --import tsx runtime/guest/generate-guest-code.ts';
+
+/**
+ * The guest files in the order their top-level statements run: intrinsics are captured first, before
+ * anything else runs; the globals are installed in this order (as a program sees them listed).
+ */
+export const GUEST_FILES = [
+  'intrinsics.ts',
+  'engine-quirks.ts',
+  'json.ts',
+  'helpers.ts',
+  'console.ts',
+  'calls.ts',
+  'run.ts',
+  'dom-exception.ts',
+  'timers.ts',
+  'base64.ts',
+  'text-encoding.ts',
+  'url-search-params.ts',
+  'url.ts',
+  'structured-clone.ts',
+  'bootstrap-exports.ts',
+] as const;
+
+/** The declarations file of what the host gives the guest. */
+export const HOST_DECLARATIONS = 'host.d.ts';
+/** Where a host value goes in the assembled text (a comment and `null`, so the text parses as it is). */
+const HOST_VALUE_MARK = '/*host:';
+const HOST_VALUE = /\/\*host:(\w+)\*\/null/g;
+/** The constant the last guest file declares and the bootstrap returns. */
+const EXPORTS_NAME = 'BOOTSTRAP_EXPORTS';
+
+export interface GuestSource {
+  /** The file's name inside src/ (used in messages and in the marker line). */
+  name: string;
+  text: string;
+}
+
+/** A guest source the generator cannot turn into guest code; the message names the file and line. */
+export class GuestSourceError extends Error {
+  override readonly name = 'GuestSourceError';
+}
+
+export interface HostInterface {
+  /** The bootstrap function's parameters, in order. */
+  functions: string[];
+  /** The host values, in their order in host.d.ts. */
+  values: string[];
+}
+
+/** Reads src/host.d.ts: its `declare function`s and `declare const`s (interfaces and types are for the checker only). */
+export function readHostInterface(source: GuestSource): HostInterface {
+  const file = ts.createSourceFile(source.name, source.text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const functions: string[] = [];
+  const values: string[] = [];
+  for (const statement of file.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name !== undefined) functions.push(statement.name.text);
+    else if (ts.isVariableStatement(statement) && (statement.declarationList.flags & ts.NodeFlags.Const) !== 0) {
+      for (const declaration of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(declaration.name)) throw sourceError(source, file, declaration, 'a host value must be a plain name');
+        values.push(declaration.name.text);
+      }
+    } else if (!ts.isInterfaceDeclaration(statement) && !ts.isTypeAliasDeclaration(statement)) {
+      throw sourceError(source, file, statement, 'only `declare function` (a host function), `declare const` (a host value), interfaces and types belong here');
+    }
+  }
+  if (functions.length === 0) throw new GuestSourceError(`${source.name}: declares no host function; the bootstrap needs at least one`);
+  return { functions, values };
+}
+
+/**
+ * The guest code of one file: its types stripped, every line where it was. Refuses what is not plain
+ * guest code — module syntax (the files share one scope), `declare` (host.d.ts says what the host
+ * gives), and TypeScript that compiles to code of its own (enums, namespaces, parameter properties).
+ */
+export function stripGuestFile(source: GuestSource): string {
+  const file = ts.createSourceFile(source.name, source.text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  for (const statement of file.statements) {
+    if (ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isExportAssignment(statement)) {
+      throw sourceError(source, file, statement, 'imports and exports are not guest code: the guest files share one scope (use the name directly)');
+    }
+    const modifiers = ts.canHaveModifiers(statement) ? (ts.getModifiers(statement) ?? []) : [];
+    for (const modifier of modifiers) {
+      if (modifier.kind === ts.SyntaxKind.ExportKeyword) throw sourceError(source, file, modifier, '`export` is not guest code: the guest files share one scope');
+      if (modifier.kind === ts.SyntaxKind.DeclareKeyword) throw sourceError(source, file, modifier, `\`declare\` belongs in ${HOST_DECLARATIONS} (what the host gives the guest)`);
+    }
+  }
+  const visit = (node: ts.Node): void => {
+    if (ts.isEnumDeclaration(node)) throw sourceError(source, file, node, 'an enum compiles to code of its own; use constants');
+    if (ts.isModuleDeclaration(node)) throw sourceError(source, file, node, 'a namespace compiles to code of its own; use plain declarations');
+    if (ts.isParameter(node) && ts.isConstructorDeclaration(node.parent) && ts.getModifiers(node)?.length) {
+      throw sourceError(source, file, node, 'a parameter property compiles to code of its own; assign the field in the constructor');
+    }
+    if (ts.canHaveDecorators(node) && ts.getDecorators(node)?.length) throw sourceError(source, file, node, 'decorators are not guest code');
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let code: string;
+  try {
+    code = transform(source.text, { transforms: ['typescript'], disableESTransforms: true, filePath: source.name }).code;
+  } catch (error) {
+    throw new GuestSourceError(`${source.name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (lineCount(code) !== lineCount(source.text)) throw new GuestSourceError(`${source.name}: stripping its types moved its lines (${lineCount(source.text)} → ${lineCount(code)})`);
+  return code;
+}
+
+/**
+ * The bootstrap function's text, with `/*host:<name>*\/null` where the value of host value `<name>`
+ * goes. `sources` are the guest files in the order they run; the last one declares BOOTSTRAP_EXPORTS.
+ */
+export function assembleBootstrap(host: HostInterface, sources: readonly GuestSource[]): string {
+  const last = sources.at(-1);
+  if (last === undefined || !new RegExp(`^const ${EXPORTS_NAME}\\b`, 'm').test(last.text)) {
+    throw new GuestSourceError(`${last?.name ?? 'the guest files'}: the last guest file must declare \`const ${EXPORTS_NAME}\`, what the bootstrap returns`);
+  }
+  const lines = [`(function (${host.functions.join(', ')}) {'use strict';`];
+  if (host.values.length > 0) lines.push(`const ${host.values.map((name) => `${name} = ${HOST_VALUE_MARK}${name}*/null`).join(', ')};`);
+  for (const source of sources) {
+    if (source.text.includes(HOST_VALUE_MARK)) throw new GuestSourceError(`${source.name}: contains ${HOST_VALUE_MARK}, the generator's mark for a host value`);
+    lines.push(`// src/${source.name}`, stripGuestFile(source).replace(/\n$/, ''));
+  }
+  lines.push(`return ${EXPORTS_NAME};`, '})');
+  const text = lines.join('\n');
+  try {
+    parse(text, { ecmaVersion: 2022, sourceType: 'script' });
+  } catch (error) {
+    throw new GuestSourceError(`the assembled bootstrap is not valid ES2022 script: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return text;
+}
+
+/** The text of generated/guest-code.ts for the guest files as they are on disk. */
+export function generateGuestCode(sourceDir = SOURCE_DIR): string {
+  const read = (name: string): GuestSource => ({ name, text: readFileSync(path.join(sourceDir, name), 'utf8') });
+  const listed = new Set<string>([...GUEST_FILES, HOST_DECLARATIONS]);
+  const unlisted = readdirSync(sourceDir).filter((name) => name.endsWith('.ts') && !listed.has(name));
+  if (unlisted.length > 0) throw new GuestSourceError(`${unlisted.join(', ')} in ${path.relative(process.cwd(), sourceDir) || '.'}: not in GUEST_FILES of generate-guest-code.ts; add each where its statements should run`);
+  const host = readHostInterface(read(HOST_DECLARATIONS));
+  const missing = host.values.filter((name) => !Object.hasOwn(HOST_VALUES, name));
+  const extra = Object.keys(HOST_VALUES).filter((name) => !host.values.includes(name));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new GuestSourceError(`host values: ${HOST_DECLARATIONS} declares ${host.values.join(', ')} and host-values.ts gives ${Object.keys(HOST_VALUES).join(', ')}; make them the same names`);
+  }
+  const bootstrap = assembleBootstrap(host, GUEST_FILES.map(read));
+  const body = escapeTemplate(bootstrap).replace(HOST_VALUE, (_match, name: string) => `\${hostValue('${name}')}`);
+  return [
+    `// Generated by runtime/guest/generate-guest-code.ts from runtime/guest/src/ — do not edit.`,
+    `// After changing a guest source: ${REGENERATE_COMMAND}`,
+    `import { HOST_VALUES, type HostValueName } from '../host-values.js';`,
+    '',
+    'const hostValue = (name: HostValueName): string => JSON.stringify(HOST_VALUES[name]);',
+    '',
+    '/**',
+    ` * The guest code every engine evaluates first in a fresh context: a function expression of the host's`,
+    ` * ${host.functions.length} callbacks (${host.functions.join(', ')}). Calling it installs the sandbox's globals and returns`,
+    ' * `{ deliver, run, wake }` (src/host.d.ts `BootstrapExports`).',
+    ' */',
+    `export const BOOTSTRAP_FUNCTION = \`${body}\`;`,
+    '',
+  ].join('\n');
+}
+
+function escapeTemplate(text: string): string {
+  return text.replace(/\\|`|\$\{/g, (match) => `\\${match}`);
+}
+
+function lineCount(text: string): number {
+  return text.split('\n').length;
+}
+
+function sourceError(source: GuestSource, file: ts.SourceFile, node: ts.Node, message: string): GuestSourceError {
+  const { line } = file.getLineAndCharacterOfPosition(node.getStart(file));
+  return new GuestSourceError(`${source.name}:${line + 1}: ${message}`);
+}
+
+function main(argv: string[]): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`Usage: ${REGENERATE_COMMAND} [--check]\n\nWrites runtime/guest/generated/guest-code.ts from runtime/guest/src/.\n  --check  write nothing; exit 1 when the generated file differs from what the sources make\n`);
+    return 0;
+  }
+  const unknown = argv.filter((argument) => argument !== '--check');
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown argument ${unknown[0]}; see --help\n`);
+    return 2;
+  }
+  let text: string;
+  try {
+    text = generateGuestCode();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  const relative = path.relative(process.cwd(), GENERATED_FILE);
+  if (argv.includes('--check')) {
+    const current = readFileSync(GENERATED_FILE, 'utf8');
+    if (current === text) return 0;
+    process.stderr.write(`${relative} is stale: run ${REGENERATE_COMMAND}\n`);
+    return 1;
+  }
+  // Written beside and renamed: never half a file.
+  const temporary = `${GENERATED_FILE}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, GENERATED_FILE);
+  process.stdout.write(`wrote ${relative}\n`);
+  return 0;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,116 @@
+/**
+ * The guest code as the engines load it: generated/guest-code.ts is what the sources in src/ make
+ * (checked in, so it must not go stale), it is one function of the host functions src/host.d.ts
+ * declares, and the generator refuses what would not be plain guest code, saying where.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { parse } from 'acorn';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SANDBOX_HOST_GLOBAL } from '../../core/manifest.js';
+import {
+  assembleBootstrap,
+  GENERATED_FILE,
+  generateGuestCode,
+  GuestSourceError,
+  HOST_DECLARATIONS,
+  readHostInterface,
+  REGENERATE_COMMAND,
+  stripGuestFile,
+} from './generate-guest-code.js';
+import { BOOTSTRAP_FUNCTION } from './generated/guest-code.js';
+import { HOST_VALUES } from './host-values.js';
+
+const SOURCE_DIR = path.join(path.dirname(GENERATED_FILE), '..', 'src');
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('generated/guest-code.ts', () => {
+  it('is what the guest sources make now', () => {
+    const current = readFileSync(GENERATED_FILE, 'utf8');
+    // Not toBe on the whole text: a 1,300-line diff hides the message that says what to do.
+    if (current !== generateGuestCode()) expect.fail(`runtime/guest/generated/guest-code.ts is stale: run ${REGENERATE_COMMAND}`);
+  });
+
+  it('is one function expression whose parameters are the host functions of src/host.d.ts, in order', () => {
+    const host = readHostInterface({ name: HOST_DECLARATIONS, text: readFileSync(path.join(SOURCE_DIR, HOST_DECLARATIONS), 'utf8') });
+    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost']);
+    const tree = parse(BOOTSTRAP_FUNCTION, { ecmaVersion: 2022, sourceType: 'script' });
+    expect(tree.body).toHaveLength(1);
+    const statement = tree.body[0];
+    if (statement?.type !== 'ExpressionStatement' || statement.expression.type !== 'FunctionExpression') throw new Error('not a function expression');
+    expect(statement.expression.params.map((param) => (param.type === 'Identifier' ? param.name : param.type))).toEqual(host.functions);
+  });
+
+  it('writes the host values from host-values.ts into the bootstrap', () => {
+    expect(BOOTSTRAP_FUNCTION).toContain(`const HOST_GLOBAL = ${JSON.stringify(HOST_VALUES.HOST_GLOBAL)}, TIMER_LIMITS = ${JSON.stringify(HOST_VALUES.TIMER_LIMITS)},`);
+  });
+
+  it('installs the globals and returns deliver, run and wake when a context evaluates it', () => {
+    const context = {} as Record<string, unknown>;
+    const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context, { filename: 'bootstrap.js' }) as (...callbacks: unknown[]) => Record<string, unknown>;
+    const exports = bootstrap(() => undefined, () => true, () => undefined, () => undefined, () => 'invalid');
+    expect(Object.keys(exports)).toEqual(['deliver', 'run', 'wake']);
+    expect(Object.values(exports).map((value) => typeof value)).toEqual(['function', 'function', 'function']);
+    const names = runInNewContext('Object.getOwnPropertyNames(globalThis)', context) as string[];
+    // In the order the guest files install them.
+    const installed = ['console', SANDBOX_HOST_GLOBAL, 'DOMException', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'atob', 'btoa', 'TextEncoder', 'TextDecoder', 'URLSearchParams', 'URL', 'structuredClone'];
+    expect(names.filter((name) => installed.includes(name))).toEqual(installed);
+    expect(runInNewContext('[typeof WebAssembly, typeof SharedArrayBuffer, btoa("hi"), new URLSearchParams("a=1&b=2").get("b")]', context)).toEqual(['undefined', 'undefined', 'aGk=', '2']);
+  });
+});
+
+describe('the generator', () => {
+  const file = (text: string, name = 'example.ts') => ({ name, text });
+  const refusal = (run: () => unknown): string => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(GuestSourceError);
+      return (error as Error).message;
+    }
+    throw new Error('not refused');
+  };
+
+  it('strips types and keeps every line where it was', () => {
+    const text = 'const a: number = 1;\ninterface Shape {\n  size: number;\n}\nfunction size(shape: Shape): number {\n  return (shape as Shape).size!;\n}\n';
+    const code = stripGuestFile(file(text));
+    expect(code.split('\n')).toHaveLength(text.split('\n').length);
+    expect(code.split('\n')[4]).toBe('function size(shape) {');
+    expect(code.split('\n')[5]).toMatch(/^ {2}return \(shape\s*\)\.size;$/);
+  });
+
+  it('refuses module syntax, declare, enums, namespaces and parameter properties, naming file and line', () => {
+    expect(refusal(() => stripGuestFile(file('const a = 1;\nexport const b = 2;\n')))).toBe('example.ts:2: `export` is not guest code: the guest files share one scope');
+    expect(refusal(() => stripGuestFile(file("import { a } from './a.js';\n")))).toMatch(/^example\.ts:1: imports and exports are not guest code/);
+    expect(refusal(() => stripGuestFile(file('declare const X: string;\n')))).toBe('example.ts:1: `declare` belongs in host.d.ts (what the host gives the guest)');
+    expect(refusal(() => stripGuestFile(file('\n\nenum Kind { A }\n')))).toMatch(/^example\.ts:3: an enum compiles to code of its own/);
+    expect(refusal(() => stripGuestFile(file('namespace N { const a = 1; }\n')))).toMatch(/^example\.ts:1: a namespace/);
+    expect(refusal(() => stripGuestFile(file('class K {\n  constructor(private size: number) {}\n}\n')))).toMatch(/^example\.ts:2: a parameter property/);
+  });
+
+  it('reads host.d.ts as host functions and values, and refuses anything else there', () => {
+    const host = readHostInterface(file('declare function send(id: number): void;\ninterface A { a: 1 }\ndeclare const LIMIT: number, NAME: string;\n', 'host.d.ts'));
+    expect(host).toEqual({ functions: ['send'], values: ['LIMIT', 'NAME'] });
+    expect(refusal(() => readHostInterface(file('declare function send(): void;\nlet counter = 0;\n', 'host.d.ts')))).toMatch(/^host\.d\.ts:2: only `declare function`/);
+  });
+
+  it('assembles the files in order, after the host values, and returns BOOTSTRAP_EXPORTS', () => {
+    const text = assembleBootstrap({ functions: ['send'], values: ['LIMIT'] }, [file('const a: number = LIMIT;\n', 'a.ts'), file('const BOOTSTRAP_EXPORTS = { a };\n', 'z.ts')]);
+    expect(text).toBe("(function (send) {'use strict';\nconst LIMIT = /*host:LIMIT*/null;\n// src/a.ts\nconst a = LIMIT;\n// src/z.ts\nconst BOOTSTRAP_EXPORTS = { a };\nreturn BOOTSTRAP_EXPORTS;\n})");
+    expect(refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const a = 1;\n', 'a.ts')]))).toBe('a.ts: the last guest file must declare `const BOOTSTRAP_EXPORTS`, what the bootstrap returns');
+    expect(refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const BOOTSTRAP_EXPORTS = {};\nawait 1;\n', 'a.ts')]))).toMatch(/^the assembled bootstrap is not valid ES2022 script/);
+  });
+
+  it('refuses a guest file it does not know where to run', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'guest-src-'));
+    scratch.push(dir);
+    cpSync(SOURCE_DIR, dir, { recursive: true });
+    writeFileSync(path.join(dir, 'extra.ts'), 'const extra = 1;\n');
+    expect(refusal(() => generateGuestCode(dir))).toMatch(/^extra\.ts in .*: not in GUEST_FILES of generate-guest-code\.ts/);
+  });
+});

@@ -1,0 +1,88 @@
+// Not Array.prototype.push: it would run a setter the program put on Array.prototype[n].
+function append<T>(array: T[], item: T): void {
+  defineProperty(array, array.length, { value: item, writable: true, enumerable: true, configurable: true });
+}
+
+function copyWith<T>(items: readonly T[], item: T): T[] {
+  const copy: T[] = [];
+  for (let index = 0; index < items.length; index++) defineProperty(copy, index, { value: items[index], writable: true, enumerable: true, configurable: true });
+  defineProperty(copy, items.length, { value: item, writable: true, enumerable: true, configurable: true });
+  return copy;
+}
+
+function own(object: unknown, key: string): unknown {
+  return typeof object === 'object' && object !== null && hasOwn(object, key) ? (object as Record<string, unknown>)[key] : undefined;
+}
+
+function safe<T, F>(read: () => T, fallback: F): T | F { try { return read(); } catch { return fallback; } }
+
+
+// ---------------------------------------------------------------- helpers
+function installGlobal(name: string, value: unknown): void {
+  defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
+}
+function tagPrototype(constructor: { prototype: object }, tag: string): void {
+  defineProperty(constructor.prototype, SymbolToStringTag, { value: tag, writable: false, enumerable: false, configurable: true });
+}
+function defineData(target: object, key: PropertyKey, value: unknown): void {
+  defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+function requireArguments(name: string, given: number, needed: number): void {
+  if (given < needed) throw new TypeErrorConstructor(name + ': ' + needed + ' argument' + (needed === 1 ? '' : 's') + ' required, but only ' + given + ' present');
+}
+/** WebIDL USVString: a string with each lone surrogate replaced by U+FFFD. */
+function toUsvString(value: unknown): string {
+  const text = StringConstructor(value);
+  for (let index = 0; index < text.length; index++) {
+    const unit = charCodeAt(text, index);
+    if (unit >= 0xD800 && unit <= 0xDFFF) return wellFormed(text);
+  }
+  return text;
+}
+function wellFormed(text: string): string {
+  const units = new Uint16ArrayConstructor(text.length);
+  for (let index = 0; index < text.length; index++) {
+    const unit = charCodeAt(text, index);
+    if (unit >= 0xD800 && unit <= 0xDBFF && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xFC00) === 0xDC00) {
+      units[index] = unit;
+      units[index + 1] = charCodeAt(text, index + 1);
+      index++;
+    } else {
+      units[index] = unit >= 0xD800 && unit <= 0xDFFF ? 0xFFFD : unit;
+    }
+  }
+  return unitsToString(units, text.length);
+}
+const STRING_CHUNK = 8192;
+/**
+ * The string of the first `count` UTF-16 code units in `units` (a Uint16Array). fromCharCode takes
+ * them as arguments, a chunk at a time; each chunk is a view with an own `length`, so the arguments
+ * list is read without the TypedArray.prototype getters a program may have replaced.
+ */
+function unitsToString(units: Uint16Array, count: number): string {
+  const buffer = typedArrayBuffer(units), offset = typedArrayByteOffset(units);
+  let text = '';
+  for (let start = 0; start < count; start += STRING_CHUNK) {
+    const length = count - start < STRING_CHUNK ? count - start : STRING_CHUNK;
+    const view = new Uint16ArrayConstructor(buffer, offset + start * 2, length);
+    defineProperty(view, 'length', { value: length });
+    text += reflectApply(fromCharCode, undefined, view as unknown as number[]);
+  }
+  return text;
+}
+/** A Uint8Array over the bytes of an ArrayBuffer or a view, or undefined when `source` is neither. */
+function bytesOf(source: unknown): Uint8Array | undefined {
+  if (typedArrayTag(source) !== undefined) return new Uint8ArrayConstructor(typedArrayBuffer(source), typedArrayByteOffset(source), typedArrayByteLength(source));
+  try {
+    return new Uint8ArrayConstructor(dataViewBuffer(source), dataViewByteOffset(source), dataViewByteLength(source));
+  } catch {
+    // not a DataView
+  }
+  try {
+    arrayBufferByteLength(source);
+    return new Uint8ArrayConstructor(source as ArrayBuffer);
+  } catch {
+    return undefined;
+  }
+}
+
