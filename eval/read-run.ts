@@ -112,6 +112,9 @@ const RESULT_FIELDS: Record<string, [Check, string]> = {
 
 /** `run.json` of a run folder, checked field by field. */
 export async function readEvalSettings(dir: string): Promise<RunSettings> {
+  const folder = await lstat(dir).catch(() => undefined);
+  if (!folder) throw new EvalFileMissingError(dir);
+  if (!folder.isDirectory()) throw new EvalError('EVAL_RUN_FOLDER', `${dir} is not a folder (links are not followed)`);
   const file = path.join(dir, 'run.json');
   const value = await readJsonCapped(file, MAX_SETTINGS_BYTES);
   if (!isObject(value)) throw new EvalError('EVAL_RUN_FOLDER', `${file} must hold an object (the run's settings)`);
