@@ -10,7 +10,7 @@ import type { ResultMode } from '../../core/protocol.js';
 import { utf8SizeOver } from '../../core/utf8-size.js';
 import type { LogLevel, RunError } from '../../core/run-result.js';
 import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from '../host/call-gate.js';
-import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
+import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError, type OutputBudget } from '../host/output-budget.js';
 import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import { programFrames } from '../host/program-frames.js';
@@ -19,7 +19,7 @@ import { MAX_NAME } from '../worker-protocol.js';
 import { evaluateBootstrap } from './bootstrap-script.js';
 import { loadIsolatedVm } from './load-isolated-vm.js';
 import { ModuleResolutionError, resolveCapabilityModule } from '../host/capability-modules.js';
-import { createRunTimers } from '../host/sandbox-timers.js';
+import { createRunTimers, type RunTimers } from '../host/sandbox-timers.js';
 import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 
 /** The engine contract's names for a run, as this file has always called them. */
@@ -76,7 +76,7 @@ let exitHookInstalled = false;
  * loop) would keep the process from ever ending. Disposing the isolates of the runs in progress stops
  * them. A thread waiting in one of the isolate's synchronous callbacks (a log line, a timer, URL
  * parsing) is not released by this; the end of a run is therefore handed to the host outside them (see
- * `toHost` in startIsolateRun).
+ * `#toHost` of IsolatedVmRun).
  */
 function disposeAtExit(isolate: ivm.Isolate): void {
   if (!exitHookInstalled) {
@@ -132,41 +132,151 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
  * Never rejects for faults of the program.
  */
 export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, prepared?: PreparedIsolate, threading: IsolateThreading = 'pool'): IsolateRun {
-  const { limits } = request;
-  const started = performance.now();
-  let deadline = started + limits.timeoutMs;
+  return new IsolatedVmRun(request, port, prepared, threading).handle();
+}
+
+type Finished = Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean };
+
+/** What the bootstrap's run() takes on this engine (src/calls.ts `RunSettings` of the guest, without its QuickJS-only fields). */
+interface RunSettings {
+  maxCalls: number;
+  callLimitError: string;
+  maxArgumentBytes: number;
+  argumentLimitError: string;
+}
+
+/** One run in one isolate, from its start to its release. */
+class IsolatedVmRun {
+  readonly #request: IsolateRunRequest;
+  readonly #port: IsolatePort;
+  readonly #started = performance.now();
+  #deadline: number;
   // While the host holds the deadline (a person deciding an approval), the wall clock does not run;
   // the isolate's CPU time still counts against the same limit, so a program cannot compute for free.
-  let holds = 0;
-  let heldSince = 0;
-  const budget = createOutputBudget(limits.maxOutputBytes);
+  #holds = 0;
+  #heldSince = 0;
+  readonly #budget: OutputBudget;
   /** Calls handed to the port and not yet answered, with the characters of their arguments. */
-  const outstanding = new Map<number, number>();
+  readonly #outstanding = new Map<number, number>();
   /**
    * Characters of the arguments of the calls not yet answered, and their bound: what the host holds at
    * most (calls in flight and waiting ones, in bytes, each character at least one). Past it the host
    * refuses calls anyway; refused here, a program that makes a thousand 1 MiB calls in one slice does
    * not have a GiB of frames queued in the worker, outside its isolate's memory limit.
    */
-  let unansweredChars = 0;
-  const maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
+  #unansweredChars = 0;
+  readonly #maxUnansweredChars: number;
   /** Codes of the tool errors the host sent: the only codes besides its own a program may end with. */
-  const sentCodes = new Set<string>();
-  let pendingOperations = 0;
-  let programStarted = false;
-  let finished = false;
+  readonly #sentCodes = new Set<string>();
+  #pendingOperations = 0;
+  #programStarted = false;
+  #finished = false;
+  #resolveOutcome!: (outcome: IsolateOutcome) => void;
+  readonly #outcome = new Promise<IsolateOutcome>((resolve) => (this.#resolveOutcome = resolve));
+  #resolveReleased!: () => void;
+  readonly #released = new Promise<void>((resolve) => (this.#resolveReleased = resolve));
+  readonly #ready: PreparedIsolate;
+  readonly #isolate: ivm.Isolate;
+  readonly #onCaller: boolean;
+  /** The program's pending timers (see sandbox-timers.ts); #wakeTimer runs one that is due. */
+  readonly #timers: RunTimers;
+  readonly #cpuBefore: bigint;
+  #watchdog: NodeJS.Timeout;
+  #cpuWatch: NodeJS.Timeout | undefined;
+  // Replies that are ready in the same turn of the event loop enter the isolate together: each entry
+  // into the isolate is a thread hop, and with many parallel calls one hop per reply serialises them.
+  #outbox: string[] = [];
+  // The isolate's timer requests are applied from a promise job, on a fresh stack. On the caller's
+  // thread the isolate shares this thread's stack, and a program can call setTimeout with it all but
+  // full: Node's own timer code then overflowed halfway through an update, and the timers of every other
+  // run in the worker stopped firing. A promise job is queued by V8 builtins, which either fail before
+  // doing anything or do it all. The job runs before the stall check (an immediate) looks at the timers.
+  #timerRequests: (readonly [start: boolean, id: number, delayMs: number, repeat: boolean])[] = [];
+  readonly #modulePaths = new WeakMap<ivm.Module, string>();
+  readonly #modules = new Map<string, ivm.Module>();
 
-  let resolveOutcome!: (outcome: IsolateOutcome) => void;
-  const outcome = new Promise<IsolateOutcome>((resolve) => (resolveOutcome = resolve));
-  let resolveReleased!: () => void;
-  const released = new Promise<void>((resolve) => (resolveReleased = resolve));
-
-  if (prepared !== undefined && (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.threading !== threading || prepared.isolate.isDisposed)) {
-    if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
-    prepared = undefined;
+  constructor(request: IsolateRunRequest, port: IsolatePort, prepared: PreparedIsolate | undefined, threading: IsolateThreading) {
+    this.#request = request;
+    this.#port = port;
+    const { limits } = request;
+    this.#deadline = this.#started + limits.timeoutMs;
+    this.#budget = createOutputBudget(limits.maxOutputBytes);
+    this.#maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
+    if (prepared !== undefined && (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.threading !== threading || prepared.isolate.isDisposed)) {
+      if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+      prepared = undefined;
+    }
+    this.#ready = prepared ?? prepareIsolate(limits.memoryLimitMb, threading);
+    this.#onCaller = threading === 'caller';
+    this.#isolate = this.#ready.isolate;
+    if (!this.#onCaller) disposeAtExit(this.#isolate);
+    this.#timers = createRunTimers((id) => this.#wakeTimer(id));
+    this.#cpuBefore = this.#isolate.cpuTime;
+    this.#watchdog = setTimeout(() => this.#timeout(), limits.timeoutMs);
+    this.#start().catch((error: unknown) => this.#onIsolateFailure(error));
   }
-  const ready = prepared ?? prepareIsolate(limits.memoryLimitMb, threading);
-  const onCaller = threading === 'caller';
+
+  handle(): IsolateRun {
+    return {
+      outcome: this.#outcome,
+      released: this.#released,
+      reply: (id, ok, json) => this.#reply(id, ok, json),
+      holdDeadline: () => this.#holdDeadline(),
+      abort: (error) => this.#fail(error),
+      cancel: (message = 'the run was cancelled') => this.#fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message }),
+    };
+  }
+
+  // ------------------------------------------------------------------ clock
+
+  #cpuUsedMs(): number {
+    return Number(this.#isolate.cpuTime - this.#cpuBefore) / 1e6;
+  }
+
+  /** Milliseconds of wall clock (held time excluded) or CPU time the run has left, whichever is less. */
+  #timeLeft(): number {
+    return Math.min(this.#deadline + (this.#holds > 0 ? performance.now() - this.#heldSince : 0) - performance.now(), this.#request.limits.timeoutMs - this.#cpuUsedMs());
+  }
+
+  #remaining(): number {
+    return Math.max(1, Math.ceil(this.#timeLeft()));
+  }
+
+  #timeout(): void {
+    const { timeoutMs } = this.#request.limits;
+    const cpuBound = this.#holds > 0 || this.#cpuUsedMs() >= timeoutMs;
+    this.#fail({
+      name: 'SandboxTimeoutError',
+      code: 'TIMEOUT',
+      message: cpuBound
+        ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
+        : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+    }, true);
+  }
+
+  #holdDeadline(): () => void {
+    if (this.#finished) return () => undefined;
+    if (this.#holds++ === 0) {
+      this.#heldSince = performance.now();
+      clearTimeout(this.#watchdog);
+      // On isolate threads a program may compute while its call waits for a person: watch its CPU time.
+      if (!this.#onCaller) this.#cpuWatch = setInterval(() => {
+        if (this.#cpuUsedMs() >= this.#request.limits.timeoutMs) this.#timeout();
+      }, 100);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds > 0 || this.#finished) return;
+      clearInterval(this.#cpuWatch);
+      this.#deadline += performance.now() - this.#heldSince;
+      this.#watchdog = setTimeout(() => this.#timeout(), Math.max(1, this.#deadline - performance.now()));
+    };
+  }
+
+  // ------------------------------------------------------------------ ending
+
   /**
    * Hands the host the end of a run (its outcome, then its release). On isolate threads the run ends
    * inside an isolate callback; the caller's continuation runs a turn later, once the isolate thread
@@ -174,312 +284,280 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
    * exited right after its last in-process run hung). Log lines and calls are not deferred: they keep
    * their order, and an onLog handler still runs inside the program's console call.
    */
-  const toHost = (deliver: () => void): void => {
-    if (onCaller) deliver();
+  #toHost(deliver: () => void): void {
+    if (this.#onCaller) deliver();
     else setImmediate(deliver);
-  };
-  const { isolate } = ready;
-  if (!onCaller) disposeAtExit(isolate);
-  const deliverReference = ready.deliver;
-  /** The program's pending timers (see sandbox-timers.ts); wakeTimer runs one that is due. */
-  const timers = createRunTimers((id) => wakeTimer(id));
-  const cpuBefore = isolate.cpuTime;
-  const cpuUsedMs = (): number => Number(isolate.cpuTime - cpuBefore) / 1e6;
-  /** Milliseconds of wall clock (held time excluded) or CPU time the run has left, whichever is less. */
-  const timeLeft = (): number => Math.min(deadline + (holds > 0 ? performance.now() - heldSince : 0) - performance.now(), limits.timeoutMs - cpuUsedMs());
-  const remaining = (): number => Math.max(1, Math.ceil(timeLeft()));
+  }
 
-  const finish = (result: Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean }, options: { stopNow?: boolean } = {}): void => {
-    if (finished) return;
-    finished = true;
-    clearTimeout(watchdog);
-    clearInterval(cpuWatch);
+  #finish(result: Finished, options: { stopNow?: boolean } = {}): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    clearTimeout(this.#watchdog);
+    clearInterval(this.#cpuWatch);
     // Timers still pending when the run ends are dropped: none fires after it.
-    timers.clearAll();
-    outbox = [];
-    const ended: IsolateOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - started };
-    toHost(() => resolveOutcome(ended));
+    this.#timers.clearAll();
+    this.#outbox = [];
+    const ended: IsolateOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - this.#started };
+    this.#toHost(() => this.#resolveOutcome(ended));
+    const isolate = this.#isolate;
     // A program refused from inside one of its callbacks may go on running below this frame (a loop
     // that catches the output error): on the caller's thread, disposing ends it now (measured: within a
     // few calls). Otherwise dispose once the current turn is over — off the path of the result (a
     // dispose costs ~1.5 ms).
-    if (options.stopNow === true && onCaller && !isolate.isDisposed) isolate.dispose();
+    if (options.stopNow === true && this.#onCaller && !isolate.isDisposed) isolate.dispose();
     // On the caller's thread the isolate executes only inside this thread's synchronous calls: once the
     // current one returns, it has stopped. Said at once, with the outcome: a co-resident run computing
     // in the next callback (a timer) no longer holds the report back past the host's grace, which
     // killed the worker with every run in it.
-    if (onCaller) process.nextTick(resolveReleased);
+    if (this.#onCaller) process.nextTick(this.#resolveReleased);
     setImmediate(() => {
       runningOnThreads.delete(isolate);
       if (!isolate.isDisposed) isolate.dispose();
-      if (pendingOperations === 0) resolveReleased();
+      if (this.#pendingOperations === 0) this.#resolveReleased();
     });
-  };
-  const fail = (error: RunError, timedOut = false, options: { stopNow?: boolean } = {}): void => finish({ success: false, error: boundedRunError(error), timedOut }, options);
-  const timeout = (): void => {
-    const cpuBound = holds > 0 || cpuUsedMs() >= limits.timeoutMs;
-    fail({
-      name: 'SandboxTimeoutError',
-      code: 'TIMEOUT',
-      message: cpuBound
-        ? `the program computed for longer than its limit of ${limits.timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
-        : `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-    }, true);
-  };
+  }
 
-  let watchdog = setTimeout(timeout, limits.timeoutMs);
-  let cpuWatch: NodeJS.Timeout | undefined;
-  const holdDeadline = (): (() => void) => {
-    if (finished) return () => undefined;
-    if (holds++ === 0) {
-      heldSince = performance.now();
-      clearTimeout(watchdog);
-      // On isolate threads a program may compute while its call waits for a person: watch its CPU time.
-      if (!onCaller) cpuWatch = setInterval(() => {
-        if (cpuUsedMs() >= limits.timeoutMs) timeout();
-      }, 100);
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--holds > 0 || finished) return;
-      clearInterval(cpuWatch);
-      deadline += performance.now() - heldSince;
-      watchdog = setTimeout(timeout, Math.max(1, deadline - performance.now()));
-    };
-  };
+  #fail(error: RunError, timedOut = false, options: { stopNow?: boolean } = {}): void {
+    this.#finish({ success: false, error: boundedRunError(error), timedOut }, options);
+  }
 
   /**
    * Classifies a failure of an isolate operation (compile, link, evaluate, apply). The host's codes are
    * decided from the host's state, never from message text alone: a link error quotes an import name,
    * and a program can throw any message it likes.
    */
-  const onIsolateFailure = (error: unknown): void => {
-    if (finished) return;
+  #onIsolateFailure(error: unknown): void {
+    if (this.#finished) return;
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof ModuleResolutionError) return fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
-    if (isolate.isDisposed) {
+    if (error instanceof ModuleResolutionError) return this.#fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
+    if (this.#isolate.isDisposed) {
       // Only isolated-vm disposes an isolate during a run (this code disposes it after finishing).
       if (/memory limit/i.test(message)) {
-        return fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config` });
+        return this.#fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config` });
       }
-      return fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
+      return this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
     }
     // A slice's timeout is what the run had left when it began: a real one leaves (almost) nothing.
-    if (message === 'Script execution timed out.' && timeLeft() <= 25) return timeout();
+    if (message === 'Script execution timed out.' && this.#timeLeft() <= 25) return this.#timeout();
     const name = error instanceof Error ? error.name : 'Error';
     const stack = error instanceof Error && typeof error.stack === 'string' ? programFrames(error.stack) : undefined;
-    fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack }) });
-  };
+    this.#fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack }) });
+  }
+
+  // ------------------------------------------------------------------ stalls
 
   // One check per settled operation (not coalesced): the pending immediate also keeps the event
   // loop from sleeping between calls, which measurably lowers per-call latency.
-  const scheduleStallCheck = (): void => {
-    setImmediate(checkStalled);
-  };
-  const isStalled = (): boolean => !finished && programStarted && pendingOperations === 0 && outstanding.size === 0 && outbox.length === 0 && timers.size === 0;
-  const checkStalled = (): void => {
-    if (!isStalled()) return;
+  #scheduleStallCheck(): void {
+    setImmediate(() => this.#checkStalled());
+  }
+
+  #isStalled(): boolean {
+    return !this.#finished && this.#programStarted && this.#pendingOperations === 0 && this.#outstanding.size === 0 && this.#outbox.length === 0 && this.#timers.size === 0;
+  }
+
+  #checkStalled(): void {
+    if (!this.#isStalled()) return;
     // Look again a little later: a call the isolate just sent may still be on its way to this thread.
     setTimeout(() => {
-      if (!isStalled()) return;
-      fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
+      if (!this.#isStalled()) return;
+      this.#fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
     }, 10);
-  };
+  }
 
-  const track = <T>(operation: Promise<T>): Promise<T> => {
-    pendingOperations++;
+  #track<T>(operation: Promise<T>): Promise<T> {
+    this.#pendingOperations++;
     const settle = (): void => {
-      pendingOperations--;
-      if (pendingOperations > 0) return;
+      this.#pendingOperations--;
+      if (this.#pendingOperations > 0) return;
       // After the outcome, which reaches the host a turn later on isolate threads.
-      if (finished) toHost(resolveReleased);
-      else scheduleStallCheck();
+      if (this.#finished) this.#toHost(this.#resolveReleased);
+      else this.#scheduleStallCheck();
     };
     operation.then(settle, settle);
     return operation;
-  };
+  }
 
-  // Replies that are ready in the same turn of the event loop enter the isolate together: each entry
-  // into the isolate is a thread hop, and with many parallel calls one hop per reply serialises them.
-  let outbox: string[] = [];
-  const flush = (): void => {
-    const batch = outbox;
-    outbox = [];
-    if (finished || batch.length === 0) return;
+  // ------------------------------------------------------------------ to the isolate
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (this.#finished || batch.length === 0) return;
     const json = `[${batch.join(',')}]`;
-    if (!onCaller) {
-      track(deliverReference.apply(undefined, [json], { timeout: remaining() })).catch(onIsolateFailure);
+    if (!this.#onCaller) {
+      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).catch((error: unknown) => this.#onIsolateFailure(error));
       return;
     }
     // The program's continuations run now, bounded by the time the run has left (unlike an
     // asynchronous apply, a synchronous one's timeout also covers the microtasks it starts).
     try {
-      deliverReference.applySync(undefined, [json], { timeout: remaining() });
+      this.#ready.deliver.applySync(undefined, [json], { timeout: this.#remaining() });
     } catch (error) {
-      onIsolateFailure(error);
+      this.#onIsolateFailure(error);
     }
-    scheduleStallCheck();
-  };
-  const reply = (id: number, ok: boolean, json: string): void => {
-    const chars = outstanding.get(id);
-    if (finished || chars === undefined) return;
-    outstanding.delete(id);
-    unansweredChars -= chars;
-    if (!ok) noteSentCode(json);
+    this.#scheduleStallCheck();
+  }
+
+  #reply(id: number, ok: boolean, json: string): void {
+    const chars = this.#outstanding.get(id);
+    if (this.#finished || chars === undefined) return;
+    this.#outstanding.delete(id);
+    this.#unansweredChars -= chars;
+    if (!ok) this.#noteSentCode(json);
     // On the caller's thread, entering the isolate costs no hop: replies settled by the same
     // microtask run go in together without waiting for another turn of the event loop.
-    if (outbox.length === 0) {
-      if (onCaller) queueMicrotask(flush);
-      else setImmediate(flush);
+    if (this.#outbox.length === 0) {
+      if (this.#onCaller) queueMicrotask(() => this.#flush());
+      else setImmediate(() => this.#flush());
     }
     // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
-    outbox.push(`[${id},${ok},${json}]`);
-  };
+    this.#outbox.push(`[${id},${ok},${json}]`);
+  }
+
   // A due timer enters the isolate on its own (as in Node, the program's microtasks run between two
   // timers); an interval is armed again only after its callback ran, with the delay the isolate says.
-  const wakeTimer = (id: number): void => {
-    if (finished) return;
-    if (!onCaller) {
-      track(ready.wake.apply(undefined, [id], { timeout: remaining() })).then((next) => timers.rearm(id, next), (error: unknown) => {
-        timers.rearm(id, -1);
-        onIsolateFailure(error);
+  #wakeTimer(id: number): void {
+    if (this.#finished) return;
+    const { wake } = this.#ready;
+    if (!this.#onCaller) {
+      this.#track(wake.apply(undefined, [id], { timeout: this.#remaining() })).then((next) => this.#timers.rearm(id, next), (error: unknown) => {
+        this.#timers.rearm(id, -1);
+        this.#onIsolateFailure(error);
       });
       return;
     }
     let next = -1;
     try {
-      next = ready.wake.applySync(undefined, [id], { timeout: remaining() });
+      next = wake.applySync(undefined, [id], { timeout: this.#remaining() });
     } catch (error) {
-      onIsolateFailure(error);
+      this.#onIsolateFailure(error);
     }
-    timers.rearm(id, next);
-    scheduleStallCheck();
-  };
-  // The isolate's timer requests are applied from a promise job, on a fresh stack. On the caller's
-  // thread the isolate shares this thread's stack, and a program can call setTimeout with it all but
-  // full: Node's own timer code then overflowed halfway through an update, and the timers of every other
-  // run in the worker stopped firing. A promise job is queued by V8 builtins, which either fail before
-  // doing anything or do it all. The job runs before the stall check (an immediate) looks at the timers.
-  let timerRequests: (readonly [start: boolean, id: number, delayMs: number, repeat: boolean])[] = [];
-  const applyTimerRequests = (): void => {
-    const requests = timerRequests;
-    timerRequests = [];
+    this.#timers.rearm(id, next);
+    this.#scheduleStallCheck();
+  }
+
+  // ------------------------------------------------------------------ from the isolate
+
+  #applyTimerRequests(): void {
+    const requests = this.#timerRequests;
+    this.#timerRequests = [];
     for (const [start, id, delayMs, repeat] of requests) {
-      if (finished) return;
-      if (start) timers.set(id, delayMs, repeat);
-      else timers.clear(id);
+      if (this.#finished) return;
+      if (start) this.#timers.set(id, delayMs, repeat);
+      else this.#timers.clear(id);
     }
-  };
-  const onTimer = (start: boolean, id: number, delayMs: number, repeat: boolean): void => {
-    if (finished || typeof id !== 'number') return;
-    if (timerRequests.length === 0) void Promise.resolve().then(applyTimerRequests);
-    timerRequests.push([start === true, id, Number(delayMs), repeat === true]);
-  };
-  const noteSentCode = (json: string): void => {
+  }
+
+  #onTimer(start: boolean, id: number, delayMs: number, repeat: boolean): void {
+    if (this.#finished || typeof id !== 'number') return;
+    if (this.#timerRequests.length === 0) void Promise.resolve().then(() => this.#applyTimerRequests());
+    this.#timerRequests.push([start === true, id, Number(delayMs), repeat === true]);
+  }
+
+  #noteSentCode(json: string): void {
     const code = wireErrorCode(json);
-    if (code !== undefined) sentCodes.add(code);
-  };
+    if (code !== undefined) this.#sentCodes.add(code);
+  }
 
   /** Called by the isolate, which refuses calls past maxCalls and maxArgumentBytes itself (in characters). */
-  const send = (id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void => {
-    if (finished || typeof id !== 'number' || outstanding.has(id)) return;
+  #send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void {
+    if (this.#finished || typeof id !== 'number' || this.#outstanding.has(id)) return;
+    const { limits } = this.#request;
     const text = String(argsJson);
-    outstanding.set(id, text.length);
-    unansweredChars += text.length;
-    if (unansweredChars > maxUnansweredChars) {
-      return reply(id, false, JSON.stringify(queuedArgumentsError(String(capability), String(fn), `${unansweredChars - text.length} characters of arguments in calls not answered yet`, maxUnansweredChars)));
+    this.#outstanding.set(id, text.length);
+    this.#unansweredChars += text.length;
+    if (this.#unansweredChars > this.#maxUnansweredChars) {
+      return this.#reply(id, false, JSON.stringify(queuedArgumentsError(String(capability), String(fn), `${this.#unansweredChars - text.length} characters of arguments in calls not answered yet`, this.#maxUnansweredChars)));
     }
     // A name the host would not accept in a frame's header is refused here, for this call only (the
     // host kills a worker that sends one, and every run in it).
     const name = [String(capability), String(fn)].find((text) => text.length > MAX_NAME);
     if (name !== undefined) {
-      return reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
+      return this.#reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
     }
     // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
     // never reach the pipe (where a frame past the host's limit would cost the whole worker).
     const bytes = utf8SizeOver(text, limits.maxArgumentBytes);
-    if (bytes !== undefined) return reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
-    port.call(id, String(capability), String(fn), text, resultMode === 'full' ? 'full' : 'value');
-  };
+    if (bytes !== undefined) return this.#reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
+    this.#port.call(id, String(capability), String(fn), text, resultMode === 'full' ? 'full' : 'value');
+  }
 
-  const writeLog = (level: string, message: string): boolean => {
-    if (finished) return false;
+  #writeLog(level: string, message: string): boolean {
+    if (this.#finished) return false;
     const known: LogLevel = LOG_LEVELS.has(level) ? (level as LogLevel) : 'log';
     const text = String(message);
-    if (!budget.take(logEntryBytes(known, text))) {
-      fail(outputLimitError('console output', limits.maxOutputBytes), false, { stopNow: true });
+    if (!this.#budget.take(logEntryBytes(known, text))) {
+      this.#fail(outputLimitError('console output', this.#request.limits.maxOutputBytes), false, { stopNow: true });
       return false;
     }
-    port.log(known, text);
+    this.#port.log(known, text);
     return true;
-  };
+  }
 
-  const complete = (ok: boolean, json: string): void => {
-    if (finished) return;
+  #complete(ok: boolean, json: string): void {
+    if (this.#finished) return;
+    const { maxOutputBytes } = this.#request.limits;
     if (!ok) {
-      const error = readReportedError(String(json), programMayReport(sentCodes));
-      if (!budget.take(errorBytes(error))) return fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, limits.maxOutputBytes));
-      return fail(error);
+      const error = readReportedError(String(json), programMayReport(this.#sentCodes));
+      if (!this.#budget.take(errorBytes(error))) return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
+      return this.#fail(error);
     }
     const text = String(json);
     // The result is the last output: it needs only to fit in what is left, and its bytes are not taken
     // from the budget (nothing is counted after it).
-    const bytes = utf8SizeOver(text, budget.max - budget.used);
-    if (bytes !== undefined) return fail(outputLimitError(`the result (${bytes} bytes of JSON)`, limits.maxOutputBytes));
-    finish({ success: true, resultJson: text });
-  };
+    const bytes = utf8SizeOver(text, this.#budget.max - this.#budget.used);
+    if (bytes !== undefined) return this.#fail(outputLimitError(`the result (${bytes} bytes of JSON)`, maxOutputBytes));
+    this.#finish({ success: true, resultJson: text });
+  }
 
-  const modulePaths = new WeakMap<ivm.Module, string>();
-  const modules = new Map<string, ivm.Module>();
-  const resolveModule = (specifier: string, referrer: ivm.Module): ivm.Module => {
-    const resolved = resolveCapabilityModule(request.outDir, specifier, modulePaths.get(referrer));
-    let module = modules.get(resolved.path);
+  // ------------------------------------------------------------------ starting
+
+  #resolveModule(specifier: string, referrer: ivm.Module): ivm.Module {
+    const resolved = resolveCapabilityModule(this.#request.outDir, specifier, this.#modulePaths.get(referrer));
+    let module = this.#modules.get(resolved.path);
     if (module === undefined) {
-      module = isolate.compileModuleSync(resolved.source, { filename: specifier.startsWith('@') ? specifier : resolved.path });
-      modulePaths.set(module, resolved.path);
-      modules.set(resolved.path, module);
+      module = this.#isolate.compileModuleSync(resolved.source, { filename: specifier.startsWith('@') ? specifier : resolved.path });
+      this.#modulePaths.set(module, resolved.path);
+      this.#modules.set(resolved.path, module);
     }
     return module;
-  };
+  }
 
-  // Linking runs no code of the program (its body is the wrapped main), so it is done
-  // synchronously: each asynchronous isolate operation costs a thread hop.
-  const start = async (): Promise<void> => {
-    ready.bind({ send, writeLog, complete, timer: onTimer });
-    const program = isolate.compileModuleSync(request.js, { filename: PROGRAM_FILENAME });
-    program.instantiateSync(ready.context, resolveModule);
-    program.evaluateSync({ timeout: remaining() });
-    const main = program.namespace.getSync('default', { reference: true });
-    if (finished) return;
-    programStarted = true;
-    const settings = new (loadIsolatedVm().ExternalCopy)({
+  /** The settings the bootstrap's run() takes; the templates are the host's own messages for the calls it refuses itself. */
+  #runSettings(): ivm.Copy<RunSettings> {
+    const { limits } = this.#request;
+    return new (loadIsolatedVm().ExternalCopy)({
       maxCalls: limits.maxCalls,
-      // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
       callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
       maxArgumentBytes: limits.maxArgumentBytes,
       argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
     }).copyInto();
-    for (const code of BOOTSTRAP_REFUSAL_CODES) sentCodes.add(code);
-    if (!onCaller) {
-      await track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: remaining() }));
+  }
+
+  // Linking runs no code of the program (its body is the wrapped main), so it is done
+  // synchronously: each asynchronous isolate operation costs a thread hop.
+  async #start(): Promise<void> {
+    const ready = this.#ready;
+    ready.bind({
+      send: (id, capability, fn, argsJson, resultMode) => this.#send(id, capability, fn, argsJson, resultMode),
+      writeLog: (level, message) => this.#writeLog(level, message),
+      complete: (ok, json) => this.#complete(ok, json),
+      timer: (start, id, delayMs, repeat) => this.#onTimer(start, id, delayMs, repeat),
+    });
+    const program = this.#isolate.compileModuleSync(this.#request.js, { filename: PROGRAM_FILENAME });
+    program.instantiateSync(ready.context, (specifier, referrer) => this.#resolveModule(specifier, referrer));
+    program.evaluateSync({ timeout: this.#remaining() });
+    const main = program.namespace.getSync('default', { reference: true });
+    if (this.#finished) return;
+    this.#programStarted = true;
+    const settings = this.#runSettings();
+    for (const code of BOOTSTRAP_REFUSAL_CODES) this.#sentCodes.add(code);
+    if (!this.#onCaller) {
+      await this.#track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: this.#remaining() }));
       return;
     }
-    ready.run.applySync(undefined, [main.derefInto(), settings], { timeout: remaining(), result: { reference: true } }).release();
-    scheduleStallCheck();
-  };
-  start().catch(onIsolateFailure);
-
-  return {
-    outcome,
-    released,
-    reply,
-    holdDeadline,
-    abort: (error) => fail(error),
-    cancel(message = 'the run was cancelled') {
-      fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message });
-    },
-  };
+    ready.run.applySync(undefined, [main.derefInto(), settings], { timeout: this.#remaining(), result: { reference: true } }).release();
+    this.#scheduleStallCheck();
+  }
 }
-
