@@ -3,6 +3,7 @@ import { h, replace, toast } from './dom.js';
 import { agentsPane } from './panes/agents.js';
 import { approvalsPane } from './panes/approvals.js';
 import { capabilitiesPane } from './panes/capabilities.js';
+import { evalPane } from './panes/eval.js';
 import { playgroundPane } from './panes/playground.js';
 import { runsPane } from './panes/runs.js';
 import { testerPane } from './panes/tester.js';
@@ -17,6 +18,7 @@ const PANES: { id: string; title: string; render: Pane }[] = [
   { id: 'tester', title: 'Function tester', render: testerPane },
   { id: 'agents', title: 'Agents', render: agentsPane },
   { id: 'runs', title: 'Runs', render: runsPane },
+  { id: 'eval', title: 'Eval', render: evalPane },
   { id: 'approvals', title: 'Approvals', render: approvalsPane },
 ];
 
