@@ -98,7 +98,7 @@ for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance'
 // QuickJS's JSON.stringify keeps the objects it is inside of in an internal array that it fills with
 // [[Set]], so a setter the program put on Array.prototype[n] (or Object.prototype[n]) runs inside it,
 // with that array as \`this\`. Where the engine does that, and only while such a key exists, the
-// bootstrap serialises with its own stringifyJson below instead.
+// bootstrap serialises with its own stringifyJson (json.ts) instead.
 const stringifyRunsIndexSetters = (() => {
   const arrayPrototype = Array.prototype;
   let ran = false;
@@ -388,7 +388,7 @@ function inspect(value, depth, seen) {
     for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) append(items, show(step.value));
     return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
-  // URL and URLSearchParams keep their state out of sight (see sandbox-globals-source.ts): shown by it.
+  // URL and URLSearchParams keep their state out of sight (see url.ts): shown by it.
   const web = inspectWebGlobal(value, show);
   if (web !== undefined) return web;
   const keys = objectKeys(value);

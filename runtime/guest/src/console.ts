@@ -33,7 +33,7 @@ function inspect(value: unknown, depth: number, seen: readonly unknown[]): strin
     for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) append(items, show(step.value));
     return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
-  // URL and URLSearchParams keep their state out of sight (see sandbox-globals-source.ts): shown by it.
+  // URL and URLSearchParams keep their state out of sight (see url.ts): shown by it.
   const web = inspectWebGlobal(value, show);
   if (web !== undefined) return web;
   const keys = objectKeys(value);

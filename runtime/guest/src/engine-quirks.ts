@@ -31,7 +31,7 @@ interface CallSite { getFunction(): unknown; getThis(): unknown }
 // QuickJS's JSON.stringify keeps the objects it is inside of in an internal array that it fills with
 // [[Set]], so a setter the program put on Array.prototype[n] (or Object.prototype[n]) runs inside it,
 // with that array as `this`. Where the engine does that, and only while such a key exists, the
-// bootstrap serialises with its own stringifyJson below instead.
+// bootstrap serialises with its own stringifyJson (json.ts) instead.
 const stringifyRunsIndexSetters = ((): boolean => {
   const arrayPrototype = Array.prototype;
   let ran = false;
