@@ -121,6 +121,8 @@ export function evalPane(root: HTMLElement, route: string[]): void {
     const changedOnly = h('input', { type: 'checkbox', id: 'eval-changed' });
     const body = h('tbody', {});
     const arms = view.arms.map((arm) => arm.arm);
+    const common = view.tasks.filter((task) => Object.values(task.arms).some((delta) => delta.before) && Object.values(task.arms).some((delta) => delta.after)).length;
+    const sameTasks = common === view.tasks.length;
     const fill = () => replace(body, ...view.tasks.filter((task) => !changedOnly.checked || task.outcomeChanged).map((task) => h('tr', { class: task.outcomeChanged ? 'changed' : '' }, h('td', {}, task.taskId), ...arms.map((arm) => h('td', {}, taskDelta(task.arms[arm]))))));
     changedOnly.addEventListener('change', fill);
     fill();
@@ -128,6 +130,7 @@ export function evalPane(root: HTMLElement, route: string[]): void {
       detail,
       h('h3', {}, `Comparison: ${view.before.id} → ${view.after.id}`),
       h('p', { class: 'muted' }, `before: ${describeRun(view.before)} · after: ${describeRun(view.after)}`),
+      sameTasks ? null : h('p', { class: 'warn' }, `The runs cover different tasks (${view.tasks.length - common} of ${view.tasks.length} in one run only): the arms' means below are over different tasks; compare the ${common} common tasks row by row.`),
       h(
         'table',
         { 'aria-label': 'Arms compared', class: 'eval-compare' },
