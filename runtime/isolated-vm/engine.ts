@@ -5,7 +5,8 @@
  */
 import type { Engine, EnginePlacement, EngineStatus } from '../engine.js';
 import { isolatedVmStatus, loadIsolatedVm } from './load-isolated-vm.js';
-import { prepareIsolate, startIsolateRun, type PreparedIsolate } from './run-in-isolate.js';
+import { prepareIsolate, type PreparedIsolate } from './prepare-isolate.js';
+import { startIsolateRun } from './run-in-isolate.js';
 
 export async function loadEngine(placement: EnginePlacement): Promise<Engine> {
   loadIsolatedVm();

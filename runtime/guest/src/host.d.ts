@@ -2,7 +2,7 @@
  * What the guest gets from the host, declared for the type checker; nothing here is guest code.
  *
  * The `declare function`s are the bootstrap function's parameters, in this order: the engines pass the
- * host's callbacks positionally (isolated-vm/run-in-isolate.ts `prepareIsolate`, quickjs/quickjs-instance.ts
+ * host's callbacks positionally (isolated-vm/prepare-isolate.ts `prepareIsolate`, quickjs/quickjs-instance.ts
  * `#hostFunctions`). They take and return numbers, booleans and strings only.
  *
  * The `declare const`s are values the host decides; the generated module (../generated/guest-code.ts)
