@@ -5,10 +5,12 @@ import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { openSpace } from '../agents/index.js';
 import { startStudio } from './server/index.js';
+import { makeEvalRuns } from './test-support/eval-runs.js';
 import { ensureUiBuilt, makeStudioSpace, recordTask, REPO } from './test-support/studio-space.js';
 
 const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
-const OUT = path.join(REPO, 'docs/studio');
+/** Where the pictures go: docs/studio/, or the folder in STUDIO_SCREENSHOTS_OUT (to look without touching the docs). */
+const OUT = process.env.STUDIO_SCREENSHOTS_OUT ?? path.join(REPO, 'docs/studio');
 
 async function typeInEditor(page: Page, label: string, text: string): Promise<void> {
   await page.getByRole('textbox', { name: label }).click();
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
   const [uiDir, space] = await Promise.all([ensureUiBuilt(), makeStudioSpace('studio-shots')]);
   Object.assign(process.env, space.env);
   await recordTask(space.root);
+  await makeEvalRuns(path.join(space.root, '.agent-spaces', 'eval'));
   const studio = await startStudio({ openSpace, cwd: space.root, uiDir });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   await mkdir(OUT, { recursive: true });
@@ -70,6 +73,18 @@ async function main(): Promise<void> {
     await shoot('approvals');
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('Nothing is waiting.').waitFor();
+
+    await page.locator('#toast.shown').waitFor({ state: 'hidden' });
+    await page.getByRole('link', { name: 'Eval', exact: true }).click();
+    await page.getByRole('table', { name: 'Eval runs' }).getByRole('link', { name: 'after' }).click();
+    await page.getByRole('table', { name: 'Tasks' }).waitFor();
+    await shoot('eval-run');
+    await page.getByRole('link', { name: 'Transcripts of task 0' }).click();
+    await page.locator('[aria-label="Transcript planner"] li[data-kind="answer"]').waitFor();
+    await shoot('eval-transcript');
+    await page.goto(`${studio.origin}/#/eval/compare/before/after`);
+    await page.getByRole('table', { name: 'Tasks compared' }).waitFor();
+    await shoot('eval-compare');
 
     await page.setViewportSize({ width: 1920, height: 1080 });
     await page.getByRole('link', { name: 'Capabilities' }).click();

@@ -231,6 +231,7 @@ function deltaCell(arm: { arm: EvalArm } & EvalDelta, metric: (typeof METRICS)[n
 
 function deltaText(delta: number, before: number, metric: (typeof METRICS)[number]): HTMLElement {
   if (Math.abs(delta) < 1e-9) return h('span', { class: 'delta same' }, '=');
+  if (metric.format(Math.abs(delta)) === metric.format(0)) return h('span', { class: 'delta same', title: String(delta) }, '≈');
   const better = metric.lessIsBetter ? delta < 0 : delta > 0;
   const percent = before !== 0 && metric.key !== 'success' ? ` (${delta > 0 ? '+' : ''}${Math.round((100 * delta) / before)}%)` : '';
   const shown = metric.key === 'success' ? `${delta > 0 ? '+' : ''}${Math.round(delta * 100)} pts` : `${delta > 0 ? '+' : '−'}${metric.format(Math.abs(delta))}${percent}`;
