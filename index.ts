@@ -59,6 +59,10 @@ export { createAgentSource } from './agents/index.js';
 export { createAgentSpacesMcpServer, serveSpace } from './server/index.js';
 export type { RunningServer, ServeOptions } from './server/index.js';
 
+// Eval suites: what a suite's folder (suite.ts, its capabilities) imports to be run by `agent-spaces eval`
+export { defineSuite, suiteEnvironment } from './eval/index.js';
+export type { CallOutcome, CheckResult, EvalCall, EvalSuite, EvalTask, SuiteEnvironment } from './eval/index.js';
+
 // The planner: a task in words → a structured result
 export { DEFAULT_BUDGET, executeTask, ModelError, PLANNER_PROMPT, PLANNER_TOOLS, readTrace, summarizePayload } from './planner/index.js';
 export type { Budget, BudgetUsage, ExecuteTaskOptions, PayloadSummary, PlannerEvent, RawOutput, TaskResult } from './planner/index.js';

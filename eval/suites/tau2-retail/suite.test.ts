@@ -2,8 +2,13 @@
 // port, replaying a task's calls passes its check, and a wrong final database or answer fails it.
 import { describe, expect, it } from 'vitest';
 import { suiteEnvironment } from '../../suite-environment.js';
-import suite from './suite.js';
+import { loadSuite } from '../../suite.js';
 import { RETAIL_TOOLS, type RetailDb } from './retail-db.js';
+
+// Loaded as `agent-spaces eval` loads it (through tsx, its `import … from 'agent-spaces'` resolved by
+// Node): the suite's copy of the library is not this file's, and the data it resets is still the one
+// `environment` below reads (the suite environment lives on globalThis).
+const suite = await loadSuite('tau2-retail');
 
 const environment = suiteEnvironment<RetailDb>('tau2-retail');
 

@@ -3,8 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { suiteEnvironment } from '../../suite-environment.js';
-import { defineSuite, type CallOutcome, type EvalCall, type EvalTask } from '../../suite.js';
+import { defineSuite, suiteEnvironment, type CallOutcome, type EvalCall, type EvalTask } from 'agent-spaces';
 import { RETAIL_TOOLS, RETAIL_WRITE_TOOLS, type RetailDb } from './retail-db.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

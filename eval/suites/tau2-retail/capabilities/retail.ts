@@ -2,8 +2,7 @@
 // sierra-research/tau2-bench, MIT: see ../data/LICENSE). Handlers work on the suite's in-memory
 // database, which the eval harness resets before every task.
 import { z } from 'zod';
-import { defineFunction, defineTool } from '../../../../core/index.js';
-import { suiteEnvironment } from '../../../suite-environment.js';
+import { defineFunction, defineTool, suiteEnvironment } from 'agent-spaces';
 import { RETAIL_TOOLS, type RetailDb } from '../retail-db.js';
 
 const environment = suiteEnvironment<RetailDb>('tau2-retail');
