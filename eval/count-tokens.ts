@@ -1,7 +1,8 @@
 /**
  * Token counts for requests and replies when the endpoint reports no `usage` (and for the oracle, which
  * reports what it counts here). js-tiktoken's o200k_base (the GPT-4o/4.1/5 encoding) when the package
- * is installed (a devDependency of agent-spaces: `npm install js-tiktoken` to have it at run time),
+ * is installed (a devDependency of agent-spaces, not a dependency: 10.2 MB packed, 22.4 MB installed,
+ * nine times the package; `npm install js-tiktoken` beside the package to have it at run time),
  * otherwise an estimate of 4 characters per token; `method` says which was used.
  * Chat formatting is approximated: 3 tokens per message plus its role, content and tool calls as text,
  * and the tool definitions as their JSON text.
