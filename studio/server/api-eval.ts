@@ -1,3 +1,5 @@
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { errorMessage } from '../../core/index.js';
 import { buildReport, EvalError, EvalFileMissingError, evalRunDir, listEvalRunIds, readEvalRunFolder, readEvalTranscript, type Arm, type EvalRunFolder, type TaskRow } from '../../eval/index.js';
 import type { StudioContext } from './studio-context.js';
@@ -5,7 +7,7 @@ import { StudioError } from './studio-error.js';
 import { transcriptEntries } from './eval-transcript.js';
 import type { EvalArmView, EvalComparisonView, EvalDelta, EvalMetrics, EvalRunListView, EvalRunSummary, EvalRunView, EvalTaskArmView, EvalTaskView, EvalTranscriptView } from './wire-types.js';
 
-/** Eval runs listed at most, newest first. */
+/** Eval runs listed at most, newest first (the folders last changed are read; the rest not at all). */
 const MAX_EVAL_RUNS = 100;
 
 /** A fault of the run folder as the API's answer: a missing file 404, anything else 400, naming the file. */
@@ -44,7 +46,9 @@ function summaryOf(id: string, run: EvalRunFolder): EvalRunSummary {
 
 /** The run folders under the eval folder with their settings and outcomes; an unreadable one says why. */
 export async function listEvalRuns(context: StudioContext): Promise<EvalRunListView> {
-  const ids = await listEvalRunIds(context.evalDir);
+  const all = await listEvalRunIds(context.evalDir);
+  const changed = await Promise.all(all.map(async (id) => ({ id, at: (await lstat(path.join(context.evalDir, id)).catch(() => undefined))?.mtimeMs ?? 0 })));
+  const ids = changed.sort((a, b) => b.at - a.at).slice(0, MAX_EVAL_RUNS).map((entry) => entry.id);
   const runs: EvalRunSummary[] = [];
   for (const id of ids) {
     try {
@@ -54,7 +58,7 @@ export async function listEvalRuns(context: StudioContext): Promise<EvalRunListV
     }
   }
   runs.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.id.localeCompare(b.id));
-  return { evalDir: context.evalDir, runs: runs.slice(0, MAX_EVAL_RUNS) };
+  return { evalDir: context.evalDir, runs, ...(all.length > ids.length ? { more: all.length - ids.length } : {}) };
 }
 
 function metricsOf(row: NonNullable<TaskRow['arms'][Arm]>): EvalMetrics {

@@ -289,6 +289,8 @@ export interface EvalMetrics {
 export interface EvalRunListView {
   evalDir: string;
   runs: EvalRunSummary[];
+  /** Run folders not listed (only the 100 changed last are read). */
+  more?: number;
 }
 
 export interface EvalRunSummary {

@@ -62,8 +62,8 @@ export function evalPane(root: HTMLElement, route: string[]): void {
     detail,
   );
 
-  void api<EvalRunListView>('GET', '/api/eval/runs').then(({ evalDir, runs }) => {
-    folder.textContent = `Eval folder: ${evalDir} · make a run with agent-spaces eval <suite> (its default --out lands here)`;
+  void api<EvalRunListView>('GET', '/api/eval/runs').then(({ evalDir, runs, more }) => {
+    folder.textContent = `Eval folder: ${evalDir} · make a run with agent-spaces eval <suite> (its default --out lands here)${more ? ` · ${more} older run folder(s) not listed` : ''}`;
     if (runs.length === 0) replace(runsBody, h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No eval runs yet: run agent-spaces eval tau2-retail in this space.')));
     else replace(runsBody, ...runs.map(runRow));
     const readable = runs.filter((run) => !run.problem);
