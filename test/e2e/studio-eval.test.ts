@@ -59,6 +59,10 @@ describe('the Eval pane in a browser', { timeout: 120_000 }, () => {
     await expect.poll(() => tasks.locator('tbody tr').count()).toBe(0);
     await page.getByLabel(/only tasks where the arms' outcomes differ/).uncheck();
     await expect.poll(() => tasks.locator('tbody tr').count()).toBe(3);
+    // Largest spread of prompt tokens among the arms first, as the harness computed it.
+    await page.getByLabel('largest spread of prompt tokens first').check();
+    const widest = [...runs.after.report.tasks].sort((a, b) => b.spread - a.spread).map((task) => task.taskId);
+    await expect.poll(() => tasks.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual(widest);
   });
 
   it("opens a task's transcript per arm, in order", async () => {

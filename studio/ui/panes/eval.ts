@@ -88,8 +88,14 @@ export function evalPane(root: HTMLElement, route: string[]): void {
     const onlyDiffering = h('input', { type: 'checkbox', id: 'eval-differ' });
     const tasksBody = h('tbody', {});
     const transcript = h('section', { class: 'transcripts', 'aria-label': 'Transcript' });
-    const fillTasks = () => replace(tasksBody, ...run.tasks.filter((task) => !onlyDiffering.checked || task.outcomesDiffer).map((task) => taskRow(run, task)));
+    const bySpread = h('input', { type: 'checkbox', id: 'eval-spread' });
+    const fillTasks = () => {
+      const shown = run.tasks.filter((task) => !onlyDiffering.checked || task.outcomesDiffer);
+      if (bySpread.checked) shown.sort((a, b) => b.spread - a.spread);
+      replace(tasksBody, ...shown.map((task) => taskRow(run, task)));
+    };
     onlyDiffering.addEventListener('change', fillTasks);
+    bySpread.addEventListener('change', fillTasks);
     fillTasks();
     const differing = run.tasks.filter((task) => task.outcomesDiffer).length;
     replace(
@@ -99,7 +105,7 @@ export function evalPane(root: HTMLElement, route: string[]): void {
       run.problems.length ? h('div', { class: 'error-message', role: 'alert' }, h('p', {}, h('strong', {}, `${run.problems.length} file(s) of this run could not be read:`)), ...run.problems.slice(0, 20).map((problem) => h('p', { class: 'mono' }, problem))) : null,
       armsTable(run.armViews),
       run.goals.length ? h('ul', { class: 'goals', 'aria-label': 'Goals' }, ...run.goals.map((goal) => h('li', {}, h('span', { class: `pill ${goal.met ? 'pass' : 'fail'}` }, goal.met ? 'met' : 'not met'), ' ', h('strong', {}, goal.goal), h('span', { class: 'muted' }, ` — ${goal.detail}`)))) : null,
-      h('div', { class: 'row' }, h('h4', {}, 'Tasks'), h('label', { for: 'eval-differ', class: 'muted' }, onlyDiffering, ` only tasks where the arms' outcomes differ (${differing})`)),
+      h('div', { class: 'row' }, h('h4', {}, 'Tasks'), h('label', { for: 'eval-differ', class: 'muted' }, onlyDiffering, ` only tasks where the arms' outcomes differ (${differing})`), h('label', { for: 'eval-spread', class: 'muted' }, bySpread, ' largest spread of prompt tokens first')),
       h('table', { 'aria-label': 'Tasks', class: 'eval-tasks' }, h('thead', {}, h('tr', {}, h('th', {}, 'Task'), h('th', {}, 'Calls'), ...run.arms.map((arm) => h('th', {}, arm)), h('th', {}, 'Spread'))), tasksBody),
       transcript,
     );
