@@ -130,6 +130,13 @@ for (const isolation of ['in-process', 'worker'] as const) {
         const next = await run('const a = new Array(1e5).fill(1);\nreturn a.length;', { limits: { memoryLimitMb: 32 } });
         expect(next).toMatchObject({ success: true, result: 1e5 });
       }, HANG);
+      it('stops a program that passes its limit in many short entries and then waits', async () => {
+        // Each entry (a call's reply) allocates a little; the host measures memory at most every few
+        // milliseconds, so the measurement an entry skipped must still come while the program waits.
+        const code = "import { sleep } from '@capabilities/math';\nconst keep: ArrayBuffer[] = [];\nfor (let i = 0; i < 48; i++) { keep.push(new ArrayBuffer(1024 * 1024)); await sleep({ ms: 0 }); }\nawait sleep({ ms: 20_000 });\nreturn keep.length;";
+        const result = await run(code, { limits: { memoryLimitMb: 32, timeoutMs: 40_000 } });
+        expect(result).toMatchObject({ success: false, error: { code: 'MEMORY_LIMIT' } });
+      }, HANG);
     });
 
     describe('results', () => {
