@@ -1,9 +1,12 @@
 // The oracle's reading of a task's ground truth: which calls wait for which, what a direct-calling
 // model sends together, where a program must stop for someone to read a result, and the programs.
 import { describe, expect, it } from 'vitest';
-import suite from '../suites/tau2-retail/suite.js';
+import { loadSuite } from '../suite.js';
 import { levels, planCalls, programs } from './plan-calls.js';
 import { programFor, scriptFor, type OracleFunction } from './oracle-script.js';
+
+// As the harness loads it: the suite imports 'agent-spaces', which Node resolves (vitest's own resolver would not).
+const suite = await loadSuite('tau2-retail');
 
 const task = (id: string) => {
   const found = suite.tasks.find((t) => t.id === id);
