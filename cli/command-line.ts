@@ -55,6 +55,7 @@ export const OPTIONS = {
   'budget-cost': { type: 'string', value: '<usd>', help: 'most model cost in US dollars (default 0.5)' },
   port: { type: 'string', value: '<p>', help: 'port on 127.0.0.1 (default: any free port)' },
   open: { type: 'boolean', help: 'open the address in the desktop browser' },
+  'eval-dir': { type: 'string', value: '<dir>', help: 'the folder holding the eval run folders the Eval pane lists, one per "agent-spaces eval --out"\n(default: .agent-spaces/eval in --cwd, where eval writes them)' },
   store: {
     type: 'string',
     value: '<url>',
@@ -172,9 +173,9 @@ export const COMMANDS = {
     options: ['cwd', 'http', 'host', 'token', 'store'],
   },
   studio: {
-    synopsis: ['agent-spaces studio [--port <p>] [--open] [--store <url>]'],
-    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address). With a store: runs go to its workers, and the inbox decides\nthe approvals of every run in it',
-    options: ['config', 'cwd', 'port', 'open', 'store'],
+    synopsis: ['agent-spaces studio [--port <p>] [--open] [--store <url>] [--eval-dir <dir>]'],
+    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address), eval runs side by side. With a store: runs go to its workers,\nand the inbox decides the approvals of every run in it',
+    options: ['config', 'cwd', 'port', 'open', 'store', 'eval-dir'],
   },
   demo: {
     synopsis: ['agent-spaces demo'],

@@ -139,7 +139,7 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       return (await import('./commands/agents.js')).agentsServeCommand({ cwd, inputs: args, ...pick(values, ['http', 'host', 'token', 'store']) });
     case 'studio':
       if (first) throw new UsageError(`unexpected argument "${first}" (studio takes options only)`);
-      return (await import('./commands/studio.js')).studioCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['port', 'store']), open: values.open === true });
+      return (await import('./commands/studio.js')).studioCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['port', 'store']), ...(values['eval-dir'] ? { evalDir: values['eval-dir'] } : {}), open: values.open === true });
     case 'demo':
       if (first) throw new UsageError(`unexpected argument "${first}" (demo takes options only)`);
       return (await import('./commands/demo.js')).demoCommand(common);

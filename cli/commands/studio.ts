@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { openSpace } from '../../agents/index.js';
 import { progress } from '../output.js';
+import { UsageError } from '../usage-error.js';
 import { port as portNumber } from './agent.js';
 
 export interface StudioCommandOptions {
@@ -10,14 +13,18 @@ export interface StudioCommandOptions {
   open: boolean;
   /** The durable runs' store (default: the config's `store`, else `$AGENT_SPACES_STORE`). */
   store?: string;
+  /** The folder of eval runs the Eval pane lists, relative to `cwd` (default: `.agent-spaces/eval`). */
+  evalDir?: string;
 }
 
 /** `agent-spaces studio`: the local web UI over the space until interrupted. */
 export async function studioCommand(options: StudioCommandOptions): Promise<number> {
   const port = options.port === undefined ? 0 : portNumber(options.port, '--port');
+  const evalDir = options.evalDir === undefined ? undefined : path.resolve(options.cwd, options.evalDir);
+  if (evalDir !== undefined && !statSync(evalDir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--eval-dir ${options.evalDir}: no such folder (${evalDir}); give the folder that holds the eval run folders (each one an "agent-spaces eval --out" folder)`);
   // The studio's code loads with this command only: importing the package never pays for it.
   const { startStudio } = await import('../../studio/server/index.js');
-  const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress, ...(options.store ? { store: options.store } : {}) });
+  const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress, ...(options.store ? { store: options.store } : {}), ...(evalDir ? { evalDir } : {}) });
   progress(`studio: open ${studio.url}`);
   progress('  (the address carries the access token: do not share it; Ctrl-C stops the studio)');
   if (options.open) openBrowser(studio.url);

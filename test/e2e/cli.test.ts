@@ -163,6 +163,8 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
       [['agents', 'serve', 'no-such-config.ts'], 'agents serve: no file or folder at'],
       [['demo', 'extra'], 'unexpected argument "extra"'],
       [['serve', '--approve', 'all'], '--approve is not an option of "serve"'],
+      [['studio', '--eval-dir', 'no-such-runs'], '--eval-dir no-such-runs: no such folder'],
+      [['run', '-', '--eval-dir', '.'], '--eval-dir is not an option of "run"'],
     ];
     for (const [args, message] of cases) {
       const result = await cli(args, { cwd: space.root, env: space.env, input: 'export default 1' });
