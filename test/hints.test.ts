@@ -24,6 +24,9 @@ const OTHER_PROGRAMS_FLAGS = new Set(['--no-node-snapshot', '--conditions', '--i
  */
 const ROOTS = [...Object.keys(configSchema.shape), 'limits'];
 
+/** Development scripts inside the parts, with flags of their own (not messages a user of the CLI reads). */
+const DEVELOPMENT_SCRIPTS = new Set(['runtime/guest/generate-guest-code.ts']);
+
 function sourceFiles(folder: string): string[] {
   let entries: string[];
   try {
@@ -35,6 +38,7 @@ function sourceFiles(folder: string): string[] {
     const file = path.join(folder, entry);
     if (entry === 'node_modules' || entry === '__fixtures__' || entry === 'test-support' || entry.startsWith('.')) return [];
     if (statSync(file).isDirectory()) return sourceFiles(file);
+    if (DEVELOPMENT_SCRIPTS.has(path.relative(REPO, file).split(path.sep).join('/'))) return [];
     return /\.ts$/.test(entry) && !/\.(test|contract|d)\.ts$/.test(entry) ? [file] : [];
   });
 }
