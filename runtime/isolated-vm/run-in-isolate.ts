@@ -39,12 +39,18 @@ export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, p
 
 type Finished = Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean };
 
-/** What the bootstrap's run() takes on this engine (src/calls.ts `RunSettings` of the guest, without its QuickJS-only fields). */
+/**
+ * What the bootstrap's run() takes (src/calls.ts `RunSettings` of the guest): every field, so that no
+ * read of the guest's falls through to a prototype. The QuickJS-only checks are off here: V8 appends the
+ * awaiting frames to an error itself, and its JSON.stringify checks its own stack.
+ */
 interface RunSettings {
   maxCalls: number;
   callLimitError: string;
   maxArgumentBytes: number;
   argumentLimitError: string;
+  callSites: false;
+  maxJsonDepth: 0;
 }
 
 /** One run in one isolate, from its start to its release. */
@@ -429,12 +435,15 @@ class IsolatedVmRun {
   /** The settings the bootstrap's run() takes; the templates are the host's own messages for the calls it refuses itself. */
   #runSettings(): ivm.Copy<RunSettings> {
     const { limits } = this.#request;
-    return new (loadIsolatedVm().ExternalCopy)({
+    const settings: RunSettings = {
       maxCalls: limits.maxCalls,
       callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
       maxArgumentBytes: limits.maxArgumentBytes,
       argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
-    }).copyInto();
+      callSites: false,
+      maxJsonDepth: 0,
+    };
+    return new (loadIsolatedVm().ExternalCopy)(settings).copyInto();
   }
 
   // Linking runs no code of the program (its body is the wrapped main), so it is done

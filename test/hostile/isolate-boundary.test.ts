@@ -160,6 +160,36 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
     });
 
     describe('calls', () => {
+      it('reads none of the run settings through getters the program put on Object.prototype', async () => {
+        // The run settings reach the bootstrap before the program's body runs; a field the host left
+        // out would be looked up on Object.prototype when the bootstrap reads it during a call.
+        const code = [
+          "import { echo, fail } from '@capabilities/math';",
+          'const hits: string[] = [];',
+          "for (const key of ['maxJsonDepth', 'callSites', 'maxCalls', 'maxArgumentBytes', 'callLimitError', 'argumentLimitError']) {",
+          "  Object.defineProperty(Object.prototype, key, { get() { hits.push(key); return key === 'maxJsonDepth' ? { valueOf() { hits.push('valueOf'); return 1; } } : key === 'callSites' ? true : undefined; }, configurable: true });",
+          '}',
+          'const echoed = await echo({ value: { a: { b: [1, 2] } } });',
+          "let failed = '';",
+          "try { await fail({ code: 'TOOL_FAILED' }); } catch (error: any) { failed = error.code; }",
+          'return [hits, echoed, failed];',
+        ].join('\n');
+        const result = await run(code, { check: false });
+        expect(result).toMatchObject({ success: true, result: [[], { a: { b: [1, 2] } }, 'TOOL_FAILED'] });
+      });
+      it('refuses arguments too deeply nested to send with the code INVALID_ARGUMENTS, caught or not', async () => {
+        const nest = "let value: unknown = 1;\nfor (let i = 0; i < 100_000; i++) value = [value];\n";
+        const caught = await run(`import { echo } from '@capabilities/math';\n${nest}try { await echo({ value }); return 'sent'; } catch (e: any) { return [e instanceof TypeError, e.code, e.capability, e.function, e.message]; }`, { check: false });
+        expect(caught).toMatchObject({ success: true, result: [true, 'INVALID_ARGUMENTS', 'math', 'echo', expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /)] });
+        const uncaught = await run(`import { echo } from '@capabilities/math';\n${nest}await echo({ value });`, { check: false });
+        expect(uncaught).toMatchObject({ success: false, error: { code: 'INVALID_ARGUMENTS', capability: 'math', function: 'echo', message: expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /) } });
+        expect(uncaught.calls).toBe(0);
+      });
+      it('refuses arguments JSON cannot hold with the code INVALID_ARGUMENTS', async () => {
+        const code = "import { echo } from '@capabilities/math';\ntry { await echo({ value: 10n }); return 'sent'; } catch (e: any) { return [e.name, e.code, e.message]; }";
+        const result = await run(code, { check: false });
+        expect(result).toMatchObject({ success: true, result: ['TypeError', 'INVALID_ARGUMENTS', expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /)] });
+      });
       it('drops __proto__ keys from arguments before the host sees them', async () => {
         const seen: unknown[] = [];
         const onCall: CapabilityCallHandler = async (params) => {

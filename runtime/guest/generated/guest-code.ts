@@ -420,7 +420,7 @@ defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false,
 // each call keeps the stack of where the program made it, for its error if it fails.
 // \`maxJsonDepth\`: deeper data is refused before JSON.stringify sees it (QuickJS: its native recursion
 // there can use up the host's stack, which ends the run uncatchably); 0 = no such check (V8).
-/** What the host sends with run(); the isolated-vm host leaves out the QuickJS-only ones. */
+/** What the host sends with run(), every field; run() keeps only their own values (see ownSettings). */
 
 
 
@@ -434,7 +434,24 @@ defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false,
 
 
 // eslint-disable-next-line prefer-const -- run() (run.ts) sets it
-let settings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '', callSites: false, maxJsonDepth: 0 };
+let settings = ownSettings(undefined);
+// The host's settings as a null-prototype copy of their own fields, of the right types (a missing or
+// mistyped one counts as none): a getter the program puts on Object.prototype later must never be
+// what a read of a field finds, and nothing of the program's runs when one is read.
+function ownSettings(from) {
+  const number = (key) => { const value = own(from, key); return typeof value === 'number' ? value : 0; };
+  const text = (key) => { const value = own(from, key); return typeof value === 'string' ? value : ''; };
+  const copy = {
+    __proto__: null,
+    maxCalls: number('maxCalls'),
+    callLimitError: text('callLimitError'),
+    maxArgumentBytes: number('maxArgumentBytes'),
+    argumentLimitError: text('argumentLimitError'),
+    callSites: own(from, 'callSites') === true,
+    maxJsonDepth: number('maxJsonDepth'),
+  };
+  return ObjectFreeze(copy) ;
+}
 let callsMade = 0;
 /** Real tool errors (made by call() from the host's reply) → the host's error data. */
 const toolErrors = new WeakMapConstructor();
@@ -462,13 +479,13 @@ function fill(template, capability, fn, size) {
 function dispatch(capability, fn, args, resultMode) {
   let json;
   try {
-    const maxJsonDepth = settings.maxJsonDepth ?? 0;
+    const maxJsonDepth = settings.maxJsonDepth;
     if (maxJsonDepth > 0 && nestsDeeper(args, maxJsonDepth)) {
       throw new TypeErrorConstructor('they nest too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox sends)');
     }
     json = stringifyJson(args === undefined ? null : args, false);
   } catch (cause) {
-    throw new TypeErrorConstructor('arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor((cause ).message), 'unknown reason'));
+    throw invalidArguments(capability, fn, 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor((cause ).message), 'unknown reason'));
   }
   if (json === undefined) json = 'null';
   const id = ++nextId;
@@ -480,6 +497,19 @@ function dispatch(capability, fn, args, resultMode) {
   else if (++callsMade > settings.maxCalls) settle(id, false, fill(settings.callLimitError, capability, fn, 0));
   else send(id, capability, fn, json, resultMode === 'full' ? 'full' : 'value');
   return outcome;
+}
+
+// A refusal of arguments that cannot be sent: a TypeError, with the code, capability and function every
+// other refusal a program can catch has (INVALID_ARGUMENTS, as the argument-size refusal), also when the
+// run ends with it uncaught.
+function invalidArguments(capability, fn, message) {
+  const error = new TypeErrorConstructor(message);
+  const record = ObjectFreeze({ code: 'INVALID_ARGUMENTS', capability, function: fn });
+  const fields = { code: record.code, capability, function: fn };
+  const keys = objectKeys(fields);
+  for (let index = 0; index < keys.length; index++) defineProperty(error, keys[index], { value: fields[keys[index]], writable: true, enumerable: true, configurable: true });
+  weakMapSet(toolErrors, error, record);
+  return error;
 }
 
 // An async function, so that a failed call's error is created after the await: V8 then appends the
@@ -565,7 +595,7 @@ function describeError(thrown) {
 }
 
 async function run(main, runSettings) {
-  settings = runSettings;
+  settings = ownSettings(runSettings);
   let value;
   try {
     value = await main();
@@ -576,7 +606,7 @@ async function run(main, runSettings) {
   }
   let json;
   try {
-    const maxJsonDepth = settings.maxJsonDepth ?? 0;
+    const maxJsonDepth = settings.maxJsonDepth;
     if (maxJsonDepth > 0 && nestsDeeper(value, maxJsonDepth)) {
       complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: it nests too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox returns)' }, false));
       return;

@@ -3,21 +3,38 @@
 // each call keeps the stack of where the program made it, for its error if it fails.
 // `maxJsonDepth`: deeper data is refused before JSON.stringify sees it (QuickJS: its native recursion
 // there can use up the host's stack, which ends the run uncatchably); 0 = no such check (V8).
-/** What the host sends with run(); the isolated-vm host leaves out the QuickJS-only ones. */
+/** What the host sends with run(), every field; run() keeps only their own values (see ownSettings). */
 interface RunSettings {
   maxCalls: number;
   callLimitError: string;
   maxArgumentBytes: number;
   argumentLimitError: string;
-  callSites?: boolean;
-  maxJsonDepth?: number;
+  callSites: boolean;
+  maxJsonDepth: number;
 }
 /** A call's outcome as settle() made it. */
 interface CallOutcome { readonly ok: boolean; readonly payload: unknown }
 /** What the host's error data said of a real tool error. */
 interface ToolErrorRecord { readonly code: string; readonly capability: string; readonly function: string }
 // eslint-disable-next-line prefer-const -- run() (run.ts) sets it
-let settings: RunSettings = { maxCalls: 0, callLimitError: '', maxArgumentBytes: 0, argumentLimitError: '', callSites: false, maxJsonDepth: 0 };
+let settings: RunSettings = ownSettings(undefined);
+// The host's settings as a null-prototype copy of their own fields, of the right types (a missing or
+// mistyped one counts as none): a getter the program puts on Object.prototype later must never be
+// what a read of a field finds, and nothing of the program's runs when one is read.
+function ownSettings(from: unknown): RunSettings {
+  const number = (key: string): number => { const value = own(from, key); return typeof value === 'number' ? value : 0; };
+  const text = (key: string): string => { const value = own(from, key); return typeof value === 'string' ? value : ''; };
+  const copy = {
+    __proto__: null,
+    maxCalls: number('maxCalls'),
+    callLimitError: text('callLimitError'),
+    maxArgumentBytes: number('maxArgumentBytes'),
+    argumentLimitError: text('argumentLimitError'),
+    callSites: own(from, 'callSites') === true,
+    maxJsonDepth: number('maxJsonDepth'),
+  };
+  return ObjectFreeze(copy) as RunSettings;
+}
 let callsMade = 0;
 /** Real tool errors (made by call() from the host's reply) → the host's error data. */
 const toolErrors = new WeakMapConstructor<object, ToolErrorRecord>();
@@ -45,13 +62,13 @@ function fill(template: string, capability: string, fn: string, size: number): u
 function dispatch(capability: string, fn: string, args: unknown, resultMode: unknown): Promise<CallOutcome> {
   let json: string | undefined;
   try {
-    const maxJsonDepth = settings.maxJsonDepth ?? 0;
+    const maxJsonDepth = settings.maxJsonDepth;
     if (maxJsonDepth > 0 && nestsDeeper(args, maxJsonDepth)) {
       throw new TypeErrorConstructor('they nest too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox sends)');
     }
     json = stringifyJson(args === undefined ? null : args, false);
   } catch (cause) {
-    throw new TypeErrorConstructor('arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor((cause as { message?: unknown }).message), 'unknown reason'));
+    throw invalidArguments(capability, fn, 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor((cause as { message?: unknown }).message), 'unknown reason'));
   }
   if (json === undefined) json = 'null';
   const id = ++nextId;
@@ -63,6 +80,19 @@ function dispatch(capability: string, fn: string, args: unknown, resultMode: unk
   else if (++callsMade > settings.maxCalls) settle(id, false, fill(settings.callLimitError, capability, fn, 0));
   else send(id, capability, fn, json, resultMode === 'full' ? 'full' : 'value');
   return outcome;
+}
+
+// A refusal of arguments that cannot be sent: a TypeError, with the code, capability and function every
+// other refusal a program can catch has (INVALID_ARGUMENTS, as the argument-size refusal), also when the
+// run ends with it uncaught.
+function invalidArguments(capability: string, fn: string, message: string): Error {
+  const error = new TypeErrorConstructor(message);
+  const record = ObjectFreeze({ code: 'INVALID_ARGUMENTS', capability, function: fn });
+  const fields: Record<string, unknown> = { code: record.code, capability, function: fn };
+  const keys = objectKeys(fields);
+  for (let index = 0; index < keys.length; index++) defineProperty(error, keys[index]!, { value: fields[keys[index]!], writable: true, enumerable: true, configurable: true });
+  weakMapSet(toolErrors, error, record);
+  return error;
 }
 
 // An async function, so that a failed call's error is created after the await: V8 then appends the

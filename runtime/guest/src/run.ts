@@ -17,7 +17,7 @@ function describeError(thrown: unknown): Record<string, unknown> {
 }
 
 async function run(main: () => unknown, runSettings: RunSettings): Promise<void> {
-  settings = runSettings;
+  settings = ownSettings(runSettings);
   let value: unknown;
   try {
     value = await main();
@@ -28,7 +28,7 @@ async function run(main: () => unknown, runSettings: RunSettings): Promise<void>
   }
   let json: string | undefined;
   try {
-    const maxJsonDepth = settings.maxJsonDepth ?? 0;
+    const maxJsonDepth = settings.maxJsonDepth;
     if (maxJsonDepth > 0 && nestsDeeper(value, maxJsonDepth)) {
       complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: it nests too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox returns)' }, false)!);
       return;
