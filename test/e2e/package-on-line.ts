@@ -202,7 +202,7 @@ export async function inFolder(env: NodeJS.ProcessEnv, cwd: string, command: str
  * `npm pack` of this repository, once per test run: the test files of every line share the tarball (a
  * lock folder in the run's temp folder; the first packs, the others wait for its report).
  */
-async function packOnce(): Promise<{ file: string; files: string[] }> {
+export async function packOnce(): Promise<{ file: string; files: string[] }> {
   const parent = process.env[TEST_RUN_TEMP_ENV] ?? (await mkdtemp(path.join(tmpdir(), 'agent-spaces-pack-')));
   const folder = path.join(parent, 'packed');
   const report = path.join(folder, 'report.json');

@@ -14,14 +14,14 @@ import { describePackageOn, inFolder, STEP_TIMEOUT_MS } from './package-on-line.
 const run = promisify(execFile);
 
 describePackageOn(currentLine().major, (installed) => {
-  it('ships dist, the bin and the docs, and no sources, tests, fixtures or benches (npm pack)', () => {
+  it('ships dist, the bin, the docs and the bundled eval suites, and no other sources, tests, fixtures or benches (npm pack)', () => {
     const { packedFiles } = installed();
     expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/agent-spaces.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']));
     // What the runtime loads from beside itself at run time: the sandbox worker's and the type-check
     // worker's entries, and the studio's UI (built by Vite).
     expect(packedFiles).toEqual(expect.arrayContaining(['dist/runtime/worker-pool/sandbox-worker.js', 'dist/runtime/type-check/check-worker.js', 'dist/studio-ui/index.html']));
     const unexpected = packedFiles.filter(
-      (file) => !/^(package\.json|README\.md|LICENSE|bin\/agent-spaces\.js|docs\/.+\.md)$/.test(file) && !/^dist\/.+\.(js|d\.ts|wasm)$/.test(file) && !file.startsWith('dist/studio-ui/'),
+      (file) => !/^(package\.json|README\.md|LICENSE|bin\/agent-spaces\.js|docs\/.+\.md)$/.test(file) && !/^dist\/.+\.(js|d\.ts|wasm)$/.test(file) && !file.startsWith('dist/studio-ui/') && !/^eval\/suites\/[^/]+\/./.test(file),
     );
     expect(unexpected).toEqual([]);
     expect(packedFiles.filter((file) => /(\.test\.|\.contract\.|__fixtures__|test-support|^test\/|^bench\/|\.tmp\/)/.test(file))).toEqual([]);
