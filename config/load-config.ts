@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import Module, { createRequire } from 'node:module';
+import Module, { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
@@ -165,7 +165,51 @@ export async function importTypeScript(file: string): Promise<unknown> {
   const namespace = randomUUID();
   cjs.register({ namespace });
   shareAgentSpaces(file, namespace);
-  return keepAliveUntil(esm.register({ namespace }).import(pathToFileURL(file).href, import.meta.url));
+  const api = esm.register({ namespace });
+  shareAgentSpacesEsm(file, namespace);
+  return keepAliveUntil(api.import(pathToFileURL(file).href, import.meta.url));
+}
+
+/**
+ * The resolve hook of `shareAgentSpacesEsm`, as a module of its own (a data: URL, so that it ships
+ * inside this file). Registered after tsx's hooks for one namespace, it runs before them: it lets them
+ * resolve, and when the answer is the package's entry under that namespace (`…/dist/index.js?tsx-namespace=…`),
+ * answers the entry's own URL instead, the one Node's ES module cache already holds for the host.
+ * Anything else passes unchanged.
+ */
+const SHARE_HOOK = `data:text/javascript,${encodeURIComponent(`
+let entry, namespace;
+export function initialize(data) { entry = data.entry; namespace = data.namespace; }
+export async function resolve(specifier, context, nextResolve) {
+  const result = await nextResolve(specifier, context);
+  if (typeof result.url !== 'string' || !result.url.startsWith('file:')) return result;
+  const url = new URL(result.url);
+  if (url.searchParams.get('tsx-namespace') !== namespace) return result;
+  url.searchParams.delete('tsx-namespace');
+  if (url.search !== '' || url.hash !== '' || url.href !== entry) return result;
+  return { ...result, url: entry, shortCircuit: true };
+}
+`)}`;
+
+/**
+ * A `.ts` file in an ESM package (or a `.mts` file) is loaded by tsx's ESM loader under the namespace
+ * of its import: every URL it resolves carries `?tsx-namespace=…`, so its `import … from 'agent-spaces'`
+ * would load one more full copy of the library per file (each a module instance of its own: its own
+ * classes and registries, some 0.7 s of CPU in an installed package). A resolve hook of ours (Node's
+ * `module.register`) maps the package's entry, as this file resolves it, back to its plain file URL, so
+ * the ES module cache returns the host's instance. Only a JavaScript entry (a checkout resolving the
+ * TypeScript sources under the agent-spaces-source condition keeps tsx's way), only when the package
+ * is found from the file; otherwise tsx loads it as before.
+ */
+function shareAgentSpacesEsm(file: string, namespace: string): void {
+  let resolved: string;
+  try {
+    resolved = createRequire(file).resolve('agent-spaces');
+  } catch {
+    return;
+  }
+  if (!/\.m?js$/.test(resolved)) return;
+  register(SHARE_HOOK, { data: { entry: pathToFileURL(resolved).href, namespace } });
 }
 
 /**
