@@ -96,6 +96,16 @@ describe('importTypeScript of an ES-module .ts file (tsx namespace of its own)',
     expect(loads()).toBe(1);
   });
 
+  it('shares it with files imported at the same time (as a space loads its capabilities)', async () => {
+    const { root, packageEntry } = await space('module');
+    const host = (await import(pathToFileURL(packageEntry).href)) as { marker: object };
+    const files = ['a', 'b', 'c', 'd'].map((name) => path.join(root, 'capabilities', `${name}.ts`));
+    for (const file of files) await writeFile(file, `import { marker } from 'agent-spaces';\nexport const used = marker;\n`);
+    const loaded = (await Promise.all(files.map((file) => importTypeScript(file)))) as { used: object }[];
+    for (const module of loaded) expect(module.used).toBe(host.marker);
+    expect(Reflect.get(globalThis, `agent-spaces-loads-${path.basename(root)}`)).toBe(1);
+  });
+
   it("loads the file's own modules afresh per import (only the package's entry is shared)", async () => {
     const { root } = await space('module');
     const counter = `agent-spaces-local-${path.basename(root)}`;

@@ -171,13 +171,16 @@ export async function importTypeScript(file: string): Promise<unknown> {
 }
 
 /**
- * The resolve hook of `shareAgentSpacesEsm`, as a module of its own (a data: URL, so that it ships
+ * The resolve hook of `shareAgentSpacesEsm` for one namespace, as a module of its own (a data: URL, so that it ships
  * inside this file). Registered after tsx's hooks for one namespace, it runs before them: it lets them
  * resolve, and when the answer is the package's entry under that namespace (`…/dist/index.js?tsx-namespace=…`),
  * answers the entry's own URL instead, the one Node's ES module cache already holds for the host.
  * Anything else passes unchanged.
  */
-const SHARE_HOOK = `data:text/javascript,${encodeURIComponent(`
+function shareHook(namespace: string): string {
+  // One module per namespace: Node keeps one instance per URL, and initialize() would overwrite the
+  // settings of an earlier registration whose imports are still running.
+  return `data:text/javascript,${encodeURIComponent(`// agent-spaces share hook, tsx namespace ${namespace}
 let entry, namespace;
 export function initialize(data) { entry = data.entry; namespace = data.namespace; }
 export async function resolve(specifier, context, nextResolve) {
@@ -190,6 +193,7 @@ export async function resolve(specifier, context, nextResolve) {
   return { ...result, url: entry, shortCircuit: true };
 }
 `)}`;
+}
 
 /**
  * A `.ts` file in an ESM package (or a `.mts` file) is loaded by tsx's ESM loader under the namespace
@@ -209,7 +213,7 @@ function shareAgentSpacesEsm(file: string, namespace: string): void {
     return;
   }
   if (!/\.m?js$/.test(resolved)) return;
-  register(SHARE_HOOK, { data: { entry: pathToFileURL(resolved).href, namespace } });
+  register(shareHook(namespace), { data: { entry: pathToFileURL(resolved).href, namespace } });
 }
 
 /**
