@@ -213,7 +213,27 @@ function shareAgentSpacesEsm(file: string, namespace: string): void {
     return;
   }
   if (!/\.m?js$/.test(resolved)) return;
-  register(shareHook(namespace), { data: { entry: pathToFileURL(resolved).href, namespace } });
+  const entry = pathToFileURL(resolved).href;
+  // tsx's hooks run off the main thread (module.register) on Node 20, in it (module.registerHooks)
+  // where that exists and tsx chooses it (Node 22.22.3+, 24.11.1+): ours the same ways, each after tsx's.
+  register(shareHook(namespace), { data: { entry, namespace } });
+  const { registerHooks } = Module as unknown as { registerHooks?: (hooks: { resolve: SyncResolve }) => unknown };
+  if (typeof registerHooks === 'function') {
+    registerHooks({ resolve: (specifier, context, nextResolve) => sharedEntry(nextResolve(specifier, context), entry, namespace) });
+  }
+}
+
+type ResolveResult = { url: string; format?: string | null; shortCircuit?: boolean };
+type SyncResolve = (specifier: string, context: object, nextResolve: (specifier: string, context: object) => ResolveResult) => ResolveResult;
+
+/** The in-thread form of `shareHook`'s resolve. */
+function sharedEntry(result: ResolveResult, entry: string, namespace: string): ResolveResult {
+  if (typeof result.url !== 'string' || !result.url.startsWith('file:')) return result;
+  const url = new URL(result.url);
+  if (url.searchParams.get('tsx-namespace') !== namespace) return result;
+  url.searchParams.delete('tsx-namespace');
+  if (url.search !== '' || url.hash !== '' || url.href !== entry) return result;
+  return { ...result, url: entry, shortCircuit: true };
 }
 
 /**
