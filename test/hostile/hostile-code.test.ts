@@ -216,13 +216,14 @@ describe('call floods', () => {
     expect(maxOverlap).toBeLessThanOrEqual(100);
   });
   it('refuses huge arguments without copying them to the host', async () => {
-    // 20 calls with a 40 MB argument each would be 800 MB on the host side if they crossed. (Each
-    // refusal still serialises 40 MB inside the isolate: CPU-heavy, so the test has a generous bound.)
-    const code = "import { echo } from '@capabilities/math';\nconst value = 'x'.repeat(40_000_000);\nconst settled = await Promise.allSettled(Array.from({ length: 20 }, () => echo({ value })));\nreturn [...new Set(settled.map((s) => s.status === 'rejected' ? (s as PromiseRejectedResult).reason.code : 'ok'))];";
-    const result = await run(code, { limits: { memoryLimitMb: 256 } });
+    // 10 calls with a 40 MB argument each would be 400 MB on the host side if they crossed. Each refusal
+    // still serialises 40 MB inside the sandbox (about 1.5 s on QuickJS at load 9): the run and the test
+    // get generous bounds, since what is asserted is that nothing crossed, not how fast.
+    const code = "import { echo } from '@capabilities/math';\nconst value = 'x'.repeat(40_000_000);\nconst settled = await Promise.allSettled(Array.from({ length: 10 }, () => echo({ value })));\nreturn [...new Set(settled.map((s) => s.status === 'rejected' ? (s as PromiseRejectedResult).reason.code : 'ok'))];";
+    const result = await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 150_000 } });
     expect(result).toMatchObject({ success: true, result: ['INVALID_ARGUMENTS'] });
     expect(result.calls_).toHaveLength(0);
-  }, 120_000);
+  }, 240_000);
   it('refuses deeply nested arguments with a clear error', async () => {
     const code = "import { echo } from '@capabilities/math';\nlet value: unknown = 1;\nfor (let i = 0; i < 100_000; i++) value = [value];\ntry { await echo({ value }); return 'sent'; } catch (e) { return (e as Error).name + ': ' + (e as Error).message; }";
     const result = await run(code);

@@ -17,6 +17,12 @@ import { createFixtureHost, FIXTURE_OUT_DIR, type RecordedCall } from '../../run
 
 /** Generous bound: only catches a hang, asserts nothing about speed. */
 const HANG = 60_000;
+/**
+ * The memory bombs: a loop of one large allocation per turn reaches QuickJS's interrupt check rarely, so
+ * in-process it holds the test's own thread until the allocation fails (measured: 6 s alone, 122 s in a
+ * whole-file run at load 9, docs/SECURITY.md). What is asserted is how the run ends, not how fast.
+ */
+const MEMORY_BOMB = 300_000;
 
 type Run = (code: string, options?: Partial<RunOptions>) => Promise<RunResult & { calls_: RecordedCall[] }>;
 
@@ -101,7 +107,7 @@ for (const isolation of ['in-process', 'worker'] as const) {
         expect(['MEMORY_LIMIT', 'RUNTIME_ERROR']).toContain(result.error?.code);
         // QuickJS says "string too long" where V8 says "Invalid string length" (both RUNTIME_ERROR).
         expect(result.error?.message).toMatch(/memory|Invalid (string|array) length|out of memory|string too long/i);
-      }, HANG);
+      }, MEMORY_BOMB);
       it('stops string doubling with a clear error', async () => {
         const result = await run("let s = 'x';\nconst keep: string[] = [];\nwhile (true) { s = s + s; keep.push(s + '!'); }", { limits: { memoryLimitMb: 32 } });
         expect(result.success).toBe(false);
@@ -124,12 +130,12 @@ for (const isolation of ['in-process', 'worker'] as const) {
         // No run here had a limit above the default 128 MB: 16 MiB to start, 64 MiB unreserved, 2 × 128 MiB.
         const memory = (await loadQuickJs()).getWasmMemory();
         expect(memory.buffer.byteLength).toBeLessThanOrEqual((16 + 64 + 256) * 1024 * 1024);
-      }, HANG);
+      }, MEMORY_BOMB);
       it('runs the next program in a fresh instance after a memory bomb', async () => {
         await run('const hoard: number[][] = [];\nwhile (true) hoard.push(new Array(1e5).fill(7));', { limits: { memoryLimitMb: 32 } });
         const next = await run('const a = new Array(1e5).fill(1);\nreturn a.length;', { limits: { memoryLimitMb: 32 } });
         expect(next).toMatchObject({ success: true, result: 1e5 });
-      }, HANG);
+      }, MEMORY_BOMB);
       it('stops a program that passes its limit in many short entries and then waits', async () => {
         // Each entry (a call's reply) allocates a little; the host measures memory at most every few
         // milliseconds, so the measurement an entry skipped must still come while the program waits.
@@ -378,7 +384,9 @@ describe('QuickJS engine, many runs on one worker', () => {
       for (let round = 0; round < 2; round++) {
         const runs = hostile.flatMap((code, i) => [
           sandbox.run(code, { onCall: host.onCall, limits: { timeoutMs: 2_000, memoryLimitMb: 32 } }),
-          sandbox.run(`import { add } from '@capabilities/math';\nconst seen = typeof (globalThis as Record<string, unknown>).leaked;\n(globalThis as Record<string, unknown>).leaked = 1;\nreturn [await add({ a: ${i}, b: 1 }), seen];`, { onCall: host.onCall, limits: { timeoutMs: 20_000 } }),
+          // A healthy run waits behind the hostile ones on the worker's one thread: its limit is generous,
+          // what is asserted is that it is not harmed, not how soon it runs.
+          sandbox.run(`import { add } from '@capabilities/math';\nconst seen = typeof (globalThis as Record<string, unknown>).leaked;\n(globalThis as Record<string, unknown>).leaked = 1;\nreturn [await add({ a: ${i}, b: 1 }), seen];`, { onCall: host.onCall, limits: { timeoutMs: 180_000 } }),
         ]);
         const results = await Promise.all(runs);
         for (let i = 0; i < hostile.length; i++) {
@@ -389,7 +397,7 @@ describe('QuickJS engine, many runs on one worker', () => {
     } finally {
       await sandbox.close();
     }
-  }, 180_000);
+  }, 900_000);
 });
 
 describe('QuickJS engine through openSpace', () => {

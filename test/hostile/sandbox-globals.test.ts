@@ -63,7 +63,8 @@ for (const isolation of ['worker', 'in-process'] as const) {
         const logs: RunLog[] = [];
         const onLog = (log: RunLog): void => void logs.push(log);
         const controller = new AbortController();
-        const cancelled = run('setInterval(() => console.log("tick"), 5);\nsetTimeout(() => console.log("late"), 50);\nawait new Promise(() => {});', { onLog, signal: controller.signal });
+        // "late" is due long after the cancel (which a busy machine may take a while to deliver).
+        const cancelled = run('setInterval(() => console.log("tick"), 5);\nsetTimeout(() => console.log("late"), 3_000);\nawait new Promise(() => {});', { onLog, signal: controller.signal });
         // Cancel once the interval is known to run.
         while (logs.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
         controller.abort();
@@ -72,7 +73,7 @@ for (const isolation of ['worker', 'in-process'] as const) {
         expect(failed).toMatchObject({ success: false, error: { message: 'ends with timers pending' } });
         const seen = logs.length;
         // A later run waits well past every dropped timer's delay on a timer of its own.
-        expect(await run('await new Promise((resolve) => setTimeout(resolve, 150));\nreturn 1;')).toMatchObject({ result: 1 });
+        expect(await run('await new Promise((resolve) => setTimeout(resolve, 3_500));\nreturn 1;')).toMatchObject({ result: 1 });
         expect(logs.length).toBe(seen);
         expect(logs.every((log) => log.message === 'tick')).toBe(true);
       });
