@@ -60,8 +60,12 @@ export { createAgentSpacesMcpServer, serveSpace } from './server/index.js';
 export type { RunningServer, ServeOptions } from './server/index.js';
 
 // Eval suites: what a suite's folder (suite.ts, its capabilities) imports to be run by `agent-spaces eval`
-export { defineSuite, suiteEnvironment } from './eval/index.js';
-export type { CallOutcome, CheckResult, EvalCall, EvalSuite, EvalTask, SuiteEnvironment } from './eval/index.js';
+// From their own files, not eval/index.js: that one reaches the harness (the MCP client, the planner),
+// which importing the package must not load (test/package-imports.test.ts).
+export { defineSuite } from './eval/suite.js';
+export { suiteEnvironment } from './eval/suite-environment.js';
+export type { CallOutcome, CheckResult, EvalCall, EvalSuite, EvalTask } from './eval/suite.js';
+export type { SuiteEnvironment } from './eval/suite-environment.js';
 
 // The planner: a task in words → a structured result
 export { DEFAULT_BUDGET, executeTask, ModelError, PLANNER_PROMPT, PLANNER_TOOLS, readTrace, summarizePayload } from './planner/index.js';
