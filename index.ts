@@ -50,8 +50,24 @@ export { createStdTools } from './std/index.js';
 export type { StdToolsOptions } from './std/index.js';
 
 // Capability sources: what createSpace({ sources }) and buildCapabilities({ sources }) take
-export { createFilesSource, createMcpSource, createStdSource, defaultSources, filesSource, mcpSource, openapiSource } from './sources/index.js';
-export type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery, FilesSourceOptions, McpSourceOptions, StdSourceOptions } from './sources/index.js';
+export {
+  createFilesSource,
+  createMcpSource,
+  createStdSource,
+  defaultSources,
+  filesSource,
+  mcpSource,
+  openapiSource,
+} from './sources/index.js';
+export type {
+  CapabilitySourceKind,
+  ConnectContext,
+  DiscoverContext,
+  Discovery,
+  FilesSourceOptions,
+  McpSourceOptions,
+  StdSourceOptions,
+} from './sources/index.js';
 export type { RawCapability, RawFunction, SourceFailure } from './core/index.js';
 export { createAgentSource } from './agents/index.js';
 
@@ -72,10 +88,38 @@ export { DEFAULT_BUDGET, executeTask, ModelError, PLANNER_PROMPT, PLANNER_TOOLS,
 export type { Budget, BudgetUsage, ExecuteTaskOptions, PayloadSummary, PlannerEvent, RawOutput, TaskResult } from './planner/index.js';
 
 // Agents: Tools-mode agent directories as capabilities, MCP and A2A servers, orchestration
-export { createAgentRunner, fillPromptTemplate, loadAgent, loadAgentCapabilities, openSpace, serveA2A, serveAgent, serveAgents } from './agents/index.js';
-export type { Agent, AgentCapabilities, AgentRunner, FilledTemplate, TemplateTool, RunningA2AServer, RunningAgentServer, RunningAgentsServer, ServeAgentOptions, ServeAgentsOptions } from './agents/index.js';
+export {
+  createAgentRunner,
+  fillPromptTemplate,
+  loadAgent,
+  loadAgentCapabilities,
+  openSpace,
+  serveA2A,
+  serveAgent,
+  serveAgents,
+} from './agents/index.js';
+export type {
+  Agent,
+  AgentCapabilities,
+  AgentRunner,
+  FilledTemplate,
+  TemplateTool,
+  RunningA2AServer,
+  RunningAgentServer,
+  RunningAgentsServer,
+  ServeAgentOptions,
+  ServeAgentsOptions,
+} from './agents/index.js';
 
 // Durable runs on a PostgreSQL store (DBOS): workers, submitting runs, approvals. DBOS and pg load
 // only when one of these is called.
 export { DurableError, openApprovals, resolveStoreUrl, startWorker, submitRun, submitTask } from './durable/index.js';
-export type { DurableErrorCode, DurableRunEvent, DurableWorker, StoredApproval, SubmitRunOptions, SubmitTaskOptions, WorkerOptions } from './durable/index.js';
+export type {
+  DurableErrorCode,
+  DurableRunEvent,
+  DurableWorker,
+  StoredApproval,
+  SubmitRunOptions,
+  SubmitTaskOptions,
+  WorkerOptions,
+} from './durable/index.js';

@@ -12,7 +12,12 @@ export function createAgentBackend(runners: Record<string, AgentRunner>): Backen
     async call(call: BackendCall) {
       const target = { capability: call.capability.module, function: call.function.name };
       const runner = runners[call.capability.module];
-      if (!runner) throw new ToolCallError('SERVER_UNAVAILABLE', `no agent serves @capabilities/${call.capability.module}; rebuild the capabilities`, target);
+      if (!runner)
+        throw new ToolCallError(
+          'SERVER_UNAVAILABLE',
+          `no agent serves @capabilities/${call.capability.module}; rebuild the capabilities`,
+          target,
+        );
       let steps = 0;
       try {
         const answer = await runner.callTool(call.function.toolName, call.args, {
@@ -21,8 +26,19 @@ export function createAgentBackend(runners: Record<string, AgentRunner>): Backen
         });
         return answer.text;
       } catch (error) {
-        if (call.context.signal.aborted) throw new ToolCallError('CANCELLED', `agent "${runner.agent.name}" tool "${call.function.toolName}": cancelled with its run`, target, { cause: error });
-        throw new ToolCallError('TOOL_FAILED', `agent "${runner.agent.name}" tool "${call.function.toolName}" failed: ${errorMessage(error)}`, target, { cause: error });
+        if (call.context.signal.aborted)
+          throw new ToolCallError(
+            'CANCELLED',
+            `agent "${runner.agent.name}" tool "${call.function.toolName}": cancelled with its run`,
+            target,
+            { cause: error },
+          );
+        throw new ToolCallError(
+          'TOOL_FAILED',
+          `agent "${runner.agent.name}" tool "${call.function.toolName}" failed: ${errorMessage(error)}`,
+          target,
+          { cause: error },
+        );
       }
     },
     async close() {

@@ -9,7 +9,15 @@ import { objectSchema } from './tool-schema.js';
 /** MCP tool names: what clients accept (letters, digits, `_`, `-`, `.`; 1–128 characters). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
-const numeric = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number (or a string holding one)').transform(Number)]).optional();
+const numeric = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .regex(/^-?\d+(\.\d+)?$/, 'must be a number (or a string holding one)')
+      .transform(Number),
+  ])
+  .optional();
 
 export const agentToolSchema = z.looseObject({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1–128 letters, digits, "_", "-" or "."'),
@@ -55,7 +63,9 @@ export const agentFileSchema = z.looseObject({
   metadata: agentMetadataSchema,
   settings: agentSettingsSchema.optional(),
   providers: agentProvidersSchema.optional(),
-  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'server names use letters, digits, _ . -'), mcpServerSchema).optional(),
+  mcpServers: z
+    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'server names use letters, digits, _ . -'), mcpServerSchema)
+    .optional(),
 });
 
 export type AgentTool = z.output<typeof agentToolSchema>;

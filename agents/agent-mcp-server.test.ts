@@ -49,7 +49,7 @@ describe('createAgentMcpServer', () => {
     }
   });
 
-  it('serves a 2026-07-28 client over HTTP (no session): progress on the request\'s stream, and a cancelled call cancels the session', async () => {
+  it("serves a 2026-07-28 client over HTTP (no session): progress on the request's stream, and a cancelled call cancels the session", async () => {
     const dir = await makeTempDir('agent-modern');
     const tool = { name: 'wait', description: 'Waits', parameters: { type: 'object', properties: {} }, prompt: 'Wait.' };
     await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Waiter', version: '3.0.0', tools: [tool] } }));

@@ -28,7 +28,10 @@ export function createAgentMcpServer(runner: AgentRunner): Promise<Server> {
           });
           if (!outputSchema) return textResult(answer.text);
           const structured = parseObject(answer.text);
-          if (!structured) return errorResult(`agent "${agent.name}" tool "${tool.name}" declares an output schema, but its answer is not a JSON object:\n${answer.text}`);
+          if (!structured)
+            return errorResult(
+              `agent "${agent.name}" tool "${tool.name}" declares an output schema, but its answer is not a JSON object:\n${answer.text}`,
+            );
           return textResult(answer.text, structured);
         },
       };

@@ -21,14 +21,26 @@ describeSourceContract('agents', async () => {
   return {
     config: resolveConfig({ capabilities: [] }, { root, env }),
     source: agents.source,
-    call: { module: 'agent-station-guide', function: 'describeStation', args: { name: 'Harbor' }, expected: 'Harbor: step-free', invalidArgs: { name: 5 } },
+    call: {
+      module: 'agent-station-guide',
+      function: 'describeStation',
+      args: { name: 'Harbor' },
+      expected: 'Harbor: step-free',
+      invalidArgs: { name: 5 },
+    },
     // The model answers HTTP 400 for Atlantis: the session fails, and so does the call.
     failingCall: { module: 'agent-station-guide', function: 'describeStation', args: { name: 'Atlantis' }, code: 'TOOL_FAILED' },
     breakOneUnit: async () => {
       // The agent's definition with a misplaced key: its unit (the agent's directory) fails to load.
-      const broken = defineTool({ name: 'broken', functions: { run: { config: { requiresApproval: true }, handler: () => null } as never } });
+      const broken = defineTool({
+        name: 'broken',
+        functions: { run: { config: { requiresApproval: true }, handler: () => null } as never },
+      });
       const tools = agents.tools.map((tool) => ({ ...tool, definition: broken }));
-      return { label: agents.tools[0]?.source.kind === 'agent' ? agents.tools[0].source.path : '', source: createAgentSource({ tools, backends: agents.backends, problems: [] }) };
+      return {
+        label: agents.tools[0]?.source.kind === 'agent' ? agents.tools[0].source.path : '',
+        source: createAgentSource({ tools, backends: agents.backends, problems: [] }),
+      };
     },
     close: async () => {
       await agents.close();

@@ -1,4 +1,15 @@
-import { CompileError, ToolCallError, defineTool, sourceLabel, toModuleName, type AnyFunctionDefinition, type Backend, type JsonSchema, type RawCapability, type Secret } from '../core/index.js';
+import {
+  CompileError,
+  ToolCallError,
+  defineTool,
+  sourceLabel,
+  toModuleName,
+  type AnyFunctionDefinition,
+  type Backend,
+  type JsonSchema,
+  type RawCapability,
+  type Secret,
+} from '../core/index.js';
 import { discoverHostTools, type CapabilitySourceKind, type HostTool } from '../sources/index.js';
 import type { Agent } from './agent.js';
 import { loadAgent, type LoadAgentOptions } from './load-agent.js';
@@ -17,7 +28,10 @@ const STRING_RESULT: JsonSchema = { type: 'string' };
  */
 export function agentToRawCapability(agent: Agent): RawCapability {
   if (agent.mode !== 'tools') {
-    throw new CompileError('AGENT_NOT_TOOLS_MODE', `agent "${agent.name}" (${agent.dir}) is in ${agent.mode} mode; only Tools-mode agents (metadata.tools) become capabilities`);
+    throw new CompileError(
+      'AGENT_NOT_TOOLS_MODE',
+      `agent "${agent.name}" (${agent.dir}) is in ${agent.mode} mode; only Tools-mode agents (metadata.tools) become capabilities`,
+    );
   }
   return {
     name: agent.name,
@@ -54,11 +68,17 @@ export function agentHostTool(runner: AgentRunner, sourcePath?: string): HostToo
       ...(fn.description ? { description: fn.description } : {}),
       parameters: fn.inputSchema,
       returns: STRING_RESULT,
-      handler: async (args: never, context) => (await runner.callTool(fn.toolName, args as Record<string, unknown>, { signal: context.signal })).text,
+      handler: async (args: never, context) =>
+        (await runner.callTool(fn.toolName, args as Record<string, unknown>, { signal: context.signal })).text,
     };
   }
   return {
-    definition: defineTool({ name: raw.name, ...(raw.description ? { description: raw.description } : {}), version: runner.agent.version, functions }),
+    definition: defineTool({
+      name: raw.name,
+      ...(raw.description ? { description: raw.description } : {}),
+      version: runner.agent.version,
+      functions,
+    }),
     module: agentModuleName(runner.agent),
     // Relative to the config's folder, so the build output does not depend on where the space lives.
     source: sourcePath === undefined ? raw.source : { kind: 'agent', path: sourcePath },
@@ -100,7 +120,11 @@ export function createAgentSource(parts: AgentSourceParts): CapabilitySourceKind
 function routeByModule(backends: Readonly<Record<string, Backend>>): Backend {
   const backendOf = (module: string, fn: string): Backend => {
     const backend = backends[module];
-    if (backend === undefined) throw new ToolCallError('SERVER_UNAVAILABLE', `agent capability "${module}" is no longer loaded: rebuild the capabilities`, { capability: module, function: fn });
+    if (backend === undefined)
+      throw new ToolCallError('SERVER_UNAVAILABLE', `agent capability "${module}" is no longer loaded: rebuild the capabilities`, {
+        capability: module,
+        function: fn,
+      });
     return backend;
   };
   return {

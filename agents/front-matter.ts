@@ -1,4 +1,3 @@
-
 export interface FrontMatterDocument {
   attributes: Record<string, unknown>;
   body: string;

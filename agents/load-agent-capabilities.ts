@@ -78,7 +78,9 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
     try {
       const agent = await loadAgent(dir, options.env ? { env: options.env } : {});
       if (agent.mode !== 'tools') {
-        problems.push(`${entry}: agent "${agent.name}" is in ${agent.mode} mode; only Tools-mode agents become @capabilities/agent-* modules`);
+        problems.push(
+          `${entry}: agent "${agent.name}" is in ${agent.mode} mode; only Tools-mode agents become @capabilities/agent-* modules`,
+        );
         continue;
       }
       const module = agentModuleName(agent);
@@ -97,13 +99,21 @@ export async function loadAgentCapabilities(entries: string[], options: AgentCap
       entries.map((entry) => resolveAgentEntry(entry, options.root)),
       { ...options, runners: Object.values(runners), remotes },
     );
-    const tool = orchestrationHostTool(createOrchestrationTools(directory, options.orchestration.sessions ?? createSessionStore(options.orchestration.sessionsDir)), options.root);
+    const tool = orchestrationHostTool(
+      createOrchestrationTools(directory, options.orchestration.sessions ?? createSessionStore(options.orchestration.sessionsDir)),
+      options.root,
+    );
     tools.push(tool);
     closeDirectory = () => directory.close();
     backends[ORCHESTRATION_MODULE] = backendOfDefinition(tool);
   }
   return {
-    source: createAgentSource({ tools, backends, problems, secrets: Object.values(runners).flatMap((runner) => agentSecrets(runner.agent)) }),
+    source: createAgentSource({
+      tools,
+      backends,
+      problems,
+      secrets: Object.values(runners).flatMap((runner) => agentSecrets(runner.agent)),
+    }),
     tools,
     backends,
     problems,

@@ -37,12 +37,28 @@ const tool = (overrides: Record<string, unknown> = {}) => ({
 describe('loadAgent', () => {
   it("loads the seed's example agent", async () => {
     const agent = await loadAgent(SEED);
-    expect(agent).toMatchObject({ name: 'xxxx', description: 'xxxxxx', version: '1.0.0', mode: 'tools', prompt: 'You are a helpful assistant that books travel.' });
-    expect(agent.settings).toMatchObject({ maxChatTurns: 10, maxOutputTokens: 1000, temperature: 0.5, topP: 0.5, maxTurns: 25, mostRecentModel: 'gemini:gemini-2.0-flash' });
+    expect(agent).toMatchObject({
+      name: 'xxxx',
+      description: 'xxxxxx',
+      version: '1.0.0',
+      mode: 'tools',
+      prompt: 'You are a helpful assistant that books travel.',
+    });
+    expect(agent.settings).toMatchObject({
+      maxChatTurns: 10,
+      maxOutputTokens: 1000,
+      temperature: 0.5,
+      topP: 0.5,
+      maxTurns: 25,
+      mostRecentModel: 'gemini:gemini-2.0-flash',
+    });
     expect(agent.tools.map((t) => t.name)).toEqual(['book_flight']);
     expect(Object.keys(agent.mcpServers)).toEqual(['filesystem', 'weather']);
     expect(agent.mcpServers.filesystem).toMatchObject({ command: 'npx', cwd: SEED });
-    expect(agent.rules.map((r) => [r.name, r.priorityLevel, r.include])).toEqual([['Drafts', 50, 'manual'], ['Be brief', 100, 'always']]);
+    expect(agent.rules.map((r) => [r.name, r.priorityLevel, r.include])).toEqual([
+      ['Drafts', 50, 'manual'],
+      ['Be brief', 100, 'always'],
+    ]);
     expect(agent.references.map((r) => r.text)).toEqual(['Prefer carriers with free rebooking.']);
     expect(Object.keys(agent.providers)).toEqual(['anthropic', 'gemini', 'openai', 'bedrock', 'ollama']);
   });
@@ -65,7 +81,9 @@ describe('loadAgent', () => {
 
   it('tells the modes apart', async () => {
     expect((await loadAgent(await agentDir({ metadata: { name: 'a' } }))).mode).toBe('interactive');
-    expect((await loadAgent(await agentDir({ metadata: { name: 'a', skills: [{ id: 's', name: 'S', description: 'd' }] } }))).mode).toBe('autonomous');
+    expect((await loadAgent(await agentDir({ metadata: { name: 'a', skills: [{ id: 's', name: 'S', description: 'd' }] } }))).mode).toBe(
+      'autonomous',
+    );
     expect((await loadAgent(await agentDir({ metadata: { name: 'a', tools: [] } }))).mode).toBe('tools');
   });
 
@@ -75,7 +93,9 @@ describe('loadAgent', () => {
         metadata: {
           name: '',
           tools: [
-            tool({ parameters: { type: 'object', properties: { x: { type: 'strin' }, n: { type: 'integer', minimum: 'low' } }, required: ['y'] } }),
+            tool({
+              parameters: { type: 'object', properties: { x: { type: 'strin' }, n: { type: 'integer', minimum: 'low' } }, required: ['y'] },
+            }),
             tool({ prompt: 'Say {text} to {someone}' }),
             tool({ name: 'bad name!' }),
           ],
@@ -105,11 +125,20 @@ describe('loadAgent', () => {
 
   it('reports template, required and duplicate problems once the file parses', async () => {
     const dir = await agentDir({
-      metadata: { name: 'a', tools: [tool({ prompt: 'Say {text} to {someone}' }), tool({ parameters: { type: 'object', properties: {}, required: ['text'] }, prompt: 'hi' })] },
+      metadata: {
+        name: 'a',
+        tools: [
+          tool({ prompt: 'Say {text} to {someone}' }),
+          tool({ parameters: { type: 'object', properties: {}, required: ['text'] }, prompt: 'hi' }),
+        ],
+      },
     });
     const error = await loadError(dir);
     expect(error.issues).toEqual([
-      { path: 'tsagent.json: metadata.tools.0.prompt', message: expect.stringContaining('tool "echo": placeholder {someone} names no parameter') },
+      {
+        path: 'tsagent.json: metadata.tools.0.prompt',
+        message: expect.stringContaining('tool "echo": placeholder {someone} names no parameter'),
+      },
       { path: 'tsagent.json: metadata.tools.1.name', message: expect.stringContaining('defined twice') },
       { path: 'tsagent.json: metadata.tools.1.parameters.required.0', message: '"text" is required but not in parameters.properties' },
     ]);
@@ -120,7 +149,9 @@ describe('loadAgent', () => {
     const agent = await loadAgent(dir, { env: { AGENT_TEST_TOKEN: 'secret-value' } });
     expect(agent.mcpServers.s).toMatchObject({ env: { TOKEN: 'secret-value' } });
     const error = (await loadAgent(dir, { env: {} }).catch((e: unknown) => e)) as AgentError;
-    expect(error.issues).toEqual([{ path: 'tsagent.json: mcpServers.s.env.TOKEN', message: expect.stringContaining('AGENT_TEST_TOKEN is not set') }]);
+    expect(error.issues).toEqual([
+      { path: 'tsagent.json: mcpServers.s.env.TOKEN', message: expect.stringContaining('AGENT_TEST_TOKEN is not set') },
+    ]);
   });
 
   it('says when there is no agent or the JSON is broken', async () => {
@@ -134,13 +165,20 @@ describe('resolveAgentModel', () => {
   it('uses the provider of mostRecentModel and expands only its keys', async () => {
     const dir = await makeTempDir('agent-model');
     await cp(SEED, dir, { recursive: true });
-    const file = JSON.parse(await readFile(path.join(dir, 'tsagent.json'), 'utf8')) as { settings: Record<string, string>; providers: Record<string, Record<string, string>> };
+    const file = JSON.parse(await readFile(path.join(dir, 'tsagent.json'), 'utf8')) as {
+      settings: Record<string, string>;
+      providers: Record<string, Record<string, string>>;
+    };
     file.settings.mostRecentModel = 'openai:gpt-test';
     file.providers.openai = { OPENAI_API_KEY: '${AGENT_TEST_KEY}', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
     file.providers.anthropic = { ANTHROPIC_API_KEY: '${UNSET_BUT_UNUSED}' };
     await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify(file));
     const agent = await loadAgent(dir);
-    expect(resolveAgentModel(agent, { model: 'fallback', apiKey: 'fallback-key' }, { AGENT_TEST_KEY: 'k-123456' })).toEqual({ model: 'gpt-test', apiKey: 'k-123456', baseURL: 'http://127.0.0.1:9/v1' });
+    expect(resolveAgentModel(agent, { model: 'fallback', apiKey: 'fallback-key' }, { AGENT_TEST_KEY: 'k-123456' })).toEqual({
+      model: 'gpt-test',
+      apiKey: 'k-123456',
+      baseURL: 'http://127.0.0.1:9/v1',
+    });
     let error: AgentError | undefined;
     try {
       resolveAgentModel(agent, {}, {});
@@ -153,12 +191,21 @@ describe('resolveAgentModel', () => {
   it("maps the seed's gemini provider to its OpenAI-compatible endpoint without showing the key", async () => {
     const agent = await loadAgent(SEED);
     const model = resolveAgentModel(agent, {}, {});
-    expect(model).toEqual({ model: 'gemini-2.0-flash', apiKey: 'xxxxx', baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai/' });
+    expect(model).toEqual({
+      model: 'gemini-2.0-flash',
+      apiKey: 'xxxxx',
+      baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai/',
+    });
   });
 });
 
 describe('checkAgentFile', () => {
-  const tool = { name: 'greet', description: 'Greets', parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, prompt: 'Greet {who}' };
+  const tool = {
+    name: 'greet',
+    description: 'Greets',
+    parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+    prompt: 'Greet {who}',
+  };
 
   it('finds nothing in data that loads', () => {
     expect(checkAgentFile({ metadata: { name: 'A', tools: [tool] } })).toEqual([]);
@@ -168,7 +215,13 @@ describe('checkAgentFile', () => {
     const issues = checkAgentFile({ metadata: { name: 'A', tools: [{ ...tool, prompt: 'Greet {whom}' }] } });
     expect(issues.map((issue) => issue.path)).toEqual(['tsagent.json: metadata.tools.0.prompt']);
     expect(issues[0]?.message).toContain('{whom} names no parameter');
-    expect(checkAgentFile({ metadata: { name: 'A', tools: [tool, tool] } }).map((issue) => issue.path)).toEqual(['tsagent.json: metadata.tools.1.name']);
-    expect(checkAgentFile({ metadata: { name: 'A', tools: [{ ...tool, parameters: { type: 'object', properties: { who: { type: 'text' } } } }] } })[0]?.path).toMatch(/metadata\.tools\.0\.parameters\.properties\.who/);
+    expect(checkAgentFile({ metadata: { name: 'A', tools: [tool, tool] } }).map((issue) => issue.path)).toEqual([
+      'tsagent.json: metadata.tools.1.name',
+    ]);
+    expect(
+      checkAgentFile({
+        metadata: { name: 'A', tools: [{ ...tool, parameters: { type: 'object', properties: { who: { type: 'text' } } } }] },
+      })[0]?.path,
+    ).toMatch(/metadata\.tools\.0\.parameters\.properties\.who/);
   });
 });

@@ -32,7 +32,11 @@ export async function loadAgent(dir: string, options: LoadAgentOptions = {}): Pr
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new AgentError('AGENT_NOT_FOUND', `no agent at ${root}: cannot read ${AGENT_FILE} (${errorMessage(error)}); an agent directory holds tsagent.json, prompt.md, rules/ and references/`, { cause: error });
+    throw new AgentError(
+      'AGENT_NOT_FOUND',
+      `no agent at ${root}: cannot read ${AGENT_FILE} (${errorMessage(error)}); an agent directory holds tsagent.json, prompt.md, rules/ and references/`,
+      { cause: error },
+    );
   }
   const issues: ConfigIssue[] = [];
   let data: unknown;
@@ -43,10 +47,14 @@ export async function loadAgent(dir: string, options: LoadAgentOptions = {}): Pr
   }
   const parsed = agentFileSchema.safeParse(data);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) issues.push({ path: `${AGENT_FILE}: ${issue.path.join('.') || '(root)'}`, message: issue.message });
+    for (const issue of parsed.error.issues)
+      issues.push({ path: `${AGENT_FILE}: ${issue.path.join('.') || '(root)'}`, message: issue.message });
   }
   const [prompt, rules, references] = await Promise.all([
-    readFile(path.join(root, 'prompt.md'), 'utf8').then((body) => body.trim(), () => ''),
+    readFile(path.join(root, 'prompt.md'), 'utf8').then(
+      (body) => body.trim(),
+      () => '',
+    ),
     loadDocuments(root, 'rules', issues),
     loadDocuments(root, 'references', issues),
   ]);
@@ -93,7 +101,8 @@ function agentMode(file: AgentFile): AgentMode {
  */
 export function checkAgentFile(data: unknown): ConfigIssue[] {
   const parsed = agentFileSchema.safeParse(data);
-  if (!parsed.success) return parsed.error.issues.map((issue) => ({ path: `${AGENT_FILE}: ${issue.path.join('.') || '(root)'}`, message: issue.message }));
+  if (!parsed.success)
+    return parsed.error.issues.map((issue) => ({ path: `${AGENT_FILE}: ${issue.path.join('.') || '(root)'}`, message: issue.message }));
   const issues: ConfigIssue[] = [];
   checkTools(parsed.data, issues);
   return issues;
@@ -104,11 +113,19 @@ function checkTools(file: AgentFile, issues: ConfigIssue[]): void {
   for (const [index, tool] of (file.metadata.tools ?? []).entries()) {
     const at = `${AGENT_FILE}: metadata.tools.${index}`;
     const first = seen.get(tool.name);
-    if (first !== undefined) issues.push({ path: `${at}.name`, message: `tool "${tool.name}" is defined twice (also metadata.tools.${first}); tool names must be unique` });
+    if (first !== undefined)
+      issues.push({
+        path: `${at}.name`,
+        message: `tool "${tool.name}" is defined twice (also metadata.tools.${first}); tool names must be unique`,
+      });
     else seen.set(tool.name, index);
     const properties = tool.parameters.properties ?? {};
     for (const [position, required] of (tool.parameters.required ?? []).entries()) {
-      if (!Object.hasOwn(properties, required)) issues.push({ path: `${at}.parameters.required.${position}`, message: `"${required}" is required but not in parameters.properties` });
+      if (!Object.hasOwn(properties, required))
+        issues.push({
+          path: `${at}.parameters.required.${position}`,
+          message: `"${required}" is required but not in parameters.properties`,
+        });
     }
     for (const key of unknownPlaceholders(tool)) {
       const known = Object.keys(properties);
@@ -120,7 +137,12 @@ function checkTools(file: AgentFile, issues: ConfigIssue[]): void {
   }
 }
 
-function resolveServers(file: AgentFile, root: string, env: Record<string, string | undefined>, issues: ConfigIssue[]): Record<string, McpServerConfig> {
+function resolveServers(
+  file: AgentFile,
+  root: string,
+  env: Record<string, string | undefined>,
+  issues: ConfigIssue[],
+): Record<string, McpServerConfig> {
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, server] of Object.entries(file.mcpServers ?? {})) {
     if (server.disabled) continue;
@@ -134,5 +156,9 @@ function resolveServers(file: AgentFile, root: string, env: Record<string, strin
 
 function invalid(root: string, issues: ConfigIssue[]): AgentError {
   const list = issues.map((issue) => `  - ${issue.path}: ${issue.message}`).join('\n');
-  return new AgentError('AGENT_INVALID', `invalid agent directory ${root} (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${list}`, { issues });
+  return new AgentError(
+    'AGENT_INVALID',
+    `invalid agent directory ${root} (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${list}`,
+    { issues },
+  );
 }

@@ -36,7 +36,8 @@ export async function loadDocuments(dir: string, folder: 'rules' | 'references',
     }
     const attributes = attributesSchema.safeParse(parsed.attributes);
     if (!attributes.success) {
-      for (const issue of attributes.error.issues) issues.push({ path: `${file}: ${issue.path.join('.') || '(front matter)'}`, message: issue.message });
+      for (const issue of attributes.error.issues)
+        issues.push({ path: `${file}: ${issue.path.join('.') || '(front matter)'}`, message: issue.message });
       continue;
     }
     const { name: title, description, priorityLevel, include, enabled } = attributes.data;

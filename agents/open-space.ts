@@ -18,7 +18,8 @@ import type { SessionStore } from './orchestration/session-store.js';
  */
 export async function openSpace(options: SpaceOptions = {}, agentOptions: { sessions?: SessionStore } = {}): Promise<Space> {
   const config: ResolvedConfig =
-    options.config ?? (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
+    options.config ??
+    (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
   if (config.agents.length === 0) return createSpace({ ...options, config });
   const agents = await loadAgentCapabilities(config.agents, {
     root: config.root,
@@ -29,7 +30,10 @@ export async function openSpace(options: SpaceOptions = {}, agentOptions: { sess
     ...options,
     config,
     // The agents join the sources the caller chose (or the defaults).
-    sources: (defaults) => [...(typeof options.sources === 'function' ? options.sources(defaults) : (options.sources ?? defaults)), agents.source],
+    sources: (defaults) => [
+      ...(typeof options.sources === 'function' ? options.sources(defaults) : (options.sources ?? defaults)),
+      agents.source,
+    ],
   });
   return {
     ...space,

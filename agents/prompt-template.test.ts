@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { fillPromptTemplate, fillTemplate, parseTemplate, unknownPlaceholders, unusedParameters, type TemplateTool } from './prompt-template.js';
+import {
+  fillPromptTemplate,
+  fillTemplate,
+  parseTemplate,
+  unknownPlaceholders,
+  unusedParameters,
+  type TemplateTool,
+} from './prompt-template.js';
 
 const bookFlight: TemplateTool = {
   name: 'book_flight',
   description: 'Books a flight ticket for a user.',
   parameters: {
     type: 'object',
-    properties: { destination: { type: 'string' }, departure_date: { type: 'string' }, seats: { type: 'integer', default: 1 }, note: { type: 'string' } },
+    properties: {
+      destination: { type: 'string' },
+      departure_date: { type: 'string' },
+      seats: { type: 'integer', default: 1 },
+      note: { type: 'string' },
+    },
     required: ['destination', 'departure_date'],
   },
   prompt: 'The user wants to book a flight to {destination} on {departure_date}, please book accordingly',
@@ -20,7 +32,9 @@ describe('fillTemplate', () => {
   });
 
   it('{name} is the tool name unless a parameter is called name; {tool.name} is always the tool name', () => {
-    expect(fillTemplate({ ...bookFlight, prompt: 'tool {name} to {destination}' }, { destination: 'Oslo' })).toBe('tool book_flight to Oslo');
+    expect(fillTemplate({ ...bookFlight, prompt: 'tool {name} to {destination}' }, { destination: 'Oslo' })).toBe(
+      'tool book_flight to Oslo',
+    );
     const greet: TemplateTool = {
       name: 'greet',
       parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
@@ -39,14 +53,20 @@ describe('fillTemplate', () => {
   it('drops the sentence of a missing optional parameter without a default, never sending a literal {param}', () => {
     const trip: TemplateTool = {
       name: 'plan_trip',
-      parameters: { type: 'object', properties: { destination: { type: 'string' }, year: { type: 'integer' }, budget: { type: 'number' } }, required: ['destination'] },
+      parameters: {
+        type: 'object',
+        properties: { destination: { type: 'string' }, year: { type: 'integer' }, budget: { type: 'number' } },
+        required: ['destination'],
+      },
       prompt: 'Plan a trip to {destination}. Travel in {year}! Keep it under {budget} EUR.\nAnswer in English.',
     };
     const filled = fillPromptTemplate(trip, { destination: 'Oslo', budget: 900 });
     expect(filled.text).toBe('Plan a trip to Oslo. Keep it under 900 EUR.\nAnswer in English.');
     expect(filled.notGiven).toEqual(['year']);
     expect(fillTemplate(trip, { destination: 'Oslo' })).toBe('Plan a trip to Oslo.\nAnswer in English.');
-    expect(fillTemplate(trip, { destination: 'Oslo', year: 2027, budget: 900 })).toBe('Plan a trip to Oslo. Travel in 2027! Keep it under 900 EUR.\nAnswer in English.');
+    expect(fillTemplate(trip, { destination: 'Oslo', year: 2027, budget: 900 })).toBe(
+      'Plan a trip to Oslo. Travel in 2027! Keep it under 900 EUR.\nAnswer in English.',
+    );
     // A placeholder on a line of its own goes with its line.
     expect(fillTemplate({ ...trip, prompt: 'Year:\n{year}\nGo to {destination}.' }, { destination: 'Oslo' })).toBe('Year:\nGo to Oslo.');
     for (const args of [{ destination: 'Oslo' }, { destination: 'Oslo', budget: 1 }, {}]) {
@@ -55,7 +75,10 @@ describe('fillTemplate', () => {
   });
 
   it('reports placeholders that name nothing and arguments the template does not use, and passes the latter on', () => {
-    const filled = fillPromptTemplate({ ...bookFlight, prompt: 'Fly to {destination} from {origin}.' }, { destination: 'Lima', departure_date: '2026-05-01' });
+    const filled = fillPromptTemplate(
+      { ...bookFlight, prompt: 'Fly to {destination} from {origin}.' },
+      { destination: 'Lima', departure_date: '2026-05-01' },
+    );
     expect(filled.unknown).toEqual(['origin']);
     expect(filled.unused).toEqual(['departure_date']);
     expect(filled.text).toBe('Fly to Lima from {origin}.\n\nOther arguments (JSON): {"departure_date":"2026-05-01"}');
@@ -76,14 +99,18 @@ describe('fillTemplate', () => {
   });
 
   it('appends the arguments when the template uses none', () => {
-    expect(fillTemplate({ ...bookFlight, prompt: 'Book it.' }, { destination: 'Lima' })).toBe('Book it.\n\nArguments (JSON): {"destination":"Lima"}');
+    expect(fillTemplate({ ...bookFlight, prompt: 'Book it.' }, { destination: 'Lima' })).toBe(
+      'Book it.\n\nArguments (JSON): {"destination":"Lima"}',
+    );
     expect(fillTemplate({ ...bookFlight, prompt: 'Book it.' }, {})).toBe('Book it.');
   });
 });
 
 describe('unknownPlaceholders', () => {
   it('names placeholders that are neither parameters nor tool fields', () => {
-    expect(unknownPlaceholders({ ...bookFlight, prompt: '{destination} {origin} {name} {tool.name} {origin} {{literal}}' })).toEqual(['origin']);
+    expect(unknownPlaceholders({ ...bookFlight, prompt: '{destination} {origin} {name} {tool.name} {origin} {{literal}}' })).toEqual([
+      'origin',
+    ]);
     expect(unknownPlaceholders(bookFlight)).toEqual([]);
   });
 

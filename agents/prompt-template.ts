@@ -105,7 +105,8 @@ export function fillPromptTemplate(tool: TemplateTool, args: Record<string, unkn
     const schema = properties[part.key];
     if (schema) {
       mentioned.add(part.key);
-      if (Object.hasOwn(args, part.key) && args[part.key] !== undefined) return { kind: 'value', text: formatValue(args[part.key]), given: true };
+      if (Object.hasOwn(args, part.key) && args[part.key] !== undefined)
+        return { kind: 'value', text: formatValue(args[part.key]), given: true };
       if ('default' in schema && schema.default !== undefined) return { kind: 'value', text: formatValue(schema.default), given: false };
       notGiven.add(part.key);
       return { kind: 'missing', key: part.key };
@@ -118,9 +119,8 @@ export function fillPromptTemplate(tool: TemplateTool, args: Record<string, unkn
   const text = joinSentences(pieces);
   const unused = Object.keys(args).filter((key) => !mentioned.has(key) && args[key] !== undefined);
   const extra = Object.fromEntries(unused.map((key) => [key, args[key]]));
-  const appended = unused.length === 0
-    ? text
-    : `${text}\n\n${mentioned.size === 0 ? 'Arguments' : 'Other arguments'} (JSON): ${JSON.stringify(extra)}`;
+  const appended =
+    unused.length === 0 ? text : `${text}\n\n${mentioned.size === 0 ? 'Arguments' : 'Other arguments'} (JSON): ${JSON.stringify(extra)}`;
   return { text: appended, notGiven: [...notGiven], unknown: [...unknown], unused };
 }
 
@@ -155,7 +155,7 @@ function joinSentences(pieces: Piece[]): string {
     if (missing && !given) {
       // A sentence that ended its line gives back its line break, unless it took up the whole line.
       const last = sentence.at(-1);
-      const ending = last?.kind === 'text' ? /\s*$/.exec(last.text)?.[0] ?? '' : '';
+      const ending = last?.kind === 'text' ? (/\s*$/.exec(last.text)?.[0] ?? '') : '';
       const startsLine = text === '' || text.endsWith('\n');
       text += ending.includes('\n') && !startsLine ? ending.slice(ending.indexOf('\n')) : '';
       dropped = true;

@@ -25,7 +25,11 @@ const PROVIDER_URLS: Record<string, string> = {
  * `gemini` (`GOOGLE_API_KEY`), `anthropic` (`ANTHROPIC_API_KEY`), and any other name with `BASE_URL` /
  * `API_KEY` (or `<X>_BASE_URL` / `<X>_API_KEY`) entries — an OpenAI-compatible gateway.
  */
-export function resolveAgentModel(agent: Agent, fallback: AgentModel = {}, env: Record<string, string | undefined> = process.env): AgentModel {
+export function resolveAgentModel(
+  agent: Agent,
+  fallback: AgentModel = {},
+  env: Record<string, string | undefined> = process.env,
+): AgentModel {
   const issues: ConfigIssue[] = [];
   const written = agent.settings.mostRecentModel;
   const selected = written === undefined ? undefined : expandEnvString(written, env, 'settings.mostRecentModel', issues);
@@ -37,7 +41,10 @@ export function resolveAgentModel(agent: Agent, fallback: AgentModel = {}, env: 
   const entries = provider ? agent.providers[provider] : undefined;
   if (provider && entries) {
     if (provider === 'bedrock') {
-      throw new AgentError('AGENT_MODEL_UNSUPPORTED', `agent "${agent.name}": provider "bedrock" has no OpenAI-compatible endpoint; choose another provider in settings.mostRecentModel (e.g. "openai:<model>") or a gateway with BASE_URL`);
+      throw new AgentError(
+        'AGENT_MODEL_UNSUPPORTED',
+        `agent "${agent.name}": provider "bedrock" has no OpenAI-compatible endpoint; choose another provider in settings.mostRecentModel (e.g. "openai:<model>") or a gateway with BASE_URL`,
+      );
     }
     const value = (key: string) => {
       const raw = entries[key];
@@ -57,7 +64,11 @@ export function resolveAgentModel(agent: Agent, fallback: AgentModel = {}, env: 
     if (baseURL) own.baseURL = baseURL;
   }
   if (issues.length > 0) {
-    throw new AgentError('AGENT_MODEL_INVALID', `agent "${agent.name}": ${issues.map((issue) => `tsagent.json: ${issue.path}: ${issue.message}`).join('; ')}`, { issues });
+    throw new AgentError(
+      'AGENT_MODEL_INVALID',
+      `agent "${agent.name}": ${issues.map((issue) => `tsagent.json: ${issue.path}: ${issue.message}`).join('; ')}`,
+      { issues },
+    );
   }
   return { ...fallback, ...own };
 }

@@ -14,7 +14,10 @@ describe('agent sessions', () => {
   beforeAll(async () => {
     model = await startScriptedModelServer(stationGuideModel, { apiKey: 'test-key' });
     const agent = await loadAgent(GUIDE);
-    runner = createAgentRunner(agent, { outDir: path.join(await makeTempDir('agent-run'), 'out'), env: { AGENT_TEST_MODEL_URL: model.baseURL, AGENT_TEST_MODEL_KEY: 'test-key' } });
+    runner = createAgentRunner(agent, {
+      outDir: path.join(await makeTempDir('agent-run'), 'out'),
+      env: { AGENT_TEST_MODEL_URL: model.baseURL, AGENT_TEST_MODEL_KEY: 'test-key' },
+    });
   });
   afterAll(async () => {
     await runner?.close();
@@ -31,25 +34,35 @@ describe('agent sessions', () => {
     expect(system).toContain('Always say whether the station is step-free.');
     expect(system).toContain('IC = intercity');
     expect(first?.model).toBe('scripted-model');
-    expect(JSON.stringify(first?.messages)).toContain('Tell a traveller about Harbor station; they need: general information. (Answer as tool describe_station.)');
+    expect(JSON.stringify(first?.messages)).toContain(
+      'Tell a traveller about Harbor station; they need: general information. (Answer as tool describe_station.)',
+    );
   });
 });
 
 describe('what a headless session may use', () => {
-  it('offers only the agent\'s own tools that need no approval', async () => {
+  it("offers only the agent's own tools that need no approval", async () => {
     // A model that tries the destructive report_delay (approval required), then reports what it got.
     const model = await startScriptedModelServer((request) => {
       const last = request.messages.at(-1);
-      if (last?.role === 'tool') return callReply('finish', { summary: typeof last.content === 'string' ? last.content : JSON.stringify(last.content) });
+      if (last?.role === 'tool')
+        return callReply('finish', { summary: typeof last.content === 'string' ? last.content : JSON.stringify(last.content) });
       const searched = request.messages.some((m) => m.role === 'tool');
-      return searched ? callReply('finish', { summary: 'unreachable' }) : callReply('call_tool', { name: 'mcp-stations.reportDelay', arguments: { station: 'Harbor', minutes: 5 } });
+      return searched
+        ? callReply('finish', { summary: 'unreachable' })
+        : callReply('call_tool', { name: 'mcp-stations.reportDelay', arguments: { station: 'Harbor', minutes: 5 } });
     });
-    const runner = createAgentRunner(await loadAgent(GUIDE), { outDir: path.join(await makeTempDir('agent-allow'), 'out'), env: { AGENT_TEST_MODEL_URL: model.baseURL, AGENT_TEST_MODEL_KEY: 'k' } });
+    const runner = createAgentRunner(await loadAgent(GUIDE), {
+      outDir: path.join(await makeTempDir('agent-allow'), 'out'),
+      env: { AGENT_TEST_MODEL_URL: model.baseURL, AGENT_TEST_MODEL_KEY: 'k' },
+    });
     try {
       const answer = await runner.callTool('describe_station', { name: 'Harbor' });
       expect(answer.text).not.toContain('Delay of 5 min reported');
       // Only the agent's stations tools that need no approval; no std-* modules either.
-      expect(answer.text).toContain('there is no tool \\"mcp-stations.reportDelay\\" available to this task; did you mean mcp-stations.listStations, mcp-stations.stationInfo?');
+      expect(answer.text).toContain(
+        'there is no tool \\"mcp-stations.reportDelay\\" available to this task; did you mean mcp-stations.listStations, mcp-stations.stationInfo?',
+      );
     } finally {
       await runner.close();
       await model.close();

@@ -78,7 +78,10 @@ export function createAgentRunner(agent: Agent, options: AgentRunnerOptions = {}
         ...(runOptions.traceparent ? { traceparent: runOptions.traceparent } : {}),
       });
     } catch (error) {
-      throw new AgentError('AGENT_SESSION_FAILED', `agent "${agent.name}" (session ${contextId}): ${errorMessage(error)}`, { cause: error, details: { contextId } });
+      throw new AgentError('AGENT_SESSION_FAILED', `agent "${agent.name}" (session ${contextId}): ${errorMessage(error)}`, {
+        cause: error,
+        details: { contextId },
+      });
     }
     if (!result.success) {
       const reason = result.error === undefined ? result.finalSummary || 'the session did not finish' : errorMessage(result.error);
@@ -92,7 +95,10 @@ export function createAgentRunner(agent: Agent, options: AgentRunnerOptions = {}
     async callTool(toolName, args, runOptions = {}) {
       const tool = agent.tools.find((candidate) => candidate.name === toolName);
       if (!tool) {
-        throw new AgentError('AGENT_TOOL_NOT_FOUND', `agent "${agent.name}" has no tool "${toolName}" (tools: ${agent.tools.map((t) => t.name).join(', ') || 'none'})`);
+        throw new AgentError(
+          'AGENT_TOOL_NOT_FOUND',
+          `agent "${agent.name}" has no tool "${toolName}" (tools: ${agent.tools.map((t) => t.name).join(', ') || 'none'})`,
+        );
       }
       return run(fillTemplate(tool, args), runOptions);
     },

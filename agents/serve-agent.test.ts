@@ -35,7 +35,18 @@ describe('serveAgent with a plain provider key in tsagent.json', () => {
     await writeFile(
       path.join(dir, 'tsagent.json'),
       JSON.stringify({
-        metadata: { name: 'Keyed', version: '1.0.0', tools: [{ name: 'ask', description: 'Ask', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, prompt: 'Answer: {q}' }] },
+        metadata: {
+          name: 'Keyed',
+          version: '1.0.0',
+          tools: [
+            {
+              name: 'ask',
+              description: 'Ask',
+              parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+              prompt: 'Answer: {q}',
+            },
+          ],
+        },
         settings: { mostRecentModel: 'openai:scripted-model' },
         providers: { openai: { OPENAI_API_KEY: PLAIN_KEY, OPENAI_BASE_URL: model.baseURL } },
       }),
@@ -69,7 +80,15 @@ describe('serveAgent with a plain provider key in tsagent.json', () => {
 describe('serveAgent without a model', () => {
   it('says at startup that calls will fail and what to set, instead of only when the first call comes', async () => {
     const dir = await makeTempDir('agent-no-model');
-    await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Keyless', tools: [{ name: 'ask', description: 'Ask', parameters: { type: 'object', properties: {} }, prompt: 'Hi' }] } }));
+    await writeFile(
+      path.join(dir, 'tsagent.json'),
+      JSON.stringify({
+        metadata: {
+          name: 'Keyless',
+          tools: [{ name: 'ask', description: 'Ask', parameters: { type: 'object', properties: {} }, prompt: 'Hi' }],
+        },
+      }),
+    );
     const saved = { key: process.env.OPENAI_API_KEY, url: process.env.AGENT_SPACES_BASE_URL };
     delete process.env.OPENAI_API_KEY;
     delete process.env.AGENT_SPACES_BASE_URL;
@@ -81,6 +100,8 @@ describe('serveAgent without a model', () => {
       if (saved.key !== undefined) process.env.OPENAI_API_KEY = saved.key;
       if (saved.url !== undefined) process.env.AGENT_SPACES_BASE_URL = saved.url;
     }
-    expect(lines).toContainEqual(expect.stringMatching(/^warning: agent "Keyless" has no model to answer with: no API key .* set OPENAI_API_KEY/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^warning: agent "Keyless" has no model to answer with: no API key .* set OPENAI_API_KEY/),
+    );
   });
 });

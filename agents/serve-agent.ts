@@ -17,13 +17,17 @@ export interface RunningAgentServer extends RunningMcpServer {
 export async function serveAgent(dir: string, options: ServeAgentOptions = {}): Promise<RunningAgentServer> {
   const agent = await loadAgent(dir, options.env ? { env: options.env } : {});
   if (agent.mode !== 'tools') {
-    throw new AgentError('AGENT_NOT_TOOLS_MODE', `agent "${agent.name}" (${agent.dir}) is in ${agent.mode} mode and has no tools to serve over MCP; add metadata.tools, or serve it over A2A with --a2a <port>`);
+    throw new AgentError(
+      'AGENT_NOT_TOOLS_MODE',
+      `agent "${agent.name}" (${agent.dir}) is in ${agent.mode} mode and has no tools to serve over MCP; add metadata.tools, or serve it over A2A with --a2a <port>`,
+    );
   }
   const runner = createAgentRunner(agent, options);
   const running = await serveMcp(() => createAgentMcpServer(runner), options);
   options.log?.(`agent "${agent.name}" ${agent.version}: serving ${agent.tools.length} tool(s) over MCP ${running.url ?? 'on stdio'}`);
   const problem = modelProblem(runner, options);
-  if (problem) options.log?.(`warning: agent "${agent.name}" has no model to answer with: ${problem}; every call will fail until it is set`);
+  if (problem)
+    options.log?.(`warning: agent "${agent.name}" has no model to answer with: ${problem}; every call will fail until it is set`);
   return {
     runner,
     ...(running.url ? { url: running.url } : {}),

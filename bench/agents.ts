@@ -28,7 +28,18 @@ export async function run(): Promise<string> {
   await writeFile(
     path.join(dir, 'tsagent.json'),
     JSON.stringify({
-      metadata: { name: 'Bench Agent', version: '1.0.0', tools: [{ name: 'ask', description: 'Ask', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, prompt: 'Answer {q}' }] },
+      metadata: {
+        name: 'Bench Agent',
+        version: '1.0.0',
+        tools: [
+          {
+            name: 'ask',
+            description: 'Ask',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+            prompt: 'Answer {q}',
+          },
+        ],
+      },
       settings: { mostRecentModel: 'openai:scripted-model' },
       providers: { openai: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseURL } },
     }),
@@ -44,10 +55,21 @@ export async function run(): Promise<string> {
   const a2aClient = await new ClientFactory().createFromUrl(a2a.agents[0]?.url ?? '');
 
   const contenders: { label: string; call: () => Promise<unknown> }[] = [
-    { label: 'executeTask (baseline)', call: () => executeTask('Answer 42', { space: baseline.space, model: { baseURL: model.baseURL, model: 'scripted-model', apiKey: 'k' }, tools: { allow: baseline.allow } }) },
+    {
+      label: 'executeTask (baseline)',
+      call: () =>
+        executeTask('Answer 42', {
+          space: baseline.space,
+          model: { baseURL: model.baseURL, model: 'scripted-model', apiKey: 'k' },
+          tools: { allow: baseline.allow },
+        }),
+    },
     { label: 'AgentRunner.callTool', call: () => runner.callTool('ask', { q: '42' }) },
     { label: 'MCP tools/call (HTTP)', call: () => mcpClient.callTool({ name: 'ask', arguments: { q: '42' } }) },
-    { label: 'A2A message/send (blocking)', call: () => a2aClient.sendMessage({ tenant: '', message: userTextMessage('Answer 42'), configuration: undefined, metadata: {} }) },
+    {
+      label: 'A2A message/send (blocking)',
+      call: () => a2aClient.sendMessage({ tenant: '', message: userTextMessage('Answer 42'), configuration: undefined, metadata: {} }),
+    },
   ];
   const samples = new Map<string, number[]>(contenders.map((c) => [c.label, []]));
   try {
@@ -80,4 +102,3 @@ export async function run(): Promise<string> {
     ...rows,
   ].join('\n');
 }
-

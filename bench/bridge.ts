@@ -53,11 +53,23 @@ export async function run(): Promise<string> {
   const context: CallContext = { runId: 'bench', signal: new AbortController().signal };
   const quiet = createBridge({ capabilities: [spec], backends: { math: backend } });
   let seen = 0;
-  const observed = createBridge({ capabilities: [spec], backends: { math: backend }, onEvent: () => void (seen += 1), approvalHandler: () => true });
+  const observed = createBridge({
+    capabilities: [spec],
+    backends: { math: backend },
+    onEvent: () => void (seen += 1),
+    approvalHandler: () => true,
+  });
   const toolContext: ToolCallContext = { runId: 'bench', capability: 'math', function: 'add', signal: context.signal };
   const addSpec = spec.functions.find((candidate) => candidate.name === 'add');
   if (addSpec === undefined) throw new Error('bench: math.add missing');
-  const backendCall = (index: number): BackendCall => ({ capability: spec, function: addSpec, args: { a: index, b: 2 }, resultMode: 'value', callId: 'b', context });
+  const backendCall = (index: number): BackendCall => ({
+    capability: spec,
+    function: addSpec,
+    args: { a: index, b: 2 },
+    resultMode: 'value',
+    callId: 'b',
+    context,
+  });
 
   // Warm up every path once so the first round does not pay for ajv compilation and JIT.
   for (let index = 0; index < 2_000; index += 1) {
@@ -69,14 +81,28 @@ export async function run(): Promise<string> {
   const rows: [string, number][] = [
     ['direct handler call (baseline)', await perCallMicros(async (index) => math.functions.add.handler({ a: index, b: 2 }, toolContext))],
     ['in-process backend.call', await perCallMicros((index) => backend.call(backendCall(index)))],
-    ['bridge.handle, JSON Schema args, no listener', await perCallMicros((index) => quiet.handle({ capability: 'math', function: 'add', args: { a: index, b: 2 } }, context))],
-    ['bridge.handle, JSON Schema args, event listener', await perCallMicros((index) => observed.handle({ capability: 'math', function: 'add', args: { a: index, b: 2 } }, context))],
-    ['bridge.handle, zod args (defaults applied), listener', await perCallMicros((index) => observed.handle({ capability: 'math', function: 'addZod', args: { a: index } }, context))],
-    ['bridge.handle with an auto-approving handler, listener', await perCallMicros((index) => observed.handle({ capability: 'math', function: 'approved', args: { a: index, b: 2 } }, context))],
+    [
+      'bridge.handle, JSON Schema args, no listener',
+      await perCallMicros((index) => quiet.handle({ capability: 'math', function: 'add', args: { a: index, b: 2 } }, context)),
+    ],
+    [
+      'bridge.handle, JSON Schema args, event listener',
+      await perCallMicros((index) => observed.handle({ capability: 'math', function: 'add', args: { a: index, b: 2 } }, context)),
+    ],
+    [
+      'bridge.handle, zod args (defaults applied), listener',
+      await perCallMicros((index) => observed.handle({ capability: 'math', function: 'addZod', args: { a: index } }, context)),
+    ],
+    [
+      'bridge.handle with an auto-approving handler, listener',
+      await perCallMicros((index) => observed.handle({ capability: 'math', function: 'approved', args: { a: index, b: 2 } }, context)),
+    ],
   ];
   if (seen === 0) throw new Error('bench: the listener saw no events');
   const baseline = rows[0]?.[1] ?? Number.NaN;
-  const lines = rows.map(([label, micros]) => `| ${label} | ${micros.toFixed(2)} | ${(micros - baseline).toFixed(2)} | ${(micros / baseline).toFixed(1)}× |`);
+  const lines = rows.map(
+    ([label, micros]) => `| ${label} | ${micros.toFixed(2)} | ${(micros - baseline).toFixed(2)} | ${(micros / baseline).toFixed(1)}× |`,
+  );
   return [
     '## Bridge dispatch overhead (in-process)',
     '',

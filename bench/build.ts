@@ -24,7 +24,12 @@ function toolFile(index: number, functions: FunctionSpec[]): string {
   return JSON.stringify({
     name: `bench${index}`,
     description: `Benchmark capability ${index}`,
-    functions: functions.map((fn) => ({ name: fn.toolName, description: fn.description, parameters: fn.inputSchema, ...(fn.outputSchema ? { returns: fn.outputSchema } : {}) })),
+    functions: functions.map((fn) => ({
+      name: fn.toolName,
+      description: fn.description,
+      parameters: fn.inputSchema,
+      ...(fn.outputSchema ? { returns: fn.outputSchema } : {}),
+    })),
   });
 }
 
@@ -34,7 +39,11 @@ export async function run(): Promise<string> {
   const root = await makeTempDir('bench-build');
   try {
     await mkdir(path.join(root, 'tools'));
-    for (let index = 0; index < FILES; index++) await writeFile(path.join(root, 'tools', `bench-${index}.json`), toolFile(index, tools.slice(index * perFile, (index + 1) * perFile)));
+    for (let index = 0; index < FILES; index++)
+      await writeFile(
+        path.join(root, 'tools', `bench-${index}.json`),
+        toolFile(index, tools.slice(index * perFile, (index + 1) * perFile)),
+      );
     const config = resolveConfig({ capabilities: ['tools/*.json'] }, { root, env: {} });
     // The generated tools describe functions only: nothing calls them, so none needs an implementation.
     const sources = [createFilesSource({ requireImplementations: false })];
@@ -42,7 +51,8 @@ export async function run(): Promise<string> {
     const raw = await time(async () => {
       for (const tool of tools) {
         await compile(tool.inputSchema as never, 'Params', { bannerComment: '', format: false, additionalProperties: false });
-        if (tool.outputSchema) await compile(tool.outputSchema as never, 'Result', { bannerComment: '', format: false, additionalProperties: false });
+        if (tool.outputSchema)
+          await compile(tool.outputSchema as never, 'Result', { bannerComment: '', format: false, additionalProperties: false });
       }
     });
     let functions = 0;
@@ -53,12 +63,16 @@ export async function run(): Promise<string> {
     const noop = await time(async () => {
       written = (await buildCapabilities({ config, sources })).written.length;
     });
-    await writeFile(path.join(root, 'tools', 'bench-7.json'), toolFile(7, tools.slice(7 * perFile, 8 * perFile)).replace('Benchmark capability 7', 'Changed'));
+    await writeFile(
+      path.join(root, 'tools', 'bench-7.json'),
+      toolFile(7, tools.slice(7 * perFile, 8 * perFile)).replace('Benchmark capability 7', 'Changed'),
+    );
     let rebuilt = 0;
     const one = await time(async () => {
       rebuilt = (await buildCapabilities({ config, sources })).sources.filter((s) => s.status === 'built').length;
     });
-    const row = (label: string, ms: number) => `| ${label} | ${ms.toFixed(0)} | ${((ms * 1000) / tools.length).toFixed(0)} | ${(ms / raw).toFixed(3)} |`;
+    const row = (label: string, ms: number) =>
+      `| ${label} | ${ms.toFixed(0)} | ${((ms * 1000) / tools.length).toFixed(0)} | ${(ms / raw).toFixed(3)} |`;
     return [
       '## Build: 1,000 tools in 50 JSON files',
       '',

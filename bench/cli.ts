@@ -67,7 +67,10 @@ interface Finished {
 function time(args: string[], cwd: string): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/bin/sh', ['-c', '"$0" "$@"; status=$?; times >&3; exit $status', process.execPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', '"$0" "$@"; status=$?; times >&3; exit $status', process.execPath, ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let times = '';
@@ -80,7 +83,9 @@ function time(args: string[], cwd: string): Promise<Finished> {
       clearTimeout(timer);
       const ms = performance.now() - started;
       // `times`: the shell's own user and system time, then its children's, as 0m1.234s 0m0.056s.
-      const seconds = [...(times.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map((match) => Number(match[1]) * 60 + Number(match[2]));
+      const seconds = [...(times.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map(
+        (match) => Number(match[1]) * 60 + Number(match[2]),
+      );
       if (seconds.length !== 2) {
         reject(new Error(`no CPU times from the shell for node ${args.join(' ')} (got ${JSON.stringify(times)})`));
         return;
@@ -94,7 +99,8 @@ function parseReps(): number {
   const at = process.argv.indexOf('--reps');
   if (at === -1) return 5;
   const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1 || value > 100) throw new Error(`--reps takes a whole number from 1 to 100 (got "${process.argv[at + 1] ?? ''}")`);
+  if (!Number.isInteger(value) || value < 1 || value > 100)
+    throw new Error(`--reps takes a whole number from 1 to 100 (got "${process.argv[at + 1] ?? ''}")`);
   return value;
 }
 
@@ -148,10 +154,34 @@ export async function run(): Promise<string> {
     const commands: Command[] = [
       { label: '`node -e 0` (baseline)', args: ['-e', '0'], cwd: plain, expect: (stdout) => stdout === '' },
       { label: '`agent-spaces --version`', args: [bin, '--version'], cwd: plain, expect: (stdout) => stdout === `${version}\n` },
-      { label: '`run --no-check`, space without capability files', args: [bin, 'run', '--no-check', 'trivial.ts'], cwd: plain, target: 4, expect: isTwo },
-      { label: '`run` (type-checked), space without capability files', args: [bin, 'run', 'trivial.ts'], cwd: plain, target: 8, expect: isTwo },
-      { label: "`run --no-check`, the README's space (weather.ts)", args: [bin, 'run', '--no-check', 'trivial.ts'], cwd: readme, target: 4, expect: isTwo },
-      { label: "`run` (type-checked), the README's space (weather.ts)", args: [bin, 'run', 'trivial.ts'], cwd: readme, target: 8, expect: isTwo },
+      {
+        label: '`run --no-check`, space without capability files',
+        args: [bin, 'run', '--no-check', 'trivial.ts'],
+        cwd: plain,
+        target: 4,
+        expect: isTwo,
+      },
+      {
+        label: '`run` (type-checked), space without capability files',
+        args: [bin, 'run', 'trivial.ts'],
+        cwd: plain,
+        target: 8,
+        expect: isTwo,
+      },
+      {
+        label: "`run --no-check`, the README's space (weather.ts)",
+        args: [bin, 'run', '--no-check', 'trivial.ts'],
+        cwd: readme,
+        target: 4,
+        expect: isTwo,
+      },
+      {
+        label: "`run` (type-checked), the README's space (weather.ts)",
+        args: [bin, 'run', 'trivial.ts'],
+        cwd: readme,
+        target: 8,
+        expect: isTwo,
+      },
     ];
     const loadBefore = loadAverage();
     const times = commands.map(() => [] as number[]);
@@ -166,7 +196,9 @@ export async function run(): Promise<string> {
         const command = commands[index] as Command;
         const finished = await time(command.args, command.cwd);
         if (finished.code !== 0 || !command.expect(finished.stdout)) {
-          throw new Error(`${command.label} in ${command.cwd}: exit ${finished.code}, stdout ${JSON.stringify(finished.stdout)}, stderr ${JSON.stringify(finished.stderr.slice(0, 2000))}`);
+          throw new Error(
+            `${command.label} in ${command.cwd}: exit ${finished.code}, stdout ${JSON.stringify(finished.stdout)}, stderr ${JSON.stringify(finished.stderr.slice(0, 2000))}`,
+          );
         }
         roundMs[index] = finished.ms;
         roundCpuMs[index] = finished.cpuMs;
@@ -184,7 +216,8 @@ export async function run(): Promise<string> {
     }
     const rows = commands.map((command, index) => {
       const ratio = ratios[index] as number[];
-      const verdict = command.target === undefined ? '' : median(ratio) <= command.target ? `≤ ${command.target}×: met` : `≤ ${command.target}×: not met`;
+      const verdict =
+        command.target === undefined ? '' : median(ratio) <= command.target ? `≤ ${command.target}×: met` : `≤ ${command.target}×: not met`;
       const cpu = `${Math.round(median(cpuTimes[index] as number[]))} ms, ${median(cpuRatios[index] as number[]).toFixed(2)}×`;
       return `| ${command.label} | ${Math.round(median(times[index] as number[]))} | ${median(ratio).toFixed(2)}× | ${Math.min(...ratio).toFixed(2)}–${Math.max(...ratio).toFixed(2)}× | ${cpu} | ${verdict} |`;
     });

@@ -55,7 +55,9 @@ export function generateTools(count = TOOLS): FunctionSpec[] {
       description: `Input of tool ${index}`,
       properties,
       required: Object.keys(properties).filter(() => next() < 0.4),
-      $defs: { node: { type: 'object', properties: { id: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } } },
+      $defs: {
+        node: { type: 'object', properties: { id: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } },
+      },
     };
     const outputSchema: JsonSchema | undefined = next() < 0.5 ? { type: 'object', properties: fields(0, 5) } : undefined;
     if (outputSchema !== undefined) outputSchema.$defs = inputSchema.$defs;
@@ -134,7 +136,11 @@ export async function run(): Promise<string> {
       await time(async () => {
         for (const [index, schema] of copies.entries()) {
           try {
-            await compile(schema as Parameters<typeof compile>[0], `Tool${index}`, { bannerComment: '', format: false, additionalProperties: false });
+            await compile(schema as Parameters<typeof compile>[0], `Tool${index}`, {
+              bannerComment: '',
+              format: false,
+              additionalProperties: false,
+            });
           } catch {
             failures += 1;
           }

@@ -77,7 +77,9 @@ export async function run(): Promise<string> {
       const durable = median(stored[fn]);
       const label = fn === 'echo' ? 'not idempotent (2 journal writes)' : 'idempotent (1 journal write)';
       console.error(`bench durable: per call ${fn} done`);
-      rows.push(`| ${CALLS} sequential calls, per call, ${label}: in memory / with the store | ${local.toFixed(0)} / ${durable.toFixed(0)} µs | +${(durable - local).toFixed(0)} µs a call (${(durable / local).toFixed(1)}×) |`);
+      rows.push(
+        `| ${CALLS} sequential calls, per call, ${label}: in memory / with the store | ${local.toFixed(0)} / ${durable.toFixed(0)} µs | +${(durable - local).toFixed(0)} µs a call (${(durable / local).toFixed(1)}×) |`,
+      );
     }
 
     // Throughput: 100 short runs queued at once, N worker processes taking them.
@@ -94,22 +96,35 @@ export async function run(): Promise<string> {
         const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
         try {
           // One run first, so every worker's sandbox is warm before the clock starts.
-          await (await client.enqueue({ workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, applicationName: APPLICATION_NAME }, { code: SHORT, check: false })).getResult();
+          await (
+            await client.enqueue(
+              { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, applicationName: APPLICATION_NAME },
+              { code: SHORT, check: false },
+            )
+          ).getResult();
           const started = performance.now();
           const handles = await Promise.all(
             Array.from({ length: RUNS }, () =>
-              client.enqueue({ workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: randomUUID(), applicationName: APPLICATION_NAME }, { code: SHORT, check: false }),
+              client.enqueue(
+                { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: randomUUID(), applicationName: APPLICATION_NAME },
+                { code: SHORT, check: false },
+              ),
             ),
           );
           const results = (await Promise.all(handles.map((handle) => handle.getResult({ pollingIntervalMs: 250 })))) as RunResult[];
           const seconds = (performance.now() - started) / 1000;
           const failed = results.filter((result) => !result.success);
-          if (failed.length > 0) console.error(`bench durable: ${failed.length} of ${RUNS} runs failed, e.g. ${failed[0]?.error?.code}: ${failed[0]?.error?.message}`);
+          if (failed.length > 0)
+            console.error(
+              `bench durable: ${failed.length} of ${RUNS} runs failed, e.g. ${failed[0]?.error?.code}: ${failed[0]?.error?.message}`,
+            );
           const perSecond = RUNS / seconds;
           base ??= perSecond;
           const contention = processes.map((running) => running.stderr().split('contention').length - 1).reduce((a, b) => a + b, 0);
           if (process.env.AGENT_SPACES_DEBUG) console.error(`bench durable: ${workers} workers: ${contention} queue contention warnings`);
-          rows.push(`| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s | ${(perSecond / base).toFixed(2)}× of 1 worker |`);
+          rows.push(
+            `| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s | ${(perSecond / base).toFixed(2)}× of 1 worker |`,
+          );
         } finally {
           await client.destroy();
         }

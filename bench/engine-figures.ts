@@ -10,7 +10,13 @@ import { createFixtureHost, FIXTURE_OUT_DIR } from '../runtime/sandbox.contract.
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function measure(engine: 'isolated-vm' | 'quickjs'): Promise<Record<string, string>> {
-  const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1, engine, limits: { maxOutputBytes: 8 * 1024 * 1024 } });
+  const sandbox = createSandbox({
+    outDir: FIXTURE_OUT_DIR,
+    isolation: 'worker',
+    workers: 1,
+    engine,
+    limits: { maxOutputBytes: 8 * 1024 * 1024 },
+  });
   await sandbox.ready();
   const run = async (code: string): Promise<number> => {
     const started = performance.now();
@@ -26,10 +32,22 @@ async function measure(engine: 'isolated-vm' | 'quickjs'): Promise<Record<string
   };
   try {
     const trivial = await times('return 1;', 30);
-    const loop = await times("import { add } from '@capabilities/math';\nlet s = 0;\nfor (let i = 0; i < 1000; i++) s = await add({ a: s, b: 1 });\nreturn s;", 5);
-    const parallel = await times("import { sleep } from '@capabilities/math';\nawait Promise.all(Array.from({ length: 100 }, () => sleep({ ms: 50 })));\nreturn 1;", 5);
+    const loop = await times(
+      "import { add } from '@capabilities/math';\nlet s = 0;\nfor (let i = 0; i < 1000; i++) s = await add({ a: s, b: 1 });\nreturn s;",
+      5,
+    );
+    const parallel = await times(
+      "import { sleep } from '@capabilities/math';\nawait Promise.all(Array.from({ length: 100 }, () => sleep({ ms: 50 })));\nreturn 1;",
+      5,
+    );
     const big = await times("return 'x'.repeat(5 * 1024 * 1024 - 16);", 5);
-    return { engine, trivial: `${trivial.toFixed(2)} ms`, sequentialCall: `${((loop - trivial) * 1000 / 1000).toFixed(1)} µs/call`, parallel100x50ms: `${parallel.toFixed(1)} ms`, result5MB: `${big.toFixed(1)} ms` };
+    return {
+      engine,
+      trivial: `${trivial.toFixed(2)} ms`,
+      sequentialCall: `${(((loop - trivial) * 1000) / 1000).toFixed(1)} µs/call`,
+      parallel100x50ms: `${parallel.toFixed(1)} ms`,
+      result5MB: `${big.toFixed(1)} ms`,
+    };
   } finally {
     await sandbox.close();
   }

@@ -39,7 +39,10 @@ export async function run(): Promise<string> {
   const server = { command: process.execPath, args: [fixture] };
   await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers: { fixture: server } }));
   const config = resolveConfig({ capabilities: [], mcpServers: { fixture: server } }, { root, env: {} });
-  const spaces = { worker: await createSpace({ config, isolation: 'worker' }), 'in-process': await createSpace({ config, isolation: 'in-process' }) };
+  const spaces = {
+    worker: await createSpace({ config, isolation: 'worker' }),
+    'in-process': await createSpace({ config, isolation: 'in-process' }),
+  };
   const direct = await connectMcpServer('direct', server);
   try {
     await spaces.worker.build();
@@ -51,9 +54,19 @@ export async function run(): Promise<string> {
     const samples: Record<string, number[]> = {};
     const add = (key: string, value: number) => (samples[key] ??= []).push(value);
     for (let round = 0; round < ROUNDS; round++) {
-      add('direct-seq', await timed(async () => { for (let i = 0; i < CALLS; i++) await echo(`hello ${i}`); }));
+      add(
+        'direct-seq',
+        await timed(async () => {
+          for (let i = 0; i < CALLS; i++) await echo(`hello ${i}`);
+        }),
+      );
       add('direct-par', await timed(() => Promise.all(Array.from({ length: BATCH }, (_, i) => echo(`hello ${i}`)))));
-      add('direct-slow', await timed(async () => { for (let i = 0; i < SLOW_CALLS; i++) await direct.client.callTool({ name: 'sleep', arguments: { ms: 2 } }); }));
+      add(
+        'direct-slow',
+        await timed(async () => {
+          for (let i = 0; i < SLOW_CALLS; i++) await direct.client.callTool({ name: 'sleep', arguments: { ms: 2 } });
+        }),
+      );
       for (const [mode, space] of Object.entries(spaces)) {
         add(`${mode}-seq`, await timed(() => runOk(space, sequential)));
         add(`${mode}-par`, await timed(() => runOk(space, parallel)));
@@ -82,7 +95,11 @@ export async function run(): Promise<string> {
         `| sandbox (${mode}) → bridge → MCP pool | ${us(seq, CALLS)} (${ratio(seq, m('direct-seq'))}) | ${us(seq - fixed, CALLS)} (${ratio(seq - fixed, m('direct-seq'))}) | ${us(par, BATCH)} (${ratio(par, m('direct-par'))}) | ${us(slowRun, SLOW_CALLS)} (${ratio(slowRun, m('direct-slow'))}) |`,
       );
     }
-    lines.push('', `Fixed cost of a run (empty program): worker ${m('worker-empty').toFixed(1)} ms, in-process ${m('in-process-empty').toFixed(1)} ms.`, '');
+    lines.push(
+      '',
+      `Fixed cost of a run (empty program): worker ${m('worker-empty').toFixed(1)} ms, in-process ${m('in-process-empty').toFixed(1)} ms.`,
+      '',
+    );
     return lines.join('\n');
   } finally {
     await direct.close();

@@ -42,7 +42,11 @@ async function concurrentBlock(contender: Contender): Promise<number> {
 }
 
 /** Median µs/call of each contender over `blocks` rounds; the order rotates every round. */
-async function measure(contenders: readonly Contender[], block: (contender: Contender) => Promise<number>, blocks: number): Promise<number[]> {
+async function measure(
+  contenders: readonly Contender[],
+  block: (contender: Contender) => Promise<number>,
+  blocks: number,
+): Promise<number[]> {
   const samples: number[][] = contenders.map(() => []);
   for (let round = 0; round < blocks; round += 1) {
     for (let step = 0; step < contenders.length; step += 1) {
@@ -69,7 +73,13 @@ export async function run(): Promise<string> {
   const tool = tools.find((candidate) => candidate.name === 'echo');
   if (tool === undefined) throw new Error('the fixture server has no echo tool');
   const spec: FunctionSpec = { name: 'echo', toolName: 'echo', inputSchema: tool.inputSchema as JsonSchema, resultKind: 'mcp-text' };
-  const capability: CapabilitySpec = { module: 'mcp-fixture', namespace: 'mcpFixture', source: { kind: 'mcp', server: 'fixture' }, config: {}, functions: [spec] };
+  const capability: CapabilitySpec = {
+    module: 'mcp-fixture',
+    namespace: 'mcpFixture',
+    source: { kind: 'mcp', server: 'fixture' },
+    config: {},
+    functions: [spec],
+  };
   const backend: McpBackend = createMcpBackend({ servers: { 'mcp-fixture': { name: 'fixture', config } } });
   try {
     const viaSdk: Contender = { label: 'SDK Client.callTool', echo: (text) => client.callTool({ name: 'echo', arguments: { text } }) };
@@ -78,13 +88,16 @@ export async function run(): Promise<string> {
     const viaSdkWithOptions: Contender = {
       label: 'SDK Client.callTool with the backend options',
       echo: (text) =>
-        directWithOptions.client.callTool({ name: 'echo', arguments: { text } }, {
-          signal: new AbortController().signal,
-          timeout: 60_000,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: 600_000,
-          onprogress: () => undefined,
-        }),
+        directWithOptions.client.callTool(
+          { name: 'echo', arguments: { text } },
+          {
+            signal: new AbortController().signal,
+            timeout: 60_000,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: 600_000,
+            onprogress: () => undefined,
+          },
+        ),
     };
     const viaBackend: Contender = { label: 'createMcpBackend().call', echo: (text) => backend.call(echoCall(capability, spec, text)) };
     const contenders = [viaSdk, viaSdkWithOptions, viaBackend];

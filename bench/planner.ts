@@ -15,7 +15,38 @@ const TASK = 'Find the unpaid invoices of Acme from last month and email the tot
 const SIZES = [100, 300, 600];
 const PER_MODULE = 20;
 
-const SERVICES = ['billing', 'crm', 'calendar', 'mail', 'tickets', 'inventory', 'shipping', 'payroll', 'analytics', 'storage', 'chat', 'wiki', 'hr', 'marketing', 'ledger', 'forms', 'surveys', 'maps', 'search', 'auth', 'builds', 'deploys', 'metrics', 'alerts', 'catalog', 'orders', 'returns', 'quotes', 'contracts', 'assets'];
+const SERVICES = [
+  'billing',
+  'crm',
+  'calendar',
+  'mail',
+  'tickets',
+  'inventory',
+  'shipping',
+  'payroll',
+  'analytics',
+  'storage',
+  'chat',
+  'wiki',
+  'hr',
+  'marketing',
+  'ledger',
+  'forms',
+  'surveys',
+  'maps',
+  'search',
+  'auth',
+  'builds',
+  'deploys',
+  'metrics',
+  'alerts',
+  'catalog',
+  'orders',
+  'returns',
+  'quotes',
+  'contracts',
+  'assets',
+];
 const ENTITIES = ['invoice', 'customer', 'event', 'message', 'ticket', 'item', 'parcel', 'employee', 'report', 'file'];
 const VERBS = [
   ['list', 'Lists {e}s matching the filters, newest first, with pagination.'],
@@ -79,18 +110,42 @@ export async function run(): Promise<string> {
       ];
       const planner = tokenizer.count(JSON.stringify({ messages, tools: PLANNER_TOOLS }));
       const search = searchTools(catalog, 'unpaid invoices customer email', { detailLevel: 'summary', limit: 10 });
-      const afterSearch = tokenizer.count(JSON.stringify({
-        messages: [
-          ...messages,
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_tools', arguments: '{"query":"unpaid invoices customer email"}' } }] },
-          { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ ok: true, ...search }) },
-        ],
-        tools: PLANNER_TOOLS,
-      }));
+      const afterSearch = tokenizer.count(
+        JSON.stringify({
+          messages: [
+            ...messages,
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                {
+                  id: 'call_1',
+                  type: 'function',
+                  function: { name: 'search_tools', arguments: '{"query":"unpaid invoices customer email"}' },
+                },
+              ],
+            },
+            { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ ok: true, ...search }) },
+          ],
+          tools: PLANNER_TOOLS,
+        }),
+      );
       // The usual way: every tool as a function definition, with a one-line system prompt.
-      const plainTools = specs.flatMap((spec) => spec.functions.map((fn) => ({ type: 'function', function: { name: `${spec.module}__${fn.name}`.slice(0, 64), description: fn.description ?? '', parameters: fn.inputSchema } })));
-      const plain = tokenizer.count(JSON.stringify({ messages: [{ role: 'system', content: 'You are a helpful assistant. Use the tools to complete the task.' }, messages[1]], tools: plainTools }));
-      rows.push(`| ${catalog.functions.length} | ${plain.toLocaleString('en')} | ${planner.toLocaleString('en')} | ${(planner / plain).toFixed(3)} (${((1 - planner / plain) * 100).toFixed(1)}% smaller) | ${afterSearch.toLocaleString('en')} | ${(afterSearch / plain).toFixed(3)} |`);
+      const plainTools = specs.flatMap((spec) =>
+        spec.functions.map((fn) => ({
+          type: 'function',
+          function: { name: `${spec.module}__${fn.name}`.slice(0, 64), description: fn.description ?? '', parameters: fn.inputSchema },
+        })),
+      );
+      const plain = tokenizer.count(
+        JSON.stringify({
+          messages: [{ role: 'system', content: 'You are a helpful assistant. Use the tools to complete the task.' }, messages[1]],
+          tools: plainTools,
+        }),
+      );
+      rows.push(
+        `| ${catalog.functions.length} | ${plain.toLocaleString('en')} | ${planner.toLocaleString('en')} | ${(planner / plain).toFixed(3)} (${((1 - planner / plain) * 100).toFixed(1)}% smaller) | ${afterSearch.toLocaleString('en')} | ${(afterSearch / plain).toFixed(3)} |`,
+      );
     } finally {
       await space.close();
     }

@@ -16,7 +16,9 @@ const ON_REQUEST: Record<string, string> = { peers: './peers/index.ts', durable:
 const VALUE_OPTIONS = new Set(['--reps', '--only', '--systems']);
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  console.log(`npm run bench [-- <name> ...]   names: ${ALL.join(', ')}; on request only: ${Object.keys(ON_REQUEST).join(', ')}\n\n${(await import('./peers/index.js')).PEERS_USAGE}`);
+  console.log(
+    `npm run bench [-- <name> ...]   names: ${ALL.join(', ')}; on request only: ${Object.keys(ON_REQUEST).join(', ')}\n\n${(await import('./peers/index.js')).PEERS_USAGE}`,
+  );
   process.exit(0);
 }
 const wanted = args.filter((arg, index) => !arg.startsWith('-') && !VALUE_OPTIONS.has(args[index - 1] ?? ''));

@@ -17,10 +17,13 @@ import { createTypeChecker } from '../runtime/type-check.js';
 
 const OUT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'runtime', '__fixtures__', 'build');
 const TRIVIAL = 'return 1 + 1;';
-const SEQUENTIAL = "import { add } from '@capabilities/math';\nlet sum = 0;\nfor (let i = 0; i < 1000; i++) sum = await add({ a: sum, b: 1 });\nreturn sum;";
-const PARALLEL = "import { add } from '@capabilities/math';\nconst all = await Promise.all(Array.from({ length: 100 }, (_, i) => add({ a: i, b: 1 })));\nreturn all.length;";
+const SEQUENTIAL =
+  "import { add } from '@capabilities/math';\nlet sum = 0;\nfor (let i = 0; i < 1000; i++) sum = await add({ a: sum, b: 1 });\nreturn sum;";
+const PARALLEL =
+  "import { add } from '@capabilities/math';\nconst all = await Promise.all(Array.from({ length: 100 }, (_, i) => add({ a: i, b: 1 })));\nreturn all.length;";
 const OVERLAP = "import { sleep } from '@capabilities/math';\nawait Promise.all(Array.from({ length: 10 }, () => sleep({ ms: 100 })));";
-const STUCK = "import { sleep } from '@capabilities/math';\nawait sleep({ ms: 1 });\nconst data = new Float64Array(2e7);\nfor (let i = 0; i < data.length; i++) data[i] = Math.random();\ndata.sort();";
+const STUCK =
+  "import { sleep } from '@capabilities/math';\nawait sleep({ ms: 1 });\nconst data = new Float64Array(2e7);\nfor (let i = 0; i < data.length; i++) data[i] = Math.random();\ndata.sort();";
 
 const immediate: CapabilityCallHandler = async ({ function: fn, args }) => {
   const { a, b, ms } = (args ?? {}) as { a?: number; b?: number; ms?: number };
@@ -76,7 +79,12 @@ function memoryOf(pid: number): { rss: number; sharedClean: number; private: num
     if (match) fields.set(match[1] as string, Number(match[2]) / 1024);
   }
   const field = (name: string): number => fields.get(name) ?? Number.NaN;
-  return { rss: field('Rss'), sharedClean: field('Shared_Clean'), private: field('Private_Clean') + field('Private_Dirty'), pss: field('Pss') };
+  return {
+    rss: field('Rss'),
+    sharedClean: field('Shared_Clean'),
+    private: field('Private_Clean') + field('Private_Dirty'),
+    pss: field('Pss'),
+  };
 }
 
 const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
@@ -100,10 +108,17 @@ export async function run(): Promise<string> {
     // A worker's memory once idle after runs (its spare isolate prepared), averaged over the pool.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const memories = pooled.pids().map(memoryOf);
-    const mean = (pick: (memory: ReturnType<typeof memoryOf>) => number): number => memories.reduce((sum, memory) => sum + pick(memory), 0) / memories.length;
-    const workerMemory = { rss: mean((memory) => memory.rss), sharedClean: mean((memory) => memory.sharedClean), private: mean((memory) => memory.private), pss: mean((memory) => memory.pss) };
+    const mean = (pick: (memory: ReturnType<typeof memoryOf>) => number): number =>
+      memories.reduce((sum, memory) => sum + pick(memory), 0) / memories.length;
+    const workerMemory = {
+      rss: mean((memory) => memory.rss),
+      sharedClean: mean((memory) => memory.sharedClean),
+      private: mean((memory) => memory.private),
+      pss: mean((memory) => memory.pss),
+    };
 
-    const perCall = async (sandbox: Sandbox, code: string, calls: number, base: number): Promise<number> => (await median(7, () => runOk(sandbox, code)) - base) / calls;
+    const perCall = async (sandbox: Sandbox, code: string, calls: number, base: number): Promise<number> =>
+      ((await median(7, () => runOk(sandbox, code))) - base) / calls;
     const sequentialWorker = await perCall(pooled, SEQUENTIAL, 1000, pooledMs);
     const sequentialInProcess = await perCall(inProcess, SEQUENTIAL, 1000, inProcessMs);
     const parallelWorker = await perCall(pooled, PARALLEL, 100, pooledMs);
@@ -127,35 +142,71 @@ export async function run(): Promise<string> {
     replacements.sort((x, y) => x - y);
     const replacementMs = replacements[1] ?? Number.NaN;
 
-    const longProgram = Array.from({ length: 200 }, (_, index) => `const value${index}: number = ${index} * 2; // line ${index}`).join('\n') + '\nreturn value199;';
+    const longProgram =
+      Array.from({ length: 200 }, (_, index) => `const value${index}: number = ${index} * 2; // line ${index}`).join('\n') +
+      '\nreturn value199;';
     const compileMs = await median(20, async () => compileProgram(longProgram));
     const checker = createTypeChecker({ outDir: OUT_DIR });
     const started = performance.now();
     await checker.check("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });");
     const coldCheckMs = performance.now() - started;
     let variant = 0;
-    const warmCheckMs = await median(20, async () => checker.check(`import { add } from '@capabilities/math';\nconst n: number = await add({ a: ${variant++}, b: 2 });\nreturn n;`));
+    const warmCheckMs = await median(20, async () =>
+      checker.check(`import { add } from '@capabilities/math';\nconst n: number = await add({ a: ${variant++}, b: 2 });\nreturn n;`),
+    );
 
     const rows = [
       ['Cold run, trivial program: `node -e` subprocess per run (baseline)', msText(subprocessMs), '1×'],
       ['Cold run: worker thread per run', msText(threadMs), `${(subprocessMs / threadMs).toFixed(1)}× faster`],
-      ['Cold run: pooled sandbox worker, runs back to back (fresh isolate made on demand)', msText(pooledMs), `${(subprocessMs / pooledMs).toFixed(1)}× faster (target ≥ 20×)`],
-      ['Cold run: pooled sandbox worker, 5 ms idle before each run (fresh isolate prepared)', msText(pooledIdleMs), `${(subprocessMs / pooledIdleMs).toFixed(1)}× faster (target ≥ 20×)`],
+      [
+        'Cold run: pooled sandbox worker, runs back to back (fresh isolate made on demand)',
+        msText(pooledMs),
+        `${(subprocessMs / pooledMs).toFixed(1)}× faster (target ≥ 20×)`,
+      ],
+      [
+        'Cold run: pooled sandbox worker, 5 ms idle before each run (fresh isolate prepared)',
+        msText(pooledIdleMs),
+        `${(subprocessMs / pooledIdleMs).toFixed(1)}× faster (target ≥ 20×)`,
+      ],
       ['Cold run: in-process isolate, back to back', msText(inProcessMs), `${(subprocessMs / inProcessMs).toFixed(1)}× faster`],
-      ['Cold run: in-process isolate, 5 ms idle before each run', msText(inProcessIdleMs), `${(subprocessMs / inProcessIdleMs).toFixed(1)}× faster`],
+      [
+        'Cold run: in-process isolate, 5 ms idle before each run',
+        msText(inProcessIdleMs),
+        `${(subprocessMs / inProcessIdleMs).toFixed(1)}× faster`,
+      ],
       [
         `Sandbox worker memory, idle after runs (mean of ${memories.length} workers, /proc/<pid>/smaps_rollup)`,
         `VmRSS ${workerMemory.rss.toFixed(1)} MB, of which ${workerMemory.sharedClean.toFixed(1)} MB shared clean pages (node, isolated-vm); private ${workerMemory.private.toFixed(1)} MB; PSS ${workerMemory.pss.toFixed(1)} MB`,
         `private ${(workerMemory.private / 50).toFixed(2)}×, VmRSS ${(workerMemory.rss / 50).toFixed(2)}× the 50 MB target`,
       ],
       ['1,000 sequential calls, per call: in-process', us(sequentialInProcess), 'target < 20 µs'],
-      ['1,000 sequential calls, per call: worker', us(sequentialWorker), `${(sequentialWorker / sequentialInProcess).toFixed(1)}× in-process (target < 100 µs)`],
-      ['100 parallel calls, per call: in-process', us(parallelInProcess), `${(parallelInProcess / sequentialInProcess).toFixed(2)}× sequential`],
+      [
+        '1,000 sequential calls, per call: worker',
+        us(sequentialWorker),
+        `${(sequentialWorker / sequentialInProcess).toFixed(1)}× in-process (target < 100 µs)`,
+      ],
+      [
+        '100 parallel calls, per call: in-process',
+        us(parallelInProcess),
+        `${(parallelInProcess / sequentialInProcess).toFixed(2)}× sequential`,
+      ],
       ['100 parallel calls, per call: worker', us(parallelWorker), `${(parallelWorker / sequentialWorker).toFixed(2)}× sequential`],
-      ['10 parallel 100 ms calls, whole run: in-process', msText(overlapInProcess), `${(overlapInProcess / 1000).toFixed(2)}× of the 1,000 ms sum`],
+      [
+        '10 parallel 100 ms calls, whole run: in-process',
+        msText(overlapInProcess),
+        `${(overlapInProcess / 1000).toFixed(2)}× of the 1,000 ms sum`,
+      ],
       ['10 parallel 100 ms calls, whole run: worker', msText(overlapWorker), `${(overlapWorker / 1000).toFixed(2)}× of the 1,000 ms sum`],
-      ['Stuck run: timeout reported → replacement worker ready (median of 3)', msText(replacementMs), `${(replacementMs / 1000).toFixed(2)}× of the 1 s target`],
-      ['Compile a 200-line program (parse, rewrite, esbuild, source map)', msText(compileMs), `${(compileMs / pooledMs).toFixed(2)}× a pooled cold run`],
+      [
+        'Stuck run: timeout reported → replacement worker ready (median of 3)',
+        msText(replacementMs),
+        `${(replacementMs / 1000).toFixed(2)}× of the 1 s target`,
+      ],
+      [
+        'Compile a 200-line program (parse, rewrite, esbuild, source map)',
+        msText(compileMs),
+        `${(compileMs / pooledMs).toFixed(2)}× a pooled cold run`,
+      ],
       ['Type-check: first check (loads ts-morph libs)', msText(coldCheckMs), '1×'],
       ['Type-check: warm check', msText(warmCheckMs), `${(warmCheckMs / coldCheckMs).toFixed(3)}× the first`],
     ];

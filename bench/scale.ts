@@ -19,9 +19,36 @@ import { median } from './median.js';
 const SIZES = [1_000, 10_000];
 const PER_FILE = 100;
 const VERBS = ['list', 'get', 'create', 'update', 'delete', 'search', 'export', 'archive', 'approve', 'sync'];
-const NOUNS = ['invoice', 'customer', 'ticket', 'order', 'shipment', 'repository', 'calendar', 'message', 'user', 'report', 'payment', 'contract', 'device', 'license', 'project'];
+const NOUNS = [
+  'invoice',
+  'customer',
+  'ticket',
+  'order',
+  'shipment',
+  'repository',
+  'calendar',
+  'message',
+  'user',
+  'report',
+  'payment',
+  'contract',
+  'device',
+  'license',
+  'project',
+];
 const AREAS = ['billing', 'support', 'sales', 'logistics', 'engineering', 'identity', 'finance', 'legal', 'fleet', 'marketing'];
-const QUERIES = ['create invoice', 'list customers billing', 'delete ticket support', 'sync calendar', 'export report finance', 'approve payment', 'search repository', 'update shipment logistics', 'archive contract legal', 'get device fleet'];
+const QUERIES = [
+  'create invoice',
+  'list customers billing',
+  'delete ticket support',
+  'sync calendar',
+  'export report finance',
+  'approve payment',
+  'search repository',
+  'update shipment logistics',
+  'archive contract legal',
+  'get device fleet',
+];
 
 interface Row {
   size: number;
@@ -44,10 +71,26 @@ async function writeSpace(root: string, size: number): Promise<void> {
       const n = file * PER_FILE + index;
       const verb = VERBS[n % VERBS.length] ?? 'get';
       const noun = NOUNS[Math.floor(n / VERBS.length) % NOUNS.length] ?? 'item';
-      return { name: `${verb}_${noun}_${n}`, description: `${verb} ${noun} records in ${area} (operation ${n})`, parameters: tool.inputSchema, ...(tool.outputSchema ? { returns: tool.outputSchema } : {}) };
+      return {
+        name: `${verb}_${noun}_${n}`,
+        description: `${verb} ${noun} records in ${area} (operation ${n})`,
+        parameters: tool.inputSchema,
+        ...(tool.outputSchema ? { returns: tool.outputSchema } : {}),
+      };
     });
-    await writeFile(path.join(root, 'tools', `${area}-${file}.json`), JSON.stringify({ name: `${area}-${file}`, description: `${area} API, part ${file}`, implementation: `./impl-${file}.mjs`, functions }));
-    await writeFile(path.join(root, 'tools', `impl-${file}.mjs`), functions.map((fn) => `export const ${fn.name} = () => ({ ok: true });`).join('\n'));
+    await writeFile(
+      path.join(root, 'tools', `${area}-${file}.json`),
+      JSON.stringify({
+        name: `${area}-${file}`,
+        description: `${area} API, part ${file}`,
+        implementation: `./impl-${file}.mjs`,
+        functions,
+      }),
+    );
+    await writeFile(
+      path.join(root, 'tools', `impl-${file}.mjs`),
+      functions.map((fn) => `export const ${fn.name} = () => ({ ok: true });`).join('\n'),
+    );
   }
   await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['tools/*.json'], sandbox: { workers: 1 } }));
 }
@@ -64,7 +107,8 @@ async function measure(size: number, count: (text: string) => number): Promise<R
     let started = performance.now();
     const build = await space.build();
     const buildMs = performance.now() - started;
-    if (build.errors.length > 0 || build.functionCount < size) throw new Error(`build of ${size}: ${build.functionCount} functions, errors ${JSON.stringify(build.errors).slice(0, 500)}`);
+    if (build.errors.length > 0 || build.functionCount < size)
+      throw new Error(`build of ${size}: ${build.functionCount} functions, errors ${JSON.stringify(build.errors).slice(0, 500)}`);
     const catalog = await space.catalog();
     const catalogBytes = Buffer.byteLength(JSON.stringify(catalog));
     const searches: number[] = [];
@@ -91,7 +135,10 @@ async function measure(size: number, count: (text: string) => number): Promise<R
         const list = await client.listTools();
         const connectMs = performance.now() - started;
         started = performance.now();
-        const found = await client.callTool({ name: 'search_tools', arguments: { query: 'create invoice billing', detail_level: 'summary', limit: 10 } });
+        const found = await client.callTool({
+          name: 'search_tools',
+          arguments: { query: 'create invoice billing', detail_level: 'summary', limit: 10 },
+        });
         const firstSearchMs = performance.now() - started;
         serve[mode] = { connectMs, listTokens: count(JSON.stringify(list)), firstSearchMs, searchTokens: count(textOf(found)) };
         if (mode === 'invoke') {
@@ -113,7 +160,17 @@ async function measure(size: number, count: (text: string) => number): Promise<R
         await running.close();
       }
     }
-    return { size, buildMs, catalogBytes, searchMedianMs: median(searches), heapAfterBuildMb, serve, firstCallMs, callMedianMs, rssMb: process.memoryUsage().rss / 2 ** 20 };
+    return {
+      size,
+      buildMs,
+      catalogBytes,
+      searchMedianMs: median(searches),
+      heapAfterBuildMb,
+      serve,
+      firstCallMs,
+      callMedianMs,
+      rssMb: process.memoryUsage().rss / 2 ** 20,
+    };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -136,7 +193,9 @@ export async function run(): Promise<string> {
   const lines = [
     '## Scale: 1,000 and 10,000 functions (issue 27)',
     '',
-    `Generated JSON tool files of ${PER_FILE} functions each (compile.ts's schemas); serve over Streamable HTTP with the SDK v1 client; tokens with js-tiktoken o200k_base. Load average at the end: ${loadavg().map((value) => value.toFixed(1)).join(' / ')}.`,
+    `Generated JSON tool files of ${PER_FILE} functions each (compile.ts's schemas); serve over Streamable HTTP with the SDK v1 client; tokens with js-tiktoken o200k_base. Load average at the end: ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / ')}.`,
     '',
     '| functions | cold build | catalog.json | search (catalog, median) | heap after build | code mode: connect / tools/list tokens / first search / its tokens | invoke mode: connect / tools/list tokens / first search / its tokens | first call_tool | call_tool median | rss |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -152,7 +211,10 @@ export async function run(): Promise<string> {
         ms(row.firstCallMs),
         ms(row.callMedianMs),
         `${row.rssMb.toFixed(0)} MiB`,
-      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+      ]
+        .join(' | ')
+        .replace(/^/, '| ')
+        .replace(/$/, ' |'),
     ),
     '',
     `10× the functions: build ×${ratio((row) => row.buildMs)}, search ×${ratio((row) => row.searchMedianMs)}, tools/list tokens ×${ratio((row) => row.serve.invoke.listTokens)}, search answer tokens ×${ratio((row) => row.serve.invoke.searchTokens)}.`,

@@ -32,7 +32,9 @@ if (answersItself(argv)) {
   }
   process.exitCode = await main(argv);
 } else {
-  const args = fromSources ? ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', import.meta.resolve('tsx'), sources] : ['--no-node-snapshot', built];
+  const args = fromSources
+    ? ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', import.meta.resolve('tsx'), sources]
+    : ['--no-node-snapshot', built];
   const child = spawn(process.execPath, [...args, ...argv], { stdio: 'inherit' });
   // Ctrl-C at a terminal reaches both processes, `kill <pid>` only this one: forwarded either way, the
   // CLI answers it itself ("interrupted", exit 130, 143 for SIGTERM, once however often it hears it).

@@ -17,5 +17,10 @@ export function assertCallerAllowed(capability: CapabilitySpec, fn: FunctionSpec
     caller === 'code'
       ? `${id} may not be called from code (callers: 'direct'): call it as a direct tool call, where a person or the client sees each call`
       : `${id} may not be called directly (callers: 'code'): call it from a program run in the sandbox (execute_code / run code)`;
-  throw new ToolCallError('CALLER_NOT_ALLOWED', message, { capability: capability.module, function: fn.name }, { details: { caller, allowed } });
+  throw new ToolCallError(
+    'CALLER_NOT_ALLOWED',
+    message,
+    { capability: capability.module, function: fn.name },
+    { details: { caller, allowed } },
+  );
 }

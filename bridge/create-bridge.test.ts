@@ -13,7 +13,12 @@ const everything = defineTool({
   functions: {
     'get-sum': defineFunction({
       description: 'Adds two numbers.',
-      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
       returns: { type: 'number' },
       handler: ({ a, b }) => a + b,
     }),
@@ -39,7 +44,11 @@ const crm = defineTool({
       handler: ({ query, limit }) => ({ query, limit }),
     }),
     createTicket: defineFunction({
-      parameters: { type: 'object', properties: { customerId: { type: 'string' }, priority: { type: 'string', enum: ['low', 'high'] } }, required: ['customerId', 'priority'] },
+      parameters: {
+        type: 'object',
+        properties: { customerId: { type: 'string' }, priority: { type: 'string', enum: ['low', 'high'] } },
+        required: ['customerId', 'priority'],
+      },
       requiresApproval: true,
       approvalMessage: (params) => `Create ${params.priority} ticket for customer ${params.customerId}?`,
       handler: ({ customerId }) => ({ id: `T-${customerId}` }),
@@ -82,13 +91,22 @@ const gates = new Map<string, Deferred<void>>();
 function specs(): CapabilitySpec[] {
   const sum = capabilitySpecFromTool(everything, 'mcp-everything');
   sum.functions = sum.functions.map((spec) => ({ ...spec, name: 'getSum' }));
-  return [sum, capabilitySpecFromTool(crm), { ...capabilitySpecFromTool(crm, 'limited'), config: { rateLimit: { requests: 2, period: 'minute' } } }];
+  return [
+    sum,
+    capabilitySpecFromTool(crm),
+    { ...capabilitySpecFromTool(crm, 'limited'), config: { rateLimit: { requests: 2, period: 'minute' } } },
+  ];
 }
 
 function setup(options: Partial<BridgeOptions> = {}) {
   const events: BridgeEvent[] = [];
   const backend = createInProcessBackend({ 'mcp-everything': everything, crm, limited: crm });
-  const bridge = createBridge({ capabilities: specs(), backends: { 'mcp-everything': backend, crm: backend, limited: backend }, onEvent: (event) => events.push(event), ...options });
+  const bridge = createBridge({
+    capabilities: specs(),
+    backends: { 'mcp-everything': backend, crm: backend, limited: backend },
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
   return { bridge, events };
 }
 
@@ -104,20 +122,31 @@ describe('createBridge: resolve and validate', () => {
 
   it('names the argument, the tool and the capability when an argument has the wrong type', async () => {
     const { bridge } = setup();
-    const error = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', b: 3 } }, context()));
+    const error = await toolCallErrorOf(
+      bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', b: 3 } }, context()),
+    );
     expect(error.code).toBe('INVALID_ARGUMENTS');
     expect(error.message).toBe('tool "get-sum" of capability "mcp-everything": argument "a" must be number (got "2")');
-    expect(toWireError(error)).toMatchObject({ code: -32602, data: { code: 'INVALID_ARGUMENTS', capability: 'mcp-everything', function: 'getSum' } });
+    expect(toWireError(error)).toMatchObject({
+      code: -32602,
+      data: { code: 'INVALID_ARGUMENTS', capability: 'mcp-everything', function: 'getSum' },
+    });
   });
 
   it('lists every problem with the arguments at once', async () => {
     const { bridge } = setup();
-    const error = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', c: 1 } }, context()));
+    const error = await toolCallErrorOf(
+      bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: '2', c: 1 } }, context()),
+    );
     expect(error.message).toBe(
       'tool "get-sum" of capability "mcp-everything": argument "b" is required; argument "c" is not allowed (no such property); argument "a" must be number (got "2")',
     );
-    const enumError = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'urgent' } }, context()));
-    expect(enumError.message).toBe('tool "createTicket" of capability "crm": argument "priority" must be one of "low", "high" (got "urgent")');
+    const enumError = await toolCallErrorOf(
+      bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'urgent' } }, context()),
+    );
+    expect(enumError.message).toBe(
+      'tool "createTicket" of capability "crm": argument "priority" must be one of "low", "high" (got "urgent")',
+    );
     const rootError = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: [1, 2] }, context()));
     expect(rootError.message).toBe('tool "get-sum" of capability "mcp-everything": arguments must be object (got [1,2])');
   });
@@ -127,14 +156,19 @@ describe('createBridge: resolve and validate', () => {
     const unknownCapability = await toolCallErrorOf(bridge.handle({ capability: 'wether', function: 'get', args: {} }, context()));
     expect(unknownCapability.code).toBe('UNKNOWN_CAPABILITY');
     expect(unknownCapability.message).toBe('unknown capability "wether": available modules are crm, limited, mcp-everything');
-    const unknownFunction = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getProduct', args: {} }, context()));
+    const unknownFunction = await toolCallErrorOf(
+      bridge.handle({ capability: 'mcp-everything', function: 'getProduct', args: {} }, context()),
+    );
     expect(unknownFunction.code).toBe('UNKNOWN_FUNCTION');
     expect(unknownFunction.message).toBe('capability "mcp-everything" has no function "getProduct": its functions are getSum');
   });
 
   it('applies zod defaults before the handler runs', async () => {
     const { bridge } = setup();
-    await expect(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'acme' } }, context())).resolves.toEqual({ query: 'acme', limit: 10 });
+    await expect(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'acme' } }, context())).resolves.toEqual({
+      query: 'acme',
+      limit: 10,
+    });
   });
 
   it('reports a throwing handler as TOOL_FAILED with its message', async () => {
@@ -148,12 +182,16 @@ describe('createBridge: resolve and validate', () => {
     let closed = 0;
     const backend: Backend = { call: async () => 'ok', close: async () => void (closed += 1) };
     const bridge = createBridge({ capabilities: specs(), backends: { crm: backend, limited: backend } });
-    const missing = await toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context()));
+    const missing = await toolCallErrorOf(
+      bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context()),
+    );
     expect(missing.code).toBe('SERVER_UNAVAILABLE');
     expect(missing.message).toContain('register one for module "mcp-everything"');
     await bridge.close();
     expect(closed).toBe(1);
-    expect((await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()))).code).toBe('SERVER_UNAVAILABLE');
+    expect((await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()))).code).toBe(
+      'SERVER_UNAVAILABLE',
+    );
   });
 });
 
@@ -161,8 +199,17 @@ describe('createBridge: approvals', () => {
   it('asks with the message computed by the tool, then performs the call', async () => {
     const requests: ApprovalRequest[] = [];
     const { bridge, events } = setup({ approvalHandler: (request) => (requests.push(request), true) });
-    await expect(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'high' } }, context())).resolves.toEqual({ id: 'T-c1' });
-    expect(requests).toMatchObject([{ capability: 'crm', function: 'createTicket', params: { customerId: 'c1', priority: 'high' }, message: 'Create high ticket for customer c1?' }]);
+    await expect(
+      bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'high' } }, context()),
+    ).resolves.toEqual({ id: 'T-c1' });
+    expect(requests).toMatchObject([
+      {
+        capability: 'crm',
+        function: 'createTicket',
+        params: { customerId: 'c1', priority: 'high' },
+        message: 'Create high ticket for customer c1?',
+      },
+    ]);
     expect(events.map((event) => event.type)).toEqual(['tool-call-start', 'approval-required', 'approval-decided', 'tool-call-end']);
     expect(events[2]).toMatchObject({ type: 'approval-decided', approved: true });
     // The handler learns which call of the events it decides.
@@ -176,7 +223,9 @@ describe('createBridge: approvals', () => {
     const { bridge, events } = setup({ approvalHandler: (request) => (requests.push(request), true), secrets });
     await bridge.handle({ capability: 'crm', function: 'deleteCustomer', args: { customerId: 'cust-4f9a8b7c6d' } }, context());
     expect(requests[0]?.message).toBe('Delete customer cust-4f9a8b7c6d ({unknown})?');
-    expect(events.find((event) => event.type === 'approval-required')).toMatchObject({ message: 'Delete customer [REDACTED: env CRM_TOKEN] ({unknown})?' });
+    expect(events.find((event) => event.type === 'approval-required')).toMatchObject({
+      message: 'Delete customer [REDACTED: env CRM_TOKEN] ({unknown})?',
+    });
     expect(JSON.stringify(events)).not.toContain('cust-4f9a8b7c6d');
   });
 
@@ -184,7 +233,9 @@ describe('createBridge: approvals', () => {
     const requests: ApprovalRequest[] = [];
     const { bridge, events } = setup({ approvalHandler: (request) => (requests.push(request), true) });
     await bridge.handle({ capability: 'crm', function: 'deleteCustomer', args: { customerId: 'c9', apiKey: 'sk-live-123' } }, context());
-    expect(events.find((event) => event.type === 'approval-required')).toMatchObject({ params: { customerId: 'c9', apiKey: '[REDACTED]' } });
+    expect(events.find((event) => event.type === 'approval-required')).toMatchObject({
+      params: { customerId: 'c9', apiKey: '[REDACTED]' },
+    });
     expect(requests[0]?.message).toBe('Delete customer c9 ({unknown})?');
     // The person deciding sees what will run; events and traces get the redacted form.
     expect(requests[0]?.params).toEqual({ customerId: 'c9', apiKey: 'sk-live-123' });
@@ -199,7 +250,9 @@ describe('createBridge: approvals', () => {
 
   it('rejects a denied call with the reason and never runs it', async () => {
     const { bridge, events } = setup({ approvalHandler: () => ({ approved: false, reason: 'not during the freeze' }) });
-    const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'low' } }, context()));
+    const error = await toolCallErrorOf(
+      bridge.handle({ capability: 'crm', function: 'createTicket', args: { customerId: 'c1', priority: 'low' } }, context()),
+    );
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toBe('tool "createTicket" of capability "crm" was denied: not during the freeze');
     expect(events.find((event) => event.type === 'approval-decided')).toMatchObject({ approved: false, reason: 'not during the freeze' });
@@ -230,7 +283,9 @@ describe('createBridge: approvals', () => {
     const handler: ApprovalHandler = () => (asked.resolve(), decision.promise);
     const { bridge } = setup({ approvalHandler: handler });
     const order: string[] = [];
-    const pending = bridge.handle({ capability: 'crm', function: 'archive', args: {} }, context()).then((value) => (order.push('approved call'), value));
+    const pending = bridge
+      .handle({ capability: 'crm', function: 'archive', args: {} }, context())
+      .then((value) => (order.push('approved call'), value));
     await asked.promise;
     const other = await bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context());
     order.push('other call');
@@ -262,7 +317,9 @@ describe('createBridge: rate limits, results, events', () => {
     const error = await toolCallErrorOf(call());
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.details).toMatchObject({ retryAfterMs: 50_000 });
-    expect(error.message).toBe('tool "search" of capability "limited" is rate-limited: capability "limited" allows 2 calls per minute; retry after 50.0 s');
+    expect(error.message).toBe(
+      'tool "search" of capability "limited" is rate-limited: capability "limited" allows 2 calls per minute; retry after 50.0 s',
+    );
     // Other capabilities are not affected.
     await expect(bridge.handle({ capability: 'crm', function: 'search', args: { query: 'q' } }, context())).resolves.toBeDefined();
     now += 50_000;
@@ -274,16 +331,22 @@ describe('createBridge: rate limits, results, events', () => {
     const queued = { requests: 1, period: 'minute', onLimit: 'queue', maxWaitMs: 120_000, maxQueue: 1 } as const;
     const capabilities = specs().map((spec) => (spec.module === 'limited' ? { ...spec, config: { rateLimit: queued } } : spec));
     const bridge = createBridge({ capabilities, backends: { limited: createInProcessBackend({ limited: crm }) } });
-    const call = (signal?: AbortSignal) => bridge.handle({ capability: 'limited', function: 'search', args: { query: 'q' } }, context(signal));
+    const call = (signal?: AbortSignal) =>
+      bridge.handle({ capability: 'limited', function: 'search', args: { query: 'q' } }, context(signal));
     await expect(call()).resolves.toEqual({ query: 'q', limit: 10 });
     const run = new AbortController();
     const waiting = toolCallErrorOf(call(run.signal));
     const full = await toolCallErrorOf(call());
     expect(full.code).toBe('RATE_LIMITED');
-    expect(full.message).toMatch(/^tool "search" of capability "limited" is rate-limited: capability "limited" allows 1 calls per minute and 1 calls already wait for a slot \(maxQueue 1\); retry after \d+\.\d s$/);
+    expect(full.message).toMatch(
+      /^tool "search" of capability "limited" is rate-limited: capability "limited" allows 1 calls per minute and 1 calls already wait for a slot \(maxQueue 1\); retry after \d+\.\d s$/,
+    );
     run.abort(new Error('the run timed out'));
     const cancelled = await waiting;
-    expect([cancelled.code, cancelled.message]).toEqual(['CANCELLED', 'tool "search" of capability "limited" was cancelled while it waited for a rate-limit slot: the run ended']);
+    expect([cancelled.code, cancelled.message]).toEqual([
+      'CANCELLED',
+      'tool "search" of capability "limited" was cancelled while it waited for a rate-limit slot: the run ended',
+    ]);
     // The line is empty again: the next call waits instead of being refused for a full line.
     const next = new AbortController();
     const again = toolCallErrorOf(call(next.signal));
@@ -297,8 +360,12 @@ describe('createBridge: rate limits, results, events', () => {
     const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'badResult', args: {} }, context()));
     expect(error.code).toBe('INVALID_RESULT');
     // Nothing says the tool changes nothing, so the message says the call happened.
-    expect(error.message).toBe('tool "badResult" of capability "crm": the call was performed but its result did not match the declared type: result.items[1] must be string (got 3)');
-    await expect(bridge.handle({ capability: 'crm', function: 'badResult', args: {}, resultMode: 'full' }, context())).resolves.toEqual({ items: ['a', 3] });
+    expect(error.message).toBe(
+      'tool "badResult" of capability "crm": the call was performed but its result did not match the declared type: result.items[1] must be string (got 3)',
+    );
+    await expect(bridge.handle({ capability: 'crm', function: 'badResult', args: {}, resultMode: 'full' }, context())).resolves.toEqual({
+      items: ['a', 3],
+    });
   });
 
   it('refuses results over the size cap, naming the size and the cap', async () => {
@@ -307,7 +374,9 @@ describe('createBridge: rate limits, results, events', () => {
     expect(events.at(-1)).toMatchObject({ type: 'tool-call-end', ok: true, sizeBytes: 100 });
     const error = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'big', args: { length: 99 } }, context()));
     expect(error.code).toBe('RESULT_TOO_LARGE');
-    expect(error.message).toBe('tool "big" of capability "crm" returned 101 B, over the 100 B cap (maxResultBytes): ask for less (filter, paginate) or raise the cap');
+    expect(error.message).toBe(
+      'tool "big" of capability "crm" returned 101 B, over the 100 B cap (maxResultBytes): ask for less (filter, paginate) or raise the cap',
+    );
   });
 
   it('emits start and end events for every call, with secrets redacted', async () => {
@@ -319,8 +388,20 @@ describe('createBridge: rate limits, results, events', () => {
     await toolCallErrorOf(bridge.handle({ capability: 'nope', function: 'x', args: { password: 'p' } }, context()));
     expect(seen).toHaveLength(2);
     const [start, end, unknownStart, unknownEnd] = events;
-    expect(start).toMatchObject({ type: 'tool-call-start', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'search', args: { query: 'by [REDACTED: configured secret]', token: '[REDACTED]' } });
-    expect(end).toMatchObject({ type: 'tool-call-end', callId: 'call-1', ok: true, sizeBytes: JSON.stringify({ query: 'by hunter2-secret-value', limit: 10 }).length });
+    expect(start).toMatchObject({
+      type: 'tool-call-start',
+      callId: 'call-1',
+      runId: 'run-1',
+      capability: 'crm',
+      function: 'search',
+      args: { query: 'by [REDACTED: configured secret]', token: '[REDACTED]' },
+    });
+    expect(end).toMatchObject({
+      type: 'tool-call-end',
+      callId: 'call-1',
+      ok: true,
+      sizeBytes: JSON.stringify({ query: 'by hunter2-secret-value', limit: 10 }).length,
+    });
     expect(end?.type === 'tool-call-end' && end.durationMs >= 0).toBe(true);
     expect(unknownStart).toMatchObject({ type: 'tool-call-start', callId: 'call-2', args: { password: '[REDACTED]' } });
     expect(unknownEnd).toMatchObject({ type: 'tool-call-end', ok: false, sizeBytes: 0, error: { code: 'UNKNOWN_CAPABILITY' } });
@@ -330,7 +411,9 @@ describe('createBridge: rate limits, results, events', () => {
     const { bridge } = setup();
     const controller = new AbortController();
     gates.set('never', deferred<void>());
-    const pending = toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'never' } }, context(controller.signal)));
+    const pending = toolCallErrorOf(
+      bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'never' } }, context(controller.signal)),
+    );
     controller.abort();
     const error = await pending;
     expect(error.code).toBe('CANCELLED');
@@ -340,7 +423,9 @@ describe('createBridge: rate limits, results, events', () => {
   it('cancels a call whose run ended before its synchronous handler answered, and fails a handler that throws', async () => {
     const { bridge, events } = setup();
     const controller = new AbortController();
-    const pending = toolCallErrorOf(bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context(controller.signal)));
+    const pending = toolCallErrorOf(
+      bridge.handle({ capability: 'mcp-everything', function: 'getSum', args: { a: 1, b: 2 } }, context(controller.signal)),
+    );
     controller.abort(); // before the handler ran (it runs a microtask later)
     const error = await pending;
     expect(error.code).toBe('CANCELLED');
@@ -348,22 +433,34 @@ describe('createBridge: rate limits, results, events', () => {
     const thrown = await toolCallErrorOf(bridge.handle({ capability: 'crm', function: 'broken', args: {} }, context()));
     expect(thrown.code).toBe('TOOL_FAILED');
     expect(thrown.message).toBe('tool "broken" of capability "crm" failed: database is down');
-    expect(events.filter((event) => event.type === 'tool-call-end').map((event) => event.type === 'tool-call-end' && event.error?.code)).toEqual(['CANCELLED', 'TOOL_FAILED']);
+    expect(
+      events.filter((event) => event.type === 'tool-call-end').map((event) => event.type === 'tool-call-end' && event.error?.code),
+    ).toEqual(['CANCELLED', 'TOOL_FAILED']);
   });
 
   it('awaits a thenable a handler returns, and checks each capability against its own schemas when they share a function', async () => {
     const thenable = defineTool({
       name: 'thenable',
       functions: {
-        later: defineFunction({ returns: { type: 'string' }, handler: () => ({ then: (resolve: (value: string) => void) => resolve('settled') }) as unknown as string }),
+        later: defineFunction({
+          returns: { type: 'string' },
+          handler: () => ({ then: (resolve: (value: string) => void) => resolve('settled') }) as unknown as string,
+        }),
       },
     });
     const spec = capabilitySpecFromTool(thenable);
     // A second module over the same function objects, with another result type: each is checked as its own.
-    const strict: CapabilitySpec = { ...spec, module: 'strict', functions: spec.functions.map((fn) => ({ ...fn, outputSchema: { type: 'number' } })) };
+    const strict: CapabilitySpec = {
+      ...spec,
+      module: 'strict',
+      functions: spec.functions.map((fn) => ({ ...fn, outputSchema: { type: 'number' } })),
+    };
     const shared: CapabilitySpec = { ...spec, module: 'shared' };
     const backend = createInProcessBackend({ thenable, strict: thenable, shared: thenable });
-    const bridge = createBridge({ capabilities: [spec, strict, shared], backends: { thenable: backend, strict: backend, shared: backend } });
+    const bridge = createBridge({
+      capabilities: [spec, strict, shared],
+      backends: { thenable: backend, strict: backend, shared: backend },
+    });
     await expect(bridge.handle({ capability: 'thenable', function: 'later', args: {} }, context())).resolves.toBe('settled');
     await expect(bridge.handle({ capability: 'shared', function: 'later', args: {} }, context())).resolves.toBe('settled');
     const error = await toolCallErrorOf(bridge.handle({ capability: 'strict', function: 'later', args: {} }, context()));
@@ -375,7 +472,7 @@ describe('createBridge: rate limits, results, events', () => {
     expect(refused.capability).toBe('shared');
   });
 
-  it('gives a listener added while a call runs the end event with the call\'s fields', async () => {
+  it("gives a listener added while a call runs the end event with the call's fields", async () => {
     const bridge = createBridge({ capabilities: specs(), backends: { crm: createInProcessBackend({ crm }) } });
     gates.set('mid', deferred<void>());
     const pending = bridge.handle({ capability: 'crm', function: 'slow', args: { gate: 'mid' } }, context());
@@ -384,7 +481,14 @@ describe('createBridge: rate limits, results, events', () => {
     gates.get('mid')?.resolve();
     await expect(pending).resolves.toBe('mid');
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ type: 'tool-call-end', callId: 'call-1', runId: 'run-1', capability: 'crm', function: 'slow', ok: true });
+    expect(seen[0]).toMatchObject({
+      type: 'tool-call-end',
+      callId: 'call-1',
+      runId: 'run-1',
+      capability: 'crm',
+      function: 'slow',
+      ok: true,
+    });
   });
 
   it("hands a traced call's traceparent to the backend, and none to an untraced one", async () => {
@@ -392,7 +496,11 @@ describe('createBridge: rate limits, results, events', () => {
     const recording: Backend = { call: async (call) => (seen.push(call.traceparent), 'ok'), close: async () => undefined };
     const traceparent = '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01';
     const ends: unknown[] = [];
-    const traced = createBridge({ capabilities: specs(), backends: { crm: recording }, tracer: { startCall: () => ({ traceparent, approvalWaited: () => undefined, end: (outcome) => void ends.push(outcome) }) } });
+    const traced = createBridge({
+      capabilities: specs(),
+      backends: { crm: recording },
+      tracer: { startCall: () => ({ traceparent, approvalWaited: () => undefined, end: (outcome) => void ends.push(outcome) }) },
+    });
     await expect(traced.handle({ capability: 'crm', function: 'broken', args: {} }, context())).resolves.toBe('ok');
     const untraced = createBridge({ capabilities: specs(), backends: { crm: recording } });
     await expect(untraced.handle({ capability: 'crm', function: 'broken', args: {} }, context())).resolves.toBe('ok');
@@ -419,9 +527,14 @@ describe('createBridge: secrets in failures', () => {
     const leaky: Backend = {
       call: async (call) => {
         if (call.function.name === 'broken') throw new Error(`upstream refused key ${secret}`);
-        throw new ToolCallError('SERVER_UNAVAILABLE', `MCP server "crm" exited; stderr:\nbad API key ${secret}`, { capability: 'crm', function: call.function.name }, {
-          details: { stderr: `bad API key ${secret}`, env: { KEY: secret } },
-        });
+        throw new ToolCallError(
+          'SERVER_UNAVAILABLE',
+          `MCP server "crm" exited; stderr:\nbad API key ${secret}`,
+          { capability: 'crm', function: call.function.name },
+          {
+            details: { stderr: `bad API key ${secret}`, env: { KEY: secret } },
+          },
+        );
       },
       close: async () => undefined,
     };

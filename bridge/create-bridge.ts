@@ -110,7 +110,10 @@ export function createBridge(options: BridgeOptions): Bridge {
    * function what its calls need and do not change — names, compiled checks — built on its first call.
    * Keyed by the capability too: two capabilities may share a function object.
    */
-  const indexes = new WeakMap<CapabilitySpec, { byName: Map<string, FunctionSpec>; byToolName: Map<string, FunctionSpec>; prepared: Map<FunctionSpec, Prepared> }>();
+  const indexes = new WeakMap<
+    CapabilitySpec,
+    { byName: Map<string, FunctionSpec>; byToolName: Map<string, FunctionSpec>; prepared: Map<FunctionSpec, Prepared> }
+  >();
   const indexOf = (capability: CapabilitySpec) => {
     let index = indexes.get(capability);
     if (index === undefined) {
@@ -132,7 +135,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   const recorder = options.learnResultTypes === undefined ? undefined : createResultRecorder({ outDir: options.learnResultTypes.outDir });
   const textResults = createTextResultObserver({
     ...(recorder === undefined ? {} : { recorder }),
-    checkFor: (call, schema) => checkFor('result', { capability: byModule.get(call.capability) as CapabilitySpec, function: call.function }, schema),
+    checkFor: (call, schema) =>
+      checkFor('result', { capability: byModule.get(call.capability) as CapabilitySpec, function: call.function }, schema),
     onDrift: (event) => emit({ type: 'result-drift', ...redact(event), timestamp: new Date().toISOString() }),
   });
 
@@ -151,7 +155,11 @@ export function createBridge(options: BridgeOptions): Bridge {
     let prepared = byFunction.get(target.function);
     if (prepared === undefined) {
       const { capability, function: spec } = target;
-      prepared = { target, subject: `tool "${spec.toolName}" of capability "${capability.module}"`, names: { capability: capability.module, function: spec.name } };
+      prepared = {
+        target,
+        subject: `tool "${spec.toolName}" of capability "${capability.module}"`,
+        names: { capability: capability.module, function: spec.name },
+      };
       byFunction.set(spec, prepared);
     }
     return prepared;
@@ -171,7 +179,12 @@ export function createBridge(options: BridgeOptions): Bridge {
   const resolveBackend = (capability: CapabilitySpec): Backend | undefined =>
     typeof options.backends === 'function' ? options.backends(capability) : options.backends[capability.module];
 
-  async function dispatch(params: CapabilityCallParams, context: CallContext, callId: string, span?: CallSpan): Promise<{ value: unknown; json: EncodedJson }> {
+  async function dispatch(
+    params: CapabilityCallParams,
+    context: CallContext,
+    callId: string,
+    span?: CallSpan,
+  ): Promise<{ value: unknown; json: EncodedJson }> {
     const prepared = prepare(resolveTarget(params, context.access));
     const { target, subject, names } = prepared;
     const { capability, function: spec } = target;
@@ -196,7 +209,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     usedBackends.add(backend);
     let performed: string | undefined;
-    const call: BackendCall = { capability, function: spec, args, resultMode: params.resultMode ?? 'value', callId, context, onPerformed: (outcome) => void (performed = outcome) };
+    const call: BackendCall = {
+      capability,
+      function: spec,
+      args,
+      resultMode: params.resultMode ?? 'value',
+      callId,
+      context,
+      onPerformed: (outcome) => void (performed = outcome),
+    };
     if (span?.traceparent !== undefined) call.traceparent = span.traceparent;
     // One way to ask the person (or the approval handler): for the call's own approval, and for a server
     // that needs an answer mid-call (an MCP elicitation or input_required).
@@ -260,13 +281,23 @@ export function createBridge(options: BridgeOptions): Bridge {
 
     if (call.resultMode === 'value' && spec.resultKind === 'mcp-text' && spec.outputSchema === undefined) {
       // Text results teach (and, once learned, are parsed into) an inferred result type; see inferred-results/.
-      value = textResults.observe({ capability: capability.module, function: spec, callId, ...(context.runId === '' ? {} : { runId: context.runId }) }, value);
+      value = textResults.observe(
+        { capability: capability.module, function: spec, callId, ...(context.runId === '' ? {} : { runId: context.runId }) },
+        value,
+      );
     }
-    if (call.resultMode === 'value' && spec.outputSchema !== undefined && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
+    if (
+      call.resultMode === 'value' &&
+      spec.outputSchema !== undefined &&
+      (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')
+    ) {
       const issues = (prepared.result ??= compile(spec.outputSchema))(value);
       if (issues.length > 0) {
         // After a call that may have changed something, the message must not read as if nothing happened.
-        const effect = spec.annotations?.readOnlyHint === true || spec.annotations?.idempotentHint === true ? undefined : `the call was performed${performed === undefined ? '' : ` (${performed})`}`;
+        const effect =
+          spec.annotations?.readOnlyHint === true || spec.annotations?.idempotentHint === true
+            ? undefined
+            : `the call was performed${performed === undefined ? '' : ` (${performed})`}`;
         throw new ToolCallError(
           'INVALID_RESULT',
           effect === undefined
@@ -297,12 +328,19 @@ export function createBridge(options: BridgeOptions): Bridge {
    * is refused, and names outside it are never listed in an error.
    */
   function resolveTarget(params: CapabilityCallParams, access: CallAccess | undefined): Target {
-    const visible = (capability: CapabilitySpec): FunctionSpec[] => capability.functions.filter((fn) => access === undefined || access.allows(capability.module, fn.name));
+    const visible = (capability: CapabilitySpec): FunctionSpec[] =>
+      capability.functions.filter((fn) => access === undefined || access.allows(capability.module, fn.name));
     const found = byModule.get(params.capability);
     // Without access every module is visible; with it, one the run may call some function of.
-    const capability = access === undefined || (found !== undefined && found.functions.some((fn) => access.allows(found.module, fn.name))) ? found : undefined;
+    const capability =
+      access === undefined || (found !== undefined && found.functions.some((fn) => access.allows(found.module, fn.name)))
+        ? found
+        : undefined;
     if (capability === undefined) {
-      const available = [...byModule.values()].filter((candidate) => visible(candidate).length > 0).map((candidate) => candidate.module).sort();
+      const available = [...byModule.values()]
+        .filter((candidate) => visible(candidate).length > 0)
+        .map((candidate) => candidate.module)
+        .sort();
       throw new ToolCallError(
         'UNKNOWN_CAPABILITY',
         `unknown capability "${params.capability}": available modules are ${available.length === 0 ? '(none)' : available.join(', ')}`,
@@ -341,7 +379,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     const { subject, names } = prepared;
     const issues = (prepared.args ??= compile(prepared.target.function.inputSchema))(args);
     if (issues.length > 0) {
-      throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.map(describeArgumentIssue).join('; ')}`, names, { details: { issues } });
+      throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.map(describeArgumentIssue).join('; ')}`, names, {
+        details: { issues },
+      });
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: arguments must be an object of named arguments`, names);
@@ -361,34 +401,52 @@ export function createBridge(options: BridgeOptions): Bridge {
       ...(context.traceparent === undefined ? {} : { parent: context.traceparent }),
     });
     // Redacting and stamping cost microseconds a call; skip them when nobody listens.
-    if (listeners.size > 0) emit({ type: 'tool-call-start', ...eventBase(callId, context, params), args: redact(params.args ?? {}), timestamp: new Date().toISOString() });
+    if (listeners.size > 0)
+      emit({
+        type: 'tool-call-start',
+        ...eventBase(callId, context, params),
+        args: redact(params.args ?? {}),
+        timestamp: new Date().toISOString(),
+      });
     try {
       const done = await dispatch(params, context, callId, span);
       span?.end({ ok: true, sizeBytes: done.json.bytes });
-      if (listeners.size > 0) emit({ type: 'tool-call-end', ...eventBase(callId, context, params), ok: true, durationMs: performance.now() - started, sizeBytes: done.json.bytes, timestamp: new Date().toISOString() });
+      if (listeners.size > 0)
+        emit({
+          type: 'tool-call-end',
+          ...eventBase(callId, context, params),
+          ok: true,
+          durationMs: performance.now() - started,
+          sizeBytes: done.json.bytes,
+          timestamp: new Date().toISOString(),
+        });
       return done;
     } catch (error) {
       const failure = withoutSecrets(
         error instanceof ToolCallError
           ? error
-          : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, { cause: error }),
+          : new ToolCallError('TOOL_FAILED', `call to ${params.capability}.${params.function} failed: ${errorMessage(error)}`, params, {
+              cause: error,
+            }),
       );
       span?.end({ ok: false, code: failure.code });
-      if (listeners.size > 0) emit({
-        type: 'tool-call-end',
-        ...eventBase(callId, context, params),
-        ok: false,
-        durationMs: performance.now() - started,
-        sizeBytes: 0,
-        error: { code: failure.code, message: failure.message },
-        timestamp: new Date().toISOString(),
-      });
+      if (listeners.size > 0)
+        emit({
+          type: 'tool-call-end',
+          ...eventBase(callId, context, params),
+          ok: false,
+          durationMs: performance.now() - started,
+          sizeBytes: 0,
+          error: { code: failure.code, message: failure.message },
+          timestamp: new Date().toISOString(),
+        });
       throw failure;
     }
   };
 
   // `handle` serves direct calls and `handleEncoded` the runtime, so each says who calls unless told.
-  const handle: CapabilityCallHandler = async (params, context) => (await perform(params, context.caller === undefined ? { ...context, caller: 'direct' } : context)).value;
+  const handle: CapabilityCallHandler = async (params, context) =>
+    (await perform(params, context.caller === undefined ? { ...context, caller: 'direct' } : context)).value;
   const handleEncoded = async (params: CapabilityCallParams, context: CallContext): Promise<EncodedJson> => {
     return (await perform(params, context.caller === undefined ? { ...context, caller: 'code' } : context)).json;
   };
@@ -412,14 +470,19 @@ export function createBridge(options: BridgeOptions): Bridge {
 }
 
 /** The fields every event of one call carries: built only when someone listens. */
-function eventBase(callId: string, context: CallContext, params: CapabilityCallParams): { callId: string; runId?: string; capability: string; function: string } {
+function eventBase(
+  callId: string,
+  context: CallContext,
+  params: CapabilityCallParams,
+): { callId: string; runId?: string; capability: string; function: string } {
   return { callId, ...(context.runId === '' ? {} : { runId: context.runId }), capability: params.capability, function: params.function };
 }
 
 /** What the program sees of a backend's failure. */
 function asCallError(error: unknown, context: CallContext, prepared: Prepared): ToolCallError {
   if (error instanceof ToolCallError) return error;
-  if (context.signal.aborted) return new ToolCallError('CANCELLED', `${prepared.subject} was cancelled: the run ended`, prepared.names, { cause: error });
+  if (context.signal.aborted)
+    return new ToolCallError('CANCELLED', `${prepared.subject} was cancelled: the run ended`, prepared.names, { cause: error });
   return new ToolCallError('TOOL_FAILED', `${prepared.subject} failed: ${errorMessage(error)}`, prepared.names, { cause: error });
 }
 
@@ -446,7 +509,9 @@ function serialize(value: unknown, subject: string, names: { capability: string;
   try {
     return JSON.stringify(value ?? null) ?? 'null';
   } catch (error) {
-    throw new ToolCallError('INVALID_RESULT', `${subject} returned a value that is not JSON-serialisable: ${errorMessage(error)}`, names, { cause: error });
+    throw new ToolCallError('INVALID_RESULT', `${subject} returned a value that is not JSON-serialisable: ${errorMessage(error)}`, names, {
+      cause: error,
+    });
   }
 }
 

@@ -23,7 +23,11 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
     const tool = tools[call.capability.module];
     const names = { capability: call.capability.module, function: call.function.name };
     if (tool === undefined) {
-      throw new ToolCallError('SERVER_UNAVAILABLE', `capability "${call.capability.module}" has no in-process definition: pass its defineTool() result to createInProcessBackend`, names);
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `capability "${call.capability.module}" has no in-process definition: pass its defineTool() result to createInProcessBackend`,
+        names,
+      );
     }
     const definition = tool.functions[call.function.toolName] ?? tool.functions[call.function.name];
     if (definition === undefined) {
@@ -42,7 +46,9 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
       const names = { capability: call.capability.module, function: call.function.name };
       const subjectOf = (): string => `tool "${call.function.toolName}" of capability "${call.capability.module}"`;
       // Without a zod schema there is nothing to parse (the bridge validated the JSON Schema): no await.
-      const args = isZodSchema(definition.parameters) ? await parseWithZod(definition.parameters, call.args, subjectOf(), names) : call.args;
+      const args = isZodSchema(definition.parameters)
+        ? await parseWithZod(definition.parameters, call.args, subjectOf(), names)
+        : call.args;
       const context: ToolCallContext = {
         runId: call.context.runId,
         capability: call.capability.module,
@@ -81,14 +87,21 @@ export function createInProcessBackend(tools: Record<string, ToolDefinition>): B
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function isZodSchema(schema: SchemaInput | undefined): schema is SchemaInput & ZodLike {
   return typeof schema === 'object' && schema !== null && typeof (schema as Partial<ZodLike>).safeParseAsync === 'function';
 }
 
-async function parseWithZod(schema: SchemaInput & ZodLike, args: Record<string, unknown>, subject: string, names: { capability: string; function: string }): Promise<unknown> {
+async function parseWithZod(
+  schema: SchemaInput & ZodLike,
+  args: Record<string, unknown>,
+  subject: string,
+  names: { capability: string; function: string },
+): Promise<unknown> {
   // The bridge validated against the JSON Schema already; zod adds defaults, transforms and refinements.
   const parsed = await schema.safeParseAsync(args);
   if (parsed.success) return parsed.data;
@@ -98,4 +111,3 @@ async function parseWithZod(schema: SchemaInput & ZodLike, args: Record<string, 
   });
   throw new ToolCallError('INVALID_ARGUMENTS', `${subject}: ${issues.join('; ')}`, names, { details: { issues: parsed.error.issues } });
 }
-

@@ -38,13 +38,17 @@ describe('loadBuiltCapabilities', () => {
     const dir = await outDir();
     const error = await loadBuiltCapabilities(dir).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AgentSpacesError);
-    expect((error as AgentSpacesError).message).toBe(`no built capabilities in ${join(dir, 'capabilities')}: run \`agent-spaces capabilities build\` first`);
+    expect((error as AgentSpacesError).message).toBe(
+      `no built capabilities in ${join(dir, 'capabilities')}: run \`agent-spaces capabilities build\` first`,
+    );
   });
 
   it('names the file that is not a capability schema', async () => {
     const dir = await outDir();
     await mkdir(join(dir, 'capabilities', 'bad'), { recursive: true });
     await writeFile(join(dir, 'capabilities', 'bad', 'schema.json'), '{"module": 1}');
-    await expect(loadBuiltCapabilities(dir)).rejects.toThrow(`${join(dir, 'capabilities', 'bad', 'schema.json')} is not a capability schema`);
+    await expect(loadBuiltCapabilities(dir)).rejects.toThrow(
+      `${join(dir, 'capabilities', 'bad', 'schema.json')} is not a capability schema`,
+    );
   });
 });

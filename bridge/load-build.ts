@@ -39,16 +39,24 @@ function parseSpec(text: string, file: string): CapabilitySpec {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AgentSpacesError('BUILD_INVALID', `${file} is not valid JSON (${errorMessage(error)}): rebuild with \`agent-spaces capabilities build\``, {
-      details: { file },
-      cause: error,
-    });
+    throw new AgentSpacesError(
+      'BUILD_INVALID',
+      `${file} is not valid JSON (${errorMessage(error)}): rebuild with \`agent-spaces capabilities build\``,
+      {
+        details: { file },
+        cause: error,
+      },
+    );
   }
   const spec = value as Partial<CapabilitySpec> | null;
   if (typeof spec !== 'object' || spec === null || typeof spec.module !== 'string' || !Array.isArray(spec.functions)) {
-    throw new AgentSpacesError('BUILD_INVALID', `${file} is not a capability schema (needs "module" and "functions"): rebuild with \`agent-spaces capabilities build\``, {
-      details: { file },
-    });
+    throw new AgentSpacesError(
+      'BUILD_INVALID',
+      `${file} is not a capability schema (needs "module" and "functions"): rebuild with \`agent-spaces capabilities build\``,
+      {
+        details: { file },
+      },
+    );
   }
   return { ...spec, config: spec.config ?? {} } as CapabilitySpec;
 }

@@ -40,16 +40,23 @@ describe('createRateLimiter: onLimit "queue"', () => {
     vi.useRealTimers();
   });
 
-  const queued = (extra: Partial<RateLimit> = {}): RateLimit => ({ requests: 2, period: 'second', onLimit: 'queue', maxWaitMs: 5_000, ...extra });
+  const queued = (extra: Partial<RateLimit> = {}): RateLimit => ({
+    requests: 2,
+    period: 'second',
+    onLimit: 'queue',
+    maxWaitMs: 5_000,
+    ...extra,
+  });
 
   it('a call past the limit waits for its slot, and waiting calls are served in arrival order', async () => {
     const limiter = createRateLimiter();
     const limit = queued();
     const order: string[] = [];
-    const take = (name: string) => limiter.acquire('crm', limit).then((decision) => {
-      order.push(name);
-      return decision;
-    });
+    const take = (name: string) =>
+      limiter.acquire('crm', limit).then((decision) => {
+        order.push(name);
+        return decision;
+      });
     await Promise.all([take('a'), take('b')]);
     const later = [take('c'), take('d'), take('e')];
     expect(limiter.waiting('crm')).toBe(3);
@@ -60,18 +67,23 @@ describe('createRateLimiter: onLimit "queue"', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     const decisions = await Promise.all(later);
     expect(order).toEqual(['a', 'b', 'c', 'd', 'e']);
-    expect(decisions).toEqual([{ allowed: true, waitedMs: 1_000 }, { allowed: true, waitedMs: 1_000 }, { allowed: true, waitedMs: 2_000 }]);
+    expect(decisions).toEqual([
+      { allowed: true, waitedMs: 1_000 },
+      { allowed: true, waitedMs: 1_000 },
+      { allowed: true, waitedMs: 2_000 },
+    ]);
     expect(limiter.waiting('crm')).toBe(0);
   });
 
-  it('runs take turns: a run\'s first waiting call is served before another run\'s second, and maxQueue bounds each run', async () => {
+  it("runs take turns: a run's first waiting call is served before another run's second, and maxQueue bounds each run", async () => {
     const limiter = createRateLimiter();
     const limit = queued({ requests: 1, maxQueue: 3, maxWaitMs: 60_000 });
     const order: string[] = [];
-    const take = (name: string, run: string) => limiter.acquire('crm', limit, undefined, run).then((decision) => {
-      if (decision.allowed) order.push(name);
-      return decision;
-    });
+    const take = (name: string, run: string) =>
+      limiter.acquire('crm', limit, undefined, run).then((decision) => {
+        if (decision.allowed) order.push(name);
+        return decision;
+      });
     await take('first', 'busy');
     const busy = [take('busy-1', 'busy'), take('busy-2', 'busy'), take('busy-3', 'busy')];
     // The busy run's line is full; another run still gets in, and waits one turn, not three.
@@ -90,9 +102,17 @@ describe('createRateLimiter: onLimit "queue"', () => {
     expect(limiter.waiting('crm')).toBe(1);
     await expect(limiter.acquire('crm', limit)).resolves.toEqual({ allowed: false, retryAfterMs: 2_000, reason: 'queue-full', waiting: 1 });
     // With room in the line: one call already takes the next second, so this one would wait 2 s > 1.5 s.
-    await expect(limiter.acquire('crm', { ...limit, maxQueue: 10 })).resolves.toEqual({ allowed: false, retryAfterMs: 2_000, reason: 'wait-too-long' });
+    await expect(limiter.acquire('crm', { ...limit, maxQueue: 10 })).resolves.toEqual({
+      allowed: false,
+      retryAfterMs: 2_000,
+      reason: 'wait-too-long',
+    });
     await expect(limiter.acquire('slow', { ...limit, period: 'minute' })).resolves.toEqual({ allowed: true });
-    await expect(limiter.acquire('slow', { ...limit, period: 'minute' })).resolves.toEqual({ allowed: false, retryAfterMs: 60_000, reason: 'wait-too-long' });
+    await expect(limiter.acquire('slow', { ...limit, period: 'minute' })).resolves.toEqual({
+      allowed: false,
+      retryAfterMs: 60_000,
+      reason: 'wait-too-long',
+    });
     expect(limiter.waiting('crm')).toBe(1);
     await vi.advanceTimersByTimeAsync(1_000);
     await expect(waiting).resolves.toEqual({ allowed: true, waitedMs: 1_000 });
@@ -138,7 +158,12 @@ describe('createRateLimiter: onLimit "queue"', () => {
 
 describe('rateLimitError', () => {
   const call = { subject: 'tool "search" of capability "crm"', names: { capability: 'crm', function: 'search' } };
-  const refused = (reason: Extract<RateDecision, { allowed: false }>['reason']) => ({ allowed: false as const, retryAfterMs: 2_000, reason, ...(reason === 'queue-full' ? { waiting: 3 } : {}) });
+  const refused = (reason: Extract<RateDecision, { allowed: false }>['reason']) => ({
+    allowed: false as const,
+    retryAfterMs: 2_000,
+    reason,
+    ...(reason === 'queue-full' ? { waiting: 3 } : {}),
+  });
 
   it('says which bound was hit and what to do', () => {
     const limit: RateLimit = { requests: 5, period: 'minute', onLimit: 'queue', maxWaitMs: 10_000, maxQueue: 3 };
@@ -149,7 +174,13 @@ describe('rateLimitError', () => {
       'tool "search" of capability "crm" is rate-limited: capability "crm" allows 5 calls per minute; no slot frees up within maxWaitMs (10.0 s); retry after 2.0 s, or raise maxWaitMs',
     );
     const cancelled = rateLimitError(refused('cancelled'), limit, call);
-    expect([cancelled.code, cancelled.message]).toEqual(['CANCELLED', 'tool "search" of capability "crm" was cancelled while it waited for a rate-limit slot: the run ended']);
-    expect(rateLimitError(refused('queue-full'), limit, call)).toMatchObject({ code: 'RATE_LIMITED', details: { retryAfterMs: 2_000, reason: 'queue-full' } });
+    expect([cancelled.code, cancelled.message]).toEqual([
+      'CANCELLED',
+      'tool "search" of capability "crm" was cancelled while it waited for a rate-limit slot: the run ended',
+    ]);
+    expect(rateLimitError(refused('queue-full'), limit, call)).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { retryAfterMs: 2_000, reason: 'queue-full' },
+    });
   });
 });

@@ -142,7 +142,8 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
       const after = line.waiters.findIndex((waiter) => waiter.round > round);
       const position = after === -1 ? line.waiters.length : after;
       const soonest = soonestWait(key, limit, position);
-      if (own.length >= maxQueue) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full', waiting: own.length });
+      if (own.length >= maxQueue)
+        return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'queue-full', waiting: own.length });
       // A wait that cannot end in time is refused now rather than after maxWaitMs of waiting.
       if (soonest > maxWaitMs) return Promise.resolve({ allowed: false, retryAfterMs: soonest, reason: 'wait-too-long' });
       return new Promise<RateDecision>((resolve) => {
@@ -154,7 +155,10 @@ export function createRateLimiter(options: { now?: () => number } = {}): RateLim
           // The head may have left: the next in line gets its turn (or the line is gone).
           if (index === 0 || line.waiters.length === 0) pump(key);
         };
-        const deadline = setTimeout(() => leave({ allowed: false, retryAfterMs: soonestWait(key, limit, 0), reason: 'wait-too-long' }), maxWaitMs);
+        const deadline = setTimeout(
+          () => leave({ allowed: false, retryAfterMs: soonestWait(key, limit, 0), reason: 'wait-too-long' }),
+          maxWaitMs,
+        );
         const onAbort = (): void => leave({ allowed: false, retryAfterMs: 0, reason: 'cancelled' });
         let settled = false;
         const waiter: Waiter = {

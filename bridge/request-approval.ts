@@ -33,7 +33,13 @@ export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Rec
   // asks nobody: the answer could change nothing, and a person would decide about a run that is over.
   if (ask.signal.aborted) throw cancelled();
   // The handler (the person deciding) sees the message as it is; events, terminals and the store see it redacted.
-  ask.emit({ type: 'approval-required', callId, ...request, message: ask.redactForEvents(request.message), params: ask.redactForEvents(request.params) });
+  ask.emit({
+    type: 'approval-required',
+    callId,
+    ...request,
+    message: ask.redactForEvents(request.message),
+    params: ask.redactForEvents(request.params),
+  });
 
   const decided = (approved: boolean, reason?: string): void =>
     ask.emit({
@@ -88,7 +94,8 @@ export async function requestApproval(ask: ApprovalAsk): Promise<{ content?: Rec
 
 function normalizeDecision(decision: ApprovalDecision): { approved: boolean; reason?: string; content?: Record<string, unknown> } {
   if (typeof decision === 'boolean') return { approved: decision };
-  const content = typeof decision.content === 'object' && decision.content !== null && !Array.isArray(decision.content) ? decision.content : undefined;
+  const content =
+    typeof decision.content === 'object' && decision.content !== null && !Array.isArray(decision.content) ? decision.content : undefined;
   return {
     approved: decision.approved === true,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),

@@ -11,7 +11,10 @@ describe('createSchemaCompiler', () => {
   it('reports each problem with a readable path', () => {
     const check = createSchemaCompiler()({
       type: 'object',
-      properties: { user: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }, mode: { enum: ['a', 'b'] } },
+      properties: {
+        user: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } },
+        mode: { enum: ['a', 'b'] },
+      },
       required: ['mode'],
       additionalProperties: false,
     });
@@ -50,7 +53,9 @@ describe('createSchemaCompiler', () => {
   });
 
   it('ignores an unknown format without printing anything', () => {
-    const spies = (['log', 'warn', 'error', 'info', 'debug'] as const).map((method) => vi.spyOn(console, method).mockImplementation(() => undefined));
+    const spies = (['log', 'warn', 'error', 'info', 'debug'] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation(() => undefined),
+    );
     const check = createSchemaCompiler()({ type: 'object', properties: { when: { type: 'string', format: 'fiscal-quarter' } } });
     expect(check({ when: 'Q3' })).toEqual([]);
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();

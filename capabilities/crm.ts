@@ -43,7 +43,13 @@ export const crm = defineTool({
       approvalMessage: (p) => `Create ${p.priority} ticket for customer ${p.customerId}: "${p.subject}"?`,
       handler: ({ customerId, subject, priority }) => {
         if (!CUSTOMERS.some((c) => c.id === customerId)) throw new Error(`no customer with id "${customerId}"`);
-        const created: Ticket = { id: `t-${String(tickets.length + 1).padStart(3, '0')}`, customerId, subject, priority, createdAt: new Date().toISOString() };
+        const created: Ticket = {
+          id: `t-${String(tickets.length + 1).padStart(3, '0')}`,
+          customerId,
+          subject,
+          priority,
+          createdAt: new Date().toISOString(),
+        };
         tickets.push(created);
         return created;
       },

@@ -14,7 +14,10 @@ export interface PromptTerminal {
  * The CLI's approval handler: `--approve all|none`, else an interactive y/N prompt on the terminal.
  * Without a terminal and without `--approve`, calls that require approval are denied.
  */
-export function createCliApprovalHandler(mode: string | undefined, terminal: PromptTerminal = { input: process.stdin, output: process.stderr }): ApprovalHandler | undefined {
+export function createCliApprovalHandler(
+  mode: string | undefined,
+  terminal: PromptTerminal = { input: process.stdin, output: process.stderr },
+): ApprovalHandler | undefined {
   if (mode === 'all') return () => ({ approved: true, reason: 'approved by --approve all' });
   if (mode === 'none') return () => ({ approved: false, reason: 'denied by --approve none' });
   if (mode !== undefined) throw new UsageError(`--approve takes "all" or "none" (got "${mode}")`);
@@ -31,7 +34,10 @@ export function createCliApprovalHandler(mode: string | undefined, terminal: Pro
         rl.close();
       }
     });
-    queue = answer.then(() => undefined, () => undefined);
+    queue = answer.then(
+      () => undefined,
+      () => undefined,
+    );
     return answer;
   };
 }

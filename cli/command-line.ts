@@ -16,21 +16,41 @@ interface OptionSpec {
 
 /** Every option of every command. */
 export const OPTIONS = {
-  config: { type: 'string', value: '<file>', help: 'config file, relative to --cwd (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)' },
-  cwd: { type: 'string', value: '<dir>', help: "the space's folder, or the folder agent paths are relative to (default: the current directory)" },
+  config: {
+    type: 'string',
+    value: '<file>',
+    help: 'config file, relative to --cwd (default: agent-spaces.config.{ts,mts,js,mjs,json} in --cwd)',
+  },
+  cwd: {
+    type: 'string',
+    value: '<dir>',
+    help: "the space's folder, or the folder agent paths are relative to (default: the current directory)",
+  },
   json: { type: 'boolean', help: 'machine-readable output on stdout' },
   force: { type: 'boolean', help: 're-emit every module even when unchanged' },
   args: { type: 'string', value: '<json>', help: "the call's arguments, a JSON object (default {})" },
   'no-check': { type: 'boolean', help: 'skip the type-check against the built declarations' },
-  approve: { type: 'string', value: '<all|none>', help: 'answer approval requests without asking (default: ask on a terminal, deny otherwise)' },
+  approve: {
+    type: 'string',
+    value: '<all|none>',
+    help: 'answer approval requests without asking (default: ask on a terminal, deny otherwise)',
+  },
   studio: {
     type: 'string',
     value: '<address>',
     help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO; for run and task, --approve wins over it)',
   },
   isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
-  engine: { type: 'string', value: '<name>', help: 'sandbox engine: auto (default: isolated-vm when it loads, else QuickJS), isolated-vm or quickjs' },
-  mode: { type: 'string', value: '<code|invoke|both>', help: 'serve: code (default) search_tools, get_types, execute_code; invoke search_tools and call_tool\n(no code: any MCP client); both all four' },
+  engine: {
+    type: 'string',
+    value: '<name>',
+    help: 'sandbox engine: auto (default: isolated-vm when it loads, else QuickJS), isolated-vm or quickjs',
+  },
+  mode: {
+    type: 'string',
+    value: '<code|invoke|both>',
+    help: 'serve: code (default) search_tools, get_types, execute_code; invoke search_tools and call_tool\n(no code: any MCP client); both all four',
+  },
   timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
   http: { type: 'string', value: '<port>', help: 'Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp' },
   a2a: { type: 'string', value: '<port>', help: 'serve the agent directories as A2A servers on this port' },
@@ -55,15 +75,27 @@ export const OPTIONS = {
   'budget-cost': { type: 'string', value: '<usd>', help: 'most model cost in US dollars (default 0.5)' },
   port: { type: 'string', value: '<p>', help: 'port on 127.0.0.1 (default: any free port)' },
   open: { type: 'boolean', help: 'open the address in the desktop browser' },
-  'eval-dir': { type: 'string', value: '<dir>', help: 'the folder holding the eval run folders the Eval pane lists, one per "agent-spaces eval --out"\n(default: .agent-spaces/eval in --cwd, where eval writes them)' },
+  'eval-dir': {
+    type: 'string',
+    value: '<dir>',
+    help: 'the folder holding the eval run folders the Eval pane lists, one per "agent-spaces eval --out"\n(default: .agent-spaces/eval in --cwd, where eval writes them)',
+  },
   store: {
     type: 'string',
     value: '<url>',
     help: 'durable runs: the PostgreSQL store (postgres://…) shared by workers and submitters\n(default: config store, $AGENT_SPACES_STORE; none: everything in this process)',
   },
   concurrency: { type: 'string', value: '<n>', help: 'runs this worker executes at once (default 4)' },
-  id: { type: 'string', value: '<id>', help: "this worker's id in the store, unique among live workers (default: host, pid and a random part)" },
-  'older-than': { type: 'string', value: '<duration>', help: 'prune the runs that ended longer ago than this: 30m, 12h, 7d (default 7d; 0s: every finished run)' },
+  id: {
+    type: 'string',
+    value: '<id>',
+    help: "this worker's id in the store, unique among live workers (default: host, pid and a random part)",
+  },
+  'older-than': {
+    type: 'string',
+    value: '<duration>',
+    help: 'prune the runs that ended longer ago than this: 30m, 12h, 7d (default 7d; 0s: every finished run)',
+  },
   all: { type: 'boolean', help: 'decided approvals too, not only pending ones' },
   reason: { type: 'string', value: '<text>', help: 'why, recorded with the decision' },
   verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
@@ -86,7 +118,23 @@ interface CommandSpec {
   options: OptionName[];
 }
 
-const TASK_OPTIONS: OptionName[] = ['config', 'cwd', 'json', 'approve', 'studio', 'model', 'base-url', 'context', 'trace', 'replay', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost', 'store'];
+const TASK_OPTIONS: OptionName[] = [
+  'config',
+  'cwd',
+  'json',
+  'approve',
+  'studio',
+  'model',
+  'base-url',
+  'context',
+  'trace',
+  'replay',
+  'budget-steps',
+  'budget-tool-calls',
+  'budget-code-runs',
+  'budget-cost',
+  'store',
+];
 
 /** Every command; a group's subcommands are `<group> <sub>`. */
 export const COMMANDS = {
@@ -109,12 +157,14 @@ export const COMMANDS = {
   },
   run: {
     synopsis: ['agent-spaces run <file.ts | -> [options]'],
-    description: 'run a program in the sandbox (- reads stdin), building first when the build is missing or out of date;\nits log lines are printed as it writes them',
+    description:
+      'run a program in the sandbox (- reads stdin), building first when the build is missing or out of date;\nits log lines are printed as it writes them',
     options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'engine', 'timeout', 'verbose', 'store'],
   },
   doctor: {
     synopsis: ['agent-spaces doctor [--json]'],
-    description: 'check the installation: Node, each isolated-vm copy and why it does not load, QuickJS, which engine\n`auto` picks, and what to do',
+    description:
+      'check the installation: Node, each isolated-vm copy and why it does not load, QuickJS, which engine\n`auto` picks, and what to do',
     options: ['json'],
   },
   worker: {
@@ -151,7 +201,9 @@ export const COMMANDS = {
     options: ['config', 'cwd', 'store'],
   },
   serve: {
-    synopsis: ['agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>] [--store <url>] [--mode <code|invoke|both>]'],
+    synopsis: [
+      'agent-spaces serve [--http <port>] [--host <addr>] [--token <t>] [--studio <address>] [--store <url>] [--mode <code|invoke|both>]',
+    ],
     description:
       'serve the space as an MCP server (stdio by default): tools search_tools, get_types, execute_code,\nor with --mode invoke search_tools and call_tool (no code)\n(with a store, execute_code runs go to its workers and sessions are kept in it, so replicas share them)',
     options: ['config', 'cwd', 'http', 'host', 'token', 'studio', 'isolation', 'engine', 'store', 'mode'],
@@ -159,34 +211,54 @@ export const COMMANDS = {
   task: {
     synopsis: ['agent-spaces task "<task>" [options]', 'agent-spaces task --replay <trace.jsonl>'],
     description:
-      'give a task in words to the model (planner): it searches, calls tools and runs code within a budget;\nprogress on stderr, the summary on stdout. --replay re-runs a recorded task\'s model replies against the tools',
+      "give a task in words to the model (planner): it searches, calls tools and runs code within a budget;\nprogress on stderr, the summary on stdout. --replay re-runs a recorded task's model replies against the tools",
     options: TASK_OPTIONS,
   },
   'agent serve': {
     synopsis: ['agent-spaces agent serve <dir> [--http <port>]', 'agent-spaces agent serve <dir...> --a2a <port>'],
-    description: 'serve a Tools-mode agent directory as an MCP server (stdio by default), or agent directories as\nA2A servers (cards at /agents/<name>/)',
+    description:
+      'serve a Tools-mode agent directory as an MCP server (stdio by default), or agent directories as\nA2A servers (cards at /agents/<name>/)',
     options: ['cwd', 'http', 'a2a', 'host', 'token', 'store'],
   },
   'agents serve': {
     synopsis: ['agent-spaces agents serve <config | dir... | url...> [--http <port>]'],
-    description: 'serve the orchestration tools over MCP: list_agents, execute_agent, get_agent_memory\n(with a store, sessions are kept in it, so replicas share them)',
+    description:
+      'serve the orchestration tools over MCP: list_agents, execute_agent, get_agent_memory\n(with a store, sessions are kept in it, so replicas share them)',
     options: ['cwd', 'http', 'host', 'token', 'store'],
   },
   studio: {
     synopsis: ['agent-spaces studio [--port <p>] [--open] [--store <url>] [--eval-dir <dir>]'],
-    description: 'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address), eval runs side by side. With a store: runs go to its workers,\nand the inbox decides the approvals of every run in it',
+    description:
+      'a local web UI over the space (loopback only, a token in the address it prints): capabilities,\nplayground, function tester, agent tool editor, runs and traces, approvals (also of run, task and serve\nstarted with --studio and its address), eval runs side by side. With a store: runs go to its workers,\nand the inbox decides the approvals of every run in it',
     options: ['config', 'cwd', 'port', 'open', 'store', 'eval-dir'],
   },
   demo: {
     synopsis: ['agent-spaces demo'],
-    description: 'in a checkout of Agent Spaces (what npm start runs): build the example space and run\nexamples/programs/morning-trains.ts',
+    description:
+      'in a checkout of Agent Spaces (what npm start runs): build the example space and run\nexamples/programs/morning-trains.ts',
     options: ['config', 'cwd'],
   },
   eval: {
-    synopsis: ['agent-spaces eval <suite> [--arms direct,code,planner] [--model oracle | --model <id> --base-url <url>] [--tasks <ids>] [--repeat <n>] [--out <dir>] [--resume] [--json]'],
+    synopsis: [
+      'agent-spaces eval <suite> [--arms direct,code,planner] [--model oracle | --model <id> --base-url <url>] [--tasks <ids>] [--repeat <n>] [--out <dir>] [--resume] [--json]',
+    ],
     description:
       "run an eval suite (a bundled one: tau2-retail, or a folder holding suite.ts) in each arm — direct\n(every function as a function tool), code (the serve surface: search_tools, get_types, execute_code),\nplanner (the task command's planner) — and report success, model turns, tokens, tool calls, code runs,\ntime and cost per arm and task (stdout; progress on stderr; results per task in the run folder).\n--model defaults to oracle here: a model replaying each task's ground truth, started by the command;\nanother model needs --base-url (key: $OPENAI_API_KEY). Exit 1 when an oracle run fails, 130 when\ninterrupted (--resume --out <dir> goes on)",
-    options: ['cwd', 'json', 'model', 'base-url', 'arms', 'tasks', 'repeat', 'out', 'resume', 'budget-steps', 'budget-tool-calls', 'budget-code-runs', 'budget-cost'],
+    options: [
+      'cwd',
+      'json',
+      'model',
+      'base-url',
+      'arms',
+      'tasks',
+      'repeat',
+      'out',
+      'resume',
+      'budget-steps',
+      'budget-tool-calls',
+      'budget-code-runs',
+      'budget-cost',
+    ],
   },
 } as const satisfies Record<string, CommandSpec>;
 
@@ -228,14 +300,22 @@ export function parseCommandLine(argv: string[]): CommandLine {
     const subcommands = commandsOf(first);
     if (second === undefined) return { action: 'help', text: helpText(first), exitCode: wantsHelp ? 0 : 2 };
     if (!subcommands.includes(`${first} ${second}` as CommandName)) {
-      throw new UsageError(`unknown subcommand "${first} ${second}" (${listOfChoices(subcommands.map((name) => name.slice(first.length + 1)))})`, { command: first });
+      throw new UsageError(
+        `unknown subcommand "${first} ${second}" (${listOfChoices(subcommands.map((name) => name.slice(first.length + 1)))})`,
+        { command: first },
+      );
     }
   } else if (!(first in COMMANDS)) {
-    throw new UsageError(`unknown command "${first}"${didYouMean(first, [...new Set(Object.keys(COMMANDS).map((name) => name.split(' ')[0] as string))])}`);
+    throw new UsageError(
+      `unknown command "${first}"${didYouMean(first, [...new Set(Object.keys(COMMANDS).map((name) => name.split(' ')[0] as string))])}`,
+    );
   }
   const command = (GROUPS.includes(first) ? `${first} ${second ?? ''}` : first) as CommandName;
   if (wantsHelp) return { action: 'help', text: helpText(command), exitCode: 0 };
-  checkOptions(command, tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
+  checkOptions(
+    command,
+    tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])),
+  );
   return { action: 'command', command, values, args: positionals.slice(command.split(' ').length) };
 }
 
@@ -259,7 +339,8 @@ function checkOptions(command: CommandName, given: string[]): void {
 function parseArgsMessage(error: Error & { code?: string }): string {
   const quoted = /'(-[^' ]*)/.exec(error.message)?.[1];
   if (quoted === undefined) return error.message;
-  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted}${quoted.startsWith('--') ? didYouMean(quoted.slice(2), Object.keys(OPTIONS), '--') : ''}`;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return `unknown option ${quoted}${quoted.startsWith('--') ? didYouMean(quoted.slice(2), Object.keys(OPTIONS), '--') : ''}`;
   const name = quoted.replace(/^--?/, '');
   const spec: OptionSpec | undefined = name in OPTIONS ? OPTIONS[name as OptionName] : undefined;
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && spec !== undefined) {
@@ -279,13 +360,17 @@ function commandNamedIn(argv: string[]): { command?: string } {
 /** ` (did you mean "run"?)` for a name a typo or two away from one of `names` (or the start of one); else nothing. */
 export function didYouMean(given: string, names: string[], prefix = ''): string {
   const scored = names.map((name) => ({ name, distance: name.startsWith(given) && given.length >= 2 ? 0 : editDistance(given, name) }));
-  const best = scored.filter(({ distance }) => distance <= Math.min(2, Math.floor(given.length / 2))).sort((a, b) => a.distance - b.distance)[0];
+  const best = scored
+    .filter(({ distance }) => distance <= Math.min(2, Math.floor(given.length / 2)))
+    .sort((a, b) => a.distance - b.distance)[0];
   return best === undefined ? '' : ` (did you mean "${prefix}${best.name}"?)`;
 }
 
 /** Edits (insert, delete, substitute, swap two neighbours) between two words. */
 function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.POSITIVE_INFINITY;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
@@ -315,10 +400,16 @@ Node must run with --no-node-snapshot where an isolate is created; the agent-spa
  * and exactly the options it takes.
  */
 export function helpText(topic?: string): string {
-  const commands: CommandName[] = topic === undefined ? (Object.keys(COMMANDS) as CommandName[]) : topic in COMMANDS ? [topic as CommandName] : commandsOf(topic);
-  const usage = commands.flatMap((name) => [...COMMANDS[name].synopsis.map((line) => `  ${line}`), ...indent(COMMANDS[name].description, 6)]);
+  const commands: CommandName[] =
+    topic === undefined ? (Object.keys(COMMANDS) as CommandName[]) : topic in COMMANDS ? [topic as CommandName] : commandsOf(topic);
+  const usage = commands.flatMap((name) => [
+    ...COMMANDS[name].synopsis.map((line) => `  ${line}`),
+    ...indent(COMMANDS[name].description, 6),
+  ]);
   const taken = new Set(commands.flatMap((name) => optionsOf(name)));
-  const options = (Object.keys(OPTIONS) as OptionName[]).filter((name) => taken.has(name)).flatMap((name) => optionHelp(name, topic === undefined));
+  const options = (Object.keys(OPTIONS) as OptionName[])
+    .filter((name) => taken.has(name))
+    .flatMap((name) => optionHelp(name, topic === undefined));
   const title = topic === undefined ? 'agent-spaces — let an LLM act by writing TypeScript against typed @capabilities/* modules\n\n' : '';
   return `${title}Usage:\n${usage.join('\n')}\n\nOptions:\n${options.join('\n')}\n\n${FOOTER}`;
 }
@@ -334,8 +425,15 @@ function flagOf(name: OptionName): string {
 /** An option's lines; in the whole help, prefixed with the commands that take it (unless all do). */
 function optionHelp(name: OptionName, sayWhich: boolean): string[] {
   const spec: OptionSpec = OPTIONS[name];
-  const users = [...new Set((Object.keys(COMMANDS) as CommandName[]).filter((command) => optionsOf(command).includes(name)).map((command) => command.split(' ')[0]))];
-  const which = sayWhich && users.length < new Set(Object.keys(COMMANDS).map((command) => command.split(' ')[0])).size ? `(${users.join(', ')}) ` : '';
+  const users = [
+    ...new Set(
+      (Object.keys(COMMANDS) as CommandName[])
+        .filter((command) => optionsOf(command).includes(name))
+        .map((command) => command.split(' ')[0]),
+    ),
+  ];
+  const which =
+    sayWhich && users.length < new Set(Object.keys(COMMANDS).map((command) => command.split(' ')[0])).size ? `(${users.join(', ')}) ` : '';
   const [head = '', ...rest] = `${which}${spec.help}`.split('\n');
   return [`  ${flagOf(name).padEnd(OPTION_COLUMN - 2)}${head}`, ...rest.map((line) => `${' '.repeat(OPTION_COLUMN)}${line}`)];
 }

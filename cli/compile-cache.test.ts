@@ -57,11 +57,20 @@ describe('the CLI compile cache', () => {
     delete env['NODE_COMPILE_CACHE'];
     delete env['NODE_DISABLE_COMPILE_CACHE'];
     /** Runs the script in a new package root; with `thread`, a worker thread compiles one more module. */
-    const start = async (thread: boolean, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ state: unknown; cached: string[]; directory: string }> => {
+    const start = async (
+      thread: boolean,
+      extraEnv: NodeJS.ProcessEnv = {},
+    ): Promise<{ state: unknown; cached: string[]; directory: string }> => {
       const root = await scratch();
       // A module of some size for each thread to compile, loaded after the cache is on.
-      await writeFile(path.join(root, 'main-module.mjs'), `export const values = [${Array.from({ length: 200 }, (_, i) => `() => ${i}`).join(', ')}];\n`);
-      await writeFile(path.join(root, 'thread-module.cjs'), `module.exports = [${Array.from({ length: 200 }, (_, i) => `() => ${i} + 1`).join(', ')}];\n`);
+      await writeFile(
+        path.join(root, 'main-module.mjs'),
+        `export const values = [${Array.from({ length: 200 }, (_, i) => `() => ${i}`).join(', ')}];\n`,
+      );
+      await writeFile(
+        path.join(root, 'thread-module.cjs'),
+        `module.exports = [${Array.from({ length: 200 }, (_, i) => `() => ${i} + 1`).join(', ')}];\n`,
+      );
       const script = [
         `import { enableCompileCache } from ${JSON.stringify(path.join(REPO, 'cli/compile-cache.ts'))};`,
         `import { Worker } from 'node:worker_threads';`,
@@ -73,7 +82,10 @@ describe('the CLI compile cache', () => {
         `console.log(JSON.stringify(state));`,
       ].join('\n');
       await writeFile(path.join(root, 'script.mts'), script);
-      const { stdout } = await run(line.node, ['--import', 'tsx', path.join(root, 'script.mts')], { cwd: REPO, env: { ...env, ...extraEnv } });
+      const { stdout } = await run(line.node, ['--import', 'tsx', path.join(root, 'script.mts')], {
+        cwd: REPO,
+        env: { ...env, ...extraEnv },
+      });
       const directory = compileCacheDirectory(root);
       return { state: JSON.parse(stdout) as unknown, cached: filesUnder(directory), directory };
     };

@@ -25,8 +25,10 @@ export type CompileCacheState = { enabled: true; directory: string } | { enabled
  * chooses the folder (Node's own variables). A folder that cannot be written costs nothing but the cache.
  */
 export function enableCompileCache(packageRoot: string = defaultPackageRoot()): CompileCacheState {
-  const enable = (module as { enableCompileCache?: (directory?: string) => { status: number; message?: string; directory?: string } }).enableCompileCache;
-  if (typeof enable !== 'function') return { enabled: false, reason: `Node ${process.version} has no module compile cache (Node ≥ 22.1 has)` };
+  const enable = (module as { enableCompileCache?: (directory?: string) => { status: number; message?: string; directory?: string } })
+    .enableCompileCache;
+  if (typeof enable !== 'function')
+    return { enabled: false, reason: `Node ${process.version} has no module compile cache (Node ≥ 22.1 has)` };
   if (process.env['NODE_DISABLE_COMPILE_CACHE'] !== undefined && process.env['NODE_DISABLE_COMPILE_CACHE'] !== '') {
     return { enabled: false, reason: 'NODE_DISABLE_COMPILE_CACHE is set' };
   }

@@ -28,7 +28,8 @@ export interface FollowHooks {
  * deciding its approvals from here, Ctrl-C leaving it to run on in the store.
  */
 export async function followInStore<Result>(options: FollowOptions, submit: (hooks: FollowHooks) => Promise<Result>): Promise<Result> {
-  if (options.approve !== undefined && options.approve !== 'all' && options.approve !== 'none') throw new UsageError(`--approve takes "all" or "none" (got "${options.approve}")`);
+  if (options.approve !== undefined && options.approve !== 'all' && options.approve !== 'none')
+    throw new UsageError(`--approve takes "all" or "none" (got "${options.approve}")`);
   const approve = options.approve;
   const approvals = approve === undefined ? undefined : await openApprovals(options.store);
   const controller = new AbortController();
@@ -38,14 +39,17 @@ export async function followInStore<Result>(options: FollowOptions, submit: (hoo
   try {
     return await submit({
       signal: controller.signal,
-      onNoWorker: (id) => progress(`${options.kind} ${id} queued in ${describeStore(options.store)}; no worker is running — start \`agent-spaces worker\``),
+      onNoWorker: (id) =>
+        progress(`${options.kind} ${id} queued in ${describeStore(options.store)}; no worker is running — start \`agent-spaces worker\``),
       onEvent: (event) => {
         if (event.kind === 'log' || event.kind === 'planner') options.onOwnEvent(event);
         else reportProgress(event, options);
         if (event.kind === 'approval-required' && approvals !== undefined && approve !== undefined) {
           const approved = approve === 'all';
           // Decided already (by someone else, or its deadline): the decision stands, the event says which.
-          void approvals.decide(event.approvalId, { approved, reason: `${approved ? 'approved' : 'denied'} by --approve ${approve}` }).catch(() => undefined);
+          void approvals
+            .decide(event.approvalId, { approved, reason: `${approved ? 'approved' : 'denied'} by --approve ${approve}` })
+            .catch(() => undefined);
         }
       },
     });
@@ -60,11 +64,16 @@ export async function followInStore<Result>(options: FollowOptions, submit: (hoo
 function reportProgress(event: Exclude<DurableRunEvent, OwnEvent>, options: Pick<FollowOptions, 'kind' | 'verbose'>): void {
   switch (event.kind) {
     case 'started':
-      if (event.attempt > 1) progress(`${options.kind} taken over by worker ${event.executorId} (attempt ${event.attempt}; ${event.replayedCalls} finished calls and model replies answered from the store)`);
+      if (event.attempt > 1)
+        progress(
+          `${options.kind} taken over by worker ${event.executorId} (attempt ${event.attempt}; ${event.replayedCalls} finished calls and model replies answered from the store)`,
+        );
       else if (options.verbose === true) progress(`${options.kind} started on worker ${event.executorId}`);
       return;
     case 'approval-required':
-      progress(`[approval] ${event.capability}.${event.function}: ${event.message}\n  waiting: agent-spaces approvals approve ${event.approvalId}  (or deny)${event.deadline ? `; denied at ${event.deadline} unless decided` : ''}`);
+      progress(
+        `[approval] ${event.capability}.${event.function}: ${event.message}\n  waiting: agent-spaces approvals approve ${event.approvalId}  (or deny)${event.deadline ? `; denied at ${event.deadline} unless decided` : ''}`,
+      );
       return;
     case 'approval-decided':
       progress(`[approval] ${event.approvalId}: ${event.approved ? 'approved' : 'denied'}${event.reason ? ` (${event.reason})` : ''}`);

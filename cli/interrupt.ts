@@ -11,7 +11,10 @@ let handledElsewhere = 0;
 export function exitOnInterrupt(): void {
   if (installed) return;
   installed = true;
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.on(signal, () => {
       if (handledElsewhere > 0 && signal === 'SIGINT') return;
       process.stderr.write('agent-spaces: interrupted\n');

@@ -16,7 +16,10 @@ const LOADER_PACKAGES = /^(tsx|esbuild|@esbuild\/.*|get-tsconfig|resolve-pkg-map
 
 async function loadedBy(args: string[]): Promise<{ stdout: string; modules: string[]; packages: string[] }> {
   const recorder = await recordResolvedModules();
-  const { stdout } = await promisify(execFile)(process.execPath, [...recorder.nodeArgs, BIN, ...args], { cwd: REPO, env: { ...process.env, ...recorder.env } });
+  const { stdout } = await promisify(execFile)(process.execPath, [...recorder.nodeArgs, BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...recorder.env },
+  });
   const urls = await recorder.urls();
   return { stdout, modules: repoModulesOf(urls, REPO), packages: packagesOf(urls) };
 }
@@ -25,13 +28,17 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; modules: stri
 const HELP_MODULES = ['bin/agent-spaces', 'cli/command-line', 'cli/main', 'cli/usage-error'];
 
 describe('the CLI answers --help and --version without loading commands', () => {
-  it.each(['--version', '--help', '-h', 'run --help', 'capabilities build --help', 'task --help', 'agents serve -h'])('%s', async (line) => {
-    const { stdout, modules, packages } = await loadedBy(line.split(' '));
-    // In this process (the hook sees cli/main), and nothing of ours besides the command line and package.json for the version.
-    expect(modules).toEqual(line === '--version' ? [...HELP_MODULES, 'package.json'].sort() : HELP_MODULES);
-    expect(packages.filter((name) => !LOADER_PACKAGES.test(name))).toEqual([]);
-    expect(stdout).toMatch(line === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Usage:/);
-  }, 120_000);
+  it.each(['--version', '--help', '-h', 'run --help', 'capabilities build --help', 'task --help', 'agents serve -h'])(
+    '%s',
+    async (line) => {
+      const { stdout, modules, packages } = await loadedBy(line.split(' '));
+      // In this process (the hook sees cli/main), and nothing of ours besides the command line and package.json for the version.
+      expect(modules).toEqual(line === '--version' ? [...HELP_MODULES, 'package.json'].sort() : HELP_MODULES);
+      expect(packages.filter((name) => !LOADER_PACKAGES.test(name))).toEqual([]);
+      expect(stdout).toMatch(line === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Usage:/);
+    },
+    120_000,
+  );
 
   it('prints the version of package.json', async () => {
     const { stdout } = await loadedBy(['--version']);
@@ -82,7 +89,7 @@ describe('the help tells the truth', () => {
     expect(flagsInHelp(whole)).toEqual(Object.keys(OPTIONS).sort());
   });
 
-  it('answers <command> --help and -h with that command\'s help, exit code 0', () => {
+  it("answers <command> --help and -h with that command's help, exit code 0", () => {
     for (const command of COMMAND_NAMES) {
       for (const flag of ['--help', '-h']) {
         const line = parseCommandLine([...command.split(' '), flag]);
@@ -92,7 +99,7 @@ describe('the help tells the truth', () => {
     }
   });
 
-  it('lists a group\'s subcommands when it is given alone, with exit code 2 (as for no command at all)', () => {
+  it("lists a group's subcommands when it is given alone, with exit code 2 (as for no command at all)", () => {
     expect(parseCommandLine([])).toEqual({ action: 'help', text: helpText(), exitCode: 2 });
     const alone = parseCommandLine(['capabilities']);
     expect(alone).toMatchObject({ action: 'help', exitCode: 2 });
@@ -103,7 +110,11 @@ describe('the help tells the truth', () => {
       expect(alone.text).not.toContain('agent-spaces run');
     }
     expect(parseCommandLine(['capabilities', '--help'])).toMatchObject({ action: 'help', exitCode: 0 });
-    expect(parseCommandLine(['agent'])).toMatchObject({ action: 'help', exitCode: 2, text: expect.stringContaining('agent-spaces agent serve') });
+    expect(parseCommandLine(['agent'])).toMatchObject({
+      action: 'help',
+      exitCode: 2,
+      text: expect.stringContaining('agent-spaces agent serve'),
+    });
     expect(() => parseCommandLine(['capabilities', 'biuld'])).toThrow('unknown subcommand "capabilities biuld" (build, sample or list)');
     expect(() => parseCommandLine(['frobnicate', '--help'])).toThrow('unknown command "frobnicate"');
   });
@@ -119,7 +130,10 @@ describe('the help tells the truth', () => {
     };
     expect(refusal(['run', 'x.ts', '--frob'])).toEqual({ message: 'unknown option --frob', command: 'run' });
     expect(refusal(['-x'])).toEqual({ message: 'unknown option -x', command: undefined });
-    expect(refusal(['capabilities', 'build', '--config'])).toEqual({ message: '--config needs a value: --config <file>', command: 'capabilities build' });
+    expect(refusal(['capabilities', 'build', '--config'])).toEqual({
+      message: '--config needs a value: --config <file>',
+      command: 'capabilities build',
+    });
     expect(refusal(['capabilities', 'list', '--json=yes'])).toEqual({ message: '--json takes no value', command: 'capabilities list' });
     expect(refusal(['agents', '--frob'])).toEqual({ message: 'unknown option --frob', command: 'agents' });
     expect(refusal(['serve', '--approve', 'all'])).toEqual({ message: '--approve is not an option of "serve"', command: 'serve' });
@@ -127,8 +141,18 @@ describe('the help tells the truth', () => {
   });
 
   it('gives a command its remaining arguments and options', () => {
-    expect(parseCommandLine(['agent', 'serve', 'a', 'b', '--a2a', '0'])).toEqual({ action: 'command', command: 'agent serve', values: { a2a: '0' }, args: ['a', 'b'] });
-    expect(parseCommandLine(['run', 'x.ts', '-v', '--no-check'])).toEqual({ action: 'command', command: 'run', values: { verbose: true, 'no-check': true }, args: ['x.ts'] });
+    expect(parseCommandLine(['agent', 'serve', 'a', 'b', '--a2a', '0'])).toEqual({
+      action: 'command',
+      command: 'agent serve',
+      values: { a2a: '0' },
+      args: ['a', 'b'],
+    });
+    expect(parseCommandLine(['run', 'x.ts', '-v', '--no-check'])).toEqual({
+      action: 'command',
+      command: 'run',
+      values: { verbose: true, 'no-check': true },
+      args: ['x.ts'],
+    });
     expect(parseCommandLine(['--version', 'run'])).toEqual({ action: 'version' });
   });
 });

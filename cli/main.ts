@@ -43,13 +43,19 @@ export async function main(argv: string[]): Promise<number> {
 const STOPS_ITSELF = new Set<string>(['serve', 'studio', 'worker', 'agent serve', 'agents serve']);
 
 /** Calls the command's module with what it needs; checks of arguments that need no library come first. */
-async function runCommand(command: Extract<CommandLine, { action: 'command' }>['command'], values: OptionValues, args: string[]): Promise<number> {
+async function runCommand(
+  command: Extract<CommandLine, { action: 'command' }>['command'],
+  values: OptionValues,
+  args: string[],
+): Promise<number> {
   const { isFile, isFolder } = await import('./file-kind.js');
   if (values.cwd !== undefined && !isFolder(values.cwd)) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
   const cwd = values.cwd ?? process.cwd();
   // The config is looked for from --cwd, whereas a program's path is the shell's: say where it looked.
   if (values.config !== undefined && !isFile(path.resolve(cwd, values.config))) {
-    throw new UsageError(`--config ${values.config}: no file at ${path.resolve(cwd, values.config)}${values.cwd === undefined ? '' : ' (the path is relative to --cwd)'}`);
+    throw new UsageError(
+      `--config ${values.config}: no file at ${path.resolve(cwd, values.config)}${values.cwd === undefined ? '' : ' (the path is relative to --cwd)'}`,
+    );
   }
   if (values.config === undefined) await warnOfSeveralConfigFiles(cwd);
   const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json === true };
@@ -59,10 +65,13 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'capabilities list': {
       if (args.length > 0) throw new UsageError(`unexpected argument "${args.join(' ')}" (${command} takes options only)`);
       const { buildCommand, listCommand } = await import('./commands/capabilities.js');
-      return command === 'capabilities build' ? buildCommand({ ...common, force: values.force === true }) : listCommand({ ...common, force: false });
+      return command === 'capabilities build'
+        ? buildCommand({ ...common, force: values.force === true })
+        : listCommand({ ...common, force: false });
     }
     case 'capabilities sample': {
-      if (!first) throw new UsageError("capabilities sample needs a function: agent-spaces capabilities sample <module.function> [--args '<json>']");
+      if (!first)
+        throw new UsageError("capabilities sample needs a function: agent-spaces capabilities sample <module.function> [--args '<json>']");
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the arguments: --args '{"a": 1}')`);
       const { sampleCommand } = await import('./commands/sample.js');
       return sampleCommand({ ...common, id: first, ...pick(values, ['args', 'approve']) });
@@ -73,7 +82,8 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       let timeoutMs: number | undefined;
       if (values.timeout !== undefined) {
         timeoutMs = Number(values.timeout);
-        if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds (got "${values.timeout}")`);
+        if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+          throw new UsageError(`--timeout takes a positive number of milliseconds (got "${values.timeout}")`);
       }
       // TypeScript loads in its worker thread while this one loads the library and starts the space.
       // (The file itself, not runtime/index.js: that would load the whole runtime first, which is what this overlaps.)
@@ -95,18 +105,33 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'worker': {
       if (first) throw new UsageError(`unexpected argument "${first}" (worker takes options only)`);
       const { workerCommand } = await import('./commands/worker.js');
-      return workerCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['store', 'concurrency', 'id']), verbose: values.verbose === true });
+      return workerCommand({
+        cwd,
+        ...(values.config ? { config: values.config } : {}),
+        ...pick(values, ['store', 'concurrency', 'id']),
+        verbose: values.verbose === true,
+      });
     }
     case 'store prune': {
       if (args.length > 0) throw new UsageError(`unexpected argument "${args.join(' ')}" (store prune takes options only)`);
       const { storePruneCommand } = await import('./commands/store.js');
-      return storePruneCommand({ ...common, ...pick(values, ['store']), ...(values['older-than'] !== undefined ? { olderThan: values['older-than'] } : {}) });
+      return storePruneCommand({
+        ...common,
+        ...pick(values, ['store']),
+        ...(values['older-than'] !== undefined ? { olderThan: values['older-than'] } : {}),
+      });
     }
     case 'approvals list':
     case 'approvals approve':
     case 'approvals deny': {
       const { approvalsCommand } = await import('./commands/approvals.js');
-      return approvalsCommand({ ...common, action: command.slice('approvals '.length) as 'list' | 'approve' | 'deny', args, all: values.all === true, ...pick(values, ['store', 'reason']) });
+      return approvalsCommand({
+        ...common,
+        action: command.slice('approvals '.length) as 'list' | 'approve' | 'deny',
+        args,
+        all: values.all === true,
+        ...pick(values, ['store', 'reason']),
+      });
     }
     case 'trace': {
       if (!first || rest.length > 0) throw new UsageError('trace takes one run or task id: agent-spaces trace <id> --store <url>');
@@ -120,7 +145,11 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
     case 'serve': {
       if (first) throw new UsageError(`unexpected argument "${first}" (serve takes options only)`);
       const { serveCommand } = await import('./commands/serve.js');
-      return serveCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['http', 'host', 'token', 'studio', 'isolation', 'engine', 'store', 'mode']) });
+      return serveCommand({
+        cwd,
+        ...(values.config ? { config: values.config } : {}),
+        ...pick(values, ['http', 'host', 'token', 'studio', 'isolation', 'engine', 'store', 'mode']),
+      });
     }
     case 'task': {
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the task: agent-spaces task "<task>")`);
@@ -134,17 +163,32 @@ async function runCommand(command: Extract<CommandLine, { action: 'command' }>['
       });
     }
     case 'agent serve':
-      return (await import('./commands/agent.js')).agentServeCommand({ cwd, dirs: args, ...pick(values, ['http', 'a2a', 'host', 'token', 'store']) });
+      return (await import('./commands/agent.js')).agentServeCommand({
+        cwd,
+        dirs: args,
+        ...pick(values, ['http', 'a2a', 'host', 'token', 'store']),
+      });
     case 'agents serve':
-      return (await import('./commands/agents.js')).agentsServeCommand({ cwd, inputs: args, ...pick(values, ['http', 'host', 'token', 'store']) });
+      return (await import('./commands/agents.js')).agentsServeCommand({
+        cwd,
+        inputs: args,
+        ...pick(values, ['http', 'host', 'token', 'store']),
+      });
     case 'studio':
       if (first) throw new UsageError(`unexpected argument "${first}" (studio takes options only)`);
-      return (await import('./commands/studio.js')).studioCommand({ cwd, ...(values.config ? { config: values.config } : {}), ...pick(values, ['port', 'store']), ...(values['eval-dir'] ? { evalDir: values['eval-dir'] } : {}), open: values.open === true });
+      return (await import('./commands/studio.js')).studioCommand({
+        cwd,
+        ...(values.config ? { config: values.config } : {}),
+        ...pick(values, ['port', 'store']),
+        ...(values['eval-dir'] ? { evalDir: values['eval-dir'] } : {}),
+        open: values.open === true,
+      });
     case 'demo':
       if (first) throw new UsageError(`unexpected argument "${first}" (demo takes options only)`);
       return (await import('./commands/demo.js')).demoCommand(common);
     case 'eval': {
-      if (!first) throw new UsageError('eval needs a suite: agent-spaces eval <suite> (bundled: tau2-retail; or a folder holding suite.ts)');
+      if (!first)
+        throw new UsageError('eval needs a suite: agent-spaces eval <suite> (bundled: tau2-retail; or a folder holding suite.ts)');
       if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (eval takes one suite)`);
       const { parseBudgetOptions } = await import('./commands/task.js');
       const { evalCommand } = await import('./commands/eval.js');
@@ -168,7 +212,9 @@ async function warnOfSeveralConfigFiles(cwd: string): Promise<void> {
   const present = CONFIG_FILES.filter((name) => isFile(path.join(cwd, name)));
   if (present.length < 2) return;
   const [used, ...ignored] = present;
-  process.stderr.write(`agent-spaces: warning: ${present.join(' and ')} are both in ${cwd}: using ${used}, ignoring ${ignored.join(' and ')} (delete the one you do not mean, or pass --config)\n`);
+  process.stderr.write(
+    `agent-spaces: warning: ${present.join(' and ')} are both in ${cwd}: using ${used}, ignoring ${ignored.join(' and ')} (delete the one you do not mean, or pass --config)\n`,
+  );
 }
 
 let stdoutGuarded = false;

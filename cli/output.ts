@@ -29,7 +29,9 @@ export { UsageError };
 export function reportError(error: unknown, command?: string): number {
   if (error instanceof UsageError) {
     const topic = error.command ?? command;
-    progress(`agent-spaces: ${error.message}\nRun "agent-spaces ${topic === undefined ? '--help" for usage' : `${topic} --help" for its usage and options`}.`);
+    progress(
+      `agent-spaces: ${error.message}\nRun "agent-spaces ${topic === undefined ? '--help" for usage' : `${topic} --help" for its usage and options`}.`,
+    );
     return 2;
   }
   const unavailable = unavailableAddress(error);
@@ -57,11 +59,15 @@ export function reportError(error: unknown, command?: string): number {
 function unavailableAddress(error: unknown): string | undefined {
   // The listen error itself, or the cause of an error that wraps it.
   let failure = error as (NodeJS.ErrnoException & { address?: string; port?: number }) | undefined;
-  for (let depth = 0; failure instanceof Error && failure.syscall !== 'listen' && depth < 5; depth++) failure = failure.cause as typeof failure;
+  for (let depth = 0; failure instanceof Error && failure.syscall !== 'listen' && depth < 5; depth++)
+    failure = failure.cause as typeof failure;
   if (!(failure instanceof Error) || failure.syscall !== 'listen') return undefined;
   const where = failure.address !== undefined && failure.port !== undefined ? `${failure.address}:${failure.port}` : 'the address';
-  if (failure.code === 'EADDRINUSE') return `cannot listen on ${where}: another program is using that port; choose another one (0 picks any free port)`;
-  if (failure.code === 'EACCES') return `cannot listen on ${where}: not permitted (ports below 1024 need privileges); choose a port above 1023 (0 picks any free port)`;
-  if (failure.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no network interface of this machine has that address; check --host`;
+  if (failure.code === 'EADDRINUSE')
+    return `cannot listen on ${where}: another program is using that port; choose another one (0 picks any free port)`;
+  if (failure.code === 'EACCES')
+    return `cannot listen on ${where}: not permitted (ports below 1024 need privileges); choose a port above 1023 (0 picks any free port)`;
+  if (failure.code === 'EADDRNOTAVAIL')
+    return `cannot listen on ${where}: no network interface of this machine has that address; check --host`;
   return undefined;
 }

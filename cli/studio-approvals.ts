@@ -54,8 +54,12 @@ export function parseStudioAddress(address: string, from = '--studio'): StudioAd
   }
   const token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
   if (url.protocol !== 'http:') throw new UsageError(`${from}: the studio's address starts with http:// (got "${url.protocol}")`);
-  if (!isLoopbackHost(url.hostname)) throw new UsageError(`${from}: the studio serves on loopback only; "${url.hostname}" is not a loopback address (127.0.0.1, [::1] or localhost)`);
-  if (token === '') throw new UsageError(`${from}: the address has no token: give the whole address "agent-spaces studio" printed, with its "#token=…"`);
+  if (!isLoopbackHost(url.hostname))
+    throw new UsageError(
+      `${from}: the studio serves on loopback only; "${url.hostname}" is not a loopback address (127.0.0.1, [::1] or localhost)`,
+    );
+  if (token === '')
+    throw new UsageError(`${from}: the address has no token: give the whole address "agent-spaces studio" printed, with its "#token=…"`);
   return { origin: url.origin, token };
 }
 
@@ -112,7 +116,8 @@ function ask(address: StudioAddress, body: unknown, signal: AbortSignal): Promis
   const where = `the studio at ${address.origin}`;
   const deny = (why: string): Denial => ({ approved: false, reason: `${why}, so the call was denied` });
   const text = JSON.stringify(body);
-  if (Buffer.byteLength(text) > MAX_REQUEST_BYTES) return Promise.resolve(deny(`its arguments are too large (${Buffer.byteLength(text)} bytes) to send to ${where}`));
+  if (Buffer.byteLength(text) > MAX_REQUEST_BYTES)
+    return Promise.resolve(deny(`its arguments are too large (${Buffer.byteLength(text)} bytes) to send to ${where}`));
   return new Promise((resolve) => {
     let settled = false;
     const settle = (decision: { approved: boolean; reason: string }): void => {
@@ -122,7 +127,16 @@ function ask(address: StudioAddress, body: unknown, signal: AbortSignal): Promis
     };
     const request = httpRequest(
       `${address.origin}${EXTERNAL_APPROVAL_PATH}`,
-      { method: 'POST', agent: false, signal, headers: { authorization: `Bearer ${address.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      {
+        method: 'POST',
+        agent: false,
+        signal,
+        headers: {
+          authorization: `Bearer ${address.token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        },
+      },
       (response) => readAnswer(response, where, signal, settle, deny),
     );
     request.once('error', (error: NodeJS.ErrnoException) => {
@@ -157,7 +171,11 @@ function readAnswer(
       const answer = parseLine(line);
       if (answer?.type === 'decided') {
         const said = answer.reason ? `: ${answer.reason}` : '';
-        settle(answer.approved === true ? { approved: true, reason: `approved in ${where}${said}` } : { approved: false, reason: `denied in ${where}${said}` });
+        settle(
+          answer.approved === true
+            ? { approved: true, reason: `approved in ${where}${said}` }
+            : { approved: false, reason: `denied in ${where}${said}` },
+        );
       }
     }
   });
@@ -165,8 +183,12 @@ function readAnswer(
     if (response.statusCode !== 200) settle(deny(`${where} refused the request (HTTP ${response.statusCode}${refusalMessage(buffer)})`));
     else settle(deny(`${where} went away before anyone decided`));
   });
-  response.once('error', () => settle(signal.aborted ? deny('the run stopped waiting for the studio') : deny(`${where} went away before anyone decided`)));
-  response.once('close', () => settle(signal.aborted ? deny('the run stopped waiting for the studio') : deny(`${where} went away before anyone decided`)));
+  response.once('error', () =>
+    settle(signal.aborted ? deny('the run stopped waiting for the studio') : deny(`${where} went away before anyone decided`)),
+  );
+  response.once('close', () =>
+    settle(signal.aborted ? deny('the run stopped waiting for the studio') : deny(`${where} went away before anyone decided`)),
+  );
 }
 
 function parseLine(line: string): { type?: string; approved?: boolean; reason?: string } | undefined {

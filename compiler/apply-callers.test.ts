@@ -3,8 +3,20 @@ import { resolveConfig } from '../config/index.js';
 import type { CapabilitySpec, FunctionSpec } from '../core/index.js';
 import { applyCallers } from './apply-callers.js';
 
-const fn = (name: string, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ name, toolName: name, inputSchema: { type: 'object' }, resultKind: 'value', ...extra });
-const mcp = (server: string, functions: FunctionSpec[]): CapabilitySpec => ({ module: `mcp-${server}`, namespace: server, source: { kind: 'mcp', server }, config: {}, functions });
+const fn = (name: string, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({
+  name,
+  toolName: name,
+  inputSchema: { type: 'object' },
+  resultKind: 'value',
+  ...extra,
+});
+const mcp = (server: string, functions: FunctionSpec[]): CapabilitySpec => ({
+  module: `mcp-${server}`,
+  namespace: server,
+  source: { kind: 'mcp', server },
+  config: {},
+  functions,
+});
 
 describe('applyCallers', () => {
   it('takes the nearest setting: function, tool entry, capability, server, space', () => {
@@ -24,7 +36,13 @@ describe('applyCallers', () => {
         mcp('github', [fn('delete_repo'), fn('list_repos'), fn('own', { callers: 'code' })]),
         mcp('notes', [fn('add')]),
         mcp('other', [fn('read')]),
-        { module: 'ledger', namespace: 'ledger', source: { kind: 'typescript', path: 'x.ts', exportName: 'ledger' }, config: { callers: 'direct' }, functions: [fn('pay'), fn('peek', { callers: 'both' })] },
+        {
+          module: 'ledger',
+          namespace: 'ledger',
+          source: { kind: 'typescript', path: 'x.ts', exportName: 'ledger' },
+          config: { callers: 'direct' },
+          functions: [fn('pay'), fn('peek', { callers: 'both' })],
+        },
       ],
       config,
     );
@@ -42,11 +60,15 @@ describe('applyCallers', () => {
 
   it('leaves specs untouched when nothing restricts them', () => {
     const spec = mcp('plain', [fn('a')]);
-    expect(applyCallers([spec], resolveConfig({ mcpServers: { plain: { url: 'https://example.com' } } }, { root: '/tmp', env: {} }))[0]).toBe(spec);
+    expect(
+      applyCallers([spec], resolveConfig({ mcpServers: { plain: { url: 'https://example.com' } } }, { root: '/tmp', env: {} }))[0],
+    ).toBe(spec);
   });
 
   it('refuses an unknown value in the config, saying where', () => {
     expect(() => resolveConfig({ callers: 'sometimes' }, { root: '/tmp', env: {} })).toThrow(/callers/);
-    expect(() => resolveConfig({ mcpServers: { a: { url: 'https://example.com', callers: { x: 'never' } } } }, { root: '/tmp', env: {} })).toThrow(/mcpServers\.a\.callers/);
+    expect(() =>
+      resolveConfig({ mcpServers: { a: { url: 'https://example.com', callers: { x: 'never' } } } }, { root: '/tmp', env: {} }),
+    ).toThrow(/mcpServers\.a\.callers/);
   });
 });

@@ -27,7 +27,10 @@ const TRAIN_TOOL = {
       name: 'getSchedule',
       description: 'Get all scheduled trains',
       parameters: { type: 'object', properties: { station: { type: 'string', description: 'Filter by station name' } } },
-      returns: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, hour: { type: 'integer' } }, required: ['id', 'hour'] } },
+      returns: {
+        type: 'array',
+        items: { type: 'object', properties: { id: { type: 'string' }, hour: { type: 'integer' } }, required: ['id', 'hour'] },
+      },
     },
     { name: 'getTrainDetails', parameters: { type: 'object', properties: { trainId: { type: 'string', required: true } } } },
   ],
@@ -37,7 +40,11 @@ const TRAIN_TOOL = {
 const WEATHER_TOOL = {
   name: 'get_weather',
   description: 'Get current weather for a location',
-  parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] },
+  parameters: {
+    type: 'object',
+    properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+    required: ['location'],
+  },
 };
 
 const TS_TOOL = `import { defineFunction, defineTool } from '${CORE_URL}';
@@ -128,7 +135,11 @@ describe('buildCapabilities', () => {
     const crm = spec(result, 'crm');
     expect(crm.source).toEqual({ kind: 'typescript', path: path.join('capabilities', 'crm.ts'), exportName: 'crm' });
     const search = crm.functions.find((f) => f.name === 'searchCustomers');
-    expect(search?.inputSchema).toMatchObject({ type: 'object', properties: { query: { type: 'string' }, limit: { type: 'number', default: 10 } }, required: ['query'] });
+    expect(search?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { query: { type: 'string' }, limit: { type: 'number', default: 10 } },
+      required: ['query'],
+    });
     expect(crm.functions.find((f) => f.name === 'createTicket')?.requiresApproval).toBe(true);
   });
 
@@ -141,9 +152,14 @@ describe('buildCapabilities', () => {
     }
     const schema = JSON.parse(await readFile(path.join(out, 'capabilities/train-schedule/schema.json'), 'utf8')) as unknown;
     expect(schema).toEqual(spec(result, 'train-schedule'));
-    const capability = JSON.parse(await readFile(path.join(out, 'capabilities/train-schedule/capability.json'), 'utf8')) as Record<string, unknown>;
+    const capability = JSON.parse(await readFile(path.join(out, 'capabilities/train-schedule/capability.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(capability).toMatchObject({ module: 'train-schedule', version: '1.0.0', hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
-    const catalog = JSON.parse(await readFile(path.join(out, 'catalog.json'), 'utf8')) as { functions: { id: string; signature: string }[] };
+    const catalog = JSON.parse(await readFile(path.join(out, 'catalog.json'), 'utf8')) as {
+      functions: { id: string; signature: string }[];
+    };
     expect(catalog.functions.map((f) => f.id)).toEqual([
       'crm.createTicket',
       'crm.searchCustomers',
@@ -205,7 +221,13 @@ export async function main() { return trainSchedule.getTrainDetails({}); }
     await cp(space.root, copy, { recursive: true, filter: (source) => !source.includes('.agent-spaces') });
     const config = resolveConfig({ capabilities: ['tools/*.json', 'capabilities/*.ts'] }, { root: copy, env: {} });
     await buildCapabilities({ config, sources: [files] });
-    for (const file of ['capabilities.d.ts', 'catalog.json', 'manifest.json', 'capabilities/crm/index.d.ts', 'capabilities/train-schedule/index.js']) {
+    for (const file of [
+      'capabilities.d.ts',
+      'catalog.json',
+      'manifest.json',
+      'capabilities/crm/index.d.ts',
+      'capabilities/train-schedule/index.js',
+    ]) {
       expect(await readFile(path.join(config.outDir, file), 'utf8')).toBe(await readFile(path.join(space.config.outDir, file), 'utf8'));
     }
   });
@@ -221,13 +243,15 @@ export async function main() { return trainSchedule.getTrainDetails({}); }
 });
 
 describe('failures', () => {
-  it('reports a broken source, builds the others, and keeps the broken one\'s previous output intact', async () => {
+  it("reports a broken source, builds the others, and keeps the broken one's previous output intact", async () => {
     const { root, config } = await makeSpace();
     await buildCapabilities({ config, sources: [files] });
     const before = await readFile(path.join(config.outDir, 'capabilities/train-schedule/index.d.ts'), 'utf8');
     await writeFile(path.join(root, 'tools/train-schedule.json'), '{ "name": "trainSchedule", "functions": [ ');
     const result = await buildCapabilities({ config, sources: [files] });
-    expect(result.errors).toEqual([{ source: path.join('tools', 'train-schedule.json'), message: expect.stringContaining('not valid JSON') }]);
+    expect(result.errors).toEqual([
+      { source: path.join('tools', 'train-schedule.json'), message: expect.stringContaining('not valid JSON') },
+    ]);
     expect(result.sources.find((s) => s.source === path.join('tools', 'train-schedule.json'))?.status).toBe('kept-previous');
     expect(await readFile(path.join(config.outDir, 'capabilities/train-schedule/index.d.ts'), 'utf8')).toBe(before);
     expect(result.manifest.capabilities.map((c) => c.module)).toContain('get-weather');
@@ -268,11 +292,14 @@ describe('failures', () => {
     const expected = {
       source: path.join('tools', 'plan.json'),
       pointer: '/inputSchema/properties/quarter',
-      message: 'tool "plan": the schema at /inputSchema/properties/quarter has format "fiscal-quarter", which is not known; values are not checked against it',
+      message:
+        'tool "plan": the schema at /inputSchema/properties/quarter has format "fiscal-quarter", which is not known; values are not checked against it',
     };
     const first = await buildCapabilities({ config, sources: [files] });
     expect(first.warnings).toContainEqual(expected);
-    const stored = JSON.parse(await readFile(path.join(config.outDir, 'manifest.json'), 'utf8')) as { checkedSchemas: Record<string, string[]> };
+    const stored = JSON.parse(await readFile(path.join(config.outDir, 'manifest.json'), 'utf8')) as {
+      checkedSchemas: Record<string, string[]>;
+    };
     expect(Object.keys(stored.checkedSchemas)).toHaveLength(8); // 6 parameters and 2 returns schemas
     const again = await buildCapabilities({ config, sources: [files] });
     expect(again.written).toEqual([]);
@@ -282,8 +309,13 @@ describe('failures', () => {
   it('reports a standard-library style definition with a misplaced key as a failed source, not a crashed build', async () => {
     const { config } = await makeSpace();
     const definition = defineTool({ name: 'extra', functions: { wipe: { config: { requiresApproval: true }, handler: () => null } } });
-    const result = await buildCapabilities({ config, sources: [files, createStdSource(config, { extraTools: { 'std-extra': definition } })] });
-    expect(result.errors).toEqual([{ source: 'std', message: expect.stringContaining('std:extra: functions.wipe.config.requiresApproval is not a function key') }]);
+    const result = await buildCapabilities({
+      config,
+      sources: [files, createStdSource(config, { extraTools: { 'std-extra': definition } })],
+    });
+    expect(result.errors).toEqual([
+      { source: 'std', message: expect.stringContaining('std:extra: functions.wipe.config.requiresApproval is not a function key') },
+    ]);
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
   });
 
@@ -300,8 +332,14 @@ describe('failures', () => {
     const config = resolveConfig({ capabilities: ['tools', 'tools/x.yaml', 'tools/*'] }, { root, env: {} });
     const result = await buildCapabilities({ config, sources: [files] });
     expect(result.errors).toEqual([
-      { source: 'tools', message: 'capability entry "tools" is a folder: name its files with a glob, such as "tools/*.json" or "tools/*.ts"' },
-      { source: 'tools/x.yaml', message: 'tools/x.yaml is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)' },
+      {
+        source: 'tools',
+        message: 'capability entry "tools" is a folder: name its files with a glob, such as "tools/*.json" or "tools/*.ts"',
+      },
+      {
+        source: 'tools/x.yaml',
+        message: 'tools/x.yaml is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)',
+      },
     ]);
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['get-weather', 'train-schedule']); // the glob still works, and skips x.yaml
   });
@@ -311,7 +349,13 @@ describe('failures', () => {
     await writeFile(path.join(space.root, 'tools/a.json'), JSON.stringify({ ...WEATHER_TOOL, name: 'größe_prüfen' }));
     await writeFile(path.join(space.root, 'tools/b.json'), JSON.stringify({ ...WEATHER_TOOL, name: '日本語' }));
     const result = await buildCapabilities({ config: space.config, sources: [files] });
-    expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['capability', 'crm', 'get-weather', 'grosse-prufen', 'train-schedule']);
+    expect(result.manifest.capabilities.map((c) => c.module)).toEqual([
+      'capability',
+      'crm',
+      'get-weather',
+      'grosse-prufen',
+      'train-schedule',
+    ]);
     expect(spec(result, 'grosse-prufen').namespace).toBe('größePrüfen');
     expect(result.warnings.filter((w) => /ASCII/.test(w.message)).map((w) => w.capability)).toEqual(['grosse-prufen', 'capability']);
   });
@@ -335,14 +379,19 @@ describe('JSON tools and their implementation', () => {
       source: weather,
       message: `${weather}: tool "get_weather" has no "implementation", so nothing can perform its calls: add "implementation": "./impl/weather.ts" next to its "name" (a path relative to ${weather}), a module that exports one function per tool name (export async function get_weather(params) { … })`,
     });
-    expect(result.errors.find((failure) => failure.source.endsWith('train-schedule.json'))?.message).toContain('(export async function getSchedule(params) { … }; export async function getTrainDetails(params) { … })');
+    expect(result.errors.find((failure) => failure.source.endsWith('train-schedule.json'))?.message).toContain(
+      '(export async function getSchedule(params) { … }; export async function getTrainDetails(params) { … })',
+    );
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm']); // the defineTool module has its handlers
   });
 
   it('builds a JSON tool without implementation when the caller serves its module, or when not asked to check', async () => {
     const { config } = await makeSpace();
     const served = defineTool({ name: 'served', functions: { get_weather: { handler: () => 'sunny' } } });
-    const built = await buildCapabilities({ config, sources: [createFilesSource({ handlers: { 'get-weather': served, 'train-schedule': served } })] });
+    const built = await buildCapabilities({
+      config,
+      sources: [createFilesSource({ handlers: { 'get-weather': served, 'train-schedule': served } })],
+    });
     expect(built.errors).toEqual([]);
     const unchecked = await buildCapabilities({ config, sources: [files] });
     expect(unchecked.errors).toEqual([]);
@@ -361,7 +410,12 @@ describe('JSON tools and their implementation', () => {
     );
     const config = resolveConfig({ capabilities: ['tools.json'] }, { root, env: {} });
     const failed = await buildCapabilities({ config, sources: [filesSource] });
-    expect(failed.errors).toEqual([{ source: 'tools.json', message: expect.stringMatching(/^tools\.json: tool "get-time" has no "implementation".*\(export \{ handler as "get-time" \}\)$/) }]);
+    expect(failed.errors).toEqual([
+      {
+        source: 'tools.json',
+        message: expect.stringMatching(/^tools\.json: tool "get-time" has no "implementation".*\(export \{ handler as "get-time" \}\)$/),
+      },
+    ]);
     const built = await buildCapabilities({ config, sources: [files] });
     expect(built.sources).toEqual([{ source: 'tools.json', status: 'built', modules: ['get-time', 'get-weather'], functions: 2 }]);
     expect(spec(built, 'get-weather').source).toEqual({ kind: 'json', path: 'tools.json', implementation: './impl/weather.ts' });
@@ -375,7 +429,10 @@ describe('a JSON tool whose implementation names no file', () => {
     const config = resolveConfig({ capabilities: ['*.json'] }, { root, env: {} });
     const failed = await buildCapabilities({ config, sources: [files] });
     expect(failed.errors).toEqual([
-      { source: 'weather.json', message: `weather.json: tool "get_weather": its "implementation" "./impl/gone" names no file (looked for ${path.join(root, 'impl', 'gone')}; the path is relative to weather.json)` },
+      {
+        source: 'weather.json',
+        message: `weather.json: tool "get_weather": its "implementation" "./impl/gone" names no file (looked for ${path.join(root, 'impl', 'gone')}; the path is relative to weather.json)`,
+      },
     ]);
     expect(failed.manifest.capabilities).toEqual([]);
     await mkdir(path.join(root, 'impl'));
@@ -398,10 +455,14 @@ describe('MCP servers', () => {
   it('discovers an in-memory SDK server and compiles input and output schemas', async () => {
     const config = resolveConfig({ capabilities: [], mcpServers: { 'math-server': { command: 'unused' } } }, { root, env: {} });
     const connectMcp = inMemoryConnector((server) => {
-      server.registerTool('get-sum', { description: 'Add', inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } }, ({ a, b }) => ({
-        content: [{ type: 'text', text: String(a + b) }],
-        structuredContent: { sum: a + b },
-      }));
+      server.registerTool(
+        'get-sum',
+        { description: 'Add', inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } },
+        ({ a, b }) => ({
+          content: [{ type: 'text', text: String(a + b) }],
+          structuredContent: { sum: a + b },
+        }),
+      );
       server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
     });
     const result = await buildCapabilities({ config, sources: [files, createMcpSource({ connect: connectMcp })] });
@@ -430,7 +491,14 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
     const config = resolveConfig(
       {
         capabilities: [],
-        mcpServers: { stations: { command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')], cwd: REPO, approveDestructive: true } },
+        mcpServers: {
+          stations: {
+            command: process.execPath,
+            args: ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')],
+            cwd: REPO,
+            approveDestructive: true,
+          },
+        },
       },
       { root, env: {} },
     );
@@ -456,7 +524,9 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
 
   it('names every bad tool of a malformed tool list, in words', async () => {
     const space = await makeSpace({
-      mcpServers: { broken: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/malformed-tools-server.mjs')], cwd: REPO } },
+      mcpServers: {
+        broken: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/malformed-tools-server.mjs')], cwd: REPO },
+      },
     });
     const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     const message = result.errors[0]?.message ?? '';
@@ -470,26 +540,42 @@ export async function main() { const r = await getSum({ a: 1, b: 2 }); const n: 
 
   it('fails a server whose tool schemas ajv cannot compile, naming each, and still builds the other sources', async () => {
     const space = await makeSpace({
-      mcpServers: { odd: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/uncompilable-schema-server.mjs')], cwd: REPO } },
+      mcpServers: {
+        odd: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/uncompilable-schema-server.mjs')], cwd: REPO },
+      },
     });
     const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
     expect(result.errors.map((e) => e.source)).toEqual(['mcp:odd']);
     const lines = result.errors[0]?.message.split('\n') ?? [];
     expect(lines[0]).toBe('MCP server "odd": 3 schemas cannot be compiled (this source is not built until they do):');
     expect(lines.slice(1)).toEqual([
-      "  - tool \"dangling-ref\": inputSchema cannot be compiled: can't resolve reference #/$defs/path from id #",
+      '  - tool "dangling-ref": inputSchema cannot be compiled: can\'t resolve reference #/$defs/path from id #',
       expect.stringMatching(/^ {2}- tool "bad-pattern": inputSchema cannot be compiled: Invalid regular expression/),
-      expect.stringMatching(/^ {2}- tool "bad-output": outputSchema is not a valid JSON Schema \(draft-07\): at \/properties\/n\/type must be equal to one of the allowed values/),
+      expect.stringMatching(
+        /^ {2}- tool "bad-output": outputSchema is not a valid JSON Schema \(draft-07\): at \/properties\/n\/type must be equal to one of the allowed values/,
+      ),
     ]);
     expect(result.manifest.capabilities.map((c) => c.module)).toEqual(['crm', 'get-weather', 'train-schedule']);
   });
 
   it('gives up on a server that never answers tools/list after its timeoutMs, saying so', async () => {
     const space = await makeSpace({
-      mcpServers: { silent: { command: process.execPath, args: [path.join(REPO, 'compiler/__fixtures__/silent-tools-server.mjs')], cwd: REPO, timeoutMs: 300 } },
+      mcpServers: {
+        silent: {
+          command: process.execPath,
+          args: [path.join(REPO, 'compiler/__fixtures__/silent-tools-server.mjs')],
+          cwd: REPO,
+          timeoutMs: 300,
+        },
+      },
     });
     const result = await buildCapabilities({ config: space.config, sources: [files, mcpSource] });
-    expect(result.errors).toEqual([{ source: 'mcp:silent', message: expect.stringMatching(/MCP server "silent": no answer to tools\/list within 300 ms.*raise timeoutMs/) }]);
+    expect(result.errors).toEqual([
+      {
+        source: 'mcp:silent',
+        message: expect.stringMatching(/MCP server "silent": no answer to tools\/list within 300 ms.*raise timeoutMs/),
+      },
+    ]);
     expect(result.manifest.capabilities).toHaveLength(3);
   });
 

@@ -155,16 +155,24 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
 
   const stdMembers = specs.filter((spec) => spec.source.kind === 'std');
   if (stdMembers.length > 0 && !taken.has(STD_MODULE)) {
-    const aggregate = emitAggregateModule(STD_MODULE, stdMembers.map((spec) => ({ module: spec.module, namespace: spec.namespace })));
+    const aggregate = emitAggregateModule(
+      STD_MODULE,
+      stdMembers.map((spec) => ({ module: spec.module, namespace: spec.namespace })),
+    );
     const dir = `${BUILD_LAYOUT.capabilitiesDir}/${STD_MODULE}`;
-    files.push({ path: `${dir}/${BUILD_LAYOUT.moduleFiles.declarations}`, content: aggregate.dts }, { path: `${dir}/${BUILD_LAYOUT.moduleFiles.proxy}`, content: aggregate.proxy });
+    files.push(
+      { path: `${dir}/${BUILD_LAYOUT.moduleFiles.declarations}`, content: aggregate.dts },
+      { path: `${dir}/${BUILD_LAYOUT.moduleFiles.proxy}`, content: aggregate.proxy },
+    );
     dtsByModule.push({ module: STD_MODULE, dts: aggregate.dts });
   }
 
   for (const failure of loaded.failures) warnings.push({ source: failure.source, message: failure.message });
   warnings.sort(compareWarnings);
   const keptSources = loaded.failures.flatMap((failure) => {
-    const modules = kept.filter((spec) => describeSource(spec.source) === failure.source && !taken.has(spec.module)).map((spec) => spec.module);
+    const modules = kept
+      .filter((spec) => describeSource(spec.source) === failure.source && !taken.has(spec.module))
+      .map((spec) => spec.module);
     return modules.length > 0 ? [{ source: failure.source, modules, message: failure.message }] : [];
   });
   const manifest: StoredManifest = {
@@ -195,7 +203,11 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   };
 }
 
-function assignNames(raws: RawCapability[], warnings: CompileWarning[], describeSource: (source: CapabilitySpec['source']) => string): CapabilitySpec[] {
+function assignNames(
+  raws: RawCapability[],
+  warnings: CompileWarning[],
+  describeSource: (source: CapabilitySpec['source']) => string,
+): CapabilitySpec[] {
   const ordered = [...raws].sort((a, b) => {
     const moduleA = a.module ?? toModuleName(a.name);
     const moduleB = b.module ?? toModuleName(b.name);
@@ -206,12 +218,20 @@ function assignNames(raws: RawCapability[], warnings: CompileWarning[], describe
   for (const raw of ordered) {
     const base = raw.module ?? toModuleName(raw.name);
     let module = base;
-    for (let n = 2; used.has(module) || module === STD_MODULE && raw.source.kind !== 'std'; n++) module = `${base}-${n}`;
+    for (let n = 2; used.has(module) || (module === STD_MODULE && raw.source.kind !== 'std'); n++) module = `${base}-${n}`;
     if (module !== base) {
-      warnings.push({ source: describeSource(raw.source), capability: module, message: `module name "${base}" is taken; this capability is @capabilities/${module}` });
+      warnings.push({
+        source: describeSource(raw.source),
+        capability: module,
+        message: `module name "${base}" is taken; this capability is @capabilities/${module}`,
+      });
     }
     if (raw.module === undefined && /[^\p{ASCII}]/u.test(raw.name)) {
-      warnings.push({ source: describeSource(raw.source), capability: module, message: `capability "${raw.name}" is @capabilities/${module}: module names are ASCII (a-z, 0-9, -)` });
+      warnings.push({
+        source: describeSource(raw.source),
+        capability: module,
+        message: `capability "${raw.name}" is @capabilities/${module}: module names are ASCII (a-z, 0-9, -)`,
+      });
     }
     used.add(module);
     const { names, warnings: nameWarnings } = assignFunctionNames(raw.functions.map((fn) => fn.toolName));

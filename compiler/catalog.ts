@@ -28,7 +28,13 @@ export interface Catalog {
 export function buildCatalog(specs: CapabilitySpec[]): Catalog {
   return {
     version: 1,
-    modules: specs.map((spec) => ({ module: spec.module, namespace: spec.namespace, description: spec.description ?? '', functions: spec.functions.length, ...standard(spec) })),
+    modules: specs.map((spec) => ({
+      module: spec.module,
+      namespace: spec.namespace,
+      description: spec.description ?? '',
+      functions: spec.functions.length,
+      ...standard(spec),
+    })),
     functions: specs.flatMap((spec) =>
       spec.functions.map((fn) => ({
         id: `${spec.module}.${fn.name}`,

@@ -47,11 +47,14 @@ describe('createSchemaChecker', () => {
   it('lists every schema of an MCP server that cannot be compiled', () => {
     const error = failure(() =>
       createSchemaChecker().check([
-        raw({ kind: 'mcp', server: 'files' }, {
-          read: { input: { type: 'object', properties: { path: { $ref: '#/$defs/path' } } } },
-          grep: { input: { type: 'object' }, output: { type: 'object', properties: { line: { type: 'string', pattern: '([a-z' } } } },
-          fine: { input: { type: 'object' } },
-        }),
+        raw(
+          { kind: 'mcp', server: 'files' },
+          {
+            read: { input: { type: 'object', properties: { path: { $ref: '#/$defs/path' } } } },
+            grep: { input: { type: 'object' }, output: { type: 'object', properties: { line: { type: 'string', pattern: '([a-z' } } } },
+            fine: { input: { type: 'object' } },
+          },
+        ),
       ]),
     );
     expect(error.message.split('\n')).toEqual([
@@ -63,12 +66,15 @@ describe('createSchemaChecker', () => {
 
   it('turns an unknown format into a warning with a pointer, printing nothing', () => {
     const spies = (['log', 'warn', 'error'] as const).map((method) => vi.spyOn(console, method).mockImplementation(() => undefined));
-    const warnings = createSchemaChecker().check([raw(JSON_SOURCE, { plan: { input: { type: 'object', properties: { when: { type: 'string', format: 'fiscal-quarter' } } } } })]);
+    const warnings = createSchemaChecker().check([
+      raw(JSON_SOURCE, { plan: { input: { type: 'object', properties: { when: { type: 'string', format: 'fiscal-quarter' } } } } }),
+    ]);
     expect(warnings).toEqual([
       {
         source: 'tools/search.json',
         pointer: '/inputSchema/properties/when',
-        message: 'tool "plan": the schema at /inputSchema/properties/when has format "fiscal-quarter", which is not known; values are not checked against it',
+        message:
+          'tool "plan": the schema at /inputSchema/properties/when has format "fiscal-quarter", which is not known; values are not checked against it',
       },
     ]);
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();

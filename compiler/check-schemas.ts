@@ -63,11 +63,19 @@ export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
         }
       }
       if (problems.length === 1) {
-        throw new CompileError('INVALID_SCHEMA', `${owner}: ${problems[0] ?? ''}; fix that schema (this source is not built until it compiles)`, { details: { problems } });
+        throw new CompileError(
+          'INVALID_SCHEMA',
+          `${owner}: ${problems[0] ?? ''}; fix that schema (this source is not built until it compiles)`,
+          { details: { problems } },
+        );
       }
       if (problems.length > 1) {
         const list = problems.map((problem) => `  - ${problem}`).join('\n');
-        throw new CompileError('INVALID_SCHEMA', `${owner}: ${problems.length} schemas cannot be compiled (this source is not built until they do):\n${list}`, { details: { problems } });
+        throw new CompileError(
+          'INVALID_SCHEMA',
+          `${owner}: ${problems.length} schemas cannot be compiled (this source is not built until they do):\n${list}`,
+          { details: { problems } },
+        );
       }
       return warnings;
     },

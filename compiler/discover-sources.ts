@@ -1,5 +1,13 @@
 import type { ResolvedConfig } from '../config/index.js';
-import { createRedactor, errorMessage, sourceLabel, type CapabilitySource, type CompileWarning, type RawCapability, type SourceFailure } from '../core/index.js';
+import {
+  createRedactor,
+  errorMessage,
+  sourceLabel,
+  type CapabilitySource,
+  type CompileWarning,
+  type RawCapability,
+  type SourceFailure,
+} from '../core/index.js';
 import { kindsOf, sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
 import type { SchemaChecker } from './check-schemas.js';
 

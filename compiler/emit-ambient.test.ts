@@ -6,7 +6,14 @@ import { emitAggregateModule, emitAmbientDeclarations } from './emit-ambient.js'
 // That these files type-check under --strict is proven in declarations/type-check.test.ts.
 describe('emitAmbientDeclarations', () => {
   it('wraps each module in a declare module block, without nested declare, ordered by module', () => {
-    const echo = specWith('echo', 'echo', [{ name: 'echo', resultKind: 'mcp-text', description: 'Echoes.\nexport declare const x: 1;', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }]);
+    const echo = specWith('echo', 'echo', [
+      {
+        name: 'echo',
+        resultKind: 'mcp-text',
+        description: 'Echoes.\nexport declare const x: 1;',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
+    ]);
     const modules = [getWeatherSpec(), echo].map((spec) => ({ module: spec.module, dts: emitDeclarations(spec).dts }));
     const ambient = emitAmbientDeclarations(modules);
     expect(emitAmbientDeclarations([...modules].reverse())).toBe(ambient);

@@ -57,7 +57,10 @@ describe('emitProxy', () => {
     const spec = mcpEverythingSpec(['get-sum', 'get-structured-content']);
     const train = trainScheduleSpec();
     expect(emitDeclarations(spec).dts).toContain('full(params: GetSumParams): Promise<McpCallResult>;');
-    const output = runInNode({ 'mcp.mjs': emitProxy(spec), 'train.mjs': emitProxy(train) }, 'mcp.mjs', `
+    const output = runInNode(
+      { 'mcp.mjs': emitProxy(spec), 'train.mjs': emitProxy(train) },
+      'mcp.mjs',
+      `
       const train = await import(${JSON.stringify(pathToFileURL(join(dir, 'train.mjs')).href)});
       return {
         sum: await mod.getSum({ a: 1, b: 2 }),
@@ -68,7 +71,8 @@ describe('emitProxy', () => {
         frozen: Object.isFrozen(train.trainSchedule),
         exports: Object.keys(train).sort(),
       };
-    `);
+    `,
+    );
     expect(output).toEqual({
       calls: [
         ['mcp-everything', 'getSum', { a: 1, b: 2 }, 'value'],
@@ -90,9 +94,13 @@ describe('emitProxy', () => {
 
   it('exports the namespace only as default when a function has its name', () => {
     const spec = specWith('get-weather', 'getWeather', [{ name: 'getWeather', toolName: 'get_weather' }]);
-    const output = runInNode({ 'weather.mjs': emitProxy(spec) }, 'weather.mjs', `
+    const output = runInNode(
+      { 'weather.mjs': emitProxy(spec) },
+      'weather.mjs',
+      `
       return { exports: Object.keys(mod).sort(), viaDefault: await mod.default.getWeather({ city: 'Oslo' }) };
-    `);
+    `,
+    );
     expect(output).toEqual({
       calls: [['get-weather', 'getWeather', { city: 'Oslo' }, 'value']],
       results: { exports: ['default', 'getWeather'], viaDefault: { echoed: 'getWeather' } },
@@ -103,23 +111,62 @@ describe('emitProxy', () => {
     const spec = specWith('phone', 'phone', [{ name: 'call' }, { name: 'call2' }]);
     const output = runInNode({ 'phone.mjs': emitProxy(spec) }, 'phone.mjs', 'return [await mod.call({ to: 1 }), await mod.phone.call2()];');
     expect(output).toEqual({
-      calls: [['phone', 'call', { to: 1 }, 'value'], ['phone', 'call2', {}, 'value']],
+      calls: [
+        ['phone', 'call', { to: 1 }, 'value'],
+        ['phone', 'call2', {}, 'value'],
+      ],
       results: [{ echoed: 'call' }, { echoed: 'call2' }],
     });
   });
 
   it('works whatever its functions are named: globals it uses, its own helpers, Object.prototype members', () => {
-    const hostile = ['globalThis', 'Object', 'JSON', 'Promise', 'Symbol', 'Reflect', 'Function', 'Array', 'Error', 'call', 'call$', 'functions$', 'namespace$', '$call', '$globalThis', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'mcpText'];
-    const spec = specWith('hostile', 'hostile', hostile.map((name) => ({ name, ...(name === 'mcpText' ? { resultKind: 'mcp-text' as const } : {}) })));
-    const output = runInNode({ 'hostile.mjs': emitProxy(spec) }, 'hostile.mjs', `
+    const hostile = [
+      'globalThis',
+      'Object',
+      'JSON',
+      'Promise',
+      'Symbol',
+      'Reflect',
+      'Function',
+      'Array',
+      'Error',
+      'call',
+      'call$',
+      'functions$',
+      'namespace$',
+      '$call',
+      '$globalThis',
+      'constructor',
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      'isPrototypeOf',
+      'mcpText',
+    ];
+    const spec = specWith(
+      'hostile',
+      'hostile',
+      hostile.map((name) => ({ name, ...(name === 'mcpText' ? { resultKind: 'mcp-text' as const } : {}) })),
+    );
+    const output = runInNode(
+      { 'hostile.mjs': emitProxy(spec) },
+      'hostile.mjs',
+      `
       const names = ${JSON.stringify(hostile)};
       const direct = [];
       for (const name of names) direct.push((await mod[name]({ n: 1 })).echoed);
       const viaNamespace = [];
       for (const name of names) viaNamespace.push((await mod.hostile[name]()).echoed);
       return { direct, viaNamespace, full: (await mod.mcpText.full()).echoed, exports: Object.keys(mod).sort(), frozen: Object.isFrozen(mod.default) };
-    `) as { calls: unknown[][]; results: Record<string, unknown> };
-    expect(output.results).toEqual({ direct: hostile, viaNamespace: hostile, full: 'mcpText', exports: [...hostile, 'default', 'hostile'].sort(), frozen: true });
+    `,
+    ) as { calls: unknown[][]; results: Record<string, unknown> };
+    expect(output.results).toEqual({
+      direct: hostile,
+      viaNamespace: hostile,
+      full: 'mcpText',
+      exports: [...hostile, 'default', 'hostile'].sort(),
+      frozen: true,
+    });
     expect(output.calls).toHaveLength(hostile.length * 2 + 1);
     expect(output.calls[0]).toEqual(['hostile', 'globalThis', { n: 1 }, 'value']);
   });
@@ -133,7 +180,10 @@ describe('emitProxy', () => {
       console.log(JSON.stringify(await mod.getTrainDetails({ trainId: 't1' })));
     `;
     expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual([
-      'train-schedule', 'getTrainDetails', { trainId: 't1' }, 'value',
+      'train-schedule',
+      'getTrainDetails',
+      { trainId: 't1' },
+      'value',
     ]);
   });
 });

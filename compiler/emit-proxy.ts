@@ -17,8 +17,13 @@ import { generatedBanner } from './emit-banner.js';
  * // const functions$ = { getSchedule(params) { return call$("getSchedule", params, "value"); } };
  */
 export function emitProxy(spec: CapabilitySpec): string {
-  const functions = [...spec.functions].map((fn) => ({ name: fn.name, resultKind: fn.resultKind })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const binding = namespaceBinding(spec.namespace, functions.map((fn) => fn.name));
+  const functions = [...spec.functions]
+    .map((fn) => ({ name: fn.name, resultKind: fn.resultKind }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const binding = namespaceBinding(
+    spec.namespace,
+    functions.map((fn) => fn.name),
+  );
   // Module-scope names are ours alone: `call$`, `functions$`, and `$` + a function's name (which no
   // other binding starts with). The globals used (`globalThis`, `Object`) are never among them.
   const local = (name: string): string => `$${name}`;

@@ -14,7 +14,13 @@ function fn(toolName: string, extra: Partial<FunctionSpec> = {}): FunctionSpec {
 
 const schema = {
   type: 'object',
-  properties: { items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } }, next: { anyOf: [{ type: 'null' }, { type: 'string' }] } },
+  properties: {
+    items: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    },
+    next: { anyOf: [{ type: 'null' }, { type: 'string' }] },
+  },
   required: ['items'],
   additionalProperties: false,
 };
@@ -30,7 +36,11 @@ async function spaceWithStore(store: InferredResultsFile) {
     source: { kind: 'mcp', server: 'shop' },
     config: {},
     // `effects` as the MCP source's discovery decides them (sources/mcp/tool-effects.ts).
-    functions: [fn('list', { annotations: { readOnlyHint: true }, effects: 'read-only' }), fn('drop', { annotations: { destructiveHint: true }, effects: 'side-effects' }), fn('typed', { resultKind: 'mcp-structured', outputSchema: { type: 'object' } })],
+    functions: [
+      fn('list', { annotations: { readOnlyHint: true }, effects: 'read-only' }),
+      fn('drop', { annotations: { destructiveHint: true }, effects: 'side-effects' }),
+      fn('typed', { resultKind: 'mcp-structured', outputSchema: { type: 'object' } }),
+    ],
   };
   return { config, spec };
 }
@@ -51,7 +61,10 @@ describe('applyInferredResults', () => {
 
   it('drops a stored type once the tool is found to have side effects', async () => {
     const { config, spec } = await spaceWithStore({ list: entry });
-    const [applied] = await applyInferredResults([{ ...spec, functions: [{ ...(spec.functions[0] as FunctionSpec), effects: 'side-effects' }] }], config);
+    const [applied] = await applyInferredResults(
+      [{ ...spec, functions: [{ ...(spec.functions[0] as FunctionSpec), effects: 'side-effects' }] }],
+      config,
+    );
     expect(applied?.functions[0]).toMatchObject({ effects: 'side-effects' });
     expect(applied?.functions[0]).not.toHaveProperty('inferredResult');
   });
@@ -95,6 +108,8 @@ describe('declarations of an inferred result type', () => {
       export default shop;
       "
     `);
-    expect(formatSignature(applied?.functions[0] as FunctionSpec)).toBe('list(params?: {}): Promise<{ items: { … }[]; next?: null | string }>');
+    expect(formatSignature(applied?.functions[0] as FunctionSpec)).toBe(
+      'list(params?: {}): Promise<{ items: { … }[]; next?: null | string }>',
+    );
   });
 });

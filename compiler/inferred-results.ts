@@ -37,7 +37,9 @@ function withInferredResult(fn: FunctionSpec, stored: InferredResultsFile): Func
   delete rest.inferredResult;
   return {
     ...rest,
-    ...(entry === undefined || fn.effects === 'side-effects' ? {} : { inferredResult: { schema: entry.schema, samples: entry.samples, sources: entry.sources } }),
+    ...(entry === undefined || fn.effects === 'side-effects'
+      ? {}
+      : { inferredResult: { schema: entry.schema, samples: entry.samples, sources: entry.sources } }),
   };
 }
 

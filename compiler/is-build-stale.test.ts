@@ -8,12 +8,16 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 import { buildCapabilities } from './build-capabilities.js';
 import { isBuildStale } from './is-build-stale.js';
 
-const tool = (name: string) => JSON.stringify({ name, description: name, implementation: './impl.ts', parameters: { type: 'object', properties: {} } });
+const tool = (name: string) =>
+  JSON.stringify({ name, description: name, implementation: './impl.ts', parameters: { type: 'object', properties: {} } });
 
 async function spaceWithTools(names: string[]): Promise<string> {
   const root = await makeTempDir('build-stale');
   await mkdir(path.join(root, 'tools'));
-  await writeFile(path.join(root, 'tools/impl.ts'), names.map((name) => `export async function ${name}() { return '${name}'; }`).join('\n') + '\n');
+  await writeFile(
+    path.join(root, 'tools/impl.ts'),
+    names.map((name) => `export async function ${name}() { return '${name}'; }`).join('\n') + '\n',
+  );
   for (const name of names) await writeFile(path.join(root, `tools/${name}.json`), tool(name));
   return root;
 }

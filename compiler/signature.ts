@@ -12,7 +12,10 @@ import { isVoidResult } from './declarations/void-result.js';
  * are in the module's declarations.
  */
 export function formatSignature(fn: FunctionSpec, capability?: CapabilitySpec): string {
-  const owner = capability?.functions.includes(fn) === true ? capability : { module: '', namespace: '', source: { kind: 'std' as const }, config: {}, functions: [fn] };
+  const owner =
+    capability?.functions.includes(fn) === true
+      ? capability
+      : { module: '', namespace: '', source: { kind: 'std' as const }, config: {}, functions: [fn] };
   const names = declaredTypeNames(owner).get(fn.name);
   const required = requiredOf(fn.inputSchema);
   const params = shallowType(fn.inputSchema, 0, { root: fn.inputSchema, hops: 0, names: names?.params });
@@ -21,9 +24,11 @@ export function formatSignature(fn: FunctionSpec, capability?: CapabilitySpec): 
 }
 
 function returnType(fn: FunctionSpec, names: ReadonlyMap<string, string> | undefined): string {
-  if (fn.outputSchema) return isVoidResult(fn.outputSchema) ? 'void' : shallowType(fn.outputSchema, 0, { root: fn.outputSchema, hops: 0, names });
+  if (fn.outputSchema)
+    return isVoidResult(fn.outputSchema) ? 'void' : shallowType(fn.outputSchema, 0, { root: fn.outputSchema, hops: 0, names });
   // A type learned from observed results (see compiler/inferred-results.ts) stands in for the text.
-  if (fn.resultKind === 'mcp-text' && fn.inferredResult) return shallowType(fn.inferredResult.schema, 0, { root: fn.inferredResult.schema, hops: 0, names });
+  if (fn.resultKind === 'mcp-text' && fn.inferredResult)
+    return shallowType(fn.inferredResult.schema, 0, { root: fn.inferredResult.schema, hops: 0, names });
   return fn.resultKind === 'mcp-text' ? 'string' : 'unknown';
 }
 
@@ -34,7 +39,21 @@ function requiredOf(schema: JsonSchema): string[] {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Keywords that say nothing of a value's type. */
-const ANNOTATIONS = new Set(['$schema', '$id', '$comment', '$defs', 'definitions', 'title', 'description', 'deprecated', 'readOnly', 'writeOnly', 'examples', 'default', 'format']);
+const ANNOTATIONS = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  '$defs',
+  'definitions',
+  'title',
+  'description',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'examples',
+  'default',
+  'format',
+]);
 
 /** How many `$ref`s in a row are followed before a chain counts as a cycle. */
 const MAX_REF_HOPS = 8;

@@ -27,7 +27,10 @@ export async function writeBuildOutput(outDir: string, files: OutputFile[]): Pro
     written.push(file.path);
   }
   const keepModules = new Set(
-    files.map((file) => file.path.split('/')).filter((parts) => parts[0] === BUILD_LAYOUT.capabilitiesDir && parts.length > 2).map((parts) => parts[1]),
+    files
+      .map((file) => file.path.split('/'))
+      .filter((parts) => parts[0] === BUILD_LAYOUT.capabilitiesDir && parts.length > 2)
+      .map((parts) => parts[1]),
   );
   const removed: string[] = [];
   const capabilitiesDir = path.join(outDir, BUILD_LAYOUT.capabilitiesDir);

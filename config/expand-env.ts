@@ -6,12 +6,7 @@ const PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * Expands `${VAR}` and `${VAR:-default}` in one string. A variable that is unset (or empty, for the
  * `:-` form) and has no default is reported as an issue at `path`, not replaced silently.
  */
-export function expandEnvString(
-  value: string,
-  env: Record<string, string | undefined>,
-  path: string,
-  issues: ConfigIssue[],
-): string {
+export function expandEnvString(value: string, env: Record<string, string | undefined>, path: string, issues: ConfigIssue[]): string {
   return value.replace(PATTERN, (match, name: string, fallback: string | undefined) => {
     const current = env[name];
     if (fallback !== undefined) return current === undefined || current === '' ? fallback : current;

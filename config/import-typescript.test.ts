@@ -42,7 +42,10 @@ describe('importTypeScript of a .ts file in a CommonJS folder', () => {
     const { root, packageEntry } = await space();
     const host = (await import(pathToFileURL(packageEntry).href)) as { marker: object };
     const file = path.join(root, 'capabilities', 'tool.ts');
-    await writeFile(file, `import { defineTool, marker } from 'agent-spaces';\nexport const used = marker;\nexport const tool = defineTool({ name: 'tool' as const });\n`);
+    await writeFile(
+      file,
+      `import { defineTool, marker } from 'agent-spaces';\nexport const used = marker;\nexport const tool = defineTool({ name: 'tool' as const });\n`,
+    );
     const loaded = unwrapDefault(await importTypeScript(file)) as { used: object; tool: { name: string } };
     expect(loaded.tool).toEqual({ name: 'tool' });
     expect(loaded.used).toEqual({ loadedAs: 'esm' });
@@ -89,7 +92,10 @@ describe('importTypeScript of an ES-module .ts file (tsx namespace of its own)',
     await mkdir(path.join(root, 'suite'));
     await writeFile(path.join(root, 'suite', 'helper.ts'), `import { marker } from 'agent-spaces';\nexport const helperMarker = marker;\n`);
     const third = path.join(root, 'suite', 'suite.mts');
-    await writeFile(third, `import { marker } from 'agent-spaces';\nimport { helperMarker } from './helper.ts';\nexport const used = [marker, helperMarker];\n`);
+    await writeFile(
+      third,
+      `import { marker } from 'agent-spaces';\nimport { helperMarker } from './helper.ts';\nexport const used = [marker, helperMarker];\n`,
+    );
     const [direct, viaHelper] = ((await importTypeScript(third)) as { used: object[] }).used;
     expect(direct).toBe(host.marker);
     expect(viaHelper).toBe(host.marker);
@@ -109,7 +115,10 @@ describe('importTypeScript of an ES-module .ts file (tsx namespace of its own)',
   it("loads the file's own modules afresh per import (only the package's entry is shared)", async () => {
     const { root } = await space('module');
     const counter = `agent-spaces-local-${path.basename(root)}`;
-    await writeFile(path.join(root, 'capabilities', 'local.ts'), `globalThis[${JSON.stringify(counter)}] = ((globalThis as any)[${JSON.stringify(counter)}] ?? 0) + 1;\nexport const local = {};\n`);
+    await writeFile(
+      path.join(root, 'capabilities', 'local.ts'),
+      `globalThis[${JSON.stringify(counter)}] = ((globalThis as any)[${JSON.stringify(counter)}] ?? 0) + 1;\nexport const local = {};\n`,
+    );
     const file = path.join(root, 'capabilities', 'tool.ts');
     await writeFile(file, `import { local } from './local.ts';\nexport const used = local;\n`);
     const first = ((await importTypeScript(file)) as { used: object }).used;

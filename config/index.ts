@@ -1,7 +1,16 @@
 export { isRemoteAgent, resolveAgentEntry } from './agent-entries.js';
 export { defineConfig } from './define-config.js';
 export { expandEnvDeep, expandEnvString } from './expand-env.js';
-export { CONFIG_FILES, DEFAULT_CAPABILITIES, DEFAULT_OUT_DIR, formatIssues, importTypeScript, loadConfig, resolveConfig, unwrapDefault } from './load-config.js';
+export {
+  CONFIG_FILES,
+  DEFAULT_CAPABILITIES,
+  DEFAULT_OUT_DIR,
+  formatIssues,
+  importTypeScript,
+  loadConfig,
+  resolveConfig,
+  unwrapDefault,
+} from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
 export { configSchema, isStdioServer, mcpServerSchema, modelSchema, openApiSchema, rateLimitSchema, rateLimitShape } from './schema.js';
 export type {

@@ -25,9 +25,7 @@ describe('expandEnvString', () => {
   it('reports an unset variable with its path instead of replacing it', () => {
     const issues: { path: string; message: string }[] = [];
     expandEnvString('Bearer ${TOKEN}', env, 'mcpServers.github.headers.Authorization', issues);
-    expect(issues).toEqual([
-      { path: 'mcpServers.github.headers.Authorization', message: expect.stringContaining('TOKEN is not set') },
-    ]);
+    expect(issues).toEqual([{ path: 'mcpServers.github.headers.Authorization', message: expect.stringContaining('TOKEN is not set') }]);
   });
 });
 
@@ -42,7 +40,12 @@ describe('resolveConfig', () => {
       },
       { root: '/space', env: { DIR: '/srv', SECRET: 's3cret', HOST: 'example.com' } },
     );
-    expect(config.mcpServers.local).toEqual({ command: 'node', args: ['/srv/server.js'], env: { KEY: 's3cret' }, cwd: path.resolve('/space') });
+    expect(config.mcpServers.local).toEqual({
+      command: 'node',
+      args: ['/srv/server.js'],
+      env: { KEY: 's3cret' },
+      cwd: path.resolve('/space'),
+    });
     expect(config.mcpServers.remote).toEqual({ url: 'https://example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
     expect(config.outDir).toBe(path.resolve('/space/.agent-spaces'));
   });
@@ -67,7 +70,10 @@ describe('resolveConfig', () => {
   it('says what is wrong with a server name, and suggests the key a typo meant, inside servers too', () => {
     let caught: unknown;
     try {
-      resolveConfig({ capabilitis: [], mcpServers: { 'größe': { command: 'x' }, a: { comand: 'x' }, b: { url: 'https://x', header: {} } } }, { root: '/', env: {} });
+      resolveConfig(
+        { capabilitis: [], mcpServers: { größe: { command: 'x' }, a: { comand: 'x' }, b: { url: 'https://x', header: {} } } },
+        { root: '/', env: {} },
+      );
     } catch (error) {
       caught = error;
     }
@@ -83,13 +89,15 @@ describe('resolveConfig', () => {
   });
 
   it('suggests the key a typo meant inside durable too', () => {
-    expect(() => resolveConfig({ durable: { idempotnt: ['ledger.*'] } }, { root: '/', env: {} })).toThrow('durable.idempotnt: unknown key (did you mean "idempotent"?)');
+    expect(() => resolveConfig({ durable: { idempotnt: ['ledger.*'] } }, { root: '/', env: {} })).toThrow(
+      'durable.idempotnt: unknown key (did you mean "idempotent"?)',
+    );
   });
 
   it('lists every missing variable, not only the first', () => {
-    expect(() =>
-      resolveConfig({ mcpServers: { a: { command: '${A}' }, b: { url: 'https://x/${B}' } } }, { root: '/', env: {} }),
-    ).toThrow(/mcpServers\.a\.command[\s\S]*mcpServers\.b\.url/);
+    expect(() => resolveConfig({ mcpServers: { a: { command: '${A}' }, b: { url: 'https://x/${B}' } } }, { root: '/', env: {} })).toThrow(
+      /mcpServers\.a\.command[\s\S]*mcpServers\.b\.url/,
+    );
   });
 
   it('skips disabled servers without expanding them', () => {
@@ -130,7 +138,9 @@ describe('loadConfig', () => {
     expect(config.outDir).toBe(path.join(dir, '.agent-spaces'));
     await expect(loadConfig({ cwd: dir, file: 'nope.ts' })).rejects.toThrow(/config file not found: nope\.ts/);
     await writeFile(path.join(dir, 'named.ts'), 'export const config = {};\n');
-    await expect(loadConfig({ cwd: dir, file: 'named.ts' })).rejects.toThrow(/has no default export: write export default defineConfig\(\{ \.\.\. \}\)/);
+    await expect(loadConfig({ cwd: dir, file: 'named.ts' })).rejects.toThrow(
+      /has no default export: write export default defineConfig\(\{ \.\.\. \}\)/,
+    );
   });
 });
 
@@ -143,6 +153,9 @@ describe('agents entries', () => {
     expect(resolveAgentEntry('file:///srv/agents/desk', '/space')).toBe('/srv/agents/desk');
     expect(resolveAgentEntry('agents/desk', '/space')).toBe('/space/agents/desk');
     // A file:// URL in the config was resolved as a relative path before ("/space/file:/srv/…").
-    expect(resolveConfig({ agents: ['file:///srv/agents/desk', 'https://agents.example/'] }, { root: '/space', env: {} }).agents).toEqual(['/srv/agents/desk', 'https://agents.example/']);
+    expect(resolveConfig({ agents: ['file:///srv/agents/desk', 'https://agents.example/'] }, { root: '/space', env: {} }).agents).toEqual([
+      '/srv/agents/desk',
+      'https://agents.example/',
+    ]);
   });
 });

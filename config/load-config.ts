@@ -26,7 +26,13 @@ import {
 } from './schema.js';
 
 /** Config files looked for, in order, when none is named. */
-export const CONFIG_FILES = ['agent-spaces.config.ts', 'agent-spaces.config.mts', 'agent-spaces.config.js', 'agent-spaces.config.mjs', 'agent-spaces.config.json'];
+export const CONFIG_FILES = [
+  'agent-spaces.config.ts',
+  'agent-spaces.config.mts',
+  'agent-spaces.config.js',
+  'agent-spaces.config.mjs',
+  'agent-spaces.config.json',
+];
 
 export const DEFAULT_CAPABILITIES = ['capabilities/*.ts', 'capabilities/*.json', 'tools/*.json'];
 export const DEFAULT_OUT_DIR = '.agent-spaces';
@@ -48,7 +54,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const file = options.file ? path.resolve(cwd, options.file) : findConfigFile(cwd);
   if (options.file && (!file || !existsSync(file))) {
-    throw new ConfigError(`config file not found: ${options.file}`, [{ path: '', message: `no file at ${path.resolve(cwd, options.file)}` }]);
+    throw new ConfigError(`config file not found: ${options.file}`, [
+      { path: '', message: `no file at ${path.resolve(cwd, options.file)}` },
+    ]);
   }
   const raw = file ? await readConfigFile(file) : {};
   return resolveConfig(raw, { root: file ? path.dirname(file) : cwd, ...(file ? { file } : {}), env: options.env ?? process.env });
@@ -142,17 +150,25 @@ async function readConfigFile(file: string): Promise<unknown> {
   try {
     const module = (await importTypeScript(file)) as { default?: unknown };
     if (module.default === undefined || isCommonJsWithoutDefault(module.default)) {
-      throw new ConfigError(`config file ${file} has no default export: write export default defineConfig({ ... })`, [{ path: '', message: 'no default export' }], { file });
+      throw new ConfigError(
+        `config file ${file} has no default export: write export default defineConfig({ ... })`,
+        [{ path: '', message: 'no default export' }],
+        { file },
+      );
     }
     return unwrapDefault(module.default);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`could not load config file ${file}: ${errorMessage(error)}`, [{ path: '', message: errorMessage(error) }], { file, cause: error });
+    throw new ConfigError(`could not load config file ${file}: ${errorMessage(error)}`, [{ path: '', message: errorMessage(error) }], {
+      file,
+      cause: error,
+    });
   }
 }
 
 /** Bun and Deno import TypeScript themselves; tsx's loader hooks are Node's (under Bun they fail). */
-const importsTypeScriptNatively = typeof (process.versions as Record<string, string | undefined>)['bun'] === 'string' || 'Deno' in globalThis;
+const importsTypeScriptNatively =
+  typeof (process.versions as Record<string, string | undefined>)['bun'] === 'string' || 'Deno' in globalThis;
 
 /**
  * Imports a TypeScript (or JavaScript) module from the host, through tsx when needed: what tsx's
@@ -224,7 +240,11 @@ function shareAgentSpacesEsm(file: string, namespace: string): void {
 }
 
 type ResolveResult = { url: string; format?: string | null; shortCircuit?: boolean };
-type SyncResolve = (specifier: string, context: object, nextResolve: (specifier: string, context: object) => ResolveResult) => ResolveResult;
+type SyncResolve = (
+  specifier: string,
+  context: object,
+  nextResolve: (specifier: string, context: object) => ResolveResult,
+) => ResolveResult;
 
 /** The in-thread form of `shareHook`'s resolve. */
 function sharedEntry(result: ResolveResult, entry: string, namespace: string): ResolveResult {
@@ -297,7 +317,10 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const suggestion = closestKey(key, KNOWN_KEYS);
-        issues.push({ path: [...where, key].map(String).join('.'), message: `unknown key${suggestion ? ` (did you mean "${suggestion}"?)` : ''}` });
+        issues.push({
+          path: [...where, key].map(String).join('.'),
+          message: `unknown key${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+        });
       }
       continue;
     }
@@ -311,7 +334,17 @@ function collectIssues(zodIssues: readonly z.core.$ZodIssue[], at: PropertyKey[]
 }
 
 /** Every key the config schema knows, at any level, for "did you mean" hints. */
-const KNOWN_KEYS = [configSchema, stdioServerSchema, httpServerSchema, openApiSchema, openApiFilterSchema, sandboxSchema, stdSchema, modelSchema, durableSchema].flatMap((schema) => Object.keys(schema.shape));
+const KNOWN_KEYS = [
+  configSchema,
+  stdioServerSchema,
+  httpServerSchema,
+  openApiSchema,
+  openApiFilterSchema,
+  sandboxSchema,
+  stdSchema,
+  modelSchema,
+  durableSchema,
+].flatMap((schema) => Object.keys(schema.shape));
 
 export type { AgentSpacesConfigInput };
 

@@ -29,7 +29,10 @@ export const sourceCallersSchema = z.union([callersSchema, z.record(z.string().m
 /** Options every MCP server entry may carry besides how to reach it. */
 const serverCommon = {
   /** Module name override (default `mcp-<server>`). */
-  module: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)').optional(),
+  module: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)')
+    .optional(),
   /** Per-call timeout in ms (progress notifications reset it, up to `maxTotalTimeoutMs`). */
   timeoutMs: z.number().int().positive().optional(),
   maxTotalTimeoutMs: z.number().int().positive().optional(),
@@ -114,9 +117,7 @@ export const modelSchema = z.strictObject({
   model: z.string().optional(),
   apiKey: z.string().optional(),
   /** Prices in US dollars per million tokens, by model id (overrides the built-in table). */
-  prices: z
-    .record(z.string(), z.strictObject({ input: z.number(), cachedInput: z.number().optional(), output: z.number() }))
-    .optional(),
+  prices: z.record(z.string(), z.strictObject({ input: z.number(), cachedInput: z.number().optional(), output: z.number() })).optional(),
 });
 
 /** Which operations of an OpenAPI service become functions: by tag, or by operation (operationId, function name or `GET /path`). */
@@ -146,7 +147,10 @@ export const openApiSchema = z.strictObject({
   /** Who may call the service's operations: `'code' | 'direct' | 'both'`, or per operation id (`'*'` for the rest). */
   callers: sourceCallersSchema.optional(),
   /** Module name override (default `openapi-<api>`). */
-  module: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)').optional(),
+  module: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'must be kebab-case (a-z, 0-9, -)')
+    .optional(),
   /** Time for one call, redirects and body included (default 30,000 ms). */
   timeoutMs: z.number().int().positive().optional(),
   /** Largest response body read, in bytes (default 1 MiB). */
@@ -181,7 +185,9 @@ export const durableSchema = z.strictObject({
 export const configSchema = z.strictObject({
   /** Capability files and globs (JSON tool files, `defineTool` modules), relative to the config file. */
   capabilities: z.array(z.string()).optional(),
-  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'server names use letters, digits, _ . -'), mcpServerSchema).optional(),
+  mcpServers: z
+    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'server names use letters, digits, _ . -'), mcpServerSchema)
+    .optional(),
   /** OpenAPI services by name: `{ github: { spec: './github.yaml', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } }`. */
   openapi: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'API names use letters, digits, _ . -'), openApiSchema).optional(),
   /** Build output folder, relative to the config file. */

@@ -15,7 +15,12 @@ describe('editDistance', () => {
     expect(editDistance('abc', 'ca')).toBe(3);
   });
   it('is symmetric', () => {
-    for (const [a, b] of [['timeoutMs', 'timeotuMs'], ['sandbox', 'sandobx'], ['x', 'xyz']] as const) expect(editDistance(a, b)).toBe(editDistance(b, a));
+    for (const [a, b] of [
+      ['timeoutMs', 'timeotuMs'],
+      ['sandbox', 'sandobx'],
+      ['x', 'xyz'],
+    ] as const)
+      expect(editDistance(a, b)).toBe(editDistance(b, a));
   });
 });
 

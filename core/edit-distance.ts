@@ -30,7 +30,8 @@ export function closestKey(name: string, known: readonly string[]): string | und
     const distance = editDistance(wanted, simplify(candidate));
     // Between equally close names, the one closer as written (separators included) wins: std-f → std-fs.
     const spelled = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (best === undefined || distance < best.distance || (distance === best.distance && spelled < best.spelled)) best = { key: candidate, distance, spelled };
+    if (best === undefined || distance < best.distance || (distance === best.distance && spelled < best.spelled))
+      best = { key: candidate, distance, spelled };
   }
   if (best === undefined) return undefined;
   const allowed = Math.min(3, Math.max(1, Math.floor(Math.min(wanted.length, simplify(best.key).length) / 4)));

@@ -1,10 +1,5 @@
 /** Events of the bridge, one union for every listener (CLI progress, traces, planner telemetry). */
-export type BridgeEvent =
-  | ToolCallStartEvent
-  | ToolCallEndEvent
-  | ApprovalRequiredEvent
-  | ApprovalDecidedEvent
-  | ResultDriftEvent;
+export type BridgeEvent = ToolCallStartEvent | ToolCallEndEvent | ApprovalRequiredEvent | ApprovalDecidedEvent | ResultDriftEvent;
 
 export interface ToolCallStartEvent {
   type: 'tool-call-start';

@@ -26,15 +26,7 @@ export type { CallSpan, CallTracer } from './tracing.js';
 export { parseTraceparent } from './tracing.js';
 export { TOOL_CALLERS, callerAllowed, describeCallers } from './callers.js';
 export { BUILD_LAYOUT, CAPABILITY_PREFIX, SANDBOX_HOST_GLOBAL } from './manifest.js';
-export {
-  AgentSpacesError,
-  ConfigError,
-  CompileError,
-  SandboxError,
-  SandboxTimeoutError,
-  ToolCallError,
-  errorMessage,
-} from './errors.js';
+export { AgentSpacesError, ConfigError, CompileError, SandboxError, SandboxTimeoutError, ToolCallError, errorMessage } from './errors.js';
 export type { ConfigIssue, ToolCallErrorCode } from './errors.js';
 export type {
   CallContext,
@@ -86,6 +78,24 @@ export {
 } from './names.js';
 export type { FunctionNameAssignment, FunctionNameWarning, ModuleNameAssignment, ModuleNameWarning, NamespaceBinding } from './names.js';
 export type { Secret } from './secrets.js';
-export { CREDENTIAL_SHAPES, MIN_SECRET_LENGTH, looksLikeCredential, namesSecret, secretsOfArgs, secretsOfEnv, secretsOfHeaders, secretsOfUrl } from './secrets.js';
+export {
+  CREDENTIAL_SHAPES,
+  MIN_SECRET_LENGTH,
+  looksLikeCredential,
+  namesSecret,
+  secretsOfArgs,
+  secretsOfEnv,
+  secretsOfHeaders,
+  secretsOfUrl,
+} from './secrets.js';
 export type { RedactOptions, Redactor, SecretInput } from './redact.js';
-export { DEFAULT_SECRET_KEYS, REDACTED, createRedactor, isSecretKey, redact, redactText, redactToolCallError, redactionMarker } from './redact.js';
+export {
+  DEFAULT_SECRET_KEYS,
+  REDACTED,
+  createRedactor,
+  isSecretKey,
+  redact,
+  redactText,
+  redactToolCallError,
+  redactionMarker,
+} from './redact.js';

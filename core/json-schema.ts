@@ -97,7 +97,9 @@ export function createJsonSchemaCompiler(): JsonSchemaCompiler {
       return withProtoKeys(body, (schema) => ajv.compile(schema));
     } catch (error) {
       if (error instanceof CompileError) throw error;
-      throw new CompileError('INVALID_SCHEMA', `cannot be compiled: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new CompileError('INVALID_SCHEMA', `cannot be compiled: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     } finally {
       warn = undefined;
       // The compiled function keeps what it resolved; the instance forgets this schema's `$id`s.
@@ -122,7 +124,10 @@ function withProtoKeys(schema: JsonSchema, compile: (schema: JsonSchema) => Vali
   const inner = compile(renameProto(schema, stand, true) as JsonSchema);
   const validate = ((data: unknown) => {
     const valid = inner(renameProto(data, stand, false));
-    validate.errors = inner.errors === null || inner.errors === undefined ? null : (JSON.parse(JSON.stringify(inner.errors).split(stand).join('__proto__')) as ErrorObject[]);
+    validate.errors =
+      inner.errors === null || inner.errors === undefined
+        ? null
+        : (JSON.parse(JSON.stringify(inner.errors).split(stand).join('__proto__')) as ErrorObject[]);
     return valid;
   }) as ValidateFunction;
   validate.errors = null;
@@ -139,7 +144,12 @@ function renameProto(value: unknown, stand: string, schema: boolean, key = ''): 
   const copy: Record<string, unknown> = {};
   for (const [name, child] of Object.entries(value)) {
     const childKey = schema && key === 'dependentRequired' ? 'dependentRequired-item' : name;
-    Object.defineProperty(copy, name === '__proto__' ? stand : name, { value: renameProto(child, stand, schema, childKey), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(copy, name === '__proto__' ? stand : name, {
+      value: renameProto(child, stand, schema, childKey),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return copy;
 }

@@ -129,7 +129,10 @@ describe('assignFunctionNames', () => {
   });
 
   it('gives every tool a distinct safe identifier, even for many colliding names', () => {
-    const tools = Array.from({ length: 200 }, (_, index) => ['x', 'X', 'x_', 'x-', '-x', 'delete', 'DELETE', '9', ''][index % 9] + '!'.repeat(index));
+    const tools = Array.from(
+      { length: 200 },
+      (_, index) => ['x', 'X', 'x_', 'x-', '-x', 'delete', 'DELETE', '9', ''][index % 9] + '!'.repeat(index),
+    );
     const { names } = assignFunctionNames(tools);
     expect(names.size).toBe(200);
     expect(new Set(names.values()).size).toBe(200);

@@ -15,14 +15,61 @@
 
 /** Words that may not be exported as a binding, or that break `import * as ns` / `await import()`. */
 const RESERVED_IDENTIFIERS = new Set([
-  'arguments', 'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default',
-  'delete', 'do', 'else', 'enum', 'eval', 'export', 'extends', 'false', 'finally', 'for', 'function',
-  'if', 'implements', 'import', 'in', 'instanceof', 'interface', 'let', 'new', 'null', 'package',
-  'private', 'protected', 'public', 'return', 'static', 'super', 'switch', 'this', 'throw', 'true',
-  'try', 'typeof', 'var', 'void', 'while', 'with', 'yield',
+  'arguments',
+  'await',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'eval',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'implements',
+  'import',
+  'in',
+  'instanceof',
+  'interface',
+  'let',
+  'new',
+  'null',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'return',
+  'static',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'yield',
   // Not keywords, but exporting them misbehaves: a `then` export makes the namespace a thenable, and
   // `undefined`/`NaN`/`Infinity` would shadow globals inside the proxy module.
-  'then', 'undefined', 'NaN', 'Infinity', '__proto__',
+  'then',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '__proto__',
 ]);
 
 const WORD = /\p{Lu}+(?![\p{Ll}])\p{Nd}*|\p{Lu}?[\p{Ll}\p{Lo}\p{Lm}\p{Lt}]+\p{Nd}*|\p{Nd}+[\p{Ll}\p{Lo}\p{Lm}]*\p{Nd}*/gu;
@@ -81,7 +128,9 @@ function foldToAscii(word: string): string {
  * `train-schedule`, `My_Server` → `my-server`, `größe_prüfen` → `grosse-prufen`.
  */
 export function toModuleName(name: string): string {
-  const words = splitWords(name).map(foldToAscii).filter((word) => word !== '');
+  const words = splitWords(name)
+    .map(foldToAscii)
+    .filter((word) => word !== '');
   return words.length === 0 ? 'capability' : words.join('-');
 }
 
@@ -169,11 +218,15 @@ function assignDistinct(
     group.forEach((member, position) => {
       if (position === 0) {
         const renamed = member.reason !== undefined && member.original !== base;
-        assigned.push(renamed ? {
-          original: member.original,
-          name: base,
-          message: `${kind} "${member.original}" is named "${base}": ${member.reason}`,
-        } : { original: member.original, name: base });
+        assigned.push(
+          renamed
+            ? {
+                original: member.original,
+                name: base,
+                message: `${kind} "${member.original}" is named "${base}": ${member.reason}`,
+              }
+            : { original: member.original, name: base },
+        );
         return;
       }
       let index = position + 1;
@@ -205,7 +258,12 @@ function compareCodeUnits(a: string, b: string): number {
  * // Map { 'delete' → 'delete_', 'get-sum' → 'getSum', 'get_sum' → 'getSum2' }
  */
 export function assignFunctionNames(toolNames: readonly string[]): FunctionNameAssignment {
-  const assigned = assignDistinct(toolNames, (name) => normalizeIdentifier(name, 'fn'), (base, index) => `${base}${index}`, 'tool');
+  const assigned = assignDistinct(
+    toolNames,
+    (name) => normalizeIdentifier(name, 'fn'),
+    (base, index) => `${base}${index}`,
+    'tool',
+  );
   return {
     names: new Map(assigned.map((entry) => [entry.original, entry.name])),
     warnings: assigned.flatMap((entry) =>
@@ -221,9 +279,7 @@ export function assignFunctionNames(toolNames: readonly string[]): FunctionNameA
 export function assignModuleNames(names: readonly string[]): ModuleNameAssignment {
   const normalize = (name: string): Normalized => {
     const module = toModuleName(name);
-    return splitWords(name).length === 0
-      ? { name: module, reason: 'it has no letters or digits' }
-      : { name: module };
+    return splitWords(name).length === 0 ? { name: module, reason: 'it has no letters or digits' } : { name: module };
   };
   const assigned = assignDistinct(names, normalize, (base, index) => `${base}-${index}`, 'capability');
   return {

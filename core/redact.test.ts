@@ -34,22 +34,39 @@ describe('redact: keys', () => {
     const input = {
       query: 'weather',
       headers: { Authorization: 'Bearer abc', Accept: 'json' },
-      servers: [{ name: 'gh', env: { GITHUB_TOKEN: 'ghp_1' } }, { name: 'x', apiKey: 'k' }],
+      servers: [
+        { name: 'gh', env: { GITHUB_TOKEN: 'ghp_1' } },
+        { name: 'x', apiKey: 'k' },
+      ],
       nested: { deeper: { password: { value: 'p' } } },
     };
     expect(redact(input)).toEqual({
       query: 'weather',
       headers: { Authorization: REDACTED, Accept: 'json' },
-      servers: [{ name: 'gh', env: { GITHUB_TOKEN: REDACTED } }, { name: 'x', apiKey: REDACTED }],
+      servers: [
+        { name: 'gh', env: { GITHUB_TOKEN: REDACTED } },
+        { name: 'x', apiKey: REDACTED },
+      ],
       nested: { deeper: { password: REDACTED } },
     });
     expect(input.headers.Authorization).toBe('Bearer abc');
   });
 
   it('keeps counts and flags under secret-looking keys', () => {
-    expect(redact({ maxTokens: 100, requiresPassword: true, token: 'abc' })).toEqual({ maxTokens: 100, requiresPassword: true, token: REDACTED });
-    expect(redact({ usage: { tokens: { input: 12, output: 30, cached: null } } })).toEqual({ usage: { tokens: { input: 12, output: 30, cached: null } } });
-    expect(redact({ tokens: [1, 2, 3], credentials: { user: 'u', pin: 1234 }, token: { value: 'abc' }, secret: {} })).toEqual({ tokens: [1, 2, 3], credentials: REDACTED, token: REDACTED, secret: REDACTED });
+    expect(redact({ maxTokens: 100, requiresPassword: true, token: 'abc' })).toEqual({
+      maxTokens: 100,
+      requiresPassword: true,
+      token: REDACTED,
+    });
+    expect(redact({ usage: { tokens: { input: 12, output: 30, cached: null } } })).toEqual({
+      usage: { tokens: { input: 12, output: 30, cached: null } },
+    });
+    expect(redact({ tokens: [1, 2, 3], credentials: { user: 'u', pin: 1234 }, token: { value: 'abc' }, secret: {} })).toEqual({
+      tokens: [1, 2, 3],
+      credentials: REDACTED,
+      token: REDACTED,
+      secret: REDACTED,
+    });
   });
 
   it('survives cycles and keeps shared (non-cyclic) references', () => {
@@ -60,10 +77,12 @@ describe('redact: keys', () => {
   });
 
   it('takes extra keys and known secret values, saying why a value was cut', () => {
-    expect(redact({ sessionId: 'x', note: 'key is sk-live-1234 ok' }, { keys: ['session_id'], secrets: [strong('sk-live-1234')] })).toEqual({
-      sessionId: REDACTED,
-      note: 'key is [REDACTED: env API_KEY] ok',
-    });
+    expect(redact({ sessionId: 'x', note: 'key is sk-live-1234 ok' }, { keys: ['session_id'], secrets: [strong('sk-live-1234')] })).toEqual(
+      {
+        sessionId: REDACTED,
+        note: 'key is [REDACTED: env API_KEY] ok',
+      },
+    );
   });
 
   it('leaves primitives and non-plain objects alone', () => {
@@ -83,9 +102,9 @@ describe('redact: keys', () => {
 
 describe('redactText: known values', () => {
   it('replaces every occurrence, longest secret first, and ignores values under 4 characters', () => {
-    expect(redactText('a=abcd1234 b=abcd1234-long c=abcd1234', [strong('abcd1234', 'env A'), strong('abcd1234-long', 'env B'), strong('ab')])).toBe(
-      'a=[REDACTED: env A] b=[REDACTED: env B] c=[REDACTED: env A]',
-    );
+    expect(
+      redactText('a=abcd1234 b=abcd1234-long c=abcd1234', [strong('abcd1234', 'env A'), strong('abcd1234-long', 'env B'), strong('ab')]),
+    ).toBe('a=[REDACTED: env A] b=[REDACTED: env B] c=[REDACTED: env A]');
     expect(redactText('nothing here', [])).toBe('nothing here');
   });
 
@@ -99,7 +118,9 @@ describe('redactText: known values', () => {
 
   it('cuts a value echoed JSON-escaped or URL-encoded', () => {
     const secret = strong('p"w/&=q:12345');
-    expect(redactText('json "p\\"w/&=q:12345" url p%22w%2F%26%3Dq%3A12345', [secret])).toBe('json "[REDACTED: env API_KEY]" url [REDACTED: env API_KEY]');
+    expect(redactText('json "p\\"w/&=q:12345" url p%22w%2F%26%3Dq%3A12345', [secret])).toBe(
+      'json "[REDACTED: env API_KEY]" url [REDACTED: env API_KEY]',
+    );
   });
 
   it('names a bare value "configured secret"', () => {
@@ -123,8 +144,12 @@ describe('redactText: pieces of secrets', () => {
   });
 
   it('keeps a piece that is an everyday word: it tells nothing of the key', () => {
-    expect(redactText('The stations token is stations-env-secret-77f3a1.', [strong('stations-env-secret-77f3a1', 'env STATIONS_TOKEN')])).toBe('The stations token is [REDACTED: env STATIONS_TOKEN].');
-    expect(redactText('The stations-env-secr', [strong('stations-env-secret-77f3a1', 'env STATIONS_TOKEN')])).toBe('The [REDACTED: part of env STATIONS_TOKEN]');
+    expect(
+      redactText('The stations token is stations-env-secret-77f3a1.', [strong('stations-env-secret-77f3a1', 'env STATIONS_TOKEN')]),
+    ).toBe('The stations token is [REDACTED: env STATIONS_TOKEN].');
+    expect(redactText('The stations-env-secr', [strong('stations-env-secret-77f3a1', 'env STATIONS_TOKEN')])).toBe(
+      'The [REDACTED: part of env STATIONS_TOKEN]',
+    );
   });
 
   it('keeps pieces of 7 characters or fewer inside a text', () => {
@@ -136,14 +161,18 @@ describe('redactText: pieces of secrets', () => {
     expect(redactText('R8tL was the end', [key])).toBe('[REDACTED: part of header X-Api-Key] was the end');
     expect(redactText('the key was zq7', [key])).toBe('the key was zq7');
     // A `…` says something was cut there: a message quoting a cut value.
-    expect(redactText('got "aaaa zq7W-k2…" (expected a number)', [key])).toBe('got "aaaa [REDACTED: part of header X-Api-Key]…" (expected a number)');
+    expect(redactText('got "aaaa zq7W-k2…" (expected a number)', [key])).toBe(
+      'got "aaaa [REDACTED: part of header X-Api-Key]…" (expected a number)',
+    );
     expect(redactText('log: …8tL and more', [key])).toBe('log: …8tL and more');
     expect(redactText('log: …-R8tL and more', [key])).toBe('log: …[REDACTED: part of header X-Api-Key] and more');
   });
 
   it('cuts a weak secret only whole: its pieces are everyday words', () => {
     const org = weak('my-organization-name');
-    expect(redactText('org my-organization-name; the organization said', [org])).toBe('org [REDACTED: header X-Org]; the organization said');
+    expect(redactText('org my-organization-name; the organization said', [org])).toBe(
+      'org [REDACTED: header X-Org]; the organization said',
+    );
   });
 
   it('cuts a secret split between two texts when each half is long enough', () => {
@@ -184,7 +213,8 @@ describe('createRedactor: excerpt (redact before cutting)', () => {
   it('never leaves a piece of a secret at the cut, however the text is padded', () => {
     for (let padding = 0; padding < 40; padding += 1) {
       const excerpt = redactor.excerpt(`${'a'.repeat(padding)}${key.value} and more text after it`, 30);
-      for (let length = MIN_SHOWN; length <= key.value.length; length += 1) expect(excerpt, excerpt).not.toContain(key.value.slice(0, length));
+      for (let length = MIN_SHOWN; length <= key.value.length; length += 1)
+        expect(excerpt, excerpt).not.toContain(key.value.slice(0, length));
     }
   });
 
@@ -204,14 +234,21 @@ describe('redactToolCallError', () => {
   const redactValue = createRedactor({ secrets: [strong('ghs-secret-value', 'env GH_TOKEN')] });
 
   it('cuts secrets out of the message, the details and the cause, keeping code and target', () => {
-    const spawnError = Object.assign(new Error('spawn npx -y server --key=ghs-secret-value ENOENT'), { spawnargs: ['--key=ghs-secret-value'] });
+    const spawnError = Object.assign(new Error('spawn npx -y server --key=ghs-secret-value ENOENT'), {
+      spawnargs: ['--key=ghs-secret-value'],
+    });
     const error = new ToolCallError('SERVER_UNAVAILABLE', 'server said: bad key ghs-secret-value', target, {
       details: { server: 'gh', data: { echo: ['ghs-secret-value'] }, apiKey: 'x' },
       cause: spawnError,
     });
     const clean = redactToolCallError(error, redactValue);
     expect(clean).toBeInstanceOf(ToolCallError);
-    expect(clean).toMatchObject({ code: 'SERVER_UNAVAILABLE', capability: 'mcp-gh', function: 'search', message: 'server said: bad key [REDACTED: env GH_TOKEN]' });
+    expect(clean).toMatchObject({
+      code: 'SERVER_UNAVAILABLE',
+      capability: 'mcp-gh',
+      function: 'search',
+      message: 'server said: bad key [REDACTED: env GH_TOKEN]',
+    });
     expect(clean.details).toEqual({ server: 'gh', data: { echo: ['[REDACTED: env GH_TOKEN]'] }, apiKey: '[REDACTED]' });
     expect((clean.cause as Error).message).toBe('spawn npx -y server --key=[REDACTED: env GH_TOKEN] ENOENT');
     expect(JSON.stringify(clean.cause)).not.toContain('ghs-secret-value');

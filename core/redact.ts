@@ -23,7 +23,18 @@ export type SecretInput = string | Secret;
  * Key fragments that mark a secret, compared case-insensitively with `-` and `_` removed, so
  * `api_key`, `API-Key`, `apiKey` and `x-api-key` all match `apikey`.
  */
-export const DEFAULT_SECRET_KEYS: readonly string[] = ['token', 'authorization', 'password', 'passwd', 'passphrase', 'apikey', 'secret', 'cookie', 'credential', 'privatekey'];
+export const DEFAULT_SECRET_KEYS: readonly string[] = [
+  'token',
+  'authorization',
+  'password',
+  'passwd',
+  'passphrase',
+  'apikey',
+  'secret',
+  'cookie',
+  'credential',
+  'privatekey',
+];
 
 /** Keys that are secrets only as a whole word (`auth`), not as a fragment (`author`). */
 const EXACT_SECRET_KEYS: readonly string[] = ['auth', 'pwd'];
@@ -163,7 +174,10 @@ export function redactToolCallError(error: ToolCallError, redactValue: <T>(value
   const details = error.details === undefined ? undefined : redactValue(error.details);
   const cause = redactCause(error.cause, redactValue);
   if (message === error.message && cause === error.cause && JSON.stringify(details) === JSON.stringify(error.details)) return error;
-  return new ToolCallError(error.code, message, error, { ...(details === undefined ? {} : { details }), ...(cause === undefined ? {} : { cause }) });
+  return new ToolCallError(error.code, message, error, {
+    ...(details === undefined ? {} : { details }),
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** A cause whose message or own fields (a spawn error's `spawnargs`, an RPC error's `data`) hold a secret is replaced by a plain, redacted one. */
@@ -196,7 +210,11 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):([^\s/]+)@/gi;
 const URL_PASSWORD_MARKER = redactionMarker('URL password');
 
 function cutUrlPasswords(text: string): string {
-  return text.includes('@') ? text.replace(URL_USERINFO, (match, before: string, password: string) => (password === URL_PASSWORD_MARKER ? match : `${before}:${URL_PASSWORD_MARKER}@`)) : text;
+  return text.includes('@')
+    ? text.replace(URL_USERINFO, (match, before: string, password: string) =>
+        password === URL_PASSWORD_MARKER ? match : `${before}:${URL_PASSWORD_MARKER}@`,
+      )
+    : text;
 }
 
 const BEARER = /\b(Bearer\s+)([A-Za-z0-9._~+/=-]{16,})/gi;
@@ -268,7 +286,8 @@ function expand(secrets: readonly SecretInput[]): Secret[] {
     for (const value of [secret.value, JSON.stringify(secret.value).slice(1, -1), encodeURIComponent(secret.value)]) {
       if (value.length < MIN_SECRET_LENGTH) continue;
       const existing = byValue.get(value);
-      if (existing === undefined || (existing.strength === 'weak' && secret.strength === 'strong')) byValue.set(value, { ...secret, value });
+      if (existing === undefined || (existing.strength === 'weak' && secret.strength === 'strong'))
+        byValue.set(value, { ...secret, value });
     }
   }
   return [...byValue.values()];
@@ -397,7 +416,7 @@ function findBoundaryPieces(text: string, pieces: BoundaryPieces, cuts: readonly
  * (`stations` of `stations-env-secret-77f3a1`) is left in the text.
  */
 function isTellingPiece(piece: string): boolean {
-  return piece.length >= 12 || /\d/.test(piece) || /[a-z]/.test(piece.slice(1)) && /[A-Z]/.test(piece.slice(1));
+  return piece.length >= 12 || /\d/.test(piece) || (/[a-z]/.test(piece.slice(1)) && /[A-Z]/.test(piece.slice(1)));
 }
 
 /** Where a text says it was cut (`…`). */

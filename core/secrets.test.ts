@@ -58,11 +58,23 @@ describe('secretsOfEnv', () => {
   });
 
   it('leaves everyday words, paths and short values alone', () => {
-    expect(secretsOfEnv({ MODE: 'names', STAGE: 'prod', LOG_LEVEL: 'info', DATA_DIR: '/srv/data', NODE_ENV: 'production', DEBUG: 'true', API_KEY: 'abc' })).toEqual([]);
+    expect(
+      secretsOfEnv({
+        MODE: 'names',
+        STAGE: 'prod',
+        LOG_LEVEL: 'info',
+        DATA_DIR: '/srv/data',
+        NODE_ENV: 'production',
+        DEBUG: 'true',
+        API_KEY: 'abc',
+      }),
+    ).toEqual([]);
   });
 
   it('takes the credentials of a URL value, not the URL', () => {
-    expect(values(secretsOfEnv({ DATABASE_URL: 'postgres://appuser:s3cr3t-pw@db/main', HOME_PAGE: 'https://example.com/docs?page=names' }))).toEqual(['appuser', 's3cr3t-pw']);
+    expect(
+      values(secretsOfEnv({ DATABASE_URL: 'postgres://appuser:s3cr3t-pw@db/main', HOME_PAGE: 'https://example.com/docs?page=names' })),
+    ).toEqual(['appuser', 's3cr3t-pw']);
   });
 });
 
@@ -78,11 +90,25 @@ describe('secretsOfArgs', () => {
   });
 
   it('leaves paths, package names and other flags alone', () => {
-    expect(secretsOfArgs(['-y', '@modelcontextprotocol/server-filesystem', '/home/me/projects', '--state-dir=/tmp/state', '--port', '8080', 'mcp-server-git'])).toEqual([]);
+    expect(
+      secretsOfArgs([
+        '-y',
+        '@modelcontextprotocol/server-filesystem',
+        '/home/me/projects',
+        '--state-dir=/tmp/state',
+        '--port',
+        '8080',
+        'mcp-server-git',
+      ]),
+    ).toEqual([]);
   });
 
   it('takes the credentials of a URL argument', () => {
-    expect(values(secretsOfArgs(['postgresql://alice:pw-1234@db/main', '--url=https://h/x?access_token=tok-9876']))).toEqual(['alice', 'pw-1234', 'tok-9876']);
+    expect(values(secretsOfArgs(['postgresql://alice:pw-1234@db/main', '--url=https://h/x?access_token=tok-9876']))).toEqual([
+      'alice',
+      'pw-1234',
+      'tok-9876',
+    ]);
   });
 });
 

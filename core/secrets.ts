@@ -61,7 +61,15 @@ const SECRET_NAME_WORDS = new Set([
 ]);
 
 /** Header names whose values describe the request, never authenticate it. */
-const PLAIN_HEADERS = new Set(['accept', 'accept-language', 'accept-encoding', 'content-type', 'user-agent', 'mcp-protocol-version', 'cache-control']);
+const PLAIN_HEADERS = new Set([
+  'accept',
+  'accept-language',
+  'accept-encoding',
+  'content-type',
+  'user-agent',
+  'mcp-protocol-version',
+  'cache-control',
+]);
 
 /** Configuration words that are never secrets, whatever name they stand under. */
 const NOT_SECRETS = new Set(['true', 'false', 'null', 'none', 'undefined', 'yes', 'on', 'off']);
@@ -101,7 +109,8 @@ export const CREDENTIAL_SHAPES: readonly { pattern: RegExp; label: string }[] = 
  * names (`@scope/name`, `server-filesystem`) and words are not.
  */
 export function looksLikeCredential(value: string): boolean {
-  if (CREDENTIAL_SHAPES.some(({ pattern }) => new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace('g', '')).test(value))) return true;
+  if (CREDENTIAL_SHAPES.some(({ pattern }) => new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace('g', '')).test(value)))
+    return true;
   if (value.length < 12 || !/^[A-Za-z0-9_\-+/=.~]+$/.test(value)) return false;
   if (/^[./~]/.test(value) || (value.includes('/') && value.includes('.'))) return false;
   if (!/[A-Za-z]/.test(value) || !/[0-9]/.test(value)) return false;

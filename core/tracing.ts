@@ -15,7 +15,14 @@ export interface CallSpan {
 }
 
 export interface CallTracer {
-  startCall(call: { capability: string; function: string; toolName?: string; runId?: string; caller?: CallerKind; parent?: string }): CallSpan;
+  startCall(call: {
+    capability: string;
+    function: string;
+    toolName?: string;
+    runId?: string;
+    caller?: CallerKind;
+    parent?: string;
+  }): CallSpan;
 }
 
 /** A W3C `traceparent` (version 00): `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`, ids not all zero. */

@@ -38,7 +38,9 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
     traceRecorder(_agent, secrets) {
       const writer = createStoreWriter(pool, secrets);
       return (taskId, event) => {
-        const next = (writing.get(taskId) ?? Promise.resolve()).then(() => appendRunEvent(writer, taskId, { kind: 'planner', event })).catch(() => undefined);
+        const next = (writing.get(taskId) ?? Promise.resolve())
+          .then(() => appendRunEvent(writer, taskId, { kind: 'planner', event }))
+          .catch(() => undefined);
         writing.set(taskId, next);
         void next.then(() => {
           if (writing.get(taskId) === next) writing.delete(taskId);
@@ -58,7 +60,11 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
  */
 export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly SecretInput[]): TaskStore {
   const writer = createStoreWriter(pool, secrets);
-  const scope = (context: ServerCallContext): [string, string, string] => [agent, textOf('tenant', context.tenant ?? ''), context.user?.userName || 'unknown'];
+  const scope = (context: ServerCallContext): [string, string, string] => [
+    agent,
+    textOf('tenant', context.tenant ?? ''),
+    context.user?.userName || 'unknown',
+  ];
   return {
     async save(task, context) {
       await writer.write(
@@ -66,7 +72,14 @@ export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly 
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (agent, tenant, owner, task_id) DO UPDATE
          SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_timestamp = EXCLUDED.status_timestamp, task = EXCLUDED.task, updated_at = now()`,
-        [...scope(context), textOf('task id', task.id), textOf('context id', task.contextId), task.status?.state ?? 0, task.status?.timestamp ?? '', { json: Task.toJSON(task) }],
+        [
+          ...scope(context),
+          textOf('task id', task.id),
+          textOf('context id', task.contextId),
+          task.status?.state ?? 0,
+          task.status?.timestamp ?? '',
+          { json: Task.toJSON(task) },
+        ],
       );
     },
 
@@ -86,10 +99,13 @@ export function createA2ATaskStore(pool: Pool, agent: string, secrets: readonly 
 
 /** `tasks/list`: newest status first (then task id), filtered and paged as the SDK's in-memory store does. */
 async function listTasks(pool: Pool, scope: [string, string, string], params: ListTasksRequest): Promise<ListTasksResponse> {
-  if (params.pageSize !== undefined && !Number.isInteger(params.pageSize)) throw new RequestMalformedError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE} (got ${JSON.stringify(params.pageSize)})`);
+  if (params.pageSize !== undefined && !Number.isInteger(params.pageSize))
+    throw new RequestMalformedError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE} (got ${JSON.stringify(params.pageSize)})`);
   const pageSize = Math.min(Math.max(params.pageSize ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
   if (params.statusTimestampAfter && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
-    throw new RequestMalformedError(`statusTimestampAfter must be an ISO 8601 timestamp, such as "2026-11-23T10:00:00Z" (got ${JSON.stringify(String(params.statusTimestampAfter).slice(0, 60))})`);
+    throw new RequestMalformedError(
+      `statusTimestampAfter must be an ISO 8601 timestamp, such as "2026-11-23T10:00:00Z" (got ${JSON.stringify(String(params.statusTimestampAfter).slice(0, 60))})`,
+    );
   }
   const conditions = ['agent = $1', 'tenant = $2', 'owner = $3'];
   const values: unknown[] = [...scope];
@@ -100,7 +116,11 @@ async function listTasks(pool: Pool, scope: [string, string, string], params: Li
   if (params.contextId) add((p) => `context_id = ${p}`, textOf('context id', params.contextId));
   if (params.status !== undefined && params.status !== 0) add((p) => `state = ${p}`, params.status);
   // The timestamps are ISO strings the executor writes; the filter compares instants, as the SDK does.
-  if (params.statusTimestampAfter) add((p) => `status_timestamp <> '' AND status_timestamp::timestamptz > ${p}::timestamptz`, new Date(params.statusTimestampAfter).toISOString());
+  if (params.statusTimestampAfter)
+    add(
+      (p) => `status_timestamp <> '' AND status_timestamp::timestamptz > ${p}::timestamptz`,
+      new Date(params.statusTimestampAfter).toISOString(),
+    );
   const filtered = conditions.join(' AND ');
   const total = await pool.query<{ count: string }>(`SELECT count(*) AS count FROM ${SCHEMA}.a2a_tasks WHERE ${filtered}`, values);
   if (params.pageToken) {
@@ -137,6 +157,7 @@ function textOf(field: string, value: string): string {
 /** The SDK's page token: base64 of `<status timestamp>|<task id>`. */
 function decodePageToken(token: string): { timestamp: string; id: string } {
   const [timestamp, ...id] = Buffer.from(token, 'base64').toString('utf8').split('|');
-  if (timestamp === undefined || id.length === 0) throw new RequestMalformedError('the page token is not one this server gave (base64 of "<timestamp>|<task id>")');
+  if (timestamp === undefined || id.length === 0)
+    throw new RequestMalformedError('the page token is not one this server gave (base64 of "<timestamp>|<task id>")');
   return { timestamp, id: id.join('|') };
 }

@@ -49,7 +49,9 @@ const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 function checkSessionId(id: string): void {
   if (!SESSION_ID.test(id)) {
     const shown = id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id;
-    throw new Error(`session id ${JSON.stringify(shown)} is not valid: use 1–128 letters, digits, "_", "-" or "." (the ids execute_agent returns)`);
+    throw new Error(
+      `session id ${JSON.stringify(shown)} is not valid: use 1–128 letters, digits, "_", "-" or "." (the ids execute_agent returns)`,
+    );
   }
 }
 
@@ -71,7 +73,10 @@ export function createAgentSessionStore(pool: Pool, secrets: readonly SecretInpu
       try {
         await client.query('BEGIN');
         // Two replicas adding to one session take turns: the row lock holds the second until the first commits.
-        await client.query(`INSERT INTO ${SCHEMA}.agent_sessions (id, agent, messages) VALUES ($1, $2, '[]') ON CONFLICT (id) DO NOTHING`, [id, agent]);
+        await client.query(`INSERT INTO ${SCHEMA}.agent_sessions (id, agent, messages) VALUES ($1, $2, '[]') ON CONFLICT (id) DO NOTHING`, [
+          id,
+          agent,
+        ]);
         const { rows } = await client.query<SessionRow>(`SELECT * FROM ${SCHEMA}.agent_sessions WHERE id = $1 FOR UPDATE`, [id]);
         const session = sessionOf(rows[0] as SessionRow);
         change(session);

@@ -73,12 +73,28 @@ export async function requestStoredApproval(
   await writer.write(
     `INSERT INTO ${SCHEMA}.approvals (id, run_id, call_key, capability, function, params, message, status, deadline)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8) ON CONFLICT (run_id, call_key) DO NOTHING`,
-    [id, request.runId, request.callKey, request.capability, request.function, { json: request.params ?? {} }, { text: request.message }, deadline],
+    [
+      id,
+      request.runId,
+      request.callKey,
+      request.capability,
+      request.function,
+      { json: request.params ?? {} },
+      { text: request.message },
+      deadline,
+    ],
   );
   await expireApprovals(pool);
-  const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE run_id = $1 AND call_key = $2`, [request.runId, request.callKey]);
+  const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE run_id = $1 AND call_key = $2`, [
+    request.runId,
+    request.callKey,
+  ]);
   const row = rows[0];
-  if (row === undefined) throw new DurableError('APPROVAL_NOT_FOUND', `the approval of run ${request.runId} for ${request.capability}.${request.function} vanished from the store`);
+  if (row === undefined)
+    throw new DurableError(
+      'APPROVAL_NOT_FOUND',
+      `the approval of run ${request.runId} for ${request.capability}.${request.function} vanished from the store`,
+    );
   return fromRow(row);
 }
 
@@ -114,15 +130,30 @@ export async function listStoredApprovals(pool: Pool, options: { all?: boolean; 
  * waiting on it. Throws when no approval has that id, more than one starts with it, or it was
  * decided already (the decision stands).
  */
-export async function decideStoredApproval(pool: Pool, idOrPrefix: string, decision: { approved: boolean; reason?: string }): Promise<StoredApproval> {
+export async function decideStoredApproval(
+  pool: Pool,
+  idOrPrefix: string,
+  decision: { approved: boolean; reason?: string },
+): Promise<StoredApproval> {
   // Ids are lowercase hex: anything else (a LIKE wildcard, an empty prefix) names no approval.
-  if (!/^[0-9a-f]{1,20}$/.test(idOrPrefix)) throw new DurableError('APPROVAL_NOT_FOUND', `no approval has the id "${idOrPrefix}": ids are hexadecimal, see agent-spaces approvals list`);
+  if (!/^[0-9a-f]{1,20}$/.test(idOrPrefix))
+    throw new DurableError(
+      'APPROVAL_NOT_FOUND',
+      `no approval has the id "${idOrPrefix}": ids are hexadecimal, see agent-spaces approvals list`,
+    );
   await expireApprovals(pool);
-  const { rows: matches } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE id LIKE $1 ORDER BY id LIMIT 3`, [`${idOrPrefix}%`]);
-  if (matches.length === 0) throw new DurableError('APPROVAL_NOT_FOUND', `no approval has the id "${idOrPrefix}": see agent-spaces approvals list`);
+  const { rows: matches } = await pool.query<Row>(`SELECT ${COLUMNS} FROM ${SCHEMA}.approvals WHERE id LIKE $1 ORDER BY id LIMIT 3`, [
+    `${idOrPrefix}%`,
+  ]);
+  if (matches.length === 0)
+    throw new DurableError('APPROVAL_NOT_FOUND', `no approval has the id "${idOrPrefix}": see agent-spaces approvals list`);
   const exact = matches.find((row) => row.id === idOrPrefix);
   const match = exact ?? (matches.length === 1 ? matches[0] : undefined);
-  if (match === undefined) throw new DurableError('APPROVAL_NOT_FOUND', `"${idOrPrefix}" names more than one approval (${matches.map((row) => row.id).join(', ')}): give more of the id`);
+  if (match === undefined)
+    throw new DurableError(
+      'APPROVAL_NOT_FOUND',
+      `"${idOrPrefix}" names more than one approval (${matches.map((row) => row.id).join(', ')}): give more of the id`,
+    );
   const reason = decision.reason ?? (decision.approved ? 'approved with agent-spaces approvals' : 'denied with agent-spaces approvals');
   const { rows } = await pool.query<Row>(
     `WITH decided AS (
@@ -132,7 +163,10 @@ export async function decideStoredApproval(pool: Pool, idOrPrefix: string, decis
   );
   if (rows[0] === undefined) {
     const current = fromRow(match);
-    throw new DurableError('APPROVAL_DECIDED', `approval ${match.id} was already decided: ${current.status}${current.reason ? ` (${current.reason})` : ''}`);
+    throw new DurableError(
+      'APPROVAL_DECIDED',
+      `approval ${match.id} was already decided: ${current.status}${current.reason ? ` (${current.reason})` : ''}`,
+    );
   }
   return fromRow(rows[0]);
 }

@@ -37,14 +37,17 @@ export async function createApprovalWaiter(url: string, pool: Pool): Promise<App
           if (timer) clearTimeout(timer);
         };
         const check = (): void => {
-          getStoredApproval(pool, approval.id).then((current) => {
-            if (current === undefined || current.status === 'pending') return;
-            done();
-            resolve(current);
-          }, (error: unknown) => {
-            done();
-            reject(error instanceof Error ? error : new Error(String(error)));
-          });
+          getStoredApproval(pool, approval.id).then(
+            (current) => {
+              if (current === undefined || current.status === 'pending') return;
+              done();
+              resolve(current);
+            },
+            (error: unknown) => {
+              done();
+              reject(error instanceof Error ? error : new Error(String(error)));
+            },
+          );
         };
         checks.add(check);
         if (approval.deadline !== undefined) {

@@ -37,7 +37,9 @@ describe('the store URL', () => {
     expect(() => resolveStoreUrl({ option: 'mysql://u:hunter2@host/db', env: {} })).not.toThrow(/hunter2/);
     expect(describeStore('postgres://user:hunter2@db.example:5432/spaces')).toBe('postgres://user:***@db.example:5432/spaces');
     expect(describeStore('postgresql://:hunter2@db.example/spaces')).toBe('postgresql://:***@db.example/spaces');
-    expect(describeStore('postgres://db.example/spaces?user=u&password=hunter2&sslmode=require')).toBe('postgres://db.example/spaces?user=u&password=***&sslmode=require');
+    expect(describeStore('postgres://db.example/spaces?user=u&password=hunter2&sslmode=require')).toBe(
+      'postgres://db.example/spaces?user=u&password=***&sslmode=require',
+    );
     expect(describeStore('postgres://db.example/spaces?sslpassword=hunter2')).toBe('postgres://db.example/spaces?sslpassword=***');
     expect(describeStore('postgres://db.example:5432/spaces')).toBe('postgres://db.example:5432/spaces');
   });

@@ -10,7 +10,8 @@ import { AgentSpacesError } from '../core/index.js';
  * - `WORKER_ID_IN_USE`: a live worker already holds this executor id in the store (two workers with
  *   one id would take each other's runs for their own).
  */
-export type DurableErrorCode = 'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED' | 'WORKER_ID_IN_USE';
+export type DurableErrorCode =
+  'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED' | 'WORKER_ID_IN_USE';
 
 export class DurableError extends AgentSpacesError {
   override readonly name = 'DurableError';

@@ -11,7 +11,9 @@ const HEAVY = ['@dbos-inc/dbos-sdk', 'pg'];
 
 function staticImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\s+(?!type\s)[^'";]*?from\s+['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm)].map((match) => match[1] ?? match[2] ?? '');
+  return [...text.matchAll(/^(?:import|export)\s+(?!type\s)[^'";]*?from\s+['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm)].map(
+    (match) => match[1] ?? match[2] ?? '',
+  );
 }
 
 function resolveSource(from: string, specifier: string): string | undefined {
@@ -34,7 +36,13 @@ function packagesLoadedBy(entry: string): Map<string, string> {
         const next = resolveSource(file, specifier);
         if (next !== undefined) queue.push(next);
       } else {
-        packages.set(specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'), path.relative(ROOT, file));
+        packages.set(
+          specifier
+            .split('/')
+            .slice(0, specifier.startsWith('@') ? 2 : 1)
+            .join('/'),
+          path.relative(ROOT, file),
+        );
       }
     }
   }
@@ -42,11 +50,14 @@ function packagesLoadedBy(entry: string): Map<string, string> {
 }
 
 describe('without a store', () => {
-  it.each(['index.ts', 'cli/commands/run.ts', 'space/index.ts', 'durable/index.ts', 'studio/server/index.ts'])('%s loads neither DBOS nor pg', (entry) => {
-    const packages = packagesLoadedBy(path.join(ROOT, entry));
-    expect(packages.size).toBeGreaterThan(0); // the graph was read
-    expect(HEAVY.filter((name) => packages.has(name)).map((name) => `${name} (from ${packages.get(name)})`)).toEqual([]);
-  });
+  it.each(['index.ts', 'cli/commands/run.ts', 'space/index.ts', 'durable/index.ts', 'studio/server/index.ts'])(
+    '%s loads neither DBOS nor pg',
+    (entry) => {
+      const packages = packagesLoadedBy(path.join(ROOT, entry));
+      expect(packages.size).toBeGreaterThan(0); // the graph was read
+      expect(HEAVY.filter((name) => packages.has(name)).map((name) => `${name} (from ${packages.get(name)})`)).toEqual([]);
+    },
+  );
 
   it('the worker does load them (the check can fail)', () => {
     const packages = packagesLoadedBy(path.join(ROOT, 'durable/worker.ts'));

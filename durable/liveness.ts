@@ -7,9 +7,17 @@ import { connectClient, LIVENESS_LOCK_SPACE, SCHEMA, type Client, type Pool } fr
  * dies (even `kill -9`), PostgreSQL closes the connection and frees the lock. So "is it alive?" is a
  * try-lock, with no clock and no heartbeat to tune; a worker cut off from the database stops itself.
  */
-export async function holdLiveness(url: string, pool: Pool, executorId: string, onLost: (error: Error) => void): Promise<{ release(): Promise<void> }> {
+export async function holdLiveness(
+  url: string,
+  pool: Pool,
+  executorId: string,
+  onLost: (error: Error) => void,
+): Promise<{ release(): Promise<void> }> {
   const client: Client = await connectClient(url);
-  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [LIVENESS_LOCK_SPACE, executorId]);
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
+    LIVENESS_LOCK_SPACE,
+    executorId,
+  ]);
   if (rows[0]?.locked !== true) {
     await client.end();
     throw new DurableError(
@@ -23,7 +31,7 @@ export async function holdLiveness(url: string, pool: Pool, executorId: string, 
     if (!released) onLost(error);
   });
   client.on('end', () => {
-    if (!released) onLost(new Error('the connection holding this worker\'s liveness lock closed'));
+    if (!released) onLost(new Error("the connection holding this worker's liveness lock closed"));
   });
   try {
     await pool.query(
@@ -54,7 +62,10 @@ export async function holdLiveness(url: string, pool: Pool, executorId: string, 
 export async function whileDead(pool: Pool, executorId: string, work: () => Promise<void>): Promise<boolean> {
   const client = await pool.connect();
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [LIVENESS_LOCK_SPACE, executorId]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
+      LIVENESS_LOCK_SPACE,
+      executorId,
+    ]);
     if (rows[0]?.locked !== true) return false;
     try {
       await work();

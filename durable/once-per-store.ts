@@ -3,7 +3,9 @@
  * and store URL: later calls share the first one's promise. A failed attempt is forgotten, so a later
  * call tries again (the database may come up, or be created, meanwhile).
  */
-export function oncePerStore<Rest extends unknown[]>(work: (url: string, ...rest: Rest) => Promise<void>): (url: string, ...rest: Rest) => Promise<void> {
+export function oncePerStore<Rest extends unknown[]>(
+  work: (url: string, ...rest: Rest) => Promise<void>,
+): (url: string, ...rest: Rest) => Promise<void> {
   const done = new Map<string, Promise<void>>();
   return (url, ...rest) => {
     const known = done.get(url);

@@ -15,7 +15,15 @@ import { createOrchestrationTools } from '../agents/orchestration/orchestration-
 import { loadConfig } from '../config/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { openA2ATaskStores, openAgentSessionStore, readStoredTrace, submitRun, submitTask, type A2ATaskStores, type AgentSessionStore } from './index.js';
+import {
+  openA2ATaskStores,
+  openAgentSessionStore,
+  readStoredTrace,
+  submitRun,
+  submitTask,
+  type A2ATaskStores,
+  type AgentSessionStore,
+} from './index.js';
 import { pruneAgentRecords } from './prune-agent-records.js';
 import { createPool } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
@@ -42,7 +50,12 @@ async function echoAgent(contexts: (string | undefined)[]): Promise<AgentRunner>
   await writeFile(
     path.join(dir, 'tsagent.json'),
     JSON.stringify({
-      metadata: { name: 'Echo Desk', version: '1.0.0', description: 'Echoes', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes the message' }] },
+      metadata: {
+        name: 'Echo Desk',
+        version: '1.0.0',
+        description: 'Echoes',
+        skills: [{ id: 'echo', name: 'Echo', description: 'Echoes the message' }],
+      },
       providers: { openai: { OPENAI_API_KEY: SECRET } },
     }),
   );
@@ -60,12 +73,24 @@ async function echoAgent(contexts: (string | undefined)[]): Promise<AgentRunner>
 async function serveOnStore(runner: AgentRunner, store: string): Promise<{ server: RunningA2AServer; stores: A2ATaskStores }> {
   const stores = await openA2ATaskStores(store);
   const server = await serveA2A([runner], { port: 0, taskStores: stores });
-  closers.push(() => stores.close(), () => server.close());
+  closers.push(
+    () => stores.close(),
+    () => server.close(),
+  );
   return { server, stores };
 }
 
 function userMessage(text: string, contextId = ''): Message {
-  return { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: {}, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 async function send(url: string, text: string, contextId = ''): Promise<Task> {
@@ -109,7 +134,10 @@ describe('A2A tasks in the store', () => {
     // What the table holds: the task (history and artifact) without the secret.
     const pool = createPool(store, 1);
     closers.push(() => pool.end());
-    const { rows } = await pool.query<{ agent: string; task: string }>('SELECT agent, task FROM agent_spaces.a2a_tasks WHERE task_id = $1', [created.id]);
+    const { rows } = await pool.query<{ agent: string; task: string }>(
+      'SELECT agent, task FROM agent_spaces.a2a_tasks WHERE task_id = $1',
+      [created.id],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]?.agent).toBe('echo-desk');
     expect(rows[0]?.task).toContain('my key is [REDACTED: model API key]');
@@ -121,7 +149,9 @@ describe('A2A tasks in the store', () => {
     const followUp = await send(urlB, 'and again?', created.contextId);
     expect(followUp.contextId).toBe(created.contextId);
     expect(followUp.id).not.toBe(created.id);
-    expect(contexts.at(-1)).toBe('Earlier messages of this conversation (oldest first):\nuser: hello, my key is [REDACTED: model API key]\nassistant: echo: hello, my key is [REDACTED: model API key]');
+    expect(contexts.at(-1)).toBe(
+      'Earlier messages of this conversation (oldest first):\nuser: hello, my key is [REDACTED: model API key]\nassistant: echo: hello, my key is [REDACTED: model API key]',
+    );
     expect(contexts[0]).toBeUndefined();
   }, 120_000);
 
@@ -137,7 +167,7 @@ describe('A2A tasks in the store', () => {
     await expect(getTask(server.agents[0]?.url ?? '', randomUUID())).rejects.toThrow(/not found/i);
   }, 120_000);
 
-  it('lists a context\'s tasks newest first, page by page', async () => {
+  it("lists a context's tasks newest first, page by page", async () => {
     const store = await cluster.createDatabase('a2a_list');
     const runner = await echoAgent([]);
     const { server } = await serveOnStore(runner, store);
@@ -148,7 +178,16 @@ describe('A2A tasks in the store', () => {
     await send(url, 'elsewhere');
     const client = await new ClientFactory().createFromUrl(url);
     const list = (pageToken: string, includeArtifacts: boolean) =>
-      client.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 2, pageToken, historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts });
+      client.listTasks({
+        tenant: '',
+        contextId: first.contextId,
+        status: 0,
+        pageSize: 2,
+        pageToken,
+        historyLength: undefined,
+        statusTimestampAfter: undefined,
+        includeArtifacts,
+      });
     const page = await list('', false);
     expect(page.tasks.map((task) => task.id)).toEqual([third.id, second.id]);
     expect(page.totalSize).toBe(3);
@@ -158,9 +197,27 @@ describe('A2A tasks in the store', () => {
     expect(next.nextPageToken).toBe('');
     expect(answerOf(next.tasks[0] as Task)).toEqual({ $case: 'text', value: 'echo: one' });
     // A filter the database cannot read is the caller's mistake, said as such (not PostgreSQL's error).
-    const badTimestamp = client.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 2, pageToken: '', historyLength: undefined, statusTimestampAfter: 'yesterday', includeArtifacts: false });
+    const badTimestamp = client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: 0,
+      pageSize: 2,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: 'yesterday',
+      includeArtifacts: false,
+    });
     await expect(badTimestamp).rejects.toThrow(/statusTimestampAfter must be (a valid|an) ISO 8601/);
-    const after = await client.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 10, pageToken: '', historyLength: undefined, statusTimestampAfter: '2000-01-01T00:00:00Z', includeArtifacts: false });
+    const after = await client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: 0,
+      pageSize: 10,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: '2000-01-01T00:00:00Z',
+      includeArtifacts: false,
+    });
     expect(after.tasks).toHaveLength(3);
   }, 120_000);
 });
@@ -174,7 +231,12 @@ describe('agent serve --a2a --store (the CLI)', () => {
     await writeFile(
       path.join(dir, 'tsagent.json'),
       JSON.stringify({
-        metadata: { name: 'Front Desk', version: '1.0.0', description: 'Opening hours', skills: [{ id: 'hours', name: 'Hours', description: 'When the desk opens' }] },
+        metadata: {
+          name: 'Front Desk',
+          version: '1.0.0',
+          description: 'Opening hours',
+          skills: [{ id: 'hours', name: 'Hours', description: 'When the desk opens' }],
+        },
         settings: { mostRecentModel: 'openai:scripted-model' },
         providers: { openai: { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: model.baseURL } },
       }),
@@ -191,7 +253,10 @@ describe('agent serve --a2a --store (the CLI)', () => {
     const created = await send(url, `when do you open? (key ${SECRET})`);
     expect(created.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     // A second server of the same agent (a replica, here in this process) answers from the store.
-    const replica = createAgentRunner(await loadAgent(dir), { outDir: path.join(dir, 'replica'), executeTask: () => Promise.reject(new Error('the replica runs no session here')) });
+    const replica = createAgentRunner(await loadAgent(dir), {
+      outDir: path.join(dir, 'replica'),
+      executeTask: () => Promise.reject(new Error('the replica runs no session here')),
+    });
     closers.push(() => replica.close());
     const other = await serveOnStore(replica, store);
     const stored = await getTask(other.server.agents[0]?.url ?? '', created.id);
@@ -199,7 +264,8 @@ describe('agent serve --a2a --store (the CLI)', () => {
     expect(stored.history[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'when do you open? (key [REDACTED: model API key])' });
 
     // The session's planner trace is in the store under the A2A task id (written as it ran).
-    const traceTypes = async () => ((await readStoredTrace(store, created.id))?.events ?? []).map((event) => (event as { type: string }).type);
+    const traceTypes = async () =>
+      ((await readStoredTrace(store, created.id))?.events ?? []).map((event) => (event as { type: string }).type);
     await expect.poll(traceTypes, { timeout: 60_000 }).toContain('task-finish');
     const trace = await readStoredTrace(store, created.id);
     expect(trace?.kind).toBe('task');
@@ -220,7 +286,10 @@ describe('execute_agent sessions in the store', () => {
     const openReplica = async (): Promise<{ sessions: AgentSessionStore; tools: ReturnType<typeof createOrchestrationTools> }> => {
       const sessions = await openAgentSessionStore(store, [SECRET]);
       const directory = createAgentDirectory([runner.agent.dir], { runners: [runner] });
-      closers.push(() => sessions.close(), () => directory.close());
+      closers.push(
+        () => sessions.close(),
+        () => directory.close(),
+      );
       return { sessions, tools: createOrchestrationTools(directory, sessions) };
     };
     const first = await openReplica();
@@ -232,24 +301,42 @@ describe('execute_agent sessions in the store', () => {
 
     const continued = await second.tools.executeAgent({ agent_name: 'Echo Desk', prompt: 'what did I say?', session_id: sessionId });
     expect(continued).toMatchObject({ status: 'success', session_id: sessionId });
-    expect(contexts.at(-1)).toBe('Earlier messages of this session (oldest first):\nuser: remember [REDACTED: configured secret]\nassistant: echo: remember [REDACTED: configured secret]');
+    expect(contexts.at(-1)).toBe(
+      'Earlier messages of this session (oldest first):\nuser: remember [REDACTED: configured secret]\nassistant: echo: remember [REDACTED: configured secret]',
+    );
 
     const memory = await first.tools.getAgentMemory({ session_id: sessionId });
-    expect(memory).toMatchObject({ status: 'success', logs: [{ role: 'user' }, { role: 'assistant' }, { role: 'user', content: 'what did I say?' }, { role: 'assistant', content: 'echo: what did I say?' }] });
+    expect(memory).toMatchObject({
+      status: 'success',
+      logs: [
+        { role: 'user' },
+        { role: 'assistant' },
+        { role: 'user', content: 'what did I say?' },
+        { role: 'assistant', content: 'echo: what did I say?' },
+      ],
+    });
     expect(first.sessions.location).toContain('the store postgres://');
   }, 120_000);
 });
 
 describe('execute_agent sessions of workers', () => {
   it('a session begun in a run on one worker process is continued by a run on another (the store, not files)', async () => {
-    const model = await startScriptedModelServer([callReply('finish', { summary: 'noted: 42' }), callReply('finish', { summary: 'you said 42' })]);
+    const model = await startScriptedModelServer([
+      callReply('finish', { summary: 'noted: 42' }),
+      callReply('finish', { summary: 'you said 42' }),
+    ]);
     closers.push(() => model.close());
     const store = await cluster.createDatabase('worker_sessions');
     const agentDir = await makeTempDir('persist-memo-agent');
     await writeFile(
       path.join(agentDir, 'tsagent.json'),
       JSON.stringify({
-        metadata: { name: 'Memo', version: '1.0.0', description: 'Remembers', skills: [{ id: 'remember', name: 'Remember', description: 'Remembers what you say' }] },
+        metadata: {
+          name: 'Memo',
+          version: '1.0.0',
+          description: 'Remembers',
+          skills: [{ id: 'remember', name: 'Remember', description: 'Remembers what you say' }],
+        },
         settings: { mostRecentModel: 'openai:scripted-model' },
         providers: { openai: { OPENAI_API_KEY: 'memo-model-key', OPENAI_BASE_URL: model.baseURL } },
       }),
@@ -266,7 +353,10 @@ describe('execute_agent sessions of workers', () => {
       return worker;
     };
     const ask = (argumentsText: string) =>
-      submitRun({ store, code: `import { executeAgent } from '@capabilities/agents';\nexport default await executeAgent(${argumentsText});` });
+      submitRun({
+        store,
+        code: `import { executeAgent } from '@capabilities/agents';\nexport default await executeAgent(${argumentsText});`,
+      });
 
     const first = await startWorkerProcess();
     const begun = await ask(`{ agent_name: 'Memo', prompt: 'remember 42' }`);
@@ -298,16 +388,28 @@ describe('retention of agent records', () => {
     const { server, stores } = await serveOnStore(runner, store);
     const finished = await send(server.agents[0]?.url ?? '', 'done soon');
     const { ServerCallContext } = await import('@a2a-js/sdk/server');
-    const working: Task = { id: randomUUID(), contextId: randomUUID(), status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [], metadata: {} };
+    const working: Task = {
+      id: randomUUID(),
+      contextId: randomUUID(),
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [],
+      metadata: {},
+    };
     await stores.forAgent('echo-desk', []).save(working, new ServerCallContext());
     const sessions = await openAgentSessionStore(store);
     closers.push(() => sessions.close());
-    await sessions.update('sess_old', 'Echo Desk', (session) => session.messages.push({ role: 'user', content: 'hi', timestamp: new Date().toISOString() }));
+    await sessions.update('sess_old', 'Echo Desk', (session) =>
+      session.messages.push({ role: 'user', content: 'hi', timestamp: new Date().toISOString() }),
+    );
     const pool = createPool(store, 1);
     closers.push(() => pool.end());
 
     // A trace event of the finished task, and one of a worker's run (pruned elsewhere, not here).
-    await pool.query("INSERT INTO agent_spaces.run_events (run_id, kind, data) VALUES ($1, 'planner', '{}'), ('a-worker-run', 'log', '{}')", [finished.id]);
+    await pool.query(
+      "INSERT INTO agent_spaces.run_events (run_id, kind, data) VALUES ($1, 'planner', '{}'), ('a-worker-run', 'log', '{}')",
+      [finished.id],
+    );
 
     expect(await pruneAgentRecords(pool, new Date(Date.now() - 3_600_000))).toEqual({ a2aTasks: 0, agentSessions: 0 });
     expect(await pruneAgentRecords(pool, new Date(Date.now() + 3_600_000))).toEqual({ a2aTasks: 1, agentSessions: 1 });
@@ -334,7 +436,12 @@ describe('the trace of a task a worker executed', () => {
       else process.env.OPENAI_API_KEY = previousKey;
     });
     const { startWorker } = await import('./worker.js');
-    const worker = await startWorker({ store, config: await loadConfig({ cwd: space.root }), openSpace, executorId: 'persist-trace-worker' });
+    const worker = await startWorker({
+      store,
+      config: await loadConfig({ cwd: space.root }),
+      openSpace,
+      executorId: 'persist-trace-worker',
+    });
     closers.push(() => worker.close());
 
     let taskId = '';
@@ -343,7 +450,8 @@ describe('the trace of a task a worker executed', () => {
       task: `find the record for ${SECRET}`,
       model: { baseURL: model.baseURL, model: 'scripted-model' },
       onEvent: (event) => {
-        if (event.kind === 'planner' && (event.event as { type: string }).type === 'task-start') taskId = (event.event as { taskId: string }).taskId;
+        if (event.kind === 'planner' && (event.event as { type: string }).type === 'task-start')
+          taskId = (event.event as { taskId: string }).taskId;
       },
     });
     expect(result.success).toBe(true);
@@ -367,7 +475,11 @@ describe('the trace of a task a worker executed', () => {
     // The CLI prints the same events as JSON lines (a trace file's lines).
     const cli = startCli(['trace', taskId, '--store', store], { cwd: space.root, env: space.env });
     expect(await cli.exited).toBe(0);
-    const lines = cli.stdout().trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const lines = cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(lines.map((line) => line.type)).toEqual(types);
 
     // Saved as a file, they are a trace `task --replay` replays (the model's replies, no model asked).

@@ -4,7 +4,12 @@ import { TaskState } from '@a2a-js/sdk';
 import { SCHEMA, type Pool } from './store.js';
 
 /** A2A task states that no message changes any more. */
-const TERMINAL_A2A_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
+const TERMINAL_A2A_STATES = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+];
 
 export interface AgentRecordsPruned {
   a2aTasks: number;

@@ -28,7 +28,11 @@ export async function pruneStore(options: PruneStoreOptions): Promise<PruneRepor
       throw storeUnavailable(options.store, error);
     }
     const client = dbos;
-    return await pruneOnce(pool, { listWorkflows: (input) => client.listWorkflows(input), deleteWorkflows: (ids) => client.deleteWorkflows(ids) }, new Date(Date.now() - options.olderThanMs));
+    return await pruneOnce(
+      pool,
+      { listWorkflows: (input) => client.listWorkflows(input), deleteWorkflows: (ids) => client.deleteWorkflows(ids) },
+      new Date(Date.now() - options.olderThanMs),
+    );
   } finally {
     await dbos?.destroy().catch(() => undefined);
     await pool.end().catch(() => undefined);

@@ -35,7 +35,11 @@ const UNFINISHED = ['PENDING', 'ENQUEUED', 'DELAYED'] as const;
  * A run DBOS still has as unfinished keeps everything (a worker may replay it), and a pending
  * approval is never deleted.
  */
-export async function pruneFinishedRuns(pool: Pool, dbos: DbosWorkflows, cutoff: Date): Promise<Omit<PruneReport, 'a2aTasks' | 'agentSessions'>> {
+export async function pruneFinishedRuns(
+  pool: Pool,
+  dbos: DbosWorkflows,
+  cutoff: Date,
+): Promise<Omit<PruneReport, 'a2aTasks' | 'agentSessions'>> {
   const total = { runs: 0, events: 0, calls: 0, approvals: 0, modelReplies: 0 };
   const tried = new Set<string>();
   for (;;) {
@@ -44,7 +48,11 @@ export async function pruneFinishedRuns(pool: Pool, dbos: DbosWorkflows, cutoff:
     const ids = (await finishedBefore(pool, dbos, cutoff, BATCH, [...tried])).filter((id) => !tried.has(id));
     if (ids.length === 0) return total;
     for (const id of ids) tried.add(id);
-    const unfinished = new Set((await dbos.listWorkflows({ workflowIDs: ids, status: [...UNFINISHED], loadInput: false, loadOutput: false })).map((status) => status.workflowID));
+    const unfinished = new Set(
+      (await dbos.listWorkflows({ workflowIDs: ids, status: [...UNFINISHED], loadInput: false, loadOutput: false })).map(
+        (status) => status.workflowID,
+      ),
+    );
     const finished = ids.filter((id) => !unfinished.has(id));
     if (finished.length === 0) continue;
     const deleted = await deleteOurRows(pool, finished);
@@ -98,7 +106,10 @@ async function finishedBefore(pool: Pool, dbos: DbosWorkflows, cutoff: Date, lim
 }
 
 /** Our rows of finished runs, in one transaction; pending approvals stay whatever happens. */
-async function deleteOurRows(pool: Pool, runIds: string[]): Promise<{ events: number; calls: number; approvals: number; modelReplies: number }> {
+async function deleteOurRows(
+  pool: Pool,
+  runIds: string[],
+): Promise<{ events: number; calls: number; approvals: number; modelReplies: number }> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -107,7 +118,12 @@ async function deleteOurRows(pool: Pool, runIds: string[]): Promise<{ events: nu
     const approvals = await client.query(`DELETE FROM ${SCHEMA}.approvals WHERE run_id = ANY($1) AND status <> 'pending'`, [runIds]);
     const replies = await client.query(`DELETE FROM ${SCHEMA}.model_journal WHERE task_id = ANY($1)`, [runIds]);
     await client.query('COMMIT');
-    return { events: events.rowCount ?? 0, calls: calls.rowCount ?? 0, approvals: approvals.rowCount ?? 0, modelReplies: replies.rowCount ?? 0 };
+    return {
+      events: events.rowCount ?? 0,
+      calls: calls.rowCount ?? 0,
+      approvals: approvals.rowCount ?? 0,
+      modelReplies: replies.rowCount ?? 0,
+    };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

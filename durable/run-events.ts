@@ -32,7 +32,10 @@ export async function readRunEvents(pool: Pool, runId: string, afterSeq: number)
 
 /** The result a run ended with (its `end` event), or undefined while it has none (or its rows were pruned). */
 export async function readRunEnd(pool: Pool, runId: string): Promise<RunResult | Record<string, unknown> | undefined> {
-  const { rows } = await pool.query<{ data: string }>(`SELECT data FROM ${SCHEMA}.run_events WHERE run_id = $1 AND kind = 'end' ORDER BY seq DESC LIMIT 1`, [runId]);
+  const { rows } = await pool.query<{ data: string }>(
+    `SELECT data FROM ${SCHEMA}.run_events WHERE run_id = $1 AND kind = 'end' ORDER BY seq DESC LIMIT 1`,
+    [runId],
+  );
   const row = rows[0];
   return row === undefined ? undefined : (JSON.parse(row.data) as { result: RunResult | Record<string, unknown> }).result;
 }

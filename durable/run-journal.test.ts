@@ -24,12 +24,22 @@ afterAll(async () => {
 });
 
 const callOf = (args: Record<string, unknown>, name = 'append'): BackendCall =>
-  ({ capability: { module: 'ledger' }, function: { name }, args, context: { signal: new AbortController().signal } }) as unknown as BackendCall;
+  ({
+    capability: { module: 'ledger' },
+    function: { name },
+    args,
+    context: { signal: new AbortController().signal },
+  }) as unknown as BackendCall;
 
 /** `ledger.peek` is idempotent, every other function is not. */
 async function attempt(runId: string) {
   const fatal: DurableError[] = [];
-  const journal = await openRunJournal(pool, { runId, executorId: 'test', isIdempotent: (call) => call.function.name === 'peek', onFatal: (error) => fatal.push(error) });
+  const journal = await openRunJournal(pool, {
+    runId,
+    executorId: 'test',
+    isIdempotent: (call) => call.function.name === 'peek',
+    onFatal: (error) => fatal.push(error),
+  });
   return { journal, fatal };
 }
 
@@ -39,7 +49,11 @@ async function crashedWithChargeInFlight(runId: string): Promise<void> {
   await first.journal.perform(callOf({ line: 1 }), async () => 1);
   // Journaled as started, then never finished: the worker died during the call.
   void first.journal.perform(callOf({ nonce: 'n1' }, 'charge'), () => new Promise(() => undefined));
-  await expect.poll(async () => (await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = $1 AND status = 'started'", [runId])).rowCount).toBe(1);
+  await expect
+    .poll(
+      async () => (await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = $1 AND status = 'started'", [runId])).rowCount,
+    )
+    .toBe(1);
 }
 
 describe('a replay after a call was left in flight', () => {
@@ -48,11 +62,16 @@ describe('a replay after a call was left in flight', () => {
     const replay = await attempt('run-nonce');
     expect(await replay.journal.perform(callOf({ line: 1 }), async () => 'performed again')).toBe(1);
     let performed = false;
-    await expect(replay.journal.perform(callOf({ nonce: 'n2' }, 'charge'), async () => (performed = true))).rejects.toThrow(/outcome of ledger\.charge .* is unknown/);
+    await expect(replay.journal.perform(callOf({ nonce: 'n2' }, 'charge'), async () => (performed = true))).rejects.toThrow(
+      /outcome of ledger\.charge .* is unknown/,
+    );
     expect(performed).toBe(false);
     expect(replay.fatal.map((error) => error.code)).toEqual(['OUTCOME_UNKNOWN']);
     expect(replay.fatal[0]?.message).toMatch(/this attempt called ledger\.charge in its place .* which is not performed/);
-    expect(replay.fatal[0]?.details).toMatchObject({ inFlight: [{ capability: 'ledger', function: 'charge', occurrence: 1 }], instead: { capability: 'ledger', function: 'charge' } });
+    expect(replay.fatal[0]?.details).toMatchObject({
+      inFlight: [{ capability: 'ledger', function: 'charge', occurrence: 1 }],
+      instead: { capability: 'ledger', function: 'charge' },
+    });
   }, 120_000);
 
   it('does not perform another non-idempotent call in its place, performs an idempotent one, and ends OUTCOME_UNKNOWN', async () => {
@@ -61,7 +80,9 @@ describe('a replay after a call was left in flight', () => {
     await replay.journal.perform(callOf({ line: 1 }), async () => 'performed again');
     expect(await replay.journal.perform(callOf({ item: 'x' }, 'peek'), async () => 'read')).toBe('read');
     let performed = false;
-    await expect(replay.journal.perform(callOf({ line: 2 }), async () => (performed = true))).rejects.toThrow(/OUTCOME_UNKNOWN|outcome of ledger\.charge/);
+    await expect(replay.journal.perform(callOf({ line: 2 }), async () => (performed = true))).rejects.toThrow(
+      /OUTCOME_UNKNOWN|outcome of ledger\.charge/,
+    );
     expect(performed).toBe(false);
     expect(replay.fatal[0]?.code).toBe('OUTCOME_UNKNOWN');
     expect(replay.journal.finish()).toBeUndefined();
@@ -74,7 +95,9 @@ describe('a replay after a call was left in flight', () => {
     await replay.journal.perform(callOf({ line: 1 }), async () => 'performed again');
     const ended = replay.journal.finish({ divergence: false });
     expect(ended?.code).toBe('OUTCOME_UNKNOWN');
-    expect(ended?.message).toMatch(/^the outcome of ledger\.charge \(call 1 with these arguments\) is unknown: it was in flight when the worker running run run-skip stopped; this attempt ended without making it again/);
+    expect(ended?.message).toMatch(
+      /^the outcome of ledger\.charge \(call 1 with these arguments\) is unknown: it was in flight when the worker running run run-skip stopped; this attempt ended without making it again/,
+    );
     expect(replay.journal.fatal).toBe(ended);
   }, 120_000);
 
@@ -88,7 +111,7 @@ describe('a replay after a call was left in flight', () => {
     expect(replay.fatal.map((error) => error.code)).toEqual(['OUTCOME_UNKNOWN']);
   }, 120_000);
 
-  it('says a new call before the journaled ones diverged, and that an in-flight call\'s outcome is unknown', async () => {
+  it("says a new call before the journaled ones diverged, and that an in-flight call's outcome is unknown", async () => {
     await crashedWithChargeInFlight('run-early');
     const replay = await attempt('run-early');
     let performed = false;
@@ -101,11 +124,19 @@ describe('a replay after a call was left in flight', () => {
 
   it('performs no call once its worker is stopping (another worker may take the run over)', async () => {
     let stopping = false;
-    const journal = await openRunJournal(pool, { runId: 'run-stopping', executorId: 'test', isIdempotent: (call) => call.function.name === 'peek', onFatal: () => undefined, stopping: () => stopping });
+    const journal = await openRunJournal(pool, {
+      runId: 'run-stopping',
+      executorId: 'test',
+      isIdempotent: (call) => call.function.name === 'peek',
+      onFatal: () => undefined,
+      stopping: () => stopping,
+    });
     expect(await journal.perform(callOf({ line: 1 }), async () => 1)).toBe(1);
     stopping = true;
     const performed: string[] = [];
-    await expect(journal.perform(callOf({ line: 2 }), async () => performed.push('append'))).rejects.toThrow(/was not performed: the worker running run run-stopping is stopping/);
+    await expect(journal.perform(callOf({ line: 2 }), async () => performed.push('append'))).rejects.toThrow(
+      /was not performed: the worker running run run-stopping is stopping/,
+    );
     await expect(journal.perform(callOf({ item: 'x' }, 'peek'), async () => performed.push('peek'))).rejects.toThrow(/is stopping/);
     expect(performed).toEqual([]);
     const { rows } = await pool.query<{ call_key: string }>("SELECT call_key FROM agent_spaces.call_journal WHERE run_id = 'run-stopping'");
@@ -115,9 +146,16 @@ describe('a replay after a call was left in flight', () => {
   it('performs the same call again when its function is idempotent now, and the run may then succeed', async () => {
     const first = await attempt('run-now-idempotent');
     void first.journal.perform(callOf({ item: 'y' }, 'charge'), () => new Promise(() => undefined));
-    await expect.poll(async () => (await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = 'run-now-idempotent'")).rowCount).toBe(1);
+    await expect
+      .poll(async () => (await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = 'run-now-idempotent'")).rowCount)
+      .toBe(1);
     const fatal: DurableError[] = [];
-    const replay = await openRunJournal(pool, { runId: 'run-now-idempotent', executorId: 'test', isIdempotent: () => true, onFatal: (error) => fatal.push(error) });
+    const replay = await openRunJournal(pool, {
+      runId: 'run-now-idempotent',
+      executorId: 'test',
+      isIdempotent: () => true,
+      onFatal: (error) => fatal.push(error),
+    });
     expect(await replay.perform(callOf({ item: 'y' }, 'charge'), async () => 'charged')).toBe('charged');
     expect(replay.finish()).toBeUndefined();
     expect(fatal).toEqual([]);

@@ -12,7 +12,9 @@ import { SCHEMA, type Pool } from './store.js';
 export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
 
 /** What a finished call's program saw, as the journal keeps it. */
-type Outcome = { ok: true; value?: unknown } | { ok: false; error: { toolCall: boolean; code?: string; message: string; details?: Record<string, unknown> } };
+type Outcome =
+  | { ok: true; value?: unknown }
+  | { ok: false; error: { toolCall: boolean; code?: string; message: string; details?: Record<string, unknown> } };
 
 interface Entry {
   key: CallKey;
@@ -80,10 +82,17 @@ export interface RunJournal {
 
 export async function openRunJournal(pool: Pool, options: RunJournalOptions): Promise<RunJournal> {
   const { runId } = options;
-  const rows = await pool.query<{ call_key: string; capability: string; function: string; args_hash: string; occurrence: number; status: 'started' | 'finished'; outcome: string | null }>(
-    `SELECT call_key, capability, function, args_hash, occurrence, status, outcome FROM ${SCHEMA}.call_journal WHERE run_id = $1`,
-    [runId],
-  );
+  const rows = await pool.query<{
+    call_key: string;
+    capability: string;
+    function: string;
+    args_hash: string;
+    occurrence: number;
+    status: 'started' | 'finished';
+    outcome: string | null;
+  }>(`SELECT call_key, capability, function, args_hash, occurrence, status, outcome FROM ${SCHEMA}.call_journal WHERE run_id = $1`, [
+    runId,
+  ]);
   const entries = new Map<string, Entry>();
   /** Bytes of the outcomes the journal holds for this run (earlier attempts' included). */
   let journaledBytes = 0;
@@ -149,7 +158,12 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
         );
       }
       const stopped = (): void => {
-        if (options.stopping?.() === true) throw new ToolCallError('CANCELLED', `${describeCall(key)} was not performed: the worker running run ${runId} is stopping (another worker takes the run over)`, { capability: call.capability.module, function: call.function.name });
+        if (options.stopping?.() === true)
+          throw new ToolCallError(
+            'CANCELLED',
+            `${describeCall(key)} was not performed: the worker running run ${runId} is stopping (another worker takes the run over)`,
+            { capability: call.capability.module, function: call.function.name },
+          );
       };
       stopped();
       if (!idempotent) await write(key, 'started');
@@ -162,9 +176,13 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
       } catch (error) {
         // A call cut short because the run ended is not an outcome the program saw.
         if (call.context.signal.aborted) throw error;
-        outcome = error instanceof ToolCallError
-          ? { ok: false, error: { toolCall: true, code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }
-          : { ok: false, error: { toolCall: false, message: errorMessage(error) } };
+        outcome =
+          error instanceof ToolCallError
+            ? {
+                ok: false,
+                error: { toolCall: true, code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+              }
+            : { ok: false, error: { toolCall: false, message: errorMessage(error) } };
         await write(key, 'finished', outcome);
         throw error;
       }
@@ -190,7 +208,8 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
       if (fatal !== undefined) return fatal;
       // Which call of the run it will be is known only when it is made: any occurrence with these arguments.
       const argsHash = argumentsHash(args);
-      const same = (found: CallKey | undefined): boolean => found !== undefined && found.capability === capability && found.function === fn && found.argsHash === argsHash;
+      const same = (found: CallKey | undefined): boolean =>
+        found !== undefined && found.capability === capability && found.function === fn && found.argsHash === argsHash;
       // A finished call made again is answered from the journal, not performed.
       if ([...unserved].some((name) => same(entries.get(name)?.key))) return undefined;
       const refused = refusal({ capability, function: fn }, [...inFlight.values()].some(same), idempotent);
@@ -209,15 +228,29 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
    *   idempotent: nothing that may not be done twice is done after such a call — not the same call
    *   again, and not another one in its place (other arguments, another function).
    */
-  function refusal(key: Pick<CallKey, 'capability' | 'function'> | CallKey, wasInFlight: boolean, idempotent: boolean): DurableError | undefined {
+  function refusal(
+    key: Pick<CallKey, 'capability' | 'function'> | CallKey,
+    wasInFlight: boolean,
+    idempotent: boolean,
+  ): DurableError | undefined {
     if (!wasInFlight && unserved.size > 0) {
       const missing = notMadeAgain();
-      const unknown = inFlight.size === 0 ? '' : ` (and the outcome of the journaled ${describeCalls([...inFlight.values()])}, in flight when the worker stopped, is unknown)`;
+      const unknown =
+        inFlight.size === 0
+          ? ''
+          : ` (and the outcome of the journaled ${describeCalls([...inFlight.values()])}, in flight when the worker stopped, is unknown)`;
       const named = 'key' in key ? describeCall(key) : `${key.capability}.${key.function}`;
       return new DurableError(
         'REPLAY_DIVERGED',
         `the replay of run ${runId} diverged from its journal: the program called ${named}, which the journal does not hold, before making again the journaled ${describeCalls(missing)}${unknown}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
-        { details: { runId, unexpected: 'key' in key ? key.key : `${key.capability}.${key.function}`, notMadeAgain: missing.map((found) => found.key), ...(inFlight.size === 0 ? {} : { inFlight: [...inFlight.keys()] }) } },
+        {
+          details: {
+            runId,
+            unexpected: 'key' in key ? key.key : `${key.capability}.${key.function}`,
+            notMadeAgain: missing.map((found) => found.key),
+            ...(inFlight.size === 0 ? {} : { inFlight: [...inFlight.keys()] }),
+          },
+        },
       );
     }
     if (!idempotent && inFlight.size > 0) return outcomeUnknown(key);
@@ -259,7 +292,12 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
     if (outcome.ok) return outcome.value;
     const { error } = outcome;
     if (error.toolCall && error.code !== undefined) {
-      throw new ToolCallError(error.code as ToolCallError['code'], error.message, { capability: key.capability, function: key.function }, error.details ? { details: error.details } : {});
+      throw new ToolCallError(
+        error.code as ToolCallError['code'],
+        error.message,
+        { capability: key.capability, function: key.function },
+        error.details ? { details: error.details } : {},
+      );
     }
     throw new Error(error.message);
   }

@@ -13,7 +13,12 @@ export interface StoreListener {
  * notifications sent while nobody listened are lost, so whoever waits on them should look again.
  * Fails with STORE_UNAVAILABLE when the first connection cannot be opened.
  */
-export async function listenToStore(url: string, channels: readonly string[], onNotification: (payload: string) => void, onReconnect: () => void): Promise<StoreListener> {
+export async function listenToStore(
+  url: string,
+  channels: readonly string[],
+  onNotification: (payload: string) => void,
+  onReconnect: () => void,
+): Promise<StoreListener> {
   let current: Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;

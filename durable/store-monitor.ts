@@ -100,11 +100,22 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
       return decideStoredApproval(pool, current.id, decision);
     },
     async runs(limit = 100) {
-      const statuses = await (await client()).listWorkflows({ workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], applicationName: APPLICATION_NAME, sortDesc: true, limit, loadInput: true, loadOutput: true });
+      const statuses = await (
+        await client()
+      ).listWorkflows({
+        workflowName: [RUN_WORKFLOW, TASK_WORKFLOW],
+        applicationName: APPLICATION_NAME,
+        sortDesc: true,
+        limit,
+        loadInput: true,
+        loadOutput: true,
+      });
       return statuses.map(summarize);
     },
     async run(id) {
-      const [status] = await (await client()).listWorkflows({ workflowIDs: [id], workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], loadInput: true, loadOutput: true });
+      const [status] = await (
+        await client()
+      ).listWorkflows({ workflowIDs: [id], workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], loadInput: true, loadOutput: true });
       if (status === undefined) return undefined;
       const request = status.input?.[0] as Partial<DurableRunRequest & DurableTaskRequest> | undefined;
       const events = (await readRunEvents(pool, id, 0)).map(({ event }) => event);
@@ -154,7 +165,14 @@ async function openDbosClient(store: string, pool: Pool): Promise<DBOSClient> {
 function summarize(status: WorkflowStatus): StoredRunSummary {
   const request = status.input?.[0] as Partial<DurableRunRequest & DurableTaskRequest> | undefined;
   const output = status.output as { success?: unknown; error?: { message?: unknown } | string; finalSummary?: unknown } | undefined;
-  const failure = typeof output?.error === 'string' ? output.error : typeof output?.error?.message === 'string' ? output.error.message : status.error === undefined ? undefined : errorMessage(status.error);
+  const failure =
+    typeof output?.error === 'string'
+      ? output.error
+      : typeof output?.error?.message === 'string'
+        ? output.error.message
+        : status.error === undefined
+          ? undefined
+          : errorMessage(status.error);
   return {
     id: status.workflowID,
     kind: status.workflowName === TASK_WORKFLOW ? 'task' : 'run',
@@ -163,13 +181,18 @@ function summarize(status: WorkflowStatus): StoredRunSummary {
     ...(status.updatedAt === undefined ? {} : { updatedAt: new Date(status.updatedAt).toISOString() }),
     ...(status.executorId === undefined ? {} : { executorId: status.executorId }),
     title: typeof request?.task === 'string' ? request.task : typeof request?.code === 'string' ? firstLine(request.code) : UNTITLED,
-    ...(typeof output?.success === 'boolean' ? { success: output.success } : status.status === 'SUCCESS' || status.status === 'PENDING' || status.status === 'ENQUEUED' ? {} : { success: false }),
+    ...(typeof output?.success === 'boolean'
+      ? { success: output.success }
+      : status.status === 'SUCCESS' || status.status === 'PENDING' || status.status === 'ENQUEUED'
+        ? {}
+        : { success: false }),
     ...(failure === undefined ? {} : { error: failure }),
   };
 }
 
 /** A program's first line of code (comments skipped), cut to 80 characters. */
 function firstLine(code: string): string {
-  const line = code.split('\n').find((text) => text.trim() !== '' && !text.trim().startsWith('//') && !text.trim().startsWith('import ')) ?? '';
+  const line =
+    code.split('\n').find((text) => text.trim() !== '' && !text.trim().startsWith('//') && !text.trim().startsWith('import ')) ?? '';
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }

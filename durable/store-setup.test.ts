@@ -43,7 +43,10 @@ describe('the store schema', () => {
 
   it('is tried again after a failure: a store that could not be reached first works once it exists', async () => {
     const store = testStore.cluster.url.replace(/\/postgres$/, '/created_later');
-    await expect(openApprovals(store)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('created_later') });
+    await expect(openApprovals(store)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('created_later'),
+    });
     await testStore.cluster.createDatabase('created_later');
     const approvals = await openApprovals(store);
     expect(await approvals.list()).toEqual([]);
@@ -57,9 +60,16 @@ describe('an approval waiter whose LISTEN fails', () => {
     const admin = await connect(standby.url);
     const pool = createPool(standby.url, 1);
     try {
-      await expect(createApprovalWaiter(standby.url, pool)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/LISTEN during recovery/) });
+      await expect(createApprovalWaiter(standby.url, pool)).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        message: expect.stringMatching(/LISTEN during recovery/),
+      });
       const others = async (): Promise<number> =>
-        (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")).rows[0]?.n ?? -1;
+        (
+          await admin.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+          )
+        ).rows[0]?.n ?? -1;
       await expect.poll(others).toBe(0);
     } finally {
       await pool.end();
@@ -82,7 +92,12 @@ describe('a second worker with the id of a live one', () => {
     expect(second.stderr()).toContain('another --id, or stop the other worker');
 
     const config = resolveConfig({}, { root: await makeTempDir('store-setup-id') });
-    const inProcess = startWorker({ store, config, executorId: 'shared-id', openSpace: () => Promise.reject(new Error('not reached: the id is refused first')) });
+    const inProcess = startWorker({
+      store,
+      config,
+      executorId: 'shared-id',
+      openSpace: () => Promise.reject(new Error('not reached: the id is refused first')),
+    });
     await expect(inProcess).rejects.toMatchObject({ code: 'WORKER_ID_IN_USE' });
 
     // The first worker is untouched: it still holds its id.
@@ -91,13 +106,18 @@ describe('a second worker with the id of a live one', () => {
 });
 
 describe('run --store --approve', () => {
-  it('decides its own run\'s approvals from the submitter, and says so', async () => {
+  it("decides its own run's approvals from the submitter, and says so", async () => {
     const space = await makeDurableSpace('store-setup-approve');
     const store = await testStore.cluster.createDatabase('approve_from_submitter');
-    await writeFile(path.join(space.root, 'send.ts'), `import { ledger } from '@capabilities/ledger';\nawait ledger.send({ item: 'parcel' });\nexport default 'sent';\n`);
+    await writeFile(
+      path.join(space.root, 'send.ts'),
+      `import { ledger } from '@capabilities/ledger';\nawait ledger.send({ item: 'parcel' });\nexport default 'sent';\n`,
+    );
     const worker = workers.start(space, store);
     await workers.ready(worker);
-    const submitter = workers.track(startCli(['run', 'send.ts', '--store', store, '--approve', 'all'], { cwd: space.root, env: space.env }));
+    const submitter = workers.track(
+      startCli(['run', 'send.ts', '--store', store, '--approve', 'all'], { cwd: space.root, env: space.env }),
+    );
     expect(await submitter.exited).toBe(0);
     expect(submitter.stderr()).toMatch(/\[approval\] [0-9a-f]+: approved \(approved by --approve all\)/);
     expect(submitter.stdout()).toContain('sent');

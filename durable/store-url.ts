@@ -7,7 +7,11 @@ export const STORE_ENV = 'AGENT_SPACES_STORE';
  * The store's PostgreSQL URL: `--store`, else the config's `store`, else `$AGENT_SPACES_STORE`;
  * `undefined` means no store (everything in this process's memory, as always).
  */
-export function resolveStoreUrl(sources: { option?: string; config?: string; env?: Record<string, string | undefined> }): string | undefined {
+export function resolveStoreUrl(sources: {
+  option?: string;
+  config?: string;
+  env?: Record<string, string | undefined>;
+}): string | undefined {
   const url = sources.option ?? sources.config ?? (sources.env ?? process.env)[STORE_ENV];
   if (url === undefined || url === '') return undefined;
   if (!/^postgres(ql)?:\/\//.test(url)) {
@@ -40,6 +44,13 @@ export function describeStore(url: string): string {
  */
 function hideUnreadableCredentials(text: string): string {
   const at = text.lastIndexOf('@');
-  if (at < 0 || !text.slice(0, at).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').includes(':')) return text;
+  if (
+    at < 0 ||
+    !text
+      .slice(0, at)
+      .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+      .includes(':')
+  )
+    return text;
   return `***@${text.slice(at + 1)}`;
 }

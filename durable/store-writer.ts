@@ -21,7 +21,11 @@ export interface StoreWriter {
   readonly pool: pg.Pool;
   readonly redact: Redactor;
   /** Runs `sql` with `params` (content values redacted, `{ json }` JSON-encoded), on `on` (default: the pool). */
-  write<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: readonly StoreValue[], on?: Queryable): Promise<pg.QueryResult<Row>>;
+  write<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params: readonly StoreValue[],
+    on?: Queryable,
+  ): Promise<pg.QueryResult<Row>>;
 }
 
 /** A writer on `pool` that cuts `secrets` (a space passes `space.secrets`), URL passwords and credential shapes out of what it writes. */

@@ -127,7 +127,9 @@ export async function connectClient(url: string): Promise<pg.Client> {
 }
 
 export function storeUnavailable(url: string, error: unknown): DurableError {
-  return new DurableError('STORE_UNAVAILABLE', `the store ${describeStore(url)} cannot be reached: ${errorMessage(error)}`, { cause: error });
+  return new DurableError('STORE_UNAVAILABLE', `the store ${describeStore(url)} cannot be reached: ${errorMessage(error)}`, {
+    cause: error,
+  });
 }
 
 /**

@@ -3,7 +3,14 @@ import { errorMessage, type RunResult } from '../core/index.js';
 import type { TaskResult } from '../planner/index.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
+import {
+  APPLICATION_NAME,
+  RUN_QUEUE,
+  RUN_WORKFLOW,
+  TASK_WORKFLOW,
+  type DurableRunRequest,
+  type DurableTaskRequest,
+} from './workflow-names.js';
 
 export interface SubmitRunOptions {
   /** The store's PostgreSQL URL. */
@@ -33,11 +40,24 @@ export interface SubmitRunOptions {
  * const result = await submitRun({ store: 'postgres://localhost/spaces', code, onEvent: console.log });
  */
 export async function submitRun(options: SubmitRunOptions, shared?: StoreConnection): Promise<RunResult & { runId: string }> {
-  const request: DurableRunRequest = { code: options.code, check: options.check ?? true, ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}) };
+  const request: DurableRunRequest = {
+    code: options.code,
+    check: options.check ?? true,
+    ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}),
+  };
   const runId = options.runId ?? randomUUID();
   const ended = await submitWorkflow(options, RUN_WORKFLOW, runId, request, shared);
   if (ended.ok) return { ...(ended.result as RunResult), runId };
-  return { runId, success: false, result: undefined, logs: [], timedOut: false, calls: 0, durationMs: 0, error: { name: 'DurableError', code: ended.status, message: ended.message } };
+  return {
+    runId,
+    success: false,
+    result: undefined,
+    logs: [],
+    timedOut: false,
+    calls: 0,
+    durationMs: 0,
+    error: { name: 'DurableError', code: ended.status, message: ended.message },
+  };
 }
 
 export interface SubmitTaskOptions extends Omit<SubmitRunOptions, 'code' | 'check' | 'timeoutMs'> {
@@ -53,7 +73,12 @@ export interface SubmitTaskOptions extends Omit<SubmitRunOptions, 'code' | 'chec
  * last finished model step (earlier replies and finished calls come from the store).
  */
 export async function submitTask(options: SubmitTaskOptions, shared?: StoreConnection): Promise<TaskResult> {
-  const request: DurableTaskRequest = { task: options.task, ...(options.context ? { context: options.context } : {}), ...(options.model ? { model: options.model } : {}), ...(options.budget ? { budget: options.budget } : {}) };
+  const request: DurableTaskRequest = {
+    task: options.task,
+    ...(options.context ? { context: options.context } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
+  };
   const taskId = options.runId ?? randomUUID();
   const ended = await submitWorkflow(options, TASK_WORKFLOW, taskId, request, shared);
   if (ended.ok) return ended.result as TaskResult;
@@ -112,7 +137,12 @@ async function submitWorkflow(
       }
       const status = await dbos.getWorkflow(runId);
       // Enqueued above, gone now: it ended and retention deleted it before its end event was read here.
-      if (status === undefined) return { ok: false, status: 'PRUNED', message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read` };
+      if (status === undefined)
+        return {
+          ok: false,
+          status: 'PRUNED',
+          message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read`,
+        };
       if (status?.status === 'ERROR' || status?.status === 'CANCELLED' || status?.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
         return { ok: false, status: status.status, message: `${runId} ended with status ${status.status}: ${errorMessage(status.error)}` };
       }
@@ -125,7 +155,11 @@ async function submitWorkflow(
         }
         // Our rows of it were deleted (retention) and DBOS's were not: its output is the result.
         if (status.output !== undefined && status.output !== null) return { ok: true, result: status.output };
-        return { ok: false, status: 'PRUNED', message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read` };
+        return {
+          ok: false,
+          status: 'PRUNED',
+          message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read`,
+        };
       }
       await woken;
       if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();

@@ -12,7 +12,11 @@ const NO_KEY = 'no-key';
  * whoever can submit to the store cannot have the workers send their key to a server of his (a local
  * server that needs no key still works).
  */
-export function taskModel(requested: DurableTaskRequest['model'], config: ModelSettings, env: Record<string, string | undefined> = process.env): ModelSettings | undefined {
+export function taskModel(
+  requested: DurableTaskRequest['model'],
+  config: ModelSettings,
+  env: Record<string, string | undefined> = process.env,
+): ModelSettings | undefined {
   if (requested?.baseURL === undefined) return requested;
   const own = config.baseURL ?? nonEmpty(env.AGENT_SPACES_BASE_URL) ?? OPENAI_BASE_URL;
   // A placeholder key, not an absent one: absent, the planner would take the worker's from its config or

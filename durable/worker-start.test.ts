@@ -34,7 +34,10 @@ describe('a worker whose start fails', () => {
     try {
       // No store schema in this database: the lock is taken, the registration fails.
       await expect(holdLiveness(store, pool, 'worker-start-2', () => undefined)).rejects.toThrow(/workers/);
-      const { rows } = await pool.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [LIVENESS_LOCK_SPACE, 'worker-start-2']);
+      const { rows } = await pool.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
+        LIVENESS_LOCK_SPACE,
+        'worker-start-2',
+      ]);
       expect(rows[0]?.locked).toBe(true);
     } finally {
       await pool.end();

@@ -22,7 +22,14 @@ import { openModelJournal } from './model-journal.js';
 import { parseDuration } from './duration.js';
 import { pruneOnce } from './prune.js';
 import { taskModel } from './task-model.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
+import {
+  APPLICATION_NAME,
+  RUN_QUEUE,
+  RUN_WORKFLOW,
+  TASK_WORKFLOW,
+  type DurableRunRequest,
+  type DurableTaskRequest,
+} from './workflow-names.js';
 
 export interface WorkerOptions {
   /** The store's PostgreSQL URL. */
@@ -61,8 +68,14 @@ interface AttemptSpec<Result> {
 }
 
 /** The per-process state the workflow function reaches (DBOS is one per process, so is a worker). */
-let active: { execute(runId: string, request: DurableRunRequest): Promise<RunResult>; executeTask(taskId: string, request: DurableTaskRequest): Promise<TaskResult> } | undefined;
-let registered: { run: (request: DurableRunRequest) => Promise<RunResult>; task: (request: DurableTaskRequest) => Promise<TaskResult> } | undefined;
+let active:
+  | {
+      execute(runId: string, request: DurableRunRequest): Promise<RunResult>;
+      executeTask(taskId: string, request: DurableTaskRequest): Promise<TaskResult>;
+    }
+  | undefined;
+let registered:
+  { run: (request: DurableRunRequest) => Promise<RunResult>; task: (request: DurableTaskRequest) => Promise<TaskResult> } | undefined;
 
 /**
  * Starts a worker: it executes queued runs from the store with its own space (sandbox pool, MCP
@@ -74,11 +87,14 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const executorId = options.executorId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const notice = options.onNotice ?? (() => undefined);
   const durable = options.config.durable ?? {};
-  const retention = durable.retention === undefined ? undefined : {
-    olderThanMs: parseDuration(durable.retention.olderThan, 'durable.retention.olderThan'),
-    // At most one round a second, whatever the config says.
-    intervalMs: Math.max(1000, parseDuration(durable.retention.interval ?? '1h', 'durable.retention.interval')),
-  };
+  const retention =
+    durable.retention === undefined
+      ? undefined
+      : {
+          olderThanMs: parseDuration(durable.retention.olderThan, 'durable.retention.olderThan'),
+          // At most one round a second, whatever the config says.
+          intervalMs: Math.max(1000, parseDuration(durable.retention.interval ?? '1h', 'durable.retention.interval')),
+        };
   const pool = createPool(options.store);
   let closing = false;
   // A start that fails half-way closes what it opened, newest first: a library caller keeps no held
@@ -104,7 +120,15 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   opened.push(() => liveness.release());
   const waiter: ApprovalWaiter = await createApprovalWaiter(options.store, pool).catch(failStart);
   opened.push(() => waiter.close());
-  const runs = new Map<string, { id: string; journal: RunJournal; countApproval: ReturnType<typeof createCallCounter>; append: (event: DurableRunEvent) => Promise<void> }>();
+  const runs = new Map<
+    string,
+    {
+      id: string;
+      journal: RunJournal;
+      countApproval: ReturnType<typeof createCallCounter>;
+      append: (event: DurableRunEvent) => Promise<void>;
+    }
+  >();
   const idempotentIds = new Set(durable.idempotent ?? []);
   const isIdempotent = (call: BackendCall): boolean =>
     call.function.annotations?.idempotentHint === true ||
@@ -119,7 +143,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   let writer!: StoreWriter;
   const approvalHandler: ApprovalHandler = async (request) => {
     const run = request.runId === undefined ? undefined : runOf(request.runId);
-    if (run === undefined || request.runId === undefined) return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
+    if (run === undefined || request.runId === undefined)
+      return { approved: false, reason: 'a durable worker decides approvals only for the runs it executes' };
     const key: CallKey = run.countApproval(request.capability, request.function, request.params);
     const runId = run.id;
     // A call the journal will not perform (an earlier attempt's call is in flight: its outcome is
@@ -148,18 +173,25 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     });
     notice(`run ${runId}: waiting for approval ${stored.id} (${stored.capability}.${stored.function})`);
     const decided = await waiter.wait(stored);
-    await run.append({ kind: 'approval-decided', approvalId: decided.id, approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) });
+    await run.append({
+      kind: 'approval-decided',
+      approvalId: decided.id,
+      approved: decided.status === 'approved',
+      ...(decided.reason ? { reason: decided.reason } : {}),
+    });
     return { approved: decided.status === 'approved', ...(decided.reason ? { reason: decided.reason } : {}) };
   };
 
-  const space = await options.openSpace({
-    config: options.config,
-    approvalHandler,
-    journal: (call, perform) => {
-      const run = runOf(call.context.runId);
-      return run === undefined ? perform() : run.journal.perform(call, perform);
-    },
-  }).catch(failStart);
+  const space = await options
+    .openSpace({
+      config: options.config,
+      approvalHandler,
+      journal: (call, perform) => {
+        const run = runOf(call.context.runId);
+        return run === undefined ? perform() : run.journal.perform(call, perform);
+      },
+    })
+    .catch(failStart);
   opened.push(() => space.close());
   // Everything this worker writes to the store goes through one writer, redacted with the space's secrets.
   writer = createStoreWriter(pool, space.secrets);
@@ -175,7 +207,13 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const attempt = async <Result extends RunResult | TaskResult>(id: string, spec: AttemptSpec<Result>): Promise<Result> => {
     const prior = await priorAttempts(pool, id);
     const controller = new AbortController();
-    const journal = await openRunJournal(pool, { runId: id, executorId, isIdempotent, onFatal: () => controller.abort(), stopping: () => closing });
+    const journal = await openRunJournal(pool, {
+      runId: id,
+      executorId,
+      isIdempotent,
+      onFatal: () => controller.abort(),
+      stopping: () => closing,
+    });
     // Every event of the attempt goes through one chain: an insert whose `seq` was taken before a later
     // one's but that commits after it would be skipped for good by a follower reading `seq > last seen`.
     let events: Promise<void> = Promise.resolve();
@@ -186,8 +224,17 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     };
     runs.set(id, { id, journal, countApproval: createCallCounter(), append });
     try {
-      await appendRunEvent(writer, id, { kind: 'started', executorId, attempt: prior.attempts + 1, replayedCalls: journal.replayed + spec.modelReplies });
-      notice(prior.attempts === 0 ? `${spec.kind} ${id}: started` : `${spec.kind} ${id}: taken over (attempt ${prior.attempts + 1}, ${spec.modelReplies} model replies and ${journal.replayed} calls journaled)`);
+      await appendRunEvent(writer, id, {
+        kind: 'started',
+        executorId,
+        attempt: prior.attempts + 1,
+        replayedCalls: journal.replayed + spec.modelReplies,
+      });
+      notice(
+        prior.attempts === 0
+          ? `${spec.kind} ${id}: started`
+          : `${spec.kind} ${id}: taken over (attempt ${prior.attempts + 1}, ${spec.modelReplies} model replies and ${journal.replayed} calls journaled)`,
+      );
       const report = (event: DurableRunEvent): void => void append(event).catch(() => undefined);
       const performed = await spec.perform({ signal: controller.signal, priorLogs: prior.logs, report });
       await events;
@@ -226,7 +273,11 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
           // However the program ended, an in-flight call of an earlier attempt it did not make again ends it
           // OUTCOME_UNKNOWN; one that succeeded must also have made every journaled call again.
           const fatal: DurableError | undefined = journal.fatal ?? journal.finish({ divergence: result.success });
-          return redact(fatal === undefined ? result : { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } });
+          return redact(
+            fatal === undefined
+              ? result
+              : { ...result, success: false, result: undefined, error: { name: fatal.name, code: fatal.code, message: fatal.message } },
+          );
         },
         outcome: (result) => (result.success ? 'succeeded' : `failed: ${result.error?.code ?? ''} ${result.error?.message ?? ''}`),
       }),
@@ -259,12 +310,12 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
 
   registered ??= {
     run: DBOS.registerWorkflow(
-    async (request: DurableRunRequest): Promise<RunResult> => {
-      const runId = DBOS.workflowID;
-      if (active === undefined || runId === undefined) throw new Error('no worker is active in this process');
-      return active.execute(runId, request);
-    },
-    { name: RUN_WORKFLOW },
+      async (request: DurableRunRequest): Promise<RunResult> => {
+        const runId = DBOS.workflowID;
+        if (active === undefined || runId === undefined) throw new Error('no worker is active in this process');
+        return active.execute(runId, request);
+      },
+      { name: RUN_WORKFLOW },
     ),
     task: DBOS.registerWorkflow(
       async (request: DurableTaskRequest): Promise<TaskResult> => {
@@ -294,19 +345,43 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   // connection) would keep a process that could not start alive, taking no runs.
   opened.push(() => DBOS.shutdown({ deregister: false }));
   await DBOS.launch().catch(failStart);
-  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: options.concurrency ?? 4, minPollingIntervalMs: 100, onConflict: 'always_update' }).catch(failStart);
+  await DBOS.registerQueue(RUN_QUEUE, {
+    workerConcurrency: options.concurrency ?? 4,
+    minPollingIntervalMs: 100,
+    onConflict: 'always_update',
+  }).catch(failStart);
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
 
   // Runs of dead workers: PENDING in DBOS under an executor whose liveness lock is free.
   const takeover = async (): Promise<void> => {
-    const pending = await DBOS.listWorkflows({ status: 'PENDING', workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], applicationVersion: version, loadInput: false, loadOutput: false });
-    const executors = new Set(pending.map((status) => status.executorId).filter((id): id is string => id !== undefined && id !== executorId));
+    const pending = await DBOS.listWorkflows({
+      status: 'PENDING',
+      workflowName: [RUN_WORKFLOW, TASK_WORKFLOW],
+      applicationVersion: version,
+      loadInput: false,
+      loadOutput: false,
+    });
+    const executors = new Set(
+      pending.map((status) => status.executorId).filter((id): id is string => id !== undefined && id !== executorId),
+    );
     for (const dead of executors) {
       await whileDead(pool, dead, async () => {
-        const orphans = await DBOS.listWorkflows({ status: 'PENDING', workflowName: [RUN_WORKFLOW, TASK_WORKFLOW], executorId: dead, applicationVersion: version, loadInput: false, loadOutput: false });
+        const orphans = await DBOS.listWorkflows({
+          status: 'PENDING',
+          workflowName: [RUN_WORKFLOW, TASK_WORKFLOW],
+          executorId: dead,
+          applicationVersion: version,
+          loadInput: false,
+          loadOutput: false,
+        });
         if (orphans.length === 0) return;
-        await DBOS.resumeWorkflows(orphans.map((status) => status.workflowID), { queueName: RUN_QUEUE });
-        notice(`worker ${dead} is gone: its ${orphans.length} run(s) went back to the queue (${orphans.map((status) => status.workflowID).join(', ')})`);
+        await DBOS.resumeWorkflows(
+          orphans.map((status) => status.workflowID),
+          { queueName: RUN_QUEUE },
+        );
+        notice(
+          `worker ${dead} is gone: its ${orphans.length} run(s) went back to the queue (${orphans.map((status) => status.workflowID).join(', ')})`,
+        );
       });
     }
   };
@@ -315,7 +390,10 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
    * `olderThan` ago go; one worker at a time prunes (the others find its lock taken and skip).
    */
   function startRetention(settings: { olderThanMs: number; intervalMs: number }): NodeJS.Timeout {
-    const dbosWorkflows = { listWorkflows: (input: GetWorkflowsInput) => DBOS.listWorkflows(input), deleteWorkflows: (ids: string[]) => DBOS.deleteWorkflows(ids) };
+    const dbosWorkflows = {
+      listWorkflows: (input: GetWorkflowsInput) => DBOS.listWorkflows(input),
+      deleteWorkflows: (ids: string[]) => DBOS.deleteWorkflows(ids),
+    };
     let pruning = false;
     const round = (): void => {
       if (pruning || closing) return;
@@ -323,10 +401,13 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       pruneOnce(pool, dbosWorkflows, new Date(Date.now() - settings.olderThanMs))
         .then((report) => {
           if (report === undefined || report.runs + report.a2aTasks + report.agentSessions === 0) return;
-          notice(`retention: deleted the rows of ${report.runs} run(s), ${report.a2aTasks} A2A task(s) and ${report.agentSessions} agent session(s) that ended before the last ${durable.retention?.olderThan ?? ''}`);
+          notice(
+            `retention: deleted the rows of ${report.runs} run(s), ${report.a2aTasks} A2A task(s) and ${report.agentSessions} agent session(s) that ended before the last ${durable.retention?.olderThan ?? ''}`,
+          );
         })
         .catch((error: unknown) => {
-          if (!closing) notice(`retention: pruning the store failed (tried again in ${durable.retention?.interval ?? '1h'}): ${errorMessage(error)}`);
+          if (!closing)
+            notice(`retention: pruning the store failed (tried again in ${durable.retention?.interval ?? '1h'}): ${errorMessage(error)}`);
         })
         .finally(() => {
           pruning = false;
@@ -373,7 +454,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
 
 /** DBOS's own log lines: warnings and errors only, as notices. */
 function quietLogger(notice: (line: string) => void): DLogger {
-  const text = (entry: unknown): string => (entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry));
+  const text = (entry: unknown): string =>
+    entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
   return {
     info: () => undefined,
     debug: () => undefined,
@@ -385,4 +467,3 @@ function quietLogger(notice: (line: string) => void): DLogger {
     error: (entry) => notice(`dbos: ${text(entry)}`),
   };
 }
-

@@ -36,7 +36,10 @@ interface RequestMessage {
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (typeof part === 'object' && part && 'text' in part ? String((part as { text: unknown }).text) : JSON.stringify(part))).join('');
+  if (Array.isArray(content))
+    return content
+      .map((part) => (typeof part === 'object' && part && 'text' in part ? String((part as { text: unknown }).text) : JSON.stringify(part)))
+      .join('');
   return content === null || content === undefined ? '' : JSON.stringify(content);
 }
 
@@ -52,6 +55,13 @@ export function countRequestTokens(counter: TokenCounter, messages: readonly Req
 }
 
 /** The completion tokens of a reply: its text and its tool calls (names and arguments). */
-export function countReplyTokens(counter: TokenCounter, content: string | null, toolCalls: readonly { function: { name: string; arguments: string } }[] = []): number {
-  return counter.count(content ?? '') + toolCalls.reduce((sum, call) => sum + 3 + counter.count(call.function.name) + counter.count(call.function.arguments), 0);
+export function countReplyTokens(
+  counter: TokenCounter,
+  content: string | null,
+  toolCalls: readonly { function: { name: string; arguments: string } }[] = [],
+): number {
+  return (
+    counter.count(content ?? '') +
+    toolCalls.reduce((sum, call) => sum + 3 + counter.count(call.function.name) + counter.count(call.function.arguments), 0)
+  );
 }

@@ -12,5 +12,13 @@ export { ORACLE_MODEL, startOracleServer } from './oracle/oracle-server.js';
 export type { OracleServer } from './oracle/oracle-server.js';
 export { EvalError } from './eval-error.js';
 export type { EvalErrorCode } from './eval-error.js';
-export { EVAL_RUN_ID, EvalFileMissingError, evalRunDir, listEvalRunIds, readEvalRunFolder, readEvalSettings, readEvalTranscript } from './read-run.js';
+export {
+  EVAL_RUN_ID,
+  EvalFileMissingError,
+  evalRunDir,
+  listEvalRunIds,
+  readEvalRunFolder,
+  readEvalSettings,
+  readEvalTranscript,
+} from './read-run.js';
 export type { EvalRunFolder } from './read-run.js';

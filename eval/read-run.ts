@@ -37,7 +37,11 @@ export async function listEvalRunIds(evalDir: string): Promise<string[]> {
 
 /** The folder of run `id` under `evalDir`, after checking the id is a plain folder name. */
 export function evalRunDir(evalDir: string, id: string): string {
-  if (!EVAL_RUN_ID.test(id) || id === '.' || id === '..') throw new EvalError('EVAL_RUN_FOLDER', `"${id.slice(0, 140)}" is not an eval run id (a folder name under ${evalDir}: letters, digits, "_", "-", ".")`);
+  if (!EVAL_RUN_ID.test(id) || id === '.' || id === '..')
+    throw new EvalError(
+      'EVAL_RUN_FOLDER',
+      `"${id.slice(0, 140)}" is not an eval run id (a folder name under ${evalDir}: letters, digits, "_", "-", ".")`,
+    );
   return path.join(evalDir, id);
 }
 
@@ -136,7 +140,8 @@ export async function readEvalRunFolder(dir: string): Promise<EvalRunFolder> {
   for (const arm of settings.arms) {
     const folder = path.join(dir, 'results', arm);
     const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => name.endsWith('.json')).sort();
-    if (names.length > MAX_RESULT_FILES) problems.push(`${folder} holds ${names.length} result files: only the first ${MAX_RESULT_FILES} are read`);
+    if (names.length > MAX_RESULT_FILES)
+      problems.push(`${folder} holds ${names.length} result files: only the first ${MAX_RESULT_FILES} are read`);
     for (const name of names.slice(0, MAX_RESULT_FILES)) {
       const file = path.join(folder, name);
       try {
@@ -161,8 +166,10 @@ function checkResult(file: string, value: unknown, arm: Arm, tasks: Set<string>,
   if (wrong.length > 0) throw new EvalError('EVAL_RUN_FOLDER', `${file}: wrong or missing ${wrong.join(', ')}`);
   const record = value as unknown as TaskResultRecord;
   if (record.arm !== arm) throw new EvalError('EVAL_RUN_FOLDER', `${file}: "arm" is ${record.arm}, but the file lies in results/${arm}`);
-  if (!tasks.has(record.taskId)) throw new EvalError('EVAL_RUN_FOLDER', `${file}: task "${record.taskId.slice(0, 100)}" is not one of the run's tasks (run.json)`);
-  if (record.repetition > repeat) throw new EvalError('EVAL_RUN_FOLDER', `${file}: repetition ${record.repetition} is over the run's ${repeat}`);
+  if (!tasks.has(record.taskId))
+    throw new EvalError('EVAL_RUN_FOLDER', `${file}: task "${record.taskId.slice(0, 100)}" is not one of the run's tasks (run.json)`);
+  if (record.repetition > repeat)
+    throw new EvalError('EVAL_RUN_FOLDER', `${file}: repetition ${record.repetition} is over the run's ${repeat}`);
   return record;
 }
 
@@ -170,10 +177,22 @@ function checkResult(file: string, value: unknown, arm: Arm, tasks: Set<string>,
  * One task's transcript in one arm (chat messages for direct and code, the planner's events for the
  * planner), after checking that the arm, task and repetition are the run's own.
  */
-export async function readEvalTranscript(dir: string, settings: RunSettings, arm: string, taskId: string, repetition: number): Promise<unknown[]> {
-  if (!settings.arms.includes(arm as Arm)) throw new EvalError('EVAL_RUN_FOLDER', `arm "${arm.slice(0, 40)}" is not one of this run's arms (${settings.arms.join(', ')})`);
-  if (!settings.taskIds.includes(taskId)) throw new EvalError('EVAL_RUN_FOLDER', `task "${taskId.slice(0, 100)}" is not one of this run's tasks`);
-  if (!Number.isInteger(repetition) || repetition < 1 || repetition > settings.repeat) throw new EvalError('EVAL_RUN_FOLDER', `repetition ${String(repetition).slice(0, 20)} is not one of this run's (1 to ${settings.repeat})`);
+export async function readEvalTranscript(
+  dir: string,
+  settings: RunSettings,
+  arm: string,
+  taskId: string,
+  repetition: number,
+): Promise<unknown[]> {
+  if (!settings.arms.includes(arm as Arm))
+    throw new EvalError('EVAL_RUN_FOLDER', `arm "${arm.slice(0, 40)}" is not one of this run's arms (${settings.arms.join(', ')})`);
+  if (!settings.taskIds.includes(taskId))
+    throw new EvalError('EVAL_RUN_FOLDER', `task "${taskId.slice(0, 100)}" is not one of this run's tasks`);
+  if (!Number.isInteger(repetition) || repetition < 1 || repetition > settings.repeat)
+    throw new EvalError(
+      'EVAL_RUN_FOLDER',
+      `repetition ${String(repetition).slice(0, 20)} is not one of this run's (1 to ${settings.repeat})`,
+    );
   const file = path.join(dir, 'transcripts', arm, `${encodeURIComponent(taskId)}#${repetition}.json`);
   const value = await readJsonCapped(file, MAX_TRANSCRIPT_BYTES);
   if (!Array.isArray(value)) throw new EvalError('EVAL_RUN_FOLDER', `${file} must hold a list (the messages or events of the task)`);

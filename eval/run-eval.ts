@@ -84,8 +84,10 @@ export interface EvalRun {
   interrupted: boolean;
 }
 
-const resultFile = (dir: string, arm: Arm, taskId: string, repetition: number) => path.join(dir, 'results', arm, `${encodeURIComponent(taskId)}#${repetition}.json`);
-const transcriptFile = (dir: string, arm: Arm, taskId: string, repetition: number) => path.join(dir, 'transcripts', arm, `${encodeURIComponent(taskId)}#${repetition}.json`);
+const resultFile = (dir: string, arm: Arm, taskId: string, repetition: number) =>
+  path.join(dir, 'results', arm, `${encodeURIComponent(taskId)}#${repetition}.json`);
+const transcriptFile = (dir: string, arm: Arm, taskId: string, repetition: number) =>
+  path.join(dir, 'transcripts', arm, `${encodeURIComponent(taskId)}#${repetition}.json`);
 
 async function writeAtomically(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
@@ -100,7 +102,11 @@ async function readJson<T>(file: string): Promise<T> {
 
 function checkArms(arms: readonly string[]): Arm[] {
   const unknown = arms.filter((arm) => !ARMS.includes(arm as Arm));
-  if (unknown.length > 0) throw new EvalError('EVAL_BAD_OPTION', `--arms: unknown arm${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the arms are ${ARMS.join(', ')})`);
+  if (unknown.length > 0)
+    throw new EvalError(
+      'EVAL_BAD_OPTION',
+      `--arms: unknown arm${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the arms are ${ARMS.join(', ')})`,
+    );
   if (arms.length === 0) throw new EvalError('EVAL_BAD_OPTION', `--arms: name at least one of ${ARMS.join(', ')}`);
   return [...new Set(arms)] as Arm[];
 }
@@ -108,22 +114,38 @@ function checkArms(arms: readonly string[]): Arm[] {
 async function settingsOf(options: RunEvalOptions, suite: EvalSuite, dir: string): Promise<RunSettings> {
   const file = path.join(dir, 'run.json');
   if (options.resume) {
-    if (!existsSync(file)) throw new EvalError('EVAL_RUN_FOLDER', `--resume: ${dir} holds no run.json (give --out the folder of the run to go on with)`);
+    if (!existsSync(file))
+      throw new EvalError('EVAL_RUN_FOLDER', `--resume: ${dir} holds no run.json (give --out the folder of the run to go on with)`);
     const stored = await readJson<RunSettings>(file);
     const differs: string[] = [];
     if (stored.suite !== suite.name) differs.push(`suite ${suite.name} (the run's is ${stored.suite})`);
-    if (options.arms && options.arms.join(',') !== stored.arms.join(',')) differs.push(`--arms ${options.arms.join(',')} (the run's are ${stored.arms.join(',')})`);
+    if (options.arms && options.arms.join(',') !== stored.arms.join(','))
+      differs.push(`--arms ${options.arms.join(',')} (the run's are ${stored.arms.join(',')})`);
     if (options.model && options.model !== stored.model) differs.push(`--model ${options.model} (the run's is ${stored.model})`);
-    if (options.repeat !== undefined && options.repeat !== stored.repeat) differs.push(`--repeat ${options.repeat} (the run's is ${stored.repeat})`);
-    if (options.tasks !== undefined && selectTasks(suite, options.tasks).map((t) => t.id).join(',') !== stored.taskIds.join(',')) differs.push(`--tasks ${options.tasks} (the run has other tasks)`);
-    if (differs.length > 0) throw new EvalError('EVAL_RUN_FOLDER', `--resume keeps the settings of the run in ${dir}; these differ: ${differs.join('; ')}`);
+    if (options.repeat !== undefined && options.repeat !== stored.repeat)
+      differs.push(`--repeat ${options.repeat} (the run's is ${stored.repeat})`);
+    if (
+      options.tasks !== undefined &&
+      selectTasks(suite, options.tasks)
+        .map((t) => t.id)
+        .join(',') !== stored.taskIds.join(',')
+    )
+      differs.push(`--tasks ${options.tasks} (the run has other tasks)`);
+    if (differs.length > 0)
+      throw new EvalError('EVAL_RUN_FOLDER', `--resume keeps the settings of the run in ${dir}; these differ: ${differs.join('; ')}`);
     return stored;
   }
-  if (existsSync(path.join(dir, 'results'))) throw new EvalError('EVAL_RUN_FOLDER', `${dir} already holds results: pass --resume to go on with that run, or another --out`);
+  if (existsSync(path.join(dir, 'results')))
+    throw new EvalError('EVAL_RUN_FOLDER', `${dir} already holds results: pass --resume to go on with that run, or another --out`);
   const model = options.model ?? ORACLE_MODEL;
-  if (model !== ORACLE_MODEL && !options.baseURL) throw new EvalError('EVAL_BAD_OPTION', `--model ${model} needs --base-url (an OpenAI-compatible endpoint); without one, use --model oracle`);
+  if (model !== ORACLE_MODEL && !options.baseURL)
+    throw new EvalError(
+      'EVAL_BAD_OPTION',
+      `--model ${model} needs --base-url (an OpenAI-compatible endpoint); without one, use --model oracle`,
+    );
   const repeat = options.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1) throw new EvalError('EVAL_BAD_OPTION', `--repeat must be a whole number ≥ 1 (got ${String(options.repeat)})`);
+  if (!Number.isInteger(repeat) || repeat < 1)
+    throw new EvalError('EVAL_BAD_OPTION', `--repeat must be a whole number ≥ 1 (got ${String(options.repeat)})`);
   const priceAs = options.priceAs ?? (model === ORACLE_MODEL ? ORACLE_PRICED_AS : model);
   const settings: RunSettings = {
     suite: suite.name,
@@ -137,7 +159,8 @@ async function settingsOf(options: RunEvalOptions, suite: EvalSuite, dir: string
     priceAs,
     startedAt: new Date().toISOString(),
   };
-  if (settings.taskIds.length === 0) throw new EvalError('EVAL_BAD_TASKS', `--tasks ${options.tasks ?? ''} selects no task of suite ${suite.name}`);
+  if (settings.taskIds.length === 0)
+    throw new EvalError('EVAL_BAD_TASKS', `--tasks ${options.tasks ?? ''} selects no task of suite ${suite.name}`);
   await writeAtomically(file, `${JSON.stringify(settings, null, 2)}\n`);
   return settings;
 }
@@ -148,7 +171,8 @@ export async function readResults(dir: string): Promise<TaskResultRecord[]> {
   for (const arm of ARMS) {
     const folder = path.join(dir, 'results', arm);
     if (!existsSync(folder)) continue;
-    for (const name of (await readdir(folder)).filter((file) => file.endsWith('.json')).sort()) results.push(await readJson<TaskResultRecord>(path.join(folder, name)));
+    for (const name of (await readdir(folder)).filter((file) => file.endsWith('.json')).sort())
+      results.push(await readJson<TaskResultRecord>(path.join(folder, name)));
   }
   return results;
 }
@@ -162,7 +186,10 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const cwd = options.cwd ?? process.cwd();
   const progress = options.onProgress ?? (() => undefined);
   const suite = await loadSuite(options.suite, cwd);
-  const dir = path.resolve(cwd, options.out ?? path.join('.agent-spaces', 'eval', `${suite.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  const dir = path.resolve(
+    cwd,
+    options.out ?? path.join('.agent-spaces', 'eval', `${suite.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`),
+  );
   if (options.resume && !options.out) throw new EvalError('EVAL_RUN_FOLDER', '--resume needs --out <the run folder to go on with>');
   const settings = await settingsOf(options, suite, dir);
   const tasks = settings.taskIds.map((id) => selectTasks(suite, id)[0] as EvalTask);
@@ -174,23 +201,43 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   let surface: CodeSurface | undefined;
   let interrupted = false;
   try {
-    progress(`eval ${suite.name}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${settings.arms.join(', ')}${settings.repeat > 1 ? ` × ${settings.repeat}` : ''}, model ${settings.model}; run folder ${dir}`);
+    progress(
+      `eval ${suite.name}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${settings.arms.join(', ')}${settings.repeat > 1 ? ` × ${settings.repeat}` : ''}, model ${settings.model}; run folder ${dir}`,
+    );
     const build = await space.build();
-    if (build.errors.length > 0) throw new EvalError('EVAL_SUITE_INVALID', `the space of suite ${suite.name} (${suite.spaceDir}) did not build: ${build.errors.map((failure) => JSON.stringify(failure)).join('; ').slice(0, 1000)}`);
+    if (build.errors.length > 0)
+      throw new EvalError(
+        'EVAL_SUITE_INVALID',
+        `the space of suite ${suite.name} (${suite.spaceDir}) did not build: ${build.errors
+          .map((failure) => JSON.stringify(failure))
+          .join('; ')
+          .slice(0, 1000)}`,
+      );
     const counter = await loadTokenCounter();
     let model: ArmModel;
     if (settings.model === ORACLE_MODEL) {
       oracle = await startOracleServer();
       model = { model: ORACLE_MODEL, baseURL: oracle.baseURL };
     } else {
-      model = { model: settings.model, baseURL: options.baseURL ?? settings.baseURL ?? '', ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+      model = {
+        model: settings.model,
+        baseURL: options.baseURL ?? settings.baseURL ?? '',
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      };
     }
     const specs = await space.capabilities();
     const catalog = await space.catalog();
     const direct = directFunctions(specs, suite.module);
     const functions: OracleFunction[] = catalog.functions
       .filter((entry) => entry.module === suite.module)
-      .map((entry) => ({ toolName: entry.toolName, id: entry.id, function: entry.function, namespace: entry.namespace, module: entry.module, directName: direct.find((fn) => fn.id === entry.id)?.name ?? entry.toolName }));
+      .map((entry) => ({
+        toolName: entry.toolName,
+        id: entry.id,
+        function: entry.function,
+        namespace: entry.namespace,
+        module: entry.module,
+        directName: direct.find((fn) => fn.id === entry.id)?.name ?? entry.toolName,
+      }));
     if (settings.arms.includes('code')) surface = await openCodeSurface(space);
 
     const total = tasks.length * settings.arms.length * settings.repeat;
@@ -206,18 +253,52 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
             break;
           }
           suite.reset();
-          if (oracle) oracle.begin(arm, task, planCalls(task, suite.replay(task.calls), { writeCalls: suite.writeCalls, ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}) }), functions);
-          const input: ArmInput = { suite, task, space, model, budget: settings.budget, counter, runDir: path.join(dir, 'planner-runs', `${encodeURIComponent(task.id)}#${repetition}`), ...(options.signal ? { signal: options.signal } : {}) };
+          if (oracle)
+            oracle.begin(
+              arm,
+              task,
+              planCalls(task, suite.replay(task.calls), {
+                writeCalls: suite.writeCalls,
+                ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}),
+              }),
+              functions,
+            );
+          const input: ArmInput = {
+            suite,
+            task,
+            space,
+            model,
+            budget: settings.budget,
+            counter,
+            runDir: path.join(dir, 'planner-runs', `${encodeURIComponent(task.id)}#${repetition}`),
+            ...(options.signal ? { signal: options.signal } : {}),
+          };
           const started = performance.now();
           let outcome: ArmOutcome;
           try {
-            outcome = arm === 'direct' ? await runDirectArm(input) : arm === 'code' ? await runCodeArm(input, surface as CodeSurface) : await runPlannerArm(input);
+            outcome =
+              arm === 'direct'
+                ? await runDirectArm(input)
+                : arm === 'code'
+                  ? await runCodeArm(input, surface as CodeSurface)
+                  : await runPlannerArm(input);
           } catch (error) {
             if (options.signal?.aborted) {
               interrupted = true;
               break;
             }
-            outcome = { answer: '', turns: 0, promptTokens: 0, completionTokens: 0, tokensCounted: false, toolCalls: 0, codeRuns: 0, searches: 0, error: `the ${arm} arm failed on the host: ${errorMessage(error)}`, transcript: [] };
+            outcome = {
+              answer: '',
+              turns: 0,
+              promptTokens: 0,
+              completionTokens: 0,
+              tokensCounted: false,
+              toolCalls: 0,
+              codeRuns: 0,
+              searches: 0,
+              error: `the ${arm} arm failed on the host: ${errorMessage(error)}`,
+              transcript: [],
+            };
           }
           if (options.signal?.aborted) {
             // A task cut short is not a result: --resume runs it again.
@@ -248,7 +329,9 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
           };
           await writeAtomically(transcriptFile(dir, arm, task.id, repetition), `${JSON.stringify(outcome.transcript, null, 1)}\n`);
           await writeAtomically(file, `${JSON.stringify(record, null, 2)}\n`);
-          progress(`[${done}/${total}] ${arm.padEnd(7)} task ${task.id}${settings.repeat > 1 ? ` #${repetition}` : ''}: ${record.success ? 'pass' : 'FAIL'}, ${record.turns} turns, ${record.promptTokens + record.completionTokens} tokens, ${record.toolCalls} calls, ${(wallMs / 1000).toFixed(1)} s${record.success ? '' : ` — ${record.reasons.join('; ')}`}`);
+          progress(
+            `[${done}/${total}] ${arm.padEnd(7)} task ${task.id}${settings.repeat > 1 ? ` #${repetition}` : ''}: ${record.success ? 'pass' : 'FAIL'}, ${record.turns} turns, ${record.promptTokens + record.completionTokens} tokens, ${record.toolCalls} calls, ${(wallMs / 1000).toFixed(1)} s${record.success ? '' : ` — ${record.reasons.join('; ')}`}`,
+          );
         }
         if (interrupted) break;
       }

@@ -27,7 +27,8 @@ export function suiteEnvironment<T>(suite: string): SuiteEnvironment<T> {
   return {
     get() {
       const { values } = slots();
-      if (!values.has(suite)) throw new Error(`the data of eval suite "${suite}" is not loaded: its tools run only inside 'agent-spaces eval'`);
+      if (!values.has(suite))
+        throw new Error(`the data of eval suite "${suite}" is not loaded: its tools run only inside 'agent-spaces eval'`);
       return values.get(suite) as T;
     },
     set(value) {

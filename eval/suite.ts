@@ -87,9 +87,15 @@ export function resolveSuiteDir(suite: string, cwd = process.cwd()): string {
   if (BUNDLED_SUITES.includes(suite)) {
     const dir = bundledSuitesDir();
     if (dir) return path.join(dir, suite);
-    throw new EvalError('EVAL_SUITE_NOT_FOUND', `the bundled suite "${suite}" is not in this copy of the package (its folder eval/suites/${suite} is missing)`);
+    throw new EvalError(
+      'EVAL_SUITE_NOT_FOUND',
+      `the bundled suite "${suite}" is not in this copy of the package (its folder eval/suites/${suite} is missing)`,
+    );
   }
-  throw new EvalError('EVAL_SUITE_NOT_FOUND', `no suite "${suite}": not a bundled suite (${BUNDLED_SUITES.join(', ')}) and ${asPath} holds no suite.ts`);
+  throw new EvalError(
+    'EVAL_SUITE_NOT_FOUND',
+    `no suite "${suite}": not a bundled suite (${BUNDLED_SUITES.join(', ')}) and ${asPath} holds no suite.ts`,
+  );
 }
 
 /** Loads `<folder>/suite.ts` and checks that its default export is a suite. */
@@ -103,7 +109,11 @@ export async function loadSuite(suite: string, cwd = process.cwd()): Promise<Eva
     throw new EvalError('EVAL_SUITE_INVALID', `${file} could not be loaded: ${errorMessage(error)}`, { cause: error });
   }
   const problems = suiteProblems(loaded);
-  if (problems.length > 0) throw new EvalError('EVAL_SUITE_INVALID', `${file}: the default export is not a suite (export default defineSuite({...})): ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new EvalError(
+      'EVAL_SUITE_INVALID',
+      `${file}: the default export is not a suite (export default defineSuite({...})): ${problems.join('; ')}`,
+    );
   return loaded as EvalSuite;
 }
 
@@ -111,7 +121,8 @@ function suiteProblems(value: unknown): string[] {
   if (typeof value !== 'object' || value === null) return ['no default export object'];
   const record = value as Record<string, unknown>;
   const problems: string[] = [];
-  for (const key of ['name', 'description', 'policy', 'spaceDir', 'module']) if (typeof record[key] !== 'string') problems.push(`${key} must be a string`);
+  for (const key of ['name', 'description', 'policy', 'spaceDir', 'module'])
+    if (typeof record[key] !== 'string') problems.push(`${key} must be a string`);
   for (const key of ['reset', 'replay', 'check']) if (typeof record[key] !== 'function') problems.push(`${key} must be a function`);
   if (!Array.isArray(record.tasks)) problems.push('tasks must be an array');
   if (!(record.writeCalls instanceof Set)) problems.push('writeCalls must be a Set');
@@ -132,13 +143,20 @@ export function selectTasks(suite: EvalSuite, selector: string | undefined): Eva
     if (!task) unknown.push(id);
     else if (!picked.includes(task)) picked.push(task);
   };
-  for (const part of selector.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of selector
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const split = /^split:(.+)$/.exec(part);
     const first = /^first:(\d+)$/.exec(part);
     const range = /^(\d+)-(\d+)$/.exec(part);
     if (split) {
       const ids = suite.splits?.[split[1] ?? ''];
-      if (!ids) throw new EvalError('EVAL_BAD_TASKS', `--tasks: suite ${suite.name} has no split "${split[1] ?? ''}"${suite.splits ? ` (it has ${Object.keys(suite.splits).join(', ')})` : ' (it has none)'}`);
+      if (!ids)
+        throw new EvalError(
+          'EVAL_BAD_TASKS',
+          `--tasks: suite ${suite.name} has no split "${split[1] ?? ''}"${suite.splits ? ` (it has ${Object.keys(suite.splits).join(', ')})` : ' (it has none)'}`,
+        );
       ids.forEach(add);
     } else if (first) {
       suite.tasks.slice(0, Number(first[1])).forEach((task) => add(task.id));
@@ -148,6 +166,7 @@ export function selectTasks(suite: EvalSuite, selector: string | undefined): Eva
       add(part);
     }
   }
-  if (unknown.length > 0) throw new EvalError('EVAL_BAD_TASKS', `--tasks: suite ${suite.name} has no task${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new EvalError('EVAL_BAD_TASKS', `--tasks: suite ${suite.name} has no task${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
   return picked;
 }

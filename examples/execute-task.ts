@@ -14,7 +14,9 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--self-check')) return selfCheck();
   const task = argv.find((arg) => !arg.startsWith('--')) ?? TASK;
   if (!process.env.OPENAI_API_KEY && !process.env.AGENT_SPACES_BASE_URL) {
-    console.log('No model configured. Set OPENAI_API_KEY (OpenAI), or AGENT_SPACES_BASE_URL (+ AGENT_SPACES_MODEL) for any OpenAI-compatible server,');
+    console.log(
+      'No model configured. Set OPENAI_API_KEY (OpenAI), or AGENT_SPACES_BASE_URL (+ AGENT_SPACES_MODEL) for any OpenAI-compatible server,',
+    );
     console.log('e.g. AGENT_SPACES_BASE_URL=http://localhost:11434/v1 AGENT_SPACES_MODEL=llama3.1 for Ollama. Or run with --self-check.');
     return 0;
   }
@@ -57,7 +59,8 @@ export default { trains: morning.length, weather: weather.map((w) => \`\${w.loca
     report(result);
     const run = result.rawOutputs.find((output) => output.kind === 'code-run');
     const value = run?.value as { trains?: number; weather?: string[] } | undefined;
-    if (!result.success || value?.trains !== 5 || value.weather?.length !== 3) throw new Error(`self-check failed: ${JSON.stringify(result, null, 2)}`);
+    if (!result.success || value?.trains !== 5 || value.weather?.length !== 3)
+      throw new Error(`self-check failed: ${JSON.stringify(result, null, 2)}`);
     console.log('self-check passed');
     return 0;
   } finally {

@@ -12,7 +12,11 @@ function turn(step: number, calls: number, size: number): Turn {
   return {
     digest: `step ${step}: did things`,
     messages: [
-      { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'call_tool', arguments: '{}' } })) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'call_tool', arguments: '{}' } })),
+      },
       ...ids.map((id): ChatCompletionMessageParam => ({ role: 'tool', tool_call_id: id, content: 'r'.repeat(size) })),
     ],
   };
@@ -45,7 +49,10 @@ describe('buildContext', () => {
     const built = buildContext(head, turns, 6500);
     expect(built.dropped).toBe(2);
     expect(built.messages.slice(0, 2)).toEqual(head);
-    expect(built.messages[2]).toMatchObject({ role: 'user', content: expect.stringContaining('- step 1: did things\n- step 2: did things') });
+    expect(built.messages[2]).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('- step 1: did things\n- step 2: did things'),
+    });
     expect(pairsValid(built.messages)).toBe(true);
     expect(built.chars).toBeLessThanOrEqual(6500);
     expect(buildContext(head, turns, 6500)).toEqual(built);

@@ -32,14 +32,29 @@ describe('executeTask budgets', () => {
     const { result, events } = await runScriptedTask(space, [search('weather'), customers, search('x')], { budget: { maxSteps: 2 } });
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/^budget exceeded: maxSteps/);
-    expect(result.finalSummary).toMatch(/stopped before it was finished[\s\S]*search_tools "weather"[\s\S]*call_tool crm\.searchCustomers → ok/);
+    expect(result.finalSummary).toMatch(
+      /stopped before it was finished[\s\S]*search_tools "weather"[\s\S]*call_tool crm\.searchCustomers → ok/,
+    );
     expect(result.budgetUsage.steps).toBe(2);
     expect(events.filter((event) => event.type === 'budget-exceeded')).toMatchObject([{ limit: 'maxSteps' }]);
     expect(events.at(-1)).toMatchObject({ type: 'task-finish', success: false });
   });
 
   it('stops at maxToolCalls for direct calls, before the call that would pass it', async () => {
-    const { result } = await runScriptedTask(space, [customers, { toolCalls: [{ name: 'call_tool', arguments: { name: 'crm.listTickets' } }, { name: 'call_tool', arguments: { name: 'crm.listTickets' } }] }, finish], { budget: { maxToolCalls: 2 } });
+    const { result } = await runScriptedTask(
+      space,
+      [
+        customers,
+        {
+          toolCalls: [
+            { name: 'call_tool', arguments: { name: 'crm.listTickets' } },
+            { name: 'call_tool', arguments: { name: 'crm.listTickets' } },
+          ],
+        },
+        finish,
+      ],
+      { budget: { maxToolCalls: 2 } },
+    );
     expect(result).toMatchObject({ success: false, budgetUsage: { toolCalls: 2 } });
     expect(result.error).toMatch(/maxToolCalls/);
     expect(result.rawOutputs).toHaveLength(2);
@@ -47,23 +62,33 @@ describe('executeTask budgets', () => {
 
   it('counts calls made inside code and stops a program that passes maxToolCalls', async () => {
     const code = `import { getWeather } from '@capabilities/get-weather';\nfor (const city of ['London', 'Tokyo', 'Berlin', 'London']) await getWeather({ location: city });\nexport default 'all';`;
-    const { result, events } = await runScriptedTask(space, [customers, callReply('run_code', { code }), finish], { budget: { maxToolCalls: 3 } });
+    const { result, events } = await runScriptedTask(space, [customers, callReply('run_code', { code }), finish], {
+      budget: { maxToolCalls: 3 },
+    });
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/maxToolCalls/);
     expect(result.budgetUsage.toolCalls).toBe(3);
-    expect(events.find((event) => event.type === 'code-run')).toMatchObject({ ok: false, calls: 2, error: { code: 'CALL_LIMIT_EXCEEDED' } });
+    expect(events.find((event) => event.type === 'code-run')).toMatchObject({
+      ok: false,
+      calls: 2,
+      error: { code: 'CALL_LIMIT_EXCEEDED' },
+    });
   });
 
   it('stops at maxCodeRuns when another run is asked for', async () => {
     const code = `export default 1;`;
-    const { result } = await runScriptedTask(space, [callReply('run_code', { code }), callReply('run_code', { code }), finish], { budget: { maxCodeRuns: 1 } });
+    const { result } = await runScriptedTask(space, [callReply('run_code', { code }), callReply('run_code', { code }), finish], {
+      budget: { maxCodeRuns: 1 },
+    });
     expect(result).toMatchObject({ success: false, budgetUsage: { codeRuns: 1, steps: 2 } });
     expect(result.error).toMatch(/maxCodeRuns/);
   });
 
   it('stops at maxLlmCostUsd right after the reply that passes it, without acting on that reply', async () => {
     const expensive = { prompt_tokens: 20_000, completion_tokens: 1_000, cached_tokens: 10_000 };
-    const { result } = await runScriptedTask(space, [callReply('call_tool', { name: 'crm.listTickets' }, expensive), finish], { budget: { maxLlmCostUsd: 0.005 } });
+    const { result } = await runScriptedTask(space, [callReply('call_tool', { name: 'crm.listTickets' }, expensive), finish], {
+      budget: { maxLlmCostUsd: 0.005 },
+    });
     // gpt-4.1-mini: 10k new input × $0.40 + 10k cached × $0.10 + 1k output × $1.60 per million = $0.0066
     expect(result.budgetUsage.llmCostUsd).toBeCloseTo(0.0066, 8);
     expect(result.budgetUsage.tokens).toEqual({ input: 10_000, cachedInput: 10_000, output: 1_000 });
@@ -90,21 +115,51 @@ describe('executeTask context and replay', () => {
     expect(JSON.stringify(last.messages).length).toBeLessThan(4_500);
     for (const request of server.chatRequests()) {
       const asked = request.messages.flatMap((message) => message.tool_calls?.map((call) => call.id) ?? []);
-      const answered = request.messages.flatMap((message) => (message.role === 'tool' && message.tool_call_id ? [message.tool_call_id] : []));
+      const answered = request.messages.flatMap((message) =>
+        message.role === 'tool' && message.tool_call_id ? [message.tool_call_id] : [],
+      );
       expect(answered).toEqual(asked);
     }
   });
 
   it('replays a recorded trace against the tools without a model, reproducing the result', async () => {
     const trace = path.join(await makeTempDir('planner-trace'), 'trace.jsonl');
-    const recorded = await runScriptedTask(space, [search('weather'), callReply('run_code', { code: `import { getWeather } from '@capabilities/get-weather';\nexport default (await getWeather({ location: 'Tokyo' })).temperature;` }), callReply('finish', { summary: 'Tokyo measured.', result: { ok: 1 } })], { trace }, 'How warm is Tokyo?');
+    const recorded = await runScriptedTask(
+      space,
+      [
+        search('weather'),
+        callReply('run_code', {
+          code: `import { getWeather } from '@capabilities/get-weather';\nexport default (await getWeather({ location: 'Tokyo' })).temperature;`,
+        }),
+        callReply('finish', { summary: 'Tokyo measured.', result: { ok: 1 } }),
+      ],
+      { trace },
+      'How warm is Tokyo?',
+    );
     expect(recorded.result.success).toBe(true);
-    const lines = (await readFile(trace, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string });
-    expect(lines.map((line) => line.type)).toEqual(['task-start', 'model-reply', 'search-run', 'model-reply', 'code-run', 'model-reply', 'task-finish']);
+    const lines = (await readFile(trace, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual([
+      'task-start',
+      'model-reply',
+      'search-run',
+      'model-reply',
+      'code-run',
+      'model-reply',
+      'task-finish',
+    ]);
 
     const replay = await readTrace(trace);
     expect(replay.task).toBe('How warm is Tokyo?');
-    const again = await executeTask(replay.task, { space, replay: replay.replies, model: { model: replay.model }, trace: false, runDir: await makeTempDir('planner-replay') });
+    const again = await executeTask(replay.task, {
+      space,
+      replay: replay.replies,
+      model: { model: replay.model },
+      trace: false,
+      runDir: await makeTempDir('planner-replay'),
+    });
     expect(again.success).toBe(true);
     expect(again.finalSummary).toBe(recorded.result.finalSummary);
     expect(again.result).toEqual(recorded.result.result);
@@ -113,7 +168,20 @@ describe('executeTask context and replay', () => {
   });
 
   it('fails clearly when a replay runs out of recorded replies', async () => {
-    const result = await executeTask('x', { space, replay: [{ message: { content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_tools', arguments: '{"query":"a"}' } }] }, usage: null }], trace: false, runDir: await makeTempDir('planner-replay') });
+    const result = await executeTask('x', {
+      space,
+      replay: [
+        {
+          message: {
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_tools', arguments: '{"query":"a"}' } }],
+          },
+          usage: null,
+        },
+      ],
+      trace: false,
+      runDir: await makeTempDir('planner-replay'),
+    });
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/no model reply number 2/);
   });

@@ -38,7 +38,14 @@ export const vault = defineTool({
     path.join(root, 'agent-spaces.config.json'),
     JSON.stringify({
       capabilities: ['vault.ts'],
-      mcpServers: { stations: { command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')], cwd: REPO, env: { STATIONS_TOKEN: ENV_SECRET } } },
+      mcpServers: {
+        stations: {
+          command: process.execPath,
+          args: ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')],
+          cwd: REPO,
+          env: { STATIONS_TOKEN: ENV_SECRET },
+        },
+      },
     }),
   );
   space = await createSpace({ cwd: root });
@@ -89,8 +96,20 @@ describe('executeTask secrets and large results', () => {
 
   it('summarises a large result, stores it whole under the run folder and keeps the context small', async () => {
     const runDir = await makeTempDir('planner-large-run');
-    const { result, server, events } = await runScriptedTask(space, [callReply('call_tool', { name: 'vault.listInvoices', arguments: {} }), callReply('finish', { summary: 'ledger read' })], { runDir });
-    const answer = toolAnswer(server, 1, 'call_1_1') as { ok: boolean; value?: unknown; summary: { storageRef: string; originalSize: { items: number }; aggregates: { fields: Record<string, { values?: Record<string, number>; min?: number; max?: number }> }[] } };
+    const { result, server, events } = await runScriptedTask(
+      space,
+      [callReply('call_tool', { name: 'vault.listInvoices', arguments: {} }), callReply('finish', { summary: 'ledger read' })],
+      { runDir },
+    );
+    const answer = toolAnswer(server, 1, 'call_1_1') as {
+      ok: boolean;
+      value?: unknown;
+      summary: {
+        storageRef: string;
+        originalSize: { items: number };
+        aggregates: { fields: Record<string, { values?: Record<string, number>; min?: number; max?: number }> }[];
+      };
+    };
     expect(answer.ok).toBe(true);
     expect(answer.value).toBeUndefined();
     expect(answer.summary.originalSize.items).toBe(3000);
@@ -102,11 +121,14 @@ describe('executeTask secrets and large results', () => {
     const content = server.chatRequests()[1]?.messages.at(-1)?.content as string;
     expect(content.length).toBeLessThan(2_500);
     expect(JSON.stringify(server.chatRequests()[1]?.messages).length).toBeLessThan(9_000);
-    expect(events.find((event) => event.type === 'summary-created')).toMatchObject({ label: 'vault.listInvoices', storageRef: answer.summary.storageRef });
+    expect(events.find((event) => event.type === 'summary-created')).toMatchObject({
+      label: 'vault.listInvoices',
+      storageRef: answer.summary.storageRef,
+    });
     expect(result.rawOutputs[0]).toMatchObject({ ok: true, summary: { storageRef: answer.summary.storageRef } });
   });
 
-  it('lets the task\'s code page through a stored result (task-storage), and only its own task\'s results', async () => {
+  it("lets the task's code page through a stored result (task-storage), and only its own task's results", async () => {
     const runDir = await makeTempDir('planner-storage-run');
     const pageThrough = (ref: string) => `import { list, read } from '@capabilities/task-storage';
 const ref = ${JSON.stringify(ref)};
@@ -137,19 +159,42 @@ export default { count, pages, totals, last: text.value, total: text.total, forg
     const exported = toolAnswer(server, 2, 'call_2_1') as { summary: { parsedFrom?: string; aggregates: { path: string }[] } };
     expect(exported.summary.parsedFrom).toBe('json-text');
     expect(exported.summary.aggregates.map((aggregate) => aggregate.path)).toEqual(['$.rows']);
-    const answer = toolAnswer(server, 3, 'call_3_1') as { ok: boolean; value: { count: number; pages: number; totals: Record<string, number>; last: unknown[]; total: number; forged: string; stored: string[] } };
+    const answer = toolAnswer(server, 3, 'call_3_1') as {
+      ok: boolean;
+      value: {
+        count: number;
+        pages: number;
+        totals: Record<string, number>;
+        last: unknown[];
+        total: number;
+        forged: string;
+        stored: string[];
+      };
+    };
     expect(answer.ok).toBe(true);
     const rows = Array.from({ length: 3000 }, (_, i) => ({ customer: ['Acme', 'Globex', 'Initech'][i % 3] ?? '', amount: (i % 97) + 0.5 }));
     const expected: Record<string, number> = {};
     for (const row of rows) expected[row.customer] = (expected[row.customer] ?? 0) + row.amount;
-    expect(answer.value).toMatchObject({ count: 3000, totals: expected, total: 3000, forged: 'FORBIDDEN', stored: ['vault.listInvoices', 'vault.exportInvoices'] });
+    expect(answer.value).toMatchObject({
+      count: 3000,
+      totals: expected,
+      total: 3000,
+      forged: 'FORBIDDEN',
+      stored: ['vault.listInvoices', 'vault.exportInvoices'],
+    });
     expect(answer.value.pages).toBe(3);
     expect(answer.value.last).toEqual([{ id: 'inv-2999', customer: 'Initech', amount: 89.5, paid: false }]);
     expect(result.success).toBe(true);
 
     // Another task cannot read this one's results, even knowing the ref.
     const ref = (toolAnswer(server, 1, 'call_1_1') as { summary: { storageRef: string } }).summary.storageRef;
-    const other = await runScriptedTask(space, [callReply('call_tool', { name: 'task-storage.read', arguments: { ref } }), callReply('finish', { summary: 'no' })]);
-    expect(toolAnswer(other.server, 1, 'call_1_1')).toMatchObject({ ok: false, error: { code: 'FORBIDDEN', message: expect.stringContaining('is not a result stored by this task; it has stored none') } });
+    const other = await runScriptedTask(space, [
+      callReply('call_tool', { name: 'task-storage.read', arguments: { ref } }),
+      callReply('finish', { summary: 'no' }),
+    ]);
+    expect(toolAnswer(other.server, 1, 'call_1_1')).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('is not a result stored by this task; it has stored none') },
+    });
   }, 120_000);
 });

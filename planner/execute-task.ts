@@ -13,7 +13,17 @@ import type { EmitPlannerEvent, PlannerEvent } from './planner-event.js';
 import { findPrice, priceUsage, readUsage, type ModelPrice } from './prices.js';
 import { buildSystemPrompt, buildTaskMessage } from './prompt.js';
 import { resolveModelSettings, resolvePrices } from './resolve-model-settings.js';
-import { callBreachedBudget, cancelledBy, costExceeds, finishCalled, firstStop, isCancelled, stepCountIs, type StopCondition, type TaskStop } from './stop-conditions.js';
+import {
+  callBreachedBudget,
+  cancelledBy,
+  costExceeds,
+  finishCalled,
+  firstStop,
+  isCancelled,
+  stepCountIs,
+  type StopCondition,
+  type TaskStop,
+} from './stop-conditions.js';
 import { currentUsage, log, type TaskRun } from './task-run.js';
 import { startTaskSpans, type TaskSpans } from './task-spans.js';
 import type { StepCall, TaskStep } from './task-step.js';
@@ -22,7 +32,8 @@ import { createTraceWriter } from './trace-file.js';
 
 const DEFAULT_CONTEXT_LIMIT_CHARS = 60_000;
 const DEFAULT_SUMMARIZE_ABOVE_CHARS = 4_000;
-const NO_CALL_NUDGE = 'Your reply called no function. Every reply must call search_tools, call_tool, run_code or finish; if the task is done, call finish with your summary.';
+const NO_CALL_NUDGE =
+  'Your reply called no function. Every reply must call search_tools, call_tool, run_code or finish; if the task is done, call finish with your summary.';
 
 /**
  * Gives a task in words to the model, which works through the space's capabilities with four functions
@@ -37,11 +48,13 @@ const NO_CALL_NUDGE = 'Your reply called no function. Every reply must call sear
 export async function executeTask(task: string, options: ExecuteTaskOptions = {}): Promise<TaskResult> {
   const taskId = options.taskId ?? randomUUID();
   const limits = resolveBudget(options.budget);
-  const space = options.space ?? (await createSpace({
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.configFile ? { configFile: options.configFile } : {}),
-    ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
-  }));
+  const space =
+    options.space ??
+    (await createSpace({
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.configFile ? { configFile: options.configFile } : {}),
+      ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
+    }));
   try {
     const config = space.config;
     let client: ModelClient;
@@ -55,7 +68,9 @@ export async function executeTask(task: string, options: ExecuteTaskOptions = {}
     }
     if (options.wrapModelClient) client = options.wrapModelClient(client);
     await client.check(options.signal);
-    const redactor = createRedactor({ secrets: [...(apiKey ? [{ value: apiKey, label: 'model API key', strength: 'strong' as const }] : []), ...space.secrets] });
+    const redactor = createRedactor({
+      secrets: [...(apiKey ? [{ value: apiKey, label: 'model API key', strength: 'strong' as const }] : []), ...space.secrets],
+    });
     return await runTask({ task, taskId, space, client, redactor, limits, options });
   } finally {
     if (!options.space) await space.close();
@@ -107,7 +122,9 @@ async function runTask({ task, taskId, space, client, redactor, limits, options 
   emit({ type: 'task-start', task: redactor.text(task), model: client.model, baseURL: client.baseURL, budget: limits });
 
   const price = findPrice(client.model, resolvePrices(options.model, space.config.model));
-  const priceNote = price ? undefined : `no price known for model "${client.model}": its cost is counted as $0; add it to model.prices (USD per million tokens) to enforce maxLlmCostUsd`;
+  const priceNote = price
+    ? undefined
+    : `no price known for model "${client.model}": its cost is counted as $0; add it to model.prices (USD per million tokens) to enforce maxLlmCostUsd`;
   if (priceNote) run.logs.push(priceNote);
 
   const stop = await runSteps(run, {
@@ -130,12 +147,23 @@ async function runTask({ task, taskId, space, client, redactor, limits, options 
  * The catalog the model may see and the access the bridge enforces: everything, or what `allow` lets
  * through. The task's own stored results stay readable whatever the caller allows: they came from allowed calls.
  */
-function restrictCatalog(full: Catalog, allow: ((entry: CatalogEntry) => boolean) | undefined): { catalog: Catalog; access: CallAccess | undefined } {
+function restrictCatalog(
+  full: Catalog,
+  allow: ((entry: CatalogEntry) => boolean) | undefined,
+): { catalog: Catalog; access: CallAccess | undefined } {
   const functions = allow ? full.functions.filter((entry) => entry.module === TASK_STORAGE_MODULE || allow(entry)) : full.functions;
   const modules = full.modules
     .map((module) => ({ ...module, functions: functions.filter((entry) => entry.module === module.module).length }))
     .filter((module) => module.functions > 0);
-  return { catalog: { ...full, functions, modules }, access: allow ? accessFromIds(functions.map((entry) => entry.id), 'this task') : undefined };
+  return {
+    catalog: { ...full, functions, modules },
+    access: allow
+      ? accessFromIds(
+          functions.map((entry) => entry.id),
+          'this task',
+        )
+      : undefined,
+  };
 }
 
 interface StepLoopOptions {
@@ -176,7 +204,13 @@ async function runSteps(run: TaskRun, loop: StepLoopOptions): Promise<TaskStop> 
       return faultStop(run, errorMessage(error));
     }
     const step: StepInProgress = { number, reply, costUsd: countReply(run.usage, reply, loop.price), calls: [] };
-    run.emit({ type: 'model-reply', reply, costUsd: step.costUsd, usage: currentUsage(run.usage), ...(priceNote ? { note: priceNote } : {}) });
+    run.emit({
+      type: 'model-reply',
+      reply,
+      costUsd: step.costUsd,
+      usage: currentUsage(run.usage),
+      ...(priceNote ? { note: priceNote } : {}),
+    });
     priceNote = undefined;
     steps.push(step);
     const afterReply = firstStop(loop.interruptWhen, { steps, usage: run.usage });
@@ -199,7 +233,12 @@ function countReply(usage: BudgetUsage, reply: ModelReply, price: ModelPrice | u
 }
 
 /** Performs the calls of the step's reply in order; the turn the model sees next, or why the task stops. */
-async function answerReply(run: TaskRun, steps: readonly TaskStep[], step: StepInProgress, context: { traceparent: string | undefined; interruptWhen: readonly StopCondition[] }): Promise<{ stop: TaskStop } | { turn: Turn }> {
+async function answerReply(
+  run: TaskRun,
+  steps: readonly TaskStep[],
+  step: StepInProgress,
+  context: { traceparent: string | undefined; interruptWhen: readonly StopCondition[] },
+): Promise<{ stop: TaskStop } | { turn: Turn }> {
   const calls = step.reply.message.tool_calls ?? [];
   const content = step.reply.message.content;
   const assistant: ChatCompletionAssistantMessageParam = {
@@ -209,15 +248,29 @@ async function answerReply(run: TaskRun, steps: readonly TaskStep[], step: StepI
   };
   if (calls.length === 0) {
     log(run, 'the reply called no function (asked the model to call one)');
-    return { turn: { messages: [{ ...assistant, content: assistant.content || '(no text)' }, { role: 'user', content: NO_CALL_NUDGE }], digest: `step ${step.number}: replied without calling a function` } };
+    return {
+      turn: {
+        messages: [
+          { ...assistant, content: assistant.content || '(no text)' },
+          { role: 'user', content: NO_CALL_NUDGE },
+        ],
+        digest: `step ${step.number}: replied without calling a function`,
+      },
+    };
   }
   const answers: ChatCompletionMessageParam[] = [];
   const digests: string[] = [];
   for (const call of calls) {
-    const parsed = call.type === 'function' ? parseArguments(call.function.name, call.function.arguments) : { tool: 'invalid' as const, error: 'only function calls are understood' };
+    const parsed =
+      call.type === 'function'
+        ? parseArguments(call.function.name, call.function.arguments)
+        : { tool: 'invalid' as const, error: 'only function calls are understood' };
     let outcome: CallOutcome;
     try {
-      outcome = await performToolCall(run, parsed, { functionName: call.type === 'function' ? call.function.name : call.type, traceparent: context.traceparent });
+      outcome = await performToolCall(run, parsed, {
+        functionName: call.type === 'function' ? call.function.name : call.type,
+        traceparent: context.traceparent,
+      });
     } catch (error) {
       // A fault of the host (a sandbox that cannot start, a closed space), not of the model's reply.
       return { stop: faultStop(run, `${parsed.tool} failed on the host: ${errorMessage(error)}`) };
@@ -261,7 +314,11 @@ function failedResult(run: TaskRun, spans: TaskSpans, error: string): TaskResult
   return taskResult(run, spans, { success: false, summary: partialSummary(run.logs, error), error });
 }
 
-function taskResult(run: TaskRun, spans: TaskSpans, end: { success: boolean; summary: string; error: string | null; result?: unknown }): TaskResult {
+function taskResult(
+  run: TaskRun,
+  spans: TaskSpans,
+  end: { success: boolean; summary: string; error: string | null; result?: unknown },
+): TaskResult {
   const finalSummary = run.redactor.text(end.summary);
   spans.end(end.success, run.usage);
   run.emit({ type: 'task-finish', success: end.success, summary: finalSummary, error: end.error, usage: currentUsage(run.usage) });
@@ -285,5 +342,3 @@ function partialSummary(logs: string[], error: string): string {
   const shown = done.length > 20 ? [`… ${done.length - 20} earlier actions`, ...done.slice(-20)] : done;
   return `The task stopped before it was finished: ${error}. Done so far:\n${shown.map((line) => `- ${line}`).join('\n')}`;
 }
-
-

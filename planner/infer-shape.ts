@@ -45,7 +45,8 @@ export function mergeShapes(a: Shape, b: Shape): Shape {
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
       const left = a[key];
       const right = b[key];
-      merged[key] = left !== undefined && right !== undefined ? mergeShapes(left, right) : mergeShapes(left ?? right ?? 'undefined', 'undefined');
+      merged[key] =
+        left !== undefined && right !== undefined ? mergeShapes(left, right) : mergeShapes(left ?? right ?? 'undefined', 'undefined');
     }
     return merged;
   }

@@ -50,10 +50,18 @@ export function createModelClient(settings: ResolvedModelSettings, options: { ti
       } catch (error) {
         if (error instanceof APIUserAbortError) throw error;
         if (error instanceof APIConnectionError) {
-          throw new ModelError('MODEL_UNREACHABLE', `the ${where} is unreachable (${errorMessage(error)}): start the server or set AGENT_SPACES_BASE_URL (or model.baseURL in the config; 'agent-spaces task' also takes --base-url) to one that runs`, { cause: error });
+          throw new ModelError(
+            'MODEL_UNREACHABLE',
+            `the ${where} is unreachable (${errorMessage(error)}): start the server or set AGENT_SPACES_BASE_URL (or model.baseURL in the config; 'agent-spaces task' also takes --base-url) to one that runs`,
+            { cause: error },
+          );
         }
         if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
-          throw new ModelError('MODEL_AUTH_FAILED', `the ${where} refused the API key (HTTP ${error.status}): check OPENAI_API_KEY (or model.apiKey in the config)`, { cause: error });
+          throw new ModelError(
+            'MODEL_AUTH_FAILED',
+            `the ${where} refused the API key (HTTP ${error.status}): check OPENAI_API_KEY (or model.apiKey in the config)`,
+            { cause: error },
+          );
         }
         // Any other answer (404 on servers without /models, …) shows the endpoint is there.
       }
@@ -68,13 +76,20 @@ export function createModelClient(settings: ResolvedModelSettings, options: { ti
         );
         const choice = completion.choices[0];
         return {
-          message: { content: choice?.message.content ?? null, ...(choice?.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}) },
+          message: {
+            content: choice?.message.content ?? null,
+            ...(choice?.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}),
+          },
           usage: completion.usage ?? null,
         };
       } catch (error) {
         if (error instanceof APIUserAbortError) throw error;
         const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
-        throw new ModelError('MODEL_REQUEST_FAILED', `the ${where} failed a chat-completions request for model "${settings.model}"${status}: ${errorMessage(error)}`, { cause: error });
+        throw new ModelError(
+          'MODEL_REQUEST_FAILED',
+          `the ${where} failed a chat-completions request for model "${settings.model}"${status}: ${errorMessage(error)}`,
+          { cause: error },
+        );
       }
     },
   };
@@ -89,7 +104,11 @@ export function createReplayModelClient(replies: readonly ModelReply[], model = 
     async check() {},
     async complete() {
       const reply = replies[next++];
-      if (!reply) throw new ModelError('MODEL_REPLAY_EXHAUSTED', `the trace has no model reply number ${next} (it recorded ${replies.length}): the replayed run took a different path than the recorded one`);
+      if (!reply)
+        throw new ModelError(
+          'MODEL_REPLAY_EXHAUSTED',
+          `the trace has no model reply number ${next} (it recorded ${replies.length}): the replayed run took a different path than the recorded one`,
+        );
       return reply;
     },
   };

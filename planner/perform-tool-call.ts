@@ -28,10 +28,18 @@ export interface CallContext {
 export async function performToolCall(run: TaskRun, call: ParsedCall, context: CallContext = {}): Promise<CallOutcome> {
   switch (call.tool) {
     case 'invalid':
-      run.emit({ type: 'call-rejected', function: run.redactor.text(context.functionName ?? call.tool), message: run.redactor.text(call.error) });
+      run.emit({
+        type: 'call-rejected',
+        function: run.redactor.text(context.functionName ?? call.tool),
+        message: run.redactor.text(call.error),
+      });
       return answer(run, `invalid call: ${call.error}`, { ok: false, error: { code: 'INVALID_CALL', message: call.error } });
     case 'finish':
-      return { content: '', digest: 'finish', finish: { summary: call.summary, ...(call.result !== undefined ? { result: call.result } : {}) } };
+      return {
+        content: '',
+        digest: 'finish',
+        finish: { summary: call.summary, ...(call.result !== undefined ? { result: call.result } : {}) },
+      };
     case 'search_tools':
       return search(run, call);
     case 'call_tool':
@@ -49,18 +57,47 @@ function answer(run: TaskRun, digest: string, outcome: Record<string, unknown>):
 async function search(run: TaskRun, call: Extract<ParsedCall, { tool: 'search_tools' }>): Promise<CallOutcome> {
   const found = searchTools(run.catalog, call.query, { detailLevel: call.detailLevel, limit: call.limit });
   const result = call.detailLevel === 'full' ? await addDeclarations(found, run.space.config.outDir) : found;
-  run.emit({ type: 'search-run', query: run.redactor.text(call.query), detailLevel: call.detailLevel, matches: result.matches.length, total: result.total });
-  const hint = result.matches.length === 0 && call.query.trim() !== '' ? { hint: 'no matches: try other words, or an empty query to list the modules' } : {};
-  run.rawOutputs.push({ step: run.usage.steps, kind: 'search', name: call.query, ok: true, value: result.matches.map((match) => match.id) });
-  return answer(run, `search_tools "${call.query}" → ${result.matches.length} of ${result.total} matches`, { ok: true, ...result, ...hint });
+  run.emit({
+    type: 'search-run',
+    query: run.redactor.text(call.query),
+    detailLevel: call.detailLevel,
+    matches: result.matches.length,
+    total: result.total,
+  });
+  const hint =
+    result.matches.length === 0 && call.query.trim() !== ''
+      ? { hint: 'no matches: try other words, or an empty query to list the modules' }
+      : {};
+  run.rawOutputs.push({
+    step: run.usage.steps,
+    kind: 'search',
+    name: call.query,
+    ok: true,
+    value: result.matches.map((match) => match.id),
+  });
+  return answer(run, `search_tools "${call.query}" → ${result.matches.length} of ${result.total} matches`, {
+    ok: true,
+    ...result,
+    ...hint,
+  });
 }
 
-async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_tool' }>, traceparent: string | undefined): Promise<CallOutcome> {
+async function callTool(
+  run: TaskRun,
+  call: Extract<ParsedCall, { tool: 'call_tool' }>,
+  traceparent: string | undefined,
+): Promise<CallOutcome> {
   const entry = run.catalog.functions.find((candidate) => candidate.id === call.name);
   if (!entry) {
     const near = searchTools(run.catalog, call.name, { detailLevel: 'names', limit: 3 }).matches.map((match) => match.id);
     const message = `there is no tool "${call.name}"${run.access ? ' available to this task' : ''}${near.length > 0 ? `; did you mean ${near.join(', ')}?` : ''} Use search_tools to find ids.`;
-    run.emit({ type: 'tool-call', name: run.redactor.text(call.name), ok: false, durationMs: 0, error: { code: 'UNKNOWN_FUNCTION', message: run.redactor.text(message) } });
+    run.emit({
+      type: 'tool-call',
+      name: run.redactor.text(call.name),
+      ok: false,
+      durationMs: 0,
+      error: { code: 'UNKNOWN_FUNCTION', message: run.redactor.text(message) },
+    });
     run.rawOutputs.push({ step: run.usage.steps, kind: 'tool-call', name: call.name, ok: false, error: message });
     return answer(run, `call_tool ${call.name} → unknown tool`, { ok: false, error: { code: 'UNKNOWN_FUNCTION', message } });
   }
@@ -70,12 +107,21 @@ async function callTool(run: TaskRun, call: Extract<ParsedCall, { tool: 'call_to
   const runId = `${run.taskId}:${run.usage.steps}:${randomUUID().slice(0, 8)}`;
   const closeStorage = run.space.taskStorage.open(runId, run.stored);
   try {
-    const value = await run.space.callTool(call.name, call.arguments, { runId, ...(run.signal ? { signal: run.signal } : {}), ...(run.access ? { access: run.access } : {}), ...(traceparent ? { traceparent } : {}) });
+    const value = await run.space.callTool(call.name, call.arguments, {
+      runId,
+      ...(run.signal ? { signal: run.signal } : {}),
+      ...(run.access ? { access: run.access } : {}),
+      ...(traceparent ? { traceparent } : {}),
+    });
     const durationMs = performance.now() - started;
     const presented = presentValue(run, call.name, value);
     run.emit({ type: 'tool-call', name: call.name, ok: true, durationMs });
     run.rawOutputs.push({ step: run.usage.steps, kind: 'tool-call', name: call.name, ok: true, ...presented });
-    return answer(run, `call_tool ${call.name} → ok${presented.summary ? ` (large result summarised, stored at ${presented.summary.storageRef})` : ''}`, { ok: true, ...presented });
+    return answer(
+      run,
+      `call_tool ${call.name} → ok${presented.summary ? ` (large result summarised, stored at ${presented.summary.storageRef})` : ''}`,
+      { ok: true, ...presented },
+    );
   } catch (error) {
     const code = error instanceof ToolCallError ? error.code : 'TOOL_FAILED';
     const message = run.redactor.text(errorMessage(error));
@@ -97,7 +143,14 @@ async function runCode(run: TaskRun, code: string, traceparent: string | undefin
   const closeStorage = run.space.taskStorage.open(runId, run.stored);
   let result: RunResult;
   try {
-    result = await run.space.run(code, { check: true, limits: { maxCalls: remainingCalls }, ...(run.access ? { access: run.access } : {}), runId, ...(run.signal ? { signal: run.signal } : {}), ...(traceparent ? { traceparent } : {}) });
+    result = await run.space.run(code, {
+      check: true,
+      limits: { maxCalls: remainingCalls },
+      ...(run.access ? { access: run.access } : {}),
+      runId,
+      ...(run.signal ? { signal: run.signal } : {}),
+      ...(traceparent ? { traceparent } : {}),
+    });
   } finally {
     closeStorage();
   }
@@ -106,9 +159,23 @@ async function runCode(run: TaskRun, code: string, traceparent: string | undefin
   if (counted) run.usage.codeRuns++;
   run.usage.toolCalls += result.calls;
   const error = result.error ? { code: result.error.code, message: run.redactor.text(result.error.message) } : undefined;
-  run.emit({ type: 'code-run', ok: result.success, calls: result.calls, durationMs: result.durationMs, counted, ...(error ? { error } : {}) });
+  run.emit({
+    type: 'code-run',
+    ok: result.success,
+    calls: result.calls,
+    durationMs: result.durationMs,
+    counted,
+    ...(error ? { error } : {}),
+  });
   const outcome = describeRun(run, result);
-  run.rawOutputs.push({ step: run.usage.steps, kind: 'code-run', name: 'run_code', ok: result.success, ...(outcome.presented ?? {}), ...(error ? { error: error.message } : {}) });
+  run.rawOutputs.push({
+    step: run.usage.steps,
+    kind: 'code-run',
+    name: 'run_code',
+    ok: result.success,
+    ...(outcome.presented ?? {}),
+    ...(error ? { error: error.message } : {}),
+  });
   const digest = result.success ? `run_code → ok, ${result.calls} calls` : `run_code → failed: ${result.error?.code ?? 'error'}`;
   const answered = answer(run, digest, outcome.content);
   return result.error?.code === 'CALL_LIMIT_EXCEEDED' ? { ...answered, breach: 'maxToolCalls' } : answered;
@@ -125,10 +192,20 @@ function describeRun(run: TaskRun, result: RunResult): { content: Record<string,
     return {
       content: {
         ok: false,
-        error: error && run.redactor({ name: error.name, code: error.code, message: error.message, ...(error.line ? { line: error.line, column: error.column } : {}), ...(error.diagnostics ? { diagnostics: error.diagnostics.slice(0, 10) } : {}) }),
+        error:
+          error &&
+          run.redactor({
+            name: error.name,
+            code: error.code,
+            message: error.message,
+            ...(error.line ? { line: error.line, column: error.column } : {}),
+            ...(error.diagnostics ? { diagnostics: error.diagnostics.slice(0, 10) } : {}),
+          }),
         logs,
         calls: result.calls,
-        ...(result.error?.code === 'TYPE_CHECK_FAILED' ? { note: 'the program did not type-check and did not run; fix it and run it again' } : {}),
+        ...(result.error?.code === 'TYPE_CHECK_FAILED'
+          ? { note: 'the program did not type-check and did not run; fix it and run it again' }
+          : {}),
       },
     };
   }

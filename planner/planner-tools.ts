@@ -14,12 +14,18 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
     type: 'function',
     function: {
       name: 'search_tools',
-      description: 'Search the capabilities of the space by words (names, descriptions, parameter names). Returns ids "<module>.<function>" with what the detail level asks for.',
+      description:
+        'Search the capabilities of the space by words (names, descriptions, parameter names). Returns ids "<module>.<function>" with what the detail level asks for.',
       parameters: {
         type: 'object',
         properties: {
           query: { type: 'string', description: 'Words describing what you need; empty lists the modules.' },
-          detail_level: { type: 'string', enum: ['names', 'summary', 'full'], description: 'names: ids only; summary (default): signature and one line; full: whole description and the TypeScript declaration with every nested parameter and result type.' },
+          detail_level: {
+            type: 'string',
+            enum: ['names', 'summary', 'full'],
+            description:
+              'names: ids only; summary (default): signature and one line; full: whole description and the TypeScript declaration with every nested parameter and result type.',
+          },
           limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 10).' },
         },
         required: ['query'],
@@ -36,7 +42,7 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
         type: 'object',
         properties: {
           name: { type: 'string', description: 'The id "<module>.<function>" from search_tools, e.g. "crm.searchCustomers".' },
-          arguments: { type: 'object', description: 'The function\'s parameters.' },
+          arguments: { type: 'object', description: "The function's parameters." },
         },
         required: ['name'],
         additionalProperties: false,
@@ -47,7 +53,8 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
     type: 'function',
     function: {
       name: 'run_code',
-      description: 'Type-check and run a TypeScript program in the sandbox. Import capabilities from "@capabilities/<module>"; console.log output and the "export default" value come back.',
+      description:
+        'Type-check and run a TypeScript program in the sandbox. Import capabilities from "@capabilities/<module>"; console.log output and the "export default" value come back.',
       parameters: {
         type: 'object',
         properties: { code: { type: 'string', description: 'A complete TypeScript module.' } },

@@ -3,9 +3,17 @@ import { DEFAULT_PRICES, findPrice, priceUsage, readUsage } from './prices.js';
 
 describe('prices', () => {
   it('splits cached from new input tokens', () => {
-    expect(readUsage({ prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 400 } })).toEqual({ input: 600, cachedInput: 400, output: 50 });
+    expect(readUsage({ prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 400 } })).toEqual({
+      input: 600,
+      cachedInput: 400,
+      output: 50,
+    });
     expect(readUsage(undefined)).toEqual({ input: 0, cachedInput: 0, output: 0 });
-    expect(readUsage({ prompt_tokens: 10, prompt_tokens_details: { cached_tokens: 99 } })).toEqual({ input: 0, cachedInput: 10, output: 0 });
+    expect(readUsage({ prompt_tokens: 10, prompt_tokens_details: { cached_tokens: 99 } })).toEqual({
+      input: 0,
+      cachedInput: 10,
+      output: 0,
+    });
   });
 
   it('finds prices by exact id, dated snapshot and provider prefix, not by a shorter unrelated id', () => {
@@ -16,7 +24,9 @@ describe('prices', () => {
   });
 
   it('prices per million tokens with a cheaper cached rate', () => {
-    expect(priceUsage({ input: 1_000_000, cachedInput: 1_000_000, output: 1_000_000 }, { input: 1, cachedInput: 0.25, output: 4 })).toBeCloseTo(5.25);
+    expect(
+      priceUsage({ input: 1_000_000, cachedInput: 1_000_000, output: 1_000_000 }, { input: 1, cachedInput: 0.25, output: 4 }),
+    ).toBeCloseTo(5.25);
     expect(priceUsage({ input: 0, cachedInput: 2_000_000, output: 0 }, { input: 1, output: 4 })).toBeCloseTo(2);
   });
 });

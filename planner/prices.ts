@@ -37,7 +37,9 @@ export interface TokenUsage {
 /** Reads the API's `usage` object (missing fields count as 0). */
 export function readUsage(usage: unknown): TokenUsage {
   const record = (typeof usage === 'object' && usage !== null ? usage : {}) as Record<string, unknown>;
-  const details = (typeof record.prompt_tokens_details === 'object' && record.prompt_tokens_details !== null ? record.prompt_tokens_details : {}) as Record<string, unknown>;
+  const details = (
+    typeof record.prompt_tokens_details === 'object' && record.prompt_tokens_details !== null ? record.prompt_tokens_details : {}
+  ) as Record<string, unknown>;
   const prompt = count(record.prompt_tokens);
   const cached = Math.min(count(details.cached_tokens), prompt);
   return { input: prompt - cached, cachedInput: cached, output: count(record.completion_tokens) };
@@ -50,7 +52,9 @@ export function readUsage(usage: unknown): TokenUsage {
 export function findPrice(model: string, table: PriceTable): ModelPrice | undefined {
   const id = model.slice(model.lastIndexOf('/') + 1);
   if (table[id]) return table[id];
-  const key = Object.keys(table).filter((candidate) => id.startsWith(`${candidate}-`)).sort((a, b) => b.length - a.length)[0];
+  const key = Object.keys(table)
+    .filter((candidate) => id.startsWith(`${candidate}-`))
+    .sort((a, b) => b.length - a.length)[0];
   return key === undefined ? undefined : table[key];
 }
 

@@ -28,7 +28,11 @@ export const DEFAULT_MODEL = 'gpt-4.1-mini';
  * endpoint (the default); with any other base URL it is optional, because local servers (Ollama, vLLM,
  * llama.cpp) need none. Throws a `ConfigError` saying what to set when the key is missing.
  */
-export function resolveModelSettings(options: ModelSettings = {}, config: ModelSettings = {}, env: Record<string, string | undefined> = process.env): ResolvedModelSettings {
+export function resolveModelSettings(
+  options: ModelSettings = {},
+  config: ModelSettings = {},
+  env: Record<string, string | undefined> = process.env,
+): ResolvedModelSettings {
   const baseURL = options.baseURL ?? config.baseURL ?? nonEmpty(env.AGENT_SPACES_BASE_URL) ?? OPENAI_BASE_URL;
   const apiKey = options.apiKey ?? config.apiKey ?? nonEmpty(env.OPENAI_API_KEY);
   const model = options.model ?? config.model ?? nonEmpty(env.AGENT_SPACES_MODEL) ?? DEFAULT_MODEL;

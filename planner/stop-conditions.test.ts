@@ -40,7 +40,9 @@ describe('stop conditions', () => {
 
   it('finishCalled looks at the last call of the step in progress, and keeps a missing result missing', () => {
     expect(finishCalled(state([step(1, [answered])]))).toBeUndefined();
-    expect(finishCalled(state([step(1, [answered, { content: '', digest: 'finish', finish: { summary: 'done', result: { n: 2 } } }])]))).toEqual({ kind: 'finished', summary: 'done', result: { n: 2 } });
+    expect(
+      finishCalled(state([step(1, [answered, { content: '', digest: 'finish', finish: { summary: 'done', result: { n: 2 } } }])])),
+    ).toEqual({ kind: 'finished', summary: 'done', result: { n: 2 } });
     const stop = finishCalled(state([step(1, [{ content: '', digest: 'finish', finish: { summary: 'done' } }])]));
     expect(stop).toEqual({ kind: 'finished', summary: 'done' });
     expect(stop && 'result' in stop).toBe(false);
@@ -50,14 +52,20 @@ describe('stop conditions', () => {
 
   it('callBreachedBudget names the limit the last call ran into', () => {
     expect(callBreachedBudget(state([step(1, [answered])]))).toBeUndefined();
-    expect(callBreachedBudget(state([step(1, [answered, { content: '', digest: '', breach: 'maxCodeRuns' }])]))).toEqual({ kind: 'budget', limit: 'maxCodeRuns' });
+    expect(callBreachedBudget(state([step(1, [answered, { content: '', digest: '', breach: 'maxCodeRuns' }])]))).toEqual({
+      kind: 'budget',
+      limit: 'maxCodeRuns',
+    });
   });
 
   it('firstStop answers with the first condition that stops, in the order given', () => {
     const controller = new AbortController();
     controller.abort('stop');
     const over = state([step(1), step(2)], 1);
-    expect(firstStop([isCancelled(controller.signal), stepCountIs(2), costExceeds(0.5)], over)).toEqual({ kind: 'cancelled', reason: 'stop' });
+    expect(firstStop([isCancelled(controller.signal), stepCountIs(2), costExceeds(0.5)], over)).toEqual({
+      kind: 'cancelled',
+      reason: 'stop',
+    });
     expect(firstStop([stepCountIs(2), costExceeds(0.5)], over)).toEqual({ kind: 'budget', limit: 'maxSteps' });
     expect(firstStop([costExceeds(0.5), stepCountIs(2)], over)).toEqual({ kind: 'budget', limit: 'maxLlmCostUsd' });
     expect(firstStop([stepCountIs(3), costExceeds(2)], over)).toBeUndefined();

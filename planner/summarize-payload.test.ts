@@ -48,7 +48,7 @@ describe('summarizePayload', () => {
     expect(debug.length).toBeGreaterThan(planning.length);
   });
 
-  it('computes aggregates for JSON that arrived as text (an MCP tool\'s text result)', () => {
+  it("computes aggregates for JSON that arrived as text (an MCP tool's text result)", () => {
     const text = JSON.stringify({ total: rows.length, items: rows }, null, 2);
     const summary = summarizePayload('search_issues', text, { maxChars: 2000 });
     expect(summary.parsedFrom).toBe('json-text');
@@ -61,7 +61,10 @@ describe('summarizePayload', () => {
   });
 
   it('reads JSON Lines as an array, and leaves text that is not JSON a string', () => {
-    const lines = rows.slice(0, 50).map((row) => JSON.stringify(row)).join('\n');
+    const lines = rows
+      .slice(0, 50)
+      .map((row) => JSON.stringify(row))
+      .join('\n');
     const summary = summarizePayload('log', lines, { maxChars: 3000 });
     expect(summary.parsedFrom).toBe('json-lines');
     expect(summary.aggregates[0]).toMatchObject({ path: '$', length: 50 });

@@ -53,13 +53,18 @@ export function summarizePayload(label: string, received: unknown, options: Summ
   const keys = isRecord(payload) ? Object.keys(payload).length : undefined;
   const notes: string[] = [];
   if (parsed) {
-    notes.push(parsed.format === 'json-text'
-      ? 'a string holding JSON: shape, sample and aggregates are of the parsed JSON (in code, JSON.parse the string)'
-      : 'a string holding one JSON value per line: shape, sample and aggregates are of the parsed lines as an array (in code, split the lines and JSON.parse each)');
+    notes.push(
+      parsed.format === 'json-text'
+        ? 'a string holding JSON: shape, sample and aggregates are of the parsed JSON (in code, JSON.parse the string)'
+        : 'a string holding one JSON value per line: shape, sample and aggregates are of the parsed lines as an array (in code, split the lines and JSON.parse each)',
+    );
   }
   if (items !== undefined) notes.push(`array of ${items} items`);
   if (keys !== undefined) notes.push(`object with ${keys} keys`);
-  if (options.storageRef) notes.push("the full payload is stored at storageRef: in run_code, read it in pages with read({ ref: storageRef }) from '@capabilities/task-storage' and filter it there, rather than asking for it whole");
+  if (options.storageRef)
+    notes.push(
+      "the full payload is stored at storageRef: in run_code, read it in pages with read({ ref: storageRef }) from '@capabilities/task-storage' and filter it there, rather than asking for it whole",
+    );
 
   let sampleItems = SAMPLE_ITEMS[purpose];
   let schemaDepth = purpose === 'planning' ? 3 : 4;

@@ -58,7 +58,12 @@ export function presentValue(run: TaskRun, label: string, value: unknown): Prese
 export function storePayload(run: TaskRun, label: string, json: string): string {
   const dir = path.join(run.runDir, 'results');
   mkdirSync(dir, { recursive: true });
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'result';
+  const slug =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60) || 'result';
   let file = path.join(dir, `step-${run.usage.steps}-${slug}.json`);
   for (let n = 2; existsSync(file); n++) file = path.join(dir, `step-${run.usage.steps}-${slug}-${n}.json`);
   writeFileSync(file, json);

@@ -15,30 +15,55 @@ export interface TaskSpans {
 export function startTaskSpans(tracer: Tracer, task: { taskId: string; model: string; parent: string | undefined }): TaskSpans {
   const taskSpan = tracer.startSpan('invoke_agent agent-spaces', {
     ...(task.parent === undefined ? {} : { parent: task.parent }),
-    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'agent-spaces', 'gen_ai.request.model': task.model, 'agent_spaces.task_id': task.taskId },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'agent-spaces',
+      'gen_ai.request.model': task.model,
+      'agent_spaces.task_id': task.taskId,
+    },
   });
   let stepSpan: TraceSpan | undefined;
   return {
     startStep(number) {
       stepSpan?.end();
-      stepSpan = tracer.startSpan(`agent_spaces.step ${number}`, { ...(taskSpan.traceparent === undefined ? {} : { parent: taskSpan.traceparent }), attributes: { 'agent_spaces.step': number } });
+      stepSpan = tracer.startSpan(`agent_spaces.step ${number}`, {
+        ...(taskSpan.traceparent === undefined ? {} : { parent: taskSpan.traceparent }),
+        attributes: { 'agent_spaces.step': number },
+      });
       return stepSpan.traceparent;
     },
     traceChat: (complete) => traceChat(tracer, task.model, stepSpan?.traceparent, complete),
     end(success, usage) {
       stepSpan?.end();
-      taskSpan.setAttributes({ 'agent_spaces.steps': usage.steps, 'gen_ai.usage.input_tokens': usage.tokens.input, 'gen_ai.usage.output_tokens': usage.tokens.output });
+      taskSpan.setAttributes({
+        'agent_spaces.steps': usage.steps,
+        'gen_ai.usage.input_tokens': usage.tokens.input,
+        'gen_ai.usage.output_tokens': usage.tokens.output,
+      });
       taskSpan.end(success ? undefined : { code: 'TASK_FAILED', message: 'the task did not finish' });
     },
   };
 }
 
-async function traceChat(tracer: Tracer, model: string, parent: string | undefined, complete: () => Promise<ModelReply>): Promise<ModelReply> {
-  const span = tracer.startSpan(`chat ${model}`, { ...(parent === undefined ? {} : { parent }), kind: 'client', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model } });
+async function traceChat(
+  tracer: Tracer,
+  model: string,
+  parent: string | undefined,
+  complete: () => Promise<ModelReply>,
+): Promise<ModelReply> {
+  const span = tracer.startSpan(`chat ${model}`, {
+    ...(parent === undefined ? {} : { parent }),
+    kind: 'client',
+    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model },
+  });
   try {
     const reply = await complete();
     const tokens = readUsage(reply.usage);
-    span.setAttributes({ 'gen_ai.usage.input_tokens': tokens.input, 'gen_ai.usage.output_tokens': tokens.output, 'agent_spaces.tool_calls': reply.message.tool_calls?.length ?? 0 });
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': tokens.input,
+      'gen_ai.usage.output_tokens': tokens.output,
+      'agent_spaces.tool_calls': reply.message.tool_calls?.length ?? 0,
+    });
     span.end();
     return reply;
   } catch (error) {

@@ -26,7 +26,11 @@ export async function readTrace(file: string): Promise<RecordedTask> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new AgentSpacesError('TRACE_UNREADABLE', `cannot read the trace "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new AgentSpacesError(
+      'TRACE_UNREADABLE',
+      `cannot read the trace "${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      { cause: error },
+    );
   }
   const events: PlannerEvent[] = [];
   for (const [index, line] of text.split('\n').entries()) {

@@ -15,8 +15,9 @@ const ROOT = path.dirname(RUNTIME_DIR);
 /** Local files `file` imports, types included, as paths relative to the repository. */
 function localImports(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)]
-    .map((match) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), match[1] ?? '').replace(/\.js$/, '.ts')));
+  return [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((match) =>
+    path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), match[1] ?? '').replace(/\.js$/, '.ts')),
+  );
 }
 
 /** Every file reached from `start` by local imports. */
@@ -43,8 +44,12 @@ describe('runtime contract files', () => {
     });
   }
   it('sees what a contract imports (the check is not vacuous)', () => {
-    expect(closure('runtime/isolate-executor.ts')).toEqual(expect.arrayContaining(['runtime/engine.ts', 'runtime/sandbox.ts', 'core/protocol.ts', 'core/run-result.ts']));
+    expect(closure('runtime/isolate-executor.ts')).toEqual(
+      expect.arrayContaining(['runtime/engine.ts', 'runtime/sandbox.ts', 'core/protocol.ts', 'core/run-result.ts']),
+    );
     // An implementation does reach other implementations: the same walk finds them.
-    expect(closure('runtime/worker-pool/worker-pool.ts')).toEqual(expect.arrayContaining(['runtime/host-run.ts', 'runtime/host/call-gate.ts']));
+    expect(closure('runtime/worker-pool/worker-pool.ts')).toEqual(
+      expect.arrayContaining(['runtime/host-run.ts', 'runtime/host/call-gate.ts']),
+    );
   });
 });

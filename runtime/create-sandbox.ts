@@ -34,16 +34,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const outDir = validateSandboxOutDir(options?.outDir);
   const limits = resolveRunLimits(undefined, options.limits);
   const isolation = options.isolation ?? 'worker';
-  if (isolation !== 'worker' && isolation !== 'in-process') throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
+  if (isolation !== 'worker' && isolation !== 'in-process')
+    throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
   // AGENT_SPACES_ENGINE picks the engine where neither the caller nor the config does (CI runs whole
   // suites on one engine with it).
-  const engine = options.engine === undefined && process.env['AGENT_SPACES_ENGINE'] !== undefined
-    ? validateEngineChoice(process.env['AGENT_SPACES_ENGINE'], 'AGENT_SPACES_ENGINE')
-    : validateEngineChoice(options.engine ?? 'auto', 'the sandbox engine (engine)');
+  const engine =
+    options.engine === undefined && process.env['AGENT_SPACES_ENGINE'] !== undefined
+      ? validateEngineChoice(process.env['AGENT_SPACES_ENGINE'], 'AGENT_SPACES_ENGINE')
+      : validateEngineChoice(options.engine ?? 'auto', 'the sandbox engine (engine)');
   const workers = options.workers ?? 2;
-  if (!Number.isInteger(workers) || workers < 1) throw new SandboxError('INVALID_OPTIONS', `workers must be a positive integer (got ${String(workers)})`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new SandboxError('INVALID_OPTIONS', `workers must be a positive integer (got ${String(workers)})`);
   const runsPerWorker = options.runsPerWorker ?? 8;
-  if (!Number.isInteger(runsPerWorker) || runsPerWorker < 1) throw new SandboxError('INVALID_OPTIONS', `runsPerWorker must be a positive integer (got ${String(runsPerWorker)})`);
+  if (!Number.isInteger(runsPerWorker) || runsPerWorker < 1)
+    throw new SandboxError('INVALID_OPTIONS', `runsPerWorker must be a positive integer (got ${String(runsPerWorker)})`);
   if (isolation === 'in-process') checkInProcess(engine);
   const executors = new EngineExecutors(isolation, engine, { workers, runsPerWorker });
   const sandbox = createProgramSandbox(executors, { outDir, limits });
@@ -55,7 +59,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
 function checkInProcess(engine: EngineChoice): void {
   if (engine === 'isolated-vm' && !hasNoNodeSnapshot()) {
-    throw new SandboxError('NODE_SNAPSHOT_ENABLED', 'in-process isolation with isolated-vm needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, use isolation: "worker", or engine: "quickjs"');
+    throw new SandboxError(
+      'NODE_SNAPSHOT_ENABLED',
+      'in-process isolation with isolated-vm needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, use isolation: "worker", or engine: "quickjs"',
+    );
   }
 }
 
@@ -86,8 +93,12 @@ class EngineExecutors implements IsolateExecutor {
     return this.#defaultPool;
   }
 
-  async execute(request: Parameters<IsolateExecutor['execute']>[0], onCall: Parameters<IsolateExecutor['execute']>[1], options: ExecuteOptions = {}): Promise<RunResult> {
-    const choice = options.engine === undefined ? this.choice : validateEngineChoice(options.engine, 'the run\'s engine');
+  async execute(
+    request: Parameters<IsolateExecutor['execute']>[0],
+    onCall: Parameters<IsolateExecutor['execute']>[1],
+    options: ExecuteOptions = {},
+  ): Promise<RunResult> {
+    const choice = options.engine === undefined ? this.choice : validateEngineChoice(options.engine, "the run's engine");
     if (this.isolation === 'in-process') checkInProcess(choice);
     const placed = this.#executorFor(choice);
     const result = await placed.executor.execute(request, onCall, options);

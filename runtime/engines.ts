@@ -3,7 +3,15 @@
  * exporting `loadEngine` and `engineStatus`, and one line in {@link ENGINE_MODULES}.
  */
 import { SandboxError } from '../core/errors.js';
-import { ENGINE_CHOICES, type Engine, type EngineChoice, type EngineName, type EnginePlacement, type EngineSelection, type EngineStatus } from './engine.js';
+import {
+  ENGINE_CHOICES,
+  type Engine,
+  type EngineChoice,
+  type EngineName,
+  type EnginePlacement,
+  type EngineSelection,
+  type EngineStatus,
+} from './engine.js';
 
 interface EngineModule {
   loadEngine(placement: EnginePlacement): Promise<Engine>;
@@ -26,7 +34,10 @@ export function loadEngine(name: EngineName, placement: EnginePlacement): Promis
   let engine = loaded.get(key);
   if (engine === undefined) {
     engine = ENGINE_MODULES[name]().then((module) => module.loadEngine(placement));
-    engine.then((done) => ready.set(key, done), () => loaded.delete(key));
+    engine.then(
+      (done) => ready.set(key, done),
+      () => loaded.delete(key),
+    );
     loaded.set(key, engine);
   }
   return engine;
@@ -55,7 +66,10 @@ export async function engineStatus(name: EngineName): Promise<EngineStatus> {
 /** Refuses what is not an engine choice, saying what is. */
 export function validateEngineChoice(choice: unknown, where: string): EngineChoice {
   if (typeof choice === 'string' && (ENGINE_CHOICES as readonly string[]).includes(choice)) return choice as EngineChoice;
-  throw new SandboxError('INVALID_OPTIONS', `${where} must be one of ${ENGINE_CHOICES.map((name) => `"${name}"`).join(', ')} (got ${JSON.stringify(choice)})`);
+  throw new SandboxError(
+    'INVALID_OPTIONS',
+    `${where} must be one of ${ENGINE_CHOICES.map((name) => `"${name}"`).join(', ')} (got ${JSON.stringify(choice)})`,
+  );
 }
 
 /**
@@ -78,7 +92,12 @@ async function chooseEngine(choice: EngineChoice, placement: EnginePlacement): P
   if (!isolatedVm.available) return { engine: 'quickjs', choice, reason: `auto: isolated-vm is not available (${isolatedVm.detail})` };
   if (placement === 'in-process') {
     const { hasNoNodeSnapshot } = await import('./isolated-vm/load-isolated-vm.js');
-    if (!hasNoNodeSnapshot()) return { engine: 'quickjs', choice, reason: `auto: ${isolatedVm.detail}, but this process runs without --no-node-snapshot, which in-process isolates need` };
+    if (!hasNoNodeSnapshot())
+      return {
+        engine: 'quickjs',
+        choice,
+        reason: `auto: ${isolatedVm.detail}, but this process runs without --no-node-snapshot, which in-process isolates need`,
+      };
   }
   return { engine: 'isolated-vm', choice, reason: `auto: ${isolatedVm.detail}` };
 }

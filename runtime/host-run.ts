@@ -97,15 +97,23 @@ export class HostRun {
     setMaxListeners(0, this.#callController.signal);
     this.#ledger = new RunLedger(limits, {
       deadlineMarginMs: REPORT_MARGIN_MS,
-      onDeadline: () => this.#abort({
-        name: 'SandboxTimeoutError',
-        code: 'TIMEOUT',
-        message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-      }, true),
+      onDeadline: () =>
+        this.#abort(
+          {
+            name: 'SandboxTimeoutError',
+            code: 'TIMEOUT',
+            message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+          },
+          true,
+        ),
     });
     // Whether the program started is the worker's to know: its bootstrap's refusals count from the start.
     this.#ledger.programStarted();
-    const context: CallContext = { runId: init.request.runId, signal: this.#callController.signal, holdDeadline: () => this.#holdDeadline() };
+    const context: CallContext = {
+      runId: init.request.runId,
+      signal: this.#callController.signal,
+      holdDeadline: () => this.#holdDeadline(),
+    };
     this.#gate = createCallGate({
       limits,
       onCall: init.onCall,
@@ -150,7 +158,10 @@ export class HostRun {
   released(): void {
     this.#detach();
     // A worker that reports a run released before its result: the run failed in the worker.
-    if (!this.#settled) this.#settle(this.#failed({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the sandbox worker stopped the run without a result' }));
+    if (!this.#settled)
+      this.#settle(
+        this.#failed({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the sandbox worker stopped the run without a result' }),
+      );
   }
 
   /** The worker failed (it died, or broke the contract): the run ends with `error`. */
@@ -208,7 +219,14 @@ export class HostRun {
       } catch {
         return this.#worker.violation('a result that is not JSON');
       }
-      this.#settle({ success: true, result: value, logs: this.#logs, timedOut: false, calls: this.#gate.calls, durationMs: this.#ledger.elapsedMs() });
+      this.#settle({
+        success: true,
+        result: value,
+        logs: this.#logs,
+        timedOut: false,
+        calls: this.#gate.calls,
+        durationMs: this.#ledger.elapsedMs(),
+      });
     }
     this.#killWorkerUnlessReleased();
   }
@@ -217,7 +235,11 @@ export class HostRun {
     this.#worker.send({ t: 'cancel', runId: this.wireId });
     // The worker runs programs on its main thread, so while one computes it reads nothing: a run whose
     // worker does not report shortly after the cancel is ended here.
-    this.#cancelTimer ??= setTimeout(() => this.#abort({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }), REPORT_MARGIN_MS);
+    this.#cancelTimer ??= setTimeout(
+      () =>
+        this.#abort({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while the program was computing' }),
+      REPORT_MARGIN_MS,
+    );
   }
 
   /**
@@ -260,18 +282,22 @@ export class HostRun {
   #killWorkerUnlessReleased(): void {
     if (this.#releaseTimer !== undefined) return;
     const arm = (): void => {
-      this.#releaseTimer = setTimeout(() => setImmediate(() => {
-        if (this.#detached) return;
-        // The worker runs its programs on one thread: while another of its runs is still going, the
-        // thread may be computing that run's slice (bounded by that run's own time) and read nothing,
-        // so this run's report cannot come yet. Killing the worker then failed every run in it; it is
-        // killed once none of its other runs is going (the host ends each at its own deadline).
-        // Meanwhile it takes no new run: were it stuck, each new run would freeze there and put the
-        // kill off again.
-        this.#overdue = true;
-        if (this.#worker.hasOtherRunGoing(this)) return arm();
-        this.#worker.kill();
-      }), this.#graceMs);
+      this.#releaseTimer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (this.#detached) return;
+            // The worker runs its programs on one thread: while another of its runs is still going, the
+            // thread may be computing that run's slice (bounded by that run's own time) and read nothing,
+            // so this run's report cannot come yet. Killing the worker then failed every run in it; it is
+            // killed once none of its other runs is going (the host ends each at its own deadline).
+            // Meanwhile it takes no new run: were it stuck, each new run would freeze there and put the
+            // kill off again.
+            this.#overdue = true;
+            if (this.#worker.hasOtherRunGoing(this)) return arm();
+            this.#worker.kill();
+          }),
+        this.#graceMs,
+      );
     };
     arm();
   }
@@ -298,6 +324,14 @@ export class HostRun {
   }
 
   #failed(error: RunError, timedOut = false): RunResult {
-    return { success: false, result: null, logs: this.#logs, error, timedOut, calls: this.#gate.calls, durationMs: this.#ledger.elapsedMs() };
+    return {
+      success: false,
+      result: null,
+      logs: this.#logs,
+      error,
+      timedOut,
+      calls: this.#gate.calls,
+      durationMs: this.#ledger.elapsedMs(),
+    };
   }
 }

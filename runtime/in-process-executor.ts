@@ -36,20 +36,24 @@ export function createInProcessExecutor(load: () => Engine | Promise<Engine>): I
       });
       /** The host's onLog threw: the run stops and execute rejects with it. */
       let logFault: { error: unknown } | undefined;
-      const run = engine.startRun(request, {
-        call: (id, capability, fn, argsJson, resultMode) => gate.submit(id, capability, fn, argsJson, resultMode),
-        log(level, message) {
-          const log = { level, message };
-          logs.push(log);
-          try {
-            onLog?.(log);
-          } catch (error) {
-            // Not into the isolate: the program would read the host's error, its stack and paths.
-            logFault ??= { error };
-            run.abort({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: "the host's log handler failed; the run was stopped" });
-          }
+      const run = engine.startRun(
+        request,
+        {
+          call: (id, capability, fn, argsJson, resultMode) => gate.submit(id, capability, fn, argsJson, resultMode),
+          log(level, message) {
+            const log = { level, message };
+            logs.push(log);
+            try {
+              onLog?.(log);
+            } catch (error) {
+              // Not into the isolate: the program would read the host's error, its stack and paths.
+              logFault ??= { error };
+              run.abort({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: "the host's log handler failed; the run was stopped" });
+            }
+          },
         },
-      }, spare);
+        spare,
+      );
       holdDeadline = run.holdDeadline;
       spare = undefined;
       const onAbort = (): void => run.cancel();

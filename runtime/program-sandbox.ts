@@ -21,13 +21,23 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
   let checker: Promise<TypeChecker> | undefined;
 
   /** The failure of a program that does not type-check, or `undefined` when it does. */
-  const typeCheckFailure = async (code: string, runOptions: RunOptions, visibleModules: () => readonly string[], failed: (error: RunError) => RunResult, limits: RunLimits, started: number): Promise<RunResult | undefined> => {
+  const typeCheckFailure = async (
+    code: string,
+    runOptions: RunOptions,
+    visibleModules: () => readonly string[],
+    failed: (error: RunError) => RunResult,
+    limits: RunLimits,
+    started: number,
+  ): Promise<RunResult | undefined> => {
     const { maxOutputBytes } = limits;
     // Off this thread and bounded: a check worker with a time and a heap limit (type-check.ts), and
     // within the run's own time limit, counted from the run's start.
     checker ??= keepAliveUntil(import('./type-check.js')).then(({ createTypeChecker }) => createTypeChecker({ outDir: options.outDir }));
     const loaded = await checker;
-    const checked = withoutHiddenSuggestions(await loaded.check(code, { timeoutMs: limits.timeoutMs - (performance.now() - started) }), runOptions.hiddenFunctions ?? []);
+    const checked = withoutHiddenSuggestions(
+      await loaded.check(code, { timeoutMs: limits.timeoutMs - (performance.now() - started) }),
+      runOptions.hiddenFunctions ?? [],
+    );
     const all = withModuleHints(checked, visibleModules);
     if (all.length === 0) return undefined;
     const diagnostics = withinOutput(all, maxOutputBytes);
@@ -37,7 +47,9 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
     return failed({
       name: 'TypeCheckError',
       code: 'TYPE_CHECK_FAILED',
-      message: stopped ? `${first?.message}` : `the program has ${all.length} type error(s)${diagnostics.length < all.length ? ` (the first ${diagnostics.length} listed)` : ''}; first, line ${first?.line}: ${first?.message}`,
+      message: stopped
+        ? `${first?.message}`
+        : `the program has ${all.length} type error(s)${diagnostics.length < all.length ? ` (the first ${diagnostics.length} listed)` : ''}; first, line ${first?.line}: ${first?.message}`,
       ...(first === undefined || stopped ? {} : { line: first.line, column: first.column }),
       diagnostics,
     });
@@ -52,9 +64,18 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       // The modules a "did you mean" may name: listed from the build folder once per run, if at all.
       let modules: readonly string[] | undefined;
       const visibleModules = (): readonly string[] => (modules ??= runOptions.visibleModules ?? listCapabilityModules(options.outDir));
-      const failed = (error: RunError): RunResult => ({ success: false, result: null, logs: [], error, timedOut: false, calls: 0, durationMs: performance.now() - started });
+      const failed = (error: RunError): RunResult => ({
+        success: false,
+        result: null,
+        logs: [],
+        error,
+        timedOut: false,
+        calls: 0,
+        durationMs: performance.now() - started,
+      });
       // From here to the executor's start nothing is awaited: an abort after this look reaches the executor.
-      if (runOptions.signal?.aborted === true) return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
+      if (runOptions.signal?.aborted === true)
+        return failed({ name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled before it started' });
 
       // The check runs while the program starts: its calls and log lines wait for the verdict, and a
       // program that fails the check is stopped before any of them reaches the host.
@@ -63,11 +84,16 @@ export function createProgramSandbox(executor: IsolateExecutor, options: { outDi
       const program = compileProgram(code);
       if (!program.ok) return compileFailure(program.error, await verdict, failed);
       const request = { runId: runOptions.runId ?? randomUUID(), js: program.js, outDir: options.outDir, limits };
-      if (verdict === undefined) return mapRunResult(await executor.execute(request, runOptions.onCall, executeOptionsOf(runOptions)), program, visibleModules);
+      if (verdict === undefined)
+        return mapRunResult(await executor.execute(request, runOptions.onCall, executeOptionsOf(runOptions)), program, visibleModules);
 
       const held = holdUntilPassed(runOptions);
       try {
-        const running = executor.execute(request, held.onCall, { signal: held.signal, onLog: held.onLog, ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }) });
+        const running = executor.execute(request, held.onCall, {
+          signal: held.signal,
+          onLog: held.onLog,
+          ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
+        });
         // Handled at once: a run that fails to start (closed, no worker) must not be an unhandled
         // rejection while the check is still going; it is awaited below all the same.
         running.catch(() => undefined);
@@ -110,7 +136,11 @@ function compileFailure(error: RunError, checked: RunResult | undefined, failed:
 }
 
 function executeOptionsOf(runOptions: RunOptions): ExecuteOptions {
-  return { ...(runOptions.signal ? { signal: runOptions.signal } : {}), ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}), ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }) };
+  return {
+    ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+    ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
+    ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
+  };
 }
 
 /** Positions in a run's error mapped back to the model's TypeScript, and a "did you mean" for a missing module. */
@@ -122,7 +152,9 @@ function mapRunResult(result: RunResult, program: CompiledProgram, visibleModule
 
 /** TypeScript's "Cannot find module '@capabilities/…'" (TS2307) gets a "did you mean" among the modules the run may see. */
 function withModuleHints(diagnostics: Diagnostic[], modules: () => readonly string[]): Diagnostic[] {
-  return diagnostics.map((diagnostic) => (diagnostic.code === CANNOT_FIND_MODULE ? { ...diagnostic, message: withModuleHint(diagnostic.message, modules()) } : diagnostic));
+  return diagnostics.map((diagnostic) =>
+    diagnostic.code === CANNOT_FIND_MODULE ? { ...diagnostic, message: withModuleHint(diagnostic.message, modules()) } : diagnostic,
+  );
 }
 
 const CANNOT_FIND_MODULE = 2307;
@@ -140,7 +172,10 @@ function withinOutput(diagnostics: Diagnostic[], maxOutputBytes: number): Diagno
   const kept: Diagnostic[] = [];
   let bytes = 0;
   for (const diagnostic of diagnostics.slice(0, MAX_RUN_DIAGNOSTICS)) {
-    const cut = diagnostic.message.length > MAX_DIAGNOSTIC_CHARS ? { ...diagnostic, message: `${diagnostic.message.slice(0, MAX_DIAGNOSTIC_CHARS)}… [cut]` } : diagnostic;
+    const cut =
+      diagnostic.message.length > MAX_DIAGNOSTIC_CHARS
+        ? { ...diagnostic, message: `${diagnostic.message.slice(0, MAX_DIAGNOSTIC_CHARS)}… [cut]` }
+        : diagnostic;
     bytes += Buffer.byteLength(JSON.stringify(cut), 'utf8');
     if (kept.length > 0 && bytes > maxOutputBytes / 2) break;
     kept.push(cut);
@@ -164,14 +199,23 @@ const SUGGESTION = / ?Did you mean (?:to use )?'([^']+)'\?/g;
 
 /** Checks what a host passes in; these are faults of the host, so they throw. */
 export function validateSandboxOutDir(outDir: unknown): string {
-  if (typeof outDir !== 'string' || outDir === '') throw new SandboxError('INVALID_OPTIONS', 'createSandbox() needs outDir: the folder of the compiled capabilities (e.g. ".agent-spaces")');
-  if (!existsSync(outDir)) throw new SandboxError('BUILD_OUTPUT_MISSING', `build output folder ${outDir} does not exist; run "agent-spaces build" first or pass the right outDir`);
+  if (typeof outDir !== 'string' || outDir === '')
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      'createSandbox() needs outDir: the folder of the compiled capabilities (e.g. ".agent-spaces")',
+    );
+  if (!existsSync(outDir))
+    throw new SandboxError(
+      'BUILD_OUTPUT_MISSING',
+      `build output folder ${outDir} does not exist; run "agent-spaces build" first or pass the right outDir`,
+    );
   return outDir;
 }
 
 function validateRunOptions(code: unknown, options: RunOptions | undefined): void {
   if (typeof code !== 'string') throw new SandboxError('INVALID_OPTIONS', `run() needs the program as a string (got ${typeof code})`);
-  if (typeof options?.onCall !== 'function') throw new SandboxError('INVALID_OPTIONS', 'run() needs options.onCall: the host function that performs capability calls');
+  if (typeof options?.onCall !== 'function')
+    throw new SandboxError('INVALID_OPTIONS', 'run() needs options.onCall: the host function that performs capability calls');
 }
 
 const PROGRAM_POSITION = new RegExp(`${PROGRAM_FILENAME.replace('.', '\\.')}:(\\d+):(\\d+)`, 'g');
@@ -205,7 +249,14 @@ function mapRunError(error: RunError, program: CompiledProgram): RunError {
  * unless the caller cancelled meanwhile. `stop` refuses the calls and drops the lines, and cancels the
  * run through `signal`. `dispose` forgets the caller's signal.
  */
-function holdUntilPassed(runOptions: RunOptions): { onCall: CapabilityCallHandler; onLog: (log: RunLog) => void; signal: AbortSignal; pass(): void; stop(): void; dispose(): void } {
+function holdUntilPassed(runOptions: RunOptions): {
+  onCall: CapabilityCallHandler;
+  onLog: (log: RunLog) => void;
+  signal: AbortSignal;
+  pass(): void;
+  stop(): void;
+  dispose(): void;
+} {
   type Held = { log: RunLog } | { call: () => void; refuse: () => void };
   let open = false;
   let queue: Held[] = [];
@@ -213,18 +264,21 @@ function holdUntilPassed(runOptions: RunOptions): { onCall: CapabilityCallHandle
   const forward = (): void => stopper.abort();
   runOptions.signal?.addEventListener('abort', forward, { once: true });
   if (runOptions.signal?.aborted === true) stopper.abort();
-  const cancelled = (params: CapabilityCallParams, why: string): ToolCallError => new ToolCallError('CANCELLED', why, { capability: params.capability, function: params.function });
+  const cancelled = (params: CapabilityCallParams, why: string): ToolCallError =>
+    new ToolCallError('CANCELLED', why, { capability: params.capability, function: params.function });
   return {
     onCall(params, context) {
       // A caller that cancelled gets no new call, whether the verdict came before its abort or after.
-      if (runOptions.signal?.aborted === true) return Promise.reject(cancelled(params, 'the run was cancelled; its call was not performed'));
+      if (runOptions.signal?.aborted === true)
+        return Promise.reject(cancelled(params, 'the run was cancelled; its call was not performed'));
       if (open) return runOptions.onCall(params, context);
       const resume = context.holdDeadline?.();
       return new Promise((resolve, reject) => {
         queue.push({
           call: () => {
             resume?.();
-            if (runOptions.signal?.aborted === true) return reject(cancelled(params, 'the run was cancelled while its call waited for the type-check'));
+            if (runOptions.signal?.aborted === true)
+              return reject(cancelled(params, 'the run was cancelled while its call waited for the type-check'));
             try {
               runOptions.onCall(params, context).then(resolve, reject);
             } catch (error) {

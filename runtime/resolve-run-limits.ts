@@ -8,14 +8,21 @@ export function resolveRunLimits(base: RunLimits = DEFAULT_RUN_LIMITS, override:
     const value = override[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new SandboxError('INVALID_OPTIONS', `sandbox limit "${key}" must be a positive number (got ${String(value)}); fix the limits passed to createSandbox() or run()`, {
-        details: { limit: key, value },
-      });
+      throw new SandboxError(
+        'INVALID_OPTIONS',
+        `sandbox limit "${key}" must be a positive number (got ${String(value)}); fix the limits passed to createSandbox() or run()`,
+        {
+          details: { limit: key, value },
+        },
+      );
     }
     limits[key] = value;
   }
   if (limits.memoryLimitMb < 8) {
-    throw new SandboxError('INVALID_OPTIONS', `sandbox limit "memoryLimitMb" must be at least 8 (isolated-vm's minimum; got ${limits.memoryLimitMb})`);
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `sandbox limit "memoryLimitMb" must be at least 8 (isolated-vm's minimum; got ${limits.memoryLimitMb})`,
+    );
   }
   return limits;
 }

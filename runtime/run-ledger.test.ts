@@ -79,7 +79,10 @@ describe('run ledger: output, codes and calls', () => {
     expect(ledger.outputLeft).toBe(67);
     expect(ledger.takeBytes(67)).toBe(true);
     expect(ledger.takeError({ name: 'Error', code: 'RUNTIME_ERROR', message: '' })).toBe(false);
-    expect(ledger.outputLimit('console output')).toMatchObject({ code: 'OUTPUT_LIMIT', message: expect.stringContaining('output limit of 100 bytes') });
+    expect(ledger.outputLimit('console output')).toMatchObject({
+      code: 'OUTPUT_LIMIT',
+      message: expect.stringContaining('output limit of 100 bytes'),
+    });
   });
 
   it('lets a program end only with its own codes and those of errors it was answered', () => {
@@ -101,9 +104,15 @@ describe('run ledger: output, codes and calls', () => {
     expect(ledger.admitCall(1, 'math', 'add', '{"a":1}')).toEqual({ kind: 'admitted' });
     expect(ledger.admitCall(1, 'math', 'add', '{"a":1}')).toEqual({ kind: 'dropped' });
     expect(ledger.admitCall(1.5, 'math', 'add', '{}')).toEqual({ kind: 'dropped' });
-    expect(ledger.admitCall(2, 'm'.repeat(MAX_NAME + 1), 'add', '{}')).toMatchObject({ kind: 'refused', error: { data: { code: 'INVALID_ARGUMENTS' } } });
+    expect(ledger.admitCall(2, 'm'.repeat(MAX_NAME + 1), 'add', '{}')).toMatchObject({
+      kind: 'refused',
+      error: { data: { code: 'INVALID_ARGUMENTS' } },
+    });
     // Eight characters, 20 bytes: over the 10-byte limit.
-    expect(ledger.admitCall(3, 'math', 'add', '"€€€€€€"')).toMatchObject({ kind: 'refused', error: { message: expect.stringContaining('20 bytes') } });
+    expect(ledger.admitCall(3, 'math', 'add', '"€€€€€€"')).toMatchObject({
+      kind: 'refused',
+      error: { message: expect.stringContaining('20 bytes') },
+    });
     expect(ledger.unansweredCalls).toBe(3);
     expect(ledger.answerCall(1, true, '3')).toBe(true);
     expect(ledger.answerCall(1, true, '3')).toBe(false);
@@ -118,7 +127,10 @@ describe('run ledger: output, codes and calls', () => {
     const calls = new RunLedger(limits({ maxArgumentBytes: 4 * mib, maxConcurrentCalls: 1 }), { onDeadline: () => undefined });
     const args = 'x'.repeat(4 * mib);
     for (let id = 1; id <= 5; id++) expect(calls.admitCall(id, 'a', 'b', args)).toEqual({ kind: 'admitted' });
-    expect(calls.admitCall(6, 'a', 'b', args)).toMatchObject({ kind: 'refused', error: { data: { code: 'CALL_LIMIT_EXCEEDED' }, message: expect.stringContaining(`${20 * mib} characters of arguments`) } });
+    expect(calls.admitCall(6, 'a', 'b', args)).toMatchObject({
+      kind: 'refused',
+      error: { data: { code: 'CALL_LIMIT_EXCEEDED' }, message: expect.stringContaining(`${20 * mib} characters of arguments`) },
+    });
     expect(calls.answerCall(6, false, '{}')).toBe(true);
     expect(calls.answerCall(1, true, 'null')).toBe(true);
     expect(calls.admitCall(7, 'a', 'b', args)).toEqual({ kind: 'admitted' });

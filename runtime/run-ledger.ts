@@ -9,7 +9,13 @@ import type { LogLevel, RunError } from '../core/run-result.js';
 import { utf8SizeOver } from '../core/utf8-size.js';
 import { argumentLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from './host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError, type OutputBudget } from './host/output-budget.js';
-import { BOOTSTRAP_REFUSAL_CODES, programMayReport, readReportedError, WORKER_DECIDED_CODES, wireErrorCode } from './host/run-error-codes.js';
+import {
+  BOOTSTRAP_REFUSAL_CODES,
+  programMayReport,
+  readReportedError,
+  WORKER_DECIDED_CODES,
+  wireErrorCode,
+} from './host/run-error-codes.js';
 import type { RunLimits } from './sandbox.js';
 import { MAX_NAME } from './worker-protocol.js';
 

@@ -16,13 +16,18 @@ describe('a run bounds its type-check', () => {
   const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process', engine: 'quickjs' });
   afterAll(() => sandbox.close());
 
-  it('stops the check at the run\'s own time limit, then runs healthy', async () => {
+  it("stops the check at the run's own time limit, then runs healthy", async () => {
     // Loads TypeScript first: a first check's load is not part of any run's limit.
     expect(await sandbox.run('return 1;', { onCall: createFixtureHost().onCall, check: true })).toMatchObject({ success: true, result: 1 });
     const result = await sandbox.run(PATHOLOGICAL, { onCall: createFixtureHost().onCall, check: true, limits: { timeoutMs: 2_000 } });
     expect(result).toMatchObject({ success: false, calls: 0, error: { code: 'TYPE_CHECK_FAILED' } });
     // Within what was left of 2 s, not the checker's default of 10 s.
     expect(result.error?.message).toMatch(/took longer than (1(\.\d+)?|2) s and was stopped/);
-    expect(await sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });", { onCall: createFixtureHost().onCall, check: true })).toMatchObject({ success: true, result: 5 });
+    expect(
+      await sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });", {
+        onCall: createFixtureHost().onCall,
+        check: true,
+      }),
+    ).toMatchObject({ success: true, result: 5 });
   });
 });

@@ -8,10 +8,12 @@ const ROOT = path.dirname(RUNTIME_DIR);
 
 function importsOf(file: string, options: { typesToo: boolean } = { typesToo: true }): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\s([^;]*?)from\s+'([^']+)'/gms)]
-    // `import type` is erased: it loads nothing at run time.
-    .filter((match) => options.typesToo || !/^type\s/.test(match[1] ?? ''))
-    .map((match) => match[2] ?? '');
+  return (
+    [...text.matchAll(/^\s*(?:import|export)\s([^;]*?)from\s+'([^']+)'/gms)]
+      // `import type` is erased: it loads nothing at run time.
+      .filter((match) => options.typesToo || !/^type\s/.test(match[1] ?? ''))
+      .map((match) => match[2] ?? '')
+  );
 }
 
 function resolveLocal(from: string, specifier: string): string | undefined {
@@ -54,6 +56,10 @@ describe('runtime import graph', () => {
     // The engines are loaded when a worker starts (engines.ts), each by its own engine.ts.
     expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual([]);
     const engines = readFileSync(path.join(RUNTIME_DIR, 'engines.ts'), 'utf8');
-    expect([...engines.matchAll(/import\('(\.\/[^']+)'\)/g)].map((match) => match[1])).toEqual(['./isolated-vm/engine.js', './quickjs/engine.js', './isolated-vm/load-isolated-vm.js']);
+    expect([...engines.matchAll(/import\('(\.\/[^']+)'\)/g)].map((match) => match[1])).toEqual([
+      './isolated-vm/engine.js',
+      './quickjs/engine.js',
+      './isolated-vm/load-isolated-vm.js',
+    ]);
   });
 });

@@ -17,12 +17,44 @@ import { createTypeChecker } from './type-check.js';
 
 /** Globals of Node or the browser a model may reach for that the sandbox does not have. */
 const NOT_PROVIDED = [
-  'fetch', 'process', 'require', 'module', 'exports', '__dirname', '__filename', 'global', 'Buffer', 'setImmediate',
-  'clearImmediate', 'performance', 'crypto', 'navigator', 'window', 'self', 'document', 'location', 'XMLHttpRequest',
-  'WebSocket', 'Blob', 'FormData', 'Headers', 'Request', 'Response', 'AbortController', 'AbortSignal', 'EventTarget',
-  'Event', 'MessageChannel', 'Worker', 'WebAssembly', 'reportError', 'Deno', 'Bun', 'SharedArrayBuffer', 'Atomics',
+  'fetch',
+  'process',
+  'require',
+  'module',
+  'exports',
+  '__dirname',
+  '__filename',
+  'global',
+  'Buffer',
+  'setImmediate',
+  'clearImmediate',
+  'performance',
+  'crypto',
+  'navigator',
+  'window',
+  'self',
+  'document',
+  'location',
+  'XMLHttpRequest',
+  'WebSocket',
+  'Blob',
+  'FormData',
+  'Headers',
+  'Request',
+  'Response',
+  'AbortController',
+  'AbortSignal',
+  'EventTarget',
+  'Event',
+  'MessageChannel',
+  'Worker',
+  'WebAssembly',
+  'reportError',
+  'Deno',
+  'Bun',
+  'SharedArrayBuffer',
+  'Atomics',
 ];
-
 
 /** The value names SANDBOX_GLOBALS_DECLARATION declares (`declare var`, `declare function`). */
 function declaredGlobals(): string[] {
@@ -30,7 +62,8 @@ function declaredGlobals(): string[] {
   const names = new Set<string>();
   for (const statement of file.statements) {
     if (ts.isFunctionDeclaration(statement) && statement.name !== undefined) names.add(statement.name.text);
-    if (ts.isVariableStatement(statement)) for (const declaration of statement.declarationList.declarations) names.add(declaration.name.getText(file));
+    if (ts.isVariableStatement(statement))
+      for (const declaration of statement.declarationList.declarations) names.add(declaration.name.getText(file));
   }
   return [...names].sort();
 }
@@ -40,8 +73,20 @@ const checker = createTypeChecker({ outDir: FIXTURE_OUT_DIR });
 describe('the type environment', () => {
   it('declares the Web globals a model writes for', () => {
     expect(declaredGlobals()).toEqual([
-      'DOMException', 'TextDecoder', 'TextEncoder', 'URL', 'URLSearchParams', 'atob', 'btoa', 'clearInterval', 'clearTimeout',
-      'console', 'queueMicrotask', 'setInterval', 'setTimeout', 'structuredClone',
+      'DOMException',
+      'TextDecoder',
+      'TextEncoder',
+      'URL',
+      'URLSearchParams',
+      'atob',
+      'btoa',
+      'clearInterval',
+      'clearTimeout',
+      'console',
+      'queueMicrotask',
+      'setInterval',
+      'setTimeout',
+      'structuredClone',
     ]);
   });
   it('knows no global the sandbox does not provide', async () => {
@@ -70,7 +115,9 @@ describe('the type environment', () => {
     expect(await checker.check(code)).toEqual([]);
   });
   it('refuses what the sandbox does not do: string handlers, Node timer objects, streaming decode', async () => {
-    const diagnostics = await checker.check('setTimeout("alert(1)", 10);\nsetTimeout(() => undefined, 1).unref();\nnew TextDecoder().decode(new Uint8Array(1), { stream: true });');
+    const diagnostics = await checker.check(
+      'setTimeout("alert(1)", 10);\nsetTimeout(() => undefined, 1).unref();\nnew TextDecoder().decode(new Uint8Array(1), { stream: true });',
+    );
     expect(diagnostics.map((diagnostic) => diagnostic.line)).toEqual([1, 2, 3]);
   });
 });
@@ -105,7 +152,9 @@ for (const isolation of ['worker', 'in-process'] as const) {
         expect(found).toEqual([]);
       });
       it('gives each declared global the kind of value its declaration says', async () => {
-        const kinds = (await value(`return Object.fromEntries(${JSON.stringify(declaredGlobals())}.map((name) => [name, typeof (globalThis as Record<string, unknown>)[name]]));`)) as Record<string, string>;
+        const kinds = (await value(
+          `return Object.fromEntries(${JSON.stringify(declaredGlobals())}.map((name) => [name, typeof (globalThis as Record<string, unknown>)[name]]));`,
+        )) as Record<string, string>;
         expect(kinds).toEqual(Object.fromEntries(declaredGlobals().map((name) => [name, name === 'console' ? 'object' : 'function'])));
       });
     });
@@ -126,7 +175,8 @@ for (const isolation of ['worker', 'in-process'] as const) {
         expect(await value(code)).toEqual(['first', 'late']);
       });
       it('repeats an interval until it is cleared', async () => {
-        const code = 'let ticks = 0;\nawait new Promise<void>((resolve) => { const id = setInterval(() => { if (++ticks === 5) { clearInterval(id); resolve(); } }, 1); });\nreturn ticks;';
+        const code =
+          'let ticks = 0;\nawait new Promise<void>((resolve) => { const id = setInterval(() => { if (++ticks === 5) { clearInterval(id); resolve(); } }, 1); });\nreturn ticks;';
         expect(await value(code)).toBe(5);
       });
       it('waits in a retry loop with sleeps', async () => {
@@ -143,35 +193,53 @@ for (const isolation of ['worker', 'in-process'] as const) {
         expect(await value(code)).toEqual({ attempts: 3, sum: 3 });
       });
       it('runs queued microtasks before the next timer', async () => {
-        const code = 'const order: string[] = [];\nsetTimeout(() => order.push("timer"), 0);\nqueueMicrotask(() => order.push("microtask"));\norder.push("sync");\nawait new Promise((resolve) => setTimeout(resolve, 5));\nreturn order;';
+        const code =
+          'const order: string[] = [];\nsetTimeout(() => order.push("timer"), 0);\nqueueMicrotask(() => order.push("microtask"));\norder.push("sync");\nawait new Promise((resolve) => setTimeout(resolve, 5));\nreturn order;';
         expect(await value(code)).toEqual(['sync', 'microtask', 'timer']);
       });
-      it('counts a timer against the run\'s time limit: one due after the deadline times the run out', async () => {
+      it("counts a timer against the run's time limit: one due after the deadline times the run out", async () => {
         const result = await run('await new Promise((resolve) => setTimeout(resolve, 60_000));\nreturn 1;', { limits: { timeoutMs: 300 } });
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
       });
       it('ends the run when the result is settled: pending timers and intervals are dropped, never fired later', async () => {
         const logs: RunLog[] = [];
-        const result = await run('setTimeout(() => console.log("late timeout"), 20);\nsetInterval(() => console.log("late interval"), 1);\nreturn "done";', { onLog: (log) => logs.push(log) });
+        const result = await run(
+          'setTimeout(() => console.log("late timeout"), 20);\nsetInterval(() => console.log("late interval"), 1);\nreturn "done";',
+          { onLog: (log) => logs.push(log) },
+        );
         expect(result).toMatchObject({ success: true, result: 'done', logs: [] });
         // Another run waits well past the dropped timers' delays on a timer of its own.
         expect(await value('await new Promise((resolve) => setTimeout(resolve, 100));\nreturn "waited";')).toBe('waited');
         expect(logs).toEqual([]);
       });
       it('is not a deadlock while a timer is pending, and is one once every timer was cleared', async () => {
-        expect(await run('const id = setTimeout(() => undefined, 50);\nclearTimeout(id);\nawait new Promise(() => {});')).toMatchObject({ error: { code: 'DEADLOCK' } });
-        expect(await run('setInterval(() => undefined, 10);\nawait new Promise(() => {});', { limits: { timeoutMs: 300 } })).toMatchObject({ error: { code: 'TIMEOUT' } });
+        expect(await run('const id = setTimeout(() => undefined, 50);\nclearTimeout(id);\nawait new Promise(() => {});')).toMatchObject({
+          error: { code: 'DEADLOCK' },
+        });
+        expect(await run('setInterval(() => undefined, 10);\nawait new Promise(() => {});', { limits: { timeoutMs: 300 } })).toMatchObject({
+          error: { code: 'TIMEOUT' },
+        });
       });
       it('ends the run with the error a timer callback throws, as an uncaught exception', async () => {
-        const result = await run('setTimeout(() => { throw new TypeError("from a timer"); }, 1);\nawait new Promise((resolve) => setTimeout(resolve, 1000));');
+        const result = await run(
+          'setTimeout(() => { throw new TypeError("from a timer"); }, 1);\nawait new Promise((resolve) => setTimeout(resolve, 1000));',
+        );
         expect(result).toMatchObject({ success: false, error: { name: 'TypeError', message: 'from a timer', code: 'RUNTIME_ERROR' } });
-        const micro = await run('queueMicrotask(() => { throw new Error("from a microtask"); });\nawait new Promise((resolve) => setTimeout(resolve, 1000));');
+        const micro = await run(
+          'queueMicrotask(() => { throw new Error("from a microtask"); });\nawait new Promise((resolve) => setTimeout(resolve, 1000));',
+        );
         expect(micro).toMatchObject({ success: false, error: { message: 'from a microtask' } });
       });
       it('caps pending timers and timers per run with a RangeError the program can catch', async () => {
         const pending = `const ids: number[] = [];\ntry { for (;;) ids.push(setTimeout(() => undefined, 60_000)); } catch (e) { const error = e as RangeError & { code: string }; return { count: ids.length, name: error.name, code: error.code, message: error.message }; }`;
-        expect(await value(pending)).toMatchObject({ count: TIMER_LIMITS.maxPending, name: 'RangeError', code: 'TIMER_LIMIT', message: expect.stringContaining(`${TIMER_LIMITS.maxPending} timers are already pending`) });
-        const perRun = 'let count = 0;\ntry { for (;;) { clearTimeout(setTimeout(() => undefined, 1)); count++; } } catch (e) { return { count, code: (e as { code: string }).code }; }';
+        expect(await value(pending)).toMatchObject({
+          count: TIMER_LIMITS.maxPending,
+          name: 'RangeError',
+          code: 'TIMER_LIMIT',
+          message: expect.stringContaining(`${TIMER_LIMITS.maxPending} timers are already pending`),
+        });
+        const perRun =
+          'let count = 0;\ntry { for (;;) { clearTimeout(setTimeout(() => undefined, 1)); count++; } } catch (e) { return { count, code: (e as { code: string }).code }; }';
         expect(await value(perRun)).toEqual({ count: TIMER_LIMITS.maxPerRun, code: 'TIMER_LIMIT' });
       });
       it('keeps firing timers while the host holds the clock for an approval, which does not count', async () => {
@@ -188,7 +256,8 @@ for (const isolation of ['worker', 'in-process'] as const) {
           if (log.message === 'tick') sawTick();
         };
         // The limit leaves a busy machine room to reach the call; the timer is due after it.
-        const code = "import { add } from '@capabilities/math';\nsetTimeout(() => console.log('tick'), 2500);\nreturn await add({ a: 1, b: 2 });";
+        const code =
+          "import { add } from '@capabilities/math';\nsetTimeout(() => console.log('tick'), 2500);\nreturn await add({ a: 1, b: 2 });";
         const result = await run(code, { onCall, onLog, limits: { timeoutMs: 2000 } });
         expect(result).toMatchObject({ success: true, result: 42, logs: [{ level: 'log', message: 'tick' }] });
       });
@@ -209,20 +278,57 @@ for (const isolation of ['worker', 'in-process'] as const) {
         ['https://a.com/?a=1&a=2&b=%zz&c=+'],
         ['http://0x7f.1/'],
       ];
-      it('parses as WHATWG (Node\'s parser) does, every component', async () => {
+      it("parses as WHATWG (Node's parser) does, every component", async () => {
         const code = `return ${JSON.stringify(INPUTS)}.map(([input, base]) => { const url = new URL(input, base); return [url.href, url.origin, url.protocol, url.username, url.password, url.host, url.hostname, url.port, url.pathname, url.search, url.hash, String(url), JSON.stringify({ url })]; });`;
         const expected = INPUTS.map(([input, base]) => {
           const url = new URL(input, base);
-          return [url.href, url.origin, url.protocol, url.username, url.password, url.host, url.hostname, url.port, url.pathname, url.search, url.hash, String(url), JSON.stringify({ url })];
+          return [
+            url.href,
+            url.origin,
+            url.protocol,
+            url.username,
+            url.password,
+            url.host,
+            url.hostname,
+            url.port,
+            url.pathname,
+            url.search,
+            url.hash,
+            String(url),
+            JSON.stringify({ url }),
+          ];
         });
         expect(await value(code)).toEqual(expected);
       });
       it('throws TypeError for an invalid URL; canParse and parse say so without throwing', async () => {
-        const code = 'const outcome: unknown[] = [URL.canParse("nope"), URL.canParse("http://300.1.1.1/"), URL.canParse("/x", "https://a"), URL.parse("nope"), URL.parse("https://a/b")?.pathname];\ntry { new URL("http://exa mple.com"); } catch (e) { outcome.push((e as Error).name, (e as Error).message, (e as { code: string }).code); }\nreturn outcome;';
-        expect(await value(code)).toEqual([false, false, true, null, '/b', 'TypeError', 'Invalid URL: "http://exa mple.com"', 'ERR_INVALID_URL']);
+        const code =
+          'const outcome: unknown[] = [URL.canParse("nope"), URL.canParse("http://300.1.1.1/"), URL.canParse("/x", "https://a"), URL.parse("nope"), URL.parse("https://a/b")?.pathname];\ntry { new URL("http://exa mple.com"); } catch (e) { outcome.push((e as Error).name, (e as Error).message, (e as { code: string }).code); }\nreturn outcome;';
+        expect(await value(code)).toEqual([
+          false,
+          false,
+          true,
+          null,
+          '/b',
+          'TypeError',
+          'Invalid URL: "http://exa mple.com"',
+          'ERR_INVALID_URL',
+        ]);
       });
       it('applies setters as WHATWG does', async () => {
-        const steps: [string, string][] = [['protocol', 'http'], ['hostname', 'Other.ORG'], ['port', '8080'], ['port', 'nope'], ['pathname', '/a b/ü'], ['search', '?x=1 2'], ['hash', 'h h'], ['username', 'u@s'], ['password', 'p:w'], ['host', 'h.com:99'], ['protocol', 'ftp:'], ['href', 'https://fresh.example/x?y=1']];
+        const steps: [string, string][] = [
+          ['protocol', 'http'],
+          ['hostname', 'Other.ORG'],
+          ['port', '8080'],
+          ['port', 'nope'],
+          ['pathname', '/a b/ü'],
+          ['search', '?x=1 2'],
+          ['hash', 'h h'],
+          ['username', 'u@s'],
+          ['password', 'p:w'],
+          ['host', 'h.com:99'],
+          ['protocol', 'ftp:'],
+          ['href', 'https://fresh.example/x?y=1'],
+        ];
         const code = `const url = new URL('https://example.com/'); return ${JSON.stringify(steps)}.map(([key, next]) => { (url as unknown as Record<string, string>)[key] = next; return url.href; });`;
         const url = new URL('https://example.com/');
         const expected = steps.map(([key, next]) => {
@@ -244,11 +350,18 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'params.delete("fresh");',
           'return { afterAppend, fresh, emptied: url.href, same: url.searchParams === params };',
         ].join('\n');
-        expect(await value(code)).toEqual({ afterAppend: 'https://a.com/p?x=1&y=2&z=a+b%26c#h', fresh: [['fresh', '1']], emptied: 'https://a.com/p#h', same: true });
+        expect(await value(code)).toEqual({
+          afterAppend: 'https://a.com/p?x=1&y=2&z=a+b%26c#h',
+          fresh: [['fresh', '1']],
+          emptied: 'https://a.com/p#h',
+          same: true,
+        });
       });
       it('shows a URL and its params in console output', async () => {
         const result = await run('const url = new URL("https://a.com/x?y=1&z=2");\nconsole.log(url, url.searchParams);');
-        expect(result.logs).toEqual([{ level: 'log', message: 'URL { href: "https://a.com/x?y=1&z=2" } URLSearchParams { "y" => "1", "z" => "2" }' }]);
+        expect(result.logs).toEqual([
+          { level: 'log', message: 'URL { href: "https://a.com/x?y=1&z=2" } URLSearchParams { "y" => "1", "z" => "2" }' },
+        ]);
       });
       it('parses and serialises URLSearchParams as Node does', async () => {
         const inits = ['?a=1&b=2&a=3', 'a=b+c&d=%zz&%F0%9F%98%80=1&=x&y&&z=', 'q=%E2%82%AC+%25&\uD800=lone', '%C3%28=bad-utf8', 'k=v=w'];
@@ -271,13 +384,24 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'let error = ""; try { new URLSearchParams([["only-one"]] as unknown as string[][]); } catch (e) { error = (e as Error).name; }',
           'return [fromRecord.toString(), fromPairs.toString(), copy.toString(), keys, values, seen, error, fromPairs.has("a", "2"), Object.prototype.toString.call(copy)];',
         ].join('\n');
-        const fromPairs = new URLSearchParams([['a', '1'], ['a', '2'], ['b', '3']]);
+        const fromPairs = new URLSearchParams([
+          ['a', '1'],
+          ['a', '2'],
+          ['b', '3'],
+        ]);
         const copy = new URLSearchParams(fromPairs);
         copy.set('a', 'only');
         copy.delete('b', 'nope');
         expect(await value(code)).toEqual([
-          new URLSearchParams({ b: '2', a: '1 1', é: "~!*()'" }).toString(), fromPairs.toString(), copy.toString(), [...copy.keys()], [...copy.values()],
-          ['a1', 'a2', 'b3'], 'TypeError', true, '[object URLSearchParams]',
+          new URLSearchParams({ b: '2', a: '1 1', é: "~!*()'" }).toString(),
+          fromPairs.toString(),
+          copy.toString(),
+          [...copy.keys()],
+          [...copy.values()],
+          ['a1', 'a2', 'b3'],
+          'TypeError',
+          true,
+          '[object URLSearchParams]',
         ]);
       });
     });
@@ -286,10 +410,19 @@ for (const isolation of ['worker', 'in-process'] as const) {
       // Valid text, every kind of broken UTF-8, a BOM, and random bytes (fixed seed).
       const random = Array.from({ length: 2000 }, (_, index) => (index * 7919 + 13) % 256);
       const CASES: number[][] = [
-        [...Buffer.from('héllo € 𝄞 日本')], [0xef, 0xbb, 0xbf, 0x41], [0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80],
-        [0xf0, 0x9f, 0x98], [0xe2, 0x82], [0x80, 0x41, 0xff, 0xfe], [0xf0, 0x9f, 0x98, 0x80, 0xc3], random,
+        [...Buffer.from('héllo € 𝄞 日本')],
+        [0xef, 0xbb, 0xbf, 0x41],
+        [0xc0, 0x80],
+        [0xe0, 0x80, 0x80],
+        [0xed, 0xa0, 0x80],
+        [0xf4, 0x90, 0x80, 0x80],
+        [0xf0, 0x9f, 0x98],
+        [0xe2, 0x82],
+        [0x80, 0x41, 0xff, 0xfe],
+        [0xf0, 0x9f, 0x98, 0x80, 0xc3],
+        random,
       ];
-      it('decodes as Node\'s TextDecoder does, replacing errors, or throwing with fatal; honours ignoreBOM', async () => {
+      it("decodes as Node's TextDecoder does, replacing errors, or throwing with fatal; honours ignoreBOM", async () => {
         const code = `return ${JSON.stringify(CASES)}.map((bytes) => { const input = new Uint8Array(bytes); let fatal: string; try { fatal = new TextDecoder("utf-8", { fatal: true }).decode(input); } catch (e) { fatal = (e as Error).name; } return [new TextDecoder().decode(input), new TextDecoder("UTF8", { ignoreBOM: true }).decode(input.buffer), new TextDecoder().decode(new DataView(input.buffer, 1)), fatal]; });`;
         const expected = CASES.map((bytes) => {
           const input = new Uint8Array(bytes);
@@ -299,11 +432,16 @@ for (const isolation of ['worker', 'in-process'] as const) {
           } catch (error) {
             fatal = (error as Error).name;
           }
-          return [new TextDecoder().decode(input), new TextDecoder('UTF8', { ignoreBOM: true }).decode(input.buffer), new TextDecoder().decode(new DataView(input.buffer, 1)), fatal];
+          return [
+            new TextDecoder().decode(input),
+            new TextDecoder('UTF8', { ignoreBOM: true }).decode(input.buffer),
+            new TextDecoder().decode(new DataView(input.buffer, 1)),
+            fatal,
+          ];
         });
         expect(await value(code)).toEqual(expected);
       });
-      it('encodes as Node\'s TextEncoder does (lone surrogates as U+FFFD), also into a buffer too small', async () => {
+      it("encodes as Node's TextEncoder does (lone surrogates as U+FFFD), also into a buffer too small", async () => {
         const texts = ['héllo € 𝄞', 'lone \uD800 high', 'lone \uDC00 low', '\uD83D', ''];
         const code = `return ${JSON.stringify(texts)}.map((text) => { const into = new Uint8Array(5); const done = new TextEncoder().encodeInto(text, into); return [Array.from(new TextEncoder().encode(text)), done, Array.from(into)]; });`;
         const expected = texts.map((text) => {
@@ -314,7 +452,8 @@ for (const isolation of ['worker', 'in-process'] as const) {
         expect(await value(code)).toEqual(expected);
       });
       it('refuses other encodings and streaming with a clear error', async () => {
-        const code = 'const errors: string[] = [];\nfor (const make of [() => new TextDecoder("latin1"), () => new TextDecoder().decode(new Uint8Array(1), { stream: true } as never), () => new TextDecoder().decode("text" as never)]) { try { make(); } catch (e) { errors.push((e as Error).name + ": " + (e as Error).message); } }\nreturn errors;';
+        const code =
+          'const errors: string[] = [];\nfor (const make of [() => new TextDecoder("latin1"), () => new TextDecoder().decode(new Uint8Array(1), { stream: true } as never), () => new TextDecoder().decode("text" as never)]) { try { make(); } catch (e) { errors.push((e as Error).name + ": " + (e as Error).message); } }\nreturn errors;';
         expect(await value(code)).toEqual([
           'RangeError: TextDecoder: the encoding "latin1" is not supported in the sandbox; only UTF-8 is',
           expect.stringMatching(/^TypeError: .*streaming/),
@@ -324,9 +463,26 @@ for (const isolation of ['worker', 'in-process'] as const) {
     });
 
     describe('atob and btoa', () => {
-      const DECODE = ['aGVsbG8=', 'aGVsbG8', ' aG Vs\nbG8 = ', 'YQ==', 'YQ=', 'YQ', 'Y', 'YQ===', 'a=b=', '////', '+/+/', '-_', 'ab\u00e9', '', '=', 'AAAA'];
+      const DECODE = [
+        'aGVsbG8=',
+        'aGVsbG8',
+        ' aG Vs\nbG8 = ',
+        'YQ==',
+        'YQ=',
+        'YQ',
+        'Y',
+        'YQ===',
+        'a=b=',
+        '////',
+        '+/+/',
+        '-_',
+        'ab\u00e9',
+        '',
+        '=',
+        'AAAA',
+      ];
       const ENCODE = ['hello', '', 'a', 'ab', '\u00ff\u0000\u0080', 'é', '€'];
-      it('decode and encode as Node\'s atob/btoa do, with InvalidCharacterError DOMExceptions', async () => {
+      it("decode and encode as Node's atob/btoa do, with InvalidCharacterError DOMExceptions", async () => {
         const outcome = (compute: () => string): unknown => {
           try {
             return compute();
@@ -335,10 +491,14 @@ for (const isolation of ['worker', 'in-process'] as const) {
           }
         };
         const code = `const outcome = (compute: () => string): unknown => { try { return compute(); } catch (error) { return [(error as DOMException).name, (error as DOMException).code, error instanceof DOMException && error instanceof Error]; } };\nreturn [${JSON.stringify(DECODE)}.map((text) => outcome(() => atob(text))), ${JSON.stringify(ENCODE)}.map((text) => outcome(() => btoa(text)))];`;
-        expect(await value(code)).toEqual([DECODE.map((text) => outcome(() => atob(text))), ENCODE.map((text) => outcome(() => btoa(text)))]);
+        expect(await value(code)).toEqual([
+          DECODE.map((text) => outcome(() => atob(text))),
+          ENCODE.map((text) => outcome(() => btoa(text))),
+        ]);
       });
       it('round-trips every byte', async () => {
-        const code = 'let bytes = ""; for (let i = 0; i < 256; i++) bytes += String.fromCharCode(i);\nreturn [atob(btoa(bytes)) === bytes, btoa(bytes)];';
+        const code =
+          'let bytes = ""; for (let i = 0; i < 256; i++) bytes += String.fromCharCode(i);\nreturn [atob(btoa(bytes)) === bytes, btoa(bytes)];';
         let bytes = '';
         for (let index = 0; index < 256; index++) bytes += String.fromCharCode(index);
         expect(await value(code)).toEqual([true, btoa(bytes)]);
@@ -372,9 +532,23 @@ for (const isolation of ['worker', 'in-process'] as const) {
           '};',
         ].join('\n');
         expect(await value(code)).toEqual({
-          distinct: true, mapKeyShared: true, setShared: true, date: '1970-01-02T00:00:00.000Z', regexp: '/a.b/gis', bufferShared: true,
-          bytes: [200, 0, 0, 0], byteOffset: 2, view: [1, 2], independent: 200, big: 'bigint', wrapped: 7, sparse: [false, 3],
-          error: [true, 'bad'], undef: true, nan: true, negZero: true,
+          distinct: true,
+          mapKeyShared: true,
+          setShared: true,
+          date: '1970-01-02T00:00:00.000Z',
+          regexp: '/a.b/gis',
+          bufferShared: true,
+          bytes: [200, 0, 0, 0],
+          byteOffset: 2,
+          view: [1, 2],
+          independent: 200,
+          big: 'bigint',
+          wrapped: 7,
+          sparse: [false, 3],
+          error: [true, 'bad'],
+          undef: true,
+          nan: true,
+          negZero: true,
         });
       });
       it('drops prototypes and accessors as the standard does, and refuses functions and symbols with DataCloneError', async () => {
@@ -384,7 +558,12 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'const errors = [() => structuredClone({ f() {} }), () => structuredClone(Symbol("s")), () => structuredClone(new WeakMap()), () => structuredClone(Promise.resolve()), () => structuredClone(1, { transfer: [new ArrayBuffer(1)] } as never)].map((clone) => { try { clone(); return "cloned"; } catch (e) { return [(e as DOMException).name, (e as DOMException).code]; } });',
           'return { plain: Object.getPrototypeOf(copy) === Object.prototype, x: copy.x, double: "double" in copy, errors };',
         ].join('\n');
-        expect(await value(code)).toEqual({ plain: true, x: 2, double: false, errors: Array.from({ length: 5 }, () => ['DataCloneError', 25]) });
+        expect(await value(code)).toEqual({
+          plain: true,
+          x: 2,
+          double: false,
+          errors: Array.from({ length: 5 }, () => ['DataCloneError', 25]),
+        });
       });
     });
   });

@@ -37,11 +37,15 @@ export function createFixtureHost(): { onCall: CapabilityCallHandler; calls: Rec
         case 'math.sleep':
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, Number(args['ms']));
-            context.signal.addEventListener('abort', () => {
-              record.aborted = true;
-              clearTimeout(timer);
-              resolve();
-            }, { once: true });
+            context.signal.addEventListener(
+              'abort',
+              () => {
+                record.aborted = true;
+                clearTimeout(timer);
+                resolve();
+              },
+              { once: true },
+            );
           });
           return args['ms'];
         case 'math.fail':
@@ -66,7 +70,8 @@ export function createFixtureHost(): { onCall: CapabilityCallHandler; calls: Rec
  */
 export function contractEngine(): EngineChoice {
   const engine = process.env['AGENT_SPACES_ENGINE'] ?? 'auto';
-  if (!(ENGINE_CHOICES as readonly string[]).includes(engine)) throw new Error(`AGENT_SPACES_ENGINE must be one of ${ENGINE_CHOICES.join(', ')} (got ${engine})`);
+  if (!(ENGINE_CHOICES as readonly string[]).includes(engine))
+    throw new Error(`AGENT_SPACES_ENGINE must be one of ${ENGINE_CHOICES.join(', ')} (got ${engine})`);
   return engine as EngineChoice;
 }
 
@@ -130,10 +135,15 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         expect(frozen.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE' });
         expect(frozen.error?.message).toContain('$.items[1] is a function');
         // The program's own toJSON for functions is honoured, as JSON.stringify honours it.
-        const own = await run("Object.defineProperty(Function.prototype, 'toJSON', { value: () => 'fn', configurable: false });\nreturn { run() {} };");
+        const own = await run(
+          "Object.defineProperty(Function.prototype, 'toJSON', { value: () => 'fn', configurable: false });\nreturn { run() {} };",
+        );
         expect(own).toMatchObject({ success: true, result: { run: 'fn' } });
         const dated = await run("return { at: new Date(0), nested: { list: [1, 'two', null, { three: true }] } };");
-        expect(dated).toMatchObject({ success: true, result: { at: '1970-01-01T00:00:00.000Z', nested: { list: [1, 'two', null, { three: true }] } } });
+        expect(dated).toMatchObject({
+          success: true,
+          result: { at: '1970-01-01T00:00:00.000Z', nested: { list: [1, 'two', null, { three: true }] } },
+        });
       });
     });
 
@@ -180,7 +190,9 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
 
     describe('logs and errors', () => {
       it('captures console output at every level, formatting values', async () => {
-        const result = await run("console.log('n', 1, { a: [1, 'x'] });\nconsole.info('i');\nconsole.warn('w');\nconsole.error(new Map([[1, 2]]));\nconsole.debug(null, undefined);");
+        const result = await run(
+          "console.log('n', 1, { a: [1, 'x'] });\nconsole.info('i');\nconsole.warn('w');\nconsole.error(new Map([[1, 2]]));\nconsole.debug(null, undefined);",
+        );
         expect(result.logs).toEqual([
           { level: 'log', message: 'n 1 { a: [ 1, "x" ] }' },
           { level: 'info', message: 'i' },
@@ -190,7 +202,8 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         ]);
       });
       it('reports a thrown error with its TypeScript line and column', async () => {
-        const code = "interface Order { id: string }\n\nconst order: Order = { id: 'o1' };\n\nif (order.id) {\n  throw new TypeError('bad order ' + order.id);\n}";
+        const code =
+          "interface Order { id: string }\n\nconst order: Order = { id: 'o1' };\n\nif (order.id) {\n  throw new TypeError('bad order ' + order.id);\n}";
         const result = await run(code);
         expect(result.success).toBe(false);
         expect(result.error).toMatchObject({ name: 'TypeError', message: 'bad order o1', code: 'RUNTIME_ERROR', line: 6 });
@@ -203,7 +216,9 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         }
       });
       it('keeps the line of errors after the import line of a snippet', async () => {
-        const result = await run("import { add } from '@capabilities/math'; const a = await add({ a: 1, b: 1 }); if (a === 2) throw new Error('two');");
+        const result = await run(
+          "import { add } from '@capabilities/math'; const a = await add({ a: 1, b: 1 }); if (a === 2) throw new Error('two');",
+        );
         expect(result.error).toMatchObject({ message: 'two', line: 1 });
         // The throw is at column 93, `new` at 99: past the import and the call either way.
         if (exactColumns) expect(result.error?.column).toBe(99);
@@ -234,7 +249,13 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         ].join('\n');
         const result = await run(code);
         expect(result.logs).toEqual([{ level: 'log', message: 'denied ToolCallError crm deleteCustomer' }]);
-        expect(result.error).toMatchObject({ name: 'ToolCallError', code: 'APPROVAL_DENIED', capability: 'crm', function: 'deleteCustomer', line: 8 });
+        expect(result.error).toMatchObject({
+          name: 'ToolCallError',
+          code: 'APPROVAL_DENIED',
+          capability: 'crm',
+          function: 'deleteCustomer',
+          line: 8,
+        });
         expect(result.error?.message).toContain('denied');
       });
     });
@@ -252,11 +273,15 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
           await meeting;
           return (params.args as { ms: number }).ms;
         };
-        const result = await run("import { sleep } from '@capabilities/math';\nreturn await Promise.all([sleep({ ms: 1 }), sleep({ ms: 2 })]);", { onCall });
+        const result = await run(
+          "import { sleep } from '@capabilities/math';\nreturn await Promise.all([sleep({ ms: 1 }), sleep({ ms: 2 })]);",
+          { onCall },
+        );
         expect(result).toMatchObject({ success: true, result: [1, 2], calls: 2 });
       });
-      it('passes copies: the host cannot change the program\'s objects and vice versa', async () => {
-        const code = "import { echo } from '@capabilities/math';\nconst value = { list: [1] };\nconst back = await echo({ value }) as { list: number[] };\nback.list.push(2);\nreturn { same: back === value, original: value.list.length };";
+      it("passes copies: the host cannot change the program's objects and vice versa", async () => {
+        const code =
+          "import { echo } from '@capabilities/math';\nconst value = { list: [1] };\nconst back = await echo({ value }) as { list: number[] };\nback.list.push(2);\nreturn { same: back === value, original: value.list.length };";
         const result = await run(code);
         expect(result.result).toEqual({ same: false, original: 1 });
       });
@@ -271,10 +296,21 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         // The call never ends by itself: only the run's abort signal can settle it.
         let callAborted!: () => void;
         const aborted = new Promise<void>((resolve) => (callAborted = resolve));
-        const onCall: CapabilityCallHandler = (_params, context) => new Promise((resolve) => {
-          context.signal.addEventListener('abort', () => { callAborted(); resolve(0); }, { once: true });
+        const onCall: CapabilityCallHandler = (_params, context) =>
+          new Promise((resolve) => {
+            context.signal.addEventListener(
+              'abort',
+              () => {
+                callAborted();
+                resolve(0);
+              },
+              { once: true },
+            );
+          });
+        const result = await run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", {
+          onCall,
+          limits: { timeoutMs: 200 },
         });
-        const result = await run("import { sleep } from '@capabilities/math';\nawait sleep({ ms: 5000 });", { onCall, limits: { timeoutMs: 200 } });
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
         await aborted; // the test's own timeout fails it if the call is never aborted
       });
@@ -287,7 +323,10 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
           return 42;
         };
         // The limit leaves a busy machine ample time for the program's own work; the hold alone exceeds it.
-        const result = await run("import { add } from '@capabilities/math';\nexport default await add({ a: 1, b: 2 });", { onCall, limits: { timeoutMs: 2000 } });
+        const result = await run("import { add } from '@capabilities/math';\nexport default await add({ a: 1, b: 2 });", {
+          onCall,
+          limits: { timeoutMs: 2000 },
+        });
         expect(result).toMatchObject({ success: true, result: 42, timedOut: false });
         expect(result.durationMs).toBeGreaterThan(2400);
       });
@@ -299,7 +338,10 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
           return 1;
         };
         // The limit leaves room for the program to reach its call on a busy machine; the held 2 s do not count.
-        const result = await run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 2 });\nwhile (true) {}", { onCall, limits: { timeoutMs: 1_500 } });
+        const result = await run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 2 });\nwhile (true) {}", {
+          onCall,
+          limits: { timeoutMs: 1_500 },
+        });
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
         expect(result.durationMs).toBeGreaterThan(3_400);
       });
@@ -336,21 +378,28 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         expect(result).toMatchObject({ success: true, result: { small: 'fine' } });
         const codes = (result.result as { codes: string[] }).codes;
         expect(codes).toHaveLength(2);
-        for (const text of codes) expect(text).toMatch(/^INVALID_ARGUMENTS: arguments of math\.echo are .*6\d{3} bytes of JSON, over the limit of 5000 bytes per call \(sandbox\.maxArgumentBytes\)/);
+        for (const text of codes)
+          expect(text).toMatch(
+            /^INVALID_ARGUMENTS: arguments of math\.echo are .*6\d{3} bytes of JSON, over the limit of 5000 bytes per call \(sandbox\.maxArgumentBytes\)/,
+          );
         expect(result.host.calls.map((call) => call.params.args)).toEqual([{ value: 'fine' }]);
       });
       it('rejects calls past maxCalls inside the program with CALL_LIMIT_EXCEEDED', async () => {
-        const code = "import { add } from '@capabilities/math';\nlet done = 0;\ntry {\n  for (let i = 0; i < 10; i++) { await add({ a: i, b: 0 }); done++; }\n} catch (e) { return { done, code: (e as { code: string }).code }; }";
+        const code =
+          "import { add } from '@capabilities/math';\nlet done = 0;\ntry {\n  for (let i = 0; i < 10; i++) { await add({ a: i, b: 0 }); done++; }\n} catch (e) { return { done, code: (e as { code: string }).code }; }";
         const result = await run(code, { limits: { maxCalls: 3 } });
         expect(result).toMatchObject({ success: true, result: { done: 3, code: 'CALL_LIMIT_EXCEEDED' }, calls: 3 });
         expect(result.host.calls).toHaveLength(3);
       });
       it('queues calls past maxConcurrentCalls', async () => {
-        const code = "import { sleep } from '@capabilities/math';\nreturn (await Promise.all(Array.from({ length: 6 }, () => sleep({ ms: 30 })))).length;";
+        const code =
+          "import { sleep } from '@capabilities/math';\nreturn (await Promise.all(Array.from({ length: 6 }, () => sleep({ ms: 30 })))).length;";
         const result = await run(code, { limits: { maxConcurrentCalls: 2 } });
         expect(result.result).toBe(6);
         const calls = result.host.calls;
-        const maxOverlap = Math.max(...calls.map((call) => calls.filter((other) => other.start <= call.start && (other.end ?? Infinity) > call.start).length));
+        const maxOverlap = Math.max(
+          ...calls.map((call) => calls.filter((other) => other.start <= call.start && (other.end ?? Infinity) > call.start).length),
+        );
         expect(maxOverlap).toBeLessThanOrEqual(2);
       });
       it('ends a program that waits on a promise nothing can settle', async () => {
@@ -371,7 +420,11 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const controller = new AbortController();
-          const pending = fresh.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall: host.onCall, signal: controller.signal, check: true });
+          const pending = fresh.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", {
+            onCall: host.onCall,
+            signal: controller.signal,
+            check: true,
+          });
           queueMicrotask(() => controller.abort());
           expect(await pending).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
           expect(host.calls).toHaveLength(0);
@@ -384,17 +437,18 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
     });
 
     describe('type check', () => {
-      it('returns diagnostics with the program\'s lines without running', async () => {
-        const code = "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
+      it("returns diagnostics with the program's lines without running", async () => {
+        const code =
+          "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
         const result = await run(code, { check: true });
         expect(result).toMatchObject({ success: false, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
         expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 3, code: 2322 });
       });
       it('checks top-level-return snippets like modules', async () => {
-        const result = await run("return [1, 2].map((n) => n.toUpperCase());", { check: true });
+        const result = await run('return [1, 2].map((n) => n.toUpperCase());', { check: true });
         expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 1, code: 2339 });
       });
-      it('reports a syntax error as one, checked or not, with the checker\'s diagnostics', async () => {
+      it("reports a syntax error as one, checked or not, with the checker's diagnostics", async () => {
         const result = await run('const a = 1;\nconst b = ;\nreturn a;', { check: true });
         expect(result).toMatchObject({ success: false, error: { name: 'SyntaxError', code: 'SYNTAX_ERROR', line: 2 } });
         expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 2 });
@@ -409,7 +463,8 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const streamed: string[] = [];
-          const code = "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
+          const code =
+            "import { add } from '@capabilities/math';\nconsole.log('ran');\nconst sum: string = await add({ a: 1, b: 2 });\nreturn sum;";
           const result = await fresh.run(code, { onCall: host.onCall, onLog: (log) => streamed.push(log.message), check: true });
           expect(result).toMatchObject({ success: false, calls: 0, logs: [], error: { code: 'TYPE_CHECK_FAILED' } });
           expect(host.calls).toHaveLength(0);
@@ -427,7 +482,8 @@ export function describeSandboxContract(name: string, makeSandbox: () => Sandbox
         inFreshSandbox(async (fresh) => {
           const host = createFixtureHost();
           const streamed: string[] = [];
-          const code = "import { add } from '@capabilities/math';\nconsole.log('before');\nconst pending = add({ a: 1, b: 2 });\nconsole.log('while');\nconst sum = await pending;\nconsole.log('after ' + sum);\nreturn sum;";
+          const code =
+            "import { add } from '@capabilities/math';\nconsole.log('before');\nconst pending = add({ a: 1, b: 2 });\nconsole.log('while');\nconst sum = await pending;\nconsole.log('after ' + sum);\nreturn sum;";
           // The program starts before its check ends; its call and log lines wait for the verdict. The wait
           // counts on the run's clock (issue 28 item 9: a run's wall clock covers everything done for it),
           // so the limit is generous: the first check of a fresh sandbox loads TypeScript.

@@ -16,10 +16,16 @@ describe('createTypeChecker', () => {
   const checker = createTypeChecker({ outDir: FIXTURE_OUT_DIR });
 
   it('accepts a program that uses capabilities correctly', async () => {
-    expect(await checker.check("import { add } from '@capabilities/math';\nimport crm from '@capabilities/crm';\nconst c = await crm.getCustomer({ id: 'x' });\nconsole.log(c.email);\nreturn await add({ a: 1, b: 2 });")).toEqual([]);
+    expect(
+      await checker.check(
+        "import { add } from '@capabilities/math';\nimport crm from '@capabilities/crm';\nconst c = await crm.getCustomer({ id: 'x' });\nconsole.log(c.email);\nreturn await add({ a: 1, b: 2 });",
+      ),
+    ).toEqual([]);
   });
-  it('reports errors in the program\'s own lines and columns, also on the wrapper line', async () => {
-    const diagnostics = await checker.check("import { add } from '@capabilities/math'; const s: string = await add({ a: 1, b: 2 });\nreturn s;");
+  it("reports errors in the program's own lines and columns, also on the wrapper line", async () => {
+    const diagnostics = await checker.check(
+      "import { add } from '@capabilities/math'; const s: string = await add({ a: 1, b: 2 });\nreturn s;",
+    );
     expect(diagnostics).toEqual([expect.objectContaining({ line: 1, column: 49, code: 2322 })]);
   });
   it('reports wrong arguments and unknown modules', async () => {
@@ -36,14 +42,22 @@ describe('createTypeChecker', () => {
     expect((await checker.check("import fs from 'fs';"))[0]?.message).toContain('refused');
   });
   it('checks types anywhere: type-only imports after statements, exported types', async () => {
-    expect(await checker.check("const n: Customer | undefined = undefined;\nimport type { Customer } from '@capabilities/crm';\nreturn n;")).toEqual([]);
-    expect(await checker.check('const a = 1;\nexport interface X { a: number }\nexport type Y = X;\nexport default { a } satisfies Y;')).toEqual([]);
+    expect(
+      await checker.check("const n: Customer | undefined = undefined;\nimport type { Customer } from '@capabilities/crm';\nreturn n;"),
+    ).toEqual([]);
+    expect(
+      await checker.check('const a = 1;\nexport interface X { a: number }\nexport type Y = X;\nexport default { a } satisfies Y;'),
+    ).toEqual([]);
   });
 
   describe('declarations', () => {
     const outDir = mkdtempSync(path.join(tmpdir(), 'type-check-'));
     afterAll(() => rmSync(outDir, { recursive: true, force: true }));
-    const declare = (returns: string): void => writeFileSync(path.join(outDir, 'capabilities.d.ts'), `declare module '@capabilities/clock' {\n  export function now(): Promise<${returns}>;\n}\n`);
+    const declare = (returns: string): void =>
+      writeFileSync(
+        path.join(outDir, 'capabilities.d.ts'),
+        `declare module '@capabilities/clock' {\n  export function now(): Promise<${returns}>;\n}\n`,
+      );
 
     it('keeps the declarations between checks but reads each program anew, and takes changed declarations', async () => {
       declare('number');
@@ -53,16 +67,29 @@ describe('createTypeChecker', () => {
       const uses = (type: string): string => `import { now } from '@capabilities/clock';\nconst n: ${type} = await now();\nreturn n;`;
       expect(project.check(uses('number'))).toEqual([]);
       expect(project.refreshDeclarations()).toBe(false);
-      expect(project.check(uses('string'))).toEqual([expect.objectContaining({ line: 2, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." })]);
+      expect(project.check(uses('string'))).toEqual([
+        expect.objectContaining({ line: 2, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }),
+      ]);
       expect(project.check(uses('number'))).toEqual([]);
       // The lib, shared by the checks, still has all of ES2022 and nothing of the DOM.
-      expect(project.check("const last = [1, 'a'].at(-1);\nconst s: string = Object.hasOwn({}, 'x') ? 'y' : new Error('e', { cause: last }).message;\nreturn s;")).toEqual([]);
+      expect(
+        project.check(
+          "const last = [1, 'a'].at(-1);\nconst s: string = Object.hasOwn({}, 'x') ? 'y' : new Error('e', { cause: last }).message;\nreturn s;",
+        ),
+      ).toEqual([]);
       expect(project.check('return document.title;')).toEqual([expect.objectContaining({ line: 1, code: 2584 })]);
-      expect(project.check("import { later } from '@capabilities/clock';\nreturn later;")).toEqual([expect.objectContaining({ line: 1, code: 2305 })]);
+      expect(project.check("import { later } from '@capabilities/clock';\nreturn later;")).toEqual([
+        expect.objectContaining({ line: 1, code: 2305 }),
+      ]);
 
-      writeFileSync(path.join(outDir, 'capabilities.d.ts'), "declare module '@capabilities/clock' {\n  export function now(): Promise<string>;\n  export const later: number;\n}\n");
+      writeFileSync(
+        path.join(outDir, 'capabilities.d.ts'),
+        "declare module '@capabilities/clock' {\n  export function now(): Promise<string>;\n  export const later: number;\n}\n",
+      );
       expect(project.refreshDeclarations()).toBe(true);
-      expect(project.check(uses('number'))).toEqual([expect.objectContaining({ line: 2, code: 2322, message: "Type 'string' is not assignable to type 'number'." })]);
+      expect(project.check(uses('number'))).toEqual([
+        expect.objectContaining({ line: 2, code: 2322, message: "Type 'string' is not assignable to type 'number'." }),
+      ]);
       expect(project.check("import { later } from '@capabilities/clock';\nreturn later;")).toEqual([]);
       // A second project of the same thread shares the lib, with declarations of its own.
       const other = createProgramChecker({ outDir: FIXTURE_OUT_DIR });
@@ -110,7 +137,14 @@ describe('createTypeChecker', () => {
         const other = await limited.check('const s: string = 1;\nreturn s;');
         expect(other).toEqual([expect.objectContaining({ line: 1, code: 2322 })]);
         expect(stopped).toBe(false);
-        expect(await pathological).toEqual([{ line: 1, column: 1, code: TYPE_CHECK_STOPPED, message: expect.stringMatching(/took longer than 5 s and was stopped; simplify its types or run with check: false/) }]);
+        expect(await pathological).toEqual([
+          {
+            line: 1,
+            column: 1,
+            code: TYPE_CHECK_STOPPED,
+            message: expect.stringMatching(/took longer than 5 s and was stopped; simplify its types or run with check: false/),
+          },
+        ]);
       } finally {
         clearInterval(ticking);
       }

@@ -43,7 +43,8 @@ export function createTypeChecker(options: TypeCheckerOptions): TypeChecker {
   const outDir = path.resolve(options.outDir);
   return {
     // A run's own time limit bounds its check too (a run limited to 2 s does not wait 10 s on it).
-    check: (code, checkOptions = {}) => shared.check({ outDir, code, timeoutMs: Math.max(1, Math.ceil(Math.min(timeoutMs, checkOptions.timeoutMs ?? timeoutMs))) }),
+    check: (code, checkOptions = {}) =>
+      shared.check({ outDir, code, timeoutMs: Math.max(1, Math.ceil(Math.min(timeoutMs, checkOptions.timeoutMs ?? timeoutMs))) }),
   };
 }
 

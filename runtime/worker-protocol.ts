@@ -57,10 +57,19 @@ export function readWorkerHeader(text: string): WorkerToHostHeader | undefined {
       };
     case 'call':
       return name('runId') && id('id') && name('capability') && name('fn') && (header['mode'] === 'value' || header['mode'] === 'full')
-        ? { t: 'call', runId: header['runId'] as string, id: header['id'] as number, capability: header['capability'] as string, fn: header['fn'] as string, mode: header['mode'] }
+        ? {
+            t: 'call',
+            runId: header['runId'] as string,
+            id: header['id'] as number,
+            capability: header['capability'] as string,
+            fn: header['fn'] as string,
+            mode: header['mode'],
+          }
         : undefined;
     case 'log':
-      return name('runId') && LEVELS.has(header['level'] as string) ? { t: 'log', runId: header['runId'] as string, level: header['level'] as LogLevel } : undefined;
+      return name('runId') && LEVELS.has(header['level'] as string)
+        ? { t: 'log', runId: header['runId'] as string, level: header['level'] as LogLevel }
+        : undefined;
     case 'result':
       return name('runId') && typeof header['ok'] === 'boolean' && typeof header['timedOut'] === 'boolean'
         ? { t: 'result', runId: header['runId'] as string, ok: header['ok'], timedOut: header['timedOut'] }

@@ -56,15 +56,22 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const { node, cli } = ensureSuite();
   const root = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-conformance-'));
-  const crm = path.relative(root, path.join(REPO, 'capabilities', 'crm.ts')).split(path.sep).join('/');
+  const crm = path
+    .relative(root, path.join(REPO, 'capabilities', 'crm.ts'))
+    .split(path.sep)
+    .join('/');
   writeFileSync(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [crm] }));
   const running = await serveSpace({ cwd: root, http: { port: 0 }, log: say });
   const outputDir = path.join(root, 'results');
   try {
-    const suiteArgs = args.some((arg) => arg === '--spec-version' || arg === '--requirements' || arg === '--scenario') ? args : ['--requirements', '2026-07-28', ...args];
+    const suiteArgs = args.some((arg) => arg === '--spec-version' || arg === '--requirements' || arg === '--scenario')
+      ? args
+      : ['--requirements', '2026-07-28', ...args];
     say(`conformance: ${SUITE.spec} against ${running.url ?? ''} (${suiteArgs.join(' ')})`);
     const exitCode = await new Promise<number>((resolve) => {
-      const child = spawn(node, [cli, 'server', '--url', running.url ?? '', '--output-dir', outputDir, ...suiteArgs], { stdio: ['ignore', 'inherit', 'inherit'] });
+      const child = spawn(node, [cli, 'server', '--url', running.url ?? '', '--output-dir', outputDir, ...suiteArgs], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       child.on('exit', (code) => resolve(code ?? 1));
     });
     const results = existsSync(outputDir) ? readResults(outputDir) : new Map<string, Check[]>();
@@ -80,9 +87,13 @@ async function main(): Promise<void> {
       failedChecks += failed.length;
       totalChecks += checks.length;
       if (failed.length === 0) passedScenarios++;
-      print(`${name} | ${passed}/${checks.length} | ${failed.map((check) => `${check.id ?? check.name ?? '?'}: ${(check.errorMessage ?? '').slice(0, 160)}`).join('; ')}`);
+      print(
+        `${name} | ${passed}/${checks.length} | ${failed.map((check) => `${check.id ?? check.name ?? '?'}: ${(check.errorMessage ?? '').slice(0, 160)}`).join('; ')}`,
+      );
     }
-    print(`\n${passedScenarios} of ${results.size} scenarios without a failed check; checks: ${passedChecks} passed, ${failedChecks} failed, ${totalChecks - passedChecks - failedChecks} other (warnings, not applicable) of ${totalChecks} (suite exit code ${exitCode})`);
+    print(
+      `\n${passedScenarios} of ${results.size} scenarios without a failed check; checks: ${passedChecks} passed, ${failedChecks} failed, ${totalChecks - passedChecks - failedChecks} other (warnings, not applicable) of ${totalChecks} (suite exit code ${exitCode})`,
+    );
   } finally {
     await running.close();
     rmSync(root, { recursive: true, force: true });

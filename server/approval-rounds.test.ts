@@ -8,14 +8,29 @@ import { createSealer } from './sealed-state.js';
 const approve = () => ({ approved: true, reason: 'approved by the user' });
 
 function request(runId: string, callId: string): ApprovalRequest {
-  return { runId, callId, capability: 'crm', function: 'createTicket', params: { subject: callId }, message: `create ${callId}?`, timestamp: new Date().toISOString() };
+  return {
+    runId,
+    callId,
+    capability: 'crm',
+    function: 'createTicket',
+    params: { subject: callId },
+    message: `create ${callId}?`,
+    timestamp: new Date().toISOString(),
+  };
 }
 
 /** A run that asks for approval of `calls` in parallel and reports each decision in its result. */
 function runAsking(rounds: ApprovalRounds, runId: string, calls: string[]): (signal: AbortSignal) => Promise<RunResult> {
   return async (signal) => {
     const decisions = await Promise.all(calls.map((callId) => rounds.approve(request(runId, callId))));
-    return { success: !signal.aborted, result: decisions.map((decision) => decision.approved), logs: [], timedOut: false, calls: calls.length, durationMs: 1 };
+    return {
+      success: !signal.aborted,
+      result: decisions.map((decision) => decision.approved),
+      logs: [],
+      timedOut: false,
+      calls: calls.length,
+      durationMs: 1,
+    };
   };
 }
 
@@ -26,7 +41,9 @@ describe('ApprovalRounds', () => {
     const first = await rounds.next('run-1', new AbortController().signal);
     if (first.kind !== 'input') throw new Error('expected input');
     expect(first.waiting.map((entry) => entry.callId).sort()).toEqual(['a', 'b']);
-    expect(rounds.resume(first.requestState, (callId) => (callId === 'a' ? approve() : { approved: false, reason: 'no' }))).toEqual({ runId: 'run-1' });
+    expect(rounds.resume(first.requestState, (callId) => (callId === 'a' ? approve() : { approved: false, reason: 'no' }))).toEqual({
+      runId: 'run-1',
+    });
     expect(rounds.resume(first.requestState, approve)).toEqual({ refused: expect.stringMatching(/already used/) });
     const done = await rounds.next('run-1', new AbortController().signal);
     expect(done).toMatchObject({ kind: 'done', result: { success: true, result: [true, false] } });
@@ -61,7 +78,11 @@ describe('ApprovalRounds', () => {
     const rounds = new ApprovalRounds(createSealer());
     let aborted!: () => void;
     const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
-    rounds.start('run-4', (signal) => new Promise<RunResult>((_resolve, reject) => signal.addEventListener('abort', () => (aborted(), reject(new Error('cancelled'))))));
+    rounds.start(
+      'run-4',
+      (signal) =>
+        new Promise<RunResult>((_resolve, reject) => signal.addEventListener('abort', () => (aborted(), reject(new Error('cancelled'))))),
+    );
     const controller = new AbortController();
     const round = rounds.next('run-4', controller.signal);
     controller.abort();

@@ -128,7 +128,12 @@ export class ApprovalRounds {
     }
     const waiting = [...run.waiting.values()].map(({ callId, request }) => ({ callId, request }));
     const exp = Date.now() + this.#waitMs;
-    const requestState = this.#sealer.seal(STATE_PURPOSE, { run: run.id, calls: waiting.map((entry) => entry.callId), nonce: run.nonce, exp } satisfies SealedRound);
+    const requestState = this.#sealer.seal(STATE_PURPOSE, {
+      run: run.id,
+      calls: waiting.map((entry) => entry.callId),
+      nonce: run.nonce,
+      exp,
+    } satisfies SealedRound);
     run.expiry = setTimeout(() => this.#expire(run), this.#waitMs);
     run.expiry.unref();
     return { kind: 'input', waiting, requestState };
@@ -141,15 +146,34 @@ export class ApprovalRounds {
    */
   resume(requestState: string, answer: (callId: string) => ApprovalDecision | undefined): { runId: string } | { refused: string } {
     const state = this.#sealer.open(STATE_PURPOSE, requestState) as SealedRound | undefined;
-    if (!state || typeof state.run !== 'string' || !Array.isArray(state.calls) || typeof state.nonce !== 'string' || typeof state.exp !== 'number') {
-      return { refused: 'the requestState was not sealed by this server (it was altered or forged, or the server restarted with another key); call execute_code again' };
+    if (
+      !state ||
+      typeof state.run !== 'string' ||
+      !Array.isArray(state.calls) ||
+      typeof state.nonce !== 'string' ||
+      typeof state.exp !== 'number'
+    ) {
+      return {
+        refused:
+          'the requestState was not sealed by this server (it was altered or forged, or the server restarted with another key); call execute_code again',
+      };
     }
-    if (Date.now() > state.exp) return { refused: 'the requestState expired: the run stopped waiting for these approvals and was cancelled; call execute_code again' };
+    if (Date.now() > state.exp)
+      return {
+        refused: 'the requestState expired: the run stopped waiting for these approvals and was cancelled; call execute_code again',
+      };
     const run = this.#runs.get(state.run);
     if (!run) {
-      return { refused: 'the run this requestState belongs to is not waiting here (it ended, expired or was cancelled, or it waits in another server process); call execute_code again' };
+      return {
+        refused:
+          'the run this requestState belongs to is not waiting here (it ended, expired or was cancelled, or it waits in another server process); call execute_code again',
+      };
     }
-    if (state.nonce !== run.nonce) return { refused: 'the requestState was already used (a replay): each input_required round is answered once; retry with the newest requestState' };
+    if (state.nonce !== run.nonce)
+      return {
+        refused:
+          'the requestState was already used (a replay): each input_required round is answered once; retry with the newest requestState',
+      };
     run.nonce = randomUUID();
     for (const callId of state.calls) {
       const waiting = run.waiting.get(callId);

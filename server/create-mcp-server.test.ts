@@ -31,7 +31,10 @@ describe('createAgentSpacesMcpServer', () => {
   });
 
   it('caps structuredContent as well as the text when a run logs a lot, and links the whole text to read in pages', async () => {
-    const run = await client.callTool({ name: 'execute_code', arguments: { code: "for (let i = 0; i < 1000; i++) console.log(String(i).padEnd(1000, '.'));\nexport default 'done';" } });
+    const run = await client.callTool({
+      name: 'execute_code',
+      arguments: { code: "for (let i = 0; i < 1000; i++) console.log(String(i).padEnd(1000, '.'));\nexport default 'done';" },
+    });
     const [first, link] = run.content as { type: string; text?: string; uri?: string }[];
     expect(first?.text).toMatch(/\[page 1 of 16: the whole result is \d+ characters\. Read the other pages with resources\/read/);
     expect(link).toMatchObject({ type: 'resource_link', uri: expect.stringMatching(/^agent-spaces:\/\/results\/.+\/1$/) });
@@ -45,26 +48,37 @@ describe('createAgentSpacesMcpServer', () => {
 
   it('sends the log lines of a run as progress while it runs, in order with its calls, when the client asks for progress', async () => {
     const progress: string[] = [];
-    const code = "import { json } from '@capabilities/std';\nconsole.log('first');\nconst parsed = await json.parse({ text: '[1,2]' });\nconsole.warn('second', JSON.stringify(parsed));\nexport default 'done';";
-    const run = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
+    const code =
+      "import { json } from '@capabilities/std';\nconsole.log('first');\nconst parsed = await json.parse({ text: '[1,2]' });\nconsole.warn('second', JSON.stringify(parsed));\nexport default 'done';";
+    const run = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, {
+      onprogress: (notification) => progress.push(notification.message ?? ''),
+    });
     expect(run.structuredContent).toMatchObject({ success: true, result: 'done' });
     expect(progress).toEqual(['log: first', 'std-json.parse done', 'log [warn]: second [1,2]']);
     // Without a progress token nothing is sent, and the result still holds every line.
     const quiet = await client.callTool({ name: 'execute_code', arguments: { code } });
-    expect(quiet.structuredContent).toMatchObject({ success: true, logs: [expect.objectContaining({ message: 'first' }), expect.objectContaining({ message: 'second [1,2]' })] });
+    expect(quiet.structuredContent).toMatchObject({
+      success: true,
+      logs: [expect.objectContaining({ message: 'first' }), expect.objectContaining({ message: 'second [1,2]' })],
+    });
   });
 
   it('sends at most MAX_LOG_NOTIFICATIONS log lines as progress, the last saying the rest are in the result', async () => {
     const progress: string[] = [];
     const code = `for (let i = 0; i < ${MAX_LOG_NOTIFICATIONS + 50}; i++) console.log('line', i);\nexport default 'done';`;
-    await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
+    await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, {
+      onprogress: (notification) => progress.push(notification.message ?? ''),
+    });
     expect(progress).toHaveLength(MAX_LOG_NOTIFICATIONS);
     expect(progress[0]).toBe('log: line 0');
     expect(progress.at(-1)).toBe('log: … the rest of the log is in the result');
   });
 
   it('refuses module names that are not built modules, path-like ones included', async () => {
-    const types = await client.callTool({ name: 'get_types', arguments: { modules: ['../../../etc', '@capabilities/../capabilities/std-fs', 'std-fs/../../x'] } });
+    const types = await client.callTool({
+      name: 'get_types',
+      arguments: { modules: ['../../../etc', '@capabilities/../capabilities/std-fs', 'std-fs/../../x'] },
+    });
     expect(types.isError).toBe(true);
     expect((types.content as { text: string }[])[0]?.text).toMatch(/^unknown modules "\.\.\/\.\.\/\.\.\/etc"/);
   });

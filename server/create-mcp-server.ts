@@ -24,7 +24,11 @@ export const MAX_LOG_NOTIFICATIONS = 200;
 export const MAX_CALL_NOTIFICATIONS = 200;
 const MAX_LOG_NOTIFICATION_CHARS = 2_000;
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-const approveSchema = () => ({ type: 'object' as const, properties: { approve: { type: 'boolean' as const, title: 'Approve this call?' } }, required: ['approve'] });
+const approveSchema = () => ({
+  type: 'object' as const,
+  properties: { approve: { type: 'boolean' as const, title: 'Approve this call?' } },
+  required: ['approve'],
+});
 
 const INSTRUCTIONS = `Agent Spaces runs TypeScript that you write against typed capability modules.
 1. search_tools finds functions (query in words; an empty query lists the modules).
@@ -81,7 +85,10 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
   const sealer = createSealer(options.stateKey);
   const rounds = new ApprovalRounds(sealer, options.approvalWaitMs === undefined ? {} : { waitMs: options.approvalWaitMs });
   const pages = new ResultPages(sealer, { pageChars: MAX_RESULT_CHARS });
-  const stored = options.store === undefined ? undefined : new StoredRuns(options.store, sealer, { waitMs: options.approvalWaitMs ?? DEFAULT_APPROVAL_WAIT_MS });
+  const stored =
+    options.store === undefined
+      ? undefined
+      : new StoredRuns(options.store, sealer, { waitMs: options.approvalWaitMs ?? DEFAULT_APPROVAL_WAIT_MS });
   /** Runs with a call waiting for approval, and how many calls each. */
   const waiting = new Map<string, number>();
   let maxWaitingRuns = Number.POSITIVE_INFINITY;
@@ -102,7 +109,11 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
     async approve(request) {
       const hooks = request.runId ? runs.get(request.runId) : undefined;
       if (!hooks?.approve) {
-        return { approved: false, reason: hooks?.denial ?? 'the MCP client cannot be asked (it does not support elicitation), so calls that require approval are denied' };
+        return {
+          approved: false,
+          reason:
+            hooks?.denial ?? 'the MCP client cannot be asked (it does not support elicitation), so calls that require approval are denied',
+        };
       }
       const runId = request.runId ?? '';
       if (!waiting.has(runId) && waiting.size >= maxWaitingRuns) {
@@ -133,11 +144,19 @@ export function createRunRouter(options: RunRouterOptions = {}): SpaceRunRouter 
  * and its retry resumes the same run. Made per session (2025) or per request (2026); the space and the
  * router are shared.
  */
-export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunRouter, info: { name: string; version: string }, options: { mode?: ServeMode } = {}): Promise<McpServer> {
+export async function createAgentSpacesMcpServer(
+  space: Space,
+  router: SpaceRunRouter,
+  info: { name: string; version: string },
+  options: { mode?: ServeMode } = {},
+): Promise<McpServer> {
   // The MCP SDK loads when a server is made, not with the package.
   const { McpServer, ResourceTemplate, inputRequired } = await import('@modelcontextprotocol/server');
   const mode = options.mode ?? 'code';
-  const server = new McpServer({ name: info.name, version: info.version }, { instructions: mode === 'invoke' ? INVOKE_INSTRUCTIONS : INSTRUCTIONS, capabilities: { logging: {} } });
+  const server = new McpServer(
+    { name: info.name, version: info.version },
+    { instructions: mode === 'invoke' ? INVOKE_INSTRUCTIONS : INSTRUCTIONS, capabilities: { logging: {} } },
+  );
   const redactResult = createRedactor({ secrets: space.secrets });
   let catalogCache: Promise<Catalog> | undefined;
   const catalog = () => (catalogCache ??= space.catalog());
@@ -156,7 +175,10 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
             onEvent: () => undefined,
             ...(!modernEra(ctx) && server.server.getClientCapabilities()?.elicitation
               ? { approve: (request: ApprovalRequest) => elicitApproval(ctx, request) }
-              : { denial: 'call_tool asks approvals by elicitation on a 2025-11-25 session; this client cannot be asked, so calls that require approval are denied' }),
+              : {
+                  denial:
+                    'call_tool asks approvals by elicitation on a 2025-11-25 session; this client cannot be asked, so calls that require approval are denied',
+                }),
           }),
       },
       { withSearch: mode === 'invoke' },
@@ -166,9 +188,17 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
 
   server.registerTool(
     'search_tools',
-    { title: 'Search tools', description: 'Find capability functions by what they do. Returns ids (<module>.<function>), signatures and descriptions.', inputSchema: searchToolsInput, annotations: { readOnlyHint: true } },
+    {
+      title: 'Search tools',
+      description: 'Find capability functions by what they do. Returns ids (<module>.<function>), signatures and descriptions.',
+      inputSchema: searchToolsInput,
+      annotations: { readOnlyHint: true },
+    },
     async ({ query, detail_level, limit }) => {
-      const found = searchTools(await catalog(), query, { ...(detail_level ? { detailLevel: detail_level } : {}), ...(limit ? { limit } : {}) });
+      const found = searchTools(await catalog(), query, {
+        ...(detail_level ? { detailLevel: detail_level } : {}),
+        ...(limit ? { limit } : {}),
+      });
       // "full" carries each function's whole declaration from the build, as the planner's search does.
       const result = detail_level === 'full' ? await addDeclarations(found, space.config.outDir) : found;
       return text(JSON.stringify(result, null, 2));
@@ -177,7 +207,12 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
 
   server.registerTool(
     'get_types',
-    { title: 'Get TypeScript declarations', description: 'The TypeScript declarations of capability modules, to write code against.', inputSchema: getTypesInput, annotations: { readOnlyHint: true } },
+    {
+      title: 'Get TypeScript declarations',
+      description: 'The TypeScript declarations of capability modules, to write code against.',
+      inputSchema: getTypesInput,
+      annotations: { readOnlyHint: true },
+    },
     async ({ modules }) => {
       const specs = await space.capabilities();
       const known = new Set([...specs.map((spec) => spec.module), ...(specs.some((s) => s.source.kind === 'std') ? ['std'] : [])]);
@@ -189,11 +224,16 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
           unknown.push(requested);
           continue;
         }
-        const dts = await readFile(path.join(space.config.outDir, BUILD_LAYOUT.capabilitiesDir, module, BUILD_LAYOUT.moduleFiles.declarations), 'utf8');
+        const dts = await readFile(
+          path.join(space.config.outDir, BUILD_LAYOUT.capabilitiesDir, module, BUILD_LAYOUT.moduleFiles.declarations),
+          'utf8',
+        );
         parts.push(`// ----- import ... from '@capabilities/${module}' -----\n${dts}`);
       }
       if (unknown.length > 0) {
-        return errorText(`unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => `"${m}"`).join(', ')}; known: ${[...known].sort().join(', ')}`);
+        return errorText(
+          `unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((m) => `"${m}"`).join(', ')}; known: ${[...known].sort().join(', ')}`,
+        );
       }
       return text(parts.join('\n'));
     },
@@ -210,7 +250,11 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
     },
     async ({ code }, ctx) => {
       const progress = progressSender(ctx);
-      const run = router.stored ? await runStored(router.stored, code, ctx, progress) : modernEra(ctx) ? await runInRounds(code, ctx, progress) : await runInSession(code, ctx, progress);
+      const run = router.stored
+        ? await runStored(router.stored, code, ctx, progress)
+        : modernEra(ctx)
+          ? await runInRounds(code, ctx, progress)
+          : await runInSession(code, ctx, progress);
       if (!isRunResult(run)) return run;
       await progress.flush();
       // A program that obtained a host secret (a tool that returned one) must not hand it to the client.
@@ -223,7 +267,12 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
   server.registerResource(
     'execute_code results',
     new ResourceTemplate(RESULT_PAGE_TEMPLATE, { list: undefined }),
-    { title: 'Pages of a large execute_code result', description: 'The whole text of an execute_code result too large for one answer, one page per URI (pages from 1); linked from that result.', mimeType: 'text/plain' },
+    {
+      title: 'Pages of a large execute_code result',
+      description:
+        'The whole text of an execute_code result too large for one answer, one page per URI (pages from 1); linked from that result.',
+      mimeType: 'text/plain',
+    },
     async (uri, variables, ctx) => {
       const stored = router.stored;
       const remake = stored
@@ -236,7 +285,11 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
       if ('missing' in page) throw new Error(`no such result page: ${page.missing}`);
       return {
         contents: [{ uri: uri.href, mimeType: 'text/plain', text: page.text }],
-        _meta: { 'agent-spaces/page': page.page, 'agent-spaces/pages': page.pages, ...(page.next ? { 'agent-spaces/next': page.next } : {}) },
+        _meta: {
+          'agent-spaces/page': page.page,
+          'agent-spaces/pages': page.pages,
+          ...(page.next ? { 'agent-spaces/next': page.next } : {}),
+        },
       };
     },
   );
@@ -247,14 +300,33 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
    * 2025-11-25 session that can elicit is asked on this request's stream; otherwise approvals wait in the
    * store for `agent-spaces approvals` or a studio.
    */
-  async function runStored(stored: StoredRuns, code: string, ctx: ServerContext, progress: ProgressSender): Promise<RunResult | CallToolResult | InputRequiredResult> {
-    const hooks = { signal: ctx.mcpReq.signal, onLog: (log: RunLog) => progress.log(redactResult(log)), onNotice: (message: string) => progress.notice(message) };
+  async function runStored(
+    stored: StoredRuns,
+    code: string,
+    ctx: ServerContext,
+    progress: ProgressSender,
+  ): Promise<RunResult | CallToolResult | InputRequiredResult> {
+    const hooks = {
+      signal: ctx.mcpReq.signal,
+      onLog: (log: RunLog) => progress.log(redactResult(log)),
+      onNotice: (message: string) => progress.notice(message),
+    };
     if (modernEra(ctx) && clientCapabilities(ctx)?.elicitation) {
-      const outcome = await stored.round(code, ctx.mcpReq.requestState<unknown>(), (approvalId) => decisionOf(ctx.mcpReq.inputResponses?.[approvalId]), hooks);
+      const outcome = await stored.round(
+        code,
+        ctx.mcpReq.requestState<unknown>(),
+        (approvalId) => decisionOf(ctx.mcpReq.inputResponses?.[approvalId]),
+        hooks,
+      );
       if (outcome.kind === 'refused') return errorText(`execute_code: ${outcome.message}`);
       if (outcome.kind === 'done') return outcome.result;
       return inputRequired({
-        inputRequests: Object.fromEntries(outcome.waiting.map((approval) => [approval.id, inputRequired.elicit({ message: approvalMessage(approval), requestedSchema: approveSchema() })])),
+        inputRequests: Object.fromEntries(
+          outcome.waiting.map((approval) => [
+            approval.id,
+            inputRequired.elicit({ message: approvalMessage(approval), requestedSchema: approveSchema() }),
+          ]),
+        ),
         requestState: outcome.requestState,
       });
     }
@@ -274,7 +346,12 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
       ...(canElicit ? { approve: (request: ApprovalRequest) => elicitApproval(ctx, request) } : {}),
     });
     try {
-      return await space.run(code, { runId, signal: ctx.mcpReq.signal, ...traceOf(ctx), ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(redactResult(log)) } : {}) });
+      return await space.run(code, {
+        runId,
+        signal: ctx.mcpReq.signal,
+        ...traceOf(ctx),
+        ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(redactResult(log)) } : {}),
+      });
     } finally {
       unregister();
     }
@@ -284,11 +361,18 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
    * Runs (or resumes) the program of a 2026-07-28 request: the run may outlive the request, parked in
    * the router's approval rounds, and a retry carrying the sealed `requestState` picks it up again.
    */
-  async function runInRounds(code: string, ctx: ServerContext, progress: ProgressSender): Promise<RunResult | CallToolResult | InputRequiredResult> {
+  async function runInRounds(
+    code: string,
+    ctx: ServerContext,
+    progress: ProgressSender,
+  ): Promise<RunResult | CallToolResult | InputRequiredResult> {
     const state = ctx.mcpReq.requestState<unknown>();
     let runId: string;
     if (state !== undefined) {
-      const resumed = typeof state === 'string' ? router.rounds.resume(state, (callId) => decisionOf(ctx.mcpReq.inputResponses?.[callId])) : { refused: 'the requestState is not a string' };
+      const resumed =
+        typeof state === 'string'
+          ? router.rounds.resume(state, (callId) => decisionOf(ctx.mcpReq.inputResponses?.[callId]))
+          : { refused: 'the requestState is not a string' };
       if ('refused' in resumed) return errorText(`execute_code refused the retry: ${resumed.refused}`);
       runId = resumed.runId;
     } else {
@@ -298,10 +382,15 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
         onEvent: (event) => router.rounds.progressOf(runId)?.callEnded(event),
         ...(canElicit
           ? { approve: (request: ApprovalRequest) => router.rounds.approve(request) }
-          : { denial: 'the MCP client declared no elicitation capability, so it cannot answer approvals (input_required with elicitation requests); calls that require approval are denied' }),
+          : {
+              denial:
+                'the MCP client declared no elicitation capability, so it cannot answer approvals (input_required with elicitation requests); calls that require approval are denied',
+            }),
       });
       const refused = router.rounds.start(runId, (signal) =>
-        space.run(code, { runId, signal, ...traceOf(ctx), onLog: (log) => router.rounds.progressOf(runId)?.log(redactResult(log)) }).finally(unregister),
+        space
+          .run(code, { runId, signal, ...traceOf(ctx), onLog: (log) => router.rounds.progressOf(runId)?.log(redactResult(log)) })
+          .finally(unregister),
       );
       if (refused) {
         unregister();
@@ -311,7 +400,12 @@ export async function createAgentSpacesMcpServer(space: Space, router: SpaceRunR
     const outcome = await router.rounds.next(runId, ctx.mcpReq.signal, progress);
     if (outcome.kind === 'done') return outcome.result;
     return inputRequired({
-      inputRequests: Object.fromEntries(outcome.waiting.map(({ callId, request }) => [callId, inputRequired.elicit({ message: approvalMessage(request), requestedSchema: approveSchema() })])),
+      inputRequests: Object.fromEntries(
+        outcome.waiting.map(({ callId, request }) => [
+          callId,
+          inputRequired.elicit({ message: approvalMessage(request), requestedSchema: approveSchema() }),
+        ]),
+      ),
       requestState: outcome.requestState,
     });
   }
@@ -343,8 +437,13 @@ function approvalMessage(request: Pick<ApprovalRequest, 'message' | 'capability'
 }
 
 async function elicitApproval(ctx: ServerContext, request: ApprovalRequest): Promise<ApprovalDecision> {
-  const reply = await ctx.mcpReq.elicitInput({ message: approvalMessage(request), requestedSchema: approveSchema() }, { signal: ctx.mcpReq.signal });
-  return decisionOf(reply) ?? { approved: false, reason: 'the client answered the approval with something that is not an elicitation result' };
+  const reply = await ctx.mcpReq.elicitInput(
+    { message: approvalMessage(request), requestedSchema: approveSchema() },
+    { signal: ctx.mcpReq.signal },
+  );
+  return (
+    decisionOf(reply) ?? { approved: false, reason: 'the client answered the approval with something that is not an elicitation result' }
+  );
 }
 
 /** The decision an elicitation result carries (`undefined` when it is not one). */
@@ -352,7 +451,12 @@ function decisionOf(reply: unknown): ApprovalDecision | undefined {
   if (typeof reply !== 'object' || reply === null || !('action' in reply)) return undefined;
   const { action, content } = reply as { action: unknown; content?: { approve?: unknown } };
   const approved = action === 'accept' && content?.approve === true;
-  return { approved, reason: approved ? 'approved by the user' : `the user ${action === 'accept' ? 'did not approve' : action === 'decline' ? 'declined' : 'cancelled'}` };
+  return {
+    approved,
+    reason: approved
+      ? 'approved by the user'
+      : `the user ${action === 'accept' ? 'did not approve' : action === 'decline' ? 'declined' : 'cancelled'}`,
+  };
 }
 
 interface ProgressSender extends RunProgress {
@@ -376,7 +480,11 @@ function progressSender(ctx: ServerContext): ProgressSender {
   const send = (message: string): void => {
     if (progressToken === undefined) return;
     notifications++;
-    sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: notifications, message } }).catch(() => undefined));
+    sent.push(
+      ctx.mcpReq
+        .notify({ method: 'notifications/progress', params: { progressToken, progress: notifications, message } })
+        .catch(() => undefined),
+    );
   };
   return {
     wanted: progressToken !== undefined,
@@ -390,7 +498,11 @@ function progressSender(ctx: ServerContext): ProgressSender {
       if (event.type !== 'tool-call-end') return;
       callLines++;
       if (callLines > MAX_CALL_NOTIFICATIONS) return;
-      send(callLines === MAX_CALL_NOTIFICATIONS ? 'calls: … the result counts the rest' : `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`);
+      send(
+        callLines === MAX_CALL_NOTIFICATIONS
+          ? 'calls: … the result counts the rest'
+          : `${event.capability}.${event.function} ${event.ok ? 'done' : `failed (${event.error?.code ?? 'error'})`}`,
+      );
     },
     async flush() {
       await Promise.all(sent);
@@ -412,5 +524,12 @@ function errorText(message: string): CallToolResult {
 
 function text(body: string): CallToolResult {
   if (body.length <= MAX_RESULT_CHARS) return { content: [{ type: 'text', text: body }] };
-  return { content: [{ type: 'text', text: `${body.slice(0, MAX_RESULT_CHARS)}\n… [cut at ${MAX_RESULT_CHARS} of ${body.length} characters: ask for fewer modules, a narrower query or detail_level "names"]` }] };
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `${body.slice(0, MAX_RESULT_CHARS)}\n… [cut at ${MAX_RESULT_CHARS} of ${body.length} characters: ask for fewer modules, a narrower query or detail_level "names"]`,
+      },
+    ],
+  };
 }

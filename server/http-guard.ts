@@ -26,7 +26,9 @@ export function checkHostAndOrigin(request: IncomingMessage, boundToLoopback: bo
   const hostHeader = request.headers.host ?? '';
   const host = parseUrl(`http://${hostHeader}`);
   if (boundToLoopback && (!host || !PLAIN_AUTHORITY.test(hostHeader) || !isLoopbackHostname(host.hostname))) {
-    return forbidden(`Host "${hostHeader}" refused: this server is bound to loopback and only answers requests addressed to this machine (localhost, 127.0.0.0/8, [::1])`);
+    return forbidden(
+      `Host "${hostHeader}" refused: this server is bound to loopback and only answers requests addressed to this machine (localhost, 127.0.0.0/8, [::1])`,
+    );
   }
   const origin = request.headers.origin;
   if (origin === undefined) return undefined;
@@ -34,7 +36,12 @@ export function checkHostAndOrigin(request: IncomingMessage, boundToLoopback: bo
     return forbidden('Origin "null" refused: a sandboxed frame, a file: page or a redirect may not call this server');
   }
   const parsed = parseUrl(origin);
-  const sameOrigin = parsed !== undefined && (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.origin === origin.replace(/\/$/, '') && host !== undefined && parsed.host === host.host;
+  const sameOrigin =
+    parsed !== undefined &&
+    (parsed.protocol === 'http:' || parsed.protocol === 'https:') &&
+    parsed.origin === origin.replace(/\/$/, '') &&
+    host !== undefined &&
+    parsed.host === host.host;
   if (!sameOrigin) {
     return forbidden(`Origin "${origin}" refused: only pages of this server's own origin (http://${hostHeader}) may call it`);
   }
@@ -67,8 +74,15 @@ export const DISCARD_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
  * client), that is not JSON, or that never finished arriving (the HTTP server's request timeout ended
  * the connection).
  */
-export async function readJsonBody(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<{ value: unknown } | { refusal: Refusal }> {
-  const tooLarge: Refusal = { status: 413, code: -32600, message: `request body refused: it is larger than ${maxBytes} bytes; send a smaller program or split the work` };
+export async function readJsonBody(
+  request: IncomingMessage,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<{ value: unknown } | { refusal: Refusal }> {
+  const tooLarge: Refusal = {
+    status: 413,
+    code: -32600,
+    message: `request body refused: it is larger than ${maxBytes} bytes; send a smaller program or split the work`,
+  };
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await discardBody(request);
@@ -79,13 +93,20 @@ export async function readJsonBody(request: IncomingMessage, maxBytes = MAX_BODY
     await discardBody(request);
     return { refusal: tooLarge };
   }
-  if (body === 'incomplete') return { refusal: { status: 408, code: -32600, message: 'request body did not arrive in time; send the whole request at once' } };
+  if (body === 'incomplete')
+    return { refusal: { status: 408, code: -32600, message: 'request body did not arrive in time; send the whole request at once' } };
   const text = body.toString('utf8');
   if (text === '') return { value: undefined };
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { refusal: { status: 400, code: -32700, message: `request body is not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON-RPC message or a batch` } };
+    return {
+      refusal: {
+        status: 400,
+        code: -32700,
+        message: `request body is not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON-RPC message or a batch`,
+      },
+    };
   }
 }
 

@@ -54,7 +54,9 @@ export function registerInvokeTools(server: McpServer, context: InvokeToolsConte
   let directCatalog: Promise<Catalog> | undefined;
   // Code-only functions are not offered as direct tools.
   const offered = () =>
-    (directCatalog ??= context.catalog().then((catalog) => ({ ...catalog, functions: catalog.functions.filter((entry) => entry.callers !== 'code') })));
+    (directCatalog ??= context
+      .catalog()
+      .then((catalog) => ({ ...catalog, functions: catalog.functions.filter((entry) => entry.callers !== 'code') })));
 
   if (options.withSearch) {
     server.registerTool(
@@ -66,12 +68,17 @@ export function registerInvokeTools(server: McpServer, context: InvokeToolsConte
         annotations: { readOnlyHint: true },
       },
       async ({ query, detail_level, limit }) => {
-        const found = searchTools(await offered(), query, { detailLevel: detail_level ?? 'summary', limit: Math.min(limit ?? 10, MAX_SCHEMAS_PER_SEARCH) });
+        const found = searchTools(await offered(), query, {
+          detailLevel: detail_level ?? 'summary',
+          limit: Math.min(limit ?? 10, MAX_SCHEMAS_PER_SEARCH),
+        });
         const matches = await Promise.all(
           found.matches.map(async (match) => {
             if (detail_level === 'names') return match;
             const fn = (await specs.get(match.module))?.functions.find((candidate) => candidate.name === match.function);
-            return fn === undefined ? match : { ...match, inputSchema: fn.inputSchema, ...(fn.outputSchema === undefined ? {} : { outputSchema: fn.outputSchema }) };
+            return fn === undefined
+              ? match
+              : { ...match, inputSchema: fn.inputSchema, ...(fn.outputSchema === undefined ? {} : { outputSchema: fn.outputSchema }) };
           }),
         );
         return text(JSON.stringify({ ...found, matches }, null, 2), context.maxResultChars);
@@ -83,7 +90,8 @@ export function registerInvokeTools(server: McpServer, context: InvokeToolsConte
     'call_tool',
     {
       title: 'Call a tool',
-      description: 'Call one function found with search_tools by its id, with arguments matching its inputSchema. Returns the result as JSON.',
+      description:
+        'Call one function found with search_tools by its id, with arguments matching its inputSchema. Returns the result as JSON.',
       inputSchema: callToolInput,
     },
     async ({ name, arguments: args }, ctx) => {
@@ -128,6 +136,12 @@ function moduleSpecs(outDir: string): { get(module: string): Promise<CapabilityS
 
 function text(body: string, max: number): CallToolResult {
   if (body.length <= max) return { content: [{ type: 'text', text: body }] };
-  return { content: [{ type: 'text', text: `${body.slice(0, max)}\n… [cut at ${max} of ${body.length} characters: ask for less (filter, a page) or a narrower query]` }] };
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `${body.slice(0, max)}\n… [cut at ${max} of ${body.length} characters: ask for less (filter, a page) or a narrower query]`,
+      },
+    ],
+  };
 }
-

@@ -48,19 +48,43 @@ describe('isLoopbackAddress', () => {
 });
 
 describe('isLoopbackHostname (Host and Origin names, parsed as a browser does)', () => {
-  it.each(['localhost', 'LOCALHOST', 'localhost.', '127.0.0.1', '127.1', '127.0.1', '0x7f.1', '0x7f000001', '0177.0.0.1', '2130706433', '127.255.255.254', '[::1]', '[0:0:0:0:0:0:0:1]', '[::ffff:127.0.0.1]', '::1'])(
-    '%s names this machine',
-    (hostname) => {
-      expect(isLoopbackHostname(hostname)).toBe(true);
-    },
-  );
+  it.each([
+    'localhost',
+    'LOCALHOST',
+    'localhost.',
+    '127.0.0.1',
+    '127.1',
+    '127.0.1',
+    '0x7f.1',
+    '0x7f000001',
+    '0177.0.0.1',
+    '2130706433',
+    '127.255.255.254',
+    '[::1]',
+    '[0:0:0:0:0:0:0:1]',
+    '[::ffff:127.0.0.1]',
+    '::1',
+  ])('%s names this machine', (hostname) => {
+    expect(isLoopbackHostname(hostname)).toBe(true);
+  });
 
-  it.each(['attacker.example', 'localhost.attacker.example', 'app.localhost', '127.0.0.1.nip.io', '0.0.0.0', '0', '[::]', '128.1', '0x80.1', '[::ffff:10.0.0.1]', '', 'local host', '[::1'])(
-    '%s does not',
-    (hostname) => {
-      expect(isLoopbackHostname(hostname)).toBe(false);
-    },
-  );
+  it.each([
+    'attacker.example',
+    'localhost.attacker.example',
+    'app.localhost',
+    '127.0.0.1.nip.io',
+    '0.0.0.0',
+    '0',
+    '[::]',
+    '128.1',
+    '0x80.1',
+    '[::ffff:10.0.0.1]',
+    '',
+    'local host',
+    '[::1',
+  ])('%s does not', (hostname) => {
+    expect(isLoopbackHostname(hostname)).toBe(false);
+  });
 });
 
 describe('resolveBindAddress (what listen would bind)', () => {

@@ -60,7 +60,8 @@ export class ResultPages {
   store(text: string, scope: string, run?: string): { uri: string; pages: number; expiresAt: string } {
     this.#sweep();
     const kept = this.#cut(text);
-    while (this.#totalChars + kept.length > this.#maxTotalChars && this.#results.size > 0) this.#drop(this.#results.keys().next().value as string);
+    while (this.#totalChars + kept.length > this.#maxTotalChars && this.#results.size > 0)
+      this.#drop(this.#results.keys().next().value as string);
     const stored: StoredResult = { id: randomUUID(), scope, text: kept, expires: Date.now() + this.#ttlMs };
     this.#results.set(stored.id, stored);
     this.#totalChars += kept.length;
@@ -76,7 +77,8 @@ export class ResultPages {
   async read(handle: string, page: string, scope: string, remake?: (run: string) => Promise<string | undefined>): Promise<PageRead> {
     this.#sweep();
     const opened = this.#sealer.open(HANDLE_PURPOSE, handle) as { id?: unknown; scope?: unknown; run?: unknown; exp?: unknown } | undefined;
-    if (!opened || typeof opened.id !== 'string') return { missing: 'not a result handle of this server (altered, or the server restarted)' };
+    if (!opened || typeof opened.id !== 'string')
+      return { missing: 'not a result handle of this server (altered, or the server restarted)' };
     if (opened.scope !== scope) return { missing: 'the result belongs to another session; run the program again' };
     const stored = this.#results.get(opened.id);
     if (stored !== undefined) return this.#page(stored.text, handle, page);
@@ -91,12 +93,20 @@ export class ResultPages {
   #page(text: string, handle: string, page: string): PageRead {
     const number = Number(page);
     const pages = this.#pageCount(text);
-    if (!Number.isInteger(number) || number < 1 || number > pages) return { missing: `page "${page}" does not exist: the result has pages 1 to ${pages}` };
-    return { text: text.slice((number - 1) * this.pageChars, number * this.pageChars), page: number, pages, ...(number < pages ? { next: pageUri(handle, number + 1) } : {}) };
+    if (!Number.isInteger(number) || number < 1 || number > pages)
+      return { missing: `page "${page}" does not exist: the result has pages 1 to ${pages}` };
+    return {
+      text: text.slice((number - 1) * this.pageChars, number * this.pageChars),
+      page: number,
+      pages,
+      ...(number < pages ? { next: pageUri(handle, number + 1) } : {}),
+    };
   }
 
   #cut(text: string): string {
-    return text.length > this.#maxResultChars ? `${text.slice(0, this.#maxResultChars)}\n… [cut at ${this.#maxResultChars} of ${text.length} characters: the rest was not kept]` : text;
+    return text.length > this.#maxResultChars
+      ? `${text.slice(0, this.#maxResultChars)}\n… [cut at ${this.#maxResultChars} of ${text.length} characters: the rest was not kept]`
+      : text;
   }
 
   #pageCount(text: string): number {

@@ -7,7 +7,13 @@ import type { ResultPages } from './result-pages.js';
  * the whole of it is stored in `pages` (for the caller's `scope`) and the answer carries its first page
  * and a resource link to read the rest page by page; `structuredContent` is cut to the same size.
  */
-export function runResultToTool(result: RunResult, maxChars: number, pages: ResultPages, scope: string, storedRun?: string): CallToolResult {
+export function runResultToTool(
+  result: RunResult,
+  maxChars: number,
+  pages: ResultPages,
+  scope: string,
+  storedRun?: string,
+): CallToolResult {
   const body = describeRun(result);
   const structured: Record<string, unknown> = { ...result };
   const failed = result.success ? {} : { isError: true };
@@ -19,9 +25,21 @@ export function runResultToTool(result: RunResult, maxChars: number, pages: Resu
   return {
     content: [
       { type: 'text', text: `${body.slice(0, pages.pageChars)}${note}` },
-      { type: 'resource_link', uri: stored.uri, name: 'execute_code result', title: `The whole result, page 1 of ${stored.pages}`, mimeType: 'text/plain', description: `Page 1 of ${stored.pages}; the page number is the last part of the URI` },
+      {
+        type: 'resource_link',
+        uri: stored.uri,
+        name: 'execute_code result',
+        title: `The whole result, page 1 of ${stored.pages}`,
+        mimeType: 'text/plain',
+        description: `Page 1 of ${stored.pages}; the page number is the last part of the URI`,
+      },
     ],
-    structuredContent: { ...structured, ...cutForStructured(result, maxChars), truncated: true, resultPages: { uri: stored.uri, pages: stored.pages } },
+    structuredContent: {
+      ...structured,
+      ...cutForStructured(result, maxChars),
+      truncated: true,
+      resultPages: { uri: stored.uri, pages: stored.pages },
+    },
     ...failed,
   };
 }
@@ -41,7 +59,9 @@ export function describeRun(result: RunResult): string {
     for (const log of result.logs) lines.push(`  ${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`);
   }
   if (result.success) lines.push(`Result: ${showResult(result.result)}`);
-  lines.push(`(${result.calls} capability call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''})`);
+  lines.push(
+    `(${result.calls} capability call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''})`,
+  );
   return lines.join('\n');
 }
 
@@ -68,7 +88,8 @@ function nestingDepth(json: string): number {
   for (let index = 0; index < json.length; index++) {
     const char = json.charCodeAt(index);
     if (inString) {
-      if (char === 0x5c) index++; // a backslash escapes the next character
+      if (char === 0x5c)
+        index++; // a backslash escapes the next character
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) inString = true;
     else if (char === 0x5b || char === 0x7b) deepest = Math.max(deepest, ++depth);

@@ -22,7 +22,9 @@ export interface Sealer {
  */
 export function createSealer(key: string | undefined = process.env[STATE_KEY_ENV]): Sealer {
   if (key !== undefined && key.length < 32) {
-    throw new RangeError(`the state key must be at least 32 characters (got ${key.length}); set ${STATE_KEY_ENV} to a long random string, or leave it unset for a random key per process`);
+    throw new RangeError(
+      `the state key must be at least 32 characters (got ${key.length}); set ${STATE_KEY_ENV} to a long random string, or leave it unset for a random key per process`,
+    );
   }
   const secret = key === undefined ? randomBytes(32) : createHash('sha256').update(`agent-spaces state key\0${key}`).digest();
   return {

@@ -16,8 +16,10 @@ import { serveSpace, type RunningServer } from './serve.js';
 
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
 const INSPECTOR = path.join(REPO, 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
-const ONE_TICKET = "import { crm } from '@capabilities/crm';\nexport default (await crm.createTicket({ customerId: 'c-001', subject: 'by stdio' })).customerId;";
-const LOG_THEN_TICKET = "import { crm } from '@capabilities/crm';\nconsole.log('before');\nexport default (await crm.createTicket({ customerId: 'c-001', subject: 'by stdio' })).customerId;";
+const ONE_TICKET =
+  "import { crm } from '@capabilities/crm';\nexport default (await crm.createTicket({ customerId: 'c-001', subject: 'by stdio' })).customerId;";
+const LOG_THEN_TICKET =
+  "import { crm } from '@capabilities/crm';\nconsole.log('before');\nexport default (await crm.createTicket({ customerId: 'c-001', subject: 'by stdio' })).customerId;";
 const BIG = `export default Array.from({ length: 9000 }, (_, i) => 'line ' + i + ' ' + 'x'.repeat(16)).join('\\n');`;
 
 let root: string;
@@ -31,13 +33,18 @@ beforeAll(async () => {
 const serveArgs = (): string[] => [BIN, 'serve', '--cwd', root];
 
 function textOf(result: unknown): string {
-  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
+    .map((block) => block.text ?? '')
+    .join('\n');
 }
 
 describe('serve on stdio', () => {
   it('answers a 2026-07-28 client (SDK v2): approvals as input_required rounds, answered by its elicitation handler', async () => {
     const asked: string[] = [];
-    const client = new Client({ name: 'modern', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'modern', version: '1' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     client.setRequestHandler('elicitation/create', (request) => {
       asked.push(String(request.params.message));
       return { action: 'accept', content: { approve: true } };
@@ -62,7 +69,9 @@ describe('serve on stdio', () => {
   it('answers a 2025-11-25 client (SDK v1) with elicitation, approved and declined', async () => {
     const decisions = [true, false];
     const client = new LegacyClient({ name: 'legacy', version: '1' }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, () => (decisions.shift() ? { action: 'accept', content: { approve: true } } : { action: 'decline' }));
+    client.setRequestHandler(ElicitRequestSchema, () =>
+      decisions.shift() ? { action: 'accept', content: { approve: true } } : { action: 'decline' },
+    );
     await client.connect(new LegacyStdioTransport({ command: process.execPath, args: serveArgs(), stderr: 'pipe' }));
     try {
       const approved = await client.callTool({ name: 'execute_code', arguments: { code: ONE_TICKET } });
@@ -88,7 +97,8 @@ describe('MCP Inspector CLI 0.15 (2025-11-25)', () => {
 
   async function inspect(target: string[], args: string[]): Promise<Record<string, unknown>> {
     const result = await execa(process.execPath, [INSPECTOR, '--cli', ...target, ...args], { timeout: 120_000, reject: false });
-    if (result.exitCode !== 0) throw new Error(`the MCP Inspector CLI failed (exit ${String(result.exitCode)}):\n${result.stderr}\n${result.stdout}`);
+    if (result.exitCode !== 0)
+      throw new Error(`the MCP Inspector CLI failed (exit ${String(result.exitCode)}):\n${result.stderr}\n${result.stdout}`);
     return JSON.parse(result.stdout) as Record<string, unknown>;
   }
 
@@ -108,7 +118,10 @@ describe('MCP Inspector CLI 0.15 (2025-11-25)', () => {
     expect(link?.uri).toMatch(/^agent-spaces:\/\/results\//);
     expect(call.structuredContent).toMatchObject({ success: true, truncated: true });
     // A new session per Inspector command: the page belongs to the session that made it.
-    const read = await execa(process.execPath, [INSPECTOR, '--cli', ...http, '--method', 'resources/read', '--uri', link?.uri ?? ''], { timeout: 120_000, reject: false });
+    const read = await execa(process.execPath, [INSPECTOR, '--cli', ...http, '--method', 'resources/read', '--uri', link?.uri ?? ''], {
+      timeout: 120_000,
+      reject: false,
+    });
     expect(`${read.stdout}${read.stderr}`).toMatch(/belongs to another session/);
   });
 });

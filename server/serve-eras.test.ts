@@ -19,7 +19,8 @@ const TWO_TICKETS = [
   "const made = await Promise.all([crm.createTicket({ customerId: 'c-001', subject: 'first' }), crm.createTicket({ customerId: 'c-002', subject: 'second' })]);",
   'export default made.map((ticket) => ticket.customerId);',
 ].join('\n');
-const ONE_TICKET = "import { crm } from '@capabilities/crm';\nexport default (await crm.createTicket({ customerId: 'c-003', subject: 'third' })).customerId;";
+const ONE_TICKET =
+  "import { crm } from '@capabilities/crm';\nexport default (await crm.createTicket({ customerId: 'c-003', subject: 'third' })).customerId;";
 // About 3.5 pages of text: numbered lines, so a page boundary in the wrong place shows.
 const BIG = `export default Array.from({ length: 9000 }, (_, i) => 'line ' + i + ' ' + 'x'.repeat(16)).join('\\n');`;
 
@@ -28,7 +29,10 @@ type Decide = (message: string) => { action: 'accept' | 'decline' | 'cancel'; co
 /** A 2026-07-28 client of the SDK v2, answering approvals with `decide` (no elicitation capability when it is absent). */
 async function modernClient(url: string, decide?: Decide): Promise<{ client: Client; asked: string[] }> {
   const asked: string[] = [];
-  const client = new Client({ name: 'modern', version: '1' }, { ...(decide ? { capabilities: { elicitation: {} } } : {}), versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'modern', version: '1' },
+    { ...(decide ? { capabilities: { elicitation: {} } } : {}), versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   if (decide) {
     client.setRequestHandler('elicitation/create', (request) => {
       asked.push(String(request.params.message));
@@ -40,7 +44,10 @@ async function modernClient(url: string, decide?: Decide): Promise<{ client: Cli
 }
 
 /** A 2025-11-25 client of the SDK v1 (a session), answering elicitation requests with `decide`. */
-async function legacyClient(url: string, decide?: Decide): Promise<{ client: LegacyClient; transport: LegacyHttpTransport; asked: string[] }> {
+async function legacyClient(
+  url: string,
+  decide?: Decide,
+): Promise<{ client: LegacyClient; transport: LegacyHttpTransport; asked: string[] }> {
   const asked: string[] = [];
   const client = new LegacyClient({ name: 'legacy', version: '1' }, decide ? { capabilities: { elicitation: {} } } : {});
   if (decide) {
@@ -58,7 +65,9 @@ const approveAll: Decide = () => ({ action: 'accept', content: { approve: true }
 const declineAll: Decide = () => ({ action: 'decline' });
 
 function textOf(result: unknown): string {
-  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
+    .map((block) => block.text ?? '')
+    .join('\n');
 }
 
 const ENVELOPE = {
@@ -77,7 +86,13 @@ interface InputRequired {
 async function rawCall(url: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'execute_code',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_code', ...params, _meta: ENVELOPE } }),
   });
   expect(response.status).toBe(200);
@@ -102,7 +117,7 @@ describe('serveSpace over HTTP: both protocol eras on one port', () => {
     await running.close();
   });
 
-  it('answers a 2026-07-28 client without a session, its approvals answered by the client\'s elicitation handler', async () => {
+  it("answers a 2026-07-28 client without a session, its approvals answered by the client's elicitation handler", async () => {
     const { client, asked } = await modernClient(url, approveAll);
     try {
       expect(client.getProtocolEra()).toBe('modern');
@@ -118,7 +133,7 @@ describe('serveSpace over HTTP: both protocol eras on one port', () => {
     }
   });
 
-  it('denies a 2026-07-28 client\'s call the user declined, and the program sees the denial', async () => {
+  it("denies a 2026-07-28 client's call the user declined, and the program sees the denial", async () => {
     const { client, asked } = await modernClient(url, declineAll);
     try {
       const run = await client.callTool({ name: 'execute_code', arguments: { code: ONE_TICKET } });
@@ -283,9 +298,29 @@ describe('serveSpace over HTTP: the hardening holds for 2026-07-28 requests too'
     expect(JSON.stringify(await ok.json())).toContain('2026-07-28');
     expect(ok.headers.get('mcp-session-id')).toBeNull();
     expect((await fetch(url, { method: 'POST', headers: headers(), body: discover })).status).toBe(401);
-    expect((await fetch(url, { method: 'POST', headers: headers({ authorization: `Bearer ${TOKEN}`, origin: 'https://attacker.example' }), body: discover })).status).toBe(403);
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'execute_code', arguments: { code: 'x'.repeat(128 * 1024) }, _meta: ENVELOPE } });
-    expect((await fetch(url, { method: 'POST', headers: headers({ authorization: `Bearer ${TOKEN}`, 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' }), body: huge })).status).toBe(413);
+    expect(
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: headers({ authorization: `Bearer ${TOKEN}`, origin: 'https://attacker.example' }),
+          body: discover,
+        })
+      ).status,
+    ).toBe(403);
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'execute_code', arguments: { code: 'x'.repeat(128 * 1024) }, _meta: ENVELOPE },
+    });
+    expect(
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: headers({ authorization: `Bearer ${TOKEN}`, 'mcp-method': 'tools/call', 'mcp-name': 'execute_code' }),
+          body: huge,
+        })
+      ).status,
+    ).toBe(413);
   });
 });
-

@@ -102,7 +102,11 @@ export async function resolveHttpBind(http: Pick<McpHttpOptions, 'host' | 'token
   try {
     bind = await resolveBindAddress(host);
   } catch (error) {
-    throw new ServeError('SERVE_BIND_FAILED', `cannot bind host "${host}": ${errorMessage(error)}; pass an IP address or a name this machine resolves`, { cause: error });
+    throw new ServeError(
+      'SERVE_BIND_FAILED',
+      `cannot bind host "${host}": ${errorMessage(error)}; pass an IP address or a name this machine resolves`,
+      { cause: error },
+    );
   }
   if (!bind.loopback && !http.token) {
     throw new ServeError(
@@ -124,7 +128,10 @@ export async function resolveHttpBind(http: Pick<McpHttpOptions, 'host' | 'token
  * and web pages, a constant-time bearer token, caps on body, header, request time, sessions, requests
  * per session and requests without a session, and idle sessions closed.
  */
-export async function serveMcp(create: () => ConnectableMcpServer | Promise<ConnectableMcpServer>, options: McpServeOptions = {}): Promise<RunningMcpServer> {
+export async function serveMcp(
+  create: () => ConnectableMcpServer | Promise<ConnectableMcpServer>,
+  options: McpServeOptions = {},
+): Promise<RunningMcpServer> {
   const log = options.log ?? (() => undefined);
   const http = options.http;
   // The SDK's transports load when a server starts, not with the package.
@@ -136,14 +143,15 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   }
   const limits = { ...DEFAULT_HTTP_LIMITS, ...definedOnly(http) };
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value <= 0) throw new RangeError(`serveMcp: http.${name} must be a positive integer (got ${String(value)})`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new RangeError(`serveMcp: http.${name} must be a positive integer (got ${String(value)})`);
   }
   const bind = await resolveHttpBind(http);
   const shared = options.sharedSessions;
-  const [{ NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest }, { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport }] = await Promise.all([
-    import('@modelcontextprotocol/node'),
-    import('@modelcontextprotocol/server'),
-  ]);
+  const [
+    { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest },
+    { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport },
+  ] = await Promise.all([import('@modelcontextprotocol/node'), import('@modelcontextprotocol/server')]);
   const sessions = new Map<string, Session>();
   /** Sessions of other replicas being taken up here (two requests of one session at once restore it once). */
   const restoring = new Map<string, Promise<Session | Refusal>>();
@@ -151,8 +159,15 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   let statelessOpen = 0;
   // 2026-07-28 requests: an instance per request. Legacy requests never reach this handler ('reject'):
   // they are routed to sessions below.
-  const modern = createMcpHandler(() => create(), { legacy: 'reject', maxRequestBodySize: limits.maxBodyBytes, onerror: (error) => log(`MCP request refused: ${errorMessage(error)}`) });
-  const serveModern: NodeMcpRequestHandler = toNodeHandler(modern, { maxRequestBodySize: limits.maxBodyBytes, onerror: (error) => log(`MCP request failed: ${errorMessage(error)}`) });
+  const modern = createMcpHandler(() => create(), {
+    legacy: 'reject',
+    maxRequestBodySize: limits.maxBodyBytes,
+    onerror: (error) => log(`MCP request refused: ${errorMessage(error)}`),
+  });
+  const serveModern: NodeMcpRequestHandler = toNodeHandler(modern, {
+    maxRequestBodySize: limits.maxBodyBytes,
+    onerror: (error) => log(`MCP request failed: ${errorMessage(error)}`),
+  });
 
   /** Closes this replica's copy of a session; resolves once a shared session's row is released too. */
   function closeSession(session: Session, reason: string): Promise<void> {
@@ -163,7 +178,11 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     // Evicted or idle here: its row goes too, unless another replica has used the session since. So the
     // store holds no more sessions than the replicas' caps, however many initializes arrive.
     if (shared && session.sharedSeen !== undefined) {
-      return shared.release(session.id, session.sharedSeen).catch((error: unknown) => log(`MCP session ${session.id}: could not release it in the shared session store: ${errorMessage(error)}`));
+      return shared
+        .release(session.id, session.sharedSeen)
+        .catch((error: unknown) =>
+          log(`MCP session ${session.id}: could not release it in the shared session store: ${errorMessage(error)}`),
+        );
     }
     return Promise.resolve();
   }
@@ -182,12 +201,16 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     return closeSession(idlest, `evicted, the longest idle of ${limits.maxSessions} sessions (the cap) when a new one started`);
   }
 
-  const sweeper = setInterval(() => {
-    const now = performance.now();
-    for (const session of sessions.values()) {
-      if (session.open === 0 && now - session.lastSeen > limits.sessionIdleMs) void closeSession(session, `idle for more than ${limits.sessionIdleMs} ms`);
-    }
-  }, Math.max(10, Math.min(limits.sessionIdleMs / 2, 60_000)));
+  const sweeper = setInterval(
+    () => {
+      const now = performance.now();
+      for (const session of sessions.values()) {
+        if (session.open === 0 && now - session.lastSeen > limits.sessionIdleMs)
+          void closeSession(session, `idle for more than ${limits.sessionIdleMs} ms`);
+      }
+    },
+    Math.max(10, Math.min(limits.sessionIdleMs / 2, 60_000)),
+  );
   sweeper.unref();
 
   const httpServer: HttpServer = createServer(
@@ -211,18 +234,27 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     if (url.pathname !== '/mcp') return refuse(response, { status: 404, code: -32000, message: 'not found: the MCP endpoint is /mcp' });
     const guarded = checkHostAndOrigin(request, bind.loopback);
     if (guarded) return refuse(response, guarded);
-    if (http?.token && !hasBearerToken(request, http.token)) return refuse(response, { status: 401, code: -32001, message: 'missing or wrong bearer token' });
+    if (http?.token && !hasBearerToken(request, http.token))
+      return refuse(response, { status: 401, code: -32001, message: 'missing or wrong bearer token' });
 
     const sessionId = request.headers['mcp-session-id'];
     if (sessionId !== undefined) {
       const found = typeof sessionId === 'string' ? await findSession(sessionId) : undefined;
       if (!found) {
-        return refuse(response, { status: 404, code: -32001, message: 'session not found: it was closed, evicted or never existed; start a new one with initialize (no mcp-session-id header)' });
+        return refuse(response, {
+          status: 404,
+          code: -32001,
+          message: 'session not found: it was closed, evicted or never existed; start a new one with initialize (no mcp-session-id header)',
+        });
       }
       if ('status' in found) return refuse(response, found);
       const session = found;
       if (session.open >= limits.maxRequestsPerSession) {
-        return refuse(response, { status: 429, code: -32000, message: `too many requests open in this session (at most ${limits.maxRequestsPerSession}); wait for one to finish` });
+        return refuse(response, {
+          status: 429,
+          code: -32000,
+          message: `too many requests open in this session (at most ${limits.maxRequestsPerSession}); wait for one to finish`,
+        });
       }
       // Counted from before the body is read, so slow bodies count against the session too.
       let counted = 1;
@@ -248,7 +280,11 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
       const batched = requestsIn(body?.value);
       if (batched > 1) {
         if (session.open - 1 + batched > limits.maxRequestsPerSession) {
-          return refuse(response, { status: 429, code: -32000, message: `a batch of ${batched} requests does not fit in this session (at most ${limits.maxRequestsPerSession} requests open at once, ${session.open - 1} open); send fewer at once` });
+          return refuse(response, {
+            status: 429,
+            code: -32000,
+            message: `a batch of ${batched} requests does not fit in this session (at most ${limits.maxRequestsPerSession} requests open at once, ${session.open - 1} open); send fewer at once`,
+          });
         }
         session.open += batched - 1;
         counted = batched;
@@ -265,13 +301,18 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
       return refuse(response, {
         status: 400,
         code: -32000,
-        message: 'no session: a 2025-11-25 client sends initialize first (without an mcp-session-id header); a 2026-07-28 client sends its protocol version, capabilities and info in each request\'s _meta (start with server/discover)',
+        message:
+          "no session: a 2025-11-25 client sends initialize first (without an mcp-session-id header); a 2026-07-28 client sends its protocol version, capabilities and info in each request's _meta (start with server/discover)",
       });
     }
     const init = (body?.value as { params?: unknown }).params;
     // Refused before it makes room: a request that starts no session must evict none.
     if (shared && JSON.stringify(init ?? {}).length > MAX_SHARED_INIT_CHARS) {
-      return refuse(response, { status: 400, code: -32600, message: `the initialize parameters are larger than ${MAX_SHARED_INIT_CHARS} characters: too large to share the session with the other replicas` });
+      return refuse(response, {
+        status: 400,
+        code: -32600,
+        message: `the initialize parameters are larger than ${MAX_SHARED_INIT_CHARS} characters: too large to share the session with the other replicas`,
+      });
     }
     const room = makeRoom();
     if (!room) {
@@ -297,7 +338,11 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   }
 
   function TOO_MANY_SESSIONS(): Refusal {
-    return { status: 503, code: -32000, message: `too many sessions: all ${limits.maxSessions} are busy with open requests; retry later, or close sessions you no longer use (DELETE /mcp)` };
+    return {
+      status: 503,
+      code: -32000,
+      message: `too many sessions: all ${limits.maxSessions} are busy with open requests; retry later, or close sessions you no longer use (DELETE /mcp)`,
+    };
   }
 
   /**
@@ -333,7 +378,11 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
       return { seen: (await shared?.record(id, init)) ?? '' };
     } catch (error) {
       log(`MCP session ${id}: the shared session store failed: ${errorMessage(error)}`);
-      return { status: 503, code: -32000, message: 'the session store (shared by the replicas) cannot be reached, so no session can start; retry later' };
+      return {
+        status: 503,
+        code: -32000,
+        message: 'the session store (shared by the replicas) cannot be reached, so no session can start; retry later',
+      };
     }
   }
 
@@ -349,16 +398,26 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
     try {
       await room;
       const server = await create();
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: (closed) => forgetShared(closed), maxRequestBodySize: limits.maxBodyBytes });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        onsessionclosed: (closed) => forgetShared(closed),
+        maxRequestBodySize: limits.maxBodyBytes,
+      });
       const cannotTakeUp = (reason: string): Refusal => {
         void server.close().catch(() => undefined);
         log(`MCP session ${id}: could not be taken up here (${reason})`);
-        return { status: 404, code: -32001, message: 'session not found: it could not be taken up on this replica; start a new one with initialize' };
+        return {
+          status: 404,
+          code: -32001,
+          message: 'session not found: it could not be taken up on this replica; start a new one with initialize',
+        };
       };
       try {
         await server.connect(transport);
         tagServerRequests(transport, id, log);
-        const primed = await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', id: 'agent-spaces-restore', method: 'initialize', params: init }));
+        const primed = await transport.handleRequest(
+          syntheticRequest({ jsonrpc: '2.0', id: 'agent-spaces-restore', method: 'initialize', params: init }),
+        );
         const answer = await primed.text();
         if (primed.status !== 200 || !answer.includes('"result"')) return cannotTakeUp(`${primed.status}: ${answer.slice(0, 200)}`);
         await (await transport.handleRequest(syntheticRequest({ jsonrpc: '2.0', method: 'notifications/initialized' }, id))).text();
@@ -366,7 +425,13 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
         // The new server instance must not outlive a take-up that failed half-way.
         return cannotTakeUp(errorMessage(error));
       }
-      const fetchable = toNodeHandler({ fetch: (request, options) => transport.handleRequest(request, options?.parsedBody === undefined ? {} : { parsedBody: options.parsedBody }) }, { maxRequestBodySize: limits.maxBodyBytes });
+      const fetchable = toNodeHandler(
+        {
+          fetch: (request, options) =>
+            transport.handleRequest(request, options?.parsedBody === undefined ? {} : { parsedBody: options.parsedBody }),
+        },
+        { maxRequestBodySize: limits.maxBodyBytes },
+      );
       const session: Session = {
         id,
         server,
@@ -387,20 +452,34 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
   }
 
   function forgetShared(id: string | undefined): void {
-    if (shared && id) void shared.remove(id).catch((error: unknown) => log(`MCP session ${id}: could not remove it from the shared session store: ${errorMessage(error)}`));
+    if (shared && id)
+      void shared
+        .remove(id)
+        .catch((error: unknown) => log(`MCP session ${id}: could not remove it from the shared session store: ${errorMessage(error)}`));
   }
 
   /** A 2026-07-28 request: no session, an instance of its own; counted against the cap of such requests open at once. */
   async function serveStateless(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
     if (statelessOpen >= limits.maxStatelessRequests) {
-      return refuse(response, { status: 429, code: -32000, message: `too many requests open without a session (at most ${limits.maxStatelessRequests}); wait for one to finish` });
+      return refuse(response, {
+        status: 429,
+        code: -32000,
+        message: `too many requests open without a session (at most ${limits.maxStatelessRequests}); wait for one to finish`,
+      });
     }
     statelessOpen++;
     response.once('close', () => statelessOpen--);
     await serveModern(request, response, body);
   }
 
-  async function startSession(id: string, server: ConnectableMcpServer, request: IncomingMessage, response: ServerResponse, body: unknown, sharedSeen?: string): Promise<void> {
+  async function startSession(
+    id: string,
+    server: ConnectableMcpServer,
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+    sharedSeen?: string,
+  ): Promise<void> {
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () =>
@@ -460,7 +539,9 @@ export async function serveMcp(create: () => ConnectableMcpServer | Promise<Conn
  */
 function refuse(response: ServerResponse, refusal: Refusal): Promise<void> {
   response.setHeader('connection', 'close');
-  return discardBody(response.req).then(() => reply(response, refusal.status, { jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null }));
+  return discardBody(response.req).then(() =>
+    reply(response, refusal.status, { jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null }),
+  );
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
@@ -471,7 +552,8 @@ function reply(response: ServerResponse, status: number, body: unknown): void {
 
 /** The JSON-RPC requests (messages with a method and an id) a body carries: a batch's, or 0 or 1. */
 function requestsIn(body: unknown): number {
-  const isRequest = (message: unknown): boolean => typeof message === 'object' && message !== null && 'method' in message && 'id' in message;
+  const isRequest = (message: unknown): boolean =>
+    typeof message === 'object' && message !== null && 'method' in message && 'id' in message;
   return Array.isArray(body) ? body.filter(isRequest).length : isRequest(body) ? 1 : 0;
 }
 
@@ -488,7 +570,11 @@ function definedOnly(http: McpHttpOptions): Partial<Record<keyof typeof DEFAULT_
 function syntheticRequest(message: unknown, sessionId?: string): Request {
   return new Request('http://localhost/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    },
     body: JSON.stringify(message),
   });
 }
@@ -503,13 +589,19 @@ function syntheticRequest(message: unknown, sessionId?: string): Request {
 function tagServerRequests(transport: Transport, sessionId: string, log: (line: string) => void): void {
   const tag = `${randomUUID().slice(0, 8)}:`;
   const send = transport.send.bind(transport);
-  transport.send = (message, options) => send(isRequestMessage(message) ? { ...message, id: `${tag}${JSON.stringify(message.id)}` } : message, options);
+  transport.send = (message, options) =>
+    send(isRequestMessage(message) ? { ...message, id: `${tag}${JSON.stringify(message.id)}` } : message, options);
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
     if (!isResponseMessage(message)) return receive?.(message, extra);
-    const id = typeof message.id === 'string' && message.id.startsWith(tag) ? (JSON.parse(message.id.slice(tag.length)) as number | string) : undefined;
+    const id =
+      typeof message.id === 'string' && message.id.startsWith(tag)
+        ? (JSON.parse(message.id.slice(tag.length)) as number | string)
+        : undefined;
     if (id === undefined) {
-      log(`MCP session ${sessionId}: dropped an answer to a request this replica did not send (id ${JSON.stringify(message.id)}); with several replicas, route a session's requests to one of them`);
+      log(
+        `MCP session ${sessionId}: dropped an answer to a request this replica did not send (id ${JSON.stringify(message.id)}); with several replicas, route a session's requests to one of them`,
+      );
       return;
     }
     receive?.({ ...message, id } as JSONRPCMessage, extra);

@@ -20,10 +20,18 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
     const request = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), session: response.headers['mcp-session-id'] as string | undefined }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          session: response.headers['mcp-session-id'] as string | undefined,
+        }),
+      );
     });
     // The server may answer (and close) before a large body is fully written.
-    request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     request.end(options.body);
   });
 }

@@ -57,10 +57,18 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     // Refuse an unsafe address before building the space and connecting its servers.
     await resolveHttpBind(http);
   }
-  const store: ServeStore | undefined = storeUrl === undefined ? undefined : await openServeStore(storeUrl, { sessionIdleMs: http?.sessionIdleMs ?? DEFAULT_HTTP_LIMITS.sessionIdleMs });
+  const store: ServeStore | undefined =
+    storeUrl === undefined
+      ? undefined
+      : await openServeStore(storeUrl, { sessionIdleMs: http?.sessionIdleMs ?? DEFAULT_HTTP_LIMITS.sessionIdleMs });
   const router = createRunRouter({ ...(stateKey === undefined ? {} : { stateKey }), ...(store ? { store } : {}) });
   // Over HTTP, callers are other tenants: worker isolation, one program per worker unless configured.
-  const space = await openSpace({ ...spaceOptions, ...(http ? { isolation: 'worker' as const, sandboxDefaults: { workers: DEFAULT_SANDBOX_WORKERS, runsPerWorker: 1 } } : {}), onEvent: router.onEvent, approvalHandler: router.approve }).catch(async (error: unknown) => {
+  const space = await openSpace({
+    ...spaceOptions,
+    ...(http ? { isolation: 'worker' as const, sandboxDefaults: { workers: DEFAULT_SANDBOX_WORKERS, runsPerWorker: 1 } } : {}),
+    onEvent: router.onEvent,
+    approvalHandler: router.approve,
+  }).catch(async (error: unknown) => {
     await store?.close().catch(() => undefined);
     throw error;
   });
@@ -71,15 +79,28 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     router.limitWaitingRuns(slots - 1);
   }
   if (http && space.config.sandbox.isolation === 'in-process') {
-    log('agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation');
+    log(
+      'agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation',
+    );
   }
   try {
-    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO, mode === undefined ? {} : { mode }), { ...(http ? { http } : {}), ...(store ? { sharedSessions: store.sessions } : {}), log });
-    log(running.url ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}` : 'agent-spaces: serving MCP on stdio');
-    if (store) log(`agent-spaces: execute_code runs are submitted to the store ${describeStore(store.url)} (agent-spaces worker runs them)`);
+    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO, mode === undefined ? {} : { mode }), {
+      ...(http ? { http } : {}),
+      ...(store ? { sharedSessions: store.sessions } : {}),
+      log,
+    });
+    log(
+      running.url
+        ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}`
+        : 'agent-spaces: serving MCP on stdio',
+    );
+    if (store)
+      log(`agent-spaces: execute_code runs are submitted to the store ${describeStore(store.url)} (agent-spaces worker runs them)`);
     if (store && http && space.config.durable?.approvalDeadlineMs === undefined) {
       // A remote client that never answers leaves its run waiting in the store, holding a worker's slot.
-      log('agent-spaces: durable.approvalDeadlineMs is not set: an approval nobody decides keeps its run (and a worker slot) waiting for ever; set it for the workers');
+      log(
+        'agent-spaces: durable.approvalDeadlineMs is not set: an approval nobody decides keeps its run (and a worker slot) waiting for ever; set it for the workers',
+      );
     }
     return {
       space,

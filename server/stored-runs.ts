@@ -19,7 +19,10 @@ export interface StoredRunHooks {
 }
 
 /** What a round of a stored run ends with: its result, the approvals it waits for (and the sealed state to go on), or why it cannot start or go on. */
-export type StoredRoundOutcome = { kind: 'done'; result: RunResult } | { kind: 'input'; waiting: StoredApproval[]; requestState: string } | { kind: 'refused'; message: string };
+export type StoredRoundOutcome =
+  | { kind: 'done'; result: RunResult }
+  | { kind: 'input'; waiting: StoredApproval[]; requestState: string }
+  | { kind: 'refused'; message: string };
 
 interface SealedStoredRound {
   run: string;
@@ -58,7 +61,10 @@ export class StoredRuns {
     return this.#store.runResult(runId);
   }
 
-  async follow(code: string, hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined> }): Promise<RunResult | { refused: string }> {
+  async follow(
+    code: string,
+    hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined> },
+  ): Promise<RunResult | { refused: string }> {
     const refused = await this.#refuseWithoutWorker();
     if (refused) return { refused };
     const runId = randomUUID();
@@ -76,13 +82,18 @@ export class StoredRuns {
             const question = new AbortController();
             asking.set(event.approvalId, question);
             void this.#ask(runId, event.approvalId, hooks.ask, AbortSignal.any([question.signal, hooks.signal]))
-              .catch((error: unknown) => hooks.onNotice(`approval ${event.approvalId}: the answer could not be stored (${errorMessage(error)}); decide it with agent-spaces approvals`))
+              .catch((error: unknown) =>
+                hooks.onNotice(
+                  `approval ${event.approvalId}: the answer could not be stored (${errorMessage(error)}); decide it with agent-spaces approvals`,
+                ),
+              )
               .finally(() => asking.delete(event.approvalId));
           }
         },
       });
     } catch (error) {
-      if (hooks.signal.aborted) return { refused: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` };
+      if (hooks.signal.aborted)
+        return { refused: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` };
       throw error;
     } finally {
       for (const question of asking.values()) question.abort();
@@ -94,7 +105,12 @@ export class StoredRuns {
    * `answer(approvalId)` is the client's decision for each approval the state names, stored before the
    * run is followed again). Ends with the result, or with the approvals the run waits for now.
    */
-  async round(code: string, requestState: unknown, answer: (approvalId: string) => ApprovalDecision | undefined, hooks: StoredRunHooks): Promise<StoredRoundOutcome> {
+  async round(
+    code: string,
+    requestState: unknown,
+    answer: (approvalId: string) => ApprovalDecision | undefined,
+    hooks: StoredRunHooks,
+  ): Promise<StoredRoundOutcome> {
     let runId: string;
     let afterSeq = 0;
     if (requestState === undefined) {
@@ -106,7 +122,8 @@ export class StoredRuns {
       if ('refused' in state) return { kind: 'refused', message: state.refused };
       // A run that asked for approval has events; none means retention deleted it: following its id
       // again would enqueue the program anew and perform its calls a second time.
-      if (!(await this.#store.hasEvents(state.run))) return { kind: 'refused', message: `run ${state.run} is no longer in the store (deleted by retention); run the program again` };
+      if (!(await this.#store.hasEvents(state.run)))
+        return { kind: 'refused', message: `run ${state.run} is no longer in the store (deleted by retention); run the program again` };
       for (const approvalId of state.approvals) {
         const decision = answer(approvalId);
         // A replayed state cannot change a decision: the first one stands.
@@ -137,7 +154,12 @@ export class StoredRuns {
         stopped = true;
         following.abort();
         await run.catch(() => undefined);
-        const state: SealedStoredRound = { run: runId, approvals: waiting.map((approval) => approval.id), seq: lastSeq, exp: Date.now() + this.#waitMs };
+        const state: SealedStoredRound = {
+          run: runId,
+          approvals: waiting.map((approval) => approval.id),
+          seq: lastSeq,
+          exp: Date.now() + this.#waitMs,
+        };
         resolve({ kind: 'input', waiting, requestState: this.#sealer.seal(STATE_PURPOSE, state) });
       };
       // The store failed while this round looked at it: stop following too (the run goes on in the store).
@@ -149,7 +171,8 @@ export class StoredRuns {
       // Parallel calls ask close together: wait until they are quiet a moment, to ask them in one round.
       const collect = (): void => {
         if (collecting === undefined) collectStarted = Date.now();
-        else if (Date.now() - collectStarted >= COLLECT_MAX_MS) return; // asked for long enough: answer now
+        else if (Date.now() - collectStarted >= COLLECT_MAX_MS)
+          return; // asked for long enough: answer now
         else clearTimeout(collecting);
         collecting = setTimeout(() => void lookForApprovals().catch(fail), COLLECT_QUIET_MS);
       };
@@ -177,7 +200,8 @@ export class StoredRuns {
           if (stopped) return;
           stopped = true;
           clearTimeout(collecting);
-          if (hooks.signal.aborted) resolve({ kind: 'refused', message: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` });
+          if (hooks.signal.aborted)
+            resolve({ kind: 'refused', message: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` });
           else fail(error);
         },
       );
@@ -187,17 +211,35 @@ export class StoredRuns {
   }
 
   #open(requestState: unknown): SealedStoredRound | { refused: string } {
-    const state = typeof requestState === 'string' ? (this.#sealer.open(STATE_PURPOSE, requestState) as SealedStoredRound | undefined) : undefined;
-    if (!state || typeof state.run !== 'string' || !Array.isArray(state.approvals) || !state.approvals.every((id) => typeof id === 'string') || typeof state.seq !== 'number' || typeof state.exp !== 'number') {
-      return { refused: 'the requestState was not sealed by a server of this store (it was altered or forged, or the servers use another state key: set the same AGENT_SPACES_STATE_KEY on every replica); call execute_code again' };
+    const state =
+      typeof requestState === 'string' ? (this.#sealer.open(STATE_PURPOSE, requestState) as SealedStoredRound | undefined) : undefined;
+    if (
+      !state ||
+      typeof state.run !== 'string' ||
+      !Array.isArray(state.approvals) ||
+      !state.approvals.every((id) => typeof id === 'string') ||
+      typeof state.seq !== 'number' ||
+      typeof state.exp !== 'number'
+    ) {
+      return {
+        refused:
+          'the requestState was not sealed by a server of this store (it was altered or forged, or the servers use another state key: set the same AGENT_SPACES_STATE_KEY on every replica); call execute_code again',
+      };
     }
     if (Date.now() > state.exp) {
-      return { refused: `the requestState expired; run ${state.run} still waits in the store for its approvals: decide them with agent-spaces approvals (or a studio on the store), or call execute_code again` };
+      return {
+        refused: `the requestState expired; run ${state.run} still waits in the store for its approvals: decide them with agent-spaces approvals (or a studio on the store), or call execute_code again`,
+      };
     }
     return state;
   }
 
-  async #ask(runId: string, approvalId: string, ask: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined>, signal: AbortSignal): Promise<void> {
+  async #ask(
+    runId: string,
+    approvalId: string,
+    ask: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const approval = await this.#store.approval(approvalId);
     if (approval === undefined || approval.status !== 'pending') return;
     let decision: ApprovalDecision | undefined;

@@ -3,19 +3,29 @@ import { z } from 'zod';
 /** Inputs of the tools `agent-spaces serve` offers; their names and fields are public interface. */
 export const searchToolsInput = {
   query: z.string().describe('Words describing what you need, e.g. "train schedule" (empty: list the modules)'),
-  detail_level: z.enum(['names', 'summary', 'full']).optional().describe('names: ids only; summary: + signature and one line; full: + the whole description and the TypeScript declaration with every nested parameter and result type (default summary)'),
+  detail_level: z
+    .enum(['names', 'summary', 'full'])
+    .optional()
+    .describe(
+      'names: ids only; summary: + signature and one line; full: + the whole description and the TypeScript declaration with every nested parameter and result type (default summary)',
+    ),
   limit: z.number().int().min(1).max(100).optional().describe('Most results (default 10)'),
 };
 
 export const getTypesInput = {
-  modules: z.array(z.string()).min(1).describe('Module names as in search results, e.g. ["train-schedule"] (with or without "@capabilities/")'),
+  modules: z
+    .array(z.string())
+    .min(1)
+    .describe('Module names as in search results, e.g. ["train-schedule"] (with or without "@capabilities/")'),
 };
 
 export const executeCodeInput = {
   code: z
     .string()
     .min(1)
-    .describe('A TypeScript ES module: import from "@capabilities/<module>", `export default` the result (or a top-level `return`). console.log output is returned as logs.'),
+    .describe(
+      'A TypeScript ES module: import from "@capabilities/<module>", `export default` the result (or a top-level `return`). console.log output is returned as logs.',
+    ),
 };
 
 const runLog = z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), message: z.string() });

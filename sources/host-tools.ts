@@ -14,14 +14,20 @@ export interface HostTool {
  * Discovers host tools: the tools of one `label` (given by `labelOf`) are one unit, loaded (and
  * failing) together — the whole standard library is one unit, each agent another.
  */
-export async function discoverHostTools(context: DiscoverContext, tools: readonly HostTool[], labelOf: (source: CapabilitySource) => string): Promise<Discovery> {
+export async function discoverHostTools(
+  context: DiscoverContext,
+  tools: readonly HostTool[],
+  labelOf: (source: CapabilitySource) => string,
+): Promise<Discovery> {
   const units = new Map<string, HostTool[]>();
   for (const tool of tools) {
     const label = labelOf(tool.source);
     units.set(label, [...(units.get(label) ?? []), tool]);
   }
   const loaded = await Promise.all(
-    [...units].map(([label, unit]) => context.load(label, async () => unit.map((tool): RawCapability => toolDefinitionToRaw(tool.definition, tool.source, tool.module)))),
+    [...units].map(([label, unit]) =>
+      context.load(label, async () => unit.map((tool): RawCapability => toolDefinitionToRaw(tool.definition, tool.source, tool.module))),
+    ),
   );
   return { capabilities: loaded.flatMap((raws) => raws ?? []), failures: [] };
 }

@@ -51,7 +51,10 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
  * Every secret of a space with this config: what each source declares (`CapabilitySourceKind.secrets`;
  * `sources` default to {@link defaultSources}), the model's key and the store URL's credentials.
  */
-export function secretsOfConfig(config: ResolvedConfig, options: { sources?: readonly CapabilitySourceKind[]; env?: Record<string, string | undefined> } = {}): Secret[] {
+export function secretsOfConfig(
+  config: ResolvedConfig,
+  options: { sources?: readonly CapabilitySourceKind[]; env?: Record<string, string | undefined> } = {},
+): Secret[] {
   return collectSecrets(config, options.sources ?? defaultSources(config), options.env);
 }
 

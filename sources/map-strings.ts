@@ -12,7 +12,12 @@ export function mapStrings<T>(value: T, map: (text: string) => string, options: 
     if (typeof current !== 'object' || current === null) return current;
     const copy: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(current)) {
-      Object.defineProperty(copy, options.keys ? map(key) : key, { value: visit(child), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, options.keys ? map(key) : key, {
+        value: visit(child),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   };

@@ -7,7 +7,11 @@ import type { CapabilitySourceKind } from './capability-source.js';
  * (`CapabilitySourceKind.secrets`), the model's API key (from the config and `OPENAI_API_KEY`) and the
  * store URL's credentials, and the telemetry exporter's headers and endpoint credentials.
  */
-export function collectSecrets(config: ResolvedConfig, sources: readonly Pick<CapabilitySourceKind, 'secrets'>[], env: Record<string, string | undefined> = process.env): Secret[] {
+export function collectSecrets(
+  config: ResolvedConfig,
+  sources: readonly Pick<CapabilitySourceKind, 'secrets'>[],
+  env: Record<string, string | undefined> = process.env,
+): Secret[] {
   const secrets = sources.flatMap((source) => source.secrets(config));
   secrets.push(...secretsOfModel(config.model.apiKey, env));
   if (config.store !== undefined) secrets.push(...secretsOfUrl(config.store, 'store URL'));
@@ -21,6 +25,7 @@ export function secretsOfModel(apiKey: string | undefined, env: Record<string, s
   const secrets: Secret[] = [];
   if (apiKey !== undefined && apiKey.length >= 4) secrets.push({ value: apiKey, label: 'model API key', strength: 'strong' });
   const fromEnv = env.OPENAI_API_KEY;
-  if (fromEnv !== undefined && fromEnv.length >= 4 && fromEnv !== apiKey) secrets.push({ value: fromEnv, label: 'env OPENAI_API_KEY', strength: 'strong' });
+  if (fromEnv !== undefined && fromEnv.length >= 4 && fromEnv !== apiKey)
+    secrets.push({ value: fromEnv, label: 'env OPENAI_API_KEY', strength: 'strong' });
   return secrets;
 }

@@ -11,7 +11,11 @@ const config = resolveConfig(
   {
     capabilities: [],
     mcpServers: {
-      gh: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github', '/home/me/repos', '--token', 'tok-9f8e7d6c5b'], env: { GITHUB_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123', MODE: 'prod' } },
+      gh: {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-github', '/home/me/repos', '--token', 'tok-9f8e7d6c5b'],
+        env: { GITHUB_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123', MODE: 'prod' },
+      },
       web: { url: 'https://mcp.example.com/mcp?key=query-key-4d3c2b1a&region=eu', headers: { Authorization: 'Bearer hdr-token-1a2b3c4d' } },
     },
     openapi: { pets: { spec: 'https://alice:spec-pw-5e6f7a@specs.example.com/pets.yaml', headers: { 'X-Api-Key': 'pets-key-0a9b8c7d' } } },
@@ -45,10 +49,13 @@ describe('source secrets', () => {
       'otlp-team-key-5t6y7u': 'header x-honeycomb-team',
     });
     // Not secrets: a path, a package name, an everyday env value, a query value that names a region.
-    for (const value of ['/home/me/repos', '@modelcontextprotocol/server-github', 'prod', 'eu', 'npx']) expect(byValue.has(value), value).toBe(false);
+    for (const value of ['/home/me/repos', '@modelcontextprotocol/server-github', 'prod', 'eu', 'npx'])
+      expect(byValue.has(value), value).toBe(false);
   });
 
   it('takes OPENAI_API_KEY from the environment as the model key', () => {
-    expect(secretsOfConfig(config, { sources: [], env: { OPENAI_API_KEY: 'sk-env-key-0123456789abcdef' } }).map((secret) => secret.label)).toContain('env OPENAI_API_KEY');
+    expect(
+      secretsOfConfig(config, { sources: [], env: { OPENAI_API_KEY: 'sk-env-key-0123456789abcdef' } }).map((secret) => secret.label),
+    ).toContain('env OPENAI_API_KEY');
   });
 });

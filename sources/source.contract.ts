@@ -91,13 +91,17 @@ export function describeSourceContract(name: string, makeCase: () => Promise<Sou
       const spec = specOf(contract.call.module);
       const fn = spec?.functions.find((candidate) => candidate.name === contract.call.function);
       expect(fn, `${contract.call.module} has no function ${contract.call.function}`).toBeDefined();
-      const diagnostics = await space.check(`import { ${contract.call.function} } from '@capabilities/${contract.call.module}';\nexport default await ${contract.call.function}(${JSON.stringify(contract.call.args)});\n`);
+      const diagnostics = await space.check(
+        `import { ${contract.call.function} } from '@capabilities/${contract.call.module}';\nexport default await ${contract.call.function}(${JSON.stringify(contract.call.args)});\n`,
+      );
       expect(diagnostics).toEqual([]);
     });
 
     it('performs a call made by a program in the sandbox, through its backend', async () => {
       const { module, function: fn, args } = contract.call;
-      const result = await space.run(`import { ${fn} } from '@capabilities/${module}';\nexport default await ${fn}(${JSON.stringify(args)});\n`);
+      const result = await space.run(
+        `import { ${fn} } from '@capabilities/${module}';\nexport default await ${fn}(${JSON.stringify(args)});\n`,
+      );
       expect(result.error, JSON.stringify(result.error)).toBeUndefined();
       expect(result.result).toEqual(contract.call.expected);
     });
@@ -131,7 +135,9 @@ export function describeSourceContract(name: string, makeCase: () => Promise<Sou
       const report = again.sources.find((entry) => entry.source === label);
       expect(report?.status).toBe('kept-previous');
       // Every module built before is still there: the broken unit's kept, the others rebuilt or unchanged.
-      expect(again.manifest.capabilities.map((spec) => spec.module).sort()).toEqual(build.manifest.capabilities.map((spec) => spec.module).sort());
+      expect(again.manifest.capabilities.map((spec) => spec.module).sort()).toEqual(
+        build.manifest.capabilities.map((spec) => spec.module).sort(),
+      );
     });
   });
 }

@@ -39,7 +39,11 @@ describe('createSpace on the example space', () => {
   it('calls a tool directly through the bridge', async () => {
     const details = await space.callTool('train-schedule.getTrainDetails', { trainId: 'IC-101' });
     expect(details).toEqual({ id: 'IC-101', operator: 'Intercity', stops: ['Central', 'Museum', 'Harbor'] });
-    expect(events.filter((e) => e.type === 'tool-call-end').at(-1)).toMatchObject({ capability: 'train-schedule', function: 'getTrainDetails', ok: true });
+    expect(events.filter((e) => e.type === 'tool-call-end').at(-1)).toMatchObject({
+      capability: 'train-schedule',
+      function: 'getTrainDetails',
+      ok: true,
+    });
   });
 
   it('rejects bad ids and bad arguments with ToolCallErrors that say what to do', async () => {
@@ -69,7 +73,13 @@ export default { weather, count: customers.length, stations: names.split('\\n').
 `);
     expect(result.error, JSON.stringify(result.error)).toBeUndefined();
     expect(result.success).toBe(true);
-    expect(result.result).toEqual({ weather: { location: 'Tokyo', temperature: 72, unit: 'fahrenheit', description: 'clear' }, count: 2, stations: 6, blocks: 1, hashLength: 64 });
+    expect(result.result).toEqual({
+      weather: { location: 'Tokyo', temperature: 72, unit: 'fahrenheit', description: 'clear' },
+      count: 2,
+      stations: 6,
+      blocks: 1,
+      hashLength: 64,
+    });
     expect(await readFile(path.join(root, 'workspace', 'customers.csv'), 'utf8')).toContain('Acme Corp');
   });
 
@@ -88,10 +98,12 @@ export default { ticket: ticket.subject, denied };
     expect(result.result).toEqual({ ticket: 'Reset password', denied: 'APPROVAL_DENIED' });
     expect(result.logs.filter((log) => log.message === 'this line runs once')).toHaveLength(1);
     expect(approvals.map((a) => `${a.capability}.${a.function}`)).toEqual(expect.arrayContaining(['crm.createTicket', 'std-fs.remove']));
-    expect(approvals.find((a) => a.function === 'createTicket')?.message).toBe('Create medium ticket for customer c-003: "Reset password"?');
+    expect(approvals.find((a) => a.function === 'createTicket')?.message).toBe(
+      'Create medium ticket for customer c-003: "Reset password"?',
+    );
   });
 
-  it('stops the run\'s clock while a person decides an approval (worker isolation)', async () => {
+  it("stops the run's clock while a person decides an approval (worker isolation)", async () => {
     const result = await space.run(
       `import { crm } from '@capabilities/crm';\nconst ticket = await crm.createTicket({ customerId: 'c-001', subject: 'Slow decision' });\nexport default ticket.subject;`,
       { limits: { timeoutMs: 2000 } }, // room for a busy machine; the decision alone takes longer
@@ -107,7 +119,14 @@ export default { ticket: ticket.subject, denied };
     const other = await createSpace({ config });
     try {
       const build = await other.build();
-      expect(build.errors).toEqual([{ source: 'plain.json', message: expect.stringContaining('tool "plain_tool" has no "implementation", so nothing can perform its calls: add "implementation": "./impl/plain.ts"') }]);
+      expect(build.errors).toEqual([
+        {
+          source: 'plain.json',
+          message: expect.stringContaining(
+            'tool "plain_tool" has no "implementation", so nothing can perform its calls: add "implementation": "./impl/plain.ts"',
+          ),
+        },
+      ]);
       const error = await other.callTool('plain-tool.plainTool', {}).catch((e: unknown) => e);
       expect((error as ToolCallError).code).toBe('UNKNOWN_CAPABILITY');
     } finally {
@@ -115,7 +134,10 @@ export default { ticket: ticket.subject, denied };
     }
     // The caller's handlers for the JSON tool: a files source of its own in place of the default one.
     const handlers = { 'plain-tool': defineTool({ name: 'plain_tool', functions: { plain_tool: { handler: () => 'served' } } }) };
-    const served = await createSpace({ config, sources: (defaults) => [createFilesSource({ handlers }), ...defaults.filter((source) => source !== filesSource)] });
+    const served = await createSpace({
+      config,
+      sources: (defaults) => [createFilesSource({ handlers }), ...defaults.filter((source) => source !== filesSource)],
+    });
     try {
       expect((await served.build()).errors).toEqual([]);
       expect(await served.callTool('plain-tool.plainTool', {})).toBe('served');
@@ -129,7 +151,11 @@ describe('createSpace freshness', () => {
   it('rebuilds on first use when a capability file changed since the last build', async () => {
     const root = await makeTempDir('space-fresh');
     const tool = (functions: string[]) =>
-      JSON.stringify({ name: 'greeter', implementation: './greeter.ts', functions: functions.map((name) => ({ name, parameters: { type: 'object', properties: {} } })) });
+      JSON.stringify({
+        name: 'greeter',
+        implementation: './greeter.ts',
+        functions: functions.map((name) => ({ name, parameters: { type: 'object', properties: {} } })),
+      });
     await writeFile(path.join(root, 'greeter.ts'), "export const hello = () => 'hello';\nexport const bye = () => 'bye';\n");
     await writeFile(path.join(root, 'greeter.json'), tool(['hello']));
     const config = resolveConfig({ capabilities: ['greeter.json'] }, { root, env: {} });
@@ -154,7 +180,14 @@ describe('createSpace sources', () => {
   it('compiles exactly the sources it is given, and says so when a built module has no source in this space', async () => {
     const root = await makeTempDir('space-sources');
     await writeFile(path.join(root, 'greeter.ts'), "export const hello = () => 'hello';\n");
-    await writeFile(path.join(root, 'greeter.json'), JSON.stringify({ name: 'greeter', implementation: './greeter.ts', functions: [{ name: 'hello', parameters: { type: 'object', properties: {} } }] }));
+    await writeFile(
+      path.join(root, 'greeter.json'),
+      JSON.stringify({
+        name: 'greeter',
+        implementation: './greeter.ts',
+        functions: [{ name: 'hello', parameters: { type: 'object', properties: {} } }],
+      }),
+    );
     const config = resolveConfig({ capabilities: ['greeter.json'] }, { root, env: {} });
     const full = await createSpace({ config, isolation: 'in-process' });
     try {
@@ -169,7 +202,9 @@ describe('createSpace sources', () => {
       expect(await filesOnly.callTool('greeter.hello', {})).toBe('hello');
       const error = await filesOnly.callTool('std-json.parse', { text: '1' }).catch((e: unknown) => e);
       expect((error as ToolCallError).code).toBe('SERVER_UNAVAILABLE');
-      expect((error as ToolCallError).message).toContain('@capabilities/std-json comes from a source of kind "std" this space was not given');
+      expect((error as ToolCallError).message).toContain(
+        '@capabilities/std-json comes from a source of kind "std" this space was not given',
+      );
       const rebuilt = await filesOnly.build();
       expect(rebuilt.manifest.capabilities.map((spec) => spec.module)).toEqual(['greeter']);
     } finally {

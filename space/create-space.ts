@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { NOOP_TRACER, createBridge, loadBuiltCapabilities, loadTracer, type Bridge, type CallJournal, type Tracer } from '../bridge/index.js';
+import {
+  NOOP_TRACER,
+  createBridge,
+  loadBuiltCapabilities,
+  loadTracer,
+  type Bridge,
+  type CallJournal,
+  type Tracer,
+} from '../bridge/index.js';
 import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog } from '../compiler/index.js';
 import { loadConfig, type ResolvedConfig } from '../config/index.js';
 import {
@@ -95,7 +103,11 @@ export interface Space {
    * events): `callTool('train-schedule.getSchedule', { station: 'Central' })`. Rejects with a
    * `ToolCallError` for an unknown id, bad arguments, a denial or a failed call.
    */
-  callTool(id: string, args: unknown, options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess; traceparent?: string }): Promise<unknown>;
+  callTool(
+    id: string,
+    args: unknown,
+    options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess; traceparent?: string },
+  ): Promise<unknown>;
   /** The space's tracer (OpenTelemetry when configured, else one that does nothing), loaded on first use. */
   tracer(): Promise<Tracer>;
   /** Which stored results a run may read through `@capabilities/task-storage` (the planner opens its own). */
@@ -113,7 +125,9 @@ export interface Space {
  * await space.close();
  */
 export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
-  const config = options.config ?? (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
+  const config =
+    options.config ??
+    (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
   const workspace = stdWorkspace(config);
   // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
   const taskStorage = createTaskStorage();
@@ -171,7 +185,11 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
         ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
       });
-      span.setAttributes({ 'agent_spaces.calls': result.calls, 'agent_spaces.timed_out': result.timedOut, 'agent_spaces.success': result.success });
+      span.setAttributes({
+        'agent_spaces.calls': result.calls,
+        'agent_spaces.timed_out': result.timedOut,
+        'agent_spaces.success': result.success,
+      });
       span.end(result.success ? undefined : { code: result.error?.code ?? 'RUN_FAILED', message: result.error?.code ?? 'the run failed' });
       return result;
     },
@@ -195,15 +213,30 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async callTool(id, args, callOptions = {}) {
       const dot = id.lastIndexOf('.');
       if (dot <= 0 || dot === id.length - 1) {
-        throw new ToolCallError('UNKNOWN_FUNCTION', `"${id}" is not a tool id: use "<module>.<function>", e.g. "train-schedule.getSchedule"`, { capability: id, function: '' });
+        throw new ToolCallError(
+          'UNKNOWN_FUNCTION',
+          `"${id}" is not a tool id: use "<module>.<function>", e.g. "train-schedule.getSchedule"`,
+          { capability: id, function: '' },
+        );
       }
       const { bridge } = await start();
       const controller = new AbortController();
       const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, controller.signal]) : controller.signal;
       try {
         return await bridge.handle(
-          { capability: id.slice(0, dot), function: id.slice(dot + 1), args: args ?? {}, ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}) },
-          { runId: callOptions.runId ?? randomUUID(), signal, caller: 'direct', ...(callOptions.access ? { access: callOptions.access } : {}), ...(callOptions.traceparent ? { traceparent: callOptions.traceparent } : {}) },
+          {
+            capability: id.slice(0, dot),
+            function: id.slice(dot + 1),
+            args: args ?? {},
+            ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}),
+          },
+          {
+            runId: callOptions.runId ?? randomUUID(),
+            signal,
+            caller: 'direct',
+            ...(callOptions.access ? { access: callOptions.access } : {}),
+            ...(callOptions.traceparent ? { traceparent: callOptions.traceparent } : {}),
+          },
         );
       } finally {
         controller.abort(); // the call is over: nothing of it may keep running

@@ -8,11 +8,18 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 import { typeCheckFiles } from '../test/support/tsc.js';
 import { declarationStatements } from './function-declarations.js';
 
-const declarationOf = (spec: CapabilitySpec, name: string): string => declarationStatements(emitDeclarations(spec).dts, name).map((statement) => statement.text).join('\n');
+const declarationOf = (spec: CapabilitySpec, name: string): string =>
+  declarationStatements(emitDeclarations(spec).dts, name)
+    .map((statement) => statement.text)
+    .join('\n');
 
 /** A spec whose function nests objects three deep, refers to `$defs` and has a property named like a type. */
 function nestedSpec(): CapabilitySpec {
-  const entity = { type: 'object', properties: { name: { type: 'string', description: 'The name' }, tags: { type: 'array', items: { $ref: '#/$defs/tag' } } }, required: ['name'] };
+  const entity = {
+    type: 'object',
+    properties: { name: { type: 'string', description: 'The name' }, tags: { type: 'array', items: { $ref: '#/$defs/tag' } } },
+    required: ['name'],
+  };
   return specWith('graph', 'graph', [
     {
       name: 'createEntities',
@@ -20,13 +27,32 @@ function nestedSpec(): CapabilitySpec {
       description: 'Create entities',
       inputSchema: {
         type: 'object',
-        properties: { entities: { type: 'array', items: entity }, options: { type: 'object', properties: { upsert: { type: 'boolean' }, owner: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } } },
+        properties: {
+          entities: { type: 'array', items: entity },
+          options: {
+            type: 'object',
+            properties: {
+              upsert: { type: 'boolean' },
+              owner: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+            },
+          },
+        },
         required: ['entities'],
         $defs: { tag: { type: 'object', properties: { key: { type: 'string' }, value: { type: 'string' } }, required: ['key', 'value'] } },
       },
-      outputSchema: { type: 'object', properties: { created: { type: 'array', items: entity } }, required: ['created'], $defs: { tag: { type: 'string' } } },
+      outputSchema: {
+        type: 'object',
+        properties: { created: { type: 'array', items: entity } },
+        required: ['created'],
+        $defs: { tag: { type: 'string' } },
+      },
     },
-    { name: 'graph', toolName: 'graph_other', description: 'Shares its name with the namespace', inputSchema: { type: 'object', properties: { createEntities: { type: 'string' } } } },
+    {
+      name: 'graph',
+      toolName: 'graph_other',
+      description: 'Shares its name with the namespace',
+      inputSchema: { type: 'object', properties: { createEntities: { type: 'string' } } },
+    },
   ]);
 }
 

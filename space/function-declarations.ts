@@ -31,7 +31,11 @@ function splitStatements(dts: string): Statement[] {
   const flush = (): void => {
     if (lines.length === 0) return;
     const match = DECLARED_NAME.exec(lines[0] ?? '');
-    statements.push({ names: match?.[2] ? [match[2]] : [], isType: TYPE_KEYWORDS.has(match?.[1] ?? ''), text: [...doc, ...lines].join('\n') });
+    statements.push({
+      names: match?.[2] ? [match[2]] : [],
+      isType: TYPE_KEYWORDS.has(match?.[1] ?? ''),
+      text: [...doc, ...lines].join('\n'),
+    });
     lines = [];
     doc = [];
   };

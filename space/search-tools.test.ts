@@ -3,7 +3,12 @@ import { buildCatalog, type Catalog } from '../compiler/index.js';
 import type { CapabilitySpec } from '../core/index.js';
 import { searchTools, tokenize } from './search-tools.js';
 
-function spec(module: string, namespace: string, functions: [string, string, string[]][], source: CapabilitySpec['source'] = { kind: 'json', path: `tools/${module}.json` }): CapabilitySpec {
+function spec(
+  module: string,
+  namespace: string,
+  functions: [string, string, string[]][],
+  source: CapabilitySpec['source'] = { kind: 'json', path: `tools/${module}.json` },
+): CapabilitySpec {
   return {
     module,
     namespace,
@@ -87,17 +92,35 @@ describe('searchTools with functions named in the query', () => {
       ['findUserIdByNameZip', 'Find user id by first name, last name, and zip code.', ['first_name', 'last_name', 'zip']],
       ['getOrderDetails', 'Get the status and details of an order.', ['order_id']],
       ['getProductDetails', 'Get the inventory details of a product.', ['product_id']],
-      ['exchangeDeliveredOrderItems', 'Exchange items in a delivered order to new items of the same product type.', ['order_id', 'item_ids', 'new_item_ids', 'payment_method_id']],
-      ['modifyPendingOrderItems', 'Modify items in a pending order to new items of the same product type.', ['order_id', 'item_ids', 'new_item_ids', 'payment_method_id']],
+      [
+        'exchangeDeliveredOrderItems',
+        'Exchange items in a delivered order to new items of the same product type.',
+        ['order_id', 'item_ids', 'new_item_ids', 'payment_method_id'],
+      ],
+      [
+        'modifyPendingOrderItems',
+        'Modify items in a pending order to new items of the same product type.',
+        ['order_id', 'item_ids', 'new_item_ids', 'payment_method_id'],
+      ],
       ['returnDeliveredOrderItems', 'Return some items of a delivered order.', ['order_id', 'item_ids', 'payment_method_id']],
       ['cancelPendingOrder', 'Cancel a pending order.', ['order_id', 'reason']],
     ]),
   ]);
 
   it('returns every function the query names, by function name, tool name or id, before word matches', () => {
-    const result = searchTools(named, 'findUserIdByNameZip getOrderDetails retail.getProductDetails exchangeDeliveredOrderItems', { detailLevel: 'names', limit: 4 });
-    expect(result.matches.map((m) => m.id).sort()).toEqual(['retail.exchangeDeliveredOrderItems', 'retail.findUserIdByNameZip', 'retail.getOrderDetails', 'retail.getProductDetails']);
+    const result = searchTools(named, 'findUserIdByNameZip getOrderDetails retail.getProductDetails exchangeDeliveredOrderItems', {
+      detailLevel: 'names',
+      limit: 4,
+    });
+    expect(result.matches.map((m) => m.id).sort()).toEqual([
+      'retail.exchangeDeliveredOrderItems',
+      'retail.findUserIdByNameZip',
+      'retail.getOrderDetails',
+      'retail.getProductDetails',
+    ]);
     // Without exact names, words still rank as before.
-    expect(searchTools(named, 'exchange delivered items', { detailLevel: 'names', limit: 1 }).matches.map((m) => m.id)).toEqual(['retail.exchangeDeliveredOrderItems']);
+    expect(searchTools(named, 'exchange delivered items', { detailLevel: 'names', limit: 1 }).matches.map((m) => m.id)).toEqual([
+      'retail.exchangeDeliveredOrderItems',
+    ]);
   });
 });

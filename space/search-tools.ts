@@ -46,11 +46,20 @@ export function searchTools(catalog: Catalog, query: string, options: SearchTool
   const terms = tokenize(query);
   if (terms.length === 0) {
     // The space's own modules first: in a space of one tool, the standard library's seven must not bury it.
-    return { query, modules: [...catalog.modules].sort((a, b) => Number(a.standard === true) - Number(b.standard === true)), matches: [], total: catalog.functions.length };
+    return {
+      query,
+      modules: [...catalog.modules].sort((a, b) => Number(a.standard === true) - Number(b.standard === true)),
+      matches: [],
+      total: catalog.functions.length,
+    };
   }
   const named = namedInQuery(query);
   const scored = prepare(catalog.functions)
-    .map((words) => ({ entry: words.entry, score: score(words, terms) * (words.entry.standard ? STANDARD_WEIGHT : 1), named: isNamed(words.entry, named) }))
+    .map((words) => ({
+      entry: words.entry,
+      score: score(words, terms) * (words.entry.standard ? STANDARD_WEIGHT : 1),
+      named: isNamed(words.entry, named),
+    }))
     .filter((item) => item.score > 0 || item.named)
     .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || a.entry.id.localeCompare(b.entry.id));
   const seen = new Set<string>();
@@ -122,7 +131,7 @@ function score({ name, module, parameters, description, descriptionSet }: EntryW
     if (best === 0) {
       // Prefix matches ("sched" → schedule, "customers" → customer) count a little.
       const stem = term.length > 4 ? term.slice(0, -1) : term;
-      if ([...name].some((word) => word.startsWith(stem) || term.startsWith(word) && word.length > 3)) best = 2.5;
+      if ([...name].some((word) => word.startsWith(stem) || (term.startsWith(word) && word.length > 3))) best = 2.5;
       else if ([...module].some((word) => word.startsWith(stem))) best = 1.5;
       else if (description.some((word) => word.startsWith(stem))) best = 0.75;
     }
@@ -141,7 +150,12 @@ function score({ name, module, parameters, description, descriptionSet }: EntryW
  * (measured with `agent-spaces eval`: docs/EVAL.md).
  */
 function namedInQuery(query: string): Set<string> {
-  return new Set(query.split(/[\s,;]+/).map((word) => word.replace(/^[^\w]+|[^\w]+$/g, '').toLowerCase()).filter((word) => word.length > 0));
+  return new Set(
+    query
+      .split(/[\s,;]+/)
+      .map((word) => word.replace(/^[^\w]+|[^\w]+$/g, '').toLowerCase())
+      .filter((word) => word.length > 0),
+  );
 }
 
 function isNamed(entry: CatalogEntry, named: ReadonlySet<string>): boolean {
@@ -154,7 +168,26 @@ function isNamed(entry: CatalogEntry, named: ReadonlySet<string>): boolean {
  */
 const STANDARD_WEIGHT = 0.8;
 
-const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'and', 'or', 'by', 'with', 'get', 'all', 'is', 'it', 'me', 'my']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'for',
+  'to',
+  'in',
+  'on',
+  'and',
+  'or',
+  'by',
+  'with',
+  'get',
+  'all',
+  'is',
+  'it',
+  'me',
+  'my',
+]);
 
 /** Splits camelCase, kebab, snake and dotted names and prose into lower-case words. */
 export function tokenize(text: string): string[] {

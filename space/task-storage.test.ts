@@ -6,10 +6,24 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 import { createTaskStorage, TASK_STORAGE_MAX_CHARS, type StoredResult } from './task-storage.js';
 
 const { storage, definition } = createTaskStorage();
-const context = (runId: string): ToolCallContext => ({ runId, capability: 'task-storage', function: 'read', signal: new AbortController().signal });
-const read = (args: Record<string, unknown>, runId = 'run-1') => (definition.functions.read?.handler as (params: unknown, context: ToolCallContext) => Promise<Record<string, unknown>>)(args, context(runId));
-const list = (runId = 'run-1') => (definition.functions.list?.handler as (params: unknown, context: ToolCallContext) => StoredResult[])({}, context(runId));
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof ToolCallError ? { code: error.code, message: error.message } : error));
+const context = (runId: string): ToolCallContext => ({
+  runId,
+  capability: 'task-storage',
+  function: 'read',
+  signal: new AbortController().signal,
+});
+const read = (args: Record<string, unknown>, runId = 'run-1') =>
+  (definition.functions.read?.handler as (params: unknown, context: ToolCallContext) => Promise<Record<string, unknown>>)(
+    args,
+    context(runId),
+  );
+const list = (runId = 'run-1') =>
+  (definition.functions.list?.handler as (params: unknown, context: ToolCallContext) => StoredResult[])({}, context(runId));
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => (error instanceof ToolCallError ? { code: error.code, message: error.message } : error),
+  );
 
 const rows = Array.from({ length: 5_000 }, (_, i) => ({ id: i, text: 'x'.repeat(90) }));
 const results = new Map<string, StoredResult>();
@@ -47,28 +61,57 @@ describe('task-storage', () => {
     }
     expect(pages).toBe(3); // 5,000 rows of ~110 characters: 550,000 characters
     expect(seen).toEqual(rows);
-    await expect(read({ ref: table, offset: 4_998, limit: 5 })).resolves.toEqual({ ref: table, path: '', kind: 'array', value: rows.slice(4_998), total: 5_000, offset: 4_998, nextOffset: null });
+    await expect(read({ ref: table, offset: 4_998, limit: 5 })).resolves.toEqual({
+      ref: table,
+      path: '',
+      kind: 'array',
+      value: rows.slice(4_998),
+      total: 5_000,
+      offset: 4_998,
+      nextOffset: null,
+    });
   });
 
   it('reads a part by path, refuses an object over the cap with the keys to choose from', async () => {
     await expect(read({ ref: page, path: 'data.rows.7' })).resolves.toMatchObject({ kind: 'object', value: rows[7] });
     await expect(read({ ref: page, path: 'total' })).resolves.toMatchObject({ kind: 'number', value: 5_000 });
-    expect(await failure(read({ ref: page }))).toEqual({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/^task-storage: the object at path "" is \d+ characters, over the 200000 of one read: read a part of it with path \(keys total: number, data: object\)$/) });
-    expect(await failure(read({ ref: page, path: 'data.items' }))).toEqual({ code: 'INVALID_ARGUMENTS', message: 'task-storage: path "data.items": "data" has no "items" (keys rows: array of 5000)' });
+    expect(await failure(read({ ref: page }))).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      message: expect.stringMatching(
+        /^task-storage: the object at path "" is \d+ characters, over the 200000 of one read: read a part of it with path \(keys total: number, data: object\)$/,
+      ),
+    });
+    expect(await failure(read({ ref: page, path: 'data.items' }))).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      message: 'task-storage: path "data.items": "data" has no "items" (keys rows: array of 5000)',
+    });
   });
 
   it('pages a string by characters, and parses one holding JSON when asked', async () => {
     const raw = await read({ ref: text, limit: 5 });
     expect(raw).toMatchObject({ kind: 'string', value: '{"ite', total: 27, nextOffset: 5 });
-    await expect(read({ ref: text, parse: true, path: 'items' })).resolves.toMatchObject({ kind: 'array', value: [1, 2, 3], nextOffset: null });
-    expect(await failure(read({ ref: table, parse: true }))).toMatchObject({ code: 'INVALID_ARGUMENTS', message: 'task-storage: parse: the stored value is array, not a string holding JSON; leave parse out' });
+    await expect(read({ ref: text, parse: true, path: 'items' })).resolves.toMatchObject({
+      kind: 'array',
+      value: [1, 2, 3],
+      nextOffset: null,
+    });
+    expect(await failure(read({ ref: table, parse: true }))).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'task-storage: parse: the stored value is array, not a string holding JSON; leave parse out',
+    });
   });
 
   it('serves only refs opened for the calling run, and nothing once the run is closed', async () => {
     expect(list().map((entry) => entry.label)).toEqual(['table.json', 'page.json', 'text.json']);
-    expect(await failure(read({ ref: '/etc/passwd' }))).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/^task-storage: "\/etc\/passwd" is not a result stored by this task; its refs: /) });
+    expect(await failure(read({ ref: '/etc/passwd' }))).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/^task-storage: "\/etc\/passwd" is not a result stored by this task; its refs: /),
+    });
     expect(await failure(read({ ref: `${table}/../table.json` }))).toMatchObject({ code: 'FORBIDDEN' });
-    expect(await failure(read({ ref: table }, 'run-2'))).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('it has stored none') });
+    expect(await failure(read({ ref: table }, 'run-2'))).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('it has stored none'),
+    });
     expect(list('run-2')).toEqual([]);
     const close = storage.open('run-3', results);
     await expect(read({ ref: table, limit: 1 }, 'run-3')).resolves.toMatchObject({ value: [rows[0]] });

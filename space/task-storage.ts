@@ -51,8 +51,14 @@ const READ_PARAMETERS = {
   type: 'object',
   properties: {
     ref: { type: 'string', description: 'The storageRef from a summary of this task' },
-    path: { type: 'string', description: 'Dot-separated keys and indices to a part of the value, e.g. "items" or "data.rows.0" (default: the whole value)' },
-    parse: { type: 'boolean', description: 'The stored value is a string holding JSON (an MCP tool\'s text result): parse it first, then apply path and paging' },
+    path: {
+      type: 'string',
+      description: 'Dot-separated keys and indices to a part of the value, e.g. "items" or "data.rows.0" (default: the whole value)',
+    },
+    parse: {
+      type: 'boolean',
+      description: "The stored value is a string holding JSON (an MCP tool's text result): parse it first, then apply path and paging",
+    },
     offset: { type: 'integer', minimum: 0, description: 'First array item (or string character) to return (default 0)' },
     limit: { type: 'integer', minimum: 1, description: 'Most array items (or characters) to return (default: as many as fit in one read)' },
   },
@@ -96,7 +102,8 @@ export function createTaskStorage(): { storage: TaskStorage; definition: ToolDef
 
   const definition = defineTool({
     name: TASK_STORAGE_MODULE,
-    description: 'Large results stored during this task (their summaries carry a storageRef): list them and read them in pages. Only inside a planner task (executeTask); elsewhere there are none.',
+    description:
+      'Large results stored during this task (their summaries carry a storageRef): list them and read them in pages. Only inside a planner task (executeTask); elsewhere there are none.',
     functions: {
       list: {
         description: 'The results this task has stored so far, oldest first.',
@@ -127,7 +134,11 @@ async function readStored(args: ReadArguments, run: OpenRun, context: ToolCallCo
   const stored = results.get(args.ref);
   if (stored === undefined) {
     const known = [...results.keys()];
-    throw new ToolCallError('FORBIDDEN', `task-storage: "${args.ref}" is not a result stored by this task; ${known.length === 0 ? 'it has stored none' : `its refs: ${known.map((ref) => `"${ref}"`).join(', ')}`}`, target);
+    throw new ToolCallError(
+      'FORBIDDEN',
+      `task-storage: "${args.ref}" is not a result stored by this task; ${known.length === 0 ? 'it has stored none' : `its refs: ${known.map((ref) => `"${ref}"`).join(', ')}`}`,
+      target,
+    );
   }
   // A hundred parallel reads of one result share one read and parse of its file.
   let loading = run.loaded.get(stored.ref);
@@ -138,11 +149,20 @@ async function readStored(args: ReadArguments, run: OpenRun, context: ToolCallCo
   }
   let value = await loading;
   if (args.parse) {
-    if (typeof value !== 'string') throw new ToolCallError('INVALID_ARGUMENTS', `task-storage: parse: the stored value is ${kindOf(value)}, not a string holding JSON; leave parse out`, target);
+    if (typeof value !== 'string')
+      throw new ToolCallError(
+        'INVALID_ARGUMENTS',
+        `task-storage: parse: the stored value is ${kindOf(value)}, not a string holding JSON; leave parse out`,
+        target,
+      );
     try {
       value = JSON.parse(value) as unknown;
     } catch {
-      throw new ToolCallError('INVALID_ARGUMENTS', 'task-storage: parse: the stored string is not JSON; read it as text without parse', target);
+      throw new ToolCallError(
+        'INVALID_ARGUMENTS',
+        'task-storage: parse: the stored string is not JSON; read it as text without parse',
+        target,
+      );
     }
   }
   const path = args.path ?? '';
@@ -156,7 +176,11 @@ async function readStored(args: ReadArguments, run: OpenRun, context: ToolCallCo
   }
   const chars = JSON.stringify(value)?.length ?? 0;
   if (chars > TASK_STORAGE_MAX_CHARS) {
-    throw new ToolCallError('INVALID_ARGUMENTS', `task-storage: the ${base.kind} at path "${path}" is ${chars} characters, over the ${TASK_STORAGE_MAX_CHARS} of one read: read a part of it with path (${describeKeys(value)})`, target);
+    throw new ToolCallError(
+      'INVALID_ARGUMENTS',
+      `task-storage: the ${base.kind} at path "${path}" is ${chars} characters, over the ${TASK_STORAGE_MAX_CHARS} of one read: read a part of it with path (${describeKeys(value)})`,
+      target,
+    );
   }
   return { ...base, value };
 }
@@ -170,13 +194,21 @@ async function readStored(args: ReadArguments, run: OpenRun, context: ToolCallCo
 async function loadStored(stored: StoredResult, target: { capability: string; function: string }): Promise<unknown> {
   const text = await readSmallFile(stored.ref, stored.chars * 3);
   if (text === undefined || Buffer.byteLength(text) < stored.chars) {
-    throw new ToolCallError('FORBIDDEN', `task-storage: the stored result "${stored.ref}" was removed, replaced or changed since the task stored it (${stored.chars} characters); it is not read`, target);
+    throw new ToolCallError(
+      'FORBIDDEN',
+      `task-storage: the stored result "${stored.ref}" was removed, replaced or changed since the task stored it (${stored.chars} characters); it is not read`,
+      target,
+    );
   }
   return JSON.parse(text) as unknown;
 }
 
 /** The items from `offset` that fit in one read (at least one), and where the next page starts. */
-function arrayPage(items: unknown[], offset: number, limit: number | undefined): { value: unknown[]; total: number; offset: number; nextOffset: number | null } {
+function arrayPage(
+  items: unknown[],
+  offset: number,
+  limit: number | undefined,
+): { value: unknown[]; total: number; offset: number; nextOffset: number | null } {
   const page: unknown[] = [];
   let chars = 2;
   for (let index = offset; index < items.length && (limit === undefined || page.length < limit); index++) {
@@ -192,7 +224,12 @@ function valueAt(root: unknown, path: string, target: { capability: string; func
   let value = root;
   const walked: string[] = [];
   for (const key of path === '' ? [] : path.split('.')) {
-    const next = Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+    const next =
+      Array.isArray(value) && /^\d+$/.test(key)
+        ? value[Number(key)]
+        : isRecord(value) && Object.hasOwn(value, key)
+          ? value[key]
+          : undefined;
     if (next === undefined) {
       const at = walked.length === 0 ? 'the stored value' : `"${walked.join('.')}"`;
       throw new ToolCallError('INVALID_ARGUMENTS', `task-storage: path "${path}": ${at} has no "${key}" (${describeKeys(value)})`, target);
@@ -207,7 +244,9 @@ function valueAt(root: unknown, path: string, target: { capability: string; func
 function describeKeys(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length} items: use an index`;
   if (!isRecord(value)) return `it is ${kindOf(value)}`;
-  const keys = Object.entries(value).slice(0, 20).map(([key, child]) => `${key}: ${Array.isArray(child) ? `array of ${child.length}` : kindOf(child)}`);
+  const keys = Object.entries(value)
+    .slice(0, 20)
+    .map(([key, child]) => `${key}: ${Array.isArray(child) ? `array of ${child.length}` : kindOf(child)}`);
   return `keys ${keys.join(', ')}${Object.keys(value).length > 20 ? ', …' : ''}`;
 }
 

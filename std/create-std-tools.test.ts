@@ -22,7 +22,9 @@ describe('createStdTools', () => {
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     const [fs, http, json, csv, crypto] = ['fs', 'http', 'json', 'csv', 'crypto'].map((name) => byName[name]!);
     await expect(callTool(fs!, 'readFile', { path: 'x', maxBytes: 101 })).rejects.toThrow(/100/);
-    expect((await toolCallErrorOf(callTool(fs!, 'writeFile', { path: 'never-written.txt', content: 'x' }))).message).toContain('per-run write quota is 0 bytes');
+    expect((await toolCallErrorOf(callTool(fs!, 'writeFile', { path: 'never-written.txt', content: 'x' }))).message).toContain(
+      'per-run write quota is 0 bytes',
+    );
     await expect(callTool(http!, 'fetch', { url: 'http://x', maxBytes: 101 })).rejects.toThrow(/100/);
     await expect(callTool(json!, 'parse', { text: ' '.repeat(51) })).rejects.toThrow(/50/);
     expect((await toolCallErrorOf(callTool(json!, 'stringify', { value: 'x'.repeat(100) }))).code).toBe('RESULT_TOO_LARGE');

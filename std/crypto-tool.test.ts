@@ -10,14 +10,20 @@ describe('std crypto', () => {
     ['sha256', 'base64', 'ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0='],
     ['sha1', 'hex', 'a9993e364706816aba3e25717850c26c9cd0d89d'],
     ['md5', 'hex', '900150983cd24fb0d6963f7d28e17f72'],
-    ['sha512', 'hex', 'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f'],
+    [
+      'sha512',
+      'hex',
+      'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
+    ],
   ])('hashes "abc" with %s as %s (FIPS 180 / RFC 1321 vectors)', async (algorithm, encoding, digest) => {
     await expect(callTool(crypto, 'hash', { data: 'abc', algorithm, encoding })).resolves.toBe(digest);
   });
 
   it('defaults to sha256 hex and decodes base64 input', async () => {
     await expect(callTool(crypto, 'hash', { data: '' })).resolves.toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-    await expect(callTool(crypto, 'hash', { data: 'YWJj', inputEncoding: 'base64', algorithm: 'md5' })).resolves.toBe('900150983cd24fb0d6963f7d28e17f72');
+    await expect(callTool(crypto, 'hash', { data: 'YWJj', inputEncoding: 'base64', algorithm: 'md5' })).resolves.toBe(
+      '900150983cd24fb0d6963f7d28e17f72',
+    );
   });
 
   it('computes HMAC-SHA256 (RFC 4231 test case 2)', async () => {

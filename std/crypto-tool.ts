@@ -21,7 +21,8 @@ export function createCryptoTool(limits: Partial<Pick<StdLimits, 'maxInputChars'
         description: 'Hashes data with sha256 (default), sha1, md5 or sha512; returns the digest in hex (default) or base64.',
         parameters: z.object({ data, algorithm, encoding, inputEncoding }),
         returns: z.string(),
-        handler: ({ data, algorithm, encoding, inputEncoding }) => createHash(algorithm).update(Buffer.from(data, inputEncoding)).digest(encoding),
+        handler: ({ data, algorithm, encoding, inputEncoding }) =>
+          createHash(algorithm).update(Buffer.from(data, inputEncoding)).digest(encoding),
       }),
       hmac: defineFunction({
         description: 'HMAC of data with a key (sha256 by default); returns the digest in hex (default) or base64.',

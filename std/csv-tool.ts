@@ -24,7 +24,8 @@ export function createCsvTool(limits: Partial<Pick<StdLimits, 'maxResultBytes' |
         description: 'Parses CSV into an array of rows, each an array of field strings (no header handling).',
         parameters: z.object({ text, delimiter }),
         returns: z.array(z.array(z.string())),
-        handler: ({ text, delimiter }, context) => withOutputLimit(context, advice, () => parseCsvRows(text, { delimiter, maxOutputBytes })),
+        handler: ({ text, delimiter }, context) =>
+          withOutputLimit(context, advice, () => parseCsvRows(text, { delimiter, maxOutputBytes })),
       }),
       stringify: defineFunction({
         description:
@@ -37,7 +38,9 @@ export function createCsvTool(limits: Partial<Pick<StdLimits, 'maxResultBytes' |
         }),
         returns: z.string(),
         handler: ({ rows, columns, header, delimiter }, context) =>
-          withOutputLimit(context, advice, () => stringifyCsv(rows, { delimiter, header, maxOutputBytes, ...(columns === undefined ? {} : { columns }) })),
+          withOutputLimit(context, advice, () =>
+            stringifyCsv(rows, { delimiter, header, maxOutputBytes, ...(columns === undefined ? {} : { columns }) }),
+          ),
       }),
     },
   });

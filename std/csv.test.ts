@@ -6,13 +6,48 @@ import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 
 describe('csv', () => {
   it.each<[string, string, string[][]]>([
-    ['plain', 'a,b\n1,2\n', [['a', 'b'], ['1', '2']]],
-    ['no trailing newline', 'a,b\n1,2', [['a', 'b'], ['1', '2']]],
-    ['CRLF', 'a,b\r\n1,2\r\n', [['a', 'b'], ['1', '2']]],
+    [
+      'plain',
+      'a,b\n1,2\n',
+      [
+        ['a', 'b'],
+        ['1', '2'],
+      ],
+    ],
+    [
+      'no trailing newline',
+      'a,b\n1,2',
+      [
+        ['a', 'b'],
+        ['1', '2'],
+      ],
+    ],
+    [
+      'CRLF',
+      'a,b\r\n1,2\r\n',
+      [
+        ['a', 'b'],
+        ['1', '2'],
+      ],
+    ],
     ['quoted delimiter', 'a,"b,c"\n', [['a', 'b,c']]],
     ['escaped quotes', '"say ""hi""",x\n', [['say "hi"', 'x']]],
-    ['newline inside quotes', '"line 1\nline 2",x\r\n"a\r\nb",y', [['line 1\nline 2', 'x'], ['a\r\nb', 'y']]],
-    ['empty fields', ',,\n"",x,\n', [['', '', ''], ['', 'x', '']]],
+    [
+      'newline inside quotes',
+      '"line 1\nline 2",x\r\n"a\r\nb",y',
+      [
+        ['line 1\nline 2', 'x'],
+        ['a\r\nb', 'y'],
+      ],
+    ],
+    [
+      'empty fields',
+      ',,\n"",x,\n',
+      [
+        ['', '', ''],
+        ['', 'x', ''],
+      ],
+    ],
     ['BOM', '\uFEFFa,b\n', [['a', 'b']]],
     ['empty text', '', []],
   ])('parses rows: %s', (_name, text, rows) => {
@@ -28,7 +63,9 @@ describe('csv', () => {
 
   it('keeps columns named like Object.prototype members, filling short rows too', () => {
     const records = parseCsv('__proto__,constructor,toString\nx,y,z\n1\n');
-    expect(JSON.stringify(records)).toBe('[{"__proto__":"x","constructor":"y","toString":"z"},{"__proto__":"1","constructor":"","toString":""}]');
+    expect(JSON.stringify(records)).toBe(
+      '[{"__proto__":"x","constructor":"y","toString":"z"},{"__proto__":"1","constructor":"","toString":""}]',
+    );
     expect(Object.getPrototypeOf(records[0])).toBe(Object.prototype);
   });
 
@@ -50,9 +87,19 @@ describe('csv', () => {
   });
 
   it('writes mixed values, column order, arrays and no header', () => {
-    expect(stringifyCsv([{ a: 1, b: null, c: { x: true } }, { b: 'y', d: false }])).toBe('a,b,c,d\n1,,"{""x"":true}",\n,y,,false\n');
+    expect(
+      stringifyCsv([
+        { a: 1, b: null, c: { x: true } },
+        { b: 'y', d: false },
+      ]),
+    ).toBe('a,b,c,d\n1,,"{""x"":true}",\n,y,,false\n');
     expect(stringifyCsv([{ a: 1, b: 2 }], { columns: ['b', 'a'], header: false })).toBe('2,1\n');
-    expect(stringifyCsv([['x', 'y,z'], [1, 2]])).toBe('x,"y,z"\n1,2\n');
+    expect(
+      stringifyCsv([
+        ['x', 'y,z'],
+        [1, 2],
+      ]),
+    ).toBe('x,"y,z"\n1,2\n');
     expect(stringifyCsv([])).toBe('');
   });
 
@@ -79,11 +126,16 @@ describe('csv: host budgets', () => {
 
   it('refuses rows of empty fields that would triple the text', async () => {
     const error = await toolCallErrorOf(callTool(csv, 'parseRows', { text: ','.repeat(1_000_000) }));
-    expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringContaining('the parsed rows would be larger than 1 MiB') });
+    expect(error).toMatchObject({
+      code: 'RESULT_TOO_LARGE',
+      message: expect.stringContaining('the parsed rows would be larger than 1 MiB'),
+    });
   });
 
   it('refuses objects with different keys that would widen every row to all of them', async () => {
-    const rows = Array.from({ length: 300 }, (_, row) => Object.fromEntries(Array.from({ length: 300 }, (_, column) => [`k${row}_${column}`, 1])));
+    const rows = Array.from({ length: 300 }, (_, row) =>
+      Object.fromEntries(Array.from({ length: 300 }, (_, column) => [`k${row}_${column}`, 1])),
+    );
     const error = await toolCallErrorOf(callTool(csv, 'stringify', { rows }));
     expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringContaining('the CSV text would be larger than 1 MiB') });
   });

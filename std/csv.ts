@@ -105,7 +105,8 @@ export function parseCsv(text: string, options: CsvOptions = {}): Record<string,
   return body.map((row) => {
     const record: Record<string, string> = {};
     // Defined, not assigned, and checked as own keys: a column may be named `__proto__` or `constructor`.
-    const put = (key: string, value: string): void => void Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+    const put = (key: string, value: string): void =>
+      void Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
     row.forEach((value, index) => put(columns[index] ?? `column${index + 1}`, value));
     for (const column of columns) if (!Object.hasOwn(record, column)) put(column, '');
     return record;
@@ -116,7 +117,10 @@ export function parseCsv(text: string, options: CsvOptions = {}): Record<string,
  * Writes rows as CSV. Objects: the columns are `columns` or every key in order of first appearance,
  * with a header row. Arrays: written as they are. `null`/`undefined` become empty fields; objects JSON.
  */
-export function stringifyCsv(rows: readonly unknown[], options: CsvOptions & { columns?: readonly string[]; header?: boolean } = {}): string {
+export function stringifyCsv(
+  rows: readonly unknown[],
+  options: CsvOptions & { columns?: readonly string[]; header?: boolean } = {},
+): string {
   const delimiter = checkDelimiter(options.delimiter);
   const maxOutputBytes = options.maxOutputBytes ?? Infinity;
   const lines: string[] = [];
@@ -132,7 +136,9 @@ export function stringifyCsv(rows: readonly unknown[], options: CsvOptions & { c
     if (options.columns !== undefined && options.header !== false) write(options.columns);
     for (const row of rows) write(row as unknown[]);
   } else {
-    const records = rows.map((row) => (typeof row === 'object' && row !== null && !Array.isArray(row) ? (row as Record<string, unknown>) : { value: row }));
+    const records = rows.map((row) =>
+      typeof row === 'object' && row !== null && !Array.isArray(row) ? (row as Record<string, unknown>) : { value: row },
+    );
     const columns = options.columns ?? [...new Set(records.flatMap((record) => Object.keys(record)))];
     if (options.header !== false) write(columns);
     for (const record of records) write(columns.map((column) => record[column]));

@@ -26,16 +26,21 @@ beforeEach(async () => {
 afterEach(async () => rm(base, { recursive: true, force: true }));
 
 describe('std fs: confinement', () => {
-  it.each(['../outside/secret.txt', 'a/../../outside/secret.txt', '../../../../etc/passwd', '..'])('refuses the escape %s', async (path) => {
-    const error = await toolCallErrorOf(callTool(fs, 'readFile', { path }));
-    expect(error.code).toBe('FORBIDDEN');
-    expect(error.message).toContain(`path "${path}" is refused: it is outside the workspace`);
-    expect(error).toMatchObject({ capability: 'std-fs', function: 'readFile', details: { path } });
-  });
+  it.each(['../outside/secret.txt', 'a/../../outside/secret.txt', '../../../../etc/passwd', '..'])(
+    'refuses the escape %s',
+    async (path) => {
+      const error = await toolCallErrorOf(callTool(fs, 'readFile', { path }));
+      expect(error.code).toBe('FORBIDDEN');
+      expect(error.message).toContain(`path "${path}" is refused: it is outside the workspace`);
+      expect(error).toMatchObject({ capability: 'std-fs', function: 'readFile', details: { path } });
+    },
+  );
 
   it('refuses absolute paths outside the workspace and accepts those inside', async () => {
     expect((await toolCallErrorOf(callTool(fs, 'readFile', { path: join(outside, 'secret.txt') }))).code).toBe('FORBIDDEN');
-    expect((await toolCallErrorOf(callTool(fs, 'writeFile', { path: '/tmp/agent-spaces-escape.txt', content: 'x' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(fs, 'writeFile', { path: '/tmp/agent-spaces-escape.txt', content: 'x' }))).code).toBe(
+      'FORBIDDEN',
+    );
     await writeFile(join(root, 'inside.txt'), 'hello');
     await expect(callTool(fs, 'readFile', { path: join(root, 'inside.txt') })).resolves.toBe('hello');
   });
@@ -79,19 +84,28 @@ describe('std fs: operations', () => {
     await writeFile(join(root, 'big.txt'), 'x'.repeat(2048));
     const tooBig = await toolCallErrorOf(callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 1024 }));
     expect(tooBig.code).toBe('RESULT_TOO_LARGE');
-    expect(tooBig.message).toBe('"big.txt" has 2 KiB (2048 bytes), more than maxBytes (1024): raise maxBytes (at most 1048576) or read it in parts with offset and length');
+    expect(tooBig.message).toBe(
+      '"big.txt" has 2 KiB (2048 bytes), more than maxBytes (1024): raise maxBytes (at most 1048576) or read it in parts with offset and length',
+    );
     expect(await callTool(fs, 'readFile', { path: 'big.txt', maxBytes: 4096 })).toHaveLength(2048);
     execFileSync('mkfifo', [join(root, 'pipe')]);
     const fifo = await toolCallErrorOf(callTool(fs, 'readFile', { path: 'pipe' }));
     expect(fifo).toMatchObject({
       code: 'FORBIDDEN',
-      message: '"pipe" is a FIFO (named pipe): std fs only works on regular files and folders (FIFOs, sockets and devices are refused); use a regular file',
+      message:
+        '"pipe" is a FIFO (named pipe): std fs only works on regular files and folders (FIFOs, sockets and devices are refused); use a regular file',
     });
   });
 
   it('writes atomically, creating folders, and reads back', async () => {
-    await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'v1' })).resolves.toEqual({ path: 'out/report.txt', bytes: 2 });
-    await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'version two' })).resolves.toEqual({ path: 'out/report.txt', bytes: 11 });
+    await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'v1' })).resolves.toEqual({
+      path: 'out/report.txt',
+      bytes: 2,
+    });
+    await expect(callTool(fs, 'writeFile', { path: 'out/report.txt', content: 'version two' })).resolves.toEqual({
+      path: 'out/report.txt',
+      bytes: 11,
+    });
     await expect(callTool(fs, 'readFile', { path: 'out/report.txt' })).resolves.toBe('version two');
     // No temporary file is left beside the target.
     expect(await readdir(join(root, 'out'))).toEqual(['report.txt']);
@@ -143,7 +157,9 @@ describe('std fs: operations', () => {
   it('removes files, folders only when recursive, a symlink but never its target, and never the root', async () => {
     expect(fs.functions.remove.requiresApproval).toBe(true);
     const message = fs.functions.remove.approvalMessage;
-    expect(typeof message === 'function' ? message({ path: 'old', recursive: true }) : message).toBe('Delete "old" and everything in it from the workspace?');
+    expect(typeof message === 'function' ? message({ path: 'old', recursive: true }) : message).toBe(
+      'Delete "old" and everything in it from the workspace?',
+    );
     await writeFile(join(root, 'f.txt'), 'x');
     await expect(callTool(fs, 'remove', { path: 'f.txt' })).resolves.toEqual({ path: 'f.txt', removed: true });
     await expect(callTool(fs, 'remove', { path: 'f.txt' })).resolves.toEqual({ path: 'f.txt', removed: false });
@@ -220,7 +236,10 @@ describe('std fs: host budgets', () => {
     try {
       const sockets = createFsTool({ root: short });
       for (const name of ['readFile', 'appendFile', 'writeFile', 'stat', 'exists']) {
-        expect(await toolCallErrorOf(callTool(sockets, name, { path: 's', content: 'x' }))).toMatchObject({ code: 'FORBIDDEN', details: { kind: 'socket' } });
+        expect(await toolCallErrorOf(callTool(sockets, name, { path: 's', content: 'x' }))).toMatchObject({
+          code: 'FORBIDDEN',
+          details: { kind: 'socket' },
+        });
       }
     } finally {
       await new Promise((resolve) => server.close(resolve));
@@ -232,7 +251,10 @@ describe('std fs: host budgets', () => {
     const devices = createFsTool({ root: '/dev' });
     for (const path of ['zero', 'null', 'urandom']) {
       for (const name of ['readFile', 'appendFile', 'stat']) {
-        expect(await toolCallErrorOf(callTool(devices, name, { path, content: 'x' }))).toMatchObject({ code: 'FORBIDDEN', details: { kind: 'character device' } });
+        expect(await toolCallErrorOf(callTool(devices, name, { path, content: 'x' }))).toMatchObject({
+          code: 'FORBIDDEN',
+          details: { kind: 'character device' },
+        });
       }
     }
   });
@@ -243,7 +265,10 @@ describe('std fs: host budgets', () => {
     await callTool(quota, 'writeFile', { path: 'a.txt', content: 'x'.repeat(60) }, run);
     await callTool(quota, 'appendFile', { path: 'a.txt', content: 'y'.repeat(30) }, run);
     const error = await toolCallErrorOf(callTool(quota, 'writeFile', { path: 'b.txt', content: 'z'.repeat(20) }, run));
-    expect(error).toMatchObject({ code: 'FORBIDDEN', details: { writtenBytes: 90, bytes: 20, maxWriteBytesPerRun: 100, configKey: 'std.fs.maxWriteBytesPerRun' } });
+    expect(error).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { writtenBytes: 90, bytes: 20, maxWriteBytesPerRun: 100, configKey: 'std.fs.maxWriteBytesPerRun' },
+    });
     expect(error.message).toBe(
       'writing 20 bytes to "b.txt" is refused: this run has written 90 bytes with std fs and the per-run write quota is 100 bytes (std.fs.maxWriteBytesPerRun): write less, or raise std.fs.maxWriteBytesPerRun in the config',
     );
@@ -252,7 +277,10 @@ describe('std fs: host budgets', () => {
     expect(await readFile(join(root, 'a.txt'), 'utf8')).toHaveLength(90);
     // What is left can still be used, and another run has a quota of its own.
     await callTool(quota, 'appendFile', { path: 'a.txt', content: 'z'.repeat(10) }, run);
-    await expect(callTool(quota, 'writeFile', { path: 'b.txt', content: 'z'.repeat(100) }, { runId: 'run-b' })).resolves.toEqual({ path: 'b.txt', bytes: 100 });
+    await expect(callTool(quota, 'writeFile', { path: 'b.txt', content: 'z'.repeat(100) }, { runId: 'run-b' })).resolves.toEqual({
+      path: 'b.txt',
+      bytes: 100,
+    });
   });
 
   it('gives the quota back when a write fails', async () => {
@@ -265,7 +293,12 @@ describe('std fs: host budgets', () => {
 
   it('counts concurrent writes of one run together', async () => {
     const quota = createFsTool({ root, maxWriteBytesPerRun: 100 });
-    const writes = Array.from({ length: 10 }, (_, index) => callTool(quota, 'writeFile', { path: `f${index}.txt`, content: 'x'.repeat(30) }).then(() => 'ok', (error: ToolCallError) => error.code));
+    const writes = Array.from({ length: 10 }, (_, index) =>
+      callTool(quota, 'writeFile', { path: `f${index}.txt`, content: 'x'.repeat(30) }).then(
+        () => 'ok',
+        (error: ToolCallError) => error.code,
+      ),
+    );
     const outcomes = await Promise.all(writes);
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(3);
     expect(outcomes.filter((outcome) => outcome === 'FORBIDDEN')).toHaveLength(7);
@@ -275,6 +308,8 @@ describe('std fs: host budgets', () => {
     await mkdir(join(root, 'many'));
     await Promise.all(Array.from({ length: 10_050 }, (_, index) => writeFile(join(root, 'many', `f${index}`), '')));
     await expect(callTool(fs, 'list', { path: 'many' })).resolves.toHaveLength(10_000);
-    expect((await toolCallErrorOf(callTool(fs, 'list', { path: 'many/f1' }))).message).toBe('"many/f1" is a file, not a folder: use fs.stat or fs.readFile for it');
+    expect((await toolCallErrorOf(callTool(fs, 'list', { path: 'many/f1' }))).message).toBe(
+      '"many/f1" is a file, not a folder: use fs.stat or fs.readFile for it',
+    );
   });
 });

@@ -59,34 +59,49 @@ export function createFsTool(options: FsToolOptions) {
         parameters: z.object({
           path,
           encoding,
-          maxBytes: z.number().int().positive().max(maxReadBytes).default(maxReadBytes).describe(`Largest file accepted, in bytes (at most ${maxReadBytes}).`),
+          maxBytes: z
+            .number()
+            .int()
+            .positive()
+            .max(maxReadBytes)
+            .default(maxReadBytes)
+            .describe(`Largest file accepted, in bytes (at most ${maxReadBytes}).`),
           offset: z.number().int().min(0).optional().describe('Read from this byte on (a partial read).'),
-          length: z.number().int().positive().max(maxReadBytes).optional().describe('Read at most this many bytes (a partial read; default maxBytes).'),
+          length: z
+            .number()
+            .int()
+            .positive()
+            .max(maxReadBytes)
+            .optional()
+            .describe('Read at most this many bytes (a partial read; default maxBytes).'),
         }),
         returns: z.string(),
         handler: async (params, context) =>
-          guard(context, params.path, () => reads.run(context, async () => {
-            const file = await inside(params.path, context);
-            // Checked before opening (a device is never opened) and again on the opened handle (a FIFO swapped in meanwhile).
-            await existing(file, params.path, context);
-            const { handle, stats } = await openRegularFile(file, constants.O_RDONLY, params.path, targetOf(context));
-            try {
-              const cap = Math.min(params.maxBytes, maxReadBytes);
-              if (params.offset !== undefined || params.length !== undefined) {
-                const limit = Math.min(params.length ?? cap, cap);
-                return (await readUpTo(handle, params.offset ?? 0, limit)).data.toString(params.encoding);
+          guard(context, params.path, () =>
+            reads.run(context, async () => {
+              const file = await inside(params.path, context);
+              // Checked before opening (a device is never opened) and again on the opened handle (a FIFO swapped in meanwhile).
+              await existing(file, params.path, context);
+              const { handle, stats } = await openRegularFile(file, constants.O_RDONLY, params.path, targetOf(context));
+              try {
+                const cap = Math.min(params.maxBytes, maxReadBytes);
+                if (params.offset !== undefined || params.length !== undefined) {
+                  const limit = Math.min(params.length ?? cap, cap);
+                  return (await readUpTo(handle, params.offset ?? 0, limit)).data.toString(params.encoding);
+                }
+                if (stats.size > cap) throw tooLarge(params.path, stats.size, cap, maxReadBytes, context);
+                const { data, more } = await readUpTo(handle, 0, cap);
+                if (more) throw tooLarge(params.path, undefined, cap, maxReadBytes, context);
+                return data.toString(params.encoding);
+              } finally {
+                await handle.close();
               }
-              if (stats.size > cap) throw tooLarge(params.path, stats.size, cap, maxReadBytes, context);
-              const { data, more } = await readUpTo(handle, 0, cap);
-              if (more) throw tooLarge(params.path, undefined, cap, maxReadBytes, context);
-              return data.toString(params.encoding);
-            } finally {
-              await handle.close();
-            }
-          })),
+            }),
+          ),
       }),
       writeFile: defineFunction({
-        description: 'Writes a file atomically, replacing it if it exists and creating missing folders. Returns the path and the number of bytes written. Counts against the per-run write quota.',
+        description:
+          'Writes a file atomically, replacing it if it exists and creating missing folders. Returns the path and the number of bytes written. Counts against the per-run write quota.',
         parameters: z.object({
           path,
           content: z.string().describe('The text to write (base64 when encoding is "base64").'),
@@ -111,7 +126,8 @@ export function createFsTool(options: FsToolOptions) {
           }),
       }),
       appendFile: defineFunction({
-        description: 'Appends text to a file, creating it (and missing folders) if needed. Returns the path and the number of bytes appended. Counts against the per-run write quota.',
+        description:
+          'Appends text to a file, creating it (and missing folders) if needed. Returns the path and the number of bytes appended. Counts against the per-run write quota.',
         parameters: z.object({ path, content: z.string().describe('The text to append.') }),
         returns: z.object({ path: z.string(), bytes: z.number() }),
         handler: async (params, context) =>
@@ -122,7 +138,12 @@ export function createFsTool(options: FsToolOptions) {
             const release = quota.reserve(context, data.byteLength, params.path);
             try {
               await mkdir(dirname(file), { recursive: true });
-              const { handle } = await openRegularFile(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, params.path, targetOf(context));
+              const { handle } = await openRegularFile(
+                file,
+                constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+                params.path,
+                targetOf(context),
+              );
               try {
                 await handle.writeFile(data);
               } finally {
@@ -148,7 +169,12 @@ export function createFsTool(options: FsToolOptions) {
             const stats = await existing(folder, params.path, context);
             if (stats === undefined) throw missing(params.path, context);
             if (!stats.isDirectory()) {
-              throw new ToolCallError('INVALID_ARGUMENTS', `"${params.path}" is a file, not a folder: use fs.stat or fs.readFile for it`, targetOf(context), { details: { path: params.path } });
+              throw new ToolCallError(
+                'INVALID_ARGUMENTS',
+                `"${params.path}" is a file, not a folder: use fs.stat or fs.readFile for it`,
+                targetOf(context),
+                { details: { path: params.path } },
+              );
             }
             const rootReal = await realpath(root);
             const entries: z.output<typeof entry>[] = [];
@@ -208,25 +234,36 @@ export function createFsTool(options: FsToolOptions) {
           }),
       }),
       remove: defineFunction({
-        description: 'Deletes a file, or a folder with recursive: true (a symlink itself, never what it points to). Requires approval. Returns whether something was removed.',
+        description:
+          'Deletes a file, or a folder with recursive: true (a symlink itself, never what it points to). Requires approval. Returns whether something was removed.',
         parameters: z.object({ path, recursive: z.boolean().default(false).describe('Also delete a folder and everything in it.') }),
         returns: z.object({ path: z.string(), removed: z.boolean() }),
         requiresApproval: true,
-        approvalMessage: (params) => `Delete "${params.path}"${params.recursive === true ? ' and everything in it' : ''} from the workspace?`,
+        approvalMessage: (params) =>
+          `Delete "${params.path}"${params.recursive === true ? ' and everything in it' : ''} from the workspace?`,
         handler: async (params, context) =>
           guard(context, params.path, async () => {
             // Resolve the parent, not the entry, so a symlink is removed and its target left alone.
             const parent = await inside(dirname(params.path), context);
             const entryPath = join(parent, basename(params.path));
             if (entryPath === (await realpath(root)) || basename(params.path) === '..' || basename(params.path) === '.') {
-              throw new ToolCallError('FORBIDDEN', `path "${params.path}" is refused: the workspace folder itself cannot be removed`, targetOf(context), {
-                details: { path: params.path, root },
-              });
+              throw new ToolCallError(
+                'FORBIDDEN',
+                `path "${params.path}" is refused: the workspace folder itself cannot be removed`,
+                targetOf(context),
+                {
+                  details: { path: params.path, root },
+                },
+              );
             }
             const stats = await existing(entryPath, params.path, context);
             if (stats === undefined) return { path: await relativeOf(entryPath), removed: false };
             if (stats.isDirectory() && !params.recursive) {
-              throw new ToolCallError('TOOL_FAILED', `"${params.path}" is a folder: pass recursive: true to delete it and everything in it`, targetOf(context));
+              throw new ToolCallError(
+                'TOOL_FAILED',
+                `"${params.path}" is a folder: pass recursive: true to delete it and everything in it`,
+                targetOf(context),
+              );
             }
             await rm(entryPath, { recursive: params.recursive, force: true });
             return { path: await relativeOf(entryPath), removed: true };
@@ -249,7 +286,10 @@ function missingMessage(userPath: string): string {
 }
 
 function tooLarge(userPath: string, size: number | undefined, cap: number, maxReadBytes: number, context: ToolCallContext): ToolCallError {
-  const has = size === undefined ? `grew past ${formatBytes(cap)} while it was read` : `has ${formatBytes(size)}${size >= 1024 ? ` (${size} bytes)` : ''}`;
+  const has =
+    size === undefined
+      ? `grew past ${formatBytes(cap)} while it was read`
+      : `has ${formatBytes(size)}${size >= 1024 ? ` (${size} bytes)` : ''}`;
   const advice =
     size !== undefined && size <= maxReadBytes
       ? `raise maxBytes (at most ${maxReadBytes}) or read it in parts with offset and length`

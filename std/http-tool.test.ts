@@ -10,14 +10,28 @@ let server: Server;
 let port: number;
 /** Requests whose connection the client closed (or that ended). */
 const closed: string[] = [];
-const received: { method: string; url: string; body: string; contentType: string | undefined; authorization?: string | undefined; cookie?: string | undefined }[] = [];
+const received: {
+  method: string;
+  url: string;
+  body: string;
+  contentType: string | undefined;
+  authorization?: string | undefined;
+  cookie?: string | undefined;
+}[] = [];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      received.push({ method: request.method ?? '', url: request.url ?? '', body, contentType: request.headers['content-type'], authorization: request.headers.authorization, cookie: request.headers.cookie });
+      received.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        body,
+        contentType: request.headers['content-type'],
+        authorization: request.headers.authorization,
+        cookie: request.headers.cookie,
+      });
       if (request.url === '/json') {
         response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-trace': 't-1' });
         response.end(JSON.stringify({ ok: true, echo: body === '' ? null : (JSON.parse(body) as unknown) }));
@@ -61,7 +75,11 @@ describe('std http', () => {
     const result = await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/json`, method: 'POST', json: { n: 1 } });
     expect(result).toMatchObject({ status: 200, ok: true, json: { ok: true, echo: { n: 1 } }, headers: { 'x-trace': 't-1' } });
     expect(received.at(-1)).toMatchObject({ method: 'POST', body: '{"n":1}', contentType: 'application/json' });
-    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/missing` })).resolves.toMatchObject({ status: 404, ok: false, body: 'not here' });
+    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/missing` })).resolves.toMatchObject({
+      status: 404,
+      ok: false,
+      body: 'not here',
+    });
   });
 
   it('refuses other hosts, naming the host and the config key, before any request', async () => {
@@ -69,7 +87,9 @@ describe('std http', () => {
     const before = received.length;
     const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://localhost:${port}/json` }));
     expect(error.code).toBe('FORBIDDEN');
-    expect(error.message).toBe(`host "localhost:${port}" is not allowed: add it to std.http.allowHosts in the config to let code reach it (allowed: 127.0.0.1)`);
+    expect(error.message).toBe(
+      `host "localhost:${port}" is not allowed: add it to std.http.allowHosts in the config to let code reach it (allowed: 127.0.0.1)`,
+    );
     expect(received.length).toBe(before);
   });
 
@@ -77,12 +97,17 @@ describe('std http', () => {
     const error = await toolCallErrorOf(callTool(createHttpTool(), 'fetch', { url: `http://127.0.0.1:${port}/json` }));
     expect(error.code).toBe('FORBIDDEN');
     expect(error.message).toContain('(no hosts are allowed now)');
-    expect((await toolCallErrorOf(callTool(createHttpTool({ allowHosts: ['*'] }), 'fetch', { url: 'file:///etc/passwd' }))).code).toBe('FORBIDDEN');
+    expect((await toolCallErrorOf(callTool(createHttpTool({ allowHosts: ['*'] }), 'fetch', { url: 'file:///etc/passwd' }))).code).toBe(
+      'FORBIDDEN',
+    );
   });
 
   it('follows redirects only to allowed hosts', async () => {
     const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
-    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside` })).resolves.toMatchObject({ status: 200, url: `http://127.0.0.1:${port}/json` });
+    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside` })).resolves.toMatchObject({
+      status: 200,
+      url: `http://127.0.0.1:${port}/json`,
+    });
     const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside` }));
     expect(error.code).toBe('FORBIDDEN');
     expect(error.message).toContain(`host "localhost:${port}" is not allowed`);
@@ -93,11 +118,21 @@ describe('std http', () => {
     const headers = { Authorization: 'Bearer for-127-only', Cookie: 'session=abc', 'x-keep': '1' };
     await callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-inside`, headers });
     expect(received.at(-1)).toMatchObject({ url: '/json', authorization: 'Bearer for-127-only', cookie: 'session=abc' });
-    for (const credentials of [{ Authorization: 'Bearer for-127-only' }, { Cookie: 'session=abc' }, { 'X-Api-Key': 'k-1' }, { 'x-auth-token': 't-1' }]) {
+    for (const credentials of [
+      { Authorization: 'Bearer for-127-only' },
+      { Cookie: 'session=abc' },
+      { 'X-Api-Key': 'k-1' },
+      { 'x-auth-token': 't-1' },
+    ]) {
       const before = received.length;
-      const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers: { ...credentials, 'x-keep': '1' } }));
+      const error = await toolCallErrorOf(
+        callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers: { ...credentials, 'x-keep': '1' } }),
+      );
       const name = Object.keys(credentials)[0]?.toLowerCase();
-      expect(error).toMatchObject({ code: 'FORBIDDEN', details: { from: `http://127.0.0.1:${port}`, to: `http://localhost:${port}`, headers: [name] } });
+      expect(error).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { from: `http://127.0.0.1:${port}`, to: `http://localhost:${port}`, headers: [name] },
+      });
       expect(error.message).toBe(
         `http://127.0.0.1:${port}/redirect-outside redirected to another origin (http://localhost:${port}) while the request carries credentials (header "${name}"): std http does not send credentials to another host; request http://localhost:${port}/json yourself if it should get them`,
       );
@@ -105,14 +140,18 @@ describe('std http', () => {
       expect(received.slice(before).map((request) => request.url)).toEqual(['/redirect-outside']);
     }
     // Without credentials the redirect is followed.
-    await expect(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers: { 'x-keep': '1' } })).resolves.toMatchObject({ status: 200, url: `http://localhost:${port}/json` });
+    await expect(
+      callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/redirect-outside`, headers: { 'x-keep': '1' } }),
+    ).resolves.toMatchObject({ status: 200, url: `http://localhost:${port}/json` });
   });
 
   it('refuses URLs with credentials in them, without repeating the password', async () => {
     const http = createHttpTool({ allowHosts: ['127.0.0.1'] });
     const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://user:hunter2@127.0.0.1:${port}/json` }));
     expect(error.code).toBe('INVALID_ARGUMENTS');
-    expect(error.message).toBe(`http://user:REDACTED@127.0.0.1:${port}/json has credentials in it (user:password@): send them in an authorization header instead`);
+    expect(error.message).toBe(
+      `http://user:REDACTED@127.0.0.1:${port}/json has credentials in it (user:password@): send them in an authorization header instead`,
+    );
   });
 
   it('caps the response size while it streams, and times out', async () => {
@@ -134,7 +173,10 @@ describe('std http', () => {
   it('ends a call whose server trickles the body forever (slow loris) at timeoutMs, as a TIMEOUT, and hangs up', async () => {
     const http = createHttpTool({ allowHosts: [`127.0.0.1:${port}`] });
     const error = await toolCallErrorOf(callTool(http, 'fetch', { url: `http://127.0.0.1:${port}/trickle`, timeoutMs: 300 }));
-    expect(error).toMatchObject({ code: 'TIMEOUT', message: `request to http://127.0.0.1:${port}/trickle timed out after 300 ms: raise timeoutMs or try again` });
+    expect(error).toMatchObject({
+      code: 'TIMEOUT',
+      message: `request to http://127.0.0.1:${port}/trickle timed out after 300 ms: raise timeoutMs or try again`,
+    });
     await expect.poll(() => closed.includes('/trickle')).toBe(true);
   });
 

@@ -64,79 +64,92 @@ export function createHttpTool(options: HttpToolOptions = {}) {
           headers: z.record(z.string(), z.string()).optional(),
           body: z.string().max(maxInputChars).optional().describe('Request body as text.'),
           json: z.unknown().optional().describe('A value to send as a JSON body (sets content-type).'),
-          timeoutMs: z.number().int().positive().max(300_000).default(DEFAULT_TIMEOUT_MS).describe('Time for the whole call, redirects and body included.'),
-          maxBytes: z.number().int().positive().max(maxResultBytes).default(maxResultBytes).describe(`Largest response body accepted, in bytes (at most ${maxResultBytes}).`),
+          timeoutMs: z
+            .number()
+            .int()
+            .positive()
+            .max(300_000)
+            .default(DEFAULT_TIMEOUT_MS)
+            .describe('Time for the whole call, redirects and body included.'),
+          maxBytes: z
+            .number()
+            .int()
+            .positive()
+            .max(maxResultBytes)
+            .default(maxResultBytes)
+            .describe(`Largest response body accepted, in bytes (at most ${maxResultBytes}).`),
         }),
         returns: response,
         // The slot is taken first, so timeoutMs counts from when the request really starts.
-        handler: (params, context) => fetches.run(context, async () => {
-          const target = { capability: context.capability, function: context.function };
-          const headers = new Headers(params.headers);
-          let body = params.body;
-          if (params.json !== undefined) {
-            body = JSON.stringify(params.json);
-            if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-          }
-          const signal = AbortSignal.any([context.signal, AbortSignal.timeout(params.timeoutMs)]);
-          let url = checkUrl(params.url, allowHosts, target);
-          let method: string = params.method;
-          for (let redirects = 0; ; redirects += 1) {
-            let reply: Response;
-            try {
-              reply = await fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal });
-            } catch (error) {
-              throw requestFailure(error, url, params.timeoutMs, context);
+        handler: (params, context) =>
+          fetches.run(context, async () => {
+            const target = { capability: context.capability, function: context.function };
+            const headers = new Headers(params.headers);
+            let body = params.body;
+            if (params.json !== undefined) {
+              body = JSON.stringify(params.json);
+              if (!headers.has('content-type')) headers.set('content-type', 'application/json');
             }
-            const location = reply.headers.get('location');
-            if (reply.status >= 300 && reply.status < 400 && location !== null) {
-              await reply.body?.cancel();
-              if (redirects >= MAX_REDIRECTS) {
-                throw new ToolCallError('TOOL_FAILED', `${params.url} redirected more than ${MAX_REDIRECTS} times`, target);
-              }
-              const next = checkUrl(new URL(location, url).href, allowHosts, target);
-              // Credentials meant for one origin are never handed to another, whatever the header's name:
-              // the call is refused rather than sent on without them, so nothing is silently dropped.
-              const credentials = [...headers.keys()].filter(isCredentialHeader);
-              if (next.origin !== url.origin && credentials.length > 0) {
-                throw new ToolCallError(
-                  'FORBIDDEN',
-                  `${shown(url)} redirected to another origin (${next.origin}) while the request carries credentials (${credentials.map((name) => `header "${name}"`).join(', ')}): std http does not send credentials to another host; request ${shown(next)} yourself if it should get them`,
-                  target,
-                  { details: { from: url.origin, to: next.origin, headers: credentials } },
-                );
-              }
-              url = next;
-              if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
-                method = 'GET';
-                body = undefined;
-              }
-              continue;
-            }
-            let text: string;
-            try {
-              text = await readCapped(reply, Math.min(params.maxBytes, maxResultBytes), url, target);
-            } catch (error) {
-              if (error instanceof ToolCallError) throw error;
-              throw requestFailure(error, url, params.timeoutMs, context);
-            }
-            const result: z.output<typeof response> = {
-              status: reply.status,
-              statusText: reply.statusText,
-              ok: reply.ok,
-              url: url.href,
-              headers: Object.fromEntries(reply.headers),
-              body: text,
-            };
-            if (/\bjson\b/i.test(reply.headers.get('content-type') ?? '')) {
+            const signal = AbortSignal.any([context.signal, AbortSignal.timeout(params.timeoutMs)]);
+            let url = checkUrl(params.url, allowHosts, target);
+            let method: string = params.method;
+            for (let redirects = 0; ; redirects += 1) {
+              let reply: Response;
               try {
-                result.json = JSON.parse(text);
-              } catch {
-                // Declared JSON that is not: the text is still in `body`.
+                reply = await fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal });
+              } catch (error) {
+                throw requestFailure(error, url, params.timeoutMs, context);
               }
+              const location = reply.headers.get('location');
+              if (reply.status >= 300 && reply.status < 400 && location !== null) {
+                await reply.body?.cancel();
+                if (redirects >= MAX_REDIRECTS) {
+                  throw new ToolCallError('TOOL_FAILED', `${params.url} redirected more than ${MAX_REDIRECTS} times`, target);
+                }
+                const next = checkUrl(new URL(location, url).href, allowHosts, target);
+                // Credentials meant for one origin are never handed to another, whatever the header's name:
+                // the call is refused rather than sent on without them, so nothing is silently dropped.
+                const credentials = [...headers.keys()].filter(isCredentialHeader);
+                if (next.origin !== url.origin && credentials.length > 0) {
+                  throw new ToolCallError(
+                    'FORBIDDEN',
+                    `${shown(url)} redirected to another origin (${next.origin}) while the request carries credentials (${credentials.map((name) => `header "${name}"`).join(', ')}): std http does not send credentials to another host; request ${shown(next)} yourself if it should get them`,
+                    target,
+                    { details: { from: url.origin, to: next.origin, headers: credentials } },
+                  );
+                }
+                url = next;
+                if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
+                  method = 'GET';
+                  body = undefined;
+                }
+                continue;
+              }
+              let text: string;
+              try {
+                text = await readCapped(reply, Math.min(params.maxBytes, maxResultBytes), url, target);
+              } catch (error) {
+                if (error instanceof ToolCallError) throw error;
+                throw requestFailure(error, url, params.timeoutMs, context);
+              }
+              const result: z.output<typeof response> = {
+                status: reply.status,
+                statusText: reply.statusText,
+                ok: reply.ok,
+                url: url.href,
+                headers: Object.fromEntries(reply.headers),
+                body: text,
+              };
+              if (/\bjson\b/i.test(reply.headers.get('content-type') ?? '')) {
+                try {
+                  result.json = JSON.parse(text);
+                } catch {
+                  // Declared JSON that is not: the text is still in `body`.
+                }
+              }
+              return result;
             }
-            return result;
-          }
-        }),
+          }),
       }),
     },
   });
@@ -153,7 +166,12 @@ function checkUrl(raw: string, allowHosts: readonly string[], target: { capabili
     throw new ToolCallError('FORBIDDEN', `${url.protocol} URLs are refused: only http and https are allowed`, target);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ToolCallError('INVALID_ARGUMENTS', `${shown(url)} has credentials in it (user:password@): send them in an authorization header instead`, target, { details: { host: url.host } });
+    throw new ToolCallError(
+      'INVALID_ARGUMENTS',
+      `${shown(url)} has credentials in it (user:password@): send them in an authorization header instead`,
+      target,
+      { details: { host: url.host } },
+    );
   }
   if (!isHostAllowed(url, allowHosts)) {
     throw new ToolCallError(
@@ -169,18 +187,26 @@ function checkUrl(raw: string, allowHosts: readonly string[], target: { capabili
 async function readCapped(reply: Response, maxBytes: number, url: URL, target: { capability: string; function: string }): Promise<string> {
   const body = await readBodyUpTo(reply, maxBytes);
   if (body === undefined) {
-    throw new ToolCallError('RESULT_TOO_LARGE', `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes, ${formatBytes(maxBytes)}): request less (a range, a page, a filter) or raise maxBytes`, target, {
-      details: { maxBytes },
-    });
+    throw new ToolCallError(
+      'RESULT_TOO_LARGE',
+      `the response of ${shown(url)} is larger than ${maxBytes} bytes (maxBytes, ${formatBytes(maxBytes)}): request less (a range, a page, a filter) or raise maxBytes`,
+      target,
+      {
+        details: { maxBytes },
+      },
+    );
   }
   return body.toString('utf8');
 }
 
 function requestFailure(error: unknown, url: URL, timeoutMs: number, context: ToolCallContext): ToolCallError {
   const target = { capability: context.capability, function: context.function };
-  if (context.signal.aborted) return new ToolCallError('CANCELLED', `request to ${shown(url)} was cancelled: the run ended`, target, { cause: error });
+  if (context.signal.aborted)
+    return new ToolCallError('CANCELLED', `request to ${shown(url)} was cancelled: the run ended`, target, { cause: error });
   if (error instanceof DOMException && error.name === 'TimeoutError') {
-    return new ToolCallError('TIMEOUT', `request to ${shown(url)} timed out after ${timeoutMs} ms: raise timeoutMs or try again`, target, { cause: error });
+    return new ToolCallError('TIMEOUT', `request to ${shown(url)} timed out after ${timeoutMs} ms: raise timeoutMs or try again`, target, {
+      cause: error,
+    });
   }
   return new ToolCallError('TOOL_FAILED', `request to ${shown(url)} failed: ${errorMessage(error)}`, target, { cause: error });
 }

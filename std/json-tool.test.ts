@@ -34,7 +34,14 @@ describe('std json: host budgets', () => {
   const json = createJsonTool();
 
   it('measures indented output exactly, refusing it one character past the limit before building it', () => {
-    const values: unknown[] = [{ a: [1, { b: [] }, {}], c: 'x' }, [[[['deep']]]], { 'key with "quotes"': [true, null, 1.5] }, 'plain', [], {}];
+    const values: unknown[] = [
+      { a: [1, { b: [] }, {}], c: 'x' },
+      [[[['deep']]]],
+      { 'key with "quotes"': [true, null, 1.5] },
+      'plain',
+      [],
+      {},
+    ];
     for (const value of values) {
       for (const indent of [1, 2, 10]) {
         const text = JSON.stringify(value, null, indent);
@@ -50,15 +57,22 @@ describe('std json: host budgets', () => {
     for (let level = 0; level < 1000; level += 1) deep = [deep];
     const error = await toolCallErrorOf(callTool(json, 'stringify', { value: deep, indent: 10 }));
     expect(error).toMatchObject({ code: 'RESULT_TOO_LARGE', details: { maxResultBytes: 1024 * 1024 } });
-    expect(error.message).toBe('the indented JSON text would be larger than 1 MiB, the most a std result may be: write a smaller value, or with less indent');
+    expect(error.message).toBe(
+      'the indented JSON text would be larger than 1 MiB, the most a std result may be: write a smaller value, or with less indent',
+    );
     await expect(callTool(json, 'stringify', { value: deep })).resolves.toHaveLength(2001);
   });
 
   it('refuses JSON text nested deeper than the limit, without parsing it, and long texts', async () => {
     const text = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
     const error = await toolCallErrorOf(callTool(json, 'parse', { text }));
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENTS', message: `the JSON text nests deeper than ${MAX_JSON_DEPTH} levels: flatten it` });
-    await expect(callTool(json, 'parse', { text: `${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}` })).resolves.toBeInstanceOf(Array);
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: `the JSON text nests deeper than ${MAX_JSON_DEPTH} levels: flatten it`,
+    });
+    await expect(callTool(json, 'parse', { text: `${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}` })).resolves.toBeInstanceOf(
+      Array,
+    );
     expect(nestingDepth('{"a": "[[[[", "b": [{"c": "\\"}]}', 10)).toBe(3);
     await expect(callTool(createJsonTool({ maxInputChars: 10 }), 'parse', { text: '"0123456789"' })).rejects.toThrow(/10/);
   });

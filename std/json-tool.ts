@@ -20,16 +20,24 @@ export function createJsonTool(limits: Partial<Pick<StdLimits, 'maxResultBytes' 
         handler: ({ text }, context) => {
           const depth = nestingDepth(text, MAX_JSON_DEPTH);
           if (depth > MAX_JSON_DEPTH) {
-            throw new ToolCallError('INVALID_ARGUMENTS', `the JSON text nests deeper than ${MAX_JSON_DEPTH} levels: flatten it`, { capability: context.capability, function: context.function }, {
-              details: { maxDepth: MAX_JSON_DEPTH },
-            });
+            throw new ToolCallError(
+              'INVALID_ARGUMENTS',
+              `the JSON text nests deeper than ${MAX_JSON_DEPTH} levels: flatten it`,
+              { capability: context.capability, function: context.function },
+              {
+                details: { maxDepth: MAX_JSON_DEPTH },
+              },
+            );
           }
           return JSON.parse(text) as unknown;
         },
       }),
       stringify: defineFunction({
         description: 'Writes a value as JSON text, compact or indented.',
-        parameters: z.object({ value: z.unknown(), indent: z.number().int().min(0).max(10).default(0).describe('Spaces per level (0: one line).') }),
+        parameters: z.object({
+          value: z.unknown(),
+          indent: z.number().int().min(0).max(10).default(0).describe('Spaces per level (0: one line).'),
+        }),
         returns: z.string(),
         handler: ({ value, indent }, context) =>
           withOutputLimit(context, 'write a smaller value, or with less indent', () => stringifyWithin(value, indent, maxResultBytes)),
@@ -66,7 +74,8 @@ export function nestingDepth(text: string, stopAfter: number): number {
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index += 1; // backslash: skip the escaped character
+      if (code === 0x5c)
+        index += 1; // backslash: skip the escaped character
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) {
       inString = true;

@@ -3,7 +3,12 @@ import type { ToolCallContext } from '../core/index.js';
 import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 import { createRunConcurrency } from './run-concurrency.js';
 
-const contextOf = (runId: string, signal = new AbortController().signal): ToolCallContext => ({ runId, capability: 'std-fs', function: 'readFile', signal });
+const contextOf = (runId: string, signal = new AbortController().signal): ToolCallContext => ({
+  runId,
+  capability: 'std-fs',
+  function: 'readFile',
+  signal,
+});
 
 /** An action that stays running until `finish` is called. */
 function gate() {
@@ -49,7 +54,10 @@ describe('createRunConcurrency', () => {
       waiterStarted = true;
     });
     run.abort();
-    expect(await toolCallErrorOf(waiting)).toMatchObject({ code: 'CANCELLED', message: 'std-fs.readFile was cancelled while it waited for a free slot: the run ended' });
+    expect(await toolCallErrorOf(waiting)).toMatchObject({
+      code: 'CANCELLED',
+      message: 'std-fs.readFile was cancelled while it waited for a free slot: the run ended',
+    });
     first.finish();
     await expect(running).resolves.toBe('first');
     expect(waiterStarted).toBe(false);

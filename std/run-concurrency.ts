@@ -32,10 +32,14 @@ export function createRunConcurrency(maxPerRun: number): RunConcurrency {
   const waitTurn = (slots: RunSlots, context: ToolCallContext): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const cancelled = (): ToolCallError =>
-        new ToolCallError('CANCELLED', `${context.capability}.${context.function} was cancelled while it waited for a free slot: the run ended`, {
-          capability: context.capability,
-          function: context.function,
-        });
+        new ToolCallError(
+          'CANCELLED',
+          `${context.capability}.${context.function} was cancelled while it waited for a free slot: the run ended`,
+          {
+            capability: context.capability,
+            function: context.function,
+          },
+        );
       if (context.signal.aborted) return reject(cancelled());
       const wake = (): void => {
         context.signal.removeEventListener('abort', onAbort);

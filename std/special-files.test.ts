@@ -27,10 +27,16 @@ describe('openRegularFile: the check on the opened handle', () => {
   it('refuses a FIFO opened for appending, with and without a reader at the other end', async () => {
     execFileSync('mkfifo', [join(folder, 'pipe')]);
     const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
-    expect(await toolCallErrorOf(openRegularFile(join(folder, 'pipe'), flags, 'pipe', target))).toMatchObject({ code: 'FORBIDDEN', details: { kind: 'FIFO (named pipe)' } });
+    expect(await toolCallErrorOf(openRegularFile(join(folder, 'pipe'), flags, 'pipe', target))).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { kind: 'FIFO (named pipe)' },
+    });
     const reader = await open(join(folder, 'pipe'), constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      expect(await toolCallErrorOf(openRegularFile(join(folder, 'pipe'), flags, 'pipe', target))).toMatchObject({ code: 'FORBIDDEN', details: { kind: 'FIFO (named pipe)' } });
+      expect(await toolCallErrorOf(openRegularFile(join(folder, 'pipe'), flags, 'pipe', target))).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { kind: 'FIFO (named pipe)' },
+      });
     } finally {
       await reader.close();
     }
@@ -44,7 +50,10 @@ describe('openRegularFile: the check on the opened handle', () => {
   });
 
   it('refuses a character device', async () => {
-    expect(await toolCallErrorOf(openRegularFile('/dev/zero', constants.O_RDONLY, 'zero', target))).toMatchObject({ code: 'FORBIDDEN', details: { kind: 'character device' } });
+    expect(await toolCallErrorOf(openRegularFile('/dev/zero', constants.O_RDONLY, 'zero', target))).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { kind: 'character device' },
+    });
   });
 });
 

@@ -4,7 +4,8 @@ import { ToolCallError } from '../core/index.js';
 import type { CallTarget } from './workspace-path.js';
 
 /** What an entry is, in words for messages. */
-export type FileKind = 'file' | 'folder' | 'symbolic link' | 'FIFO (named pipe)' | 'socket' | 'character device' | 'block device' | 'special file';
+export type FileKind =
+  'file' | 'folder' | 'symbolic link' | 'FIFO (named pipe)' | 'socket' | 'character device' | 'block device' | 'special file';
 
 export function kindOf(stats: Stats): FileKind {
   if (stats.isFile()) return 'file';
@@ -45,7 +46,12 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * in after an earlier check is still refused. O_NONBLOCK keeps the open itself from waiting for the
  * other end of a FIFO; O_NOFOLLOW refuses a symlink swapped in for the (already resolved) path.
  */
-export async function openRegularFile(file: string, flags: number, userPath: string, target: CallTarget): Promise<{ handle: FileHandle; stats: Stats }> {
+export async function openRegularFile(
+  file: string,
+  flags: number,
+  userPath: string,
+  target: CallTarget,
+): Promise<{ handle: FileHandle; stats: Stats }> {
   let handle: FileHandle;
   try {
     handle = await open(file, flags | NONBLOCK | NOFOLLOW, 0o666);
@@ -54,7 +60,10 @@ export async function openRegularFile(file: string, flags: number, userPath: str
     // ENXIO: a FIFO opened for writing with no reader. ELOOP: the path became a symlink after it was resolved.
     if (code === 'ENXIO') throw specialFileError(userPath, 'FIFO (named pipe)', target);
     if (code === 'ELOOP') {
-      throw new ToolCallError('FORBIDDEN', `"${userPath}" changed into a symbolic link while it was being opened: try again`, target, { details: { path: userPath }, cause: error });
+      throw new ToolCallError('FORBIDDEN', `"${userPath}" changed into a symbolic link while it was being opened: try again`, target, {
+        details: { path: userPath },
+        cause: error,
+      });
     }
     throw error;
   }
@@ -62,7 +71,9 @@ export async function openRegularFile(file: string, flags: number, userPath: str
     const stats = await handle.stat();
     if (isSpecial(stats)) throw specialFileError(userPath, kindOf(stats), target);
     if (stats.isDirectory()) {
-      throw new ToolCallError('INVALID_ARGUMENTS', `"${userPath}" is a folder, not a file: use fs.list to see its entries`, target, { details: { path: userPath } });
+      throw new ToolCallError('INVALID_ARGUMENTS', `"${userPath}" is a folder, not a file: use fs.list to see its entries`, target, {
+        details: { path: userPath },
+      });
     }
     return { handle, stats };
   } catch (error) {

@@ -69,9 +69,14 @@ export function withOutputLimit<T>(context: ToolCallContext, advice: string, act
     return action();
   } catch (error) {
     if (!(error instanceof OutputTooLargeError)) throw error;
-    throw new ToolCallError('RESULT_TOO_LARGE', `${error.message}, the most a std result may be: ${advice}`, { capability: context.capability, function: context.function }, {
-      details: { maxResultBytes: error.limit },
-      cause: error,
-    });
+    throw new ToolCallError(
+      'RESULT_TOO_LARGE',
+      `${error.message}, the most a std result may be: ${advice}`,
+      { capability: context.capability, function: context.function },
+      {
+        details: { maxResultBytes: error.limit },
+        cause: error,
+      },
+    );
   }
 }

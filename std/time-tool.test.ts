@@ -19,22 +19,32 @@ describe('std time', () => {
     await expect(callTool(time, 'parse', { value: '2024-03-09T12:00:00Z', timeZone: 'America/New_York' })).resolves.toMatchObject({
       local: '2024-03-09T07:00:00.000-05:00',
     });
-    await expect(callTool(time, 'parse', { value: fixed, timeZone: 'Asia/Kolkata' })).resolves.toMatchObject({ local: '2024-03-10T17:30:00.000+05:30' });
+    await expect(callTool(time, 'parse', { value: fixed, timeZone: 'Asia/Kolkata' })).resolves.toMatchObject({
+      local: '2024-03-10T17:30:00.000+05:30',
+    });
   });
 
   it('reads a time without an offset as wall time in the zone, and epoch strings as ms', async () => {
-    await expect(callTool(time, 'parse', { value: '2024-07-01 09:30', timeZone: 'Europe/Paris' })).resolves.toMatchObject({ iso: '2024-07-01T07:30:00.000Z' });
+    await expect(callTool(time, 'parse', { value: '2024-07-01 09:30', timeZone: 'Europe/Paris' })).resolves.toMatchObject({
+      iso: '2024-07-01T07:30:00.000Z',
+    });
     await expect(callTool(time, 'parse', { value: '2024-07-01' })).resolves.toMatchObject({ iso: '2024-07-01T00:00:00.000Z' });
     await expect(callTool(time, 'parse', { value: String(fixed) })).resolves.toMatchObject({ iso: '2024-03-10T12:00:00.000Z' });
-    await expect(callTool(time, 'parse', { value: '2024-03-10T13:00:00+01:00' })).resolves.toMatchObject({ iso: '2024-03-10T12:00:00.000Z' });
+    await expect(callTool(time, 'parse', { value: '2024-03-10T13:00:00+01:00' })).resolves.toMatchObject({
+      iso: '2024-03-10T12:00:00.000Z',
+    });
   });
 
   it('formats with Intl options or an exact pattern', async () => {
-    await expect(callTool(time, 'format', { value: fixed, timeZone: 'America/New_York', timeStyle: 'long' })).resolves.toBe('8:00:00 AM EDT');
-    await expect(callTool(time, 'format', { value: fixed, timeZone: 'Europe/Berlin', locale: 'de-DE', dateStyle: 'long' })).resolves.toBe('10. März 2024');
-    await expect(callTool(time, 'format', { value: fixed, timeZone: 'Asia/Tokyo', pattern: "yyyy-MM-dd 'at' HH:mm:ss.SSS XXX" })).resolves.toBe(
-      '2024-03-10 at 21:00:00.000 +09:00',
+    await expect(callTool(time, 'format', { value: fixed, timeZone: 'America/New_York', timeStyle: 'long' })).resolves.toBe(
+      '8:00:00 AM EDT',
     );
+    await expect(callTool(time, 'format', { value: fixed, timeZone: 'Europe/Berlin', locale: 'de-DE', dateStyle: 'long' })).resolves.toBe(
+      '10. März 2024',
+    );
+    await expect(
+      callTool(time, 'format', { value: fixed, timeZone: 'Asia/Tokyo', pattern: "yyyy-MM-dd 'at' HH:mm:ss.SSS XXX" }),
+    ).resolves.toBe('2024-03-10 at 21:00:00.000 +09:00');
     await expect(callTool(time, 'format', { value: fixed })).resolves.toBe('Mar 10, 2024, 12:00 PM');
   });
 
@@ -47,8 +57,12 @@ describe('std time', () => {
     await expect(callTool(time, 'add', { value: before, duration: 'PT24H', timeZone: 'America/New_York' })).resolves.toMatchObject({
       local: '2024-03-10T13:00:00.000-04:00',
     });
-    await expect(callTool(time, 'add', { value: '2024-01-31T10:00:00Z', duration: { months: 1 } })).resolves.toMatchObject({ iso: '2024-02-29T10:00:00.000Z' });
-    await expect(callTool(time, 'add', { value: '2024-03-01T00:00:00Z', duration: '-P1D' })).resolves.toMatchObject({ iso: '2024-02-29T00:00:00.000Z' });
+    await expect(callTool(time, 'add', { value: '2024-01-31T10:00:00Z', duration: { months: 1 } })).resolves.toMatchObject({
+      iso: '2024-02-29T10:00:00.000Z',
+    });
+    await expect(callTool(time, 'add', { value: '2024-03-01T00:00:00Z', duration: '-P1D' })).resolves.toMatchObject({
+      iso: '2024-02-29T00:00:00.000Z',
+    });
   });
 
   it('moves a wall time in a DST gap forward', async () => {
@@ -70,7 +84,9 @@ describe('std time', () => {
   it('refuses unknown zones, dates and durations with a hint', async () => {
     const error = await callTool(time, 'now', { timeZone: 'Mars/Olympus' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ToolCallError);
-    expect((error as ToolCallError).message).toBe('unknown time zone "Mars/Olympus": use an IANA name such as "Europe/Paris", "America/New_York" or "UTC"');
+    expect((error as ToolCallError).message).toBe(
+      'unknown time zone "Mars/Olympus": use an IANA name such as "Europe/Paris", "America/New_York" or "UTC"',
+    );
     await expect(callTool(time, 'parse', { value: 'next tuesday' })).rejects.toThrow('"next tuesday" is not a date');
     expect(() => parseIsoDuration('P')).toThrow('not an ISO 8601 duration');
     expect(parseIsoDuration('P1Y2M3W4DT5H6M7.5S')).toEqual({ years: 1, months: 2, weeks: 3, days: 4, hours: 5, minutes: 6, seconds: 7.5 });

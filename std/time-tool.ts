@@ -32,7 +32,8 @@ export function createTimeTool(options: { now?: () => number } = {}) {
   const now = options.now ?? Date.now;
   return defineTool({
     name: 'time',
-    description: 'Current time, parse dates, format them in a time zone (Intl or a yyyy-MM-dd HH:mm pattern), add durations, and measure differences.',
+    description:
+      'Current time, parse dates, format them in a time zone (Intl or a yyyy-MM-dd HH:mm pattern), add durations, and measure differences.',
     functions: {
       now: defineFunction({
         description: 'The current time: UTC ISO string, epoch ms, and wall-clock time in the given zone.',
@@ -41,7 +42,8 @@ export function createTimeTool(options: { now?: () => number } = {}) {
         handler: ({ timeZone }, context) => guard(context, () => describeInstant(now(), timeZone)),
       }),
       parse: defineFunction({
-        description: 'Parses an ISO 8601 string or epoch milliseconds into an instant. A string without an offset is read as wall time in timeZone.',
+        description:
+          'Parses an ISO 8601 string or epoch milliseconds into an instant. A string without an offset is read as wall time in timeZone.',
         parameters: z.object({ value: timeValue, timeZone }),
         returns: instant,
         handler: ({ value, timeZone }, context) => guard(context, () => describeInstant(toEpoch(value, timeZone), timeZone)),
@@ -52,7 +54,7 @@ export function createTimeTool(options: { now?: () => number } = {}) {
         parameters: z.object({
           value: timeValue,
           timeZone,
-          pattern: z.string().max(1000).optional().describe("e.g. \"yyyy-MM-dd HH:mm\" or \"dd.MM.yyyy 'at' HH:mm XXX\""),
+          pattern: z.string().max(1000).optional().describe('e.g. "yyyy-MM-dd HH:mm" or "dd.MM.yyyy \'at\' HH:mm XXX"'),
           locale: z.string().max(100).default('en-US'),
           dateStyle: z.enum(['full', 'long', 'medium', 'short']).optional(),
           timeStyle: z.enum(['full', 'long', 'medium', 'short']).optional(),
@@ -95,7 +97,13 @@ export function createTimeTool(options: { now?: () => number } = {}) {
         handler: ({ from, to, timeZone }, context) =>
           guard(context, () => {
             const milliseconds = toEpoch(to, timeZone) - toEpoch(from, timeZone);
-            return { milliseconds, seconds: milliseconds / 1000, minutes: milliseconds / 60_000, hours: milliseconds / 3_600_000, days: milliseconds / 86_400_000 };
+            return {
+              milliseconds,
+              seconds: milliseconds / 1000,
+              minutes: milliseconds / 60_000,
+              hours: milliseconds / 3_600_000,
+              days: milliseconds / 86_400_000,
+            };
           }),
       }),
     },
@@ -104,7 +112,13 @@ export function createTimeTool(options: { now?: () => number } = {}) {
 
 function describeInstant(epochMs: number, timeZone: string): z.output<typeof instant> {
   checkTimeZone(timeZone);
-  return { iso: new Date(epochMs).toISOString(), epochMs, timeZone, local: zonedIso(epochMs, timeZone), offset: formatOffset(offsetMinutes(epochMs, timeZone)) };
+  return {
+    iso: new Date(epochMs).toISOString(),
+    epochMs,
+    timeZone,
+    local: zonedIso(epochMs, timeZone),
+    offset: formatOffset(offsetMinutes(epochMs, timeZone)),
+  };
 }
 
 const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?$/;
@@ -134,7 +148,8 @@ export function toEpoch(value: string | number, timeZone: string): number {
     );
   }
   const parsed = Date.parse(text);
-  if (Number.isNaN(parsed)) throw new RangeError(`"${value}" is not a date: use ISO 8601 such as "2024-03-10T09:00:00Z" or epoch milliseconds`);
+  if (Number.isNaN(parsed))
+    throw new RangeError(`"${value}" is not a date: use ISO 8601 such as "2024-03-10T09:00:00Z" or epoch milliseconds`);
   return parsed;
 }
 
@@ -150,12 +165,22 @@ export function addDuration(epochMs: number, duration: Duration, timeZone: strin
     // Jan 31 + 1 month is the last day of February, not March 3.
     const day = Math.min(wall.day, new Date(Date.UTC(year, month, 0)).getUTCDate()) + 7 * (duration.weeks ?? 0) + (duration.days ?? 0);
     const shifted = new Date(Date.UTC(year, month - 1, day));
-    result = epochOfWallTime({ ...wall, year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() }, timeZone);
+    result = epochOfWallTime(
+      { ...wall, year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() },
+      timeZone,
+    );
   }
-  return result + (duration.hours ?? 0) * 3_600_000 + (duration.minutes ?? 0) * 60_000 + (duration.seconds ?? 0) * 1000 + (duration.milliseconds ?? 0);
+  return (
+    result +
+    (duration.hours ?? 0) * 3_600_000 +
+    (duration.minutes ?? 0) * 60_000 +
+    (duration.seconds ?? 0) * 1000 +
+    (duration.milliseconds ?? 0)
+  );
 }
 
-const ISO_DURATION = /^([+-])?P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+const ISO_DURATION =
+  /^([+-])?P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
 
 export function parseIsoDuration(text: string): Duration {
   const match = ISO_DURATION.exec(text.trim());
@@ -181,7 +206,10 @@ export function formatPattern(epochMs: number, timeZone: string, pattern: string
     SSS: pad(wall.millisecond, 3),
     XXX: formatOffset(offsetMinutes(epochMs, timeZone)),
   };
-  return pattern.replace(/'([^']*)'|yyyy|MM|dd|HH|mm|ss|SSS|XXX/g, (token, literal: string | undefined) => literal ?? tokens[token] ?? token);
+  return pattern.replace(
+    /'([^']*)'|yyyy|MM|dd|HH|mm|ss|SSS|XXX/g,
+    (token, literal: string | undefined) => literal ?? tokens[token] ?? token,
+  );
 }
 
 function guard<T>(context: ToolCallContext, action: () => T): T {
@@ -189,6 +217,11 @@ function guard<T>(context: ToolCallContext, action: () => T): T {
     return action();
   } catch (error) {
     if (error instanceof ToolCallError) throw error;
-    throw new ToolCallError('INVALID_ARGUMENTS', errorMessage(error), { capability: context.capability, function: context.function }, { cause: error });
+    throw new ToolCallError(
+      'INVALID_ARGUMENTS',
+      errorMessage(error),
+      { capability: context.capability, function: context.function },
+      { cause: error },
+    );
   }
 }

@@ -19,19 +19,32 @@ export interface CallTarget {
 export async function resolveInWorkspace(root: string, userPath: string, target: CallTarget): Promise<string> {
   if (userPath.includes('\0')) {
     // Node would refuse it too, but with a message quoting the absolute host path.
-    throw new ToolCallError('INVALID_ARGUMENTS', `path ${JSON.stringify(userPath)} is refused: it contains a NUL character; file names cannot contain one`, target, {
-      details: { path: userPath },
-    });
+    throw new ToolCallError(
+      'INVALID_ARGUMENTS',
+      `path ${JSON.stringify(userPath)} is refused: it contains a NUL character; file names cannot contain one`,
+      target,
+      {
+        details: { path: userPath },
+      },
+    );
   }
   const rootReal = await realpath(resolve(root)).catch((error: unknown) => {
-    throw new ToolCallError('TOOL_FAILED', `the workspace folder ${root} does not exist: create it or set std.fs.root in the config`, target, { cause: error });
+    throw new ToolCallError(
+      'TOOL_FAILED',
+      `the workspace folder ${root} does not exist: create it or set std.fs.root in the config`,
+      target,
+      { cause: error },
+    );
   });
   const requested = isAbsolute(userPath) ? resolve(userPath) : resolve(rootReal, userPath);
   const lexicallyInside = isInside(rootReal, requested) || isInside(resolve(root), requested);
   if (!lexicallyInside) throw forbidden(userPath, root, target);
 
-  const real = await realpathOfLongestExisting(isInside(rootReal, requested) ? requested : join(rootReal, relative(resolve(root), requested)));
-  if (!isInside(rootReal, real)) throw forbidden(userPath, root, target, 'it resolves through a symbolic link to a place outside the workspace');
+  const real = await realpathOfLongestExisting(
+    isInside(rootReal, requested) ? requested : join(rootReal, relative(resolve(root), requested)),
+  );
+  if (!isInside(rootReal, real))
+    throw forbidden(userPath, root, target, 'it resolves through a symbolic link to a place outside the workspace');
   return real;
 }
 
@@ -60,7 +73,10 @@ async function realpathOfLongestExisting(path: string, depth = 0): Promise<strin
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      const link = await lstat(existing).then((stats) => stats.isSymbolicLink(), () => false);
+      const link = await lstat(existing).then(
+        (stats) => stats.isSymbolicLink(),
+        () => false,
+      );
       if (link && depth < 40) {
         const pointed = resolve(dirname(existing), await readlink(existing));
         return join(await realpathOfLongestExisting(pointed, depth + 1), ...rest.reverse());

@@ -3,7 +3,12 @@ import type { ToolCallContext } from '../core/index.js';
 import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 import { createWriteQuota } from './write-quota.js';
 
-const contextOf = (runId: string): ToolCallContext => ({ runId, capability: 'std-fs', function: 'writeFile', signal: new AbortController().signal });
+const contextOf = (runId: string): ToolCallContext => ({
+  runId,
+  capability: 'std-fs',
+  function: 'writeFile',
+  signal: new AbortController().signal,
+});
 
 describe('createWriteQuota', () => {
   it('counts bytes per run, refuses past the quota and gives back released bytes once', async () => {
@@ -28,6 +33,8 @@ describe('createWriteQuota', () => {
     quota.reserve(contextOf('r4'), 1, 'f');
     expect(['r1', 'r2', 'r3', 'r4'].map((runId) => quota.writtenBy(runId))).toEqual([2, 0, 1, 1]);
     for (let index = 0; index < 10_000; index += 1) quota.reserve(contextOf(`many-${index}`), 1, 'f');
-    expect(['r1', 'r3', 'r4', 'many-9996', 'many-9997', 'many-9998', 'many-9999'].map((runId) => quota.writtenBy(runId))).toEqual([0, 0, 0, 0, 1, 1, 1]);
+    expect(['r1', 'r3', 'r4', 'many-9996', 'many-9997', 'many-9998', 'many-9999'].map((runId) => quota.writtenBy(runId))).toEqual([
+      0, 0, 0, 0, 1, 1, 1,
+    ]);
   });
 });

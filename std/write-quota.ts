@@ -30,7 +30,15 @@ export function createWriteQuota(options: { maxBytesPerRun: number; maxRuns?: nu
           'FORBIDDEN',
           `writing ${formatBytes(bytes)} to "${userPath}" is refused: this run has written ${formatBytes(before)} with std fs and the per-run write quota is ${formatBytes(options.maxBytesPerRun)} (std.fs.maxWriteBytesPerRun): write less, or raise std.fs.maxWriteBytesPerRun in the config`,
           { capability: context.capability, function: context.function },
-          { details: { path: userPath, bytes, writtenBytes: before, maxWriteBytesPerRun: options.maxBytesPerRun, configKey: 'std.fs.maxWriteBytesPerRun' } },
+          {
+            details: {
+              path: userPath,
+              bytes,
+              writtenBytes: before,
+              maxWriteBytesPerRun: options.maxBytesPerRun,
+              configKey: 'std.fs.maxWriteBytesPerRun',
+            },
+          },
         );
       }
       written.set(context.runId, before + bytes);

@@ -37,13 +37,24 @@ async function main(): Promise<void> {
     await shoot('capabilities');
 
     await page.getByRole('link', { name: 'Playground' }).click();
-    await typeInEditor(page, 'Program (TypeScript)', "import { trainSchedule } from '@capabilities/train-schedule';\nimport { getWeather } from '@capabilities/get-weather';\n\nconst trips = await trainSchedule.getSchedule({ station: 'Central' });\nconst morning = trips.filter((trip) => trip.hour < 12);\n// Parallel calls show side by side in the timeline.\nconst weather = await Promise.all(['Harbor', 'Airport', 'Northgate'].map((location) => getWeather({ location })));\nconsole.log(`${morning.length} of ${trips.length} trips leave in the morning`);\nexport default weather.map((report) => `${report.location}: ${report.temperature}°C`);\n");
+    await typeInEditor(
+      page,
+      'Program (TypeScript)',
+      "import { trainSchedule } from '@capabilities/train-schedule';\nimport { getWeather } from '@capabilities/get-weather';\n\nconst trips = await trainSchedule.getSchedule({ station: 'Central' });\nconst morning = trips.filter((trip) => trip.hour < 12);\n// Parallel calls show side by side in the timeline.\nconst weather = await Promise.all(['Harbor', 'Airport', 'Northgate'].map((location) => getWeather({ location })));\nconsole.log(`${morning.length} of ${trips.length} trips leave in the morning`);\nexport default weather.map((report) => `${report.location}: ${report.temperature}°C`);\n",
+    );
     await page.getByRole('list', { name: 'Type errors' }).getByText('No type errors.').waitFor();
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByRole('table', { name: 'Calls' }).waitFor();
     await shoot('playground');
-    await typeInEditor(page, 'Program (TypeScript)', "import { crm } from '@capabilities/crm';\n\nconst found: number = await crm.searchCustomers({ query: 'acme' });\n");
-    await page.getByRole('list', { name: 'Type errors' }).getByText(/TS2322/).waitFor();
+    await typeInEditor(
+      page,
+      'Program (TypeScript)',
+      "import { crm } from '@capabilities/crm';\n\nconst found: number = await crm.searchCustomers({ query: 'acme' });\n",
+    );
+    await page
+      .getByRole('list', { name: 'Type errors' })
+      .getByText(/TS2322/)
+      .waitFor();
     await page.emulateMedia({ colorScheme: 'dark' });
     await shoot('playground-dark');
     await page.emulateMedia({ colorScheme: 'light' });
@@ -66,7 +77,11 @@ async function main(): Promise<void> {
     await shoot('runs');
 
     await page.getByRole('link', { name: 'Playground' }).click();
-    await typeInEditor(page, 'Program (TypeScript)', "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-001', subject: 'Integration issue', priority: 'high' });\n");
+    await typeInEditor(
+      page,
+      'Program (TypeScript)',
+      "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-001', subject: 'Integration issue', priority: 'high' });\n",
+    );
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByRole('link', { name: /Approvals/ }).click();
     await page.getByRole('article', { name: 'crm.createTicket waiting for approval' }).waitFor();

@@ -12,10 +12,41 @@ import { configSchema } from '../config/schema.js';
 import { REPO } from './support/example-space.js';
 
 /** The parts whose messages reach a user (studio's SPA and the examples are not messages of ours). */
-const PARTS = ['core', 'config', 'sources', 'compiler', 'runtime', 'bridge', 'std', 'space', 'store', 'durable', 'planner', 'agents', 'server', 'studio/server', 'cli', 'eval'];
+const PARTS = [
+  'core',
+  'config',
+  'sources',
+  'compiler',
+  'runtime',
+  'bridge',
+  'std',
+  'space',
+  'store',
+  'durable',
+  'planner',
+  'agents',
+  'server',
+  'studio/server',
+  'cli',
+  'eval',
+];
 
 /** Flags of Node and other programs that messages rightly name. */
-const OTHER_PROGRAMS_FLAGS = new Set(['--no-node-snapshot', '--conditions', '--import', '--no', '--save', '--save-dev', '--omit', '--include', '--strict', '--noEmit', '--max-old-space-size', '--prefix', '--yes']);
+const OTHER_PROGRAMS_FLAGS = new Set([
+  '--no-node-snapshot',
+  '--conditions',
+  '--import',
+  '--no',
+  '--save',
+  '--save-dev',
+  '--omit',
+  '--include',
+  '--strict',
+  '--noEmit',
+  '--max-old-space-size',
+  '--prefix',
+  '--yes',
+]);
 
 /**
  * The words a setting path may start with: the config's top-level keys, and `limits`, which messages
@@ -51,7 +82,8 @@ function stringsOf(file: string): { text: string; where: string }[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push({ text: node.text, where: where(node) });
-    else if (ts.isTemplateExpression(node)) found.push({ text: [node.head.text, ...node.templateSpans.map((span) => `\${}${span.literal.text}`)].join(''), where: where(node) });
+    else if (ts.isTemplateExpression(node))
+      found.push({ text: [node.head.text, ...node.templateSpans.map((span) => `\${}${span.literal.text}`)].join(''), where: where(node) });
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -71,7 +103,8 @@ interface Definition {
 /** Unwraps optional, default, nullable, pipes and unions down to the schemas that hold a shape or a record. */
 function inner(schema: z.ZodType): Definition[] {
   const definition = (schema as unknown as { def: Definition }).def;
-  if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(definition.type) && definition.innerType) return inner(definition.innerType);
+  if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(definition.type) && definition.innerType)
+    return inner(definition.innerType);
   if (definition.type === 'pipe' && definition.in) return inner(definition.in);
   if (definition.type === 'union') return (definition.options ?? []).flatMap(inner);
   return [definition];
@@ -83,7 +116,10 @@ function inner(schema: z.ZodType): Definition[] {
  * not follow `@`, `/`, `.` or a letter, and a path that ends in a file extension or a call is no setting.
  */
 function settingPathsIn(text: string): string[] {
-  const pattern = new RegExp(`(?<![@/.\\w$-])(${ROOTS.join('|')})((?:\\.(?:<[a-z-]+>|\\*|\\$\\{\\}|[A-Za-z][A-Za-z0-9]*))+)(?![\\w(])`, 'g');
+  const pattern = new RegExp(
+    `(?<![@/.\\w$-])(${ROOTS.join('|')})((?:\\.(?:<[a-z-]+>|\\*|\\$\\{\\}|[A-Za-z][A-Za-z0-9]*))+)(?![\\w(])`,
+    'g',
+  );
   const paths: string[] = [];
   for (const match of text.matchAll(pattern)) {
     const full = match[0];
@@ -100,7 +136,10 @@ function flagsIn(text: string): string[] {
 
 /** Whether a setting path names a setting of the config schema; `<name>`, `*` and `${}` stand for any key of a record. */
 function settingIsKnown(settingPath: string): boolean {
-  return isSetting(configSchema, settingPath.split('.').map((segment) => (/^(<[a-z-]+>|\*|\$\{\})$/.test(segment) ? undefined : segment)));
+  return isSetting(
+    configSchema,
+    settingPath.split('.').map((segment) => (/^(<[a-z-]+>|\*|\$\{\})$/.test(segment) ? undefined : segment)),
+  );
 }
 
 /** `undefined` segments are a record's keys: any name. */
@@ -109,7 +148,8 @@ function isSetting(schema: z.ZodType, segments: (string | undefined)[]): boolean
   const [first, ...rest] = segments;
   return inner(schema).some((definition) => {
     if (definition.type === 'record' && definition.valueType) return isSetting(definition.valueType, rest);
-    if (definition.type === 'object' && definition.shape && first !== undefined) return Object.hasOwn(definition.shape, first) && isSetting(definition.shape[first] as z.ZodType, rest);
+    if (definition.type === 'object' && definition.shape && first !== undefined)
+      return Object.hasOwn(definition.shape, first) && isSetting(definition.shape[first] as z.ZodType, rest);
     return false;
   });
 }
@@ -119,7 +159,10 @@ const strings = PARTS.flatMap((part) => sourceFiles(path.join(REPO, part))).flat
 describe('hints in messages', () => {
   it('finds the strings of the code (the scan itself works)', () => {
     expect(strings.length).toBeGreaterThan(1000);
-    expect(settingPathsIn('raise sandbox.timeoutMs, or set mcpServers.<server>.sideEffects')).toEqual(['sandbox.timeoutMs', 'mcpServers.<server>.sideEffects']);
+    expect(settingPathsIn('raise sandbox.timeoutMs, or set mcpServers.<server>.sideEffects')).toEqual([
+      'sandbox.timeoutMs',
+      'mcpServers.<server>.sideEffects',
+    ]);
     expect(settingPathsIn('see @capabilities/std and agent-spaces.config.json, outDir/catalog.json')).toEqual([]);
     expect(settingIsKnown('sandbox.timeoutMs')).toBe(true);
     expect(settingIsKnown('mcpServers.<server>.sideEffects')).toBe(true);
@@ -130,13 +173,21 @@ describe('hints in messages', () => {
   });
 
   it('name only settings the config schema takes', () => {
-    const unknown = strings.flatMap(({ text, where }) => settingPathsIn(text).filter((setting) => !settingIsKnown(setting)).map((setting) => `${where}: ${setting}`));
+    const unknown = strings.flatMap(({ text, where }) =>
+      settingPathsIn(text)
+        .filter((setting) => !settingIsKnown(setting))
+        .map((setting) => `${where}: ${setting}`),
+    );
     expect(unknown).toEqual([]);
   });
 
   it('name only options the CLI takes (or flags of Node and npm)', () => {
     const options = new Set(Object.keys(OPTIONS).map((name) => `--${name}`));
-    const unknown = strings.flatMap(({ text, where }) => flagsIn(text).filter((flag) => !options.has(flag) && !OTHER_PROGRAMS_FLAGS.has(flag)).map((flag) => `${where}: ${flag}`));
+    const unknown = strings.flatMap(({ text, where }) =>
+      flagsIn(text)
+        .filter((flag) => !options.has(flag) && !OTHER_PROGRAMS_FLAGS.has(flag))
+        .map((flag) => `${where}: ${flag}`),
+    );
     expect(unknown).toEqual([]);
   });
 });

@@ -28,7 +28,22 @@ const ALLOWED: Record<string, string[]> = {
   durable: ['core', 'config', 'bridge', 'space', 'planner'],
   // The eval harness drives a space through the serve surface (server) and the planner, as users would.
   eval: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'server'],
-  cli: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources', 'space', 'planner', 'agents', 'server', 'studio', 'durable', 'eval'],
+  cli: [
+    'core',
+    'config',
+    'compiler',
+    'runtime',
+    'bridge',
+    'std',
+    'sources',
+    'space',
+    'planner',
+    'agents',
+    'server',
+    'studio',
+    'durable',
+    'eval',
+  ],
   capabilities: ['core', 'root'],
 };
 
@@ -40,12 +55,14 @@ const PAST_THE_INDEX: { from: string; to: RegExp; reason: string }[] = [
   {
     from: 'runtime',
     to: /^core\/(errors|manifest|protocol|run-result|keep-alive|edit-distance|utf8-size)\.js$/,
-    reason: 'the sandbox worker process loads runtime/ files: single files of core/ keep ajv and zod (core/json-schema.ts, define-tool.ts) out of it',
+    reason:
+      'the sandbox worker process loads runtime/ files: single files of core/ keep ajv and zod (core/json-schema.ts, define-tool.ts) out of it',
   },
   {
     from: 'compiler',
     to: /^core\/json-schema\.js$/,
-    reason: 'createJsonSchemaCompiler, the one ajv setup the compiler checks schemas with and the bridge validates with, is internal to core (not public API)',
+    reason:
+      'createJsonSchemaCompiler, the one ajv setup the compiler checks schemas with and the bridge validates with, is internal to core (not public API)',
   },
   {
     from: 'bridge',
@@ -73,7 +90,10 @@ function sourceFiles(dir: string): string[] {
 
 /** The import's target as a path from the repository root, with `/` separators (`sources/index.js`). */
 function targetOf(file: string, specifier: string): string {
-  return path.relative(ROOT, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/');
+  return path
+    .relative(ROOT, path.resolve(path.dirname(file), specifier))
+    .split(path.sep)
+    .join('/');
 }
 
 function partOf(file: string): string {
@@ -120,7 +140,9 @@ describe('layering', () => {
   });
 
   it('lists only exceptions that are still taken', () => {
-    const unused = PAST_THE_INDEX.filter((exception) => !edges.some((edge) => edge.from === exception.from && exception.to.test(edge.target)));
+    const unused = PAST_THE_INDEX.filter(
+      (exception) => !edges.some((edge) => edge.from === exception.from && exception.to.test(edge.target)),
+    );
     expect(unused.map((exception) => `${exception.from} → ${exception.to.source}`)).toEqual([]);
   });
 
@@ -137,7 +159,9 @@ describe('layering', () => {
   });
 
   it('runtime and bridge never import each other', () => {
-    expect(edges.filter((edge) => (edge.from === 'runtime' && edge.to === 'bridge') || (edge.from === 'bridge' && edge.to === 'runtime'))).toEqual([]);
+    expect(
+      edges.filter((edge) => (edge.from === 'runtime' && edge.to === 'bridge') || (edge.from === 'bridge' && edge.to === 'runtime')),
+    ).toEqual([]);
   });
 
   it('reads a real import graph (the check is not vacuous)', () => {

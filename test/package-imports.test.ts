@@ -19,10 +19,14 @@ describe('importing the package root', () => {
       appendFileSync(process.env.RESOLVED_MODULES_LOG, 'mark:after-root\\n');
       await import('@modelcontextprotocol/sdk/types.js');
     `;
-    await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--import', 'tsx', ...recorder.nodeArgs, '--input-type=module', '-e', probe], {
-      cwd: REPO,
-      env: { ...process.env, ...recorder.env },
-    });
+    await promisify(execFile)(
+      process.execPath,
+      ['--no-node-snapshot', '--import', 'tsx', ...recorder.nodeArgs, '--input-type=module', '-e', probe],
+      {
+        cwd: REPO,
+        env: { ...process.env, ...recorder.env },
+      },
+    );
     const urls = await recorder.urls();
     const mark = urls.indexOf('mark:after-root');
     expect(mark).toBeGreaterThan(0);

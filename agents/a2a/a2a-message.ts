@@ -4,7 +4,16 @@ import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk
 /** A user message with one text part, as `sendMessage` takes it. */
 export function userTextMessage(text: string, contextId = ''): Message {
   const part: Part = { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-  return { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [part], metadata: {}, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [part],
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The text parts of parts, joined by newlines. */

@@ -11,9 +11,19 @@ import { createAgentRunner } from '../run-agent.js';
 import { serveA2A } from './serve-a2a.js';
 
 describe('serveA2A and trace context', () => {
-  it('hands a message\'s metadata.traceparent to the session, and drops one that is malformed', async () => {
+  it("hands a message's metadata.traceparent to the session, and drops one that is malformed", async () => {
     const dir = await makeTempDir('a2a-trace');
-    await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Trace Desk', version: '1.0.0', description: 'Traced', skills: [{ id: 'trace', name: 'Trace', description: 'Answers' }] } }));
+    await writeFile(
+      path.join(dir, 'tsagent.json'),
+      JSON.stringify({
+        metadata: {
+          name: 'Trace Desk',
+          version: '1.0.0',
+          description: 'Traced',
+          skills: [{ id: 'trace', name: 'Trace', description: 'Answers' }],
+        },
+      }),
+    );
     const seen: (string | undefined)[] = [];
     const runner = createAgentRunner(await loadAgent(dir), {
       outDir: path.join(dir, 'out'),
@@ -28,7 +38,16 @@ describe('serveA2A and trace context', () => {
       const send = async (id: string, metadata: Record<string, unknown>) =>
         (await client.sendMessage({
           tenant: '',
-          message: { messageId: id, contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'hello' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata, extensions: [], referenceTaskIds: [] },
+          message: {
+            messageId: id,
+            contextId: '',
+            taskId: '',
+            role: Role.ROLE_USER,
+            parts: [{ content: { $case: 'text', value: 'hello' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+            metadata,
+            extensions: [],
+            referenceTaskIds: [],
+          },
           configuration: undefined,
           metadata: {},
         })) as Task;

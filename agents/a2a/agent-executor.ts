@@ -15,7 +15,10 @@ export type A2ATraceRecorder = (taskId: string, event: { type: string }) => void
  * context's earlier turns (read from the store, so from any replica or before a restart). With
  * `recordTrace`, every event of a task's session goes there too.
  */
-export async function createAgentExecutor(runner: AgentRunner, options: { taskStore?: TaskStore; recordTrace?: A2ATraceRecorder } = {}): Promise<AgentExecutor> {
+export async function createAgentExecutor(
+  runner: AgentRunner,
+  options: { taskStore?: TaskStore; recordTrace?: A2ATraceRecorder } = {},
+): Promise<AgentExecutor> {
   const [{ Role, TaskState }, { AgentEvent }] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);
   const running = new Map<string, AbortController>();
   return {
@@ -24,24 +27,61 @@ export async function createAgentExecutor(runner: AgentRunner, options: { taskSt
       const controller = new AbortController();
       running.set(taskId, controller);
       const status = (state: TaskState, text?: string) =>
-        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, timestamp: new Date().toISOString(), message: text === undefined ? undefined : agentMessage(Role.ROLE_AGENT, text, taskId, contextId) }, metadata: {} }));
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: {
+              state,
+              timestamp: new Date().toISOString(),
+              message: text === undefined ? undefined : agentMessage(Role.ROLE_AGENT, text, taskId, contextId),
+            },
+            metadata: {},
+          }),
+        );
       try {
         if (!requestContext.task) {
-          bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [userMessage], metadata: {} }));
+          bus.publish(
+            AgentEvent.task({
+              id: taskId,
+              contextId,
+              status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined },
+              artifacts: [],
+              history: [userMessage],
+              metadata: {},
+            }),
+          );
         }
         status(TaskState.TASK_STATE_WORKING);
         const call = toolCall(userMessage);
-        const context = options.taskStore ? await earlierTurns(options.taskStore, { contextId, taskId, user: Role.ROLE_USER }, requestContext.context) : undefined;
+        const context = options.taskStore
+          ? await earlierTurns(options.taskStore, { contextId, taskId, user: Role.ROLE_USER }, requestContext.context)
+          : undefined;
         const { recordTrace } = options;
         // A caller's W3C trace context in the message's metadata continues into the session's spans.
-        const traceparent = parseTraceparent(userMessage.metadata?.traceparent) === undefined ? undefined : String(userMessage.metadata?.traceparent);
-        const runOptions = { signal: controller.signal, ...(context ? { context } : {}), ...(traceparent ? { traceparent } : {}), ...(recordTrace ? { onEvent: (event: { type: string }) => recordTrace(taskId, event) } : {}) };
-        const answer = call ? await runner.callTool(call.tool, call.arguments, runOptions) : await runner.prompt(messageText(userMessage), runOptions);
+        const traceparent =
+          parseTraceparent(userMessage.metadata?.traceparent) === undefined ? undefined : String(userMessage.metadata?.traceparent);
+        const runOptions = {
+          signal: controller.signal,
+          ...(context ? { context } : {}),
+          ...(traceparent ? { traceparent } : {}),
+          ...(recordTrace ? { onEvent: (event: { type: string }) => recordTrace(taskId, event) } : {}),
+        };
+        const answer = call
+          ? await runner.callTool(call.tool, call.arguments, runOptions)
+          : await runner.prompt(messageText(userMessage), runOptions);
         bus.publish(
           AgentEvent.artifactUpdate({
             taskId,
             contextId,
-            artifact: { artifactId: randomUUID(), name: 'answer', description: `${runner.agent.name}'s answer`, parts: [textPart(answer.text)], metadata: {}, extensions: [] },
+            artifact: {
+              artifactId: randomUUID(),
+              name: 'answer',
+              description: `${runner.agent.name}'s answer`,
+              parts: [textPart(answer.text)],
+              metadata: {},
+              extensions: [],
+            },
             append: false,
             lastChunk: true,
             metadata: {},
@@ -65,20 +105,38 @@ export async function createAgentExecutor(runner: AgentRunner, options: { taskSt
 const EARLIER_TASKS_LIMIT = 20;
 
 /** The context's earlier tasks as turns (`user:` its messages, `assistant:` its answer), oldest first. */
-async function earlierTurns(store: TaskStore, current: { contextId: string; taskId: string; user: Role }, callContext: ServerCallContext): Promise<string | undefined> {
+async function earlierTurns(
+  store: TaskStore,
+  current: { contextId: string; taskId: string; user: Role },
+  callContext: ServerCallContext,
+): Promise<string | undefined> {
   const { contextId, taskId } = current;
   const { tasks } = await store.list(
-    { tenant: callContext.tenant ?? '', contextId, status: 0, pageSize: EARLIER_TASKS_LIMIT + 1, pageToken: '', statusTimestampAfter: undefined, includeArtifacts: true },
+    {
+      tenant: callContext.tenant ?? '',
+      contextId,
+      status: 0,
+      pageSize: EARLIER_TASKS_LIMIT + 1,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+      includeArtifacts: true,
+    },
     callContext,
   );
-  const earlier = tasks.filter((task) => task.id !== taskId).slice(0, EARLIER_TASKS_LIMIT).reverse();
+  const earlier = tasks
+    .filter((task) => task.id !== taskId)
+    .slice(0, EARLIER_TASKS_LIMIT)
+    .reverse();
   const turns = earlier.flatMap((task) => turnsOf(task, current.user));
   return turns.length === 0 ? undefined : `Earlier messages of this conversation (oldest first):\n${turns.join('\n')}`;
 }
 
 function turnsOf(task: Task, user: Role): string[] {
   const asked = task.history.filter((message) => message.role === user).map((message) => `user: ${messageText(message)}`);
-  const answer = task.artifacts.map((artifact) => artifact.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('')).filter((text) => text !== '').join('\n');
+  const answer = task.artifacts
+    .map((artifact) => artifact.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join(''))
+    .filter((text) => text !== '')
+    .join('\n');
   return answer === '' ? asked : [...asked, `assistant: ${answer}`];
 }
 
@@ -95,7 +153,9 @@ function toolCall(message: Message): { tool: string; arguments: Record<string, u
 
 function messageText(message: Message): string {
   return message.parts
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : part.content?.$case === 'data' ? JSON.stringify(part.content.value) : ''))
+    .map((part) =>
+      part.content?.$case === 'text' ? part.content.value : part.content?.$case === 'data' ? JSON.stringify(part.content.value) : '',
+    )
     .filter((text) => text !== '')
     .join('\n');
 }

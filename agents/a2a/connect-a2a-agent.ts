@@ -56,17 +56,29 @@ function boundedFetch(maxBytes: number, timeoutMs?: number, origin?: string): ty
     if (origin !== undefined) {
       const target = new URL(urlOf(input));
       if (target.origin !== origin) {
-        throw new Error(`the A2A agent's card directs messages to ${target.origin}, not to ${origin} where the config names the agent; messages go only to the configured origin (list the agent by the URL it is served at)`);
+        throw new Error(
+          `the A2A agent's card directs messages to ${target.origin}, not to ${origin} where the config names the agent; messages go only to the configured origin (list the agent by the URL it is served at)`,
+        );
       }
     }
-    const signals = [init?.signal ?? undefined, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((signal) => signal !== undefined);
+    const signals = [init?.signal ?? undefined, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter(
+      (signal) => signal !== undefined,
+    );
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     // With an origin to keep, a redirect elsewhere is refused too (fetch would follow it silently).
-    const response = await fetch(input, { ...init, ...(signal ? { signal } : {}), ...(origin !== undefined ? { redirect: 'error' as const } : {}) });
+    const response = await fetch(input, {
+      ...init,
+      ...(signal ? { signal } : {}),
+      ...(origin !== undefined ? { redirect: 'error' as const } : {}),
+    });
     const body = await readBodyUpTo(response, maxBytes);
     if (body === undefined) throw new Error(`the A2A agent at ${urlOf(input)} sent more than ${maxBytes} bytes; the answer was refused`);
     // An empty body is passed on as none: a 204 (or 205, 304) Response refuses any body, even an empty one.
-    return new Response(body.length === 0 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(body.length === 0 ? null : body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 

@@ -20,15 +20,30 @@ describe('remote A2A agents in the config', () => {
     const dir = await makeTempDir('a2a-remote');
     await writeFile(
       path.join(dir, 'tsagent.json'),
-      JSON.stringify({ metadata: { name: 'Weather Desk', version: '1.2.0', description: 'Forecasts for the city', skills: [{ id: 'forecast', name: 'Forecast', description: 'Tomorrow\'s weather for a district', examples: ['Weather in Harbor?'] }] } }),
+      JSON.stringify({
+        metadata: {
+          name: 'Weather Desk',
+          version: '1.2.0',
+          description: 'Forecasts for the city',
+          skills: [
+            { id: 'forecast', name: 'Forecast', description: "Tomorrow's weather for a district", examples: ['Weather in Harbor?'] },
+          ],
+        },
+      }),
     );
     // The remote agent's sessions are a plain function of the prompt: this is about the A2A path.
-    runner = createAgentRunner(await loadAgent(dir), { outDir: path.join(dir, 'out'), executeTask: async (task) => ({ success: true, finalSummary: `forecast for "${task}": sunny` }) });
+    runner = createAgentRunner(await loadAgent(dir), {
+      outDir: path.join(dir, 'out'),
+      executeTask: async (task) => ({ success: true, finalSummary: `forecast for "${task}": sunny` }),
+    });
     server = await serveA2A([runner], { port: 0 });
 
     const root = await makeTempDir('a2a-space');
     const unreachable = 'http://127.0.0.1:9/';
-    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], agents: [server.agents[0]?.url, unreachable] }));
+    await writeFile(
+      path.join(root, 'agent-spaces.config.json'),
+      JSON.stringify({ capabilities: [], agents: [server.agents[0]?.url, unreachable] }),
+    );
     space = await openSpace({ cwd: root, isolation: 'in-process' });
     const build = await space.build();
     buildErrors = build.errors.map((error) => error.message);
@@ -45,7 +60,9 @@ describe('remote A2A agents in the config', () => {
     expect(spec?.functions.map((fn) => fn.name)).toEqual(['sendMessage']);
     expect(spec?.source).toEqual({ kind: 'agent', path: server.agents[0]?.url });
     expect(spec?.functions[0]?.description).toContain('- Forecast: Tomorrow\'s weather for a district (e.g. "Weather in Harbor?")');
-    expect(searchTools(await space.catalog(), 'forecast weather', { detailLevel: 'names' }).matches[0]?.id).toBe('agent-weather-desk.sendMessage');
+    expect(searchTools(await space.catalog(), 'forecast weather', { detailLevel: 'names' }).matches[0]?.id).toBe(
+      'agent-weather-desk.sendMessage',
+    );
     expect(buildErrors).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/: the A2A agent did not answer/)]);
   });
 
@@ -57,7 +74,11 @@ const second = await sendMessage({ message: 'And Museum?', contextId: first.cont
 export default { first: first.text, second: second.text, same: first.contextId === second.contextId && first.contextId !== '' };
 `);
     expect(result.error).toBeUndefined();
-    expect(result.result).toEqual({ first: 'forecast for "Weather in Harbor?": sunny', second: 'forecast for "And Museum?": sunny', same: true });
+    expect(result.result).toEqual({
+      first: 'forecast for "Weather in Harbor?": sunny',
+      second: 'forecast for "And Museum?": sunny',
+      same: true,
+    });
   }, 120_000);
 
   it('a wrong argument is refused by the bridge before any message is sent', async () => {

@@ -38,7 +38,10 @@ export function remoteAgentModuleName(remote: Pick<RemoteAgent, 'card'>): string
  */
 export function remoteAgentHostTool(remote: RemoteAgent): HostTool {
   const { card } = remote;
-  const skills = card.skills.map((skill) => `- ${skill.name}: ${skill.description}${skill.examples.length > 0 ? ` (e.g. "${skill.examples.slice(0, 2).join('", "')}")` : ''}`);
+  const skills = card.skills.map(
+    (skill) =>
+      `- ${skill.name}: ${skill.description}${skill.examples.length > 0 ? ` (e.g. "${skill.examples.slice(0, 2).join('", "')}")` : ''}`,
+  );
   const description = [
     `Sends a message to the A2A agent "${card.name}" (${remote.url}) and resolves to its answer text and the conversation's contextId.`,
     ...(skills.length > 0 ? ['Its skills:', ...skills] : []),

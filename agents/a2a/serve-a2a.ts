@@ -30,7 +30,6 @@ export interface A2ATaskStores {
   traceRecorder?(agent: string, secrets: readonly SecretInput[]): A2ATraceRecorder;
 }
 
-
 export interface RunningA2AServer {
   /** `http://host:port` */
   origin: string;
@@ -61,17 +60,20 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
   const log = options.log ?? (() => undefined);
   const mounted = new Map<string, Mounted>();
   const limits = DEFAULT_HTTP_LIMITS;
-  const httpServer = createServer({
-    requestTimeout: limits.requestTimeoutMs,
-    headersTimeout: Math.min(limits.requestTimeoutMs, 10_000),
-    maxHeaderSize: limits.maxHeaderBytes,
-  }, (request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      log(`A2A request failed: ${errorMessage(error)}`);
-      if (!response.headersSent) json(response, 500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } });
-      else if (!response.writableEnded) response.end();
-    });
-  });
+  const httpServer = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.requestTimeoutMs, 10_000),
+      maxHeaderSize: limits.maxHeaderBytes,
+    },
+    (request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        log(`A2A request failed: ${errorMessage(error)}`);
+        if (!response.headersSent) json(response, 500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } });
+        else if (!response.writableEnded) response.end();
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(options.port, bind.address, () => resolve());
@@ -86,7 +88,11 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
     const secrets = agentSecrets(runner.agent);
     const taskStore = options.taskStores?.forAgent(slug, secrets) ?? new InMemoryTaskStore();
     const recordTrace = options.taskStores?.traceRecorder?.(slug, secrets);
-    const handler = new DefaultRequestHandler(await buildAgentCard(runner.agent, url), taskStore, await createAgentExecutor(runner, { taskStore, ...(recordTrace ? { recordTrace } : {}) }));
+    const handler = new DefaultRequestHandler(
+      await buildAgentCard(runner.agent, url),
+      taskStore,
+      await createAgentExecutor(runner, { taskStore, ...(recordTrace ? { recordTrace } : {}) }),
+    );
     mounted.set(slug, { handler, transport: new JsonRpcTransportHandler(handler) });
     agents.push({ name: runner.agent.name, url });
     log(`A2A: agent "${runner.agent.name}" at ${url} (card ${url}${AGENT_CARD_PATH})`);
@@ -96,16 +102,22 @@ export async function serveA2A(runners: AgentRunner[], options: A2AServeOptions)
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // DNS rebinding and web pages (Host, Origin) are refused for cards and calls alike.
     const refusal = checkHostAndOrigin(request, bind.loopback);
-    if (refusal) return json(response, refusal.status, { jsonrpc: '2.0', id: null, error: { code: refusal.code, message: refusal.message } });
+    if (refusal)
+      return json(response, refusal.status, { jsonrpc: '2.0', id: null, error: { code: refusal.code, message: refusal.message } });
     const { pathname } = new URL(request.url ?? '/', 'http://localhost');
     const match = /^\/agents\/([^/]+)\/?(.*)$/.exec(pathname);
     const target = match ? mounted.get(match[1] ?? '') : only;
-    const rest = match ? match[2] ?? '' : pathname.replace(/^\//, '');
+    const rest = match ? (match[2] ?? '') : pathname.replace(/^\//, '');
     if (!target) return json(response, 404, { error: `no agent here; agents: ${agents.map((a) => a.url).join(', ')}` });
     if (request.method === 'GET' && rest === AGENT_CARD_PATH) return json(response, 200, await target.handler.getAgentCard());
-    if (request.method !== 'POST' || rest !== '') return json(response, 404, { error: `not found: POST JSON-RPC to the agent's URL, GET its card at ${AGENT_CARD_PATH}` });
+    if (request.method !== 'POST' || rest !== '')
+      return json(response, 404, { error: `not found: POST JSON-RPC to the agent's URL, GET its card at ${AGENT_CARD_PATH}` });
     if (options.token && !hasBearerToken(request, options.token)) {
-      return json(response, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'unauthorized: send Authorization: Bearer <token>' } });
+      return json(response, 401, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32001, message: 'unauthorized: send Authorization: Bearer <token>' },
+      });
     }
     await handleJsonRpc(sdk, target, request, response);
   }
@@ -129,22 +141,44 @@ async function loadSdk() {
 }
 
 async function handleJsonRpc(sdk: A2ASdk, target: Mounted, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const { A2A_VERSION_HEADER, JsonRpcTransportHandler, SSE_HEADERS, UnauthenticatedUser, defaultServerCallContextBuilder, formatSSEErrorEvent, formatSSEEvent, validateVersion } = sdk;
+  const {
+    A2A_VERSION_HEADER,
+    JsonRpcTransportHandler,
+    SSE_HEADERS,
+    UnauthenticatedUser,
+    defaultServerCallContextBuilder,
+    formatSSEErrorEvent,
+    formatSSEEvent,
+    validateVersion,
+  } = sdk;
   const body = await readJsonBody(request);
   if ('refusal' in body) {
     // The rest of the body is not read: the connection closes after the answer.
     response.setHeader('connection', 'close');
-    return json(response, body.refusal.status, { jsonrpc: '2.0', id: null, error: { code: body.refusal.code, message: body.refusal.message } });
+    return json(response, body.refusal.status, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: body.refusal.code, message: body.refusal.message },
+    });
   }
   if (typeof body.value !== 'object' || body.value === null) {
-    return json(response, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the body is not a JSON-RPC request' } });
+    return json(response, 200, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error: the body is not a JSON-RPC request' },
+    });
   }
   const parsed = body.value as Record<string, unknown>;
   const id = parsed.id ?? null;
   const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
   const requestedVersion = typeof header === 'string' ? header : undefined;
   try {
-    const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: request.headers, ...(requestedVersion ? { requestedVersion } : {}) });
+    const context = defaultServerCallContextBuilder({
+      extensions: undefined,
+      user: new UnauthenticatedUser(),
+      headers: request.headers,
+      ...(requestedVersion ? { requestedVersion } : {}),
+    });
     validateVersion(context.requestedVersion, await target.handler.getAgentCard(), 'JSONRPC');
     const result = await target.transport.handle(parsed, context);
     if (!isAsyncIterable(result)) return json(response, 200, result);

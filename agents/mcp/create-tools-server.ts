@@ -25,7 +25,10 @@ export interface ServedTool {
  * that throws becomes an `isError` result with its message; progress is sent before the result (on the
  * request's own stream for 2026-07-28 clients). One definition serves both protocol eras.
  */
-export async function createToolsServer(info: { name: string; version: string; instructions?: string }, tools: ServedTool[]): Promise<Server> {
+export async function createToolsServer(
+  info: { name: string; version: string; instructions?: string },
+  tools: ServedTool[],
+): Promise<Server> {
   // The MCP SDK loads when a server is made, not with the package.
   const { Server } = await import('@modelcontextprotocol/server');
   const server = new Server(
@@ -52,7 +55,9 @@ export async function createToolsServer(info: { name: string; version: string; i
     const args = request.params.arguments ?? {};
     const issues = entry.check(args);
     if (issues.length > 0) {
-      return errorResult(`invalid arguments for "${entry.tool.name}": ${issues.map((issue) => `${issue.path || '(arguments)'} ${issue.message}`).join('; ')}`);
+      return errorResult(
+        `invalid arguments for "${entry.tool.name}": ${issues.map((issue) => `${issue.path || '(arguments)'} ${issue.message}`).join('; ')}`,
+      );
     }
     const token = request.params._meta?.progressToken;
     const sent: Promise<unknown>[] = [];
@@ -61,7 +66,11 @@ export async function createToolsServer(info: { name: string; version: string; i
         signal: ctx.mcpReq.signal,
         progress(progress, message) {
           if (token === undefined) return;
-          sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message ? { message } : {}) } }).catch(() => undefined));
+          sent.push(
+            ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message ? { message } : {}) } })
+              .catch(() => undefined),
+          );
         },
       });
       // Progress must reach the client before the result: the SDK drops progress after a response.

@@ -17,7 +17,10 @@ export interface KnownAgent {
   /** Tool names (Tools mode) or skill names. */
   abilities: string[];
   /** Runs one prompt, with the session's earlier messages as context. */
-  run(prompt: string, options: { context?: string; remoteContextId?: string; signal?: AbortSignal }): Promise<{ text: string; remoteContextId?: string }>;
+  run(
+    prompt: string,
+    options: { context?: string; remoteContextId?: string; signal?: AbortSignal },
+  ): Promise<{ text: string; remoteContextId?: string }>;
 }
 
 export interface AgentDirectory {
@@ -32,7 +35,10 @@ export interface AgentDirectory {
  * on first use); `file://` URLs and plain paths are agent directories (relative to `root`). An entry
  * that cannot be loaded is reported by `list` and skipped, so one broken agent does not hide the rest.
  */
-export function createAgentDirectory(entries: string[], options: AgentRunnerOptions & { root?: string; runners?: AgentRunner[]; remotes?: RemoteAgent[] } = {}): AgentDirectory {
+export function createAgentDirectory(
+  entries: string[],
+  options: AgentRunnerOptions & { root?: string; runners?: AgentRunner[]; remotes?: RemoteAgent[] } = {},
+): AgentDirectory {
   const runners: AgentRunner[] = [];
   // Runners the caller already has (and closes) are reused, so an agent keeps one space; remote agents
   // already connected keep their one client.
@@ -43,7 +49,8 @@ export function createAgentDirectory(entries: string[], options: AgentRunnerOpti
     const results = await Promise.all(
       entries.map(async (entry): Promise<KnownAgent | string> => {
         try {
-          if (isRemoteAgent(entry)) return fromRemote(connected.get(entry.endsWith('/') ? entry : `${entry}/`) ?? (await connectA2AAgent(entry)));
+          if (isRemoteAgent(entry))
+            return fromRemote(connected.get(entry.endsWith('/') ? entry : `${entry}/`) ?? (await connectA2AAgent(entry)));
           const dir = resolveAgentEntry(entry, options.root ?? process.cwd());
           const existing = shared.get(dir);
           if (existing) return fromRunner(existing);
@@ -91,7 +98,10 @@ function fromRunner(runner: AgentRunner): KnownAgent {
     version: agent.version,
     abilities: agent.mode === 'tools' ? agent.tools.map((tool) => tool.name) : agent.skills.map((skill) => skill.name),
     async run(prompt, runOptions) {
-      const answer = await runner.prompt(prompt, { ...(runOptions.context ? { context: runOptions.context } : {}), ...(runOptions.signal ? { signal: runOptions.signal } : {}) });
+      const answer = await runner.prompt(prompt, {
+        ...(runOptions.context ? { context: runOptions.context } : {}),
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      });
       return { text: answer.text };
     },
   };
@@ -107,7 +117,10 @@ function fromRemote(remote: RemoteAgent): KnownAgent {
     abilities: remote.card.skills.map((skill) => skill.name),
     async run(prompt, runOptions) {
       // The remote agent keeps its own history under its context id; our context is not re-sent.
-      const answer = await remote.send(prompt, { ...(runOptions.remoteContextId ? { contextId: runOptions.remoteContextId } : {}), ...(runOptions.signal ? { signal: runOptions.signal } : {}) });
+      const answer = await remote.send(prompt, {
+        ...(runOptions.remoteContextId ? { contextId: runOptions.remoteContextId } : {}),
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      });
       return { text: answer.text, remoteContextId: answer.contextId };
     },
   };

@@ -34,7 +34,11 @@ export async function loadOrchestrationConfig(inputs: string[], cwd = process.cw
   if (direct && inputs.length > 0) {
     return { agents: inputs.map((input) => resolveAgentEntry(input, cwd)), sessionsDir: path.join(cwd, '.agent-spaces', 'sessions') };
   }
-  if (inputs.length !== 1) throw new AgentError('ORCHESTRATION_CONFIG', `agents serve takes one config file, or agent directories and A2A URLs (got ${inputs.length ? inputs.join(' ') : 'nothing'})`);
+  if (inputs.length !== 1)
+    throw new AgentError(
+      'ORCHESTRATION_CONFIG',
+      `agents serve takes one config file, or agent directories and A2A URLs (got ${inputs.length ? inputs.join(' ') : 'nothing'})`,
+    );
   const file = path.resolve(cwd, inputs[0] ?? '');
   let raw: unknown;
   try {
@@ -49,7 +53,11 @@ export async function loadOrchestrationConfig(inputs: string[], cwd = process.cw
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || '(root)', message: issue.message }));
-    throw new AgentError('ORCHESTRATION_CONFIG', `invalid orchestration config ${file}:\n${issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n')}`, { issues });
+    throw new AgentError(
+      'ORCHESTRATION_CONFIG',
+      `invalid orchestration config ${file}:\n${issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n')}`,
+      { issues },
+    );
   }
   const root = path.dirname(file);
   return {

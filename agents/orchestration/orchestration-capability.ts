@@ -6,7 +6,11 @@ import type { OrchestrationTools } from './orchestration-tools.js';
 /** The module the orchestration tools compile to: `@capabilities/agents`. */
 export const ORCHESTRATION_MODULE = 'agents';
 
-const errorShape = { type: 'object', properties: { status: { const: 'error' }, message: { type: 'string' } }, required: ['status', 'message'] } satisfies JsonSchema;
+const errorShape = {
+  type: 'object',
+  properties: { status: { const: 'error' }, message: { type: 'string' } },
+  required: ['status', 'message'],
+} satisfies JsonSchema;
 
 const RETURNS = {
   list_agents: {
@@ -35,7 +39,14 @@ const RETURNS = {
     required: ['status', 'agents', 'count'],
   },
   execute_agent: {
-    oneOf: [{ type: 'object', properties: { status: { const: 'success' }, content: { type: 'string' }, session_id: { type: 'string' } }, required: ['status', 'content', 'session_id'] }, errorShape],
+    oneOf: [
+      {
+        type: 'object',
+        properties: { status: { const: 'success' }, content: { type: 'string' }, session_id: { type: 'string' } },
+        required: ['status', 'content', 'session_id'],
+      },
+      errorShape,
+    ],
   },
   get_agent_memory: {
     oneOf: [
@@ -44,7 +55,10 @@ const RETURNS = {
         properties: {
           status: { const: 'success' },
           session_id: { type: 'string' },
-          logs: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } }, required: ['role', 'content'] } },
+          logs: {
+            type: 'array',
+            items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } }, required: ['role', 'content'] },
+          },
         },
         required: ['status', 'session_id', 'logs'],
       },
@@ -66,12 +80,18 @@ export function orchestrationHostTool(tools: OrchestrationTools, source: string)
       name: ORCHESTRATION_MODULE,
       description: 'Other agents: list them, ask them, read their sessions back.',
       functions: {
-        list_agents: { description: ORCHESTRATION_DESCRIPTIONS.list_agents, parameters: schema(ORCHESTRATION_SCHEMAS.list_agents), returns: schema(RETURNS.list_agents), handler: () => tools.listAgents() },
+        list_agents: {
+          description: ORCHESTRATION_DESCRIPTIONS.list_agents,
+          parameters: schema(ORCHESTRATION_SCHEMAS.list_agents),
+          returns: schema(RETURNS.list_agents),
+          handler: () => tools.listAgents(),
+        },
         execute_agent: {
           description: ORCHESTRATION_DESCRIPTIONS.execute_agent,
           parameters: schema(ORCHESTRATION_SCHEMAS.execute_agent),
           returns: schema(RETURNS.execute_agent),
-          handler: (args: never, context) => tools.executeAgent(args as { agent_name: string; prompt: string; session_id?: string }, { signal: context.signal }),
+          handler: (args: never, context) =>
+            tools.executeAgent(args as { agent_name: string; prompt: string; session_id?: string }, { signal: context.signal }),
         },
         get_agent_memory: {
           description: ORCHESTRATION_DESCRIPTIONS.get_agent_memory,

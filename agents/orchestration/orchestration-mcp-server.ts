@@ -35,14 +35,24 @@ export const ORCHESTRATION_DESCRIPTIONS = {
  * `structuredContent`; an `{status: "error"}` result is also marked `isError`.
  */
 export function createOrchestrationMcpServer(tools: OrchestrationTools, info: { name: string; version: string }): Promise<Server> {
-  const json = (value: { status: string }) => ({ ...textResult(JSON.stringify(value, null, 2), value as Record<string, unknown>), ...(value.status === 'error' ? { isError: true } : {}) });
+  const json = (value: { status: string }) => ({
+    ...textResult(JSON.stringify(value, null, 2), value as Record<string, unknown>),
+    ...(value.status === 'error' ? { isError: true } : {}),
+  });
   const served: ServedTool[] = [
-    { name: 'list_agents', description: ORCHESTRATION_DESCRIPTIONS.list_agents, inputSchema: ORCHESTRATION_SCHEMAS.list_agents, annotations: { readOnlyHint: true }, handler: async () => json(await tools.listAgents()) },
+    {
+      name: 'list_agents',
+      description: ORCHESTRATION_DESCRIPTIONS.list_agents,
+      inputSchema: ORCHESTRATION_SCHEMAS.list_agents,
+      annotations: { readOnlyHint: true },
+      handler: async () => json(await tools.listAgents()),
+    },
     {
       name: 'execute_agent',
       description: ORCHESTRATION_DESCRIPTIONS.execute_agent,
       inputSchema: ORCHESTRATION_SCHEMAS.execute_agent,
-      handler: async (args, extra) => json(await tools.executeAgent(args as { agent_name: string; prompt: string; session_id?: string }, { signal: extra.signal })),
+      handler: async (args, extra) =>
+        json(await tools.executeAgent(args as { agent_name: string; prompt: string; session_id?: string }, { signal: extra.signal })),
     },
     {
       name: 'get_agent_memory',
@@ -52,5 +62,12 @@ export function createOrchestrationMcpServer(tools: OrchestrationTools, info: { 
       handler: async (args) => json(await tools.getAgentMemory(args as { session_id: string })),
     },
   ];
-  return createToolsServer({ ...info, instructions: 'Delegate work to other agents: list_agents to see who is there, execute_agent to ask one (keep session_id to continue), get_agent_memory to read a session back.' }, served);
+  return createToolsServer(
+    {
+      ...info,
+      instructions:
+        'Delegate work to other agents: list_agents to see who is there, execute_agent to ask one (keep session_id to continue), get_agent_memory to read a session back.',
+    },
+    served,
+  );
 }

@@ -9,7 +9,15 @@ export type OrchestrationError = { status: 'error'; message: string };
 
 export interface ListAgentsResult {
   status: 'success';
-  agents: { name: string; description: string; kind: 'local' | 'a2a'; location: string; mode?: string; version?: string; abilities: string[] }[];
+  agents: {
+    name: string;
+    description: string;
+    kind: 'local' | 'a2a';
+    location: string;
+    mode?: string;
+    version?: string;
+    abilities: string[];
+  }[];
   count: number;
   /** Entries of the config that could not be loaded. */
   problems?: string[];
@@ -22,7 +30,10 @@ export type AgentMemoryResult = { status: 'success'; session_id: string; logs: {
 /** The orchestration tools of the seed (`list_agents`, `execute_agent`, `get_agent_memory`) over a directory of agents. */
 export interface OrchestrationTools {
   listAgents(): Promise<ListAgentsResult>;
-  executeAgent(args: { agent_name: string; prompt: string; session_id?: string }, options?: { signal?: AbortSignal }): Promise<ExecuteAgentResult>;
+  executeAgent(
+    args: { agent_name: string; prompt: string; session_id?: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<ExecuteAgentResult>;
   getAgentMemory(args: { session_id: string }): Promise<AgentMemoryResult>;
 }
 
@@ -32,7 +43,15 @@ export function createOrchestrationTools(directory: AgentDirectory, sessions: Se
       const { agents, problems } = await directory.list();
       return {
         status: 'success',
-        agents: agents.map(({ name, description, kind, location, mode, version, abilities }) => ({ name, description, kind, location, ...(mode ? { mode } : {}), ...(version ? { version } : {}), abilities })),
+        agents: agents.map(({ name, description, kind, location, mode, version, abilities }) => ({
+          name,
+          description,
+          kind,
+          location,
+          ...(mode ? { mode } : {}),
+          ...(version ? { version } : {}),
+          abilities,
+        })),
         count: agents.length,
         ...(problems.length > 0 ? { problems } : {}),
       };
@@ -65,7 +84,11 @@ export function createOrchestrationTools(directory: AgentDirectory, sessions: Se
       try {
         const session = await sessions.get(id);
         if (!session) return { status: 'error', message: `Session ${id} not found.` };
-        return { status: 'success', session_id: id, logs: session.messages.slice(-MEMORY_LIMIT).map(({ role, content }) => ({ role, content })) };
+        return {
+          status: 'success',
+          session_id: id,
+          logs: session.messages.slice(-MEMORY_LIMIT).map(({ role, content }) => ({ role, content })),
+        };
       } catch (error) {
         return { status: 'error', message: `Failed to retrieve memory for ${id}: ${errorMessage(error)}` };
       }

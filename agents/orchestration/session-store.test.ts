@@ -10,7 +10,11 @@ describe('createSessionStore', () => {
   it('serialises concurrent updates of one session and leaves only whole files', async () => {
     const dir = await makeTempDir('sessions');
     const store = createSessionStore(dir);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => store.update('s1', 'a', (session) => void session.messages.push({ role: 'user', content: `m${i}`, timestamp: '' }))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.update('s1', 'a', (session) => void session.messages.push({ role: 'user', content: `m${i}`, timestamp: '' })),
+      ),
+    );
     const session = await createSessionStore(dir).get('s1');
     expect(session?.messages.map((m) => m.content).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`).sort());
     expect(await readdir(dir)).toEqual(['s1.json']);

@@ -61,20 +61,23 @@ export function createSessionStore(dir: string): SessionStore {
     update(id, agent, change) {
       const target = file(id);
       const previous = queues.get(id) ?? Promise.resolve();
-      const next = previous.catch(() => undefined).then(async () => {
-        const now = new Date().toISOString();
-        const session = (await get(id)) ?? { id, agent, created: now, updated: now, messages: [] };
-        change(session);
-        session.updated = now;
-        await writeFileAtomic(target, `${JSON.stringify(session, null, 2)}\n`, { sync: true });
-        return session;
-      });
+      const next = previous
+        .catch(() => undefined)
+        .then(async () => {
+          const now = new Date().toISOString();
+          const session = (await get(id)) ?? { id, agent, created: now, updated: now, messages: [] };
+          change(session);
+          session.updated = now;
+          await writeFileAtomic(target, `${JSON.stringify(session, null, 2)}\n`, { sync: true });
+          return session;
+        });
       queues.set(id, next);
-      void next.finally(() => {
-        if (queues.get(id) === next) queues.delete(id);
-      }).catch(() => undefined);
+      void next
+        .finally(() => {
+          if (queues.get(id) === next) queues.delete(id);
+        })
+        .catch(() => undefined);
       return next;
     },
   };
 }
-

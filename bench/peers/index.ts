@@ -21,8 +21,23 @@ import { median } from '../median.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
-type SystemId = 'as' | 'asip' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'asqip' | 'vrun' | 'tanstackq' | 'qfloor';
-const SYSTEMS: SystemId[] = ['as', 'asip', 'as22', 'as24', 'utcp', 'tanstack', 'floor', 'floor22', 'asq', 'asqip', 'vrun', 'tanstackq', 'qfloor'];
+type SystemId =
+  'as' | 'asip' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'asqip' | 'vrun' | 'tanstackq' | 'qfloor';
+const SYSTEMS: SystemId[] = [
+  'as',
+  'asip',
+  'as22',
+  'as24',
+  'utcp',
+  'tanstack',
+  'floor',
+  'floor22',
+  'asq',
+  'asqip',
+  'vrun',
+  'tanstackq',
+  'qfloor',
+];
 /** The peers on isolated-vm: the isolated-vm systems' ratios are to the fastest of them. */
 const PEERS: SystemId[] = ['utcp', 'tanstack'];
 /** The systems on QuickJS, and the peers among them: their ratios are to the fastest QuickJS peer. */
@@ -77,14 +92,23 @@ const WORKLOADS: Workload[] = [
   { key: 'W1', label: 'W1 cold run of a trivial program, fresh sandbox, no type-check', body: TRIVIAL, uses: [], expected: 42, runs: 10 },
   {
     key: 'W1c',
-    label: 'W1 … with the default type-check (warm), the same program text each run (checked once, then answered by the cache of checked programs)',
+    label:
+      'W1 … with the default type-check (warm), the same program text each run (checked once, then answered by the cache of checked programs)',
     body: TRIVIAL,
     uses: [],
     expected: 42,
     runs: 5,
     check: true,
     systems: ['as', 'asip', 'as22', 'as24', 'asq', 'asqip'],
-    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a', vrun: 'n/a: no type-check', tanstackq: 'n/a: no type-check', qfloor: 'n/a' },
+    na: {
+      utcp: 'n/a: no type-check',
+      tanstack: 'n/a: no type-check (sucrase strips types)',
+      floor: 'n/a',
+      floor22: 'n/a',
+      vrun: 'n/a: no type-check',
+      tanstackq: 'n/a: no type-check',
+      qfloor: 'n/a',
+    },
   },
   {
     key: 'W1n',
@@ -96,7 +120,15 @@ const WORKLOADS: Workload[] = [
     check: true,
     unique: true,
     systems: ['as', 'asip', 'as22', 'as24', 'asq', 'asqip'],
-    na: { utcp: 'n/a: no type-check', tanstack: 'n/a: no type-check (sucrase strips types)', floor: 'n/a', floor22: 'n/a', vrun: 'n/a: no type-check', tanstackq: 'n/a: no type-check', qfloor: 'n/a' },
+    na: {
+      utcp: 'n/a: no type-check',
+      tanstack: 'n/a: no type-check (sucrase strips types)',
+      floor: 'n/a',
+      floor22: 'n/a',
+      vrun: 'n/a: no type-check',
+      tanstackq: 'n/a: no type-check',
+      qfloor: 'n/a',
+    },
   },
   {
     key: 'W2',
@@ -119,7 +151,20 @@ const WORKLOADS: Workload[] = [
     perCall: PIPE_ROUND_TRIPS,
     systems: ['floor'],
     probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
-    na: { as: 'n/a', asip: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', floor22: 'n/a', asq: 'n/a', asqip: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
+    na: {
+      as: 'n/a',
+      asip: 'n/a',
+      as22: 'n/a',
+      as24: 'n/a',
+      utcp: 'n/a',
+      tanstack: 'n/a',
+      floor22: 'n/a',
+      asq: 'n/a',
+      asqip: 'n/a',
+      vrun: 'n/a',
+      tanstackq: 'n/a',
+      qfloor: 'n/a',
+    },
   },
   {
     key: 'W3',
@@ -145,20 +190,47 @@ const WORKLOADS: Workload[] = [
     expected: W4_CALLS,
     runs: 1,
   },
-  { key: 'W5a', label: 'W5a one call returning a 5.7 MB JSON result, returned out of the program', body: 'const data = await big({});\nreturn data;', uses: ['big'], expected: bigPayload(), runs: 2 },
-  { key: 'W5b', label: `W5b ${W5B_CALLS} calls each returning 50 KB`, body: W5B, uses: ['chunk'], expected: W5B_CALLS * CHUNK_ROWS, runs: 2 },
+  {
+    key: 'W5a',
+    label: 'W5a one call returning a 5.7 MB JSON result, returned out of the program',
+    body: 'const data = await big({});\nreturn data;',
+    uses: ['big'],
+    expected: bigPayload(),
+    runs: 2,
+  },
+  {
+    key: 'W5b',
+    label: `W5b ${W5B_CALLS} calls each returning 50 KB`,
+    body: W5B,
+    uses: ['chunk'],
+    expected: W5B_CALLS * CHUNK_ROWS,
+    runs: 2,
+  },
   // Not systems: the JSON work of W5a and W5b alone, by the floor's driver on the Node each runs —
   // Node 20 (isolated-vm 5), Agent Spaces', and the peers' Node 22 (their isolated-vm 6).
   {
     key: 'W5ajson',
-    label: 'W5a JSON work alone (not a system): JSON.stringify the 5.7 MB value on the host, JSON.parse it in a fresh 128 MB isolate, and back (the program returns it): JSON.stringify it in the isolate, JSON.parse it on the host',
+    label:
+      'W5a JSON work alone (not a system): JSON.stringify the 5.7 MB value on the host, JSON.parse it in a fresh 128 MB isolate, and back (the program returns it): JSON.stringify it in the isolate, JSON.parse it on the host',
     body: '',
     uses: [],
     expected: BIG_ROWS,
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: 1, payload: 'big', back: true },
-    na: { as: 'n/a', asip: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', asqip: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
+    na: {
+      as: 'n/a',
+      asip: 'n/a',
+      as22: 'n/a',
+      as24: 'n/a',
+      utcp: 'n/a',
+      tanstack: 'n/a',
+      asq: 'n/a',
+      asqip: 'n/a',
+      vrun: 'n/a',
+      tanstackq: 'n/a',
+      qfloor: 'n/a',
+    },
   },
   {
     key: 'W5bjson',
@@ -169,7 +241,19 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
-    na: { as: 'n/a', asip: 'n/a', as22: 'n/a', as24: 'n/a', utcp: 'n/a', tanstack: 'n/a', asq: 'n/a', asqip: 'n/a', vrun: 'n/a', tanstackq: 'n/a', qfloor: 'n/a' },
+    na: {
+      as: 'n/a',
+      asip: 'n/a',
+      as22: 'n/a',
+      as24: 'n/a',
+      utcp: 'n/a',
+      tanstack: 'n/a',
+      asq: 'n/a',
+      asqip: 'n/a',
+      vrun: 'n/a',
+      tanstackq: 'n/a',
+      qfloor: 'n/a',
+    },
   },
 ];
 
@@ -261,7 +345,12 @@ class Driver {
 }
 
 /** `asProject`: the user project with the built Agent Spaces package (install.ts, buildAgentSpaces). */
-function startDriver(system: SystemId, nodes: { node22: string; node24?: string }, asProjects: { as: string; as22?: string; as24?: string }, options: { mcp: boolean; build: boolean }): Driver {
+function startDriver(
+  system: SystemId,
+  nodes: { node22: string; node24?: string },
+  asProjects: { as: string; as22?: string; as24?: string },
+  options: { mcp: boolean; build: boolean },
+): Driver {
   const mcp = options.mcp ? { mcpServer: MCP_SERVER, mcpNode: process.execPath } : {};
   switch (system) {
     case 'as':
@@ -278,22 +367,41 @@ function startDriver(system: SystemId, nodes: { node22: string; node24?: string 
       // asip/asqip: the same with in-process isolation (the isolate in the host process, no worker).
       const engine = system === 'asq' || system === 'asqip' ? 'quickjs' : 'isolated-vm';
       const isolation = system === 'asip' || system === 'asqip' ? 'in-process' : 'worker';
-      return new Driver(system, node, ['--no-node-snapshot', ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''), path.join(here, 'drivers', 'agent-spaces.mjs'), JSON.stringify({ ...mcp, project, build: options.build, engine, isolation })]);
+      return new Driver(system, node, [
+        '--no-node-snapshot',
+        ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''),
+        path.join(here, 'drivers', 'agent-spaces.mjs'),
+        JSON.stringify({ ...mcp, project, build: options.build, engine, isolation }),
+      ]);
     }
     case 'vrun':
-      return new Driver(system, nodes.node22, [path.join(here, 'drivers', 'vercel-run.mjs'), JSON.stringify({ ...mcp, prefix: prefixOf('vrun') })]);
+      return new Driver(system, nodes.node22, [
+        path.join(here, 'drivers', 'vercel-run.mjs'),
+        JSON.stringify({ ...mcp, prefix: prefixOf('vrun') }),
+      ]);
     case 'tanstackq':
-      return new Driver(system, nodes.node22, [path.join(here, 'drivers', 'tanstack-quickjs.mjs'), JSON.stringify({ ...mcp, prefix: prefixOf('tanstackq') })]);
+      return new Driver(system, nodes.node22, [
+        path.join(here, 'drivers', 'tanstack-quickjs.mjs'),
+        JSON.stringify({ ...mcp, prefix: prefixOf('tanstackq') }),
+      ]);
     case 'qfloor':
       return new Driver(system, process.execPath, [path.join(here, 'drivers', 'quickjs-floor.mjs'), JSON.stringify(mcp)]);
     case 'utcp':
     case 'tanstack':
-      return new Driver(system, nodes.node22, ['--no-node-snapshot', path.join(here, 'drivers', `${system}.mjs`), JSON.stringify({ ...mcp, prefix: prefixOf(system) })]);
+      return new Driver(system, nodes.node22, [
+        '--no-node-snapshot',
+        path.join(here, 'drivers', `${system}.mjs`),
+        JSON.stringify({ ...mcp, prefix: prefixOf(system) }),
+      ]);
     case 'floor':
       return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify(mcp)]);
     case 'floor22':
       // The same driver on the peers' Node 22, with their isolated-vm 6 (UTCP's copy): the floor of the peers' runtime.
-      return new Driver(system, nodes.node22, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify({ ...mcp, ivmPrefix: prefixOf('utcp') })]);
+      return new Driver(system, nodes.node22, [
+        '--no-node-snapshot',
+        path.join(here, 'drivers', 'floor.mjs'),
+        JSON.stringify({ ...mcp, ivmPrefix: prefixOf('utcp') }),
+      ]);
   }
 }
 
@@ -369,7 +477,10 @@ const rotate = <T>(items: T[], by: number): T[] => items.map((_, index) => items
 function checkReply(system: SystemId, what: string, reply: Reply, expected: { sha: string; bytes: number }): number[] {
   if (reply.error) throw new Error(`${TITLES[system]}, ${what}: ${reply.error}`);
   for (const result of reply.results ?? []) {
-    if (result.sha !== expected.sha) throw new Error(`${TITLES[system]}, ${what}: wrong result (${result.bytes} bytes, digest ${result.sha}; expected ${expected.bytes} bytes, ${expected.sha})`);
+    if (result.sha !== expected.sha)
+      throw new Error(
+        `${TITLES[system]}, ${what}: wrong result (${result.bytes} bytes, digest ${result.sha}; expected ${expected.bytes} bytes, ${expected.sha})`,
+      );
   }
   return reply.times ?? [];
 }
@@ -387,7 +498,10 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
   if (index < 0) return undefined;
   const values = (process.argv[index + 1] ?? '').split(',').filter((value) => value !== '');
   const unknown = values.filter((value) => !known.includes(value));
-  if (values.length === 0 || unknown.length > 0) throw new Error(`bench peers: --${name} takes a comma-separated list of ${known.join(', ')} (got ${process.argv[index + 1] ?? 'nothing'})`);
+  if (values.length === 0 || unknown.length > 0)
+    throw new Error(
+      `bench peers: --${name} takes a comma-separated list of ${known.join(', ')} (got ${process.argv[index + 1] ?? 'nothing'})`,
+    );
   return values;
 }
 
@@ -442,7 +556,8 @@ export async function run(): Promise<string> {
     return fresh;
   };
   try {
-    for (const system of workloads.length > 0 ? systems : []) drivers.set(system, startDriver(system, nodes, asProjects, { mcp: true, build: true }));
+    for (const system of workloads.length > 0 ? systems : [])
+      drivers.set(system, startDriver(system, nodes, asProjects, { mcp: true, build: true }));
     for (const [system, driver] of drivers) infos.set(system, await driver.ready);
     log(`drivers ready: ${[...infos.values()].map((info) => info.info).join('; ')}`);
 
@@ -452,7 +567,9 @@ export async function run(): Promise<string> {
         for (const system of rotate(SYSTEMS, rep + index)) {
           if (!drivers.has(system) || (workload.systems && !workload.systems.includes(system))) continue;
           if (failures.has(`${workload.key}:${system}`)) continue;
-          const reply = await (await alive(system)).request({
+          const reply = await (
+            await alive(system)
+          ).request({
             body: workload.body,
             uses: workload.uses,
             runs: workload.runs,
@@ -477,7 +594,9 @@ export async function run(): Promise<string> {
   // W6: a fresh driver process per measurement (no MCP, no build), its whole process tree sampled.
   const w6Expected = digest(W5B_CALLS * CHUNK_ROWS);
   for (let rep = 0; rep < (withW6 ? reps : 0); rep++) {
-    for (const [index, system] of rotate(SYSTEMS, rep).filter((system) => systems.includes(system)).entries()) {
+    for (const [index, system] of rotate(SYSTEMS, rep)
+      .filter((system) => systems.includes(system))
+      .entries()) {
       for (const concurrency of index % 2 === 0 ? [1, 16] : [16, 1]) {
         if (failures.has(`W6-${concurrency}:${system}`)) continue;
         const driver = startDriver(system, nodes, asProjects, { mcp: false, build: false });
@@ -508,14 +627,25 @@ export async function run(): Promise<string> {
 /** `--no-build`: the Agent Spaces package already in the cache. */
 function existingAgentSpacesBuild(): string {
   const project = path.join(here, '..', '.peers', 'agent-spaces');
-  if (!existsSync(path.join(project, 'node_modules', 'agent-spaces', 'dist', 'index.js'))) throw new Error(`bench peers: --no-build, but ${project} holds no build; run once without it`);
+  if (!existsSync(path.join(project, 'node_modules', 'agent-spaces', 'dist', 'index.js')))
+    throw new Error(`bench peers: --no-build, but ${project} holds no build; run once without it`);
   console.error('bench peers: --no-build: measuring the Agent Spaces build already in bench/.peers/agent-spaces');
   return project;
 }
 
 // ---------------------------------------------------------------------------------------------- report
 
-function report(input: { reps: number; started: Date; loadStart: number[]; loadEnd: number[]; samples: Map<string, number[]>; infos: Map<SystemId, Reply>; workloads: Workload[]; withW6: boolean; failures: Map<string, string> }): string {
+function report(input: {
+  reps: number;
+  started: Date;
+  loadStart: number[];
+  loadEnd: number[];
+  samples: Map<string, number[]>;
+  infos: Map<SystemId, Reply>;
+  workloads: Workload[];
+  withW6: boolean;
+  failures: Map<string, string>;
+}): string {
   const m = (key: string, system: SystemId) => median(input.samples.get(`${key}:${system}`) ?? []);
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
   const fmt = (value: number, unit: string) => {
@@ -532,7 +662,13 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     const peerValues = peers.map((peer) => values[peer]).filter((value): value is number => value !== undefined && Number.isFinite(value));
     return peerValues.length > 0 ? Math.min(...peerValues) : Number.NaN;
   };
-  const row = (label: string, values: Partial<Record<SystemId, number>>, unit: string, notes: Partial<Record<SystemId, string>> = {}, key = '') => {
+  const row = (
+    label: string,
+    values: Partial<Record<SystemId, number>>,
+    unit: string,
+    notes: Partial<Record<SystemId, string>> = {},
+    key = '',
+  ) => {
     const cells = SYSTEMS.map((system) => {
       const failure = input.failures.get(`${key}:${system}`);
       if (failure !== undefined) return `FAILED: ${failure}`;
@@ -541,30 +677,41 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
       const fastest = fastestFor(system, values);
       let ratio = Number.isFinite(fastest) ? ` (${(value / fastest).toFixed(2)}×)` : '';
       // Agent Spaces on QuickJS against the bare QuickJS floor as well (the issue's "within 1.5×").
-      if ((system === 'asq' || system === 'asqip') && values.qfloor !== undefined && Number.isFinite(values.qfloor)) ratio += ` (${(value / values.qfloor).toFixed(2)}× floor)`;
+      if ((system === 'asq' || system === 'asqip') && values.qfloor !== undefined && Number.isFinite(values.qfloor))
+        ratio += ` (${(value / values.qfloor).toFixed(2)}× floor)`;
       return `${fmt(value, unit)}${ratio}${notes[system] ? ` ${notes[system]}` : ''}`;
     });
     rows.push(`| ${label} | ${cells.join(' | ')} |`);
   };
   /** A row whose cells say their own thing (a system's figure, or why it has none). */
-  const rawRow = (label: string, cells: Partial<Record<SystemId, string>>) => rows.push(`| ${label} | ${SYSTEMS.map((system) => cells[system] ?? 'n/a').join(' | ')} |`);
-  const all = (key: string, scale = 1) => Object.fromEntries(SYSTEMS.map((system) => [system, m(key, system) / scale])) as Record<SystemId, number>;
+  const rawRow = (label: string, cells: Partial<Record<SystemId, string>>) =>
+    rows.push(`| ${label} | ${SYSTEMS.map((system) => cells[system] ?? 'n/a').join(' | ')} |`);
+  const all = (key: string, scale = 1) =>
+    Object.fromEntries(SYSTEMS.map((system) => [system, m(key, system) / scale])) as Record<SystemId, number>;
 
   for (const workload of input.workloads) {
     const values = all(workload.key, workload.perCall ?? 1);
-    if (workload.systems) for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
+    if (workload.systems)
+      for (const system of SYSTEMS) if (!workload.systems.includes(system)) delete (values as Partial<Record<SystemId, number>>)[system];
     const notes: Partial<Record<SystemId, string>> = { ...workload.na };
     if (workload.key === 'W4' || workload.key === 'W4w') notes.floor = notes.floor22 = '(direct SDK `Client.callTool`, no sandbox)';
     if (workload.key === 'W5ajson' || workload.key === 'W5bjson') {
       // The same code on two Nodes: the second figure against the first says what Node 20's V8 costs.
-      const onNode20 = !Number.isFinite(values.floor) ? 'n/a' : Number.isFinite(values.floor22) ? `${fmt(values.floor, 'ms')} (${(values.floor / values.floor22).toFixed(2)}× the same work on Node 22)` : fmt(values.floor, 'ms');
+      const onNode20 = !Number.isFinite(values.floor)
+        ? 'n/a'
+        : Number.isFinite(values.floor22)
+          ? `${fmt(values.floor, 'ms')} (${(values.floor / values.floor22).toFixed(2)}× the same work on Node 22)`
+          : fmt(values.floor, 'ms');
       rawRow(workload.label, { ...notes, floor: onNode20, floor22: Number.isFinite(values.floor22) ? fmt(values.floor22, 'ms') : 'n/a' });
       continue;
     }
     if (workload.key === 'W2pipe') {
       // Against the fastest peer's W2 per call: what is left for everything but the process hop.
       const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));
-      rawRow(workload.label, { ...notes, floor: `${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call)` });
+      rawRow(workload.label, {
+        ...notes,
+        floor: `${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call)`,
+      });
       continue;
     }
     if (workload.key === 'W1c' || workload.key === 'W1n') {
@@ -572,9 +719,19 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
       const checked = (system: SystemId): string => {
         const peers = QUICKJS_SYSTEMS.includes(system) ? QUICKJS_PEERS : PEERS;
         const fastest = Math.min(...peers.map((peer) => m('W1', peer)));
-        return Number.isFinite(values[system]) ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)` : '—';
+        return Number.isFinite(values[system])
+          ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)`
+          : '—';
       };
-      rawRow(workload.label, { ...notes, as: checked('as'), asip: checked('asip'), as22: checked('as22'), as24: checked('as24'), asq: checked('asq'), asqip: checked('asqip') });
+      rawRow(workload.label, {
+        ...notes,
+        as: checked('as'),
+        asip: checked('asip'),
+        as22: checked('as22'),
+        as24: checked('as24'),
+        asq: checked('asq'),
+        asqip: checked('asqip'),
+      });
       continue;
     }
     row(workload.label, values, workload.perCall ? 'µs' : 'ms', notes, workload.key);
@@ -586,7 +743,12 @@ function report(input: { reps: number; started: Date; loadStart: number[]; loadE
     row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms', {}, 'W6-1');
     // With other load on the machine, a wall time is also a share of the CPUs: this says how much work it was.
     row('W6 CPU time (user + system) of the whole process tree for the 16 runs and their warm-up run', all('W6-cpu-16'), 's', {}, 'W6-16');
-    row('Host RSS right after importing the package (process at start)', all('import'), 'MB', Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])));
+    row(
+      'Host RSS right after importing the package (process at start)',
+      all('import'),
+      'MB',
+      Object.fromEntries(SYSTEMS.map((system) => [system, `(from ${fmt(m('import-base', system), 'MB')})`])),
+    );
   }
 
   const versions = Object.entries(PACKAGES)

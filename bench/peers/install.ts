@@ -44,10 +44,16 @@ export function installInto(prefix: string, specs: readonly string[], node: stri
   const marker = path.join(prefix, '.bench-installed.json');
   const wanted = JSON.stringify(specs);
   if (existsSync(marker) && readFileSync(marker, 'utf8') === wanted) return;
-  log(`installing ${specs.join(' ')} into ${path.relative(process.cwd(), prefix)} (Node ${node === process.execPath ? process.version : '22'}) …`);
+  log(
+    `installing ${specs.join(' ')} into ${path.relative(process.cwd(), prefix)} (Node ${node === process.execPath ? process.version : '22'}) …`,
+  );
   const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: '' };
-  const result = spawnSync(node, [npmCli(), 'install', '--prefix', prefix, '--no-audit', '--no-fund', '--save-exact', ...specs], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`npm install of ${specs.join(' ')} failed (exit ${String(result.status)}); the npm registry must be reachable`);
+  const result = spawnSync(node, [npmCli(), 'install', '--prefix', prefix, '--no-audit', '--no-fund', '--save-exact', ...specs], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0)
+    throw new Error(`npm install of ${specs.join(' ')} failed (exit ${String(result.status)}); the npm registry must be reachable`);
   writeFileSync(marker, wanted);
 }
 
@@ -67,7 +73,10 @@ export function ensureNode24(log: (line: string) => void = (line) => console.err
   const node = node24();
   if (!existsSync(node)) throw new Error(`${node} is missing after installing ${PACKAGES.node24.join(' ')}`);
   installInto(prefixOf('ivm24'), PACKAGES.ivm24, node, log);
-  const probe = spawnSync(node, ['-e', "const ivm = require('isolated-vm'); new ivm.Isolate({ memoryLimit: 8 }).dispose()"], { cwd: prefixOf('ivm24'), encoding: 'utf8' });
+  const probe = spawnSync(node, ['-e', "const ivm = require('isolated-vm'); new ivm.Isolate({ memoryLimit: 8 }).dispose()"], {
+    cwd: prefixOf('ivm24'),
+    encoding: 'utf8',
+  });
   if (probe.status !== 0) throw new Error(`bench peers: isolated-vm 7 does not load on Node 24 in ${prefixOf('ivm24')}: ${probe.stderr}`);
   return node;
 }
@@ -85,7 +94,10 @@ export function ensurePeers(log: (line: string) => void = (line) => console.erro
   installInto(prefixOf('tanstack'), PACKAGES.tanstack, node, log);
   // isolated-vm 6 loads its prebuilt binary through node-gyp-build; check it does on this Node 22.
   for (const name of ['utcp', 'tanstack'] as const) {
-    const probe = spawnSync(node, ['-e', "const ivm = require('isolated-vm'); new ivm.Isolate({ memoryLimit: 8 }).dispose()"], { cwd: prefixOf(name), encoding: 'utf8' });
+    const probe = spawnSync(node, ['-e', "const ivm = require('isolated-vm'); new ivm.Isolate({ memoryLimit: 8 }).dispose()"], {
+      cwd: prefixOf(name),
+      encoding: 'utf8',
+    });
     if (probe.status !== 0) throw new Error(`bench peers: isolated-vm does not load on Node 22 in ${prefixOf(name)}: ${probe.stderr}`);
   }
   return node;
@@ -109,14 +121,24 @@ export function buildAgentSpaces(log: (line: string) => void = (line) => console
   log(`bench peers: building Agent Spaces (tsc -p tsconfig.build.json) into ${path.relative(process.cwd(), dist)} …`);
   const started = Date.now();
   const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(REPO, 'tsconfig.build.json'), '--outDir', dist], { cwd: REPO, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(REPO, 'tsconfig.build.json'), '--outDir', dist], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
   const output = `${result.stdout}${result.stderr}`.trim();
-  if (!existsSync(path.join(dist, 'index.js'))) throw new Error(`bench peers: building Agent Spaces failed (exit ${String(result.status)}): ${output.slice(-3000)}`);
+  if (!existsSync(path.join(dist, 'index.js')))
+    throw new Error(`bench peers: building Agent Spaces failed (exit ${String(result.status)}): ${output.slice(-3000)}`);
   // tsc still emits when the types do not check (the JavaScript is the same): say so, measure anyway.
-  if (result.status !== 0) log(`bench peers: WARNING: the Agent Spaces build reported errors (exit ${String(result.status)}), emitted anyway:\n${output.slice(0, 3000)}`);
+  if (result.status !== 0)
+    log(
+      `bench peers: WARNING: the Agent Spaces build reported errors (exit ${String(result.status)}), emitted anyway:\n${output.slice(0, 3000)}`,
+    );
   log(`bench peers: Agent Spaces built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'bench-peers-user', private: true, type: 'module', dependencies: { 'agent-spaces': '*' } }, null, 2) + '\n');
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'bench-peers-user', private: true, type: 'module', dependencies: { 'agent-spaces': '*' } }, null, 2) + '\n',
+  );
   for (const file of ['as-tools.mjs', 'data.mjs']) copyFileSync(path.join(here, file), path.join(project, file));
   return project;
 }
@@ -137,6 +159,10 @@ export function agentSpacesOnNode22(project: string, line: 22 | 24 = 22): string
   cpSync(path.join(project, 'node_modules', 'agent-spaces'), path.join(target, 'node_modules', 'agent-spaces'), { recursive: true });
   // The compiled capabilities, for runs that do not build them (W6 alone): the same on either Node.
   if (existsSync(path.join(project, 'build'))) cpSync(path.join(project, 'build'), path.join(target, 'build'), { recursive: true });
-  symlinkSync(path.join(prefixOf(line === 22 ? 'utcp' : 'ivm24'), 'node_modules', 'isolated-vm'), path.join(target, 'node_modules', 'isolated-vm'), 'dir');
+  symlinkSync(
+    path.join(prefixOf(line === 22 ? 'utcp' : 'ivm24'), 'node_modules', 'isolated-vm'),
+    path.join(target, 'node_modules', 'isolated-vm'),
+    'dir',
+  );
   return target;
 }

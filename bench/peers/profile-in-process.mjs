@@ -12,8 +12,10 @@ import { createSpace, resolveConfig } from 'agent-spaces';
 const [engine = 'isolated-vm', callsText = '2000', runsText = '5'] = process.argv.slice(2);
 const calls = Number(callsText);
 const runs = Number(runsText);
-if (engine !== 'isolated-vm' && engine !== 'quickjs') throw new Error(`profile-in-process: the engine is isolated-vm or quickjs (got ${JSON.stringify(engine)})`);
-if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(runs) || runs < 1) throw new Error(`profile-in-process: calls and runs are positive integers (got ${callsText}, ${runsText})`);
+if (engine !== 'isolated-vm' && engine !== 'quickjs')
+  throw new Error(`profile-in-process: the engine is isolated-vm or quickjs (got ${JSON.stringify(engine)})`);
+if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(runs) || runs < 1)
+  throw new Error(`profile-in-process: calls and runs are positive integers (got ${callsText}, ${runsText})`);
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const config = resolveConfig(

@@ -11,14 +11,20 @@ function countNodes(schema: unknown): number {
   const node = schema as Record<string, unknown>;
   for (const key of ['items', 'additionalProperties']) count += countNodes(node[key]);
   if (Array.isArray(node.anyOf)) for (const variant of node.anyOf) count += countNodes(variant);
-  if (typeof node.properties === 'object' && node.properties !== null) for (const child of Object.values(node.properties)) count += countNodes(child);
+  if (typeof node.properties === 'object' && node.properties !== null)
+    for (const child of Object.values(node.properties)) count += countNodes(child);
   return count;
 }
 
 function depthOf(schema: unknown): number {
   if (typeof schema !== 'object' || schema === null) return 0;
   const node = schema as Record<string, unknown>;
-  const children = [node.items, node.additionalProperties, ...(Array.isArray(node.anyOf) ? node.anyOf : []), ...Object.values((node.properties ?? {}) as object)];
+  const children = [
+    node.items,
+    node.additionalProperties,
+    ...(Array.isArray(node.anyOf) ? node.anyOf : []),
+    ...Object.values((node.properties ?? {}) as object),
+  ];
   return 1 + Math.max(0, ...children.map(depthOf));
 }
 
@@ -69,7 +75,12 @@ describe('inferSchema', () => {
   it('merges the elements of one array, and an empty array with a later full one', () => {
     expect(inferSchema([{ a: 1 }, { a: 2, b: 'x' }])).toEqual({
       type: 'array',
-      items: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' } }, required: ['a'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: { a: { type: 'integer' }, b: { type: 'string' } },
+        required: ['a'],
+        additionalProperties: false,
+      },
     });
     expect(learn({ list: [] }, { list: ['x'] })).toEqual({
       type: 'object',
@@ -86,8 +97,12 @@ describe('inferSchema', () => {
     expect(backward).toBe(forward);
   });
 
-  it('accepts every sample it learned from (ajv, the bridge\'s own setup)', () => {
-    const samples = [{ items: [{ name: 'a', n: 1 }], total: 1 }, { items: [], total: 0, more: 'x' }, { items: [{ name: 'b', n: 2.5, note: null }], total: 1 }];
+  it("accepts every sample it learned from (ajv, the bridge's own setup)", () => {
+    const samples = [
+      { items: [{ name: 'a', n: 1 }], total: 1 },
+      { items: [], total: 0, more: 'x' },
+      { items: [{ name: 'b', n: 2.5, note: null }], total: 1 },
+    ];
     const check = createSchemaCompiler()(learn(...samples));
     for (const sample of samples) expect(check(sample)).toEqual([]);
     expect(check({ items: 'nope', total: 1 }).length).toBeGreaterThan(0);
@@ -114,11 +129,18 @@ describe('inferSchema caps (hostile results)', () => {
     expect(inferSchema({ ['k'.repeat(10_000)]: 1 })).toEqual({ type: 'object', additionalProperties: { type: 'integer' } });
   });
 
-  it('keeps required right in a record\'s values: a field is required when every value had it', () => {
-    const users = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`u${index}`, index % 2 === 0 ? { id: index, admin: true } : { id: index }]));
+  it("keeps required right in a record's values: a field is required when every value had it", () => {
+    const users = Object.fromEntries(
+      Array.from({ length: 100 }, (_, index) => [`u${index}`, index % 2 === 0 ? { id: index, admin: true } : { id: index }]),
+    );
     expect(inferSchema(users)).toEqual({
       type: 'object',
-      additionalProperties: { type: 'object', properties: { admin: { type: 'boolean' }, id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
+      additionalProperties: {
+        type: 'object',
+        properties: { admin: { type: 'boolean' }, id: { type: 'integer' } },
+        required: ['id'],
+        additionalProperties: false,
+      },
     });
   });
 
@@ -154,7 +176,9 @@ describe('inferSchema caps (hostile results)', () => {
   });
 
   it('learns a 200,000-element array in bounded size', { timeout: 60_000 }, () => {
-    const value = Array.from({ length: 200_000 }, (_, index) => (index % 3 === 0 ? { id: index } : index % 3 === 1 ? [index] : `s${index}`));
+    const value = Array.from({ length: 200_000 }, (_, index) =>
+      index % 3 === 0 ? { id: index } : index % 3 === 1 ? [index] : `s${index}`,
+    );
     const schema = inferSchema(value);
     expect(countNodes(schema)).toBeLessThan(20);
   });

@@ -84,14 +84,18 @@ function fold(shape: Shape, value: unknown, depth: number, limits: InferenceLimi
   else if (Array.isArray(value)) {
     const array = (shape.array ??= {});
     for (const element of value) fold((array.items ??= {}), element, depth + 1, limits);
-  } else if (typeof value === 'object') foldObject((shape.object ??= { seen: 0, properties: new Map() }), value as Record<string, unknown>, depth, limits);
+  } else if (typeof value === 'object')
+    foldObject((shape.object ??= { seen: 0, properties: new Map() }), value as Record<string, unknown>, depth, limits);
   else shape.anything = true; // not JSON (undefined, a function): nothing to learn
 }
 
 function foldObject(object: ObjectShape, value: Record<string, unknown>, depth: number, limits: InferenceLimits): void {
   object.seen += 1;
   for (const key of Object.keys(value)) {
-    if (object.properties !== undefined && (key.length > limits.maxKeyLength || (!object.properties.has(key) && object.properties.size >= limits.maxProperties))) {
+    if (
+      object.properties !== undefined &&
+      (key.length > limits.maxKeyLength || (!object.properties.has(key) && object.properties.size >= limits.maxProperties))
+    ) {
       toRecordForm(object, limits);
     }
     if (object.properties === undefined) {
@@ -159,13 +163,19 @@ function toSchema(shape: Shape): JsonSchema {
   if (shape.boolean === true) variants.push({ type: 'boolean' });
   if (shape.number === true) variants.push({ type: shape.fraction === true ? 'number' : 'integer' });
   if (shape.string === true) variants.push({ type: 'string' });
-  if (shape.array !== undefined) variants.push(shape.array.items === undefined ? { type: 'array' } : { type: 'array', items: toSchema(shape.array.items) });
+  if (shape.array !== undefined)
+    variants.push(shape.array.items === undefined ? { type: 'array' } : { type: 'array', items: toSchema(shape.array.items) });
   if (shape.object !== undefined) {
     const { properties, values, seen } = shape.object;
     if (properties === undefined) variants.push(record(values === undefined ? ANYTHING : toSchema(values)));
     else {
       const entries = [...properties.entries()];
-      variants.push(closedObject(entries.map(([key, property]): [string, JsonSchema] => [key, toSchema(property.shape)]), entries.filter(([, property]) => property.count === seen).map(([key]) => key)));
+      variants.push(
+        closedObject(
+          entries.map(([key, property]): [string, JsonSchema] => [key, toSchema(property.shape)]),
+          entries.filter(([, property]) => property.count === seen).map(([key]) => key),
+        ),
+      );
     }
   }
   if (variants.length === 0) return ANYTHING;
@@ -304,7 +314,9 @@ function limitSize(schema: JsonSchema, maxNodes: number): JsonSchema {
     if (isJsonSchemaObject(node.items)) node.items = admit(node.items);
     if (isJsonSchemaObject(node.additionalProperties)) node.additionalProperties = admit(node.additionalProperties);
     if (isJsonSchemaObject(node.properties)) {
-      node.properties = Object.fromEntries(Object.entries(node.properties).map(([key, child]) => [key, isJsonSchemaObject(child) ? admit(child) : ANYTHING]));
+      node.properties = Object.fromEntries(
+        Object.entries(node.properties).map(([key, child]) => [key, isJsonSchemaObject(child) ? admit(child) : ANYTHING]),
+      );
     }
   }
   return root;

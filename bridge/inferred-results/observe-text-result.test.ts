@@ -14,7 +14,13 @@ import { inferSchema } from './infer-schema.js';
 const context: CallContext = { runId: 'run-1', signal: new AbortController().signal };
 
 function textFunction(toolName: string, extra: Partial<FunctionSpec> = {}): FunctionSpec {
-  return { name: toolName.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()), toolName, inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, resultKind: 'mcp-text', ...extra };
+  return {
+    name: toolName.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
+    toolName,
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    resultKind: 'mcp-text',
+    ...extra,
+  };
 }
 
 function shop(functions: FunctionSpec[]): CapabilitySpec {
@@ -36,11 +42,14 @@ async function setup(functions: FunctionSpec[], options: { learn?: boolean } = {
     onEvent: (event) => events.push(event),
     ...(options.learn === false ? {} : { learnResultTypes: { outDir } }),
   });
-  const call = (fn: string, text: string, resultMode?: 'full') => bridge.handle({ capability: 'mcp-shop', function: fn, args: { text }, ...(resultMode ? { resultMode } : {}) }, context);
+  const call = (fn: string, text: string, resultMode?: 'full') =>
+    bridge.handle({ capability: 'mcp-shop', function: fn, args: { text }, ...(resultMode ? { resultMode } : {}) }, context);
   const store = async () => {
     await bridge.close();
     const file = path.join(outDir, 'inferred/mcp-shop.json');
-    return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Record<string, { samples: number; sources: string[]; schema: unknown }>) : {};
+    return existsSync(file)
+      ? (JSON.parse(await readFile(file, 'utf8')) as Record<string, { samples: number; sources: string[]; schema: unknown }>)
+      : {};
   };
   const drifts = () => events.filter((event): event is ResultDriftEvent => event.type === 'result-drift');
   return { call, store, drifts, outDir };
@@ -71,11 +80,16 @@ describe('text results and inferred types in the bridge', () => {
 
   it('parses the text of a function with an inferred type, and reports drift without failing the call', async () => {
     const schema = inferSchema({ items: [{ name: 'a' }], total: 1 });
-    const { call, store, drifts } = await setup([textFunction('list_products', { inferredResult: { schema, samples: 1, sources: ['sample'] } })]);
+    const { call, store, drifts } = await setup([
+      textFunction('list_products', { inferredResult: { schema, samples: 1, sources: ['sample'] } }),
+    ]);
     expect(await call('listProducts', '{"items":[{"name":"b"}],"total":2}')).toEqual({ items: [{ name: 'b' }], total: 2 });
     expect(drifts()).toEqual([]);
 
-    expect(await call('listProducts', '{"items":[{"name":"c","token":"s3cr3t"}],"total":"many"}')).toEqual({ items: [{ name: 'c', token: 's3cr3t' }], total: 'many' });
+    expect(await call('listProducts', '{"items":[{"name":"c","token":"s3cr3t"}],"total":"many"}')).toEqual({
+      items: [{ name: 'c', token: 's3cr3t' }],
+      total: 'many',
+    });
     expect(drifts()).toHaveLength(1);
     const drift = drifts()[0] as ResultDriftEvent;
     expect(drift).toMatchObject({ callId: 'call-2', runId: 'run-1', capability: 'mcp-shop', function: 'listProducts' });
@@ -84,14 +98,24 @@ describe('text results and inferred types in the bridge', () => {
     expect(drift.message).toContain('its stored type was widened');
 
     expect(await call('listProducts', 'Service unavailable')).toBe('Service unavailable');
-    expect(drifts()[1]?.message).toContain('result is not JSON text any more); the call succeeded with the text; its stored type was not changed');
+    expect(drifts()[1]?.message).toContain(
+      'result is not JSON text any more); the call succeeded with the text; its stored type was not changed',
+    );
 
     const stored = await store();
     expect(stored.list_products?.samples).toBe(2); // the two JSON results; the prose taught nothing
     expect(stored.list_products?.schema).toEqual({
       type: 'object',
       properties: {
-        items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, token: { type: 'string' } }, required: ['name'], additionalProperties: false } },
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, token: { type: 'string' } },
+            required: ['name'],
+            additionalProperties: false,
+          },
+        },
         total: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
       },
       required: ['items', 'total'],
@@ -103,11 +127,12 @@ describe('text results and inferred types in the bridge', () => {
 
 describe('hostile text results', () => {
   it('reports an inferred schema ajv refuses (a hand-edited store) as drift, and still answers', async () => {
-    const { call, drifts } = await setup([textFunction('list_products', { inferredResult: { schema: { type: 'no-such-type' }, samples: 1, sources: ['run'] } })]);
+    const { call, drifts } = await setup([
+      textFunction('list_products', { inferredResult: { schema: { type: 'no-such-type' }, samples: 1, sources: ['run'] } }),
+    ]);
     expect(await call('listProducts', '{"a":1}')).toEqual({ a: 1 });
     expect(drifts()[0]?.message).toContain('its inferred schema is not usable');
   });
-
 
   it('survives text nested past any parser or cap, learning at most a capped shape', async () => {
     const { call, store } = await setup([textFunction('list_products')]);
@@ -129,10 +154,17 @@ describe('createResultRecorder', () => {
     const second = createResultRecorder({ outDir });
     second.record('mcp-shop', 'list', { b: 'x' }, 'run');
     await second.flush();
-    const stored = JSON.parse(await readFile(path.join(outDir, 'inferred/mcp-shop.json'), 'utf8')) as Record<string, { samples: number; sources: string[]; schema: unknown }>;
+    const stored = JSON.parse(await readFile(path.join(outDir, 'inferred/mcp-shop.json'), 'utf8')) as Record<
+      string,
+      { samples: number; sources: string[]; schema: unknown }
+    >;
     expect(Object.keys(stored).sort()).toEqual(['__proto__', 'list']);
     // Neither key was in both samples, so neither is required.
-    expect(stored.list).toMatchObject({ samples: 2, sources: ['run', 'sample'], schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' } }, additionalProperties: false } });
+    expect(stored.list).toMatchObject({
+      samples: 2,
+      sources: ['run', 'sample'],
+      schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' } }, additionalProperties: false },
+    });
     expect(stored.list?.schema).not.toHaveProperty('required');
   });
 

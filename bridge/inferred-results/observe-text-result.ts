@@ -70,7 +70,12 @@ export function createTextResultObserver(options: TextResultObserverOptions): Te
     try {
       return options.checkFor(call, schema)(value);
     } catch (error) {
-      return [{ path: '', message: `cannot be checked: its inferred schema is not usable (${error instanceof Error ? error.message : String(error)})` }];
+      return [
+        {
+          path: '',
+          message: `cannot be checked: its inferred schema is not usable (${error instanceof Error ? error.message : String(error)})`,
+        },
+      ];
     }
   }
 
@@ -78,7 +83,9 @@ export function createTextResultObserver(options: TextResultObserverOptions): Te
     const shown = issues.slice(0, MAX_DRIFT_ISSUES);
     const what = shown.map((issue) => `${issue.path === '' ? 'result' : `result.${issue.path}`} ${issue.message}`).join('; ');
     const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : '';
-    const widened = recorded ? 'its stored type was widened: run "agent-spaces capabilities build" to declare it' : 'its stored type was not changed';
+    const widened = recorded
+      ? 'its stored type was widened: run "agent-spaces capabilities build" to declare it'
+      : 'its stored type was not changed';
     options.onDrift({
       callId: call.callId,
       ...(call.runId === undefined ? {} : { runId: call.runId }),

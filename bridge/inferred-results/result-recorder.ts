@@ -107,7 +107,9 @@ async function writeModule(outDir: string, module: string, batch: Map<string, Pe
   const sorted = [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const text = `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`;
   if (Buffer.byteLength(text) > MAX_INFERRED_FILE_BYTES) {
-    throw new Error(`inferred result types of module "${module}" would take ${Buffer.byteLength(text)} bytes, over the ${MAX_INFERRED_FILE_BYTES}-byte cap of ${file}; not written`);
+    throw new Error(
+      `inferred result types of module "${module}" would take ${Buffer.byteLength(text)} bytes, over the ${MAX_INFERRED_FILE_BYTES}-byte cap of ${file}; not written`,
+    );
   }
   await writeFileAtomic(file, text);
 }
@@ -121,4 +123,3 @@ async function readStore(file: string): Promise<InferredResultsFile> {
     return {};
   }
 }
-

@@ -36,7 +36,9 @@ export function createCallTracer(tracer: Pick<Tracer, 'startSpan'>): CallTracer 
             ...(outcome.sizeBytes === undefined ? {} : { 'agent_spaces.result_bytes': outcome.sizeBytes }),
             ...(waitedMs > 0 ? { 'agent_spaces.approval_wait_ms': Math.round(waitedMs) } : {}),
           });
-          span.end(outcome.ok ? undefined : { ...(outcome.code === undefined ? {} : { code: outcome.code }), message: outcome.code ?? 'failed' });
+          span.end(
+            outcome.ok ? undefined : { ...(outcome.code === undefined ? {} : { code: outcome.code }), message: outcome.code ?? 'failed' },
+          );
         },
       };
     },

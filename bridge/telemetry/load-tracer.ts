@@ -7,7 +7,10 @@ import { NOOP_TRACER, type Tracer } from './tracer.js';
  * `OTEL_EXPORTER_OTLP_TRACES_HEADERS` / `OTEL_EXPORTER_OTLP_HEADERS`; `OTEL_SERVICE_NAME`). Nothing
  * configured, `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`: undefined (no tracing).
  */
-export function resolveOtlpTarget(config: Pick<ResolvedConfig, 'telemetry'>, env: Record<string, string | undefined> = process.env): { url: string; headers: Record<string, string>; serviceName: string } | undefined {
+export function resolveOtlpTarget(
+  config: Pick<ResolvedConfig, 'telemetry'>,
+  env: Record<string, string | undefined> = process.env,
+): { url: string; headers: Record<string, string>; serviceName: string } | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return undefined;
   const serviceName = config.telemetry?.serviceName ?? env.OTEL_SERVICE_NAME ?? 'agent-spaces';
   const configured = config.telemetry?.otlp;
@@ -22,7 +25,10 @@ export function resolveOtlpTarget(config: Pick<ResolvedConfig, 'telemetry'>, env
 }
 
 /** The tracer of a space: the OpenTelemetry SDK, imported only when tracing is configured. */
-export async function loadTracer(config: Pick<ResolvedConfig, 'telemetry'>, env: Record<string, string | undefined> = process.env): Promise<Tracer> {
+export async function loadTracer(
+  config: Pick<ResolvedConfig, 'telemetry'>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<Tracer> {
   const target = resolveOtlpTarget(config, env);
   if (target === undefined) return NOOP_TRACER;
   const { createOtelTracer } = await import('./otel-tracer.js');

@@ -29,10 +29,17 @@ export async function createOtelTracer(options: OtlpOptions): Promise<Tracer> {
   const otel = provider.getTracer('agent-spaces');
   const kinds = { internal: api.SpanKind.INTERNAL, client: api.SpanKind.CLIENT, server: api.SpanKind.SERVER };
 
-  const startSpan = (name: string, spanOptions: { parent?: string; kind?: 'internal' | 'client' | 'server'; attributes?: SpanAttributes } = {}): TraceSpan => {
+  const startSpan = (
+    name: string,
+    spanOptions: { parent?: string; kind?: 'internal' | 'client' | 'server'; attributes?: SpanAttributes } = {},
+  ): TraceSpan => {
     const parent = parseTraceparent(spanOptions.parent);
     const context = parent === undefined ? api.ROOT_CONTEXT : api.trace.setSpanContext(api.ROOT_CONTEXT, { ...parent, isRemote: true });
-    const span = otel.startSpan(name, { kind: kinds[spanOptions.kind ?? 'internal'], ...(spanOptions.attributes ? { attributes: spanOptions.attributes } : {}) }, context);
+    const span = otel.startSpan(
+      name,
+      { kind: kinds[spanOptions.kind ?? 'internal'], ...(spanOptions.attributes ? { attributes: spanOptions.attributes } : {}) },
+      context,
+    );
     const own = span.spanContext();
     const sampled = (own.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED;
     let ended = false;

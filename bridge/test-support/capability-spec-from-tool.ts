@@ -12,7 +12,10 @@ export function capabilitySpecFromTool(tool: ToolDefinition, module: string = to
       name: key,
       toolName: key,
       ...(definition.description === undefined ? {} : { description: definition.description }),
-      inputSchema: (definition.parameters === undefined ? undefined : toJsonSchema(definition.parameters, 'input')) ?? { type: 'object', properties: {} },
+      inputSchema: (definition.parameters === undefined ? undefined : toJsonSchema(definition.parameters, 'input')) ?? {
+        type: 'object',
+        properties: {},
+      },
       ...(outputSchema === undefined ? {} : { outputSchema }),
       resultKind: 'value',
       ...(definition.requiresApproval === undefined ? {} : { requiresApproval: definition.requiresApproval }),

@@ -20,13 +20,15 @@ export interface AgentServeCommandOptions {
  * or with `--a2a <port>` one or more agents as A2A servers. Runs until interrupted (stdio: until stdin closes).
  */
 export async function agentServeCommand(options: AgentServeCommandOptions): Promise<number> {
-  if (options.dirs.length === 0) throw new UsageError('agent serve needs an agent directory: agent-spaces agent serve <dir> [--http <port> | --a2a <port>]');
+  if (options.dirs.length === 0)
+    throw new UsageError('agent serve needs an agent directory: agent-spaces agent serve <dir> [--http <port> | --a2a <port>]');
   if (options.http !== undefined && options.a2a !== undefined) throw new UsageError('choose one of --http (MCP) and --a2a (A2A)');
   const host = options.host ? { host: options.host } : {};
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   let stop: () => Promise<void>;
   let stdio = false;
-  if (options.store !== undefined && options.a2a === undefined) throw new UsageError('--store applies to A2A serving (--a2a <port>): an MCP agent server keeps no tasks');
+  if (options.store !== undefined && options.a2a === undefined)
+    throw new UsageError('--store applies to A2A serving (--a2a <port>): an MCP agent server keeps no tasks');
   if (options.a2a !== undefined) {
     // Only A2A serving reads the store ($AGENT_SPACES_STORE too): a bad value must not stop an MCP agent server.
     const store = resolveStoreUrl(options.store ? { option: options.store } : {});
@@ -45,7 +47,8 @@ export async function agentServeCommand(options: AgentServeCommandOptions): Prom
       await taskStores?.close();
     };
   } else {
-    if (options.dirs.length > 1) throw new UsageError('an MCP server serves one agent; pass one directory, or use --a2a <port> to serve several');
+    if (options.dirs.length > 1)
+      throw new UsageError('an MCP server serves one agent; pass one directory, or use --a2a <port> to serve several');
     const running = await serveAgent(resolve(options.cwd, options.dirs[0] ?? '.'), {
       log: progress,
       ...(options.http !== undefined ? { http: { port: port(options.http, '--http'), ...host, ...(token ? { token } : {}) } } : {}),

@@ -20,10 +20,13 @@ export interface AgentsServeCommandOptions {
 
 /** `agent-spaces agents serve <config>`: the orchestration tools (list_agents, execute_agent, get_agent_memory) over MCP. */
 export async function agentsServeCommand(options: AgentsServeCommandOptions): Promise<number> {
-  if (options.inputs.length === 0) throw new UsageError('agents serve needs a config file with "agents": [...] (or agent directories / A2A URLs)');
+  if (options.inputs.length === 0)
+    throw new UsageError('agents serve needs a config file with "agents": [...] (or agent directories / A2A URLs)');
   const missing = options.inputs.find((input) => !/^(https?|file):\/\//i.test(input) && !existsSync(path.resolve(options.cwd, input)));
   if (missing !== undefined) {
-    throw new UsageError(`agents serve: no file or folder at ${path.resolve(options.cwd, missing)} (give a config file with "agents": [...], agent directories, or A2A URLs)`);
+    throw new UsageError(
+      `agents serve: no file or folder at ${path.resolve(options.cwd, missing)} (give a config file with "agents": [...], agent directories, or A2A URLs)`,
+    );
   }
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const store = resolveStoreUrl(options.store ? { option: options.store } : {});
@@ -34,7 +37,9 @@ export async function agentsServeCommand(options: AgentsServeCommandOptions): Pr
       cwd: options.cwd,
       log: progress,
       ...(agentSessions ? { agentSessions } : {}),
-      ...(options.http !== undefined ? { http: { port: port(options.http, '--http'), ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } } : {}),
+      ...(options.http !== undefined
+        ? { http: { port: port(options.http, '--http'), ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } }
+        : {}),
     });
     await waitForShutdown(options.http === undefined);
     await running.close();

@@ -19,7 +19,11 @@ export interface ApprovalsCommandOptions {
 export async function approvalsCommand(options: ApprovalsCommandOptions): Promise<number> {
   const [id, ...rest] = options.args;
   if (options.action === 'list' ? id !== undefined : id === undefined || rest.length > 0) {
-    throw new UsageError(options.action === 'list' ? `unexpected argument "${id}" (approvals list takes options only)` : `approvals ${options.action} takes one approval id (see agent-spaces approvals list)`);
+    throw new UsageError(
+      options.action === 'list'
+        ? `unexpected argument "${id}" (approvals list takes options only)`
+        : `approvals ${options.action} takes one approval id (see agent-spaces approvals list)`,
+    );
   }
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
   const store = storeOf(options.store, config);
@@ -33,7 +37,10 @@ export async function approvalsCommand(options: ApprovalsCommandOptions): Promis
       else for (const approval of list) printText(describe(approval));
       return 0;
     }
-    const decided = await approvals.decide(id as string, { approved: options.action === 'approve', ...(options.reason ? { reason: options.reason } : {}) });
+    const decided = await approvals.decide(id as string, {
+      approved: options.action === 'approve',
+      ...(options.reason ? { reason: options.reason } : {}),
+    });
     if (options.json) printJson(decided);
     else progress(`${decided.id} ${decided.status}: ${decided.capability}.${decided.function} of run ${decided.runId}`);
     return 0;
@@ -43,6 +50,9 @@ export async function approvalsCommand(options: ApprovalsCommandOptions): Promis
 }
 
 function describe(approval: StoredApproval): string {
-  const when = approval.status === 'pending' ? `waiting since ${approval.createdAt}${approval.deadline ? `, denied at ${approval.deadline}` : ''}` : `${approval.status}${approval.reason ? ` (${approval.reason})` : ''}`;
+  const when =
+    approval.status === 'pending'
+      ? `waiting since ${approval.createdAt}${approval.deadline ? `, denied at ${approval.deadline}` : ''}`
+      : `${approval.status}${approval.reason ? ` (${approval.reason})` : ''}`;
   return `${approval.id}  ${approval.capability}.${approval.function}  run ${approval.runId}  ${when}\n    ${approval.message}\n    arguments: ${formatArguments(approval.params)}`;
 }

@@ -24,16 +24,20 @@ export async function buildCommand(options: CapabilitiesOptions): Promise<number
       onProgress: (event) => {
         if (event.type === 'source-start') return;
         if (event.status === 'failed') reported.add(event.source);
-        const status = event.status === 'loaded' ? `${event.functions} function${event.functions === 1 ? '' : 's'}` : `FAILED: ${event.message ?? ''}`;
+        const status =
+          event.status === 'loaded' ? `${event.functions} function${event.functions === 1 ? '' : 's'}` : `FAILED: ${event.message ?? ''}`;
         progress(`  ${event.source.padEnd(40)} ${status} (${Math.round(event.durationMs)} ms)`);
       },
     });
-    for (const failure of result.errors) if (!reported.has(failure.source)) progress(`  ${failure.source.padEnd(40)} FAILED: ${failure.message}`);
+    for (const failure of result.errors)
+      if (!reported.has(failure.source)) progress(`  ${failure.source.padEnd(40)} FAILED: ${failure.message}`);
     reportKeptModules(result);
     const tsconfig = await writeProgramTsconfig(space.config.outDir);
     if (tsconfig.written) {
       const relative = path.relative(space.config.root, tsconfig.file).split(path.sep).join('/');
-      progress(`  editor setup: ${relative} type-checks programs as a run does; extend it from a tsconfig.json in your programs' folder, e.g. programs/tsconfig.json: { "extends": "../${relative}" } (see the README)`);
+      progress(
+        `  editor setup: ${relative} type-checks programs as a run does; extend it from a tsconfig.json in your programs' folder, e.g. programs/tsconfig.json: { "extends": "../${relative}" } (see the README)`,
+      );
     }
     if (options.json) printJson(summary(result));
     else printSummary(result);
@@ -81,7 +85,9 @@ function summary(result: BuildResult) {
 
 /** The functions declared with a result type learned from observed results (see compiler/inferred-results.ts). */
 function inferredResultIds(result: BuildResult): string[] {
-  return result.manifest.capabilities.flatMap((spec) => spec.functions.filter((fn) => fn.inferredResult !== undefined).map((fn) => `${spec.module}.${fn.name}`));
+  return result.manifest.capabilities.flatMap((spec) =>
+    spec.functions.filter((fn) => fn.inferredResult !== undefined).map((fn) => `${spec.module}.${fn.name}`),
+  );
 }
 
 function printSummary(result: BuildResult): void {
@@ -97,7 +103,9 @@ function printSummary(result: BuildResult): void {
   }
   const inferred = inferredResultIds(result);
   if (inferred.length > 0) {
-    progress(`  ${inferred.length} function${inferred.length === 1 ? '' : 's'} typed from inferred results (observed, not declared by the server): ${inferred.join(', ')}`);
+    progress(
+      `  ${inferred.length} function${inferred.length === 1 ? '' : 's'} typed from inferred results (observed, not declared by the server): ${inferred.join(', ')}`,
+    );
   }
   const line =
     `${count(result.sources.length, 'source')} (${built} built, ${unchanged} unchanged, ${result.errors.length} failed), ` +

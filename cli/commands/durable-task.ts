@@ -9,8 +9,10 @@ import { printProgress, type TaskCommandOptions } from './task.js';
  * its last finished model step if that worker dies), its progress and summary come back here.
  */
 export async function durableTaskCommand(options: TaskCommandOptions & { task: string; store: string }): Promise<number> {
-  if (options.replay !== undefined || options.trace !== undefined) throw new UsageError('--replay and --trace do not apply to a task in a store: the worker keeps its trace');
-  if (options.studio !== undefined) throw new UsageError('--studio does not apply to a task in a store: decide its approvals with "agent-spaces approvals"');
+  if (options.replay !== undefined || options.trace !== undefined)
+    throw new UsageError('--replay and --trace do not apply to a task in a store: the worker keeps its trace');
+  if (options.studio !== undefined)
+    throw new UsageError('--studio does not apply to a task in a store: decide its approvals with "agent-spaces approvals"');
   const follow = {
     store: options.store,
     kind: 'task' as const,

@@ -29,9 +29,13 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
   let repeat: number | undefined;
   if (options.repeat !== undefined) {
     repeat = Number(options.repeat);
-    if (!Number.isInteger(repeat) || repeat < 1) throw new UsageError(`--repeat takes a whole number ≥ 1 (got "${options.repeat}")`, { command: 'eval' });
+    if (!Number.isInteger(repeat) || repeat < 1)
+      throw new UsageError(`--repeat takes a whole number ≥ 1 (got "${options.repeat}")`, { command: 'eval' });
   }
-  const arms = options.arms?.split(',').map((arm) => arm.trim()).filter(Boolean) as Arm[] | undefined;
+  const arms = options.arms
+    ?.split(',')
+    .map((arm) => arm.trim())
+    .filter(Boolean) as Arm[] | undefined;
   const controller = new AbortController();
   const stop = () => {
     process.stderr.write('agent-spaces eval: stopping (the current task is cut short; finished ones are kept)…\n');
@@ -61,7 +65,11 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
       // eslint-disable-next-line no-control-regex
       onProgress: (line) => process.stderr.write(`${line.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '?')}\n`),
     });
-    process.stdout.write(options.json ? `${JSON.stringify({ dir: run.dir, settings: run.settings, interrupted: run.interrupted, arms: run.report.arms, goals: run.report.goals, results: run.results }, null, 2)}\n` : run.report.markdown);
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ dir: run.dir, settings: run.settings, interrupted: run.interrupted, arms: run.report.arms, goals: run.report.goals, results: run.results }, null, 2)}\n`
+        : run.report.markdown,
+    );
     process.stderr.write(`agent-spaces eval: report in ${run.dir}/report.md and report.json\n`);
     if (run.interrupted) return 130;
     return run.settings.model === 'oracle' && run.results.some((result) => !result.success) ? 1 : 0;

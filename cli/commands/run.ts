@@ -39,7 +39,13 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const store = storeOf(options.store, config);
   if (store !== undefined) return (await import('./durable-run.js')).durableRunCommand({ ...options, store, code });
   const studioAddress = studioAddressFrom(options.studio, options.approve);
-  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'run', cwd: options.cwd, detail: options.file === '-' ? 'a program on stdin' : options.file }) : undefined;
+  const studio = studioAddress
+    ? createStudioApprovals(studioAddress, {
+        kind: 'run',
+        cwd: options.cwd,
+        detail: options.file === '-' ? 'a program on stdin' : options.file,
+      })
+    : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
   const space = await openRunSpace({
     config,
@@ -56,9 +62,13 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       if (event.type === 'approval-required') {
         progress(`  [approval] ${event.capability}.${event.function}: ${event.message} arguments: ${formatArguments(event.params)}`);
       } else if (event.type === 'tool-call-end') {
-        progress(`  [call] ${event.capability}.${event.function} ${event.ok ? 'ok' : `failed: ${event.error?.code}`} (${event.durationMs.toFixed(1)} ms, ${event.sizeBytes} B)`);
+        progress(
+          `  [call] ${event.capability}.${event.function} ${event.ok ? 'ok' : `failed: ${event.error?.code}`} (${event.durationMs.toFixed(1)} ms, ${event.sizeBytes} B)`,
+        );
       } else if (event.type === 'approval-decided') {
-        progress(`  [approval] ${event.capability}.${event.function}: ${event.approved ? 'approved' : 'denied'}${event.reason ? ` (${event.reason})` : ''}`);
+        progress(
+          `  [approval] ${event.capability}.${event.function}: ${event.approved ? 'approved' : 'denied'}${event.reason ? ` (${event.reason})` : ''}`,
+        );
       }
     },
   });
@@ -113,7 +123,8 @@ export function printRunResult(result: RunResult, file: string, options: { logsP
   const error = result.error;
   const where = error?.line ? `${file}:${error.line}${error.column ? `:${error.column}` : ''}: ` : '';
   progress(`✗ ${where}${error?.name ?? 'Error'}${error?.code ? ` [${error.code}]` : ''}: ${error?.message ?? 'failed'}`);
-  for (const diagnostic of error?.diagnostics ?? []) progress(`  ${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.code ? `TS${diagnostic.code}: ` : ''}${diagnostic.message}`);
+  for (const diagnostic of error?.diagnostics ?? [])
+    progress(`  ${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.code ? `TS${diagnostic.code}: ` : ''}${diagnostic.message}`);
 }
 
 function formatLog(log: RunLog): string {

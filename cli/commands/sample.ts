@@ -24,7 +24,11 @@ export interface SampleCommandOptions {
 export async function sampleCommand(options: SampleCommandOptions): Promise<number> {
   const args = parseArguments(options.args);
   const approvalHandler = createCliApprovalHandler(options.approve);
-  const space = await openSpace({ cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), ...(approvalHandler ? { approvalHandler } : {}) });
+  const space = await openSpace({
+    cwd: options.cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+    ...(approvalHandler ? { approvalHandler } : {}),
+  });
   try {
     const { capability, fn } = findFunction(await space.capabilities(), options.id);
     refuseUnlessSampleable(capability, fn);
@@ -34,12 +38,18 @@ export async function sampleCommand(options: SampleCommandOptions): Promise<numb
     recorder.record(capability.module, fn.toolName, value, 'sample');
     await recorder.flush();
     const entry = (await readInferredResults(space.config.outDir, capability.module))[fn.toolName];
-    if (entry === undefined) throw new AgentSpacesError('SAMPLE_NOT_STORED', `${options.id}: the learned type could not be read back from ${space.config.outDir}/inferred/${capability.module}.json`);
+    if (entry === undefined)
+      throw new AgentSpacesError(
+        'SAMPLE_NOT_STORED',
+        `${options.id}: the learned type could not be read back from ${space.config.outDir}/inferred/${capability.module}.json`,
+      );
     if (options.json) {
       printJson({ id: `${capability.module}.${fn.name}`, samples: entry.samples, sources: entry.sources, schema: entry.schema });
     } else {
       const signature = formatSignature({ ...fn, inferredResult: entry });
-      printText(`${capability.module}.${fn.name}: result type learned from ${entry.samples} result${entry.samples === 1 ? '' : 's'}: ${signature}`);
+      printText(
+        `${capability.module}.${fn.name}: result type learned from ${entry.samples} result${entry.samples === 1 ? '' : 's'}: ${signature}`,
+      );
       progress('run "agent-spaces capabilities build" to declare it');
     }
     return 0;
@@ -56,7 +66,8 @@ function parseArguments(text: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--args must be a JSON object, such as '{"city": "Oslo"}' (${(error as Error).message})`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--args must be a JSON object, such as '{"city": "Oslo"}' (got ${text})`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`--args must be a JSON object, such as '{"city": "Oslo"}' (got ${text})`);
   return value as Record<string, unknown>;
 }
 
@@ -64,8 +75,13 @@ function findFunction(specs: readonly CapabilitySpec[], id: string): { capabilit
   const ids = specs.flatMap((capability) => capability.functions.map((fn) => ({ id: `${capability.module}.${fn.name}`, capability, fn })));
   const found = ids.find((entry) => entry.id === id);
   if (found !== undefined) return found;
-  const near = closestKey(id, ids.map((entry) => entry.id));
-  throw new UsageError(`no function "${id}" in the build${near === undefined ? '' : ` (did you mean "${near}"?)`}: "agent-spaces capabilities list" shows them as module.function`);
+  const near = closestKey(
+    id,
+    ids.map((entry) => entry.id),
+  );
+  throw new UsageError(
+    `no function "${id}" in the build${near === undefined ? '' : ` (did you mean "${near}"?)`}: "agent-spaces capabilities list" shows them as module.function`,
+  );
 }
 
 /** Only a text-returning MCP tool known to be read-only is called to learn from (see FunctionSpec.effects). */
@@ -75,7 +91,8 @@ function refuseUnlessSampleable(capability: CapabilitySpec, fn: FunctionSpec): v
   if (server === undefined || fn.resultKind !== 'mcp-text') {
     throw new AgentSpacesError('NOT_SAMPLEABLE', `${id} is not an MCP tool returning text: only those have result types to learn`);
   }
-  if (fn.outputSchema !== undefined) throw new AgentSpacesError('NOT_SAMPLEABLE', `${id} declares an output schema: its result type is already known`);
+  if (fn.outputSchema !== undefined)
+    throw new AgentSpacesError('NOT_SAMPLEABLE', `${id} declares an output schema: its result type is already known`);
   if (fn.effects === 'side-effects') {
     throw new AgentSpacesError(
       'NOT_SAMPLEABLE',
@@ -94,21 +111,39 @@ function refuseUnlessSampleable(capability: CapabilitySpec, fn: FunctionSpec): v
 function textOf(full: unknown): string {
   const content = typeof full === 'object' && full !== null ? (full as { content?: unknown }).content : undefined;
   if (!Array.isArray(content)) return '';
-  return content.flatMap((block: unknown) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string' ? [(block as { text: string }).text] : [])).join('\n');
+  return content
+    .flatMap((block: unknown) =>
+      typeof block === 'object' &&
+      block !== null &&
+      (block as { type?: unknown }).type === 'text' &&
+      typeof (block as { text?: unknown }).text === 'string'
+        ? [(block as { text: string }).text]
+        : [],
+    )
+    .join('\n');
 }
 
 function parseJsonText(text: string, id: string): unknown {
   if (Buffer.byteLength(text) > MAX_OBSERVED_TEXT_BYTES) {
-    throw new AgentSpacesError('SAMPLE_TOO_LARGE', `${id} returned ${Buffer.byteLength(text)} bytes of text, over the ${MAX_OBSERVED_TEXT_BYTES}-byte limit for learning from: ask for less (--args)`);
+    throw new AgentSpacesError(
+      'SAMPLE_TOO_LARGE',
+      `${id} returned ${Buffer.byteLength(text)} bytes of text, over the ${MAX_OBSERVED_TEXT_BYTES}-byte limit for learning from: ask for less (--args)`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new AgentSpacesError('SAMPLE_NOT_JSON', `${id} returned text that is not JSON (${preview(text)}): there is no result type to learn`);
+    throw new AgentSpacesError(
+      'SAMPLE_NOT_JSON',
+      `${id} returned text that is not JSON (${preview(text)}): there is no result type to learn`,
+    );
   }
   if (typeof value !== 'object' || value === null) {
-    throw new AgentSpacesError('SAMPLE_NOT_JSON', `${id} returned ${preview(text)}, not a JSON object or array: there is no result type worth declaring`);
+    throw new AgentSpacesError(
+      'SAMPLE_NOT_JSON',
+      `${id} returned ${preview(text)}, not a JSON object or array: there is no result type worth declaring`,
+    );
   }
   return value;
 }

@@ -41,16 +41,29 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   const token = options.token ?? process.env.AGENT_SPACES_SERVE_TOKEN;
   const store = storeOf(options.store, await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) }));
   if (store !== undefined && options.studio !== undefined) {
-    throw new UsageError('--studio does not apply with a store: the approvals of stored runs wait in the store; decide them in a studio on the same store (agent-spaces studio --store), with agent-spaces approvals, or by the MCP client');
+    throw new UsageError(
+      '--studio does not apply with a store: the approvals of stored runs wait in the store; decide them in a studio on the same store (agent-spaces studio --store), with agent-spaces approvals, or by the MCP client',
+    );
   }
-  if (store !== undefined && options.isolation !== undefined) throw new UsageError('--isolation does not apply with a store: the workers\' config decides their sandbox');
+  if (store !== undefined && options.isolation !== undefined)
+    throw new UsageError("--isolation does not apply with a store: the workers' config decides their sandbox");
   const studioAddress = studioAddressFrom(options.studio, undefined);
-  const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'serve', cwd: options.cwd, detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio' }) : undefined;
+  const studio = studioAddress
+    ? createStudioApprovals(studioAddress, {
+        kind: 'serve',
+        cwd: options.cwd,
+        detail: port !== undefined ? `MCP over HTTP, port ${port}` : 'MCP on stdio',
+      })
+    : undefined;
   if (options.engine !== undefined && !(ENGINE_CHOICES as readonly string[]).includes(options.engine)) {
     throw new UsageError(`--engine takes ${ENGINE_CHOICES.join(', ')} (got "${options.engine}")`);
   }
   const running = await serveSpace({
-    openSpace: withEngineLogged(studio ? openSpaceAskingStudio(studio) : openSpace, options.engine as EngineChoice | undefined, store !== undefined),
+    openSpace: withEngineLogged(
+      studio ? openSpaceAskingStudio(studio) : openSpace,
+      options.engine as EngineChoice | undefined,
+      store !== undefined,
+    ),
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
@@ -74,14 +87,21 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
  * and, as `run` does, builds what is out of date (saying so) and warns of every module kept stale from
  * the last good build because its source failed (with a store, the workers' config and build decide).
  */
-function withEngineLogged(open: (options: SpaceOptions) => Promise<Space>, engine: EngineChoice | undefined, stored: boolean): (options: SpaceOptions) => Promise<Space> {
+function withEngineLogged(
+  open: (options: SpaceOptions) => Promise<Space>,
+  engine: EngineChoice | undefined,
+  stored: boolean,
+): (options: SpaceOptions) => Promise<Space> {
   let logged = false;
   return async (options) => {
     const space = await open({ ...options, ...(engine === undefined ? {} : { engine }) });
     if (!logged && !stored) {
       logged = true;
       const isolation = options.isolation ?? space.config.sandbox.isolation ?? 'worker';
-      const selection = await selectEngine(engine ?? space.config.sandbox.engine ?? 'auto', isolation === 'in-process' ? 'in-process' : 'worker');
+      const selection = await selectEngine(
+        engine ?? space.config.sandbox.engine ?? 'auto',
+        isolation === 'in-process' ? 'in-process' : 'worker',
+      );
       progress(`agent-spaces: sandbox engine ${selection.engine} (${selection.reason})`);
       await buildForRun(space).catch(async (error: unknown) => {
         await space.close();

@@ -21,10 +21,21 @@ export interface StudioCommandOptions {
 export async function studioCommand(options: StudioCommandOptions): Promise<number> {
   const port = options.port === undefined ? 0 : portNumber(options.port, '--port');
   const evalDir = options.evalDir === undefined ? undefined : path.resolve(options.cwd, options.evalDir);
-  if (evalDir !== undefined && !statSync(evalDir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--eval-dir ${options.evalDir}: no such folder (${evalDir}); give the folder that holds the eval run folders (each one an "agent-spaces eval --out" folder)`);
+  if (evalDir !== undefined && !statSync(evalDir, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(
+      `--eval-dir ${options.evalDir}: no such folder (${evalDir}); give the folder that holds the eval run folders (each one an "agent-spaces eval --out" folder)`,
+    );
   // The studio's code loads with this command only: importing the package never pays for it.
   const { startStudio } = await import('../../studio/server/index.js');
-  const studio = await startStudio({ openSpace, cwd: options.cwd, ...(options.config ? { configFile: options.config } : {}), port, log: progress, ...(options.store ? { store: options.store } : {}), ...(evalDir ? { evalDir } : {}) });
+  const studio = await startStudio({
+    openSpace,
+    cwd: options.cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+    port,
+    log: progress,
+    ...(options.store ? { store: options.store } : {}),
+    ...(evalDir ? { evalDir } : {}),
+  });
   progress(`studio: open ${studio.url}`);
   progress('  (the address carries the access token: do not share it; Ctrl-C stops the studio)');
   if (options.open) openBrowser(studio.url);

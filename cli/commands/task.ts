@@ -1,6 +1,14 @@
 import { openSpace } from '../../agents/index.js';
 import { isFile } from '../file-kind.js';
-import { executeTask, ModelError, readTrace, type Budget, type ExecuteTaskOptions, type PlannerEvent, type TaskResult } from '../../planner/index.js';
+import {
+  executeTask,
+  ModelError,
+  readTrace,
+  type Budget,
+  type ExecuteTaskOptions,
+  type PlannerEvent,
+  type TaskResult,
+} from '../../planner/index.js';
 import { loadConfig } from '../../config/index.js';
 import { createCliApprovalHandler } from '../approval-prompt.js';
 import { buildForRun } from '../build-report.js';
@@ -29,7 +37,10 @@ export interface TaskCommandOptions {
 
 /** `agent-spaces task "<task>"`: progress on stderr, the summary (or `--json` TaskResult) on stdout. */
 export async function taskCommand(options: TaskCommandOptions): Promise<number> {
-  if (options.replay !== undefined && !isFile(options.replay)) throw new UsageError(`--replay ${options.replay}: no such file (a task writes its trace to <outDir>/runs/<id>/trace.jsonl, or to the file given with --trace)`);
+  if (options.replay !== undefined && !isFile(options.replay))
+    throw new UsageError(
+      `--replay ${options.replay}: no such file (a task writes its trace to <outDir>/runs/<id>/trace.jsonl, or to the file given with --trace)`,
+    );
   const recorded = options.replay ? await readTrace(options.replay) : undefined;
   const task = options.task ?? recorded?.task;
   if (!task) throw new UsageError('task needs a task in words: agent-spaces task "<task>" (or --replay <trace>)');
@@ -39,9 +50,16 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress ? createStudioApprovals(studioAddress, { kind: 'task', cwd: options.cwd, detail: task }) : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
-  const model = { ...(options.model ?? recorded?.model ? { model: options.model ?? recorded?.model } : {}), ...(options.baseURL ? { baseURL: options.baseURL } : {}) };
+  const model = {
+    ...((options.model ?? recorded?.model) ? { model: options.model ?? recorded?.model } : {}),
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+  };
   // The space is opened here so that the config's agents are capabilities of the task too.
-  const space = await openSpace({ config, ...(approvalHandler ? { approvalHandler } : {}), ...(studio ? { onEvent: studio.onEvent } : {}) });
+  const space = await openSpace({
+    config,
+    ...(approvalHandler ? { approvalHandler } : {}),
+    ...(studio ? { onEvent: studio.onEvent } : {}),
+  });
   studio?.useSecrets(space.secrets);
   if (studio) progress(`approvals: asked in the studio at ${studio.origin}`);
   const taskOptions: ExecuteTaskOptions = {
@@ -79,11 +97,15 @@ export async function taskCommand(options: TaskCommandOptions): Promise<number> 
 export function printProgress(event: PlannerEvent): void {
   switch (event.type) {
     case 'task-start':
-      progress(`task ${event.taskId} with ${event.model} (${event.baseURL}); budget ${event.budget.maxSteps} steps, ${event.budget.maxToolCalls} tool calls, ${event.budget.maxCodeRuns} code runs, $${event.budget.maxLlmCostUsd}`);
+      progress(
+        `task ${event.taskId} with ${event.model} (${event.baseURL}); budget ${event.budget.maxSteps} steps, ${event.budget.maxToolCalls} tool calls, ${event.budget.maxCodeRuns} code runs, $${event.budget.maxLlmCostUsd}`,
+      );
       break;
     case 'model-reply': {
       const calls = event.reply.message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : call.type)) ?? [];
-      progress(`[step ${event.step}] ${calls.length > 0 ? calls.join(', ') : 'no function call'} — $${event.usage.llmCostUsd.toFixed(4)} so far`);
+      progress(
+        `[step ${event.step}] ${calls.length > 0 ? calls.join(', ') : 'no function call'} — $${event.usage.llmCostUsd.toFixed(4)} so far`,
+      );
       if (event.note) progress(`  note: ${event.note}`);
       break;
     }
@@ -91,13 +113,17 @@ export function printProgress(event: PlannerEvent): void {
       progress(`  search "${event.query}" → ${event.matches} of ${event.total}`);
       break;
     case 'tool-call':
-      progress(`  call ${event.name} ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''} ${event.error?.message ?? ''}`} (${Math.round(event.durationMs)} ms)`);
+      progress(
+        `  call ${event.name} ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''} ${event.error?.message ?? ''}`} (${Math.round(event.durationMs)} ms)`,
+      );
       break;
     case 'call-rejected':
       progress(`  ${event.function} rejected: ${event.message}`);
       break;
     case 'code-run':
-      progress(`  code run ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''}`}, ${event.calls} call${event.calls === 1 ? '' : 's'} (${Math.round(event.durationMs)} ms)${event.counted ? '' : ' [not counted: did not type-check]'}`);
+      progress(
+        `  code run ${event.ok ? 'ok' : `failed: ${event.error?.code ?? ''}`}, ${event.calls} call${event.calls === 1 ? '' : 's'} (${Math.round(event.durationMs)} ms)${event.counted ? '' : ' [not counted: did not type-check]'}`,
+      );
       break;
     case 'summary-created':
       progress(`  large result (${event.originalChars} chars) summarised; full data at ${event.storageRef ?? '-'}`);
@@ -107,7 +133,9 @@ export function printProgress(event: PlannerEvent): void {
       break;
     case 'task-finish': {
       const usage = event.usage;
-      progress(`${event.success ? '✓ finished' : `✗ ${event.error ?? 'failed'}`} — ${usage.steps} steps, ${usage.toolCalls} tool calls, ${usage.codeRuns} code runs, $${usage.llmCostUsd.toFixed(4)}`);
+      progress(
+        `${event.success ? '✓ finished' : `✗ ${event.error ?? 'failed'}`} — ${usage.steps} steps, ${usage.toolCalls} tool calls, ${usage.codeRuns} code runs, $${usage.llmCostUsd.toFixed(4)}`,
+      );
       break;
     }
   }

@@ -19,7 +19,8 @@ export interface TraceCommandOptions {
 export async function traceCommand(options: TraceCommandOptions): Promise<number> {
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
   const store = storeOf(options.store, config);
-  if (store === undefined) throw new UsageError(`the traces of durable runs live in a store: --store postgres://…, "store" in the config, or $${STORE_ENV}`);
+  if (store === undefined)
+    throw new UsageError(`the traces of durable runs live in a store: --store postgres://…, "store" in the config, or $${STORE_ENV}`);
   const trace = await readStoredTrace(store, options.id);
   if (trace === undefined) throw new UsageError(`the store has no run or task "${options.id}"`);
   // One JSON value a line; characters a terminal would act on are written as \u escapes (still JSON).

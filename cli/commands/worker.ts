@@ -20,7 +20,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   let concurrency: number | undefined;
   if (options.concurrency !== undefined) {
     concurrency = Number(options.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency <= 0) throw new UsageError(`--concurrency takes a positive whole number (got "${options.concurrency}")`);
+    if (!Number.isInteger(concurrency) || concurrency <= 0)
+      throw new UsageError(`--concurrency takes a positive whole number (got "${options.concurrency}")`);
   }
   if (options.id !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/.test(options.id)) {
     throw new UsageError(`--id takes letters, digits and _ . : @ - (at most 128, starting with a letter or digit; got "${options.id}")`);

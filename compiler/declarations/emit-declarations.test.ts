@@ -213,7 +213,10 @@ describe('emitDeclarations — names and determinism', () => {
     const { dts } = emitDeclarations(
       specWith('shop', 'shop', [
         { name: 'listA', inputSchema: defs('Same') },
-        { name: 'listB', inputSchema: { ...defs('Same'), $defs: { Item: { type: 'boolean' } }, properties: { item: { $ref: '#/$defs/Item' } } } },
+        {
+          name: 'listB',
+          inputSchema: { ...defs('Same'), $defs: { Item: { type: 'boolean' } }, properties: { item: { $ref: '#/$defs/Item' } } },
+        },
       ]),
     );
     expect(dts).toContain('export type ListAParamsItem = string;');
@@ -228,7 +231,11 @@ describe('emitDeclarations — names and determinism', () => {
         {
           name: 'run',
           resultKind: 'mcp-text',
-          inputSchema: { type: 'object', properties: { p: { $ref: '#/$defs/Promise' }, m: { $ref: '#/$defs/McpCallResult' } }, $defs: { Promise: { type: 'string' }, McpCallResult: { type: 'number' } } },
+          inputSchema: {
+            type: 'object',
+            properties: { p: { $ref: '#/$defs/Promise' }, m: { $ref: '#/$defs/McpCallResult' } },
+            $defs: { Promise: { type: 'string' }, McpCallResult: { type: 'number' } },
+          },
         },
       ]),
     );
@@ -251,7 +258,9 @@ describe('emitDeclarations — names and determinism', () => {
     const { dts, warnings } = emitDeclarations(spec);
     expect(dts).toContain('declare const _default: {\n  getWeather: typeof getWeather;\n};\nexport default _default;');
     expect(dts).not.toContain('export declare const getWeather');
-    expect(warnings).toEqual([expect.objectContaining({ capability: 'get-weather', message: expect.stringContaining('only the default export') })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ capability: 'get-weather', message: expect.stringContaining('only the default export') }),
+    ]);
   });
 
   it('refuses function names that are not usable identifiers or repeat (a fault of the caller)', () => {
@@ -296,7 +305,9 @@ describe('emitDeclarations — warnings', () => {
       },
     ]);
     const { dts, warnings } = emitDeclarations(spec);
-    expect(dts).toContain('  missing?: unknown;\n  remote?: unknown;\n  anchor?: unknown;\n  garbage?: unknown;\n  weird?: unknown;\n  fine?: string;');
+    expect(dts).toContain(
+      '  missing?: unknown;\n  remote?: unknown;\n  anchor?: unknown;\n  garbage?: unknown;\n  weird?: unknown;\n  fine?: string;',
+    );
     expect(warnings.map((warning) => warning.pointer)).toEqual([
       '/inputSchema/properties/missing/$ref',
       '/inputSchema/properties/remote/$ref',
@@ -309,7 +320,8 @@ describe('emitDeclarations — warnings', () => {
       capability: 'broken',
       function: 'go',
       pointer: '/inputSchema/properties/missing/$ref',
-      message: 'function "go" of capability "broken": the schema at /inputSchema/properties/missing/$ref refers to "#/$defs/nope", which does not exist in this schema; typed as unknown',
+      message:
+        'function "go" of capability "broken": the schema at /inputSchema/properties/missing/$ref refers to "#/$defs/nope", which does not exist in this schema; typed as unknown',
     });
   });
 });
@@ -344,7 +356,10 @@ describe('emitDeclarations — $ref through the root $id', () => {
         inputSchema: {
           $id: 'https://example.test/schemas/order.json',
           type: 'object',
-          properties: { item: { $ref: 'order.json#/definitions/item' }, again: { $ref: 'https://example.test/schemas/order.json#/definitions/item' } },
+          properties: {
+            item: { $ref: 'order.json#/definitions/item' },
+            again: { $ref: 'https://example.test/schemas/order.json#/definitions/item' },
+          },
           required: ['item'],
           definitions: { item: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
         },
@@ -352,6 +367,8 @@ describe('emitDeclarations — $ref through the root $id', () => {
     ]);
     const { dts, warnings } = emitDeclarations(spec);
     expect(warnings).toEqual([]);
-    expect(dts).toContain('export interface PlaceParams {\n  item: Item;\n  again?: Item;\n}\nexport interface Item {\n  sku: string;\n}\n');
+    expect(dts).toContain(
+      'export interface PlaceParams {\n  item: Item;\n  again?: Item;\n}\nexport interface Item {\n  sku: string;\n}\n',
+    );
   });
 });

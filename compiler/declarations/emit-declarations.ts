@@ -1,4 +1,16 @@
-import { CompileError, describeCallers, isJsonSchemaObject, isSafeIdentifier, namespaceBinding, sourceLabel, toTypeName, type CapabilitySpec, type CompileWarning, type FunctionSpec, type InferredResult } from '../../core/index.js';
+import {
+  CompileError,
+  describeCallers,
+  isJsonSchemaObject,
+  isSafeIdentifier,
+  namespaceBinding,
+  sourceLabel,
+  toTypeName,
+  type CapabilitySpec,
+  type CompileWarning,
+  type FunctionSpec,
+  type InferredResult,
+} from '../../core/index.js';
 import { generatedBanner } from '../emit-banner.js';
 import { MCP_RESULT_DECLARATIONS, MCP_RESULT_TYPE_NAMES } from './mcp-result-types.js';
 import { toPointer } from './json-pointer.js';
@@ -92,7 +104,10 @@ export function emitDeclarations(spec: CapabilitySpec): DeclarationsOutput {
     sections.push(text);
   }
 
-  const binding = namespaceBinding(spec.namespace, functions.map((fn) => fn.name));
+  const binding = namespaceBinding(
+    spec.namespace,
+    functions.map((fn) => fn.name),
+  );
   if (!binding.exported) {
     warnings.push({
       source,
@@ -129,7 +144,11 @@ function planFunctions(functions: readonly FunctionSpec[], hasMcpText: boolean):
         : makeRoot(inferred.schema, 'inferredResult/schema', resultTypeName);
     return result === undefined ? { spec, params, resultTypeName } : { spec, params, result, resultTypeName };
   });
-  assignTypeNames(plans.flatMap((plan) => [plan.params, ...(plan.result === undefined ? [] : [plan.result])]), allocate, reserved);
+  assignTypeNames(
+    plans.flatMap((plan) => [plan.params, ...(plan.result === undefined ? [] : [plan.result])]),
+    allocate,
+    reserved,
+  );
   return plans;
 }
 
@@ -155,22 +174,26 @@ function assignTypeNames(roots: readonly SchemaRoot[], allocate: (wanted: string
   });
   // The distinct types that want each name.
   const wanting = new Map<string, Set<string>>();
-  roots.forEach((root, index) => root.targets.forEach((segments, target) => {
-    const bare = wanted(segments);
-    wanting.set(bare, (wanting.get(bare) ?? new Set()).add(identities[index]?.[target] ?? ''));
-  }));
-  const named = new Map<string, string>();
-  roots.forEach((root, index) => root.targets.forEach((segments, target) => {
-    const identity = identities[index]?.[target] ?? '';
-    let name = named.get(identity);
-    if (name === undefined) {
+  roots.forEach((root, index) =>
+    root.targets.forEach((segments, target) => {
       const bare = wanted(segments);
-      const unique = wanting.get(bare)?.size === 1 && !reserved.has(bare);
-      name = allocate(unique ? bare : `${root.typeName}${bare}`);
-      named.set(identity, name);
-    }
-    root.names.set(toPointer(segments), name);
-  }));
+      wanting.set(bare, (wanting.get(bare) ?? new Set()).add(identities[index]?.[target] ?? ''));
+    }),
+  );
+  const named = new Map<string, string>();
+  roots.forEach((root, index) =>
+    root.targets.forEach((segments, target) => {
+      const identity = identities[index]?.[target] ?? '';
+      let name = named.get(identity);
+      if (name === undefined) {
+        const bare = wanted(segments);
+        const unique = wanting.get(bare)?.size === 1 && !reserved.has(bare);
+        name = allocate(unique ? bare : `${root.typeName}${bare}`);
+        named.set(identity, name);
+      }
+      root.names.set(toPointer(segments), name);
+    }),
+  );
 }
 
 /**
@@ -178,26 +201,40 @@ function assignTypeNames(roots: readonly SchemaRoot[], allocate: (wanted: string
  * result's `$ref` targets (pointer → name; `''` is the root's own type), so a summary can name the
  * same types (`Promise<Pet>`) as `index.d.ts` does.
  */
-export function declaredTypeNames(capability: CapabilitySpec): ReadonlyMap<string, { params: ReadonlyMap<string, string>; result?: ReadonlyMap<string, string> }> {
+export function declaredTypeNames(
+  capability: CapabilitySpec,
+): ReadonlyMap<string, { params: ReadonlyMap<string, string>; result?: ReadonlyMap<string, string> }> {
   let names = typeNamesCache.get(capability);
   if (names === undefined) {
     const functions = [...capability.functions].sort((a, b) => compare(a.name, b.name));
-    const plans = planFunctions(functions, functions.some((fn) => fn.resultKind === 'mcp-text'));
-    names = new Map(plans.map((plan) => [plan.spec.name, { params: plan.params.names, ...(plan.result === undefined ? {} : { result: plan.result.names }) }]));
+    const plans = planFunctions(
+      functions,
+      functions.some((fn) => fn.resultKind === 'mcp-text'),
+    );
+    names = new Map(
+      plans.map((plan) => [
+        plan.spec.name,
+        { params: plan.params.names, ...(plan.result === undefined ? {} : { result: plan.result.names }) },
+      ]),
+    );
     typeNamesCache.set(capability, names);
   }
   return names;
 }
 
-const typeNamesCache = new WeakMap<CapabilitySpec, ReadonlyMap<string, { params: ReadonlyMap<string, string>; result?: ReadonlyMap<string, string> }>>();
+const typeNamesCache = new WeakMap<
+  CapabilitySpec,
+  ReadonlyMap<string, { params: ReadonlyMap<string, string>; result?: ReadonlyMap<string, string> }>
+>();
 
 function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): string {
   const { spec } = plan;
   const paramsName = plan.params.typeName;
   const optional = paramsAreOptional(spec.inputSchema) ? '?' : '';
-  const approval = spec.requiresApproval === true || capability.config.requiresApproval === true
-    ? 'Requires approval: the call waits until the host approves it, and fails if it is denied.'
-    : undefined;
+  const approval =
+    spec.requiresApproval === true || capability.config.requiresApproval === true
+      ? 'Requires approval: the call waits until the host approves it, and fails if it is denied.'
+      : undefined;
   const summary = spec.description ?? spec.annotations?.title;
   const callers = describeCallers(spec.callers);
   if (spec.resultKind !== 'mcp-text') {
@@ -205,10 +242,14 @@ function functionDeclaration(plan: FunctionPlan, capability: CapabilitySpec): st
     return `${doc}export declare function ${spec.name}(params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n`;
   }
   const inferred = spec.outputSchema === undefined ? spec.inferredResult : undefined;
-  const resolves = inferred === undefined
-    ? 'Resolves to the text content of the result; `.full()` resolves to every content block.'
-    : 'Resolves to the text content of the result parsed as JSON; `.full()` resolves to every content block.';
-  const doc = docComment([summary, resolves, approval], '  ', [...(inferred === undefined ? [] : [inferredRemark(inferred)]), ...(callers === undefined ? [] : [callers])]);
+  const resolves =
+    inferred === undefined
+      ? 'Resolves to the text content of the result; `.full()` resolves to every content block.'
+      : 'Resolves to the text content of the result parsed as JSON; `.full()` resolves to every content block.';
+  const doc = docComment([summary, resolves, approval], '  ', [
+    ...(inferred === undefined ? [] : [inferredRemark(inferred)]),
+    ...(callers === undefined ? [] : [callers]),
+  ]);
   return (
     `export declare const ${spec.name}: {\n` +
     `${doc}  (params${optional}: ${paramsName}): Promise<${plan.resultTypeName}>;\n` +
@@ -236,12 +277,20 @@ function checkNames(spec: CapabilitySpec): void {
   const seen = new Set<string>();
   for (const name of [spec.namespace, ...spec.functions.map((fn) => fn.name)]) {
     if (!isSafeIdentifier(name)) {
-      throw new CompileError('INVALID_NAME', `capability "${spec.module}": "${name}" is not a usable JavaScript name; assign names with assignFunctionNames()/toNamespaceName()`, { details: { module: spec.module, name } });
+      throw new CompileError(
+        'INVALID_NAME',
+        `capability "${spec.module}": "${name}" is not a usable JavaScript name; assign names with assignFunctionNames()/toNamespaceName()`,
+        { details: { module: spec.module, name } },
+      );
     }
   }
   for (const fn of spec.functions) {
     if (seen.has(fn.name)) {
-      throw new CompileError('DUPLICATE_NAME', `capability "${spec.module}": two functions are named "${fn.name}"; assign names with assignFunctionNames()`, { details: { module: spec.module, name: fn.name } });
+      throw new CompileError(
+        'DUPLICATE_NAME',
+        `capability "${spec.module}": two functions are named "${fn.name}"; assign names with assignFunctionNames()`,
+        { details: { module: spec.module, name: fn.name } },
+      );
     }
     seen.add(fn.name);
   }

@@ -44,7 +44,12 @@ describe('JSON pointers of $ref', () => {
         child: {
           $id: 'https://example.test/sub/child.json',
           type: 'object',
-          properties: { back: { $ref: '../root.json' }, self: { $ref: '#/properties/leaf' }, leaf: { type: 'string' }, named: { $ref: '#tip' } },
+          properties: {
+            back: { $ref: '../root.json' },
+            self: { $ref: '#/properties/leaf' },
+            leaf: { type: 'string' },
+            named: { $ref: '#tip' },
+          },
           $defs: { tip: { $anchor: 'tip', type: 'number' } },
         },
         direct: { $ref: 'sub/child.json#/properties/leaf' },
@@ -63,7 +68,10 @@ describe('JSON pointers of $ref', () => {
     expect(resolveRef(root, 'https://elsewhere.test/x.json', ['properties', 'away'])).toBeUndefined();
     expect(resolveRef(root, 'https://example.test/fake.json', [])).toBeUndefined();
     // Without a root $id, a nested relative $id is still its own resource.
-    const plain = { type: 'object', properties: { c: { $id: 'c.json', properties: { x: { $ref: '#/properties/y' }, y: { type: 'null' } } } } };
+    const plain = {
+      type: 'object',
+      properties: { c: { $id: 'c.json', properties: { x: { $ref: '#/properties/y' }, y: { type: 'null' } } } },
+    };
     expect(resolveRef(plain, '#/properties/y', ['properties', 'c', 'properties', 'x'])).toEqual(['properties', 'c', 'properties', 'y']);
     expect(resolveRef(plain, '#/properties/c', [])).toEqual(['properties', 'c']);
   });

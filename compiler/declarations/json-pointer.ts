@@ -110,7 +110,12 @@ function indexOf(root: object): RefIndex {
     const here = own ?? base;
     if (own !== undefined && !resources.has(own)) resources.set(own, path);
     const record = value as Record<string, unknown>;
-    const anchor = typeof record.$anchor === 'string' ? record.$anchor : typeof record.$id === 'string' && record.$id.startsWith('#') ? record.$id.slice(1) : undefined;
+    const anchor =
+      typeof record.$anchor === 'string'
+        ? record.$anchor
+        : typeof record.$id === 'string' && record.$id.startsWith('#')
+          ? record.$id.slice(1)
+          : undefined;
     if (anchor !== undefined && anchor !== '' && !anchors.has(`${here}#${anchor}`)) anchors.set(`${here}#${anchor}`, path);
     for (const key of Object.keys(record)) if (!DATA_KEYWORDS.has(key)) visit(record[key], [...path, key], here);
   };
@@ -131,7 +136,12 @@ export function resolveRef(root: unknown, ref: string, at: readonly string[] = [
   let base = rootBase(root);
   let current: unknown = root;
   for (const segment of at) {
-    current = Array.isArray(current) && /^(0|[1-9]\d*)$/.test(segment) ? current[Number(segment)] : isJsonSchemaObject(current) && Object.hasOwn(current, segment) ? current[segment] : undefined;
+    current =
+      Array.isArray(current) && /^(0|[1-9]\d*)$/.test(segment)
+        ? current[Number(segment)]
+        : isJsonSchemaObject(current) && Object.hasOwn(current, segment)
+          ? current[segment]
+          : undefined;
     if (current === undefined) break;
     base = ownBase(current, base) ?? base;
   }
@@ -152,6 +162,9 @@ export function resolveRef(root: unknown, ref: string, at: readonly string[] = [
     const anchored = index.anchors.get(`${target.href}#${fragment}`);
     return anchored === undefined ? undefined : [...anchored];
   }
-  const pointer = fragment.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const pointer = fragment
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   return [...resource, ...pointer];
 }

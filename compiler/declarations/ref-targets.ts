@@ -6,8 +6,17 @@ import { MAX_DEPTH } from './type-text.js';
 const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SCHEMA_KEYWORDS = [
-  'additionalProperties', 'items', 'additionalItems', 'not', 'if', 'then', 'else', 'contains',
-  'propertyNames', 'unevaluatedProperties', 'unevaluatedItems',
+  'additionalProperties',
+  'items',
+  'additionalItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
 ];
 
 /** Every `$ref` target inside `root` that resolves to a part of it, as path segments (the root itself excluded). */

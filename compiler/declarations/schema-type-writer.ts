@@ -169,7 +169,10 @@ export class SchemaTypeWriter {
 
   /** The type of everything except `$ref` and the combinators. */
   private baseType(schema: JsonSchema, path: string[], level: number, owner: string, guarded: boolean, depth: number): TypeText {
-    const unsupported = (keyword: string) => (reason: string): void => this.warn([...path, keyword], `${reason}; that part is typed as unknown`);
+    const unsupported =
+      (keyword: string) =>
+      (reason: string): void =>
+        this.warn([...path, keyword], `${reason}; that part is typed as unknown`);
     if (Object.hasOwn(schema, 'const')) return literalType(schema.const, level, 0, unsupported('const'));
     if (Object.hasOwn(schema, 'enum')) {
       if (!Array.isArray(schema.enum)) {
@@ -209,7 +212,10 @@ export class SchemaTypeWriter {
     const tupleKeyword = Array.isArray(schema.prefixItems) ? 'prefixItems' : Array.isArray(schema.items) ? 'items' : undefined;
     if (tupleKeyword === undefined) {
       if (schema.items === undefined) return { text: 'unknown[]', binding: 'primary' };
-      return { text: `${wrap(this.typeOf(schema.items, [...path, 'items'], level, owner, true, depth + 1), 'primary')}[]`, binding: 'primary' };
+      return {
+        text: `${wrap(this.typeOf(schema.items, [...path, 'items'], level, owner, true, depth + 1), 'primary')}[]`,
+        binding: 'primary',
+      };
     }
     const prefix = schema[tupleKeyword] as unknown[];
     const restKeyword = tupleKeyword === 'prefixItems' ? 'items' : 'additionalItems';
@@ -220,7 +226,8 @@ export class SchemaTypeWriter {
     });
     const rest = schema[restKeyword];
     if (rest !== false) {
-      const restType = rest === undefined || rest === true ? UNKNOWN : this.typeOf(rest, [...path, restKeyword], level, owner, true, depth + 1);
+      const restType =
+        rest === undefined || rest === true ? UNKNOWN : this.typeOf(rest, [...path, restKeyword], level, owner, true, depth + 1);
       elements.push(`...${wrap(restType, 'primary')}[]`);
     }
     return { text: `[${elements.join(', ')}]`, binding: 'primary' };
@@ -277,13 +284,20 @@ export class SchemaTypeWriter {
 /** Whether the schema is exactly an object type (so it can be declared as an interface). */
 function isPlainObjectSchema(schema: JsonSchema): boolean {
   const typeIsObject = schema.type === 'object' || (schema.type === undefined && inferTypes(schema).includes('object'));
-  const combined = ['allOf', 'anyOf', 'oneOf', 'enum', 'const', '$ref', '$recursiveRef', '$dynamicRef'].some((keyword) => Object.hasOwn(schema, keyword));
+  const combined = ['allOf', 'anyOf', 'oneOf', 'enum', 'const', '$ref', '$recursiveRef', '$dynamicRef'].some((keyword) =>
+    Object.hasOwn(schema, keyword),
+  );
   return typeIsObject && !combined && schema.nullable !== true;
 }
 
 /** The path segments of a JSON pointer (`/$defs/a~1b` → `['$defs', 'a/b']`). */
 function pointerSegments(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function inferTypes(schema: JsonSchema): string[] {

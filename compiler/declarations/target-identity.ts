@@ -13,7 +13,12 @@ const MAX_CLOSURE = 256;
  * module declares it once. A target that reaches the root itself, or too many others, gets an
  * identity of its own. Memoized per root in `cache` (pointer → schema text and references).
  */
-export function targetIdentity(root: unknown, segments: readonly string[], cache: Map<string, { text: string; refs: string[][] }>, unique: string): string {
+export function targetIdentity(
+  root: unknown,
+  segments: readonly string[],
+  cache: Map<string, { text: string; refs: string[][] }>,
+  unique: string,
+): string {
   const base = rootId(root);
   const seen = new Set<string>();
   const parts: string[] = [];
@@ -33,7 +38,10 @@ export function targetIdentity(root: unknown, segments: readonly string[], cache
     parts.push(`${pointer}\u0000${entry.text}`);
     stack.push(...entry.refs);
   }
-  const hash = createHash('sha256').update(base ?? '').update('\u0001').update(toPointer(segments));
+  const hash = createHash('sha256')
+    .update(base ?? '')
+    .update('\u0001')
+    .update(toPointer(segments));
   for (const part of parts.sort()) hash.update('\u0001').update(part);
   return hash.digest('hex');
 }

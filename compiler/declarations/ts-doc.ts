@@ -3,11 +3,7 @@
  * indented by `indent`, or '' when there is nothing to say. Text is made safe: a comment terminator in it cannot close the
  * comment early and a line of text starting with `@` cannot become a tag.
  */
-export function docComment(
-  paragraphs: readonly (string | undefined)[],
-  indent = '',
-  tags: readonly string[] = [],
-): string {
+export function docComment(paragraphs: readonly (string | undefined)[], indent = '', tags: readonly string[] = []): string {
   const text = paragraphs
     .filter((paragraph): paragraph is string => paragraph !== undefined && paragraph.trim() !== '')
     .flatMap((paragraph, index) => [...(index > 0 ? [''] : []), ...splitLines(paragraph.trim())])

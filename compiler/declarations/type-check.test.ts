@@ -57,22 +57,38 @@ const cases: Case[] = [
   },
   {
     name: '$defs with nested refs',
-    run: { inputSchema: object({ x: { $ref: '#/$defs/A' } }, { $defs: { A: object({ b: { $ref: '#/$defs/B' } }, { required: ['b'] }), B: { type: 'string', enum: ['p', 'q'] } } }) },
+    run: {
+      inputSchema: object(
+        { x: { $ref: '#/$defs/A' } },
+        { $defs: { A: object({ b: { $ref: '#/$defs/B' } }, { required: ['b'] }), B: { type: 'string', enum: ['p', 'q'] } } },
+      ),
+    },
     usage: `const p: T.RunParams = { x: { b: 'p' } }; await run(p); assertType<Equal<T.A['b'], T.B>>(); assertType<Equal<T.B, 'p' | 'q'>>();`,
     mustFail: [{ code: 2322, usage: "await run({ x: { b: 'r' } });" }],
   },
   {
     name: 'draft-07 definitions',
-    run: { inputSchema: object({ when: { $ref: '#/definitions/time' } }, { definitions: { time: { type: 'string', format: 'date-time' } } }) },
+    run: {
+      inputSchema: object({ when: { $ref: '#/definitions/time' } }, { definitions: { time: { type: 'string', format: 'date-time' } } }),
+    },
     usage: `await run({ when: '2026-01-01T00:00:00Z' }); assertType<Equal<T.Time, string>>();`,
   },
   {
     name: 'recursive refs through objects, arrays and unions',
     run: {
-      inputSchema: object({ root: { $ref: '#/$defs/node' } }, {
-        required: ['root'],
-        $defs: { node: object({ value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/node' } }, parent: { anyOf: [{ $ref: '#/$defs/node' }, { type: 'null' }] } }) },
-      }),
+      inputSchema: object(
+        { root: { $ref: '#/$defs/node' } },
+        {
+          required: ['root'],
+          $defs: {
+            node: object({
+              value: { type: 'number' },
+              children: { type: 'array', items: { $ref: '#/$defs/node' } },
+              parent: { anyOf: [{ $ref: '#/$defs/node' }, { type: 'null' }] },
+            }),
+          },
+        },
+      ),
     },
     usage: `await run({ root: { value: 1, children: [{ children: [{ value: 3 }] }], parent: null } });
       const n: T.Node = { parent: { parent: { value: 2 } } }; void n;`,
@@ -85,19 +101,36 @@ const cases: Case[] = [
   },
   {
     name: 'a reference cycle with nothing in between',
-    run: { inputSchema: object({ a: { $ref: '#/$defs/a' }, b: { $ref: '#/$defs/b' } }, { $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }, { type: 'string' }] }, b: { $ref: '#/$defs/a' } } }) },
+    run: {
+      inputSchema: object(
+        { a: { $ref: '#/$defs/a' }, b: { $ref: '#/$defs/b' } },
+        { $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }, { type: 'string' }] }, b: { $ref: '#/$defs/a' } } },
+      ),
+    },
     usage: `await run({ a: 'x', b: 1 });`,
     warnings: 2,
   },
   {
     name: 'oneOf, anyOf and allOf',
     run: {
-      inputSchema: object({
-        shape: { oneOf: [object({ kind: { const: 'circle' }, r: { type: 'number' } }, { required: ['kind', 'r'] }), object({ kind: { const: 'square' }, side: { type: 'number' } }, { required: ['kind', 'side'] })] },
-        both: { allOf: [object({ a: { type: 'string' } }, { required: ['a'] }), object({ b: { type: 'number' } }, { required: ['b'] })] },
-        either: { anyOf: [{ type: 'string' }, { type: 'number' }] },
-        refined: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] },
-      }, { required: ['shape'] }),
+      inputSchema: object(
+        {
+          shape: {
+            oneOf: [
+              object({ kind: { const: 'circle' }, r: { type: 'number' } }, { required: ['kind', 'r'] }),
+              object({ kind: { const: 'square' }, side: { type: 'number' } }, { required: ['kind', 'side'] }),
+            ],
+          },
+          both: { allOf: [object({ a: { type: 'string' } }, { required: ['a'] }), object({ b: { type: 'number' } }, { required: ['b'] })] },
+          either: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+          refined: {
+            type: 'object',
+            properties: { a: { type: 'string' }, b: { type: 'string' } },
+            anyOf: [{ required: ['a'] }, { required: ['b'] }],
+          },
+        },
+        { required: ['shape'] },
+      ),
     },
     usage: `await run({ shape: { kind: 'circle', r: 1 }, both: { a: 'x', b: 1 }, either: 3, refined: { b: 'y' } });
       const area = (s: T.RunParams['shape']): number => (s.kind === 'circle' ? s.r : s.side); void area;`,
@@ -108,18 +141,35 @@ const cases: Case[] = [
   },
   {
     name: 'const, single-value enums and enums of mixed types',
-    run: { inputSchema: object({ c: { const: 'fixed' }, one: { enum: ['only'] }, none: { enum: [] }, mixed: { enum: [1, 'a', null, true, { x: 1, 'y-z': [2] }, [1, 'b'], 1e21, -3.5] } }) },
+    run: {
+      inputSchema: object({
+        c: { const: 'fixed' },
+        one: { enum: ['only'] },
+        none: { enum: [] },
+        mixed: { enum: [1, 'a', null, true, { x: 1, 'y-z': [2] }, [1, 'b'], 1e21, -3.5] },
+      }),
+    },
     usage: `await run({ c: 'fixed', one: 'only', mixed: { x: 1, 'y-z': [2] } }); await run({ mixed: 1e21 }); await run({ mixed: -3.5 });
       assertType<Equal<T.RunParams['c'], 'fixed' | undefined>>(); assertType<Equal<T.RunParams['none'], undefined>>();`,
-    mustFail: [{ code: 2322, usage: "await run({ c: 'other' });" }, { code: 2322, usage: 'await run({ mixed: 2 });' }],
+    mustFail: [
+      { code: 2322, usage: "await run({ c: 'other' });" },
+      { code: 2322, usage: 'await run({ mixed: 2 });' },
+    ],
   },
   {
     name: 'propertyNames, additionalProperties as a schema, patternProperties',
     run: {
       inputSchema: object({
         tags: { type: 'object', propertyNames: { pattern: '^[a-z]+$' }, additionalProperties: { type: 'string' } },
-        mixed: object({ id: { type: 'integer' }, label: { type: 'string' } }, { required: ['id'], additionalProperties: { type: 'boolean' } }),
-        pattern: { type: 'object', patternProperties: { '^x-': { type: 'number' }, '^y-': { type: 'string' } }, additionalProperties: false },
+        mixed: object(
+          { id: { type: 'integer' }, label: { type: 'string' } },
+          { required: ['id'], additionalProperties: { type: 'boolean' } },
+        ),
+        pattern: {
+          type: 'object',
+          patternProperties: { '^x-': { type: 'number' }, '^y-': { type: 'string' } },
+          additionalProperties: false,
+        },
         open: object({ a: { type: 'string' } }, { additionalProperties: true }),
       }),
     },
@@ -130,7 +180,29 @@ const cases: Case[] = [
   {
     name: 'property names that are keywords, have dashes, spaces or quotes',
     run: {
-      inputSchema: object(Object.fromEntries(['default', 'function', 'in', 'class', 'with-dash', 'with space', 'quote"s', "it's", 'back\\slash', '', '123', 'constructor', 'ünï', 'line\nbreak', '$ok', '_ok'].map((key) => [key, { type: 'string', description: `the ${key} key` }])), { required: ['default', 'with-dash'] }),
+      inputSchema: object(
+        Object.fromEntries(
+          [
+            'default',
+            'function',
+            'in',
+            'class',
+            'with-dash',
+            'with space',
+            'quote"s',
+            "it's",
+            'back\\slash',
+            '',
+            '123',
+            'constructor',
+            'ünï',
+            'line\nbreak',
+            '$ok',
+            '_ok',
+          ].map((key) => [key, { type: 'string', description: `the ${key} key` }]),
+        ),
+        { required: ['default', 'with-dash'] },
+      ),
     },
     usage: `const p: T.RunParams = { default: 'd', function: 'f', in: 'i', class: 'c', 'with-dash': 'w', 'with space': 's', 'quote"s': 'q', "it's": 'i', 'back\\\\slash': 'b', '': 'e', '123': 'n', constructor: 'c', 'ünï': 'u', 'line\\nbreak': 'l', $ok: 'o', _ok: 'o' };
       await run(p); const d: string = p.default; void d;`,
@@ -138,7 +210,14 @@ const cases: Case[] = [
   },
   {
     name: 'objects with no properties',
-    run: { inputSchema: object({ free: { type: 'object' }, closed: { type: 'object', properties: {} }, sealed: { type: 'object', additionalProperties: false }, bare: {} }) },
+    run: {
+      inputSchema: object({
+        free: { type: 'object' },
+        closed: { type: 'object', properties: {} },
+        sealed: { type: 'object', additionalProperties: false },
+        bare: {},
+      }),
+    },
     usage: `await run({ free: { anything: 1 }, closed: {}, sealed: {}, bare: 42 });`,
     mustFail: [{ code: 2322, usage: 'await run({ closed: { a: 1 } });' }],
   },
@@ -154,7 +233,10 @@ const cases: Case[] = [
     },
     usage: `await run({ pair: ['a', 1], prefix: ['a'], open: [], list: ['a', 1] }); await run({ prefix: ['a', true, 1, 2], open: ['x', 1, {}] });
       assertType<Equal<T.RunParams['list'], (string | number)[] | undefined>>();`,
-    mustFail: [{ code: 2322, usage: "await run({ pair: ['a', 1, 2] });" }, { code: 2322, usage: 'await run({ prefix: [] });' }],
+    mustFail: [
+      { code: 2322, usage: "await run({ pair: ['a', 1, 2] });" },
+      { code: 2322, usage: 'await run({ prefix: [] });' },
+    ],
   },
   {
     name: 'boolean schemas',
@@ -181,29 +263,44 @@ const cases: Case[] = [
   },
   {
     name: 'titles and $defs that clash between functions of one module',
-    spec: specWith('clash', 'clash', ['a', 'b', 'aParams'].map((name) => ({
-      name,
-      inputSchema: object({ item: { $ref: '#/$defs/Item' }, own: { $ref: '#/$defs/Own' } }, { title: 'Input', $defs: { Item: { type: 'string', title: 'Input' }, Own: { const: name } } }),
-      outputSchema: object({ item: { $ref: '#/$defs/Item' } }, { title: 'Input', $defs: { Item: { type: 'number' } } }),
-    }))),
+    spec: specWith(
+      'clash',
+      'clash',
+      ['a', 'b', 'aParams'].map((name) => ({
+        name,
+        inputSchema: object(
+          { item: { $ref: '#/$defs/Item' }, own: { $ref: '#/$defs/Own' } },
+          { title: 'Input', $defs: { Item: { type: 'string', title: 'Input' }, Own: { const: name } } },
+        ),
+        outputSchema: object({ item: { $ref: '#/$defs/Item' } }, { title: 'Input', $defs: { Item: { type: 'number' } } }),
+      })),
+    ),
     usage: `const T2 = null; void T2;
       assertType<Equal<T.AParamsItem, string>>(); assertType<Equal<T.AResultItem, number>>(); assertType<Equal<T.AParamsParamsOwn, 'aParams'>>(); assertType<Equal<T.BParamsOwn, 'b'>>();`,
   },
   {
     name: 'OpenAPI nullable and type arrays with object and array',
-    run: { inputSchema: object({ v: { type: ['object', 'array', 'null'], properties: { a: { type: 'string' } }, items: { type: 'number' } }, n: { type: 'string', nullable: true } }) },
+    run: {
+      inputSchema: object({
+        v: { type: ['object', 'array', 'null'], properties: { a: { type: 'string' } }, items: { type: 'number' } },
+        n: { type: 'string', nullable: true },
+      }),
+    },
     usage: `await run({ v: { a: 'x' }, n: null }); await run({ v: [1, 2] }); await run({ v: null });`,
   },
   {
     name: '$ref with siblings, refs into properties, escaped pointers',
     run: {
-      inputSchema: object({
-        r: { $ref: '#/$defs/A', type: 'object', properties: { extra: { type: 'number' } } },
-        same: { $ref: '#/properties/plain' },
-        plain: { type: 'integer' },
-        slash: { $ref: '#/$defs/a~1b' },
-        space: { $ref: '#/$defs/with%20space' },
-      }, { $defs: { A: object({ a: { type: 'string' } }), 'a/b': { type: 'boolean' }, 'with space': { type: 'null' } } }),
+      inputSchema: object(
+        {
+          r: { $ref: '#/$defs/A', type: 'object', properties: { extra: { type: 'number' } } },
+          same: { $ref: '#/properties/plain' },
+          plain: { type: 'integer' },
+          slash: { $ref: '#/$defs/a~1b' },
+          space: { $ref: '#/$defs/with%20space' },
+        },
+        { $defs: { A: object({ a: { type: 'string' } }), 'a/b': { type: 'boolean' }, 'with space': { type: 'null' } } },
+      ),
     },
     usage: `await run({ r: { a: 'x', extra: 1 }, same: 2, slash: true, space: null }); assertType<Equal<T.Plain, number>>();`,
   },
@@ -211,8 +308,14 @@ const cases: Case[] = [
     name: 'parts that cannot be typed fall back to unknown',
     run: {
       inputSchema: object({
-        g: 42, h: { type: 'decimal' }, i: { enum: 'x' }, j: { $ref: 'other.json#/x' }, k: { $ref: '#/nope' }, l: { $dynamicRef: '#meta' },
-        deep: deep(60), fine: { type: 'string' },
+        g: 42,
+        h: { type: 'decimal' },
+        i: { enum: 'x' },
+        j: { $ref: 'other.json#/x' },
+        k: { $ref: '#/nope' },
+        l: { $dynamicRef: '#meta' },
+        deep: deep(60),
+        fine: { type: 'string' },
       }),
     },
     usage: `await run({ g: 1, h: 'x', i: [], j: {}, k: null, l: 0, fine: 'ok' });`,
@@ -241,31 +344,69 @@ const cases: Case[] = [
     name: 'MCP text and structured results',
     spec: specWith('mcp-mixed', 'mcpMixed', [
       { name: 'run', resultKind: 'mcp-text', inputSchema: object({ q: { type: 'string' } }) },
-      { name: 'structured', resultKind: 'mcp-structured', inputSchema: object({}), outputSchema: object({ temp: { type: 'number' } }, { required: ['temp'] }) },
+      {
+        name: 'structured',
+        resultKind: 'mcp-structured',
+        inputSchema: object({}),
+        outputSchema: object({ temp: { type: 'number' } }, { required: ['temp'] }),
+      },
     ]),
     usage: `const s: string = await run({ q: 'x' }); void s;
       const full = await run.full();
       for (const block of full.content) { if (block.type === 'image') { const m: string = block.mimeType; void m; } }
       const t: number = (await T.mcpMixed.structured()).temp; void t;
       const ns = await import('@capabilities/mcp-mixed'); const d: string = await ns.default.run(); void d;`,
-    mustFail: [{ code: 2322, usage: 'const n: number = await run();' }, { code: 2339, usage: 'await T.mcpMixed.structured.full();' }],
+    mustFail: [
+      { code: 2322, usage: 'const n: number = await run();' },
+      { code: 2339, usage: 'await T.mcpMixed.structured.full();' },
+    ],
   },
   {
     name: 'reserved global and MCP type names as $defs',
     spec: specWith('shadow', 'shadow', [
-      { name: 'run', resultKind: 'mcp-text', inputSchema: object({ p: { $ref: '#/$defs/Promise' }, r: { $ref: '#/$defs/Record' }, m: { $ref: '#/$defs/McpCallResult' }, a: { $ref: '#/$defs/Array' } }, { $defs: { Promise: { type: 'string' }, Record: { type: 'number' }, McpCallResult: { type: 'boolean' }, Array: { type: 'null' } } }) },
+      {
+        name: 'run',
+        resultKind: 'mcp-text',
+        inputSchema: object(
+          {
+            p: { $ref: '#/$defs/Promise' },
+            r: { $ref: '#/$defs/Record' },
+            m: { $ref: '#/$defs/McpCallResult' },
+            a: { $ref: '#/$defs/Array' },
+          },
+          {
+            $defs: { Promise: { type: 'string' }, Record: { type: 'number' }, McpCallResult: { type: 'boolean' }, Array: { type: 'null' } },
+          },
+        ),
+      },
     ]),
     usage: `const s: string = await run({ p: 'x', r: 1, m: true, a: null }); void s; const full: T.McpCallResult = await run.full(); void full;`,
   },
   {
     name: 'a namespace with the name of its function',
-    spec: specWith('get-weather', 'getWeather', [{ name: 'getWeather', inputSchema: object({ city: { type: 'string' } }, { required: ['city'] }) }]),
+    spec: specWith('get-weather', 'getWeather', [
+      { name: 'getWeather', inputSchema: object({ city: { type: 'string' } }, { required: ['city'] }) },
+    ]),
     usage: `const { default: all } = await import('@capabilities/get-weather'); await all.getWeather({ city: 'x' }); await T.getWeather({ city: 'y' });`,
     warnings: 1,
   },
-  { name: 'the seed trainSchedule', spec: trainScheduleSpec(), usage: `const trips = await T.trainSchedule.getSchedule(); const h: number | undefined = trips[0]?.hour; void h; await T.getTrainDetails({ trainId: 't1' });`, mustFail: [{ code: 2554, usage: 'await T.getTrainDetails();' }] },
-  { name: 'the seed get_weather', spec: getWeatherSpec(), usage: `const w: unknown = await T.getWeather({ location: 'Oslo', unit: 'celsius' }); void w;`, mustFail: [{ code: 2322, usage: "await T.getWeather({ location: 'Oslo', unit: 'kelvin' });" }] },
-  { name: 'every tool of server-everything', spec: mcpEverythingSpec(), usage: `const sum: string = await T.getSum({ a: 1, b: 2 }); void sum; const all = T.mcpEverything; void all;` },
+  {
+    name: 'the seed trainSchedule',
+    spec: trainScheduleSpec(),
+    usage: `const trips = await T.trainSchedule.getSchedule(); const h: number | undefined = trips[0]?.hour; void h; await T.getTrainDetails({ trainId: 't1' });`,
+    mustFail: [{ code: 2554, usage: 'await T.getTrainDetails();' }],
+  },
+  {
+    name: 'the seed get_weather',
+    spec: getWeatherSpec(),
+    usage: `const w: unknown = await T.getWeather({ location: 'Oslo', unit: 'celsius' }); void w;`,
+    mustFail: [{ code: 2322, usage: "await T.getWeather({ location: 'Oslo', unit: 'kelvin' });" }],
+  },
+  {
+    name: 'every tool of server-everything',
+    spec: mcpEverythingSpec(),
+    usage: `const sum: string = await T.getSum({ a: 1, b: 2 }); void sum; const all = T.mcpEverything; void all;`,
+  },
 ];
 
 const PRELUDE = `export type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends (<V>() => V extends B ? 1 : 2) ? true : false;
@@ -312,8 +453,13 @@ cases.forEach((testCase, index) => {
   });
 });
 
-const std = ['fs', 'http'].map((name) => specWith(`std-${name}`, name, [{ name: 'read', inputSchema: object({ path: { type: 'string' } }, { required: ['path'] }) }]));
-const aggregate = emitAggregateModule('std', std.map((spec) => ({ module: spec.module, namespace: spec.namespace })));
+const std = ['fs', 'http'].map((name) =>
+  specWith(`std-${name}`, name, [{ name: 'read', inputSchema: object({ path: { type: 'string' } }, { required: ['path'] }) }]),
+);
+const aggregate = emitAggregateModule(
+  'std',
+  std.map((spec) => ({ module: spec.module, namespace: spec.namespace })),
+);
 sourceFiles['usage/std.ts'] = `import std, { fs, http } from '@capabilities/std';
 import { std as named } from '@capabilities/std';
 export async function check(): Promise<unknown> { return [await fs.read({ path: 'a' }), await http.read({ path: 'b' }), await std.fs.read({ path: 'c' }), named.http]; }
@@ -352,7 +498,10 @@ function typeCheck(name: string, files: Record<string, string>, paths: boolean):
     skipDefaultLibCheck: true,
     ...(paths ? { baseUrl: dir, paths: { '@capabilities/*': ['./capabilities/*/index.d.ts'] } } : {}),
   };
-  const program = ts.createProgram(Object.keys(files).map((path) => join(dir, path)), options);
+  const program = ts.createProgram(
+    Object.keys(files).map((path) => join(dir, path)),
+    options,
+  );
   const byFile = new Map<string, ts.Diagnostic[]>();
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const file = diagnostic.file === undefined ? '(global)' : relative(dir, diagnostic.file.fileName);
@@ -363,7 +512,8 @@ function typeCheck(name: string, files: Record<string, string>, paths: boolean):
 
 function format(diagnostics: readonly ts.Diagnostic[]): string[] {
   return diagnostics.map((diagnostic) => {
-    const position = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start) : undefined;
+    const position =
+      diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start) : undefined;
     return `TS${diagnostic.code} ${position ? `${position.line + 1}:${position.character + 1} ` : ''}${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
   });
 }

@@ -27,12 +27,19 @@ export function literalType(value: unknown, level: number, depth: number, unsupp
   if (value === null) return { text: 'null', binding: 'primary' };
   if (typeof value === 'string') return { text: JSON.stringify(value), binding: 'primary' };
   if (typeof value === 'boolean') return { text: String(value), binding: 'primary' };
-  if (typeof value === 'number') return Number.isFinite(value) ? { text: JSON.stringify(value), binding: 'primary' } : { text: 'number', binding: 'primary' };
-  if (Array.isArray(value)) return { text: `[${value.map((item) => literalType(item, level, depth + 1, unsupported).text).join(', ')}]`, binding: 'primary' };
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? { text: JSON.stringify(value), binding: 'primary' } : { text: 'number', binding: 'primary' };
+  if (Array.isArray(value))
+    return { text: `[${value.map((item) => literalType(item, level, depth + 1, unsupported).text).join(', ')}]`, binding: 'primary' };
   if (isJsonSchemaObject(value)) {
     const inner = INDENT.repeat(level + 1);
-    const members = Object.keys(value).map((key) => `${inner}${propertyKey(key)}: ${literalType(value[key], level + 1, depth + 1, unsupported).text};\n`);
-    return { text: members.length === 0 ? '{ [key: string]: never }' : `{\n${members.join('')}${INDENT.repeat(level)}}`, binding: 'primary' };
+    const members = Object.keys(value).map(
+      (key) => `${inner}${propertyKey(key)}: ${literalType(value[key], level + 1, depth + 1, unsupported).text};\n`,
+    );
+    return {
+      text: members.length === 0 ? '{ [key: string]: never }' : `{\n${members.join('')}${INDENT.repeat(level)}}`,
+      binding: 'primary',
+    };
   }
   unsupported(`holds a ${typeof value}, which is not a JSON value`);
   return UNKNOWN;

@@ -26,9 +26,21 @@ export async function makeDurableSpace(prefix: string, durable: Record<string, u
   await mkdir(ledgerDir, { recursive: true });
   await writeFile(
     path.join(root, 'agent-spaces.config.json'),
-    JSON.stringify({ capabilities: [path.join(REPO, 'durable/__fixtures__/ledger.ts')], durable: { idempotent: ['ledger.gate', 'ledger.peek'], ...durable } }, null, 2),
+    JSON.stringify(
+      {
+        capabilities: [path.join(REPO, 'durable/__fixtures__/ledger.ts')],
+        durable: { idempotent: ['ledger.gate', 'ledger.peek'], ...durable },
+      },
+      null,
+      2,
+    ),
   );
-  const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : []);
+  const lines = (file: string): string[] =>
+    existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+      : [];
   return {
     root,
     ledgerDir,
@@ -52,11 +64,15 @@ export interface CliProcess {
  * test and the one to kill -9).
  */
 export function startCli(args: string[], options: { cwd: string; env?: Record<string, string> }): CliProcess {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'cli/main.ts'), ...args], {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'cli/main.ts'), ...args],
+    {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

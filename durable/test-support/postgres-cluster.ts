@@ -29,14 +29,19 @@ function findBinaries(): { initdb: string; pgCtl: string } {
     const bin = path.join(debian, version, 'bin');
     if (existsSync(path.join(bin, 'initdb'))) return { initdb: path.join(bin, 'initdb'), pgCtl: path.join(bin, 'pg_ctl') };
   }
-  throw new Error('PostgreSQL is not installed: initdb and pg_ctl are neither on PATH nor in /usr/lib/postgresql/<version>/bin (on Debian: apt-get install -y postgresql)');
+  throw new Error(
+    'PostgreSQL is not installed: initdb and pg_ctl are neither on PATH nor in /usr/lib/postgresql/<version>/bin (on Debian: apt-get install -y postgresql)',
+  );
 }
 
 /** The uid and gid of `nobody`, for running the server when this process is root. */
 function nobody(): { uid: number; gid: number } {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith('nobody:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('nobody:'));
   const [, , uid, gid] = line?.split(':') ?? [];
-  if (uid === undefined || gid === undefined) throw new Error('running as root, and there is no user "nobody" to run PostgreSQL as (it refuses to run as root)');
+  if (uid === undefined || gid === undefined)
+    throw new Error('running as root, and there is no user "nobody" to run PostgreSQL as (it refuses to run as root)');
   return { uid: Number(uid), gid: Number(gid) };
 }
 

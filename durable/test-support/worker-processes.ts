@@ -32,10 +32,12 @@ export function workerProcesses(): WorkerProcesses {
   };
   return {
     track,
-    start: (space, store, extra = []) => track(startCli(['worker', '--store', store, '--verbose', ...extra], { cwd: space.root, env: space.env })),
-    ready: (worker) => waitUntil('the worker to be ready', () => worker.stderr().includes(' ready (') || worker.child.exitCode !== null).then(() => {
-      if (!worker.stderr().includes(' ready (')) throw new Error(`the worker exited before it was ready:\n${worker.stderr()}`);
-    }),
+    start: (space, store, extra = []) =>
+      track(startCli(['worker', '--store', store, '--verbose', ...extra], { cwd: space.root, env: space.env })),
+    ready: (worker) =>
+      waitUntil('the worker to be ready', () => worker.stderr().includes(' ready (') || worker.child.exitCode !== null).then(() => {
+        if (!worker.stderr().includes(' ready (')) throw new Error(`the worker exited before it was ready:\n${worker.stderr()}`);
+      }),
     async killHard(worker) {
       worker.child.kill('SIGKILL');
       await worker.exited;

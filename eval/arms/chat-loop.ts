@@ -1,4 +1,8 @@
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
 import type { Budget } from '../../planner/index.js';
 import { errorMessage } from '../../core/index.js';
 import { countReplyTokens, countRequestTokens, type TokenCounter } from '../count-tokens.js';
@@ -37,19 +41,35 @@ export async function runChatLoop(options: ChatLoopOptions): Promise<ArmOutcome>
     { role: 'system', content: options.system },
     { role: 'user', content: options.user },
   ];
-  const outcome: ArmOutcome = { answer: '', turns: 0, promptTokens: 0, completionTokens: 0, tokensCounted: false, toolCalls: 0, codeRuns: 0, searches: 0, transcript: messages };
+  const outcome: ArmOutcome = {
+    answer: '',
+    turns: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    tokensCounted: false,
+    toolCalls: 0,
+    codeRuns: 0,
+    searches: 0,
+    transcript: messages,
+  };
   const { budget } = options;
   for (;;) {
-    if (outcome.turns >= budget.maxSteps) return { ...outcome, error: `budget exceeded: maxSteps (${budget.maxSteps} model turns without an answer)` };
+    if (outcome.turns >= budget.maxSteps)
+      return { ...outcome, error: `budget exceeded: maxSteps (${budget.maxSteps} model turns without an answer)` };
     outcome.turns++;
     let completion;
     try {
-      completion = await client.chat.completions.create({ model: options.model.model, messages, tools: options.tools, tool_choice: 'auto' }, options.signal ? { signal: options.signal } : {});
+      completion = await client.chat.completions.create(
+        { model: options.model.model, messages, tools: options.tools, tool_choice: 'auto' },
+        options.signal ? { signal: options.signal } : {},
+      );
     } catch (error) {
       return { ...outcome, error: `model request failed: ${errorMessage(error)}` };
     }
     const message = completion.choices[0]?.message;
-    const calls = (message?.tool_calls ?? []).filter((call): call is Extract<ChatCompletionMessageToolCall, { type: 'function' }> => call.type === 'function');
+    const calls = (message?.tool_calls ?? []).filter(
+      (call): call is Extract<ChatCompletionMessageToolCall, { type: 'function' }> => call.type === 'function',
+    );
     if (completion.usage) {
       outcome.promptTokens += completion.usage.prompt_tokens;
       outcome.completionTokens += completion.usage.completion_tokens;
@@ -76,7 +96,9 @@ export async function runChatLoop(options: ChatLoopOptions): Promise<ArmOutcome>
       if (performed.search) outcome.searches++;
       messages.push({ role: 'tool', tool_call_id: call.id, content: performed.content });
     }
-    if (outcome.toolCalls > budget.maxToolCalls) return { ...outcome, error: `budget exceeded: maxToolCalls (${outcome.toolCalls} of ${budget.maxToolCalls} capability calls)` };
-    if (outcome.codeRuns > budget.maxCodeRuns) return { ...outcome, error: `budget exceeded: maxCodeRuns (${outcome.codeRuns} of ${budget.maxCodeRuns} code runs)` };
+    if (outcome.toolCalls > budget.maxToolCalls)
+      return { ...outcome, error: `budget exceeded: maxToolCalls (${outcome.toolCalls} of ${budget.maxToolCalls} capability calls)` };
+    if (outcome.codeRuns > budget.maxCodeRuns)
+      return { ...outcome, error: `budget exceeded: maxCodeRuns (${outcome.codeRuns} of ${budget.maxCodeRuns} code runs)` };
   }
 }

@@ -22,13 +22,24 @@ export async function openCodeSurface(space: Space): Promise<CodeSurface> {
   await client.connect(clientSide);
   const listed = await client.listTools();
   return {
-    tools: listed.tools.map((tool) => ({ type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.inputSchema as Record<string, unknown> } })),
+    tools: listed.tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        parameters: tool.inputSchema as Record<string, unknown>,
+      },
+    })),
     instructions: client.getInstructions() ?? '',
     async call(name, args) {
       const result = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> });
       const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string; uri?: string }[]) : [];
       const text = content.map((block) => (block.type === 'text' ? (block.text ?? '') : JSON.stringify(block))).join('\n');
-      return { text, ...(result.structuredContent ? { structured: result.structuredContent as Record<string, unknown> } : {}), isError: result.isError === true };
+      return {
+        text,
+        ...(result.structuredContent ? { structured: result.structuredContent as Record<string, unknown> } : {}),
+        isError: result.isError === true,
+      };
     },
     async close() {
       await client.close();
@@ -57,7 +68,11 @@ export async function runCodeArm(input: ArmInput, surface: CodeSurface): Promise
       if (name === 'execute_code') {
         const structured = result.structured ?? {};
         const error = structured.error as { code?: string } | undefined;
-        return { content: result.text, toolCalls: typeof structured.calls === 'number' ? structured.calls : 0, codeRun: error?.code !== 'TYPE_CHECK_FAILED' };
+        return {
+          content: result.text,
+          toolCalls: typeof structured.calls === 'number' ? structured.calls : 0,
+          codeRun: error?.code !== 'TYPE_CHECK_FAILED',
+        };
       }
       return { content: result.text, toolCalls: 0, search: name === 'search_tools' || name === 'get_types' };
     },

@@ -38,10 +38,17 @@ export function directFunctions(specs: readonly CapabilitySpec[], module: string
  */
 export async function runDirectArm(input: ArmInput): Promise<ArmOutcome> {
   const functions = directFunctions(await input.space.capabilities(), input.suite.module);
-  if (functions.length > DIRECT_ALL_FUNCTIONS_UP_TO) throw new Error(`the direct arm offers at most ${DIRECT_ALL_FUNCTIONS_UP_TO} functions; module ${input.suite.module} has ${functions.length}`);
+  if (functions.length > DIRECT_ALL_FUNCTIONS_UP_TO)
+    throw new Error(
+      `the direct arm offers at most ${DIRECT_ALL_FUNCTIONS_UP_TO} functions; module ${input.suite.module} has ${functions.length}`,
+    );
   const tools: ChatCompletionFunctionTool[] = functions.map((fn) => ({
     type: 'function',
-    function: { name: fn.name, ...(fn.spec.description ? { description: fn.spec.description } : {}), parameters: fn.spec.inputSchema as Record<string, unknown> },
+    function: {
+      name: fn.name,
+      ...(fn.spec.description ? { description: fn.spec.description } : {}),
+      parameters: fn.spec.inputSchema as Record<string, unknown>,
+    },
   }));
   const byName = new Map(functions.map((fn) => [fn.name, fn]));
   return runChatLoop({

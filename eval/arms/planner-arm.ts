@@ -20,7 +20,11 @@ export async function runPlannerArm(input: ArmInput): Promise<ArmOutcome> {
       if (reply.usage) return reply;
       counted = true;
       const prompt = countRequestTokens(input.counter, messages as never, PLANNER_TOOLS);
-      const completion = countReplyTokens(input.counter, reply.message.content, (reply.message.tool_calls ?? []).filter((call) => call.type === 'function'));
+      const completion = countReplyTokens(
+        input.counter,
+        reply.message.content,
+        (reply.message.tool_calls ?? []).filter((call) => call.type === 'function'),
+      );
       return { ...reply, usage: { prompt_tokens: prompt, completion_tokens: completion } };
     },
   });

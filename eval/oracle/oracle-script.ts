@@ -46,10 +46,15 @@ function lookup(functions: readonly OracleFunction[], toolName: string): OracleF
  * The search that names the functions a task needs. Its detail level follows the planner prompt's rule:
  * "summary" (signatures) when no argument is a nested object, "full" (whole declarations) otherwise.
  */
-function searchFor(planned: readonly PlannedCall[], functions: readonly OracleFunction[]): { query: string; ids: string[]; detail: 'summary' | 'full' } {
+function searchFor(
+  planned: readonly PlannedCall[],
+  functions: readonly OracleFunction[],
+): { query: string; ids: string[]; detail: 'summary' | 'full' } {
   const ids = [...new Set(planned.map((entry) => lookup(functions, entry.call.name).id))];
   const structured = (value: unknown): boolean => typeof value === 'object' && value !== null;
-  const flat = planned.every((entry) => Object.values(entry.call.arguments).every((value) => (Array.isArray(value) ? !value.some(structured) : !structured(value))));
+  const flat = planned.every((entry) =>
+    Object.values(entry.call.arguments).every((value) => (Array.isArray(value) ? !value.some(structured) : !structured(value))),
+  );
   return { query: ids.map((id) => id.slice(id.indexOf('.') + 1)).join(' '), ids, detail: flat ? 'summary' : 'full' };
 }
 
@@ -62,7 +67,9 @@ function argumentsExpression(entry: PlannedCall, inProgram: ReadonlySet<number>)
     if (source !== undefined && inProgram.has(source)) return `r${source}`;
     if (Array.isArray(value)) return `[${value.map((item, i) => build(item, `${at}[${i}]`)).join(', ')}]`;
     if (value && typeof value === 'object') {
-      return `{ ${Object.entries(value as Record<string, unknown>).map(([key, inner]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : literal(key)}: ${build(inner, at ? `${at}.${key}` : key)}`).join(', ')} }`;
+      return `{ ${Object.entries(value as Record<string, unknown>)
+        .map(([key, inner]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : literal(key)}: ${build(inner, at ? `${at}.${key}` : key)}`)
+        .join(', ')} }`;
     }
     return literal(value);
   };
@@ -74,7 +81,12 @@ function argumentsExpression(entry: PlannedCall, inProgram: ReadonlySet<number>)
  * oracle knows fails is caught so the program still reports the others; it returns the results a
  * later step must read, and the failures.
  */
-export function programFor(group: readonly PlannedCall[], all: readonly PlannedCall[], functions: readonly OracleFunction[], task: EvalTask): string {
+export function programFor(
+  group: readonly PlannedCall[],
+  all: readonly PlannedCall[],
+  functions: readonly OracleFunction[],
+  task: EvalTask,
+): string {
   const inProgram = new Set(group.map((entry) => entry.index));
   const namespaces = new Map<string, string>();
   const lines: string[] = [];
@@ -82,23 +94,36 @@ export function programFor(group: readonly PlannedCall[], all: readonly PlannedC
     const fn = lookup(functions, entry.call.name);
     namespaces.set(fn.namespace, fn.module);
     const call = `${fn.namespace}.${fn.function}(${argumentsExpression(entry, inProgram)})`;
-    return entry.outcome.ok ? call : `${call}.catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }))`;
+    return entry.outcome.ok
+      ? call
+      : `${call}.catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }))`;
   };
   for (const level of levels(group)) {
     if (level.length === 1) {
       const [entry] = level as [PlannedCall];
       lines.push(`const r${entry.index} = await ${invoke(entry)};`);
     } else {
-      lines.push(`const [${level.map((entry) => `r${entry.index}`).join(', ')}] = await Promise.all([\n  ${level.map(invoke).join(',\n  ')},\n]);`);
+      lines.push(
+        `const [${level.map((entry) => `r${entry.index}`).join(', ')}] = await Promise.all([\n  ${level.map(invoke).join(',\n  ')},\n]);`,
+      );
     }
   }
   const said = (value: unknown) => {
     const text = JSON.stringify(value)?.toLowerCase().replaceAll(',', '') ?? '';
     return task.expectedOutputs.some((expected) => text.includes(expected.toLowerCase()));
   };
-  const returned = group.filter((entry) => !entry.outcome.ok || neededLater(all, entry.index) || passedOnLater(all, entry.index, inProgram) || (entry.outcome.ok && said(entry.outcome.value)));
+  const returned = group.filter(
+    (entry) =>
+      !entry.outcome.ok ||
+      neededLater(all, entry.index) ||
+      passedOnLater(all, entry.index, inProgram) ||
+      (entry.outcome.ok && said(entry.outcome.value)),
+  );
   const imports = [...namespaces].map(([namespace, module]) => `import { ${namespace} } from '@capabilities/${module}';`);
-  const result = returned.length > 0 ? `{ ${returned.map((entry) => `r${entry.index}`).join(', ')} }` : `'done: ${group.length} call${group.length === 1 ? '' : 's'}'`;
+  const result =
+    returned.length > 0
+      ? `{ ${returned.map((entry) => `r${entry.index}`).join(', ')} }`
+      : `'done: ${group.length} call${group.length === 1 ? '' : 's'}'`;
   return [...imports, ...lines, `export default ${result};`].join('\n');
 }
 
@@ -111,24 +136,47 @@ function passedOnLater(all: readonly PlannedCall[], index: number, inProgram: Re
 export function scriptFor(arm: Arm, task: EvalTask, planned: readonly PlannedCall[], functions: readonly OracleFunction[]): OracleTurn[] {
   const answer = finalAnswer(task);
   if (arm === 'direct') {
-    const turns: OracleTurn[] = levels(planned).map((level) => ({ toolCalls: level.map((entry) => ({ name: lookup(functions, entry.call.name).directName, arguments: entry.call.arguments })) }));
+    const turns: OracleTurn[] = levels(planned).map((level) => ({
+      toolCalls: level.map((entry) => ({ name: lookup(functions, entry.call.name).directName, arguments: entry.call.arguments })),
+    }));
     return [...turns, { content: answer }];
   }
   const groups = programs(planned);
   const search = searchFor(planned, functions);
-  const head: OracleTurn[] = planned.length === 0 ? [] : [{ toolCalls: [{ name: 'search_tools', arguments: { query: search.query, detail_level: search.detail, limit: Math.max(search.ids.length, 1) } }] }];
+  const head: OracleTurn[] =
+    planned.length === 0
+      ? []
+      : [
+          {
+            toolCalls: [
+              {
+                name: 'search_tools',
+                arguments: { query: search.query, detail_level: search.detail, limit: Math.max(search.ids.length, 1) },
+              },
+            ],
+          },
+        ];
   if (arm === 'code') {
-    const runs = groups.map((group): OracleTurn => ({ toolCalls: [{ name: 'execute_code', arguments: { code: programFor(group, planned, functions, task) } }] }));
+    const runs = groups.map((group): OracleTurn => ({
+      toolCalls: [{ name: 'execute_code', arguments: { code: programFor(group, planned, functions, task) } }],
+    }));
     if (head[0]) head[0].expectIds = search.ids;
     return [...head, ...runs, { content: answer }];
   }
   // The planner's rules: call_tool for a single call or independent calls whose results must be read;
   // run_code for calls that depend on each other without anyone reading the results in between.
   const steps = groups.map((group): OracleTurn => {
-    const chained = group.some((entry) => Object.keys(entry.passThrough).some((at) => group.some((other) => other.index === entry.passThrough[at])));
+    const chained = group.some((entry) =>
+      Object.keys(entry.passThrough).some((at) => group.some((other) => other.index === entry.passThrough[at])),
+    );
     const oneLevel = new Set(group.map((entry) => entry.level)).size === 1;
     if (!chained && oneLevel) {
-      return { toolCalls: group.map((entry) => ({ name: 'call_tool', arguments: { name: lookup(functions, entry.call.name).id, arguments: entry.call.arguments } })) };
+      return {
+        toolCalls: group.map((entry) => ({
+          name: 'call_tool',
+          arguments: { name: lookup(functions, entry.call.name).id, arguments: entry.call.arguments },
+        })),
+      };
     }
     return { toolCalls: [{ name: 'run_code', arguments: { code: programFor(group, planned, functions, task) } }] };
   });

@@ -55,9 +55,13 @@ export async function startOracleServer(): Promise<OracleServer> {
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (request.method === 'GET' && url.pathname === '/v1/models') {
-      return send(response, 200, { object: 'list', data: [{ id: ORACLE_MODEL, object: 'model', created: 0, owned_by: 'agent-spaces-eval' }] });
+      return send(response, 200, {
+        object: 'list',
+        data: [{ id: ORACLE_MODEL, object: 'model', created: 0, owned_by: 'agent-spaces-eval' }],
+      });
     }
-    if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions') return send(response, 404, { error: { message: `no route ${request.method ?? ''} ${url.pathname}` } });
+    if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions')
+      return send(response, 404, { error: { message: `no route ${request.method ?? ''} ${url.pathname}` } });
     let body: ChatBody;
     try {
       body = JSON.parse(await readBody(request)) as ChatBody;
@@ -69,8 +73,14 @@ export async function startOracleServer(): Promise<OracleServer> {
     const messages = body.messages ?? [];
     const names = new Set((body.tools ?? []).map((tool) => tool.function.name));
     const arm: Arm = names.has('execute_code') ? 'code' : names.has('run_code') ? 'planner' : 'direct';
-    if (arm !== conversation.arm) return refuse(`the request offers the tools of the ${arm} arm, but the task began in the ${conversation.arm} arm`);
-    if (!messages.some((message) => message.role === 'user' && typeof message.content === 'string' && message.content.includes(conversation?.task.instruction ?? ''))) {
+    if (arm !== conversation.arm)
+      return refuse(`the request offers the tools of the ${arm} arm, but the task began in the ${conversation.arm} arm`);
+    if (
+      !messages.some(
+        (message) =>
+          message.role === 'user' && typeof message.content === 'string' && message.content.includes(conversation?.task.instruction ?? ''),
+      )
+    ) {
       return refuse(`no user message holds the text of task ${conversation.task.id}`);
     }
     const turn = nextTurn(conversation, messages);
@@ -90,12 +100,22 @@ export async function startOracleServer(): Promise<OracleServer> {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: turn.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null },
+          message: {
+            role: 'assistant',
+            content: turn.content ?? null,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            refusal: null,
+          },
           finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 } },
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        prompt_tokens_details: { cached_tokens: 0 },
+      },
     });
   }
 
@@ -105,7 +125,14 @@ export async function startOracleServer(): Promise<OracleServer> {
     baseURL: `http://127.0.0.1:${port}/v1`,
     model: ORACLE_MODEL,
     begin(arm, task, planned, functions) {
-      conversation = { arm, task, turns: scriptFor(arm, task, planned, functions), next: 0, module: functions[0]?.module ?? '', misses: [] };
+      conversation = {
+        arm,
+        task,
+        turns: scriptFor(arm, task, planned, functions),
+        next: 0,
+        module: functions[0]?.module ?? '',
+        misses: [],
+      };
     },
     searchMisses: () => [...(conversation?.misses ?? [])],
     close: () =>
@@ -133,7 +160,18 @@ function nextTurn(conversation: Conversation, messages: NonNullable<ChatBody['me
       const fallback: OracleTurn =
         conversation.arm === 'code'
           ? { toolCalls: [{ name: 'get_types', arguments: { modules: [conversation.module] } }] }
-          : { toolCalls: [{ name: 'search_tools', arguments: { query: missing.map((id) => id.slice(id.indexOf('.') + 1)).join(' '), detail_level: 'full', limit: missing.length } }] };
+          : {
+              toolCalls: [
+                {
+                  name: 'search_tools',
+                  arguments: {
+                    query: missing.map((id) => id.slice(id.indexOf('.') + 1)).join(' '),
+                    detail_level: 'full',
+                    limit: missing.length,
+                  },
+                },
+              ],
+            };
       conversation.turns.splice(conversation.next, 0, fallback);
     }
   }

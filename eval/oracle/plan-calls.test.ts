@@ -13,9 +13,20 @@ const task = (id: string) => {
   if (!found) throw new Error(`no task ${id}`);
   return found;
 };
-const plan = (id: string) => planCalls(task(id), suite.replay(task(id).calls), { writeCalls: suite.writeCalls, ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}) });
+const plan = (id: string) =>
+  planCalls(task(id), suite.replay(task(id).calls), {
+    writeCalls: suite.writeCalls,
+    ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}),
+  });
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-const functions: OracleFunction[] = ['find_user_id_by_name_zip', 'get_order_details', 'get_product_details', 'exchange_delivered_order_items', 'find_user_id_by_email', 'get_user_details'].map((toolName) => ({
+const functions: OracleFunction[] = [
+  'find_user_id_by_name_zip',
+  'get_order_details',
+  'get_product_details',
+  'exchange_delivered_order_items',
+  'find_user_id_by_email',
+  'get_user_details',
+].map((toolName) => ({
   toolName,
   id: `retail.${camel(toolName)}`,
   function: camel(toolName),
@@ -60,8 +71,20 @@ describe('planCalls (task 0: find the user, read the order, read two products, e
 
   it('scripts each arm: direct one turn per level, code a search then one program per group, planner call_tool for independent reads', () => {
     expect(scriptFor('direct', task('0'), planned, functions).map((turn) => turn.toolCalls?.length ?? 0)).toEqual([1, 1, 2, 1, 0]);
-    expect(scriptFor('code', task('0'), planned, functions).map((turn) => turn.toolCalls?.[0]?.name ?? 'answer')).toEqual(['search_tools', 'execute_code', 'execute_code', 'execute_code', 'answer']);
-    expect(scriptFor('planner', task('0'), planned, functions).map((turn) => turn.toolCalls?.map((call) => call.name).join('+'))).toEqual(['search_tools', 'run_code', 'call_tool+call_tool', 'call_tool', 'finish']);
+    expect(scriptFor('code', task('0'), planned, functions).map((turn) => turn.toolCalls?.[0]?.name ?? 'answer')).toEqual([
+      'search_tools',
+      'execute_code',
+      'execute_code',
+      'execute_code',
+      'answer',
+    ]);
+    expect(scriptFor('planner', task('0'), planned, functions).map((turn) => turn.toolCalls?.map((call) => call.name).join('+'))).toEqual([
+      'search_tools',
+      'run_code',
+      'call_tool+call_tool',
+      'call_tool',
+      'finish',
+    ]);
   });
 });
 
@@ -69,7 +92,10 @@ describe('planCalls on a user id passed on and a failed look-up', () => {
   it('passes a looked-up user id into the next call of the same program, without anyone reading it', () => {
     const planned = plan('0');
     expect(planned[1]?.after).toEqual([0]);
-    const withUser = suite.tasks.slice(0, 40).map((t) => ({ t, p: plan(t.id) })).find(({ p }) => p.some((entry) => entry.call.name === 'get_user_details' && Object.keys(entry.passThrough).length > 0));
+    const withUser = suite.tasks
+      .slice(0, 40)
+      .map((t) => ({ t, p: plan(t.id) }))
+      .find(({ p }) => p.some((entry) => entry.call.name === 'get_user_details' && Object.keys(entry.passThrough).length > 0));
     if (!withUser) throw new Error('no task passes a user id on');
     const details = withUser.p.find((entry) => entry.call.name === 'get_user_details');
     expect(details?.passThrough).toEqual({ user_id: 0 });

@@ -55,7 +55,8 @@ function argumentLeaves(args: unknown, at = ''): { path: string; value: string }
   if (typeof args === 'string') return [{ path: at, value: args }];
   if (typeof args === 'number') return [{ path: at, value: String(args) }];
   if (Array.isArray(args)) return args.flatMap((item, i) => argumentLeaves(item, `${at}[${i}]`));
-  if (args && typeof args === 'object') return Object.entries(args as Record<string, unknown>).flatMap(([key, inner]) => argumentLeaves(inner, at ? `${at}.${key}` : key));
+  if (args && typeof args === 'object')
+    return Object.entries(args as Record<string, unknown>).flatMap(([key, inner]) => argumentLeaves(inner, at ? `${at}.${key}` : key));
   return [];
 }
 
@@ -74,7 +75,9 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
     const passThrough: Record<string, number> = {};
     for (const { path, value } of argumentLeaves(call.arguments)) {
       if (known(value)) continue;
-      const whole = planned.findIndex((earlier) => earlier.outcome.ok && typeof earlier.outcome.value === 'string' && earlier.outcome.value === value);
+      const whole = planned.findIndex(
+        (earlier) => earlier.outcome.ok && typeof earlier.outcome.value === 'string' && earlier.outcome.value === value,
+      );
       if (whole >= 0) {
         passThrough[path] = whole;
         after.add(whole);
@@ -104,7 +107,15 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
     // What a failed call said must be read before going on (another e-mail, another id).
     for (const j of after) if (planned[j] && !planned[j].outcome.ok) judgement.add(j);
     const level = 1 + Math.max(0, ...[...after].map((j) => planned[j]?.level ?? 0));
-    planned.push({ index, call, outcome, level, judgement: [...judgement].sort((a, b) => a - b), passThrough, after: [...after].sort((a, b) => a - b) });
+    planned.push({
+      index,
+      call,
+      outcome,
+      level,
+      judgement: [...judgement].sort((a, b) => a - b),
+      passThrough,
+      after: [...after].sort((a, b) => a - b),
+    });
   });
   return planned;
 }

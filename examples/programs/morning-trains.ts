@@ -28,7 +28,8 @@ console.log(`${morning.length} morning trains from Central, ${trips.length - mor
 for (const line of lines) console.log(line);
 
 // Self-check: the example fails loudly if the capabilities stop doing what it expects.
-if (morning.length !== 5 || destinations.length !== 3) throw new Error(`expected 5 morning trains to 3 destinations, got ${morning.length} to ${destinations.length}`);
+if (morning.length !== 5 || destinations.length !== 3)
+  throw new Error(`expected 5 morning trains to 3 destinations, got ${morning.length} to ${destinations.length}`);
 if (!note.id || note.title !== 'Morning Trains') throw new Error('the note was not saved');
 
 export default { morningTrains: morning.length, destinations, noteId: note.id };

@@ -15,7 +15,12 @@ export interface ScriptedTask {
 }
 
 /** Runs a task on `space` (or one made from `options.cwd`) against a scripted model server through the real openai client. */
-export async function runScriptedTask(space: Space | undefined, script: Script, options: ExecuteTaskOptions = {}, task = 'the task'): Promise<ScriptedTask> {
+export async function runScriptedTask(
+  space: Space | undefined,
+  script: Script,
+  options: ExecuteTaskOptions = {},
+  task = 'the task',
+): Promise<ScriptedTask> {
   const server = await startScriptedModelServer(script, { apiKey: TEST_KEY });
   const events: PlannerEvent[] = [];
   try {

@@ -91,7 +91,12 @@ export function readHostInterface(source: GuestSource): HostInterface {
         values.push(declaration.name.text);
       }
     } else if (!ts.isInterfaceDeclaration(statement) && !ts.isTypeAliasDeclaration(statement)) {
-      throw sourceError(source, file, statement, 'only `declare function` (a host function), `declare const` (a host value), interfaces and types belong here');
+      throw sourceError(
+        source,
+        file,
+        statement,
+        'only `declare function` (a host function), `declare const` (a host value), interfaces and types belong here',
+      );
     }
   }
   if (functions.length === 0) throw new GuestSourceError(`${source.name}: declares no host function; the bootstrap needs at least one`);
@@ -106,22 +111,36 @@ export function readHostInterface(source: GuestSource): HostInterface {
 export function stripGuestFile(source: GuestSource): string {
   const file = ts.createSourceFile(source.name, source.text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   for (const statement of file.statements) {
-    if (ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isExportAssignment(statement)) {
-      throw sourceError(source, file, statement, 'imports and exports are not guest code: the guest files share one scope (use the name directly)');
+    if (
+      ts.isImportDeclaration(statement) ||
+      ts.isImportEqualsDeclaration(statement) ||
+      ts.isExportDeclaration(statement) ||
+      ts.isExportAssignment(statement)
+    ) {
+      throw sourceError(
+        source,
+        file,
+        statement,
+        'imports and exports are not guest code: the guest files share one scope (use the name directly)',
+      );
     }
     const modifiers = ts.canHaveModifiers(statement) ? (ts.getModifiers(statement) ?? []) : [];
     for (const modifier of modifiers) {
-      if (modifier.kind === ts.SyntaxKind.ExportKeyword) throw sourceError(source, file, modifier, '`export` is not guest code: the guest files share one scope');
-      if (modifier.kind === ts.SyntaxKind.DeclareKeyword) throw sourceError(source, file, modifier, `\`declare\` belongs in ${HOST_DECLARATIONS} (what the host gives the guest)`);
+      if (modifier.kind === ts.SyntaxKind.ExportKeyword)
+        throw sourceError(source, file, modifier, '`export` is not guest code: the guest files share one scope');
+      if (modifier.kind === ts.SyntaxKind.DeclareKeyword)
+        throw sourceError(source, file, modifier, `\`declare\` belongs in ${HOST_DECLARATIONS} (what the host gives the guest)`);
     }
   }
   const visit = (node: ts.Node): void => {
     if (ts.isEnumDeclaration(node)) throw sourceError(source, file, node, 'an enum compiles to code of its own; use constants');
-    if (ts.isModuleDeclaration(node)) throw sourceError(source, file, node, 'a namespace compiles to code of its own; use plain declarations');
+    if (ts.isModuleDeclaration(node))
+      throw sourceError(source, file, node, 'a namespace compiles to code of its own; use plain declarations');
     if (ts.isParameter(node) && ts.isConstructorDeclaration(node.parent) && ts.getModifiers(node)?.length) {
       throw sourceError(source, file, node, 'a parameter property compiles to code of its own; assign the field in the constructor');
     }
-    if (ts.canHaveDecorators(node) && ts.getDecorators(node)?.length) throw sourceError(source, file, node, 'decorators are not guest code');
+    if (ts.canHaveDecorators(node) && ts.getDecorators(node)?.length)
+      throw sourceError(source, file, node, 'decorators are not guest code');
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -131,7 +150,8 @@ export function stripGuestFile(source: GuestSource): string {
   } catch (error) {
     throw new GuestSourceError(`${source.name}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (lineCount(code) !== lineCount(source.text)) throw new GuestSourceError(`${source.name}: stripping its types moved its lines (${lineCount(source.text)} → ${lineCount(code)})`);
+  if (lineCount(code) !== lineCount(source.text))
+    throw new GuestSourceError(`${source.name}: stripping its types moved its lines (${lineCount(source.text)} → ${lineCount(code)})`);
   return code;
 }
 
@@ -142,12 +162,15 @@ export function stripGuestFile(source: GuestSource): string {
 export function assembleBootstrap(host: HostInterface, sources: readonly GuestSource[]): string {
   const last = sources.at(-1);
   if (last === undefined || !new RegExp(`^const ${EXPORTS_NAME}\\b`, 'm').test(last.text)) {
-    throw new GuestSourceError(`${last?.name ?? 'the guest files'}: the last guest file must declare \`const ${EXPORTS_NAME}\`, what the bootstrap returns`);
+    throw new GuestSourceError(
+      `${last?.name ?? 'the guest files'}: the last guest file must declare \`const ${EXPORTS_NAME}\`, what the bootstrap returns`,
+    );
   }
   const lines = [`(function (${host.functions.join(', ')}) {'use strict';`];
   if (host.values.length > 0) lines.push(`const ${host.values.map((name) => `${name} = ${HOST_VALUE_MARK}${name}*/null`).join(', ')};`);
   for (const source of sources) {
-    if (source.text.includes(HOST_VALUE_MARK)) throw new GuestSourceError(`${source.name}: contains ${HOST_VALUE_MARK}, the generator's mark for a host value`);
+    if (source.text.includes(HOST_VALUE_MARK))
+      throw new GuestSourceError(`${source.name}: contains ${HOST_VALUE_MARK}, the generator's mark for a host value`);
     lines.push(`// src/${source.name}`, stripGuestFile(source).replace(/\n$/, ''));
   }
   lines.push(`return ${EXPORTS_NAME};`, '})');
@@ -155,7 +178,9 @@ export function assembleBootstrap(host: HostInterface, sources: readonly GuestSo
   try {
     parse(text, { ecmaVersion: 2022, sourceType: 'script' });
   } catch (error) {
-    throw new GuestSourceError(`the assembled bootstrap is not valid ES2022 script: ${error instanceof Error ? error.message : String(error)}`);
+    throw new GuestSourceError(
+      `the assembled bootstrap is not valid ES2022 script: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return text;
 }
@@ -165,12 +190,17 @@ export function generateGuestCode(sourceDir = SOURCE_DIR): string {
   const read = (name: string): GuestSource => ({ name, text: readFileSync(path.join(sourceDir, name), 'utf8') });
   const listed = new Set<string>([...GUEST_FILES, HOST_DECLARATIONS]);
   const unlisted = readdirSync(sourceDir).filter((name) => name.endsWith('.ts') && !listed.has(name));
-  if (unlisted.length > 0) throw new GuestSourceError(`${unlisted.join(', ')} in ${path.relative(process.cwd(), sourceDir) || '.'}: not in GUEST_FILES of generate-guest-code.ts; add each where its statements should run`);
+  if (unlisted.length > 0)
+    throw new GuestSourceError(
+      `${unlisted.join(', ')} in ${path.relative(process.cwd(), sourceDir) || '.'}: not in GUEST_FILES of generate-guest-code.ts; add each where its statements should run`,
+    );
   const host = readHostInterface(read(HOST_DECLARATIONS));
   const missing = host.values.filter((name) => !Object.hasOwn(HOST_VALUES, name));
   const extra = Object.keys(HOST_VALUES).filter((name) => !host.values.includes(name));
   if (missing.length > 0 || extra.length > 0) {
-    throw new GuestSourceError(`host values: ${HOST_DECLARATIONS} declares ${host.values.join(', ')} and host-values.ts gives ${Object.keys(HOST_VALUES).join(', ')}; make them the same names`);
+    throw new GuestSourceError(
+      `host values: ${HOST_DECLARATIONS} declares ${host.values.join(', ')} and host-values.ts gives ${Object.keys(HOST_VALUES).join(', ')}; make them the same names`,
+    );
   }
   const bootstrap = assembleBootstrap(host, GUEST_FILES.map(read));
   const body = escapeTemplate(bootstrap).replace(HOST_VALUE, (_match, name: string) => `\${hostValue('${name}')}`);
@@ -206,7 +236,9 @@ function sourceError(source: GuestSource, file: ts.SourceFile, node: ts.Node, me
 
 function main(argv: string[]): number {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`Usage: ${REGENERATE_COMMAND} [--check]\n\nWrites runtime/guest/generated/guest-code.ts from runtime/guest/src/.\n  --check  write nothing; exit 1 when the generated file differs from what the sources make\n`);
+    process.stdout.write(
+      `Usage: ${REGENERATE_COMMAND} [--check]\n\nWrites runtime/guest/generated/guest-code.ts from runtime/guest/src/.\n  --check  write nothing; exit 1 when the generated file differs from what the sources make\n`,
+    );
     return 0;
   }
   const unknown = argv.filter((argument) => argument !== '--check');
@@ -236,4 +268,5 @@ function main(argv: string[]): number {
   return 0;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = main(process.argv.slice(2));

@@ -42,25 +42,54 @@ describe('generated/guest-code.ts', () => {
     const tree = parse(BOOTSTRAP_FUNCTION, { ecmaVersion: 2022, sourceType: 'script' });
     expect(tree.body).toHaveLength(1);
     const statement = tree.body[0];
-    if (statement?.type !== 'ExpressionStatement' || statement.expression.type !== 'FunctionExpression') throw new Error('not a function expression');
+    if (statement?.type !== 'ExpressionStatement' || statement.expression.type !== 'FunctionExpression')
+      throw new Error('not a function expression');
     expect(statement.expression.params.map((param) => (param.type === 'Identifier' ? param.name : param.type))).toEqual(host.functions);
   });
 
   it('writes the host values from host-values.ts into the bootstrap', () => {
-    expect(BOOTSTRAP_FUNCTION).toContain(`const HOST_GLOBAL = ${JSON.stringify(HOST_VALUES.HOST_GLOBAL)}, TIMER_LIMITS = ${JSON.stringify(HOST_VALUES.TIMER_LIMITS)},`);
+    expect(BOOTSTRAP_FUNCTION).toContain(
+      `const HOST_GLOBAL = ${JSON.stringify(HOST_VALUES.HOST_GLOBAL)}, TIMER_LIMITS = ${JSON.stringify(HOST_VALUES.TIMER_LIMITS)},`,
+    );
   });
 
   it('installs the globals and returns deliver, run and wake when a context evaluates it', () => {
     const context = {} as Record<string, unknown>;
-    const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context, { filename: 'bootstrap.js' }) as (...callbacks: unknown[]) => Record<string, unknown>;
-    const exports = bootstrap(() => undefined, () => true, () => undefined, () => undefined, () => 'invalid');
+    const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context, { filename: 'bootstrap.js' }) as (
+      ...callbacks: unknown[]
+    ) => Record<string, unknown>;
+    const exports = bootstrap(
+      () => undefined,
+      () => true,
+      () => undefined,
+      () => undefined,
+      () => 'invalid',
+    );
     expect(Object.keys(exports)).toEqual(['deliver', 'run', 'wake']);
     expect(Object.values(exports).map((value) => typeof value)).toEqual(['function', 'function', 'function']);
     const names = runInNewContext('Object.getOwnPropertyNames(globalThis)', context) as string[];
     // In the order the guest files install them.
-    const installed = ['console', SANDBOX_HOST_GLOBAL, 'DOMException', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'atob', 'btoa', 'TextEncoder', 'TextDecoder', 'URLSearchParams', 'URL', 'structuredClone'];
+    const installed = [
+      'console',
+      SANDBOX_HOST_GLOBAL,
+      'DOMException',
+      'setTimeout',
+      'setInterval',
+      'clearTimeout',
+      'clearInterval',
+      'queueMicrotask',
+      'atob',
+      'btoa',
+      'TextEncoder',
+      'TextDecoder',
+      'URLSearchParams',
+      'URL',
+      'structuredClone',
+    ];
     expect(names.filter((name) => installed.includes(name))).toEqual(installed);
-    expect(runInNewContext('[typeof WebAssembly, typeof SharedArrayBuffer, btoa("hi"), new URLSearchParams("a=1&b=2").get("b")]', context)).toEqual(['undefined', 'undefined', 'aGk=', '2']);
+    expect(
+      runInNewContext('[typeof WebAssembly, typeof SharedArrayBuffer, btoa("hi"), new URLSearchParams("a=1&b=2").get("b")]', context),
+    ).toEqual(['undefined', 'undefined', 'aGk=', '2']);
   });
 });
 
@@ -77,7 +106,8 @@ describe('the generator', () => {
   };
 
   it('strips types and keeps every line where it was', () => {
-    const text = 'const a: number = 1;\ninterface Shape {\n  size: number;\n}\nfunction size(shape: Shape): number {\n  return (shape as Shape).size!;\n}\n';
+    const text =
+      'const a: number = 1;\ninterface Shape {\n  size: number;\n}\nfunction size(shape: Shape): number {\n  return (shape as Shape).size!;\n}\n';
     const code = stripGuestFile(file(text));
     expect(code.split('\n')).toHaveLength(text.split('\n').length);
     expect(code.split('\n')[4]).toBe('function size(shape) {');
@@ -85,25 +115,46 @@ describe('the generator', () => {
   });
 
   it('refuses module syntax, declare, enums, namespaces and parameter properties, naming file and line', () => {
-    expect(refusal(() => stripGuestFile(file('const a = 1;\nexport const b = 2;\n')))).toBe('example.ts:2: `export` is not guest code: the guest files share one scope');
-    expect(refusal(() => stripGuestFile(file("import { a } from './a.js';\n")))).toMatch(/^example\.ts:1: imports and exports are not guest code/);
-    expect(refusal(() => stripGuestFile(file('declare const X: string;\n')))).toBe('example.ts:1: `declare` belongs in host.d.ts (what the host gives the guest)');
+    expect(refusal(() => stripGuestFile(file('const a = 1;\nexport const b = 2;\n')))).toBe(
+      'example.ts:2: `export` is not guest code: the guest files share one scope',
+    );
+    expect(refusal(() => stripGuestFile(file("import { a } from './a.js';\n")))).toMatch(
+      /^example\.ts:1: imports and exports are not guest code/,
+    );
+    expect(refusal(() => stripGuestFile(file('declare const X: string;\n')))).toBe(
+      'example.ts:1: `declare` belongs in host.d.ts (what the host gives the guest)',
+    );
     expect(refusal(() => stripGuestFile(file('\n\nenum Kind { A }\n')))).toMatch(/^example\.ts:3: an enum compiles to code of its own/);
     expect(refusal(() => stripGuestFile(file('namespace N { const a = 1; }\n')))).toMatch(/^example\.ts:1: a namespace/);
-    expect(refusal(() => stripGuestFile(file('class K {\n  constructor(private size: number) {}\n}\n')))).toMatch(/^example\.ts:2: a parameter property/);
+    expect(refusal(() => stripGuestFile(file('class K {\n  constructor(private size: number) {}\n}\n')))).toMatch(
+      /^example\.ts:2: a parameter property/,
+    );
   });
 
   it('reads host.d.ts as host functions and values, and refuses anything else there', () => {
-    const host = readHostInterface(file('declare function send(id: number): void;\ninterface A { a: 1 }\ndeclare const LIMIT: number, NAME: string;\n', 'host.d.ts'));
+    const host = readHostInterface(
+      file('declare function send(id: number): void;\ninterface A { a: 1 }\ndeclare const LIMIT: number, NAME: string;\n', 'host.d.ts'),
+    );
     expect(host).toEqual({ functions: ['send'], values: ['LIMIT', 'NAME'] });
-    expect(refusal(() => readHostInterface(file('declare function send(): void;\nlet counter = 0;\n', 'host.d.ts')))).toMatch(/^host\.d\.ts:2: only `declare function`/);
+    expect(refusal(() => readHostInterface(file('declare function send(): void;\nlet counter = 0;\n', 'host.d.ts')))).toMatch(
+      /^host\.d\.ts:2: only `declare function`/,
+    );
   });
 
   it('assembles the files in order, after the host values, and returns BOOTSTRAP_EXPORTS', () => {
-    const text = assembleBootstrap({ functions: ['send'], values: ['LIMIT'] }, [file('const a: number = LIMIT;\n', 'a.ts'), file('const BOOTSTRAP_EXPORTS = { a };\n', 'z.ts')]);
-    expect(text).toBe("(function (send) {'use strict';\nconst LIMIT = /*host:LIMIT*/null;\n// src/a.ts\nconst a = LIMIT;\n// src/z.ts\nconst BOOTSTRAP_EXPORTS = { a };\nreturn BOOTSTRAP_EXPORTS;\n})");
-    expect(refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const a = 1;\n', 'a.ts')]))).toBe('a.ts: the last guest file must declare `const BOOTSTRAP_EXPORTS`, what the bootstrap returns');
-    expect(refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const BOOTSTRAP_EXPORTS = {};\nawait 1;\n', 'a.ts')]))).toMatch(/^the assembled bootstrap is not valid ES2022 script/);
+    const text = assembleBootstrap({ functions: ['send'], values: ['LIMIT'] }, [
+      file('const a: number = LIMIT;\n', 'a.ts'),
+      file('const BOOTSTRAP_EXPORTS = { a };\n', 'z.ts'),
+    ]);
+    expect(text).toBe(
+      "(function (send) {'use strict';\nconst LIMIT = /*host:LIMIT*/null;\n// src/a.ts\nconst a = LIMIT;\n// src/z.ts\nconst BOOTSTRAP_EXPORTS = { a };\nreturn BOOTSTRAP_EXPORTS;\n})",
+    );
+    expect(refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const a = 1;\n', 'a.ts')]))).toBe(
+      'a.ts: the last guest file must declare `const BOOTSTRAP_EXPORTS`, what the bootstrap returns',
+    );
+    expect(
+      refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const BOOTSTRAP_EXPORTS = {};\nawait 1;\n', 'a.ts')])),
+    ).toMatch(/^the assembled bootstrap is not valid ES2022 script/);
   });
 
   it('refuses a guest file it does not know where to run', () => {

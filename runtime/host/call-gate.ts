@@ -4,7 +4,15 @@
  * parses them once, bounds how many run at once, and answers each call exactly once with JSON text.
  */
 import { ToolCallError } from '../../core/errors.js';
-import { EncodedJson, WIRE_ERROR_CODES, toWireError, type CallContext, type CapabilityCallHandler, type ResultMode, type WireError } from '../../core/protocol.js';
+import {
+  EncodedJson,
+  WIRE_ERROR_CODES,
+  toWireError,
+  type CallContext,
+  type CapabilityCallHandler,
+  type ResultMode,
+  type WireError,
+} from '../../core/protocol.js';
 import type { RunLimits } from '../sandbox.js';
 
 export interface CallGate {
@@ -113,7 +121,10 @@ export function createCallGate(options: CallGateOptions): CallGate {
       try {
         args = parseArguments(call.argsJson);
       } catch {
-        throw new ToolCallError('INVALID_ARGUMENTS', `arguments of ${call.capability}.${call.fn} are not JSON`, { capability: call.capability, function: call.fn });
+        throw new ToolCallError('INVALID_ARGUMENTS', `arguments of ${call.capability}.${call.fn} are not JSON`, {
+          capability: call.capability,
+          function: call.fn,
+        });
       }
       const value = await onCall({ capability: call.capability, function: call.fn, args, resultMode: call.resultMode }, context);
       json = value instanceof EncodedJson ? value.text : encode(value, call);
@@ -149,7 +160,11 @@ export function createCallGate(options: CallGateOptions): CallGate {
       const bytes = argsBytes ?? Buffer.byteLength(argsJson, 'utf8');
       if (bytes > limits.maxArgumentBytes) return refuse(id, argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes));
       const waits = active >= limits.maxConcurrentCalls || queue.length > 0 || !mayStart();
-      if (waits && queuedBytes + bytes > maxQueuedBytes) return refuse(id, queuedArgumentsError(capability, fn, `${queuedBytes} bytes of arguments waiting for a free call slot`, maxQueuedBytes));
+      if (waits && queuedBytes + bytes > maxQueuedBytes)
+        return refuse(
+          id,
+          queuedArgumentsError(capability, fn, `${queuedBytes} bytes of arguments waiting for a free call slot`, maxQueuedBytes),
+        );
       calls++;
       queuedBytes += bytes;
       queue.push({ id, capability, fn, argsJson, bytes, resultMode });

@@ -21,7 +21,9 @@ describe('suggestCapabilityModule', () => {
 
 describe('withModuleHint', () => {
   it("adds the hint to the sandbox's MODULE_NOT_FOUND and to TypeScript's TS2307", () => {
-    expect(() => resolveCapabilityModule(FIXTURE_OUT_DIR, '@capabilities/crn', undefined)).toThrow(/^module "@capabilities\/crn" is not in the build: fix the import/);
+    expect(() => resolveCapabilityModule(FIXTURE_OUT_DIR, '@capabilities/crn', undefined)).toThrow(
+      /^module "@capabilities\/crn" is not in the build: fix the import/,
+    );
     let message = '';
     try {
       resolveCapabilityModule(FIXTURE_OUT_DIR, '@capabilities/crn', undefined);
@@ -37,8 +39,12 @@ describe('withModuleHint', () => {
   });
 
   it('leaves other messages, and those with nothing near, as they are', () => {
-    expect(withModuleHint("Cannot find module 'node:fs' or its corresponding type declarations.", MODULES)).toBe("Cannot find module 'node:fs' or its corresponding type declarations.");
-    expect(withModuleHint('module "@capabilities/zzz" is not in the build: fix the import', MODULES)).toBe('module "@capabilities/zzz" is not in the build: fix the import');
+    expect(withModuleHint("Cannot find module 'node:fs' or its corresponding type declarations.", MODULES)).toBe(
+      "Cannot find module 'node:fs' or its corresponding type declarations.",
+    );
+    expect(withModuleHint('module "@capabilities/zzz" is not in the build: fix the import', MODULES)).toBe(
+      'module "@capabilities/zzz" is not in the build: fix the import',
+    );
     expect(withModuleHint('x is not defined', MODULES)).toBe('x is not defined');
   });
 });

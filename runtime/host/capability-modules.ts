@@ -12,7 +12,10 @@ const MODULE_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
 /** A module specifier the sandbox will not load; `code` says why. */
 export class ModuleResolutionError extends Error {
   override readonly name = 'ModuleResolutionError';
-  constructor(readonly code: 'IMPORT_REFUSED' | 'MODULE_NOT_FOUND', message: string) {
+  constructor(
+    readonly code: 'IMPORT_REFUSED' | 'MODULE_NOT_FOUND',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -33,15 +36,22 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
   let file: string;
   if (specifier.startsWith(CAPABILITY_PREFIX)) {
     const name = specifier.slice(CAPABILITY_PREFIX.length);
-    if (!MODULE_NAME.test(name)) throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" refused: not a capability module name`);
+    if (!MODULE_NAME.test(name))
+      throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" refused: not a capability module name`);
     file = path.join(capabilitiesDir, name, BUILD_LAYOUT.moduleFiles.proxy);
   } else if (referrerPath !== undefined && (specifier.startsWith('./') || specifier.startsWith('../'))) {
     file = path.resolve(path.dirname(referrerPath), specifier);
     if (!file.startsWith(capabilitiesDir + path.sep) || !file.endsWith('.js')) {
-      throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" from ${path.relative(capabilitiesDir, referrerPath)} refused: capability modules may only import .js files of the build output`);
+      throw new ModuleResolutionError(
+        'IMPORT_REFUSED',
+        `import of "${specifier}" from ${path.relative(capabilitiesDir, referrerPath)} refused: capability modules may only import .js files of the build output`,
+      );
     }
   } else {
-    throw new ModuleResolutionError('IMPORT_REFUSED', `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`);
+    throw new ModuleResolutionError(
+      'IMPORT_REFUSED',
+      `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`,
+    );
   }
   let stat;
   try {
@@ -49,7 +59,10 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
   } catch {
     // No host path and no list of modules: a run narrowed to some functions must not learn the others.
     // The sandbox's front end adds a "did you mean" among the modules the run may see (withModuleHint).
-    throw new ModuleResolutionError('MODULE_NOT_FOUND', `${notInBuild(specifier)}: fix the import (search_tools and capabilities.d.ts name the modules), or rebuild the capabilities`);
+    throw new ModuleResolutionError(
+      'MODULE_NOT_FOUND',
+      `${notInBuild(specifier)}: fix the import (search_tools and capabilities.d.ts name the modules), or rebuild the capabilities`,
+    );
   }
   const cached = sources.get(file);
   if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return { path: file, source: cached.source };
@@ -71,7 +84,10 @@ export function listCapabilityModules(outDir: string): string[] {
   try {
     return readdirSync(capabilitiesDir, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && MODULE_NAME.test(entry.name))
-      .filter((entry) => statSync(path.join(capabilitiesDir, entry.name, BUILD_LAYOUT.moduleFiles.proxy), { throwIfNoEntry: false })?.isFile() === true)
+      .filter(
+        (entry) =>
+          statSync(path.join(capabilitiesDir, entry.name, BUILD_LAYOUT.moduleFiles.proxy), { throwIfNoEntry: false })?.isFile() === true,
+      )
       .map((entry) => entry.name)
       .sort();
   } catch {
@@ -86,7 +102,10 @@ export function listCapabilityModules(outDir: string): string[] {
  */
 export function suggestCapabilityModule(specifier: string, modules: readonly string[]): string | undefined {
   const wanted = specifier.startsWith(CAPABILITY_PREFIX) ? specifier.slice(CAPABILITY_PREFIX.length) : specifier;
-  const module = closestKey(wanted, modules.filter((name) => name !== wanted));
+  const module = closestKey(
+    wanted,
+    modules.filter((name) => name !== wanted),
+  );
   return module === undefined ? undefined : `${CAPABILITY_PREFIX}${module}`;
 }
 
@@ -99,5 +118,7 @@ export function withModuleHint(message: string, modules: readonly string[]): str
   if (specifier === undefined) return message;
   const suggestion = suggestCapabilityModule(specifier, modules);
   if (suggestion === undefined) return message;
-  return NOT_IN_BUILD.test(message) ? message.replace(NOT_IN_BUILD, (head) => `${head} (did you mean "${suggestion}"?)`) : `${message} Did you mean '${suggestion}'?`;
+  return NOT_IN_BUILD.test(message)
+    ? message.replace(NOT_IN_BUILD, (head) => `${head} (did you mean "${suggestion}"?)`)
+    : `${message} Did you mean '${suggestion}'?`;
 }

@@ -7,5 +7,10 @@ import { PROGRAM_FILENAME } from '../program/program-filename.js';
  */
 export function programFrames(stack: string): string {
   const lines = stack.split('\n');
-  return [lines[0] ?? '', ...lines.slice(1).filter((line) => line.includes(PROGRAM_FILENAME) || line.includes('@capabilities/') || line.includes('<isolated-vm>'))].join('\n');
+  return [
+    lines[0] ?? '',
+    ...lines
+      .slice(1)
+      .filter((line) => line.includes(PROGRAM_FILENAME) || line.includes('@capabilities/') || line.includes('<isolated-vm>')),
+  ].join('\n');
 }

@@ -28,7 +28,12 @@ const SETTABLE = new Set(['href', 'protocol', 'username', 'password', 'host', 'h
 export function sandboxUrlOperation(operation: unknown, a: unknown, b: unknown, c: unknown): string {
   // A setter's `a` is the URL's current href, which may be as long as an href may be.
   const first = operation === 'set' ? URL_LIMITS.maxHrefChars : URL_LIMITS.maxInputChars;
-  if (!isText(a, first) || (b !== undefined && !isText(b, URL_LIMITS.maxInputChars)) || (c !== undefined && !isText(c, URL_LIMITS.maxInputChars))) return URL_TOO_LONG;
+  if (
+    !isText(a, first) ||
+    (b !== undefined && !isText(b, URL_LIMITS.maxInputChars)) ||
+    (c !== undefined && !isText(c, URL_LIMITS.maxInputChars))
+  )
+    return URL_TOO_LONG;
   let url: URL;
   try {
     if (operation === 'parse') {
@@ -44,7 +49,19 @@ export function sandboxUrlOperation(operation: unknown, a: unknown, b: unknown, 
     return URL_INVALID;
   }
   if (url.href.length > URL_LIMITS.maxHrefChars) return URL_TOO_LONG;
-  return JSON.stringify([url.href, url.origin, url.protocol, url.username, url.password, url.host, url.hostname, url.port, url.pathname, url.search, url.hash]);
+  return JSON.stringify([
+    url.href,
+    url.origin,
+    url.protocol,
+    url.username,
+    url.password,
+    url.host,
+    url.hostname,
+    url.port,
+    url.pathname,
+    url.search,
+    url.hash,
+  ]);
 }
 
 function isText(value: unknown, maxChars: number): value is string {

@@ -15,7 +15,8 @@ export async function loadEngine(placement: EnginePlacement): Promise<Engine> {
     name: 'isolated-vm',
     description: isolatedVmStatus().detail.replace(/ loaded$/, ''),
     prepare: (memoryLimitMb) => prepareIsolate(memoryLimitMb, threading),
-    startRun: (request, port, spare) => startIsolateRun(request, port, spare?.engine === 'isolated-vm' ? (spare as PreparedIsolate) : undefined, threading),
+    startRun: (request, port, spare) =>
+      startIsolateRun(request, port, spare?.engine === 'isolated-vm' ? (spare as PreparedIsolate) : undefined, threading),
   };
 }
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 const script = fileURLToPath(new URL('./__fixtures__/exit-after-run.ts', import.meta.url));
 
 /** A hang is forever: a generous limit tells it from a slow machine. */
-const exitFrom = (where: string) => execa(process.execPath, ['--no-node-snapshot', '--import', 'tsx', script, where], { reject: false, timeout: 90_000 });
+const exitFrom = (where: string) =>
+  execa(process.execPath, ['--no-node-snapshot', '--import', 'tsx', script, where], { reject: false, timeout: 90_000 });
 
 describe('in-process isolation: process.exit ends the process', () => {
   it('from the continuation of a run', async () => {

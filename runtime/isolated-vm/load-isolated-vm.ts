@@ -38,7 +38,10 @@ export function isolatedVmStatus(): EngineStatus {
 export function loadIsolatedVm(): IsolatedVm {
   const addon = tryLoadIsolatedVm();
   if (addon !== undefined) return addon;
-  throw new SandboxError('ENGINE_UNAVAILABLE', `the isolated-vm engine is not available here: ${isolatedVmStatus().detail}; use sandbox.engine "quickjs" (or "auto"), or run \`agent-spaces doctor\` for what to install`);
+  throw new SandboxError(
+    'ENGINE_UNAVAILABLE',
+    `the isolated-vm engine is not available here: ${isolatedVmStatus().detail}; use sandbox.engine "quickjs" (or "auto"), or run \`agent-spaces doctor\` for what to install`,
+  );
 }
 
 /** Whether this process was started with `--no-node-snapshot`, which isolated-vm needs on Node 20+ wherever an isolate is made. */
@@ -57,13 +60,27 @@ function loadFirst(): { addon: IsolatedVm | undefined; status: EngineStatus } {
       // before Node checks the ABI, and once a mismatched isolated-vm has done that, loading the right
       // one next aborts the process (seen: isolated-vm 5 built for Node 20, then 7 on Node 24).
       const foreign = foreignAbi(require, candidate);
-      if (foreign !== undefined) throw Object.assign(new Error(`its binary was built for NODE_MODULE_VERSION ${foreign}`), { code: 'FOREIGN_ABI' });
+      if (foreign !== undefined)
+        throw Object.assign(new Error(`its binary was built for NODE_MODULE_VERSION ${foreign}`), { code: 'FOREIGN_ABI' });
       const addon = require(candidate) as IsolatedVm;
       if (typeof addon?.Isolate !== 'function') throw new Error('it did not export Isolate');
       attempts.push({ candidate, ok: true, ...(version === undefined ? {} : { version }) });
-      return { addon, status: { engine: 'isolated-vm', available: true, detail: `${candidate}${version === undefined ? '' : ` ${version}`} loaded`, attempts } };
+      return {
+        addon,
+        status: {
+          engine: 'isolated-vm',
+          available: true,
+          detail: `${candidate}${version === undefined ? '' : ` ${version}`} loaded`,
+          attempts,
+        },
+      };
     } catch (error) {
-      attempts.push({ candidate, ok: false, ...(version === undefined ? {} : { version }), reason: failureReason(candidate, version, error) });
+      attempts.push({
+        candidate,
+        ok: false,
+        ...(version === undefined ? {} : { version }),
+        reason: failureReason(candidate, version, error),
+      });
     }
   }
   const detail = attempts.map((attempt) => `${attempt.candidate}: ${attempt.reason}`).join('; ');
@@ -123,8 +140,10 @@ export function failureReason(candidate: string, version: string | undefined, er
   const node = `Node ${process.versions.node} (ABI ${process.versions.modules})`;
   if (version === undefined && code === 'MODULE_NOT_FOUND') return 'not installed';
   if (/No native build was found/i.test(message)) return `no prebuilt binary for ${node} in ${candidate} ${version ?? ''}`.trimEnd();
-  if (code === 'FOREIGN_ABI' || /NODE_MODULE_VERSION/.test(message)) return `built for another Node version than ${node} (${firstLine(message)}); not loaded; reinstall it with its install script allowed`;
-  if (code === 'MODULE_NOT_FOUND' && /out[\\/]isolated_vm/.test(message)) return `installed (${version ?? 'unknown version'}) but not compiled: its install script did not run or failed (it needs python3, make and a C++ compiler)`;
+  if (code === 'FOREIGN_ABI' || /NODE_MODULE_VERSION/.test(message))
+    return `built for another Node version than ${node} (${firstLine(message)}); not loaded; reinstall it with its install script allowed`;
+  if (code === 'MODULE_NOT_FOUND' && /out[\\/]isolated_vm/.test(message))
+    return `installed (${version ?? 'unknown version'}) but not compiled: its install script did not run or failed (it needs python3, make and a C++ compiler)`;
   if (/undefined symbol|symbol lookup/i.test(message)) return `its binary does not fit ${node}: ${firstLine(message)}`;
   return firstLine(message);
 }

@@ -33,7 +33,12 @@ const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
  * Starts a run, in `prepared` when it fits the run's memory limit (it is disposed otherwise).
  * Never rejects for faults of the program.
  */
-export function startIsolateRun(request: IsolateRunRequest, port: IsolatePort, prepared?: PreparedIsolate, threading: IsolateThreading = 'pool'): IsolateRun {
+export function startIsolateRun(
+  request: IsolateRunRequest,
+  port: IsolatePort,
+  prepared?: PreparedIsolate,
+  threading: IsolateThreading = 'pool',
+): IsolateRun {
   return new IsolatedVmRun(request, port, prepared, threading).handle();
 }
 
@@ -110,7 +115,10 @@ class IsolatedVmRun {
     this.#deadline = this.#started + limits.timeoutMs;
     this.#budget = createOutputBudget(limits.maxOutputBytes);
     this.#maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
-    if (prepared !== undefined && (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.threading !== threading || prepared.isolate.isDisposed)) {
+    if (
+      prepared !== undefined &&
+      (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.threading !== threading || prepared.isolate.isDisposed)
+    ) {
       if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
       prepared = undefined;
     }
@@ -143,7 +151,10 @@ class IsolatedVmRun {
 
   /** Milliseconds of wall clock (held time excluded) or CPU time the run has left, whichever is less. */
   #timeLeft(): number {
-    return Math.min(this.#deadline + (this.#holds > 0 ? performance.now() - this.#heldSince : 0) - performance.now(), this.#request.limits.timeoutMs - this.#cpuUsedMs());
+    return Math.min(
+      this.#deadline + (this.#holds > 0 ? performance.now() - this.#heldSince : 0) - performance.now(),
+      this.#request.limits.timeoutMs - this.#cpuUsedMs(),
+    );
   }
 
   #remaining(): number {
@@ -153,13 +164,16 @@ class IsolatedVmRun {
   #timeout(): void {
     const { timeoutMs } = this.#request.limits;
     const cpuBound = this.#holds > 0 || this.#cpuUsedMs() >= timeoutMs;
-    this.#fail({
-      name: 'SandboxTimeoutError',
-      code: 'TIMEOUT',
-      message: cpuBound
-        ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
-        : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-    }, true);
+    this.#fail(
+      {
+        name: 'SandboxTimeoutError',
+        code: 'TIMEOUT',
+        message: cpuBound
+          ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
+          : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+      },
+      true,
+    );
   }
 
   #holdDeadline(): () => void {
@@ -168,9 +182,10 @@ class IsolatedVmRun {
       this.#heldSince = performance.now();
       clearTimeout(this.#watchdog);
       // On isolate threads a program may compute while its call waits for a person: watch its CPU time.
-      if (!this.#onCaller) this.#cpuWatch = setInterval(() => {
-        if (this.#cpuUsedMs() >= this.#request.limits.timeoutMs) this.#timeout();
-      }, 100);
+      if (!this.#onCaller)
+        this.#cpuWatch = setInterval(() => {
+          if (this.#cpuUsedMs() >= this.#request.limits.timeoutMs) this.#timeout();
+        }, 100);
     }
     let released = false;
     return () => {
@@ -237,11 +252,16 @@ class IsolatedVmRun {
   #onIsolateFailure(error: unknown): void {
     if (this.#finished) return;
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof ModuleResolutionError) return this.#fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
+    if (error instanceof ModuleResolutionError)
+      return this.#fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
     if (this.#isolate.isDisposed) {
       // Only isolated-vm disposes an isolate during a run (this code disposes it after finishing).
       if (/memory limit/i.test(message)) {
-        return this.#fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config` });
+        return this.#fail({
+          name: 'SandboxMemoryError',
+          code: 'MEMORY_LIMIT',
+          message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config`,
+        });
       }
       return this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
     }
@@ -249,7 +269,12 @@ class IsolatedVmRun {
     if (message === 'Script execution timed out.' && this.#timeLeft() <= 25) return this.#timeout();
     const name = error instanceof Error ? error.name : 'Error';
     const stack = error instanceof Error && typeof error.stack === 'string' ? programFrames(error.stack) : undefined;
-    this.#fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack }) });
+    this.#fail({
+      name,
+      code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR',
+      message,
+      ...(stack === undefined ? {} : { stack }),
+    });
   }
 
   // ------------------------------------------------------------------ stalls
@@ -261,7 +286,14 @@ class IsolatedVmRun {
   }
 
   #isStalled(): boolean {
-    return !this.#finished && this.#programStarted && this.#pendingOperations === 0 && this.#outstanding.size === 0 && this.#outbox.length === 0 && this.#timers.size === 0;
+    return (
+      !this.#finished &&
+      this.#programStarted &&
+      this.#pendingOperations === 0 &&
+      this.#outstanding.size === 0 &&
+      this.#outbox.length === 0 &&
+      this.#timers.size === 0
+    );
   }
 
   #checkStalled(): void {
@@ -269,7 +301,11 @@ class IsolatedVmRun {
     // Look again a little later: a call the isolate just sent may still be on its way to this thread.
     setTimeout(() => {
       if (!this.#isStalled()) return;
-      this.#fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
+      this.#fail({
+        name: 'SandboxDeadlockError',
+        code: 'DEADLOCK',
+        message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending',
+      });
     }, 10);
   }
 
@@ -294,7 +330,9 @@ class IsolatedVmRun {
     if (this.#finished || batch.length === 0) return;
     const json = `[${batch.join(',')}]`;
     if (!this.#onCaller) {
-      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).catch((error: unknown) => this.#onIsolateFailure(error));
+      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).catch((error: unknown) =>
+        this.#onIsolateFailure(error),
+      );
       return;
     }
     // The program's continuations run now, bounded by the time the run has left (unlike an
@@ -329,10 +367,13 @@ class IsolatedVmRun {
     if (this.#finished) return;
     const { wake } = this.#ready;
     if (!this.#onCaller) {
-      this.#track(wake.apply(undefined, [id], { timeout: this.#remaining() })).then((next) => this.#timers.rearm(id, next), (error: unknown) => {
-        this.#timers.rearm(id, -1);
-        this.#onIsolateFailure(error);
-      });
+      this.#track(wake.apply(undefined, [id], { timeout: this.#remaining() })).then(
+        (next) => this.#timers.rearm(id, next),
+        (error: unknown) => {
+          this.#timers.rearm(id, -1);
+          this.#onIsolateFailure(error);
+        },
+      );
       return;
     }
     let next = -1;
@@ -376,7 +417,18 @@ class IsolatedVmRun {
     this.#outstanding.set(id, text.length);
     this.#unansweredChars += text.length;
     if (this.#unansweredChars > this.#maxUnansweredChars) {
-      return this.#reply(id, false, JSON.stringify(queuedArgumentsError(String(capability), String(fn), `${this.#unansweredChars - text.length} characters of arguments in calls not answered yet`, this.#maxUnansweredChars)));
+      return this.#reply(
+        id,
+        false,
+        JSON.stringify(
+          queuedArgumentsError(
+            String(capability),
+            String(fn),
+            `${this.#unansweredChars - text.length} characters of arguments in calls not answered yet`,
+            this.#maxUnansweredChars,
+          ),
+        ),
+      );
     }
     // A name the host would not accept in a frame's header is refused here, for this call only (the
     // host kills a worker that sends one, and every run in it).
@@ -387,7 +439,8 @@ class IsolatedVmRun {
     // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
     // never reach the pipe (where a frame past the host's limit would cost the whole worker).
     const bytes = utf8SizeOver(text, limits.maxArgumentBytes);
-    if (bytes !== undefined) return this.#reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
+    if (bytes !== undefined)
+      return this.#reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
     this.#port.call(id, String(capability), String(fn), text, resultMode === 'full' ? 'full' : 'value');
   }
 
@@ -408,7 +461,8 @@ class IsolatedVmRun {
     const { maxOutputBytes } = this.#request.limits;
     if (!ok) {
       const error = readReportedError(String(json), programMayReport(this.#sentCodes));
-      if (!this.#budget.take(errorBytes(error))) return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
+      if (!this.#budget.take(errorBytes(error)))
+        return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
       return this.#fail(error);
     }
     const text = String(json);

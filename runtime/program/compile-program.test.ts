@@ -19,7 +19,9 @@ describe('compileProgram', () => {
     const result = compiled("import { add } from '@capabilities/math';\nconst a: number = await add({ a: 1, b: 2 });\nreturn a;");
     expect(result.kind).toBe('snippet');
     expect(result.imports).toEqual(['@capabilities/math']);
-    expect(result.js).toBe(`import { add } from '@capabilities/math';${WRAPPER_PREFIX}\nconst a = await add({ a: 1, b: 2 });\nreturn a;\n return __asDefault;\n};\n`);
+    expect(result.js).toBe(
+      `import { add } from '@capabilities/math';${WRAPPER_PREFIX}\nconst a = await add({ a: 1, b: 2 });\nreturn a;\n return __asDefault;\n};\n`,
+    );
   });
   it('turns export default into an assignment of the same length', () => {
     const result = compiled('const x = 1;\nexport default { x };');
@@ -39,20 +41,27 @@ describe('compileProgram', () => {
     expect(compiled('export default class { x = 1 }').js).toContain('__asDefault =  class { x = 1 }');
   });
   it('drops imported names used only as types, as TypeScript does (capability modules export no types)', () => {
-    const result = compiled("import crm, { type Customer, Order, add } from '@capabilities/crm';\nimport { Shape } from '@capabilities/shapes';\nconst c: Customer = await crm.get();\nconst o: Order | Shape = c;\nreturn add(o);");
+    const result = compiled(
+      "import crm, { type Customer, Order, add } from '@capabilities/crm';\nimport { Shape } from '@capabilities/shapes';\nconst c: Customer = await crm.get();\nconst o: Order | Shape = c;\nreturn add(o);",
+    );
     expect(result.js.split('\n')[0]?.trimEnd()).toBe("import crm, { add } from '@capabilities/crm';");
     expect(result.js.split('\n')[1]?.trim()).toBe(WRAPPER_PREFIX);
     expect(result.imports).toEqual(['@capabilities/crm', '@capabilities/shapes']);
   });
   it('keeps imported names used as values anywhere (shorthand, export lists, nested functions)', () => {
-    const result = compiled("import { a, b, c } from '@capabilities/m';\nconst o = { a };\nfunction f() { return b(); }\nexport { c as default };");
+    const result = compiled(
+      "import { a, b, c } from '@capabilities/m';\nconst o = { a };\nfunction f() { return b(); }\nexport { c as default };",
+    );
     expect(result.js.split('\n')[0]).toBe(`import { a, b, c } from '@capabilities/m';${WRAPPER_PREFIX}`);
   });
   it('does not count property names as uses', () => {
-    expect(compiled("import { add } from '@capabilities/m';\nconst o = { add: 1 };\nreturn o.add;").js.split('\n')[0]?.trim()).toBe(WRAPPER_PREFIX);
+    expect(compiled("import { add } from '@capabilities/m';\nconst o = { add: 1 };\nreturn o.add;").js.split('\n')[0]?.trim()).toBe(
+      WRAPPER_PREFIX,
+    );
   });
   it('compiles enums, parameter properties, satisfies, assertions and overloads', () => {
-    const code = 'enum Color { Red, Green }\nclass P { constructor(private readonly x: number) {} get(): number { return this.x; } }\nconst o = { c: Color.Green } satisfies object;\nfunction f(a: string): string;\nfunction f(a: unknown) { return a as string; }\nreturn [o.c, new P(2).get(), f(<string>"s")!];';
+    const code =
+      'enum Color { Red, Green }\nclass P { constructor(private readonly x: number) {} get(): number { return this.x; } }\nconst o = { c: Color.Green } satisfies object;\nfunction f(a: string): string;\nfunction f(a: unknown) { return a as string; }\nreturn [o.c, new P(2).get(), f(<string>"s")!];';
     const result = compiled(code);
     // The program's lines, then the wrapper's end.
     expect(result.js.split('\n')).toHaveLength(code.split('\n').length + 3);
@@ -60,7 +69,9 @@ describe('compileProgram', () => {
     expect(result.js).toContain('this.x = x');
   });
   it('maps positions back to the TypeScript, columns included', () => {
-    const result = compiled("interface Order { id: string }\n\nconst order: Order = { id: 'o1' };\n\nif (order.id) {\n  throw new TypeError('bad order ' + order.id);\n}");
+    const result = compiled(
+      "interface Order { id: string }\n\nconst order: Order = { id: 'o1' };\n\nif (order.id) {\n  throw new TypeError('bad order ' + order.id);\n}",
+    );
     const lines = result.js.split('\n');
     const throwLine = lines.findIndex((line) => line.includes('throw new TypeError')) + 1;
     expect(throwLine).toBe(6);
@@ -104,7 +115,9 @@ describe('compileProgram', () => {
     expect(compiled("const fs = require('fs');\nmodule.exports = fs;").kind).toBe('module');
   });
   it('allows type-only imports of anything and types before the imports (they vanish before running)', () => {
-    const result = compiled("import type { Stats } from 'fs';\ntype Id = string;\ninterface A { id: Id }\nimport { add } from '@capabilities/math';\nexport type { A };\nreturn add;");
+    const result = compiled(
+      "import type { Stats } from 'fs';\ntype Id = string;\ninterface A { id: Id }\nimport { add } from '@capabilities/math';\nexport type { A };\nreturn add;",
+    );
     expect(result.imports).toEqual(['@capabilities/math']);
     expect(result.js.split('\n')[3]).toBe(`import { add } from '@capabilities/math';${WRAPPER_PREFIX}`);
   });

@@ -78,7 +78,11 @@ export function compileProgram(code: string): CompiledProgram | CompileFailure {
 
 /** Maps positions in sucrase's output back to `code`; lines are the same, columns may not be. */
 function sourceMapOf(code: string): (position: Position) => Position {
-  const { sourceMap } = transform(code, { ...SUCRASE_OPTIONS, filePath: PROGRAM_FILENAME, sourceMapOptions: { compiledFilename: 'program.js' } });
+  const { sourceMap } = transform(code, {
+    ...SUCRASE_OPTIONS,
+    filePath: PROGRAM_FILENAME,
+    sourceMapOptions: { compiledFilename: 'program.js' },
+  });
   const lookup = decodeMappings(sourceMap?.mappings ?? '');
   return (position) => lookup.originalPosition(position) ?? position;
 }

@@ -12,7 +12,9 @@ describe('prepareProgram', () => {
     const result = prepared("import { add } from '@capabilities/math';\nconst a = await add({ a: 1, b: 2 });\nreturn a;");
     expect(result.kind).toBe('snippet');
     expect(result.imports).toEqual(['@capabilities/math']);
-    expect(result.source).toBe(`import { add } from '@capabilities/math';${WRAPPER_PREFIX}\nconst a = await add({ a: 1, b: 2 });\nreturn a;\n return __asDefault;\n};\n`);
+    expect(result.source).toBe(
+      `import { add } from '@capabilities/math';${WRAPPER_PREFIX}\nconst a = await add({ a: 1, b: 2 });\nreturn a;\n return __asDefault;\n};\n`,
+    );
   });
   it('turns export default into an assignment of the same length', () => {
     const result = prepared('const x = 1;\nexport default { x };');
@@ -21,7 +23,9 @@ describe('prepareProgram', () => {
   });
   it('keeps a named default function hoisted and returns it', () => {
     const result = prepared('export default async function main() { return 1; }');
-    expect(result.source).toBe(`${WRAPPER_PREFIX}               async function main() { return 1; }\n__asDefault = main; return __asDefault;\n};\n`);
+    expect(result.source).toBe(
+      `${WRAPPER_PREFIX}               async function main() { return 1; }\n__asDefault = main; return __asDefault;\n};\n`,
+    );
   });
   it('handles export lists naming the default and plain exports', () => {
     const result = prepared('export const a = 1;\nconst b = 2;\nexport { b as default };');
@@ -50,7 +54,9 @@ describe('prepareProgram', () => {
     expect(prepareProgram("import type { Stats } from 'fs';\nreturn 1;").ok).toBe(true);
   });
   it('lets types stand anywhere: a type-only import moves after the wrapper, exported types lose their export', () => {
-    const result = prepared("type Id = string;\nimport { add } from '@capabilities/math';\nconst n = 1;\nimport type { Order } from '@capabilities/orders';\nexport interface A { id: Id }\nexport type { A as B };\nreturn add;");
+    const result = prepared(
+      "type Id = string;\nimport { add } from '@capabilities/math';\nconst n = 1;\nimport type { Order } from '@capabilities/orders';\nexport interface A { id: Id }\nexport type { A as B };\nreturn add;",
+    );
     expect(result.kind).toBe('snippet');
     expect(result.imports).toEqual(['@capabilities/math']);
     const lines = result.source.split('\n');

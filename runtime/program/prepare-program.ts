@@ -34,7 +34,10 @@ export interface PreparedProgram {
 }
 
 class Refusal {
-  constructor(readonly message: string, readonly node: ts.Node) {}
+  constructor(
+    readonly message: string,
+    readonly node: ts.Node,
+  ) {}
 }
 
 /** Prepares a program for type-checking, or says why it cannot run. */
@@ -133,7 +136,8 @@ function rewriteExport(code: string, file: ts.SourceFile, statement: ts.Statemen
     const clause = statement.exportClause;
     if (clause !== undefined && ts.isNamedExports(clause)) {
       for (const element of clause.elements) {
-        if (element.name.text === 'default' && !element.isTypeOnly) appended.push(`${DEFAULT_BINDING} = ${(element.propertyName ?? element.name).getText(file)};`);
+        if (element.name.text === 'default' && !element.isTypeOnly)
+          appended.push(`${DEFAULT_BINDING} = ${(element.propertyName ?? element.name).getText(file)};`);
       }
     }
     edits.push(overwrite(code, statement.getStart(file), statement.end, ''));

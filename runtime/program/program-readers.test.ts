@@ -51,7 +51,7 @@ const CORPUS: string[] = [
   "import { a } from '@capabilities/one';\nimport { a as b } from '@capabilities/two';\nreturn [a, b];",
   "const n = 1;\nimport type { X } from '@capabilities/late';\nreturn n;",
   // look-alikes that are not what they look like
-  "const text = 'import fs from \"fs\"';\nreturn text;",
+  'const text = \'import fs from "fs"\';\nreturn text;',
   'const s = `\nnamespace Fake {`;\n// module Other {\nreturn s.length;',
   "const req = { require: (name: string) => name };\nreturn req.require('fs');",
   // refusals
@@ -96,7 +96,9 @@ describe('the two readers of programs agree', () => {
     if (!compiled.ok) throw new Error(`only the light reader refused: ${compiled.error.message}`);
     expect({ kind: compiled.kind, imports: compiled.imports }).toEqual({ kind: prepared.kind, imports: prepared.imports });
     if (compiled.imports.length > 0 || /\bimport\b/.test(compiled.js.split(';export default')[0] ?? '')) return;
-    const transpiled = ts.transpileModule(prepared.source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+    const transpiled = ts.transpileModule(prepared.source, {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+    }).outputText;
     expect(await runWithoutCapabilities(compiled.js)).toEqual(await runWithoutCapabilities(transpiled));
   });
 

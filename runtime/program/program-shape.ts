@@ -33,7 +33,8 @@ export const REFUSED = {
   importRequire: '`import x = require(...)` is not available in the sandbox; use `import { ... } from "@capabilities/<name>"`',
   exportEquals: '`export =` is not supported; use `export default`',
   reExport: 're-exports (`export ... from`) are not supported in programs; import the module instead',
-  exportAndReturn: 'a program either exports its result (`export default`) or returns it at top level, not both; remove the top-level `return`',
+  exportAndReturn:
+    'a program either exports its result (`export default`) or returns it at top level, not both; remove the top-level `return`',
   namespace: 'TypeScript namespaces are not supported in programs; use plain functions and objects',
   import: (specifier: string) => `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`,
   dynamicImport: (specifier: string | undefined) =>

@@ -50,7 +50,10 @@ export interface ShapeRefusal {
 export type OriginalStartsWith = (offset: number, pattern: RegExp) => boolean;
 
 class Refusal {
-  constructor(readonly message: string, readonly offset: number) {}
+  constructor(
+    readonly message: string,
+    readonly offset: number,
+  ) {}
 }
 
 type TopLevel = Statement | ModuleDeclaration;
@@ -84,15 +87,18 @@ function shape(js: string, tree: Program, originalStartsWith: OriginalStartsWith
       wrapperStart = statement.end;
       continue;
     }
-    if (isRequireDeclaration(statement) && originalStartsWith(statement.start, /^(export\s+)?import\b/)) throw new Refusal(REFUSED.importRequire, statement.start);
+    if (isRequireDeclaration(statement) && originalStartsWith(statement.start, /^(export\s+)?import\b/))
+      throw new Refusal(REFUSED.importRequire, statement.start);
     // What is left of removed types (`export type { A } from './a'` leaves its `;`).
     if (statement.type === 'EmptyStatement') continue;
     seenStatement = true;
-    if (isModuleExportsAssignment(statement) && originalStartsWith(statement.start, /^export\b/)) throw new Refusal(REFUSED.exportEquals, statement.start);
+    if (isModuleExportsAssignment(statement) && originalStartsWith(statement.start, /^export\b/))
+      throw new Refusal(REFUSED.exportEquals, statement.start);
     if (rewriteExport(js, statement, edits, appended)) exportNode ??= statement;
   }
   const found = scan(tree);
-  if (found.dynamicImport !== undefined) throw new Refusal(REFUSED.dynamicImport(found.dynamicImport.specifier), found.dynamicImport.offset);
+  if (found.dynamicImport !== undefined)
+    throw new Refusal(REFUSED.dynamicImport(found.dynamicImport.specifier), found.dynamicImport.offset);
   if (exportNode !== undefined && found.returnOffset !== undefined) throw new Refusal(REFUSED.exportAndReturn, found.returnOffset);
   for (const declaration of importDeclarations) {
     const edit = elideUnused(js, declaration, found.names);
@@ -164,7 +170,13 @@ function isRequireDeclaration(statement: TopLevel): boolean {
 function isModuleExportsAssignment(statement: TopLevel): boolean {
   if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'AssignmentExpression') return false;
   const target = statement.expression.left;
-  return target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'module' && target.property.type === 'Identifier' && target.property.name === 'exports';
+  return (
+    target.type === 'MemberExpression' &&
+    target.object.type === 'Identifier' &&
+    target.object.name === 'module' &&
+    target.property.type === 'Identifier' &&
+    target.property.name === 'exports'
+  );
 }
 
 /**
@@ -182,7 +194,12 @@ function elideUnused(js: string, declaration: ImportDeclaration, used: Set<strin
     ...kept.filter((specifier) => specifier.type !== 'ImportSpecifier').map(text),
     ...(named.length > 0 ? [`{ ${named.map(text).join(', ')} }`] : []),
   ];
-  return overwrite(js, declaration.start, declaration.end, `import ${clauses.join(', ')} from ${js.slice(declaration.source.start, declaration.end)}`);
+  return overwrite(
+    js,
+    declaration.start,
+    declaration.end,
+    `import ${clauses.join(', ')} from ${js.slice(declaration.source.start, declaration.end)}`,
+  );
 }
 
 interface Scan {
@@ -212,7 +229,10 @@ function scan(tree: Program): Scan {
       case 'ImportExpression':
         if (result.dynamicImport === undefined || node.start < result.dynamicImport.offset) {
           const source = node.source;
-          result.dynamicImport = { offset: node.start, specifier: source.type === 'Literal' && typeof source.value === 'string' ? source.value : undefined };
+          result.dynamicImport = {
+            offset: node.start,
+            specifier: source.type === 'Literal' && typeof source.value === 'string' ? source.value : undefined,
+          };
         }
         break;
       case 'MemberExpression':

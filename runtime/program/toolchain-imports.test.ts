@@ -40,7 +40,9 @@ describe('the toolchain a run loads', () => {
       if (seen.has(file)) return;
       seen.add(file);
       const text = readFileSync(file, 'utf8');
-      const specifiers = [...text.matchAll(/^\s*(?:import|export)\s(?!type\s)[^;]*?from\s+'([^']+)'|(?<!typeof\s)import\(\s*'([^']+)'\s*\)/gms)].map((match) => match[1] ?? match[2] ?? '');
+      const specifiers = [
+        ...text.matchAll(/^\s*(?:import|export)\s(?!type\s)[^;]*?from\s+'([^']+)'|(?<!typeof\s)import\(\s*'([^']+)'\s*\)/gms),
+      ].map((match) => match[1] ?? match[2] ?? '');
       for (const specifier of specifiers) {
         if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'));
         else packages.add(specifier);

@@ -12,15 +12,19 @@ export async function loadEngine(_placement: EnginePlacement): Promise<Engine> {
   let module = await loadQuickJs();
   // After a fault inside the engine, later runs get a fresh WebAssembly instance once it is ready.
   const onFault = (): void => {
-    void reloadQuickJs().then((fresh) => {
-      module = fresh;
-    }, () => undefined);
+    void reloadQuickJs().then(
+      (fresh) => {
+        module = fresh;
+      },
+      () => undefined,
+    );
   };
   return {
     name: 'quickjs',
     description: quickJsDescription(),
     prepare: (memoryLimitMb) => new QuickJsInstance(module, memoryLimitMb),
-    startRun: (request, port, spare) => startQuickJsRun(module, request, port, spare instanceof QuickJsInstance ? spare : undefined, onFault),
+    startRun: (request, port, spare) =>
+      startQuickJsRun(module, request, port, spare instanceof QuickJsInstance ? spare : undefined, onFault),
   };
 }
 

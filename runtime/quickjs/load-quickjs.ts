@@ -34,11 +34,21 @@ export async function quickJsStatus(): Promise<EngineStatus> {
   if (status !== undefined) return status;
   try {
     await loadQuickJs();
-    status = { engine: 'quickjs', available: true, detail: `${quickJsDescription()} loaded`, attempts: [{ candidate: VARIANT_PACKAGE, ok: true, ...versionOf(VARIANT_PACKAGE) }] };
+    status = {
+      engine: 'quickjs',
+      available: true,
+      detail: `${quickJsDescription()} loaded`,
+      attempts: [{ candidate: VARIANT_PACKAGE, ok: true, ...versionOf(VARIANT_PACKAGE) }],
+    };
   } catch (error) {
     module = undefined;
     const reason = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    status = { engine: 'quickjs', available: false, detail: `${VARIANT_PACKAGE}: ${reason}`, attempts: [{ candidate: VARIANT_PACKAGE, ok: false, reason }] };
+    status = {
+      engine: 'quickjs',
+      available: false,
+      detail: `${VARIANT_PACKAGE}: ${reason}`,
+      attempts: [{ candidate: VARIANT_PACKAGE, ok: false, reason }],
+    };
   }
   return status;
 }
@@ -56,7 +66,13 @@ const MAXIMUM_PAGES = 32_768;
 const UNRESERVED_BYTES = 64 * 1024 * 1024;
 
 /** WebAssembly.Memory (this project's typings have no WebAssembly values). */
-const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer; grow(pages: number): number } } }).WebAssembly.Memory;
+const WasmMemory = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Memory: new (descriptor: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer; grow(pages: number): number };
+    };
+  }
+).WebAssembly.Memory;
 
 /** Bytes of WebAssembly memory reserved by the live runs of each module. */
 const reservations = new WeakMap<QuickJSWASMModule, { bytes: number }>();
@@ -83,14 +99,18 @@ export function reserveMemory(module: QuickJSWASMModule, bytes: number): () => v
 }
 
 async function instantiate(): Promise<QuickJSWASMModule> {
-  const [{ newQuickJSWASMModuleFromVariant, newVariant }, variant] = await Promise.all([import('quickjs-emscripten-core'), import('@jitl/quickjs-ng-wasmfile-release-sync')]);
+  const [{ newQuickJSWASMModuleFromVariant, newVariant }, variant] = await Promise.all([
+    import('quickjs-emscripten-core'),
+    import('@jitl/quickjs-ng-wasmfile-release-sync'),
+  ]);
   const budget = { bytes: 0 };
   const memory = new WasmMemory({ initial: INITIAL_PAGES, maximum: MAXIMUM_PAGES });
   const grow = memory.grow.bind(memory);
   // Emscripten's heap growth calls memory.grow and treats a throw as "no more memory" (malloc fails).
   Object.defineProperty(memory, 'grow', {
     value: (pages: number): number => {
-      if (memory.buffer.byteLength + pages * PAGE_BYTES > INITIAL_PAGES * PAGE_BYTES + UNRESERVED_BYTES + budget.bytes) throw new RangeError('the QuickJS memory reservation is used up');
+      if (memory.buffer.byteLength + pages * PAGE_BYTES > INITIAL_PAGES * PAGE_BYTES + UNRESERVED_BYTES + budget.bytes)
+        throw new RangeError('the QuickJS memory reservation is used up');
       return grow(pages);
     },
   });
@@ -98,7 +118,9 @@ async function instantiate(): Promise<QuickJSWASMModule> {
   // would unwrap a spread namespace's `default` (the unchanged variant) and drop the memory.
   const namespace = variant as unknown as { default?: unknown };
   const base = (namespace.default ?? namespace) as QuickJSSyncVariant;
-  const module = await newQuickJSWASMModuleFromVariant(newVariant(base, { wasmMemory: memory as unknown as NonNullable<CustomizeVariantOptions['wasmMemory']> }));
+  const module = await newQuickJSWASMModuleFromVariant(
+    newVariant(base, { wasmMemory: memory as unknown as NonNullable<CustomizeVariantOptions['wasmMemory']> }),
+  );
   reservations.set(module, budget);
   return module;
 }

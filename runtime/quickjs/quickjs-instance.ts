@@ -13,7 +13,8 @@ import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 const QUICKJS_STACK_BYTES = 256 * 1024;
 
 /** Wraps the host's writeLog so that a line crosses as JSON text: NULs and all, escaped. */
-const NUL_SAFE_LOG = '(function (writeLog) { const stringify = JSON.stringify; return (level, message) => writeLog(level, stringify(String(message))); })';
+const NUL_SAFE_LOG =
+  '(function (writeLog) { const stringify = JSON.stringify; return (level, message) => writeLog(level, stringify(String(message))); })';
 
 function parseLine(json: string): string {
   try {
@@ -112,11 +113,13 @@ export class QuickJsInstance implements SpareInstance {
   #evaluateBootstrap(): QuickJSHandle {
     const { context } = this;
     const evaluated = context.evalCode(BOOTSTRAP_FUNCTION, 'bootstrap.js', { type: 'global', strict: true });
-    if (evaluated.error !== undefined) throw new QuickJsFaultError(`the guest code did not evaluate: ${describeHandle(context, evaluated.error)}`);
+    if (evaluated.error !== undefined)
+      throw new QuickJsFaultError(`the guest code did not evaluate: ${describeHandle(context, evaluated.error)}`);
     const callbacks = this.#hostFunctions();
     // writeLog takes the line as JSON text, encoded in the guest with the JSON.stringify of this moment.
     const wrapper = context.evalCode(NUL_SAFE_LOG, 'bootstrap.js', { type: 'global', strict: true });
-    if (wrapper.error !== undefined) throw new QuickJsFaultError(`the guest code did not evaluate: ${describeHandle(context, wrapper.error)}`);
+    if (wrapper.error !== undefined)
+      throw new QuickJsFaultError(`the guest code did not evaluate: ${describeHandle(context, wrapper.error)}`);
     const wrapped = context.callFunction(wrapper.value, context.undefined, [callbacks[1] as QuickJSHandle]);
     wrapper.value.dispose();
     if (wrapped.error !== undefined) throw new QuickJsFaultError(`the guest code did not start: ${describeHandle(context, wrapped.error)}`);
@@ -132,23 +135,31 @@ export class QuickJsInstance implements SpareInstance {
   /** The five host functions the bootstrap receives as `$0` … `$4`. */
   #hostFunctions(): QuickJSHandle[] {
     const { context } = this;
-    const text = (handle: QuickJSHandle | undefined): string => (handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : '');
-    const optionalText = (handle: QuickJSHandle | undefined): string | undefined => (handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : undefined);
-    const number = (handle: QuickJSHandle | undefined): number => (handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN);
-    const flag = (handle: QuickJSHandle | undefined): boolean => handle !== undefined && context.typeof(handle) === 'boolean' && context.dump(handle) === true;
+    const text = (handle: QuickJSHandle | undefined): string =>
+      handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : '';
+    const optionalText = (handle: QuickJSHandle | undefined): string | undefined =>
+      handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : undefined;
+    const number = (handle: QuickJSHandle | undefined): number =>
+      handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN;
+    const flag = (handle: QuickJSHandle | undefined): boolean =>
+      handle !== undefined && context.typeof(handle) === 'boolean' && context.dump(handle) === true;
     return [
       context.newFunction('send', (id, capability, fn, args, mode) => {
         this.#handlers?.send(number(id), text(capability), text(fn), text(args), text(mode) === 'full' ? 'full' : 'value');
       }),
       // The line arrives as JSON text (see NUL_SAFE_LOG): a string read out of the engine ends at its first NUL.
-      context.newFunction('writeLog', (level, message) => ((this.#handlers?.writeLog(text(level), parseLine(text(message))) ?? false) ? context.true : context.false)),
+      context.newFunction('writeLog', (level, message) =>
+        (this.#handlers?.writeLog(text(level), parseLine(text(message))) ?? false) ? context.true : context.false,
+      ),
       context.newFunction('complete', (ok, json) => {
         this.#handlers?.complete(flag(ok), text(json));
       }),
       context.newFunction('timer', (start, id, delay, repeat) => {
         this.#handlers?.timer(flag(start), number(id), number(delay), flag(repeat));
       }),
-      context.newFunction('url', (operation, a, b, c) => context.newString(sandboxUrlOperation(optionalText(operation), optionalText(a), optionalText(b), optionalText(c)))),
+      context.newFunction('url', (operation, a, b, c) =>
+        context.newString(sandboxUrlOperation(optionalText(operation), optionalText(a), optionalText(b), optionalText(c))),
+      ),
     ];
   }
 }

@@ -5,10 +5,18 @@
 import { createSandbox } from '../create-sandbox.js';
 import { describeSandboxContract, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 
-describeSandboxContract('quickjs in-process', () => createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process', engine: 'quickjs' }), 'quickjs');
+describeSandboxContract(
+  'quickjs in-process',
+  () => createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process', engine: 'quickjs' }),
+  'quickjs',
+);
 
-describeSandboxContract('quickjs worker pool', async () => {
-  const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2, engine: 'quickjs' });
-  await sandbox.ready();
-  return sandbox;
-}, 'quickjs');
+describeSandboxContract(
+  'quickjs worker pool',
+  async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2, engine: 'quickjs' });
+    await sandbox.ready();
+    return sandbox;
+  },
+  'quickjs',
+);

@@ -44,7 +44,13 @@ const STARTER = `(function (run, settingsJson, report) {
  * engine itself (a trap, Node's own stack overflowing inside it): its WebAssembly instance is not to be
  * trusted any more.
  */
-export function startQuickJsRun(module: QuickJSWASMModule, request: EngineRunRequest, port: EnginePort, spare: QuickJsInstance | undefined, onFault: () => void): EngineRun {
+export function startQuickJsRun(
+  module: QuickJSWASMModule,
+  request: EngineRunRequest,
+  port: EnginePort,
+  spare: QuickJsInstance | undefined,
+  onFault: () => void,
+): EngineRun {
   return new QuickJsRun(module, request, port, spare, onFault).handle();
 }
 
@@ -89,7 +95,13 @@ class QuickJsRun {
   readonly #onFault: () => void;
   readonly #unreserve: () => void;
 
-  constructor(module: QuickJSWASMModule, request: EngineRunRequest, port: EnginePort, spare: QuickJsInstance | undefined, onFault: () => void) {
+  constructor(
+    module: QuickJSWASMModule,
+    request: EngineRunRequest,
+    port: EnginePort,
+    spare: QuickJsInstance | undefined,
+    onFault: () => void,
+  ) {
     this.#request = request;
     this.#onFault = onFault;
     this.#port = port;
@@ -108,7 +120,10 @@ class QuickJsRun {
     this.#unreserve = reserveMemory(this.#instance.module, 2 * limits.memoryLimitMb * 1024 * 1024);
     this.#watchdog = setTimeout(() => this.#timeout(), limits.timeoutMs);
     this.#instance.bind(this.#guestHandlers());
-    this.#instance.runtime.setModuleLoader((name) => this.#loadModule(name), (base, requested) => this.#normalizeModule(base, requested));
+    this.#instance.runtime.setModuleLoader(
+      (name) => this.#loadModule(name),
+      (base, requested) => this.#normalizeModule(base, requested),
+    );
     // Off the caller's stack: a run's outcome is never settled inside the call that started it.
     queueMicrotask(() => this.#start());
   }
@@ -152,13 +167,16 @@ class QuickJsRun {
   #timeout(): void {
     const { timeoutMs } = this.#request.limits;
     const cpuBound = this.#holds > 0 || this.#engineMs >= timeoutMs;
-    this.#fail({
-      name: 'SandboxTimeoutError',
-      code: 'TIMEOUT',
-      message: cpuBound
-        ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
-        : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-    }, true);
+    this.#fail(
+      {
+        name: 'SandboxTimeoutError',
+        code: 'TIMEOUT',
+        message: cpuBound
+          ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
+          : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+      },
+      true,
+    );
   }
 
   // ------------------------------------------------------------------ ending
@@ -220,7 +238,15 @@ class QuickJsRun {
       // unwound halfway through its C code, so nothing of this instance is touched again.
       this.#instance.abandon();
       this.#onFault();
-      this.#fail(isHostStackOverflow(error) ? NATIVE_STACK_OVERFLOW : { name: 'SandboxError', code: 'SANDBOX_ERROR', message: `the sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` });
+      this.#fail(
+        isHostStackOverflow(error)
+          ? NATIVE_STACK_OVERFLOW
+          : {
+              name: 'SandboxError',
+              code: 'SANDBOX_ERROR',
+              message: `the sandbox engine failed: ${error instanceof Error ? error.message : String(error)}`,
+            },
+      );
       return undefined;
     } finally {
       this.#exitedAt = performance.now();
@@ -257,7 +283,12 @@ class QuickJsRun {
     error.dispose();
     if (name === 'InternalError' && message === 'interrupted') return this.#timeout();
     if (name === 'InternalError' && message === 'out of memory') return this.#memoryLimit();
-    this.#fail({ name, code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR', message, ...(stack === undefined ? {} : { stack: programFrames(`${name}: ${message}\n${stack}`) }) });
+    this.#fail({
+      name,
+      code: name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'RUNTIME_ERROR',
+      message,
+      ...(stack === undefined ? {} : { stack: programFrames(`${name}: ${message}\n${stack}`) }),
+    });
   }
 
   /**
@@ -291,7 +322,11 @@ class QuickJsRun {
   }
 
   #memoryLimit(): void {
-    this.#fail({ name: 'SandboxMemoryError', code: 'MEMORY_LIMIT', message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config` });
+    this.#fail({
+      name: 'SandboxMemoryError',
+      code: 'MEMORY_LIMIT',
+      message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config`,
+    });
   }
 
   #start(): void {
@@ -300,17 +335,19 @@ class QuickJsRun {
     if (this.#finished) return;
     const starter = context.evalCode(STARTER, 'starter.js', { type: 'global', strict: true });
     if (starter.error !== undefined) return this.#onEngineFailure(starter.error);
-    const settings = context.newString(JSON.stringify({
-      maxCalls: limits.maxCalls,
-      // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
-      callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
-      maxArgumentBytes: limits.maxArgumentBytes,
-      argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
-      callSites: true,
-      // QuickJS's JSON.stringify recurses in C without its stack check: deep data would use up the
-      // host's stack and end the run uncatchably, so the bootstrap refuses it first (a catchable error).
-      maxJsonDepth: MAX_JSON_DEPTH,
-    }));
+    const settings = context.newString(
+      JSON.stringify({
+        maxCalls: limits.maxCalls,
+        // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
+        callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
+        maxArgumentBytes: limits.maxArgumentBytes,
+        argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
+        callSites: true,
+        // QuickJS's JSON.stringify recurses in C without its stack check: deep data would use up the
+        // host's stack and end the run uncatchably, so the bootstrap refuses it first (a catchable error).
+        maxJsonDepth: MAX_JSON_DEPTH,
+      }),
+    );
     const report = context.newFunction('report', (error) => {
       this.#onImportFailure(error === undefined ? undefined : error.dup());
     });
@@ -376,12 +413,24 @@ class QuickJsRun {
     this.#outstanding.set(id, argsJson.length);
     this.#unansweredChars += argsJson.length;
     if (this.#unansweredChars > this.#maxUnansweredChars) {
-      return this.#reply(id, false, JSON.stringify(queuedArgumentsError(capability, fn, `${this.#unansweredChars - argsJson.length} characters of arguments in calls not answered yet`, this.#maxUnansweredChars)));
+      return this.#reply(
+        id,
+        false,
+        JSON.stringify(
+          queuedArgumentsError(
+            capability,
+            fn,
+            `${this.#unansweredChars - argsJson.length} characters of arguments in calls not answered yet`,
+            this.#maxUnansweredChars,
+          ),
+        ),
+      );
     }
     const name = [capability, fn].find((text) => text.length > MAX_NAME);
     if (name !== undefined) return this.#reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
     const bytes = utf8SizeOver(argsJson, limits.maxArgumentBytes);
-    if (bytes !== undefined) return this.#reply(id, false, JSON.stringify(argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes)));
+    if (bytes !== undefined)
+      return this.#reply(id, false, JSON.stringify(argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes)));
     this.#port.call(id, capability, fn, argsJson, resultMode);
   }
 
@@ -405,7 +454,8 @@ class QuickJsRun {
       if (error.name === 'InternalError' && error.message === 'string too long') Object.assign(error, STRING_TOO_LONG);
       // QuickJS's stacks are frames only: the header every engine's stack starts with, as V8 writes it.
       if (error.stack !== undefined && /^\s+at /.test(error.stack)) error.stack = `${error.name}: ${error.message}\n${error.stack}`;
-      if (!this.#budget.take(errorBytes(error))) return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
+      if (!this.#budget.take(errorBytes(error)))
+        return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
       return this.#fail(error);
     }
     // The result is the last output: it needs only to fit in what is left.
@@ -478,14 +528,25 @@ class QuickJsRun {
   }
 
   #isStalled(): boolean {
-    return !this.#finished && this.#programStarted && this.#outstanding.size === 0 && this.#outbox.length === 0 && this.#timers.size === 0 && this.#timerRequests.length === 0;
+    return (
+      !this.#finished &&
+      this.#programStarted &&
+      this.#outstanding.size === 0 &&
+      this.#outbox.length === 0 &&
+      this.#timers.size === 0 &&
+      this.#timerRequests.length === 0
+    );
   }
 
   #checkStalled(): void {
     if (!this.#isStalled()) return;
     setTimeout(() => {
       if (!this.#isStalled()) return;
-      this.#fail({ name: 'SandboxDeadlockError', code: 'DEADLOCK', message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending' });
+      this.#fail({
+        name: 'SandboxDeadlockError',
+        code: 'DEADLOCK',
+        message: 'the program is waiting for a promise that can never settle: no capability call is in flight and no timer is pending',
+      });
     }, 10);
   }
 }
@@ -494,7 +555,7 @@ class QuickJsRun {
 const MAX_JSON_DEPTH = 1000;
 
 /** QuickJS's "InternalError: string too long" (a string past its 2^30 − 1 characters), as V8 says it. */
-const STRING_TOO_LONG = { name: 'RangeError', message: 'Invalid string length: a string passed the engine\'s maximum length' };
+const STRING_TOO_LONG = { name: 'RangeError', message: "Invalid string length: a string passed the engine's maximum length" };
 
 /**
  * The program's own fault, not the engine's: recursion inside the engine's C code (JSON.stringify or
@@ -505,7 +566,8 @@ const STRING_TOO_LONG = { name: 'RangeError', message: 'Invalid string length: a
 const NATIVE_STACK_OVERFLOW: RunError = {
   name: 'RangeError',
   code: 'RUNTIME_ERROR',
-  message: 'Maximum call stack size exceeded: the program nests too deeply (values, JSON or function chains) for the engine\'s native code; on QuickJS this stops the run and cannot be caught',
+  message:
+    "Maximum call stack size exceeded: the program nests too deeply (values, JSON or function chains) for the engine's native code; on QuickJS this stops the run and cannot be caught",
 };
 
 function isHostStackOverflow(error: unknown): boolean {

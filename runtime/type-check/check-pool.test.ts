@@ -14,14 +14,26 @@ describe('warmTypeChecker', () => {
     // Its own heap limit, so this pool is not the one other tests of this process share.
     warmTypeChecker({ memoryLimitMb: 384 });
     const checker = createTypeChecker({ outDir: FIXTURE_OUT_DIR, memoryLimitMb: 384 });
-    expect(await checker.check("import { add } from '@capabilities/math';\nconst s: string = await add({ a: 1, b: 2 });\nreturn s;")).toEqual([expect.objectContaining({ line: 2, code: 2322 })]);
+    expect(
+      await checker.check("import { add } from '@capabilities/math';\nconst s: string = await add({ a: 1, b: 2 });\nreturn s;"),
+    ).toEqual([expect.objectContaining({ line: 2, code: 2322 })]);
   }, 120_000);
 
   it('does not keep a process alive that ends without a check', async () => {
-    const child = await execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { warmTypeChecker } = await import(${JSON.stringify(TYPE_CHECK)});\nwarmTypeChecker();\nconsole.log('warmed');`], {
-      reject: false,
-      timeout: 120_000,
-    });
+    const child = await execa(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const { warmTypeChecker } = await import(${JSON.stringify(TYPE_CHECK)});\nwarmTypeChecker();\nconsole.log('warmed');`,
+      ],
+      {
+        reject: false,
+        timeout: 120_000,
+      },
+    );
     expect(child.timedOut).toBe(false);
     expect(child.exitCode, child.stderr).toBe(0);
     expect(child.stdout).toBe('warmed');

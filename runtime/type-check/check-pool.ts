@@ -50,7 +50,9 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
   const queue: PendingCheck[] = [];
   let nextId = 1;
 
-  const stopped = (message: string): Diagnostic[] => [{ line: 1, column: 1, code: TYPE_CHECK_STOPPED, message: `${message}; simplify its types or run with check: false` }];
+  const stopped = (message: string): Diagnostic[] => [
+    { line: 1, column: 1, code: TYPE_CHECK_STOPPED, message: `${message}; simplify its types or run with check: false` },
+  ];
 
   const stop = (worker: PoolWorker, diagnostics: Diagnostic[]): void => {
     if (worker.stopped) return;
@@ -66,7 +68,10 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
 
   const startTimer = (worker: PoolWorker, timeoutMs: number): void => {
     clearTimeout(worker.timer);
-    worker.timer = setTimeout(() => stop(worker, stopped(`the type-check of this program took longer than ${timeoutMs / 1000} s and was stopped`)), timeoutMs);
+    worker.timer = setTimeout(
+      () => stop(worker, stopped(`the type-check of this program took longer than ${timeoutMs / 1000} s and was stopped`)),
+      timeoutMs,
+    );
   };
 
   const onMessage = (worker: PoolWorker, message: CheckWorkerToHost): void => {
@@ -103,7 +108,14 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
   };
 
   const spawn = (): void => {
-    const worker: PoolWorker = { thread: startCheckWorker(options.memoryLimitMb), ready: false, stopped: false, check: undefined, timer: undefined, idleTimer: undefined };
+    const worker: PoolWorker = {
+      thread: startCheckWorker(options.memoryLimitMb),
+      ready: false,
+      stopped: false,
+      check: undefined,
+      timer: undefined,
+      idleTimer: undefined,
+    };
     workers.push(worker);
     worker.thread.on('message', (message: CheckWorkerToHost) => onMessage(worker, message));
     worker.thread.on('error', (error) => onError(worker, error));
@@ -162,6 +174,10 @@ function startCheckWorker(memoryLimitMb: number): Worker {
   const entry = pathToFileURL(path.join(path.dirname(here), `check-worker${extension}`));
   const options = { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } };
   if (extension !== '.ts') return new Worker(entry, options);
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   return new Worker(TSX_BOOTSTRAP, { ...options, eval: true, workerData: { tsx, entry: entry.href } });
 }

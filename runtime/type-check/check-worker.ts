@@ -41,7 +41,14 @@ port.on('message', ({ id, outDir, code }: HostToCheckWorker) => {
   } catch (error) {
     // TypeScript itself can fail on a program (e.g. its stack overflows on a deep type).
     const reason = error instanceof Error ? error.message : String(error);
-    diagnostics = [{ line: 1, column: 1, code: TYPE_CHECK_STOPPED, message: `the type-check of this program failed (${reason}); simplify its types or run with check: false` }];
+    diagnostics = [
+      {
+        line: 1,
+        column: 1,
+        code: TYPE_CHECK_STOPPED,
+        message: `the type-check of this program failed (${reason}); simplify its types or run with check: false`,
+      },
+    ];
   }
   send({ type: 'result', id, diagnostics });
 });

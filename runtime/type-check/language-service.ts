@@ -72,7 +72,9 @@ function loadLib(): Lib {
   // A program of one empty file lists the lib files in TypeScript's order (it has no lib without a
   // file). The order depends on the references alone: that program sees nothing else of them.
   const empty = '/empty.ts';
-  const references = new Map([...texts].map(([fileName, text]) => [fileName, text.slice(0, text.length - withoutLibReferences(text).length)]));
+  const references = new Map(
+    [...texts].map(([fileName, text]) => [fileName, text.slice(0, text.length - withoutLibReferences(text).length)]),
+  );
   references.set(empty, '');
   const referenced = ts
     .createProgram({ rootNames: [empty], options: COMPILER_OPTIONS, host: createHost(references, new Map()) })
@@ -211,7 +213,16 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
       const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
       const missing = diagnostic.code === CANNOT_FIND_NAME ? /'([^']+)'/.exec(message)?.[1] : undefined;
       if (missing !== undefined && unbound.has(missing)) return [];
-      return [{ ...position, code: diagnostic.code, message: missing !== undefined && MISSING_GLOBAL_HINTS[missing] ? `${message.replace(/\.?$/, '.')} ${MISSING_GLOBAL_HINTS[missing]}` : message }];
+      return [
+        {
+          ...position,
+          code: diagnostic.code,
+          message:
+            missing !== undefined && MISSING_GLOBAL_HINTS[missing]
+              ? `${message.replace(/\.?$/, '.')} ${MISSING_GLOBAL_HINTS[missing]}`
+              : message,
+        },
+      ];
     });
     return [...refusals, ...typeErrors].sort((a, b) => a.line - b.line || a.column - b.column);
   }
@@ -221,7 +232,8 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
 const CANNOT_FIND_NAME = 2304;
 
 /** What to use instead of a global of Node or the browser that the sandbox does not have. */
-const HTTP_HINT = "The sandbox has no network of its own: call HTTP through std's http capability (import { http } from '@capabilities/std'; await http.fetch({ url }), with the host in std.http.allowHosts in the config)";
+const HTTP_HINT =
+  "The sandbox has no network of its own: call HTTP through std's http capability (import { http } from '@capabilities/std'; await http.fetch({ url }), with the host in std.http.allowHosts in the config)";
 const MISSING_GLOBAL_HINTS: Record<string, string> = {
   fetch: HTTP_HINT,
   XMLHttpRequest: HTTP_HINT,
@@ -252,7 +264,11 @@ const CHECKED_PROGRAMS_MAX_CHARS = 4 * 1024 * 1024;
  * sandbox's globals and the compiler options; the last two are fixed per process, and the cache is
  * emptied whenever the declarations change. Least recently used programs go first.
  */
-function createCheckedPrograms(): { get(code: string): Diagnostic[] | undefined; set(code: string, diagnostics: Diagnostic[]): void; clear(): void } {
+function createCheckedPrograms(): {
+  get(code: string): Diagnostic[] | undefined;
+  set(code: string, diagnostics: Diagnostic[]): void;
+  clear(): void;
+} {
   const entries = new Map<string, Diagnostic[]>();
   let chars = 0;
   return {

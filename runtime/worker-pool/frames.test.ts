@@ -4,7 +4,11 @@ import { createFrameReader, encodeFrame, type Frame } from './frames.js';
 function reader(maxFrameBytes = 1024 * 1024): { push: (chunk: Buffer) => void; frames: Frame[]; violations: string[] } {
   const frames: Frame[] = [];
   const violations: string[] = [];
-  const push = createFrameReader({ maxFrameBytes, onFrame: (frame) => frames.push(frame), onViolation: (reason) => violations.push(reason) });
+  const push = createFrameReader({
+    maxFrameBytes,
+    onFrame: (frame) => frames.push(frame),
+    onViolation: (reason) => violations.push(reason),
+  });
   return { push, frames, violations };
 }
 
@@ -68,7 +72,11 @@ describe('frames', () => {
     let limit = 64;
     const frames: Frame[] = [];
     const violations: string[] = [];
-    const push = createFrameReader({ maxFrameBytes: () => limit, onFrame: (frame) => frames.push(frame), onViolation: (reason) => violations.push(reason) });
+    const push = createFrameReader({
+      maxFrameBytes: () => limit,
+      onFrame: (frame) => frames.push(frame),
+      onViolation: (reason) => violations.push(reason),
+    });
     push(encodeFrame('{}', 'x'.repeat(40)));
     limit = 16;
     push(encodeFrame('{}', 'x'.repeat(40)));

@@ -70,7 +70,11 @@ export function createFrameWriter(socket: Socket, onWritable?: () => void): Fram
  * Reads frames from a byte stream. A frame announcing more than `maxFrameBytes` is a protocol
  * violation: `onViolation` is called and nothing more is read (the sender is not trusted to stop).
  */
-export function createFrameReader(options: { maxFrameBytes: number | (() => number); onFrame: (frame: Frame) => void; onViolation: (reason: string) => void }): (chunk: Buffer) => void {
+export function createFrameReader(options: {
+  maxFrameBytes: number | (() => number);
+  onFrame: (frame: Frame) => void;
+  onViolation: (reason: string) => void;
+}): (chunk: Buffer) => void {
   let chunks: Buffer[] = [];
   let buffered = 0;
   let broken = false;
@@ -126,7 +130,11 @@ export function createFrameReader(options: { maxFrameBytes: number | (() => numb
         return;
       }
       const bodyStart = PREFIX_BYTES + headerBytes;
-      options.onFrame({ header: frame.toString('utf8', PREFIX_BYTES, bodyStart), body: frame.toString('utf8', bodyStart), bodyBytes: frame.length - bodyStart });
+      options.onFrame({
+        header: frame.toString('utf8', PREFIX_BYTES, bodyStart),
+        body: frame.toString('utf8', bodyStart),
+        bodyBytes: frame.length - bodyStart,
+      });
       if (broken) return;
     }
   };

@@ -49,7 +49,10 @@ export class PoolWorker implements RunWorker {
 
   constructor(entry: WorkerEntry, events: PoolWorkerEvents, maxFrameBytes: () => number) {
     // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
-    this.child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: workerEnvironment() });
+    this.child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      env: workerEnvironment(),
+    });
     this.pid = this.child.pid ?? -1;
     this.#channel = this.child.stdio[3] as Socket;
     // Calls held back while its replies piled up start again once they went out: on 'drain', or after a
@@ -60,15 +63,18 @@ export class PoolWorker implements RunWorker {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
     });
     (this.child.stderr as Socket | null)?.unref();
-    this.#channel.on('data', createFrameReader({
-      maxFrameBytes,
-      onFrame: ({ header, body, bodyBytes }) => {
-        const message = readWorkerHeader(header);
-        if (message === undefined) return this.violation('a malformed message');
-        this.#receive(events, message, body, bodyBytes);
-      },
-      onViolation: (reason) => this.violation(reason),
-    }));
+    this.#channel.on(
+      'data',
+      createFrameReader({
+        maxFrameBytes,
+        onFrame: ({ header, body, bodyBytes }) => {
+          const message = readWorkerHeader(header);
+          if (message === undefined) return this.violation('a malformed message');
+          this.#receive(events, message, body, bodyBytes);
+        },
+        onViolation: (reason) => this.violation(reason),
+      }),
+    );
     this.#channel.on('drain', resumeCalls);
     this.#channel.on('error', () => this.kill());
     this.child.on('error', () => this.kill());
@@ -101,7 +107,11 @@ export class PoolWorker implements RunWorker {
   }
 
   violation(what: string): void {
-    this.failRuns({ name: 'SandboxError', code: 'SANDBOX_CRASHED', message: `the sandbox worker (pid ${this.pid}) broke the host protocol (${what}) and was replaced` });
+    this.failRuns({
+      name: 'SandboxError',
+      code: 'SANDBOX_CRASHED',
+      message: `the sandbox worker (pid ${this.pid}) broke the host protocol (${what}) and was replaced`,
+    });
     this.kill();
   }
 

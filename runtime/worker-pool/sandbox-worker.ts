@@ -31,7 +31,7 @@ const post = (header: WorkerToHostHeader, body?: string): void => write(JSON.str
 let engine: Engine;
 let reason: string;
 try {
-  const selection = await selectEngine(validateEngineChoice(process.argv[2] ?? 'auto', 'the sandbox worker\'s engine'), 'worker');
+  const selection = await selectEngine(validateEngineChoice(process.argv[2] ?? 'auto', "the sandbox worker's engine"), 'worker');
   engine = await loadEngine(selection.engine, 'worker');
   reason = selection.reason;
 } catch (error) {
@@ -47,10 +47,14 @@ let spare: SpareInstance | undefined = engine.prepare(DEFAULT_RUN_LIMITS.memoryL
 function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string): void {
   const { runId, limits } = header;
   if (runs.has(runId)) return;
-  const run = engine.startRun({ runId, js, outDir: header.outDir, limits }, {
-    call: (id, capability, fn, argsJson, mode) => post({ t: 'call', runId, id, capability, fn, mode }, argsJson),
-    log: (level, message) => post({ t: 'log', runId, level }, message),
-  }, spare);
+  const run = engine.startRun(
+    { runId, js, outDir: header.outDir, limits },
+    {
+      call: (id, capability, fn, argsJson, mode) => post({ t: 'call', runId, id, capability, fn, mode }, argsJson),
+      log: (level, message) => post({ t: 'log', runId, level }, message),
+    },
+    spare,
+  );
   spare = undefined;
   runs.set(runId, { run, holds: new Map() });
   void run.outcome.then((outcome) => {

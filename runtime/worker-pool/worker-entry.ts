@@ -60,7 +60,16 @@ function bundleWorker(source: string): string {
   // The engines' packages stay outside: isolated-vm is found at run time (load-isolated-vm.ts), and
   // QuickJS reads its .wasm file beside its own module.
   const external = ['isolated-vm', 'isolated-vm-*', 'quickjs-emscripten-core', '@jitl/*'];
-  const built = buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', target: 'node20', external, write: false, logLevel: 'silent' });
+  const built = buildSync({
+    entryPoints: [source],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    write: false,
+    logLevel: 'silent',
+  });
   const code = built.outputFiles[0]?.text ?? '';
   // In the package's own node_modules, so the bundle resolves what it left outside; named by its
   // content, written atomically.

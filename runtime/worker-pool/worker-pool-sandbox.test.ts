@@ -4,11 +4,15 @@ import { contractEngine, createFixtureHost, describeSandboxContract, FIXTURE_OUT
 
 // AGENT_SPACES_ENGINE=quickjs runs the contract on QuickJS (default: auto, isolated-vm where it loads).
 const engine = contractEngine();
-describeSandboxContract(`worker pool (${engine})`, async () => {
-  const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2, engine });
-  await sandbox.ready();
-  return sandbox;
-}, engine);
+describeSandboxContract(
+  `worker pool (${engine})`,
+  async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2, engine });
+    await sandbox.ready();
+    return sandbox;
+  },
+  engine,
+);
 
 describe('worker pool lifecycle', () => {
   it('kills every worker on close', async () => {
@@ -28,7 +32,10 @@ describe('worker pool lifecycle', () => {
       const busy = sandbox.run("import { sleep } from '@capabilities/math';\nreturn await sleep({ ms: 300 });", { onCall: first.onCall });
       const queued = createFixtureHost();
       const controller = new AbortController();
-      const cancelled = sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall: queued.onCall, signal: controller.signal });
+      const cancelled = sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", {
+        onCall: queued.onCall,
+        signal: controller.signal,
+      });
       setTimeout(() => controller.abort(), 50);
       expect(await cancelled).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
       expect(queued.calls).toHaveLength(0);
@@ -52,7 +59,9 @@ describe('worker pool lifecycle', () => {
         await allArrived;
         return 1;
       };
-      const runs = Array.from({ length: 4 }, () => sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall }));
+      const runs = Array.from({ length: 4 }, () =>
+        sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall }),
+      );
       expect(await Promise.all(runs)).toMatchObject(Array.from({ length: 4 }, () => ({ success: true, result: 1 })));
       expect(sandbox.pids()).toEqual([pid]);
     } finally {
@@ -78,7 +87,10 @@ describe('worker pool lifecycle', () => {
       const code = (a: number) => `import { add } from '@capabilities/math';\nreturn (await add({ a: ${a}, b: 0 })) * 10;`;
       const runId = 'same-' + 'x'.repeat(600);
       const results = await Promise.all([sandbox.run(code(1), { onCall, runId }), sandbox.run(code(2), { onCall, runId })]);
-      expect(results).toMatchObject([{ success: true, result: 10 }, { success: true, result: 20 }]);
+      expect(results).toMatchObject([
+        { success: true, result: 10 },
+        { success: true, result: 20 },
+      ]);
       expect(seen).toEqual([runId, runId]); // the host still sees the caller's id
       expect(sandbox.pids()).toEqual([pid]);
     } finally {

@@ -95,10 +95,26 @@ class WorkerPool {
     if (this.#closed) throw closedError();
     if (worker === undefined) {
       this.#offerSlots();
-      return { success: false, result: null, logs: [], error: { name: 'SandboxCancelledError', code: 'CANCELLED', message: 'the run was cancelled while it waited for a free sandbox worker; it did not start' }, timedOut: false, calls: 0, durationMs: performance.now() - queued };
+      return {
+        success: false,
+        result: null,
+        logs: [],
+        error: {
+          name: 'SandboxCancelledError',
+          code: 'CANCELLED',
+          message: 'the run was cancelled while it waited for a free sandbox worker; it did not start',
+        },
+        timedOut: false,
+        calls: 0,
+        durationMs: performance.now() - queued,
+      };
     }
     const { limits } = request;
-    this.#maxFrameBytes = Math.max(this.#maxFrameBytes, limits.maxOutputBytes + FRAME_SLACK_BYTES, limits.maxArgumentBytes + FRAME_SLACK_BYTES);
+    this.#maxFrameBytes = Math.max(
+      this.#maxFrameBytes,
+      limits.maxOutputBytes + FRAME_SLACK_BYTES,
+      limits.maxArgumentBytes + FRAME_SLACK_BYTES,
+    );
     const run = new HostRun({ wireId: `run-${++this.#runSerial}`, request, onCall, options, worker, graceMs: this.#graceMs });
     worker.runs.set(run.wireId, run);
     worker.updateRef();
@@ -116,7 +132,9 @@ class WorkerPool {
 
   ready(): Promise<void> {
     if (this.#startError !== undefined) return Promise.reject(this.#startError);
-    return this.#readyCount() >= this.#size ? Promise.resolve() : new Promise<void>((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
+    return this.#readyCount() >= this.#size
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
   }
 
   async close(): Promise<void> {
@@ -124,11 +142,14 @@ class WorkerPool {
     this.#closed = true;
     const error = closedError();
     this.#waiting.splice(0).forEach((waiter) => waiter.reject(error));
-    const exits = [...this.#workers].map((worker) => new Promise<void>((resolve) => {
-      if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
-      worker.child.once('exit', () => resolve());
-      worker.kill();
-    }));
+    const exits = [...this.#workers].map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
+          worker.child.once('exit', () => resolve());
+          worker.kill();
+        }),
+    );
     await Promise.all(exits);
   }
 
@@ -163,7 +184,10 @@ class WorkerPool {
     });
     if (this.#closed) return;
     if (!worker.ready && ++this.#startFailures >= MAX_START_FAILURES) {
-      this.#startError = new SandboxError('WORKER_START_FAILED', `sandbox workers fail to start (${this.#entry.file}): ${worker.stderr.trim().slice(-500) || `exit ${code ?? signal}`}`);
+      this.#startError = new SandboxError(
+        'WORKER_START_FAILED',
+        `sandbox workers fail to start (${this.#entry.file}): ${worker.stderr.trim().slice(-500) || `exit ${code ?? signal}`}`,
+      );
       this.#waiting.splice(0).forEach((waiter) => waiter.reject(this.#startError));
       // ready() says it too: workers that cannot start (no engine here, a broken install) never will.
       this.#readyWaiters.splice(0).forEach((waiter) => waiter.reject(this.#startError));

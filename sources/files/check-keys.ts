@@ -35,7 +35,11 @@ export function checkKeys(value: Record<string, unknown>, at: string, level: Key
     }
     const suggestion = (Object.hasOwn(level.aliases ?? {}, key) ? level.aliases?.[key] : undefined) ?? closestKey(key, level.keys);
     const known = `(${level.name} keys: ${level.keys.join(', ')})`;
-    problems.push(suggestion === undefined ? `${here} is not a ${level.name} key ${known}` : `${here} is not a ${level.name} key; did you mean ${joinPath(at, suggestion)}? ${known}`);
+    problems.push(
+      suggestion === undefined
+        ? `${here} is not a ${level.name} key ${known}`
+        : `${here} is not a ${level.name} key; did you mean ${joinPath(at, suggestion)}? ${known}`,
+    );
   }
   return problems;
 }

@@ -37,7 +37,14 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
   it('imports the module again for a space that did not build it (a later process)', async () => {
     const root = await makeTempDir('files-later');
     await writeFile(path.join(root, 'impl.ts'), "export const hello = () => 'hello';\n");
-    await writeFile(path.join(root, 'greeter.json'), JSON.stringify({ name: 'greeter', implementation: './impl.ts', functions: [{ name: 'hello', parameters: { type: 'object', properties: {} } }] }));
+    await writeFile(
+      path.join(root, 'greeter.json'),
+      JSON.stringify({
+        name: 'greeter',
+        implementation: './impl.ts',
+        functions: [{ name: 'hello', parameters: { type: 'object', properties: {} } }],
+      }),
+    );
     const config = resolveConfig({ capabilities: ['greeter.json'] }, { root, env: {} });
     const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
     await builder.build();
@@ -58,7 +65,11 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
     try {
       expect((await space.build()).errors).toEqual([]);
       const error = await space.callTool('plain-tool.plainTool', {}).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'SERVER_UNAVAILABLE', message: 'capability "plain-tool" (plain.json) has no "implementation", so nothing performs its calls: add one to plain.json and rebuild' });
+      expect(error).toMatchObject({
+        code: 'SERVER_UNAVAILABLE',
+        message:
+          'capability "plain-tool" (plain.json) has no "implementation", so nothing performs its calls: add one to plain.json and rebuild',
+      });
     } finally {
       await space.close();
     }

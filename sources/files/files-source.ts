@@ -86,10 +86,14 @@ async function discoverFiles(context: DiscoverContext, options: DiscoverOptions)
   const { config } = context;
   const failures: SourceFailure[] = [];
   const { files, missing, folders } = await expandGlobs(config.capabilities, config.root);
-  for (const pattern of missing) failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
+  for (const pattern of missing)
+    failures.push({ source: pattern, message: `capability file not found: ${pattern} (relative to ${config.root})` });
   for (const folder of folders) {
     const glob = folder.replace(/\/+$/, '');
-    failures.push({ source: folder, message: `capability entry "${folder}" is a folder: name its files with a glob, such as "${glob}/*.json" or "${glob}/*.ts"` });
+    failures.push({
+      source: folder,
+      message: `capability entry "${folder}" is a folder: name its files with a glob, such as "${glob}/*.json" or "${glob}/*.ts"`,
+    });
   }
   // A glob may match other files (a README); a file named on its own must be a capability.
   const named = new Set(config.capabilities.filter((pattern) => !isGlob(pattern)).map((pattern) => path.resolve(config.root, pattern)));
@@ -115,7 +119,10 @@ async function discoverFiles(context: DiscoverContext, options: DiscoverOptions)
         }),
       );
     } else if (named.has(file)) {
-      failures.push({ source: relative, message: `${relative} is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)` });
+      failures.push({
+        source: relative,
+        message: `${relative} is not a capability file: use JSON tool files (.json) or defineTool modules (.ts, .mts, .js, .mjs)`,
+      });
     }
   }
   const loaded = await Promise.all(units);
@@ -139,7 +146,9 @@ function checkImplementationFiles(raws: RawCapability[], file: string, root: str
     if (raw.source.kind !== 'json' || raw.source.implementation === undefined) continue;
     const target = path.resolve(root, path.dirname(file), raw.source.implementation);
     if (IMPLEMENTATION_EXTENSIONS.some((extension) => existsSync(target + extension))) continue;
-    problems.push(`tool "${raw.name}": its "implementation" ${JSON.stringify(raw.source.implementation)} names no file (looked for ${target}; the path is relative to ${file})`);
+    problems.push(
+      `tool "${raw.name}": its "implementation" ${JSON.stringify(raw.source.implementation)} names no file (looked for ${target}; the path is relative to ${file})`,
+    );
   }
   if (problems.length > 0) throw new CompileError('MISSING_IMPLEMENTATION', `${file}: ${problems.join(`\n${file}: `)}`);
 }
@@ -149,11 +158,19 @@ function checkImplementationFiles(raws: RawCapability[], file: string, root: str
  * caller brings), every call would fail at run time. Fail the file now, saying what to write.
  */
 function checkImplementations(raws: RawCapability[], file: string, served: ReadonlySet<string>): void {
-  const missing = raws.filter((raw) => raw.source.kind === 'json' && raw.source.implementation === undefined && !served.has(raw.module ?? toModuleName(raw.name)));
+  const missing = raws.filter(
+    (raw) => raw.source.kind === 'json' && raw.source.implementation === undefined && !served.has(raw.module ?? toModuleName(raw.name)),
+  );
   if (missing.length === 0) return;
   const suggested = `./impl/${path.basename(file, '.json')}.ts`;
   const problems = missing.map((raw) => {
-    const exports = raw.functions.map((fn) => (/^[A-Za-z_$][\w$]*$/.test(fn.toolName) ? `export async function ${fn.toolName}(params) { … }` : `export { handler as "${fn.toolName}" }`)).join('; ');
+    const exports = raw.functions
+      .map((fn) =>
+        /^[A-Za-z_$][\w$]*$/.test(fn.toolName)
+          ? `export async function ${fn.toolName}(params) { … }`
+          : `export { handler as "${fn.toolName}" }`,
+      )
+      .join('; ');
     return `tool "${raw.name}" has no "implementation", so nothing can perform its calls: add "implementation": "${suggested}" next to its "name" (a path relative to ${file}), a module that exports one function per tool name (${exports})`;
   });
   throw new CompileError('MISSING_IMPLEMENTATION', `${file}: ${problems.join(`\n${file}: `)}`);
@@ -184,7 +201,10 @@ async function connectFiles(
   );
   if (problems.length > 0) {
     problems.sort();
-    throw new CompileError('BACKEND_LOAD_FAILED', `could not load the host side of some capabilities (rebuild with \`agent-spaces capabilities build\` if files moved):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    throw new CompileError(
+      'BACKEND_LOAD_FAILED',
+      `could not load the host side of some capabilities (rebuild with \`agent-spaces capabilities build\` if files moved):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   }
   return withoutImplementationError(createInProcessBackend(definitions), definitions);
 }
@@ -232,10 +252,14 @@ function withoutImplementationError(backend: Backend, definitions: Record<string
       if (definitions[call.capability.module] === undefined) {
         const where = sourceLabel(call.capability.source);
         return Promise.reject(
-          new ToolCallError('SERVER_UNAVAILABLE', `capability "${call.capability.module}" (${where}) has no "implementation", so nothing performs its calls: add one to ${where} and rebuild`, {
-            capability: call.capability.module,
-            function: call.function.name,
-          }),
+          new ToolCallError(
+            'SERVER_UNAVAILABLE',
+            `capability "${call.capability.module}" (${where}) has no "implementation", so nothing performs its calls: add one to ${where} and rebuild`,
+            {
+              capability: call.capability.module,
+              function: call.function.name,
+            },
+          ),
         );
       }
       return backend.call(call);

@@ -11,14 +11,26 @@ import { createFilesSource } from './files-source.js';
 
 const CORE_URL = pathToFileURL(path.join(REPO, 'core/index.ts')).href;
 
-const NUMBERS = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
+const NUMBERS = {
+  type: 'object',
+  properties: { a: { type: 'number' }, b: { type: 'number' } },
+  required: ['a', 'b'],
+  additionalProperties: false,
+};
 
 describeSourceContract('files (JSON tool files)', async () => {
   const root = await makeTempDir('contract-json');
   await mkdir(path.join(root, 'tools/impl'), { recursive: true });
   await writeFile(
     path.join(root, 'tools/calc.json'),
-    JSON.stringify({ name: 'calc', implementation: './impl/calc.ts', functions: [{ name: 'add', parameters: NUMBERS }, { name: 'divide', parameters: NUMBERS }] }),
+    JSON.stringify({
+      name: 'calc',
+      implementation: './impl/calc.ts',
+      functions: [
+        { name: 'add', parameters: NUMBERS },
+        { name: 'divide', parameters: NUMBERS },
+      ],
+    }),
   );
   await writeFile(
     path.join(root, 'tools/impl/calc.ts'),
@@ -26,7 +38,14 @@ describeSourceContract('files (JSON tool files)', async () => {
 export function divide({ a, b }: { a: number; b: number }) { if (b === 0) throw new Error('division by zero'); return a / b; }
 `,
   );
-  await writeFile(path.join(root, 'tools/echo.json'), JSON.stringify({ name: 'echo', implementation: './impl/echo.ts', parameters: { type: 'object', properties: { text: { type: 'string' } } } }));
+  await writeFile(
+    path.join(root, 'tools/echo.json'),
+    JSON.stringify({
+      name: 'echo',
+      implementation: './impl/echo.ts',
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+    }),
+  );
   await writeFile(path.join(root, 'tools/impl/echo.ts'), `export function echo({ text }: { text?: string }) { return text ?? ''; }\n`);
   return {
     config: resolveConfig({ capabilities: ['tools/*.json'] }, { root, env: {} }),

@@ -33,7 +33,10 @@ describe('loadJsonToolFile — every key is checked', () => {
 
   it('suggests the key a typo means, at every level', async () => {
     const message = await failure(
-      seed([{ name: 'deleteCustomer', requiresAproval: true }], { descripton: 'x', config: { requireApproval: true, rateLimit: { requests: 1, perod: 'minute' } } }),
+      seed([{ name: 'deleteCustomer', requiresAproval: true }], {
+        descripton: 'x',
+        config: { requireApproval: true, rateLimit: { requests: 1, perod: 'minute' } },
+      }),
     );
     expect(message.split('\n')).toEqual([
       'tools/crm.json:',
@@ -67,7 +70,9 @@ describe('loadJsonToolFile — every key is checked', () => {
   });
 
   it('reports wrong value types with the key checks, and a file in none of the formats in words', async () => {
-    expect(await failure(seed([{ name: 'a', requiresApproval: 'yes' }]))).toMatch(/functions\[0\]\.requiresApproval: Invalid input: expected boolean, received string/);
+    expect(await failure(seed([{ name: 'a', requiresApproval: 'yes' }]))).toMatch(
+      /functions\[0\]\.requiresApproval: Invalid input: expected boolean, received string/,
+    );
     expect(await failure({ description: 'no name' })).toBe(
       'tools/crm.json: name: Invalid input: expected string, received undefined\n(a tool is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}; a file holds one tool or an array of them)',
     );
@@ -83,16 +88,34 @@ describe('loadJsonToolFile — every key is checked', () => {
 
 describe('loadJsonToolFile — what it accepts', () => {
   it('takes an approval flag and message on an OpenAI-style tool, which is its own one function', async () => {
-    const raw = await load({ type: 'function', function: { name: 'drop_table', parameters: { type: 'object', properties: { table: { type: 'string' } } }, requiresApproval: true, approvalMessage: 'Drop {table}?', strict: true } });
+    const raw = await load({
+      type: 'function',
+      function: {
+        name: 'drop_table',
+        parameters: { type: 'object', properties: { table: { type: 'string' } } },
+        requiresApproval: true,
+        approvalMessage: 'Drop {table}?',
+        strict: true,
+      },
+    });
     expect(raw.functions).toEqual([
-      { toolName: 'drop_table', inputSchema: { type: 'object', properties: { table: { type: 'string' } } }, resultKind: 'value', requiresApproval: true, approvalMessage: 'Drop {table}?' },
+      {
+        toolName: 'drop_table',
+        inputSchema: { type: 'object', properties: { table: { type: 'string' } } },
+        resultKind: 'value',
+        requiresApproval: true,
+        approvalMessage: 'Drop {table}?',
+      },
     ]);
   });
 
   it('takes an array of tools in any of the formats, each its own capability', async () => {
     const raws = await loadJsonToolFile(FILE, {
       text: JSON.stringify([
-        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+        },
         { name: 'search', description: 'Search', implementation: './impl/search.ts' },
         { name: 'crm', functions: [{ name: 'listTickets' }] },
       ]),

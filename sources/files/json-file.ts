@@ -36,12 +36,18 @@ const seedTool = z.object({
 });
 
 /** A plain OpenAI-style tool: one function, which may carry its own approval flag. `implementation` is ours. */
-const singleTool = seedFunction.extend({ implementation, version: z.string().optional(), config: toolConfig.optional(), strict: z.boolean().optional() });
+const singleTool = seedFunction.extend({
+  implementation,
+  version: z.string().optional(),
+  config: toolConfig.optional(),
+  strict: z.boolean().optional(),
+});
 
 /** `{type: "function", function: {...}}`, as sent to chat-completions APIs. */
 const wrappedTool = z.object({ type: z.literal('function'), function: singleTool });
 
-const FORMATS = 'a tool is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}; a file holds one tool or an array of them';
+const FORMATS =
+  'a tool is {"name", "functions": [...]}, {"name", "description", "parameters"} or {"type": "function", "function": {...}}; a file holds one tool or an array of them';
 
 /**
  * Loads a JSON tool file: the seed's `{name, functions: [...]}` format, a plain OpenAI-style
@@ -68,8 +74,13 @@ export async function loadJsonToolFile(path: string, options: { text?: string; n
 
 /** One tool of a file; `where` names it in messages (the file, or the file and the tool's index in its array). */
 function loadTool(data: unknown, file: string, where: string): RawCapability {
-  if (!isJsonSchemaObject(data)) throw new CompileError('INVALID_TOOL_FILE', `${where}: holds ${JSON.stringify(data)}, not a tool; ${FORMATS}`);
-  const source = (implementation: string | undefined) => ({ kind: 'json' as const, path: file, ...(implementation ? { implementation } : {}) });
+  if (!isJsonSchemaObject(data))
+    throw new CompileError('INVALID_TOOL_FILE', `${where}: holds ${JSON.stringify(data)}, not a tool; ${FORMATS}`);
+  const source = (implementation: string | undefined) => ({
+    kind: 'json' as const,
+    path: file,
+    ...(implementation ? { implementation } : {}),
+  });
 
   if (Array.isArray(data.functions)) {
     const tool = parse(seedTool, data, where, seedKeyProblems(data));
@@ -84,7 +95,8 @@ function loadTool(data: unknown, file: string, where: string): RawCapability {
   }
   const wrapped = data.type === 'function';
   const single = wrapped
-    ? parse(wrappedTool, data, where, [...checkKeys(data, '', JSON_FILE_LEVELS.wrapper), ...singleKeyProblems(data.function, 'function')]).function
+    ? parse(wrappedTool, data, where, [...checkKeys(data, '', JSON_FILE_LEVELS.wrapper), ...singleKeyProblems(data.function, 'function')])
+        .function
     : parse(singleTool, data, where, singleKeyProblems(data, ''));
   return {
     name: single.name,
@@ -106,20 +118,27 @@ function seedKeyProblems(data: Record<string, unknown>): string[] {
 
 function singleKeyProblems(tool: unknown, at: string): string[] {
   if (!isJsonSchemaObject(tool)) return [];
-  return [...checkKeys(tool, at, JSON_FILE_LEVELS.single), ...configKeyProblems(tool.config, joinPath(at, 'config'), JSON_FILE_LEVELS.singleConfig)];
+  return [
+    ...checkKeys(tool, at, JSON_FILE_LEVELS.single),
+    ...configKeyProblems(tool.config, joinPath(at, 'config'), JSON_FILE_LEVELS.singleConfig),
+  ];
 }
 
 function configKeyProblems(config: unknown, at: string, level: KeyLevel): string[] {
   if (!isJsonSchemaObject(config)) return [];
   const problems = checkKeys(config, at, level);
-  if (isJsonSchemaObject(config.rateLimit)) problems.push(...checkKeys(config.rateLimit, joinPath(at, 'rateLimit'), JSON_FILE_LEVELS.rateLimit));
+  if (isJsonSchemaObject(config.rateLimit))
+    problems.push(...checkKeys(config.rateLimit, joinPath(at, 'rateLimit'), JSON_FILE_LEVELS.rateLimit));
   return problems;
 }
 
 function toFunction(fn: z.output<typeof seedFunction>, where: string): RawFunction {
   const inputSchema = normalizeToolSchema((fn.parameters as JsonSchema | undefined) ?? emptyObjectSchema());
   if (inputSchema.type !== 'object') {
-    throw new CompileError('INVALID_TOOL_FILE', `${where}: parameters of "${fn.name}" must be an object schema (type: "object"), got type ${JSON.stringify(inputSchema.type)}`);
+    throw new CompileError(
+      'INVALID_TOOL_FILE',
+      `${where}: parameters of "${fn.name}" must be an object schema (type: "object"), got type ${JSON.stringify(inputSchema.type)}`,
+    );
   }
   return {
     toolName: fn.name,
@@ -138,11 +157,20 @@ function parse<T>(schema: z.ZodType<T>, data: unknown, file: string, keyProblems
   const result = schema.safeParse(data);
   const problems = [...keyProblems];
   if (!result.success) {
-    problems.push(...result.error.issues.map((issue) => `${issue.path.reduce<string>((at, key) => joinPath(at, typeof key === 'symbol' ? String(key) : key), '') || '(root)'}: ${issue.message}`));
+    problems.push(
+      ...result.error.issues.map(
+        (issue) =>
+          `${issue.path.reduce<string>((at, key) => joinPath(at, typeof key === 'symbol' ? String(key) : key), '') || '(root)'}: ${issue.message}`,
+      ),
+    );
   }
   if (problems.length === 0 && result.success) return result.data;
   // Without a name (or a wrapped function) the file may be in none of the formats: say what they are.
-  const unrecognized = !result.success && result.error.issues.some((issue) => issue.path.length === 0 || (issue.path.length === 1 && ['name', 'function'].includes(String(issue.path[0]))));
+  const unrecognized =
+    !result.success &&
+    result.error.issues.some(
+      (issue) => issue.path.length === 0 || (issue.path.length === 1 && ['name', 'function'].includes(String(issue.path[0]))),
+    );
   const hint = unrecognized ? `\n(${FORMATS})` : '';
   const text = problems.length === 1 ? ` ${problems[0] ?? ''}` : `\n${problems.map((problem) => `  - ${problem}`).join('\n')}`;
   throw new CompileError('INVALID_TOOL_FILE', `${file}:${text}${hint}`, { details: { file, problems } });

@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { normalizeToolSchema } from './normalize-schema.js';
 
 describe('normalizeToolSchema', () => {
-  it('turns the seed\'s property flags into standard JSON Schema', () => {
+  it("turns the seed's property flags into standard JSON Schema", () => {
     expect(
       normalizeToolSchema({
         type: 'object',
-        properties: { id: { type: 'string', required: true }, note: { type: 'string', optional: true }, nested: { type: 'object', required: ['a'] } },
+        properties: {
+          id: { type: 'string', required: true },
+          note: { type: 'string', optional: true },
+          nested: { type: 'object', required: ['a'] },
+        },
       }),
     ).toEqual({
       type: 'object',
@@ -16,7 +20,10 @@ describe('normalizeToolSchema', () => {
   });
 
   it('gives a parameters object without type the type object', () => {
-    expect(normalizeToolSchema({ properties: { a: { type: 'string' } } })).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+    expect(normalizeToolSchema({ properties: { a: { type: 'string' } } })).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
   });
 
   it('leaves nested schemas with properties but no type as written (they accept non-objects too)', () => {
@@ -37,11 +44,15 @@ describe('normalizeToolSchema', () => {
   });
 
   it('leaves a result schema with properties but no type as written', () => {
-    expect(normalizeToolSchema({ properties: { ok: { type: 'boolean' } } }, { root: 'returns' })).toEqual({ properties: { ok: { type: 'boolean' } } });
+    expect(normalizeToolSchema({ properties: { ok: { type: 'boolean' } } }, { root: 'returns' })).toEqual({
+      properties: { ok: { type: 'boolean' } },
+    });
   });
 
   it('keeps a property named __proto__ as a property (schemas are data), with its required flag', () => {
-    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string","required":true},"b":{"type":"number"}}}') as Record<string, unknown>;
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string","required":true},"b":{"type":"number"}}}',
+    ) as Record<string, unknown>;
     const normalized = normalizeToolSchema(schema);
     const properties = normalized.properties as Record<string, unknown>;
     expect(Object.keys(properties)).toEqual(['__proto__', 'b']);

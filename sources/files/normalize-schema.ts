@@ -23,7 +23,9 @@ function normalizeShorthands(schema: JsonSchema, done: Map<JsonSchema, JsonSchem
   done.set(schema, copy);
   const properties = copy.properties;
   if (isJsonSchemaObject(properties)) {
-    const required = new Set(Array.isArray(copy.required) ? (copy.required as unknown[]).filter((x): x is string => typeof x === 'string') : []);
+    const required = new Set(
+      Array.isArray(copy.required) ? (copy.required as unknown[]).filter((x): x is string => typeof x === 'string') : [],
+    );
     const normalized: JsonSchema = {};
     for (const [key, value] of Object.entries(properties)) {
       if (!isJsonSchemaObject(value)) {

@@ -28,7 +28,12 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
   });
 
   it('suggests the key a typo means, and says where capability-wide keys go', () => {
-    const crm = defineTool({ name: 'crm', requiresApproval: true, functions: { drop: { requiresAproval: true, handler } }, config: { rateLimit: { requests: 1, period: 'minute', burst: 2 } } });
+    const crm = defineTool({
+      name: 'crm',
+      requiresApproval: true,
+      functions: { drop: { requiresAproval: true, handler } },
+      config: { rateLimit: { requests: 1, period: 'minute', burst: 2 } },
+    });
     expect(failure(crm).split('\n')).toEqual([
       'capabilities/crm.ts#crm:',
       '  - requiresApproval is not a top-level key; requiresApproval goes in config (config.requiresApproval) to cover every function, or on one function (functions.<name>.requiresApproval)',
@@ -38,7 +43,11 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
   });
 
   it('refuses an approval flag that is not a boolean and a function without a handler', () => {
-    const crm = defineTool({ name: 'crm', functions: { drop: { requiresApproval: 'yes' as unknown as boolean } as never }, config: { requiresApproval: 1 as unknown as boolean } });
+    const crm = defineTool({
+      name: 'crm',
+      functions: { drop: { requiresApproval: 'yes' as unknown as boolean } as never },
+      config: { requiresApproval: 1 as unknown as boolean },
+    });
     expect(failure(crm).split('\n').slice(1)).toEqual([
       '  - functions.drop.requiresApproval must be true or false',
       '  - functions.drop.handler must be a function (the code that performs the call)',
@@ -51,7 +60,11 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
       name: 'trainSchedule',
       functions: {
         getSchedule: {
-          parameters: { station: { type: 'string', optional: true }, date: { type: 'string', format: 'date', optional: true }, limit: { type: 'integer' } } as never,
+          parameters: {
+            station: { type: 'string', optional: true },
+            date: { type: 'string', format: 'date', optional: true },
+            limit: { type: 'integer' },
+          } as never,
           handler,
         },
         getTrainDetails: { parameters: { trainId: { type: 'string', required: true } } as never, handler },
@@ -82,10 +95,21 @@ describe('toolDefinitionToRaw — option objects are checked', () => {
       version: '1.0.0',
       config: { requiresApproval: false, rateLimit: { requests: 5, period: 'second' } },
       functions: {
-        drop: { description: 'Drop', parameters: z.object({ id: z.string() }), returns: { properties: { ok: { type: 'boolean' } } }, requiresApproval: true, approvalMessage: 'Drop {id}?', handler },
+        drop: {
+          description: 'Drop',
+          parameters: z.object({ id: z.string() }),
+          returns: { properties: { ok: { type: 'boolean' } } },
+          requiresApproval: true,
+          approvalMessage: 'Drop {id}?',
+          handler,
+        },
       },
     });
     const raw = toolDefinitionToRaw(crm, SOURCE);
-    expect(raw.functions[0]).toMatchObject({ toolName: 'drop', requiresApproval: true, outputSchema: { properties: { ok: { type: 'boolean' } } } });
+    expect(raw.functions[0]).toMatchObject({
+      toolName: 'drop',
+      requiresApproval: true,
+      outputSchema: { properties: { ok: { type: 'boolean' } } },
+    });
   });
 });

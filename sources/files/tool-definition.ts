@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { rateLimitShape } from '../../config/index.js';
-import { CompileError, MAX_WRITTEN_SCHEMA_CHARS, TOOL_CALLERS, errorMessage, isJsonSchemaObject, jsonWrittenSize, type CapabilitySource, type JsonSchema, type SchemaInput, type ToolDefinition } from '../../core/index.js';
+import {
+  CompileError,
+  MAX_WRITTEN_SCHEMA_CHARS,
+  TOOL_CALLERS,
+  errorMessage,
+  isJsonSchemaObject,
+  jsonWrittenSize,
+  type CapabilitySource,
+  type JsonSchema,
+  type SchemaInput,
+  type ToolDefinition,
+} from '../../core/index.js';
 import type { RawCapability, RawFunction } from '../../core/index.js';
 import { checkKeys, joinPath } from './check-keys.js';
 import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
@@ -15,9 +26,13 @@ export function toolDefinitionToRaw(definition: ToolDefinition, source: Capabili
     throw new CompileError('INVALID_TOOL_DEFINITION', `${where}:${text}`, { details: { problems } });
   }
   const functions: RawFunction[] = Object.entries(definition.functions).map(([key, fn]) => {
-    const inputSchema = fn.parameters === undefined ? emptyObjectSchema() : toJsonSchema(fn.parameters, 'input', `${where}.${key}.parameters`);
+    const inputSchema =
+      fn.parameters === undefined ? emptyObjectSchema() : toJsonSchema(fn.parameters, 'input', `${where}.${key}.parameters`);
     if (inputSchema.type !== 'object') {
-      throw new CompileError('INVALID_TOOL_DEFINITION', `${where}: parameters of "${key}" must be an object schema, got ${JSON.stringify(inputSchema.type ?? inputSchema)}`);
+      throw new CompileError(
+        'INVALID_TOOL_DEFINITION',
+        `${where}: parameters of "${key}" must be an object schema, got ${JSON.stringify(inputSchema.type ?? inputSchema)}`,
+      );
     }
     return {
       toolName: key,
@@ -59,7 +74,10 @@ function toJsonSchema(schema: SchemaInput, io: 'input' | 'output', where: string
   if (!isJsonSchemaObject(schema)) throw new CompileError('INVALID_TOOL_DEFINITION', `${where}: not a schema`);
   // Objects the schema shares are written out by JSON at every use: measured before they are.
   if (jsonWrittenSize(schema) > MAX_WRITTEN_SCHEMA_CHARS) {
-    throw new CompileError('OUTPUT_TOO_LARGE', `${where}: the schema would be written out as more than ${MAX_WRITTEN_SCHEMA_CHARS} characters (it shares objects, which JSON repeats at every use); give a shared schema a name in $defs and refer to it with $ref`);
+    throw new CompileError(
+      'OUTPUT_TOO_LARGE',
+      `${where}: the schema would be written out as more than ${MAX_WRITTEN_SCHEMA_CHARS} characters (it shares objects, which JSON repeats at every use); give a shared schema a name in $defs and refer to it with $ref`,
+    );
   }
   // The schema objects of `as const` literals are frozen-like readonly data; copy before normalising.
   return normalizeToolSchema(JSON.parse(JSON.stringify(schema)) as JsonSchema, { root: io === 'input' ? 'parameters' : 'returns' });
@@ -73,7 +91,8 @@ function toJsonSchema(schema: SchemaInput, io: 'input' | 'output', where: string
 function definitionProblems(definition: ToolDefinition): string[] {
   const problems = checkKeys(definition as unknown as Record<string, unknown>, '', DEFINE_TOOL_LEVELS.tool);
   const functions: unknown = definition.functions;
-  if (!isJsonSchemaObject(functions)) return [...problems, `functions must be an object of functions ({ myFunction: { parameters, handler } })`];
+  if (!isJsonSchemaObject(functions))
+    return [...problems, `functions must be an object of functions ({ myFunction: { parameters, handler } })`];
   for (const [key, fn] of Object.entries(functions)) {
     const at = joinPath('functions', key);
     if (!isJsonSchemaObject(fn)) {
@@ -83,8 +102,10 @@ function definitionProblems(definition: ToolDefinition): string[] {
     problems.push(...checkKeys(fn, at, DEFINE_TOOL_LEVELS.function));
     const shorthand = parameterMapProblem(fn.parameters, at);
     if (shorthand !== undefined) problems.push(shorthand);
-    if (fn.requiresApproval !== undefined && typeof fn.requiresApproval !== 'boolean') problems.push(`${at}.requiresApproval must be true or false`);
-    if (fn.callers !== undefined && !(TOOL_CALLERS as readonly unknown[]).includes(fn.callers)) problems.push(`${at}.callers must be 'code', 'direct' or 'both' (got ${JSON.stringify(fn.callers)})`);
+    if (fn.requiresApproval !== undefined && typeof fn.requiresApproval !== 'boolean')
+      problems.push(`${at}.requiresApproval must be true or false`);
+    if (fn.callers !== undefined && !(TOOL_CALLERS as readonly unknown[]).includes(fn.callers))
+      problems.push(`${at}.callers must be 'code', 'direct' or 'both' (got ${JSON.stringify(fn.callers)})`);
     if (typeof fn.handler !== 'function') problems.push(`${at}.handler must be a function (the code that performs the call)`);
   }
   const config: unknown = definition.config;
@@ -92,13 +113,16 @@ function definitionProblems(definition: ToolDefinition): string[] {
     if (!isJsonSchemaObject(config)) problems.push('config must be an object ({ requiresApproval, rateLimit })');
     else {
       problems.push(...checkKeys(config, 'config', DEFINE_TOOL_LEVELS.config));
-      if (config.requiresApproval !== undefined && typeof config.requiresApproval !== 'boolean') problems.push('config.requiresApproval must be true or false');
-      if (config.callers !== undefined && !(TOOL_CALLERS as readonly unknown[]).includes(config.callers)) problems.push(`config.callers must be 'code', 'direct' or 'both' (got ${JSON.stringify(config.callers)})`);
+      if (config.requiresApproval !== undefined && typeof config.requiresApproval !== 'boolean')
+        problems.push('config.requiresApproval must be true or false');
+      if (config.callers !== undefined && !(TOOL_CALLERS as readonly unknown[]).includes(config.callers))
+        problems.push(`config.callers must be 'code', 'direct' or 'both' (got ${JSON.stringify(config.callers)})`);
       if (isJsonSchemaObject(config.rateLimit)) {
         problems.push(...checkKeys(config.rateLimit, 'config.rateLimit', DEFINE_TOOL_LEVELS.rateLimit));
         // Values too: the bridge trusts a built limit (a period it does not know would never refill).
         const parsed = z.object(rateLimitShape).safeParse(config.rateLimit);
-        if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => `config.rateLimit.${issue.path.join('.')}: ${issue.message}`));
+        if (!parsed.success)
+          problems.push(...parsed.error.issues.map((issue) => `config.rateLimit.${issue.path.join('.')}: ${issue.message}`));
       } else if (config.rateLimit !== undefined) {
         problems.push('config.rateLimit must be an object ({ requests, period, onLimit?, maxWaitMs?, maxQueue? })');
       }
@@ -108,7 +132,26 @@ function definitionProblems(definition: ToolDefinition): string[] {
 }
 
 /** Keywords whose value is an object in a JSON Schema of an object: a map holding one is taken as JSON Schema. */
-const OBJECT_KEYWORDS = new Set(['type', 'properties', '$ref', 'anyOf', 'oneOf', 'allOf', 'not', 'items', '$defs', 'definitions', 'patternProperties', 'additionalProperties', 'if', 'then', 'else', 'propertyNames', 'dependentSchemas', 'unevaluatedProperties']);
+const OBJECT_KEYWORDS = new Set([
+  'type',
+  'properties',
+  '$ref',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'items',
+  '$defs',
+  'definitions',
+  'patternProperties',
+  'additionalProperties',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'dependentSchemas',
+  'unevaluatedProperties',
+]);
 
 /**
  * The seed's shorthand, `parameters: { station: { type: 'string', optional: true } }` (one schema per
@@ -120,7 +163,13 @@ function parameterMapProblem(parameters: unknown, at: string): string | undefine
   const entries = Object.entries(parameters);
   if (entries.length === 0 || entries.some(([key]) => OBJECT_KEYWORDS.has(key))) return undefined;
   const schemas = entries.filter((entry): entry is [string, JsonSchema] => isJsonSchemaObject(entry[1]));
-  if (schemas.length !== entries.length || !schemas.some(([, schema]) => typeof schema.type === 'string' || typeof schema.optional === 'boolean' || typeof schema.required === 'boolean')) return undefined;
+  if (
+    schemas.length !== entries.length ||
+    !schemas.some(
+      ([, schema]) => typeof schema.type === 'string' || typeof schema.optional === 'boolean' || typeof schema.required === 'boolean',
+    )
+  )
+    return undefined;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, schema] of schemas) {

@@ -41,15 +41,24 @@ function configOnFunction(paths: FunctionPaths) {
     const found: MisplacedKey[] = [];
     for (const key of Object.keys(value)) {
       if (key === 'requiresApproval') {
-        found.push({ path: joinPath(here, key), advice: `requiresApproval goes on the function itself (${joinPath(at, key)}) or on ${paths.config}` });
+        found.push({
+          path: joinPath(here, key),
+          advice: `requiresApproval goes on the function itself (${joinPath(at, key)}) or on ${paths.config}`,
+        });
       } else if (key === 'approvalMessage') {
         found.push({ path: joinPath(here, key), advice: `approvalMessage goes on the function itself (${joinPath(at, key)})` });
       } else if (key === 'rateLimit') {
-        found.push({ path: joinPath(here, key), advice: `a rate limit covers the whole capability: put it in ${paths.config} (config.rateLimit)` });
+        found.push({
+          path: joinPath(here, key),
+          advice: `a rate limit covers the whole capability: put it in ${paths.config} (config.rateLimit)`,
+        });
       }
     }
     if (found.length < Object.keys(value).length || found.length === 0) {
-      found.push({ path: here, advice: `config goes on the capability (${paths.config}, keys: ${CONFIG_KEYS.join(', ')}), not on a function` });
+      found.push({
+        path: here,
+        advice: `config goes on the capability (${paths.config}, keys: ${CONFIG_KEYS.join(', ')}), not on a function`,
+      });
     }
     return found;
   };
@@ -62,7 +71,8 @@ function functionLevel(paths: FunctionPaths, keys: readonly string[]): KeyLevel 
     aliases: SCHEMA_ALIASES,
     elsewhere: {
       config: configOnFunction(paths),
-      rateLimit: (at) => one(joinPath(at, 'rateLimit'), `a rate limit covers the whole capability: put it in ${paths.config} (config.rateLimit)`),
+      rateLimit: (at) =>
+        one(joinPath(at, 'rateLimit'), `a rate limit covers the whole capability: put it in ${paths.config} (config.rateLimit)`),
       version: (at) => one(joinPath(at, 'version'), 'version goes on the capability (top-level version)'),
       implementation: (at) => one(joinPath(at, 'implementation'), 'implementation goes on the top level of the file'),
     },
@@ -93,7 +103,10 @@ function capabilityLevel(paths: FunctionPaths, keys: readonly string[], perFunct
     aliases: { tools: 'functions' },
     elsewhere: {
       requiresApproval: (at) =>
-        one(joinPath(at, 'requiresApproval'), `requiresApproval goes in config (config.requiresApproval) to cover every function, or on one function (${paths.any}.requiresApproval)`),
+        one(
+          joinPath(at, 'requiresApproval'),
+          `requiresApproval goes in config (config.requiresApproval) to cover every function, or on one function (${paths.any}.requiresApproval)`,
+        ),
       approvalMessage: (at) => one(joinPath(at, 'approvalMessage'), `approvalMessage goes on a function (${paths.any}.approvalMessage)`),
       rateLimit: (at) => one(joinPath(at, 'rateLimit'), 'rateLimit goes in config (config.rateLimit)'),
       ...Object.fromEntries(perFunction.map((key) => [key, onFunction(key)])),
@@ -104,16 +117,40 @@ function capabilityLevel(paths: FunctionPaths, keys: readonly string[], perFunct
 /** The key levels of a JSON tool file. */
 export const JSON_FILE_LEVELS = {
   seed: capabilityLevel(JSON_PATHS, ['name', 'implementation', 'description', 'version', 'functions', 'config'], ['parameters', 'returns']),
-  seedFunction: functionLevel(JSON_PATHS, ['name', 'description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers']),
+  seedFunction: functionLevel(JSON_PATHS, [
+    'name',
+    'description',
+    'parameters',
+    'returns',
+    'requiresApproval',
+    'approvalMessage',
+    'callers',
+  ]),
   seedConfig: configLevel(`on a function (${JSON_PATHS.any}.approvalMessage)`),
   /** A plain OpenAI-style tool is its own one function. `strict` is OpenAI's flag for generating arguments. */
   single: {
     name: 'top-level',
-    keys: ['name', 'implementation', 'description', 'version', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers', 'config', 'strict'],
+    keys: [
+      'name',
+      'implementation',
+      'description',
+      'version',
+      'parameters',
+      'returns',
+      'requiresApproval',
+      'approvalMessage',
+      'callers',
+      'config',
+      'strict',
+    ],
     aliases: SCHEMA_ALIASES,
     elsewhere: {
       rateLimit: (at) => one(joinPath(at, 'rateLimit'), `rateLimit goes in config (${joinPath(joinPath(at, 'config'), 'rateLimit')})`),
-      functions: (at) => one(joinPath(at, 'functions'), 'functions must be an array of functions ({"name": …, "functions": [{"name": …, "parameters": …}]})'),
+      functions: (at) =>
+        one(
+          joinPath(at, 'functions'),
+          'functions must be an array of functions ({"name": …, "functions": [{"name": …, "parameters": …}]})',
+        ),
       function: (at) => one(joinPath(at, 'function'), 'a {"function": {...}} wrapper also needs "type": "function"'),
     },
   } satisfies KeyLevel,
@@ -122,10 +159,18 @@ export const JSON_FILE_LEVELS = {
     name: '{"type": "function"} wrapper',
     keys: ['type', 'function'],
     elsewhere: Object.fromEntries(
-      ['name', 'description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers', 'config', 'implementation', 'strict'].map((key) => [
-        key,
-        (at: string) => one(joinPath(at, key), `${key} goes inside function (function.${key})`),
-      ]),
+      [
+        'name',
+        'description',
+        'parameters',
+        'returns',
+        'requiresApproval',
+        'approvalMessage',
+        'callers',
+        'config',
+        'implementation',
+        'strict',
+      ].map((key) => [key, (at: string) => one(joinPath(at, key), `${key} goes inside function (function.${key})`)]),
     ),
   } satisfies KeyLevel,
   rateLimit: RATE_LIMIT_LEVEL,
@@ -135,7 +180,15 @@ export const JSON_FILE_LEVELS = {
 export const DEFINE_TOOL_LEVELS = {
   tool: capabilityLevel(DEFINE_TOOL_PATHS, ['name', 'description', 'version', 'functions', 'config'], ['parameters', 'returns', 'handler']),
   function: {
-    ...functionLevel(DEFINE_TOOL_PATHS, ['description', 'parameters', 'returns', 'requiresApproval', 'approvalMessage', 'callers', 'handler']),
+    ...functionLevel(DEFINE_TOOL_PATHS, [
+      'description',
+      'parameters',
+      'returns',
+      'requiresApproval',
+      'approvalMessage',
+      'callers',
+      'handler',
+    ]),
     elsewhere: {
       ...functionLevel(DEFINE_TOOL_PATHS, []).elsewhere,
       name: (at: string) => one(joinPath(at, 'name'), "a function's name is its key in functions (functions: { myFunction: {...} })"),

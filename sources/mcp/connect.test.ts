@@ -29,7 +29,12 @@ async function connectError(promise: Promise<unknown>): Promise<McpConnectError>
 describe('connectMcpServer (stdio)', () => {
   it('starts the server with env and cwd, completes the handshake and keeps its stderr', async () => {
     const cwd = tmpdir();
-    const connection = await connectMcpServer('fixture', { command: process.execPath, args: [fixture], env: { FIXTURE_GREETING: 'hello' }, cwd });
+    const connection = await connectMcpServer('fixture', {
+      command: process.execPath,
+      args: [fixture],
+      env: { FIXTURE_GREETING: 'hello' },
+      cwd,
+    });
     try {
       expect(connection.serverInfo).toEqual({ name: 'fixture-server', version: '1.0.0' });
       expect(connection.transport).toBe('stdio');
@@ -49,7 +54,9 @@ describe('connectMcpServer (stdio)', () => {
   });
 
   it('times out a child that never answers the handshake, naming the server, and kills the child', async () => {
-    const error = await connectError(connectMcpServer('silent', { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }, { timeoutMs: 200 }));
+    const error = await connectError(
+      connectMcpServer('silent', { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }, { timeoutMs: 200 }),
+    );
     expect(error.code).toBe('MCP_CONNECT_TIMEOUT');
     expect(error.message).toBe(
       `MCP server "silent": "${process.execPath}" did not complete the MCP handshake within 200 ms; check that it is an MCP stdio server, or raise connectTimeoutMs`,

@@ -143,8 +143,12 @@ export async function connectMcpServer(
  */
 function withoutSecrets(name: string, error: unknown, secrets: readonly Secret[]): McpConnectError {
   const cut = (text: string): string => redactText(text, secrets);
-  const connectError = error instanceof McpConnectError ? error : new McpConnectError(name, `MCP server "${name}": ${errorMessage(error)}`, { cause: error });
-  const cause = connectError.cause instanceof Error ? Object.assign(new Error(cut(connectError.cause.message)), { name: connectError.cause.name }) : undefined;
+  const connectError =
+    error instanceof McpConnectError ? error : new McpConnectError(name, `MCP server "${name}": ${errorMessage(error)}`, { cause: error });
+  const cause =
+    connectError.cause instanceof Error
+      ? Object.assign(new Error(cut(connectError.cause.message)), { name: connectError.cause.name })
+      : undefined;
   return new McpConnectError(connectError.server, cut(connectError.message), {
     code: connectError.code,
     reason: cut(connectError.reason),
@@ -176,7 +180,9 @@ export async function listAllTools(client: Client, options?: RequestOptions): Pr
 }
 
 /** Follows `nextCursor` through every page; a server that hands out the same cursor twice would page forever. */
-async function pageThrough<T>(fetchPage: (cursor: string | undefined) => Promise<{ tools: T[]; nextCursor?: string | undefined }>): Promise<T[]> {
+async function pageThrough<T>(
+  fetchPage: (cursor: string | undefined) => Promise<{ tools: T[]; nextCursor?: string | undefined }>,
+): Promise<T[]> {
   const tools: T[] = [];
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
@@ -199,7 +205,9 @@ const uncheckedToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCurs
  * wrong and how.
  */
 export async function listAllToolsUnchecked(client: Client, options?: RequestOptions): Promise<unknown[]> {
-  return pageThrough((cursor) => client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, uncheckedToolsPage, options));
+  return pageThrough((cursor) =>
+    client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, uncheckedToolsPage, options),
+  );
 }
 
 /**
@@ -209,7 +217,6 @@ export async function listAllToolsUnchecked(client: Client, options?: RequestOpt
 export function hashToolSchema(schema: unknown): string {
   return createHash('sha256').update(canonicalJson(schema)).digest('hex');
 }
-
 
 interface ConnectContext {
   name: string;
@@ -248,7 +255,8 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
     });
     // The SDK skips stdout lines that are not JSON; a call such a line was meant to answer would
     // wait for its timeout. Reported as the transport's error, the pool fails the calls in flight.
-    if (child?.stdout) watchForNonJsonLines(child.stdout, (line) => transport.onerror?.(new SyntaxError(`a line on stdout is not valid JSON: ${line}`)));
+    if (child?.stdout)
+      watchForNonJsonLines(child.stdout, (line) => transport.onerror?.(new SyntaxError(`a line on stdout is not valid JSON: ${line}`)));
   };
 
   const client = createClient(Client, context, context.protocol);
@@ -294,11 +302,21 @@ function stdioConnectError(
   const details = { command: commandLine, ...(exit === undefined ? {} : { exit }), ...(pid === undefined ? {} : { pid }) };
   // Checked first: the SDK reports an aborted request as a timeout.
   if (context.signal?.aborted === true) {
-    return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', details, cause: error });
+    return new McpConnectError(context.name, `${prefix}: connecting was cancelled`, {
+      code: 'MCP_CONNECT_CANCELLED',
+      details,
+      cause: error,
+    });
   }
   if (isEraMismatch(error)) {
     const reason = `${prefix}: "${commandLine}" ${eraMismatch(context.protocol, error)}`;
-    return new McpConnectError(context.name, `${reason}${tail}`, { code: 'MCP_PROTOCOL_MISMATCH', details: { ...details, protocol: context.protocol }, cause: error, reason, stderr });
+    return new McpConnectError(context.name, `${reason}${tail}`, {
+      code: 'MCP_PROTOCOL_MISMATCH',
+      details: { ...details, protocol: context.protocol },
+      cause: error,
+      reason,
+      stderr,
+    });
   }
   if (isRequestTimeout(error)) {
     const reason = `${prefix}: "${commandLine}" did not complete the MCP handshake within ${context.timeoutMs} ms; check that it is an MCP stdio server, or raise connectTimeoutMs`;
@@ -326,7 +344,13 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
   } catch (error) {
     // Servers that predate Streamable HTTP answer its POST with 404/405 (or another 4xx). Legacy SSE
     // is 2025-era only: a server configured for 2026-07-28 gets no second try.
-    if (!(error instanceof McpConnectError) || error.code === 'MCP_PROTOCOL_MISMATCH' || !isClientHttpError(error.cause) || context.protocol === '2026-07-28') throw error;
+    if (
+      !(error instanceof McpConnectError) ||
+      error.code === 'MCP_PROTOCOL_MISMATCH' ||
+      !isClientHttpError(error.cause) ||
+      context.protocol === '2026-07-28'
+    )
+      throw error;
     try {
       return await connectOverHttp(context, url, new SSEClientTransport(url, { requestInit }), 'sse');
     } catch (sseError) {
@@ -348,7 +372,10 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
   } catch (error) {
     await client.close().catch(() => undefined);
     if (context.signal?.aborted === true) {
-      throw new McpConnectError(context.name, `MCP server "${context.name}": connecting was cancelled`, { code: 'MCP_CONNECT_CANCELLED', cause: error });
+      throw new McpConnectError(context.name, `MCP server "${context.name}": connecting was cancelled`, {
+        code: 'MCP_CONNECT_CANCELLED',
+        cause: error,
+      });
     }
     if (isEraMismatch(error)) {
       throw new McpConnectError(context.name, `MCP server "${context.name}": ${describeUrl(url)} ${eraMismatch(context.protocol, error)}`, {
@@ -489,7 +516,8 @@ function watchForNonJsonLines(stdout: Readable, report: (line: string) => void):
       if (state === 'start') state = bytes[offset] === 0x7b ? 'json' : 'other';
       const newline = bytes.indexOf(0x0a, offset);
       const end = newline === -1 ? bytes.length : newline;
-      if (state === 'other' && head.length < QUOTED_LINE_CHARS) head += bytes.toString('utf8', offset, Math.min(end, offset + QUOTED_LINE_CHARS));
+      if (state === 'other' && head.length < QUOTED_LINE_CHARS)
+        head += bytes.toString('utf8', offset, Math.min(end, offset + QUOTED_LINE_CHARS));
       if (newline === -1) return;
       const text = head.trim();
       // Blank lines and JSON after leading spaces are fine.

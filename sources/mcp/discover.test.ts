@@ -29,7 +29,11 @@ describe('discoverMcpServer', () => {
 
   it('stops waiting for tools/list when the build is aborted (its own timeout is far away)', async () => {
     const controller = new AbortController();
-    const discovery = discoverMcpServer('silent', { command: process.execPath, args: [script], timeoutMs: 600_000, protocol: '2025-11-25' }, { signal: controller.signal });
+    const discovery = discoverMcpServer(
+      'silent',
+      { command: process.execPath, args: [script], timeoutMs: 600_000, protocol: '2025-11-25' },
+      { signal: controller.signal },
+    );
     // Aborted once the request is out: the server is connected (initialize answered) and tools/list waits.
     setImmediate(() => controller.abort(new Error('build cancelled')));
     await expect(discovery).rejects.toThrow(/cancel|abort/i);

@@ -1,7 +1,16 @@
 import { connectMcpServer, isRequestTimeout, listAllToolsUnchecked } from './connect.js';
 import type { McpConnector } from './server-slot.js';
 import { toolEffects } from './tool-effects.js';
-import { CompileError, errorMessage, isJsonSchemaObject, toModuleName, type JsonSchema, type RawCapability, type RawFunction, type ToolAnnotations } from '../../core/index.js';
+import {
+  CompileError,
+  errorMessage,
+  isJsonSchemaObject,
+  toModuleName,
+  type JsonSchema,
+  type RawCapability,
+  type RawFunction,
+  type ToolAnnotations,
+} from '../../core/index.js';
 import type { McpServerConfig } from '../../config/index.js';
 import { secretsOfMcpServer } from './server-secrets.js';
 import { withoutSecrets } from '../map-strings.js';
@@ -18,11 +27,18 @@ export function mcpModuleName(server: string, config: McpServerConfig): string {
  * Connects to a configured MCP server, pages through `tools/list` and returns its tools as one raw
  * capability. A malformed tool list fails this server only (the caller reports it).
  */
-export async function discoverMcpServer(server: string, config: McpServerConfig, options: { timeoutMs?: number; connect?: McpConnector; signal?: AbortSignal } = {}): Promise<RawCapability> {
+export async function discoverMcpServer(
+  server: string,
+  config: McpServerConfig,
+  options: { timeoutMs?: number; connect?: McpConnector; signal?: AbortSignal } = {},
+): Promise<RawCapability> {
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   const connection = options.connect
     ? await options.connect(server, config)
-    : await connectMcpServer(server, config, { timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS, ...signal });
+    : await connectMcpServer(server, config, {
+        timeoutMs: options.timeoutMs ?? config.connectTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS,
+        ...signal,
+      });
   const listTimeoutMs = config.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   // A server may quote its own credentials (env, args, headers) in descriptions, schemas or errors:
   // they would end up in the declarations, the catalog, search results and the terminal.
@@ -34,7 +50,11 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
       tools = await listAllToolsUnchecked(connection.client, { timeout: listTimeoutMs, ...signal });
     } catch (error) {
       if (!isRequestTimeout(error)) throw error;
-      throw new CompileError('MCP_DISCOVERY_TIMEOUT', `MCP server "${server}": no answer to tools/list within ${listTimeoutMs} ms; check the server, or raise timeoutMs for it`, { cause: error });
+      throw new CompileError(
+        'MCP_DISCOVERY_TIMEOUT',
+        `MCP server "${server}": no answer to tools/list within ${listTimeoutMs} ms; check the server, or raise timeoutMs for it`,
+        { cause: error },
+      );
     }
     const approve = new Set(config.requireApproval ?? []);
     const functions: RawFunction[] = [];
@@ -47,7 +67,11 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
         continue;
       }
       const { name } = tool as { name: string };
-      const { description, inputSchema, outputSchema } = clean(tool) as { description?: unknown; inputSchema: JsonSchema; outputSchema?: JsonSchema };
+      const { description, inputSchema, outputSchema } = clean(tool) as {
+        description?: unknown;
+        inputSchema: JsonSchema;
+        outputSchema?: JsonSchema;
+      };
       const annotations = isJsonSchemaObject(tool.annotations) ? clean(tool.annotations as ToolAnnotations) : undefined;
       const destructive = annotations?.destructiveHint === true && config.approveDestructive === true;
       // Whether results may teach a text tool its type (compiler/inferred-results.ts, the bridge's recorder).
@@ -66,7 +90,9 @@ export async function discoverMcpServer(server: string, config: McpServerConfig,
     if (problems.length > 0) {
       throw new CompileError(
         'MALFORMED_TOOL_LIST',
-        clean(`MCP server "${server}" returned a malformed tool list (fix the server, or set disabled: true for it):\n${problems.map((p) => `  - ${p}`).join('\n')}`),
+        clean(
+          `MCP server "${server}" returned a malformed tool list (fix the server, or set disabled: true for it):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+        ),
       );
     }
     const info = connection.client.getServerVersion();

@@ -40,7 +40,10 @@ export async function answerInputRequests(asking: AskingCall, requests: Record<s
   for (const [key, request] of Object.entries(requests)) {
     const elicitation = formElicitationOf(request);
     if (elicitation === undefined) {
-      const method = typeof request === 'object' && request !== null && typeof (request as { method?: unknown }).method === 'string' ? (request as { method: string }).method : 'an unknown request';
+      const method =
+        typeof request === 'object' && request !== null && typeof (request as { method?: unknown }).method === 'string'
+          ? (request as { method: string }).method
+          : 'an unknown request';
       throw new ToolCallError(
         'TOOL_FAILED',
         `MCP server "${asking.server}" needs ${method === 'elicitation/create' ? 'a URL-mode elicitation' : method} (input "${key}") before it answers tool "${asking.tool}"; agent-spaces answers only form elicitations`,
@@ -69,7 +72,10 @@ export async function askPerson(asking: AskingCall, elicitation: McpElicitation)
     );
   }
   // The server's schema is its text like its message: its titles and descriptions may quote its secrets.
-  const schema = elicitation.requestedSchema === undefined ? undefined : mapStrings(elicitation.requestedSchema as Record<string, unknown>, asking.redact);
+  const schema =
+    elicitation.requestedSchema === undefined
+      ? undefined
+      : mapStrings(elicitation.requestedSchema as Record<string, unknown>, asking.redact);
   const answer: InputAnswer = await call.requestInput({
     message: `MCP server "${asking.server}" asks, during tool "${asking.tool}": ${asking.redact(elicitation.message)}`,
     ...(schema === undefined ? {} : { requestedSchema: schema }),
@@ -78,7 +84,11 @@ export async function askPerson(asking: AskingCall, elicitation: McpElicitation)
 }
 
 /** The values an approval answers with: the handler's, or the schema's defaults and "yes" for yes/no fields. */
-function contentFor(asking: AskingCall, schema: Record<string, unknown> | undefined, answer: InputAnswer): Record<string, string | number | boolean | string[]> {
+function contentFor(
+  asking: AskingCall,
+  schema: Record<string, unknown> | undefined,
+  answer: InputAnswer,
+): Record<string, string | number | boolean | string[]> {
   if (answer.content !== undefined) return answer.content as Record<string, string | number | boolean | string[]>;
   const properties = (schema?.properties ?? {}) as Record<string, { type?: unknown; default?: unknown }>;
   const content: Record<string, string | number | boolean | string[]> = {};
@@ -86,7 +96,9 @@ function contentFor(asking: AskingCall, schema: Record<string, unknown> | undefi
     if (property.default !== undefined) content[name] = property.default as string | number | boolean | string[];
     else if (property.type === 'boolean') content[name] = true;
   }
-  const required = Array.isArray(schema?.required) ? (schema.required as unknown[]).filter((name): name is string => typeof name === 'string') : [];
+  const required = Array.isArray(schema?.required)
+    ? (schema.required as unknown[]).filter((name): name is string => typeof name === 'string')
+    : [];
   const missing = required.filter((name) => !(name in content));
   if (missing.length > 0) {
     throw new ToolCallError(

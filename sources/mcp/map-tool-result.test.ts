@@ -37,7 +37,9 @@ describe('mapToolResult', () => {
   });
 
   it('prefers structuredContent, and otherwise parses a single JSON text block', () => {
-    expect(mapToolResult({ content: [{ type: 'text', text: '{"high":1}' }], structuredContent: { high: 20 } }, structured, 'value', target)).toEqual({ high: 20 });
+    expect(
+      mapToolResult({ content: [{ type: 'text', text: '{"high":1}' }], structuredContent: { high: 20 } }, structured, 'value', target),
+    ).toEqual({ high: 20 });
     expect(mapToolResult({ content: [{ type: 'text', text: '{"high":21}' }] }, structured, 'value', target)).toEqual({ high: 21 });
   });
 
@@ -52,7 +54,9 @@ describe('mapToolResult', () => {
   });
 
   it('rejects isError results with the server text, or says there was none', () => {
-    const withText = thrown(() => mapToolResult({ isError: true, content: [{ type: 'text', text: 'city not found' }] }, structured, 'full', target));
+    const withText = thrown(() =>
+      mapToolResult({ isError: true, content: [{ type: 'text', text: 'city not found' }] }, structured, 'full', target),
+    );
     expect([withText.code, withText.message]).toEqual(['TOOL_ERROR_RESULT', 'city not found']);
     const withoutText = thrown(() => mapToolResult({ isError: true, content: [] }, text, 'value', target));
     expect(withoutText.message).toBe('tool "get-forecast" of MCP server "weather" returned an error without text');

@@ -18,9 +18,7 @@ export interface ResultTarget {
 
 /** The text blocks of a result, joined with newlines. */
 export function textOf(result: CallToolResult): string {
-  return result.content
-    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-    .join('\n');
+  return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
 }
 
 /**
@@ -42,7 +40,9 @@ export function mapToolResult(result: CallToolResult, spec: FunctionSpec, mode: 
   if (mode === 'full') {
     return {
       content: result.content,
-      ...(result.structuredContent === undefined || result.structuredContent === null ? {} : { structuredContent: result.structuredContent as Record<string, unknown> }),
+      ...(result.structuredContent === undefined || result.structuredContent === null
+        ? {}
+        : { structuredContent: result.structuredContent as Record<string, unknown> }),
       ...(result.isError === undefined ? {} : { isError: result.isError }),
     } satisfies McpFullResult;
   }

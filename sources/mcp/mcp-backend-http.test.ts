@@ -29,7 +29,10 @@ interface TestHttpServer {
   close(): Promise<void>;
 }
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, path: string): Promise<TestHttpServer> {
+async function listen(
+  handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+  path: string,
+): Promise<TestHttpServer> {
   const apiKeys: Array<string | undefined> = [];
   const server: HttpServer = createServer((request, response) => {
     const key = request.headers['x-api-key'];
@@ -107,7 +110,9 @@ afterAll(async () => {
 
 describe('createMcpBackend over HTTP', () => {
   it('calls a Streamable HTTP server, sending the configured headers', async () => {
-    const backend = createMcpBackend({ servers: { 'mcp-http-test': { name: 'http-test', config: { url: streamable.url, headers: { 'x-api-key': 'k-123' } } } } });
+    const backend = createMcpBackend({
+      servers: { 'mcp-http-test': { name: 'http-test', config: { url: streamable.url, headers: { 'x-api-key': 'k-123' } } } },
+    });
     try {
       await expect(backend.call(callOf(capability, 'get-sum', { a: 4, b: 5 }))).resolves.toEqual({ sum: 9 });
       await expect(backend.call(callOf(capability, 'echo', { text: 'over http' }))).resolves.toBe('over http');
@@ -119,7 +124,9 @@ describe('createMcpBackend over HTTP', () => {
   });
 
   it('falls back to legacy SSE when the server refuses Streamable HTTP', async () => {
-    const backend = createMcpBackend({ servers: { 'mcp-http-test': { name: 'http-test', config: { url: legacy.url, headers: { 'x-api-key': 'k-sse' } } } } });
+    const backend = createMcpBackend({
+      servers: { 'mcp-http-test': { name: 'http-test', config: { url: legacy.url, headers: { 'x-api-key': 'k-sse' } } } },
+    });
     try {
       await expect(backend.call(callOf(capability, 'get-sum', { a: 1, b: 2 }))).resolves.toEqual({ sum: 3 });
       await expect(backend.call(callOf(capability, 'echo', { text: 'over sse' }))).resolves.toBe('over sse');
@@ -147,6 +154,8 @@ describe('createMcpBackend over HTTP', () => {
       (reason: unknown) => reason,
     );
     expect(error).toBeInstanceOf(McpConnectError);
-    expect((error as McpConnectError).message).toMatch(/^MCP server "nowhere": http:\/\/127\.0\.0\.1:\d+\/nothing-here refused Streamable HTTP \(.*404.*\) and legacy SSE \(.*\); check the URL$/);
+    expect((error as McpConnectError).message).toMatch(
+      /^MCP server "nowhere": http:\/\/127\.0\.0\.1:\d+\/nothing-here refused Streamable HTTP \(.*404.*\) and legacy SSE \(.*\); check the URL$/,
+    );
   });
 });

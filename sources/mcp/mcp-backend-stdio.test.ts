@@ -68,7 +68,9 @@ describe('createMcpBackend (stdio fixture server)', () => {
       'MCP server "fixture" exited (exit code 1) during the call to tool "crash"; it will be restarted on the next call; see the host log for its stderr',
     );
     expect(error.details).toEqual({ server: 'fixture', tool: 'crash', exit: 'exit code 1' });
-    expect(backend.hostLog()).toEqual(['MCP server "fixture" exited (exit code 1); stderr:\nfixture-server ready\nfixture: crashing on purpose']);
+    expect(backend.hostLog()).toEqual([
+      'MCP server "fixture" exited (exit code 1); stderr:\nfixture-server ready\nfixture: crashing on purpose',
+    ]);
     expect(processExists(before)).toBe(false);
     expect(backend.connectionCount()).toBe(0);
     const after = Number(await backend.call(callOf(capability, 'pid')));
@@ -97,7 +99,9 @@ describe('createMcpBackend (stdio fixture server)', () => {
   it('fails a call answered with a line that is not JSON-RPC, and keeps serving others', async () => {
     const error = await toolCallErrorOf(backend.call(callOf(capability, 'garbage')));
     expect(error.code).toBe('TOOL_FAILED');
-    expect(error.message).toMatch(/^MCP server "fixture" answered tool "garbage" with a malformed message \(.*not valid JSON.*\); a server must write only JSON-RPC messages to stdout$/);
+    expect(error.message).toMatch(
+      /^MCP server "fixture" answered tool "garbage" with a malformed message \(.*not valid JSON.*\); a server must write only JSON-RPC messages to stdout$/,
+    );
     await expect(backend.call(callOf(capability, 'echo', { text: 'after garbage' }))).resolves.toBe('after garbage');
   });
 
@@ -121,7 +125,10 @@ describe('createMcpBackend (stdio fixture server)', () => {
 describe('createMcpBackend (servers that cannot start)', () => {
   it('fails the call with the exit code of a server that dies at start-up, logs its stderr on the host, and retries on the next call', async () => {
     const logged: string[] = [];
-    const backend = createMcpBackend({ servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } }, log: (entry) => logged.push(entry) });
+    const backend = createMcpBackend({
+      servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } },
+      log: (entry) => logged.push(entry),
+    });
     const broken = { ...capability, module: 'mcp-broken' };
     try {
       const error = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
@@ -130,7 +137,9 @@ describe('createMcpBackend (servers that cannot start)', () => {
         `cannot call tool "echo": MCP server "broken": failed to start "${process.execPath}": it exited (exit code 3) before completing the MCP handshake; see the host log for its stderr`,
       );
       expect(error.details).toEqual({ server: 'broken', tool: 'echo', connectCode: 'MCP_CONNECT_FAILED', exit: 'exit code 3' });
-      expect(logged).toEqual([`MCP server "broken": failed to start "${process.execPath}": it exited (exit code 3) before completing the MCP handshake; stderr:\nfatal: GITHUB_TOKEN is not set`]);
+      expect(logged).toEqual([
+        `MCP server "broken": failed to start "${process.execPath}": it exited (exit code 3) before completing the MCP handshake; stderr:\nfatal: GITHUB_TOKEN is not set`,
+      ]);
       const again = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
       expect(again.code).toBe('SERVER_UNAVAILABLE');
     } finally {
@@ -139,11 +148,15 @@ describe('createMcpBackend (servers that cannot start)', () => {
   });
 
   it('names the command a server could not be spawned with', async () => {
-    const backend = createMcpBackend({ servers: { 'mcp-missing': { name: 'missing', config: { command: 'agent-spaces-no-such-command', args: ['--stdio'] } } } });
+    const backend = createMcpBackend({
+      servers: { 'mcp-missing': { name: 'missing', config: { command: 'agent-spaces-no-such-command', args: ['--stdio'] } } },
+    });
     try {
       const error = await toolCallErrorOf(backend.call(callOf({ ...capability, module: 'mcp-missing' }, 'echo', { text: 'x' })));
       expect(error.code).toBe('SERVER_UNAVAILABLE');
-      expect(error.message).toBe('cannot call tool "echo": MCP server "missing": failed to start "agent-spaces-no-such-command": spawn agent-spaces-no-such-command ENOENT');
+      expect(error.message).toBe(
+        'cannot call tool "echo": MCP server "missing": failed to start "agent-spaces-no-such-command": spawn agent-spaces-no-such-command ENOENT',
+      );
     } finally {
       await backend.close();
     }

@@ -47,7 +47,9 @@ function makeServer(log: ServerLog, variant: 'v1' | 'v2' = 'v1'): McpServer {
     }));
   }
   server.registerTool('fail', {}, async () => ({ isError: true, content: [{ type: 'text', text: 'quota exceeded for "acme"' }] }));
-  server.registerTool('unknown-args', { inputSchema: { n: z.number() } }, async ({ n }) => ({ content: [{ type: 'text', text: String(n) }] }));
+  server.registerTool('unknown-args', { inputSchema: { n: z.number() } }, async ({ n }) => ({
+    content: [{ type: 'text', text: String(n) }],
+  }));
   server.registerTool(
     'slow',
     { inputSchema: { ms: z.number(), progressEveryMs: z.number().optional(), label: z.string().optional() } },
@@ -61,7 +63,10 @@ function makeServer(log: ServerLog, variant: 'v1' | 'v2' = 'v1'): McpServer {
         await new Promise((resolve) => setTimeout(resolve, progressEveryMs ?? 10));
         if (progressEveryMs !== undefined && token !== undefined) {
           step += 1;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 100, message: `step ${step}` } });
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: step, total: 100, message: `step ${step}` },
+          });
         }
       }
       return { content: [{ type: 'text', text: 'done' }] };
@@ -158,7 +163,9 @@ describe('createMcpBackend (in-memory server)', () => {
     const { backend, connects } = setup();
     const capability = await discover({ started: [], aborted: [] });
     expect(backend.connectionCount()).toBe(0);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, index) => backend.call(callOf(capability, 'get-sum', { a: index, b: 1 }))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => backend.call(callOf(capability, 'get-sum', { a: index, b: 1 }))),
+    );
     expect(results).toEqual(Array.from({ length: 10 }, (_, index) => ({ sum: index + 1 })));
     await backend.call(callOf(capability, 'echo', { text: 'again' }));
     expect(connects()).toBe(1);
@@ -181,7 +188,9 @@ describe('createMcpBackend (in-memory server)', () => {
     const { backend } = setup({ config: { timeoutMs: 1000 } });
     const capability = await discover({ started: [], aborted: [] });
     const progress: CallProgress[] = [];
-    const value = await backend.call(callOf(capability, 'slow', { ms: 2500, progressEveryMs: 50 }, { onProgress: (update) => progress.push(update) }));
+    const value = await backend.call(
+      callOf(capability, 'slow', { ms: 2500, progressEveryMs: 50 }, { onProgress: (update) => progress.push(update) }),
+    );
     expect(value).toBe('done');
     expect(progress.length).toBeGreaterThan(3);
     expect(progress[0]).toEqual({ progress: 1, total: 100, message: 'step 1' });
@@ -254,7 +263,10 @@ describe('createMcpBackend (in-memory server)', () => {
     const second = backend.call(callOf(capability, 'echo', { text: 'two' }));
     run.abort();
     const error = await toolCallErrorOf(first);
-    expect([error.code, error.message]).toEqual(['CANCELLED', 'call to tool "echo" of MCP server "memory-test" was cancelled while the server was starting']);
+    expect([error.code, error.message]).toEqual([
+      'CANCELLED',
+      'call to tool "echo" of MCP server "memory-test" was cancelled while the server was starting',
+    ]);
     release();
     await expect(second).resolves.toBe('two\nsecond line');
     expect(connects).toBe(1);
@@ -264,7 +276,10 @@ describe('createMcpBackend (in-memory server)', () => {
     const { backend, connects } = setup({ config: { disabled: true } });
     const capability = await discover({ started: [], aborted: [] });
     const error = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' })));
-    expect([error.code, error.message]).toEqual(['SERVER_UNAVAILABLE', 'cannot call tool "echo": MCP server "memory-test" is disabled in the config']);
+    expect([error.code, error.message]).toEqual([
+      'SERVER_UNAVAILABLE',
+      'cannot call tool "echo": MCP server "memory-test" is disabled in the config',
+    ]);
     expect(connects()).toBe(0);
   });
 

@@ -125,7 +125,12 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       const failure =
         error instanceof ToolCallError
           ? error
-          : new ToolCallError('TOOL_FAILED', `call to ${call.capability.module}.${call.function.name} failed: ${errorMessage(error)}`, { capability: call.capability.module, function: call.function.name }, { cause: error });
+          : new ToolCallError(
+              'TOOL_FAILED',
+              `call to ${call.capability.module}.${call.function.name} failed: ${errorMessage(error)}`,
+              { capability: call.capability.module, function: call.function.name },
+              { cause: error },
+            );
       throw redactValue.error(failure);
     }
   }
@@ -139,10 +144,19 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     const { server, config } = slot.options;
     const tool = call.function.toolName;
     if (closed) {
-      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}" of MCP server "${server}": the MCP backend is closed`, target);
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `cannot call tool "${tool}" of MCP server "${server}": the MCP backend is closed`,
+        target,
+      );
     }
     if (config.disabled === true) {
-      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": MCP server "${server}" is disabled in the config`, target, { details: { server, tool } });
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `cannot call tool "${tool}": MCP server "${server}" is disabled in the config`,
+        target,
+        { details: { server, tool } },
+      );
     }
     const { signal } = call.context;
     if (signal.aborted) {
@@ -200,20 +214,33 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
           }),
       };
       // The call's span goes on to the server as W3C trace context (MCP `_meta`), so its spans join the trace.
-      const request = { name: tool, arguments: call.args, ...(call.traceparent === undefined ? {} : { _meta: { traceparent: call.traceparent } }) };
+      const request = {
+        name: tool,
+        arguments: call.args,
+        ...(call.traceparent === undefined ? {} : { _meta: { traceparent: call.traceparent } }),
+      };
       let result: unknown = await live.connection.client.callTool(request, options);
       for (let round = 1; isInputRequired(result); round += 1) {
         if (round > MAX_INPUT_ROUNDS) {
-          throw new ToolCallError('TOOL_FAILED', `MCP server "${server}" still asked for input after ${MAX_INPUT_ROUNDS} rounds of tool "${tool}"; the call was given up`, target, {
-            details: { server, tool, rounds: MAX_INPUT_ROUNDS },
-          });
+          throw new ToolCallError(
+            'TOOL_FAILED',
+            `MCP server "${server}" still asked for input after ${MAX_INPUT_ROUNDS} rounds of tool "${tool}"; the call was given up`,
+            target,
+            {
+              details: { server, tool, rounds: MAX_INPUT_ROUNDS },
+            },
+          );
         }
         const inputResponses = await answerInputRequests(asking, result.inputRequests ?? {});
         // The request state is the server's: echoed byte for byte, never read.
         const retry = { ...request, inputResponses, ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
         result = await live.connection.client.callTool(retry, options);
       }
-      return mapToolResult(asCallToolResult(result as Record<string, unknown>), call.function, call.resultMode, { ...target, server, tool });
+      return mapToolResult(asCallToolResult(result as Record<string, unknown>), call.function, call.resultMode, {
+        ...target,
+        server,
+        tool,
+      });
     } catch (error) {
       if (error instanceof ToolCallError) throw error;
       if (!live.alive) {
@@ -228,23 +255,47 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     }
   }
 
-  async function connectFor(slot: ServerSlot, signal: AbortSignal, tool: string, target: { capability: string; function: string }): Promise<LiveConnection> {
+  async function connectFor(
+    slot: ServerSlot,
+    signal: AbortSignal,
+    tool: string,
+    target: { capability: string; function: string },
+  ): Promise<LiveConnection> {
     const { server } = slot.options;
     try {
       return await untilAborted(slot.acquire(), signal);
     } catch (error) {
       if (signal.aborted) {
-        throw new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled while the server was starting`, target);
+        throw new ToolCallError(
+          'CANCELLED',
+          `call to tool "${tool}" of MCP server "${server}" was cancelled while the server was starting`,
+          target,
+        );
       }
       // The program learns what failed, not what the server said: that goes to the host log.
       const logged = error instanceof McpConnectError && error.stderr.trim() !== '';
       if (logged) log(`${error.reason}; stderr:\n${error.stderr.trim()}`);
-      const reason = error instanceof McpConnectError ? error.reason : error instanceof AgentSpacesError ? error.message : `MCP server "${server}": ${errorMessage(error)}`;
+      const reason =
+        error instanceof McpConnectError
+          ? error.reason
+          : error instanceof AgentSpacesError
+            ? error.message
+            : `MCP server "${server}": ${errorMessage(error)}`;
       const exit = error instanceof AgentSpacesError ? error.details?.exit : undefined;
-      throw new ToolCallError('SERVER_UNAVAILABLE', `cannot call tool "${tool}": ${reason}${logged ? '; see the host log for its stderr' : ''}`, target, {
-        details: { server, tool, ...(error instanceof AgentSpacesError ? { connectCode: error.code } : {}), ...(typeof exit === 'string' ? { exit } : {}) },
-        cause: error,
-      });
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `cannot call tool "${tool}": ${reason}${logged ? '; see the host log for its stderr' : ''}`,
+        target,
+        {
+          details: {
+            server,
+            tool,
+            ...(error instanceof AgentSpacesError ? { connectCode: error.code } : {}),
+            ...(typeof exit === 'string' ? { exit } : {}),
+          },
+          cause: error,
+        },
+      );
     }
   }
 
@@ -285,7 +336,10 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
 }
 
 /** The module name → server map a manifest and config give, for {@link createMcpBackend}. */
-export function mcpServersOf(capabilities: readonly CapabilitySpec[], configs: Record<string, McpServerConfig>): Record<string, McpBackendServer> {
+export function mcpServersOf(
+  capabilities: readonly CapabilitySpec[],
+  configs: Record<string, McpServerConfig>,
+): Record<string, McpBackendServer> {
   const servers: Record<string, McpBackendServer> = {};
   for (const capability of capabilities) {
     if (capability.source.kind !== 'mcp') continue;

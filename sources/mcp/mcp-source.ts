@@ -25,7 +25,10 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
       const loaded = await Promise.all(
         servers.map(([server, config]) =>
           context.load(`mcp:${server}`, async () => [
-            await discoverMcpServer(server, config, { ...(options.connect === undefined ? {} : { connect: options.connect }), ...(context.signal === undefined ? {} : { signal: context.signal }) }),
+            await discoverMcpServer(server, config, {
+              ...(options.connect === undefined ? {} : { connect: options.connect }),
+              ...(context.signal === undefined ? {} : { signal: context.signal }),
+            }),
           ]),
         ),
       );

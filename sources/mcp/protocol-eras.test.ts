@@ -69,7 +69,9 @@ function modernHttpServer(options: { legacy?: 'reject' } = {}): Promise<Listenin
 function legacyHttpServer(): Promise<Listening> {
   return listen(async (request, response) => {
     const server = new McpServer({ name: 'old-http', version: '1.0.0' });
-    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `${text} (legacy)` }] }));
+    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text: `${text} (legacy)` }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => {
       void transport.close();
@@ -80,8 +82,10 @@ function legacyHttpServer(): Promise<Listening> {
   });
 }
 
-const modernStdio = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({ command: process.execPath, args: [modernScript], ...extra }) as McpServerConfig;
-const legacyStdio = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({ command: process.execPath, args: [legacyScript], ...extra }) as McpServerConfig;
+const modernStdio = (extra: Partial<McpServerConfig> = {}): McpServerConfig =>
+  ({ command: process.execPath, args: [modernScript], ...extra }) as McpServerConfig;
+const legacyStdio = (extra: Partial<McpServerConfig> = {}): McpServerConfig =>
+  ({ command: process.execPath, args: [legacyScript], ...extra }) as McpServerConfig;
 
 async function connectError(promise: Promise<unknown>): Promise<McpConnectError> {
   const error = await promise.then(
@@ -99,8 +103,14 @@ async function bridgeOver(server: string, config: McpServerConfig, approvalHandl
   await connection.close();
   const backend = createMcpBackend({ servers: { [capability.module]: { name: server, config } } });
   const events: BridgeEvent[] = [];
-  const bridge = createBridge({ capabilities: [capability], backends: { [capability.module]: backend }, onEvent: (event) => events.push(event), ...(approvalHandler ? { approvalHandler } : {}) });
-  const call = (fn: string, args: Record<string, unknown>) => bridge.handle({ capability: capability.module, function: fn, args }, { runId: 'run-1', signal: new AbortController().signal });
+  const bridge = createBridge({
+    capabilities: [capability],
+    backends: { [capability.module]: backend },
+    onEvent: (event) => events.push(event),
+    ...(approvalHandler ? { approvalHandler } : {}),
+  });
+  const call = (fn: string, args: Record<string, unknown>) =>
+    bridge.handle({ capability: capability.module, function: fn, args }, { runId: 'run-1', signal: new AbortController().signal });
   return { backend, bridge, events, call, capability };
 }
 
@@ -128,7 +138,12 @@ describe('a 2026-07-28 server (SDK v2) over HTTP', () => {
     expect(raw.module).toBe('mcp-modern');
     expect(raw.description).toBe('MCP server modern-fixture');
     expect(raw.version).toBe('3.1.0');
-    expect(raw.functions.map((fn) => `${fn.toolName}:${fn.resultKind}`).sort()).toEqual(['add:mcp-structured', 'count:mcp-text', 'deploy:mcp-text', 'echo:mcp-text']);
+    expect(raw.functions.map((fn) => `${fn.toolName}:${fn.resultKind}`).sort()).toEqual([
+      'add:mcp-structured',
+      'count:mcp-text',
+      'deploy:mcp-text',
+      'echo:mcp-text',
+    ]);
   });
 
   it('performs calls through the pool: text, structured content, and progress on the request stream', async () => {
@@ -140,7 +155,9 @@ describe('a 2026-07-28 server (SDK v2) over HTTP', () => {
     await expect(backend.call(callOf(capability, 'echo', { text: 'hello' }))).resolves.toBe('hello (modern)');
     await expect(backend.call(callOf(capability, 'add', { a: 2, b: 3 }))).resolves.toEqual({ sum: 5 });
     const progress: unknown[] = [];
-    await expect(backend.call(callOf(capability, 'count', { n: 3 }, { onProgress: (update) => progress.push(update) }))).resolves.toBe('counted to 3');
+    await expect(backend.call(callOf(capability, 'count', { n: 3 }, { onProgress: (update) => progress.push(update) }))).resolves.toBe(
+      'counted to 3',
+    );
     expect(progress).toEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` })));
     expect(backend.connections()).toEqual([expect.objectContaining({ server: 'modern', transport: 'streamable-http', connects: 1 })]);
   });
@@ -169,7 +186,10 @@ describe('a 2026-07-28 server (SDK v2) over HTTP', () => {
       { env: 'prod', state: null, answer: null },
       { env: 'prod', state: DEPLOY_STATE, answer: { action: 'accept', content: { confirm: true, note: 'ship it' } } },
     ]);
-    expect(events.filter((event) => event.type.startsWith('approval')).map((event) => event.type)).toEqual(['approval-required', 'approval-decided']);
+    expect(events.filter((event) => event.type.startsWith('approval')).map((event) => event.type)).toEqual([
+      'approval-required',
+      'approval-decided',
+    ]);
   });
 
   it('takes a plain approval as yes: the yes/no field is filled in, optional ones left out', async () => {
@@ -198,25 +218,37 @@ describe('a 2026-07-28 server (SDK v2) over HTTP', () => {
 });
 
 describe('a program in a space calling a 2026-07-28 server', () => {
-  it("waits in the sandbox while the approval handler answers the server's input_required, then gets the result", { timeout: 120_000 }, async () => {
-    const root = await makeTempDir('eras-space');
-    const config = resolveConfig({ capabilities: [], mcpServers: { modern: { url: modern.url } } }, { root, env: {} });
-    const asked: ApprovalRequest[] = [];
-    const space = await createSpace({
-      config,
-      isolation: 'in-process',
-      approvalHandler: (request) => {
-        asked.push(request);
-        return { approved: true, content: { confirm: true, note: 'from the space' } };
-      },
-    });
-    closers.push(() => space.close());
-    await space.build();
-    const result = await space.run(`import { deploy } from '@capabilities/mcp-modern';\nexport default await deploy({ env: 'space' });\n`);
-    expect(result.error, JSON.stringify(result.error)).toBeUndefined();
-    expect(result.result).toBe('deployed to space (confirm: true, note: from the space)');
-    expect(asked).toEqual([expect.objectContaining({ capability: 'mcp-modern', function: 'deploy', message: 'MCP server "modern" asks, during tool "deploy": Deploy to space?' })]);
-  });
+  it(
+    "waits in the sandbox while the approval handler answers the server's input_required, then gets the result",
+    { timeout: 120_000 },
+    async () => {
+      const root = await makeTempDir('eras-space');
+      const config = resolveConfig({ capabilities: [], mcpServers: { modern: { url: modern.url } } }, { root, env: {} });
+      const asked: ApprovalRequest[] = [];
+      const space = await createSpace({
+        config,
+        isolation: 'in-process',
+        approvalHandler: (request) => {
+          asked.push(request);
+          return { approved: true, content: { confirm: true, note: 'from the space' } };
+        },
+      });
+      closers.push(() => space.close());
+      await space.build();
+      const result = await space.run(
+        `import { deploy } from '@capabilities/mcp-modern';\nexport default await deploy({ env: 'space' });\n`,
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      expect(result.result).toBe('deployed to space (confirm: true, note: from the space)');
+      expect(asked).toEqual([
+        expect.objectContaining({
+          capability: 'mcp-modern',
+          function: 'deploy',
+          message: 'MCP server "modern" asks, during tool "deploy": Deploy to space?',
+        }),
+      ]);
+    },
+  );
 });
 
 describe('a 2026-07-28 server (SDK v2) over stdio', () => {
@@ -265,16 +297,25 @@ describe('2025-11-25 servers (SDK v1)', () => {
     expect(connection.serverInfo).toEqual({ name: 'fixture-server', version: '1.0.0' });
   });
 
-  it("asks the approval handler when the server sends elicitation/create mid-call, and answers with the handler's values", { timeout: 60_000 }, async () => {
-    const asked: ApprovalRequest[] = [];
-    const { call, bridge } = await bridgeOver('old-stdio', legacyStdio(), (request) => {
-      asked.push(request);
-      return true;
-    });
-    closers.push(() => bridge.close());
-    await expect(call('confirm', { action: 'drop the table' })).resolves.toBe('drop the table: accept {"confirm":true}');
-    expect(asked).toEqual([expect.objectContaining({ function: 'confirm', message: 'MCP server "old-stdio" asks, during tool "confirm": Really drop the table?' })]);
-  });
+  it(
+    "asks the approval handler when the server sends elicitation/create mid-call, and answers with the handler's values",
+    { timeout: 60_000 },
+    async () => {
+      const asked: ApprovalRequest[] = [];
+      const { call, bridge } = await bridgeOver('old-stdio', legacyStdio(), (request) => {
+        asked.push(request);
+        return true;
+      });
+      closers.push(() => bridge.close());
+      await expect(call('confirm', { action: 'drop the table' })).resolves.toBe('drop the table: accept {"confirm":true}');
+      expect(asked).toEqual([
+        expect.objectContaining({
+          function: 'confirm',
+          message: 'MCP server "old-stdio" asks, during tool "confirm": Really drop the table?',
+        }),
+      ]);
+    },
+  );
 
   it("cuts the server's secrets out of its question before a person sees it", { timeout: 60_000 }, async () => {
     const secret = 'sk-elicit-0123456789abcdef';
@@ -290,16 +331,24 @@ describe('2025-11-25 servers (SDK v1)', () => {
     expect(asked[0]?.message).not.toContain(secret);
   });
 
-  it("says that a person's answer counts against a 2025 call's timeout when the call times out waiting for it", { timeout: 60_000 }, async () => {
-    let answer: (decision: boolean) => void = () => undefined;
-    const { call, bridge } = await bridgeOver('old-stdio', legacyStdio({ timeoutMs: 300 }), () => new Promise<boolean>((resolve) => (answer = resolve)));
-    closers.push(() => bridge.close());
-    // The handler answers only after the call has failed: the call can only end by its timeout.
-    const error = await toolCallErrorOf(call('confirm', { action: 'wait' }));
-    answer(true);
-    expect(error.code).toBe('TIMEOUT');
-    expect(error.message).toMatch(/did not answer within 300 ms, which includes the time its question to a person took/);
-  });
+  it(
+    "says that a person's answer counts against a 2025 call's timeout when the call times out waiting for it",
+    { timeout: 60_000 },
+    async () => {
+      let answer: (decision: boolean) => void = () => undefined;
+      const { call, bridge } = await bridgeOver(
+        'old-stdio',
+        legacyStdio({ timeoutMs: 300 }),
+        () => new Promise<boolean>((resolve) => (answer = resolve)),
+      );
+      closers.push(() => bridge.close());
+      // The handler answers only after the call has failed: the call can only end by its timeout.
+      const error = await toolCallErrorOf(call('confirm', { action: 'wait' }));
+      answer(true);
+      expect(error.code).toBe('TIMEOUT');
+      expect(error.message).toMatch(/did not answer within 300 ms, which includes the time its question to a person took/);
+    },
+  );
 
   it('fails the call with APPROVAL_DENIED when the handler denies the elicitation', { timeout: 60_000 }, async () => {
     const { call, bridge } = await bridgeOver('old-stdio', legacyStdio(), () => ({ approved: false, reason: 'keep the table' }));
@@ -316,7 +365,9 @@ describe('a protocol the server does not speak', () => {
   it('fails a 2025 server configured for 2026-07-28 with an error naming the server and the protocol (HTTP)', async () => {
     const error = await connectError(connectMcpServer('old-http', { url: legacy.url, protocol: '2026-07-28' }));
     expect(error.code).toBe('MCP_PROTOCOL_MISMATCH');
-    expect(error.message).toMatch(/^MCP server "old-http": http:\/\/127\.0\.0\.1:\d+\/mcp does not speak MCP 2026-07-28 \(protocol: '2026-07-28' in its config\)/);
+    expect(error.message).toMatch(
+      /^MCP server "old-http": http:\/\/127\.0\.0\.1:\d+\/mcp does not speak MCP 2026-07-28 \(protocol: '2026-07-28' in its config\)/,
+    );
   });
 
   it('fails a 2025 server configured for 2026-07-28 on stdio the same way', { timeout: 60_000 }, async () => {
@@ -325,18 +376,30 @@ describe('a protocol the server does not speak', () => {
     expect(error.message).toMatch(/^MCP server "old-stdio": ".+" does not speak MCP 2026-07-28 \(protocol: '2026-07-28' in its config\)/);
   });
 
-  it('fails a 2026-only server configured for 2025-11-25, over HTTP and stdio, without trying legacy SSE', { timeout: 60_000 }, async () => {
-    const http = await connectError(connectMcpServer('new-only', { url: modernOnly.url, protocol: '2025-11-25' }));
-    expect(http.code).toBe('MCP_PROTOCOL_MISMATCH');
-    expect(http.message).toMatch(/^MCP server "new-only": .* does not speak MCP 2025-11-25 \(protocol: '2025-11-25' in its config\)/);
-    const stdio = await connectError(connectMcpServer('new-only', modernStdio({ args: [modernScript, '--legacy', 'reject'], protocol: '2025-11-25' })));
-    expect(stdio.code).toBe('MCP_PROTOCOL_MISMATCH');
-    expect(stdio.reason).toMatch(/does not speak MCP 2025-11-25/);
-  });
+  it(
+    'fails a 2026-only server configured for 2025-11-25, over HTTP and stdio, without trying legacy SSE',
+    { timeout: 60_000 },
+    async () => {
+      const http = await connectError(connectMcpServer('new-only', { url: modernOnly.url, protocol: '2025-11-25' }));
+      expect(http.code).toBe('MCP_PROTOCOL_MISMATCH');
+      expect(http.message).toMatch(/^MCP server "new-only": .* does not speak MCP 2025-11-25 \(protocol: '2025-11-25' in its config\)/);
+      const stdio = await connectError(
+        connectMcpServer('new-only', modernStdio({ args: [modernScript, '--legacy', 'reject'], protocol: '2025-11-25' })),
+      );
+      expect(stdio.code).toBe('MCP_PROTOCOL_MISMATCH');
+      expect(stdio.reason).toMatch(/does not speak MCP 2025-11-25/);
+    },
+  );
 
   it('makes a call to such a server fail with SERVER_UNAVAILABLE carrying the same reason', async () => {
     const config: McpServerConfig = { url: legacy.url, protocol: '2026-07-28' };
-    const capability: CapabilitySpec = { module: 'mcp-old', namespace: 'mcpOld', source: { kind: 'mcp', server: 'old' }, config: {}, functions: [{ name: 'echo', toolName: 'echo', inputSchema: { type: 'object' }, resultKind: 'mcp-text' }] };
+    const capability: CapabilitySpec = {
+      module: 'mcp-old',
+      namespace: 'mcpOld',
+      source: { kind: 'mcp', server: 'old' },
+      config: {},
+      functions: [{ name: 'echo', toolName: 'echo', inputSchema: { type: 'object' }, resultKind: 'mcp-text' }],
+    };
     const backend = createMcpBackend({ servers: { 'mcp-old': { name: 'old', config } } });
     closers.push(() => backend.close());
     const error = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' })));

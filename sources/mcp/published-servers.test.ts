@@ -30,7 +30,10 @@ async function discover(module: string, name: string, config: StdioServerConfig)
 
 let folder: string;
 let backend: McpBackend;
-const everythingConfig: StdioServerConfig = { command: process.execPath, args: [serverEntry('@modelcontextprotocol/server-everything'), 'stdio'] };
+const everythingConfig: StdioServerConfig = {
+  command: process.execPath,
+  args: [serverEntry('@modelcontextprotocol/server-everything'), 'stdio'],
+};
 let memoryConfig: StdioServerConfig;
 let filesConfig: StdioServerConfig;
 let everything: CapabilitySpec;
@@ -39,7 +42,11 @@ let files: CapabilitySpec;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'agent-spaces-mcp-'));
-  memoryConfig = { command: process.execPath, args: [serverEntry('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(folder, 'memory.jsonl') } };
+  memoryConfig = {
+    command: process.execPath,
+    args: [serverEntry('@modelcontextprotocol/server-memory')],
+    env: { MEMORY_FILE_PATH: join(folder, 'memory.jsonl') },
+  };
   filesConfig = { command: process.execPath, args: [serverEntry('@modelcontextprotocol/server-filesystem'), folder] };
   [everything, memory, files] = await Promise.all([
     discover('mcp-everything', 'everything', everythingConfig),
@@ -74,14 +81,18 @@ describe('@modelcontextprotocol/server-everything', () => {
   });
 
   it('returns the image block in full mode', async () => {
-    const result = (await backend.call(callOf(everything, 'get-tiny-image', {}, { resultMode: 'full' }))) as { content: Array<{ type: string; mimeType?: string }> };
+    const result = (await backend.call(callOf(everything, 'get-tiny-image', {}, { resultMode: 'full' }))) as {
+      content: Array<{ type: string; mimeType?: string }>;
+    };
     expect(result.content.map((block) => block.type)).toContain('image');
     expect(result.content.find((block) => block.type === 'image')?.mimeType).toBe('image/png');
   });
 
   it('forwards progress notifications of a long-running operation', async () => {
     const progress: CallProgress[] = [];
-    const value = await backend.call(callOf(everything, 'trigger-long-running-operation', { duration: 0.3, steps: 3 }, { onProgress: (update) => progress.push(update) }));
+    const value = await backend.call(
+      callOf(everything, 'trigger-long-running-operation', { duration: 0.3, steps: 3 }, { onProgress: (update) => progress.push(update) }),
+    );
     expect(value).toContain('Long running operation completed');
     // The SDK dispatches notifications a microtask late, so the last one may arrive after the result.
     expect(progress.slice(0, 2)).toEqual([
@@ -112,7 +123,9 @@ describe('@modelcontextprotocol/server-memory', () => {
         ],
       }),
     );
-    await backend.call(callOf(memory, 'create_relations', { relations: [{ from: 'Ada', to: 'Analytical Engine', relationType: 'programmed' }] }));
+    await backend.call(
+      callOf(memory, 'create_relations', { relations: [{ from: 'Ada', to: 'Analytical Engine', relationType: 'programmed' }] }),
+    );
     const graph = (await backend.call(callOf(memory, 'read_graph'))) as { entities: Array<{ name: string }>; relations: unknown[] };
     expect(graph.entities.map((entity) => entity.name).sort()).toEqual(['Ada', 'Analytical Engine']);
     expect(graph.relations).toEqual([{ from: 'Ada', to: 'Analytical Engine', relationType: 'programmed' }]);

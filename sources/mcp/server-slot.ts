@@ -11,7 +11,11 @@ import { findSchemaDrift } from './schema-drift.js';
  * Opens a connection to one configured server. `onElicitation` answers a 2025-era server's questions
  * during calls (a connector that ignores it connects a client that declares no elicitation).
  */
-export type McpConnector = (name: string, config: McpServerConfig, options?: { onElicitation?: (request: McpElicitation) => Promise<ElicitResult> }) => Promise<McpConnection>;
+export type McpConnector = (
+  name: string,
+  config: McpServerConfig,
+  options?: { onElicitation?: (request: McpElicitation) => Promise<ElicitResult> },
+) => Promise<McpConnection>;
 
 /** A call waiting for its answer on a live connection. */
 export interface InflightCall {

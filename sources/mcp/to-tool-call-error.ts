@@ -21,7 +21,10 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
   const failure = call.inflight.failure;
 
   if (failure?.kind === 'cancelled') {
-    return new ToolCallError('CANCELLED', `call to ${about} was cancelled; the server was sent notifications/cancelled`, target, { details, cause: error });
+    return new ToolCallError('CANCELLED', `call to ${about} was cancelled; the server was sent notifications/cancelled`, target, {
+      details,
+      cause: error,
+    });
   }
   if (failure?.kind === 'denied') return failure.error;
   if (failure?.kind === 'malformed') {
@@ -52,19 +55,40 @@ export function toToolCallError(error: unknown, call: FailedCall): ToolCallError
       : call.inflight.askedPerson === true
         ? `${about} did not answer within ${call.timeoutMs} ms, which includes the time its question to a person took (a 2025-era server asks while the call's clock runs); the call was cancelled (raise timeoutMs for this server)`
         : `${about} did not answer within ${call.timeoutMs} ms; the call was cancelled (raise timeoutMs for this server if the tool is slow, or have it send progress notifications)`;
-    return new ToolCallError('TIMEOUT', message, target, { details: { ...details, timeoutMs: call.timeoutMs, maxTotalTimeoutMs: call.maxTotalTimeoutMs }, cause: error });
+    return new ToolCallError('TIMEOUT', message, target, {
+      details: { ...details, timeoutMs: call.timeoutMs, maxTotalTimeoutMs: call.maxTotalTimeoutMs },
+      cause: error,
+    });
   }
   if (isInvalidStructuredContent(error)) {
-    return new ToolCallError('INVALID_RESULT', `${about} returned a result that does not match its output schema: ${errorMessage(error)}`, target, { details, cause: error });
+    return new ToolCallError(
+      'INVALID_RESULT',
+      `${about} returned a result that does not match its output schema: ${errorMessage(error)}`,
+      target,
+      { details, cause: error },
+    );
   }
   if (isSchemaError(error)) {
-    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${summarizeIssues(error)}`, target, { details, cause: error });
+    return new ToolCallError(
+      'TOOL_FAILED',
+      `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${summarizeIssues(error)}`,
+      target,
+      { details, cause: error },
+    );
   }
   if (isSdkError(error) && error.code === 'INVALID_RESULT') {
-    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${describeInvalidResult(error.message)}`, target, { details, cause: error });
+    return new ToolCallError(
+      'TOOL_FAILED',
+      `MCP server "${call.server}" returned an invalid result for tool "${call.tool}": ${describeInvalidResult(error.message)}`,
+      target,
+      { details, cause: error },
+    );
   }
   if (isMcpError(error)) {
-    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed tool "${call.tool}": ${error.message}`, target, { details: { ...details, rpcCode: error.code, data: error.data }, cause: error });
+    return new ToolCallError('TOOL_FAILED', `MCP server "${call.server}" failed tool "${call.tool}": ${error.message}`, target, {
+      details: { ...details, rpcCode: error.code, data: error.data },
+      cause: error,
+    });
   }
   return new ToolCallError('TOOL_FAILED', `call to ${about} failed: ${errorMessage(error)}`, target, { details, cause: error });
 }

@@ -16,4 +16,3 @@ describe('toolEffects', () => {
     expect(toolEffects(server, 'any', undefined)).toBeUndefined();
   });
 });
-

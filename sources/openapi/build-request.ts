@@ -16,7 +16,10 @@ export interface BuiltRequest {
  */
 export function buildRequest(plan: CallPlan, args: Record<string, unknown>, base: string): BuiltRequest {
   // Own arguments only: `constructor` is a parameter name too, and no argument was given for it.
-  const values = (location: PlannedParameter['in']) => plan.parameters.filter((parameter) => parameter.in === location && Object.hasOwn(args, parameter.property) && args[parameter.property] !== undefined);
+  const values = (location: PlannedParameter['in']) =>
+    plan.parameters.filter(
+      (parameter) => parameter.in === location && Object.hasOwn(args, parameter.property) && args[parameter.property] !== undefined,
+    );
   let path = plan.path;
   for (const parameter of values('path')) {
     const value = pathValue(parameter, args[parameter.property]);
@@ -24,7 +27,9 @@ export function buildRequest(plan: CallPlan, args: Record<string, unknown>, base
     if (/^(?:\.|%2e){1,2}$/i.test(value)) throw new RangeError(`path parameter "${parameter.property}" may not be "${value}"`);
     path = path.split(`{${parameter.name}}`).join(value);
   }
-  const query = values('query').flatMap((parameter) => queryPairs(parameter, args[parameter.property])).join('&');
+  const query = values('query')
+    .flatMap((parameter) => queryPairs(parameter, args[parameter.property]))
+    .join('&');
   const url = new URL(base);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
   url.search = query === '' ? '' : `?${query}`;
@@ -58,15 +63,31 @@ function text(value: unknown, parameter?: PlannedParameter): string {
 /** `simple` (default), `label` (`.a.b`) and `matrix` (`;id=a,b`) path styles. */
 function pathValue(parameter: PlannedParameter, value: unknown): string {
   const encode = (item: unknown): string => encodeURIComponent(text(item, parameter));
-  const parts = parameter.json === true ? [encode(value)] : Array.isArray(value) ? value.map(encode) : isJsonObject(value) ? Object.entries(value).flatMap(([key, item]) => (parameter.explode ? [`${encodeURIComponent(key)}=${encode(item)}`] : [encodeURIComponent(key), encode(item)])) : [encode(value)];
-  const separator = parameter.explode ? (parameter.style === 'label' ? '.' : parameter.style === 'matrix' ? `;${parameter.name}=` : ',') : ',';
+  const parts =
+    parameter.json === true
+      ? [encode(value)]
+      : Array.isArray(value)
+        ? value.map(encode)
+        : isJsonObject(value)
+          ? Object.entries(value).flatMap(([key, item]) =>
+              parameter.explode ? [`${encodeURIComponent(key)}=${encode(item)}`] : [encodeURIComponent(key), encode(item)],
+            )
+          : [encode(value)];
+  const separator = parameter.explode
+    ? parameter.style === 'label'
+      ? '.'
+      : parameter.style === 'matrix'
+        ? `;${parameter.name}=`
+        : ','
+    : ',';
   if (parameter.style === 'label') return `.${parts.join(separator)}`;
   if (parameter.style === 'matrix') return `;${parameter.name}=${parts.join(separator)}`;
   return parts.join(separator);
 }
 
 function queryPairs(parameter: PlannedParameter, value: unknown): string[] {
-  const encode = (item: string): string => (parameter.allowReserved === true ? encodeURI(item).replace(/[&=#+]/g, encodeURIComponent) : encodeURIComponent(item));
+  const encode = (item: string): string =>
+    parameter.allowReserved === true ? encodeURI(item).replace(/[&=#+]/g, encodeURIComponent) : encodeURIComponent(item);
   const name = encodeURIComponent(parameter.name);
   if (parameter.json === true || !(Array.isArray(value) || isJsonObject(value))) return [`${name}=${encode(text(value, parameter))}`];
   if (Array.isArray(value)) {
@@ -76,7 +97,8 @@ function queryPairs(parameter: PlannedParameter, value: unknown): string[] {
     return [`${name}=${items.map(encode).join(encodeURIComponent(separator))}`];
   }
   const entries = Object.entries(value).filter(([, item]) => item !== undefined);
-  if (parameter.style === 'deepObject') return entries.map(([key, item]) => `${name}%5B${encodeURIComponent(key)}%5D=${encode(text(item))}`);
+  if (parameter.style === 'deepObject')
+    return entries.map(([key, item]) => `${name}%5B${encodeURIComponent(key)}%5D=${encode(text(item))}`);
   if (parameter.explode) return entries.map(([key, item]) => `${encodeURIComponent(key)}=${encode(text(item))}`);
   return [`${name}=${entries.flatMap(([key, item]) => [encode(key), encode(text(item))]).join(',')}`];
 }
@@ -84,7 +106,9 @@ function queryPairs(parameter: PlannedParameter, value: unknown): string[] {
 function headerValue(parameter: PlannedParameter, value: unknown): string {
   if (parameter.json === true || !(Array.isArray(value) || isJsonObject(value))) return text(value, parameter);
   if (Array.isArray(value)) return value.map((item) => text(item)).join(',');
-  return Object.entries(value).map(([key, item]) => (parameter.explode ? `${key}=${text(item)}` : `${key},${text(item)}`)).join(',');
+  return Object.entries(value)
+    .map(([key, item]) => (parameter.explode ? `${key}=${text(item)}` : `${key},${text(item)}`))
+    .join(',');
 }
 
 function formBody(body: unknown): string {

@@ -42,7 +42,8 @@ export const PLAN_KEYWORD = 'x-openapi';
 /** The plan of a built function, or undefined when its schema holds none (a build by another compiler). */
 export function readPlan(fn: FunctionSpec): CallPlan | undefined {
   const plan = fn.inputSchema[PLAN_KEYWORD];
-  if (!isJsonObject(plan) || typeof plan.method !== 'string' || typeof plan.path !== 'string' || !Array.isArray(plan.parameters)) return undefined;
+  if (!isJsonObject(plan) || typeof plan.method !== 'string' || typeof plan.path !== 'string' || !Array.isArray(plan.parameters))
+    return undefined;
   return plan as unknown as CallPlan;
 }
 

@@ -4,7 +4,19 @@ import { isJsonObject, toPointer, type JsonObject } from './json-walk.js';
 /** Deeper than this, a schema is typed `unknown`: real specs nest a dozen levels at most. */
 const MAX_DEPTH = 48;
 /** Keywords whose value is one subschema. */
-const SINGLE = new Set(['additionalProperties', 'additionalItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema']);
+const SINGLE = new Set([
+  'additionalProperties',
+  'additionalItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 /** Keywords whose value is a list of subschemas. */
 const LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Keywords whose value maps names to subschemas. */
@@ -13,7 +25,21 @@ const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
  * OpenAPI-only keywords (or ones that would change how `$ref`s resolve), left out of the JSON Schema:
  * `nullable` is turned into a `null` type instead; `example` becomes `examples`.
  */
-const DROPPED = new Set(['nullable', 'discriminator', 'xml', 'externalDocs', 'example', '$schema', '$id', '$anchor', '$dynamicAnchor', '$dynamicRef', '$comment', '$defs', 'definitions']);
+const DROPPED = new Set([
+  'nullable',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'example',
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$dynamicRef',
+  '$comment',
+  '$defs',
+  'definitions',
+]);
 
 export interface SchemaContext {
   /**
@@ -92,14 +118,20 @@ export class SchemaRoot {
 
   /** `schema` with the named schemas it uses in `$defs` (and the 2020-12 dialect for OpenAPI 3.1). */
   finish(schema: JsonSchema): JsonSchema {
-    const root: JsonSchema = this.context.version === '3.1' ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema } : { ...schema };
+    const root: JsonSchema =
+      this.context.version === '3.1' ? { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema } : { ...schema };
     if (this.defs.size > 0) root.$defs = Object.fromEntries([...this.defs].sort(([a], [b]) => a.localeCompare(b)));
     return root;
   }
 
   private body(schema: JsonObject, pointer: string, depth: number): JsonSchema {
     if (this.ancestors.has(schema) || depth > MAX_DEPTH) {
-      this.context.warn(pointer, this.ancestors.has(schema) ? 'contains itself through schemas without a name; typed as unknown' : `nests deeper than ${MAX_DEPTH} levels; typed as unknown`);
+      this.context.warn(
+        pointer,
+        this.ancestors.has(schema)
+          ? 'contains itself through schemas without a name; typed as unknown'
+          : `nests deeper than ${MAX_DEPTH} levels; typed as unknown`,
+      );
       return {};
     }
     this.ancestors.add(schema);
@@ -119,9 +151,17 @@ export class SchemaRoot {
         // Left by the dereferencer: a reference to another file or URL, which is not followed.
         this.context.warn(at('$ref'), `refers to ${JSON.stringify(value)}, outside this document; typed as unknown`);
       } else if (MAPS.has(key) && isJsonObject(value)) {
-        define(out, key, Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.convert(child, at(key, name), depth)])));
+        define(
+          out,
+          key,
+          Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.convert(child, at(key, name), depth)])),
+        );
       } else if (LISTS.has(key) && Array.isArray(value)) {
-        define(out, key, value.map((child, index) => this.convert(child, at(key, index), depth)));
+        define(
+          out,
+          key,
+          value.map((child, index) => this.convert(child, at(key, index), depth)),
+        );
       } else if (key === 'items' && Array.isArray(value)) {
         out.prefixItems = value.map((child, index) => this.convert(child, at(key, index), depth));
       } else if ((SINGLE.has(key) || key === 'items') && (isJsonObject(value) || typeof value === 'boolean')) {
@@ -141,7 +181,8 @@ export class SchemaRoot {
     const budget = this.context.budget;
     if (budget === undefined) return;
     let size = 2;
-    for (const [key, value] of Object.entries(schema)) size += key.length + 4 + (typeof value === 'object' && value !== null ? 2 : typeof value === 'string' ? value.length + 2 : 8);
+    for (const [key, value] of Object.entries(schema))
+      size += key.length + 4 + (typeof value === 'object' && value !== null ? 2 : typeof value === 'string' ? value.length + 2 : 8);
     budget.left -= size;
     if (budget.left < 0) {
       throw new CompileError(
@@ -168,7 +209,10 @@ function define(target: JsonSchema, key: string, value: unknown): void {
 
 /** OpenAPI 3.0 (JSON Schema draft 4) writes `exclusiveMinimum: true` beside `minimum`; JSON Schema since draft 6 writes the bound itself. */
 function fixExclusiveBounds(out: JsonSchema): void {
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[flag] !== 'boolean') continue;
     if (out[flag] === true && typeof out[bound] === 'number') {
       out[flag] = out[bound];

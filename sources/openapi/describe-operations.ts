@@ -43,8 +43,14 @@ interface Operation {
 export function describeOperations(api: string, config: OpenApiConfig, spec: LoadedSpec): DescribedOperations {
   const warnings: CompileWarning[] = [];
   const source = `openapi:${api}`;
-  const warn = (pointer: string, message: string, fn?: string): void => void warnings.push({ source, pointer, ...(fn ? { function: fn } : {}), message: `${pointer}: ${message}` });
-  const context: SchemaContext = { ...namedSchemas(spec), version: spec.version, warn, budget: outputBudget(`openapi "${api}" (${config.spec})`, spec.size) };
+  const warn = (pointer: string, message: string, fn?: string): void =>
+    void warnings.push({ source, pointer, ...(fn ? { function: fn } : {}), message: `${pointer}: ${message}` });
+  const context: SchemaContext = {
+    ...namedSchemas(spec),
+    version: spec.version,
+    warn,
+    budget: outputBudget(`openapi "${api}" (${config.spec})`, spec.size),
+  };
   const operations = listOperations(spec.document).filter((operation) => isSelected(operation, config));
   checkNamedOperations(config, listOperations(spec.document), warn);
   const configHeaders = new Set(Object.keys(config.headers ?? {}).map((name) => name.toLowerCase()));
@@ -58,7 +64,13 @@ export function describeOperations(api: string, config: OpenApiConfig, spec: Loa
   return { functions, warnings };
 }
 
-function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaContext, configHeaders: ReadonlySet<string>, warn: (pointer: string, message: string, fn?: string) => void): RawFunction | undefined {
+function describeOperation(
+  entry: Operation,
+  spec: LoadedSpec,
+  context: SchemaContext,
+  configHeaders: ReadonlySet<string>,
+  warn: (pointer: string, message: string, fn?: string) => void,
+): RawFunction | undefined {
   const { operation, pathItem, pointer } = entry;
   const input = new SchemaRoot({ ...context, warn: (at, message) => warn(at, message, entry.toolName) });
   const properties: Record<string, JsonSchema | boolean> = {};
@@ -94,10 +106,17 @@ function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaCo
   if (body !== undefined) {
     const chosen = chooseMediaType(body.content);
     if (chosen === undefined) {
-      warn(`${pointer}/requestBody/content`, `has no media type this source can send (JSON, form, text); operation "${entry.toolName}" is left out`, entry.toolName);
+      warn(
+        `${pointer}/requestBody/content`,
+        `has no media type this source can send (JSON, form, text); operation "${entry.toolName}" is left out`,
+        entry.toolName,
+      );
       return undefined;
     }
-    const schema = isJsonMediaType(chosen.mediaType) || chosen.mediaType === 'application/x-www-form-urlencoded' ? input.convert(chosen.schema ?? {}, `${pointer}/requestBody/content/${escape(chosen.mediaType)}/schema`) : { type: 'string' };
+    const schema =
+      isJsonMediaType(chosen.mediaType) || chosen.mediaType === 'application/x-www-form-urlencoded'
+        ? input.convert(chosen.schema ?? {}, `${pointer}/requestBody/content/${escape(chosen.mediaType)}/schema`)
+        : { type: 'string' };
     define(properties, BODY_PROPERTY, withDescription(schema, body.description, false));
     if (body.required === true) required.push(BODY_PROPERTY);
     plannedBody = { property: BODY_PROPERTY, mediaType: chosen.mediaType };
@@ -114,7 +133,13 @@ function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaCo
     ...(plannedBody ? { body: plannedBody } : {}),
     ...(result.accept ? { accept: result.accept } : {}),
   };
-  const inputSchema = input.finish({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false, [PLAN_KEYWORD]: plan });
+  const inputSchema = input.finish({
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+    [PLAN_KEYWORD]: plan,
+  });
   const description = describe(operation);
   return {
     toolName: entry.toolName,
@@ -122,7 +147,11 @@ function describeOperation(entry: Operation, spec: LoadedSpec, context: SchemaCo
     inputSchema,
     ...(result.schema ? { outputSchema: result.schema } : {}),
     resultKind: 'value',
-    annotations: { readOnlyHint: entry.method === 'get' || entry.method === 'head', ...(entry.method === 'delete' ? { destructiveHint: true } : {}), openWorldHint: true },
+    annotations: {
+      readOnlyHint: entry.method === 'get' || entry.method === 'head',
+      ...(entry.method === 'delete' ? { destructiveHint: true } : {}),
+      openWorldHint: true,
+    },
   };
 }
 
@@ -134,7 +163,10 @@ function listOperations(document: JsonObject): Operation[] {
     for (const method of METHODS) {
       const operation = pathItem[method];
       if (!isJsonObject(operation)) continue;
-      const toolName = typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : `${method.toUpperCase()} ${path}`;
+      const toolName =
+        typeof operation.operationId === 'string' && operation.operationId !== ''
+          ? operation.operationId
+          : `${method.toUpperCase()} ${path}`;
       operations.push({ method, path, pointer: toPointer(['paths', path, method]), operation, pathItem, toolName });
     }
   }
@@ -152,7 +184,9 @@ function matches(entry: Operation, filter: { tags?: string[]; operations?: strin
 }
 
 function isSelected(entry: Operation, config: OpenApiConfig): boolean {
-  return (config.include === undefined || matches(entry, config.include)) && (config.exclude === undefined || !matches(entry, config.exclude));
+  return (
+    (config.include === undefined || matches(entry, config.include)) && (config.exclude === undefined || !matches(entry, config.exclude))
+  );
 }
 
 /** A name in include, exclude or requireApproval that no operation has is a typo worth a warning. */
@@ -184,7 +218,8 @@ function parametersOf(pathItem: JsonObject, operation: JsonObject, pointer: stri
   const add = (list: unknown, at: string): void => {
     if (!Array.isArray(list)) return;
     list.forEach((parameter, index) => {
-      if (isJsonObject(parameter) && typeof parameter.name === 'string' && LOCATIONS.includes(parameter.in as never)) byKey.set(`${String(parameter.in)}\0${parameter.name}`, { parameter, at: `${at}/parameters/${index}` });
+      if (isJsonObject(parameter) && typeof parameter.name === 'string' && LOCATIONS.includes(parameter.in as never))
+        byKey.set(`${String(parameter.in)}\0${parameter.name}`, { parameter, at: `${at}/parameters/${index}` });
     });
   };
   add(pathItem.parameters, pathPointer);
@@ -194,13 +229,18 @@ function parametersOf(pathItem: JsonObject, operation: JsonObject, pointer: stri
 
 function requestBodyOf(operation: JsonObject): { content: JsonObject; required?: unknown; description?: unknown } | undefined {
   const body = operation.requestBody;
-  return isJsonObject(body) && isJsonObject(body.content) ? { content: body.content, required: body.required, description: body.description } : undefined;
+  return isJsonObject(body) && isJsonObject(body.content)
+    ? { content: body.content, required: body.required, description: body.description }
+    : undefined;
 }
 
 /** JSON first, then a form, then text or bytes sent as a string; multipart is not supported. */
 function chooseMediaType(content: JsonObject): { mediaType: string; schema: unknown } | undefined {
   const types = Object.keys(content);
-  const chosen = types.find(isJsonMediaType) ?? types.find((type) => type === 'application/x-www-form-urlencoded') ?? types.find((type) => !type.startsWith('multipart/'));
+  const chosen =
+    types.find(isJsonMediaType) ??
+    types.find((type) => type === 'application/x-www-form-urlencoded') ??
+    types.find((type) => !type.startsWith('multipart/'));
   if (chosen === undefined) return undefined;
   const media = content[chosen];
   return { mediaType: chosen, schema: isJsonObject(media) ? media.schema : undefined };
@@ -215,7 +255,9 @@ function chooseMediaType(content: JsonObject): { mediaType: string; schema: unkn
  */
 function resultOf(operation: JsonObject, pointer: string, output: SchemaRoot): { schema?: JsonSchema; accept?: string } {
   const responses = isJsonObject(operation.responses) ? operation.responses : {};
-  const success = Object.keys(responses).filter((code) => /^2(\d\d|XX)$/i.test(code)).sort();
+  const success = Object.keys(responses)
+    .filter((code) => /^2(\d\d|XX)$/i.test(code))
+    .sort();
   if (success.length === 0) return {};
   const variants: JsonSchema[] = [];
   const accepts: string[] = [];
@@ -243,10 +285,18 @@ function resultOf(operation: JsonObject, pointer: string, output: SchemaRoot): {
     }
     accepts.push(jsonType === '*/*' ? 'application/json' : jsonType);
     const media = content[jsonType];
-    add(isJsonObject(media) && media.schema !== undefined ? output.convert(media.schema, `${pointer}/responses/${escape(code)}/content/${escape(jsonType)}/schema`) : {});
+    add(
+      isJsonObject(media) && media.schema !== undefined
+        ? output.convert(media.schema, `${pointer}/responses/${escape(code)}/content/${escape(jsonType)}/schema`)
+        : {},
+    );
   }
   // Anything at all (a JSON response without a schema) absorbs the other variants.
-  const schema: JsonSchema = variants.some((variant) => Object.keys(variant).length === 0) ? {} : variants.length === 1 ? (variants[0] ?? {}) : { anyOf: variants };
+  const schema: JsonSchema = variants.some((variant) => Object.keys(variant).length === 0)
+    ? {}
+    : variants.length === 1
+      ? (variants[0] ?? {})
+      : { anyOf: variants };
   const accept = [...new Set(accepts)].join(', ');
   return { schema: output.finish(schema), ...(accept === '' ? {} : { accept }) };
 }
@@ -271,7 +321,9 @@ function serverOf(lists: unknown[], spec: LoadedSpec): string | undefined {
 }
 
 function describe(operation: JsonObject): string | undefined {
-  const parts = [operation.summary, operation.description].filter((part): part is string => typeof part === 'string' && part.trim() !== '').map((part) => part.trim());
+  const parts = [operation.summary, operation.description]
+    .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
+    .map((part) => part.trim());
   if (parts.length === 2 && parts[1]?.startsWith(parts[0] ?? '')) parts.shift();
   if (operation.deprecated === true) parts.push('Deprecated.');
   return parts.length === 0 ? undefined : parts.join('\n\n');
@@ -280,7 +332,8 @@ function describe(operation: JsonObject): string | undefined {
 function withDescription(schema: JsonSchema | boolean, description: unknown, deprecated: boolean): JsonSchema | boolean {
   if (typeof schema === 'boolean') return schema;
   const extra: JsonSchema = {};
-  if (typeof description === 'string' && description.trim() !== '' && schema.description === undefined) extra.description = description.trim();
+  if (typeof description === 'string' && description.trim() !== '' && schema.description === undefined)
+    extra.description = description.trim();
   if (deprecated) extra.deprecated = true;
   if (Object.keys(extra).length === 0) return schema;
   // Beside a `$ref` too: these are annotations, which validation ignores in any draft, while the
@@ -289,7 +342,23 @@ function withDescription(schema: JsonSchema | boolean, description: unknown, dep
 }
 
 /** Path segments that say nothing of a schema's name (`#/components/schemas/Holder/properties/a` → `Holder_a`). */
-const NOISE = new Set(['components', 'schemas', 'paths', 'properties', 'items', 'content', 'responses', 'schema', 'allOf', 'anyOf', 'oneOf', 'additionalProperties', 'parameters', 'requestBody', 'requestBodies']);
+const NOISE = new Set([
+  'components',
+  'schemas',
+  'paths',
+  'properties',
+  'items',
+  'content',
+  'responses',
+  'schema',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'additionalProperties',
+  'parameters',
+  'requestBody',
+  'requestBodies',
+]);
 
 /**
  * A `$defs` name for every shared schema, so that each is written out once per function however often
@@ -302,14 +371,20 @@ function namedSchemas(spec: LoadedSpec): { components: Map<object, string>; poin
   const named = new Map<object, string>();
   const pointers = new Map<object, string>();
   const used = new Set<string>();
-  const components = isJsonObject(spec.document.components) && isJsonObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
+  const components =
+    isJsonObject(spec.document.components) && isJsonObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
   for (const [name, schema] of Object.entries(components)) {
     if (!isJsonObject(schema) || named.has(schema)) continue;
     named.set(schema, name);
     used.add(name);
   }
   const nameOf = (segments: string[]): string => {
-    const base = segments.filter((segment) => !NOISE.has(segment)).map((segment) => segment.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')).filter(Boolean).join('_') || 'Schema';
+    const base =
+      segments
+        .filter((segment) => !NOISE.has(segment))
+        .map((segment) => segment.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, ''))
+        .filter(Boolean)
+        .join('_') || 'Schema';
     let name = base;
     for (let n = 2; used.has(name); n += 1) name = `${base}_${n}`;
     used.add(name);
@@ -320,20 +395,38 @@ function namedSchemas(spec: LoadedSpec): { components: Map<object, string>; poin
     if (!ref.startsWith('#/')) continue;
     pointers.set(target, ref.slice(1));
     if (named.has(target)) continue;
-    named.set(target, nameOf(ref.slice(2).split('/').map((segment) => {
-      try {
-        return decodeURIComponent(unescape(segment));
-      } catch {
-        return unescape(segment);
-      }
-    })));
+    named.set(
+      target,
+      nameOf(
+        ref
+          .slice(2)
+          .split('/')
+          .map((segment) => {
+            try {
+              return decodeURIComponent(unescape(segment));
+            } catch {
+              return unescape(segment);
+            }
+          }),
+      ),
+    );
   }
   // Equal schemas share their first one's pointer, so they get one name.
   const byPointer = new Map<string, string>();
   for (const [schema, pointer] of findSharedSchemas(schemaPositions(spec.document), named)) {
     let name = byPointer.get(pointer);
     // Named after where it is first used, without the method, status and media type: `Deep0C0`.
-    if (name === undefined) byPointer.set(pointer, (name = nameOf(pointer.slice(1).split('/').map(unescape).filter((segment) => !PLACE_NOISE.test(segment) && !(METHODS as readonly string[]).includes(segment)))));
+    if (name === undefined)
+      byPointer.set(
+        pointer,
+        (name = nameOf(
+          pointer
+            .slice(1)
+            .split('/')
+            .map(unescape)
+            .filter((segment) => !PLACE_NOISE.test(segment) && !(METHODS as readonly string[]).includes(segment)),
+        )),
+      );
     named.set(schema, name);
     if (!pointers.has(schema)) pointers.set(schema, pointer);
   }
@@ -343,10 +436,12 @@ function namedSchemas(spec: LoadedSpec): { components: Map<object, string>; poin
 /** Every place of the document that holds a schema an operation may use, with its pointer: components first, then paths. */
 function* schemaPositions(document: JsonObject): Generator<[unknown, string]> {
   const components = isJsonObject(document.components) ? document.components : {};
-  if (isJsonObject(components.schemas)) for (const [name, schema] of Object.entries(components.schemas)) yield [schema, toPointer(['components', 'schemas', name])];
+  if (isJsonObject(components.schemas))
+    for (const [name, schema] of Object.entries(components.schemas)) yield [schema, toPointer(['components', 'schemas', name])];
   const media = function* (content: unknown, at: (string | number)[]): Generator<[unknown, string]> {
     if (!isJsonObject(content)) return;
-    for (const [type, entry] of Object.entries(content)) if (isJsonObject(entry) && entry.schema !== undefined) yield [entry.schema, toPointer([...at, 'content', type, 'schema'])];
+    for (const [type, entry] of Object.entries(content))
+      if (isJsonObject(entry) && entry.schema !== undefined) yield [entry.schema, toPointer([...at, 'content', type, 'schema'])];
   };
   const parameters = function* (list: unknown, at: (string | number)[]): Generator<[unknown, string]> {
     if (!Array.isArray(list)) return;
@@ -362,7 +457,8 @@ function* schemaPositions(document: JsonObject): Generator<[unknown, string]> {
     yield* parameters(entry.operation.parameters, at);
     if (isJsonObject(entry.operation.requestBody)) yield* media(entry.operation.requestBody.content, [...at, 'requestBody']);
     const responses = isJsonObject(entry.operation.responses) ? entry.operation.responses : {};
-    for (const [code, response] of Object.entries(responses)) if (isJsonObject(response)) yield* media(response.content, [...at, 'responses', code]);
+    for (const [code, response] of Object.entries(responses))
+      if (isJsonObject(response)) yield* media(response.content, [...at, 'responses', code]);
   }
 }
 

@@ -25,34 +25,57 @@ const ok = (schema: unknown) => ({ '200': { description: 'ok', content: { 'appli
 
 describe('discoverApi: failures name the API and the place', () => {
   it('a $ref to nothing: the pointer where it is written', async () => {
-    const spec = await specFile('broken.json', minimal({ '/pets': { get: { operationId: 'listPets', responses: ok({ $ref: '#/components/schemas/Nope' }) } } }));
+    const spec = await specFile(
+      'broken.json',
+      minimal({ '/pets': { get: { operationId: 'listPets', responses: ok({ $ref: '#/components/schemas/Nope' }) } } }),
+    );
     const error = await discoverApi('broken', { spec }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CompileError);
-    expect((error as Error).message).toContain(`openapi "broken" (${spec}) is not a valid OpenAPI 3.0 document: at /paths/~1pets/get/responses/200/content/application~1json/schema/$ref: Missing $ref pointer "#/components/schemas/Nope"`);
+    expect((error as Error).message).toContain(
+      `openapi "broken" (${spec}) is not a valid OpenAPI 3.0 document: at /paths/~1pets/get/responses/200/content/application~1json/schema/$ref: Missing $ref pointer "#/components/schemas/Nope"`,
+    );
   });
 
   it('a Swagger 2.0 document, a YAML syntax error, a missing file, a structural error', async () => {
     const swagger = await specFile('old.yaml', 'swagger: "2.0"\ninfo: { title: T, version: "1" }\npaths: {}\n');
-    await expect(discoverApi('old', { spec: swagger })).rejects.toThrow(`openapi "old" (${swagger}) at /swagger: Swagger 2.0 is not supported; convert the spec to OpenAPI 3 first`);
+    await expect(discoverApi('old', { spec: swagger })).rejects.toThrow(
+      `openapi "old" (${swagger}) at /swagger: Swagger 2.0 is not supported; convert the spec to OpenAPI 3 first`,
+    );
     const yaml = await specFile('bad.yaml', 'openapi: 3.1.0\ninfo:\n  title: [unclosed\n');
-    await expect(discoverApi('bad', { spec: yaml })).rejects.toThrow(/openapi "bad" \(.*bad\.yaml\): the spec is neither valid JSON nor YAML: .*at line 4, column 1/s);
-    await expect(discoverApi('gone', { spec: '/nowhere/spec.yaml' })).rejects.toThrow('openapi "gone" (/nowhere/spec.yaml): no spec file at /nowhere/spec.yaml');
+    await expect(discoverApi('bad', { spec: yaml })).rejects.toThrow(
+      /openapi "bad" \(.*bad\.yaml\): the spec is neither valid JSON nor YAML: .*at line 4, column 1/s,
+    );
+    await expect(discoverApi('gone', { spec: '/nowhere/spec.yaml' })).rejects.toThrow(
+      'openapi "gone" (/nowhere/spec.yaml): no spec file at /nowhere/spec.yaml',
+    );
     const structure = await specFile('structure.json', minimal({ '/pets': { get: { operationId: 'listPets' } } }));
-    await expect(discoverApi('structure', { spec: structure })).rejects.toThrow(`openapi "structure" (${structure}) is not a valid OpenAPI 3.0 document: at /paths/~1pets/get: must have required property 'responses'`);
-    const badEnum = await specFile('enum.yaml', 'openapi: 3.0.3\ninfo: { title: T, version: "1" }\npaths:\n  /pets:\n    get:\n      parameters:\n        - { name: q, in: query, style: sideways, schema: { type: string } }\n      responses: { "200": { description: ok } }\n');
-    await expect(discoverApi('enum', { spec: badEnum })).rejects.toThrow(/is not a valid OpenAPI 3\.0 document: at \/paths\/~1pets\/get\/parameters\/0(\/style)?: /);
+    await expect(discoverApi('structure', { spec: structure })).rejects.toThrow(
+      `openapi "structure" (${structure}) is not a valid OpenAPI 3.0 document: at /paths/~1pets/get: must have required property 'responses'`,
+    );
+    const badEnum = await specFile(
+      'enum.yaml',
+      'openapi: 3.0.3\ninfo: { title: T, version: "1" }\npaths:\n  /pets:\n    get:\n      parameters:\n        - { name: q, in: query, style: sideways, schema: { type: string } }\n      responses: { "200": { description: ok } }\n',
+    );
+    await expect(discoverApi('enum', { spec: badEnum })).rejects.toThrow(
+      /is not a valid OpenAPI 3\.0 document: at \/paths\/~1pets\/get\/parameters\/0(\/style)?: /,
+    );
   });
 
   it('a failing API is one failed source of the build; the others build', async () => {
     const root = await makeTempDir('openapi-failing');
     const broken = await specFile('broken.json', minimal({ '/a': { get: { responses: ok({ $ref: '#/components/schemas/Gone' }) } } }));
-    const config = resolveConfig({ capabilities: [], openapi: { broken: { spec: broken }, petstore: { spec: PETSTORE, include: { tags: ['store'] } } } }, { root });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { broken: { spec: broken }, petstore: { spec: PETSTORE, include: { tags: ['store'] } } } },
+      { root },
+    );
     const space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     try {
       const build = await space.build();
       expect(build.errors).toHaveLength(1);
       expect(build.errors[0]?.source).toBe('openapi:broken');
-      expect(build.errors[0]?.message).toMatch(/^openapi "broken" \(.*\) is not a valid OpenAPI 3\.0 document: at \/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema\/\$ref:/);
+      expect(build.errors[0]?.message).toMatch(
+        /^openapi "broken" \(.*\) is not a valid OpenAPI 3\.0 document: at \/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema\/\$ref:/,
+      );
       expect((await space.capabilities()).map((spec) => spec.module)).toEqual(['openapi-petstore']);
     } finally {
       await space.close();
@@ -64,7 +87,10 @@ describe('openapi specs and freshness', () => {
   it('a build is stale once a local spec changed after it', async () => {
     const root = await makeTempDir('openapi-stale');
     await copyFile(PETSTORE, path.join(root, 'petstore.yaml'));
-    const config = resolveConfig({ capabilities: [], openapi: { petstore: { spec: 'petstore.yaml', include: { tags: ['store'] } } } }, { root });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { petstore: { spec: 'petstore.yaml', include: { tags: ['store'] } } } },
+      { root },
+    );
     const space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     try {
       await space.build();
@@ -88,7 +114,14 @@ describe('discoverApi: schemas', () => {
           '/node': { get: { operationId: 'getNode', responses: ok({ $ref: '#/components/schemas/Node' }) } },
           '/tree': { get: { operationId: 'getTree', responses: ok({ type: 'object', properties: { self: { $ref: pointer } } }) } },
         },
-        { schemas: { Node: { type: 'object', properties: { next: { $ref: '#/components/schemas/Node' }, value: { type: 'string', nullable: true } } } } },
+        {
+          schemas: {
+            Node: {
+              type: 'object',
+              properties: { next: { $ref: '#/components/schemas/Node' }, value: { type: 'string', nullable: true } },
+            },
+          },
+        },
       ),
     );
     const { capability, warnings } = await discoverApi('cycles', { spec });
@@ -109,7 +142,10 @@ describe('discoverApi: schemas', () => {
     const properties: Record<string, unknown> = { A0: { type: 'string' } };
     const level = (k: number) => ({ $ref: `#/components/schemas/Holder/properties/A${k}` });
     for (let k = 1; k <= 12; k += 1) properties[`A${k}`] = { type: 'object', properties: { l: level(k - 1), r: level(k - 1) } };
-    const text = minimal({ '/x': { get: { operationId: 'deep', responses: ok(level(12)) } } }, { schemas: { Holder: { type: 'object', properties } } });
+    const text = minimal(
+      { '/x': { get: { operationId: 'deep', responses: ok(level(12)) } } },
+      { schemas: { Holder: { type: 'object', properties } } },
+    );
     const { capability } = await discoverApi('deep', { spec: await specFile('deep.json', text) });
     const schema = capability.functions[0]?.outputSchema as { $ref: string; $defs: Record<string, { properties?: { l?: unknown } }> };
     expect(schema.$ref).toBe('#/$defs/Holder_A12');
@@ -121,7 +157,15 @@ describe('discoverApi: schemas', () => {
   it('turns OpenAPI 3.0 keywords into JSON Schema: nullable, boolean exclusive bounds, example', async () => {
     const spec = await specFile(
       'keywords.json',
-      minimal({ '/n': { get: { operationId: 'getN', parameters: [{ name: 'n', in: 'query', schema: { type: 'number', minimum: 0, exclusiveMinimum: true, example: 3 } }], responses: ok({ type: 'integer', enum: [1, 2], nullable: true }) } } }),
+      minimal({
+        '/n': {
+          get: {
+            operationId: 'getN',
+            parameters: [{ name: 'n', in: 'query', schema: { type: 'number', minimum: 0, exclusiveMinimum: true, example: 3 } }],
+            responses: ok({ type: 'integer', enum: [1, 2], nullable: true }),
+          },
+        },
+      }),
     );
     const { capability } = await discoverApi('keywords', { spec });
     const [fn] = capability.functions;
@@ -130,15 +174,27 @@ describe('discoverApi: schemas', () => {
   });
 
   it('cuts configured header values out of what it describes, and warns about names include/exclude do not find', async () => {
-    const spec = await specFile('leaky.json', minimal({ '/me': { get: { operationId: 'me', description: 'Call with Bearer tok-1234567890abc', responses: ok({ type: 'string' }) } } }));
-    const { capability, warnings } = await discoverApi('leaky', { spec, headers: { Authorization: 'Bearer tok-1234567890abc' }, include: { operations: ['me', 'mee'] } });
+    const spec = await specFile(
+      'leaky.json',
+      minimal({
+        '/me': { get: { operationId: 'me', description: 'Call with Bearer tok-1234567890abc', responses: ok({ type: 'string' }) } },
+      }),
+    );
+    const { capability, warnings } = await discoverApi('leaky', {
+      spec,
+      headers: { Authorization: 'Bearer tok-1234567890abc' },
+      include: { operations: ['me', 'mee'] },
+    });
     expect(capability.functions[0]?.description).toBe('Call with [REDACTED: header Authorization]');
     expect(warnings.map((warning) => warning.message)).toEqual(['/paths: include.operations names "mee", which the spec does not have']);
   });
 
-  it('counts header values and URL credentials of every API among the host\'s secrets (redacted from errors, events, traces)', () => {
+  it("counts header values and URL credentials of every API among the host's secrets (redacted from errors, events, traces)", () => {
     const config = resolveConfig(
-      { capabilities: [], openapi: { gh: { spec: 'https://specs.test/gh.yaml?token=spec-token-42', headers: { Authorization: 'Bearer ${GH_TOKEN}' } } } },
+      {
+        capabilities: [],
+        openapi: { gh: { spec: 'https://specs.test/gh.yaml?token=spec-token-42', headers: { Authorization: 'Bearer ${GH_TOKEN}' } } },
+      },
       { root: '/tmp', env: { GH_TOKEN: 'ghp_0123456789abcdef' } },
     );
     const secrets = secretsOfConfig(config, { env: {} }).map((secret) => secret.value);

@@ -13,7 +13,9 @@ export function openApiModuleName(api: string, config: OpenApiConfig): string {
 
 /** The specs of `config.openapi` that are local files (absolute paths): a change to one makes a build stale. */
 export function openApiSpecFiles(apis: Record<string, OpenApiConfig> | undefined): string[] {
-  return Object.values(apis ?? {}).map((api) => api.spec).filter((spec) => !/^https?:\/\//i.test(spec));
+  return Object.values(apis ?? {})
+    .map((api) => api.spec)
+    .filter((spec) => !/^https?:\/\//i.test(spec));
 }
 
 /**
@@ -21,7 +23,11 @@ export function openApiSpecFiles(apis: Record<string, OpenApiConfig> | undefined
  * raw capability (module `openapi-<api>`). The configured header values are cut out of everything
  * it returns: a spec that quotes them must not put them into declarations, the catalog or messages.
  */
-export async function discoverApi(api: string, config: OpenApiConfig, signal?: AbortSignal): Promise<{ capability: RawCapability; warnings: CompileWarning[] }> {
+export async function discoverApi(
+  api: string,
+  config: OpenApiConfig,
+  signal?: AbortSignal,
+): Promise<{ capability: RawCapability; warnings: CompileWarning[] }> {
   const spec = await loadSpec(api, config, signal);
   const { functions, warnings } = describeOperations(api, config, spec);
   const info = isJsonObject(spec.document.info) ? spec.document.info : {};
@@ -40,5 +46,10 @@ export async function discoverApi(api: string, config: OpenApiConfig, signal?: A
 }
 
 function firstParagraph(text: string): string {
-  return text.trim().split(/\n\s*\n/)[0]?.trim() ?? '';
+  return (
+    text
+      .trim()
+      .split(/\n\s*\n/)[0]
+      ?.trim() ?? ''
+  );
 }

@@ -11,7 +11,10 @@ import { openapiSource } from './index.js';
 describe('the example OpenAPI service', () => {
   it('builds @capabilities/openapi-weather without the network, with declarations a program type-checks against', async () => {
     const root = await makeTempDir('openapi-example');
-    const config = resolveConfig({ capabilities: [], openapi: { weather: { spec: path.join(REPO, 'examples/openapi/open-meteo.yaml') } } }, { root });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { weather: { spec: path.join(REPO, 'examples/openapi/open-meteo.yaml') } } },
+      { root },
+    );
     const space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     try {
       const build = await space.build();

@@ -41,13 +41,20 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
   // The parser and yaml load when a spec is read, not with the package (test/package-imports.test.ts).
   const { validate } = await import('@readme/openapi-parser');
   const result = await validate(validated as never, { resolve: { external: false } });
-  if (!result.valid) throw new CompileError('OPENAPI_INVALID', `${where} is not a valid OpenAPI ${version} document: ${describeProblems(raw, validated, result.errors)}`);
+  if (!result.valid)
+    throw new CompileError(
+      'OPENAPI_INVALID',
+      `${where} is not a valid OpenAPI ${version} document: ${describeProblems(raw, validated, result.errors)}`,
+    );
   let document: JsonObject;
   const references = new Map<object, string>();
   const remember = (ref: string, value: object): void => void (references.has(value) || references.set(value, ref));
   try {
     const { dereference } = await import('@readme/openapi-parser');
-    document = (await dereference(raw as never, { resolve: { external: false }, dereference: { onDereference: remember } })) as unknown as JsonObject;
+    document = (await dereference(raw as never, {
+      resolve: { external: false },
+      dereference: { onDereference: remember },
+    })) as unknown as JsonObject;
   } catch (error) {
     throw new CompileError('OPENAPI_INVALID', `${where}: resolving $refs failed: ${errorMessage(error)}`, { cause: error });
   }
@@ -57,12 +64,19 @@ export async function loadSpec(api: string, config: OpenApiConfig, signal?: Abor
 async function readSpecFile(where: string, file: string): Promise<string> {
   try {
     const size = (await stat(file)).size;
-    if (size > MAX_SPEC_BYTES) throw new CompileError('OPENAPI_SPEC_TOO_LARGE', `${where}: the spec is ${size} bytes, over the ${MAX_SPEC_BYTES}-byte limit`);
+    if (size > MAX_SPEC_BYTES)
+      throw new CompileError('OPENAPI_SPEC_TOO_LARGE', `${where}: the spec is ${size} bytes, over the ${MAX_SPEC_BYTES}-byte limit`);
     return await readFile(file, 'utf8');
   } catch (error) {
     if (error instanceof CompileError) throw error;
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new CompileError('OPENAPI_SPEC_UNREADABLE', missing ? `${where}: no spec file at ${file} (a path relative to the config file, or an https URL)` : `${where}: cannot read the spec: ${errorMessage(error)}`, { cause: error });
+    throw new CompileError(
+      'OPENAPI_SPEC_UNREADABLE',
+      missing
+        ? `${where}: no spec file at ${file} (a path relative to the config file, or an https URL)`
+        : `${where}: cannot read the spec: ${errorMessage(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -92,7 +106,10 @@ async function downloadSpec(where: string, url: string, signal: AbortSignal | un
     const response = await fetch(target, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     if (!response.ok) {
       await response.body?.cancel();
-      throw new CompileError('OPENAPI_SPEC_UNREADABLE', `${where}: downloading the spec answered ${response.status} ${response.statusText}`);
+      throw new CompileError(
+        'OPENAPI_SPEC_UNREADABLE',
+        `${where}: downloading the spec answered ${response.status} ${response.statusText}`,
+      );
     }
     const body = await readBodyUpTo(response, MAX_SPEC_BYTES);
     if (body === undefined) throw new CompileError('OPENAPI_SPEC_TOO_LARGE', `${where}: the spec is over the ${MAX_SPEC_BYTES}-byte limit`);
@@ -110,9 +127,12 @@ function parseSpecText(where: string, text: string, parseYaml: typeof YamlParse 
     // JSON is YAML too, but JSON.parse reads a large JSON spec many times faster.
     value = parseYaml === undefined ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
   } catch (error) {
-    throw new CompileError('OPENAPI_INVALID', `${where}: the spec is neither valid JSON nor YAML: ${errorMessage(error)}`, { cause: error });
+    throw new CompileError('OPENAPI_INVALID', `${where}: the spec is neither valid JSON nor YAML: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CompileError('OPENAPI_INVALID', `${where}: the spec is not an object (an OpenAPI document starts with "openapi: 3.x")`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CompileError('OPENAPI_INVALID', `${where}: the spec is not an object (an OpenAPI document starts with "openapi: 3.x")`);
   return value as JsonObject;
 }
 
@@ -153,8 +173,15 @@ function specVersion(where: string, document: JsonObject): '3.0' | '3.1' {
   const declared = document.openapi;
   if (typeof declared === 'string' && /^3\.0\.\d+/.test(declared)) return '3.0';
   if (typeof declared === 'string' && /^3\.1\.\d+/.test(declared)) return '3.1';
-  if (document.swagger !== undefined) throw new CompileError('OPENAPI_UNSUPPORTED', `${where} at /swagger: Swagger 2.0 is not supported; convert the spec to OpenAPI 3 first (for example with swagger2openapi)`);
-  throw new CompileError('OPENAPI_UNSUPPORTED', `${where} at /openapi: expected "3.0.x" or "3.1.x" (got ${JSON.stringify(declared) ?? 'nothing'})`);
+  if (document.swagger !== undefined)
+    throw new CompileError(
+      'OPENAPI_UNSUPPORTED',
+      `${where} at /swagger: Swagger 2.0 is not supported; convert the spec to OpenAPI 3 first (for example with swagger2openapi)`,
+    );
+  throw new CompileError(
+    'OPENAPI_UNSUPPORTED',
+    `${where} at /openapi: expected "3.0.x" or "3.1.x" (got ${JSON.stringify(declared) ?? 'nothing'})`,
+  );
 }
 
 /**
@@ -171,7 +198,10 @@ function describeProblems(raw: JsonObject, validated: unknown, errors: readonly 
     }
     const line = /^>\s*(\d+)\s*\|/m.exec(error.message)?.[1];
     const pointer = line === undefined ? undefined : pointerAtLine(validated, Number(line));
-    const reason = (error.message.split(/\n\s*\n/)[0] ?? error.message).replace(/^(?:ADDITIONAL PROPERTY|UNEVALUATED PROPERTY|PROPERTY|ENUM|REQUIRED)\s+/, '').replace(/\s*\n\s*/g, ' ').trim();
+    const reason = (error.message.split(/\n\s*\n/)[0] ?? error.message)
+      .replace(/^(?:ADDITIONAL PROPERTY|UNEVALUATED PROPERTY|PROPERTY|ENUM|REQUIRED)\s+/, '')
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
     return pointer === undefined ? error.message : `at ${pointer === '' ? '(root)' : pointer}: ${reason}`;
   });
   return described.length === 1 ? (described[0] ?? '') : `\n${described.map((problem) => `  - ${problem}`).join('\n')}`;

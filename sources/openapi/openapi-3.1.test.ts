@@ -22,7 +22,11 @@ interface Note {
 }
 
 /** The Notes service of notes-3.1.yaml, in memory, recording each request's method, URL and headers. */
-async function startNotesServer(): Promise<{ origin: string; seen: { method: string; url: string; headers: Record<string, unknown>; body: string }[]; close: () => Promise<void> }> {
+async function startNotesServer(): Promise<{
+  origin: string;
+  seen: { method: string; url: string; headers: Record<string, unknown>; body: string }[];
+  close: () => Promise<void>;
+}> {
   const notes = new Map<string, Note>([['n1', { id: 'n1', kind: 'note', title: 'First', body: null, tags: ['a', 'b'] }]]);
   const seen: { method: string; url: string; headers: Record<string, unknown>; body: string }[] = [];
   const server: Server = createServer((request, response) => {
@@ -43,20 +47,31 @@ async function startNotesServer(): Promise<{ origin: string; seen: { method: str
       }
       if (collection === 'notes' && id === undefined && request.method === 'POST') {
         const input = JSON.parse(body) as Partial<Note>;
-        const note: Note = { id: `n${notes.size + 1}`, kind: 'note', title: input.title ?? '', body: input.body ?? null, tags: input.tags ?? [] };
+        const note: Note = {
+          id: `n${notes.size + 1}`,
+          kind: 'note',
+          title: input.title ?? '',
+          body: input.body ?? null,
+          tags: input.tags ?? [],
+        };
         notes.set(note.id, note);
         return send(201, note);
       }
       const note = notes.get(decodeURIComponent(id ?? ''));
       if (collection === 'notes' && note === undefined) return send(404, { message: `no note ${id}` });
-      if (collection === 'notes' && note && rest === 'text') return send(200, `${note.title}\n\n${note.body ?? ''}`, 'text/plain; charset=utf-8');
+      if (collection === 'notes' && note && rest === 'text')
+        return send(200, `${note.title}\n\n${note.body ?? ''}`, 'text/plain; charset=utf-8');
       if (collection === 'notes' && note && request.method === 'GET') return send(200, note);
       if (collection === 'notes' && note && request.method === 'PATCH') {
         Object.assign(note, JSON.parse(body) as Partial<Note>);
         return send(200, note);
       }
       if (collection === 'folders') {
-        return send(200, { name: id, notes: [...notes.values()], children: [{ name: 'inner', children: [{ name: 'deepest', children: [] }] }] });
+        return send(200, {
+          name: id,
+          notes: [...notes.values()],
+          children: [{ name: 'inner', children: [{ name: 'deepest', children: [] }] }],
+        });
       }
       return send(404, { message: 'not found' });
     });
@@ -74,7 +89,13 @@ describe('openapi source: a 3.1 YAML spec', () => {
   beforeAll(async () => {
     notes = await startNotesServer();
     const root = await makeTempDir('openapi-notes');
-    const config = resolveConfig({ capabilities: [], openapi: { notes: { spec: path.join(FIXTURES, 'notes-3.1.yaml'), baseUrl: `${notes.origin}/v2`, requireApproval: false } } }, { root });
+    const config = resolveConfig(
+      {
+        capabilities: [],
+        openapi: { notes: { spec: path.join(FIXTURES, 'notes-3.1.yaml'), baseUrl: `${notes.origin}/v2`, requireApproval: false } },
+      },
+      { root },
+    );
     outDir = config.outDir;
     space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     const build = await space.build();
@@ -132,7 +153,14 @@ const tree = await folderTree({ folderId: 'home' });
 export default { created: created.id, patched: patched.title, listed: listed.map((n) => n.id), one: one.body, text, inner: tree.children[0]?.children[0]?.name };
 `);
     expect(result.error).toBeUndefined();
-    expect(result.result).toEqual({ created: 'n2', patched: 'Second!', listed: ['n1'], one: null, text: 'Second!\n\nhello', inner: 'deepest' });
+    expect(result.result).toEqual({
+      created: 'n2',
+      patched: 'Second!',
+      listed: ['n1'],
+      one: null,
+      text: 'Second!\n\nhello',
+      inner: 'deepest',
+    });
     const list = notes.seen.find((request) => request.url.startsWith('/v2/notes?'));
     expect(list?.url).toBe('/v2/notes?tag=a%2Cb');
     expect(list?.headers['x-trace-id']).toBe('trace-42');
@@ -161,7 +189,10 @@ describe('openapi source: a spec downloaded from a URL', () => {
 
   it('reads the spec over HTTP and calls its relative server against the spec URL', async () => {
     const root = await makeTempDir('openapi-url');
-    const config = resolveConfig({ capabilities: [], openapi: { store: { spec: `${server.origin}/api/v3/openapi.yaml`, include: { tags: ['pet'] } } } }, { root });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { store: { spec: `${server.origin}/api/v3/openapi.yaml`, include: { tags: ['pet'] } } } },
+      { root },
+    );
     const space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     try {
       const build = await space.build();

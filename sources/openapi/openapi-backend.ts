@@ -1,5 +1,13 @@
 import type { OpenApiConfig } from '../../config/index.js';
-import { ToolCallError, createRedactor, errorMessage, readBodyUpTo, type Backend, type BackendCall, type Redactor } from '../../core/index.js';
+import {
+  ToolCallError,
+  createRedactor,
+  errorMessage,
+  readBodyUpTo,
+  type Backend,
+  type BackendCall,
+  type Redactor,
+} from '../../core/index.js';
 import { secretsOfApi } from './api-secrets.js';
 import { isCredentialHeader, isHostAllowed, MAX_REDIRECTS } from '../../std/index.js';
 import { buildRequest, type BuiltRequest } from './build-request.js';
@@ -55,13 +63,26 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
       const config = options.apis[api];
       const subject = `${call.capability.module}.${call.function.name}`;
       if (config === undefined) {
-        throw new ToolCallError('SERVER_UNAVAILABLE', `${subject}: openapi "${api}" is no longer in the config; rebuild the capabilities (agent-spaces capabilities build)`, target);
+        throw new ToolCallError(
+          'SERVER_UNAVAILABLE',
+          `${subject}: openapi "${api}" is no longer in the config; rebuild the capabilities (agent-spaces capabilities build)`,
+          target,
+        );
       }
       const plan = readPlan(call.function);
-      if (plan === undefined) throw new ToolCallError('TOOL_FAILED', `${subject} was built without its call plan; rebuild the capabilities (agent-spaces capabilities build)`, target);
+      if (plan === undefined)
+        throw new ToolCallError(
+          'TOOL_FAILED',
+          `${subject} was built without its call plan; rebuild the capabilities (agent-spaces capabilities build)`,
+          target,
+        );
       const base = config.baseUrl ?? plan.server;
       if (base === undefined || !/^https?:\/\//i.test(base)) {
-        throw new ToolCallError('TOOL_FAILED', `${subject}: the spec names no absolute server URL${base === undefined ? '' : ` (it says "${base}")`}; set openapi.${api}.baseUrl in the config`, target);
+        throw new ToolCallError(
+          'TOOL_FAILED',
+          `${subject}: the spec names no absolute server URL${base === undefined ? '' : ` (it says "${base}")`}; set openapi.${api}.baseUrl in the config`,
+          target,
+        );
       }
       let request: BuiltRequest;
       try {
@@ -72,7 +93,17 @@ export function createOpenApiBackend(options: OpenApiBackendOptions): Backend {
       // The configured headers belong to the API's home: baseUrl, else the document's own server. An
       // operation the spec serves elsewhere gets none (a spec must not choose where the key goes).
       const home = originOf(config.baseUrl ?? plan.home);
-      return send(request, { api, config, target, subject, home, signal: call.context.signal, redact: redactorOf(api, config), ...(call.onPerformed ? { onPerformed: call.onPerformed } : {}), ...(call.traceparent ? { traceparent: call.traceparent } : {}) });
+      return send(request, {
+        api,
+        config,
+        target,
+        subject,
+        home,
+        signal: call.context.signal,
+        redact: redactorOf(api, config),
+        ...(call.onPerformed ? { onPerformed: call.onPerformed } : {}),
+        ...(call.traceparent ? { traceparent: call.traceparent } : {}),
+      });
     },
     async close() {
       // Nothing is kept open between calls: each uses fetch's own connection pool.
@@ -99,7 +130,12 @@ async function send(request: BuiltRequest, call: Call): Promise<unknown> {
     const location = reply.headers.get('location');
     if (reply.status >= 300 && reply.status < 400 && location !== null) {
       await reply.body?.cancel();
-      if (redirects >= MAX_REDIRECTS) throw new ToolCallError('TOOL_FAILED', `${call.subject}: ${shown(request.url)} redirected more than ${MAX_REDIRECTS} times`, target);
+      if (redirects >= MAX_REDIRECTS)
+        throw new ToolCallError(
+          'TOOL_FAILED',
+          `${call.subject}: ${shown(request.url)} redirected more than ${MAX_REDIRECTS} times`,
+          target,
+        );
       url = checkRedirect(new URL(location, url), url.origin, request.headers, call);
       if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
         method = 'GET';
@@ -117,7 +153,11 @@ async function send(request: BuiltRequest, call: Call): Promise<unknown> {
  */
 function checkRedirect(next: URL, from: string, callHeaders: Headers, call: Call): URL {
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-    throw new ToolCallError('FORBIDDEN', `${call.subject}: redirected to a ${next.protocol} URL; only http and https are followed`, call.target);
+    throw new ToolCallError(
+      'FORBIDDEN',
+      `${call.subject}: redirected to a ${next.protocol} URL; only http and https are followed`,
+      call.target,
+    );
   }
   if (next.origin === from || next.origin === call.home) return next;
   const allowed = call.config.redirectHosts ?? [];
@@ -131,9 +171,14 @@ function checkRedirect(next: URL, from: string, callHeaders: Headers, call: Call
   }
   const credentials = [...callHeaders.keys()].filter(isCredentialHeader);
   if (credentials.length > 0) {
-    throw new ToolCallError('FORBIDDEN', `${call.subject}: redirected to another origin (${next.origin}) while the call carries credentials (${credentials.map((name) => `header "${name}"`).join(', ')}), which are not sent to another host`, call.target, {
-      details: { from, to: next.origin, headers: credentials },
-    });
+    throw new ToolCallError(
+      'FORBIDDEN',
+      `${call.subject}: redirected to another origin (${next.origin}) while the call carries credentials (${credentials.map((name) => `header "${name}"`).join(', ')}), which are not sent to another host`,
+      call.target,
+      {
+        details: { from, to: next.origin, headers: credentials },
+      },
+    );
   }
   return next;
 }
@@ -147,17 +192,27 @@ async function readReply(reply: Response, url: URL, method: string, call: Call, 
     throw requestFailure(error, url, call, timeoutMs);
   }
   if (bytes === undefined) {
-    throw new ToolCallError('RESULT_TOO_LARGE', `${call.subject}: the response of ${method} ${shown(url)} is larger than ${maxBytes} bytes (openapi.${call.api}.maxResponseBytes): ask for less (a page, a filter) or raise the limit`, call.target, {
-      details: { maxBytes },
-    });
+    throw new ToolCallError(
+      'RESULT_TOO_LARGE',
+      `${call.subject}: the response of ${method} ${shown(url)} is larger than ${maxBytes} bytes (openapi.${call.api}.maxResponseBytes): ask for less (a page, a filter) or raise the limit`,
+      call.target,
+      {
+        details: { maxBytes },
+      },
+    );
   }
   const text = bytes.toString('utf8');
   if (!reply.ok) {
     // Redacted before it is cut: a cut first would leave the start of an echoed key in the excerpt.
     const excerpt = call.redact.excerpt(text, ERROR_EXCERPT_CHARS);
-    throw new ToolCallError('TOOL_ERROR_RESULT', `${call.subject}: ${method} ${shown(url)} answered ${reply.status} ${reply.statusText}${excerpt.trim() === '' ? '' : `: ${excerpt}`}`, call.target, {
-      details: { status: reply.status, body: excerpt },
-    });
+    throw new ToolCallError(
+      'TOOL_ERROR_RESULT',
+      `${call.subject}: ${method} ${shown(url)} answered ${reply.status} ${reply.statusText}${excerpt.trim() === '' ? '' : `: ${excerpt}`}`,
+      call.target,
+      {
+        details: { status: reply.status, body: excerpt },
+      },
+    );
   }
   call.onPerformed?.(`${method} ${url.pathname} answered ${reply.status}`);
   if (text === '') return null;
@@ -165,16 +220,33 @@ async function readReply(reply: Response, url: URL, method: string, call: Call, 
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ToolCallError('TOOL_FAILED', `${call.subject}: ${method} ${shown(url)} answered with a JSON content type but a body that is not JSON: ${errorMessage(error)}`, call.target);
+    throw new ToolCallError(
+      'TOOL_FAILED',
+      `${call.subject}: ${method} ${shown(url)} answered with a JSON content type but a body that is not JSON: ${errorMessage(error)}`,
+      call.target,
+    );
   }
 }
 
 function requestFailure(error: unknown, url: URL, call: Call, timeoutMs: number): ToolCallError {
-  if (call.signal.aborted) return new ToolCallError('CANCELLED', `${call.subject}: the request to ${shown(url)} was cancelled: the run ended`, call.target, { cause: error });
+  if (call.signal.aborted)
+    return new ToolCallError('CANCELLED', `${call.subject}: the request to ${shown(url)} was cancelled: the run ended`, call.target, {
+      cause: error,
+    });
   if (error instanceof DOMException && error.name === 'TimeoutError') {
-    return new ToolCallError('TIMEOUT', `${call.subject}: the request to ${shown(url)} timed out after ${timeoutMs} ms (openapi.${call.api}.timeoutMs)`, call.target, { cause: error });
+    return new ToolCallError(
+      'TIMEOUT',
+      `${call.subject}: the request to ${shown(url)} timed out after ${timeoutMs} ms (openapi.${call.api}.timeoutMs)`,
+      call.target,
+      { cause: error },
+    );
   }
-  return new ToolCallError('TOOL_FAILED', `${call.subject}: the request to ${shown(url)} failed: ${call.redact.text(errorMessage(error))}`, call.target, { cause: error });
+  return new ToolCallError(
+    'TOOL_FAILED',
+    `${call.subject}: the request to ${shown(url)} failed: ${call.redact.text(errorMessage(error))}`,
+    call.target,
+    { cause: error },
+  );
 }
 
 function originOf(url: string | undefined): string | undefined {

@@ -22,7 +22,13 @@ interface Pet {
 }
 
 /** petstore-expanded in memory: GET/POST /pets, GET/DELETE /pets/{id}; errors as the spec's Error. */
-async function startServer(): Promise<{ origin: string; pets: Map<number, Pet>; seen: string[]; misbehave: { addPetWithoutId: boolean }; close: () => Promise<void> }> {
+async function startServer(): Promise<{
+  origin: string;
+  pets: Map<number, Pet>;
+  seen: string[];
+  misbehave: { addPetWithoutId: boolean };
+  close: () => Promise<void>;
+}> {
   const pets = new Map<number, Pet>([[1, { id: 1, name: 'Rex', tag: 'dog' }]]);
   const seen: string[] = [];
   const misbehave = { addPetWithoutId: false };
@@ -33,13 +39,17 @@ async function startServer(): Promise<{ origin: string; pets: Map<number, Pet>; 
     request.on('end', () => {
       const url = new URL(request.url ?? '/', 'http://localhost');
       seen.push(`${request.method} ${url.pathname}`);
-      const json = (status: number, value: unknown): void => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const json = (status: number, value: unknown): void =>
+        void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       const match = /^\/v2\/pets(?:\/(\d+))?$/.exec(url.pathname);
       if (match === null) return json(404, { code: 404, message: `no route ${url.pathname}` });
       const id = match[1] === undefined ? undefined : Number(match[1]);
       if (id === undefined && request.method === 'GET') {
         const tags = url.searchParams.getAll('tags');
-        return json(200, [...pets.values()].filter((pet) => tags.length === 0 || (pet.tag !== undefined && tags.includes(pet.tag))));
+        return json(
+          200,
+          [...pets.values()].filter((pet) => tags.length === 0 || (pet.tag !== undefined && tags.includes(pet.tag))),
+        );
       }
       if (id === undefined && request.method === 'POST') {
         const input = JSON.parse(body) as { name: string; tag?: string };
@@ -59,7 +69,13 @@ async function startServer(): Promise<{ origin: string; pets: Map<number, Pet>; 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, pets, seen, misbehave, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    pets,
+    seen,
+    misbehave,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('openapi source: petstore-expanded against a real server', () => {
@@ -120,7 +136,10 @@ export default { id, none, count: all.length, name: one.name };
     expect(approval).toEqual({ addPet: true, deletePet: true, findPetById: false, findPets: false });
     // The body is the named type with its description beside it (no allOf wrapper a form cannot read).
     const addPet = spec?.functions.find((fn) => fn.name === 'addPet');
-    expect((addPet?.inputSchema.properties as Record<string, unknown>).body).toEqual({ $ref: '#/$defs/NewPet', description: 'Pet to add to the store' });
+    expect((addPet?.inputSchema.properties as Record<string, unknown>).body).toEqual({
+      $ref: '#/$defs/NewPet',
+      description: 'Pet to add to the store',
+    });
   });
 
   it('performs a DELETE answering 204: the call resolves (nothing), and the pet is gone', async () => {
@@ -138,7 +157,7 @@ export default { deleted: deleted ?? 'nothing', left: left.map((p) => p.name) };
     expect(approvals.map((request) => request.function)).toEqual(['addPet', 'deletePet']);
   });
 
-  it('rejects an error status (the default response) with the API\'s message, not as a result', async () => {
+  it("rejects an error status (the default response) with the API's message, not as a result", async () => {
     const error = await space.callTool('openapi-pets.findPetById', { id: 999 }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'TOOL_ERROR_RESULT' });
     expect((error as Error).message).toContain('answered 404');
@@ -151,14 +170,16 @@ export default { deleted: deleted ?? 'nothing', left: left.map((p) => p.name) };
       const before = server.pets.size;
       const error = await space.callTool('openapi-pets.addPet', { body: { name: 'Ghost' } }).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'INVALID_RESULT' });
-      expect((error as Error).message).toMatch(/the call was performed \(POST \/v2\/pets answered 200\) but its result did not match the declared type: .*id/);
+      expect((error as Error).message).toMatch(
+        /the call was performed \(POST \/v2\/pets answered 200\) but its result did not match the declared type: .*id/,
+      );
       expect(server.pets.size).toBe(before + 1);
     } finally {
       server.misbehave.addPetWithoutId = false;
     }
   });
 
-  it('summarises with the declarations\' types: catalog and search_tools name NewPet and Pet', async () => {
+  it("summarises with the declarations' types: catalog and search_tools name NewPet and Pet", async () => {
     const catalog = await space.catalog();
     const signatures = Object.fromEntries(catalog.functions.map((entry) => [entry.function, entry.signature]));
     expect(signatures).toEqual({

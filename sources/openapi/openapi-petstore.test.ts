@@ -67,8 +67,25 @@ describe('openapi source: the Swagger Petstore (3.0) through a space', () => {
     expect(spec?.version).toBe('1.0.17');
     expect(spec?.functions.map((fn) => fn.name).sort()).toEqual(
       [
-        'addPet', 'createUser', 'createUsersWithListInput', 'deleteOrder', 'deletePet', 'deleteUser', 'findPetsByStatus', 'findPetsByTags', 'getInventory',
-        'getOrderById', 'getPetById', 'getUserByName', 'loginUser', 'logoutUser', 'placeOrder', 'updatePet', 'updatePetWithForm', 'updateUser', 'uploadFile',
+        'addPet',
+        'createUser',
+        'createUsersWithListInput',
+        'deleteOrder',
+        'deletePet',
+        'deleteUser',
+        'findPetsByStatus',
+        'findPetsByTags',
+        'getInventory',
+        'getOrderById',
+        'getPetById',
+        'getUserByName',
+        'loginUser',
+        'logoutUser',
+        'placeOrder',
+        'updatePet',
+        'updatePetWithForm',
+        'updateUser',
+        'uploadFile',
       ].sort(),
     );
     const approval = Object.fromEntries(spec?.functions.map((fn) => [fn.name, fn.requiresApproval === true]) ?? []);
@@ -84,7 +101,9 @@ describe('openapi source: the Swagger Petstore (3.0) through a space', () => {
     // #/components/schemas/Pet in getPetById's result and in findPetsByStatus's is Pet.
     expect(dts).toContain('export declare function getPetById(params: GetPetByIdParams): Promise<GetPetByIdResult>;');
     expect(dts).toContain('export type GetPetByIdResult = Pet;');
-    expect(dts).toMatch(/export interface Pet \{[^}]*name: string;[^}]*photoUrls: string\[\];[^}]*status\?: "available" \| "pending" \| "sold";/);
+    expect(dts).toMatch(
+      /export interface Pet \{[^}]*name: string;[^}]*photoUrls: string\[\];[^}]*status\?: "available" \| "pending" \| "sold";/,
+    );
     expect(dts.match(/export interface Pet \{/g)).toHaveLength(1);
     expect(dts).toContain('export type FindPetsByStatusResult = Pet[];');
     expect(dts).toContain('export declare function findPetsByStatus(params?: FindPetsByStatusParams): Promise<FindPetsByStatusResult>;');
@@ -148,7 +167,9 @@ export default await getPetById({ petId: 404404 });
 `);
     expect(result.success).toBe(false);
     expect(result.error).toMatchObject({ code: 'TOOL_ERROR_RESULT', capability: 'openapi-petstore', function: 'getPetById' });
-    expect(result.error?.message).toMatch(/openapi-petstore\.getPetById: GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/pet\/404404 answered 404 Not Found: \{"code":1,"type":"error","message":"Pet not found"\}/);
+    expect(result.error?.message).toMatch(
+      /openapi-petstore\.getPetById: GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/pet\/404404 answered 404 Not Found: \{"code":1,"type":"error","message":"Pet not found"\}/,
+    );
   });
 
   it('asks approval for non-GET operations and honours a denial (the request is never sent)', async () => {
@@ -186,7 +207,10 @@ describe('openapi source: limits and bad specs', () => {
 
   async function spaceWith(api: Record<string, unknown>, env: Record<string, string> = {}): Promise<Space> {
     const root = await makeTempDir('openapi-limits');
-    const config = resolveConfig({ capabilities: [], openapi: { petstore: { spec: SPEC, baseUrl: `${server.origin}/api/v3`, ...api } } }, { root, env });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { petstore: { spec: SPEC, baseUrl: `${server.origin}/api/v3`, ...api } } },
+      { root, env },
+    );
     return createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
   }
 
@@ -210,7 +234,9 @@ describe('openapi source: limits and bad specs', () => {
       const error = await space.callTool('openapi-petstore.getInventory', {}).catch((caught: unknown) => caught);
       expect(server.requests.at(-1)?.headers.api_key).toBe(wrongKey);
       expect(error).toMatchObject({ code: 'TOOL_ERROR_RESULT' });
-      expect((error as Error).message).toContain('answered 401 Unauthorized: {"code":401,"message":"api_key [REDACTED: header api_key] is not valid"}');
+      expect((error as Error).message).toContain(
+        'answered 401 Unauthorized: {"code":401,"message":"api_key [REDACTED: header api_key] is not valid"}',
+      );
       expect(JSON.stringify(error)).not.toContain(wrongKey);
     } finally {
       await space.close();
@@ -223,10 +249,13 @@ describe('openapi source: limits and bad specs', () => {
       const held = server.holdOnce('/api/v3/pet/1');
       const controller = new AbortController();
       void held.received.then(() => controller.abort());
-      const result = await space.run(`
+      const result = await space.run(
+        `
 import { getPetById } from '@capabilities/openapi-petstore';
 export default await getPetById({ petId: 1 });
-`, { signal: controller.signal });
+`,
+        { signal: controller.signal },
+      );
       expect(result.success).toBe(false);
       await held.gone;
     } finally {

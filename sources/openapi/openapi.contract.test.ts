@@ -16,7 +16,13 @@ describeSourceContract('openapi', async () => {
   await copyFile(fixture, path.join(root, 'shop.yaml'));
   const baseUrl = `${server.origin}/api/v3`;
   const config = resolveConfig(
-    { capabilities: [], openapi: { petstore: { spec: 'petstore.yaml', baseUrl, include: { tags: ['pet'] } }, shop: { spec: 'shop.yaml', baseUrl, include: { tags: ['store'] } } } },
+    {
+      capabilities: [],
+      openapi: {
+        petstore: { spec: 'petstore.yaml', baseUrl, include: { tags: ['pet'] } },
+        shop: { spec: 'shop.yaml', baseUrl, include: { tags: ['store'] } },
+      },
+    },
     { root, env: {} },
   );
   return {

@@ -2,13 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { findSharedSchemas, MIN_SHARED_SCHEMA_CHARS } from './shared-schemas.js';
 
 /** An object schema of about `fields` × 40 characters written out. */
-const big = (fields: number, tag = 'x') => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: fields }, (_, i) => [`${tag}${i}`, { type: 'string', description: `field ${i}` }])) });
+const big = (fields: number, tag = 'x') => ({
+  type: 'object',
+  properties: Object.fromEntries(Array.from({ length: fields }, (_, i) => [`${tag}${i}`, { type: 'string', description: `field ${i}` }])),
+});
 
 describe('findSharedSchemas', () => {
   it('finds an object used at several places (an alias), named after its first place', () => {
     const shared = big(20);
     const shared2 = big(20, 'y');
-    const found = findSharedSchemas([[{ type: 'array', items: shared }, '/a'], [{ properties: { p: shared, q: shared2 } }, '/b']], new Map());
+    const found = findSharedSchemas(
+      [
+        [{ type: 'array', items: shared }, '/a'],
+        [{ properties: { p: shared, q: shared2 } }, '/b'],
+      ],
+      new Map(),
+    );
     expect(found.get(shared)).toBe('/a/items');
     expect(found.has(shared2)).toBe(false);
   });
@@ -26,7 +35,14 @@ describe('findSharedSchemas', () => {
   it('leaves named schemas (components, $ref targets) to their names, and ends at their cycles', () => {
     const node: Record<string, unknown> = { type: 'object', properties: {} };
     (node.properties as Record<string, unknown>).children = { type: 'array', items: node };
-    const found = findSharedSchemas([[node, '/components/schemas/Node'], [{ items: node }, '/x'], [{ items: node }, '/y']], new Map([[node, 'Node']]));
+    const found = findSharedSchemas(
+      [
+        [node, '/components/schemas/Node'],
+        [{ items: node }, '/x'],
+        [{ items: node }, '/y'],
+      ],
+      new Map([[node, 'Node']]),
+    );
     expect(found.size).toBe(0);
   });
 

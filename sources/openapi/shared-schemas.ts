@@ -4,7 +4,20 @@ import { isJsonObject, toPointer, type JsonObject } from './json-walk.js';
 /** A schema reached more than once is named (a `$defs` entry) from this estimated size of its JSON up. */
 export const MIN_SHARED_SCHEMA_CHARS = 256;
 /** Keywords whose value is one subschema. */
-const SINGLE = ['additionalProperties', 'additionalItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema', 'items'];
+const SINGLE = [
+  'additionalProperties',
+  'additionalItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+  'items',
+];
 /** Keywords whose value is a list of subschemas. */
 const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 /** Keywords whose value maps names to subschemas. */
@@ -78,7 +91,12 @@ export function findSharedSchemas(roots: Iterable<[unknown, string]>, named: Rea
       size += key.length + 4;
     }
     onStack.delete(schema);
-    const entry: Seen = { uses: 1, pointer, hash: createHash('sha256').update(parts.join(',')).digest('base64'), size: Math.min(size, SATURATED) };
+    const entry: Seen = {
+      uses: 1,
+      pointer,
+      hash: createHash('sha256').update(parts.join(',')).digest('base64'),
+      size: Math.min(size, SATURATED),
+    };
     seen.set(schema, entry);
     return reference ?? entry;
   };

@@ -17,7 +17,14 @@ describeSourceContract('std', async () => {
     // A definition with a misplaced key fails the standard library's one unit.
     breakOneUnit: async () => ({
       label: 'std',
-      source: createStdSource(config, { extraTools: { 'std-broken': defineTool({ name: 'broken', functions: { run: { config: { requiresApproval: true }, handler: () => null } as never } }) } }),
+      source: createStdSource(config, {
+        extraTools: {
+          'std-broken': defineTool({
+            name: 'broken',
+            functions: { run: { config: { requiresApproval: true }, handler: () => null } as never },
+          }),
+        },
+      }),
     }),
   };
 });

@@ -15,6 +15,11 @@ export async function callTool(
   if (definition === undefined) throw new Error(`tool ${tool.name} has no function ${name}`);
   const params = definition.parameters instanceof z.ZodType ? await definition.parameters.parseAsync(args) : args;
   const { signal, runId } = options instanceof AbortSignal ? { signal: options, runId: undefined } : options;
-  const context: ToolCallContext = { runId: runId ?? 'test-run', capability: `std-${tool.name}`, function: name, signal: signal ?? new AbortController().signal };
+  const context: ToolCallContext = {
+    runId: runId ?? 'test-run',
+    capability: `std-${tool.name}`,
+    function: name,
+    signal: signal ?? new AbortController().signal,
+  };
   return (definition.handler as (params: unknown, context: ToolCallContext) => unknown)(params, context);
 }

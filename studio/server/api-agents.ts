@@ -42,7 +42,13 @@ export async function getAgent(context: StudioContext, index: number): Promise<u
   const dir = agentDir(context, index);
   const data = await readAgentFile(dir);
   const metadata = isObject(data.metadata) ? data.metadata : {};
-  return { index, dir, name: metadata.name ?? path.basename(dir), tools: Array.isArray(metadata.tools) ? metadata.tools : [], mode: Array.isArray(metadata.tools) ? 'tools' : 'other' };
+  return {
+    index,
+    dir,
+    name: metadata.name ?? path.basename(dir),
+    tools: Array.isArray(metadata.tools) ? metadata.tools : [],
+    mode: Array.isArray(metadata.tools) ? 'tools' : 'other',
+  };
 }
 
 /**
@@ -50,17 +56,31 @@ export async function getAgent(context: StudioContext, index: number): Promise<u
  * placeholders that name nothing, parameters the prompt never mentions, the template split for
  * highlighting, and the prompt filled with sample values (the library's filling, as a call would be).
  */
-export async function checkTool(context: StudioContext, index: number, position: number, tool: unknown, sample: unknown): Promise<ToolCheckView> {
+export async function checkTool(
+  context: StudioContext,
+  index: number,
+  position: number,
+  tool: unknown,
+  sample: unknown,
+): Promise<ToolCheckView> {
   const data = await readAgentFile(agentDir(context, index));
   const tools = toolsOf(data);
-  const edited = position >= 0 && position < tools.length ? tools.map((existing, at) => (at === position ? tool : existing)) : [...tools, tool];
+  const edited =
+    position >= 0 && position < tools.length ? tools.map((existing, at) => (at === position ? tool : existing)) : [...tools, tool];
   const at = position >= 0 && position < tools.length ? position : tools.length;
-  const issues = checkAgentFile(withTools(data, edited)).filter((issue) => issue.path.startsWith(`${AGENT_FILE}: metadata.tools.${at}`) || !issue.path.includes('metadata.tools.'));
+  const issues = checkAgentFile(withTools(data, edited)).filter(
+    (issue) => issue.path.startsWith(`${AGENT_FILE}: metadata.tools.${at}`) || !issue.path.includes('metadata.tools.'),
+  );
   const shaped = isTemplateTool(tool) ? tool : undefined;
   return {
-    errors: issues.map((issue) => ({ path: issue.path.replace(`${AGENT_FILE}: metadata.tools.${at}`, '').replace(/^\./, '') || '(tool)', message: issue.message })),
+    errors: issues.map((issue) => ({
+      path: issue.path.replace(`${AGENT_FILE}: metadata.tools.${at}`, '').replace(/^\./, '') || '(tool)',
+      message: issue.message,
+    })),
     unknownPlaceholders: shaped ? unknownPlaceholders(shaped) : [],
-    warnings: shaped ? unusedParameters(shaped).map((name) => `parameter "${name}" is not used in the prompt template (write {${name}} where it belongs)`) : [],
+    warnings: shaped
+      ? unusedParameters(shaped).map((name) => `parameter "${name}" is not used in the prompt template (write {${name}} where it belongs)`)
+      : [],
     parts: shaped ? parseTemplate(shaped.prompt) : [],
     preview: shaped ? fillTemplate(shaped, isObject(sample) ? sample : {}) : '',
   };
@@ -80,7 +100,11 @@ export async function saveTools(context: StudioContext, index: number, tools: un
   await writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`);
   await rename(temporary, file);
   context.events.publish({ type: 'agent-saved', agent: index });
-  return { saved: file, tools: tools.length, note: 'saved; rebuild the capabilities (Capabilities → Rebuild) for @capabilities/agent-* to pick the change up' };
+  return {
+    saved: file,
+    tools: tools.length,
+    note: 'saved; rebuild the capabilities (Capabilities → Rebuild) for @capabilities/agent-* to pick the change up',
+  };
 }
 
 /**
@@ -90,12 +114,17 @@ export async function saveTools(context: StudioContext, index: number, tools: un
 export async function testTool(context: StudioContext, index: number, tool: unknown, args: unknown): Promise<unknown> {
   const dir = agentDir(context, index);
   const agent = await loadAgent(dir);
-  if (!isTemplateTool(tool)) throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "tool" must be a tool with name, parameters and prompt');
+  if (!isTemplateTool(tool))
+    throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "tool" must be a tool with name, parameters and prompt');
   const model = resolveAgentModel(agent, context.config.model);
   try {
     resolveModelSettings(model, {});
   } catch (error) {
-    throw new StudioError('STUDIO_NO_MODEL', `testing a tool runs a session of agent "${agent.name}", which needs a model: ${errorMessage(error)}. The agent's own settings (tsagent.json settings.mostRecentModel and providers) come first. Restart the studio after setting it.`, { cause: error });
+    throw new StudioError(
+      'STUDIO_NO_MODEL',
+      `testing a tool runs a session of agent "${agent.name}", which needs a model: ${errorMessage(error)}. The agent's own settings (tsagent.json settings.mostRecentModel and providers) come first. Restart the studio after setting it.`,
+      { cause: error },
+    );
   }
   const edited = { ...agent, tools: [...agent.tools.filter((existing) => existing.name !== tool.name), tool as AgentTool] };
   Object.defineProperty(edited, 'providers', { value: agent.providers, enumerable: false });
@@ -119,7 +148,11 @@ function agentDirs(context: StudioContext): string[] {
 
 function agentDir(context: StudioContext, index: number): string {
   const dir = agentDirs(context)[index];
-  if (dir === undefined) throw new StudioError('STUDIO_NOT_FOUND', `no agent directory #${index}: the config lists ${agentDirs(context).length} (config "agents")`);
+  if (dir === undefined)
+    throw new StudioError(
+      'STUDIO_NOT_FOUND',
+      `no agent directory #${index}: the config lists ${agentDirs(context).length} (config "agents")`,
+    );
   return dir;
 }
 
@@ -151,5 +184,9 @@ function isTemplateTool(tool: unknown): tool is AgentTool {
 }
 
 function invalidAgent(dir: string, issues: ConfigIssue[]): StudioError {
-  return new StudioError('STUDIO_INVALID_AGENT', `not saved: ${path.join(dir, AGENT_FILE)} would not load (${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')})`, { details: { issues } });
+  return new StudioError(
+    'STUDIO_INVALID_AGENT',
+    `not saved: ${path.join(dir, AGENT_FILE)} would not load (${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')})`,
+    { details: { issues } },
+  );
 }

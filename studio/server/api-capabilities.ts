@@ -43,7 +43,8 @@ export async function rebuild(context: StudioContext, force: boolean): Promise<u
 
 /** The planner's `search_tools`, over the same catalog. */
 export async function search(context: StudioContext, query: string, detail: string): Promise<unknown> {
-  if (detail !== 'names' && detail !== 'summary' && detail !== 'full') throw new StudioError('STUDIO_BAD_REQUEST', `detail must be names, summary or full (got "${detail}")`);
+  if (detail !== 'names' && detail !== 'summary' && detail !== 'full')
+    throw new StudioError('STUDIO_BAD_REQUEST', `detail must be names, summary or full (got "${detail}")`);
   return searchTools(await context.space.catalog(), query, { detailLevel: detail as DetailLevel, limit: 50 });
 }
 

@@ -28,11 +28,14 @@ type ErrorBody = { error: { code: string; message: string } };
 function rawGet(pathname: string): Promise<{ status: number; body: ErrorBody }> {
   const url = new URL(studio.origin);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, path: pathname, headers: { authorization: `Bearer ${studio.token}` } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as ErrorBody }));
-    });
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, path: pathname, headers: { authorization: `Bearer ${studio.token}` } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as ErrorBody }));
+      },
+    );
     request.on('error', reject);
     request.end();
   });
@@ -93,12 +96,32 @@ describe('the eval API on real run folders', { timeout: 60_000 }, () => {
     expect(body.armViews.map((arm) => arm.arm)).toEqual(['direct', 'code', 'planner']);
     for (const arm of runs.after.report.arms) {
       const view = body.armViews.find((candidate) => candidate.arm === arm.arm);
-      expect(view).toMatchObject({ runs: 3, successes: 3, success: 1, turns: arm.meanTurns, promptTokens: arm.meanPromptTokens, completionTokens: arm.meanCompletionTokens, toolCalls: arm.meanToolCalls, codeRuns: arm.meanCodeRuns, searches: arm.meanSearches, totalCostUsd: arm.totalCostUsd });
+      expect(view).toMatchObject({
+        runs: 3,
+        successes: 3,
+        success: 1,
+        turns: arm.meanTurns,
+        promptTokens: arm.meanPromptTokens,
+        completionTokens: arm.meanCompletionTokens,
+        toolCalls: arm.meanToolCalls,
+        codeRuns: arm.meanCodeRuns,
+        searches: arm.meanSearches,
+        totalCostUsd: arm.totalCostUsd,
+      });
     }
     expect(body.tasks.map((task) => task.taskId)).toEqual(['0', '1', '2']);
     for (const result of runs.after.results) {
       const cell = body.tasks.find((task) => task.taskId === result.taskId)?.arms[result.arm];
-      expect(cell, `${result.arm} ${result.taskId}`).toMatchObject({ success: 1, turns: result.turns, promptTokens: result.promptTokens, toolCalls: result.toolCalls, codeRuns: result.codeRuns, wallMs: result.wallMs, runs: 1, reasons: [] });
+      expect(cell, `${result.arm} ${result.taskId}`).toMatchObject({
+        success: 1,
+        turns: result.turns,
+        promptTokens: result.promptTokens,
+        toolCalls: result.toolCalls,
+        codeRuns: result.codeRuns,
+        wallMs: result.wallMs,
+        runs: 1,
+        reasons: [],
+      });
     }
     expect(body.tasks.every((task) => !task.outcomesDiffer)).toBe(true);
     expect(body.problems).toEqual([]);
@@ -149,7 +172,7 @@ describe('the eval API on hostile run folders', { timeout: 60_000 }, () => {
     // ".." (and "%2E%2E", which URL parsing treats alike) is resolved before routing: /api/eval/ is no route.
     expect((await rawGet('/api/eval/runs/..')).status).toBe(404);
     expect((await rawGet('/api/eval/runs/%2E%2E')).status).toBe(404);
-    for (const id of [ '..%2F..%2Fetc', 'a%2Fb', '.hidden', '%00']) {
+    for (const id of ['..%2F..%2Fetc', 'a%2Fb', '.hidden', '%00']) {
       const { status, body } = await rawGet(`/api/eval/runs/${id}`);
       expect(status, id).toBe(400);
       expect(body.error.message, id).toMatch(/is not an eval run id/);
@@ -193,7 +216,9 @@ describe('the eval API on hostile run folders', { timeout: 60_000 }, () => {
   it('refuses a transcript over the size cap or not JSON, naming the file', async () => {
     const huge = await get<ErrorBody>('/api/eval/runs/broken/transcripts/planner/0/1');
     expect(huge.status).toBe(400);
-    expect(huge.body.error.message).toMatch(new RegExp(`transcripts/planner/0#1\\.json is \\d+ bytes, over the ${MAX_TRANSCRIPT_BYTES} bytes read at most`));
+    expect(huge.body.error.message).toMatch(
+      new RegExp(`transcripts/planner/0#1\\.json is \\d+ bytes, over the ${MAX_TRANSCRIPT_BYTES} bytes read at most`),
+    );
     const bad = await get<ErrorBody>('/api/eval/runs/broken/transcripts/planner/1/1');
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/transcripts\/planner\/1#1\.json is not JSON/);

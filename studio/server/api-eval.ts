@@ -1,11 +1,33 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../../core/index.js';
-import { buildReport, EvalError, EvalFileMissingError, evalRunDir, listEvalRunIds, readEvalRunFolder, readEvalTranscript, type Arm, type EvalRunFolder, type TaskRow } from '../../eval/index.js';
+import {
+  buildReport,
+  EvalError,
+  EvalFileMissingError,
+  evalRunDir,
+  listEvalRunIds,
+  readEvalRunFolder,
+  readEvalTranscript,
+  type Arm,
+  type EvalRunFolder,
+  type TaskRow,
+} from '../../eval/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
 import { transcriptEntries } from './eval-transcript.js';
-import type { EvalArmView, EvalComparisonView, EvalDelta, EvalMetrics, EvalRunListView, EvalRunSummary, EvalRunView, EvalTaskArmView, EvalTaskView, EvalTranscriptView } from './wire-types.js';
+import type {
+  EvalArmView,
+  EvalComparisonView,
+  EvalDelta,
+  EvalMetrics,
+  EvalRunListView,
+  EvalRunSummary,
+  EvalRunView,
+  EvalTaskArmView,
+  EvalTaskView,
+  EvalTranscriptView,
+} from './wire-types.js';
 
 /** Eval runs listed at most, newest first (the folders last changed are read; the rest not at all). */
 const MAX_EVAL_RUNS = 100;
@@ -47,8 +69,13 @@ function summaryOf(id: string, run: EvalRunFolder): EvalRunSummary {
 /** The run folders under the eval folder with their settings and outcomes; an unreadable one says why. */
 export async function listEvalRuns(context: StudioContext): Promise<EvalRunListView> {
   const all = await listEvalRunIds(context.evalDir);
-  const changed = await Promise.all(all.map(async (id) => ({ id, at: (await lstat(path.join(context.evalDir, id)).catch(() => undefined))?.mtimeMs ?? 0 })));
-  const ids = changed.sort((a, b) => b.at - a.at).slice(0, MAX_EVAL_RUNS).map((entry) => entry.id);
+  const changed = await Promise.all(
+    all.map(async (id) => ({ id, at: (await lstat(path.join(context.evalDir, id)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
+  const ids = changed
+    .sort((a, b) => b.at - a.at)
+    .slice(0, MAX_EVAL_RUNS)
+    .map((entry) => entry.id);
   const runs: EvalRunSummary[] = [];
   for (const id of ids) {
     try {
@@ -115,7 +142,13 @@ export async function getEvalRun(context: StudioContext, id: string): Promise<Ev
 }
 
 /** One task's transcript in one arm, as steps in order (messages, calls, programs, results, answer). */
-export async function getEvalTranscript(context: StudioContext, id: string, arm: string, taskId: string, repetition: string): Promise<EvalTranscriptView> {
+export async function getEvalTranscript(
+  context: StudioContext,
+  id: string,
+  arm: string,
+  taskId: string,
+  repetition: string,
+): Promise<EvalTranscriptView> {
   const run = await openRun(context, id);
   const number = /^\d{1,6}$/.test(repetition) ? Number(repetition) : Number.NaN;
   let transcript: unknown[];
@@ -138,14 +171,27 @@ export async function getEvalTranscript(context: StudioContext, id: string, arm:
   });
 }
 
-const METRICS: (keyof EvalMetrics)[] = ['success', 'turns', 'promptTokens', 'completionTokens', 'toolCalls', 'codeRuns', 'searches', 'wallMs', 'costUsd'];
+const METRICS: (keyof EvalMetrics)[] = [
+  'success',
+  'turns',
+  'promptTokens',
+  'completionTokens',
+  'toolCalls',
+  'codeRuns',
+  'searches',
+  'wallMs',
+  'costUsd',
+];
 
 function deltaOf(before: EvalMetrics | undefined, after: EvalMetrics | undefined): EvalDelta {
-  const pick = (metrics: EvalMetrics): EvalMetrics => Object.fromEntries(METRICS.map((key) => [key, metrics[key]])) as unknown as EvalMetrics;
+  const pick = (metrics: EvalMetrics): EvalMetrics =>
+    Object.fromEntries(METRICS.map((key) => [key, metrics[key]])) as unknown as EvalMetrics;
   return {
     ...(before ? { before: pick(before) } : {}),
     ...(after ? { after: pick(after) } : {}),
-    ...(before && after ? { delta: Object.fromEntries(METRICS.map((key) => [key, after[key] - before[key]])) as unknown as EvalMetrics } : {}),
+    ...(before && after
+      ? { delta: Object.fromEntries(METRICS.map((key) => [key, after[key] - before[key]])) as unknown as EvalMetrics }
+      : {}),
   };
 }
 
@@ -169,7 +215,13 @@ export async function compareEvalRuns(context: StudioContext, beforeId: string, 
   return {
     before: summary(before),
     after: summary(after),
-    arms: arms.map((arm) => ({ arm, ...deltaOf(before.armViews.find((view) => view.arm === arm), after.armViews.find((view) => view.arm === arm)) })),
+    arms: arms.map((arm) => ({
+      arm,
+      ...deltaOf(
+        before.armViews.find((view) => view.arm === arm),
+        after.armViews.find((view) => view.arm === arm),
+      ),
+    })),
     tasks: taskIds.map((taskId) => {
       const was = before.tasks.find((task) => task.taskId === taskId);
       const is = after.tasks.find((task) => task.taskId === taskId);

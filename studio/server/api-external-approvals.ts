@@ -22,14 +22,22 @@ export function askExternalApproval(context: StudioContext, body: unknown, respo
   const origin = readOrigin(body);
   const asked = context.approvals.askExternal(request, origin);
   if (!asked) {
-    throw new StudioError('STUDIO_TOO_MANY', `the studio's inbox already holds ${MAX_EXTERNAL_APPROVALS} calls of attached processes waiting for a decision: decide some of them first`);
+    throw new StudioError(
+      'STUDIO_TOO_MANY',
+      `the studio's inbox already holds ${MAX_EXTERNAL_APPROVALS} calls of attached processes waiting for a decision: decide some of them first`,
+    );
   }
-  response.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  response.writeHead(200, {
+    'content-type': 'application/x-ndjson; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   const send = (line: ExternalApprovalLine): void => void response.write(`${JSON.stringify(line)}\n`);
   send({ type: 'waiting', id: asked.id });
   let decided = false;
   response.once('close', () => {
-    if (!decided) context.approvals.withdraw(asked.id, `${origin.kind} (pid ${origin.pid}) stopped waiting: its run ended or it was stopped`);
+    if (!decided)
+      context.approvals.withdraw(asked.id, `${origin.kind} (pid ${origin.pid}) stopped waiting: its run ended or it was stopped`);
   });
   void asked.decision.then((decision) => {
     decided = true;
@@ -40,13 +48,18 @@ export function askExternalApproval(context: StudioContext, body: unknown, respo
 }
 
 function text(value: unknown, name: string, max: number): string {
-  if (!isString(value) || value.length > max) throw new StudioError('STUDIO_BAD_REQUEST', `request body: "${name}" must be a string of at most ${max} characters`);
+  if (!isString(value) || value.length > max)
+    throw new StudioError('STUDIO_BAD_REQUEST', `request body: "${name}" must be a string of at most ${max} characters`);
   return value;
 }
 
 function readRequest(body: unknown): ApprovalRequest {
   const request = isObject(body) && isObject(body.request) ? body.request : undefined;
-  if (!request) throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "request" must be the approval request ({ capability, function, params, message, timestamp })');
+  if (!request)
+    throw new StudioError(
+      'STUDIO_BAD_REQUEST',
+      'request body: "request" must be the approval request ({ capability, function, params, message, timestamp })',
+    );
   return {
     ...(request.runId !== undefined ? { runId: text(request.runId, 'request.runId', 200) } : {}),
     capability: text(request.capability, 'request.capability', 200),
@@ -60,7 +73,14 @@ function readRequest(body: unknown): ApprovalRequest {
 function readOrigin(body: unknown): AttachedOrigin {
   const origin = isObject(body) && isObject(body.origin) ? body.origin : undefined;
   const kind = origin?.kind;
-  if (!origin || (kind !== 'run' && kind !== 'task' && kind !== 'serve')) throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "origin.kind" must be "run", "task" or "serve"');
-  if (!Number.isInteger(origin.pid) || (origin.pid as number) <= 0) throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "origin.pid" must be a process id');
-  return { kind, pid: origin.pid as number, cwd: text(origin.cwd, 'origin.cwd', 4096), ...(origin.detail !== undefined ? { detail: text(origin.detail, 'origin.detail', 200) } : {}) };
+  if (!origin || (kind !== 'run' && kind !== 'task' && kind !== 'serve'))
+    throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "origin.kind" must be "run", "task" or "serve"');
+  if (!Number.isInteger(origin.pid) || (origin.pid as number) <= 0)
+    throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "origin.pid" must be a process id');
+  return {
+    kind,
+    pid: origin.pid as number,
+    cwd: text(origin.cwd, 'origin.cwd', 4096),
+    ...(origin.detail !== undefined ? { detail: text(origin.detail, 'origin.detail', 200) } : {}),
+  };
 }

@@ -62,16 +62,34 @@ async function writeRecord(context: StudioContext, record: CodeRunView): Promise
  * inbox) and its result come back as events. With no worker alive, the page is told at once; the
  * run waits in the store for one. The record stays in the store (the runs pane reads it there).
  */
-async function runInStore(context: StudioContext, store: StudioStore, runId: string, code: string, name: string | undefined): Promise<CodeRunView> {
+async function runInStore(
+  context: StudioContext,
+  store: StudioStore,
+  runId: string,
+  code: string,
+  name: string | undefined,
+): Promise<CodeRunView> {
   const startedAt = new Date().toISOString();
   const followed = followStoredRun(store, context.events, context.redact, runId);
   let submitted: RunResult & { runId: string };
   try {
-    submitted = await submitRun({ store: store.url, code, runId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker }, store.connection);
+    submitted = await submitRun(
+      { store: store.url, code, runId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker },
+      store.connection,
+    );
   } finally {
     followed.done();
   }
   const { runId: _runId, ...result } = context.redact(submitted);
   context.events.publish({ type: 'run-end', runId, success: result.success });
-  return { kind: 'code-run', runId, startedAt, code, ...(name ? { name } : {}), result, calls: [], ...(followed.worker ? { worker: followed.worker } : {}) };
+  return {
+    kind: 'code-run',
+    runId,
+    startedAt,
+    code,
+    ...(name ? { name } : {}),
+    result,
+    calls: [],
+    ...(followed.worker ? { worker: followed.worker } : {}),
+  };
 }

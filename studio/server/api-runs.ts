@@ -19,9 +19,18 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
  */
 export async function listRuns(context: StudioContext): Promise<RunListView> {
   const names = await readdir(context.runsDir).catch(() => [] as string[]);
-  const [found, stored] = await Promise.all([Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name))), listStoredRuns(context)]);
-  const runs = [...found.filter((run): run is RunSummary => run !== undefined), ...stored.runs].sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
-  return { runsDir: context.runsDir, runs: runs.slice(0, MAX_RUNS), ...(context.store ? { store: { url: context.store.label, ...(stored.problem ? { problem: stored.problem } : {}) } } : {}) };
+  const [found, stored] = await Promise.all([
+    Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name))),
+    listStoredRuns(context),
+  ]);
+  const runs = [...found.filter((run): run is RunSummary => run !== undefined), ...stored.runs].sort((a, b) =>
+    b.modifiedAt.localeCompare(a.modifiedAt),
+  );
+  return {
+    runsDir: context.runsDir,
+    runs: runs.slice(0, MAX_RUNS),
+    ...(context.store ? { store: { url: context.store.label, ...(stored.problem ? { problem: stored.problem } : {}) } } : {}),
+  };
 }
 
 async function listStoredRuns(context: StudioContext): Promise<{ runs: RunSummary[]; problem?: string }> {
@@ -61,8 +70,12 @@ export async function getRun(context: StudioContext, id: string): Promise<unknow
   const record = path.join(dir, 'code-run.json');
   if (await exists(record)) return { id, kind: 'code-run', file: record, ...(JSON.parse(await readFile(record, 'utf8')) as object) };
   const stored = await context.store?.monitor.run(id);
-  if (stored) return context.redact({ ...stored, kind: stored.kind === 'task' ? 'stored-task' : 'stored-run', store: context.store?.label });
-  throw new StudioError('STUDIO_NOT_FOUND', `no run "${id}" under ${context.runsDir} (neither trace.jsonl nor code-run.json)${context.store ? ` nor in the store ${context.store.label}` : ''}`);
+  if (stored)
+    return context.redact({ ...stored, kind: stored.kind === 'task' ? 'stored-task' : 'stored-run', store: context.store?.label });
+  throw new StudioError(
+    'STUDIO_NOT_FOUND',
+    `no run "${id}" under ${context.runsDir} (neither trace.jsonl nor code-run.json)${context.store ? ` nor in the store ${context.store.label}` : ''}`,
+  );
 }
 
 /**
@@ -72,10 +85,16 @@ export async function getRun(context: StudioContext, id: string): Promise<unknow
 export async function replayRun(context: StudioContext, id: string): Promise<ReplayView> {
   if (!RUN_ID.test(id)) throw new StudioError('STUDIO_BAD_REQUEST', `"${id}" is not a run id (a folder name under ${context.runsDir})`);
   const trace = path.join(context.runsDir, id, 'trace.jsonl');
-  if (!(await exists(trace))) throw new StudioError('STUDIO_NOT_FOUND', `run "${id}" has no trace.jsonl to replay (only planner tasks can be replayed)`);
+  if (!(await exists(trace)))
+    throw new StudioError('STUDIO_NOT_FOUND', `run "${id}" has no trace.jsonl to replay (only planner tasks can be replayed)`);
   const recorded = await readTrace(trace);
   const taskId = `replay-${randomUUID()}`;
-  const result = await executeTask(recorded.task, { space: context.space, replay: recorded.replies, model: { model: recorded.model }, taskId });
+  const result = await executeTask(recorded.task, {
+    space: context.space,
+    replay: recorded.replies,
+    model: { model: recorded.model },
+    taskId,
+  });
   return { id: taskId, success: result.success, summary: context.redact(result.finalSummary), error: context.redact(result.error) };
 }
 
@@ -108,7 +127,9 @@ async function summarizeRun(context: StudioContext, id: string): Promise<RunSumm
         ...(data.result?.success !== undefined ? { success: data.result.success } : {}),
         ...(data.result?.calls !== undefined ? { calls: data.result.calls } : {}),
         ...(data.result?.durationMs !== undefined ? { durationMs: data.result.durationMs } : {}),
-        ...(data.result?.error?.message ? { error: `${data.result.error.code ? `${data.result.error.code}: ` : ''}${data.result.error.message}` } : {}),
+        ...(data.result?.error?.message
+          ? { error: `${data.result.error.code ? `${data.result.error.code}: ` : ''}${data.result.error.message}` }
+          : {}),
       };
     }
   } catch (error) {
@@ -131,7 +152,12 @@ export function codeRunTitle(run: Partial<Pick<CodeRunView, 'name' | 'calls' | '
     const rest = more.length === 0 ? '' : ` and ${more.length} more call${more.length === 1 ? '' : 's'}`;
     return `${cut(`${first.capability}.${first.function}(${first.args})`, MAX_TITLE - rest.length)}${rest}`;
   }
-  const statement = (run.code ?? '').split('\n').map((line) => line.trim()).find((line) => line !== '' && !line.startsWith('//') && !line.startsWith('import ') && !line.startsWith('/*') && !line.startsWith('*'));
+  const statement = (run.code ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .find(
+      (line) => line !== '' && !line.startsWith('//') && !line.startsWith('import ') && !line.startsWith('/*') && !line.startsWith('*'),
+    );
   return statement ? cut(statement) : 'a program that made no capability call';
 }
 

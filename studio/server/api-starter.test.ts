@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CapabilitySpec, FunctionSpec } from '../../core/index.js';
 import { sampleValue, starterCode } from './api-starter.js';
 
-const fn = (name: string, inputSchema: Record<string, unknown>, description = ''): FunctionSpec => ({ name, toolName: name, description, inputSchema, resultKind: 'json' }) as unknown as FunctionSpec;
+const fn = (name: string, inputSchema: Record<string, unknown>, description = ''): FunctionSpec =>
+  ({ name, toolName: name, description, inputSchema, resultKind: 'json' }) as unknown as FunctionSpec;
 const spec = (module: string, namespace: string, functions: FunctionSpec[]): CapabilitySpec =>
   ({ module, namespace, source: { kind: 'json', path: `tools/${module}.json` }, config: {}, functions }) as unknown as CapabilitySpec;
 
@@ -22,13 +23,24 @@ describe('sampleValue', () => {
       },
       required: ['city', 'unit', 'days', 'when', 'mode', 'limit', 'tag'],
     };
-    expect(sampleValue(schema, schema, 0)).toEqual({ city: 'examplexxxxx', unit: 'celsius', days: 3, when: '2026-01-01', mode: 'fast', limit: 10, tag: 'urgent' });
+    expect(sampleValue(schema, schema, 0)).toEqual({
+      city: 'examplexxxxx',
+      unit: 'celsius',
+      days: 3,
+      when: '2026-01-01',
+      mode: 'fast',
+      limit: 10,
+      tag: 'urgent',
+    });
   });
 
   it('follows local $refs, takes the first non-null variant, honours minItems and stops at a recursive $ref', () => {
     const schema = {
       type: 'object',
-      $defs: { address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } },
+      $defs: {
+        address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] },
+      },
       properties: {
         from: { $ref: '#/$defs/address' },
         parcels: { type: 'array', minItems: 2, items: { type: 'object', properties: { kg: { type: 'number' } }, required: ['kg'] } },
@@ -47,14 +59,27 @@ describe('sampleValue', () => {
 
 describe('starterCode', () => {
   it('imports the namespace and calls the function with its sample, as TypeScript', () => {
-    const code = starterCode(spec('notebook', 'notebook', [fn('addNote', { type: 'object', properties: { title: { type: 'string' }, 'x-y': { type: 'string' } }, required: ['title', 'x-y'] }, "Add a note\nmore")]), fn('addNote', { type: 'object', properties: { title: { type: 'string' }, 'x-y': { type: 'string' } }, required: ['title', 'x-y'] }, "Add a note\nmore"));
+    const code = starterCode(
+      spec('notebook', 'notebook', [
+        fn(
+          'addNote',
+          { type: 'object', properties: { title: { type: 'string' }, 'x-y': { type: 'string' } }, required: ['title', 'x-y'] },
+          'Add a note\nmore',
+        ),
+      ]),
+      fn(
+        'addNote',
+        { type: 'object', properties: { title: { type: 'string' }, 'x-y': { type: 'string' } }, required: ['title', 'x-y'] },
+        'Add a note\nmore',
+      ),
+    );
     expect(code).toContain("import { notebook } from '@capabilities/notebook';");
-    expect(code).toContain("// notebook.addNote: Add a note\n");
+    expect(code).toContain('// notebook.addNote: Add a note\n');
     expect(code).toContain("const result = await notebook.addNote({ title: 'example', 'x-y': 'example' });");
     expect(code).toContain('export default result;');
   });
 
-  it('imports the function itself when a function has the namespace\'s name', () => {
+  it("imports the function itself when a function has the namespace's name", () => {
     const getWeather = fn('getWeather', { type: 'object', properties: {} });
     const code = starterCode(spec('get-weather', 'getWeather', [getWeather]), getWeather);
     expect(code).toContain("import { getWeather } from '@capabilities/get-weather';");
@@ -62,7 +87,7 @@ describe('starterCode', () => {
   });
 
   it('writes strings with quotes and newlines as valid literals', () => {
-    const say = fn('say', { type: 'object', properties: { text: { type: 'string', default: "it's\n\"quoted\"" } }, required: ['text'] });
+    const say = fn('say', { type: 'object', properties: { text: { type: 'string', default: 'it\'s\n"quoted"' } }, required: ['text'] });
     const code = starterCode(spec('talk', 'talk', [say]), say);
     const call = /talk\.say\((.*)\);/.exec(code)?.[1] ?? '';
     expect(call).toBe(`{ text: 'it\\'s\\n"quoted"' }`);

@@ -36,30 +36,45 @@ async function makeStarter(context: StudioContext): Promise<StarterProgram> {
   for (const { spec, fn } of candidates) {
     const code = starterCode(spec, fn);
     const diagnostics = await context.space.check(code);
-    if (diagnostics.length === 0) return { code, from: { module: spec.module, function: fn.name }, hint: `A first program from this space's ${spec.module}.${fn.name}: edit it, then Run (Ctrl+Enter).` };
+    if (diagnostics.length === 0)
+      return {
+        code,
+        from: { module: spec.module, function: fn.name },
+        hint: `A first program from this space's ${spec.module}.${fn.name}: edit it, then Run (Ctrl+Enter).`,
+      };
   }
   const own = specs.filter((spec) => OWN_KINDS.includes(spec.source.kind));
   return {
     code: '',
-    hint: own.length === 0
-      ? 'This space has no capabilities of its own yet: add a tool (a JSON tool file, a defineTool module, an MCP server or an OpenAPI spec) to its config and Rebuild in the Capabilities pane. Programs import them from @capabilities/<name>; the standard library (@capabilities/std-*) is there already.'
-      : `Write a program that imports this space's capabilities (${own.map((spec) => `@capabilities/${spec.module}`).join(', ')}); the Capabilities pane shows their functions and types.`,
+    hint:
+      own.length === 0
+        ? 'This space has no capabilities of its own yet: add a tool (a JSON tool file, a defineTool module, an MCP server or an OpenAPI spec) to its config and Rebuild in the Capabilities pane. Programs import them from @capabilities/<name>; the standard library (@capabilities/std-*) is there already.'
+        : `Write a program that imports this space's capabilities (${own.map((spec) => `@capabilities/${spec.module}`).join(', ')}); the Capabilities pane shows their functions and types.`,
   };
 }
 
 /** The space's own functions, first module first; within a module, those without approval first. */
 function ownFunctions(specs: readonly CapabilitySpec[]): { spec: CapabilitySpec; fn: FunctionSpec }[] {
   const rank = (spec: CapabilitySpec): number => (spec.source.kind === 'agent' ? 1 : 0); // an agent's calls need a model
-  const own = specs.filter((spec) => OWN_KINDS.includes(spec.source.kind)).map((spec, index) => ({ spec, index })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index);
+  const own = specs
+    .filter((spec) => OWN_KINDS.includes(spec.source.kind))
+    .map((spec, index) => ({ spec, index }))
+    .sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index);
   return own.flatMap(({ spec }) => {
     const approval = (fn: FunctionSpec): number => (fn.requiresApproval || spec.config.requiresApproval ? 1 : 0);
-    return spec.functions.map((fn, index) => ({ fn, index })).sort((a, b) => approval(a.fn) - approval(b.fn) || a.index - b.index).map(({ fn }) => ({ spec, fn }));
+    return spec.functions
+      .map((fn, index) => ({ fn, index }))
+      .sort((a, b) => approval(a.fn) - approval(b.fn) || a.index - b.index)
+      .map(({ fn }) => ({ spec, fn }));
   });
 }
 
 /** `import { ns } from '@capabilities/m'; const result = await ns.fn({ … }); export default result;` */
 export function starterCode(spec: CapabilitySpec, fn: FunctionSpec): string {
-  const binding = namespaceBinding(spec.namespace, spec.functions.map((each) => each.name));
+  const binding = namespaceBinding(
+    spec.namespace,
+    spec.functions.map((each) => each.name),
+  );
   // The namespace is exported unless a function has its name; the function always is.
   const [imported, callee] = binding.exported ? [spec.namespace, `${spec.namespace}.${fn.name}`] : [fn.name, fn.name];
   const args = sampleValue(fn.inputSchema, fn.inputSchema, 0) ?? {};
@@ -89,7 +104,8 @@ export function sampleValue(schema: unknown, root: unknown, depth: number): unkn
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   for (const key of ['oneOf', 'anyOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return sampleValue(options.find((option) => !(isSchema(option) && option.type === 'null')) ?? options[0], root, depth + 1);
+    if (Array.isArray(options) && options.length > 0)
+      return sampleValue(options.find((option) => !(isSchema(option) && option.type === 'null')) ?? options[0], root, depth + 1);
   }
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.map((part) => sampleValue(part, root, depth + 1));
@@ -102,7 +118,12 @@ export function sampleValue(schema: unknown, root: unknown, depth: number): unkn
       return sampleString(schema);
     case 'integer':
     case 'number': {
-      const minimum = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : undefined;
+      const minimum =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + 1
+            : undefined;
       const maximum = typeof schema.maximum === 'number' ? schema.maximum : undefined;
       const value = minimum !== undefined && minimum > 1 ? minimum : maximum !== undefined && maximum < 1 ? maximum : 1;
       return type === 'integer' ? Math.ceil(value) : value;
@@ -128,7 +149,15 @@ export function sampleValue(schema: unknown, root: unknown, depth: number): unkn
 }
 
 function sampleString(schema: Schema): string {
-  const formats: Record<string, string> = { date: '2026-01-01', 'date-time': '2026-01-01T09:00:00Z', time: '09:00:00', email: 'someone@example.com', uri: 'https://example.com/', url: 'https://example.com/', uuid: '00000000-0000-4000-8000-000000000000' };
+  const formats: Record<string, string> = {
+    date: '2026-01-01',
+    'date-time': '2026-01-01T09:00:00Z',
+    time: '09:00:00',
+    email: 'someone@example.com',
+    uri: 'https://example.com/',
+    url: 'https://example.com/',
+    uuid: '00000000-0000-4000-8000-000000000000',
+  };
   let text = (typeof schema.format === 'string' ? formats[schema.format] : undefined) ?? 'example';
   if (typeof schema.minLength === 'number' && text.length < schema.minLength) text = text.padEnd(Math.min(schema.minLength, 200), 'x');
   if (typeof schema.maxLength === 'number' && text.length > schema.maxLength) text = text.slice(0, schema.maxLength);
@@ -154,9 +183,14 @@ function literal(value: unknown, indent: string): string {
   const inner = `${indent}  `;
   const parts = Array.isArray(value)
     ? value.map((item) => literal(item, inner))
-    : Object.entries(value).map(([key, item]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : `'${key.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`}: ${literal(item, inner)}`);
+    : Object.entries(value).map(
+        ([key, item]) =>
+          `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : `'${key.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`}: ${literal(item, inner)}`,
+      );
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   if (parts.length === 0) return `${open}${close}`;
   const oneLine = Array.isArray(value) ? `[${parts.join(', ')}]` : `{ ${parts.join(', ')} }`;
-  return oneLine.length <= 80 && !oneLine.includes('\n') ? oneLine : `${open}\n${parts.map((part) => `${inner}${part}`).join(',\n')},\n${indent}${close}`;
+  return oneLine.length <= 80 && !oneLine.includes('\n')
+    ? oneLine
+    : `${open}\n${parts.map((part) => `${inner}${part}`).join(',\n')},\n${indent}${close}`;
 }

@@ -18,23 +18,35 @@ export type { TaskRunView };
 export async function runTask(context: StudioContext, task: string): Promise<TaskRunView> {
   if (task.trim() === '') throw new StudioError('STUDIO_BAD_REQUEST', 'request body: "task" must say in words what to do');
   const taskId = `task-${randomUUID()}`;
-  const publish = (event: PlannerEvent | unknown): void => context.events.publish({ type: 'task-event', runId: taskId, event: context.redact(event) });
+  const publish = (event: PlannerEvent | unknown): void =>
+    context.events.publish({ type: 'task-event', runId: taskId, event: context.redact(event) });
   if (context.store) return runInStore(context, context.store, taskId, task, publish);
   try {
     resolveModelSettings({}, context.config.model);
   } catch (error) {
-    throw new StudioError('STUDIO_NO_MODEL', `a task needs a model: ${errorMessage(error)}. Restart the studio after setting it.`, { cause: error });
+    throw new StudioError('STUDIO_NO_MODEL', `a task needs a model: ${errorMessage(error)}. Restart the studio after setting it.`, {
+      cause: error,
+    });
   }
   const result = await executeTask(task, { space: context.space, taskId, onEvent: publish });
   context.events.publish({ type: 'run-end', runId: taskId, success: result.success });
   return view(context, result);
 }
 
-async function runInStore(context: StudioContext, store: StudioStore, taskId: string, task: string, publish: (event: unknown) => void): Promise<TaskRunView> {
+async function runInStore(
+  context: StudioContext,
+  store: StudioStore,
+  taskId: string,
+  task: string,
+  publish: (event: unknown) => void,
+): Promise<TaskRunView> {
   const followed = followStoredRun(store, context.events, context.redact, taskId, publish);
   let result: TaskResult;
   try {
-    result = await submitTask({ store: store.url, task, runId: taskId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker }, store.connection);
+    result = await submitTask(
+      { store: store.url, task, runId: taskId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker },
+      store.connection,
+    );
   } finally {
     followed.done();
   }

@@ -25,7 +25,11 @@ export async function callFunction(context: StudioContext, id: string, args: unk
     return { request, response: { ok: true, value: context.redact(value) }, durationMs: performance.now() - started };
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : 'ERROR';
-    return { request, response: { ok: false, error: { code, message: context.redact(errorMessage(error)) } }, durationMs: performance.now() - started };
+    return {
+      request,
+      response: { ok: false, error: { code, message: context.redact(errorMessage(error)) } },
+      durationMs: performance.now() - started,
+    };
   }
 }
 
@@ -33,6 +37,10 @@ async function findFunction(context: StudioContext, id: string): Promise<Functio
   const dot = id.lastIndexOf('.');
   const spec = (await context.space.capabilities()).find((candidate) => candidate.module === id.slice(0, dot));
   const fn = spec?.functions.find((candidate) => candidate.name === id.slice(dot + 1));
-  if (!fn) throw new StudioError('STUDIO_NOT_FOUND', `no function "${id}" in the build: use "<module>.<function>" as the capabilities pane lists them`);
+  if (!fn)
+    throw new StudioError(
+      'STUDIO_NOT_FOUND',
+      `no function "${id}" in the build: use "<module>.<function>" as the capabilities pane lists them`,
+    );
   return fn;
 }

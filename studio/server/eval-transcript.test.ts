@@ -7,7 +7,14 @@ describe('transcriptEntries', () => {
     const { entries, truncated } = transcriptEntries([
       { role: 'system', content: 'policy' },
       { role: 'user', content: 'the task' },
-      { role: 'assistant', content: null, tool_calls: [{ function: { name: 'search_tools', arguments: '{"query":"x"}' } }, { function: { name: 'execute_code', arguments: JSON.stringify({ code: 'export default 1;' }) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { function: { name: 'search_tools', arguments: '{"query":"x"}' } },
+          { function: { name: 'execute_code', arguments: JSON.stringify({ code: 'export default 1;' }) } },
+        ],
+      },
       { role: 'tool', content: 'Result: 1\n(0 capability calls, 3 ms)' },
       { role: 'tool', content: 'Error: no such order' },
       { role: 'assistant', content: 'done' },
@@ -34,13 +41,18 @@ describe('transcriptEntries', () => {
     expect(entries[5]).toMatchObject({ title: 'mystery', text: JSON.stringify({ secret: 'x' }, null, 2) });
     expect(entries[6]?.text).toMatch(/… \(5 more characters\)$/);
     expect(truncated).toBe(true);
-    expect(transcriptEntries(Array.from({ length: MAX_TRANSCRIPT_ENTRIES + 3 }, () => ({ role: 'user', content: 'x' }))).entries).toHaveLength(MAX_TRANSCRIPT_ENTRIES);
+    expect(
+      transcriptEntries(Array.from({ length: MAX_TRANSCRIPT_ENTRIES + 3 }, () => ({ role: 'user', content: 'x' }))).entries,
+    ).toHaveLength(MAX_TRANSCRIPT_ENTRIES);
   });
 
   it("reads the planner's events: the task, its calls, program outcomes and the answer", () => {
     const { entries } = transcriptEntries([
       { type: 'task-start', task: 'do it' },
-      { type: 'model-reply', reply: { message: { content: null, tool_calls: [{ function: { name: 'run_code', arguments: '{"code":"export default 2;"}' } }] } } },
+      {
+        type: 'model-reply',
+        reply: { message: { content: null, tool_calls: [{ function: { name: 'run_code', arguments: '{"code":"export default 2;"}' } }] } },
+      },
       { type: 'code-run', ok: true, calls: 2, durationMs: 5 },
       { type: 'tool-call', name: 'retail.getOrderDetails', ok: false, durationMs: 1, error: { code: 'X', message: 'no' } },
       { type: 'task-finish', success: true, summary: 'all done' },

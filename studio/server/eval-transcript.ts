@@ -10,7 +10,8 @@ const CODE_TOOLS = new Set(['execute_code', 'run_code']);
 
 type Record_ = Record<string, unknown>;
 const isObject = (value: unknown): value is Record_ => typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value, null, 2));
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value, null, 2);
 
 /**
  * A transcript as steps in order, whichever arm wrote it: chat messages (direct, code: system, user,
@@ -88,13 +89,27 @@ function eventEntries(event: Record_, push: (entry: EvalTranscriptEntry) => void
       return;
     }
     case 'search-run':
-      push({ kind: 'tool-result', title: 'search', text: `${Array.isArray(event.matches) ? event.matches.length : 0} of ${text(event.total)} functions for "${text(event.query)}"${event.detailLevel ? ` (${text(event.detailLevel)})` : ''}`, ok: true });
+      push({
+        kind: 'tool-result',
+        title: 'search',
+        text: `${Array.isArray(event.matches) ? event.matches.length : 0} of ${text(event.total)} functions for "${text(event.query)}"${event.detailLevel ? ` (${text(event.detailLevel)})` : ''}`,
+        ok: true,
+      });
       return;
     case 'tool-call':
-      push({ kind: 'tool-result', title: text(event.name), text: `${event.ok ? 'ok' : 'failed'} in ${Number(event.durationMs ?? 0).toFixed(1)} ms${event.error ? `: ${text(event.error)}` : ''}`, ok: event.ok === true });
+      push({
+        kind: 'tool-result',
+        title: text(event.name),
+        text: `${event.ok ? 'ok' : 'failed'} in ${Number(event.durationMs ?? 0).toFixed(1)} ms${event.error ? `: ${text(event.error)}` : ''}`,
+        ok: event.ok === true,
+      });
       return;
     case 'code-run':
-      push({ kind: 'code-result', text: `${event.ok ? 'ok' : 'failed'}, ${text(event.calls)} calls, ${Number(event.durationMs ?? 0).toFixed(1)} ms${event.error ? `: ${text(event.error)}` : ''}`, ok: event.ok === true });
+      push({
+        kind: 'code-result',
+        text: `${event.ok ? 'ok' : 'failed'}, ${text(event.calls)} calls, ${Number(event.durationMs ?? 0).toFixed(1)} ms${event.error ? `: ${text(event.error)}` : ''}`,
+        ok: event.ok === true,
+      });
       return;
     case 'task-finish':
       push({ kind: 'answer', text: text(event.summary), ok: event.success === true });

@@ -9,7 +9,12 @@ describe('previewJson', () => {
 
   it('cuts a value past the limit and says so', () => {
     expect(previewJson({ data: 'x'.repeat(100) }, 20)).toBe(`${'{"data":"xxxxxxxxxxx'}…`);
-    expect(previewJson(Array.from({ length: 1000 }, (_, index) => index), 10)).toBe('[0,1,2,3,4…');
+    expect(
+      previewJson(
+        Array.from({ length: 1000 }, (_, index) => index),
+        10,
+      ),
+    ).toBe('[0,1,2,3,4…');
   });
 
   it('stays small for a megabyte string', () => {

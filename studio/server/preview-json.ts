@@ -22,7 +22,10 @@ export function previewJson(value: unknown, limit = ARGUMENT_PREVIEW_CHARS): str
   const walk = (current: unknown, depth: number): boolean => {
     if (current === null || typeof current !== 'object') {
       // A long string is cut before it is quoted, so it is never copied whole.
-      const text = typeof current === 'string' && current.length > limit ? JSON.stringify(current.slice(0, limit)) : (JSON.stringify(current) ?? 'null');
+      const text =
+        typeof current === 'string' && current.length > limit
+          ? JSON.stringify(current.slice(0, limit))
+          : (JSON.stringify(current) ?? 'null');
       return push(text);
     }
     if (depth > 20) return push('"…"');

@@ -35,20 +35,46 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: /^\/api\/space$/, handle: async ({ context }) => spaceInfo(context) },
   { method: 'GET', path: /^\/api\/capabilities$/, handle: ({ context }) => listCapabilities(context) },
   { method: 'POST', path: /^\/api\/build$/, handle: ({ context, body }) => rebuild(context, isObject(body) && body.force === true) },
-  { method: 'GET', path: /^\/api\/search$/, handle: ({ context, query }) => search(context, query.get('q') ?? '', query.get('detail') ?? 'summary') },
-  { method: 'POST', path: /^\/api\/check$/, handle: ({ context, body }) => checkProgram(context, field(body, 'code', isString, 'a string (the program)')) },
+  {
+    method: 'GET',
+    path: /^\/api\/search$/,
+    handle: ({ context, query }) => search(context, query.get('q') ?? '', query.get('detail') ?? 'summary'),
+  },
+  {
+    method: 'POST',
+    path: /^\/api\/check$/,
+    handle: ({ context, body }) => checkProgram(context, field(body, 'code', isString, 'a string (the program)')),
+  },
   { method: 'GET', path: /^\/api\/starter$/, handle: ({ context }) => starterProgram(context) },
-  { method: 'POST', path: /^\/api\/run$/, handle: ({ context, body }) => runProgram(context, field(body, 'code', isString, 'a string (the program)'), runName(body)) },
-  { method: 'POST', path: /^\/api\/task$/, handle: ({ context, body }) => runTask(context, field(body, 'task', isString, 'a string (the task in words)')) },
+  {
+    method: 'POST',
+    path: /^\/api\/run$/,
+    handle: ({ context, body }) => runProgram(context, field(body, 'code', isString, 'a string (the program)'), runName(body)),
+  },
+  {
+    method: 'POST',
+    path: /^\/api\/task$/,
+    handle: ({ context, body }) => runTask(context, field(body, 'task', isString, 'a string (the task in words)')),
+  },
   {
     method: 'POST',
     path: /^\/api\/validate$/,
-    handle: ({ context, body }) => validateArguments(context, field(body, 'id', isString, 'a function id "<module>.<function>"'), field(body, 'arguments', isAnything, 'the arguments')),
+    handle: ({ context, body }) =>
+      validateArguments(
+        context,
+        field(body, 'id', isString, 'a function id "<module>.<function>"'),
+        field(body, 'arguments', isAnything, 'the arguments'),
+      ),
   },
   {
     method: 'POST',
     path: /^\/api\/call$/,
-    handle: ({ context, body }) => callFunction(context, field(body, 'id', isString, 'a function id "<module>.<function>"'), field(body, 'arguments', isAnything, 'the arguments') ?? {}),
+    handle: ({ context, body }) =>
+      callFunction(
+        context,
+        field(body, 'id', isString, 'a function id "<module>.<function>"'),
+        field(body, 'arguments', isAnything, 'the arguments') ?? {},
+      ),
   },
   { method: 'GET', path: /^\/api\/agents$/, handle: ({ context }) => listAgents(context) },
   { method: 'GET', path: /^\/api\/agents\/(\d+)$/, handle: ({ context, params }) => getAgent(context, Number(params[0])) },
@@ -56,25 +82,45 @@ export const ROUTES: Route[] = [
     method: 'POST',
     path: /^\/api\/agents\/(\d+)\/check$/,
     handle: ({ context, params, body }) =>
-      checkTool(context, Number(params[0]), field(body, 'position', isInteger, 'an integer (the tool\'s index, -1 for a new tool)'), field(body, 'tool', isObject, 'a tool object'), isObject(body) ? body.sample : undefined),
+      checkTool(
+        context,
+        Number(params[0]),
+        field(body, 'position', isInteger, "an integer (the tool's index, -1 for a new tool)"),
+        field(body, 'tool', isObject, 'a tool object'),
+        isObject(body) ? body.sample : undefined,
+      ),
   },
-  { method: 'PUT', path: /^\/api\/agents\/(\d+)\/tools$/, handle: ({ context, params, body }) => saveTools(context, Number(params[0]), field(body, 'tools', isArray, 'an array of tools')) },
+  {
+    method: 'PUT',
+    path: /^\/api\/agents\/(\d+)\/tools$/,
+    handle: ({ context, params, body }) => saveTools(context, Number(params[0]), field(body, 'tools', isArray, 'an array of tools')),
+  },
   {
     method: 'POST',
     path: /^\/api\/agents\/(\d+)\/test$/,
-    handle: ({ context, params, body }) => testTool(context, Number(params[0]), field(body, 'tool', isObject, 'a tool object'), isObject(body) ? body.arguments : undefined),
+    handle: ({ context, params, body }) =>
+      testTool(context, Number(params[0]), field(body, 'tool', isObject, 'a tool object'), isObject(body) ? body.arguments : undefined),
   },
   { method: 'GET', path: /^\/api\/runs$/, handle: ({ context }) => listRuns(context) },
   { method: 'GET', path: /^\/api\/runs\/([^/]+)$/, handle: ({ context, params }) => getRun(context, decodeURIComponent(params[0] ?? '')) },
-  { method: 'POST', path: /^\/api\/runs\/([^/]+)\/replay$/, handle: ({ context, params }) => replayRun(context, decodeURIComponent(params[0] ?? '')) },
+  {
+    method: 'POST',
+    path: /^\/api\/runs\/([^/]+)\/replay$/,
+    handle: ({ context, params }) => replayRun(context, decodeURIComponent(params[0] ?? '')),
+  },
   { method: 'GET', path: /^\/api\/eval\/runs$/, handle: ({ context }) => listEvalRuns(context) },
   { method: 'GET', path: /^\/api\/eval\/runs\/([^/]+)$/, handle: ({ context, params }) => getEvalRun(context, decodePart(params[0])) },
   {
     method: 'GET',
     path: /^\/api\/eval\/runs\/([^/]+)\/transcripts\/([^/]+)\/([^/]+)\/([^/]+)$/,
-    handle: ({ context, params }) => getEvalTranscript(context, decodePart(params[0]), decodePart(params[1]), decodePart(params[2]), decodePart(params[3])),
+    handle: ({ context, params }) =>
+      getEvalTranscript(context, decodePart(params[0]), decodePart(params[1]), decodePart(params[2]), decodePart(params[3])),
   },
-  { method: 'GET', path: /^\/api\/eval\/compare$/, handle: ({ context, query }) => compareEvalRuns(context, query.get('before') ?? '', query.get('after') ?? '') },
+  {
+    method: 'GET',
+    path: /^\/api\/eval\/compare$/,
+    handle: ({ context, query }) => compareEvalRuns(context, query.get('before') ?? '', query.get('after') ?? ''),
+  },
   { method: 'GET', path: /^\/api\/approvals$/, handle: ({ context }) => listApprovals(context) },
   {
     method: 'POST',
@@ -107,7 +153,11 @@ function decodePart(part: string | undefined): string {
 function runName(body: unknown): string | undefined {
   const name = isObject(body) ? body.name : undefined;
   if (name === undefined || name === null) return undefined;
-  if (typeof name !== 'string' || name.length > MAX_RUN_NAME || /[\r\n]/.test(name)) throw new StudioError('STUDIO_BAD_REQUEST', `request body: "name" must be one line of at most ${MAX_RUN_NAME} characters (the run's name in the runs pane)`);
+  if (typeof name !== 'string' || name.length > MAX_RUN_NAME || /[\r\n]/.test(name))
+    throw new StudioError(
+      'STUDIO_BAD_REQUEST',
+      `request body: "name" must be one line of at most ${MAX_RUN_NAME} characters (the run's name in the runs pane)`,
+    );
   return name.trim() || undefined;
 }
 
@@ -128,7 +178,9 @@ async function spaceInfo(context: StudioContext): Promise<SpaceView> {
     runsDir: context.runsDir,
     agents: config.agents.length,
     ...(context.store ? { store: await storeInfo(context.store) } : {}),
-    model: { configured: Boolean(config.model.baseURL || config.model.apiKey || process.env.OPENAI_API_KEY || process.env.AGENT_SPACES_BASE_URL) },
+    model: {
+      configured: Boolean(config.model.baseURL || config.model.apiKey || process.env.OPENAI_API_KEY || process.env.AGENT_SPACES_BASE_URL),
+    },
   };
 }
 

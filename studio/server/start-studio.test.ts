@@ -14,7 +14,12 @@ let studio: RunningStudio;
 const savedKey = process.env.OPENAI_API_KEY;
 const savedBaseUrl = process.env.AGENT_SPACES_BASE_URL;
 
-async function call<T = Record<string, unknown>>(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+async function call<T = Record<string, unknown>>(
+  method: string,
+  pathname: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${studio.origin}${pathname}`, {
     method,
     headers: { authorization: `Bearer ${studio.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -105,7 +110,11 @@ describe('the studio server guards', () => {
   it('caps request bodies and takes JSON only', async () => {
     const large = await call('POST', '/api/check', { code: 'x'.repeat(1024 * 1024 + 10) });
     expect(large.status).toBe(413);
-    const form = await fetch(`${studio.origin}/api/check`, { method: 'POST', headers: { authorization: `Bearer ${studio.token}`, 'content-type': 'text/plain' }, body: 'code' });
+    const form = await fetch(`${studio.origin}/api/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${studio.token}`, 'content-type': 'text/plain' },
+      body: 'code',
+    });
     expect(form.status).toBe(415);
   });
 
@@ -123,7 +132,15 @@ describe('the studio server guards', () => {
 
 describe('the studio API', () => {
   it('lists modules with declarations, schemas, flags and the build report', async () => {
-    const { body } = await call<{ modules: { module: string; declarations: string; source: { kind: string }; functions: { id: string; requiresApproval: boolean; inputSchema: unknown }[] }[]; build: { sources: unknown[] } }>('GET', '/api/capabilities');
+    const { body } = await call<{
+      modules: {
+        module: string;
+        declarations: string;
+        source: { kind: string };
+        functions: { id: string; requiresApproval: boolean; inputSchema: unknown }[];
+      }[];
+      build: { sources: unknown[] };
+    }>('GET', '/api/capabilities');
     const crm = body.modules.find((module) => module.module === 'crm');
     expect(crm?.source.kind).toBe('typescript');
     expect(crm?.declarations).toContain('createTicket');
@@ -139,9 +156,15 @@ describe('the studio API', () => {
   });
 
   it('type-checks a program with the sandbox checker and runs it with a timeline of its calls', async () => {
-    const checked = await call<{ diagnostics: { line: number; code: number }[] }>('POST', '/api/check', { code: "import { crm } from '@capabilities/crm';\nconst n: number = await crm.searchCustomers({ query: 'acme' });" });
+    const checked = await call<{ diagnostics: { line: number; code: number }[] }>('POST', '/api/check', {
+      code: "import { crm } from '@capabilities/crm';\nconst n: number = await crm.searchCustomers({ query: 'acme' });",
+    });
     expect(checked.body.diagnostics).toEqual([expect.objectContaining({ line: 2, code: 2322 })]);
-    const run = await call<{ runId: string; result: { success: boolean; result: unknown }; calls: { capability: string; function: string; durationMs: number; ok: boolean }[] }>('POST', '/api/run', {
+    const run = await call<{
+      runId: string;
+      result: { success: boolean; result: unknown };
+      calls: { capability: string; function: string; durationMs: number; ok: boolean }[];
+    }>('POST', '/api/run', {
       code: "import { getWeather } from '@capabilities/get-weather';\nconst [a, b] = await Promise.all([getWeather({ location: 'London' }), getWeather({ location: 'Tokyo' })]);\nexport default [a.location, b.location];",
     });
     expect(run.body.result).toMatchObject({ success: true });
@@ -149,14 +172,21 @@ describe('the studio API', () => {
     expect(run.body.calls.every((entry) => entry.ok && entry.durationMs >= 0)).toBe(true);
     const record = await call<{ kind: string; code: string }>('GET', `/api/runs/${run.body.runId}`);
     expect(record.body.kind).toBe('code-run');
-    const failed = await call<{ result: { success: boolean; error: { code: string; message: string; line: number } } }>('POST', '/api/run', { code: "const a = 1;\nthrow new Error('boom at ' + a);" });
+    const failed = await call<{ result: { success: boolean; error: { code: string; message: string; line: number } } }>(
+      'POST',
+      '/api/run',
+      { code: "const a = 1;\nthrow new Error('boom at ' + a);" },
+    );
     expect(failed.body.result.success).toBe(false);
     expect(failed.body.result.error).toMatchObject({ code: 'RUNTIME_ERROR', message: 'boom at 1', line: 2 });
   });
 
   it('reports a refused import (node:fs) at its line with no fake TS0 code, and still checks the rest', async () => {
-    const code = "import { crm } from '@capabilities/crm';\nimport fs from 'node:fs';\nconst n: number = await crm.searchCustomers({ query: 'acme' });\nexport default [n, fs];";
-    const { body } = await call<{ diagnostics: { line: number; column: number; code?: number; message: string }[] }>('POST', '/api/check', { code });
+    const code =
+      "import { crm } from '@capabilities/crm';\nimport fs from 'node:fs';\nconst n: number = await crm.searchCustomers({ query: 'acme' });\nexport default [n, fs];";
+    const { body } = await call<{ diagnostics: { line: number; column: number; code?: number; message: string }[] }>('POST', '/api/check', {
+      code,
+    });
     const refusal = body.diagnostics.find((diagnostic) => diagnostic.line === 2);
     expect(refusal?.message).toContain('node:fs');
     expect(refusal).not.toHaveProperty('code');
@@ -189,10 +219,18 @@ describe('the studio API', () => {
   });
 
   it("validates arguments with the bridge's ajv and calls a function directly", async () => {
-    const invalid = await call<{ issues: { path: string; message: string }[] }>('POST', '/api/validate', { id: 'crm.searchCustomers', arguments: { query: '', limit: 'x' } });
+    const invalid = await call<{ issues: { path: string; message: string }[] }>('POST', '/api/validate', {
+      id: 'crm.searchCustomers',
+      arguments: { query: '', limit: 'x' },
+    });
     expect(invalid.body.issues.map((issue) => issue.path).sort()).toEqual(['limit', 'query']);
-    expect((await call<{ issues: unknown[] }>('POST', '/api/validate', { id: 'crm.searchCustomers', arguments: { query: 'acme' } })).body.issues).toEqual([]);
-    const answer = await call<{ response: { ok: boolean; value: { name: string }[] } }>('POST', '/api/call', { id: 'crm.searchCustomers', arguments: { query: 'acme' } });
+    expect(
+      (await call<{ issues: unknown[] }>('POST', '/api/validate', { id: 'crm.searchCustomers', arguments: { query: 'acme' } })).body.issues,
+    ).toEqual([]);
+    const answer = await call<{ response: { ok: boolean; value: { name: string }[] } }>('POST', '/api/call', {
+      id: 'crm.searchCustomers',
+      arguments: { query: 'acme' },
+    });
     expect(answer.body.response.ok).toBe(true);
     expect(answer.body.response.value.map((customer) => customer.name)).toEqual(['Acme Corp', 'Acme Labs']);
     const unknown = await call('POST', '/api/validate', { id: 'crm.nothing', arguments: {} });
@@ -202,10 +240,16 @@ describe('the studio API', () => {
   it('holds a call that needs approval in the inbox until it is approved (live over SSE)', async () => {
     let running: Promise<{ body: { result: { success: boolean; result: { id: string } } } }> | undefined;
     const event = await nextEvent('approval-required', () => {
-      running = call('POST', '/api/run', { code: "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-001', subject: 'Studio test', priority: 'high' });" });
+      running = call('POST', '/api/run', {
+        code: "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-001', subject: 'Studio test', priority: 'high' });",
+      });
     });
     const approval = event.approval as { id: string; params: unknown; capability: string; function: string };
-    expect(approval).toMatchObject({ capability: 'crm', function: 'createTicket', params: { customerId: 'c-001', subject: 'Studio test', priority: 'high' } });
+    expect(approval).toMatchObject({
+      capability: 'crm',
+      function: 'createTicket',
+      params: { customerId: 'c-001', subject: 'Studio test', priority: 'high' },
+    });
     const listed = await call<{ approvals: { id: string }[] }>('GET', '/api/approvals');
     expect(listed.body.approvals.map((entry) => entry.id)).toEqual([approval.id]);
     expect((await call('POST', `/api/approvals/${approval.id}`, { approved: true })).status).toBe(200);
@@ -217,12 +261,22 @@ describe('the studio API', () => {
 });
 
 /** A call of an attached process (`run --studio`), posted as the CLI posts it; its answer is a stream of JSON lines. */
-function askAsAttached(body: unknown, token = studio.token): Promise<{ status: number; lines: AsyncIterator<string>; text(): Promise<string>; close(): void }> {
+function askAsAttached(
+  body: unknown,
+  token = studio.token,
+): Promise<{ status: number; lines: AsyncIterator<string>; text(): Promise<string>; close(): void }> {
   const url = new URL(studio.origin);
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      { host: url.hostname, port: url.port, path: '/api/approvals/external', method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/api/approvals/external',
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
       (response) => {
         response.setEncoding('utf8');
         const lines = (async function* () {
@@ -250,7 +304,13 @@ function askAsAttached(body: unknown, token = studio.token): Promise<{ status: n
 }
 
 const ATTACHED_CALL = {
-  request: { capability: 'crm', function: 'createTicket', params: { customerId: 'c-001', subject: 'From a CLI' }, message: 'Create a ticket?', timestamp: new Date().toISOString() },
+  request: {
+    capability: 'crm',
+    function: 'createTicket',
+    params: { customerId: 'c-001', subject: 'From a CLI' },
+    message: 'Create a ticket?',
+    timestamp: new Date().toISOString(),
+  },
   origin: { kind: 'task', pid: 4242, cwd: '/somewhere', detail: 'file a ticket' },
 };
 
@@ -285,7 +345,9 @@ describe('calls of attached processes (run, task, serve with --studio)', () => {
     expect(unauthorized.status).toBe(401);
     const badOrigin = await askAsAttached({ ...ATTACHED_CALL, origin: { kind: 'browser', pid: 1, cwd: '/' } });
     expect(badOrigin.status).toBe(400);
-    expect((JSON.parse(await badOrigin.text()) as { error: { message: string } }).error.message).toBe('request body: "origin.kind" must be "run", "task" or "serve"');
+    expect((JSON.parse(await badOrigin.text()) as { error: { message: string } }).error.message).toBe(
+      'request body: "origin.kind" must be "run", "task" or "serve"',
+    );
     const noRequest = await askAsAttached({ origin: ATTACHED_CALL.origin });
     expect(noRequest.status).toBe(400);
   });
@@ -296,7 +358,10 @@ describe('calls of attached processes (run, task, serve with --studio)', () => {
     const first = JSON.parse((await asked.lines.next()).value as string) as { type: string; id: string };
     expect(first.type).toBe('waiting');
     const listed = await call<{ approvals: { id: string; origin: unknown; params: unknown }[] }>('GET', '/api/approvals');
-    expect(listed.body.approvals.find((entry) => entry.id === first.id)).toMatchObject({ origin: ATTACHED_CALL.origin, params: ATTACHED_CALL.request.params });
+    expect(listed.body.approvals.find((entry) => entry.id === first.id)).toMatchObject({
+      origin: ATTACHED_CALL.origin,
+      params: ATTACHED_CALL.request.params,
+    });
     expect((await call('POST', `/api/approvals/${first.id}`, { approved: false, reason: 'not now' })).status).toBe(200);
     expect(JSON.parse((await asked.lines.next()).value as string)).toEqual({ type: 'decided', approved: false, reason: 'not now' });
     expect((await asked.lines.next()).done).toBe(true);
@@ -308,39 +373,68 @@ describe('calls of attached processes (run, task, serve with --studio)', () => {
     await Promise.all(held.map((answer) => answer.lines.next()));
     const refused = await askAsAttached(ATTACHED_CALL);
     expect(refused.status).toBe(429);
-    expect((JSON.parse(await refused.text()) as { error: { message: string } }).error.message).toContain('already holds 100 calls of attached processes');
+    expect((JSON.parse(await refused.text()) as { error: { message: string } }).error.message).toContain(
+      'already holds 100 calls of attached processes',
+    );
     const { done } = await decidedEvents(100);
     for (const answer of held) answer.close();
     const withdrawn = await done;
-    expect(withdrawn.every((event) => event.approved === false && String(event.reason).includes('task (pid 4242) stopped waiting'))).toBe(true);
+    expect(withdrawn.every((event) => event.approved === false && String(event.reason).includes('task (pid 4242) stopped waiting'))).toBe(
+      true,
+    );
     expect((await call<{ approvals: unknown[] }>('GET', '/api/approvals')).body.approvals).toEqual([]);
   });
 });
 
 describe('the agent tool editor API', () => {
   it('checks a tool with the loader: unknown placeholders are errors, unused parameters warnings, a preview filled', async () => {
-    const tool = { name: 'plan', description: 'Plans', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] }, prompt: 'Plan {city} for {tool.name}, budget {budget}' };
-    const { body } = await call<{ errors: { path: string; message: string }[]; unknownPlaceholders: string[]; warnings: string[]; preview: string }>('POST', '/api/agents/0/check', { position: 0, tool, sample: { city: 'Harbor' } });
+    const tool = {
+      name: 'plan',
+      description: 'Plans',
+      parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+      prompt: 'Plan {city} for {tool.name}, budget {budget}',
+    };
+    const { body } = await call<{
+      errors: { path: string; message: string }[];
+      unknownPlaceholders: string[];
+      warnings: string[];
+      preview: string;
+    }>('POST', '/api/agents/0/check', { position: 0, tool, sample: { city: 'Harbor' } });
     expect(body.unknownPlaceholders).toEqual(['budget']);
-    expect(body.errors).toEqual([expect.objectContaining({ path: 'prompt', message: expect.stringContaining('{budget} names no parameter') })]);
+    expect(body.errors).toEqual([
+      expect.objectContaining({ path: 'prompt', message: expect.stringContaining('{budget} names no parameter') }),
+    ]);
     expect(body.warnings).toEqual([expect.stringContaining('"days"')]);
     expect(body.preview).toContain('Plan Harbor for plan');
   });
 
   it('saves tools atomically, keeping fields it does not know, and refuses a file that would not load', async () => {
     const file = path.join(space.agentDir, 'tsagent.json');
-    const original = JSON.parse(await readFile(file, 'utf8')) as { metadata: { tools: Record<string, unknown>[] } } & Record<string, unknown>;
-    await writeFile(file, JSON.stringify({ ...original, 'x-studio-test': { keep: true }, metadata: { ...original.metadata, 'x-note': 'kept' } }));
-    const tools = original.metadata.tools.map((tool, index) => (index === 0 ? { ...tool, description: 'Edited in the studio', 'x-tool-extra': 1 } : tool));
+    const original = JSON.parse(await readFile(file, 'utf8')) as { metadata: { tools: Record<string, unknown>[] } } & Record<
+      string,
+      unknown
+    >;
+    await writeFile(
+      file,
+      JSON.stringify({ ...original, 'x-studio-test': { keep: true }, metadata: { ...original.metadata, 'x-note': 'kept' } }),
+    );
+    const tools = original.metadata.tools.map((tool, index) =>
+      index === 0 ? { ...tool, description: 'Edited in the studio', 'x-tool-extra': 1 } : tool,
+    );
     expect((await call('PUT', '/api/agents/0/tools', { tools })).status).toBe(200);
-    const saved = JSON.parse(await readFile(file, 'utf8')) as { metadata: { tools: Record<string, unknown>[]; 'x-note': string } } & Record<string, unknown>;
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { metadata: { tools: Record<string, unknown>[]; 'x-note': string } } & Record<
+      string,
+      unknown
+    >;
     expect(saved['x-studio-test']).toEqual({ keep: true });
     expect(saved.metadata['x-note']).toBe('kept');
     expect(saved.metadata.tools[0]).toMatchObject({ description: 'Edited in the studio', 'x-tool-extra': 1 });
     expect(saved.providers).toEqual(original.providers);
 
     const before = await readFile(file, 'utf8');
-    const refused = await call<{ error: { code: string; message: string } }>('PUT', '/api/agents/0/tools', { tools: [{ ...tools[0], prompt: 'about {nothing}' }] });
+    const refused = await call<{ error: { code: string; message: string } }>('PUT', '/api/agents/0/tools', {
+      tools: [{ ...tools[0], prompt: 'about {nothing}' }],
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.error.message).toContain('{nothing}');
     expect(await readFile(file, 'utf8')).toBe(before);
@@ -348,7 +442,10 @@ describe('the agent tool editor API', () => {
 
   it('says exactly what to set when a tool test has no model', async () => {
     const { body: agent } = await call<{ tools: unknown[] }>('GET', '/api/agents/0');
-    const refused = await call<{ error: { code: string; message: string } }>('POST', '/api/agents/0/test', { tool: agent.tools[0], arguments: { name: 'Harbor' } });
+    const refused = await call<{ error: { code: string; message: string } }>('POST', '/api/agents/0/test', {
+      tool: agent.tools[0],
+      arguments: { name: 'Harbor' },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('STUDIO_NO_MODEL');
     expect(refused.body.error.message).toMatch(/OPENAI_API_KEY/);
@@ -358,12 +455,17 @@ describe('the agent tool editor API', () => {
 
 describe('testing a tool with a model', () => {
   it('runs a session of the agent on the filled prompt and shows its steps and answer', async () => {
-    const model = await startScriptedModelServer([callReply('finish', { summary: 'Harbor has step-free access.', result: 'Harbor: lines A and C, step-free.' })]);
+    const model = await startScriptedModelServer([
+      callReply('finish', { summary: 'Harbor has step-free access.', result: 'Harbor: lines A and C, step-free.' }),
+    ]);
     process.env.AGENT_SPACES_BASE_URL = model.baseURL;
     try {
       const { body: agent } = await call<{ tools: Record<string, unknown>[] }>('GET', '/api/agents/0');
       const tool = { ...agent.tools[0], prompt: 'Describe {name} briefly.' };
-      const { status, body } = await call<{ prompt: string; answer: string; events: { type: string }[] }>('POST', '/api/agents/0/test', { tool, arguments: { name: 'Harbor' } });
+      const { status, body } = await call<{ prompt: string; answer: string; events: { type: string }[] }>('POST', '/api/agents/0/test', {
+        tool,
+        arguments: { name: 'Harbor' },
+      });
       expect(status).toBe(200);
       expect(body.prompt).toBe('Describe Harbor briefly.');
       expect(body.answer).toBe('Harbor: lines A and C, step-free.');
@@ -388,7 +490,9 @@ describe('a playground task (no store: in the studio)', () => {
     ]);
     process.env.AGENT_SPACES_BASE_URL = model.baseURL;
     try {
-      let answer: Promise<{ status: number; body: { taskId: string; success: boolean; summary: string; result: unknown; steps: number } }> | undefined;
+      let answer:
+        | Promise<{ status: number; body: { taskId: string; success: boolean; summary: string; result: unknown; steps: number } }>
+        | undefined;
       const first = await nextEvent('task-event', () => {
         answer = call('POST', '/api/task', { task: 'Which trains leave Central?' });
       });
@@ -407,14 +511,19 @@ describe('a playground task (no store: in the studio)', () => {
 });
 
 describe('the runs API', () => {
-  it("lists a planner task of the run folder and opens its trace: steps, replies, calls, usage", async () => {
-    const { body } = await call<{ runs: { id: string; kind: string; success?: boolean; steps?: number; costUsd?: number }[] }>('GET', '/api/runs');
+  it('lists a planner task of the run folder and opens its trace: steps, replies, calls, usage', async () => {
+    const { body } = await call<{ runs: { id: string; kind: string; success?: boolean; steps?: number; costUsd?: number }[] }>(
+      'GET',
+      '/api/runs',
+    );
     const task = body.runs.find((run) => run.id === 'task-central');
     expect(task).toMatchObject({ kind: 'task', success: true, steps: 3 });
     expect(task?.costUsd).toBeTypeOf('number'); // the scripted model has no price: $0, but the cost is read from the trace
     const trace = await call<{ task: string; events: { type: string }[] }>('GET', '/api/runs/task-central');
     expect(trace.body.task).toBe('Which destinations does Central serve?');
-    expect(trace.body.events.map((event) => event.type)).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']));
+    expect(trace.body.events.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']),
+    );
     expect((await call('GET', '/api/runs/..%2F..%2Fetc')).status).toBe(400);
   });
 

@@ -51,16 +51,24 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   const bind = await resolveHttpBind({ host: '127.0.0.1' });
   const uiDir = options.uiDir ?? defaultUiDir();
   if (!(await hasUi(uiDir))) {
-    throw new StudioError('STUDIO_NOT_FOUND', `the studio's UI is not built (no ${uiDir}/index.html): run "npm run build:studio" in the agent-spaces package`);
+    throw new StudioError(
+      'STUDIO_NOT_FOUND',
+      `the studio's UI is not built (no ${uiDir}/index.html): run "npm run build:studio" in the agent-spaces package`,
+    );
   }
   const token = options.token ?? randomBytes(32).toString('base64url');
   const log = options.log ?? (() => undefined);
-  const context = await createStudioContext(options.openSpace, {
-    ...(options.config ? { config: options.config } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.configFile ? { configFile: options.configFile } : {}),
-    ...(options.isolation ? { isolation: options.isolation } : {}),
-  }, options.store, options.evalDir);
+  const context = await createStudioContext(
+    options.openSpace,
+    {
+      ...(options.config ? { config: options.config } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.configFile ? { configFile: options.configFile } : {}),
+      ...(options.isolation ? { isolation: options.isolation } : {}),
+    },
+    options.store,
+    options.evalDir,
+  );
 
   const server = createServer(
     {
@@ -81,24 +89,33 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     if (refused) return sendJson(response, refused.status, { error: { code: 'REFUSED', message: refused.message } });
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (!url.pathname.startsWith('/api/')) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: { code: 'METHOD', message: 'the UI\'s files are read with GET' } });
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return sendJson(response, 405, { error: { code: 'METHOD', message: "the UI's files are read with GET" } });
       return serveUiFile(uiDir, url.pathname, response);
     }
     // EventSource cannot send headers: the event stream alone takes the token as a query parameter.
-    const authorized = hasBearerToken(request, token) || (url.pathname === '/api/events' && sameSecret(url.searchParams.get('token') ?? '', token));
-    if (!authorized) return sendJson(response, 401, { error: { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the address the studio printed (it carries the token)' } });
+    const authorized =
+      hasBearerToken(request, token) || (url.pathname === '/api/events' && sameSecret(url.searchParams.get('token') ?? '', token));
+    if (!authorized)
+      return sendJson(response, 401, {
+        error: { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the address the studio printed (it carries the token)' },
+      });
     if (url.pathname === '/api/events' && request.method === 'GET') return context.events.attach(response);
     // An attached process's call waits on its own answer stream, not on a route's JSON reply.
     const external = url.pathname === EXTERNAL_APPROVAL_PATH && request.method === 'POST';
     const route = ROUTES.find((candidate) => candidate.method === request.method && candidate.path.test(url.pathname));
-    if (!route && !external) return sendJson(response, 404, { error: { code: 'STUDIO_NOT_FOUND', message: `no API ${request.method} ${url.pathname}` } });
+    if (!route && !external)
+      return sendJson(response, 404, { error: { code: 'STUDIO_NOT_FOUND', message: `no API ${request.method} ${url.pathname}` } });
     let body: unknown;
     if (request.method !== 'GET') {
       if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
-        return sendJson(response, 415, { error: { code: 'STUDIO_BAD_REQUEST', message: 'send the request body as JSON (content-type: application/json)' } });
+        return sendJson(response, 415, {
+          error: { code: 'STUDIO_BAD_REQUEST', message: 'send the request body as JSON (content-type: application/json)' },
+        });
       }
       const read = await readJsonBody(request, STUDIO_MAX_BODY_BYTES);
-      if ('refusal' in read) return sendJson(response, read.refusal.status, { error: { code: 'STUDIO_BAD_REQUEST', message: read.refusal.message } });
+      if ('refusal' in read)
+        return sendJson(response, read.refusal.status, { error: { code: 'STUDIO_BAD_REQUEST', message: read.refusal.message } });
       body = read.value;
     }
     try {
@@ -106,7 +123,8 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       const params = (url.pathname.match(route.path) ?? []).slice(1);
       sendJson(response, 200, await route.handle({ context, params, query: url.searchParams, body }));
     } catch (error) {
-      if (error instanceof StudioError) return sendJson(response, error.status, { error: { code: error.code, message: context.redact(error.message) } });
+      if (error instanceof StudioError)
+        return sendJson(response, error.status, { error: { code: error.code, message: context.redact(error.message) } });
       const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : 'ERROR';
       sendJson(response, 500, { error: { code, message: context.redact(errorMessage(error)) } });
     }
@@ -139,6 +157,11 @@ export type { StudioContext };
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent || response.destroyed) return;
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   response.end(text);
 }

@@ -20,7 +20,8 @@ const TYPES: Record<string, string> = {
 
 // The page loads only its own files; styles may be inline because CodeMirror injects its theme as
 // <style> elements. No frames may embed it (clickjacking an Approve button).
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Whether the built UI is there (the studio says how to build it when not). */
 export async function hasUi(uiDir: string): Promise<boolean> {

@@ -50,7 +50,12 @@ export interface StudioContext {
 
 export type OpenSpace = (options: SpaceOptions) => Promise<Space>;
 
-export async function createStudioContext(openSpace: OpenSpace, options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>, storeOption?: string, evalDir?: string): Promise<StudioContext> {
+export async function createStudioContext(
+  openSpace: OpenSpace,
+  options: Pick<SpaceOptions, 'config' | 'cwd' | 'configFile' | 'isolation'>,
+  storeOption?: string,
+  evalDir?: string,
+): Promise<StudioContext> {
   const events = createEventHub();
   const timelines = new Map<string, TimelineCall[]>();
   let redact: <T>(value: T) => T = (value) => value;
@@ -68,8 +73,23 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
   function recordEvent(event: BridgeEvent): void {
     if (event.type === 'tool-call-start') {
       const args = previewJson(event.args);
-      if (event.runId) timelines.get(event.runId)?.push({ callId: event.callId, capability: event.capability, function: event.function, args, startedAt: Date.parse(event.timestamp) });
-      events.publish({ type: 'tool-call-start', ...(event.runId ? { runId: event.runId } : {}), callId: event.callId, capability: event.capability, function: event.function, args, timestamp: event.timestamp });
+      if (event.runId)
+        timelines.get(event.runId)?.push({
+          callId: event.callId,
+          capability: event.capability,
+          function: event.function,
+          args,
+          startedAt: Date.parse(event.timestamp),
+        });
+      events.publish({
+        type: 'tool-call-start',
+        ...(event.runId ? { runId: event.runId } : {}),
+        callId: event.callId,
+        capability: event.capability,
+        function: event.function,
+        args,
+        timestamp: event.timestamp,
+      });
     } else if (event.type === 'tool-call-end') {
       const call = event.runId ? timelines.get(event.runId)?.find((entry) => entry.callId === event.callId) : undefined;
       if (call) Object.assign(call, { durationMs: event.durationMs, ok: event.ok, ...(event.error ? { error: event.error } : {}) });
@@ -108,12 +128,33 @@ export async function createStudioContext(openSpace: OpenSpace, options: Pick<Sp
               events.publish(
                 event.type === 'source-start'
                   ? { type: 'build-progress', source: event.source, status: 'start' }
-                  : { type: 'build-progress', source: event.source, status: event.status, functions: event.functions, durationMs: event.durationMs, ...(event.message ? { message: event.message } : {}) },
+                  : {
+                      type: 'build-progress',
+                      source: event.source,
+                      status: event.status,
+                      functions: event.functions,
+                      durationMs: event.durationMs,
+                      ...(event.message ? { message: event.message } : {}),
+                    },
               ),
           });
-          const summary: BuildSummary = { at: new Date().toISOString(), durationMs: result.durationMs, functions: result.functionCount, sources: result.sources, warnings: result.warnings, errors: result.errors };
+          const summary: BuildSummary = {
+            at: new Date().toISOString(),
+            durationMs: result.durationMs,
+            functions: result.functionCount,
+            sources: result.sources,
+            warnings: result.warnings,
+            errors: result.errors,
+          };
           context.lastBuild = summary;
-          events.publish({ type: 'build-end', ok: result.errors.length === 0, functions: result.functionCount, errors: result.errors.length, warnings: result.warnings.length, durationMs: result.durationMs });
+          events.publish({
+            type: 'build-end',
+            ok: result.errors.length === 0,
+            functions: result.functionCount,
+            errors: result.errors.length,
+            warnings: result.warnings.length,
+            durationMs: result.durationMs,
+          });
           return summary;
         } finally {
           building = undefined;

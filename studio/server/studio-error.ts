@@ -18,7 +18,11 @@ export class StudioError extends AgentSpacesError {
   }
 
   get status(): number {
-    return { STUDIO_NOT_FOUND: 404, STUDIO_BAD_REQUEST: 400, STUDIO_NO_MODEL: 409, STUDIO_INVALID_AGENT: 422, STUDIO_TOO_MANY: 429 }[this.code as 'STUDIO_NOT_FOUND'] ?? 400;
+    return (
+      { STUDIO_NOT_FOUND: 404, STUDIO_BAD_REQUEST: 400, STUDIO_NO_MODEL: 409, STUDIO_INVALID_AGENT: 422, STUDIO_TOO_MANY: 429 }[
+        this.code as 'STUDIO_NOT_FOUND'
+      ] ?? 400
+    );
   }
 }
 
@@ -30,4 +34,5 @@ export function field<T>(body: unknown, key: string, check: (value: unknown) => 
 }
 
 export const isString = (value: unknown): value is string => typeof value === 'string';
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,10 +5,35 @@ export type { ApprovalOrigin, AttachedOrigin, PendingApprovalView };
 
 /** What the studio pushes to open pages over server-sent events. */
 export type StudioEvent =
-  | { type: 'build-progress'; source: string; status: 'start' | 'loaded' | 'failed'; functions?: number; durationMs?: number; message?: string }
+  | {
+      type: 'build-progress';
+      source: string;
+      status: 'start' | 'loaded' | 'failed';
+      functions?: number;
+      durationMs?: number;
+      message?: string;
+    }
   | { type: 'build-end'; ok: boolean; functions: number; errors: number; warnings: number; durationMs: number }
-  | { type: 'tool-call-start'; runId?: string; callId: string; capability: string; function: string; /** JSON text, cut to a preview. */ args: string; timestamp: string }
-  | { type: 'tool-call-end'; runId?: string; callId: string; capability: string; function: string; ok: boolean; durationMs: number; error?: { code: string; message: string }; timestamp: string }
+  | {
+      type: 'tool-call-start';
+      runId?: string;
+      callId: string;
+      capability: string;
+      function: string;
+      /** JSON text, cut to a preview. */ args: string;
+      timestamp: string;
+    }
+  | {
+      type: 'tool-call-end';
+      runId?: string;
+      callId: string;
+      capability: string;
+      function: string;
+      ok: boolean;
+      durationMs: number;
+      error?: { code: string; message: string };
+      timestamp: string;
+    }
   | { type: 'run-log'; runId: string; level: string; message: string }
   | { type: 'run-end'; runId: string; success: boolean }
   /** A step of a playground task (a planner event, redacted). */

@@ -1,4 +1,12 @@
-import { describeStore, openStoreConnection, openStoreMonitor, resolveStoreUrl, type DurableRunEvent, type StoreConnection, type StoreMonitor } from '../../durable/index.js';
+import {
+  describeStore,
+  openStoreConnection,
+  openStoreMonitor,
+  resolveStoreUrl,
+  type DurableRunEvent,
+  type StoreConnection,
+  type StoreMonitor,
+} from '../../durable/index.js';
 import type { EventHub } from './studio-events.js';
 import { createStoreInbox, type StoreInbox } from './store-inbox.js';
 
@@ -22,8 +30,15 @@ export interface StudioStore {
  * `$AGENT_SPACES_STORE`; undefined when none is set (the studio runs everything itself, as ever).
  * A store that cannot be reached fails the start (STORE_UNAVAILABLE), as `run --store` does.
  */
-export async function openStudioStore(sources: { option?: string | undefined; config?: string | undefined }, events: EventHub, redact: <T>(value: T) => T): Promise<StudioStore | undefined> {
-  const url = resolveStoreUrl({ ...(sources.option ? { option: sources.option } : {}), ...(sources.config ? { config: sources.config } : {}) });
+export async function openStudioStore(
+  sources: { option?: string | undefined; config?: string | undefined },
+  events: EventHub,
+  redact: <T>(value: T) => T,
+): Promise<StudioStore | undefined> {
+  const url = resolveStoreUrl({
+    ...(sources.option ? { option: sources.option } : {}),
+    ...(sources.config ? { config: sources.config } : {}),
+  });
   if (url === undefined) return undefined;
   const monitor = await openStoreMonitor(url);
   const connection = await openStoreConnection(url).catch(async (error: unknown) => {
@@ -62,7 +77,13 @@ export interface FollowedRun {
  * over), no worker alive; its approvals wake the inbox; a planner task's steps go to `onPlanner`.
  * Its own signal, ended with the studio, keeps listeners from piling up on the studio's.
  */
-export function followStoredRun(store: StudioStore, events: EventHub, redact: <T>(value: T) => T, runId: string, onPlanner?: (event: unknown) => void): FollowedRun {
+export function followStoredRun(
+  store: StudioStore,
+  events: EventHub,
+  redact: <T>(value: T) => T,
+  runId: string,
+  onPlanner?: (event: unknown) => void,
+): FollowedRun {
   const leave = new AbortController();
   const stop = (): void => leave.abort();
   store.signal.addEventListener('abort', stop, { once: true });
@@ -79,7 +100,13 @@ export function followStoredRun(store: StudioStore, events: EventHub, redact: <T
           return;
         case 'started':
           worker = { executorId: event.executorId, attempts: event.attempt };
-          events.publish({ type: 'run-started', runId, executorId: event.executorId, attempt: event.attempt, replayedCalls: event.replayedCalls });
+          events.publish({
+            type: 'run-started',
+            runId,
+            executorId: event.executorId,
+            attempt: event.attempt,
+            replayedCalls: event.replayedCalls,
+          });
           return;
         case 'approval-required':
         case 'approval-decided':

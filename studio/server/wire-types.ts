@@ -124,7 +124,12 @@ export interface StoredRunView {
  */
 export type ApprovalOrigin =
   | { kind: 'studio' }
-  | { kind: 'run' | 'task' | 'serve'; pid: number; cwd: string; /** The program file, the task's words or the transport, cut short. */ detail?: string }
+  | {
+      kind: 'run' | 'task' | 'serve';
+      pid: number;
+      cwd: string;
+      /** The program file, the task's words or the transport, cut short. */ detail?: string;
+    }
   /** A durable run's call, waiting in the store (its address without the password); anyone reaching the store may decide it. */
   | { kind: 'store'; store: string };
 

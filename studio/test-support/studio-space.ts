@@ -23,14 +23,26 @@ const SHIPMENT_TOOL = {
   implementation: './shipment.ts',
   parameters: {
     type: 'object',
-    $defs: { address: { type: 'object', properties: { city: { type: 'string', minLength: 1 }, zip: { type: 'string' } }, required: ['city'] } },
+    $defs: {
+      address: { type: 'object', properties: { city: { type: 'string', minLength: 1 }, zip: { type: 'string' } }, required: ['city'] },
+    },
     properties: {
       from: { $ref: '#/$defs/address' },
-      parcels: { type: 'array', minItems: 1, items: { type: 'object', properties: { weightKg: { type: 'number', minimum: 0.1 } }, required: ['weightKg'] } },
+      parcels: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', properties: { weightKg: { type: 'number', minimum: 0.1 } }, required: ['weightKg'] },
+      },
       speed: { type: 'string', enum: ['economy', 'express'] },
       payment: {
         oneOf: [
-          { title: 'card', type: 'object', properties: { last4: { type: 'string', pattern: '^[0-9]{4}$' } }, required: ['last4'], additionalProperties: false },
+          {
+            title: 'card',
+            type: 'object',
+            properties: { last4: { type: 'string', pattern: '^[0-9]{4}$' } },
+            required: ['last4'],
+            additionalProperties: false,
+          },
           { title: 'invoice', type: 'object', properties: { po: { type: 'string' } }, required: ['po'], additionalProperties: false },
         ],
       },
@@ -79,7 +91,11 @@ export async function recordTask(root: string): Promise<string> {
   ]);
   const space = await openSpace({ cwd: root });
   try {
-    const result = await executeTask('Which destinations does Central serve?', { space, model: { baseURL: model.baseURL, apiKey: 'test', model: 'scripted-model' }, taskId: 'task-central' });
+    const result = await executeTask('Which destinations does Central serve?', {
+      space,
+      model: { baseURL: model.baseURL, apiKey: 'test', model: 'scripted-model' },
+      taskId: 'task-central',
+    });
     if (!result.success) throw new Error(`the recorded task failed: ${JSON.stringify(result.error)}`);
     return 'task-central';
   } finally {
@@ -92,7 +108,10 @@ export async function recordTask(root: string): Promise<string> {
 async function uiSourceHash(): Promise<string> {
   const hash = createHash('sha256');
   const uiDir = path.join(REPO, 'studio/ui');
-  const files = (await readdir(uiDir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort();
+  const files = (await readdir(uiDir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
   for (const file of [...files, path.join(REPO, 'package-lock.json')]) hash.update(file).update(await readFile(file));
   return hash.digest('hex');
 }
@@ -108,7 +127,11 @@ export async function ensureUiBuilt(): Promise<string> {
   if (await stat(path.join(outDir, 'index.html')).catch(() => undefined)) return outDir;
   const building = `${outDir}.${process.pid}.tmp`;
   const { build } = await import('vite');
-  await build({ configFile: path.join(REPO, 'studio/ui/vite.config.ts'), logLevel: 'warn', build: { outDir: building, emptyOutDir: true } });
+  await build({
+    configFile: path.join(REPO, 'studio/ui/vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: building, emptyOutDir: true },
+  });
   await rename(building, outDir).catch(async () => {
     await rm(building, { recursive: true, force: true }); // another builder finished first
   });

@@ -33,7 +33,12 @@ export async function api<T = unknown>(method: 'GET' | 'POST' | 'PUT', path: str
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const data = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-  if (!response.ok) throw new ApiError(response.status, data.error?.code ?? 'ERROR', data.error?.message ?? `${method} ${path} failed (${response.status})`);
+  if (!response.ok)
+    throw new ApiError(
+      response.status,
+      data.error?.code ?? 'ERROR',
+      data.error?.message ?? `${method} ${path} failed (${response.status})`,
+    );
   return data as T;
 }
 

@@ -41,8 +41,12 @@ export function createCodeEditor(parent: HTMLElement, options: CodeEditorOptions
     EditorView.contentAttributes.of({ 'aria-label': options.label }),
     theme,
     ...(options.typescript ? [javascript({ typescript: true })] : []),
-    ...(options.lint ? [lintGutter(), linter((view) => options.lint?.(view.state.doc.toString()) ?? Promise.resolve([]), { delay: 350 })] : []),
-    ...(options.onChange ? [EditorView.updateListener.of((update) => update.docChanged && options.onChange?.(update.state.doc.toString()))] : []),
+    ...(options.lint
+      ? [lintGutter(), linter((view) => options.lint?.(view.state.doc.toString()) ?? Promise.resolve([]), { delay: 350 })]
+      : []),
+    ...(options.onChange
+      ? [EditorView.updateListener.of((update) => update.docChanged && options.onChange?.(update.state.doc.toString()))]
+      : []),
     ...(options.extensions ?? []),
   ];
   return new EditorView({ parent, state: EditorState.create({ doc: options.doc, extensions }) });

@@ -3,7 +3,9 @@ import { diagnosticText } from './diagnostic-text.js';
 
 describe('diagnosticText', () => {
   it('prefixes a TypeScript error with its code', () => {
-    expect(diagnosticText({ code: 2322, message: "Type 'string' is not assignable to type 'number'." })).toBe("TS2322: Type 'string' is not assignable to type 'number'.");
+    expect(diagnosticText({ code: 2322, message: "Type 'string' is not assignable to type 'number'." })).toBe(
+      "TS2322: Type 'string' is not assignable to type 'number'.",
+    );
   });
 
   it('shows a refused import by its message, with no fake TS0 (a code left out, 0 or -1)', () => {

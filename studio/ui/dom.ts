@@ -2,7 +2,11 @@
 type Child = Node | string | number | false | null | undefined;
 type Attributes = Record<string, string | number | boolean | EventListener | undefined>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
@@ -30,7 +34,11 @@ export function replace(parent: Element, ...children: (Child | Child[])[]): void
 
 /** Pretty JSON in a `<pre>` (text only: nothing from a tool or a model is ever parsed as HTML). */
 export function jsonBlock(value: unknown, label?: string): HTMLElement {
-  return h('pre', { class: 'json', ...(label ? { 'aria-label': label } : {}), tabindex: 0 }, value === undefined ? 'undefined' : JSON.stringify(value, null, 2));
+  return h(
+    'pre',
+    { class: 'json', ...(label ? { 'aria-label': label } : {}), tabindex: 0 },
+    value === undefined ? 'undefined' : JSON.stringify(value, null, 2),
+  );
 }
 
 /** Calls `action` once typing stops for `ms`. */

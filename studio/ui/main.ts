@@ -43,11 +43,25 @@ function route(): void {
 
 function start(): void {
   setToken(takeToken());
-  replace(nav, ...PANES.map((pane) => h('a', { href: `#/${pane.id}`, 'data-pane': pane.id }, pane.title, pane.id === 'approvals' ? h('span', { class: 'badge', id: 'approvals-count', hidden: true }, '0') : null)));
+  replace(
+    nav,
+    ...PANES.map((pane) =>
+      h(
+        'a',
+        { href: `#/${pane.id}`, 'data-pane': pane.id },
+        pane.title,
+        pane.id === 'approvals' ? h('span', { class: 'badge', id: 'approvals-count', hidden: true }, '0') : null,
+      ),
+    ),
+  );
   window.addEventListener('hashchange', route);
   route();
   void api<SpaceView>('GET', '/api/space').then(
-    (space) => (document.getElementById('space-root') as HTMLElement).append(space.root, space.store ? ` · store ${space.store.url} (${space.store.problem ?? `${space.store.workers?.length ?? 0} worker(s) alive`})` : ''),
+    (space) =>
+      (document.getElementById('space-root') as HTMLElement).append(
+        space.root,
+        space.store ? ` · store ${space.store.url} (${space.store.problem ?? `${space.store.workers?.length ?? 0} worker(s) alive`})` : '',
+      ),
     (error: Error) => toast(error.message),
   );
   // The badge counts calls waiting anywhere, whatever pane is open.

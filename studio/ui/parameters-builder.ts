@@ -15,7 +15,9 @@ export function parametersBuilder(schema: ObjectParameters, onChange: () => void
   const container = h('fieldset', { class: 'parameters' }, h('legend', {}, label));
   const rows = h('div', {});
   const render = (): void => {
-    rows.replaceChildren(...Object.keys(schema.properties ?? {}).map((name) => parameterRow(schema, name, () => render(), onChange, depth)));
+    rows.replaceChildren(
+      ...Object.keys(schema.properties ?? {}).map((name) => parameterRow(schema, name, () => render(), onChange, depth)),
+    );
   };
   const add = h('button', { type: 'button' }, depth === 0 ? 'Add parameter' : 'Add field');
   add.addEventListener('click', () => {
@@ -54,7 +56,20 @@ function parameterRow(parent: ObjectParameters, name: string, rerender: () => vo
   nameInput.querySelector('input')?.setAttribute('data-role', 'parameter-name');
   const typeSelect = select('Type', TYPES, schema.type ?? 'string', (value) => {
     schema.type = value;
-    for (const key of ['enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'items', 'properties', 'default', 'examples', 'minItems', 'maxItems']) delete schema[key];
+    for (const key of [
+      'enum',
+      'minimum',
+      'maximum',
+      'minLength',
+      'maxLength',
+      'items',
+      'properties',
+      'default',
+      'examples',
+      'minItems',
+      'maxItems',
+    ])
+      delete schema[key];
     if (value === 'array') schema.items = { type: 'string' };
     if (value === 'object') schema.properties = {};
     rerender();
@@ -78,19 +93,53 @@ function parameterRow(parent: ObjectParameters, name: string, rerender: () => vo
     onChange();
   });
 
-  const details: HTMLElement[] = [input('Description', String(schema.description ?? ''), (value) => setOrDelete(schema, 'description', value, onChange))];
+  const details: HTMLElement[] = [
+    input('Description', String(schema.description ?? ''), (value) => setOrDelete(schema, 'description', value, onChange)),
+  ];
   const type = schema.type ?? 'string';
   if (type === 'string' || type === 'number' || type === 'integer') {
-    details.push(input('Allowed values (enum, comma-separated)', Array.isArray(schema.enum) ? schema.enum.join(', ') : '', (value) => setOrDelete(schema, 'enum', listOf(value, type), onChange)));
+    details.push(
+      input('Allowed values (enum, comma-separated)', Array.isArray(schema.enum) ? schema.enum.join(', ') : '', (value) =>
+        setOrDelete(schema, 'enum', listOf(value, type), onChange),
+      ),
+    );
     const [low, high] = type === 'string' ? ['minLength', 'maxLength'] : ['minimum', 'maximum'];
-    details.push(input(type === 'string' ? 'Min length' : 'Minimum', schema[low as string] === undefined ? '' : String(schema[low as string]), (value) => setOrDelete(schema, low as string, value === '' ? undefined : Number(value), onChange), 'number'));
-    details.push(input(type === 'string' ? 'Max length' : 'Maximum', schema[high as string] === undefined ? '' : String(schema[high as string]), (value) => setOrDelete(schema, high as string, value === '' ? undefined : Number(value), onChange), 'number'));
-    details.push(input('Default', schema.default === undefined ? '' : String(schema.default), (value) => setOrDelete(schema, 'default', value === '' ? undefined : type === 'string' ? value : Number(value), onChange)));
-    details.push(input('Examples (comma-separated)', Array.isArray(schema.examples) ? schema.examples.join(', ') : '', (value) => setOrDelete(schema, 'examples', listOf(value, type), onChange)));
+    details.push(
+      input(
+        type === 'string' ? 'Min length' : 'Minimum',
+        schema[low as string] === undefined ? '' : String(schema[low as string]),
+        (value) => setOrDelete(schema, low as string, value === '' ? undefined : Number(value), onChange),
+        'number',
+      ),
+    );
+    details.push(
+      input(
+        type === 'string' ? 'Max length' : 'Maximum',
+        schema[high as string] === undefined ? '' : String(schema[high as string]),
+        (value) => setOrDelete(schema, high as string, value === '' ? undefined : Number(value), onChange),
+        'number',
+      ),
+    );
+    details.push(
+      input('Default', schema.default === undefined ? '' : String(schema.default), (value) =>
+        setOrDelete(schema, 'default', value === '' ? undefined : type === 'string' ? value : Number(value), onChange),
+      ),
+    );
+    details.push(
+      input('Examples (comma-separated)', Array.isArray(schema.examples) ? schema.examples.join(', ') : '', (value) =>
+        setOrDelete(schema, 'examples', listOf(value, type), onChange),
+      ),
+    );
   } else if (type === 'boolean') {
-    details.push(select('Default', ['(none)', 'true', 'false'], schema.default === undefined ? '(none)' : String(schema.default), (value) => setOrDelete(schema, 'default', value === '(none)' ? undefined : value === 'true', onChange)));
+    details.push(
+      select('Default', ['(none)', 'true', 'false'], schema.default === undefined ? '(none)' : String(schema.default), (value) =>
+        setOrDelete(schema, 'default', value === '(none)' ? undefined : value === 'true', onChange),
+      ),
+    );
   } else if (type === 'array') {
-    const items = (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? schema.items : (schema.items = { type: 'string' })) as ParameterSchema;
+    const items = (
+      schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? schema.items : (schema.items = { type: 'string' })
+    ) as ParameterSchema;
     details.push(
       select('Item type', TYPES, items.type ?? 'string', (value) => {
         schema.items = value === 'object' ? { type: 'object', properties: {} } : { type: value };
@@ -98,13 +147,38 @@ function parameterRow(parent: ObjectParameters, name: string, rerender: () => vo
         onChange();
       }),
     );
-    details.push(input('Min items', schema.minItems === undefined ? '' : String(schema.minItems), (value) => setOrDelete(schema, 'minItems', value === '' ? undefined : Number(value), onChange), 'number'));
-    details.push(input('Max items', schema.maxItems === undefined ? '' : String(schema.maxItems), (value) => setOrDelete(schema, 'maxItems', value === '' ? undefined : Number(value), onChange), 'number'));
-    if (items.type === 'object' && depth < 4) details.push(parametersBuilder(items as ObjectParameters, onChange, `Fields of each ${name} item`, depth + 1));
+    details.push(
+      input(
+        'Min items',
+        schema.minItems === undefined ? '' : String(schema.minItems),
+        (value) => setOrDelete(schema, 'minItems', value === '' ? undefined : Number(value), onChange),
+        'number',
+      ),
+    );
+    details.push(
+      input(
+        'Max items',
+        schema.maxItems === undefined ? '' : String(schema.maxItems),
+        (value) => setOrDelete(schema, 'maxItems', value === '' ? undefined : Number(value), onChange),
+        'number',
+      ),
+    );
+    if (items.type === 'object' && depth < 4)
+      details.push(parametersBuilder(items as ObjectParameters, onChange, `Fields of each ${name} item`, depth + 1));
   } else if (type === 'object' && depth < 4) {
     details.push(parametersBuilder(schema as ObjectParameters, onChange, `Fields of ${name}`, depth + 1));
   }
-  row.append(h('div', { class: 'row' }, nameInput, typeSelect, h('div', { class: 'field' }, h('label', { for: requiredBox.id }, 'Required'), requiredBox), remove), h('div', { class: 'row' }, ...details));
+  row.append(
+    h(
+      'div',
+      { class: 'row' },
+      nameInput,
+      typeSelect,
+      h('div', { class: 'field' }, h('label', { for: requiredBox.id }, 'Required'), requiredBox),
+      remove,
+    ),
+    h('div', { class: 'row' }, ...details),
+  );
   return row;
 }
 
@@ -115,13 +189,20 @@ function input(label: string, value: string, onInput: (value: string, element: H
 }
 
 function select(label: string, options: string[], value: string, onChange: (value: string) => void): HTMLElement {
-  const element = h('select', { id: uid('p') }, ...options.map((option) => h('option', { value: option, ...(option === value ? { selected: true } : {}) }, option)));
+  const element = h(
+    'select',
+    { id: uid('p') },
+    ...options.map((option) => h('option', { value: option, ...(option === value ? { selected: true } : {}) }, option)),
+  );
   element.addEventListener('change', () => onChange(element.value));
   return h('div', { class: 'field' }, h('label', { for: element.id }, label), element);
 }
 
 function listOf(text: string, type: string): unknown[] | undefined {
-  const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   if (items.length === 0) return undefined;
   return type === 'string' ? items : items.map(Number);
 }

@@ -25,21 +25,33 @@ function field(schema: JsonSchema, root: JsonSchema, label: string, required: bo
   if (depth > 8) return jsonField(label, description, onChange);
   if (Array.isArray(resolved.enum)) return enumField(label, resolved.enum, required, description, onChange);
   if ('const' in resolved) return constField(label, resolved.const);
-  const variants = (Array.isArray(resolved.oneOf) ? resolved.oneOf : Array.isArray(resolved.anyOf) ? resolved.anyOf : undefined) as JsonSchema[] | undefined;
+  const variants = (Array.isArray(resolved.oneOf) ? resolved.oneOf : Array.isArray(resolved.anyOf) ? resolved.anyOf : undefined) as
+    JsonSchema[] | undefined;
   if (variants) return variantField(label, variants, root, required, description, onChange, depth);
   const type = Array.isArray(resolved.type) ? (resolved.type as string[]).find((candidate) => candidate !== 'null') : resolved.type;
   switch (type) {
     case 'object':
-      if (resolved.properties && typeof resolved.properties === 'object') return objectField(label, resolved, root, description, onChange, depth);
+      if (resolved.properties && typeof resolved.properties === 'object')
+        return objectField(label, resolved, root, description, onChange, depth);
       return jsonField(label, description, onChange);
     case 'array':
-      if (resolved.items && typeof resolved.items === 'object' && !Array.isArray(resolved.items)) return arrayField(label, resolved.items as JsonSchema, root, description, onChange, depth);
+      if (resolved.items && typeof resolved.items === 'object' && !Array.isArray(resolved.items))
+        return arrayField(label, resolved.items as JsonSchema, root, description, onChange, depth);
       return jsonField(label, description, onChange);
     case 'string':
       return inputField(label, 'text', (text) => text, required, description, resolved.default, onChange);
     case 'number':
     case 'integer':
-      return inputField(label, 'number', (text) => Number(text), required, description, resolved.default, onChange, type === 'integer' ? '1' : 'any');
+      return inputField(
+        label,
+        'number',
+        (text) => Number(text),
+        required,
+        description,
+        resolved.default,
+        onChange,
+        type === 'integer' ? '1' : 'any',
+      );
     case 'boolean':
       return booleanField(label, required, description, resolved.default, onChange);
     default:
@@ -68,25 +80,68 @@ function described(label: string, control: HTMLElement, description: string | un
   const id = control.id || uid('f');
   control.id = id;
   if (required) control.setAttribute('aria-required', 'true');
-  return h('div', { class: 'field' }, h('label', { for: id }, label, required ? ' *' : ''), control, description ? h('span', { class: 'hint' }, description) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label, required ? ' *' : ''),
+    control,
+    description ? h('span', { class: 'hint' }, description) : null,
+  );
 }
 
-function inputField(label: string, type: string, parse: (text: string) => unknown, required: boolean, description: string | undefined, fallback: unknown, onChange: Changed, step?: string): SchemaField {
-  const input = h('input', { type, name: label, ...(step ? { step } : {}), placeholder: fallback === undefined ? '' : `default: ${String(fallback)}` });
+function inputField(
+  label: string,
+  type: string,
+  parse: (text: string) => unknown,
+  required: boolean,
+  description: string | undefined,
+  fallback: unknown,
+  onChange: Changed,
+  step?: string,
+): SchemaField {
+  const input = h('input', {
+    type,
+    name: label,
+    ...(step ? { step } : {}),
+    placeholder: fallback === undefined ? '' : `default: ${String(fallback)}`,
+  });
   input.addEventListener('input', onChange);
   return { element: described(label, input, description, required), value: () => (input.value === '' ? undefined : parse(input.value)) };
 }
 
-function booleanField(label: string, required: boolean, description: string | undefined, fallback: unknown, onChange: Changed): SchemaField {
-  const select = h('select', { name: label }, h('option', { value: '' }, fallback === undefined ? '(not set)' : `(default: ${String(fallback)})`), h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+function booleanField(
+  label: string,
+  required: boolean,
+  description: string | undefined,
+  fallback: unknown,
+  onChange: Changed,
+): SchemaField {
+  const select = h(
+    'select',
+    { name: label },
+    h('option', { value: '' }, fallback === undefined ? '(not set)' : `(default: ${String(fallback)})`),
+    h('option', { value: 'true' }, 'true'),
+    h('option', { value: 'false' }, 'false'),
+  );
   select.addEventListener('change', onChange);
-  return { element: described(label, select, description, required), value: () => (select.value === '' ? undefined : select.value === 'true') };
+  return {
+    element: described(label, select, description, required),
+    value: () => (select.value === '' ? undefined : select.value === 'true'),
+  };
 }
 
 function enumField(label: string, values: unknown[], required: boolean, description: string | undefined, onChange: Changed): SchemaField {
-  const select = h('select', { name: label }, h('option', { value: '' }, '(not set)'), ...values.map((value, index) => h('option', { value: String(index) }, JSON.stringify(value))));
+  const select = h(
+    'select',
+    { name: label },
+    h('option', { value: '' }, '(not set)'),
+    ...values.map((value, index) => h('option', { value: String(index) }, JSON.stringify(value))),
+  );
   select.addEventListener('change', onChange);
-  return { element: described(label, select, description, required), value: () => (select.value === '' ? undefined : values[Number(select.value)]) };
+  return {
+    element: described(label, select, description, required),
+    value: () => (select.value === '' ? undefined : values[Number(select.value)]),
+  };
 }
 
 function constField(label: string, value: unknown): SchemaField {
@@ -108,10 +163,29 @@ function jsonField(label: string, description: string | undefined, onChange: Cha
   };
 }
 
-function objectField(label: string, schema: JsonSchema, root: JsonSchema, description: string | undefined, onChange: Changed, depth: number): SchemaField {
+function objectField(
+  label: string,
+  schema: JsonSchema,
+  root: JsonSchema,
+  description: string | undefined,
+  onChange: Changed,
+  depth: number,
+): SchemaField {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const children = Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, child]) => ({ name, field: field(child, root, name, required.has(name), onChange, depth + 1) }));
-  const element = depth === 0 ? h('div', { class: 'form-root' }, ...children.map((child) => child.field.element)) : h('fieldset', {}, h('legend', {}, label), description ? h('p', { class: 'hint' }, description) : null, ...children.map((child) => child.field.element));
+  const children = Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, child]) => ({
+    name,
+    field: field(child, root, name, required.has(name), onChange, depth + 1),
+  }));
+  const element =
+    depth === 0
+      ? h('div', { class: 'form-root' }, ...children.map((child) => child.field.element))
+      : h(
+          'fieldset',
+          {},
+          h('legend', {}, label),
+          description ? h('p', { class: 'hint' }, description) : null,
+          ...children.map((child) => child.field.element),
+        );
   return {
     element,
     value: () => {
@@ -125,7 +199,14 @@ function objectField(label: string, schema: JsonSchema, root: JsonSchema, descri
   };
 }
 
-function arrayField(label: string, items: JsonSchema, root: JsonSchema, description: string | undefined, onChange: Changed, depth: number): SchemaField {
+function arrayField(
+  label: string,
+  items: JsonSchema,
+  root: JsonSchema,
+  description: string | undefined,
+  onChange: Changed,
+  depth: number,
+): SchemaField {
   const entries: { field: SchemaField; row: HTMLElement }[] = [];
   const list = h('div', {});
   const add = h('button', { type: 'button' }, `Add to ${label}`);
@@ -148,20 +229,44 @@ function arrayField(label: string, items: JsonSchema, root: JsonSchema, descript
   };
 }
 
-function variantField(label: string, variants: JsonSchema[], root: JsonSchema, required: boolean, description: string | undefined, onChange: Changed, depth: number): SchemaField {
+function variantField(
+  label: string,
+  variants: JsonSchema[],
+  root: JsonSchema,
+  required: boolean,
+  description: string | undefined,
+  onChange: Changed,
+  depth: number,
+): SchemaField {
   const names = variants.map((variant, index) => {
     const shown = resolve(variant, root);
     return typeof shown.title === 'string' ? shown.title : typeof shown.type === 'string' ? shown.type : `option ${index + 1}`;
   });
-  const choice = h('select', { 'aria-label': `${label}: which variant` }, h('option', { value: '' }, '(not set)'), ...names.map((name, index) => h('option', { value: String(index) }, name)));
+  const choice = h(
+    'select',
+    { 'aria-label': `${label}: which variant` },
+    h('option', { value: '' }, '(not set)'),
+    ...names.map((name, index) => h('option', { value: String(index) }, name)),
+  );
   const body = h('div', {});
   let current: SchemaField | undefined;
   choice.addEventListener('change', () => {
-    current = choice.value === '' ? undefined : field(variants[Number(choice.value)] as JsonSchema, root, label, required, onChange, depth + 1);
+    current =
+      choice.value === '' ? undefined : field(variants[Number(choice.value)] as JsonSchema, root, label, required, onChange, depth + 1);
     body.replaceChildren(...(current ? [current.element] : []));
     onChange();
   });
-  return { element: h('fieldset', {}, h('legend', {}, `${label} (one of)`), description ? h('p', { class: 'hint' }, description) : null, choice, body), value: () => current?.value() };
+  return {
+    element: h(
+      'fieldset',
+      {},
+      h('legend', {}, `${label} (one of)`),
+      description ? h('p', { class: 'hint' }, description) : null,
+      choice,
+      body,
+    ),
+    value: () => current?.value(),
+  };
 }
 
 function parseJson(text: string): unknown {

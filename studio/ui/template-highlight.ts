@@ -1,5 +1,5 @@
 import { RangeSetBuilder } from '@codemirror/state';
-import type { EditorView} from '@codemirror/view';
+import type { EditorView } from '@codemirror/view';
 import { Decoration, type DecorationSet, ViewPlugin, type ViewUpdate } from '@codemirror/view';
 
 // The placeholder syntax of agents/prompt-template.ts, for display only: which placeholder is an error

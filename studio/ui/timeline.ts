@@ -16,7 +16,11 @@ export function renderTimeline(calls: TimelineCall[]): HTMLElement {
     { class: 'timeline' },
     h(
       'div',
-      { class: 'tracks', role: 'list', 'aria-label': `Timeline of ${calls.length} call${calls.length === 1 ? '' : 's'} over ${Math.round(span)} ms` },
+      {
+        class: 'tracks',
+        role: 'list',
+        'aria-label': `Timeline of ${calls.length} call${calls.length === 1 ? '' : 's'} over ${Math.round(span)} ms`,
+      },
       ...ordered.map((call) => {
         const left = ((call.startedAt - start) / span) * 100;
         const width = Math.min(Math.max(((call.durationMs ?? 0) / span) * 100, 0.5), 100 - left);
@@ -24,13 +28,53 @@ export function renderTimeline(calls: TimelineCall[]): HTMLElement {
         const label = `${call.capability}.${call.function} ${duration}${call.ok === false ? ` failed: ${call.error?.code ?? ''}` : ''}`;
         return h(
           'div',
-          { class: 'track-row', role: 'listitem', 'aria-label': label, title: `${label}\narguments: ${call.args}${call.error ? `\n${call.error.message}` : ''}` },
+          {
+            class: 'track-row',
+            role: 'listitem',
+            'aria-label': label,
+            title: `${label}\narguments: ${call.args}${call.error ? `\n${call.error.message}` : ''}`,
+          },
           h('span', { class: 'track-label mono' }, `${call.capability}.${call.function}`),
-          h('span', { class: 'track' }, h('span', { class: `bar${call.ok === false ? ' failed' : ''}`, style: `left:${left}%;width:${width}%` })),
-          h('span', { class: `track-time${call.ok === false ? ' error' : ''}` }, call.ok === false ? `${duration}, ${call.error?.code ?? 'failed'}` : duration),
+          h(
+            'span',
+            { class: 'track' },
+            h('span', { class: `bar${call.ok === false ? ' failed' : ''}`, style: `left:${left}%;width:${width}%` }),
+          ),
+          h(
+            'span',
+            { class: `track-time${call.ok === false ? ' error' : ''}` },
+            call.ok === false ? `${duration}, ${call.error?.code ?? 'failed'}` : duration,
+          ),
         );
       }),
     ),
-    h('table', { 'aria-label': 'Calls' }, h('thead', {}, h('tr', {}, h('th', {}, 'Call'), h('th', {}, 'Start'), h('th', {}, 'Duration'), h('th', {}, 'Arguments'), h('th', {}, 'Outcome'))), h('tbody', {}, ...calls.map((call) => h('tr', {}, h('td', { class: 'mono' }, `${call.capability}.${call.function}`), h('td', {}, `+${Math.round(call.startedAt - start)} ms`), h('td', {}, call.durationMs === undefined ? '…' : `${call.durationMs.toFixed(1)} ms`), h('td', { class: 'mono' }, call.args), h('td', { class: call.ok === false ? 'error' : 'ok' }, call.ok === undefined ? 'running' : call.ok ? 'ok' : `${call.error?.code}: ${call.error?.message}`))))),
+    h(
+      'table',
+      { 'aria-label': 'Calls' },
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', {}, 'Call'), h('th', {}, 'Start'), h('th', {}, 'Duration'), h('th', {}, 'Arguments'), h('th', {}, 'Outcome')),
+      ),
+      h(
+        'tbody',
+        {},
+        ...calls.map((call) =>
+          h(
+            'tr',
+            {},
+            h('td', { class: 'mono' }, `${call.capability}.${call.function}`),
+            h('td', {}, `+${Math.round(call.startedAt - start)} ms`),
+            h('td', {}, call.durationMs === undefined ? '…' : `${call.durationMs.toFixed(1)} ms`),
+            h('td', { class: 'mono' }, call.args),
+            h(
+              'td',
+              { class: call.ok === false ? 'error' : 'ok' },
+              call.ok === undefined ? 'running' : call.ok ? 'ok' : `${call.error?.code}: ${call.error?.message}`,
+            ),
+          ),
+        ),
+      ),
+    ),
   );
 }

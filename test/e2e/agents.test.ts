@@ -72,7 +72,9 @@ describe('agent serve (MCP)', () => {
 
   it('answers a call with a headless session, sending progress while it runs', async () => {
     const progress: string[] = [];
-    const result = (await client.callTool({ name: 'describe_station', arguments: { name: 'Harbor' } }, undefined, { onprogress: (p) => progress.push(p.message ?? '') })) as CallToolResult;
+    const result = (await client.callTool({ name: 'describe_station', arguments: { name: 'Harbor' } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ''),
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('Harbor: step-free');
     expect(progress).toContain('task-start');
@@ -104,15 +106,32 @@ describe('agents as @capabilities/agent-<name> and @capabilities/agents', () => 
   const events: BridgeEvent[] = [];
   beforeAll(async () => {
     root = await makeTempDir('agent-capability');
-    agents = await loadAgentCapabilities([path.relative(root, GUIDE), path.relative(root, path.join(REPO, 'agents/__fixtures__/seed-agent'))], {
+    agents = await loadAgentCapabilities(
+      [path.relative(root, GUIDE), path.relative(root, path.join(REPO, 'agents/__fixtures__/seed-agent'))],
+      {
+        root,
+        env,
+        orchestration: { sessionsDir: path.join(root, 'sessions') },
+      },
+    );
+    const config = {
       root,
-      env,
-      orchestration: { sessionsDir: path.join(root, 'sessions') },
-    });
-    const config = { root, capabilities: [], mcpServers: {}, outDir: path.join(root, 'out'), sandbox: {}, std: {}, model: {}, agents: [], agentSessions: path.join(root, 'sessions') };
+      capabilities: [],
+      mcpServers: {},
+      outDir: path.join(root, 'out'),
+      sandbox: {},
+      std: {},
+      model: {},
+      agents: [],
+      agentSessions: path.join(root, 'sessions'),
+    };
     const build = await buildCapabilities({ config, sources: [agents.source] });
     expect(build.errors).toEqual([]);
-    bridge = createBridge({ capabilities: await loadBuiltCapabilities(config.outDir), backends: agents.backends, onEvent: (event) => events.push(event) });
+    bridge = createBridge({
+      capabilities: await loadBuiltCapabilities(config.outDir),
+      backends: agents.backends,
+      onEvent: (event) => events.push(event),
+    });
     sandbox = createSandbox({ outDir: config.outDir, isolation: 'in-process' });
   });
   afterAll(async () => {
@@ -126,7 +145,9 @@ describe('agents as @capabilities/agent-<name> and @capabilities/agents', () => 
     expect(agents.problems).toEqual([]);
     const declarations = await readFile(path.join(root, 'out/capabilities/agent-station-guide/index.d.ts'), 'utf8');
     expect(declarations).toContain('export type DescribeStationResult = string;');
-    expect(declarations).toContain('export declare function describeStation(params: DescribeStationParams): Promise<DescribeStationResult>;');
+    expect(declarations).toContain(
+      'export declare function describeStation(params: DescribeStationParams): Promise<DescribeStationResult>;',
+    );
   });
 
   it('calls the agent from sandboxed code, several calls in parallel', async () => {
@@ -166,19 +187,39 @@ export default { names: listed.agents.map((agent) => agent.name), a, b };`,
 });
 
 function userMessage(parts: Message['parts']): Message {
-  return { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts, metadata: {}, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: crypto.randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts,
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
-const textPart = (value: string): Message['parts'][number] => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const textPart = (value: string): Message['parts'][number] => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
 
 describe('agent serve --a2a', () => {
   let runners: AgentRunner[];
   let server: Awaited<ReturnType<typeof serveA2A>>;
   beforeAll(async () => {
     const waiter = await makeTempDir('a2a-waiter');
-    await writeFile(path.join(waiter, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Waiter', version: '0.1.0', skills: [{ id: 'wait', name: 'Wait', description: 'Waits until cancelled' }] } }));
+    await writeFile(
+      path.join(waiter, 'tsagent.json'),
+      JSON.stringify({
+        metadata: { name: 'Waiter', version: '0.1.0', skills: [{ id: 'wait', name: 'Wait', description: 'Waits until cancelled' }] },
+      }),
+    );
     const waiting = createAgentRunner(await loadAgent(waiter), {
       // A session that only ends when cancelled, to cancel it over A2A.
-      executeTask: (_task, options) => new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+      executeTask: (_task, options) =>
+        new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
       outDir: await outDir('a2a-seed'),
     });
     runners = [createAgentRunner(await loadAgent(GUIDE), { env, outDir: await outDir('a2a-guide') }), waiting];
@@ -191,7 +232,10 @@ describe('agent serve --a2a', () => {
 
   it('publishes an agent card per agent, at distinct paths', async () => {
     expect(server.agents.map((a) => a.url)).toEqual([`${server.origin}/agents/station-guide/`, `${server.origin}/agents/waiter/`]);
-    const card = (await (await fetch(`${server.origin}/agents/station-guide/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    const card = (await (await fetch(`${server.origin}/agents/station-guide/.well-known/agent-card.json`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(card).toMatchObject({
       name: 'Station Guide',
       version: '2.1.0',
@@ -207,7 +251,14 @@ describe('agent serve --a2a', () => {
     const client = await new ClientFactory().createFromUrl(server.agents[0]?.url ?? '');
     const blocking = (await client.sendMessage({
       tenant: '',
-      message: userMessage([{ content: { $case: 'data', value: { tool: 'describe_station', arguments: { name: 'Harbor' } } }, metadata: undefined, filename: '', mediaType: 'application/json' }]),
+      message: userMessage([
+        {
+          content: { $case: 'data', value: { tool: 'describe_station', arguments: { name: 'Harbor' } } },
+          metadata: undefined,
+          filename: '',
+          mediaType: 'application/json',
+        },
+      ]),
       configuration: undefined,
       metadata: {},
     })) as Task;
@@ -216,7 +267,12 @@ describe('agent serve --a2a', () => {
 
     const kinds: string[] = [];
     let taskId = '';
-    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage([textPart('Tell a traveller about Central station')]), configuration: undefined, metadata: {} })) {
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: userMessage([textPart('Tell a traveller about Central station')]),
+      configuration: undefined,
+      metadata: {},
+    })) {
       kinds.push(event.payload?.$case ?? 'none');
       if (event.payload?.$case === 'task') taskId = event.payload.value.id;
     }
@@ -231,11 +287,17 @@ describe('agent serve --a2a', () => {
     const client = await new ClientFactory().createFromUrl(server.agents[1]?.url ?? '');
     const states: TaskState[] = [];
     let cancelled: Promise<Task> | undefined;
-    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage([textPart('book something')]), configuration: undefined, metadata: {} })) {
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: userMessage([textPart('book something')]),
+      configuration: undefined,
+      metadata: {},
+    })) {
       if (event.payload?.$case === 'statusUpdate') {
         const state = event.payload.value.status?.state;
         if (state !== undefined) states.push(state);
-        if (state === TaskState.TASK_STATE_WORKING) cancelled = client.cancelTask({ tenant: '', id: event.payload.value.taskId, metadata: {} });
+        if (state === TaskState.TASK_STATE_WORKING)
+          cancelled = client.cancelTask({ tenant: '', id: event.payload.value.taskId, metadata: {} });
       }
     }
     expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
@@ -253,7 +315,10 @@ describe('agents serve (orchestration)', () => {
     // A second agent, served over A2A, to be orchestrated by URL.
     const remoteDir = path.join(root, 'remote-guide');
     await cp(GUIDE, remoteDir, { recursive: true });
-    const file = JSON.parse(await readFile(path.join(remoteDir, 'tsagent.json'), 'utf8')) as { metadata: { name: string }; mcpServers: { stations: { args: string[] } } };
+    const file = JSON.parse(await readFile(path.join(remoteDir, 'tsagent.json'), 'utf8')) as {
+      metadata: { name: string };
+      mcpServers: { stations: { args: string[] } };
+    };
     file.metadata.name = 'Remote Guide';
     file.mcpServers.stations.args = ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')];
     await writeFile(path.join(remoteDir, 'tsagent.json'), JSON.stringify(file));
@@ -261,7 +326,10 @@ describe('agents serve (orchestration)', () => {
     remote = await serveA2A([remoteRunner], { port: 0 });
     sessionsDir = path.join(root, 'sessions');
     configFile = path.join(root, 'agents.json');
-    await writeFile(configFile, JSON.stringify({ agents: [path.relative(root, GUIDE), remote.agents[0]?.url, './no-such-agent'], sessionsDir: 'sessions' }));
+    await writeFile(
+      configFile,
+      JSON.stringify({ agents: [path.relative(root, GUIDE), remote.agents[0]?.url, './no-such-agent'], sessionsDir: 'sessions' }),
+    );
   });
   afterAll(async () => {
     await remote?.close();
@@ -288,16 +356,26 @@ describe('agents serve (orchestration)', () => {
     try {
       const list = await first.call('list_agents');
       expect(list).toMatchObject({ status: 'success', count: 2 });
-      expect((list.agents as { name: string; kind: string }[]).map((a) => [a.name, a.kind])).toEqual([['Station Guide', 'local'], ['Remote Guide', 'a2a']]);
+      expect((list.agents as { name: string; kind: string }[]).map((a) => [a.name, a.kind])).toEqual([
+        ['Station Guide', 'local'],
+        ['Remote Guide', 'a2a'],
+      ]);
       expect(list.problems).toEqual([expect.stringContaining('no-such-agent')]);
 
       const one = await first.call('execute_agent', { agent_name: 'Station Guide', prompt: 'Tell a traveller about Harbor station' });
       expect(one).toMatchObject({ status: 'success', content: 'Harbor: step-free', session_id: expect.stringMatching(/^sess_/) });
       sessionId = one.session_id as string;
-      const two = await first.call('execute_agent', { agent_name: 'Station Guide', prompt: 'Tell a traveller about Museum station', session_id: sessionId });
+      const two = await first.call('execute_agent', {
+        agent_name: 'Station Guide',
+        prompt: 'Tell a traveller about Museum station',
+        session_id: sessionId,
+      });
       expect(two).toEqual({ status: 'success', content: 'Museum: not step-free', session_id: sessionId });
       // The second session saw the first exchange as context.
-      const sent = model.chatRequests().map((r) => JSON.stringify(r.messages)).find((m) => m.includes('about Museum station') && m.includes('Harbor: step-free'));
+      const sent = model
+        .chatRequests()
+        .map((r) => JSON.stringify(r.messages))
+        .find((m) => m.includes('about Museum station') && m.includes('Harbor: step-free'));
       expect(sent).toBeDefined();
 
       const viaA2A = await first.call('execute_agent', { agent_name: 'Remote Guide', prompt: 'Tell a traveller about Central station' });
@@ -310,7 +388,10 @@ describe('agents serve (orchestration)', () => {
     const files = await readdir(sessionsDir);
     expect(files).toContain(`${sessionId}.json`);
     expect(files.filter((name) => !name.endsWith('.json'))).toEqual([]);
-    expect(JSON.parse(await readFile(path.join(sessionsDir, `${sessionId}.json`), 'utf8'))).toMatchObject({ id: sessionId, agent: 'Station Guide' });
+    expect(JSON.parse(await readFile(path.join(sessionsDir, `${sessionId}.json`), 'utf8'))).toMatchObject({
+      id: sessionId,
+      agent: 'Station Guide',
+    });
 
     const second = await connect(); // a new server process state: only the disk remains
     try {
@@ -333,11 +414,17 @@ describe('agents serve (orchestration)', () => {
   it('answers with the spec messages for an unknown agent, a failed run and an unknown session', async () => {
     const server = await connect();
     try {
-      expect(await server.call('execute_agent', { agent_name: 'Nobody', prompt: 'hi' })).toEqual({ status: 'error', message: "Agent 'Nobody' not found." });
+      expect(await server.call('execute_agent', { agent_name: 'Nobody', prompt: 'hi' })).toEqual({
+        status: 'error',
+        message: "Agent 'Nobody' not found.",
+      });
       const failed = await server.call('execute_agent', { agent_name: 'Station Guide', prompt: 'Tell a traveller about Atlantis station' });
       expect(failed.status).toBe('error');
       expect(failed.message).toMatch(/^Failed to execute agent Station Guide: /);
-      expect(await server.call('get_agent_memory', { session_id: 'sess_nope' })).toEqual({ status: 'error', message: 'Session sess_nope not found.' });
+      expect(await server.call('get_agent_memory', { session_id: 'sess_nope' })).toEqual({
+        status: 'error',
+        message: 'Session sess_nope not found.',
+      });
       const bad = await server.call('get_agent_memory', { session_id: '../etc/passwd' });
       expect(bad.message).toMatch(/^Failed to retrieve memory for \.\.\/etc\/passwd: session id/);
     } finally {
@@ -351,7 +438,9 @@ describe('the agent-spaces CLI', () => {
 
   it('agent serve <dir> speaks MCP on stdio to the SDK client', async () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'agent', 'serve', GUIDE], env: cliEnv(), stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, 'agent', 'serve', GUIDE], env: cliEnv(), stderr: 'pipe' }),
+    );
     try {
       expect(client.getServerVersion()?.name).toBe('Station Guide');
       const result = (await client.callTool({ name: 'describe_station', arguments: { name: 'Northgate' } })) as CallToolResult;
@@ -363,12 +452,35 @@ describe('the agent-spaces CLI', () => {
 
   it('agent serve <dir> works with the MCP Inspector CLI', async () => {
     const inspector = path.join(REPO, 'node_modules/.bin/mcp-inspector');
-    const list = await execa(inspector, ['--cli', process.execPath, BIN, 'agent', 'serve', GUIDE, '--method', 'tools/list'], { env: cliEnv(), timeout: 60_000 });
-    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['describe_station', 'station_facts']);
-    const call = await execa(inspector, ['--cli', process.execPath, BIN, 'agent', 'serve', GUIDE, '--method', 'tools/call', '--tool-name', 'describe_station', '--tool-arg', 'name=Airport'], {
+    const list = await execa(inspector, ['--cli', process.execPath, BIN, 'agent', 'serve', GUIDE, '--method', 'tools/list'], {
       env: cliEnv(),
       timeout: 60_000,
     });
+    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual([
+      'describe_station',
+      'station_facts',
+    ]);
+    const call = await execa(
+      inspector,
+      [
+        '--cli',
+        process.execPath,
+        BIN,
+        'agent',
+        'serve',
+        GUIDE,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'describe_station',
+        '--tool-arg',
+        'name=Airport',
+      ],
+      {
+        env: cliEnv(),
+        timeout: 60_000,
+      },
+    );
     expect((JSON.parse(call.stdout) as { content: { text: string }[] }).content[0]?.text).toBe('Airport: step-free');
   });
 });
@@ -383,7 +495,12 @@ describe('examples/agents/station-guide', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [BIN, 'agent', 'serve', example],
-        env: { PATH: process.env.PATH ?? '', AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model', OPENAI_API_KEY: 'test-key' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          AGENT_SPACES_BASE_URL: model.baseURL,
+          AGENT_SPACES_MODEL: 'scripted-model',
+          OPENAI_API_KEY: 'test-key',
+        },
         stderr: 'pipe',
       }),
     );

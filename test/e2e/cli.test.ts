@@ -13,7 +13,13 @@ import { makeTempDir } from '../support/temp-dir.js';
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
 
 function cli(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }) {
-  return execa(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env ?? {}, reject: false, timeout: 90_000, ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' }) });
+  return execa(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? {},
+    reject: false,
+    timeout: 90_000,
+    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' }),
+  });
 }
 
 // Every case starts the CLI (a Node process, often several): on a busy machine that takes its time.
@@ -39,14 +45,18 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
   it('prints a readable summary without --json', async () => {
     const result = await cli(['capabilities', 'build'], { cwd: space.root, env: space.env });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^\d+ sources \(0 built, \d+ unchanged, 0 failed\), \d+ modules, \d+ functions, \d+ warnings?, 0 files written/m);
+    expect(result.stdout).toMatch(
+      /^\d+ sources \(0 built, \d+ unchanged, 0 failed\), \d+ modules, \d+ functions, \d+ warnings?, 0 files written/m,
+    );
   });
 
   it('lists modules and signatures', async () => {
     const result = await cli(['capabilities', 'list'], { cwd: space.root, env: space.env });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('@capabilities/train-schedule');
-    expect(result.stdout).toContain('getTrainDetails(params: { trainId: string }): Promise<{ id: string; operator: string; stops: string[] }>');
+    expect(result.stdout).toContain(
+      'getTrainDetails(params: { trainId: string }): Promise<{ id: string; operator: string; stops: string[] }>',
+    );
     expect(result.stdout).toMatch(/createTicket\(.*\[requires approval\]/);
     const json = await cli(['capabilities', 'list', '--json'], { cwd: space.root, env: space.env });
     const catalog = JSON.parse(json.stdout) as { functions: { id: string }[] };
@@ -55,14 +65,20 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
 
   it('refuses a bad config with every problem listed, exit code 2, and writes nothing', async () => {
     const root = await makeTempDir('cli-bad');
-    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: 'x', mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } }, outDir: 5 }));
+    await writeFile(
+      path.join(root, 'agent-spaces.config.json'),
+      JSON.stringify({ capabilities: 'x', mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } }, outDir: 5 }),
+    );
     const result = await cli(['capabilities', 'build'], { cwd: root });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('capabilities');
     expect(result.stderr).toContain('outDir');
     expect(existsSync(path.join(root, '.agent-spaces'))).toBe(false);
     const missingVariable = await makeTempDir('cli-bad-env');
-    await writeFile(path.join(missingVariable, 'agent-spaces.config.json'), JSON.stringify({ mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } } }));
+    await writeFile(
+      path.join(missingVariable, 'agent-spaces.config.json'),
+      JSON.stringify({ mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } } }),
+    );
     const second = await cli(['capabilities', 'build'], { cwd: missingVariable });
     expect(second.exitCode).toBe(2);
     expect(second.stderr).toContain('mcpServers.gh.url: environment variable NO_SUCH_HOST is not set');
@@ -70,7 +86,10 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
   });
 
   it('runs the morning-trains example and prints its result', async () => {
-    const result = await cli(['run', path.join(REPO, 'examples/programs/morning-trains.ts'), '--json'], { cwd: space.root, env: space.env });
+    const result = await cli(['run', path.join(REPO, 'examples/programs/morning-trains.ts'), '--json'], {
+      cwd: space.root,
+      env: space.env,
+    });
     expect(result.exitCode, result.stderr).toBe(0);
     const run = JSON.parse(result.stdout) as { success: boolean; result: { morningTrains: number; destinations: string[] }; calls: number };
     expect(run.success).toBe(true);
@@ -85,7 +104,10 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     const program = path.join(REPO, 'examples/programs/crm-ticket.ts');
     const approved = await cli(['run', program, '--json', '--approve', 'all'], { cwd: space.root, env: space.env });
     expect(approved.exitCode, approved.stderr).toBe(0);
-    expect((JSON.parse(approved.stdout) as { result: { approved: boolean; ticketId: string } }).result).toMatchObject({ approved: true, ticketId: 't-001' });
+    expect((JSON.parse(approved.stdout) as { result: { approved: boolean; ticketId: string } }).result).toMatchObject({
+      approved: true,
+      ticketId: 't-001',
+    });
     const denied = await cli(['run', program, '--json', '--approve', 'none'], { cwd: space.root, env: space.env });
     expect((JSON.parse(denied.stdout) as { result: { approved: boolean } }).result.approved).toBe(false);
     const headless = await cli(['run', program], { cwd: space.root, env: space.env });
@@ -114,10 +136,14 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     const code = "import { getSchedule } from '@capabilities/train-schedul';\nexport default await getSchedule({ station: 'Central' });\n";
     const checked = await cli(['run', '-'], { cwd: space.root, env: space.env, input: code });
     expect(checked.exitCode).toBe(1);
-    expect(checked.stderr).toContain("-:1:29 TS2307: Cannot find module '@capabilities/train-schedul' or its corresponding type declarations. Did you mean '@capabilities/train-schedule'?");
+    expect(checked.stderr).toContain(
+      "-:1:29 TS2307: Cannot find module '@capabilities/train-schedul' or its corresponding type declarations. Did you mean '@capabilities/train-schedule'?",
+    );
     const unchecked = await cli(['run', '-', '--no-check'], { cwd: space.root, env: space.env, input: code });
     expect(unchecked.exitCode).toBe(1);
-    expect(unchecked.stderr).toContain('module "@capabilities/train-schedul" is not in the build (did you mean "@capabilities/train-schedule"?)');
+    expect(unchecked.stderr).toContain(
+      'module "@capabilities/train-schedul" is not in the build (did you mean "@capabilities/train-schedule"?)',
+    );
   });
 
   it('says what is wrong with its arguments', async () => {
@@ -132,7 +158,10 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     expect(noConfig.exitCode).toBe(2);
     expect(noConfig.stderr).toContain(`--config no-such.config.json: no file at ${path.join(space.root, 'no-such.config.json')}\n`);
     // With --cwd, the config's path is taken from there (a program's path is the shell's): the message says so.
-    const fromElsewhere = await cli(['run', '-', '--cwd', space.root, '--config', 'no-such.config.json'], { cwd: REPO, input: 'export default 1' });
+    const fromElsewhere = await cli(['run', '-', '--cwd', space.root, '--config', 'no-such.config.json'], {
+      cwd: REPO,
+      input: 'export default 1',
+    });
     expect(fromElsewhere.exitCode).toBe(2);
     expect(fromElsewhere.stderr).toContain(`no file at ${path.join(space.root, 'no-such.config.json')} (the path is relative to --cwd)`);
     const noTrace = await cli(['task', '--replay', 'no-such-trace.jsonl'], { cwd: space.root });
@@ -159,7 +188,10 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
       [['run', '-', '--check'], 'unknown option --check\nRun "agent-spaces run --help" for its usage and options.'],
       [['run', '-', '--config'], '--config needs a value: --config <file>'],
       [['capabilities', 'build', '--json=yes'], '--json takes no value\nRun "agent-spaces capabilities build --help"'],
-      [['capabilities', 'biuld'], 'unknown subcommand "capabilities biuld" (build, sample or list)\nRun "agent-spaces capabilities --help"'],
+      [
+        ['capabilities', 'biuld'],
+        'unknown subcommand "capabilities biuld" (build, sample or list)\nRun "agent-spaces capabilities --help"',
+      ],
       [['agents', 'serve', 'no-such-config.ts'], 'agents serve: no file or folder at'],
       [['demo', 'extra'], 'unexpected argument "extra"'],
       [['serve', '--approve', 'all'], '--approve is not an option of "serve"'],
@@ -180,12 +212,14 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     const result = await cli(['capabilities', 'build'], { cwd: root });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/missing\.json +FAILED: capability file not found: missing\.json/);
-    expect(result.stderr).toMatch(/plain\.json +FAILED: plain\.json: tool "plain_tool" has no "implementation", so nothing can perform its calls: add "implementation": "\.\/impl\/plain\.ts"/);
+    expect(result.stderr).toMatch(
+      /plain\.json +FAILED: plain\.json: tool "plain_tool" has no "implementation", so nothing can perform its calls: add "implementation": "\.\/impl\/plain\.ts"/,
+    );
     expect(result.stderr).toContain('export async function plain_tool(params)');
     expect(result.stdout).toMatch(/2 failed/);
   });
 
-  it('answers --help for every command and lists a group\'s subcommands', async () => {
+  it("answers --help for every command and lists a group's subcommands", async () => {
     for (const command of ['capabilities build', 'capabilities list', 'run', 'serve', 'task', 'agent serve', 'agents serve', 'demo']) {
       const help = await cli([...command.split(' '), '--help'], { cwd: space.root });
       expect(help.exitCode, command).toBe(0);
@@ -213,7 +247,11 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
 
   it('ends quietly when the reader of its output stops early (| head), with the exit code of the command', async () => {
     // Our end of the pipe is closed before the CLI has written a byte, so its first write meets EPIPE.
-    const child = spawn(process.execPath, [BIN, 'capabilities', 'list'], { cwd: space.root, env: { ...process.env, ...space.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'capabilities', 'list'], {
+      cwd: space.root,
+      env: { ...process.env, ...space.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -234,9 +272,14 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
-      for (const args of [['serve', '--http', String(port)], ['studio', '--port', String(port)]]) {
+      for (const args of [
+        ['serve', '--http', String(port)],
+        ['studio', '--port', String(port)],
+      ]) {
         const result = await cli(args, { cwd: space.root, env: space.env });
-        expect(result.stderr, args.join(' ')).toContain(`agent-spaces: cannot listen on 127.0.0.1:${port}: another program is using that port; choose another one (0 picks any free port)`);
+        expect(result.stderr, args.join(' ')).toContain(
+          `agent-spaces: cannot listen on 127.0.0.1:${port}: another program is using that port; choose another one (0 picks any free port)`,
+        );
         expect(result.exitCode, args.join(' ')).toBe(2);
       }
     } finally {

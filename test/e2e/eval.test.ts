@@ -8,7 +8,12 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEval, type EvalRun } from '../../eval/index.js';
 import { REPO } from '../support/example-space.js';
-import { startScriptedModelServer, type ChatRequestBody, type ScriptedModelServer, type ScriptedReply } from '../support/scripted-model-server.js';
+import {
+  startScriptedModelServer,
+  type ChatRequestBody,
+  type ScriptedModelServer,
+  type ScriptedReply,
+} from '../support/scripted-model-server.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
@@ -25,7 +30,9 @@ describe('agent-spaces eval with the oracle', () => {
 
   it('passes every task in every arm, making exactly the ground-truth calls', () => {
     expect(run.results).toHaveLength(TASKS.length * 3);
-    expect(run.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`)).toEqual([]);
+    expect(
+      run.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`),
+    ).toEqual([]);
     for (const result of run.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
   });
 
@@ -52,7 +59,10 @@ describe('agent-spaces eval with the oracle', () => {
     expect(markdown).toMatch(/^\| code \| 5 \| 5\/5 \(100%\) \|/m);
     expect(markdown).toMatch(/^\| planner \| 5 \| 5\/5 \(100%\) \|/m);
     expect(markdown).toContain('code ≤ 0.5× direct prompt tokens on tasks of ≥ 3 calls');
-    const json = JSON.parse(await readFile(path.join(run.dir, 'report.json'), 'utf8')) as { results: unknown[]; report: { arms: { arm: string; successes: number }[] } };
+    const json = JSON.parse(await readFile(path.join(run.dir, 'report.json'), 'utf8')) as {
+      results: unknown[];
+      report: { arms: { arm: string; successes: number }[] };
+    };
     expect(json.results).toHaveLength(15);
     expect(json.report.arms.map((a) => [a.arm, a.successes])).toEqual([
       ['direct', 5],
@@ -80,7 +90,16 @@ describe('agent-spaces eval with a real model (a scripted OpenAI-compatible serv
       if (tools.has('run_code')) return { toolCalls: [{ name: 'finish', arguments: { summary: 'Nothing to do.' } }] };
       if (tools.has('execute_code')) {
         if (replied > 0) return { content: answer };
-        return { toolCalls: [{ name: 'execute_code', arguments: { code: `import { retail } from '@capabilities/retail';\nconst order = await retail.modifyPendingOrderItems(${JSON.stringify(write)});\nexport default order.status;` } }] };
+        return {
+          toolCalls: [
+            {
+              name: 'execute_code',
+              arguments: {
+                code: `import { retail } from '@capabilities/retail';\nconst order = await retail.modifyPendingOrderItems(${JSON.stringify(write)});\nexport default order.status;`,
+              },
+            },
+          ],
+        };
       }
       if (replied > 0) return { content: answer };
       return { toolCalls: [{ name: 'modify_pending_order_items', arguments: write }] };
@@ -91,12 +110,30 @@ describe('agent-spaces eval with a real model (a scripted OpenAI-compatible serv
   });
 
   it('reports the endpoint usage, passes the arms that did the task and fails the one that did not, saying why', async () => {
-    const run = await runEval({ suite: 'tau2-retail', tasks: '36', model: 'scripted-model', baseURL: server.baseURL, out: path.join(await makeTempDir('eval-scripted'), 'run') });
+    const run = await runEval({
+      suite: 'tau2-retail',
+      tasks: '36',
+      model: 'scripted-model',
+      baseURL: server.baseURL,
+      out: path.join(await makeTempDir('eval-scripted'), 'run'),
+    });
     const byArm = Object.fromEntries(run.results.map((r) => [r.arm, r]));
-    expect(byArm.direct).toMatchObject({ success: true, turns: 2, toolCalls: 1, promptTokens: 2000, completionTokens: 200, tokensCounted: false, answer });
+    expect(byArm.direct).toMatchObject({
+      success: true,
+      turns: 2,
+      toolCalls: 1,
+      promptTokens: 2000,
+      completionTokens: 200,
+      tokensCounted: false,
+      answer,
+    });
     expect(byArm.code).toMatchObject({ success: true, turns: 2, toolCalls: 1, codeRuns: 1, promptTokens: 2000 });
     expect(byArm.planner).toMatchObject({ success: false, turns: 1, toolCalls: 0 });
-    expect(byArm.planner?.reasons).toEqual(['the final database differs from the ground truth\'s in 1 record: orders["#W9348897"]', 'the final answer does not say "camera"', 'the final answer does not say "481.5"']);
+    expect(byArm.planner?.reasons).toEqual([
+      'the final database differs from the ground truth\'s in 1 record: orders["#W9348897"]',
+      'the final answer does not say "camera"',
+      'the final answer does not say "481.5"',
+    ]);
     // What the model was sent: the same policy and task text in every arm; the direct arm's tools are τ²'s.
     const requests = server.chatRequests();
     const task = run.settings.taskIds[0];
@@ -130,7 +167,12 @@ describe('agent-spaces eval on the command line', () => {
     expect(kept.length).toBeLessThan(4);
     const before = await readFile(path.join(out, 'results', 'direct', '0#1.json'), 'utf8');
 
-    const second = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--resume', '--out', out, '--json'], { cwd: REPO, reject: false, timeout: 300_000, stdin: 'ignore' });
+    const second = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--resume', '--out', out, '--json'], {
+      cwd: REPO,
+      reject: false,
+      timeout: 300_000,
+      stdin: 'ignore',
+    });
     expect(second.exitCode, second.stderr).toBe(0);
     // Only the tasks left were run; the kept result is the same file.
     expect(second.stderr).not.toMatch(/direct {2}task 0:/);
@@ -148,13 +190,28 @@ describe('agent-spaces eval on the command line', () => {
 
   it('refuses --resume without a run folder, an unknown arm and an unknown suite, saying what was wrong', async () => {
     const out = path.join(await makeTempDir('eval-refusals'), 'run');
-    const arms = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--arms', 'direct,magic', '--out', out], { cwd: REPO, reject: false, timeout: 120_000, stdin: 'ignore' });
+    const arms = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--arms', 'direct,magic', '--out', out], {
+      cwd: REPO,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
     expect(arms.exitCode).toBe(2);
     expect(arms.stderr).toContain('--arms: unknown arm magic (the arms are direct, code, planner)');
-    const suite = await execa(process.execPath, [BIN, 'eval', 'no-such-suite'], { cwd: REPO, reject: false, timeout: 120_000, stdin: 'ignore' });
+    const suite = await execa(process.execPath, [BIN, 'eval', 'no-such-suite'], {
+      cwd: REPO,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
     expect(suite.exitCode).toBe(2);
     expect(suite.stderr).toMatch(/no suite "no-such-suite": not a bundled suite \(tau2-retail\)/);
-    const resume = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--resume', '--out', out], { cwd: REPO, reject: false, timeout: 120_000, stdin: 'ignore' });
+    const resume = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--resume', '--out', out], {
+      cwd: REPO,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
     expect(resume.exitCode).toBe(2);
     expect(resume.stderr).toContain(`--resume: ${out} holds no run.json`);
     const help = await execa(process.execPath, [BIN, 'eval', '--help'], { cwd: REPO, reject: false, timeout: 60_000, stdin: 'ignore' });

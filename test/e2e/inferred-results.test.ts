@@ -43,14 +43,21 @@ describe('inferred result types (capabilities sample, runs, drift)', { timeout: 
 
   beforeAll(async () => {
     root = await makeTempDir('inferred');
-    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers: { shop: { command: process.execPath, args: [SERVER] } } }));
+    await writeFile(
+      path.join(root, 'agent-spaces.config.json'),
+      JSON.stringify({ capabilities: [], mcpServers: { shop: { command: process.execPath, args: [SERVER] } } }),
+    );
     const build = await cli(['capabilities', 'build'], root);
     expect(build.exitCode, build.stderr).toBe(0);
   }, 300_000);
 
   it('declares text before anything is learned, and the type-check says so', async () => {
     expect(await declarations()).toContain('export type ListProductsResult = string;');
-    const file = await program(root, 'before.ts', "import { listProducts } from '@capabilities/mcp-shop';\nconst result = await listProducts({});\nexport default result.items;\n");
+    const file = await program(
+      root,
+      'before.ts',
+      "import { listProducts } from '@capabilities/mcp-shop';\nconst result = await listProducts({});\nexport default result.items;\n",
+    );
     const run = await cli(['run', file], root);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/TS2339: Property 'items' does not exist on type 'string'/);
@@ -73,7 +80,9 @@ describe('inferred result types (capabilities sample, runs, drift)', { timeout: 
   it('samples a read-only tool, and the next build declares the learned type', async () => {
     const sample = await cli(['capabilities', 'sample', 'mcp-shop.listProducts', '--args', '{"category":"tools"}'], root);
     expect(sample.exitCode, sample.stderr).toBe(0);
-    expect(sample.stdout).toContain('mcp-shop.listProducts: result type learned from 1 result: listProducts(params?: { category?: string; shape?: "usual" | "drifted" | "prose" }): Promise<{ category: string; items: { … }[]; total: number }>');
+    expect(sample.stdout).toContain(
+      'mcp-shop.listProducts: result type learned from 1 result: listProducts(params?: { category?: string; shape?: "usual" | "drifted" | "prose" }): Promise<{ category: string; items: { … }[]; total: number }>',
+    );
     const store = await readStore(root);
     expect(store.list_products).toMatchObject({ samples: 1, sources: ['sample'] });
     expect(JSON.stringify(store)).not.toContain('hammer'); // shapes only, never values
@@ -82,19 +91,31 @@ describe('inferred result types (capabilities sample, runs, drift)', { timeout: 
     expect(build.exitCode, build.stderr).toBe(0);
     expect(build.stderr).toContain('1 function typed from inferred results (observed, not declared by the server): mcp-shop.listProducts');
     const dts = await declarations();
-    expect(dts).toContain('@remarks Result type inferred from 1 observed result (agent-spaces capabilities sample; no outputSchema declared); may be incomplete.');
-    expect(dts).toMatch(/export interface ListProductsResult \{\n {2}category: string;\n {2}items: \{\n {4}name: string;\n {4}price: number;\n {4}stock: number;\n {2}\}\[\];\n {2}total: number;\n\}/);
+    expect(dts).toContain(
+      '@remarks Result type inferred from 1 observed result (agent-spaces capabilities sample; no outputSchema declared); may be incomplete.',
+    );
+    expect(dts).toMatch(
+      /export interface ListProductsResult \{\n {2}category: string;\n {2}items: \{\n {4}name: string;\n {4}price: number;\n {4}stock: number;\n {2}\}\[\];\n {2}total: number;\n\}/,
+    );
     expect(dts).toContain('export type GetStatusResult = string;');
   });
 
   // (The space's type-check has noUncheckedIndexedAccess, hence `items[0]?.`.)
   it('runs get the parsed value, typed: a right property type-checks, a wrong one does not', async () => {
-    const right = await program(root, 'right.ts', "import { listProducts } from '@capabilities/mcp-shop';\nconst result = await listProducts({});\nexport default { first: result.items[0]?.name, total: result.total };\n");
+    const right = await program(
+      root,
+      'right.ts',
+      "import { listProducts } from '@capabilities/mcp-shop';\nconst result = await listProducts({});\nexport default { first: result.items[0]?.name, total: result.total };\n",
+    );
     const run = await cli(['run', right, '--json'], root);
     expect(run.exitCode, run.stderr).toBe(0);
     expect((JSON.parse(run.stdout) as { result: unknown }).result).toEqual({ first: 'hammer', total: 2 });
 
-    const wrong = await program(root, 'wrong.ts', "import { listProducts } from '@capabilities/mcp-shop';\nconst result = await listProducts({});\nexport default result.items[0]?.nam;\n");
+    const wrong = await program(
+      root,
+      'wrong.ts',
+      "import { listProducts } from '@capabilities/mcp-shop';\nconst result = await listProducts({});\nexport default result.items[0]?.nam;\n",
+    );
     const refused = await cli(['run', wrong], root);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toMatch(/TS2551: Property 'nam' does not exist on type .*Did you mean 'name'\?/);
@@ -125,7 +146,9 @@ describe('inferred result types (capabilities sample, runs, drift)', { timeout: 
     const dts = await declarations();
     expect(dts).toContain('discontinued?: boolean;');
     expect(dts).toContain('total: number | string;');
-    expect(dts).toContain('@remarks Result type inferred from 3 observed results (calls and agent-spaces capabilities sample; no outputSchema declared); may be incomplete.');
+    expect(dts).toContain(
+      '@remarks Result type inferred from 3 observed results (calls and agent-spaces capabilities sample; no outputSchema declared); may be incomplete.',
+    );
   });
 
   it('learns from runs of tools not marked as having side effects, never from destructive ones', async () => {

@@ -78,13 +78,24 @@ interface Interrupted {
  * "started" line, sends `signal` to the whole group (Ctrl-C at a terminal) or to the process alone
  * (`kill <pid>`), and waits for the end.
  */
-async function interrupt(command: string, args: string[], options: { cwd: string; env: Record<string, string>; signal: NodeJS.Signals; to: 'group' | 'process' }): Promise<Interrupted> {
-  const child: ChildProcess = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+async function interrupt(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; signal: NodeJS.Signals; to: 'group' | 'process' },
+): Promise<Interrupted> {
+  const child: ChildProcess = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const pid = child.pid as number;
   const started = await Promise.race([
     (async () => {
@@ -106,7 +117,12 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     space = await makeExampleSpace('interrupt');
     await writeFile(path.join(space.root, 'wait.ts'), PROGRAM);
-    const build = await execa(process.execPath, [BIN, 'capabilities', 'build'], { cwd: space.root, env: space.env, reject: false, timeout: 180_000 });
+    const build = await execa(process.execPath, [BIN, 'capabilities', 'build'], {
+      cwd: space.root,
+      env: space.env,
+      reject: false,
+      timeout: 180_000,
+    });
     expect(build.exitCode, build.stderr).toBe(0);
   }, 240_000);
 
@@ -134,7 +150,12 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
   });
 
   it('SIGTERM: exit 143, nothing left running', async () => {
-    const result = await interrupt(process.execPath, [BIN, 'run', 'wait.ts'], { ...space, cwd: space.root, signal: 'SIGTERM', to: 'group' });
+    const result = await interrupt(process.execPath, [BIN, 'run', 'wait.ts'], {
+      ...space,
+      cwd: space.root,
+      signal: 'SIGTERM',
+      to: 'group',
+    });
     expect(result.code, result.stderr).toBe(143);
     expect(result.stderr).toMatch(/^agent-spaces: interrupted$/m);
     expect(await survivors(result.descendants)).toEqual([]);

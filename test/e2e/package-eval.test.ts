@@ -173,45 +173,85 @@ describe('agent-spaces eval from the packed package, installed outside the repos
     expect(packedFiles.filter((file) => file.startsWith('dist/eval/suites/'))).toEqual([]);
   });
 
-  it('runs the bundled tau2-retail suite by name with the oracle: every run of tasks 0-1 in the direct and code arms passes the check', async () => {
-    const out = path.join(space, 'runs', 'retail');
-    const report = await evalJson(['tau2-retail', '--tasks', '0-1', '--arms', 'direct,code', '--out', out]);
-    expect(report.dir).toBe(out);
-    expect(report.interrupted).toBe(false);
-    expect(report.results.map((result) => `${result.arm} ${result.taskId}`).sort()).toEqual(['code 0', 'code 1', 'direct 0', 'direct 1']);
-    expect(report.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`)).toEqual([]);
-    for (const result of report.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
-    expect(report.arms.map((arm) => [arm.arm, arm.successes])).toEqual([
-      ['direct', 2],
-      ['code', 2],
-    ]);
-    expect(existsSync(path.join(out, 'report.md'))).toBe(true);
-  }, STEP_TIMEOUT_MS);
+  it(
+    'runs the bundled tau2-retail suite by name with the oracle: every run of tasks 0-1 in the direct and code arms passes the check',
+    async () => {
+      const out = path.join(space, 'runs', 'retail');
+      const report = await evalJson(['tau2-retail', '--tasks', '0-1', '--arms', 'direct,code', '--out', out]);
+      expect(report.dir).toBe(out);
+      expect(report.interrupted).toBe(false);
+      expect(report.results.map((result) => `${result.arm} ${result.taskId}`).sort()).toEqual(['code 0', 'code 1', 'direct 0', 'direct 1']);
+      expect(
+        report.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`),
+      ).toEqual([]);
+      for (const result of report.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
+      expect(report.arms.map((arm) => [arm.arm, arm.successes])).toEqual([
+        ['direct', 2],
+        ['code', 2],
+      ]);
+      expect(existsSync(path.join(out, 'report.md'))).toBe(true);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("runs a user's own suite folder importing from 'agent-spaces' (defineSuite, suiteEnvironment, a defineTool capability): both tasks pass in both arms", async () => {
-    const out = path.join(space, 'runs', 'mine');
-    const report = await evalJson(['./my-suite', '--arms', 'direct,code', '--out', out]);
-    expect(report.results.map((result) => `${result.arm} ${result.taskId}`).sort()).toEqual(['code deposit', 'code read', 'direct deposit', 'direct read']);
-    expect(report.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`)).toEqual([]);
-    for (const result of report.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
-    const markdown = await readFile(path.join(out, 'report.md'), 'utf8');
-    expect(markdown).toContain('my-ledger');
-  }, STEP_TIMEOUT_MS);
+  it(
+    "runs a user's own suite folder importing from 'agent-spaces' (defineSuite, suiteEnvironment, a defineTool capability): both tasks pass in both arms",
+    async () => {
+      const out = path.join(space, 'runs', 'mine');
+      const report = await evalJson(['./my-suite', '--arms', 'direct,code', '--out', out]);
+      expect(report.results.map((result) => `${result.arm} ${result.taskId}`).sort()).toEqual([
+        'code deposit',
+        'code read',
+        'direct deposit',
+        'direct read',
+      ]);
+      expect(
+        report.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`),
+      ).toEqual([]);
+      for (const result of report.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
+      const markdown = await readFile(path.join(out, 'report.md'), 'utf8');
+      expect(markdown).toContain('my-ledger');
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("fails a user's suite whose check fails, saying why (the harness really reads the tools' data)", async () => {
-    // The same suite with a wrong starting balance in its check's ground truth: the oracle's runs must fail.
-    const broken = path.join(space, 'broken-suite');
-    await mkdir(path.join(broken, 'capabilities'), { recursive: true });
-    await writeFile(path.join(broken, 'suite.ts'), SUITE_TS.replace('const fresh = (): Ledger => ({ alice: 10, bob: 7 });', 'const fresh = (): Ledger => ({ alice: 10, bob: 7 });\nconst goldStart = (): Ledger => ({ alice: 11, bob: 7 });').replace('const gold = fresh();', 'const gold = goldStart();'));
-    await writeFile(path.join(broken, 'agent-spaces.config.ts'), CONFIG_TS);
-    await writeFile(path.join(broken, 'capabilities', 'ledger.ts'), CAPABILITY_TS);
-    const failed = await inFolder(env, space, 'npx', ['--no', '--', 'agent-spaces', 'eval', './broken-suite', '--arms', 'direct', '--tasks', 'deposit', '--out', path.join(space, 'runs', 'broken'), '--json']).then(
-      () => undefined,
-      (error: unknown) => error as { stdout?: string; code?: unknown },
-    );
-    expect(failed, 'an oracle run that fails its check exits non-zero').toBeDefined();
-    const report = JSON.parse(failed?.stdout ?? '{}') as EvalJson;
-    expect(report.results.map((result) => [result.taskId, result.success])).toEqual([['deposit', false]]);
-    expect(report.results[0]?.reasons.join('; ')).toContain('the ledger is {"alice":15,"bob":7}, not {"alice":16,"bob":7}');
-  }, STEP_TIMEOUT_MS);
+  it(
+    "fails a user's suite whose check fails, saying why (the harness really reads the tools' data)",
+    async () => {
+      // The same suite with a wrong starting balance in its check's ground truth: the oracle's runs must fail.
+      const broken = path.join(space, 'broken-suite');
+      await mkdir(path.join(broken, 'capabilities'), { recursive: true });
+      await writeFile(
+        path.join(broken, 'suite.ts'),
+        SUITE_TS.replace(
+          'const fresh = (): Ledger => ({ alice: 10, bob: 7 });',
+          'const fresh = (): Ledger => ({ alice: 10, bob: 7 });\nconst goldStart = (): Ledger => ({ alice: 11, bob: 7 });',
+        ).replace('const gold = fresh();', 'const gold = goldStart();'),
+      );
+      await writeFile(path.join(broken, 'agent-spaces.config.ts'), CONFIG_TS);
+      await writeFile(path.join(broken, 'capabilities', 'ledger.ts'), CAPABILITY_TS);
+      const failed = await inFolder(env, space, 'npx', [
+        '--no',
+        '--',
+        'agent-spaces',
+        'eval',
+        './broken-suite',
+        '--arms',
+        'direct',
+        '--tasks',
+        'deposit',
+        '--out',
+        path.join(space, 'runs', 'broken'),
+        '--json',
+      ]).then(
+        () => undefined,
+        (error: unknown) => error as { stdout?: string; code?: unknown },
+      );
+      expect(failed, 'an oracle run that fails its check exits non-zero').toBeDefined();
+      const report = JSON.parse(failed?.stdout ?? '{}') as EvalJson;
+      expect(report.results.map((result) => [result.taskId, result.success])).toEqual([['deposit', false]]);
+      expect(report.results[0]?.reasons.join('; ')).toContain('the ledger is {"alice":15,"bob":7}, not {"alice":16,"bob":7}');
+    },
+    STEP_TIMEOUT_MS,
+  );
 });

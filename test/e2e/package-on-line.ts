@@ -72,7 +72,15 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
       const installSeconds = (Date.now() - started) / 1000;
       const typescript = await versionOf('typescript');
       const nodeTypes = await versionOf('@types/node');
-      await inFolder(env, space, 'npm', ['install', '-D', `typescript@${typescript}`, `@types/node@${nodeTypes}`, '--prefer-offline', '--no-audit', '--no-fund']);
+      await inFolder(env, space, 'npm', [
+        'install',
+        '-D',
+        `typescript@${typescript}`,
+        `@types/node@${nodeTypes}`,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ]);
       await writeFile(path.join(space, 'capabilities/weather.ts'), readmeBlock(readme, '// capabilities/weather.ts'));
       await writeFile(path.join(space, 'program.ts'), readmeBlock(readme, '// program.ts'));
       await writeFile(path.join(space, 'host.ts'), readmeBlock(readme, '// host.ts'));
@@ -83,104 +91,154 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
       if (installed) await rm(installed.work, { recursive: true, force: true });
     });
 
-    const cli = (args: string[]): Promise<{ stdout: string; stderr: string }> => inFolder(get().env, get().space, 'npx', ['--no', '--', 'agent-spaces', ...args]);
+    const cli = (args: string[]): Promise<{ stdout: string; stderr: string }> =>
+      inFolder(get().env, get().space, 'npx', ['--no', '--', 'agent-spaces', ...args]);
 
-    it('installs with nothing compiled; npx agent-spaces --version prints the package version', async () => {
-      const { line, installSeconds, space } = get();
-      // No isolated-vm was compiled: only prebuilt binaries (prebuilds/) or none.
-      for (const name of ['isolated-vm', 'isolated-vm-6', 'isolated-vm-7']) {
-        expect(existsSync(path.join(space, 'node_modules', name, 'build', 'Release')), `${name} compiled on Node ${line.major}`).toBe(false);
-      }
-      const { stdout } = await cli(['--version']);
-      expect(stdout.trim()).toBe(PACKAGE.version);
-      console.log(`[matrix] Node ${line.version}: npm install <tarball> ${installSeconds.toFixed(0)} s`);
-    }, STEP_TIMEOUT_MS);
+    it(
+      'installs with nothing compiled; npx agent-spaces --version prints the package version',
+      async () => {
+        const { line, installSeconds, space } = get();
+        // No isolated-vm was compiled: only prebuilt binaries (prebuilds/) or none.
+        for (const name of ['isolated-vm', 'isolated-vm-6', 'isolated-vm-7']) {
+          expect(existsSync(path.join(space, 'node_modules', name, 'build', 'Release')), `${name} compiled on Node ${line.major}`).toBe(
+            false,
+          );
+        }
+        const { stdout } = await cli(['--version']);
+        expect(stdout.trim()).toBe(PACKAGE.version);
+        console.log(`[matrix] Node ${line.version}: npm install <tarball> ${installSeconds.toFixed(0)} s`);
+      },
+      STEP_TIMEOUT_MS,
+    );
 
-    it(`doctor says which engine auto picks on Node ${major} (${expectedAutoEngine(major)}) and why`, async () => {
-      const { stdout } = await cli(['doctor', '--json']);
-      const report = JSON.parse(stdout) as { auto?: { worker?: { engine?: string } }; engines?: Record<string, { available?: boolean; detail?: string }> };
-      expect(report.auto?.worker?.engine).toBe(expectedAutoEngine(major));
-      expect(report.engines?.quickjs?.available).toBe(true);
-      const text = await cli(['doctor']);
-      expect(text.stdout).toContain(expectedAutoEngine(major));
-      console.log(`[matrix] Node ${get().line.version}: auto → ${String(report.auto?.worker?.engine)} (isolated-vm: ${String(report.engines?.['isolated-vm']?.detail)})`);
-    }, STEP_TIMEOUT_MS);
+    it(
+      `doctor says which engine auto picks on Node ${major} (${expectedAutoEngine(major)}) and why`,
+      async () => {
+        const { stdout } = await cli(['doctor', '--json']);
+        const report = JSON.parse(stdout) as {
+          auto?: { worker?: { engine?: string } };
+          engines?: Record<string, { available?: boolean; detail?: string }>;
+        };
+        expect(report.auto?.worker?.engine).toBe(expectedAutoEngine(major));
+        expect(report.engines?.quickjs?.available).toBe(true);
+        const text = await cli(['doctor']);
+        expect(text.stdout).toContain(expectedAutoEngine(major));
+        console.log(
+          `[matrix] Node ${get().line.version}: auto → ${String(report.auto?.worker?.engine)} (isolated-vm: ${String(report.engines?.['isolated-vm']?.detail)})`,
+        );
+      },
+      STEP_TIMEOUT_MS,
+    );
 
-    it("runs the README's 30 seconds: a defineTool capability, capabilities build, the model's program", async () => {
-      const build = await cli(['capabilities', 'build', '--json']);
-      expect(JSON.parse(build.stdout)).toMatchObject({ errors: [], modules: expect.arrayContaining(['weather']) });
-      expect(existsSync(path.join(get().space, '.agent-spaces/capabilities/weather/index.d.ts'))).toBe(true);
-      const result = await cli(['run', 'program.ts', '--json']);
-      expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
-    }, STEP_TIMEOUT_MS);
+    it(
+      "runs the README's 30 seconds: a defineTool capability, capabilities build, the model's program",
+      async () => {
+        const build = await cli(['capabilities', 'build', '--json']);
+        expect(JSON.parse(build.stdout)).toMatchObject({ errors: [], modules: expect.arrayContaining(['weather']) });
+        expect(existsSync(path.join(get().space, '.agent-spaces/capabilities/weather/index.d.ts'))).toBe(true);
+        const result = await cli(['run', 'program.ts', '--json']);
+        expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+      },
+      STEP_TIMEOUT_MS,
+    );
 
     for (const engine of ['quickjs', 'isolated-vm'] as const) {
       if (engine === 'isolated-vm' && expectedAutoEngine(major) !== 'isolated-vm') continue;
-      it(`runs the program on the ${engine} engine when asked (--engine ${engine}), and says so with -v`, async () => {
-        const result = await cli(['run', 'program.ts', '--json', '--engine', engine]);
-        expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
-        const verbose = await cli(['run', 'program.ts', '-v', '--engine', engine]);
-        expect(verbose.stderr).toContain(`[engine] ${engine}`);
-      }, STEP_TIMEOUT_MS);
+      it(
+        `runs the program on the ${engine} engine when asked (--engine ${engine}), and says so with -v`,
+        async () => {
+          const result = await cli(['run', 'program.ts', '--json', '--engine', engine]);
+          expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+          const verbose = await cli(['run', 'program.ts', '-v', '--engine', engine]);
+          expect(verbose.stderr).toContain(`[engine] ${engine}`);
+        },
+        STEP_TIMEOUT_MS,
+      );
     }
 
-    it("type-checks the README's host file against the package's declarations (tsc) and runs it", async () => {
-      const { env, space } = get();
-      // The README's command: npx tsc --module nodenext --target es2022 --strict --skipLibCheck host.ts && node host.js
-      const tsc = ['--no', '--', 'tsc', '--module', 'nodenext', '--target', 'es2022', '--strict', '--skipLibCheck'];
-      // A wrong use of the API fails the check: the declarations are really read, not `any`.
-      await writeFile(path.join(space, 'wrong.ts'), "import { openSpace } from 'agent-spaces';\nawait openSpace({ cwd: 42 });\n");
-      const wrong = await inFolder(env, space, 'npx', [...tsc, '--noEmit', 'wrong.ts']).then(
-        () => ({ stdout: 'tsc accepted wrong.ts' }),
-        (error: unknown) => error as { stdout: string },
-      );
-      expect(wrong.stdout).toMatch(/wrong\.ts\(2,\d+\): error TS2322/);
-      await inFolder(env, space, 'npx', [...tsc, 'host.ts']);
-      const { stdout } = await inFolder(env, space, 'node', ['host.js']);
-      expect(JSON.parse(stdout)).toEqual(['Lisbon', 'Tokyo']);
-    }, STEP_TIMEOUT_MS);
+    it(
+      "type-checks the README's host file against the package's declarations (tsc) and runs it",
+      async () => {
+        const { env, space } = get();
+        // The README's command: npx tsc --module nodenext --target es2022 --strict --skipLibCheck host.ts && node host.js
+        const tsc = ['--no', '--', 'tsc', '--module', 'nodenext', '--target', 'es2022', '--strict', '--skipLibCheck'];
+        // A wrong use of the API fails the check: the declarations are really read, not `any`.
+        await writeFile(path.join(space, 'wrong.ts'), "import { openSpace } from 'agent-spaces';\nawait openSpace({ cwd: 42 });\n");
+        const wrong = await inFolder(env, space, 'npx', [...tsc, '--noEmit', 'wrong.ts']).then(
+          () => ({ stdout: 'tsc accepted wrong.ts' }),
+          (error: unknown) => error as { stdout: string },
+        );
+        expect(wrong.stdout).toMatch(/wrong\.ts\(2,\d+\): error TS2322/);
+        await inFolder(env, space, 'npx', [...tsc, 'host.ts']);
+        const { stdout } = await inFolder(env, space, 'node', ['host.js']);
+        expect(JSON.parse(stdout)).toEqual(['Lisbon', 'Tokyo']);
+      },
+      STEP_TIMEOUT_MS,
+    );
 
-    it("serves the space over MCP with the README's Claude Desktop line, for the SDK's client over stdio", async () => {
-      const { env, readme, space, work } = get();
-      const line = claudeDesktopServer(readme, space);
-      // Claude Desktop starts it from its own folder, with an environment of its own: not the space's.
-      const transport = new StdioClientTransport({ command: line.command, args: line.args, cwd: work, env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '' }, stderr: 'pipe' });
-      const client = new Client({ name: 'package-e2e', version: '1' });
-      await client.connect(transport);
-      try {
-        expect(client.getServerVersion()).toMatchObject({ name: 'agent-spaces' });
-        const tools = await client.listTools();
-        expect(tools.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['execute_code', 'get_types', 'search_tools']));
-        const program = readmeBlock(readme, '// program.ts');
-        const result = (await client.callTool({ name: 'execute_code', arguments: { code: program } }, undefined, { timeout: STEP_TIMEOUT_MS })) as CallToolResult;
-        expect(result.isError).toBeFalsy();
-        expect(result.structuredContent).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
-      } finally {
-        await client.close();
-      }
-    }, STEP_TIMEOUT_MS);
+    it(
+      "serves the space over MCP with the README's Claude Desktop line, for the SDK's client over stdio",
+      async () => {
+        const { env, readme, space, work } = get();
+        const line = claudeDesktopServer(readme, space);
+        // Claude Desktop starts it from its own folder, with an environment of its own: not the space's.
+        const transport = new StdioClientTransport({
+          command: line.command,
+          args: line.args,
+          cwd: work,
+          env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '' },
+          stderr: 'pipe',
+        });
+        const client = new Client({ name: 'package-e2e', version: '1' });
+        await client.connect(transport);
+        try {
+          expect(client.getServerVersion()).toMatchObject({ name: 'agent-spaces' });
+          const tools = await client.listTools();
+          expect(tools.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['execute_code', 'get_types', 'search_tools']));
+          const program = readmeBlock(readme, '// program.ts');
+          const result = (await client.callTool({ name: 'execute_code', arguments: { code: program } }, undefined, {
+            timeout: STEP_TIMEOUT_MS,
+          })) as CallToolResult;
+          expect(result.isError).toBeFalsy();
+          expect(result.structuredContent).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+        } finally {
+          await client.close();
+        }
+      },
+      STEP_TIMEOUT_MS,
+    );
 
     // The sandbox contract suite on this line, for each engine (the whole suite, on this machine's line,
     // runs it already): this repository's vitest run by the line's node, with the isolated-vm this line's
     // install got (NODE_PATH: the fresh folder's node_modules, where the loader's require finds the aliases).
     if (major !== currentLine().major) {
       for (const engine of expectedAutoEngine(major) === 'isolated-vm' ? (['isolated-vm', 'quickjs'] as const) : (['quickjs'] as const)) {
-        it(`passes the sandbox contract suite on the ${engine} engine (worker and in-process)`, async () => {
-          const { line, space, env } = get();
-          const files = ['runtime/worker-pool/worker-pool-sandbox.test.ts', 'runtime/isolated-vm/in-process-sandbox.test.ts'];
-          const clean = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(VITEST|TEST_RUN|AGENT_SPACES_TEST)/i.test(name)));
-          const { stdout } = await inFolder(clean, REPO, line.node, [path.join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', ...files], {
-            NODE_PATH: path.join(space, 'node_modules'),
-            AGENT_SPACES_ENGINE: engine,
-            // Colours off: the summary below is read as text.
-            NO_COLOR: '1',
-            FORCE_COLOR: '0',
-          });
-          expect(stdout).toMatch(/Test Files\s+2 passed/);
-          expect(stdout).not.toMatch(/\d+ failed/);
-          const tests = /Tests\s+(\d+) passed/.exec(stdout)?.[1];
-          console.log(`[matrix] Node ${line.version}: sandbox contract on ${engine}: ${String(tests)} tests passed`);
-        }, STEP_TIMEOUT_MS);
+        it(
+          `passes the sandbox contract suite on the ${engine} engine (worker and in-process)`,
+          async () => {
+            const { line, space, env } = get();
+            const files = ['runtime/worker-pool/worker-pool-sandbox.test.ts', 'runtime/isolated-vm/in-process-sandbox.test.ts'];
+            const clean = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(VITEST|TEST_RUN|AGENT_SPACES_TEST)/i.test(name)));
+            const { stdout } = await inFolder(
+              clean,
+              REPO,
+              line.node,
+              [path.join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', ...files],
+              {
+                NODE_PATH: path.join(space, 'node_modules'),
+                AGENT_SPACES_ENGINE: engine,
+                // Colours off: the summary below is read as text.
+                NO_COLOR: '1',
+                FORCE_COLOR: '0',
+              },
+            );
+            expect(stdout).toMatch(/Test Files\s+2 passed/);
+            expect(stdout).not.toMatch(/\d+ failed/);
+            const tests = /Tests\s+(\d+) passed/.exec(stdout)?.[1];
+            console.log(`[matrix] Node ${line.version}: sandbox contract on ${engine}: ${String(tests)} tests passed`);
+          },
+          STEP_TIMEOUT_MS,
+        );
       }
     }
 
@@ -189,13 +247,21 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
 }
 
 /** Runs a command as the user would; the output is returned, a failure throws with it. */
-export async function inFolder(env: NodeJS.ProcessEnv, cwd: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
-  return run(command, args, { cwd, env: { ...env, ...extraEnv }, timeout: STEP_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024 }).catch((error: unknown) => {
-    const failed = error as { stdout?: string; stderr?: string; code?: unknown; message?: string };
-    // Keep stdout/stderr on the error (tests read them) and put them in the message (a failure says why).
-    const message = `${command} ${args.join(' ')} failed (exit ${String(failed.code)}) in ${cwd}:\n${(failed.stderr ?? '').slice(-4000)}\n${(failed.stdout ?? '').slice(-2000)}`;
-    throw Object.assign(new Error(message), { stdout: failed.stdout, stderr: failed.stderr, code: failed.code });
-  });
+export async function inFolder(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  command: string,
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ stdout: string; stderr: string }> {
+  return run(command, args, { cwd, env: { ...env, ...extraEnv }, timeout: STEP_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024 }).catch(
+    (error: unknown) => {
+      const failed = error as { stdout?: string; stderr?: string; code?: unknown; message?: string };
+      // Keep stdout/stderr on the error (tests read them) and put them in the message (a failure says why).
+      const message = `${command} ${args.join(' ')} failed (exit ${String(failed.code)}) in ${cwd}:\n${(failed.stderr ?? '').slice(-4000)}\n${(failed.stdout ?? '').slice(-2000)}`;
+      throw Object.assign(new Error(message), { stdout: failed.stdout, stderr: failed.stderr, code: failed.code });
+    },
+  );
 }
 
 /**
@@ -221,7 +287,13 @@ export async function packOnce(): Promise<{ file: string; files: string[] }> {
   // to any tracked file (as in CI, where `npm ci` just built it), the build is not repeated.
   const fresh = await distIsFresh();
   const env = lineEnvironment(currentLine(), process.env);
-  const { stdout } = await inFolder(env, REPO, 'npm', ['pack', '--json', '--pack-destination', folder, ...(fresh ? ['--ignore-scripts'] : [])]);
+  const { stdout } = await inFolder(env, REPO, 'npm', [
+    'pack',
+    '--json',
+    '--pack-destination',
+    folder,
+    ...(fresh ? ['--ignore-scripts'] : []),
+  ]);
   const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   if (!packed) throw new Error(`npm pack printed no report: ${stdout}`);
   const result = { file: path.join(folder, packed.filename), files: packed.files.map((file) => file.path) };
@@ -238,7 +310,10 @@ async function distIsFresh(): Promise<boolean> {
   const built = [path.join(REPO, 'dist/index.js'), path.join(REPO, 'dist/studio-ui/index.html')];
   if (!built.every((file) => existsSync(file))) return false;
   const builtAt = Math.min(...(await Promise.all(built.map(async (file) => (await stat(file)).mtimeMs))));
-  const { stdout } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: REPO,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const files = stdout.split('\0').filter((file) => file !== '' && !file.startsWith('dist/'));
   const changedAt = await Promise.all(files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? 0));
   return changedAt.every((time) => time < builtAt);
@@ -259,9 +334,13 @@ export function readmeBlock(readme: string, marker: string): string {
 
 /** The README's Claude Desktop entry, with its placeholder folder replaced by the space. */
 function claudeDesktopServer(readme: string, space: string): { command: string; args: string[] } {
-  const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '').find((text) => text.includes('"mcpServers"'));
+  const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((match) => match[1] ?? '')
+    .find((text) => text.includes('"mcpServers"'));
   if (block === undefined) throw new Error('README.md has no ```json block with "mcpServers"');
-  const config = JSON.parse(block.replaceAll('/path/to/my-space', space)) as { mcpServers: Record<string, { command: string; args: string[] }> };
+  const config = JSON.parse(block.replaceAll('/path/to/my-space', space)) as {
+    mcpServers: Record<string, { command: string; args: string[] }>;
+  };
   const server = config.mcpServers['agent-spaces'];
   if (!server) throw new Error('the README\'s "mcpServers" has no "agent-spaces" entry');
   return server;

@@ -43,7 +43,7 @@ describe('mcpServers.<name>.rateLimit covers every tool of the server', () => {
     expect(spec?.config).toEqual({ rateLimit: { requests: 2, period: 'minute' } });
   });
 
-  it('fails the call past the limit at once, whichever of the server\'s tools it is', async () => {
+  it("fails the call past the limit at once, whichever of the server's tools it is", async () => {
     const result = await failing.run(`
 import { echo, getSum } from '@capabilities/mcp-everything';
 const outcomes = await Promise.allSettled([echo({ message: 'a' }), getSum({ a: 1, b: 2 }), echo({ message: 'c' })]);
@@ -65,25 +65,40 @@ export default await Promise.all([echo({ message: 'a' }), getSum({ a: 1, b: 2 })
   it('a run that times out while its call waits fails with the timeout, and the line is free for the next run', async () => {
     // One slot a minute: the first call takes it, the second waits far longer than the run may last.
     const root = await makeTempDir('rate-timeout');
-    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({
-      capabilities: [],
-      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'], rateLimit: { requests: 1, period: 'minute', onLimit: 'queue', maxWaitMs: 120_000, maxQueue: 1 } } },
-    }));
+    await writeFile(
+      path.join(root, 'agent-spaces.config.json'),
+      JSON.stringify({
+        capabilities: [],
+        mcpServers: {
+          everything: {
+            command: process.execPath,
+            args: [everything, 'stdio'],
+            rateLimit: { requests: 1, period: 'minute', onLimit: 'queue', maxWaitMs: 120_000, maxQueue: 1 },
+          },
+        },
+      }),
+    );
     const space = await createSpace({ cwd: root });
     try {
-      const timedOut = await space.run(`
+      const timedOut = await space.run(
+        `
 import { echo } from '@capabilities/mcp-everything';
 await echo({ message: 'first' });
 export default await echo({ message: 'second' });
-`, { limits: { timeoutMs: 3_000 } });
+`,
+        { limits: { timeoutMs: 3_000 } },
+      );
       expect(timedOut.success).toBe(false);
       expect(timedOut.timedOut).toBe(true);
       // Had the waiting call stayed in line, this one would find it full (maxQueue 1) and fail at once;
       // instead it waits (until its own run ends).
-      const next = await space.run(`
+      const next = await space.run(
+        `
 import { echo } from '@capabilities/mcp-everything';
 export default await echo({ message: 'third' }).catch((error: { code: string; message: string }) => error.message);
-`, { limits: { timeoutMs: 3_000 } });
+`,
+        { limits: { timeoutMs: 3_000 } },
+      );
       expect(next.timedOut).toBe(true);
     } finally {
       await space.close();
@@ -92,9 +107,12 @@ export default await echo({ message: 'third' }).catch((error: { code: string; me
 });
 
 describe('the rateLimit config is checked where it enters', () => {
-  it('names a bad field of a server\'s rateLimit with its path', async () => {
+  it("names a bad field of a server's rateLimit with its path", async () => {
     const root = await makeTempDir('rate-config');
-    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ mcpServers: { everything: { command: 'node', rateLimit: { requests: 2, period: 'week', onLimit: 'wait' } } } }));
+    await writeFile(
+      path.join(root, 'agent-spaces.config.json'),
+      JSON.stringify({ mcpServers: { everything: { command: 'node', rateLimit: { requests: 2, period: 'week', onLimit: 'wait' } } } }),
+    );
     const error = await loadConfig({ cwd: root }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/mcpServers\.everything\.rateLimit\.period/);

@@ -37,14 +37,18 @@ describe('first mistakes', { timeout: 240_000 }, () => {
     await writeFile(path.join(root, 'program.ts'), PROGRAM);
     const run = await cli(['run', 'program.ts'], root);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(`agent-spaces: warning: agent-spaces.config.ts and agent-spaces.config.json are both in ${root}: using agent-spaces.config.ts, ignoring agent-spaces.config.json`);
+    expect(run.stderr).toContain(
+      `agent-spaces: warning: agent-spaces.config.ts and agent-spaces.config.json are both in ${root}: using agent-spaces.config.ts, ignoring agent-spaces.config.json`,
+    );
     expect(run.stderr).not.toContain('TS0');
     const diagnostics = run.stderr.split('\n').filter((line) => line.startsWith('  program.ts:'));
     // Line 1's real error first, then the refused import (no TypeScript code: it is not one), then fetch.
     expect(diagnostics[0]).toMatch(/^ {2}program\.ts:1:\d+ TS\d+: .*'jsn'/);
     expect(diagnostics[1]).toMatch(/^ {2}program\.ts:2:1 .*"node:fs"/);
     expect(diagnostics[1]).not.toMatch(/TS\d/);
-    expect(diagnostics[2]).toMatch(/^ {2}program\.ts:3:\d+ TS2304: Cannot find name 'fetch'\. The sandbox has no network of its own: call HTTP through std's http capability/);
+    expect(diagnostics[2]).toMatch(
+      /^ {2}program\.ts:3:\d+ TS2304: Cannot find name 'fetch'\. The sandbox has no network of its own: call HTTP through std's http capability/,
+    );
     // fs was bound only by the refused import: not reported missing a second time.
     expect(run.stderr).not.toContain("Cannot find name 'fs'");
   });

@@ -53,7 +53,12 @@ describe('search_tools detail_level "full" on @modelcontextprotocol/server-memor
 
   beforeAll(async () => {
     const root = await makeTempDir('search-full');
-    const config = { capabilities: [], mcpServers: { memory: { command: process.execPath, args: [memoryServer], env: { MEMORY_FILE_PATH: path.join(root, 'memory.jsonl') } } } };
+    const config = {
+      capabilities: [],
+      mcpServers: {
+        memory: { command: process.execPath, args: [memoryServer], env: { MEMORY_FILE_PATH: path.join(root, 'memory.jsonl') } },
+      },
+    };
     await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify(config));
     space = await createSpace({ cwd: root });
     const build = await space.build();
@@ -64,7 +69,7 @@ describe('search_tools detail_level "full" on @modelcontextprotocol/server-memor
     await space?.close();
   });
 
-  it('the summary signature hides the nested shape; the planner\'s full search gives the whole declaration, and code written from it runs', async () => {
+  it("the summary signature hides the nested shape; the planner's full search gives the whole declaration, and code written from it runs", async () => {
     const { result, server } = await runScriptedTask(space, [
       callReply('search_tools', { query: 'create entities', detail_level: 'summary', limit: 2 }),
       callReply('search_tools', { query: 'create entities', detail_level: 'full', limit: 2 }),
@@ -82,7 +87,7 @@ describe('search_tools detail_level "full" on @modelcontextprotocol/server-memor
     expect(result.success).toBe(true);
   }, 120_000);
 
-  it('serve\'s search_tools gives the same declarations as the planner\'s', async () => {
+  it("serve's search_tools gives the same declarations as the planner's", async () => {
     const router = createRunRouter();
     const mcp = await createAgentSpacesMcpServer(space, router, { name: 'agent-spaces', version: '0' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -90,11 +95,17 @@ describe('search_tools detail_level "full" on @modelcontextprotocol/server-memor
     const client = new Client({ name: 't', version: '1' });
     await client.connect(clientSide);
     try {
-      const answer = await client.callTool({ name: 'search_tools', arguments: { query: 'create entities', detail_level: 'full', limit: 2 } });
+      const answer = await client.callTool({
+        name: 'search_tools',
+        arguments: { query: 'create entities', detail_level: 'full', limit: 2 },
+      });
       const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
       const matches = (JSON.parse(text) as { matches: Match[] }).matches;
       expect(matches.find((match) => match.id === 'mcp-memory.createEntities')?.declaration).toBe(CREATE_ENTITIES);
-      const { server } = await runScriptedTask(space, [callReply('search_tools', { query: 'create entities', detail_level: 'full', limit: 2 }), callReply('finish', { summary: 'x' })]);
+      const { server } = await runScriptedTask(space, [
+        callReply('search_tools', { query: 'create entities', detail_level: 'full', limit: 2 }),
+        callReply('finish', { summary: 'x' }),
+      ]);
       const planner = toolAnswer(server, 1, 'call_1_1').matches as Match[];
       expect(matches.map((match) => [match.id, match.declaration])).toEqual(planner.map((match) => [match.id, match.declaration]));
     } finally {

@@ -24,7 +24,12 @@ describe('agent-spaces serve (stdio)', () => {
   beforeAll(async () => {
     space = await makeExampleSpace('serve');
     approvals = [];
-    transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', space.root], env: { ...space.env, PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--cwd', space.root],
+      env: { ...space.env, PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
     client = new Client({ name: 'e2e', version: '1' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       approvals.push(request.params.message);
@@ -59,7 +64,9 @@ describe('agent-spaces serve (stdio)', () => {
 
     const run = await client.callTool({
       name: 'execute_code',
-      arguments: { code: `import { trainSchedule } from '@capabilities/train-schedule';\nconst trips = await trainSchedule.getSchedule({});\nconsole.log('trips', trips.length);\nexport default trips.filter((t) => t.hour < 12).map((t) => t.id);` },
+      arguments: {
+        code: `import { trainSchedule } from '@capabilities/train-schedule';\nconst trips = await trainSchedule.getSchedule({});\nconsole.log('trips', trips.length);\nexport default trips.filter((t) => t.hour < 12).map((t) => t.id);`,
+      },
     });
     expect(run.isError).toBeFalsy();
     expect(run.structuredContent).toMatchObject({ success: true, result: ['IC-101', 'RE-204', 'IC-105', 'S-310', 'RE-208'], calls: 1 });
@@ -67,7 +74,10 @@ describe('agent-spaces serve (stdio)', () => {
   });
 
   it('returns type errors first, as an error result, without running', async () => {
-    const run = await client.callTool({ name: 'execute_code', arguments: { code: `import { getWeather } from '@capabilities/get-weather';\nexport default await getWeather({ city: 'Tokyo' });` } });
+    const run = await client.callTool({
+      name: 'execute_code',
+      arguments: { code: `import { getWeather } from '@capabilities/get-weather';\nexport default await getWeather({ city: 'Tokyo' });` },
+    });
     expect(run.isError).toBe(true);
     expect(textOf(run)).toMatch(/^Type errors \(the program did not run\):\n {2}line 2:/);
     expect(run.structuredContent).toMatchObject({ success: false, calls: 0, error: { code: 'TYPE_CHECK_FAILED' } });
@@ -76,7 +86,9 @@ describe('agent-spaces serve (stdio)', () => {
   it('asks the user through elicitation for calls that require approval', async () => {
     const run = await client.callTool({
       name: 'execute_code',
-      arguments: { code: `import { crm } from '@capabilities/crm';\nconst t = await crm.createTicket({ customerId: 'c-002', subject: 'Printer on fire', priority: 'high' });\nexport default t.id;` },
+      arguments: {
+        code: `import { crm } from '@capabilities/crm';\nconst t = await crm.createTicket({ customerId: 'c-002', subject: 'Printer on fire', priority: 'high' });\nexport default t.id;`,
+      },
     });
     expect(run.structuredContent).toMatchObject({ success: true, result: 't-001' });
     expect(approvals).toEqual([expect.stringContaining('Create high ticket for customer c-002: "Printer on fire"?')]);
@@ -88,13 +100,20 @@ describe('agent-spaces serve (stdio)', () => {
     const seen: string[] = [];
     const deliver = transport.onmessage;
     transport.onmessage = (message: JSONRPCMessage) => {
-      if ('method' in message && message.method === 'notifications/progress') seen.push(`progress: ${String((message.params as { message?: string }).message)}`);
-      else if ('result' in message && (message.result as { structuredContent?: unknown }).structuredContent !== undefined) seen.push('result');
+      if ('method' in message && message.method === 'notifications/progress')
+        seen.push(`progress: ${String((message.params as { message?: string }).message)}`);
+      else if ('result' in message && (message.result as { structuredContent?: unknown }).structuredContent !== undefined)
+        seen.push('result');
       deliver?.(message);
     };
     try {
       await client.callTool(
-        { name: 'execute_code', arguments: { code: `import { getWeather } from '@capabilities/get-weather';\nexport default await Promise.all(['London', 'Tokyo'].map((location) => getWeather({ location })));` } },
+        {
+          name: 'execute_code',
+          arguments: {
+            code: `import { getWeather } from '@capabilities/get-weather';\nexport default await Promise.all(['London', 'Tokyo'].map((location) => getWeather({ location })));`,
+          },
+        },
         undefined,
         { onprogress: () => undefined },
       );
@@ -106,7 +125,11 @@ describe('agent-spaces serve (stdio)', () => {
 
   it('cancels a run when the client cancels the request, and keeps serving', async () => {
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'execute_code', arguments: { code: 'let i = 0;\nwhile (true) i++;\nexport default i;' } }, undefined, { signal: controller.signal });
+    const pending = client.callTool(
+      { name: 'execute_code', arguments: { code: 'let i = 0;\nwhile (true) i++;\nexport default i;' } },
+      undefined,
+      { signal: controller.signal },
+    );
     setTimeout(() => controller.abort(), 300);
     await expect(pending).rejects.toThrow(/abort/i);
     const next = await client.callTool({ name: 'execute_code', arguments: { code: 'export default 40 + 2;' } });
@@ -121,7 +144,10 @@ describe('agent-spaces serve --http', () => {
 
   beforeAll(async () => {
     space = await makeExampleSpace('serve-http');
-    server = execa(process.execPath, [BIN, 'serve', '--http', '0', '--token', 'let-me-in', '--cwd', space.root], { env: space.env, reject: false });
+    server = execa(process.execPath, [BIN, 'serve', '--http', '0', '--token', 'let-me-in', '--cwd', space.root], {
+      env: space.env,
+      reject: false,
+    });
     url = await new Promise<string>((resolve, reject) => {
       let seen = '';
       server.stderr?.on('data', (chunk: Buffer) => {
@@ -143,7 +169,9 @@ describe('agent-spaces serve --http', () => {
     expect(denied.status).toBe(401);
 
     const client = new Client({ name: 'e2e-http', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer let-me-in' } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer let-me-in' } } }),
+    );
     const run = await client.callTool({
       name: 'execute_code',
       arguments: {
@@ -154,7 +182,9 @@ describe('agent-spaces serve --http', () => {
     expect(run.isError).toBe(true);
     const approval = await client.callTool({
       name: 'execute_code',
-      arguments: { code: `import { crm } from '@capabilities/crm';\nlet code = 'created';\ntry { await crm.createTicket({ customerId: 'c-001', subject: 'x' }); } catch (e) { code = (e as { code: string }).code + ': ' + (e as Error).message; }\nexport default code;` },
+      arguments: {
+        code: `import { crm } from '@capabilities/crm';\nlet code = 'created';\ntry { await crm.createTicket({ customerId: 'c-001', subject: 'x' }); } catch (e) { code = (e as { code: string }).code + ': ' + (e as Error).message; }\nexport default code;`,
+      },
     });
     expect(approval.structuredContent).toMatchObject({ success: true, result: expect.stringMatching(/^APPROVAL_DENIED: .*elicitation/) });
     await client.close();
@@ -165,13 +195,37 @@ describe('MCP Inspector CLI', () => {
   it('lists the tools and calls execute_code', async () => {
     const space = await makeExampleSpace('inspector');
     const inspector = path.join(REPO, 'node_modules/.bin/mcp-inspector');
-    const list = await execa(inspector, ['--cli', process.execPath, BIN, 'serve', '--cwd', space.root, '--method', 'tools/list'], { env: space.env, timeout: 60_000 });
-    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['execute_code', 'get_types', 'search_tools']);
+    const list = await execa(inspector, ['--cli', process.execPath, BIN, 'serve', '--cwd', space.root, '--method', 'tools/list'], {
+      env: space.env,
+      timeout: 60_000,
+    });
+    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual([
+      'execute_code',
+      'get_types',
+      'search_tools',
+    ]);
     const call = await execa(
       inspector,
-      ['--cli', process.execPath, BIN, 'serve', '--cwd', space.root, '--method', 'tools/call', '--tool-name', 'execute_code', '--tool-arg', "code=import { getSchedule } from '@capabilities/train-schedule'; export default (await getSchedule({})).length;"],
+      [
+        '--cli',
+        process.execPath,
+        BIN,
+        'serve',
+        '--cwd',
+        space.root,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'execute_code',
+        '--tool-arg',
+        "code=import { getSchedule } from '@capabilities/train-schedule'; export default (await getSchedule({})).length;",
+      ],
       { env: space.env, timeout: 60_000 },
     );
-    expect((JSON.parse(call.stdout) as { structuredContent: unknown }).structuredContent).toMatchObject({ success: true, result: 8, calls: 1 });
+    expect((JSON.parse(call.stdout) as { structuredContent: unknown }).structuredContent).toMatchObject({
+      success: true,
+      result: 8,
+      calls: 1,
+    });
   });
 });

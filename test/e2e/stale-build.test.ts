@@ -17,7 +17,8 @@ function cli(args: string[], cwd: string) {
   return execa(process.execPath, [BIN, ...args], { cwd, env: {}, reject: false, timeout: 120_000, stdin: 'ignore' });
 }
 
-const STALE_WARNING = /^warning: @capabilities\/openapi-pets is stale: openapi:pets failed to build \(.*petstore\.yaml.*\); this run uses its module from the last good build/m;
+const STALE_WARNING =
+  /^warning: @capabilities\/openapi-pets is stale: openapi:pets failed to build \(.*petstore\.yaml.*\); this run uses its module from the last good build/m;
 
 const PROGRAM = `import { pets } from '@capabilities/openapi-pets';
 export default typeof pets.findPetsByStatus;
@@ -29,7 +30,10 @@ describe('a source that fails to build', { timeout: 300_000 }, () => {
   beforeAll(async () => {
     root = await makeTempDir('failed-source');
     await copyFile(path.join(REPO, 'sources/openapi/__fixtures__/petstore.yaml'), path.join(root, 'petstore.yaml'));
-    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ openapi: { pets: { spec: './petstore.yaml', baseUrl: 'http://127.0.0.1:9/' } } }));
+    await writeFile(
+      path.join(root, 'agent-spaces.config.json'),
+      JSON.stringify({ openapi: { pets: { spec: './petstore.yaml', baseUrl: 'http://127.0.0.1:9/' } } }),
+    );
     await writeFile(path.join(root, 'program.ts'), PROGRAM);
   });
 
@@ -50,7 +54,9 @@ describe('a source that fails to build', { timeout: 300_000 }, () => {
     const build = await cli(['capabilities', 'build'], root);
     expect(build.exitCode).toBe(1);
     expect(build.stderr).toMatch(/openapi:pets\s+FAILED: .*petstore\.yaml/);
-    expect(build.stderr).toMatch(/openapi:pets: its module @capabilities\/openapi-pets from the last good build is kept: programs still run it, stale, until this source builds again/);
+    expect(build.stderr).toMatch(
+      /openapi:pets: its module @capabilities\/openapi-pets from the last good build is kept: programs still run it, stale, until this source builds again/,
+    );
   });
 
   it('is warned of at run time, naming the stale module and its source', async () => {
@@ -61,7 +67,12 @@ describe('a source that fails to build', { timeout: 300_000 }, () => {
   });
 
   it('is warned of by serve once at start, on stderr, and its old module still serves', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', root], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--cwd', root],
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();

@@ -47,7 +47,13 @@ const waiters: { match: (event: Record<string, unknown>) => boolean; resolve: (e
 let stopEvents: (() => Promise<void>) | undefined;
 
 function runWithStudio(address: string) {
-  return execa(process.execPath, [BIN, 'run', program, '--json', '--studio', address], { cwd: space.root, env: space.env, reject: false, timeout: 180_000, stdin: 'ignore' });
+  return execa(process.execPath, [BIN, 'run', program, '--json', '--studio', address], {
+    cwd: space.root,
+    env: space.env,
+    reject: false,
+    timeout: 180_000,
+    stdin: 'ignore',
+  });
 }
 
 /** The first studio event (seen already or to come) that `match` accepts. */
@@ -89,7 +95,13 @@ async function followEvents(): Promise<() => Promise<void>> {
 }
 
 /** The next call of `agent-spaces run` that arrives in the inbox, not one seen before. */
-function nextAttachedCall(seen: Set<string>): Promise<{ id: string; origin: { kind: string; pid: number; cwd: string; detail?: string }; params: unknown; capability: string; function: string }> {
+function nextAttachedCall(seen: Set<string>): Promise<{
+  id: string;
+  origin: { kind: string; pid: number; cwd: string; detail?: string };
+  params: unknown;
+  capability: string;
+  function: string;
+}> {
   return studioEvent((event) => {
     const approval = event.approval as { id?: string; origin?: { kind?: string } } | undefined;
     return event.type === 'approval-required' && approval?.origin?.kind === 'run' && !seen.has(approval.id ?? '');
@@ -134,15 +146,24 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
   it('waits in the studio inbox, with its origin and exact arguments, and goes on when approved there', async () => {
     const run = runWithStudio(studio.url);
     const call = await nextAttachedCall(seen);
-    expect(call).toMatchObject({ capability: 'crm', function: 'createTicket', params: { customerId: 'c-001', subject: 'Asked from the CLI', priority: 'high' } });
+    expect(call).toMatchObject({
+      capability: 'crm',
+      function: 'createTicket',
+      params: { customerId: 'c-001', subject: 'Asked from the CLI', priority: 'high' },
+    });
     expect(call.origin).toMatchObject({ kind: 'run', cwd: space.root, detail: program });
     expect(call.origin.pid).toBeGreaterThan(0);
-    const listed = (await (await fetch(`${studio.origin}/api/approvals`, { headers: { authorization: `Bearer ${studio.token}` } })).json()) as { approvals: { id: string }[] };
+    const listed = (await (
+      await fetch(`${studio.origin}/api/approvals`, { headers: { authorization: `Bearer ${studio.token}` } })
+    ).json()) as { approvals: { id: string }[] };
     expect(listed.approvals.map((entry) => entry.id)).toContain(call.id);
     expect(await decide(call.id, true)).toBe(200);
     const result = await run;
     expect(result.exitCode, result.stderr).toBe(0);
-    expect((JSON.parse(result.stdout) as { result: Outcome }).result).toMatchObject({ approved: true, ticketId: expect.stringMatching(/^t-/) });
+    expect((JSON.parse(result.stdout) as { result: Outcome }).result).toMatchObject({
+      approved: true,
+      ticketId: expect.stringMatching(/^t-/),
+    });
     expect(result.stderr).toContain(`approvals: asked in the studio at ${studio.origin}`);
     expect(result.stderr).not.toContain(studio.token);
   });
@@ -208,12 +229,27 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
 
   it("takes the call out of the inbox when the call's own signal ends it while it waits", async () => {
     const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', cwd: space.root, detail: 'a direct call' });
-    const host = await openSpace({ cwd: space.root, isolation: 'in-process', approvalHandler: approvals.handler, onEvent: approvals.onEvent });
+    const host = await openSpace({
+      cwd: space.root,
+      isolation: 'in-process',
+      approvalHandler: approvals.handler,
+      onEvent: approvals.onEvent,
+    });
     try {
       const controller = new AbortController();
-      const calling = host.callTool('crm.createTicket', { customerId: 'c-002', subject: 'Cancelled while waiting', priority: 'low' }, { signal: controller.signal });
-      const outcome = calling.then(() => 'approved', (error: { code?: string }) => error.code);
-      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { detail?: string } }).origin.detail === 'a direct call');
+      const calling = host.callTool(
+        'crm.createTicket',
+        { customerId: 'c-002', subject: 'Cancelled while waiting', priority: 'low' },
+        { signal: controller.signal },
+      );
+      const outcome = calling.then(
+        () => 'approved',
+        (error: { code?: string }) => error.code,
+      );
+      const waiting = await studioEvent(
+        (event) =>
+          event.type === 'approval-required' && (event.approval as { origin: { detail?: string } }).origin.detail === 'a direct call',
+      );
       const id = (waiting.approval as { id: string }).id;
       controller.abort();
       expect(await outcome).toBe('CANCELLED');
@@ -227,12 +263,28 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
 
   it("never sends the host's secrets: arguments are redacted before they leave the process", async () => {
     const secret = 'hunter2-host-secret-value';
-    const approvals = createStudioApprovals(parseStudioAddress(studio.url), { kind: 'task', cwd: space.root, detail: 'a secret in the arguments' });
-    const host = await openSpace({ cwd: space.root, isolation: 'in-process', approvalHandler: approvals.handler, onEvent: approvals.onEvent });
+    const approvals = createStudioApprovals(parseStudioAddress(studio.url), {
+      kind: 'task',
+      cwd: space.root,
+      detail: 'a secret in the arguments',
+    });
+    const host = await openSpace({
+      cwd: space.root,
+      isolation: 'in-process',
+      approvalHandler: approvals.handler,
+      onEvent: approvals.onEvent,
+    });
     approvals.useSecrets([secret]);
     try {
-      const outcome = host.callTool('crm.createTicket', { customerId: 'c-002', subject: `key ${secret}`, priority: 'low' }).then(() => 'approved', (error: { code?: string }) => error.code);
-      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { detail?: string } }).origin.detail === 'a secret in the arguments');
+      const outcome = host.callTool('crm.createTicket', { customerId: 'c-002', subject: `key ${secret}`, priority: 'low' }).then(
+        () => 'approved',
+        (error: { code?: string }) => error.code,
+      );
+      const waiting = await studioEvent(
+        (event) =>
+          event.type === 'approval-required' &&
+          (event.approval as { origin: { detail?: string } }).origin.detail === 'a secret in the arguments',
+      );
       const approval = waiting.approval as { id: string; params: { subject: string } };
       expect(JSON.stringify(approval.params)).not.toContain(secret);
       expect(approval.params.subject).toMatch(/^key /);
@@ -244,8 +296,13 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
     }
   });
 
-  it('serve --studio: an MCP client\'s call waits in the studio inbox (not in an elicitation) and goes on when approved', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', space.root, '--studio', studio.url], env: { ...space.env, PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  it("serve --studio: an MCP client's call waits in the studio inbox (not in an elicitation) and goes on when approved", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--cwd', space.root, '--studio', studio.url],
+      env: { ...space.env, PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'e2e', version: '1' }, { capabilities: { elicitation: {} } });
     const elicited: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -255,13 +312,23 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
     await client.connect(transport);
     try {
       const running = client.callTool(
-        { name: 'execute_code', arguments: { code: "import { crm } from '@capabilities/crm';\nconst t = await crm.createTicket({ customerId: 'c-002', subject: 'Served', priority: 'high' });\nexport default t.id;" } },
+        {
+          name: 'execute_code',
+          arguments: {
+            code: "import { crm } from '@capabilities/crm';\nconst t = await crm.createTicket({ customerId: 'c-002', subject: 'Served', priority: 'high' });\nexport default t.id;",
+          },
+        },
         undefined,
         { timeout: 600_000 },
       );
       // Read in any case, so a failed step below leaves no unhandled rejection behind.
-      const finished = running.then((result) => ({ result }), (error: unknown) => ({ error }));
-      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { kind: string } }).origin.kind === 'serve');
+      const finished = running.then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      const waiting = await studioEvent(
+        (event) => event.type === 'approval-required' && (event.approval as { origin: { kind: string } }).origin.kind === 'serve',
+      );
       const approval = waiting.approval as { id: string; origin: { cwd: string; detail?: string }; params: unknown };
       expect(approval.origin).toMatchObject({ cwd: space.root, detail: 'MCP on stdio' });
       expect(approval.params).toEqual({ customerId: 'c-002', subject: 'Served', priority: 'high' });
@@ -275,15 +342,32 @@ describe('agent-spaces run --studio', { timeout: 240_000 }, () => {
     }
   });
 
-  it('task with $AGENT_SPACES_STUDIO: the planner\'s call waits in the studio inbox, shown with the task\'s words', async () => {
+  it("task with $AGENT_SPACES_STUDIO: the planner's call waits in the studio inbox, shown with the task's words", async () => {
     const model = await startScriptedModelServer([
       callReply('call_tool', { name: 'crm.createTicket', arguments: { customerId: 'c-001', subject: 'Planned', priority: 'low' } }),
       callReply('finish', { summary: 'Filed the ticket.' }),
     ]);
     try {
-      const env = { ...space.env, AGENT_SPACES_STUDIO: studio.url, AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model', OPENAI_API_KEY: 'test' };
-      const task = execa(process.execPath, [BIN, 'task', 'File a ticket for Acme', '--json'], { cwd: space.root, env, reject: false, timeout: 180_000, stdin: 'ignore' });
-      const waiting = await studioEvent((event) => event.type === 'approval-required' && (event.approval as { origin: { kind: string } }).origin.kind === 'task' && (event.approval as { origin: { detail?: string } }).origin.detail === 'File a ticket for Acme');
+      const env = {
+        ...space.env,
+        AGENT_SPACES_STUDIO: studio.url,
+        AGENT_SPACES_BASE_URL: model.baseURL,
+        AGENT_SPACES_MODEL: 'scripted-model',
+        OPENAI_API_KEY: 'test',
+      };
+      const task = execa(process.execPath, [BIN, 'task', 'File a ticket for Acme', '--json'], {
+        cwd: space.root,
+        env,
+        reject: false,
+        timeout: 180_000,
+        stdin: 'ignore',
+      });
+      const waiting = await studioEvent(
+        (event) =>
+          event.type === 'approval-required' &&
+          (event.approval as { origin: { kind: string } }).origin.kind === 'task' &&
+          (event.approval as { origin: { detail?: string } }).origin.detail === 'File a ticket for Acme',
+      );
       const approval = waiting.approval as { id: string; params: unknown; origin: { cwd: string } };
       expect(approval.params).toEqual({ customerId: 'c-001', subject: 'Planned', priority: 'low' });
       expect(approval.origin.cwd).toBe(space.root);

@@ -20,7 +20,9 @@ let runs: EvalRuns;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
+    throw new Error(
+      `the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`,
+    );
   }
   const [uiDir, space] = await Promise.all([ensureUiBuilt(), makeStudioSpace('studio-eval-e2e')]);
   Object.assign(process.env, space.env);
@@ -62,7 +64,9 @@ describe('the Eval pane in a browser', { timeout: 120_000 }, () => {
     // Largest spread of prompt tokens among the arms first, as the harness computed it.
     await page.getByLabel('largest spread of prompt tokens first').check();
     const widest = [...runs.after.report.tasks].sort((a, b) => b.spread - a.spread).map((task) => task.taskId);
-    await expect.poll(() => tasks.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual(widest);
+    await expect
+      .poll(() => tasks.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task'))))
+      .toEqual(widest);
   });
 
   it("opens a task's transcript per arm, in order", async () => {
@@ -98,7 +102,9 @@ describe('the Eval pane in a browser', { timeout: 120_000 }, () => {
     expect(cells[0]).toBe(Math.round(direct?.meanPromptTokens ?? -1).toLocaleString('en-US'));
     expect(cells[2]).toBe('=');
     // Code-mode prompts carry each program's wall time, so its tokens may move by a few between runs.
-    const codeDelta = (runs.after.report.arms.find((arm) => arm.arm === 'code')?.meanPromptTokens ?? 0) - (runs.before.report.arms.find((arm) => arm.arm === 'code')?.meanPromptTokens ?? 0);
+    const codeDelta =
+      (runs.after.report.arms.find((arm) => arm.arm === 'code')?.meanPromptTokens ?? 0) -
+      (runs.before.report.arms.find((arm) => arm.arm === 'code')?.meanPromptTokens ?? 0);
     if (Math.abs(codeDelta) < 1e-9) expect(cells[5]).toBe('=');
     else expect(cells[5]).toMatch(codeDelta > 0 ? /^\+\d/ : /^−\d/);
     expect(cells[6]).toBe('–');

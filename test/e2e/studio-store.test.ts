@@ -97,7 +97,10 @@ let worker: CliProcess | undefined;
 /** The store's one worker, started on first need (the first test starts it itself, after a run found none). */
 function ensureWorker(): CliProcess {
   if (worker === undefined) {
-    worker = startCli(['worker', '--store', store, '--verbose'], { cwd: space.root, env: { ...space.env, AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model' } });
+    worker = startCli(['worker', '--store', store, '--verbose'], {
+      cwd: space.root,
+      env: { ...space.env, AGENT_SPACES_BASE_URL: model.baseURL, AGENT_SPACES_MODEL: 'scripted-model' },
+    });
     processes.push(worker);
   }
   return worker;
@@ -122,13 +125,23 @@ interface ApprovalView {
   message: string;
 }
 
-const storedApproval = (item: string) => (event: Record<string, unknown>): boolean => {
-  const approval = event.approval as ApprovalView | undefined;
-  return event.type === 'approval-required' && approval?.origin.kind === 'store' && JSON.stringify(approval.params) === JSON.stringify({ item });
-};
+const storedApproval =
+  (item: string) =>
+  (event: Record<string, unknown>): boolean => {
+    const approval = event.approval as ApprovalView | undefined;
+    return (
+      event.type === 'approval-required' &&
+      approval?.origin.kind === 'store' &&
+      JSON.stringify(approval.params) === JSON.stringify({ item })
+    );
+  };
 
 beforeAll(async () => {
-  const [uiDir, started, made] = await Promise.all([ensureUiBuilt(), startPostgresCluster(), makeDurableSpace('studio-store', { approvalDeadlineMs: APPROVAL_DEADLINE_MS })]);
+  const [uiDir, started, made] = await Promise.all([
+    ensureUiBuilt(),
+    startPostgresCluster(),
+    makeDurableSpace('studio-store', { approvalDeadlineMs: APPROVAL_DEADLINE_MS }),
+  ]);
   cluster = started;
   space = made;
   store = await cluster.createDatabase('studio');
@@ -167,12 +180,17 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(body.result).toMatchObject({ success: true, result: 'played' });
     expect(body.worker).toMatchObject({ attempts: 1 });
     expect(space.effects()).toContain('record from the playground');
-    await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId, executorId: body.worker?.executorId, attempt: 1 }));
+    await expect
+      .poll(() => stream.seen)
+      .toContainEqual(expect.objectContaining({ type: 'run-started', runId, executorId: body.worker?.executorId, attempt: 1 }));
     await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-log', runId, message: 'recorded' }));
 
     const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean }[] }>('GET', '/api/runs');
     expect(listed.body.runs.find((run) => run.id === runId)).toMatchObject({ kind: 'stored-run', status: 'SUCCESS', success: true });
-    const opened = await call<{ kind: string; code: string; events: { kind: string }[]; result: { result: string } }>('GET', `/api/runs/${runId}`);
+    const opened = await call<{ kind: string; code: string; events: { kind: string }[]; result: { result: string } }>(
+      'GET',
+      `/api/runs/${runId}`,
+    );
     expect(opened.body).toMatchObject({ kind: 'stored-run', result: { result: 'played' } });
     expect(opened.body.code).toContain('from the playground');
     expect(opened.body.events.map((event) => event.kind)).toEqual(['started', 'log', 'end']);
@@ -199,25 +217,44 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
     expect(body.result).toMatchObject({ success: true, result: 'survived' });
     expect(body.worker).toMatchObject({ attempts: 2 });
     expect(body.worker?.executorId).not.toBe(first.executorId);
-    await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-started', runId: body.runId, attempt: 2, replayedCalls: 1 }));
+    await expect
+      .poll(() => stream.seen)
+      .toContainEqual(expect.objectContaining({ type: 'run-started', runId: body.runId, attempt: 2, replayedCalls: 1 }));
     expect(space.effects().filter((line) => line === 'record before the kill')).toHaveLength(1);
   });
 
   it("runs a playground task on the store's worker, its steps streamed to the page", async () => {
     ensureWorker();
-    const { status, body } = await call<{ taskId: string; success: boolean; summary: string; result: unknown; worker?: { executorId: string } }>('POST', '/api/task', { task: 'record one item' });
+    const { status, body } = await call<{
+      taskId: string;
+      success: boolean;
+      summary: string;
+      result: unknown;
+      worker?: { executorId: string };
+    }>('POST', '/api/task', { task: 'record one item' });
     expect(status).toBe(200);
     expect(body).toMatchObject({ success: true, summary: 'Recorded it.', result: { recorded: 1 } });
     expect(body.worker?.executorId).toEqual(expect.any(String));
     expect(space.effects()).toContain('record from a task');
     // The page's event stream is another connection: its last events may arrive just after the answer.
-    const steps = (): string[] => stream.seen.filter((event) => event.type === 'task-event' && event.runId === body.taskId).map((event) => (event.event as { type: string }).type);
+    const steps = (): string[] =>
+      stream.seen
+        .filter((event) => event.type === 'task-event' && event.runId === body.taskId)
+        .map((event) => (event.event as { type: string }).type);
     await expect.poll(steps).toEqual(expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']));
-    const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean; title: string }[] }>('GET', '/api/runs');
-    expect(listed.body.runs.find((run) => run.id === body.taskId)).toMatchObject({ kind: 'stored-task', status: 'SUCCESS', success: true, title: 'record one item' });
+    const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean; title: string }[] }>(
+      'GET',
+      '/api/runs',
+    );
+    expect(listed.body.runs.find((run) => run.id === body.taskId)).toMatchObject({
+      kind: 'stored-task',
+      status: 'SUCCESS',
+      success: true,
+      title: 'record one item',
+    });
   });
 
-  it("lists a stored approval of a run submitted elsewhere; approving it in the inbox completes the run", async () => {
+  it('lists a stored approval of a run submitted elsewhere; approving it in the inbox completes the run', async () => {
     const submitted = submitElsewhere(sendProgram('parcel'));
     const event = await stream.next(storedApproval('parcel'), 'the stored approval in the inbox');
     const { id, runId } = event.approval as ApprovalView;
@@ -269,7 +306,9 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
+      throw new Error(
+        `the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`,
+      );
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   }, LONG);
@@ -287,17 +326,28 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
     page.setDefaultTimeout(120_000);
     await page.goto(studio.url);
     await page.getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Where runs go').getByText(/none is running now: start one with "agent-spaces worker"/).waitFor();
+    await page
+      .getByLabel('Where runs go')
+      .getByText(/none is running now: start one with "agent-spaces worker"/)
+      .waitFor();
     const editor = page.getByRole('textbox', { name: 'Program (TypeScript)' });
     await editor.click();
     await page.keyboard.press('Control+A');
-    await page.keyboard.insertText("import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'from the browser playground' });\nexport default 'from the browser playground';");
+    await page.keyboard.insertText(
+      "import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'from the browser playground' });\nexport default 'from the browser playground';",
+    );
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const output = page.getByRole('region', { name: 'Run output' });
-    await output.getByRole('alert').getByText(/no worker is running: start one with "agent-spaces worker"/).waitFor();
+    await output
+      .getByRole('alert')
+      .getByText(/no worker is running: start one with "agent-spaces worker"/)
+      .waitFor();
     ensureWorker();
     await output.getByLabel('Result').getByText('from the browser playground').waitFor();
-    await output.getByLabel('Worker').getByText(/Ran in the store on worker/).waitFor();
+    await output
+      .getByLabel('Worker')
+      .getByText(/Ran in the store on worker/)
+      .waitFor();
     expect(space.effects()).toContain('record from the browser playground');
     await page.close();
   });
@@ -322,7 +372,11 @@ describe('the studio with a store: in a browser', { timeout: LONG }, () => {
     // The runs pane lists it with its status, whoever submitted it.
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.locator(`a[data-run="${result.runId}"]`).click();
-    await page.getByRole('region', { name: 'Run' }).getByLabel('Run events').getByText('approved (checked in the browser)', { exact: false }).waitFor();
+    await page
+      .getByRole('region', { name: 'Run' })
+      .getByLabel('Run events')
+      .getByText('approved (checked in the browser)', { exact: false })
+      .waitFor();
     await page.close();
   });
 });

@@ -33,7 +33,9 @@ async function typeErrors(): Promise<number> {
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
+    throw new Error(
+      `the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`,
+    );
   }
   const [built, space] = await Promise.all([ensureUiBuilt(), makeUserSpace('studio-user')]);
   uiDir = built;
@@ -49,8 +51,8 @@ afterAll(async () => {
   await studio?.close();
 });
 
-describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
-  it('shows the space\'s own module first, its long description cut with a Show more button', async () => {
+describe("the studio in a new user's own space", { timeout: 120_000 }, () => {
+  it("shows the space's own module first, its long description cut with a Show more button", async () => {
     const detail = page.getByRole('region', { name: 'Module' });
     await detail.getByRole('heading', { name: '@capabilities/notebook' }).waitFor();
     const description = detail.getByLabel('Module description');
@@ -72,7 +74,11 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
     await page.getByLabel('Hint').getByText("A first program from this space's notebook.addNote").waitFor();
     // Nothing of the example space: no trains, stations or weather in the text or the placeholders.
     const text = (await page.locator('main').innerText()).toLowerCase();
-    const placeholders = (await page.locator('main [placeholder]').evaluateAll((elements) => elements.map((element) => element.getAttribute('placeholder')))).join(' ').toLowerCase();
+    const placeholders = (
+      await page.locator('main [placeholder]').evaluateAll((elements) => elements.map((element) => element.getAttribute('placeholder')))
+    )
+      .join(' ')
+      .toLowerCase();
     for (const word of ['train', 'station', 'weather', 'central']) {
       expect(text, `the playground speaks of "${word}"`).not.toContain(word);
       expect(placeholders, `a placeholder speaks of "${word}"`).not.toContain(word);
@@ -103,9 +109,14 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
 
   it('lists a run by the name the user gave it', async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('textbox', { name: 'Program (TypeScript)' }).getByText(/const result = await notebook\.addNote/).waitFor();
+    await page
+      .getByRole('textbox', { name: 'Program (TypeScript)' })
+      .getByText(/const result = await notebook\.addNote/)
+      .waitFor();
     await page.getByLabel('Run name').fill('Groceries note');
-    await typeInEditor("import { notebook } from '@capabilities/notebook';\nexport default await notebook.addNote({ title: 'groceries', tags: ['home'] });\n");
+    await typeInEditor(
+      "import { notebook } from '@capabilities/notebook';\nexport default await notebook.addNote({ title: 'groceries', tags: ['home'] });\n",
+    );
     expect(await typeErrors()).toBe(0);
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('region', { name: 'Run output' }).getByLabel('Result').getByText('"title": "groceries"').waitFor();
@@ -137,7 +148,9 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
   });
 
   it('shows a failed run as a message (code, message, line), not JSON, in the playground and the runs pane', async () => {
-    await typeInEditor("import { notebook } from '@capabilities/notebook';\n\nconst note = await notebook.addNote({ title: '' });\nexport default note;\n");
+    await typeInEditor(
+      "import { notebook } from '@capabilities/notebook';\n\nconst note = await notebook.addNote({ title: '' });\nexport default note;\n",
+    );
     expect(await typeErrors()).toBe(0);
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const output = page.getByRole('region', { name: 'Run output' });
@@ -161,7 +174,7 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
     expect(await stored.innerText()).not.toMatch(/[{}]|"code"|"message"/);
   });
 
-  it('opens the function tester on the space\'s own first function; a failed call reads as a message; an approved call\'s response waits for the user', async () => {
+  it("opens the function tester on the space's own first function; a failed call reads as a message; an approved call's response waits for the user", async () => {
     await page.getByRole('link', { name: 'Function tester' }).click();
     await page.getByRole('list', { name: 'Validation' }).getByText('is required').waitFor();
     expect(await page.getByLabel('Function').inputValue()).toBe('notebook.addNote');
@@ -190,10 +203,16 @@ describe('the studio in a new user\'s own space', { timeout: 120_000 }, () => {
     try {
       await page.goto(other.url);
       await page.getByRole('link', { name: 'Playground' }).click();
-      await page.getByLabel('Hint').getByText(/no capabilities of its own yet/).waitFor();
+      await page
+        .getByLabel('Hint')
+        .getByText(/no capabilities of its own yet/)
+        .waitFor();
       // The editor holds nothing: what shows in it is CodeMirror's placeholder (the hint), not text.
       const editor = page.getByRole('textbox', { name: 'Program (TypeScript)' });
-      await editor.locator('.cm-placeholder').getByText(/no capabilities of its own yet/).waitFor();
+      await editor
+        .locator('.cm-placeholder')
+        .getByText(/no capabilities of its own yet/)
+        .waitFor();
       const lines = await editor.locator('.cm-line').evaluateAll((found) =>
         found.map((line) => {
           const copy = line.cloneNode(true) as typeof line;

@@ -28,7 +28,9 @@ async function typeInEditor(label: string, text: string): Promise<void> {
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`);
+    throw new Error(
+      `the studio's browser tests need Chromium at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (or set AGENT_SPACES_CHROMIUM to a Chromium binary)`,
+    );
   }
   // The tool test must find no model, whatever this machine has set.
   delete process.env.OPENAI_API_KEY;
@@ -60,17 +62,27 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await page.getByLabel('Query').fill('schedule');
     await page.getByRole('list', { name: 'Search results' }).getByText('train-schedule.getSchedule').waitFor();
     await page.getByRole('button', { name: 'Rebuild' }).click();
-    await page.getByRole('list', { name: 'Build progress' }).getByText(/capabilities\/crm\.ts: (loaded|start)/).first().waitFor();
+    await page
+      .getByRole('list', { name: 'Build progress' })
+      .getByText(/capabilities\/crm\.ts: (loaded|start)/)
+      .first()
+      .waitFor();
     await page.getByRole('button', { name: 'Rebuild' }).and(page.locator(':enabled')).waitFor();
     await page.getByRole('region', { name: 'Build report' }).getByText('Failures (0)').waitFor();
   });
 
   it('shows a type error as you type, then runs the fixed program', async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
-    await typeInEditor('Program (TypeScript)', "import { crm } from '@capabilities/crm';\nconst found: number = await crm.searchCustomers({ query: 'acme' });\nexport default found;");
+    await typeInEditor(
+      'Program (TypeScript)',
+      "import { crm } from '@capabilities/crm';\nconst found: number = await crm.searchCustomers({ query: 'acme' });\nexport default found;",
+    );
     const problems = page.getByRole('list', { name: 'Type errors' });
     await problems.getByText(/line 2:7 TS2322/).waitFor();
-    await typeInEditor('Program (TypeScript)', "import { crm } from '@capabilities/crm';\nconst found = await crm.searchCustomers({ query: 'acme' });\nconsole.log(`found ${found.length}`);\nexport default found.map((customer) => customer.name);");
+    await typeInEditor(
+      'Program (TypeScript)',
+      "import { crm } from '@capabilities/crm';\nconst found = await crm.searchCustomers({ query: 'acme' });\nconsole.log(`found ${found.length}`);\nexport default found.map((customer) => customer.name);",
+    );
     await problems.getByText('No type errors.').waitFor();
     await page.getByRole('button', { name: 'Run' }).click();
     const output = page.getByRole('region', { name: 'Run output' });
@@ -103,14 +115,22 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await page.getByLabel('speed *').selectOption({ label: '"express"' });
     await page.getByLabel('payment: which variant').selectOption({ label: 'card' });
     await page.getByLabel('last4 *').fill('12a4');
-    await validation.getByText(/must match pattern/).first().waitFor();
+    await validation
+      .getByText(/must match pattern/)
+      .first()
+      .waitFor();
     await page.getByLabel('last4 *').fill('1234');
     await validation.getByText('Valid arguments.').waitFor();
     await page.getByRole('button', { name: 'Call' }).click();
     await page.getByLabel('Response').getByText('1 parcel(s), 2.5 kg from Oslo by express').waitFor();
     await page.getByLabel(/JSON mode/).check();
     const json = page.getByRole('textbox', { name: 'Arguments (JSON)' });
-    expect(JSON.parse(await json.inputValue())).toEqual({ from: { city: 'Oslo' }, parcels: [{ weightKg: 2.5 }], speed: 'express', payment: { last4: '1234' } });
+    expect(JSON.parse(await json.inputValue())).toEqual({
+      from: { city: 'Oslo' },
+      parcels: [{ weightKg: 2.5 }],
+      speed: 'express',
+      payment: { last4: '1234' },
+    });
     await json.fill('{ "from": ');
     await validation.getByText(/not JSON/).waitFor();
   });
@@ -123,27 +143,44 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await page.getByLabel('name *').fill('Harbor');
     await preview.getByText('Tell a traveller about Harbor station').waitFor();
     await typeInEditor('Prompt template', 'Describe {name} for {who}; needs: {needs}');
-    await page.getByRole('list', { name: 'Errors' }).getByText(/\{who\} names no parameter/).waitFor();
+    await page
+      .getByRole('list', { name: 'Errors' })
+      .getByText(/\{who\} names no parameter/)
+      .waitFor();
     await typeInEditor('Prompt template', 'Describe {name} carefully; needs: {needs}');
     await preview.getByText('Describe Harbor carefully; needs: general information').waitFor();
     await page.getByRole('list', { name: 'Errors' }).getByText('No errors.').waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
     // Exactly "Saved": hasText is a case-insensitive substring, and "Unsaved changes" would match it too.
-    await page.getByRole('status').filter({ hasText: /^Saved$/ }).first().waitFor();
-    const saved = JSON.parse(await readFile(path.join(space.agentDir, 'tsagent.json'), 'utf8')) as { metadata: { tools: { prompt: string }[] } };
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved$/ })
+      .first()
+      .waitFor();
+    const saved = JSON.parse(await readFile(path.join(space.agentDir, 'tsagent.json'), 'utf8')) as {
+      metadata: { tools: { prompt: string }[] };
+    };
     expect(saved.metadata.tools[0]?.prompt).toBe('Describe {name} carefully; needs: {needs}');
     await page.reload();
     await page.getByRole('textbox', { name: 'Prompt template' }).getByText('Describe {name} carefully; needs: {needs}').waitFor();
     await page.getByLabel('name *').fill('Harbor');
     await page.getByRole('button', { name: 'Test tool' }).click();
-    await page.getByRole('alert').getByText(/needs a model.*OPENAI_API_KEY/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/needs a model.*OPENAI_API_KEY/)
+      .waitFor();
     // With a model (the scripted server): the filled prompt, the session's steps and the answer.
-    const model = await startScriptedModelServer([callReply('finish', { summary: 'Harbor is step-free.', result: 'Harbor: step-free, lines A and C.' })]);
+    const model = await startScriptedModelServer([
+      callReply('finish', { summary: 'Harbor is step-free.', result: 'Harbor: step-free, lines A and C.' }),
+    ]);
     process.env.AGENT_SPACES_BASE_URL = model.baseURL;
     try {
       await page.getByRole('button', { name: 'Test tool' }).click();
       await page.getByLabel('Answer').getByText('Harbor: step-free, lines A and C.').waitFor();
-      await page.getByRole('list', { name: 'Session steps' }).getByText(/finished: Harbor is step-free\./).waitFor();
+      await page
+        .getByRole('list', { name: 'Session steps' })
+        .getByText(/finished: Harbor is step-free\./)
+        .waitFor();
       expect(JSON.stringify(model.requests.at(-1)?.body?.messages)).toContain('Describe Harbor carefully; needs: general information');
     } finally {
       delete process.env.AGENT_SPACES_BASE_URL;
@@ -153,7 +190,10 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
 
   it('approves a waiting call in the inbox and the run finishes', async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
-    await typeInEditor('Program (TypeScript)', "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-002', subject: 'From the browser', priority: 'low' });");
+    await typeInEditor(
+      'Program (TypeScript)',
+      "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-002', subject: 'From the browser', priority: 'low' });",
+    );
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('#approvals-count:not([hidden])').waitFor();
     await page.getByRole('link', { name: /Approvals/ }).click();
@@ -163,21 +203,37 @@ describe('the studio in a browser', { timeout: 120_000 }, () => {
     await page.getByText('Nothing is waiting.').waitFor();
     // Back in the playground, the run it left waiting has finished: its result is there.
     await page.getByRole('navigation').getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('region', { name: 'Run output' }).getByLabel('Result').getByText(/"id": "t-/).waitFor();
+    await page
+      .getByRole('region', { name: 'Run output' })
+      .getByLabel('Result')
+      .getByText(/"id": "t-/)
+      .waitFor();
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByRole('table', { name: 'Runs' }).getByText('code run').first().waitFor();
   });
 
   it('shows a call of an attached `agent-spaces run --studio` with its origin, approved by keyboard alone', async () => {
     const program = path.join(space.root, 'attached-ticket.ts');
-    await writeFile(program, "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-003', subject: 'From an attached run', priority: 'medium' });\n");
-    const run = execa(process.execPath, [path.join(REPO, 'bin/agent-spaces.js'), 'run', program, '--json', '--studio', studio.url], { cwd: space.root, env: space.env, reject: false, stdin: 'ignore' });
+    await writeFile(
+      program,
+      "import { crm } from '@capabilities/crm';\nexport default await crm.createTicket({ customerId: 'c-003', subject: 'From an attached run', priority: 'medium' });\n",
+    );
+    const run = execa(process.execPath, [path.join(REPO, 'bin/agent-spaces.js'), 'run', program, '--json', '--studio', studio.url], {
+      cwd: space.root,
+      env: space.env,
+      reject: false,
+      stdin: 'ignore',
+    });
     await page.getByRole('link', { name: /Approvals/ }).click();
     const waiting = page.getByRole('article', { name: 'crm.createTicket waiting for approval' });
     // The attached run builds the space's capabilities first (an MCP server, an OpenAPI spec, an agent):
     // on a loaded machine that alone has taken most of a minute, so this wait is generous.
     await waiting.getByLabel('Arguments').getByText('"subject": "From an attached run"').waitFor({ timeout: 180_000 });
-    await waiting.getByText(new RegExp(`by agent-spaces run \\(pid \\d+\\) in ${space.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*attached-ticket\\.ts`)).waitFor();
+    await waiting
+      .getByText(
+        new RegExp(`by agent-spaces run \\(pid \\d+\\) in ${space.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*attached-ticket\\.ts`),
+      )
+      .waitFor();
     // Keyboard only: Tab from the top of the page to the call's Approve button, then Enter.
     const approveFocused = async (): Promise<boolean> => (await waiting.locator('button:focus', { hasText: 'Approve' }).count()) === 1;
     let presses = 0;

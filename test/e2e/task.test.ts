@@ -9,7 +9,14 @@ import { callReply, startScriptedModelServer, type ScriptedModelServer, type Scr
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
 
 function cli(args: string[], options: { cwd: string; env?: Record<string, string> }) {
-  return execa(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env ?? {}, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+  return execa(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? {},
+    extendEnv: false,
+    reject: false,
+    timeout: 90_000,
+    stdin: 'ignore',
+  });
 }
 
 const SCRIPT: ScriptedReply[] = [
@@ -36,8 +43,19 @@ describe('agent-spaces task', () => {
     const trace = path.join(space.root, 'trace.jsonl');
     const result = await cli(['task', 'How many customers are called Acme?', '--json', '--trace', trace], { cwd: space.root, env });
     expect(result.exitCode, result.stderr).toBe(0);
-    const task = JSON.parse(result.stdout) as { success: boolean; finalSummary: string; result: unknown; budgetUsage: { steps: number; toolCalls: number }; rawOutputs: unknown[] };
-    expect(task).toMatchObject({ success: true, finalSummary: 'Two customers are called Acme: Acme Corp and Acme Labs.', result: { count: 2 }, budgetUsage: { steps: 3, toolCalls: 1 } });
+    const task = JSON.parse(result.stdout) as {
+      success: boolean;
+      finalSummary: string;
+      result: unknown;
+      budgetUsage: { steps: number; toolCalls: number };
+      rawOutputs: unknown[];
+    };
+    expect(task).toMatchObject({
+      success: true,
+      finalSummary: 'Two customers are called Acme: Acme Corp and Acme Labs.',
+      result: { count: 2 },
+      budgetUsage: { steps: 3, toolCalls: 1 },
+    });
     expect(result.stderr).toMatch(/^task .* with gpt-4\.1-mini/m);
     expect(result.stderr).toMatch(/\[step 1\] search_tools — \$0\.\d{4} so far/);
     expect(result.stderr).toMatch(/search "customers" → \d+ of \d+/);
@@ -84,7 +102,12 @@ describe('agent-spaces task', () => {
 });
 
 describe('examples/execute-task.ts', () => {
-  const run = (args: string[]) => execa(process.execPath, ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'examples/execute-task.ts'), ...args], { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+  const run = (args: string[]) =>
+    execa(
+      process.execPath,
+      ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'examples/execute-task.ts'), ...args],
+      { cwd: REPO, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' },
+    );
 
   it('passes its self-check against the scripted model', async () => {
     const result = await run(['--self-check']);

@@ -71,11 +71,18 @@ beforeAll(async () => {
     void readBody(request).then((text) => {
       authorizations.push(String(request.headers.authorization ?? ''));
       if (request.method === 'POST' && request.url === '/v1/traces' && /json/.test(String(request.headers['content-type']))) {
-        const body = JSON.parse(text) as { resourceSpans: { scopeSpans: { spans: (Omit<OtlpSpan, 'attributes'> & { attributes?: { key: string; value: Record<string, unknown> }[] })[] }[] }[] };
+        const body = JSON.parse(text) as {
+          resourceSpans: {
+            scopeSpans: { spans: (Omit<OtlpSpan, 'attributes'> & { attributes?: { key: string; value: Record<string, unknown> }[] })[] }[];
+          }[];
+        };
         for (const resource of body.resourceSpans) {
           for (const scope of resource.scopeSpans) {
             for (const span of scope.spans) {
-              received.push({ ...span, attributes: Object.fromEntries((span.attributes ?? []).map((entry) => [entry.key, attributeValue(entry.value)])) });
+              received.push({
+                ...span,
+                attributes: Object.fromEntries((span.attributes ?? []).map((entry) => [entry.key, attributeValue(entry.value)])),
+              });
             }
           }
         }
@@ -103,7 +110,16 @@ beforeAll(async () => {
           get: {
             operationId: 'listItems',
             parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }],
-            responses: { '200': { description: 'the items', content: { 'application/json': { schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } } } } } },
+            responses: {
+              '200': {
+                description: 'the items',
+                content: {
+                  'application/json': {
+                    schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } },
+                  },
+                },
+              },
+            },
           },
         },
       },
@@ -115,7 +131,10 @@ beforeAll(async () => {
       capabilities: [],
       mcpServers: { traced: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/traceparent-mcp-server.mjs')], cwd: REPO } },
       openapi: { items: { spec: 'items.json', baseUrl: apiUrl } },
-      telemetry: { otlp: { endpoint: receiverUrl, headers: { authorization: `Bearer \${OTEL_TEST_TOKEN}` } }, serviceName: 'telemetry-test' },
+      telemetry: {
+        otlp: { endpoint: receiverUrl, headers: { authorization: `Bearer \${OTEL_TEST_TOKEN}` } },
+        serviceName: 'telemetry-test',
+      },
     }),
   );
   process.env.OTEL_TEST_TOKEN = OTLP_TOKEN;
@@ -168,13 +187,22 @@ describe('traces over OTLP/HTTP', () => {
     };
     const task = one('invoke_agent agent-spaces');
     expect(task.parentSpanId).toBe(CALLER_SPAN);
-    expect(task.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.request.model': 'scripted-model', 'gen_ai.usage.input_tokens': 320, 'gen_ai.usage.output_tokens': 50 });
+    expect(task.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.request.model': 'scripted-model',
+      'gen_ai.usage.input_tokens': 320,
+      'gen_ai.usage.output_tokens': 50,
+    });
     const step1 = one('agent_spaces.step 1');
     const step2 = one('agent_spaces.step 2');
     expect([step1.parentSpanId, step2.parentSpanId]).toEqual([task.spanId, task.spanId]);
     const chats = byName('chat scripted-model');
     expect(chats.map((chat) => chat.parentSpanId).sort()).toEqual([step1.spanId, step2.spanId].sort());
-    expect(chats.find((chat) => chat.parentSpanId === step1.spanId)?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 40 });
+    expect(chats.find((chat) => chat.parentSpanId === step1.spanId)?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': 120,
+      'gen_ai.usage.output_tokens': 40,
+    });
     const run = one('execute_code');
     expect(run.parentSpanId).toBe(step1.spanId);
     expect(run.attributes).toMatchObject({ 'agent_spaces.calls': 2, 'agent_spaces.success': true });
@@ -182,7 +210,11 @@ describe('traces over OTLP/HTTP', () => {
     const httpCall = one('execute_tool openapi-items.listItems');
     for (const call of [mcpCall, httpCall]) {
       expect(call.parentSpanId).toBe(run.spanId);
-      expect(call.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'agent_spaces.caller': 'code', 'agent_spaces.outcome': 'ok' });
+      expect(call.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'agent_spaces.caller': 'code',
+        'agent_spaces.outcome': 'ok',
+      });
       expect(call.attributes['agent_spaces.result_bytes']).toBeGreaterThan(0);
     }
 
@@ -208,7 +240,11 @@ describe('traces over OTLP/HTTP', () => {
       const meta = { traceparent: `00-${trace}-${parent}-01` };
       const called = await client.callTool({ name: 'call_tool', arguments: { name: 'mcp-traced.seenTrace' }, _meta: meta });
       expect(called.isError).toBeFalsy();
-      const ran = await client.callTool({ name: 'execute_code', arguments: { code: "import { listItems } from '@capabilities/openapi-items';\nexport default (await listItems({})).length;" }, _meta: meta });
+      const ran = await client.callTool({
+        name: 'execute_code',
+        arguments: { code: "import { listItems } from '@capabilities/openapi-items';\nexport default (await listItems({})).length;" },
+        _meta: meta,
+      });
       expect(ran.structuredContent).toMatchObject({ success: true, result: 1 });
     } finally {
       await client.close();
@@ -227,10 +263,16 @@ describe('traces over OTLP/HTTP', () => {
   it('records the time a call waited for approval, and a denial as its outcome', async () => {
     const approvalRoot = await makeTempDir('telemetry-approval');
     await writeFile(path.join(approvalRoot, 'items.json'), await readFile(path.join(root, 'items.json'), 'utf8'));
-    const config = JSON.parse(await readFile(path.join(root, 'agent-spaces.config.json'), 'utf8')) as { openapi: { items: Record<string, unknown> } };
+    const config = JSON.parse(await readFile(path.join(root, 'agent-spaces.config.json'), 'utf8')) as {
+      openapi: { items: Record<string, unknown> };
+    };
     await writeFile(
       path.join(approvalRoot, 'agent-spaces.config.json'),
-      JSON.stringify({ capabilities: [], openapi: { items: { ...config.openapi.items, requireApproval: true } }, telemetry: { otlp: { endpoint: receiverUrl } } }),
+      JSON.stringify({
+        capabilities: [],
+        openapi: { items: { ...config.openapi.items, requireApproval: true } },
+        telemetry: { otlp: { endpoint: receiverUrl } },
+      }),
     );
     const decisions = [true, false];
     const gated = await createSpace({

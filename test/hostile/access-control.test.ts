@@ -31,11 +31,17 @@ afterAll(async () => {
   await space.close();
 });
 afterEach(async () => {
-  const healthy = await space.run("import { crm } from '@capabilities/crm';\nreturn (await crm.searchCustomers({ query: 'Acme' })).length;", { access });
+  const healthy = await space.run(
+    "import { crm } from '@capabilities/crm';\nreturn (await crm.searchCustomers({ query: 'Acme' })).length;",
+    { access },
+  );
   expect(healthy).toMatchObject({ success: true, result: 2 });
 });
 
-const denied = { success: false, error: { code: 'ACCESS_DENIED', message: expect.stringMatching(/crm\.createTicket is not available to this task/) } };
+const denied = {
+  success: false,
+  error: { code: 'ACCESS_DENIED', message: expect.stringMatching(/crm\.createTicket is not available to this task/) },
+};
 const ticket = "{ customerId: 'c-001', subject: 'x', priority: 'low' }";
 
 describe('a narrowed run', () => {
@@ -52,14 +58,23 @@ describe('a narrowed run', () => {
     expect(created).toEqual([]);
   });
   it('sees a module it was given nothing of as absent', async () => {
-    const result = await space.run("return await (globalThis as any).__agentSpaces.call('std-fs', 'writeFile', { path: 'x.txt', content: 'x' });", { access });
+    const result = await space.run(
+      "return await (globalThis as any).__agentSpaces.call('std-fs', 'writeFile', { path: 'x.txt', content: 'x' });",
+      { access },
+    );
     expect(result).toMatchObject({ success: false, error: { code: 'UNKNOWN_CAPABILITY' } });
   });
   it('names none of the hidden modules or functions in its errors', async () => {
-    const unknownFunction = await space.run("return await (globalThis as any).__agentSpaces.call('crm', 'nope', {});", { access, check: false });
+    const unknownFunction = await space.run("return await (globalThis as any).__agentSpaces.call('crm', 'nope', {});", {
+      access,
+      check: false,
+    });
     expect(unknownFunction.error?.message).toMatch(/searchCustomers/);
     expect(unknownFunction.error?.message).not.toMatch(/createTicket/);
-    const unknownModule = await space.run("return await (globalThis as any).__agentSpaces.call('notes', 'add', {});", { access, check: false });
+    const unknownModule = await space.run("return await (globalThis as any).__agentSpaces.call('notes', 'add', {});", {
+      access,
+      check: false,
+    });
     expect(unknownModule.error).toMatchObject({ code: 'UNKNOWN_CAPABILITY' });
     expect(unknownModule.error?.message).toMatch(/available modules are crm, train-schedule$/);
   });
@@ -67,7 +82,9 @@ describe('a narrowed run', () => {
     for (const check of [true, false]) {
       const near = await space.run("import { crm } from '@capabilities/crn';\nreturn crm;", { access, check });
       expect(near.success, `check: ${check}`).toBe(false);
-      expect([near.error?.message, ...(near.error?.diagnostics ?? []).map((diagnostic) => diagnostic.message)].join('\n')).toMatch(/[Dd]id you mean ["']@capabilities\/crm["']\?/);
+      expect([near.error?.message, ...(near.error?.diagnostics ?? []).map((diagnostic) => diagnostic.message)].join('\n')).toMatch(
+        /[Dd]id you mean ["']@capabilities\/crm["']\?/,
+      );
       // notes is in the build, one letter from the import, and hidden from this run: never named.
       const hidden = await space.run("import { notes } from '@capabilities/note';\nreturn notes;", { access, check });
       expect(hidden.success).toBe(false);
@@ -79,7 +96,9 @@ describe('a narrowed run', () => {
   });
 
   it('is refused on direct calls (callTool) as well', async () => {
-    const error = await toolCallErrorOf(space.callTool('crm.createTicket', { customerId: 'c-001', subject: 'x', priority: 'low' }, { access }));
+    const error = await toolCallErrorOf(
+      space.callTool('crm.createTicket', { customerId: 'c-001', subject: 'x', priority: 'low' }, { access }),
+    );
     expect(error).toMatchObject({ code: 'ACCESS_DENIED' });
     expect(created).toEqual([]);
   });
@@ -109,7 +128,10 @@ describe('a narrowed run, by other routes (a space of its own)', () => {
     expect(createTicket).toBeDefined();
     for (const name of new Set([createTicket?.name, createTicket?.toolName])) {
       for (const mode of ['value', 'full']) {
-        const result = await space.run(`return await (globalThis as any).__agentSpaces.call('crm', ${JSON.stringify(name)}, { customerId: 'c-001', subject: 'x', priority: 'low' }, '${mode}');`, { access, check: false });
+        const result = await space.run(
+          `return await (globalThis as any).__agentSpaces.call('crm', ${JSON.stringify(name)}, { customerId: 'c-001', subject: 'x', priority: 'low' }, '${mode}');`,
+          { access, check: false },
+        );
         expect(result, `${name} ${mode}`).toMatchObject({ success: false, error: { code: 'ACCESS_DENIED' } });
       }
     }

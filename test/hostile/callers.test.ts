@@ -60,11 +60,20 @@ beforeAll(async () => {
       name: 'audit',
       implementation: './audit-impl.mjs',
       config: { callers: 'direct' },
-      functions: [{ name: 'record', parameters: { type: 'object', properties: { text: { type: 'string' } } } }, { name: 'count', callers: 'both' }],
+      functions: [
+        { name: 'record', parameters: { type: 'object', properties: { text: { type: 'string' } } } },
+        { name: 'count', callers: 'both' },
+      ],
     }),
   );
-  await writeFile(path.join(root, 'capabilities/audit-impl.mjs'), "export const record = () => 'recorded';\nexport const count = () => 7;\n");
-  await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.ts', 'capabilities/*.json'], std: { fs: { root: 'workspace' } } }));
+  await writeFile(
+    path.join(root, 'capabilities/audit-impl.mjs'),
+    "export const record = () => 'recorded';\nexport const count = () => 7;\n",
+  );
+  await writeFile(
+    path.join(root, 'agent-spaces.config.json'),
+    JSON.stringify({ capabilities: ['capabilities/*.ts', 'capabilities/*.json'], std: { fs: { root: 'workspace' } } }),
+  );
   space = await createSpace({ cwd: root, approvalHandler: async () => ({ approved: true }) });
   expect((await space.build()).errors).toEqual([]);
 }, 120_000);
@@ -143,9 +152,13 @@ describe('a code-only function', () => {
   it('is refused as a direct call, with its own error code and a clear message', async () => {
     const error = await toolCallErrorOf(space.callTool('ledger.readBalance', { account: 'a' }));
     expect(error.code).toBe('CALLER_NOT_ALLOWED');
-    expect(error.message).toBe("ledger.readBalance may not be called directly (callers: 'code'): call it from a program run in the sandbox (execute_code / run code)");
+    expect(error.message).toBe(
+      "ledger.readBalance may not be called directly (callers: 'code'): call it from a program run in the sandbox (execute_code / run code)",
+    );
     // By its tool name too.
-    expect((await toolCallErrorOf(space.callTool('ledger.readBalance', { account: 'b' }, { resultMode: 'full' }))).code).toBe('CALLER_NOT_ALLOWED');
+    expect((await toolCallErrorOf(space.callTool('ledger.readBalance', { account: 'b' }, { resultMode: 'full' }))).code).toBe(
+      'CALLER_NOT_ALLOWED',
+    );
   });
 });
 
@@ -163,12 +176,17 @@ describe('what the model is told', () => {
 
 describe('the planner', () => {
   it("gets a code-only function's refusal for its direct step, and may call it from code in the next", async () => {
-    const step = (id: string, name: string, args: unknown) => ({ message: { content: null, tool_calls: [{ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } }] }, usage: null });
+    const step = (id: string, name: string, args: unknown) => ({
+      message: { content: null, tool_calls: [{ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } }] },
+      usage: null,
+    });
     const result = await executeTask('balance of a', {
       space,
       replay: [
         step('c1', 'call_tool', { name: 'ledger.readBalance', arguments: { account: 'a' } }),
-        step('c2', 'run_code', { code: "import { readBalance } from '@capabilities/ledger';\nexport default (await readBalance({ account: 'a' })).balance;" }),
+        step('c2', 'run_code', {
+          code: "import { readBalance } from '@capabilities/ledger';\nexport default (await readBalance({ account: 'a' })).balance;",
+        }),
         step('c3', 'finish', { summary: 'read it' }),
       ],
       model: { model: 'replay' },
@@ -176,8 +194,13 @@ describe('the planner', () => {
       runDir: await makeTempDir('callers-planner'),
     });
     expect(result.success).toBe(true);
-    expect(result.rawOutputs.map((output) => [output.kind, output.ok])).toEqual([['tool-call', false], ['code-run', true]]);
-    expect(String((result.rawOutputs[0] as { error?: unknown }).error)).toContain("ledger.readBalance may not be called directly (callers: 'code')");
+    expect(result.rawOutputs.map((output) => [output.kind, output.ok])).toEqual([
+      ['tool-call', false],
+      ['code-run', true],
+    ]);
+    expect(String((result.rawOutputs[0] as { error?: unknown }).error)).toContain(
+      "ledger.readBalance may not be called directly (callers: 'code')",
+    );
     expect((result.rawOutputs[1] as { value?: unknown }).value).toBe(100);
   });
 });

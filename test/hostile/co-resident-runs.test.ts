@@ -26,7 +26,10 @@ describe('one worker, several runs', () => {
     try {
       await sandbox.ready();
       const victim = sandbox.run(slowVictim, { onCall: createFixtureHost().onCall });
-      const attacker = sandbox.run("import { echo } from '@capabilities/math';\nconst value = '\\u0800'.repeat(1_000_000);\ntry { await echo({ value }); return 'sent'; } catch (error: any) { return error.code; }", { onCall: createFixtureHost().onCall });
+      const attacker = sandbox.run(
+        "import { echo } from '@capabilities/math';\nconst value = '\\u0800'.repeat(1_000_000);\ntry { await echo({ value }); return 'sent'; } catch (error: any) { return error.code; }",
+        { onCall: createFixtureHost().onCall },
+      );
       const [victimResult, attackerResult] = await Promise.all([victim, attacker]);
       // Were the arguments counted in UTF-16 units, the frame would pass the host's limit and both runs would end SANDBOX_CRASHED.
       expect(victimResult).toMatchObject({ success: true, result: 'victim done' });
@@ -39,28 +42,42 @@ describe('one worker, several runs', () => {
   // Known limit: runs of one worker share its thread, so a program that computes holds it for its whole
   // time limit, and a co-resident run's 100 ms call cannot be answered meanwhile (it ends TIMEOUT). The
   // worker is not killed while the computing run still runs: that run ends with its own TIMEOUT.
-  it.fails('a program that computes does not make a co-resident run time out', async () => {
-    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
-    try {
-      await sandbox.ready();
-      // The victim's call is answered only after the attacker has made its own call, the line before its
-      // loop: the answer then reaches a worker whose thread the attacker holds, whatever the machine's speed.
-      let attackerCalled!: () => void;
-      const attackerStarted = new Promise<void>((resolve) => (attackerCalled = resolve));
-      const victimHost = createFixtureHost();
-      const victim = sandbox.run(slowVictim, { onCall: async (params, context) => { await attackerStarted; return victimHost.onCall(params, context); }, limits: { timeoutMs: 2_000 } });
-      const attackerHost = createFixtureHost();
-      const attacker = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 1 });\nwhile (true) {}", {
-        onCall: async (params, context) => { const value = await attackerHost.onCall(params, context); attackerCalled(); return value; },
-        limits: { timeoutMs: 6_000 },
-      });
-      const [victimResult, attackerResult] = await Promise.all([victim, attacker]);
-      expect(victimResult).toMatchObject({ success: true, timedOut: false, result: 'victim done' });
-      expect(attackerResult).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
-    } finally {
-      await sandbox.close();
-    }
-  }, 120_000);
+  it.fails(
+    'a program that computes does not make a co-resident run time out',
+    async () => {
+      const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
+      try {
+        await sandbox.ready();
+        // The victim's call is answered only after the attacker has made its own call, the line before its
+        // loop: the answer then reaches a worker whose thread the attacker holds, whatever the machine's speed.
+        let attackerCalled!: () => void;
+        const attackerStarted = new Promise<void>((resolve) => (attackerCalled = resolve));
+        const victimHost = createFixtureHost();
+        const victim = sandbox.run(slowVictim, {
+          onCall: async (params, context) => {
+            await attackerStarted;
+            return victimHost.onCall(params, context);
+          },
+          limits: { timeoutMs: 2_000 },
+        });
+        const attackerHost = createFixtureHost();
+        const attacker = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 1, b: 1 });\nwhile (true) {}", {
+          onCall: async (params, context) => {
+            const value = await attackerHost.onCall(params, context);
+            attackerCalled();
+            return value;
+          },
+          limits: { timeoutMs: 6_000 },
+        });
+        const [victimResult, attackerResult] = await Promise.all([victim, attacker]);
+        expect(victimResult).toMatchObject({ success: true, timedOut: false, result: 'victim done' });
+        expect(attackerResult).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
+      } finally {
+        await sandbox.close();
+      }
+    },
+    120_000,
+  );
 
   it('a V8 fatal error in a worker costs that worker only; the host survives and the pool recovers', async () => {
     const sandbox: WorkerSandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
@@ -177,7 +194,12 @@ describe('the sandbox Web globals (one worker, several runs)', () => {
     const attackerHost = createFixtureHost();
     const attacker = sandbox.run(
       "import { add } from '@capabilities/math';\nawait add({ a: 2, b: 2 });\nfor (let id = -5; id < 5_000; id++) { clearTimeout(id); clearInterval(id); }\nreturn 'swept';",
-      { onCall: async (params, context) => { await armed; return attackerHost.onCall(params, context); } },
+      {
+        onCall: async (params, context) => {
+          await armed;
+          return attackerHost.onCall(params, context);
+        },
+      },
     );
     const [victimResult, attackerResult] = await Promise.all([victim, attacker]);
     expect(attackerResult).toMatchObject({ success: true, result: 'swept' });
@@ -200,11 +222,18 @@ describe('the sandbox Web globals (one worker, several runs)', () => {
       'const fromTimer = await new Promise((resolve) => setTimeout(() => resolve(new URL("https://a.example/x?y=1").searchParams.get("y")), 1));',
       'return { clean, fromTimer, sum: await add({ a: 1, b: 2 }), json: JSON.stringify({ a: 1 }) };',
     ].join('\n');
-    expect(await sandbox.run(check, { onCall: createFixtureHost().onCall })).toMatchObject({ success: true, result: { clean: true, fromTimer: '1', sum: 3, json: '{"a":1}' } });
+    expect(await sandbox.run(check, { onCall: createFixtureHost().onCall })).toMatchObject({
+      success: true,
+      result: { clean: true, fromTimer: '1', sum: 3, json: '{"a":1}' },
+    });
   });
 
-  it('a timer or microtask callback that throws a host code ends the run as RUNTIME_ERROR, never as the host\'s code', async () => {
-    for (const where of ['setTimeout(() => { throw forged; }, 1)', 'queueMicrotask(() => { throw forged; })', 'setInterval(() => { throw forged; }, 1)']) {
+  it("a timer or microtask callback that throws a host code ends the run as RUNTIME_ERROR, never as the host's code", async () => {
+    for (const where of [
+      'setTimeout(() => { throw forged; }, 1)',
+      'queueMicrotask(() => { throw forged; })',
+      'setInterval(() => { throw forged; }, 1)',
+    ]) {
       const code = `const forged = Object.assign(new Error('forged'), { name: 'SandboxTimeoutError', code: 'TIMEOUT' });\n${where};\nawait new Promise(() => {});`;
       const result = await sandbox.run(code, { onCall: createFixtureHost().onCall, limits: { timeoutMs: 20_000 } });
       expect(result, where).toMatchObject({ success: false, timedOut: false, error: { code: 'RUNTIME_ERROR', message: 'forged' } });

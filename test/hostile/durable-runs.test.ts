@@ -37,7 +37,14 @@ describe('durable runs against a real PostgreSQL', () => {
     return pool;
   }
 
-  const approvalOf = (runId: string, callKey: string) => ({ runId, callKey, capability: 'bank', function: 'pay', params: { to: 'mallory' }, message: 'Pay?' });
+  const approvalOf = (runId: string, callKey: string) => ({
+    runId,
+    callKey,
+    capability: 'bank',
+    function: 'pay',
+    params: { to: 'mallory' },
+    message: 'Pay?',
+  });
 
   it('the approvals CLI cannot decide an approval that does not exist, nor one already decided (the decision stands), nor both of two racing decisions', async () => {
     const pool = await freshStore('attack3_decide');
@@ -51,7 +58,10 @@ describe('durable runs against a real PostgreSQL', () => {
     expect(await requestStoredApproval(pool, approvalOf('run-1', 'bank.pay#1'))).toMatchObject({ id: first.id, status: 'denied' });
 
     const second = await requestStoredApproval(pool, approvalOf('run-2', 'bank.pay#1'));
-    const outcomes = await Promise.allSettled([decideStoredApproval(pool, second.id, { approved: true }), decideStoredApproval(pool, second.id, { approved: false })]);
+    const outcomes = await Promise.allSettled([
+      decideStoredApproval(pool, second.id, { approved: true }),
+      decideStoredApproval(pool, second.id, { approved: false }),
+    ]);
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     const decided = await getStoredApproval(pool, second.id);
     const winner = outcomes.find((outcome): outcome is PromiseFulfilledResult<StoredApproval> => outcome.status === 'fulfilled');
@@ -71,14 +81,24 @@ describe('durable runs against a real PostgreSQL', () => {
     const pool = await freshStore('attack3_journal');
     const performed: string[] = [];
     const callOf = (fn: string, args: Record<string, unknown>): BackendCall =>
-      ({ capability: { module: 'bank' }, function: { name: fn }, args, context: { signal: new AbortController().signal } }) as unknown as BackendCall;
+      ({
+        capability: { module: 'bank' },
+        function: { name: fn },
+        args,
+        context: { signal: new AbortController().signal },
+      }) as unknown as BackendCall;
     const perform = (label: string) => async () => {
       performed.push(label);
       return { ok: label };
     };
     const attempt = async (runId: string) => {
       const fatal: DurableError[] = [];
-      const journal = await openRunJournal(pool, { runId, executorId: 'attacker', isIdempotent: () => false, onFatal: (error) => fatal.push(error) });
+      const journal = await openRunJournal(pool, {
+        runId,
+        executorId: 'attacker',
+        isIdempotent: () => false,
+        onFatal: (error) => fatal.push(error),
+      });
       return { journal, fatal };
     };
     // First attempt: two payments, then the worker "dies" with a third in flight (started, never finished).
@@ -87,7 +107,13 @@ describe('durable runs against a real PostgreSQL', () => {
     await one.journal.perform(callOf('pay', { to: 'carol', amount: 7 }), perform('pay carol'));
     const inFlight = one.journal.perform(callOf('pay', { to: 'dave', amount: 9 }), () => new Promise(() => undefined));
     void inFlight;
-    await expect.poll(async () => (await pool.query(`SELECT count(*)::int AS n FROM agent_spaces.call_journal WHERE run_id = 'run-pay' AND status = 'started'`)).rows[0]?.n).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          (await pool.query(`SELECT count(*)::int AS n FROM agent_spaces.call_journal WHERE run_id = 'run-pay' AND status = 'started'`))
+            .rows[0]?.n,
+      )
+      .toBe(1);
     expect(performed).toEqual(['pay bob', 'pay carol']);
 
     // A replay that builds the same arguments in another key order is served from the journal.
@@ -102,7 +128,9 @@ describe('durable runs against a real PostgreSQL', () => {
     const three = await attempt('run-pay');
     await three.journal.perform(callOf('pay', { to: 'bob', amount: 5 }), perform('x'));
     await three.journal.perform(callOf('pay', { to: 'carol', amount: 7 }), perform('x'));
-    await expect(three.journal.perform(callOf('pay', { to: 'dave', amount: 9 }), perform('pay dave again'))).rejects.toThrow(/outcome of bank.pay .* is unknown/);
+    await expect(three.journal.perform(callOf('pay', { to: 'dave', amount: 9 }), perform('pay dave again'))).rejects.toThrow(
+      /outcome of bank.pay .* is unknown/,
+    );
     expect(three.fatal.map((error) => error.code)).toEqual(['OUTCOME_UNKNOWN']);
     expect(performed).toEqual(['pay bob', 'pay carol']);
   });
@@ -113,22 +141,47 @@ describe('durable runs against a real PostgreSQL', () => {
   it('a tool error quoting a secret of the space is journaled redacted, as the program saw it', async () => {
     const pool = await freshStore('attack3_secrets');
     const dir = await makeTempDir('attack3-durable-secret');
-    await writeFile(path.join(dir, 'leaky.ts'), [
-      "import { z } from 'zod';",
-      "import { defineFunction, defineTool } from 'agent-spaces';",
-      "export const leaky = defineTool({ name: 'leaky', description: 'fails quoting a key', version: '1.0.0', functions: {",
-      "  fail: defineFunction({ description: 'fails', parameters: z.object({}), returns: z.null(), handler: () => { throw new Error(`upstream refused key ${process.env.ATTACK3_DURABLE_KEY}`); } }),",
-      '} });',
-    ].join('\n'));
-    await writeFile(path.join(dir, 'spec.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 's', version: '1' }, servers: [{ url: 'http://127.0.0.1:9' }], paths: {} }));
+    await writeFile(
+      path.join(dir, 'leaky.ts'),
+      [
+        "import { z } from 'zod';",
+        "import { defineFunction, defineTool } from 'agent-spaces';",
+        "export const leaky = defineTool({ name: 'leaky', description: 'fails quoting a key', version: '1.0.0', functions: {",
+        "  fail: defineFunction({ description: 'fails', parameters: z.object({}), returns: z.null(), handler: () => { throw new Error(`upstream refused key ${process.env.ATTACK3_DURABLE_KEY}`); } }),",
+        '} });',
+      ].join('\n'),
+    );
+    await writeFile(
+      path.join(dir, 'spec.json'),
+      JSON.stringify({ openapi: '3.0.3', info: { title: 's', version: '1' }, servers: [{ url: 'http://127.0.0.1:9' }], paths: {} }),
+    );
     const secret = 'sk-durable-secret-4e1f8a2b';
     process.env.ATTACK3_DURABLE_KEY = secret;
-    const config = resolveConfig({ capabilities: ['leaky.ts'], openapi: { vault: { spec: 'spec.json', headers: { authorization: `Bearer \${ATTACK3_DURABLE_KEY}` } } } }, { root: dir, env: process.env });
-    const journal = await openRunJournal(pool, { runId: 'run-secret', executorId: 'attacker', isIdempotent: () => true, onFatal: () => undefined });
-    const space = await createSpace({ config, sources: (defaults) => [...defaults, openapiSource], isolation: 'in-process', journal: (call, perform) => journal.perform(call, perform) });
+    const config = resolveConfig(
+      {
+        capabilities: ['leaky.ts'],
+        openapi: { vault: { spec: 'spec.json', headers: { authorization: `Bearer \${ATTACK3_DURABLE_KEY}` } } },
+      },
+      { root: dir, env: process.env },
+    );
+    const journal = await openRunJournal(pool, {
+      runId: 'run-secret',
+      executorId: 'attacker',
+      isIdempotent: () => true,
+      onFatal: () => undefined,
+    });
+    const space = await createSpace({
+      config,
+      sources: (defaults) => [...defaults, openapiSource],
+      isolation: 'in-process',
+      journal: (call, perform) => journal.perform(call, perform),
+    });
     try {
       expect((await space.build()).errors).toEqual([]);
-      const result = await space.run("import { leaky } from '@capabilities/leaky';\ntry { await leaky.fail({}); } catch (error) { return String((error as Error).message); }\nreturn 'no error';", { check: false, runId: 'run-secret' });
+      const result = await space.run(
+        "import { leaky } from '@capabilities/leaky';\ntry { await leaky.fail({}); } catch (error) { return String((error as Error).message); }\nreturn 'no error';",
+        { check: false, runId: 'run-secret' },
+      );
       expect(result.success).toBe(true);
       expect(String(result.result)).toMatch(/upstream refused key/);
       expect(String(result.result)).not.toContain(secret);

@@ -26,37 +26,54 @@ const receipt = await ledger.charge({ nonce, gate: 'paid' });
 export default receipt.charged;`;
 
 describe('a non-idempotent call in flight when its worker is killed', () => {
-  it('is not performed again by the takeover, whatever its arguments: the run ends OUTCOME_UNKNOWN; a healthy run then succeeds', async () => {
-    const space = await makeDurableSpace('takeover-charge');
-    const store = await testStore.cluster.createDatabase('charge_once');
-    const first = workers.start(space, store);
-    await workers.ready(first);
-    const events: DurableRunEvent[] = [];
-    // No type-check: on a loaded machine it may take longer than its own limit, and it is not what this tests.
-    const submitted = submitRun({ store, code: CHARGE_WITH_NONCE, check: false, timeoutMs: LONG, onEvent: (event) => events.push(event) });
-    // The charge is done and its call is in flight (waiting at the gate): kill -9.
-    await expect.poll(() => space.waiting(), { timeout: 300_000 }).toEqual(['paid']);
-    expect(space.effects()).toHaveLength(1);
-    const [charged] = space.effects();
-    await workers.killHard(first);
-    // Open: a replay that charged again would now finish, and its run succeed.
-    await space.open('paid');
-    const second = workers.start(space, store);
-    const result = await submitted;
+  it(
+    'is not performed again by the takeover, whatever its arguments: the run ends OUTCOME_UNKNOWN; a healthy run then succeeds',
+    async () => {
+      const space = await makeDurableSpace('takeover-charge');
+      const store = await testStore.cluster.createDatabase('charge_once');
+      const first = workers.start(space, store);
+      await workers.ready(first);
+      const events: DurableRunEvent[] = [];
+      // No type-check: on a loaded machine it may take longer than its own limit, and it is not what this tests.
+      const submitted = submitRun({
+        store,
+        code: CHARGE_WITH_NONCE,
+        check: false,
+        timeoutMs: LONG,
+        onEvent: (event) => events.push(event),
+      });
+      // The charge is done and its call is in flight (waiting at the gate): kill -9.
+      await expect.poll(() => space.waiting(), { timeout: 300_000 }).toEqual(['paid']);
+      expect(space.effects()).toHaveLength(1);
+      const [charged] = space.effects();
+      await workers.killHard(first);
+      // Open: a replay that charged again would now finish, and its run succeed.
+      await space.open('paid');
+      const second = workers.start(space, store);
+      const result = await submitted;
 
-    expect(result.success).toBe(false);
-    expect(result.error?.code).toBe('OUTCOME_UNKNOWN');
-    expect(result.error?.message).toMatch(/the outcome of ledger\.charge \(call 1 with these arguments\) is unknown: it was in flight when the worker running run \S+ stopped; this attempt called ledger\.charge in its place/);
-    // One charge: the takeover did not perform the call, nor wait at its gate.
-    expect(space.effects()).toEqual([charged]);
-    expect(space.waiting()).toEqual(['paid']);
-    expect(events.some((event) => event.kind === 'started' && event.attempt === 2)).toBe(true);
-    expect(second.stderr()).toMatch(/taken over/);
+      expect(result.success).toBe(false);
+      expect(result.error?.code).toBe('OUTCOME_UNKNOWN');
+      expect(result.error?.message).toMatch(
+        /the outcome of ledger\.charge \(call 1 with these arguments\) is unknown: it was in flight when the worker running run \S+ stopped; this attempt called ledger\.charge in its place/,
+      );
+      // One charge: the takeover did not perform the call, nor wait at its gate.
+      expect(space.effects()).toEqual([charged]);
+      expect(space.waiting()).toEqual(['paid']);
+      expect(events.some((event) => event.kind === 'started' && event.attempt === 2)).toBe(true);
+      expect(second.stderr()).toMatch(/taken over/);
 
-    // Healthy afterwards: a run on the same store and worker charges once and succeeds.
-    const healthy = await submitRun({ store, check: false, timeoutMs: LONG, code: `import { ledger } from '@capabilities/ledger';\nexport default (await ledger.charge({ nonce: 'healthy', gate: 'paid' })).charged;` });
-    expect(healthy.error).toBeUndefined();
-    expect(healthy.result).toBe('healthy');
-    expect(space.effects()).toEqual([charged, 'charge healthy']);
-  }, LONG);
+      // Healthy afterwards: a run on the same store and worker charges once and succeeds.
+      const healthy = await submitRun({
+        store,
+        check: false,
+        timeoutMs: LONG,
+        code: `import { ledger } from '@capabilities/ledger';\nexport default (await ledger.charge({ nonce: 'healthy', gate: 'paid' })).charged;`,
+      });
+      expect(healthy.error).toBeUndefined();
+      expect(healthy.result).toBe('healthy');
+      expect(space.effects()).toEqual([charged, 'charge healthy']);
+    },
+    LONG,
+  );
 });

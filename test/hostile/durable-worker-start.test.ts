@@ -22,72 +22,97 @@ const LONG = 600_000;
 const PG_DEPRECATION = /already executing a query|DeprecationWarning/;
 
 describe('workers started together on a fresh store', () => {
-  it('all come up, print no pg deprecation, and then take runs', async () => {
-    const space = await makeDurableSpace('workers-together');
-    const store = await testStore.cluster.createDatabase('together');
-    const started = [workers.start(space, store), workers.start(space, store), workers.start(space, store)];
-    await Promise.all(started.map((worker) => workers.ready(worker)));
-    for (const worker of started) {
-      expect(worker.child.exitCode).toBeNull();
-      expect(worker.stderr()).not.toMatch(/deadlock detected|duplicate key|tuple concurrently updated|dbos:/);
-    }
-    // Healthy afterwards: runs are taken and finish.
-    const results = await Promise.all(
-      ['a', 'b', 'c', 'd'].map((item) =>
-        // No type-check: on a loaded machine it may take longer than its own limit, and it is not what this tests.
-        submitRun({ store, check: false, code: `import { ledger } from '@capabilities/ledger';\nexport default (await ledger.record({ item: '${item}' })).item;`, timeoutMs: LONG }),
-      ),
-    );
-    expect(results.map((result) => result.error)).toEqual([undefined, undefined, undefined, undefined]);
-    expect(results.map((result) => result.result)).toEqual(['a', 'b', 'c', 'd']);
-    expect(space.effects().sort()).toEqual(['record a', 'record b', 'record c', 'record d']);
-    for (const worker of started) expect(worker.stderr()).not.toMatch(PG_DEPRECATION);
-  }, LONG);
+  it(
+    'all come up, print no pg deprecation, and then take runs',
+    async () => {
+      const space = await makeDurableSpace('workers-together');
+      const store = await testStore.cluster.createDatabase('together');
+      const started = [workers.start(space, store), workers.start(space, store), workers.start(space, store)];
+      await Promise.all(started.map((worker) => workers.ready(worker)));
+      for (const worker of started) {
+        expect(worker.child.exitCode).toBeNull();
+        expect(worker.stderr()).not.toMatch(/deadlock detected|duplicate key|tuple concurrently updated|dbos:/);
+      }
+      // Healthy afterwards: runs are taken and finish.
+      const results = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((item) =>
+          // No type-check: on a loaded machine it may take longer than its own limit, and it is not what this tests.
+          submitRun({
+            store,
+            check: false,
+            code: `import { ledger } from '@capabilities/ledger';\nexport default (await ledger.record({ item: '${item}' })).item;`,
+            timeoutMs: LONG,
+          }),
+        ),
+      );
+      expect(results.map((result) => result.error)).toEqual([undefined, undefined, undefined, undefined]);
+      expect(results.map((result) => result.result)).toEqual(['a', 'b', 'c', 'd']);
+      expect(space.effects().sort()).toEqual(['record a', 'record b', 'record c', 'record d']);
+      for (const worker of started) expect(worker.stderr()).not.toMatch(PG_DEPRECATION);
+    },
+    LONG,
+  );
 });
 
 describe('a worker that cannot start', () => {
-  it('exits non-zero at once, saying why, when the store cannot be reached', async () => {
-    const space = await makeDurableSpace('worker-unreachable');
-    // A port nobody listens on.
-    const closed = await unusedPort();
-    const worker = workers.track(startCli(['worker', '--store', `postgres://postgres@127.0.0.1:${closed}/nowhere`], { cwd: space.root, env: space.env }));
-    const code = await worker.exited;
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(worker.stderr()).toMatch(/store postgres:\/\/postgres@127\.0\.0\.1:\d+\/nowhere cannot be reached/);
-  }, LONG);
-
-  it('exits non-zero at once, saying why, when the store is not a usable database', async () => {
-    const space = await makeDurableSpace('worker-missing-db');
-    const url = new URL(testStore.cluster.url);
-    url.pathname = '/no_such_database';
-    const worker = workers.track(startCli(['worker', '--store', url.href], { cwd: space.root, env: space.env }));
-    const code = await worker.exited;
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(worker.stderr()).toMatch(/cannot be reached: .*no_such_database/);
-  }, LONG);
-
-  it('exits non-zero at once when the server hangs up mid-handshake, and a healthy worker still starts', async () => {
-    // A "server" that accepts and closes every connection: the start fails after sockets were opened.
-    const hangUp: Server = createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
-    try {
-      const address = hangUp.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      const space = await makeDurableSpace('worker-hang-up');
-      const worker = workers.track(startCli(['worker', '--store', `postgres://postgres@127.0.0.1:${port}/db`], { cwd: space.root, env: space.env }));
+  it(
+    'exits non-zero at once, saying why, when the store cannot be reached',
+    async () => {
+      const space = await makeDurableSpace('worker-unreachable');
+      // A port nobody listens on.
+      const closed = await unusedPort();
+      const worker = workers.track(
+        startCli(['worker', '--store', `postgres://postgres@127.0.0.1:${closed}/nowhere`], { cwd: space.root, env: space.env }),
+      );
       const code = await worker.exited;
       expect(code).not.toBe(0);
       expect(code).not.toBeNull();
-      expect(worker.stderr()).toMatch(/cannot be reached/);
-      const healthy = workers.start(space, await testStore.cluster.createDatabase('after_hang_up'));
-      await workers.ready(healthy);
-      expect(healthy.stderr()).not.toMatch(PG_DEPRECATION);
-    } finally {
-      await new Promise<void>((resolve) => hangUp.close(() => resolve()));
-    }
-  }, LONG);
+      expect(worker.stderr()).toMatch(/store postgres:\/\/postgres@127\.0\.0\.1:\d+\/nowhere cannot be reached/);
+    },
+    LONG,
+  );
+
+  it(
+    'exits non-zero at once, saying why, when the store is not a usable database',
+    async () => {
+      const space = await makeDurableSpace('worker-missing-db');
+      const url = new URL(testStore.cluster.url);
+      url.pathname = '/no_such_database';
+      const worker = workers.track(startCli(['worker', '--store', url.href], { cwd: space.root, env: space.env }));
+      const code = await worker.exited;
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull();
+      expect(worker.stderr()).toMatch(/cannot be reached: .*no_such_database/);
+    },
+    LONG,
+  );
+
+  it(
+    'exits non-zero at once when the server hangs up mid-handshake, and a healthy worker still starts',
+    async () => {
+      // A "server" that accepts and closes every connection: the start fails after sockets were opened.
+      const hangUp: Server = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+      try {
+        const address = hangUp.address();
+        const port = typeof address === 'object' && address !== null ? address.port : 0;
+        const space = await makeDurableSpace('worker-hang-up');
+        const worker = workers.track(
+          startCli(['worker', '--store', `postgres://postgres@127.0.0.1:${port}/db`], { cwd: space.root, env: space.env }),
+        );
+        const code = await worker.exited;
+        expect(code).not.toBe(0);
+        expect(code).not.toBeNull();
+        expect(worker.stderr()).toMatch(/cannot be reached/);
+        const healthy = workers.start(space, await testStore.cluster.createDatabase('after_hang_up'));
+        await workers.ready(healthy);
+        expect(healthy.stderr()).not.toMatch(PG_DEPRECATION);
+      } finally {
+        await new Promise<void>((resolve) => hangUp.close(() => resolve()));
+      }
+    },
+    LONG,
+  );
 });
 
 async function unusedPort(): Promise<number> {

@@ -17,9 +17,33 @@ const DEFINE_TOOL = pathToFileURL(path.join(REPO, 'core/define-tool.ts')).href;
 
 /** Tool names a source may choose, aimed at what a generated module uses or might use. */
 const HOSTILE = [
-  'globalThis', 'Object', 'JSON', 'Promise', 'Symbol', 'Reflect', 'Function', 'Array', 'Error', 'undefined', 'eval',
-  'call', '__call', 'call$', 'functions$', 'namespace$', '__agentSpaces', 'agentSpaces', 'freeze',
-  '__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'then', 'default', 'names',
+  'globalThis',
+  'Object',
+  'JSON',
+  'Promise',
+  'Symbol',
+  'Reflect',
+  'Function',
+  'Array',
+  'Error',
+  'undefined',
+  'eval',
+  'call',
+  '__call',
+  'call$',
+  'functions$',
+  'namespace$',
+  '__agentSpaces',
+  'agentSpaces',
+  'freeze',
+  '__proto__',
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'then',
+  'default',
+  'names',
 ];
 
 const HOSTILE_TOOL = `import { defineFunction, defineTool } from '${DEFINE_TOOL}';
@@ -89,7 +113,10 @@ export default { direct, viaNamespace };
 `);
     expect(result.error).toBeUndefined();
     expect(result.success).toBe(true);
-    expect(result.result).toEqual({ direct: functions.map((fn) => fn.tool), viaNamespace: [...functions].sort((a, b) => (a.name < b.name ? -1 : 1)).map((fn) => fn.tool) });
+    expect(result.result).toEqual({
+      direct: functions.map((fn) => fn.tool),
+      viaNamespace: [...functions].sort((a, b) => (a.name < b.name ? -1 : 1)).map((fn) => fn.tool),
+    });
   }, 120_000);
 
   it('leaves the healthy module of the same space working', async () => {

@@ -184,7 +184,8 @@ export default out;
       expect(result.error).toBeUndefined();
       const lines = result.result as string[];
       expect(lines).toHaveLength(24);
-      for (const line of lines) expect(line).toMatch(/ => FORBIDDEN: ".*" is a (FIFO \(named pipe\)|socket): std fs only works on regular files and folders/);
+      for (const line of lines)
+        expect(line).toMatch(/ => FORBIDDEN: ".*" is a (FIFO \(named pipe\)|socket): std fs only works on regular files and folders/);
       expect(await readdir(workspace)).toEqual(expect.arrayContaining(['pipe', 'pipe-link']));
       expect((await stat(path.join(workspace, 'pipe'))).isFIFO()).toBe(true);
     } finally {
@@ -306,7 +307,8 @@ ${reportErrors}
 return await Promise.all(Array.from({ length: 10 }, (_, index) => attempt('flood ' + index, () => http.fetch({ url: 'http://127.0.0.1:${port}/flood' }))));
 `);
     expect(result.error).toBeUndefined();
-    for (const line of result.result as string[]) expect(line).toMatch(/^flood \d => RESULT_TOO_LARGE: the response of http:\/\/127\.0\.0\.1:\d+\/flood is larger than 1048576 bytes/);
+    for (const line of result.result as string[])
+      expect(line).toMatch(/^flood \d => RESULT_TOO_LARGE: the response of http:\/\/127\.0\.0\.1:\d+\/flood is larger than 1048576 bytes/);
     expect(growthBytes).toBeLessThan(128 * MiB);
     await expect.poll(() => closed.filter((url) => url === '/flood').length).toBe(10);
   });
@@ -329,7 +331,9 @@ return [
     expect(result.error).toBeUndefined();
     expect(result.result).toEqual([
       `loris => TIMEOUT: request to http://127.0.0.1:${port}/trickle timed out after 500 ms: raise timeoutMs or try again`,
-      expect.stringMatching(/^redirect => FORBIDDEN: .* redirected to another origin \(http:\/\/localhost:\d+\) while the request carries credentials \(header "x-api-key"\)/),
+      expect.stringMatching(
+        /^redirect => FORBIDDEN: .* redirected to another origin \(http:\/\/localhost:\d+\) while the request carries credentials \(header "x-api-key"\)/,
+      ),
       expect.stringMatching(/^plain => ok /),
     ]);
     await expect.poll(() => closed.includes('/trickle')).toBe(true);
@@ -337,10 +341,13 @@ return [
 
   it('ends a slow-loris call when the run ends, even with a long timeoutMs', async () => {
     const before = closed.filter((url) => url === '/trickle').length;
-    const result = await space.run(`
+    const result = await space.run(
+      `
 import { http } from '@capabilities/std';
 await http.fetch({ url: 'http://127.0.0.1:${port}/trickle', timeoutMs: 300_000 });
-`, { limits: { timeoutMs: 1000 } });
+`,
+      { limits: { timeoutMs: 1000 } },
+    );
     expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
     await expect.poll(() => closed.filter((url) => url === '/trickle').length).toBe(before + 1);
   });

@@ -24,17 +24,27 @@ afterAll(async () => {
   await healthy.close();
 });
 afterEach(async () => {
-  const result = await healthy.run("import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });", { onCall: createFixtureHost().onCall });
+  const result = await healthy.run("import { add } from '@capabilities/math';\nreturn await add({ a: 2, b: 3 });", {
+    onCall: createFixtureHost().onCall,
+  });
   expect(result).toMatchObject({ success: true, result: 5 });
 });
 
-async function runAgainst(mode: string, options: { limits?: Partial<RunLimits>; onCall?: CapabilityCallHandler } = {}): Promise<{ result: RunResult; pidsBefore: number[]; pidsAfter: number[] }> {
+async function runAgainst(
+  mode: string,
+  options: { limits?: Partial<RunLimits>; onCall?: CapabilityCallHandler } = {},
+): Promise<{ result: RunResult; pidsBefore: number[]; pidsAfter: number[] }> {
   const pool = createWorkerPoolExecutor({ workers: 1, entry: { file: HOSTILE_WORKER, args: [mode] } });
   try {
     await pool.ready();
     const pidsBefore = pool.pids();
     const result = await pool.execute(
-      { runId: `hostile-${mode}`, js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 5_000, ...options.limits } },
+      {
+        runId: `hostile-${mode}`,
+        js: 'export default async () => 1;',
+        outDir: FIXTURE_OUT_DIR,
+        limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 5_000, ...options.limits },
+      },
       options.onCall ?? createFixtureHost().onCall,
     );
     await pool.ready();
@@ -48,14 +58,20 @@ describe('a worker that breaks the protocol', () => {
   it('is killed for announcing a frame past the limit, without the host buffering it', async () => {
     const before = process.memoryUsage().rss;
     const { result, pidsBefore, pidsAfter } = await runAgainst('huge-frame');
-    expect(result).toMatchObject({ success: false, error: { code: 'SANDBOX_CRASHED', message: expect.stringMatching(/broke the host protocol \(a frame of 2147483647 bytes/) } });
+    expect(result).toMatchObject({
+      success: false,
+      error: { code: 'SANDBOX_CRASHED', message: expect.stringMatching(/broke the host protocol \(a frame of 2147483647 bytes/) },
+    });
     expect(pidsAfter.some((pid) => !pidsBefore.includes(pid))).toBe(true);
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
   });
   it('is killed for a header the contract does not allow', async () => {
     for (const mode of ['bad-header', 'unknown-message', 'not-json-result']) {
       const { result } = await runAgainst(mode);
-      expect(result, mode).toMatchObject({ success: false, error: { code: 'SANDBOX_CRASHED', message: expect.stringMatching(/broke the host protocol/) } });
+      expect(result, mode).toMatchObject({
+        success: false,
+        error: { code: 'SANDBOX_CRASHED', message: expect.stringMatching(/broke the host protocol/) },
+      });
     }
   });
 });

@@ -27,12 +27,16 @@ interface Outcome {
  */
 function postSlowly(url: string, options: { total: number; chunk: number; pauseMs: number; declareLength: boolean }): Promise<Outcome> {
   return new Promise((resolve) => {
-    const request = httpRequest(url, { method: 'POST', headers: { ...headers, ...(options.declareLength ? { 'content-length': String(options.total) } : {}) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (part: Buffer) => chunks.push(part));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-    });
+    const request = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, ...(options.declareLength ? { 'content-length': String(options.total) } : {}) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (part: Buffer) => chunks.push(part));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+      },
+    );
     request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     // A JSON string that never ends: valid-looking bytes, too many of them.
     let sent = 0;
@@ -78,13 +82,23 @@ describe('serve --http: an oversized body', { timeout: 120_000 }, () => {
 
   it('gets its 413 when the whole body is written at once', async () => {
     for (let attempt = 0; attempt < 6; attempt++) {
-      const outcome = await postSlowly(url, { total: 2 * 1024 * 1024, chunk: 2 * 1024 * 1024, pauseMs: 0, declareLength: attempt % 2 === 0 });
+      const outcome = await postSlowly(url, {
+        total: 2 * 1024 * 1024,
+        chunk: 2 * 1024 * 1024,
+        pauseMs: 0,
+        declareLength: attempt % 2 === 0,
+      });
       expect(outcome, `attempt ${attempt + 1}`).toMatchObject({ status: 413 });
     }
   });
 
   it('still serves a request of the right size afterwards', async () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const outcome = await new Promise<Outcome>((resolve) => {
       const request = httpRequest(url, { method: 'POST', headers }, (response) => {
         const chunks: Buffer[] = [];
@@ -101,7 +115,10 @@ describe('serve --http: an oversized body', { timeout: 120_000 }, () => {
 
 describe('discarding a refused body is bounded', { timeout: 60_000 }, () => {
   /** A server whose every request is discarded within `limits`; it says how many bytes each one read. */
-  async function discardingServer(limits: { maxBytes: number; maxMs: number }): Promise<{ url: string; read: Promise<number>; close: () => void }> {
+  async function discardingServer(limits: {
+    maxBytes: number;
+    maxMs: number;
+  }): Promise<{ url: string; read: Promise<number>; close: () => void }> {
     let report: (bytes: number) => void = () => undefined;
     const read = new Promise<number>((resolve) => (report = resolve));
     const server = createServer((request: IncomingMessage, response) => {

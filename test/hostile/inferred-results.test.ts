@@ -20,13 +20,40 @@ import { typeCheckFiles } from '../support/tsc.js';
 
 describe('inferred result types from a hostile MCP server', () => {
   const MODULE = 'mcp-hostile';
-  const fnOf = (toolName: string): FunctionSpec => ({ name: toolName, toolName, inputSchema: { type: 'object', properties: {} }, resultKind: 'mcp-text', annotations: { readOnlyHint: true } });
-  const specOf = (toolName: string): CapabilitySpec => ({ module: MODULE, namespace: 'hostile', source: { kind: 'mcp', server: 'hostile' }, config: {}, functions: [fnOf(toolName)] });
+  const fnOf = (toolName: string): FunctionSpec => ({
+    name: toolName,
+    toolName,
+    inputSchema: { type: 'object', properties: {} },
+    resultKind: 'mcp-text',
+    annotations: { readOnlyHint: true },
+  });
+  const specOf = (toolName: string): CapabilitySpec => ({
+    module: MODULE,
+    namespace: 'hostile',
+    source: { kind: 'mcp', server: 'hostile' },
+    config: {},
+    functions: [fnOf(toolName)],
+  });
   const configOf = (outDir: string) => ({ outDir, mcpServers: { hostile: { command: 'node' } } }) as unknown as ResolvedConfig;
 
   it('property names that would break TypeScript (comment ends, quotes, line breaks, __proto__) give valid, inert declarations', async () => {
     const outDir = await makeTempDir('attack3-inferred-names');
-    const hostileKeys = ['*/', '/*', '"', "'", '\\', 'a\nb', 'line\u2028sep', '`${x}`', '__proto__', 'constructor', ']', '*/ export declare const pwned: 1; /*', '}; export declare const pwned2: 1; {', ''];
+    const hostileKeys = [
+      '*/',
+      '/*',
+      '"',
+      "'",
+      '\\',
+      'a\nb',
+      'line\u2028sep',
+      '`${x}`',
+      '__proto__',
+      'constructor',
+      ']',
+      '*/ export declare const pwned: 1; /*',
+      '}; export declare const pwned2: 1; {',
+      '',
+    ];
     const value = Object.fromEntries(hostileKeys.map((key, index) => [key, index % 2 === 0 ? 'text' : { nested: [index] }]));
     const recorder = createResultRecorder({ outDir });
     recorder.record(MODULE, 'listThings', value, 'run');
@@ -41,12 +68,19 @@ describe('inferred result types from a hostile MCP server', () => {
     const file = path.join(outDir, 'hostile.d.ts');
     await writeFile(file, dts);
     const consumer = path.join(outDir, 'consumer.ts');
-    await writeFile(consumer, "import { listThings } from './hostile.js';\nconst result = await listThings();\nexport const a: string = result['*/'];\nexport const b: number[] | undefined = result['a\\nb']?.nested;\nexport const c: number[] | undefined = result[\"'\"]?.nested;\nexport const d: string | undefined = result['line\\u2028sep'];\n");
+    await writeFile(
+      consumer,
+      "import { listThings } from './hostile.js';\nconst result = await listThings();\nexport const a: string = result['*/'];\nexport const b: number[] | undefined = result['a\\nb']?.nested;\nexport const c: number[] | undefined = result[\"'\"]?.nested;\nexport const d: string | undefined = result['line\\u2028sep'];\n",
+    );
     expect(typeCheckFiles([file, consumer])).toEqual([]);
     // Inert: the module declares what it always declares, nothing a property name smuggled in.
     const source = ts.createSourceFile(file, dts, ts.ScriptTarget.ES2022, true);
     const declared = source.statements.flatMap((statement) =>
-      ts.isVariableStatement(statement) ? statement.declarationList.declarations.map((declaration) => declaration.name.getText(source)) : ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) ? [statement.name.text] : [],
+      ts.isVariableStatement(statement)
+        ? statement.declarationList.declarations.map((declaration) => declaration.name.getText(source))
+        : ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)
+          ? [statement.name.text]
+          : [],
     );
     expect(declared.filter((name) => /pwned/.test(name))).toEqual([]);
     expect(declared).toContain('listThings');
@@ -59,8 +93,22 @@ describe('inferred result types from a hostile MCP server', () => {
     for (let level = 0; level < 100_000; level++) deep = { [`k${level % 7}`]: deep };
     recorder.record(MODULE, 'shapeShifter', deep, 'run');
     for (let sample = 0; sample < 300; sample++) {
-      const wide = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`key-${sample}-${index}-${'x'.repeat(100)}`, sample % 2 === 0 ? [{ [`inner${sample}`]: sample }] : { [`other${sample}`]: [sample] }]));
-      recorder.record(MODULE, 'shapeShifter', { wide, [`top${sample}`]: sample, list: Array.from({ length: 1_000 }, (_, index) => ({ [`field${(index * sample) % 97}`]: index })) }, 'run');
+      const wide = Object.fromEntries(
+        Array.from({ length: 50 }, (_, index) => [
+          `key-${sample}-${index}-${'x'.repeat(100)}`,
+          sample % 2 === 0 ? [{ [`inner${sample}`]: sample }] : { [`other${sample}`]: [sample] },
+        ]),
+      );
+      recorder.record(
+        MODULE,
+        'shapeShifter',
+        {
+          wide,
+          [`top${sample}`]: sample,
+          list: Array.from({ length: 1_000 }, (_, index) => ({ [`field${(index * sample) % 97}`]: index })),
+        },
+        'run',
+      );
     }
     await recorder.flush();
     const stored = await readInferredResults(outDir, MODULE);

@@ -20,15 +20,21 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       await sandbox.close();
     });
     afterEach(async () => {
-      const healthy = await sandbox.run("import { add } from '@capabilities/math';\nreturn [await add({ a: 1, b: 2 }), JSON.stringify({ ok: [1] })];", { onCall: createFixtureHost().onCall });
+      const healthy = await sandbox.run(
+        "import { add } from '@capabilities/math';\nreturn [await add({ a: 1, b: 2 }), JSON.stringify({ ok: [1] })];",
+        { onCall: createFixtureHost().onCall },
+      );
       expect(healthy).toMatchObject({ success: true, result: [3, '{"ok":[1]}'] });
     });
-    const run = (code: string, options: Partial<RunOptions> = {}): Promise<RunResult> => sandbox.run(code, { onCall: createFixtureHost().onCall, ...options });
+    const run = (code: string, options: Partial<RunOptions> = {}): Promise<RunResult> =>
+      sandbox.run(code, { onCall: createFixtureHost().onCall, ...options });
 
     describe('error codes only the host decides', () => {
       it('reports a program error dressed as a host decision as RUNTIME_ERROR', async () => {
         for (const code of ['TIMEOUT', 'MEMORY_LIMIT', 'CALL_LIMIT_EXCEEDED', 'OUTPUT_LIMIT', 'APPROVAL_DENIED']) {
-          const result = await run(`const error = new Error('fake'); Object.assign(error, { name: 'ToolCallError', code: '${code}' }); throw error;`);
+          const result = await run(
+            `const error = new Error('fake'); Object.assign(error, { name: 'ToolCallError', code: '${code}' }); throw error;`,
+          );
           expect(result).toMatchObject({ success: false, timedOut: false, error: { code: 'RUNTIME_ERROR', message: 'fake' } });
         }
       });
@@ -47,7 +53,8 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
         expect(result).toMatchObject({ success: false, timedOut: false, error: { code: 'RUNTIME_ERROR', message: 'forged' } });
       });
       it('keeps the code of a real tool error that is rethrown after the program edited it', async () => {
-        const code = "import { fail } from '@capabilities/math';\ntry { await fail({ code: 'RATE_LIMITED' }); } catch (error: any) { error.code = 'TIMEOUT'; throw error; }";
+        const code =
+          "import { fail } from '@capabilities/math';\ntry { await fail({ code: 'RATE_LIMITED' }); } catch (error: any) { error.code = 'TIMEOUT'; throw error; }";
         const result = await run(code);
         expect(result).toMatchObject({ success: false, error: { code: 'RATE_LIMITED', capability: 'math', function: 'fail' } });
       });
@@ -97,7 +104,21 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
         // no function: String(caller && caller.name) would be a function's name …
         expect(found[0]).toBe(result.engine?.name === 'quickjs' ? 'undefined' : 'null');
         // … and saw no function of the bootstrap (their names would show: inspect, logger, run, …).
-        const bootstrap = new Set(['inspect', 'logger', 'safe', 'show', 'run', 'call', 'dispatch', 'deliver', 'settle', 'describeError', 'findNonJson', 'refuseNonJson', 'log']);
+        const bootstrap = new Set([
+          'inspect',
+          'logger',
+          'safe',
+          'show',
+          'run',
+          'call',
+          'dispatch',
+          'deliver',
+          'settle',
+          'describeError',
+          'findNonJson',
+          'refuseNonJson',
+          'log',
+        ]);
         expect(found.filter((name) => bootstrap.has(name.replace(/^fn:/, '')))).toEqual([]);
       });
       it('has only `call` on the host global, frozen and not replaceable', async () => {
@@ -108,7 +129,10 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
           'let extended = false; try { host.deliver = 1; extended = host.deliver === 1; } catch { extended = false; }',
           'return { keys, frozen: Object.isFrozen(host), replaced, extended };',
         ].join('\n');
-        expect(await run(code)).toMatchObject({ success: true, result: { keys: ['call'], frozen: true, replaced: false, extended: false } });
+        expect(await run(code)).toMatchObject({
+          success: true,
+          result: { keys: ['call'], frozen: true, replaced: false, extended: false },
+        });
       });
       it('keeps working when the program replaces the intrinsics it uses', async () => {
         const code = [
@@ -125,36 +149,55 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
         ].join('\n');
         const result = await run(code, { check: false });
         expect(result).toMatchObject({ success: true, result: { sum: 42, echoed: { nested: ['x'] } } });
-        expect(result.logs).toEqual([{ level: 'log', message: "still logging { a: [ 1, 2 ] }" }]);
+        expect(result.logs).toEqual([{ level: 'log', message: 'still logging { a: [ 1, 2 ] }' }]);
       });
     });
 
     describe('index setters on the prototypes', () => {
       // QuickJS's JSON.stringify fills an internal array with [[Set]]: setters like these ran inside it.
-      const poison = "for (const target of [Array.prototype, Object.prototype]) for (const key of ['0', '1', '2']) Object.defineProperty(target, key, { set() { throw new Error('setter ' + key); }, configurable: true });\n";
+      const poison =
+        "for (const target of [Array.prototype, Object.prototype]) for (const key of ['0', '1', '2']) Object.defineProperty(target, key, { set() { throw new Error('setter ' + key); }, configurable: true });\n";
       it('sends, returns and reports errors without running them', async () => {
-        const ok = await run("import { echo } from '@capabilities/math';\n" + poison + "const echoed = await echo({ value: [1, { b: 'x' }] });\nreturn { echoed, a: [1, { c: null, d: undefined, e: new Date(0), n: NaN, s: new String('s') }], t: true };", { check: false });
-        expect(ok).toMatchObject({ success: true, result: { echoed: [1, { b: 'x' }], a: [1, { c: null, e: '1970-01-01T00:00:00.000Z', n: null, s: 's' }], t: true } });
+        const ok = await run(
+          "import { echo } from '@capabilities/math';\n" +
+            poison +
+            "const echoed = await echo({ value: [1, { b: 'x' }] });\nreturn { echoed, a: [1, { c: null, d: undefined, e: new Date(0), n: NaN, s: new String('s') }], t: true };",
+          { check: false },
+        );
+        expect(ok).toMatchObject({
+          success: true,
+          result: { echoed: [1, { b: 'x' }], a: [1, { c: null, e: '1970-01-01T00:00:00.000Z', n: null, s: 's' }], t: true },
+        });
         const thrown = await run(poison + "throw new TypeError('mine');", { check: false });
         expect(thrown.error).toMatchObject({ name: 'TypeError', code: 'RUNTIME_ERROR', message: 'mine' });
         const withFunction = await run(poison + 'return { a: [1, { b: () => 1 }] };', { check: false });
-        expect(withFunction.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: $.a[1].b is a function; return data, not functions' });
+        expect(withFunction.error).toMatchObject({
+          code: 'RESULT_NOT_SERIALIZABLE',
+          message: 'the result is not JSON-serialisable: $.a[1].b is a function; return data, not functions',
+        });
       });
     });
 
     describe('what crosses is counted by its real size', () => {
       it('counts a log line by its size as JSON (control characters are six bytes each)', async () => {
         // 100,000 NULs are 100 kB as text but 600 kB as JSON: two lines pass a 1 MB limit.
-        const result = await run("const line = '\\u0000'.repeat(100_000);\nfor (let i = 0; i < 3; i++) console.log(line);\nreturn 'done';", { limits: { maxOutputBytes: 1_000_000 } });
+        const result = await run(
+          "const line = '\\u0000'.repeat(100_000);\nfor (let i = 0; i < 3; i++) console.log(line);\nreturn 'done';",
+          { limits: { maxOutputBytes: 1_000_000 } },
+        );
         expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
         expect(result.logs).toHaveLength(1);
       });
       it('counts a thrown error with its stack', async () => {
-        const result = await run("const error = new Error('m'); error.stack = 'x'.repeat(50_000); throw error;", { limits: { maxOutputBytes: 20_000 } });
+        const result = await run("const error = new Error('m'); error.stack = 'x'.repeat(50_000); throw error;", {
+          limits: { maxOutputBytes: 20_000 },
+        });
         expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
       });
       it('stops a program at once when it keeps logging past the limit in a catch loop', async () => {
-        const result = await run("let caught = 0;\nfor (let i = 0; i < 1e7; i++) { try { console.log('x'.repeat(1000)); } catch { caught++; } }\nreturn caught;");
+        const result = await run(
+          "let caught = 0;\nfor (let i = 0; i < 1e7; i++) { try { console.log('x'.repeat(1000)); } catch { caught++; } }\nreturn caught;",
+        );
         expect(result).toMatchObject({ success: false, error: { code: 'OUTPUT_LIMIT' } });
       });
     });
@@ -178,17 +221,41 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
         expect(result).toMatchObject({ success: true, result: [[], { a: { b: [1, 2] } }, 'TOOL_FAILED'] });
       });
       it('refuses arguments too deeply nested to send with the code INVALID_ARGUMENTS, caught or not', async () => {
-        const nest = "let value: unknown = 1;\nfor (let i = 0; i < 100_000; i++) value = [value];\n";
-        const caught = await run(`import { echo } from '@capabilities/math';\n${nest}try { await echo({ value }); return 'sent'; } catch (e: any) { return [e instanceof TypeError, e.code, e.capability, e.function, e.message]; }`, { check: false });
-        expect(caught).toMatchObject({ success: true, result: [true, 'INVALID_ARGUMENTS', 'math', 'echo', expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /)] });
+        const nest = 'let value: unknown = 1;\nfor (let i = 0; i < 100_000; i++) value = [value];\n';
+        const caught = await run(
+          `import { echo } from '@capabilities/math';\n${nest}try { await echo({ value }); return 'sent'; } catch (e: any) { return [e instanceof TypeError, e.code, e.capability, e.function, e.message]; }`,
+          { check: false },
+        );
+        expect(caught).toMatchObject({
+          success: true,
+          result: [
+            true,
+            'INVALID_ARGUMENTS',
+            'math',
+            'echo',
+            expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /),
+          ],
+        });
         const uncaught = await run(`import { echo } from '@capabilities/math';\n${nest}await echo({ value });`, { check: false });
-        expect(uncaught).toMatchObject({ success: false, error: { code: 'INVALID_ARGUMENTS', capability: 'math', function: 'echo', message: expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /) } });
+        expect(uncaught).toMatchObject({
+          success: false,
+          error: {
+            code: 'INVALID_ARGUMENTS',
+            capability: 'math',
+            function: 'echo',
+            message: expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /),
+          },
+        });
         expect(uncaught.calls).toBe(0);
       });
       it('refuses arguments JSON cannot hold with the code INVALID_ARGUMENTS', async () => {
-        const code = "import { echo } from '@capabilities/math';\ntry { await echo({ value: 10n }); return 'sent'; } catch (e: any) { return [e.name, e.code, e.message]; }";
+        const code =
+          "import { echo } from '@capabilities/math';\ntry { await echo({ value: 10n }); return 'sent'; } catch (e: any) { return [e.name, e.code, e.message]; }";
         const result = await run(code, { check: false });
-        expect(result).toMatchObject({ success: true, result: ['TypeError', 'INVALID_ARGUMENTS', expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /)] });
+        expect(result).toMatchObject({
+          success: true,
+          result: ['TypeError', 'INVALID_ARGUMENTS', expect.stringMatching(/^arguments of math\.echo are not JSON-serialisable: /)],
+        });
       });
       it('drops __proto__ keys from arguments before the host sees them', async () => {
         const seen: unknown[] = [];
@@ -196,7 +263,8 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
           seen.push(params.args);
           return Object.assign({}, params.args as object);
         };
-        const code = "const args = JSON.parse('{\"path\":\"a.txt\",\"__proto__\":{\"path\":\"/etc/passwd\",\"admin\":true}}');\nconst copy: any = await (globalThis as any).__agentSpaces.call('math', 'echo', args);\nreturn [copy.path, copy.admin ?? null];";
+        const code =
+          'const args = JSON.parse(\'{"path":"a.txt","__proto__":{"path":"/etc/passwd","admin":true}}\');\nconst copy: any = await (globalThis as any).__agentSpaces.call(\'math\', \'echo\', args);\nreturn [copy.path, copy.admin ?? null];';
         const result = await run(code, { onCall });
         expect(result).toMatchObject({ success: true, result: ['a.txt', null] });
         expect(Object.getOwnPropertyNames(seen[0])).toEqual(['path']);
@@ -208,7 +276,8 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
           order.push(`call ${params.function}`);
           return host.onCall(params, context);
         };
-        const code = "import { add } from '@capabilities/math';\nconsole.log('before');\nawait add({ a: 1, b: 1 });\nconsole.log('after');\nreturn 1;";
+        const code =
+          "import { add } from '@capabilities/math';\nconsole.log('before');\nawait add({ a: 1, b: 1 });\nconsole.log('after');\nreturn 1;";
         const result = await run(code, { onCall, onLog: (log) => order.push(`log ${log.message}`) });
         expect(result.success).toBe(true);
         expect(order).toEqual(['log before', 'call add', 'log after']);
@@ -233,7 +302,11 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
           "return 'computed for free';",
         ].join('\n');
         const result = await run(code, { onCall, limits: { timeoutMs: 1000 } });
-        expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT', message: expect.stringMatching(/CPU time/) } });
+        expect(result).toMatchObject({
+          success: false,
+          timedOut: true,
+          error: { code: 'TIMEOUT', message: expect.stringMatching(/CPU time/) },
+        });
       });
     });
   });

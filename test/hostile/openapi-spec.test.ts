@@ -44,10 +44,11 @@ async function startRecordingServer(answer?: (request: IncomingMessage) => Canne
   return {
     origin: `http://127.0.0.1:${port}`,
     seen,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -59,14 +60,17 @@ describe('a hostile OpenAPI spec and hostile arguments', () => {
   let space: Space;
   let root: string;
 
-  const ok = (description = 'ok') => ({ '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { url: { type: 'string' } } } } } } });
+  const ok = (description = 'ok') => ({
+    '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { url: { type: 'string' } } } } } },
+  });
 
   beforeAll(async () => {
     other = await startRecordingServer();
     // /api/away redirects to another origin (not in redirectHosts); /api/huge answers 2 MB.
     home = await startRecordingServer((request): CannedAnswer | undefined => {
       if (request.url?.startsWith('/api/away')) return { status: 302, headers: { location: `${other.origin}/stolen` } };
-      if (request.url?.startsWith('/api/huge')) return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'x'.repeat(2 * 1024 * 1024) }) };
+      if (request.url?.startsWith('/api/huge'))
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'x'.repeat(2 * 1024 * 1024) }) };
       return undefined;
     });
     root = await makeTempDir('attack3-openapi');
@@ -76,18 +80,41 @@ describe('a hostile OpenAPI spec and hostile arguments', () => {
       // No baseUrl in the config: the spec's servers decide where calls (and the configured headers) go.
       servers: [{ url: `${home.origin}/api` }],
       paths: {
-        '/files/{name}': { get: { operationId: 'getFile', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: ok() } },
-        '/echo': { get: { operationId: 'echoHeader', parameters: [{ name: 'x-note', in: 'header', schema: { type: 'string' } }], responses: ok() } },
+        '/files/{name}': {
+          get: {
+            operationId: 'getFile',
+            parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: ok(),
+          },
+        },
+        '/echo': {
+          get: { operationId: 'echoHeader', parameters: [{ name: 'x-note', in: 'header', schema: { type: 'string' } }], responses: ok() },
+        },
         // An operation whose own server is another origin than the document's.
         '/elsewhere': { get: { operationId: 'elsewhere', servers: [{ url: `${other.origin}/api` }], responses: ok() } },
-        '/proto/{__proto__}': { get: { operationId: 'protoParam', parameters: [{ name: '__proto__', in: 'path', required: true, schema: { type: 'string' } }], responses: ok() } },
+        '/proto/{__proto__}': {
+          get: {
+            operationId: 'protoParam',
+            parameters: [{ name: '__proto__', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: ok(),
+          },
+        },
         '/away': { get: { operationId: 'away', responses: ok() } },
         '/huge': { get: { operationId: 'huge', responses: ok() } },
-        '/ctor': { get: { operationId: 'constructor', parameters: [{ name: 'constructor', in: 'query', schema: { type: 'string' } }], responses: ok() } },
+        '/ctor': {
+          get: {
+            operationId: 'constructor',
+            parameters: [{ name: 'constructor', in: 'query', schema: { type: 'string' } }],
+            responses: ok(),
+          },
+        },
       },
     };
     await writeFile(path.join(root, 'hostile.json'), JSON.stringify(spec));
-    const config = resolveConfig({ capabilities: [], openapi: { hostile: { spec: 'hostile.json', headers: { 'x-api-key': '${HOSTILE_KEY}' } } } }, { root, env: { HOSTILE_KEY: API_KEY } });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { hostile: { spec: 'hostile.json', headers: { 'x-api-key': '${HOSTILE_KEY}' } } } },
+      { root, env: { HOSTILE_KEY: API_KEY } },
+    );
     space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     const build = await space.build();
     expect(build.errors).toEqual([]);
@@ -105,10 +132,19 @@ describe('a hostile OpenAPI spec and hostile arguments', () => {
 
   it('keeps path parameters inside their segment: ../, %2e%2e, ?, # and / are percent-encoded, a bare .. refused', async () => {
     const tries = ['../admin', '%2e%2e', '..%2f..%2fetc', 'a?admin=1', 'a#frag', 'a/b'];
-    const result = await run(`const out = []; for (const name of ${JSON.stringify(tries)}) out.push((await api.getFile({ name })).url); return out;`);
+    const result = await run(
+      `const out = []; for (const name of ${JSON.stringify(tries)}) out.push((await api.getFile({ name })).url); return out;`,
+    );
     expect(result.error).toBeUndefined();
     const urls = result.result as string[];
-    expect(urls).toEqual(['/api/files/..%2Fadmin', '/api/files/%252e%252e', '/api/files/..%252f..%252fetc', '/api/files/a%3Fadmin%3D1', '/api/files/a%23frag', '/api/files/a%2Fb']);
+    expect(urls).toEqual([
+      '/api/files/..%2Fadmin',
+      '/api/files/%252e%252e',
+      '/api/files/..%252f..%252fetc',
+      '/api/files/a%3Fadmin%3D1',
+      '/api/files/a%23frag',
+      '/api/files/a%2Fb',
+    ]);
     for (const dots of ['..', '.']) {
       const refused = await run(`return await api.getFile({ name: ${JSON.stringify(dots)} });`);
       expect(refused.success, dots).toBe(false);
@@ -177,7 +213,13 @@ describe('hostile spec documents (build time)', () => {
     await web?.close();
   });
 
-  const base = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: '3.0.3', info: { title: 'h', version: '1' }, servers: [{ url: 'http://127.0.0.1:9/api' }], paths, ...extra });
+  const base = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    openapi: '3.0.3',
+    info: { title: 'h', version: '1' },
+    servers: [{ url: 'http://127.0.0.1:9/api' }],
+    paths,
+    ...extra,
+  });
 
   async function discover(name: string, text: string): Promise<Awaited<ReturnType<typeof discoverApi>>> {
     const file = path.join(root, name);
@@ -200,15 +242,32 @@ describe('hostile spec documents (build time)', () => {
   });
 
   it('refuses a YAML alias bomb (billion laughs) quickly with a message, not by running out of memory', async () => {
-    const lines = ['openapi: 3.0.3', 'info: { title: h, version: "1" }', 'paths: {}', 'x-lol0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let level = 1; level <= 9; level++) lines.push(`x-lol${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(', ')}]`);
+    const lines = [
+      'openapi: 3.0.3',
+      'info: { title: h, version: "1" }',
+      'paths: {}',
+      'x-lol0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ];
+    for (let level = 1; level <= 9; level++)
+      lines.push(`x-lol${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(', ')}]`);
     await expect(discover('bomb.yaml', lines.join('\n'))).rejects.toThrow(/alias|neither valid JSON nor YAML/i);
   });
 
   it('builds a recursive schema (a tree of itself) as a finite named type', async () => {
     const spec = base(
-      { '/tree': { get: { operationId: 'tree', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } } } } },
-      { components: { schemas: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } } } },
+      {
+        '/tree': {
+          get: {
+            operationId: 'tree',
+            responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } },
+          },
+        },
+      },
+      {
+        components: {
+          schemas: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } },
+        },
+      },
     );
     const { capability } = await discover('tree.json', JSON.stringify(spec));
     expect(JSON.stringify(capability.functions[0]?.outputSchema)).toContain('#/$defs/Node');
@@ -217,13 +276,20 @@ describe('hostile spec documents (build time)', () => {
   // A schema reached twice through unnamed schemas (a $ref into `components/schemas/X/properties/…`) is
   // one shared $defs entry, not inlined at every use: n levels of "l and r both refer to the level below"
   // would expand to 2^n copies (a 3 KB spec at depth 30 exhausts the memory of the CLI, `serve`, the studio).
-  it('a spec of a few KB cannot blow a function\'s schema up exponentially', async () => {
+  it("a spec of a few KB cannot blow a function's schema up exponentially", async () => {
     const depth = 14;
     const properties: Record<string, unknown> = { A0: { type: 'string' } };
     const level = (k: number) => ({ $ref: `#/components/schemas/Holder/properties/A${k}` });
     for (let k = 1; k <= depth; k++) properties[`A${k}`] = { type: 'object', properties: { l: level(k - 1), r: level(k - 1) } };
     const spec = base(
-      { '/x': { get: { operationId: 'boom', responses: { '200': { description: 'ok', content: { 'application/json': { schema: level(depth) } } } } } } },
+      {
+        '/x': {
+          get: {
+            operationId: 'boom',
+            responses: { '200': { description: 'ok', content: { 'application/json': { schema: level(depth) } } } },
+          },
+        },
+      },
       { components: { schemas: { Holder: { type: 'object', properties } } } },
     );
     const text = JSON.stringify(spec);

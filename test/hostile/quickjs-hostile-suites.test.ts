@@ -36,13 +36,21 @@ it('passes every case of the sandbox hostile suites on QuickJS', async () => {
     // The child is a fresh vitest, not a worker of this one: none of this run's VITEST_* settings.
     const env: NodeJS.ProcessEnv = { ...process.env, AGENT_SPACES_ENGINE: 'quickjs' };
     for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...FILES, '--reporter=json', `--outputFile=${outputFile}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...FILES, '--reporter=json', `--outputFile=${outputFile}`],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const report = JSON.parse(await readFile(outputFile, 'utf8')) as JsonReport;
-    const failed = report.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status !== 'passed').map((test) => `${test.fullName}: ${test.status} ${test.failureMessages.join('\n').slice(0, 500)}`));
+    const failed = report.testResults.flatMap((file) =>
+      file.assertionResults
+        .filter((test) => test.status !== 'passed')
+        .map((test) => `${test.fullName}: ${test.status} ${test.failureMessages.join('\n').slice(0, 500)}`),
+    );
     expect(failed, output.slice(-4000)).toEqual([]);
     expect(exitCode).toBe(0);
     expect(report).toMatchObject({ success: true, numFailedTests: 0, numPendingTests: 0 });

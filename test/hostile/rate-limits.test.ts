@@ -17,7 +17,9 @@ describe('queued rate limits', () => {
     expect(limiter.waiting('api')).toBe(100);
     hostile.abort();
     const outcomes = await Promise.all(queued);
-    expect(new Set(outcomes.map((outcome) => (outcome.allowed ? 'allowed' : outcome.reason)))).toEqual(new Set(['cancelled', 'queue-full']));
+    expect(new Set(outcomes.map((outcome) => (outcome.allowed ? 'allowed' : outcome.reason)))).toEqual(
+      new Set(['cancelled', 'queue-full']),
+    );
     expect(limiter.waiting('api')).toBe(0);
     // The next caller waits for the window only, and is served.
     expect(await limiter.acquire('api', limit)).toMatchObject({ allowed: true });

@@ -28,7 +28,10 @@ function expectNoPieceOf(secret: string, text: string): void {
   for (let length = 4; length <= secret.length; length += 1) {
     const prefix = secret.slice(0, length);
     const suffix = secret.slice(secret.length - length);
-    if (text.includes(prefix) || text.includes(suffix)) throw new Error(`a piece of the secret leaked (${length} characters): …${text.slice(Math.max(0, text.indexOf(prefix) - 40), text.indexOf(prefix) + 60)}…`);
+    if (text.includes(prefix) || text.includes(suffix))
+      throw new Error(
+        `a piece of the secret leaked (${length} characters): …${text.slice(Math.max(0, text.indexOf(prefix) - 40), text.indexOf(prefix) + 60)}…`,
+      );
   }
 }
 
@@ -37,13 +40,21 @@ let base: string;
 
 /** A spec with `GET /echo?text=` (answers 400 quoting the text, then the key it was sent) and `GET /ok`. */
 function spec(): Record<string, unknown> {
-  const ok = { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } } };
+  const ok = {
+    '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } },
+  };
   return {
     openapi: '3.0.3',
     info: { title: 'Echo', version: '1.0.0' },
     servers: [{ url: base }],
     paths: {
-      '/echo': { get: { operationId: 'echoText', parameters: [{ name: 'text', in: 'query', required: true, schema: { type: 'string' } }], responses: ok } },
+      '/echo': {
+        get: {
+          operationId: 'echoText',
+          parameters: [{ name: 'text', in: 'query', required: true, schema: { type: 'string' } }],
+          responses: ok,
+        },
+      },
       '/ok': { get: { operationId: 'healthy', responses: ok } },
     },
   };
@@ -55,7 +66,9 @@ beforeAll(async () => {
     if (url.pathname === '/spec.json') {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(spec()));
     } else if (url.pathname === '/echo') {
-      response.writeHead(400, { 'content-type': 'text/plain' }).end(`rejected "${url.searchParams.get('text') ?? ''}" for key ${String(request.headers['x-api-key'])}`);
+      response
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end(`rejected "${url.searchParams.get('text') ?? ''}" for key ${String(request.headers['x-api-key'])}`);
     } else if (url.pathname === '/ok') {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     } else {
@@ -137,20 +150,27 @@ describe('redaction: a key an API echoes cannot be read out of its error by padd
 });
 
 describe('redaction: credentials in a spec URL', { timeout: 180_000 }, () => {
-  const credentialed = (file: string): string => `http://alice:${SPEC_PASSWORD}@${base.slice('http://'.length)}/${file}?token=${SPEC_TOKEN}`;
+  const credentialed = (file: string): string =>
+    `http://alice:${SPEC_PASSWORD}@${base.slice('http://'.length)}/${file}?token=${SPEC_TOKEN}`;
   const expectNoCredentials = (text: string): void => {
     expect(text).not.toContain(SPEC_PASSWORD);
     expect(text).not.toContain(SPEC_TOKEN);
   };
   const build = (root: string, json: boolean) =>
-    execa(process.execPath, [BIN, 'capabilities', 'build', ...(json ? ['--json'] : [])], { cwd: root, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000 });
+    execa(process.execPath, [BIN, 'capabilities', 'build', ...(json ? ['--json'] : [])], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '' },
+      extendEnv: false,
+      reject: false,
+      timeout: 90_000,
+    });
 
   async function filesUnder(dir: string): Promise<string[]> {
     const entries = await readdir(dir, { withFileTypes: true, recursive: true });
     return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
   }
 
-  it('are not in a failed build\'s errors, as text or --json', async () => {
+  it("are not in a failed build's errors, as text or --json", async () => {
     const root = await makeTempDir('redaction-spec-url');
     await writeConfig(root, { echo: { spec: credentialed('missing.json') } });
     for (const json of [false, true]) {
@@ -191,22 +211,33 @@ describe('redaction: the real filesystem MCP server keeps its paths and everyday
     allowed = path.join(root, 'shared-files');
     await mkdir(allowed);
     await writeFile(path.join(allowed, 'notes.txt'), `mode names, stage prod, level info; token ${TOKEN}\n`);
-    await writeConfig(root, {}, {
-      mcpServers: {
-        fs: {
-          command: process.execPath,
-          args: [path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), allowed],
-          env: { MODE: 'names', STAGE: 'prod', LOG_LEVEL: 'info', GITHUB_TOKEN: TOKEN },
+    await writeConfig(
+      root,
+      {},
+      {
+        mcpServers: {
+          fs: {
+            command: process.execPath,
+            args: [path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), allowed],
+            env: { MODE: 'names', STAGE: 'prod', LOG_LEVEL: 'info', GITHUB_TOKEN: TOKEN },
+          },
         },
       },
-    });
+    );
   });
 
   /** `agent-spaces run --json` of a program: what the user sees. */
   async function runProgram(code: string): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }> {
     const file = path.join(root, `program-${Math.random().toString(36).slice(2)}.ts`);
     await writeFile(file, code);
-    const result = await execa(process.execPath, [BIN, 'run', file, '--json'], { cwd: root, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 120_000, stdin: 'ignore' });
+    const result = await execa(process.execPath, [BIN, 'run', file, '--json'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '' },
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
     return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   }
@@ -224,7 +255,11 @@ describe('redaction: the real filesystem MCP server keeps its paths and everyday
       ].join('\n'),
     );
     expect(result.exitCode, result.stderr).toBe(0);
-    const run = JSON.parse(result.stdout) as { success: boolean; result: { allowedDirs: unknown; notes: unknown; missing: string }; logs: { message: string }[] };
+    const run = JSON.parse(result.stdout) as {
+      success: boolean;
+      result: { allowedDirs: unknown; notes: unknown; missing: string };
+      logs: { message: string }[];
+    };
     expect(run.success).toBe(true);
     expect(JSON.stringify(run.result.allowedDirs)).toContain(allowed);
     expect(JSON.stringify(run.result.notes)).toContain('mode names, stage prod, level info; token [REDACTED: env GITHUB_TOKEN]');

@@ -20,8 +20,21 @@ let guarded: RunningA2AServer;
 
 beforeAll(async () => {
   const dir = await makeTempDir('a2a-hostile');
-  await writeFile(path.join(dir, 'tsagent.json'), JSON.stringify({ metadata: { name: 'Echo Desk', version: '0.1.0', description: 'Echoes', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes' }] } }));
-  runner = createAgentRunner(await loadAgent(dir), { outDir: path.join(dir, 'out'), executeTask: async (task) => ({ success: true, finalSummary: `echo: ${task}` }) });
+  await writeFile(
+    path.join(dir, 'tsagent.json'),
+    JSON.stringify({
+      metadata: {
+        name: 'Echo Desk',
+        version: '0.1.0',
+        description: 'Echoes',
+        skills: [{ id: 'echo', name: 'Echo', description: 'Echoes' }],
+      },
+    }),
+  );
+  runner = createAgentRunner(await loadAgent(dir), {
+    outDir: path.join(dir, 'out'),
+    executeTask: async (task) => ({ success: true, finalSummary: `echo: ${task}` }),
+  });
   open = await serveA2A([runner], { port: 0 });
   guarded = await serveA2A([runner], { port: 0, token: TOKEN });
 });
@@ -36,15 +49,21 @@ afterEach(async () => {
 });
 
 /** A raw HTTP request (fetch would not let a test set Host). */
-function send(server: RunningA2AServer, options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+function send(
+  server: RunningA2AServer,
+  options: { method: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   const url = new URL(server.origin);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, method: options.method, path: options.path, headers: { host: url.host, ...options.headers } }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, method: options.method, path: options.path, headers: { host: url.host, ...options.headers } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -67,15 +86,30 @@ describe('the A2A server against remote callers', () => {
   });
   it('requires the bearer token for calls when one is set, and compares it exactly', async () => {
     for (const authorization of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`]) {
-      const reply = await send(guarded, { method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: rpc });
+      const reply = await send(guarded, {
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: rpc,
+      });
       expect(reply.status).toBe(401);
     }
-    const ok = await send(guarded, { method: 'POST', path: '/', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: rpc });
+    const ok = await send(guarded, {
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: rpc,
+    });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ jsonrpc: '2.0', id: 1 });
   });
   it('refuses an oversized body without reading it all', async () => {
-    const reply = await send(open, { method: 'POST', path: '/', headers: { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) }, body: '' });
+    const reply = await send(open, {
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) },
+      body: '',
+    });
     expect(reply.status).toBe(413);
   });
 });

@@ -23,7 +23,12 @@ import { makeTempDir } from '../support/temp-dir.js';
 
 const TOKEN = 'remote-secret';
 const PROTOCOL = '2025-06-18';
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
+});
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
 const ACCEPT = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -39,7 +44,9 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
     const request = httpRequest(url, { method: options.method ?? 'POST', headers: { ...ACCEPT, ...options.headers } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     request.on('error', reject);
     request.end(options.body);
@@ -92,7 +99,10 @@ function statusOf(raw: string): number {
 /** A full MCP client: connect, run a program, end the session. */
 async function expectHealthy(url: string, token?: string): Promise<void> {
   const client = new Client({ name: 'healthy', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined);
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined,
+  );
   await client.connect(transport);
   const run = await client.callTool({ name: 'execute_code', arguments: { code: 'export default 6 * 7;' } });
   expect(run.structuredContent).toMatchObject({ success: true, result: 42 });
@@ -127,7 +137,10 @@ beforeAll(async () => {
   root = await makeTempDir('remote-callers');
   await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
   inProcessRoot = await makeTempDir('remote-callers-in-process');
-  await writeFile(path.join(inProcessRoot, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], sandbox: { isolation: 'in-process' } }));
+  await writeFile(
+    path.join(inProcessRoot, 'agent-spaces.config.json'),
+    JSON.stringify({ capabilities: [], sandbox: { isolation: 'in-process' } }),
+  );
 });
 
 describe('binding without a token', () => {
@@ -142,41 +155,69 @@ describe('binding without a token', () => {
     await expectHealthy(main.url ?? '');
   });
 
-  it.each(['127.0.0.1', '127.1', '127.0.1', '0x7f.1', '0x7f000001', '0177.0.0.1', '2130706433', '127.42.0.7', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '0000::0001', '::ffff:127.0.0.1'])(
-    'serves on loopback spelled %s',
-    async (host) => {
-      const running = await serveSpace({ cwd: root, http: { port: 0, host } });
-      try {
-        const url = new URL(running.url ?? '');
-        expect(isLoopbackHostname(url.hostname)).toBe(true);
-        const session = await initialize(url.href);
-        expect((await ping(url.href, session)).status).toBe(200);
-      } finally {
-        await running.close();
-      }
-    },
-  );
+  it.each([
+    '127.0.0.1',
+    '127.1',
+    '127.0.1',
+    '0x7f.1',
+    '0x7f000001',
+    '0177.0.0.1',
+    '2130706433',
+    '127.42.0.7',
+    'localhost',
+    'LOCALHOST',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    '0000::0001',
+    '::ffff:127.0.0.1',
+  ])('serves on loopback spelled %s', async (host) => {
+    const running = await serveSpace({ cwd: root, http: { port: 0, host } });
+    try {
+      const url = new URL(running.url ?? '');
+      expect(isLoopbackHostname(url.hostname)).toBe(true);
+      const session = await initialize(url.href);
+      expect((await ping(url.href, session)).status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
 
-  it.each(['0.0.0.0', '0', '::', '[::]', '', '0:0:0:0:0:0:0:0', '128.0.0.1', '0x80.1', '10.1', '192.168.1.20', '::ffff:10.0.0.1', '::ffff:0.0.0.0', '::127.0.0.1', '::2'])(
-    'refuses to start on %j, before opening the space',
-    async (host) => {
-      const opened: SpaceOptions[] = [];
-      const openSpace = (options: SpaceOptions) => {
-        opened.push(options);
-        return createSpace(options);
-      };
-      const error: unknown = await serveSpace({ cwd: root, openSpace, http: { port: 0, host } }).then(
-        async (running) => {
-          await running.close();
-          return undefined;
-        },
-        (caught: unknown) => caught,
-      );
-      expect(error).toBeInstanceOf(ServeError);
-      expect(error).toMatchObject({ code: 'SERVE_UNSAFE_BIND', message: expect.stringMatching(/without a token: it is not a loopback address.*--token.*bind to loopback/) });
-      expect(opened).toEqual([]);
-    },
-  );
+  it.each([
+    '0.0.0.0',
+    '0',
+    '::',
+    '[::]',
+    '',
+    '0:0:0:0:0:0:0:0',
+    '128.0.0.1',
+    '0x80.1',
+    '10.1',
+    '192.168.1.20',
+    '::ffff:10.0.0.1',
+    '::ffff:0.0.0.0',
+    '::127.0.0.1',
+    '::2',
+  ])('refuses to start on %j, before opening the space', async (host) => {
+    const opened: SpaceOptions[] = [];
+    const openSpace = (options: SpaceOptions) => {
+      opened.push(options);
+      return createSpace(options);
+    };
+    const error: unknown = await serveSpace({ cwd: root, openSpace, http: { port: 0, host } }).then(
+      async (running) => {
+        await running.close();
+        return undefined;
+      },
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ServeError);
+    expect(error).toMatchObject({
+      code: 'SERVE_UNSAFE_BIND',
+      message: expect.stringMatching(/without a token: it is not a loopback address.*--token.*bind to loopback/),
+    });
+    expect(opened).toEqual([]);
+  });
 
   it('accepts a non-loopback address once there is a token (checked without binding it)', async () => {
     await expect(resolveHttpBind({ host: '0.0.0.0', token: TOKEN })).resolves.toEqual({ address: '0.0.0.0', loopback: false });
@@ -185,7 +226,11 @@ describe('binding without a token', () => {
 
   it('the CLI exits with a usage error that says to pass --token or bind to loopback', async () => {
     const bin = path.join(REPO, 'bin/agent-spaces.js');
-    const cli = await execa(process.execPath, [bin, 'serve', '--http', '0', '--host', '0.0.0.0', '--cwd', root], { reject: false, timeout: 60_000, env: { AGENT_SPACES_SERVE_TOKEN: '' } });
+    const cli = await execa(process.execPath, [bin, 'serve', '--http', '0', '--host', '0.0.0.0', '--cwd', root], {
+      reject: false,
+      timeout: 60_000,
+      env: { AGENT_SPACES_SERVE_TOKEN: '' },
+    });
     expect(cli.stderr).toMatch(/refusing to serve on "0\.0\.0\.0" without a token.*--token <secret>.*--host 127\.0\.0\.1/);
     expect(cli.exitCode).toBe(2);
   });
@@ -252,7 +297,18 @@ describe('requests a web page could send (server on loopback, no token)', () => 
   });
 
   it('refuses a Host that is not this machine (DNS rebinding), however it is spelled', async () => {
-    const hosts = [`attacker.example:${port}`, `localhost.attacker.example:${port}`, `127.0.0.1.nip.io:${port}`, `app.localhost:${port}`, `0.0.0.0:${port}`, `[::]:${port}`, `evil.example@127.0.0.1:${port}`, `127.0.0.1:${port}/x`, `128.1:${port}`, `[::ffff:a00:1]:${port}`];
+    const hosts = [
+      `attacker.example:${port}`,
+      `localhost.attacker.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `app.localhost:${port}`,
+      `0.0.0.0:${port}`,
+      `[::]:${port}`,
+      `evil.example@127.0.0.1:${port}`,
+      `127.0.0.1:${port}/x`,
+      `128.1:${port}`,
+      `[::ffff:a00:1]:${port}`,
+    ];
     for (const host of hosts) {
       const reply = await send(url, { headers: { host }, body: INITIALIZE });
       expect({ host, status: reply.status }).toEqual({ host, status: 403 });
@@ -261,7 +317,18 @@ describe('requests a web page could send (server on loopback, no token)', () => 
   });
 
   it('accepts every spelling of this machine in Host', async () => {
-    const hosts = [`127.0.0.1:${port}`, '127.0.0.1', `127.1:${port}`, `0x7f.1:${port}`, `2130706433:${port}`, `127.9.9.9:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `[::ffff:7f00:1]:${port}`];
+    const hosts = [
+      `127.0.0.1:${port}`,
+      '127.0.0.1',
+      `127.1:${port}`,
+      `0x7f.1:${port}`,
+      `2130706433:${port}`,
+      `127.9.9.9:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `[::1]:${port}`,
+      `[::ffff:7f00:1]:${port}`,
+    ];
     for (const host of hosts) {
       const reply = await send(url, { headers: { host }, body: INITIALIZE });
       expect({ host, status: reply.status }).toEqual({ host, status: 200 });
@@ -275,13 +342,28 @@ describe('requests a web page could send (server on loopback, no token)', () => 
   });
 
   it('refuses a request without a Host header', async () => {
-    const raw = await exchange(port, (socket) => socket.write(`POST /mcp HTTP/1.0\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${INITIALIZE.length}\r\n\r\n${INITIALIZE}`));
+    const raw = await exchange(port, (socket) =>
+      socket.write(
+        `POST /mcp HTTP/1.0\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${INITIALIZE.length}\r\n\r\n${INITIALIZE}`,
+      ),
+    );
     expect(statusOf(raw)).toBe(403);
-    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { message: expect.stringMatching(/^Host "" refused/) } });
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: { message: expect.stringMatching(/^Host "" refused/) },
+    });
   });
 
   it('refuses Origin null and every origin but its own', async () => {
-    const origins = ['null', 'http://attacker.example', `http://localhost:${port}`, `http://127.0.0.1:${port + 1}`, `http://127.0.0.1:${port}.attacker.example`, 'file://', `http://127.0.0.1:${port}/page`, 'chrome-extension://abc'];
+    const origins = [
+      'null',
+      'http://attacker.example',
+      `http://localhost:${port}`,
+      `http://127.0.0.1:${port + 1}`,
+      `http://127.0.0.1:${port}.attacker.example`,
+      'file://',
+      `http://127.0.0.1:${port}/page`,
+      'chrome-extension://abc',
+    ];
     for (const origin of origins) {
       const reply = await send(url, { headers: { host: `127.0.0.1:${port}`, origin }, body: INITIALIZE });
       expect({ origin, status: reply.status }).toEqual({ origin, status: 403 });
@@ -298,19 +380,31 @@ describe('requests a web page could send (server on loopback, no token)', () => 
   });
 
   it('refuses a declared oversized body before reading it', async () => {
-    const raw = await exchange(port, (socket) => socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`));
+    const raw = await exchange(port, (socket) =>
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`,
+      ),
+    );
     expect(statusOf(raw)).toBe(413);
-    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { message: expect.stringMatching(/larger than 16384 bytes/) } });
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: { message: expect.stringMatching(/larger than 16384 bytes/) },
+    });
   });
 
   it('refuses a chunked body once it passes the cap', async () => {
     const chunk = 'x'.repeat(16 * 1024 + 1);
-    const raw = await exchange(port, (socket) => socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`));
+    const raw = await exchange(port, (socket) =>
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+      ),
+    );
     expect(statusOf(raw)).toBe(413);
   });
 
   it('refuses request headers past the cap', async () => {
-    const raw = await exchange(port, (socket) => socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-filler: ${'a'.repeat(32 * 1024)}\r\ncontent-length: 0\r\n\r\n`));
+    const raw = await exchange(port, (socket) =>
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-filler: ${'a'.repeat(32 * 1024)}\r\ncontent-length: 0\r\n\r\n`),
+    );
     expect(statusOf(raw)).toBe(431);
   });
 });
@@ -339,7 +433,10 @@ describe('slow requests', () => {
   }
 
   it('ends a request whose body trickles in (408, connection closed)', async () => {
-    const raw = await trickle(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n{`, ' ');
+    const raw = await trickle(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n{`,
+      ' ',
+    );
     expect(statusOf(raw)).toBe(408);
   });
 
@@ -350,7 +447,10 @@ describe('slow requests', () => {
 
   it('ends a trickling body inside a session, and frees its slot in the session', async () => {
     const session = await initialize(running.url ?? '');
-    const raw = await trickle(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nmcp-session-id: ${session}\r\nmcp-protocol-version: ${PROTOCOL}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n{`, ' ');
+    const raw = await trickle(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nmcp-session-id: ${session}\r\nmcp-protocol-version: ${PROTOCOL}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n{`,
+      ' ',
+    );
     expect(statusOf(raw)).toBe(408);
     expect((await ping(running.url ?? '', session)).status).toBe(200);
   });
@@ -385,7 +485,8 @@ describe('sessions of serve', () => {
       expect((await ping(url, third, auth)).status).toBe(404);
       const fifth = await initialize(url, auth);
       expect((await ping(url, fifth, auth)).status).toBe(200);
-      for (const session of [first, fourth, fifth]) expect((await send(url, { method: 'DELETE', headers: inSession(session, auth) })).status).toBe(200);
+      for (const session of [first, fourth, fifth])
+        expect((await send(url, { method: 'DELETE', headers: inSession(session, auth) })).status).toBe(200);
       await expectHealthy(url, TOKEN);
     } finally {
       for (const stream of streams) stream.close();
@@ -479,7 +580,10 @@ function countingServers() {
 let nextId = 100;
 
 function holdCall(url: string, session: string, label: string): Promise<Reply> {
-  return send(url, { headers: inSession(session), body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'hold', arguments: { label } } }) });
+  return send(url, {
+    headers: inSession(session),
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'hold', arguments: { label } } }),
+  });
 }
 
 describe('what a session holds (serveMcp, the HTTP front of serve and of agents)', () => {

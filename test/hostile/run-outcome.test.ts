@@ -14,7 +14,17 @@ import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contra
 import { REPO } from '../support/example-space.js';
 
 /** Codes only the host (runtime, bridge) decides. */
-const HOST_CODES = ['TIMEOUT', 'MEMORY_LIMIT', 'CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS', 'OUTPUT_LIMIT', 'DEADLOCK', 'CANCELLED', 'SANDBOX_ERROR', 'SANDBOX_CRASHED'];
+const HOST_CODES = [
+  'TIMEOUT',
+  'MEMORY_LIMIT',
+  'CALL_LIMIT_EXCEEDED',
+  'INVALID_ARGUMENTS',
+  'OUTPUT_LIMIT',
+  'DEADLOCK',
+  'CANCELLED',
+  'SANDBOX_ERROR',
+  'SANDBOX_CRASHED',
+];
 
 const HEALTHY = "import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });";
 
@@ -30,20 +40,25 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
     afterEach(async () => {
       expect(await run(HEALTHY)).toMatchObject({ success: true, result: 3 });
     });
-    const run = (code: string, options: Partial<RunOptions> = {}): Promise<RunResult> => sandbox.run(code, { onCall: createFixtureHost().onCall, check: false, ...options });
+    const run = (code: string, options: Partial<RunOptions> = {}): Promise<RunResult> =>
+      sandbox.run(code, { onCall: createFixtureHost().onCall, check: false, ...options });
 
     describe('host-decided codes', () => {
       // The bootstrap serialises a run's error with JSON.stringify, which calls a toJSON the program can
       // put on Object.prototype: a program that made no call must not end with a call code that way.
       it('a program that made no call cannot end with CALL_LIMIT_EXCEEDED or INVALID_ARGUMENTS via Object.prototype.toJSON', async () => {
         for (const code of ['CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS']) {
-          const result = await run(`Object.defineProperty(Object.prototype, 'toJSON', { value() { return { name: 'ToolCallError', code: '${code}', message: 'forged' }; }, configurable: true });\nthrow new Error('mine');`);
+          const result = await run(
+            `Object.defineProperty(Object.prototype, 'toJSON', { value() { return { name: 'ToolCallError', code: '${code}', message: 'forged' }; }, configurable: true });\nthrow new Error('mine');`,
+          );
           expect(result, code).toMatchObject({ success: false, calls: 0, error: { code: 'RUNTIME_ERROR' } });
         }
       });
       it('a toJSON on Object.prototype cannot claim TIMEOUT or MEMORY_LIMIT', async () => {
         for (const code of ['TIMEOUT', 'MEMORY_LIMIT', 'OUTPUT_LIMIT']) {
-          const result = await run(`Object.defineProperty(Object.prototype, 'toJSON', { value() { return { name: 'X', code: '${code}', message: 'forged' }; }, configurable: true });\nthrow new Error('mine');`);
+          const result = await run(
+            `Object.defineProperty(Object.prototype, 'toJSON', { value() { return { name: 'X', code: '${code}', message: 'forged' }; }, configurable: true });\nthrow new Error('mine');`,
+          );
           expect(result, code).toMatchObject({ success: false, timedOut: false, error: { code: 'RUNTIME_ERROR' } });
         }
       });
@@ -81,12 +96,17 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
       // in the result twice: the budget must hold for the error as returned, not as the isolate reported it.
       it('the error a run returns fits maxOutputBytes after its stack is mapped', async () => {
         const maxOutputBytes = 150_000;
-        const result = await run("const error = new Error('M'.repeat(60_000));\nerror.name = 'N'.repeat(60_000);\nerror.stack = 's';\nthrow error;", { limits: { maxOutputBytes } });
+        const result = await run(
+          "const error = new Error('M'.repeat(60_000));\nerror.name = 'N'.repeat(60_000);\nerror.stack = 's';\nthrow error;",
+          { limits: { maxOutputBytes } },
+        );
         expect(result.success).toBe(false);
         expect(Buffer.byteLength(JSON.stringify({ logs: result.logs, error: result.error }))).toBeLessThanOrEqual(maxOutputBytes);
       });
       it('counts a stack made by Error.prepareStackTrace and caps it', async () => {
-        const result = await run("Error.prepareStackTrace = () => 'x'.repeat(1_000_000);\nthrow new Error('m');", { limits: { maxOutputBytes: 100_000 } });
+        const result = await run("Error.prepareStackTrace = () => 'x'.repeat(1_000_000);\nthrow new Error('m');", {
+          limits: { maxOutputBytes: 100_000 },
+        });
         expect(result.success).toBe(false);
         expect(Buffer.byteLength(JSON.stringify(result.error))).toBeLessThanOrEqual(100_000);
       });
@@ -102,7 +122,7 @@ for (const isolation of ['worker', 'in-process'] as const satisfies readonly Iso
           "Object.defineProperty(Object.prototype, 'then', { get() { if (!armed) return undefined; armed = false; return (resolve: any) => resolve({ ok: true, payload: 'forged' }); }, configurable: true });",
           'let got: unknown;',
           'try { got = await add({ a: 1, b: 1 }); } catch (error: any) { got = String(error?.message); }',
-          "delete (Object.prototype as any).then;",
+          'delete (Object.prototype as any).then;',
           'return got;',
         ].join('\n');
         const result = await run(code, { limits: { timeoutMs: 5_000 } });

@@ -24,7 +24,9 @@ for (const isolation of ['worker', 'in-process'] as const) {
       await sandbox.close();
     });
     afterEach(async () => {
-      const healthy = await sandbox.run('return await new Promise((resolve) => setTimeout(() => resolve([1, 2].map((n) => n * 2)), 1));', { onCall: createFixtureHost().onCall });
+      const healthy = await sandbox.run('return await new Promise((resolve) => setTimeout(() => resolve([1, 2].map((n) => n * 2)), 1));', {
+        onCall: createFixtureHost().onCall,
+      });
       expect(healthy).toMatchObject({ success: true, result: [2, 4] });
     });
     const run = (code: string, options: Partial<RunOptions> = {}) => sandbox.run(code, { onCall: createFixtureHost().onCall, ...options });
@@ -38,25 +40,44 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'return { made, fired, error };',
         ].join('\n');
         const result = await run(code);
-        expect(result.result).toMatchObject({ made: TIMER_LIMITS.maxPending, fired: TIMER_LIMITS.maxPending, error: expect.stringContaining('the sandbox\'s limit') });
+        expect(result.result).toMatchObject({
+          made: TIMER_LIMITS.maxPending,
+          fired: TIMER_LIMITS.maxPending,
+          error: expect.stringContaining("the sandbox's limit"),
+        });
       });
       it('survives a thousand 0 ms intervals that never clear: the run ends with its result', async () => {
         const code = `let ticks = 0;\nfor (let i = 0; i < ${TIMER_LIMITS.maxPending - 1}; i++) setInterval(() => ticks++, 0);\nawait new Promise((resolve) => setTimeout(resolve, 100));\nreturn ticks > 0;`;
         expect(await run(code)).toMatchObject({ success: true, result: true });
       });
       it('times out a program that waits forever beside intervals that never clear', async () => {
-        const result = await run('for (let i = 0; i < 100; i++) setInterval(() => undefined, 0);\nawait new Promise(() => {});', { limits: { timeoutMs: 400 } });
+        const result = await run('for (let i = 0; i < 100; i++) setInterval(() => undefined, 0);\nawait new Promise(() => {});', {
+          limits: { timeoutMs: 400 },
+        });
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
       });
       it('clamps huge, negative and odd delays: huge ones never fire within the run, the rest fire at once', async () => {
-        const delays = ['Infinity', '1e308', '2 ** 53', `${TIMER_LIMITS.maxDelayMs + 1}`, '-5', 'NaN', '"3"', '{ valueOf: () => 2 }', 'undefined', '-Infinity'];
+        const delays = [
+          'Infinity',
+          '1e308',
+          '2 ** 53',
+          `${TIMER_LIMITS.maxDelayMs + 1}`,
+          '-5',
+          'NaN',
+          '"3"',
+          '{ valueOf: () => 2 }',
+          'undefined',
+          '-Infinity',
+        ];
         const code = `const fired: number[] = [];\nconst delays: unknown[] = [${delays.join(', ')}];\ndelays.forEach((delay, index) => setTimeout(() => fired.push(index), delay as number));\nawait new Promise((resolve) => setTimeout(resolve, 50));\nreturn fired.sort((a, b) => a - b);`;
         expect(await run(code)).toMatchObject({ success: true, result: [4, 5, 6, 7, 8, 9] });
         const waiting = await run('await new Promise((resolve) => setTimeout(resolve, Infinity));', { limits: { timeoutMs: 300 } });
         expect(waiting).toMatchObject({ timedOut: true, error: { code: 'TIMEOUT' } });
       });
       it('stops a timer callback that never returns at the time limit', async () => {
-        const result = await run('setTimeout(() => { for (;;) {} }, 1);\nawait new Promise((resolve) => setTimeout(resolve, 60_000));', { limits: { timeoutMs: 300 } });
+        const result = await run('setTimeout(() => { for (;;) {} }, 1);\nawait new Promise((resolve) => setTimeout(resolve, 60_000));', {
+          limits: { timeoutMs: 300 },
+        });
         expect(result).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
       });
       it('fires nothing after a run was cancelled or failed with timers pending', async () => {
@@ -64,12 +85,18 @@ for (const isolation of ['worker', 'in-process'] as const) {
         const onLog = (log: RunLog): void => void logs.push(log);
         const controller = new AbortController();
         // "late" is due long after the cancel (which a busy machine may take a while to deliver).
-        const cancelled = run('setInterval(() => console.log("tick"), 5);\nsetTimeout(() => console.log("late"), 3_000);\nawait new Promise(() => {});', { onLog, signal: controller.signal });
+        const cancelled = run(
+          'setInterval(() => console.log("tick"), 5);\nsetTimeout(() => console.log("late"), 3_000);\nawait new Promise(() => {});',
+          { onLog, signal: controller.signal },
+        );
         // Cancel once the interval is known to run.
         while (logs.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
         controller.abort();
         expect(await cancelled).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
-        const failed = await run('for (let i = 0; i < 500; i++) setTimeout(() => console.log("after the error"), 20);\nthrow new Error("ends with timers pending");', { onLog });
+        const failed = await run(
+          'for (let i = 0; i < 500; i++) setTimeout(() => console.log("after the error"), 20);\nthrow new Error("ends with timers pending");',
+          { onLog },
+        );
         expect(failed).toMatchObject({ success: false, error: { message: 'ends with timers pending' } });
         const seen = logs.length;
         // A later run waits well past every dropped timer's delay on a timer of its own.
@@ -79,7 +106,10 @@ for (const isolation of ['worker', 'in-process'] as const) {
       });
       it('refuses a string of code as a handler', async () => {
         const result = await run('setTimeout("globalThis.hacked = 1" as never, 0);');
-        expect(result).toMatchObject({ success: false, error: { name: 'TypeError', message: expect.stringContaining('does not evaluate strings of code') } });
+        expect(result).toMatchObject({
+          success: false,
+          error: { name: 'TypeError', message: expect.stringContaining('does not evaluate strings of code') },
+        });
       });
     });
 
@@ -92,15 +122,25 @@ for (const isolation of ['worker', 'in-process'] as const) {
         ].join('\n');
         const result = await run(code, { limits: { memoryLimitMb: 512, timeoutMs: 60_000 } });
         expect(result.error).toBeUndefined();
-        expect(result.result).toEqual(Array.from({ length: 4 }, () => expect.stringMatching(new RegExp(`^RangeError: URL: an input is longer than ${URL_LIMITS.maxInputChars} characters`))));
+        expect(result.result).toEqual(
+          Array.from({ length: 4 }, () =>
+            expect.stringMatching(new RegExp(`^RangeError: URL: an input is longer than ${URL_LIMITS.maxInputChars} characters`)),
+          ),
+        );
       });
-      it('refuses an input under the limit whose URL would pass the host\'s limit once percent-encoded', { timeout: HEAVY }, async () => {
+      it("refuses an input under the limit whose URL would pass the host's limit once percent-encoded", { timeout: HEAVY }, async () => {
         const code = `try { new URL("https://a.example/" + "€".repeat(${URL_LIMITS.maxInputChars - 100})); return "accepted"; } catch (e) { return (e as Error).name; }`;
-        expect(await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 60_000 } })).toMatchObject({ success: true, result: 'RangeError' });
+        expect(await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 60_000 } })).toMatchObject({
+          success: true,
+          result: 'RangeError',
+        });
       });
       it('changes a URL whose href is longer than an input may be (percent-encoding made it so)', { timeout: HEAVY }, async () => {
         const code = `const url = new URL("https://a.example/" + "é".repeat(${URL_LIMITS.maxInputChars / 2}));\nconst before = url.href.length;\nurl.hash = "top";\nurl.searchParams.append("q", "1");\nreturn [before > ${URL_LIMITS.maxInputChars}, url.hash, url.search, url.href.length - before];`;
-        expect(await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 60_000 } })).toMatchObject({ success: true, result: [true, '#top', '?q=1', 8] });
+        expect(await run(code, { limits: { memoryLimitMb: 256, timeoutMs: 60_000 } })).toMatchObject({
+          success: true,
+          result: [true, '#top', '?q=1', 8],
+        });
       });
       it('gives a forged or borrowed receiver a TypeError, never the host', async () => {
         const code = [
@@ -109,7 +149,16 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'const attempts: Array<() => unknown> = [() => getter.call({}), () => fake.href, () => URLSearchParams.prototype.get.call(new URL("https://a/"), "x"), () => TextDecoder.prototype.decode.call({}), () => new URL({ toString() { throw new Error("from toString"); } } as never)];',
           'return attempts.map((attempt) => { try { attempt(); return "accepted"; } catch (e) { return (e as Error).name + ": " + (e as Error).message; } });',
         ].join('\n');
-        expect(await run(code)).toMatchObject({ success: true, result: [expect.stringMatching(/^TypeError: Illegal invocation/), expect.stringMatching(/^TypeError: Illegal invocation/), expect.stringMatching(/^TypeError: Illegal invocation/), expect.stringMatching(/^TypeError: Illegal invocation/), 'Error: from toString'] });
+        expect(await run(code)).toMatchObject({
+          success: true,
+          result: [
+            expect.stringMatching(/^TypeError: Illegal invocation/),
+            expect.stringMatching(/^TypeError: Illegal invocation/),
+            expect.stringMatching(/^TypeError: Illegal invocation/),
+            expect.stringMatching(/^TypeError: Illegal invocation/),
+            'Error: from toString',
+          ],
+        });
       });
     });
 
@@ -128,10 +177,14 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'let depth = 0; for (let node = structuredClone(root) as Record<string, unknown> | undefined; node !== undefined; node = node.inner as Record<string, unknown> | undefined) depth++;',
           'return { steps, backToCopy: walk === copy, notOriginal: copy !== head, depth };',
         ].join('\n');
-        expect(await run(code, { limits: { timeoutMs: 60_000 } })).toMatchObject({ success: true, result: { steps: 100_000, backToCopy: true, notOriginal: true, depth: 100_001 } });
+        expect(await run(code, { limits: { timeoutMs: 60_000 } })).toMatchObject({
+          success: true,
+          result: { steps: 100_000, backToCopy: true, notOriginal: true, depth: 100_001 },
+        });
       });
       it('passes a throwing getter or Proxy trap to the program as its own error', async () => {
-        const code = 'const attempts = [() => structuredClone({ get boom() { throw new Error("getter"); } }), () => structuredClone(new Proxy({ a: 1 }, { ownKeys() { throw new Error("trap"); } }))];\nreturn attempts.map((attempt) => { try { attempt(); return "cloned"; } catch (e) { return (e as Error).message; } });';
+        const code =
+          'const attempts = [() => structuredClone({ get boom() { throw new Error("getter"); } }), () => structuredClone(new Proxy({ a: 1 }, { ownKeys() { throw new Error("trap"); } }))];\nreturn attempts.map((attempt) => { try { attempt(); return "cloned"; } catch (e) { return (e as Error).message; } });';
         expect(await run(code)).toMatchObject({ success: true, result: ['getter', 'trap'] });
       });
     });
@@ -149,9 +202,27 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'return [url.href, url.searchParams.get("y"), sp.toString(), sp.keys(), clone, btoa("hi"), atob("aGk="), new TextEncoder().encode("é"), new TextDecoder().decode(encoded), fromTimer, micro] as const;',
         ].join('\n');
         const targets = [
-          'A, "push"', 'A, Symbol.iterator', 'A, "0"', 'P, "href"', 'P, "fatal"', 'P, "transfer"', 'Map.prototype, "get"', 'Map.prototype, "set"', 'Set.prototype, "add"',
-          'String.prototype, "charCodeAt"', 'String.prototype, "indexOf"', 'String.prototype, "slice"', 'String, "fromCharCode"', 'JSON, "parse"', 'JSON, "stringify"',
-          'Reflect, "apply"', 'T, "length"', 'T, "buffer"', 'Promise.prototype, "then"', 'Function.prototype, "call"', 'Function.prototype, "apply"',
+          'A, "push"',
+          'A, Symbol.iterator',
+          'A, "0"',
+          'P, "href"',
+          'P, "fatal"',
+          'P, "transfer"',
+          'Map.prototype, "get"',
+          'Map.prototype, "set"',
+          'Set.prototype, "add"',
+          'String.prototype, "charCodeAt"',
+          'String.prototype, "indexOf"',
+          'String.prototype, "slice"',
+          'String, "fromCharCode"',
+          'JSON, "parse"',
+          'JSON, "stringify"',
+          'Reflect, "apply"',
+          'T, "length"',
+          'T, "buffer"',
+          'Promise.prototype, "then"',
+          'Function.prototype, "call"',
+          'Function.prototype, "apply"',
         ];
         const tamper = [
           'A.push = () => { throw new Error("push"); }; A[Symbol.iterator] = function* () { yield "tampered"; };',
@@ -187,7 +258,20 @@ for (const isolation of ['worker', 'in-process'] as const) {
         const [before, after] = result.result as [string, string];
         expect(after).toBe(before);
         expect(JSON.parse(before)).toEqual([
-          'https://a.example/p?x=1&y=%C3%A9&z=1+2', 'é', 'a=1&b=2', ['a', 'b'], [[1, [2, 3]]], ['x'], 5, [1, 2], 'aGk=', 'hi', [0xc3, 0xa9], 'é', 'timer', 'micro',
+          'https://a.example/p?x=1&y=%C3%A9&z=1+2',
+          'é',
+          'a=1&b=2',
+          ['a', 'b'],
+          [[1, [2, 3]]],
+          ['x'],
+          5,
+          [1, 2],
+          'aGk=',
+          'hi',
+          [0xc3, 0xa9],
+          'é',
+          'timer',
+          'micro',
         ]);
       });
       it('reaches none of the host callbacks the globals use', async () => {
@@ -197,7 +281,10 @@ for (const isolation of ['worker', 'in-process'] as const) {
           'const sources = [setTimeout, URL, structuredClone].map((fn) => Function.prototype.toString.call(fn).includes("[native code]"));',
           'return { visible, sources, callerHidden: (() => { try { return (setTimeout as unknown as { caller: unknown }).caller; } catch (e) { return (e as Error).name; } })() };',
         ].join('\n');
-        expect(await run(code)).toMatchObject({ success: true, result: { visible: [], sources: [false, false, false], callerHidden: 'TypeError' } });
+        expect(await run(code)).toMatchObject({
+          success: true,
+          result: { visible: [], sources: [false, false, false], callerHidden: 'TypeError' },
+        });
       });
     });
   });

@@ -31,7 +31,12 @@ const TOOL = {
           child: {
             $id: 'https://example.test/sub/child.json',
             type: 'object',
-            properties: { back: { $ref: '../root.json' }, self: { $ref: '#/properties/leaf' }, leaf: { type: 'string' }, tip: { $ref: '#tip' } },
+            properties: {
+              back: { $ref: '../root.json' },
+              self: { $ref: '#/properties/leaf' },
+              leaf: { type: 'string' },
+              tip: { $ref: '#tip' },
+            },
             $defs: { tip: { $anchor: 'tip', type: 'integer' } },
           },
         },
@@ -40,7 +45,12 @@ const TOOL = {
     {
       name: 'unevaluated',
       description: '$ref: "#" under unevaluatedProperties.',
-      parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { name: { type: 'string' } }, unevaluatedProperties: { $ref: '#' } },
+      parameters: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { name: { type: 'string' } },
+        unevaluatedProperties: { $ref: '#' },
+      },
     },
   ],
 };
@@ -52,7 +62,17 @@ export const nestedId = echo;
 export const unevaluated = echo;
 `;
 
-const HEALTHY = { name: 'healthy', implementation: './impl/healthy.mjs', functions: [{ name: 'add', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, returns: { type: 'number' } }] };
+const HEALTHY = {
+  name: 'healthy',
+  implementation: './impl/healthy.mjs',
+  functions: [
+    {
+      name: 'add',
+      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      returns: { type: 'number' },
+    },
+  ],
+};
 
 describe('schemas are data: __proto__ properties and references that must resolve', () => {
   let space: Space;
@@ -62,7 +82,13 @@ describe('schemas are data: __proto__ properties and references that must resolv
     root = await makeTempDir('hostile-schema-refs');
     await mkdir(path.join(root, 'tools', 'impl'), { recursive: true });
     // Written as text: a JS object literal would turn the "__proto__" key into a prototype.
-    await writeFile(path.join(root, 'tools', 'schemas.json'), JSON.stringify(TOOL).replace('"parameters":{"type":"object","properties":{"b"', '"parameters":{"type":"object","properties":{"__proto__":{"type":"string","required":true},"b"'));
+    await writeFile(
+      path.join(root, 'tools', 'schemas.json'),
+      JSON.stringify(TOOL).replace(
+        '"parameters":{"type":"object","properties":{"b"',
+        '"parameters":{"type":"object","properties":{"__proto__":{"type":"string","required":true},"b"',
+      ),
+    );
     await writeFile(path.join(root, 'tools', 'impl', 'schemas.mjs'), IMPLEMENTATION);
     await writeFile(path.join(root, 'tools', 'healthy.json'), JSON.stringify(HEALTHY));
     await writeFile(path.join(root, 'tools', 'impl', 'healthy.mjs'), 'export const add = ({ a, b }) => a + b;\n');
@@ -99,7 +125,10 @@ describe('schemas are data: __proto__ properties and references that must resolv
     expect((wrong as Error).message).toContain('__proto__');
     const missing = await space.callTool('schemas.withProto', { b: 1 }).catch((error: unknown) => error);
     expect(missing).toMatchObject({ code: 'INVALID_ARGUMENTS' });
-    expect(await space.callTool('schemas.withProto', args('{"__proto__": "x", "b": 1}'))).toEqual({ keys: ['__proto__', 'b'], args: args('{"__proto__": "x", "b": 1}') });
+    expect(await space.callTool('schemas.withProto', args('{"__proto__": "x", "b": 1}'))).toEqual({
+      keys: ['__proto__', 'b'],
+      args: args('{"__proto__": "x", "b": 1}'),
+    });
   });
 
   it('validates through the references: back to the root, inside the nested resource, by anchor, under unevaluatedProperties', async () => {
@@ -109,7 +138,9 @@ describe('schemas are data: __proto__ properties and references that must resolv
       await expect(space.callTool('schemas.nestedId', bad)).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     }
     expect(await space.callTool('schemas.unevaluated', { name: 'a', extra: { name: 'b' } })).toMatchObject({ keys: ['name', 'extra'] });
-    await expect(space.callTool('schemas.unevaluated', { name: 'a', extra: { name: 1 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(space.callTool('schemas.unevaluated', { name: 'a', extra: { name: 1 } })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+    });
   });
 
   it('type-checks and runs a program against those declarations, and the healthy tool still works', async () => {

@@ -36,13 +36,15 @@ const SECRETS = {
 };
 
 /** What the HTTP fixture says it was called with, as the program may see it: the query's key cut, its region (no secret) kept. */
-const WEB_SEEN = 'authorization=[REDACTED: header Authorization] x-api-key=[REDACTED: header X-Api-Key] url=/mcp?key=[REDACTED: URL query key]&region=eu';
+const WEB_SEEN =
+  'authorization=[REDACTED: header Authorization] x-api-key=[REDACTED: header X-Api-Key] url=/mcp?key=[REDACTED: URL query key]&region=eu';
 
 /** Fails naming the secret when any of them appears in `value` (as JSON) or in text. */
 function expectNoSecret(value: unknown): void {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   for (const [name, secret] of Object.entries(SECRETS)) {
-    if (text.includes(secret)) throw new Error(`secret "${name}" leaked: …${text.slice(Math.max(0, text.indexOf(secret) - 120), text.indexOf(secret) + 40)}…`);
+    if (text.includes(secret))
+      throw new Error(`secret "${name}" leaked: …${text.slice(Math.max(0, text.indexOf(secret) - 120), text.indexOf(secret) + 40)}…`);
   }
 }
 
@@ -126,7 +128,10 @@ describe('secrets: a sandbox run of a space with hostile MCP servers', () => {
   });
 
   /** Runs a program that calls one tool, catches its error and returns all of it (message, code, details). */
-  async function failureOf(module: string, call: string): Promise<{ run: RunResult; error: { message: string; code: string; details?: unknown } }> {
+  async function failureOf(
+    module: string,
+    call: string,
+  ): Promise<{ run: RunResult; error: { message: string; code: string; details?: unknown } }> {
     const run = await space.run(
       [
         `import * as tools from '@capabilities/${module}';`,
@@ -162,7 +167,7 @@ describe('secrets: a sandbox run of a space with hostile MCP servers', () => {
     expect(JSON.stringify(error.details)).toContain('{\\"sent\\":');
   });
 
-  it('cuts header values and the URL query out of an HTTP server\'s errors', async () => {
+  it("cuts header values and the URL query out of an HTTP server's errors", async () => {
     const rpc = await failureOf('mcp-leaky-web', 'leakInRpcError({})');
     expect(rpc.error.message).toContain(WEB_SEEN);
     const result = await failureOf('mcp-leaky-web', 'leakInErrorResult({})');
@@ -173,7 +178,9 @@ describe('secrets: a sandbox run of a space with hostile MCP servers', () => {
   it('gives a short reason for a server that crashed printing its secrets on stderr', async () => {
     const { error } = await failureOf('mcp-leaky', 'crash({})');
     expect(error.code).toBe('SERVER_UNAVAILABLE');
-    expect(error.message).toBe('MCP server "leaky" exited (exit code 1) during the call to tool "crash"; it will be restarted on the next call; see the host log for its stderr');
+    expect(error.message).toBe(
+      'MCP server "leaky" exited (exit code 1) during the call to tool "crash"; it will be restarted on the next call; see the host log for its stderr',
+    );
     expect(error.details).toEqual({ server: 'leaky', tool: 'crash', exit: 'exit code 1' });
   });
 
@@ -218,7 +225,10 @@ describe('secrets: a sandbox run of a space with hostile MCP servers', () => {
       await rename(command, moved);
       const run = await space.run("import { echo } from '@capabilities/mcp-leaky';\nawait echo({ text: 'x' });");
       expectNoSecret(run);
-      expect(run.error).toMatchObject({ code: 'SERVER_UNAVAILABLE', message: `cannot call tool "echo": MCP server "leaky": failed to start "${command}": spawn ${command} ENOENT` });
+      expect(run.error).toMatchObject({
+        code: 'SERVER_UNAVAILABLE',
+        message: `cannot call tool "echo": MCP server "leaky": failed to start "${command}": spawn ${command} ENOENT`,
+      });
     } finally {
       await rename(moved, command).catch(() => undefined);
     }
@@ -242,7 +252,9 @@ describe('secrets: the MCP pool keeps stderr in a bounded, redacted host log', (
       await expect(call('crash', {})).rejects.toMatchObject({ code: 'SERVER_UNAVAILABLE' });
       expect(logged).toHaveLength(1);
       expect(logged[0]).toContain('MCP server "leaky" exited (exit code 1); stderr:');
-      expect(logged[0]).toContain('panic: lost connection while using LEAKY_TOKEN=[REDACTED: env LEAKY_TOKEN] LEAKY_PIN=[REDACTED: env LEAKY_PIN]');
+      expect(logged[0]).toContain(
+        'panic: lost connection while using LEAKY_TOKEN=[REDACTED: env LEAKY_TOKEN] LEAKY_PIN=[REDACTED: env LEAKY_PIN]',
+      );
       expectNoSecret(logged);
       expect(backend.hostLog()).toEqual(logged);
       await expect(call('echo', { text: 'healthy' })).resolves.toBe('healthy');
@@ -255,7 +267,14 @@ describe('secrets: the MCP pool keeps stderr in a bounded, redacted host log', (
 // Each case starts the CLI twice (the case and the healthy run after it), on machines that may be busy.
 describe('secrets: agent-spaces run --json', { timeout: 180_000 }, () => {
   const cli = (args: string[]) =>
-    execa(process.execPath, [BIN, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: SECRETS.model }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+    execa(process.execPath, [BIN, ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: SECRETS.model },
+      extendEnv: false,
+      reject: false,
+      timeout: 90_000,
+      stdin: 'ignore',
+    });
 
   async function runProgram(code: string, flags: string[] = ['--json']) {
     const file = path.join(root, `program-${Math.random().toString(36).slice(2)}.ts`);
@@ -302,14 +321,23 @@ describe('secrets: agent-spaces run --json', { timeout: 180_000 }, () => {
 });
 
 describe('secrets: building a space whose server URL carries credentials', { timeout: 120_000 }, () => {
-  it('reports the failed source without the URL\'s user, password or query', async () => {
+  it("reports the failed source without the URL's user, password or query", async () => {
     const locked = await makeTempDir('secrets-locked');
     const url = new URL(httpUrl);
     await writeFile(
       path.join(locked, 'agent-spaces.config.json'),
-      JSON.stringify({ capabilities: [], mcpServers: { locked: { url: `http://alice:${SECRETS.userinfo}@${url.host}/mcp?key=${SECRETS.query}` } } }),
+      JSON.stringify({
+        capabilities: [],
+        mcpServers: { locked: { url: `http://alice:${SECRETS.userinfo}@${url.host}/mcp?key=${SECRETS.query}` } },
+      }),
     );
-    const result = await execa(process.execPath, [BIN, 'capabilities', 'build', '--json'], { cwd: locked, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000 });
+    const result = await execa(process.execPath, [BIN, 'capabilities', 'build', '--json'], {
+      cwd: locked,
+      env: { PATH: process.env.PATH ?? '' },
+      extendEnv: false,
+      reject: false,
+      timeout: 90_000,
+    });
     expectNoSecret(result.stdout);
     expectNoSecret(result.stderr);
     expect(result.stdout).toContain('could not connect to http://127.0.0.1');
@@ -346,12 +374,20 @@ describe('secrets: execute_code of serve, driven by an MCP client', { timeout: 1
     ].join('\n');
     // Log lines streamed as progress pass the same redaction as the result.
     const progress: string[] = [];
-    const reply = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { onprogress: (notification) => progress.push(notification.message ?? '') });
+    const reply = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, {
+      onprogress: (notification) => progress.push(notification.message ?? ''),
+    });
     expectNoSecret(reply);
     expectNoSecret(progress);
     expect(progress.find((message) => message.startsWith('log: '))).toContain('[REDACTED: env LEAKY_TOKEN]');
-    expect(reply.structuredContent).toMatchObject({ success: true, result: { plain: expect.stringContaining('[REDACTED: env LEAKY_TOKEN]') } });
-    const healthy = await client.callTool({ name: 'execute_code', arguments: { code: "import { echo } from '@capabilities/mcp-leaky';\nexport default await echo({ text: 'ok' });" } });
+    expect(reply.structuredContent).toMatchObject({
+      success: true,
+      result: { plain: expect.stringContaining('[REDACTED: env LEAKY_TOKEN]') },
+    });
+    const healthy = await client.callTool({
+      name: 'execute_code',
+      arguments: { code: "import { echo } from '@capabilities/mcp-leaky';\nexport default await echo({ text: 'ok' });" },
+    });
     expect(healthy.structuredContent).toMatchObject({ success: true, result: 'ok' });
   });
 });

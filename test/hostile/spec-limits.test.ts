@@ -25,7 +25,18 @@ function wideAliasBomb(): string {
   const lines = [...HEAD, 'x-shared:', '  big: &big', '    type: object', '    properties:'];
   for (let i = 0; i < 1200; i++) lines.push(`      field${i}: { type: string, description: "field number ${i} of the shared schema" }`);
   lines.push('paths:');
-  for (let i = 0; i < 600; i++) lines.push(`  /op${i}:`, '    get:', `      operationId: op${i}`, '      responses:', "        '200':", '          description: ok', '          content:', '            application/json:', '              schema: *big');
+  for (let i = 0; i < 600; i++)
+    lines.push(
+      `  /op${i}:`,
+      '    get:',
+      `      operationId: op${i}`,
+      '      responses:',
+      "        '200':",
+      '          description: ok',
+      '          content:',
+      '            application/json:',
+      '              schema: *big',
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -38,27 +49,67 @@ function nestedAliasSpec(): string {
     for (let i = 0; i < 10; i++) lines.push(`      c${i}: *l${level - 1}`);
   }
   lines.push('paths:');
-  for (let i = 0; i < 2; i++) lines.push(`  /deep${i}:`, '    post:', `      operationId: deep${i}`, '      requestBody: { content: { application/json: { schema: *l2 } } }', '      responses:', "        '200':", '          description: ok', '          content:', '            application/json:', '              schema: *l2');
+  for (let i = 0; i < 2; i++)
+    lines.push(
+      `  /deep${i}:`,
+      '    post:',
+      `      operationId: deep${i}`,
+      '      requestBody: { content: { application/json: { schema: *l2 } } }',
+      '      responses:',
+      "        '200':",
+      '          description: ok',
+      '          content:',
+      '            application/json:',
+      '              schema: *l2',
+    );
   return `${lines.join('\n')}\n`;
 }
 
 /** Equal inline schemas (no alias, no $ref): 30 copies of one 2 KB object in one response, JSON. */
 function equalSchemasSpec(): string {
-  const item = () => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, { type: 'integer', description: `field ${i}` }])) });
+  const item = () => ({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, { type: 'integer', description: `field ${i}` }])),
+  });
   const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`slot${i}`, item()]));
   return JSON.stringify({
     openapi: '3.0.3',
     info: { title: 'equal', version: '1' },
     servers: [{ url: 'http://127.0.0.1:9' }],
-    paths: { '/slots': { get: { operationId: 'slots', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties } } } } } } } },
+    paths: {
+      '/slots': {
+        get: {
+          operationId: 'slots',
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties } } } } },
+        },
+      },
+    },
   });
 }
 
 /** A 40 KB component referenced by 500 operations: every function carries it, 20 MB in all. */
 function refFanOutSpec(): string {
-  const properties = Object.fromEntries(Array.from({ length: 800 }, (_, i) => [`field${i}`, { type: 'string', description: `field number ${i} of the shared component` }]));
-  const paths = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`/op${i}`, { get: { operationId: `op${i}`, responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Big' } } } } } } }]));
-  return JSON.stringify({ openapi: '3.0.3', info: { title: 'fan', version: '1' }, servers: [{ url: 'http://127.0.0.1:9' }], paths, components: { schemas: { Big: { type: 'object', properties } } } });
+  const properties = Object.fromEntries(
+    Array.from({ length: 800 }, (_, i) => [`field${i}`, { type: 'string', description: `field number ${i} of the shared component` }]),
+  );
+  const paths = Object.fromEntries(
+    Array.from({ length: 500 }, (_, i) => [
+      `/op${i}`,
+      {
+        get: {
+          operationId: `op${i}`,
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Big' } } } } },
+        },
+      },
+    ]),
+  );
+  return JSON.stringify({
+    openapi: '3.0.3',
+    info: { title: 'fan', version: '1' },
+    servers: [{ url: 'http://127.0.0.1:9' }],
+    paths,
+    components: { schemas: { Big: { type: 'object', properties } } },
+  });
 }
 
 async function sizeOf(file: string): Promise<number> {
@@ -72,7 +123,9 @@ describe('spec limits: a small spec cannot build a huge output', () => {
   beforeAll(async () => {
     // The healthy neighbour: petstore-expanded's findPets.
     server = createServer((request, response) => {
-      response.writeHead(request.url?.startsWith('/v2/pets') ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify([{ id: 1, name: 'Rex' }]));
+      response
+        .writeHead(request.url?.startsWith('/v2/pets') ? 200 : 404, { 'content-type': 'application/json' })
+        .end(JSON.stringify([{ id: 1, name: 'Rex' }]));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -86,7 +139,10 @@ describe('spec limits: a small spec cannot build a huge output', () => {
   async function buildBeside(name: string, spec: string) {
     const root = await makeTempDir(`spec-limits-${name}`);
     await writeFile(path.join(root, name), spec);
-    const config = resolveConfig({ capabilities: [], openapi: { bomb: { spec: name }, pets: { spec: PETSTORE, baseUrl: `${origin}/v2` } } }, { root });
+    const config = resolveConfig(
+      { capabilities: [], openapi: { bomb: { spec: name }, pets: { spec: PETSTORE, baseUrl: `${origin}/v2` } } },
+      { root },
+    );
     const space = await createSpace({ config, sources: [openapiSource], isolation: 'in-process' });
     const build = await space.build();
     const healthy = async (): Promise<void> => {
@@ -101,7 +157,9 @@ describe('spec limits: a small spec cannot build a huge output', () => {
     try {
       expect(spec.length).toBeLessThan(250_000);
       const failure = build.errors.find((error) => error.source === 'openapi:bomb');
-      expect(failure?.message).toMatch(/openapi "bomb" \(.*wide\.yaml\): its YAML aliases expand the spec's \d+ characters to about \d+ \(more than \d+/);
+      expect(failure?.message).toMatch(
+        /openapi "bomb" \(.*wide\.yaml\): its YAML aliases expand the spec's \d+ characters to about \d+ \(more than \d+/,
+      );
       expect(failure?.message).toContain('components/schemas');
       expect(await readdir(path.join(config.outDir, 'capabilities'))).not.toContain('openapi-bomb');
       // The whole build output stays small.
@@ -123,7 +181,9 @@ describe('spec limits: a small spec cannot build a huge output', () => {
       const dts = await readFile(path.join(dir, 'index.d.ts'), 'utf8');
       expect(dts.length).toBeLessThan(spec.length * 2);
       expect(dts.match(/p39\?: string;/g)).toHaveLength(1);
-      const schema = JSON.parse(await readFile(path.join(dir, 'schema.json'), 'utf8')) as { functions: { name: string; inputSchema: { $defs?: object } }[] };
+      const schema = JSON.parse(await readFile(path.join(dir, 'schema.json'), 'utf8')) as {
+        functions: { name: string; inputSchema: { $defs?: object } }[];
+      };
       expect(Object.keys(schema.functions.find((fn) => fn.name === 'deep0')?.inputSchema.$defs ?? {})).toHaveLength(3);
       await healthy();
     } finally {
@@ -152,7 +212,9 @@ describe('spec limits: a small spec cannot build a huge output', () => {
     try {
       expect(spec.length * 64).toBeLessThan(MIN_OUTPUT_CHARS);
       const failure = build.errors.find((error) => error.source === 'openapi:bomb');
-      expect(failure?.message).toMatch(/openapi "bomb" \(.*fan\.json\): its schemas, written out for its operations, take more than \d+ characters/);
+      expect(failure?.message).toMatch(
+        /openapi "bomb" \(.*fan\.json\): its schemas, written out for its operations, take more than \d+ characters/,
+      );
       expect(failure?.message).toContain('include/exclude');
       expect(await readdir(path.join(config.outDir, 'capabilities'))).not.toContain('openapi-bomb');
       await healthy();
@@ -169,17 +231,23 @@ describe('output limits for any source: schemas built in code that share objects
     const root = await makeTempDir('spec-limits-code');
     await mkdir(path.join(root, 'capabilities'));
     // Ten levels, each using the level below ten times: 10^10 leaves written out, a few lines of code.
-    await writeFile(path.join(root, 'capabilities', 'nested.ts'), `import { defineFunction, defineTool } from '${defineTool}';
+    await writeFile(
+      path.join(root, 'capabilities', 'nested.ts'),
+      `import { defineFunction, defineTool } from '${defineTool}';
 let level: Record<string, unknown> = { type: 'string' };
 for (let depth = 0; depth < 10; depth++) {
   const below = level;
   level = { type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, i) => ['c' + i, below])) };
 }
 export const nested = defineTool({ name: 'nested', functions: { take: defineFunction({ parameters: { type: 'object', properties: { tree: level } } as never, handler: () => 1 }) } });
-`);
-    await writeFile(path.join(root, 'capabilities', 'healthy.ts'), `import { defineFunction, defineTool } from '${defineTool}';
+`,
+    );
+    await writeFile(
+      path.join(root, 'capabilities', 'healthy.ts'),
+      `import { defineFunction, defineTool } from '${defineTool}';
 export const healthy = defineTool({ name: 'healthy', functions: { add: defineFunction({ parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, returns: { type: 'number' }, handler: ({ a, b }) => a + b }) } });
-`);
+`,
+    );
     await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.ts'] }));
     const space = await createSpace({ cwd: root, isolation: 'in-process' });
     try {

@@ -79,7 +79,10 @@ describe('store redaction: one writer for every stored row', () => {
     expect(trace.stdout()).toContain('[REDACTED: model API key]');
 
     // Healthy: a run without secrets completes and prints as it is.
-    const healthy = await submitRun({ store, code: "import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'plain' });\nexport default 'plain';" });
+    const healthy = await submitRun({
+      store,
+      code: "import { ledger } from '@capabilities/ledger';\nawait ledger.record({ item: 'plain' });\nexport default 'plain';",
+    });
     expect(healthy.result).toBe('plain');
   });
 });

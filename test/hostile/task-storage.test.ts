@@ -31,10 +31,13 @@ describe('@capabilities/task-storage', () => {
     return { ref, chars: json.length };
   };
 
-  it('refuses another task\'s result, a forged path and a traversal, even when the file exists', async () => {
+  it("refuses another task's result, a forged path and a traversal, even when the file exists", async () => {
     const mine = await storeResult('task-mine', { rows: [1, 2, 3] });
     const theirs = await storeResult('task-theirs', { secret: 'their rows' });
-    const close = space.taskStorage.open('task-mine:1:run', new Map([[mine.ref, { ref: mine.ref, label: 'vault.list', step: 1, chars: mine.chars }]]));
+    const close = space.taskStorage.open(
+      'task-mine:1:run',
+      new Map([[mine.ref, { ref: mine.ref, label: 'vault.list', step: 1, chars: mine.chars }]]),
+    );
     try {
       const code = [
         "import { read } from '@capabilities/task-storage';",
@@ -43,7 +46,10 @@ describe('@capabilities/task-storage', () => {
         `return { outcomes, mine: (await read({ ref: ${JSON.stringify(mine.ref)}, path: 'rows' })).value };`,
       ].join('\n');
       const result = await space.run(code, { runId: 'task-mine:1:run', check: false });
-      expect(result).toMatchObject({ success: true, result: { outcomes: ['FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'], mine: [1, 2, 3] } });
+      expect(result).toMatchObject({
+        success: true,
+        result: { outcomes: ['FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN'], mine: [1, 2, 3] },
+      });
     } finally {
       close();
     }
@@ -53,8 +59,14 @@ describe('@capabilities/task-storage', () => {
   // array, within its write quota); a hundred parallel reads must not make the host parse it a hundred
   // times. The file must still be the size the host wrote, and a run's reads of one result share one parse.
   it('a stored result the program grew through std fs is refused, not parsed by the host', async () => {
-    const stored = await storeResult('task-grow', Array.from({ length: 100 }, (_, index) => index));
-    const close = space.taskStorage.open('task-grow:1:run', new Map([[stored.ref, { ref: stored.ref, label: 'vault.list', step: 1, chars: stored.chars }]]));
+    const stored = await storeResult(
+      'task-grow',
+      Array.from({ length: 100 }, (_, index) => index),
+    );
+    const close = space.taskStorage.open(
+      'task-grow:1:run',
+      new Map([[stored.ref, { ref: stored.ref, label: 'vault.list', step: 1, chars: stored.chars }]]),
+    );
     try {
       const relative = path.relative(root, stored.ref);
       const code = [
@@ -65,7 +77,9 @@ describe('@capabilities/task-storage', () => {
         "const chunk = ',0'.repeat(400_000);",
         'for (let i = 0; i < 10; i++) await appendFile({ path: file, content: chunk });',
         "await appendFile({ path: file, content: ']' });",
-        'const outcomes = await Promise.all(Array.from({ length: 100 }, () => read({ ref: ' + JSON.stringify(stored.ref) + ', limit: 1 }).then((page) => String(page.total), (error: { code: string }) => error.code)));',
+        'const outcomes = await Promise.all(Array.from({ length: 100 }, () => read({ ref: ' +
+          JSON.stringify(stored.ref) +
+          ', limit: 1 }).then((page) => String(page.total), (error: { code: string }) => error.code)));',
         'return [...new Set(outcomes)];',
       ].join('\n');
       const result = await space.run(code, { runId: 'task-grow:1:run', check: false, limits: { timeoutMs: 60_000 } });

@@ -144,7 +144,10 @@ async function writeSpace(prefix: string): Promise<string> {
     }),
   );
   await writeFile(path.join(root, 'tools', 'cleanup.mjs'), 'export function purge({ path }) {\n  return { purged: path };\n}\n');
-  await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['tools/*.json'], std: { fs: { root: 'workspace' } } }));
+  await writeFile(
+    path.join(root, 'agent-spaces.config.json'),
+    JSON.stringify({ capabilities: ['tools/*.json'], std: { fs: { root: 'workspace' } } }),
+  );
   return root;
 }
 
@@ -190,10 +193,12 @@ describe('terminal: approving the calls of a sandbox run at the CLI prompt', () 
     expect(asked?.type === 'approval-required' ? asked.message : '').not.toMatch(UNSAFE);
 
     const healthy = await removeApproved('notes.txt');
-    expect(healthy.prompt).toBe('\n[approval] std-fs.remove: Delete "notes.txt" from the workspace?\n  arguments: {"path":"notes.txt"}\nAllow? [y/N] ');
+    expect(healthy.prompt).toBe(
+      '\n[approval] std-fs.remove: Delete "notes.txt" from the workspace?\n  arguments: {"path":"notes.txt"}\nAllow? [y/N] ',
+    );
   });
 
-  it('shows the real argument when the tool\'s message template leaves it out', async () => {
+  it("shows the real argument when the tool's message template leaves it out", async () => {
     prompts.length = 0;
     answers.push('n');
     const run = await space.run("import { purge } from '@capabilities/cleanup';\nexport default await purge({ path: '/' });");
@@ -224,20 +229,31 @@ describe('terminal: the CLI', { timeout: 180_000 }, () => {
     "await writeFile({ path: file, content: 'x' });",
     'export default await remove({ path: file });',
   ].join('\n');
-  const HEALTHY_PROGRAM = "import { remove, writeFile } from '@capabilities/std-fs';\nawait writeFile({ path: 'plain.txt', content: 'x' });\nexport default await remove({ path: 'plain.txt' });";
+  const HEALTHY_PROGRAM =
+    "import { remove, writeFile } from '@capabilities/std-fs';\nawait writeFile({ path: 'plain.txt', content: 'x' });\nexport default await remove({ path: 'plain.txt' });";
 
   function expectNothingRaw(text: string): void {
-    for (const sequence of [HOSTILE.clearScreen, HOSTILE.color, HOSTILE.title, HOSTILE.carriageReturn, HOSTILE.c1, HOSTILE.rightToLeft]) expect(text).not.toContain(sequence);
+    for (const sequence of [HOSTILE.clearScreen, HOSTILE.color, HOSTILE.title, HOSTILE.carriageReturn, HOSTILE.c1, HOSTILE.rightToLeft])
+      expect(text).not.toContain(sequence);
   }
 
   it('prints approvals with control characters escaped, and --json stays valid JSON with nothing raw (--approve all -v --json)', async () => {
     const run = (file: string) =>
-      execa(process.execPath, [BIN, 'run', file, '--approve', 'all', '-v', '--json'], { cwd: root, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false, timeout: 90_000, stdin: 'ignore' });
+      execa(process.execPath, [BIN, 'run', file, '--approve', 'all', '-v', '--json'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '' },
+        extendEnv: false,
+        reject: false,
+        timeout: 90_000,
+        stdin: 'ignore',
+      });
     const hostile = await run(await program(HOSTILE_PROGRAM));
     expect(hostile.exitCode, hostile.stderr).toBe(0);
     expectNothingRaw(hostile.stdout + hostile.stderr);
     expect(hostile.stdout).not.toMatch(UNSAFE);
-    expect(hostile.stderr).toContain('[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace? arguments: {"path":"invoice\\u202efdp.exe"}');
+    expect(hostile.stderr).toContain(
+      '[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace? arguments: {"path":"invoice\\u202efdp.exe"}',
+    );
     expect(JSON.parse(hostile.stdout)).toMatchObject({
       success: true,
       result: { path: HOSTILE.rightToLeft, removed: true },
@@ -266,7 +282,9 @@ describe('terminal: the CLI', { timeout: 180_000 }, () => {
     expect(hostile.exitCode, hostile.stdout).toBe(0);
     expectNothingRaw(hostile.stdout);
     const log = hostile.stdout.indexOf('\\x1b[2J\\x1b[H\\x1b[31mALERT\\x1b]0;pwned\\x07 victim.txt\\rdecoy.txt csi\\x9b31m');
-    const prompt = hostile.stdout.indexOf('[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace?\r\n  arguments: {"path":"invoice\\u202efdp.exe"}\r\nAllow? [y/N] ');
+    const prompt = hostile.stdout.indexOf(
+      '[approval] std-fs.remove: Delete "invoice\\u202efdp.exe" from the workspace?\r\n  arguments: {"path":"invoice\\u202efdp.exe"}\r\nAllow? [y/N] ',
+    );
     expect(log).toBeGreaterThanOrEqual(0);
     expect(prompt).toBeGreaterThan(log);
     expect(hostile.stdout).toContain('"path": "invoice\\u202efdp.exe"');

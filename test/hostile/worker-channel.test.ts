@@ -45,7 +45,12 @@ describe('replies a worker does not read', () => {
       let performed = 0;
       const result = 'x'.repeat(MIB - 16);
       const outcome = await pool.execute(
-        { runId: 'deaf', js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 3_000 } },
+        {
+          runId: 'deaf',
+          js: 'export default async () => 1;',
+          outDir: FIXTURE_OUT_DIR,
+          limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 3_000 },
+        },
         async () => {
           performed++;
           return result;
@@ -62,7 +67,8 @@ describe('replies a worker does not read', () => {
   it('a program that awaits many large results gets every one of them (calls resume as the worker reads)', async () => {
     let performed = 0;
     const result = 'x'.repeat(MIB - 16);
-    const code = "import { echo } from '@capabilities/math';\nlet n = 0;\nawait Promise.all(Array.from({ length: 300 }, () => echo({ value: 1 }).then((v) => { n += (v as string).length; })));\nreturn n;";
+    const code =
+      "import { echo } from '@capabilities/math';\nlet n = 0;\nawait Promise.all(Array.from({ length: 300 }, () => echo({ value: 1 }).then((v) => { n += (v as string).length; })));\nreturn n;";
     const outcome = await healthy.run(code, {
       check: false,
       limits: { timeoutMs: 120_000 },
@@ -109,7 +115,8 @@ describe('calls made in one slice', () => {
       expect(done + refused).toBe(990);
       expect(done).toBe(performed);
       // What the host itself would hold at most: calls in flight and waiting ones.
-      const bound = DEFAULT_RUN_LIMITS.maxConcurrentCalls * DEFAULT_RUN_LIMITS.maxArgumentBytes + maxQueuedArgumentBytes(DEFAULT_RUN_LIMITS);
+      const bound =
+        DEFAULT_RUN_LIMITS.maxConcurrentCalls * DEFAULT_RUN_LIMITS.maxArgumentBytes + maxQueuedArgumentBytes(DEFAULT_RUN_LIMITS);
       expect(done * MIB).toBeLessThanOrEqual(bound);
       // Unbounded, every frame of the slice would be queued in the worker (~1.1 GB) outside the isolate's 128 MB heap.
       expect(peakMemoryOf(pid as number)).toBeLessThan(600 * MIB);
@@ -124,7 +131,9 @@ describe('what a program puts in a frame of its own worker', () => {
    * Runs `attack` while another run of the same worker waits in a call, and returns both outcomes:
    * whatever the attacker did, the other run must end normally and the worker must stay.
    */
-  async function besideAVictim(attack: (sandbox: WorkerSandbox) => Promise<RunResult>): Promise<{ attacker: RunResult; victim: RunResult; samePid: boolean }> {
+  async function besideAVictim(
+    attack: (sandbox: WorkerSandbox) => Promise<RunResult>,
+  ): Promise<{ attacker: RunResult; victim: RunResult; samePid: boolean }> {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
     try {
       await sandbox.ready();
@@ -153,7 +162,9 @@ describe('what a program puts in a frame of its own worker', () => {
   it('an import of a 3 MB name fails its own run only, checked or not (the link error no longer makes a frame past the limit)', async () => {
     const code = `import x from '@capabilities/${'a'.repeat(3_000_000)}';\nreturn x;`;
     for (const check of [false, true]) {
-      const { attacker, victim, samePid } = await besideAVictim((sandbox) => sandbox.run(code, { check, onCall: createFixtureHost().onCall }));
+      const { attacker, victim, samePid } = await besideAVictim((sandbox) =>
+        sandbox.run(code, { check, onCall: createFixtureHost().onCall }),
+      );
       expect(attacker.success, `check: ${check}`).toBe(false);
       expect(attacker.error?.code).toMatch(check ? /^TYPE_CHECK_FAILED$/ : /^(IMPORT_REFUSED|MODULE_NOT_FOUND)$/);
       expect(victim, `check: ${check}`).toMatchObject({ success: true, result: 3 });
@@ -173,7 +184,9 @@ describe('what a program puts in a frame of its own worker', () => {
       '}',
       'return refused;',
     ].join('\n');
-    const { attacker, victim, samePid } = await besideAVictim((sandbox) => sandbox.run(code, { check: false, onCall: createFixtureHost().onCall }));
+    const { attacker, victim, samePid } = await besideAVictim((sandbox) =>
+      sandbox.run(code, { check: false, onCall: createFixtureHost().onCall }),
+    );
     expect(attacker.success).toBe(true);
     for (const code of attacker.result as string[]) expect(code).toMatch(/^(INVALID_ARGUMENTS|undefined)$/);
     expect((attacker.result as string[]).slice(0, 2)).toEqual(['INVALID_ARGUMENTS', 'INVALID_ARGUMENTS']);
@@ -212,8 +225,14 @@ describe('a run that ends beside one that computes', () => {
         await both;
         return 0;
       };
-      const a = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nawait new Promise((resolve) => setTimeout(resolve, 20));\nreturn 'a';", { check: false, onCall });
-      const b = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nawait new Promise((resolve) => setTimeout(resolve, 20));\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nreturn 'b';", { check: false, onCall });
+      const a = sandbox.run(
+        "import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nawait new Promise((resolve) => setTimeout(resolve, 20));\nreturn 'a';",
+        { check: false, onCall },
+      );
+      const b = sandbox.run(
+        "import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nawait new Promise((resolve) => setTimeout(resolve, 20));\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nreturn 'b';",
+        { check: false, onCall },
+      );
       const [resultA, resultB] = await Promise.all([a, b]);
       releaseC();
       expect(resultA).toMatchObject({ success: true, result: 'a' });
@@ -232,7 +251,12 @@ describe('a cancel beside a run that computes', () => {
     try {
       await pool.ready();
       const before = pool.pids();
-      const request = (runId: string) => ({ runId, js: 'export default async () => 1;', outDir: FIXTURE_OUT_DIR, limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 1_000 } });
+      const request = (runId: string) => ({
+        runId,
+        js: 'export default async () => 1;',
+        outDir: FIXTURE_OUT_DIR,
+        limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 1_000 },
+      });
       const first = await pool.execute(request('first'), createFixtureHost().onCall);
       const second = pool.execute(request('second'), createFixtureHost().onCall);
       // Past the 10 ms grace of the first run (its expiry, armed earlier, runs before this continuation):
@@ -272,13 +296,16 @@ describe('a cancel beside a run that computes', () => {
       await aWaits;
       // B computes for 2 s as soon as its call is answered; A is cancelled in the same moment, so the
       // worker reads A's cancel only after B's computation, past the host's grace.
-      const b = sandbox.run("import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nreturn 'b';", {
-        check: false,
-        onCall: async () => {
-          setImmediate(() => controller.abort());
-          return 0;
+      const b = sandbox.run(
+        "import { add } from '@capabilities/math';\nawait add({ a: 0, b: 0 });\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nreturn 'b';",
+        {
+          check: false,
+          onCall: async () => {
+            setImmediate(() => controller.abort());
+            return 0;
+          },
         },
-      });
+      );
       const [resultA, resultB] = await Promise.all([a, b]);
       expect(resultA).toMatchObject({ success: false, error: { code: 'CANCELLED' } });
       expect(resultB).toMatchObject({ success: true, result: 'b' });
@@ -297,7 +324,10 @@ describe('the error of a failed check is output too', () => {
     expect(result.error?.message).toMatch(/^the program has 20000 type error\(s\) \(the first \d+ listed\); first, line 1:/);
     expect(Buffer.byteLength(JSON.stringify(result), 'utf8')).toBeLessThanOrEqual(DEFAULT_RUN_LIMITS.maxOutputBytes);
     // A module name of 3 MB is quoted cut, not whole.
-    const named = await healthy.run(`import x from '@capabilities/${'a'.repeat(3_000_000)}';\nreturn x;`, { onCall: createFixtureHost().onCall, check: true });
+    const named = await healthy.run(`import x from '@capabilities/${'a'.repeat(3_000_000)}';\nreturn x;`, {
+      onCall: createFixtureHost().onCall,
+      check: true,
+    });
     expect(named.error?.code).toBe('TYPE_CHECK_FAILED');
     expect(Buffer.byteLength(JSON.stringify(named), 'utf8')).toBeLessThanOrEqual(DEFAULT_RUN_LIMITS.maxOutputBytes);
   }, 120_000);
@@ -314,7 +344,7 @@ describe('a flood made before the check verdict', () => {
           "import { add } from '@capabilities/math';",
           'for (let i = 0; i < 1000; i++) void add({ a: i, b: 1 }).catch(() => 0);',
           "for (let i = 0; i < 30000; i++) console.log('line ' + i);",
-          "const wrong: string = await add({ a: 1, b: 2 });",
+          'const wrong: string = await add({ a: 1, b: 2 });',
           'return wrong;',
         ].join('\n');
         const result = await sandbox.run(code, {
@@ -338,12 +368,13 @@ describe('a flood made before the check verdict', () => {
 });
 
 describe("the host's own log handler fails", () => {
-  it("a throwing onLog stops the run and rejects it, in both isolation modes: no uncaught exception in the host, no host stack in the program", async () => {
+  it('a throwing onLog stops the run and rejects it, in both isolation modes: no uncaught exception in the host, no host stack in the program', async () => {
     for (const isolation of ['worker', 'in-process'] as const) {
       const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation, workers: 1 });
       try {
         const seen: string[] = [];
-        const code = "try { console.log('boom'); } catch (error) { console.log('caught ' + String((error as Error).stack)); }\nreturn 'went on';";
+        const code =
+          "try { console.log('boom'); } catch (error) { console.log('caught ' + String((error as Error).stack)); }\nreturn 'went on';";
         const pending = sandbox.run(code, {
           check: false,
           onCall: createFixtureHost().onCall,
@@ -354,7 +385,10 @@ describe("the host's own log handler fails", () => {
         });
         await expect(pending, isolation).rejects.toThrow(/host log sink is down/);
         expect(seen).toEqual(['boom']);
-        expect(await sandbox.run(HEALTHY, { onCall: createFixtureHost().onCall, check: false })).toMatchObject({ success: true, result: 5 });
+        expect(await sandbox.run(HEALTHY, { onCall: createFixtureHost().onCall, check: false })).toMatchObject({
+          success: true,
+          result: 5,
+        });
       } finally {
         await sandbox.close();
       }
@@ -371,7 +405,14 @@ describe('an approval for a run that is over', () => {
       JSON.stringify({
         name: 'cleanup',
         implementation: './cleanup.mjs',
-        functions: [{ name: 'purge', description: 'Purges a folder.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, requiresApproval: true }],
+        functions: [
+          {
+            name: 'purge',
+            description: 'Purges a folder.',
+            parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+            requiresApproval: true,
+          },
+        ],
       }),
     );
     await writeFile(path.join(root, 'tools', 'cleanup.mjs'), 'export function purge({ path }) {\n  return { purged: path };\n}\n');
@@ -390,7 +431,10 @@ describe('an approval for a run that is over', () => {
       await space.build();
       const ended = new AbortController();
       ended.abort(new Error('the run ended'));
-      const error = await space.callTool('cleanup.purge', { path: 'x' }, { signal: ended.signal }).then(() => undefined, (reason: unknown) => reason);
+      const error = await space.callTool('cleanup.purge', { path: 'x' }, { signal: ended.signal }).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
       expect(error).toMatchObject({ code: 'CANCELLED' });
       expect(asked).toEqual([]);
       expect(events).not.toContain('approval-required');

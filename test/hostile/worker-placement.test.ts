@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 
-const HOLDS_THE_THREAD = 'const keep: number[][] = [];\nwhile (true) { keep.length = 0; for (let i = 0; i < 20; i++) keep.push(new Array(200000).fill(i)); }';
+const HOLDS_THE_THREAD =
+  'const keep: number[][] = [];\nwhile (true) { keep.length = 0; for (let i = 0; i < 20; i++) keep.push(new Array(200000).fill(i)); }';
 
 describe('worker placement after a deadline', () => {
   let sandbox: WorkerSandbox | undefined;
@@ -25,7 +26,11 @@ describe('worker placement after a deadline', () => {
     expect(hostile).toMatchObject({ success: false, timedOut: true, error: { code: 'TIMEOUT' } });
 
     // Started right after the hostile run ended, while its worker may still be computing.
-    const trivial = (value: number) => sandbox!.run(`import { add } from '@capabilities/math';\nreturn await add({ a: ${value}, b: 1 });`, { onCall: createFixtureHost().onCall, limits: { timeoutMs: 5_000 } });
+    const trivial = (value: number) =>
+      sandbox!.run(`import { add } from '@capabilities/math';\nreturn await add({ a: ${value}, b: 1 });`, {
+        onCall: createFixtureHost().onCall,
+        limits: { timeoutMs: 5_000 },
+      });
     const [first, second] = await Promise.all([trivial(1), trivial(2)]);
     expect(first).toMatchObject({ success: true, result: 2 });
     expect(second).toMatchObject({ success: true, result: 3 });

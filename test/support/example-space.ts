@@ -9,7 +9,10 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url));
  * A copy of the example space's config in a fresh folder: the repository's capabilities and stations
  * server, but its own build output, workspace and notes file, so tests never share state.
  */
-export async function makeExampleSpace(prefix = 'space', extra: Record<string, unknown> = {}): Promise<{ root: string; env: Record<string, string> }> {
+export async function makeExampleSpace(
+  prefix = 'space',
+  extra: Record<string, unknown> = {},
+): Promise<{ root: string; env: Record<string, string> }> {
   const root = await makeTempDir(prefix);
   const relative = path.relative(root, REPO).split(path.sep).join('/');
   await writeFile(
@@ -18,7 +21,12 @@ export async function makeExampleSpace(prefix = 'space', extra: Record<string, u
       {
         capabilities: [`${relative}/capabilities/*.ts`, `${relative}/capabilities/*.json`],
         mcpServers: {
-          stations: { command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')], cwd: REPO, approveDestructive: true },
+          stations: {
+            command: process.execPath,
+            args: ['--import', 'tsx', path.join(REPO, 'examples/mcp-server/stations-server.ts')],
+            cwd: REPO,
+            approveDestructive: true,
+          },
         },
         std: { fs: { root: 'workspace' } },
         ...extra,

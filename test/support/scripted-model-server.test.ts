@@ -26,7 +26,10 @@ describe('startScriptedModelServer', () => {
   });
 
   it('lists models, checks the key when asked to, and sends malformed arguments as they are', async () => {
-    server = await startScriptedModelServer((request) => callReply('run_code', request.model === 'bad' ? '{not json' : {}), { apiKey: 'secret-key', models: ['a', 'b'] });
+    server = await startScriptedModelServer((request) => callReply('run_code', request.model === 'bad' ? '{not json' : {}), {
+      apiKey: 'secret-key',
+      models: ['a', 'b'],
+    });
     const wrong = new OpenAI({ baseURL: server.baseURL, apiKey: 'nope', maxRetries: 0 });
     await expect(wrong.models.list()).rejects.toMatchObject({ status: 401 });
     const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'secret-key', maxRetries: 0 });

@@ -36,7 +36,12 @@ export interface RecordedRequest {
 /** The parts of a chat-completions request the tests look at. */
 export interface ChatRequestBody {
   model: string;
-  messages: { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content?: unknown;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
   [key: string]: unknown;
 }
@@ -85,10 +90,15 @@ export async function startScriptedModelServer(script: Script, options: Scripted
     }
     requests.push({ method: request.method ?? 'GET', path: url.pathname, headers: request.headers, body });
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return send(response, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return send(response, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     if (request.method === 'GET' && url.pathname === '/v1/models') {
-      return send(response, 200, { object: 'list', data: (options.models ?? ['scripted-model']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
+      return send(response, 200, {
+        object: 'list',
+        data: (options.models ?? ['scripted-model']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })),
+      });
     }
     if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions' || !body) {
       return send(response, 404, { error: { message: `no route ${request.method ?? ''} ${url.pathname}` } });
@@ -107,10 +117,11 @@ export async function startScriptedModelServer(script: Script, options: Scripted
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => r.path === '/v1/chat/completions' && r.body).map((r) => r.body as ChatRequestBody),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -134,7 +145,12 @@ function completion(model: string, index: number, reply: Exclude<ScriptedReply, 
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null },
+        message: {
+          role: 'assistant',
+          content: reply.content ?? null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          refusal: null,
+        },
         finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
         logprobs: null,
       },

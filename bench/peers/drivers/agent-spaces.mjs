@@ -47,7 +47,9 @@ await serveDriver({
     const mcpConfig = config.mcpServers.bench;
     const backends = {
       bench: api.createInProcessBackend({ bench: tools.bench }),
-      ...(useMcp && mcpConfig ? { 'mcp-bench': api.createMcpBackend({ servers: { 'mcp-bench': { name: 'bench', config: mcpConfig } } }) } : {}),
+      ...(useMcp && mcpConfig
+        ? { 'mcp-bench': api.createMcpBackend({ servers: { 'mcp-bench': { name: 'bench', config: mcpConfig } } }) }
+        : {}),
     };
     const bridge = api.createBridge({ capabilities: specs, backends, maxResultBytes: BIG });
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
@@ -65,7 +67,9 @@ await serveDriver({
         const remote = uses.filter((name) => name in MCP);
         const imports = [
           local.length > 0 ? `import { ${local.join(', ')} } from '@capabilities/bench';\n` : '',
-          remote.length > 0 ? `import { ${remote.map((name) => `${MCP[name]} as ${name}`).join(', ')} } from '@capabilities/mcp-bench';\n` : '',
+          remote.length > 0
+            ? `import { ${remote.map((name) => `${MCP[name]} as ${name}`).join(', ')} } from '@capabilities/mcp-bench';\n`
+            : '',
         ].join('');
         const result = await sandbox.run(imports + body, { onCall, check, limits });
         if (!result.success) throw new Error(`Agent Spaces run failed: ${JSON.stringify(result.error)}`);

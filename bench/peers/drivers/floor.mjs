@@ -51,7 +51,10 @@ function pipeRoundTrips() {
 await serveDriver({
   async load(options) {
     // On Node 22 (`ivmPrefix`: the peers' cache) isolated-vm 6; on Node 20 the repo's isolated-vm 5.
-    const [ivm, esbuild] = await Promise.all([options.ivmPrefix ? importFrom(options.ivmPrefix, 'isolated-vm') : import('isolated-vm'), import('esbuild')]);
+    const [ivm, esbuild] = await Promise.all([
+      options.ivmPrefix ? importFrom(options.ivmPrefix, 'isolated-vm') : import('isolated-vm'),
+      import('esbuild'),
+    ]);
     return { ivm: ivm.default ?? ivm, esbuild };
   },
   async setup({ ivm, esbuild }, options) {

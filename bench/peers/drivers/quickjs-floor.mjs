@@ -80,7 +80,9 @@ await serveDriver({
           });
           vm.setProp(vm.global, '__call', call);
           call.dispose();
-          const bindings = uses.map((name) => `const ${name} = (args) => __call(${JSON.stringify(name)}, JSON.stringify(args)).then(JSON.parse);`).join('\n');
+          const bindings = uses
+            .map((name) => `const ${name} = (args) => __call(${JSON.stringify(name)}, JSON.stringify(args)).then(JSON.parse);`)
+            .join('\n');
           const source = `(async () => {\n${bindings}\n${body}\n})().then((value) => { globalThis.__result = JSON.stringify(value === undefined ? null : value); globalThis.__done = true; }, (error) => { globalThis.__error = String(error && error.stack || error); globalThis.__done = true; });`;
           vm.unwrapResult(vm.evalCode(source)).dispose();
           const done = () => vm.getProp(vm.global, '__done').consume((handle) => vm.typeof(handle) === 'boolean');
@@ -95,7 +97,9 @@ await serveDriver({
             });
             wake = undefined;
           }
-          const error = vm.getProp(vm.global, '__error').consume((handle) => (vm.typeof(handle) === 'string' ? vm.getString(handle) : undefined));
+          const error = vm
+            .getProp(vm.global, '__error')
+            .consume((handle) => (vm.typeof(handle) === 'string' ? vm.getString(handle) : undefined));
           if (error !== undefined) throw new Error(`QuickJS floor run failed: ${error}`);
           return JSON.parse(vm.getProp(vm.global, '__result').consume((handle) => vm.getString(handle)));
         } finally {

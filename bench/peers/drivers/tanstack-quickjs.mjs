@@ -18,7 +18,12 @@ await serveDriver({
   },
   async setup({ ai, codeMode, isolateQuickJs, z }, options) {
     const { definitions, close } = await tanstackTools({ ai, z }, options, 'bench-tanstack-quickjs');
-    const tool = codeMode.createCodeModeTool({ driver: isolateQuickJs.createQuickJSIsolateDriver(), tools: definitions, timeout: 120_000, memoryLimit: 128 });
+    const tool = codeMode.createCodeModeTool({
+      driver: isolateQuickJs.createQuickJSIsolateDriver(),
+      tools: definitions,
+      timeout: 120_000,
+      memoryLimit: 128,
+    });
     return {
       info: `@tanstack/ai-code-mode + ai-isolate-quickjs on Node ${process.version}`,
       async run(body, uses) {

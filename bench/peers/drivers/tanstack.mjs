@@ -20,7 +20,12 @@ await serveDriver({
   },
   async setup({ ai, codeMode, isolateNode, z }, options) {
     const { definitions, close } = await tanstackTools({ ai, z }, options, 'bench-tanstack');
-    const tool = codeMode.createCodeModeTool({ driver: isolateNode.createNodeIsolateDriver(), tools: definitions, timeout: 120_000, memoryLimit: 128 });
+    const tool = codeMode.createCodeModeTool({
+      driver: isolateNode.createNodeIsolateDriver(),
+      tools: definitions,
+      timeout: 120_000,
+      memoryLimit: 128,
+    });
     return {
       info: `@tanstack/ai-code-mode on Node ${process.version}`,
       async run(body, uses) {

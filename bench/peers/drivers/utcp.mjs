@@ -7,7 +7,14 @@
 import { importFrom, prelude, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
-const NAMES = { echo: 'bench.echo', sleep: 'bench.sleep', big: 'bench.big', chunk: 'bench.chunk', mcpEcho: 'mcp.bench_echo', mcpWork: 'mcp.bench_work' };
+const NAMES = {
+  echo: 'bench.echo',
+  sleep: 'bench.sleep',
+  big: 'bench.big',
+  chunk: 'bench.chunk',
+  mcpEcho: 'mcp.bench_echo',
+  mcpWork: 'mcp.bench_work',
+};
 const object = (properties, required) => ({ type: 'object', properties, required });
 
 await serveDriver({
@@ -26,7 +33,14 @@ await serveDriver({
     addFunctionToUtcpDirectCall('bench_sleep', (ms) => tools.sleep({ ms }));
     addFunctionToUtcpDirectCall('bench_big', () => tools.big());
     addFunctionToUtcpDirectCall('bench_chunk', (i) => tools.chunk({ i }));
-    const tool = (name, inputs) => ({ name, description: name, inputs, outputs: { type: 'object' }, tags: [], tool_call_template: { call_template_type: 'direct-call', callable_name: `bench_${name}` } });
+    const tool = (name, inputs) => ({
+      name,
+      description: name,
+      inputs,
+      outputs: { type: 'object' },
+      tags: [],
+      tool_call_template: { call_template_type: 'direct-call', callable_name: `bench_${name}` },
+    });
     addFunctionToUtcpDirectCall('bench_manual', () => ({
       utcp_version: '1.0.0',
       manual_version: '1.0.0',
@@ -39,7 +53,8 @@ await serveDriver({
     }));
     const client = await codeMode.CodeModeUtcpClient.create(process.cwd(), null);
     const registered = await client.registerManual({ name: 'bench', call_template_type: 'direct-call', callable_name: 'bench_manual' });
-    if (registered?.success === false) throw new Error(`UTCP: registering the bench manual failed: ${JSON.stringify(registered.errors ?? registered)}`);
+    if (registered?.success === false)
+      throw new Error(`UTCP: registering the bench manual failed: ${JSON.stringify(registered.errors ?? registered)}`);
     if (options.mcpServer) {
       const result = await client.registerManual({
         name: 'mcp',

@@ -234,7 +234,8 @@ export const RETAIL_TOOLS: Record<string, (db: RetailDb, args: Args) => unknown>
     });
     difference = round2(difference);
     const method = getPaymentMethod(db, order.user_id, str(args, 'payment_method_id'));
-    if (method.source === 'gift_card' && method.balance < difference) throw new Error('Insufficient gift card balance to pay for the price difference');
+    if (method.source === 'gift_card' && method.balance < difference)
+      throw new Error('Insufficient gift card balance to pay for the price difference');
     order.status = 'exchange requested';
     order.exchange_items = [...itemIds].sort();
     order.exchange_new_items = [...newItemIds].sort();
@@ -275,7 +276,9 @@ export const RETAIL_TOOLS: Record<string, (db: RetailDb, args: Args) => unknown>
     const byName: Record<string, string> = {};
     for (const product of Object.values(db.products)) byName[product.name] = product.product_id;
     // json.dumps(..., sort_keys=True)
-    return JSON.stringify(Object.fromEntries(Object.entries(byName).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))).replaceAll('":"', '": "').replaceAll('","', '", "');
+    return JSON.stringify(Object.fromEntries(Object.entries(byName).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+      .replaceAll('":"', '": "')
+      .replaceAll('","', '", "');
   },
 
   modify_pending_order_address(db, args) {
@@ -306,8 +309,13 @@ export const RETAIL_TOOLS: Record<string, (db: RetailDb, args: Args) => unknown>
     });
     const paymentMethodId = str(args, 'payment_method_id');
     const method = getPaymentMethod(db, order.user_id, paymentMethodId);
-    if (method.source === 'gift_card' && method.balance < difference) throw new Error('Insufficient gift card balance to pay for the new item');
-    order.payment_history.push({ transaction_type: difference > 0 ? 'payment' : 'refund', amount: Math.abs(difference), payment_method_id: paymentMethodId });
+    if (method.source === 'gift_card' && method.balance < difference)
+      throw new Error('Insufficient gift card balance to pay for the new item');
+    order.payment_history.push({
+      transaction_type: difference > 0 ? 'payment' : 'refund',
+      amount: Math.abs(difference),
+      payment_method_id: paymentMethodId,
+    });
     if (method.source === 'gift_card') method.balance = round2(method.balance - difference);
     itemIds.forEach((id, index) => {
       const item = order.items.find((candidate) => candidate.item_id === id);
@@ -327,7 +335,8 @@ export const RETAIL_TOOLS: Record<string, (db: RetailDb, args: Args) => unknown>
     const paymentMethodId = str(args, 'payment_method_id');
     const method = getPaymentMethod(db, order.user_id, paymentMethodId);
     const first = order.payment_history[0];
-    if (order.payment_history.length !== 1 || !first || first.transaction_type !== 'payment') throw new Error('There should be exactly one payment for a pending order');
+    if (order.payment_history.length !== 1 || !first || first.transaction_type !== 'payment')
+      throw new Error('There should be exactly one payment for a pending order');
     if (first.payment_method_id === paymentMethodId) throw new Error('The new payment method should be different from the current one');
     const amount = first.amount;
     if (method.source === 'gift_card' && method.balance < amount) throw new Error('Insufficient gift card balance to pay for the order');
@@ -353,7 +362,8 @@ export const RETAIL_TOOLS: Record<string, (db: RetailDb, args: Args) => unknown>
     const user = getUser(db, order.user_id);
     const paymentMethodId = str(args, 'payment_method_id');
     const method = getPaymentMethod(db, user.user_id, paymentMethodId);
-    if (method.source !== 'gift_card' && paymentMethodId !== order.payment_history[0]?.payment_method_id) throw new Error('Payment method should be the original payment method');
+    if (method.source !== 'gift_card' && paymentMethodId !== order.payment_history[0]?.payment_method_id)
+      throw new Error('Payment method should be the original payment method');
     const itemIds = list(args, 'item_ids');
     const all = order.items.map((item) => item.item_id);
     for (const id of itemIds) if (count(itemIds, id) > count(all, id)) throw new Error('Some item not found');
@@ -367,7 +377,14 @@ export const RETAIL_TOOLS: Record<string, (db: RetailDb, args: Args) => unknown>
 };
 
 function addressOf(args: Args): Address {
-  return { address1: str(args, 'address1'), address2: str(args, 'address2'), city: str(args, 'city'), state: str(args, 'state'), country: str(args, 'country'), zip: str(args, 'zip') };
+  return {
+    address1: str(args, 'address1'),
+    address2: str(args, 'address2'),
+    city: str(args, 'city'),
+    state: str(args, 'state'),
+    country: str(args, 'country'),
+    zip: str(args, 'zip'),
+  };
 }
 
 /** The tools that change the database (τ²'s `ToolType.WRITE`). */

@@ -26,7 +26,9 @@ describe('tau2-retail suite', () => {
   it("has τ²'s 114 tasks and 550 ground-truth calls; the calls that fail are the 18 that fail in τ²'s own Python tools", () => {
     expect(suite.tasks).toHaveLength(114);
     expect(suite.tasks.reduce((sum, task) => sum + task.calls.length, 0)).toBe(550);
-    const failures = suite.tasks.flatMap((task) => suite.replay(task.calls).flatMap((outcome, index) => (outcome.ok ? [] : [`${task.id}/${index}: ${outcome.error}`])));
+    const failures = suite.tasks.flatMap((task) =>
+      suite.replay(task.calls).flatMap((outcome, index) => (outcome.ok ? [] : [`${task.id}/${index}: ${outcome.error}`])),
+    );
     // Measured against tau2-bench a2c0247's tools.py (pydantic models, same db.json): the same 18 calls
     // fail with the same messages, and the final databases of all 114 tasks are equal (docs/EVAL.md).
     expect(failures.sort()).toEqual(
@@ -82,7 +84,9 @@ describe('tau2-retail suite', () => {
   });
 
   it('fails a task when a write happened that the ground truth does not make', () => {
-    const task = suite.tasks.find((t) => t.calls.length > 0 && t.calls.every((c) => !suite.writeCalls.has(c.name)) && t.expectedOutputs.length === 0);
+    const task = suite.tasks.find(
+      (t) => t.calls.length > 0 && t.calls.every((c) => !suite.writeCalls.has(c.name)) && t.expectedOutputs.length === 0,
+    );
     if (!task) throw new Error('no read-only task');
     suite.reset();
     playOnLiveData(task.calls);

@@ -56,7 +56,9 @@ function apply(db: RetailDb, call: EvalCall): CallOutcome {
 /** JSON with sorted keys: equal databases give equal text (τ² compares hashes of the dumped models). */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
   );
 }
 
@@ -74,7 +76,8 @@ const splits = JSON.parse(data('split_tasks.json')) as Record<string, string[]>;
 
 export default defineSuite({
   name: 'tau2-retail',
-  description: "τ²-bench retail domain (sierra-research/tau2-bench a2c0247, MIT): 114 customer-service tasks on a store database; success = τ²'s DB check plus the answer's required facts",
+  description:
+    "τ²-bench retail domain (sierra-research/tau2-bench a2c0247, MIT): 114 customer-service tasks on a store database; success = τ²'s DB check plus the answer's required facts",
   policy: data('policy.md'),
   spaceDir: here,
   module: 'retail',
@@ -103,7 +106,9 @@ export default defineSuite({
     }
     if (canonicalJson(actual) !== canonicalJson(gold)) {
       const differing = differingRecords(actual, gold);
-      reasons.push(`the final database differs from the ground truth's in ${differing.length} record${differing.length === 1 ? '' : 's'}: ${differing.slice(0, 5).join(', ')}${differing.length > 5 ? ', …' : ''}`);
+      reasons.push(
+        `the final database differs from the ground truth's in ${differing.length} record${differing.length === 1 ? '' : 's'}: ${differing.slice(0, 5).join(', ')}${differing.length > 5 ? ', …' : ''}`,
+      );
     }
     const said = answer.toLowerCase().replaceAll(',', '');
     for (const expected of task.expectedOutputs) {

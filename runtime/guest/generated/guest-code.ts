@@ -15,59 +15,159 @@ const HOST_GLOBAL = ${hostValue('HOST_GLOBAL')}, TIMER_LIMITS = ${hostValue('TIM
 // Intrinsics, captured before any program code runs. \`uncurry(f)(self, ...args)\` = f.call(self, ...args)
 // through the Function.prototype.call of this moment.
 
-const uncurry = Function.prototype.bind.bind(Function.prototype.call) ;
-const jsonParse = JSON.parse, jsonStringify = JSON.stringify;
-const ObjectFreeze = Object.freeze, defineProperty = Object.defineProperty, objectKeys = Object.keys;
-const getPrototypeOf = Object.getPrototypeOf, isArray = Array.isArray;
-const MapConstructor = Map, WeakMapConstructor = WeakMap, PromiseConstructor = Promise;
-const ErrorConstructor = Error, TypeErrorConstructor = TypeError, RangeErrorConstructor = RangeError;
+const uncurry = Function.prototype.bind.bind(Function.prototype.call) 
+
+;
+const jsonParse = JSON.parse,
+  jsonStringify = JSON.stringify;
+const ObjectFreeze = Object.freeze,
+  defineProperty = Object.defineProperty,
+  objectKeys = Object.keys;
+const getPrototypeOf = Object.getPrototypeOf,
+  isArray = Array.isArray;
+const MapConstructor = Map,
+  WeakMapConstructor = WeakMap,
+  PromiseConstructor = Promise;
+const ErrorConstructor = Error,
+  TypeErrorConstructor = TypeError,
+  RangeErrorConstructor = RangeError;
 const StringConstructor = String;
-const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set), mapDelete = uncurry(Map.prototype.delete);
-const mapEntries = uncurry(Map.prototype.entries), setValues = uncurry(Set.prototype.values);
-const weakMapGet = uncurry(WeakMap.prototype.get), weakMapSet = uncurry(WeakMap.prototype.set);
-const arrayJoin = uncurry(Array.prototype.join), arrayIncludes = uncurry(Array.prototype.includes);
+const mapGet = uncurry(Map.prototype.get),
+  mapSet = uncurry(Map.prototype.set),
+  mapDelete = uncurry(Map.prototype.delete);
+const mapEntries = uncurry(Map.prototype.entries),
+  setValues = uncurry(Set.prototype.values);
+const weakMapGet = uncurry(WeakMap.prototype.get),
+  weakMapSet = uncurry(WeakMap.prototype.set);
+const arrayJoin = uncurry(Array.prototype.join),
+  arrayIncludes = uncurry(Array.prototype.includes);
 const hasOwn = uncurry(Object.prototype.hasOwnProperty);
-const iteratorNext = uncurry((getPrototypeOf(new Map().entries()) ).next), setIteratorNext = uncurry((getPrototypeOf(new Set().values()) ).next);
-const stringSlice = uncurry(String.prototype.slice), stringIndexOf = uncurry(String.prototype.indexOf), regExpTest = uncurry(RegExp.prototype.test);
-const functionToString = uncurry(Function.prototype.toString), symbolToString = uncurry(Symbol.prototype.toString);
-const dateToISOString = uncurry(Date.prototype.toISOString), regExpToString = uncurry(RegExp.prototype.toString);
+const iteratorNext = uncurry((getPrototypeOf(new Map().entries()) ).next),
+  setIteratorNext = uncurry((getPrototypeOf(new Set().values()) ).next);
+const stringSlice = uncurry(String.prototype.slice),
+  stringIndexOf = uncurry(String.prototype.indexOf),
+  regExpTest = uncurry(RegExp.prototype.test);
+const functionToString = uncurry(Function.prototype.toString),
+  symbolToString = uncurry(Symbol.prototype.toString);
+const dateToISOString = uncurry(Date.prototype.toISOString),
+  regExpToString = uncurry(RegExp.prototype.toString);
 const mapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get);
 const setSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, 'size').get);
-const isMap = (value) => { try { mapSize(value); return true; } catch { return false; } };
-const isSet = (value) => { try { setSize(value); return true; } catch { return false; } };
-const isDate = (value) => { try { dateToISOString(value); return true; } catch (error) { return error instanceof RangeErrorConstructor; } };
-const isRegExp = (value) => { try { regExpTest(value, ''); return true; } catch { return false; } };
-const CLASS_SOURCE = /^class\\b/, IDENTIFIER = /^[A-Za-z_$][\\w$]*$/;
+const isMap = (value) => {
+  try {
+    mapSize(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const isSet = (value) => {
+  try {
+    setSize(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const isDate = (value) => {
+  try {
+    dateToISOString(value);
+    return true;
+  } catch (error) {
+    return error instanceof RangeErrorConstructor;
+  }
+};
+const isRegExp = (value) => {
+  try {
+    regExpTest(value, '');
+    return true;
+  } catch {
+    return false;
+  }
+};
+const CLASS_SOURCE = /^class\\b/,
+  IDENTIFIER = /^[A-Za-z_$][\\w$]*$/;
 
 // ---------------------------------------------------------------- captured intrinsics
-const reflectApply = Reflect.apply, reflectOwnKeys = Reflect.ownKeys, getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-const NumberConstructor = Number, BooleanConstructor = Boolean, ObjectConstructor = Object, ObjectCreate = Object.create, ObjectPrototype = Object.prototype;
+const reflectApply = Reflect.apply,
+  reflectOwnKeys = Reflect.ownKeys,
+  getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const NumberConstructor = Number,
+  BooleanConstructor = Boolean,
+  ObjectConstructor = Object,
+  ObjectCreate = Object.create,
+  ObjectPrototype = Object.prototype;
 const fromCharCode = String.fromCharCode;
-const mathFloor = Math.floor, SymbolIterator = Symbol.iterator, SymbolToStringTag = Symbol.toStringTag;
-const ArrayConstructor = Array, DateConstructor = Date, RegExpConstructor = RegExp, SetConstructor = Set;
-const ArrayBufferConstructor = ArrayBuffer, DataViewConstructor = DataView, Uint8ArrayConstructor = Uint8Array, Uint16ArrayConstructor = Uint16Array;
-const charCodeAt = uncurry(String.prototype.charCodeAt), arraySort = uncurry(Array.prototype.sort);
+const mathFloor = Math.floor,
+  SymbolIterator = Symbol.iterator,
+  SymbolToStringTag = Symbol.toStringTag;
+const ArrayConstructor = Array,
+  DateConstructor = Date,
+  RegExpConstructor = RegExp,
+  SetConstructor = Set;
+const ArrayBufferConstructor = ArrayBuffer,
+  DataViewConstructor = DataView,
+  Uint8ArrayConstructor = Uint8Array,
+  Uint16ArrayConstructor = Uint16Array;
+const charCodeAt = uncurry(String.prototype.charCodeAt),
+  arraySort = uncurry(Array.prototype.sort);
 const getterOf = (object, key) => uncurry(getOwnPropertyDescriptor(object, key).get);
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) ;
-const typedArrayTag = getterOf(TypedArrayPrototype, SymbolToStringTag), typedArrayBuffer = getterOf(TypedArrayPrototype, 'buffer');
-const typedArrayByteOffset = getterOf(TypedArrayPrototype, 'byteOffset'), typedArrayByteLength = getterOf(TypedArrayPrototype, 'byteLength');
-const typedArrayLength = getterOf(TypedArrayPrototype, 'length'), typedArraySet = uncurry(TypedArrayPrototype.set);
+const typedArrayTag = getterOf(TypedArrayPrototype, SymbolToStringTag),
+  typedArrayBuffer = getterOf(TypedArrayPrototype, 'buffer');
+const typedArrayByteOffset = getterOf(TypedArrayPrototype, 'byteOffset'),
+  typedArrayByteLength = getterOf(TypedArrayPrototype, 'byteLength');
+const typedArrayLength = getterOf(TypedArrayPrototype, 'length'),
+  typedArraySet = uncurry(TypedArrayPrototype.set);
 const arrayBufferByteLength = getterOf(ArrayBuffer.prototype, 'byteLength');
-const dataViewBuffer = getterOf(DataView.prototype, 'buffer'), dataViewByteOffset = getterOf(DataView.prototype, 'byteOffset'), dataViewByteLength = getterOf(DataView.prototype, 'byteLength');
-const dateGetTime = uncurry(Date.prototype.getTime), regExpSource = getterOf(RegExp.prototype, 'source'), regExpFlags = getterOf(RegExp.prototype, 'flags');
-const setAdd = uncurry(Set.prototype.add), weakMapHas = uncurry(WeakMap.prototype.has), weakSetHas = uncurry(WeakSet.prototype.has), weakRefDeref = uncurry(WeakRef.prototype.deref);
-const booleanValueOf = uncurry(Boolean.prototype.valueOf), numberValueOf = uncurry(Number.prototype.valueOf), stringValueOf = uncurry(String.prototype.valueOf);
-const bigIntValueOf = uncurry(BigInt.prototype.valueOf), symbolValueOf = uncurry(Symbol.prototype.valueOf);
-const RegExpPrototype = RegExp.prototype, MapPrototype = Map.prototype, SetPrototype = Set.prototype, ArrayPrototype = Array.prototype;
+const dataViewBuffer = getterOf(DataView.prototype, 'buffer'),
+  dataViewByteOffset = getterOf(DataView.prototype, 'byteOffset'),
+  dataViewByteLength = getterOf(DataView.prototype, 'byteLength');
+const dateGetTime = uncurry(Date.prototype.getTime),
+  regExpSource = getterOf(RegExp.prototype, 'source'),
+  regExpFlags = getterOf(RegExp.prototype, 'flags');
+const setAdd = uncurry(Set.prototype.add),
+  weakMapHas = uncurry(WeakMap.prototype.has),
+  weakSetHas = uncurry(WeakSet.prototype.has),
+  weakRefDeref = uncurry(WeakRef.prototype.deref);
+const booleanValueOf = uncurry(Boolean.prototype.valueOf),
+  numberValueOf = uncurry(Number.prototype.valueOf),
+  stringValueOf = uncurry(String.prototype.valueOf);
+const bigIntValueOf = uncurry(BigInt.prototype.valueOf),
+  symbolValueOf = uncurry(Symbol.prototype.valueOf);
+const RegExpPrototype = RegExp.prototype,
+  MapPrototype = Map.prototype,
+  SetPrototype = Set.prototype,
+  ArrayPrototype = Array.prototype;
 const TYPED_ARRAYS = {
-  __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-  Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+  __proto__: null,
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
 };
-const ERROR_CONSTRUCTORS = { __proto__: null, Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+const ERROR_CONSTRUCTORS = {
+  __proto__: null,
+  Error,
+  EvalError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  TypeError,
+  URIError,
+};
 // src/engine-quirks.ts
 // Also what an engine adds beyond the ES2022 the type check declares: QuickJS's InternalError and its
 // high-resolution performance clock, and the newer Iterator and Float16Array.
-for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance', 'InternalError', 'Iterator', 'Float16Array']) delete (globalThis )[name];
+for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance', 'InternalError', 'Iterator', 'Float16Array'])
+  delete (globalThis )[name];
 
 // QuickJS's CallSite.getFunction() returns the function of every frame, strict ones too (V8 gives
 // undefined for a strict frame and all below it): a program's Error.prepareStackTrace would get the
@@ -75,12 +175,18 @@ for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance'
 // no function and no \`this\` at all, locked so a program cannot put them back.
 /** V8's stack-trace API, which QuickJS-ng has too. */
 
+
+
+
 (() => {
   // Assigned, not defined: QuickJS keeps the hook behind an accessor of its own.
   const errorConstructor = Error ;
   const previous = Object.getOwnPropertyDescriptor(errorConstructor, 'prepareStackTrace');
   let site = undefined ;
-  errorConstructor.prepareStackTrace = (_error, sites) => { site = sites[0]; return ''; };
+  errorConstructor.prepareStackTrace = (_error, sites) => {
+    site = sites[0];
+    return '';
+  };
   try {
     void new ErrorConstructor().stack;
   } finally {
@@ -91,7 +197,16 @@ for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance'
   if (site === undefined || typeof site.getFunction !== 'function' || site.getFunction() === undefined) return;
   const callSitePrototype = getPrototypeOf(site) ;
   for (const name of ['getFunction', 'getThis']) {
-    defineProperty(callSitePrototype, name, { value: { [name]() { return undefined; } }[name ], writable: false, enumerable: false, configurable: false });
+    defineProperty(callSitePrototype, name, {
+      value: {
+        [name]() {
+          return undefined;
+        },
+      }[name ],
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
   }
 })();
 
@@ -102,7 +217,12 @@ for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance'
 const stringifyRunsIndexSetters = (() => {
   const arrayPrototype = Array.prototype;
   let ran = false;
-  defineProperty(arrayPrototype, '0', { set() { ran = true; }, configurable: true });
+  defineProperty(arrayPrototype, '0', {
+    set() {
+      ran = true;
+    },
+    configurable: true,
+  });
   try {
     jsonStringify([[]]);
   } finally {
@@ -114,12 +234,16 @@ const stringifyRunsIndexSetters = (() => {
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 function hasIndexKey(object) {
   const keys = reflectOwnKeys(object);
-  for (let index = 0; index < keys.length; index++) { const key = keys[index]; if (typeof key === 'string' && regExpTest(INDEX_KEY, key)) return true; }
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    if (typeof key === 'string' && regExpTest(INDEX_KEY, key)) return true;
+  }
   return false;
 }
 /** JSON.stringify(value), or with \`refuse\` a function anywhere in it throws NOT_JSON (see serializeResult). */
 function stringifyJson(value, refuse) {
-  if (!stringifyRunsIndexSetters || !(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype))) return refuse ? serializeResult(value) : jsonStringify(value);
+  if (!stringifyRunsIndexSetters || !(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype)))
+    return refuse ? serializeResult(value) : jsonStringify(value);
   return stringifyWithoutSetters(value, refuse);
 }
 /** JSON.stringify's algorithm (no replacer, no indent), keeping its own state in own properties only. */
@@ -131,17 +255,49 @@ function stringifyWithoutSetters(value, refuse) {
       if (typeof toJSON === 'function') value = reflectApply(toJSON, value, [key]);
     }
     if (typeof value === 'object' && value !== null) {
-      if (safe(() => { numberValueOf(value); return true; }, false)) value = NumberConstructor(value);
-      else if (safe(() => { stringValueOf(value); return true; }, false)) value = StringConstructor(value);
-      else if (safe(() => { booleanValueOf(value); return true; }, false)) value = booleanValueOf(value);
-      else if (safe(() => { bigIntValueOf(value); return true; }, false)) value = bigIntValueOf(value);
+      if (
+        safe(() => {
+          numberValueOf(value);
+          return true;
+        }, false)
+      )
+        value = NumberConstructor(value);
+      else if (
+        safe(() => {
+          stringValueOf(value);
+          return true;
+        }, false)
+      )
+        value = StringConstructor(value);
+      else if (
+        safe(() => {
+          booleanValueOf(value);
+          return true;
+        }, false)
+      )
+        value = booleanValueOf(value);
+      else if (
+        safe(() => {
+          bigIntValueOf(value);
+          return true;
+        }, false)
+      )
+        value = bigIntValueOf(value);
     }
     switch (typeof value) {
-      case 'string': case 'number': case 'boolean': return jsonStringify(value);
-      case 'bigint': throw new TypeErrorConstructor('BigInt value can\\'t be serialized in JSON');
-      case 'function': if (refuse) throw NOT_JSON; return undefined;
-      case 'object': break;
-      default: return undefined;
+      case 'string':
+      case 'number':
+      case 'boolean':
+        return jsonStringify(value);
+      case 'bigint':
+        throw new TypeErrorConstructor("BigInt value can't be serialized in JSON");
+      case 'function':
+        if (refuse) throw NOT_JSON;
+        return undefined;
+      case 'object':
+        break;
+      default:
+        return undefined;
     }
     if (value === null) return 'null';
     if (arrayIncludes(ancestors, value)) throw new TypeErrorConstructor('circular reference');
@@ -159,7 +315,8 @@ function stringifyWithoutSetters(value, refuse) {
       out = '{';
       const keys = objectKeys(value);
       for (let index = 0; index < keys.length; index++) {
-        const key = keys[index], item = walk(value, key, (value )[key]);
+        const key = keys[index],
+          item = walk(value, key, (value )[key]);
         if (item !== undefined) out += (out === '{' ? '' : ',') + jsonStringify(key) + ':' + item;
       }
       out += '}';
@@ -177,11 +334,14 @@ function stringifyWithoutSetters(value, refuse) {
  */
 function nestsDeeper(value, limit) {
   if (typeof value !== 'object' || value === null) return false;
-  const values = [value], depths = [1], seen = new MapConstructor();
+  const values = [value],
+    depths = [1],
+    seen = new MapConstructor();
   let count = 1;
   while (count > 0) {
     count--;
-    const current = values[count], depth = depths[count];
+    const current = values[count],
+      depth = depths[count];
     if (depth > limit) return true;
     if (mapGet(seen, current) === true) continue;
     mapSet(seen, current, true);
@@ -199,19 +359,24 @@ function nestsDeeper(value, limit) {
   return false;
 }
 
-
 // The slow path, only to say where a result stops being JSON data once the fast path refused it.
 function findNonJson(value, path, stack) {
   switch (typeof value) {
-    case 'bigint': return path + ' is a BigInt; convert it with String() or Number()';
-    case 'function': return path + ' is a function; return data, not functions';
-    case 'symbol': return path + ' is a symbol';
-    case 'object': break;
-    default: return undefined;
+    case 'bigint':
+      return path + ' is a BigInt; convert it with String() or Number()';
+    case 'function':
+      return path + ' is a function; return data, not functions';
+    case 'symbol':
+      return path + ' is a symbol';
+    case 'object':
+      break;
+    default:
+      return undefined;
   }
   if (value === null) return undefined;
   if (arrayIncludes(stack, value)) return path + ' is a circular reference';
-  if (typeof (value ).toJSON === 'function') return findNonJson((value ).toJSON(), path, stack);
+  if (typeof (value ).toJSON === 'function')
+    return findNonJson((value ).toJSON(), path, stack);
   const inner = copyWith(stack, value);
   if (isArray(value)) {
     for (let index = 0; index < value.length; index++) {
@@ -240,8 +405,12 @@ function refuseNonJson(_key, value) {
 // throws. A symbol nested in the result is dropped as JSON.stringify drops it. A program that locked
 // Function.prototype.toJSON gets the replacer. (In a closure: the names stay out of the bootstrap's scope.)
 const serializeResult = (() => {
-  const functionPrototype = Function.prototype, describeOwn = Object.getOwnPropertyDescriptor, deleteOwn = Reflect.deleteProperty;
-  const refuseFunction = function toJSON() { throw NOT_JSON; };
+  const functionPrototype = Function.prototype,
+    describeOwn = Object.getOwnPropertyDescriptor,
+    deleteOwn = Reflect.deleteProperty;
+  const refuseFunction = function toJSON() {
+    throw NOT_JSON;
+  };
   return (value) => {
     if (typeof value === 'symbol') throw NOT_JSON;
     const previous = describeOwn(functionPrototype, 'toJSON');
@@ -262,7 +431,6 @@ const serializeResult = (() => {
     }
   };
 })();
-
 // src/helpers.ts
 // Not Array.prototype.push: it would run a setter the program put on Array.prototype[n].
 function append(array, item) {
@@ -271,7 +439,8 @@ function append(array, item) {
 
 function copyWith(items, item) {
   const copy = [];
-  for (let index = 0; index < items.length; index++) defineProperty(copy, index, { value: items[index], writable: true, enumerable: true, configurable: true });
+  for (let index = 0; index < items.length; index++)
+    defineProperty(copy, index, { value: items[index], writable: true, enumerable: true, configurable: true });
   defineProperty(copy, items.length, { value: item, writable: true, enumerable: true, configurable: true });
   return copy;
 }
@@ -280,8 +449,13 @@ function own(object, key) {
   return typeof object === 'object' && object !== null && hasOwn(object, key) ? (object )[key] : undefined;
 }
 
-function safe(read, fallback) { try { return read(); } catch { return fallback; } }
-
+function safe(read, fallback) {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
 
 // ---------------------------------------------------------------- helpers
 function installGlobal(name, value) {
@@ -294,14 +468,17 @@ function defineData(target, key, value) {
   defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 function requireArguments(name, given, needed) {
-  if (given < needed) throw new TypeErrorConstructor(name + ': ' + needed + ' argument' + (needed === 1 ? '' : 's') + ' required, but only ' + given + ' present');
+  if (given < needed)
+    throw new TypeErrorConstructor(
+      name + ': ' + needed + ' argument' + (needed === 1 ? '' : 's') + ' required, but only ' + given + ' present',
+    );
 }
 /** WebIDL USVString: a string with each lone surrogate replaced by U+FFFD. */
 function toUsvString(value) {
   const text = StringConstructor(value);
   for (let index = 0; index < text.length; index++) {
     const unit = charCodeAt(text, index);
-    if (unit >= 0xD800 && unit <= 0xDFFF) return wellFormed(text);
+    if (unit >= 0xd800 && unit <= 0xdfff) return wellFormed(text);
   }
   return text;
 }
@@ -309,12 +486,12 @@ function wellFormed(text) {
   const units = new Uint16ArrayConstructor(text.length);
   for (let index = 0; index < text.length; index++) {
     const unit = charCodeAt(text, index);
-    if (unit >= 0xD800 && unit <= 0xDBFF && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xFC00) === 0xDC00) {
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xfc00) === 0xdc00) {
       units[index] = unit;
       units[index + 1] = charCodeAt(text, index + 1);
       index++;
     } else {
-      units[index] = unit >= 0xD800 && unit <= 0xDFFF ? 0xFFFD : unit;
+      units[index] = unit >= 0xd800 && unit <= 0xdfff ? 0xfffd : unit;
     }
   }
   return unitsToString(units, text.length);
@@ -326,7 +503,8 @@ const STRING_CHUNK = 8192;
  * list is read without the TypedArray.prototype getters a program may have replaced.
  */
 function unitsToString(units, count) {
-  const buffer = typedArrayBuffer(units), offset = typedArrayByteOffset(units);
+  const buffer = typedArrayBuffer(units),
+    offset = typedArrayByteOffset(units);
   let text = '';
   for (let start = 0; start < count; start += STRING_CHUNK) {
     const length = count - start < STRING_CHUNK ? count - start : STRING_CHUNK;
@@ -338,7 +516,8 @@ function unitsToString(units, count) {
 }
 /** A Uint8Array over the bytes of an ArrayBuffer or a view, or undefined when \`source\` is neither. */
 function bytesOf(source) {
-  if (typedArrayTag(source) !== undefined) return new Uint8ArrayConstructor(typedArrayBuffer(source), typedArrayByteOffset(source), typedArrayByteLength(source));
+  if (typedArrayTag(source) !== undefined)
+    return new Uint8ArrayConstructor(typedArrayBuffer(source), typedArrayByteOffset(source), typedArrayByteLength(source));
   try {
     return new Uint8ArrayConstructor(dataViewBuffer(source), dataViewByteOffset(source), dataViewByteLength(source));
   } catch {
@@ -351,17 +530,23 @@ function bytesOf(source) {
     return undefined;
   }
 }
-
 // src/console.ts
 function inspect(value, depth, seen) {
   switch (typeof value) {
-    case 'string': return depth === 0 ? value : jsonStringify(value);
-    case 'bigint': return StringConstructor(value) + 'n';
-    case 'symbol': return safe(() => symbolToString(value), 'Symbol()');
-    case 'function': return safe(() => regExpTest(CLASS_SOURCE, functionToString(value)), false)
-      ? '[class ' + (safe(() => value.name, '') || 'anonymous') + ']' : '[Function: ' + (safe(() => value.name, '') || 'anonymous') + ']';
-    case 'object': break;
-    default: return StringConstructor(value);
+    case 'string':
+      return depth === 0 ? value : jsonStringify(value);
+    case 'bigint':
+      return StringConstructor(value) + 'n';
+    case 'symbol':
+      return safe(() => symbolToString(value), 'Symbol()');
+    case 'function':
+      return safe(() => regExpTest(CLASS_SOURCE, functionToString(value)), false)
+        ? '[class ' + (safe(() => value.name, '') || 'anonymous') + ']'
+        : '[Function: ' + (safe(() => value.name, '') || 'anonymous') + ']';
+    case 'object':
+      break;
+    default:
+      return StringConstructor(value);
   }
   if (value === null) return 'null';
   if (arrayIncludes(seen, value)) return '[Circular]';
@@ -380,12 +565,14 @@ function inspect(value, depth, seen) {
   }
   if (isMap(value)) {
     const iterator = mapEntries(value);
-    for (let step = iteratorNext(iterator); !step.done && items.length < 100; step = iteratorNext(iterator)) append(items, show(step.value[0]) + ' => ' + show(step.value[1]));
+    for (let step = iteratorNext(iterator); !step.done && items.length < 100; step = iteratorNext(iterator))
+      append(items, show(step.value[0]) + ' => ' + show(step.value[1]));
     return 'Map(' + mapSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
   if (isSet(value)) {
     const iterator = setValues(value);
-    for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator)) append(items, show(step.value));
+    for (let step = setIteratorNext(iterator); !step.done && items.length < 100; step = setIteratorNext(iterator))
+      append(items, show(step.value));
     return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
   // URL and URLSearchParams keep their state out of sight (see url.ts): shown by it.
@@ -394,10 +581,18 @@ function inspect(value, depth, seen) {
   const keys = objectKeys(value);
   for (let index = 0; index < keys.length && index < 100; index++) {
     const key = keys[index];
-    append(items, (regExpTest(IDENTIFIER, key) ? key : jsonStringify(key)) + ': ' + safe(() => show((value )[key]), '[Getter threw]'));
+    append(
+      items,
+      (regExpTest(IDENTIFIER, key) ? key : jsonStringify(key)) +
+        ': ' +
+        safe(() => show((value )[key]), '[Getter threw]'),
+    );
   }
   if (keys.length > 100) append(items, '... ' + (keys.length - 100) + ' more keys');
-  const constructorName = safe(() => (getPrototypeOf(value) )?.constructor?.name, undefined);
+  const constructorName = safe(
+    () => (getPrototypeOf(value) )?.constructor?.name,
+    undefined,
+  );
   const prefix = typeof constructorName === 'string' && constructorName !== 'Object' ? constructorName + ' ' : '';
   return prefix + (items.length === 0 ? '{}' : '{ ' + arrayJoin(items, ', ') + ' }');
 }
@@ -405,15 +600,23 @@ function inspect(value, depth, seen) {
 function logger(level) {
   return (...values) => {
     const parts = [];
-    for (let index = 0; index < values.length; index++) append(parts, safe(() => inspect(values[index], 0, []), '[unformattable]'));
+    for (let index = 0; index < values.length; index++)
+      append(
+        parts,
+        safe(() => inspect(values[index], 0, []), '[unformattable]'),
+      );
     if (!writeLog(level, arrayJoin(parts, ' '))) throw new RangeErrorConstructor('console output passed the output limit of this run');
   };
 }
 const consoleObject = ObjectFreeze({
-  log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug'), trace: logger('debug'),
+  log: logger('log'),
+  info: logger('info'),
+  warn: logger('warn'),
+  error: logger('error'),
+  debug: logger('debug'),
+  trace: logger('debug'),
 });
 defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
-
 // src/calls.ts
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
 // \`callSites\`: the engine appends no awaiting frames to an error made after an await (QuickJS), so
@@ -433,14 +636,27 @@ defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false,
 
 
 
+
+
+
+
+
+
+
 // eslint-disable-next-line prefer-const -- run() (run.ts) sets it
 let settings = ownSettings(undefined);
 // The host's settings as a null-prototype copy of their own fields, of the right types (a missing or
 // mistyped one counts as none): a getter the program puts on Object.prototype later must never be
 // what a read of a field finds, and nothing of the program's runs when one is read.
 function ownSettings(from) {
-  const number = (key) => { const value = own(from, key); return typeof value === 'number' ? value : 0; };
-  const text = (key) => { const value = own(from, key); return typeof value === 'string' ? value : ''; };
+  const number = (key) => {
+    const value = own(from, key);
+    return typeof value === 'number' ? value : 0;
+  };
+  const text = (key) => {
+    const value = own(from, key);
+    return typeof value === 'string' ? value : '';
+  };
   const copy = {
     __proto__: null,
     maxCalls: number('maxCalls'),
@@ -471,7 +687,13 @@ function replaceAll(text, token, replacement) {
   return out + text;
 }
 function fill(template, capability, fn, size) {
-  return jsonParse(replaceAll(replaceAll(replaceAll(template, '{capability}', inJson(capability)), '{function}', inJson(fn)), '{size}', StringConstructor(size)));
+  return jsonParse(
+    replaceAll(
+      replaceAll(replaceAll(template, '{capability}', inJson(capability)), '{function}', inJson(fn)),
+      '{size}',
+      StringConstructor(size),
+    ),
+  );
 }
 
 // Sends one call and returns the promise of its outcome. Not async: the arguments' JSON must not stay
@@ -485,12 +707,23 @@ function dispatch(capability, fn, args, resultMode) {
     }
     json = stringifyJson(args === undefined ? null : args, false);
   } catch (cause) {
-    throw invalidArguments(capability, fn, 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor((cause ).message), 'unknown reason'));
+    throw invalidArguments(
+      capability,
+      fn,
+      'arguments of ' +
+        capability +
+        '.' +
+        fn +
+        ' are not JSON-serialisable: ' +
+        safe(() => StringConstructor((cause ).message), 'unknown reason'),
+    );
   }
   if (json === undefined) json = 'null';
   const id = ++nextId;
   let resolveOutcome;
-  const outcome = new PromiseConstructor((resolve) => { resolveOutcome = resolve; });
+  const outcome = new PromiseConstructor((resolve) => {
+    resolveOutcome = resolve;
+  });
   mapSet(pending, id, resolveOutcome);
   // A UTF-8 byte per character at least: text longer than the limit never crosses to the host.
   if (json.length > settings.maxArgumentBytes) settle(id, false, fill(settings.argumentLimitError, capability, fn, json.length));
@@ -507,7 +740,8 @@ function invalidArguments(capability, fn, message) {
   const record = ObjectFreeze({ code: 'INVALID_ARGUMENTS', capability, function: fn });
   const fields = { code: record.code, capability, function: fn };
   const keys = objectKeys(fields);
-  for (let index = 0; index < keys.length; index++) defineProperty(error, keys[index], { value: fields[keys[index]], writable: true, enumerable: true, configurable: true });
+  for (let index = 0; index < keys.length; index++)
+    defineProperty(error, keys[index], { value: fields[keys[index]], writable: true, enumerable: true, configurable: true });
   weakMapSet(toolErrors, error, record);
   return error;
 }
@@ -520,23 +754,46 @@ async function call(capability, fn, args, resultMode) {
   const site = settings.callSites === true ? new ErrorConstructor() : undefined;
   const outcome = await dispatch(capability, fn, args, resultMode);
   // A program that patched Promise.prototype can settle this await itself: only records settle() made count.
-  if (weakMapGet(outcomes, outcome) !== true) throw new TypeErrorConstructor('the sandbox refused a capability result it did not receive from the host (Promise internals were modified)');
+  if (weakMapGet(outcomes, outcome) !== true)
+    throw new TypeErrorConstructor(
+      'the sandbox refused a capability result it did not receive from the host (Promise internals were modified)',
+    );
   if (outcome.ok) return outcome.payload;
   // The host's error data, read as own properties only: a getter the program put on Object.prototype
   // must not fill in a missing field.
   const payload = outcome.payload;
   const data = own(payload, 'data');
-  const field = (name, fallback) => { const value = own(data, name); return typeof value === 'string' ? value : fallback; };
+  const field = (name, fallback) => {
+    const value = own(data, name);
+    return typeof value === 'string' ? value : fallback;
+  };
   const error = new ErrorConstructor(StringConstructor(own(payload, 'message')));
-  const record = ObjectFreeze({ code: field('code', 'TOOL_FAILED'), capability: field('capability', capability), function: field('function', fn) });
+  const record = ObjectFreeze({
+    code: field('code', 'TOOL_FAILED'),
+    capability: field('capability', capability),
+    function: field('function', fn),
+  });
   const details = own(data, 'details');
-  const fields = { name: 'ToolCallError', code: record.code, capability: record.capability, function: record.function, details };
+  const fields = {
+    name: 'ToolCallError',
+    code: record.code,
+    capability: record.capability,
+    function: record.function,
+    details,
+  };
   const keys = objectKeys(fields);
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index];
-    if (fields[key] !== undefined) defineProperty(error, key, { value: fields[key], writable: true, enumerable: key !== 'name', configurable: true });
+    if (fields[key] !== undefined)
+      defineProperty(error, key, { value: fields[key], writable: true, enumerable: key !== 'name', configurable: true });
   }
-  if (site !== undefined) defineProperty(error, 'stack', { value: programStack(safe(() => site.stack, '')), writable: true, enumerable: false, configurable: true });
+  if (site !== undefined)
+    defineProperty(error, 'stack', {
+      value: programStack(safe(() => site.stack, '')),
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   weakMapSet(toolErrors, error, record);
   throw error;
 }
@@ -574,17 +831,36 @@ function deliver(batch) {
     settle(reply[0], reply[1], reply[2]);
   }
 }
-
 // src/run.ts
 function describeError(thrown) {
-  const isError = safe(() => thrown instanceof ErrorConstructor || (typeof thrown === 'object' && thrown !== null && typeof (thrown ).stack === 'string'), false);
+  const isError = safe(
+    () =>
+      thrown instanceof ErrorConstructor ||
+      (typeof thrown === 'object' && thrown !== null && typeof (thrown ).stack === 'string'),
+    false,
+  );
   if (!isError) {
-    return { __proto__: null, name: 'ThrownValue', code: 'RUNTIME_ERROR', message: 'the program threw a non-Error value: ' + safe(() => inspect(thrown, 1, []), '[unreadable]') };
+    return {
+      __proto__: null,
+      name: 'ThrownValue',
+      code: 'RUNTIME_ERROR',
+      message: 'the program threw a non-Error value: ' + safe(() => inspect(thrown, 1, []), '[unreadable]'),
+    };
   }
   const error = thrown ;
-  const text = (read, fallback) => safe(() => { const value = read(); return typeof value === 'string' ? value : fallback; }, fallback);
+  const text = (read, fallback) =>
+    safe(() => {
+      const value = read();
+      return typeof value === 'string' ? value : fallback;
+    }, fallback);
   // Null prototypes: JSON.stringify must not find a toJSON the program put on Object.prototype.
-  const description = { __proto__: null, name: text(() => error.name, 'Error'), message: text(() => error.message, ''), stack: text(() => error.stack, undefined), code: 'RUNTIME_ERROR' };
+  const description = {
+    __proto__: null,
+    name: text(() => error.name, 'Error'),
+    message: text(() => error.message, ''),
+    stack: text(() => error.stack, undefined),
+    code: 'RUNTIME_ERROR',
+  };
   const tool = weakMapGet(toolErrors, thrown ) ;
   if (tool !== undefined) {
     description.code = tool.code;
@@ -608,27 +884,73 @@ async function run(main, runSettings) {
   try {
     const maxJsonDepth = settings.maxJsonDepth;
     if (maxJsonDepth > 0 && nestsDeeper(value, maxJsonDepth)) {
-      complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: it nests too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox returns)' }, false));
+      complete(
+        false,
+        stringifyJson(
+          {
+            __proto__: null,
+            name: 'ResultError',
+            code: 'RESULT_NOT_SERIALIZABLE',
+            message:
+              'the result is not JSON-serialisable: it nests too deeply (more than ' +
+              maxJsonDepth +
+              ' levels, the most the sandbox returns)',
+          },
+          false,
+        ),
+      );
       return;
     }
     json = stringifyJson(value, true);
   } catch (thrown) {
     const where = safe(() => findNonJson(value, '$', []), undefined);
-    const reason = where !== undefined ? where : thrown === NOT_JSON ? 'it holds a function or symbol' : safe(() => StringConstructor((thrown ).message), 'unknown reason');
-    complete(false, stringifyJson({ __proto__: null, name: 'ResultError', code: 'RESULT_NOT_SERIALIZABLE', message: 'the result is not JSON-serialisable: ' + reason }, false));
+    const reason =
+      where !== undefined
+        ? where
+        : thrown === NOT_JSON
+          ? 'it holds a function or symbol'
+          : safe(() => StringConstructor((thrown ).message), 'unknown reason');
+    complete(
+      false,
+      stringifyJson(
+        {
+          __proto__: null,
+          name: 'ResultError',
+          code: 'RESULT_NOT_SERIALIZABLE',
+          message: 'the result is not JSON-serialisable: ' + reason,
+        },
+        false,
+      ),
+    );
     return;
   }
   complete(true, json === undefined ? 'null' : json);
 }
-
 // src/dom-exception.ts
 // ---------------------------------------------------------------- DOMException
 const DOM_EXCEPTION_CODES = {
-  __proto__: null, IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5,
-  NoModificationAllowedError: 7, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12,
-  InvalidModificationError: 13, NamespaceError: 14, InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18,
-  NetworkError: 19, AbortError: 20, URLMismatchError: 21, QuotaExceededError: 22, TimeoutError: 23,
-  InvalidNodeTypeError: 24, DataCloneError: 25,
+  __proto__: null,
+  IndexSizeError: 1,
+  HierarchyRequestError: 3,
+  WrongDocumentError: 4,
+  InvalidCharacterError: 5,
+  NoModificationAllowedError: 7,
+  NotFoundError: 8,
+  NotSupportedError: 9,
+  InvalidStateError: 11,
+  SyntaxError: 12,
+  InvalidModificationError: 13,
+  NamespaceError: 14,
+  InvalidAccessError: 15,
+  TypeMismatchError: 17,
+  SecurityError: 18,
+  NetworkError: 19,
+  AbortError: 20,
+  URLMismatchError: 21,
+  QuotaExceededError: 22,
+  TimeoutError: 23,
+  InvalidNodeTypeError: 24,
+  DataCloneError: 25,
 };
 class DOMException extends ErrorConstructor {
   constructor(message = '', name = 'Error') {
@@ -640,14 +962,23 @@ class DOMException extends ErrorConstructor {
   }
 }
 installGlobal('DOMException', DOMException);
-
 // src/timers.ts
 // ---------------------------------------------------------------- timers
-const MAX_PENDING_TIMERS = TIMER_LIMITS.maxPending, MAX_TIMERS_PER_RUN = TIMER_LIMITS.maxPerRun, MAX_TIMER_DELAY = TIMER_LIMITS.maxDelayMs;
+const MAX_PENDING_TIMERS = TIMER_LIMITS.maxPending,
+  MAX_TIMERS_PER_RUN = TIMER_LIMITS.maxPerRun,
+  MAX_TIMER_DELAY = TIMER_LIMITS.maxDelayMs;
 /** A pending timer of the program. */
 
+
+
+
+
+
+
 const timers = new MapConstructor();
-let timersCreated = 0, lastTimerId = 0, timerNesting = 0;
+let timersCreated = 0,
+  lastTimerId = 0,
+  timerNesting = 0;
 
 function timerLimitError(message) {
   const error = new RangeErrorConstructor(message);
@@ -663,16 +994,27 @@ function timerDelay(timeout, nesting) {
   return nesting > 5 && delay < 4 ? 4 : delay;
 }
 function startTimer(kind, handler, timeout, args, repeat) {
-  if (typeof handler !== 'function') throw new TypeErrorConstructor(kind + ' takes a function to call; the sandbox does not evaluate strings of code');
+  if (typeof handler !== 'function')
+    throw new TypeErrorConstructor(kind + ' takes a function to call; the sandbox does not evaluate strings of code');
   // The delay first: converting it may run the program's valueOf, which may start timers itself. The
   // limits are checked after that, right before this timer is counted, so none is passed.
   const nesting = timerNesting + 1;
   const delay = timerDelay(timeout, nesting);
   if (mapSize(timers) >= MAX_PENDING_TIMERS) {
-    throw timerLimitError(kind + ': ' + MAX_PENDING_TIMERS + ' timers are already pending in this run, the sandbox\\'s limit; clear the ones you no longer need (clearTimeout, clearInterval) or wait for some to fire');
+    throw timerLimitError(
+      kind +
+        ': ' +
+        MAX_PENDING_TIMERS +
+        " timers are already pending in this run, the sandbox's limit; clear the ones you no longer need (clearTimeout, clearInterval) or wait for some to fire",
+    );
   }
   if (timersCreated >= MAX_TIMERS_PER_RUN) {
-    throw timerLimitError(kind + ': this run already created ' + MAX_TIMERS_PER_RUN + ' timers, the sandbox\\'s limit per run; wait with fewer, longer timers (or one setInterval) instead');
+    throw timerLimitError(
+      kind +
+        ': this run already created ' +
+        MAX_TIMERS_PER_RUN +
+        " timers, the sandbox's limit per run; wait with fewer, longer timers (or one setInterval) instead",
+    );
   }
   const id = ++lastTimerId;
   timersCreated++;
@@ -685,10 +1027,18 @@ function stopTimer(id) {
   timerHost(false, id, 0, false);
 }
 // Named functions, as in a browser (setTimeout.name is 'setTimeout').
-function setTimeout(handler, timeout = 0, ...args) { return startTimer('setTimeout', handler, timeout, args, false); }
-function setInterval(handler, timeout = 0, ...args) { return startTimer('setInterval', handler, timeout, args, true); }
-function clearTimeout(id) { stopTimer(id); }
-function clearInterval(id) { stopTimer(id); }
+function setTimeout(handler, timeout = 0, ...args) {
+  return startTimer('setTimeout', handler, timeout, args, false);
+}
+function setInterval(handler, timeout = 0, ...args) {
+  return startTimer('setInterval', handler, timeout, args, true);
+}
+function clearTimeout(id) {
+  stopTimer(id);
+}
+function clearInterval(id) {
+  stopTimer(id);
+}
 installGlobal('setTimeout', setTimeout);
 installGlobal('setInterval', setInterval);
 installGlobal('clearTimeout', clearTimeout);
@@ -735,24 +1085,28 @@ function queueMicrotask(callback) {
   runMicrotask(callback );
 }
 installGlobal('queueMicrotask', queueMicrotask);
-
 // src/base64.ts
 // ---------------------------------------------------------------- atob / btoa (forgiving-base64)
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const BASE64_VALUES = new Int16Array(128).fill(-1);
 for (let index = 0; index < 64; index++) BASE64_VALUES[charCodeAt(BASE64_ALPHABET, index)] = index;
-const isAsciiWhitespace = (unit) => unit === 0x20 || unit === 0x09 || unit === 0x0A || unit === 0x0C || unit === 0x0D;
+const isAsciiWhitespace = (unit) => unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d;
 
 function atob(data) {
   requireArguments('atob', arguments.length, 1);
   const text = StringConstructor(data);
   const invalid = () => new DOMException('atob: the string to decode is not correctly encoded base64', 'InvalidCharacterError');
   const sextets = new Uint8ArrayConstructor(text.length);
-  let length = 0, padding = 0;
+  let length = 0,
+    padding = 0;
   for (let index = 0; index < text.length; index++) {
     const unit = charCodeAt(text, index);
     if (isAsciiWhitespace(unit)) continue;
-    if (unit === 0x3D) { padding++; length++; continue; }
+    if (unit === 0x3d) {
+      padding++;
+      length++;
+      continue;
+    }
     // Only padding may follow padding, and only two of it (checked below).
     if (padding > 0 || unit >= 128 || BASE64_VALUES[unit] < 0) throw invalid();
     sextets[length++] = BASE64_VALUES[unit];
@@ -762,14 +1116,16 @@ function atob(data) {
     length -= padding;
   }
   if (length % 4 === 1) throw invalid();
-  const units = new Uint16ArrayConstructor(mathFloor(length * 3 / 4));
-  let count = 0, bits = 0, buffered = 0;
+  const units = new Uint16ArrayConstructor(mathFloor((length * 3) / 4));
+  let count = 0,
+    bits = 0,
+    buffered = 0;
   for (let index = 0; index < length; index++) {
     bits = (bits << 6) | sextets[index];
     buffered += 6;
     if (buffered >= 8) {
       buffered -= 8;
-      units[count++] = (bits >> buffered) & 0xFF;
+      units[count++] = (bits >> buffered) & 0xff;
     }
   }
   return unitsToString(units, count);
@@ -777,23 +1133,25 @@ function atob(data) {
 function btoa(data) {
   requireArguments('btoa', arguments.length, 1);
   const text = StringConstructor(data);
-  const units = new Uint16ArrayConstructor(((text.length + 2) / 3 | 0) * 4);
+  const units = new Uint16ArrayConstructor((((text.length + 2) / 3) | 0) * 4);
   let count = 0;
   for (let index = 0; index < text.length; index += 3) {
     const remaining = text.length - index;
-    const a = charCodeAt(text, index), b = remaining > 1 ? charCodeAt(text, index + 1) : 0, c = remaining > 2 ? charCodeAt(text, index + 2) : 0;
-    if (a > 0xFF || b > 0xFF || c > 0xFF) throw new DOMException('btoa: the string to encode contains characters outside of the Latin1 range', 'InvalidCharacterError');
+    const a = charCodeAt(text, index),
+      b = remaining > 1 ? charCodeAt(text, index + 1) : 0,
+      c = remaining > 2 ? charCodeAt(text, index + 2) : 0;
+    if (a > 0xff || b > 0xff || c > 0xff)
+      throw new DOMException('btoa: the string to encode contains characters outside of the Latin1 range', 'InvalidCharacterError');
     const triple = (a << 16) | (b << 8) | c;
     units[count++] = charCodeAt(BASE64_ALPHABET, triple >> 18);
     units[count++] = charCodeAt(BASE64_ALPHABET, (triple >> 12) & 63);
-    units[count++] = remaining > 1 ? charCodeAt(BASE64_ALPHABET, (triple >> 6) & 63) : 0x3D;
-    units[count++] = remaining > 2 ? charCodeAt(BASE64_ALPHABET, triple & 63) : 0x3D;
+    units[count++] = remaining > 1 ? charCodeAt(BASE64_ALPHABET, (triple >> 6) & 63) : 0x3d;
+    units[count++] = remaining > 2 ? charCodeAt(BASE64_ALPHABET, triple & 63) : 0x3d;
   }
   return unitsToString(units, count);
 }
 installGlobal('atob', atob);
 installGlobal('btoa', btoa);
-
 // src/text-encoding.ts
 // ---------------------------------------------------------------- UTF-8, TextEncoder, TextDecoder
 function utf8Length(text) {
@@ -802,27 +1160,43 @@ function utf8Length(text) {
     const unit = charCodeAt(text, index);
     if (unit < 0x80) bytes += 1;
     else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xD800 && unit <= 0xDBFF && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xFC00) === 0xDC00) { bytes += 4; index++; }
-    else bytes += 3;
+    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
   }
   return bytes;
 }
 /** Writes UTF-8 (lone surrogates as U+FFFD) into \`target\` while whole characters fit; returns [units read, bytes written]. */
 function utf8Write(text, target, capacity) {
-  let read = 0, written = 0;
+  let read = 0,
+    written = 0;
   while (read < text.length) {
-    let point = charCodeAt(text, read), units = 1;
-    if (point >= 0xD800 && point <= 0xDFFF) {
+    let point = charCodeAt(text, read),
+      units = 1;
+    if (point >= 0xd800 && point <= 0xdfff) {
       const next = read + 1 < text.length ? charCodeAt(text, read + 1) : 0;
-      if (point <= 0xDBFF && (next & 0xFC00) === 0xDC00) { point = 0x10000 + ((point - 0xD800) << 10) + (next - 0xDC00); units = 2; }
-      else point = 0xFFFD;
+      if (point <= 0xdbff && (next & 0xfc00) === 0xdc00) {
+        point = 0x10000 + ((point - 0xd800) << 10) + (next - 0xdc00);
+        units = 2;
+      } else point = 0xfffd;
     }
     const size = point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
     if (written + size > capacity) break;
     if (size === 1) target[written] = point;
-    else if (size === 2) { target[written] = 0xC0 | (point >> 6); target[written + 1] = 0x80 | (point & 0x3F); }
-    else if (size === 3) { target[written] = 0xE0 | (point >> 12); target[written + 1] = 0x80 | ((point >> 6) & 0x3F); target[written + 2] = 0x80 | (point & 0x3F); }
-    else { target[written] = 0xF0 | (point >> 18); target[written + 1] = 0x80 | ((point >> 12) & 0x3F); target[written + 2] = 0x80 | ((point >> 6) & 0x3F); target[written + 3] = 0x80 | (point & 0x3F); }
+    else if (size === 2) {
+      target[written] = 0xc0 | (point >> 6);
+      target[written + 1] = 0x80 | (point & 0x3f);
+    } else if (size === 3) {
+      target[written] = 0xe0 | (point >> 12);
+      target[written + 1] = 0x80 | ((point >> 6) & 0x3f);
+      target[written + 2] = 0x80 | (point & 0x3f);
+    } else {
+      target[written] = 0xf0 | (point >> 18);
+      target[written + 1] = 0x80 | ((point >> 12) & 0x3f);
+      target[written + 2] = 0x80 | ((point >> 6) & 0x3f);
+      target[written + 3] = 0x80 | (point & 0x3f);
+    }
     written += size;
     read += units;
   }
@@ -837,34 +1211,55 @@ function utf8Encode(text) {
 function utf8Decode(bytes, fatal, ignoreBom) {
   const length = typedArrayLength(bytes);
   const units = new Uint16ArrayConstructor(length);
-  let count = 0, index = 0;
-  if (!ignoreBom && length >= 3 && bytes[0] === 0xEF && bytes[1] === 0xBB && bytes[2] === 0xBF) index = 3;
-  let point = 0, needed = 0, seen = 0, lower = 0x80, upper = 0xBF;
+  let count = 0,
+    index = 0;
+  if (!ignoreBom && length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) index = 3;
+  let point = 0,
+    needed = 0,
+    seen = 0,
+    lower = 0x80,
+    upper = 0xbf;
   const error = () => {
     if (fatal) throw new TypeErrorConstructor('TextDecoder: the encoded data is not valid UTF-8');
-    units[count++] = 0xFFFD;
+    units[count++] = 0xfffd;
   };
   for (; index < length; index++) {
     const byte = bytes[index];
     if (needed === 0) {
-      if (byte <= 0x7F) units[count++] = byte;
-      else if (byte >= 0xC2 && byte <= 0xDF) { needed = 1; point = byte & 0x1F; }
-      else if (byte >= 0xE0 && byte <= 0xEF) { if (byte === 0xE0) lower = 0xA0; if (byte === 0xED) upper = 0x9F; needed = 2; point = byte & 0x0F; }
-      else if (byte >= 0xF0 && byte <= 0xF4) { if (byte === 0xF0) lower = 0x90; if (byte === 0xF4) upper = 0x8F; needed = 3; point = byte & 0x07; }
-      else error();
+      if (byte <= 0x7f) units[count++] = byte;
+      else if (byte >= 0xc2 && byte <= 0xdf) {
+        needed = 1;
+        point = byte & 0x1f;
+      } else if (byte >= 0xe0 && byte <= 0xef) {
+        if (byte === 0xe0) lower = 0xa0;
+        if (byte === 0xed) upper = 0x9f;
+        needed = 2;
+        point = byte & 0x0f;
+      } else if (byte >= 0xf0 && byte <= 0xf4) {
+        if (byte === 0xf0) lower = 0x90;
+        if (byte === 0xf4) upper = 0x8f;
+        needed = 3;
+        point = byte & 0x07;
+      } else error();
       continue;
     }
     if (byte < lower || byte > upper) {
-      point = needed = seen = 0; lower = 0x80; upper = 0xBF;
+      point = needed = seen = 0;
+      lower = 0x80;
+      upper = 0xbf;
       error();
       index--; // the byte starts the next sequence
       continue;
     }
-    lower = 0x80; upper = 0xBF;
-    point = (point << 6) | (byte & 0x3F);
+    lower = 0x80;
+    upper = 0xbf;
+    point = (point << 6) | (byte & 0x3f);
     if (++seen !== needed) continue;
-    if (point > 0xFFFF) { point -= 0x10000; units[count++] = 0xD800 + (point >> 10); units[count++] = 0xDC00 + (point & 0x3FF); }
-    else units[count++] = point;
+    if (point > 0xffff) {
+      point -= 0x10000;
+      units[count++] = 0xd800 + (point >> 10);
+      units[count++] = 0xdc00 + (point & 0x3ff);
+    } else units[count++] = point;
     point = needed = seen = 0;
   }
   if (needed !== 0) error();
@@ -872,12 +1267,17 @@ function utf8Decode(bytes, fatal, ignoreBom) {
 }
 
 class TextEncoder {
-  get encoding() { return 'utf-8'; }
+  get encoding() {
+    return 'utf-8';
+  }
   // utf8Write turns lone surrogates into U+FFFD itself: no USVString pass needed.
-  encode(input = '') { return utf8Encode(StringConstructor(input)); }
+  encode(input = '') {
+    return utf8Encode(StringConstructor(input));
+  }
   encodeInto(source, destination) {
     requireArguments('TextEncoder.encodeInto', arguments.length, 2);
-    if (typedArrayTag(destination) !== 'Uint8Array') throw new TypeErrorConstructor('TextEncoder.encodeInto: the destination must be a Uint8Array');
+    if (typedArrayTag(destination) !== 'Uint8Array')
+      throw new TypeErrorConstructor('TextEncoder.encodeInto: the destination must be a Uint8Array');
     const done = utf8Write(StringConstructor(source), destination, typedArrayLength(destination));
     return { read: done[0], written: done[1] };
   }
@@ -888,6 +1288,9 @@ installGlobal('TextEncoder', TextEncoder);
 const UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
 /** TextDecoder → { fatal, ignoreBOM }. */
 
+
+
+
 const decoderStates = new WeakMapConstructor();
 function decoderState(decoder) {
   const state = weakMapGet(decoderStates, decoder) ;
@@ -895,13 +1298,14 @@ function decoderState(decoder) {
   return state;
 }
 function asciiLowerTrimmed(text) {
-  let start = 0, end = text.length;
+  let start = 0,
+    end = text.length;
   while (start < end && isAsciiWhitespace(charCodeAt(text, start))) start++;
   while (end > start && isAsciiWhitespace(charCodeAt(text, end - 1))) end--;
   let out = '';
   for (let index = start; index < end; index++) {
     const unit = charCodeAt(text, index);
-    out += fromCharCode(unit >= 0x41 && unit <= 0x5A ? unit + 32 : unit);
+    out += fromCharCode(unit >= 0x41 && unit <= 0x5a ? unit + 32 : unit);
   }
   return out;
 }
@@ -909,32 +1313,49 @@ class TextDecoder {
   constructor(label = 'utf-8', options = undefined) {
     const name = asciiLowerTrimmed(StringConstructor(label));
     if (!arrayIncludes(UTF8_LABELS, name)) {
-      throw new RangeErrorConstructor('TextDecoder: the encoding ' + jsonStringify(stringSlice(StringConstructor(label), 0, 64)) + ' is not supported in the sandbox; only UTF-8 is');
+      throw new RangeErrorConstructor(
+        'TextDecoder: the encoding ' +
+          jsonStringify(stringSlice(StringConstructor(label), 0, 64)) +
+          ' is not supported in the sandbox; only UTF-8 is',
+      );
     }
     // The defaults as a null-prototype object: a getter the program put on Object.prototype must not fill them in.
-    const given = options === undefined || options === null ? { __proto__: null }  : options;
+    const given =
+      options === undefined || options === null ? ({ __proto__: null } ) : options;
     weakMapSet(decoderStates, this, { __proto__: null, fatal: !!given.fatal, ignoreBOM: !!given.ignoreBOM } );
   }
-  get encoding() { decoderState(this); return 'utf-8'; }
-  get fatal() { return decoderState(this).fatal; }
-  get ignoreBOM() { return decoderState(this).ignoreBOM; }
+  get encoding() {
+    decoderState(this);
+    return 'utf-8';
+  }
+  get fatal() {
+    return decoderState(this).fatal;
+  }
+  get ignoreBOM() {
+    return decoderState(this).ignoreBOM;
+  }
   decode(input = undefined, options = undefined) {
     const state = decoderState(this);
     if (options !== undefined && options !== null && options.stream) {
-      throw new TypeErrorConstructor('TextDecoder.decode: streaming ({ stream: true }) is not supported in the sandbox; decode the whole input at once');
+      throw new TypeErrorConstructor(
+        'TextDecoder.decode: streaming ({ stream: true }) is not supported in the sandbox; decode the whole input at once',
+      );
     }
     const bytes = input === undefined ? new Uint8ArrayConstructor(0) : bytesOf(input);
-    if (bytes === undefined) throw new TypeErrorConstructor('TextDecoder.decode: the input must be an ArrayBuffer, a typed array or a DataView');
+    if (bytes === undefined)
+      throw new TypeErrorConstructor('TextDecoder.decode: the input must be an ArrayBuffer, a typed array or a DataView');
     return utf8Decode(bytes, state.fatal, state.ignoreBOM);
   }
 }
 tagPrototype(TextDecoder, 'TextDecoder');
 installGlobal('TextDecoder', TextDecoder);
-
 // src/url-search-params.ts
 // ---------------------------------------------------------------- URLSearchParams
 const HEX = '0123456789ABCDEF';
 /** URLSearchParams → { list: [name, value][], url: the URL whose query it mirrors, or undefined }. */
+
+
+
 
 
 const paramsStates = new WeakMapConstructor();
@@ -943,13 +1364,17 @@ function paramsState(params) {
   if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a URLSearchParams');
   return state;
 }
-const hexValue = (unit) => unit >= 0x30 && unit <= 0x39 ? unit - 0x30 : unit >= 0x41 && unit <= 0x46 ? unit - 0x37 : unit >= 0x61 && unit <= 0x66 ? unit - 0x57 : -1;
+const hexValue = (unit) =>
+  unit >= 0x30 && unit <= 0x39 ? unit - 0x30 : unit >= 0x41 && unit <= 0x46 ? unit - 0x37 : unit >= 0x61 && unit <= 0x66 ? unit - 0x57 : -1;
 /** A name or value of application/x-www-form-urlencoded text: '+' is a space, %XX a byte, the bytes UTF-8. */
 function formDecode(text, start, end) {
   let plain = true;
   for (let index = start; index < end; index++) {
     const unit = charCodeAt(text, index);
-    if (unit === 0x25 || unit === 0x2B || (unit >= 0xD800 && unit <= 0xDFFF)) { plain = false; break; }
+    if (unit === 0x25 || unit === 0x2b || (unit >= 0xd800 && unit <= 0xdfff)) {
+      plain = false;
+      break;
+    }
   }
   if (plain) return stringSlice(text, start, end);
   const bytes = utf8Encode(stringSlice(text, start, end));
@@ -958,10 +1383,18 @@ function formDecode(text, start, end) {
   let count = 0;
   for (let index = 0; index < length; index++) {
     const byte = bytes[index];
-    if (byte === 0x2B) { decoded[count++] = 0x20; continue; }
+    if (byte === 0x2b) {
+      decoded[count++] = 0x20;
+      continue;
+    }
     if (byte === 0x25 && index + 2 < length) {
-      const high = hexValue(bytes[index + 1]), low = hexValue(bytes[index + 2]);
-      if (high >= 0 && low >= 0) { decoded[count++] = high * 16 + low; index += 2; continue; }
+      const high = hexValue(bytes[index + 1]),
+        low = hexValue(bytes[index + 2]);
+      if (high >= 0 && low >= 0) {
+        decoded[count++] = high * 16 + low;
+        index += 2;
+        continue;
+      }
     }
     decoded[count++] = byte;
   }
@@ -989,7 +1422,16 @@ function formEncode(text) {
   for (let index = 0; index < length; index++) {
     const byte = bytes[index];
     if (byte === 0x20) out += '+';
-    else if ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte === 0x2A || byte === 0x2D || byte === 0x2E || byte === 0x5F) out += fromCharCode(byte);
+    else if (
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      byte === 0x2a ||
+      byte === 0x2d ||
+      byte === 0x2e ||
+      byte === 0x5f
+    )
+      out += fromCharCode(byte);
     else out += '%' + stringSlice(HEX, byte >> 4, (byte >> 4) + 1) + stringSlice(HEX, byte & 15, (byte & 15) + 1);
   }
   return out;
@@ -1025,13 +1467,18 @@ class URLSearchParams {
     if (init !== undefined && (typeof init === 'object' || typeof init === 'function') && init !== null) {
       const iterate = (init )[SymbolIterator];
       if (iterate !== undefined && iterate !== null) {
-        if (typeof iterate !== 'function') throw new TypeErrorConstructor('URLSearchParams: the init object\\'s Symbol.iterator is not a function');
+        if (typeof iterate !== 'function')
+          throw new TypeErrorConstructor("URLSearchParams: the init object's Symbol.iterator is not a function");
         // The program's own iterables, read the way it made them iterable.
         for (const pair of init ) {
           const items = [];
-          if (typeof pair !== 'object' || pair === null) throw new TypeErrorConstructor('URLSearchParams: each item of the init sequence must be a [name, value] pair');
+          if (typeof pair !== 'object' || pair === null)
+            throw new TypeErrorConstructor('URLSearchParams: each item of the init sequence must be a [name, value] pair');
           for (const item of pair ) append(items, toUsvString(item));
-          if (items.length !== 2) throw new TypeErrorConstructor('URLSearchParams: each pair of the init sequence must have exactly two items, a name and a value');
+          if (items.length !== 2)
+            throw new TypeErrorConstructor(
+              'URLSearchParams: each pair of the init sequence must have exactly two items, a name and a value',
+            );
           append(list, [items[0], items[1]]);
         }
       } else {
@@ -1040,16 +1487,19 @@ class URLSearchParams {
           const key = keys[index];
           if (typeof key !== 'string') continue;
           const descriptor = getOwnPropertyDescriptor(init, key);
-          if (descriptor !== undefined && descriptor.enumerable) append(list, [toUsvString(key), toUsvString((init )[key])]);
+          if (descriptor !== undefined && descriptor.enumerable)
+            append(list, [toUsvString(key), toUsvString((init )[key])]);
         }
       }
     } else if (init !== undefined) {
       const text = toUsvString(init);
-      list = parseForm(charCodeAt(text, 0) === 0x3F ? stringSlice(text, 1) : text);
+      list = parseForm(charCodeAt(text, 0) === 0x3f ? stringSlice(text, 1) : text);
     }
     weakMapSet(paramsStates, this, { __proto__: null, list, url: undefined } );
   }
-  get size() { return paramsState(this).list.length; }
+  get size() {
+    return paramsState(this).list.length;
+  }
   append(name, value) {
     requireArguments('URLSearchParams.append', arguments.length, 2);
     const state = paramsState(this);
@@ -1059,32 +1509,40 @@ class URLSearchParams {
   delete(name, value = undefined) {
     requireArguments('URLSearchParams.delete', arguments.length, 1);
     const state = paramsState(this);
-    const key = toUsvString(name), match = value === undefined ? undefined : toUsvString(value);
+    const key = toUsvString(name),
+      match = value === undefined ? undefined : toUsvString(value);
     state.list = without(state.list, (pair) => pair[0] !== key || (match !== undefined && pair[1] !== match));
     updateParams(state);
   }
   get(name) {
     requireArguments('URLSearchParams.get', arguments.length, 1);
-    const list = paramsState(this).list, key = toUsvString(name);
+    const list = paramsState(this).list,
+      key = toUsvString(name);
     for (let index = 0; index < list.length; index++) if (list[index][0] === key) return list[index][1];
     return null;
   }
   getAll(name) {
     requireArguments('URLSearchParams.getAll', arguments.length, 1);
-    const list = paramsState(this).list, key = toUsvString(name), values = [];
+    const list = paramsState(this).list,
+      key = toUsvString(name),
+      values = [];
     for (let index = 0; index < list.length; index++) if (list[index][0] === key) append(values, list[index][1]);
     return values;
   }
   has(name, value = undefined) {
     requireArguments('URLSearchParams.has', arguments.length, 1);
-    const list = paramsState(this).list, key = toUsvString(name), match = value === undefined ? undefined : toUsvString(value);
-    for (let index = 0; index < list.length; index++) if (list[index][0] === key && (match === undefined || list[index][1] === match)) return true;
+    const list = paramsState(this).list,
+      key = toUsvString(name),
+      match = value === undefined ? undefined : toUsvString(value);
+    for (let index = 0; index < list.length; index++)
+      if (list[index][0] === key && (match === undefined || list[index][1] === match)) return true;
     return false;
   }
   set(name, value) {
     requireArguments('URLSearchParams.set', arguments.length, 2);
     const state = paramsState(this);
-    const key = toUsvString(name), text = toUsvString(value);
+    const key = toUsvString(name),
+      text = toUsvString(value);
     let found = false;
     state.list = without(state.list, (pair) => {
       if (pair[0] !== key) return true;
@@ -1106,23 +1564,43 @@ class URLSearchParams {
     requireArguments('URLSearchParams.forEach', arguments.length, 1);
     if (typeof callback !== 'function') throw new TypeErrorConstructor('URLSearchParams.forEach takes a function');
     const state = paramsState(this);
-    for (let index = 0; index < state.list.length; index++) reflectApply(callback , thisArg, [state.list[index][1], state.list[index][0], this]);
+    for (let index = 0; index < state.list.length; index++)
+      reflectApply(callback , thisArg, [state.list[index][1], state.list[index][0], this]);
   }
-  *entries() { const state = paramsState(this); for (let index = 0; index < state.list.length; index++) yield [state.list[index][0], state.list[index][1]]; }
-  *keys() { const state = paramsState(this); for (let index = 0; index < state.list.length; index++) yield state.list[index][0]; }
-  *values() { const state = paramsState(this); for (let index = 0; index < state.list.length; index++) yield state.list[index][1]; }
-  toString() { return serializeForm(paramsState(this).list); }
+  *entries() {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield [state.list[index][0], state.list[index][1]];
+  }
+  *keys() {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield state.list[index][0];
+  }
+  *values() {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield state.list[index][1];
+  }
+  toString() {
+    return serializeForm(paramsState(this).list);
+  }
 }
-defineProperty(URLSearchParams.prototype, SymbolIterator, { value: URLSearchParams.prototype.entries, writable: true, enumerable: false, configurable: true });
+defineProperty(URLSearchParams.prototype, SymbolIterator, {
+  value: URLSearchParams.prototype.entries,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
 tagPrototype(URLSearchParams, 'URLSearchParams');
 installGlobal('URLSearchParams', URLSearchParams);
-
 // src/url.ts
 // ---------------------------------------------------------------- URL (parsed by the host's WHATWG parser)
-const URL_MAX_INPUT = URL_LIMITS.maxInputChars, URL_MAX_HREF = URL_LIMITS.maxHrefChars;
+const URL_MAX_INPUT = URL_LIMITS.maxInputChars,
+  URL_MAX_HREF = URL_LIMITS.maxHrefChars;
 const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
 /** URL → { parts: the host's components (see URL_PARTS), params: its URLSearchParams }. */
 /** The host's components of a URL, in the order of URL_PARTS. */
+
+
+
 
 
 const urlStates = new WeakMapConstructor();
@@ -1132,7 +1610,13 @@ function urlState(url) {
   return state;
 }
 function urlTooLong() {
-  return new RangeErrorConstructor('URL: an input is longer than ' + URL_MAX_INPUT + ' characters, or the URL it makes longer than ' + URL_MAX_HREF + ', the sandbox\\'s limits');
+  return new RangeErrorConstructor(
+    'URL: an input is longer than ' +
+      URL_MAX_INPUT +
+      ' characters, or the URL it makes longer than ' +
+      URL_MAX_HREF +
+      ", the sandbox's limits",
+  );
 }
 /** A URL input as a USVString; its length is checked first, so a huge one is never scanned or sent. */
 function urlInput(value) {
@@ -1193,30 +1677,78 @@ class URL {
     const parts = parseUrl(url, base);
     return parts === undefined ? null : newUrl(ObjectCreate(URL.prototype) , parts);
   }
-  get href() { return urlState(this).parts[0]; }
-  set href(value) { setUrlPart(this, 'href', value, true); }
-  get origin() { return urlState(this).parts[1]; }
-  get protocol() { return urlState(this).parts[2]; }
-  set protocol(value) { setUrlPart(this, 'protocol', value, true); }
-  get username() { return urlState(this).parts[3]; }
-  set username(value) { setUrlPart(this, 'username', value, true); }
-  get password() { return urlState(this).parts[4]; }
-  set password(value) { setUrlPart(this, 'password', value, true); }
-  get host() { return urlState(this).parts[5]; }
-  set host(value) { setUrlPart(this, 'host', value, true); }
-  get hostname() { return urlState(this).parts[6]; }
-  set hostname(value) { setUrlPart(this, 'hostname', value, true); }
-  get port() { return urlState(this).parts[7]; }
-  set port(value) { setUrlPart(this, 'port', value, true); }
-  get pathname() { return urlState(this).parts[8]; }
-  set pathname(value) { setUrlPart(this, 'pathname', value, true); }
-  get search() { return urlState(this).parts[9]; }
-  set search(value) { setUrlPart(this, 'search', value, true); }
-  get searchParams() { return urlState(this).params; }
-  get hash() { return urlState(this).parts[10]; }
-  set hash(value) { setUrlPart(this, 'hash', value, true); }
-  toString() { return urlState(this).parts[0]; }
-  toJSON() { return urlState(this).parts[0]; }
+  get href() {
+    return urlState(this).parts[0];
+  }
+  set href(value) {
+    setUrlPart(this, 'href', value, true);
+  }
+  get origin() {
+    return urlState(this).parts[1];
+  }
+  get protocol() {
+    return urlState(this).parts[2];
+  }
+  set protocol(value) {
+    setUrlPart(this, 'protocol', value, true);
+  }
+  get username() {
+    return urlState(this).parts[3];
+  }
+  set username(value) {
+    setUrlPart(this, 'username', value, true);
+  }
+  get password() {
+    return urlState(this).parts[4];
+  }
+  set password(value) {
+    setUrlPart(this, 'password', value, true);
+  }
+  get host() {
+    return urlState(this).parts[5];
+  }
+  set host(value) {
+    setUrlPart(this, 'host', value, true);
+  }
+  get hostname() {
+    return urlState(this).parts[6];
+  }
+  set hostname(value) {
+    setUrlPart(this, 'hostname', value, true);
+  }
+  get port() {
+    return urlState(this).parts[7];
+  }
+  set port(value) {
+    setUrlPart(this, 'port', value, true);
+  }
+  get pathname() {
+    return urlState(this).parts[8];
+  }
+  set pathname(value) {
+    setUrlPart(this, 'pathname', value, true);
+  }
+  get search() {
+    return urlState(this).parts[9];
+  }
+  set search(value) {
+    setUrlPart(this, 'search', value, true);
+  }
+  get searchParams() {
+    return urlState(this).params;
+  }
+  get hash() {
+    return urlState(this).parts[10];
+  }
+  set hash(value) {
+    setUrlPart(this, 'hash', value, true);
+  }
+  toString() {
+    return urlState(this).parts[0];
+  }
+  toJSON() {
+    return urlState(this).parts[0];
+  }
 }
 tagPrototype(URL, 'URL');
 installGlobal('URL', URL);
@@ -1228,17 +1760,22 @@ function inspectWebGlobal(value, show) {
   const params = weakMapGet(paramsStates, value) ;
   if (params === undefined) return undefined;
   const items = [];
-  for (let index = 0; index < params.list.length && index < 100; index++) append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));
+  for (let index = 0; index < params.list.length && index < 100; index++)
+    append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));
   return 'URLSearchParams { ' + arrayJoin(items, ', ') + ' }';
 }
-
 // src/structured-clone.ts
 // ---------------------------------------------------------------- structuredClone
 function dataCloneError(what) {
   return new DOMException('structuredClone: ' + what + ' could not be cloned', 'DataCloneError');
 }
 function brand(check, value) {
-  try { check(value ); return true; } catch { return false; }
+  try {
+    check(value );
+    return true;
+  } catch {
+    return false;
+  }
 }
 /**
  * HTML's structured clone, done in one walk with an explicit stack (a deep structure cannot overflow
@@ -1250,7 +1787,10 @@ function structuredClone(value, options = undefined) {
   if (options !== undefined && options !== null) {
     const transfer = options.transfer;
     if (transfer !== undefined && transfer !== null && transfer.length !== 0) {
-      throw new DOMException('structuredClone: transferring (the transfer option) is not supported in the sandbox; clone without it', 'DataCloneError');
+      throw new DOMException(
+        'structuredClone: transferring (the transfer option) is not supported in the sandbox; clone without it',
+        'DataCloneError',
+      );
     }
   }
   const copies = new MapConstructor();
@@ -1277,7 +1817,8 @@ function structuredClone(value, options = undefined) {
   };
   const root = copyOf(value);
   while (top > 0) {
-    const copy = work[top - 1], source = work[top - 2];
+    const copy = work[top - 1],
+      source = work[top - 2];
     top -= 2;
     fillCopy(source, copy, copyOf);
   }
@@ -1297,14 +1838,20 @@ function shallowCopy(source, copies) {
   if (tag !== undefined) {
     const buffer = typedArrayBuffer(source);
     let bufferCopy = mapGet(copies, buffer);
-    if (bufferCopy === undefined) { bufferCopy = copyArrayBuffer(buffer); mapSet(copies, buffer, bufferCopy); }
+    if (bufferCopy === undefined) {
+      bufferCopy = copyArrayBuffer(buffer);
+      mapSet(copies, buffer, bufferCopy);
+    }
     return new TYPED_ARRAYS[tag](bufferCopy, typedArrayByteOffset(source), typedArrayLength(source));
   }
   if (brand(arrayBufferByteLength, source)) return copyArrayBuffer(source );
   if (brand(dataViewBuffer, source)) {
     const buffer = dataViewBuffer(source);
     let bufferCopy = mapGet(copies, buffer);
-    if (bufferCopy === undefined) { bufferCopy = copyArrayBuffer(buffer); mapSet(copies, buffer, bufferCopy); }
+    if (bufferCopy === undefined) {
+      bufferCopy = copyArrayBuffer(buffer);
+      mapSet(copies, buffer, bufferCopy);
+    }
     return new DataViewConstructor(bufferCopy, dataViewByteOffset(source), dataViewByteLength(source));
   }
   if (brand(booleanValueOf, source)) return new BooleanConstructor(booleanValueOf(source));
@@ -1313,7 +1860,12 @@ function shallowCopy(source, copies) {
   if (brand(bigIntValueOf, source)) return ObjectConstructor(bigIntValueOf(source));
   if (brand(symbolValueOf, source)) throw dataCloneError('a Symbol object');
   if (source instanceof ErrorConstructor) return copyError(source);
-  if (brand((item) => weakMapHas(item, source), source) || brand((item) => weakSetHas(item, source), source) || brand(weakRefDeref, source) || source instanceof PromiseConstructor) {
+  if (
+    brand((item) => weakMapHas(item, source), source) ||
+    brand((item) => weakSetHas(item, source), source) ||
+    brand(weakRefDeref, source) ||
+    source instanceof PromiseConstructor
+  ) {
     throw dataCloneError(safe(() => '#<' + getPrototypeOf(source).constructor.name + '>', 'an object of this kind'));
   }
   return {};
@@ -1338,7 +1890,8 @@ function fillCopy(source, copy, copyOf) {
   const kind = getPrototypeOf(copy);
   if (kind === MapPrototype) {
     const iterator = mapEntries(source);
-    for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator)) mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));
+    for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator))
+      mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));
     return;
   }
   if (kind === SetPrototype) {

@@ -13,17 +13,30 @@ interface RunSettings {
   maxJsonDepth: number;
 }
 /** A call's outcome as settle() made it. */
-interface CallOutcome { readonly ok: boolean; readonly payload: unknown }
+interface CallOutcome {
+  readonly ok: boolean;
+  readonly payload: unknown;
+}
 /** What the host's error data said of a real tool error. */
-interface ToolErrorRecord { readonly code: string; readonly capability: string; readonly function: string }
+interface ToolErrorRecord {
+  readonly code: string;
+  readonly capability: string;
+  readonly function: string;
+}
 // eslint-disable-next-line prefer-const -- run() (run.ts) sets it
 let settings: RunSettings = ownSettings(undefined);
 // The host's settings as a null-prototype copy of their own fields, of the right types (a missing or
 // mistyped one counts as none): a getter the program puts on Object.prototype later must never be
 // what a read of a field finds, and nothing of the program's runs when one is read.
 function ownSettings(from: unknown): RunSettings {
-  const number = (key: string): number => { const value = own(from, key); return typeof value === 'number' ? value : 0; };
-  const text = (key: string): string => { const value = own(from, key); return typeof value === 'string' ? value : ''; };
+  const number = (key: string): number => {
+    const value = own(from, key);
+    return typeof value === 'number' ? value : 0;
+  };
+  const text = (key: string): string => {
+    const value = own(from, key);
+    return typeof value === 'string' ? value : '';
+  };
   const copy = {
     __proto__: null,
     maxCalls: number('maxCalls'),
@@ -54,7 +67,13 @@ function replaceAll(text: string, token: string, replacement: string): string {
   return out + text;
 }
 function fill(template: string, capability: string, fn: string, size: number): unknown {
-  return jsonParse(replaceAll(replaceAll(replaceAll(template, '{capability}', inJson(capability)), '{function}', inJson(fn)), '{size}', StringConstructor(size)));
+  return jsonParse(
+    replaceAll(
+      replaceAll(replaceAll(template, '{capability}', inJson(capability)), '{function}', inJson(fn)),
+      '{size}',
+      StringConstructor(size),
+    ),
+  );
 }
 
 // Sends one call and returns the promise of its outcome. Not async: the arguments' JSON must not stay
@@ -68,12 +87,23 @@ function dispatch(capability: string, fn: string, args: unknown, resultMode: unk
     }
     json = stringifyJson(args === undefined ? null : args, false);
   } catch (cause) {
-    throw invalidArguments(capability, fn, 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + safe(() => StringConstructor((cause as { message?: unknown }).message), 'unknown reason'));
+    throw invalidArguments(
+      capability,
+      fn,
+      'arguments of ' +
+        capability +
+        '.' +
+        fn +
+        ' are not JSON-serialisable: ' +
+        safe(() => StringConstructor((cause as { message?: unknown }).message), 'unknown reason'),
+    );
   }
   if (json === undefined) json = 'null';
   const id = ++nextId;
   let resolveOutcome!: (outcome: CallOutcome) => void;
-  const outcome = new PromiseConstructor<CallOutcome>((resolve) => { resolveOutcome = resolve; });
+  const outcome = new PromiseConstructor<CallOutcome>((resolve) => {
+    resolveOutcome = resolve;
+  });
   mapSet(pending, id, resolveOutcome);
   // A UTF-8 byte per character at least: text longer than the limit never crosses to the host.
   if (json.length > settings.maxArgumentBytes) settle(id, false, fill(settings.argumentLimitError, capability, fn, json.length));
@@ -90,7 +120,8 @@ function invalidArguments(capability: string, fn: string, message: string): Erro
   const record = ObjectFreeze({ code: 'INVALID_ARGUMENTS', capability, function: fn });
   const fields: Record<string, unknown> = { code: record.code, capability, function: fn };
   const keys = objectKeys(fields);
-  for (let index = 0; index < keys.length; index++) defineProperty(error, keys[index]!, { value: fields[keys[index]!], writable: true, enumerable: true, configurable: true });
+  for (let index = 0; index < keys.length; index++)
+    defineProperty(error, keys[index]!, { value: fields[keys[index]!], writable: true, enumerable: true, configurable: true });
   weakMapSet(toolErrors, error, record);
   return error;
 }
@@ -103,23 +134,46 @@ async function call(capability: string, fn: string, args: unknown, resultMode: u
   const site = settings.callSites === true ? new ErrorConstructor() : undefined;
   const outcome = await dispatch(capability, fn, args, resultMode);
   // A program that patched Promise.prototype can settle this await itself: only records settle() made count.
-  if (weakMapGet(outcomes, outcome) !== true) throw new TypeErrorConstructor('the sandbox refused a capability result it did not receive from the host (Promise internals were modified)');
+  if (weakMapGet(outcomes, outcome) !== true)
+    throw new TypeErrorConstructor(
+      'the sandbox refused a capability result it did not receive from the host (Promise internals were modified)',
+    );
   if (outcome.ok) return outcome.payload;
   // The host's error data, read as own properties only: a getter the program put on Object.prototype
   // must not fill in a missing field.
   const payload = outcome.payload;
   const data = own(payload, 'data');
-  const field = (name: string, fallback: string): string => { const value = own(data, name); return typeof value === 'string' ? value : fallback; };
+  const field = (name: string, fallback: string): string => {
+    const value = own(data, name);
+    return typeof value === 'string' ? value : fallback;
+  };
   const error = new ErrorConstructor(StringConstructor(own(payload, 'message')));
-  const record = ObjectFreeze({ code: field('code', 'TOOL_FAILED'), capability: field('capability', capability), function: field('function', fn) });
+  const record = ObjectFreeze({
+    code: field('code', 'TOOL_FAILED'),
+    capability: field('capability', capability),
+    function: field('function', fn),
+  });
   const details = own(data, 'details');
-  const fields: Record<string, unknown> = { name: 'ToolCallError', code: record.code, capability: record.capability, function: record.function, details };
+  const fields: Record<string, unknown> = {
+    name: 'ToolCallError',
+    code: record.code,
+    capability: record.capability,
+    function: record.function,
+    details,
+  };
   const keys = objectKeys(fields);
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
-    if (fields[key] !== undefined) defineProperty(error, key, { value: fields[key], writable: true, enumerable: key !== 'name', configurable: true });
+    if (fields[key] !== undefined)
+      defineProperty(error, key, { value: fields[key], writable: true, enumerable: key !== 'name', configurable: true });
   }
-  if (site !== undefined) defineProperty(error, 'stack', { value: programStack(safe(() => site.stack, '')), writable: true, enumerable: false, configurable: true });
+  if (site !== undefined)
+    defineProperty(error, 'stack', {
+      value: programStack(safe(() => site.stack, '')),
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   weakMapSet(toolErrors, error, record);
   throw error;
 }
@@ -157,4 +211,3 @@ function deliver(batch: string): void {
     settle(reply[0], reply[1], reply[2]);
   }
 }
-

@@ -5,7 +5,8 @@ function append<T>(array: T[], item: T): void {
 
 function copyWith<T>(items: readonly T[], item: T): T[] {
   const copy: T[] = [];
-  for (let index = 0; index < items.length; index++) defineProperty(copy, index, { value: items[index], writable: true, enumerable: true, configurable: true });
+  for (let index = 0; index < items.length; index++)
+    defineProperty(copy, index, { value: items[index], writable: true, enumerable: true, configurable: true });
   defineProperty(copy, items.length, { value: item, writable: true, enumerable: true, configurable: true });
   return copy;
 }
@@ -14,8 +15,13 @@ function own(object: unknown, key: string): unknown {
   return typeof object === 'object' && object !== null && hasOwn(object, key) ? (object as Record<string, unknown>)[key] : undefined;
 }
 
-function safe<T, F>(read: () => T, fallback: F): T | F { try { return read(); } catch { return fallback; } }
-
+function safe<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
 
 // ---------------------------------------------------------------- helpers
 function installGlobal(name: string, value: unknown): void {
@@ -28,14 +34,17 @@ function defineData(target: object, key: PropertyKey, value: unknown): void {
   defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 function requireArguments(name: string, given: number, needed: number): void {
-  if (given < needed) throw new TypeErrorConstructor(name + ': ' + needed + ' argument' + (needed === 1 ? '' : 's') + ' required, but only ' + given + ' present');
+  if (given < needed)
+    throw new TypeErrorConstructor(
+      name + ': ' + needed + ' argument' + (needed === 1 ? '' : 's') + ' required, but only ' + given + ' present',
+    );
 }
 /** WebIDL USVString: a string with each lone surrogate replaced by U+FFFD. */
 function toUsvString(value: unknown): string {
   const text = StringConstructor(value);
   for (let index = 0; index < text.length; index++) {
     const unit = charCodeAt(text, index);
-    if (unit >= 0xD800 && unit <= 0xDFFF) return wellFormed(text);
+    if (unit >= 0xd800 && unit <= 0xdfff) return wellFormed(text);
   }
   return text;
 }
@@ -43,12 +52,12 @@ function wellFormed(text: string): string {
   const units = new Uint16ArrayConstructor(text.length);
   for (let index = 0; index < text.length; index++) {
     const unit = charCodeAt(text, index);
-    if (unit >= 0xD800 && unit <= 0xDBFF && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xFC00) === 0xDC00) {
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xfc00) === 0xdc00) {
       units[index] = unit;
       units[index + 1] = charCodeAt(text, index + 1);
       index++;
     } else {
-      units[index] = unit >= 0xD800 && unit <= 0xDFFF ? 0xFFFD : unit;
+      units[index] = unit >= 0xd800 && unit <= 0xdfff ? 0xfffd : unit;
     }
   }
   return unitsToString(units, text.length);
@@ -60,7 +69,8 @@ const STRING_CHUNK = 8192;
  * list is read without the TypedArray.prototype getters a program may have replaced.
  */
 function unitsToString(units: Uint16Array, count: number): string {
-  const buffer = typedArrayBuffer(units), offset = typedArrayByteOffset(units);
+  const buffer = typedArrayBuffer(units),
+    offset = typedArrayByteOffset(units);
   let text = '';
   for (let start = 0; start < count; start += STRING_CHUNK) {
     const length = count - start < STRING_CHUNK ? count - start : STRING_CHUNK;
@@ -72,7 +82,8 @@ function unitsToString(units: Uint16Array, count: number): string {
 }
 /** A Uint8Array over the bytes of an ArrayBuffer or a view, or undefined when `source` is neither. */
 function bytesOf(source: unknown): Uint8Array | undefined {
-  if (typedArrayTag(source) !== undefined) return new Uint8ArrayConstructor(typedArrayBuffer(source), typedArrayByteOffset(source), typedArrayByteLength(source));
+  if (typedArrayTag(source) !== undefined)
+    return new Uint8ArrayConstructor(typedArrayBuffer(source), typedArrayByteOffset(source), typedArrayByteLength(source));
   try {
     return new Uint8ArrayConstructor(dataViewBuffer(source), dataViewByteOffset(source), dataViewByteLength(source));
   } catch {
@@ -85,4 +96,3 @@ function bytesOf(source: unknown): Uint8Array | undefined {
     return undefined;
   }
 }
-

@@ -1,12 +1,16 @@
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 function hasIndexKey(object: object): boolean {
   const keys = reflectOwnKeys(object);
-  for (let index = 0; index < keys.length; index++) { const key = keys[index]; if (typeof key === 'string' && regExpTest(INDEX_KEY, key)) return true; }
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    if (typeof key === 'string' && regExpTest(INDEX_KEY, key)) return true;
+  }
   return false;
 }
 /** JSON.stringify(value), or with `refuse` a function anywhere in it throws NOT_JSON (see serializeResult). */
 function stringifyJson(value: unknown, refuse: boolean): string | undefined {
-  if (!stringifyRunsIndexSetters || !(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype))) return refuse ? serializeResult(value) : jsonStringify(value);
+  if (!stringifyRunsIndexSetters || !(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype)))
+    return refuse ? serializeResult(value) : jsonStringify(value);
   return stringifyWithoutSetters(value, refuse);
 }
 /** JSON.stringify's algorithm (no replacer, no indent), keeping its own state in own properties only. */
@@ -18,17 +22,49 @@ function stringifyWithoutSetters(value: unknown, refuse: boolean): string | unde
       if (typeof toJSON === 'function') value = reflectApply(toJSON, value, [key]);
     }
     if (typeof value === 'object' && value !== null) {
-      if (safe(() => { numberValueOf(value); return true; }, false)) value = NumberConstructor(value);
-      else if (safe(() => { stringValueOf(value); return true; }, false)) value = StringConstructor(value);
-      else if (safe(() => { booleanValueOf(value); return true; }, false)) value = booleanValueOf(value);
-      else if (safe(() => { bigIntValueOf(value); return true; }, false)) value = bigIntValueOf(value);
+      if (
+        safe(() => {
+          numberValueOf(value);
+          return true;
+        }, false)
+      )
+        value = NumberConstructor(value);
+      else if (
+        safe(() => {
+          stringValueOf(value);
+          return true;
+        }, false)
+      )
+        value = StringConstructor(value);
+      else if (
+        safe(() => {
+          booleanValueOf(value);
+          return true;
+        }, false)
+      )
+        value = booleanValueOf(value);
+      else if (
+        safe(() => {
+          bigIntValueOf(value);
+          return true;
+        }, false)
+      )
+        value = bigIntValueOf(value);
     }
     switch (typeof value) {
-      case 'string': case 'number': case 'boolean': return jsonStringify(value);
-      case 'bigint': throw new TypeErrorConstructor('BigInt value can\'t be serialized in JSON');
-      case 'function': if (refuse) throw NOT_JSON; return undefined;
-      case 'object': break;
-      default: return undefined;
+      case 'string':
+      case 'number':
+      case 'boolean':
+        return jsonStringify(value);
+      case 'bigint':
+        throw new TypeErrorConstructor("BigInt value can't be serialized in JSON");
+      case 'function':
+        if (refuse) throw NOT_JSON;
+        return undefined;
+      case 'object':
+        break;
+      default:
+        return undefined;
     }
     if (value === null) return 'null';
     if (arrayIncludes(ancestors, value)) throw new TypeErrorConstructor('circular reference');
@@ -46,7 +82,8 @@ function stringifyWithoutSetters(value: unknown, refuse: boolean): string | unde
       out = '{';
       const keys = objectKeys(value);
       for (let index = 0; index < keys.length; index++) {
-        const key = keys[index]!, item = walk(value, key, (value as Record<string, unknown>)[key]);
+        const key = keys[index]!,
+          item = walk(value, key, (value as Record<string, unknown>)[key]);
         if (item !== undefined) out += (out === '{' ? '' : ',') + jsonStringify(key) + ':' + item;
       }
       out += '}';
@@ -64,11 +101,14 @@ function stringifyWithoutSetters(value: unknown, refuse: boolean): string | unde
  */
 function nestsDeeper(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const values: object[] = [value], depths = [1], seen = new MapConstructor<object, boolean>();
+  const values: object[] = [value],
+    depths = [1],
+    seen = new MapConstructor<object, boolean>();
   let count = 1;
   while (count > 0) {
     count--;
-    const current = values[count]!, depth = depths[count]!;
+    const current = values[count]!,
+      depth = depths[count]!;
     if (depth > limit) return true;
     if (mapGet(seen, current) === true) continue;
     mapSet(seen, current, true);
@@ -86,19 +126,24 @@ function nestsDeeper(value: unknown, limit: number): boolean {
   return false;
 }
 
-
 // The slow path, only to say where a result stops being JSON data once the fast path refused it.
 function findNonJson(value: unknown, path: string, stack: readonly unknown[]): string | undefined {
   switch (typeof value) {
-    case 'bigint': return path + ' is a BigInt; convert it with String() or Number()';
-    case 'function': return path + ' is a function; return data, not functions';
-    case 'symbol': return path + ' is a symbol';
-    case 'object': break;
-    default: return undefined;
+    case 'bigint':
+      return path + ' is a BigInt; convert it with String() or Number()';
+    case 'function':
+      return path + ' is a function; return data, not functions';
+    case 'symbol':
+      return path + ' is a symbol';
+    case 'object':
+      break;
+    default:
+      return undefined;
   }
   if (value === null) return undefined;
   if (arrayIncludes(stack, value)) return path + ' is a circular reference';
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return findNonJson((value as { toJSON(): unknown }).toJSON(), path, stack);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return findNonJson((value as { toJSON(): unknown }).toJSON(), path, stack);
   const inner = copyWith(stack, value);
   if (isArray(value)) {
     for (let index = 0; index < value.length; index++) {
@@ -127,8 +172,12 @@ function refuseNonJson(_key: string, value: unknown): unknown {
 // throws. A symbol nested in the result is dropped as JSON.stringify drops it. A program that locked
 // Function.prototype.toJSON gets the replacer. (In a closure: the names stay out of the bootstrap's scope.)
 const serializeResult = (() => {
-  const functionPrototype = Function.prototype, describeOwn = Object.getOwnPropertyDescriptor, deleteOwn = Reflect.deleteProperty;
-  const refuseFunction = function toJSON() { throw NOT_JSON; };
+  const functionPrototype = Function.prototype,
+    describeOwn = Object.getOwnPropertyDescriptor,
+    deleteOwn = Reflect.deleteProperty;
+  const refuseFunction = function toJSON() {
+    throw NOT_JSON;
+  };
   return (value: unknown): string | undefined => {
     if (typeof value === 'symbol') throw NOT_JSON;
     const previous = describeOwn(functionPrototype, 'toJSON');
@@ -149,4 +198,3 @@ const serializeResult = (() => {
     }
   };
 })();
-

@@ -3,7 +3,12 @@ function dataCloneError(what: string): DOMException {
   return new DOMException('structuredClone: ' + what + ' could not be cloned', 'DataCloneError');
 }
 function brand(check: (value: never) => unknown, value: unknown): boolean {
-  try { check(value as never); return true; } catch { return false; }
+  try {
+    check(value as never);
+    return true;
+  } catch {
+    return false;
+  }
 }
 /**
  * HTML's structured clone, done in one walk with an explicit stack (a deep structure cannot overflow
@@ -15,7 +20,10 @@ function structuredClone(value: unknown, options: { transfer?: { length: number 
   if (options !== undefined && options !== null) {
     const transfer = options.transfer;
     if (transfer !== undefined && transfer !== null && transfer.length !== 0) {
-      throw new DOMException('structuredClone: transferring (the transfer option) is not supported in the sandbox; clone without it', 'DataCloneError');
+      throw new DOMException(
+        'structuredClone: transferring (the transfer option) is not supported in the sandbox; clone without it',
+        'DataCloneError',
+      );
     }
   }
   const copies = new MapConstructor<object, object>();
@@ -42,7 +50,8 @@ function structuredClone(value: unknown, options: { transfer?: { length: number 
   };
   const root = copyOf(value);
   while (top > 0) {
-    const copy = work[top - 1], source = work[top - 2];
+    const copy = work[top - 1],
+      source = work[top - 2];
     top -= 2;
     fillCopy(source, copy, copyOf);
   }
@@ -62,14 +71,20 @@ function shallowCopy(source: object, copies: Map<object, object>): object {
   if (tag !== undefined) {
     const buffer = typedArrayBuffer(source);
     let bufferCopy = mapGet(copies, buffer);
-    if (bufferCopy === undefined) { bufferCopy = copyArrayBuffer(buffer); mapSet(copies, buffer, bufferCopy); }
+    if (bufferCopy === undefined) {
+      bufferCopy = copyArrayBuffer(buffer);
+      mapSet(copies, buffer, bufferCopy);
+    }
     return new TYPED_ARRAYS[tag]!(bufferCopy, typedArrayByteOffset(source), typedArrayLength(source));
   }
   if (brand(arrayBufferByteLength, source)) return copyArrayBuffer(source as ArrayBuffer);
   if (brand(dataViewBuffer, source)) {
     const buffer = dataViewBuffer(source);
     let bufferCopy = mapGet(copies, buffer);
-    if (bufferCopy === undefined) { bufferCopy = copyArrayBuffer(buffer); mapSet(copies, buffer, bufferCopy); }
+    if (bufferCopy === undefined) {
+      bufferCopy = copyArrayBuffer(buffer);
+      mapSet(copies, buffer, bufferCopy);
+    }
     return new DataViewConstructor(bufferCopy, dataViewByteOffset(source), dataViewByteLength(source));
   }
   if (brand(booleanValueOf, source)) return new BooleanConstructor(booleanValueOf(source));
@@ -78,7 +93,12 @@ function shallowCopy(source: object, copies: Map<object, object>): object {
   if (brand(bigIntValueOf, source)) return ObjectConstructor(bigIntValueOf(source));
   if (brand(symbolValueOf, source)) throw dataCloneError('a Symbol object');
   if (source instanceof ErrorConstructor) return copyError(source);
-  if (brand((item) => weakMapHas(item, source), source) || brand((item) => weakSetHas(item, source), source) || brand(weakRefDeref, source) || source instanceof PromiseConstructor) {
+  if (
+    brand((item) => weakMapHas(item, source), source) ||
+    brand((item) => weakSetHas(item, source), source) ||
+    brand(weakRefDeref, source) ||
+    source instanceof PromiseConstructor
+  ) {
     throw dataCloneError(safe(() => '#<' + getPrototypeOf(source).constructor.name + '>', 'an object of this kind'));
   }
   return {};
@@ -103,7 +123,8 @@ function fillCopy(source: object, copy: object, copyOf: (item: unknown) => unkno
   const kind = getPrototypeOf(copy);
   if (kind === MapPrototype) {
     const iterator = mapEntries(source);
-    for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator)) mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));
+    for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator))
+      mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));
     return;
   }
   if (kind === SetPrototype) {

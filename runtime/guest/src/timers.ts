@@ -1,9 +1,19 @@
 // ---------------------------------------------------------------- timers
-const MAX_PENDING_TIMERS = TIMER_LIMITS.maxPending, MAX_TIMERS_PER_RUN = TIMER_LIMITS.maxPerRun, MAX_TIMER_DELAY = TIMER_LIMITS.maxDelayMs;
+const MAX_PENDING_TIMERS = TIMER_LIMITS.maxPending,
+  MAX_TIMERS_PER_RUN = TIMER_LIMITS.maxPerRun,
+  MAX_TIMER_DELAY = TIMER_LIMITS.maxDelayMs;
 /** A pending timer of the program. */
-interface ProgramTimer { handler: (...args: unknown[]) => unknown; args: unknown[]; repeat: boolean; delay: number; nesting: number }
+interface ProgramTimer {
+  handler: (...args: unknown[]) => unknown;
+  args: unknown[];
+  repeat: boolean;
+  delay: number;
+  nesting: number;
+}
 const timers = new MapConstructor<number, ProgramTimer>();
-let timersCreated = 0, lastTimerId = 0, timerNesting = 0;
+let timersCreated = 0,
+  lastTimerId = 0,
+  timerNesting = 0;
 
 function timerLimitError(message: string): RangeError {
   const error = new RangeErrorConstructor(message);
@@ -19,16 +29,27 @@ function timerDelay(timeout: unknown, nesting: number): number {
   return nesting > 5 && delay < 4 ? 4 : delay;
 }
 function startTimer(kind: string, handler: unknown, timeout: unknown, args: unknown[], repeat: boolean): number {
-  if (typeof handler !== 'function') throw new TypeErrorConstructor(kind + ' takes a function to call; the sandbox does not evaluate strings of code');
+  if (typeof handler !== 'function')
+    throw new TypeErrorConstructor(kind + ' takes a function to call; the sandbox does not evaluate strings of code');
   // The delay first: converting it may run the program's valueOf, which may start timers itself. The
   // limits are checked after that, right before this timer is counted, so none is passed.
   const nesting = timerNesting + 1;
   const delay = timerDelay(timeout, nesting);
   if (mapSize(timers) >= MAX_PENDING_TIMERS) {
-    throw timerLimitError(kind + ': ' + MAX_PENDING_TIMERS + ' timers are already pending in this run, the sandbox\'s limit; clear the ones you no longer need (clearTimeout, clearInterval) or wait for some to fire');
+    throw timerLimitError(
+      kind +
+        ': ' +
+        MAX_PENDING_TIMERS +
+        " timers are already pending in this run, the sandbox's limit; clear the ones you no longer need (clearTimeout, clearInterval) or wait for some to fire",
+    );
   }
   if (timersCreated >= MAX_TIMERS_PER_RUN) {
-    throw timerLimitError(kind + ': this run already created ' + MAX_TIMERS_PER_RUN + ' timers, the sandbox\'s limit per run; wait with fewer, longer timers (or one setInterval) instead');
+    throw timerLimitError(
+      kind +
+        ': this run already created ' +
+        MAX_TIMERS_PER_RUN +
+        " timers, the sandbox's limit per run; wait with fewer, longer timers (or one setInterval) instead",
+    );
   }
   const id = ++lastTimerId;
   timersCreated++;
@@ -41,10 +62,18 @@ function stopTimer(id: unknown): void {
   timerHost(false, id, 0, false);
 }
 // Named functions, as in a browser (setTimeout.name is 'setTimeout').
-function setTimeout(handler: unknown, timeout: unknown = 0, ...args: unknown[]): number { return startTimer('setTimeout', handler, timeout, args, false); }
-function setInterval(handler: unknown, timeout: unknown = 0, ...args: unknown[]): number { return startTimer('setInterval', handler, timeout, args, true); }
-function clearTimeout(id: unknown): void { stopTimer(id); }
-function clearInterval(id: unknown): void { stopTimer(id); }
+function setTimeout(handler: unknown, timeout: unknown = 0, ...args: unknown[]): number {
+  return startTimer('setTimeout', handler, timeout, args, false);
+}
+function setInterval(handler: unknown, timeout: unknown = 0, ...args: unknown[]): number {
+  return startTimer('setInterval', handler, timeout, args, true);
+}
+function clearTimeout(id: unknown): void {
+  stopTimer(id);
+}
+function clearInterval(id: unknown): void {
+  stopTimer(id);
+}
 installGlobal('setTimeout', setTimeout);
 installGlobal('setInterval', setInterval);
 installGlobal('clearTimeout', clearTimeout);
@@ -91,4 +120,3 @@ function queueMicrotask(callback: unknown): void {
   runMicrotask(callback as () => unknown);
 }
 installGlobal('queueMicrotask', queueMicrotask);
-

@@ -2,20 +2,27 @@
 const HEX = '0123456789ABCDEF';
 /** URLSearchParams → { list: [name, value][], url: the URL whose query it mirrors, or undefined }. */
 type FormList = [name: string, value: string][];
-interface ParamsState { list: FormList; url: URL | undefined }
+interface ParamsState {
+  list: FormList;
+  url: URL | undefined;
+}
 const paramsStates = new WeakMapConstructor<object, ParamsState>();
 function paramsState(params: object): ParamsState {
   const state = weakMapGet(paramsStates, params) as ParamsState | undefined;
   if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a URLSearchParams');
   return state;
 }
-const hexValue = (unit: number): number => unit >= 0x30 && unit <= 0x39 ? unit - 0x30 : unit >= 0x41 && unit <= 0x46 ? unit - 0x37 : unit >= 0x61 && unit <= 0x66 ? unit - 0x57 : -1;
+const hexValue = (unit: number): number =>
+  unit >= 0x30 && unit <= 0x39 ? unit - 0x30 : unit >= 0x41 && unit <= 0x46 ? unit - 0x37 : unit >= 0x61 && unit <= 0x66 ? unit - 0x57 : -1;
 /** A name or value of application/x-www-form-urlencoded text: '+' is a space, %XX a byte, the bytes UTF-8. */
 function formDecode(text: string, start: number, end: number): string {
   let plain = true;
   for (let index = start; index < end; index++) {
     const unit = charCodeAt(text, index);
-    if (unit === 0x25 || unit === 0x2B || (unit >= 0xD800 && unit <= 0xDFFF)) { plain = false; break; }
+    if (unit === 0x25 || unit === 0x2b || (unit >= 0xd800 && unit <= 0xdfff)) {
+      plain = false;
+      break;
+    }
   }
   if (plain) return stringSlice(text, start, end);
   const bytes = utf8Encode(stringSlice(text, start, end));
@@ -24,10 +31,18 @@ function formDecode(text: string, start: number, end: number): string {
   let count = 0;
   for (let index = 0; index < length; index++) {
     const byte = bytes[index];
-    if (byte === 0x2B) { decoded[count++] = 0x20; continue; }
+    if (byte === 0x2b) {
+      decoded[count++] = 0x20;
+      continue;
+    }
     if (byte === 0x25 && index + 2 < length) {
-      const high = hexValue(bytes[index + 1]), low = hexValue(bytes[index + 2]);
-      if (high >= 0 && low >= 0) { decoded[count++] = high * 16 + low; index += 2; continue; }
+      const high = hexValue(bytes[index + 1]),
+        low = hexValue(bytes[index + 2]);
+      if (high >= 0 && low >= 0) {
+        decoded[count++] = high * 16 + low;
+        index += 2;
+        continue;
+      }
     }
     decoded[count++] = byte;
   }
@@ -55,7 +70,16 @@ function formEncode(text: string): string {
   for (let index = 0; index < length; index++) {
     const byte = bytes[index];
     if (byte === 0x20) out += '+';
-    else if ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte === 0x2A || byte === 0x2D || byte === 0x2E || byte === 0x5F) out += fromCharCode(byte);
+    else if (
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      byte === 0x2a ||
+      byte === 0x2d ||
+      byte === 0x2e ||
+      byte === 0x5f
+    )
+      out += fromCharCode(byte);
     else out += '%' + stringSlice(HEX, byte >> 4, (byte >> 4) + 1) + stringSlice(HEX, byte & 15, (byte & 15) + 1);
   }
   return out;
@@ -91,13 +115,18 @@ class URLSearchParams {
     if (init !== undefined && (typeof init === 'object' || typeof init === 'function') && init !== null) {
       const iterate: unknown = (init as { [SymbolIterator]?: unknown })[SymbolIterator];
       if (iterate !== undefined && iterate !== null) {
-        if (typeof iterate !== 'function') throw new TypeErrorConstructor('URLSearchParams: the init object\'s Symbol.iterator is not a function');
+        if (typeof iterate !== 'function')
+          throw new TypeErrorConstructor("URLSearchParams: the init object's Symbol.iterator is not a function");
         // The program's own iterables, read the way it made them iterable.
         for (const pair of init as Iterable<unknown>) {
           const items: string[] = [];
-          if (typeof pair !== 'object' || pair === null) throw new TypeErrorConstructor('URLSearchParams: each item of the init sequence must be a [name, value] pair');
+          if (typeof pair !== 'object' || pair === null)
+            throw new TypeErrorConstructor('URLSearchParams: each item of the init sequence must be a [name, value] pair');
           for (const item of pair as Iterable<unknown>) append(items, toUsvString(item));
-          if (items.length !== 2) throw new TypeErrorConstructor('URLSearchParams: each pair of the init sequence must have exactly two items, a name and a value');
+          if (items.length !== 2)
+            throw new TypeErrorConstructor(
+              'URLSearchParams: each pair of the init sequence must have exactly two items, a name and a value',
+            );
           append(list, [items[0], items[1]]);
         }
       } else {
@@ -106,16 +135,19 @@ class URLSearchParams {
           const key = keys[index];
           if (typeof key !== 'string') continue;
           const descriptor = getOwnPropertyDescriptor(init, key);
-          if (descriptor !== undefined && descriptor.enumerable) append(list, [toUsvString(key), toUsvString((init as Record<string, unknown>)[key])]);
+          if (descriptor !== undefined && descriptor.enumerable)
+            append(list, [toUsvString(key), toUsvString((init as Record<string, unknown>)[key])]);
         }
       }
     } else if (init !== undefined) {
       const text = toUsvString(init);
-      list = parseForm(charCodeAt(text, 0) === 0x3F ? stringSlice(text, 1) : text);
+      list = parseForm(charCodeAt(text, 0) === 0x3f ? stringSlice(text, 1) : text);
     }
     weakMapSet(paramsStates, this, { __proto__: null, list, url: undefined } as ParamsState);
   }
-  get size(): number { return paramsState(this).list.length; }
+  get size(): number {
+    return paramsState(this).list.length;
+  }
   append(name: unknown, value: unknown): void {
     requireArguments('URLSearchParams.append', arguments.length, 2);
     const state = paramsState(this);
@@ -125,32 +157,40 @@ class URLSearchParams {
   delete(name: unknown, value: unknown = undefined): void {
     requireArguments('URLSearchParams.delete', arguments.length, 1);
     const state = paramsState(this);
-    const key = toUsvString(name), match = value === undefined ? undefined : toUsvString(value);
+    const key = toUsvString(name),
+      match = value === undefined ? undefined : toUsvString(value);
     state.list = without(state.list, (pair) => pair[0] !== key || (match !== undefined && pair[1] !== match));
     updateParams(state);
   }
   get(name: unknown): string | null {
     requireArguments('URLSearchParams.get', arguments.length, 1);
-    const list = paramsState(this).list, key = toUsvString(name);
+    const list = paramsState(this).list,
+      key = toUsvString(name);
     for (let index = 0; index < list.length; index++) if (list[index][0] === key) return list[index][1];
     return null;
   }
   getAll(name: unknown): string[] {
     requireArguments('URLSearchParams.getAll', arguments.length, 1);
-    const list = paramsState(this).list, key = toUsvString(name), values: string[] = [];
+    const list = paramsState(this).list,
+      key = toUsvString(name),
+      values: string[] = [];
     for (let index = 0; index < list.length; index++) if (list[index][0] === key) append(values, list[index][1]);
     return values;
   }
   has(name: unknown, value: unknown = undefined): boolean {
     requireArguments('URLSearchParams.has', arguments.length, 1);
-    const list = paramsState(this).list, key = toUsvString(name), match = value === undefined ? undefined : toUsvString(value);
-    for (let index = 0; index < list.length; index++) if (list[index][0] === key && (match === undefined || list[index][1] === match)) return true;
+    const list = paramsState(this).list,
+      key = toUsvString(name),
+      match = value === undefined ? undefined : toUsvString(value);
+    for (let index = 0; index < list.length; index++)
+      if (list[index][0] === key && (match === undefined || list[index][1] === match)) return true;
     return false;
   }
   set(name: unknown, value: unknown): void {
     requireArguments('URLSearchParams.set', arguments.length, 2);
     const state = paramsState(this);
-    const key = toUsvString(name), text = toUsvString(value);
+    const key = toUsvString(name),
+      text = toUsvString(value);
     let found = false;
     state.list = without(state.list, (pair) => {
       if (pair[0] !== key) return true;
@@ -172,14 +212,30 @@ class URLSearchParams {
     requireArguments('URLSearchParams.forEach', arguments.length, 1);
     if (typeof callback !== 'function') throw new TypeErrorConstructor('URLSearchParams.forEach takes a function');
     const state = paramsState(this);
-    for (let index = 0; index < state.list.length; index++) reflectApply(callback as (...args: unknown[]) => unknown, thisArg, [state.list[index][1], state.list[index][0], this]);
+    for (let index = 0; index < state.list.length; index++)
+      reflectApply(callback as (...args: unknown[]) => unknown, thisArg, [state.list[index][1], state.list[index][0], this]);
   }
-  *entries(): Generator<[string, string]> { const state = paramsState(this); for (let index = 0; index < state.list.length; index++) yield [state.list[index][0], state.list[index][1]]; }
-  *keys(): Generator<string> { const state = paramsState(this); for (let index = 0; index < state.list.length; index++) yield state.list[index][0]; }
-  *values(): Generator<string> { const state = paramsState(this); for (let index = 0; index < state.list.length; index++) yield state.list[index][1]; }
-  toString(): string { return serializeForm(paramsState(this).list); }
+  *entries(): Generator<[string, string]> {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield [state.list[index][0], state.list[index][1]];
+  }
+  *keys(): Generator<string> {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield state.list[index][0];
+  }
+  *values(): Generator<string> {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield state.list[index][1];
+  }
+  toString(): string {
+    return serializeForm(paramsState(this).list);
+  }
 }
-defineProperty(URLSearchParams.prototype, SymbolIterator, { value: URLSearchParams.prototype.entries, writable: true, enumerable: false, configurable: true });
+defineProperty(URLSearchParams.prototype, SymbolIterator, {
+  value: URLSearchParams.prototype.entries,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
 tagPrototype(URLSearchParams, 'URLSearchParams');
 installGlobal('URLSearchParams', URLSearchParams);
-

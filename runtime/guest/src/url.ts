@@ -1,10 +1,14 @@
 // ---------------------------------------------------------------- URL (parsed by the host's WHATWG parser)
-const URL_MAX_INPUT = URL_LIMITS.maxInputChars, URL_MAX_HREF = URL_LIMITS.maxHrefChars;
+const URL_MAX_INPUT = URL_LIMITS.maxInputChars,
+  URL_MAX_HREF = URL_LIMITS.maxHrefChars;
 const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
 /** URL → { parts: the host's components (see URL_PARTS), params: its URLSearchParams }. */
 /** The host's components of a URL, in the order of URL_PARTS. */
 type UrlParts = string[];
-interface UrlState { parts: UrlParts; params: URLSearchParams }
+interface UrlState {
+  parts: UrlParts;
+  params: URLSearchParams;
+}
 const urlStates = new WeakMapConstructor<object, UrlState>();
 function urlState(url: object): UrlState {
   const state = weakMapGet(urlStates, url) as UrlState | undefined;
@@ -12,7 +16,13 @@ function urlState(url: object): UrlState {
   return state;
 }
 function urlTooLong(): RangeError {
-  return new RangeErrorConstructor('URL: an input is longer than ' + URL_MAX_INPUT + ' characters, or the URL it makes longer than ' + URL_MAX_HREF + ', the sandbox\'s limits');
+  return new RangeErrorConstructor(
+    'URL: an input is longer than ' +
+      URL_MAX_INPUT +
+      ' characters, or the URL it makes longer than ' +
+      URL_MAX_HREF +
+      ", the sandbox's limits",
+  );
 }
 /** A URL input as a USVString; its length is checked first, so a huge one is never scanned or sent. */
 function urlInput(value: unknown): string {
@@ -73,30 +83,78 @@ class URL {
     const parts = parseUrl(url, base);
     return parts === undefined ? null : newUrl(ObjectCreate(URL.prototype) as URL, parts);
   }
-  get href(): string { return urlState(this).parts[0]; }
-  set href(value: unknown) { setUrlPart(this, 'href', value, true); }
-  get origin(): string { return urlState(this).parts[1]; }
-  get protocol(): string { return urlState(this).parts[2]; }
-  set protocol(value: unknown) { setUrlPart(this, 'protocol', value, true); }
-  get username(): string { return urlState(this).parts[3]; }
-  set username(value: unknown) { setUrlPart(this, 'username', value, true); }
-  get password(): string { return urlState(this).parts[4]; }
-  set password(value: unknown) { setUrlPart(this, 'password', value, true); }
-  get host(): string { return urlState(this).parts[5]; }
-  set host(value: unknown) { setUrlPart(this, 'host', value, true); }
-  get hostname(): string { return urlState(this).parts[6]; }
-  set hostname(value: unknown) { setUrlPart(this, 'hostname', value, true); }
-  get port(): string { return urlState(this).parts[7]; }
-  set port(value: unknown) { setUrlPart(this, 'port', value, true); }
-  get pathname(): string { return urlState(this).parts[8]; }
-  set pathname(value: unknown) { setUrlPart(this, 'pathname', value, true); }
-  get search(): string { return urlState(this).parts[9]; }
-  set search(value: unknown) { setUrlPart(this, 'search', value, true); }
-  get searchParams(): URLSearchParams { return urlState(this).params; }
-  get hash(): string { return urlState(this).parts[10]; }
-  set hash(value: unknown) { setUrlPart(this, 'hash', value, true); }
-  toString(): string { return urlState(this).parts[0]; }
-  toJSON(): string { return urlState(this).parts[0]; }
+  get href(): string {
+    return urlState(this).parts[0];
+  }
+  set href(value: unknown) {
+    setUrlPart(this, 'href', value, true);
+  }
+  get origin(): string {
+    return urlState(this).parts[1];
+  }
+  get protocol(): string {
+    return urlState(this).parts[2];
+  }
+  set protocol(value: unknown) {
+    setUrlPart(this, 'protocol', value, true);
+  }
+  get username(): string {
+    return urlState(this).parts[3];
+  }
+  set username(value: unknown) {
+    setUrlPart(this, 'username', value, true);
+  }
+  get password(): string {
+    return urlState(this).parts[4];
+  }
+  set password(value: unknown) {
+    setUrlPart(this, 'password', value, true);
+  }
+  get host(): string {
+    return urlState(this).parts[5];
+  }
+  set host(value: unknown) {
+    setUrlPart(this, 'host', value, true);
+  }
+  get hostname(): string {
+    return urlState(this).parts[6];
+  }
+  set hostname(value: unknown) {
+    setUrlPart(this, 'hostname', value, true);
+  }
+  get port(): string {
+    return urlState(this).parts[7];
+  }
+  set port(value: unknown) {
+    setUrlPart(this, 'port', value, true);
+  }
+  get pathname(): string {
+    return urlState(this).parts[8];
+  }
+  set pathname(value: unknown) {
+    setUrlPart(this, 'pathname', value, true);
+  }
+  get search(): string {
+    return urlState(this).parts[9];
+  }
+  set search(value: unknown) {
+    setUrlPart(this, 'search', value, true);
+  }
+  get searchParams(): URLSearchParams {
+    return urlState(this).params;
+  }
+  get hash(): string {
+    return urlState(this).parts[10];
+  }
+  set hash(value: unknown) {
+    setUrlPart(this, 'hash', value, true);
+  }
+  toString(): string {
+    return urlState(this).parts[0];
+  }
+  toJSON(): string {
+    return urlState(this).parts[0];
+  }
 }
 tagPrototype(URL, 'URL');
 installGlobal('URL', URL);
@@ -108,7 +166,7 @@ function inspectWebGlobal(value: object, show: (item: unknown) => string): strin
   const params = weakMapGet(paramsStates, value) as ParamsState | undefined;
   if (params === undefined) return undefined;
   const items: string[] = [];
-  for (let index = 0; index < params.list.length && index < 100; index++) append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));
+  for (let index = 0; index < params.list.length && index < 100; index++)
+    append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));
   return 'URLSearchParams { ' + arrayJoin(items, ', ') + ' }';
 }
-

@@ -9,15 +9,13 @@ export function capabilityFromTools(module: string, server: string, tools: reado
     namespace: module.replace(/-([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase()),
     source: { kind: 'mcp', server },
     config: {},
-    functions: tools.map(
-      (tool): FunctionSpec => ({
-        name: tool.name.replace(/[-_.]([a-zA-Z0-9])/g, (_match, letter: string) => letter.toUpperCase()),
-        toolName: tool.name,
-        inputSchema: tool.inputSchema as JsonSchema,
-        ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
-        resultKind: tool.outputSchema === undefined ? 'mcp-text' : 'mcp-structured',
-      }),
-    ),
+    functions: tools.map((tool): FunctionSpec => ({
+      name: tool.name.replace(/[-_.]([a-zA-Z0-9])/g, (_match, letter: string) => letter.toUpperCase()),
+      toolName: tool.name,
+      inputSchema: tool.inputSchema as JsonSchema,
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
+      resultKind: tool.outputSchema === undefined ? 'mcp-text' : 'mcp-structured',
+    })),
   };
 }
 
@@ -30,7 +28,12 @@ export interface CallOptions {
 let nextCallId = 0;
 
 /** A backend call of the function whose original tool name is `toolName`. */
-export function callOf(capability: CapabilitySpec, toolName: string, args: Record<string, unknown> = {}, options: CallOptions = {}): BackendCall {
+export function callOf(
+  capability: CapabilitySpec,
+  toolName: string,
+  args: Record<string, unknown> = {},
+  options: CallOptions = {},
+): BackendCall {
   const spec = capability.functions.find((fn) => fn.toolName === toolName);
   if (spec === undefined) throw new Error(`test setup: ${capability.module} has no tool "${toolName}"`);
   nextCallId += 1;

@@ -83,7 +83,15 @@ export async function startPetstoreServer(options: { apiKey: string; specs?: Rec
     const path = url.pathname.replace(/^\/api\/v3/, '');
     const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
     // Ids and user names become `{}`: `GET /pet/{}`, `GET /user/{}` (but `/user/login` stays itself).
-    const shape = parts.map((part, index) => (index === 0 || (parts[0] === 'user' && ['login', 'logout', 'createWithList'].includes(part)) || (parts[0] === 'pet' && part.startsWith('findBy')) || part === 'order' || part === 'inventory' ? part : '{}'));
+    const shape = parts.map((part, index) =>
+      index === 0 ||
+      (parts[0] === 'user' && ['login', 'logout', 'createWithList'].includes(part)) ||
+      (parts[0] === 'pet' && part.startsWith('findBy')) ||
+      part === 'order' ||
+      part === 'inventory'
+        ? part
+        : '{}',
+    );
     const key = `${method} /${shape.join('/')}`;
     switch (key) {
       case 'POST /pet':
@@ -101,7 +109,11 @@ export async function startPetstoreServer(options: { apiKey: string; specs?: Rec
       }
       case 'GET /pet/findByTags': {
         const tags = url.searchParams.getAll('tags');
-        return json(response, 200, [...pets.values()].filter((pet) => pet.tags?.some((tag) => tags.includes(tag.name ?? ''))));
+        return json(
+          response,
+          200,
+          [...pets.values()].filter((pet) => pet.tags?.some((tag) => tags.includes(tag.name ?? ''))),
+        );
       }
       case 'GET /pet/{}': {
         const pet = pets.get(Number(parts[1]));
@@ -110,7 +122,10 @@ export async function startPetstoreServer(options: { apiKey: string; specs?: Rec
       case 'POST /pet/{}': {
         const pet = pets.get(Number(parts[1]));
         if (!pet) return json(response, 404, { code: 1, type: 'error', message: 'Pet not found' });
-        Object.assign(pet, { ...(url.searchParams.has('name') ? { name: url.searchParams.get('name') } : {}), ...(url.searchParams.has('status') ? { status: url.searchParams.get('status') } : {}) });
+        Object.assign(pet, {
+          ...(url.searchParams.has('name') ? { name: url.searchParams.get('name') } : {}),
+          ...(url.searchParams.has('status') ? { status: url.searchParams.get('status') } : {}),
+        });
         return json(response, 200, pet);
       }
       case 'DELETE /pet/{}':
@@ -140,8 +155,11 @@ export async function startPetstoreServer(options: { apiKey: string; specs?: Rec
       }
       case 'GET /user/login': {
         const user = users.get(url.searchParams.get('username') ?? '');
-        if (!user || user.password !== url.searchParams.get('password')) return json(response, 400, { message: 'Invalid username/password supplied' });
-        response.writeHead(200, { 'content-type': 'application/json', 'x-rate-limit': '5000' }).end(JSON.stringify(`Logged in user session: ${Date.now()}`));
+        if (!user || user.password !== url.searchParams.get('password'))
+          return json(response, 400, { message: 'Invalid username/password supplied' });
+        response
+          .writeHead(200, { 'content-type': 'application/json', 'x-rate-limit': '5000' })
+          .end(JSON.stringify(`Logged in user session: ${Date.now()}`));
         return;
       }
       case 'GET /user/{}': {
@@ -163,7 +181,10 @@ export async function startPetstoreServer(options: { apiKey: string; specs?: Rec
     holdOnce: (path) => {
       let received = (): void => undefined;
       let gone = (): void => undefined;
-      const promises = { received: new Promise<void>((resolve) => (received = resolve)), gone: new Promise<void>((resolve) => (gone = resolve)) };
+      const promises = {
+        received: new Promise<void>((resolve) => (received = resolve)),
+        gone: new Promise<void>((resolve) => (gone = resolve)),
+      };
       held.set(path, { received, gone });
       return promises;
     },

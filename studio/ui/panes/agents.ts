@@ -13,7 +13,11 @@ type Tool = Record<string, unknown> & { name: string; description: string; param
 export function agentsPane(root: HTMLElement, route: string[]): () => void {
   const agentList = h('ul', { class: 'list', 'aria-label': 'Agents' });
   const toolList = h('ul', { class: 'list', 'aria-label': 'Tools' });
-  const editorPanel = h('section', { class: 'panel', 'aria-label': 'Tool editor' }, h('p', { class: 'muted' }, 'Choose an agent and a tool.'));
+  const editorPanel = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Tool editor' },
+    h('p', { class: 'muted' }, 'Choose an agent and a tool.'),
+  );
   const addTool = h('button', { type: 'button', disabled: true }, 'Add tool');
   const save = h('button', { type: 'button', class: 'primary', disabled: true }, 'Save');
   const saveState = h('span', { class: 'muted', role: 'status' });
@@ -25,7 +29,21 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
   replace(
     root,
     h('h2', {}, 'Agents — tool editor'),
-    h('div', { class: 'columns' }, h('aside', { class: 'panel' }, h('h3', {}, 'Agent directories'), agentList, h('h3', {}, 'Tools'), toolList, h('div', { class: 'row' }, addTool, save), saveState), editorPanel),
+    h(
+      'div',
+      { class: 'columns' },
+      h(
+        'aside',
+        { class: 'panel' },
+        h('h3', {}, 'Agent directories'),
+        agentList,
+        h('h3', {}, 'Tools'),
+        toolList,
+        h('div', { class: 'row' }, addTool, save),
+        saveState,
+      ),
+      editorPanel,
+    ),
   );
 
   function markDirty(value: boolean): void {
@@ -40,7 +58,22 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
       replace(agentList, h('li', { class: 'muted' }, 'The config lists no agent directories ("agents" in agent-spaces.config).'));
       return;
     }
-    replace(agentList, ...agents.map((agent) => h('li', {}, h('button', { type: 'button', 'data-agent': agent.index, onclick: () => void openAgent(agent.index) }, agent.name, ' ', h('span', { class: agent.error ? 'error' : 'muted' }, agent.error ? '(invalid)' : `(${agent.mode}, ${agent.tools ?? 0} tools)`)))));
+    replace(
+      agentList,
+      ...agents.map((agent) =>
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            { type: 'button', 'data-agent': agent.index, onclick: () => void openAgent(agent.index) },
+            agent.name,
+            ' ',
+            h('span', { class: agent.error ? 'error' : 'muted' }, agent.error ? '(invalid)' : `(${agent.mode}, ${agent.tools ?? 0} tools)`),
+          ),
+        ),
+      ),
+    );
     await openAgent(Number(route[0] ?? agents[0]?.index ?? 0));
   }
 
@@ -48,22 +81,49 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
     const agent = await api<{ name: string; dir: string; tools: Tool[]; mode: string }>('GET', `/api/agents/${index}`);
     agentIndex = index;
     tools = agent.tools;
-    for (const button of agentList.querySelectorAll('button')) button.setAttribute('aria-current', String(button.dataset.agent === String(index)));
+    for (const button of agentList.querySelectorAll('button'))
+      button.setAttribute('aria-current', String(button.dataset.agent === String(index)));
     addTool.disabled = false;
     markDirty(false);
     renderTools();
-    if (agent.mode !== 'tools') replace(editorPanel, h('p', { class: 'warn' }, `${agent.name} is not a Tools-mode agent (its tsagent.json has no metadata.tools); adding a tool makes it one.`));
+    if (agent.mode !== 'tools')
+      replace(
+        editorPanel,
+        h(
+          'p',
+          { class: 'warn' },
+          `${agent.name} is not a Tools-mode agent (its tsagent.json has no metadata.tools); adding a tool makes it one.`,
+        ),
+      );
     else openTool(Math.min(Math.max(Number(route[1] ?? 0), 0), tools.length - 1));
   }
 
   function renderTools(): void {
-    replace(toolList, ...tools.map((tool, index) => h('li', {}, h('button', { type: 'button', 'data-tool': index, 'aria-current': String(index === current), onclick: () => openTool(index) }, tool.name || '(unnamed)'))));
+    replace(
+      toolList,
+      ...tools.map((tool, index) =>
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            { type: 'button', 'data-tool': index, 'aria-current': String(index === current), onclick: () => openTool(index) },
+            tool.name || '(unnamed)',
+          ),
+        ),
+      ),
+    );
   }
 
   addTool.addEventListener('click', () => {
     let index = tools.length + 1;
     while (tools.some((tool) => tool.name === `new_tool_${index}`)) index++;
-    tools.push({ name: `new_tool_${index}`, description: 'What this tool does', parameters: { type: 'object', properties: {} }, prompt: 'Do the task for {tool.name}.' });
+    tools.push({
+      name: `new_tool_${index}`,
+      description: 'What this tool does',
+      parameters: { type: 'object', properties: {} },
+      prompt: 'Do the task for {tool.name}.',
+    });
     markDirty(true);
     openTool(tools.length - 1);
   });
@@ -114,8 +174,18 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
       unknownKeys = new Set(answer.unknownPlaceholders);
       template.dispatch({}); // re-colour the placeholders with the server's verdict
       errors.dataset.count = String(answer.errors.length);
-      replace(errors, ...(answer.errors.length ? answer.errors.map((error) => h('li', { class: 'error' }, h('code', {}, error.path), ` ${error.message}`)) : [h('li', { class: 'ok' }, 'No errors.')]));
-      replace(warnings, ...(answer.warnings.length ? answer.warnings.map((warning) => h('li', { class: 'warn' }, warning)) : [h('li', { class: 'muted' }, 'No warnings.')]));
+      replace(
+        errors,
+        ...(answer.errors.length
+          ? answer.errors.map((error) => h('li', { class: 'error' }, h('code', {}, error.path), ` ${error.message}`))
+          : [h('li', { class: 'ok' }, 'No errors.')]),
+      );
+      replace(
+        warnings,
+        ...(answer.warnings.length
+          ? answer.warnings.map((warning) => h('li', { class: 'warn' }, warning))
+          : [h('li', { class: 'muted' }, 'No warnings.')]),
+      );
       preview.textContent = answer.preview;
     }, 120);
 
@@ -155,7 +225,11 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
     test.addEventListener('click', async () => {
       replace(testOutput, h('p', { class: 'muted' }, 'Running a session of the agent…'));
       try {
-        const answer = await api<{ prompt: string; answer?: string; error?: string; events: Record<string, unknown>[] }>('POST', `/api/agents/${agent}/test`, { tool, arguments: sampleValues() });
+        const answer = await api<{ prompt: string; answer?: string; error?: string; events: Record<string, unknown>[] }>(
+          'POST',
+          `/api/agents/${agent}/test`,
+          { tool, arguments: sampleValues() },
+        );
         replace(
           testOutput,
           h('h4', {}, 'Prompt sent'),
@@ -164,23 +238,43 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
           h('ol', { class: 'issues', 'aria-label': 'Session steps' }, ...answer.events.map((event) => h('li', {}, describeEvent(event)))),
           h('details', {}, h('summary', {}, 'Every event as recorded'), jsonBlock(answer.events, 'Session events')),
           h('h4', {}, answer.error ? 'Error' : 'Answer'),
-          h('pre', { class: answer.error ? 'error' : 'preview', 'aria-label': answer.error ? 'Session error' : 'Answer' }, answer.error ?? answer.answer ?? ''),
+          h(
+            'pre',
+            { class: answer.error ? 'error' : 'preview', 'aria-label': answer.error ? 'Session error' : 'Answer' },
+            answer.error ?? answer.answer ?? '',
+          ),
         );
       } catch (error) {
-        replace(testOutput, h('p', { class: error instanceof ApiError && error.code === 'STUDIO_NO_MODEL' ? 'warn' : 'error', role: 'alert' }, (error as Error).message));
+        replace(
+          testOutput,
+          h(
+            'p',
+            { class: error instanceof ApiError && error.code === 'STUDIO_NO_MODEL' ? 'warn' : 'error', role: 'alert' },
+            (error as Error).message,
+          ),
+        );
       }
     });
 
     replace(
       editorPanel,
       h('h3', {}, 'Tool'),
-      h('div', { class: 'split' }, labelled('Name', nameInput, 'letters, digits, _ - . (the MCP tool name)'), labelled('Description', descriptionInput)),
+      h(
+        'div',
+        { class: 'split' },
+        labelled('Name', nameInput, 'letters, digits, _ - . (the MCP tool name)'),
+        labelled('Description', descriptionInput),
+      ),
       parametersBuilder(tool.parameters, () => {
         renderSampleForm();
         changed();
       }),
       h('h3', {}, 'Prompt template'),
-      h('p', { class: 'hint' }, '{param} is replaced by the argument; {name} and {tool.name} by the tool\'s name; {{ and }} are literal braces.'),
+      h(
+        'p',
+        { class: 'hint' },
+        "{param} is replaced by the argument; {name} and {tool.name} by the tool's name; {{ and }} are literal braces.",
+      ),
       templateHost,
       h('div', { class: 'split' }, h('div', {}, h('h4', {}, 'Errors'), errors), h('div', {}, h('h4', {}, 'Warnings'), warnings)),
       h('div', { class: 'split' }, h('div', {}, h('h4', {}, 'Sample values'), sampleHost), h('div', {}, h('h4', {}, 'Preview'), preview)),
@@ -211,7 +305,8 @@ export function agentsPane(root: HTMLElement, route: string[]): () => void {
 /** One line for a session event: what the planner did at that step, and how it went. */
 function describeEvent(event: Record<string, unknown>): string {
   const step = typeof event.step === 'number' ? `step ${event.step} · ` : '';
-  const outcome = event.ok === undefined ? '' : event.ok ? ' ok' : ` failed${isRecord(event.error) ? `: ${String(event.error.message)}` : ''}`;
+  const outcome =
+    event.ok === undefined ? '' : event.ok ? ' ok' : ` failed${isRecord(event.error) ? `: ${String(event.error.message)}` : ''}`;
   switch (event.type) {
     case 'tool-call':
       return `${step}call ${String(event.name)}${outcome}`;

@@ -11,7 +11,18 @@ export function approvalsPane(root: HTMLElement): () => void {
   const list = h('div', { 'aria-live': 'polite', 'aria-label': 'Waiting calls' });
   const storeLine = h('p', { class: 'muted', hidden: true });
   const history = h('section', { 'aria-label': 'Decided here' });
-  replace(root, h('h2', {}, 'Approvals'), h('p', { class: 'muted' }, 'Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio\'s address.'), storeLine, list, history);
+  replace(
+    root,
+    h('h2', {}, 'Approvals'),
+    h(
+      'p',
+      { class: 'muted' },
+      "Calls that require approval wait here until you decide: from runs started in this studio, and from agent-spaces run, task or serve started with --studio and this studio's address.",
+    ),
+    storeLine,
+    list,
+    history,
+  );
 
   /** What was decided here, and where the run's result shows: a playground run's in the Playground. */
   function showDecided(): void {
@@ -28,8 +39,12 @@ export function approvalsPane(root: HTMLElement): () => void {
             {},
             h('code', {}, `${approval.capability}.${approval.function}`),
             ` ${approved ? 'approved' : 'denied'} at ${at.toLocaleTimeString()}`,
-            approval.origin.kind === 'studio' && approval.runId?.startsWith('studio-') && !approval.runId.startsWith('studio-call-') ? [' · the run\'s result shows in the ', h('a', { href: '#/playground' }, 'Playground')] : null,
-            approval.origin.kind === 'store' && approval.runId ? [' · ', h('a', { href: `#/runs/${encodeURIComponent(approval.runId)}` }, 'the run in the store')] : null,
+            approval.origin.kind === 'studio' && approval.runId?.startsWith('studio-') && !approval.runId.startsWith('studio-call-')
+              ? [" · the run's result shows in the ", h('a', { href: '#/playground' }, 'Playground')]
+              : null,
+            approval.origin.kind === 'store' && approval.runId
+              ? [' · ', h('a', { href: `#/runs/${encodeURIComponent(approval.runId)}` }, 'the run in the store')]
+              : null,
           ),
         ),
       ),
@@ -43,7 +58,9 @@ export function approvalsPane(root: HTMLElement): () => void {
       storeLine.hidden = false;
       storeLine.className = store.problem ? 'error' : 'muted';
       storeLine.setAttribute('role', store.problem ? 'alert' : 'note');
-      storeLine.textContent = store.problem ?? `With the store ${store.url}: the approvals of every durable run in it wait here too, whoever started the run (also decided with agent-spaces approvals).`;
+      storeLine.textContent =
+        store.problem ??
+        `With the store ${store.url}: the approvals of every durable run in it wait here too, whoever started the run (also decided with agent-spaces approvals).`;
     }
     if (approvals.length === 0) {
       replace(list, h('p', { class: 'muted', 'data-empty': 'true' }, 'Nothing is waiting.'));
@@ -71,12 +88,27 @@ export function approvalsPane(root: HTMLElement): () => void {
       { class: 'approval', 'aria-label': `${approval.capability}.${approval.function} waiting for approval`, 'data-approval': approval.id },
       h('h3', {}, h('code', {}, `${approval.capability}.${approval.function}`)),
       h('p', {}, approval.message),
-      h('p', { class: 'muted', 'data-origin': approval.origin.kind }, `Asked ${new Date(approval.timestamp).toLocaleString()} ${describeOrigin(approval.origin)}${approval.runId ? `, run ${approval.runId}` : ''}`),
-      approval.deadline ? h('p', { class: 'warn', 'data-deadline': approval.deadline }, `Denied at ${new Date(approval.deadline).toLocaleString()} unless decided before.`) : null,
+      h(
+        'p',
+        { class: 'muted', 'data-origin': approval.origin.kind },
+        `Asked ${new Date(approval.timestamp).toLocaleString()} ${describeOrigin(approval.origin)}${approval.runId ? `, run ${approval.runId}` : ''}`,
+      ),
+      approval.deadline
+        ? h(
+            'p',
+            { class: 'warn', 'data-deadline': approval.deadline },
+            `Denied at ${new Date(approval.deadline).toLocaleString()} unless decided before.`,
+          )
+        : null,
       h('h4', {}, 'Exact arguments'),
       jsonBlock(approval.params, 'Arguments'),
       labelled('Reason', reason),
-      h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void decide(true) }, 'Approve'), h('button', { type: 'button', class: 'danger', onclick: () => void decide(false) }, 'Deny')),
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'button', class: 'primary', onclick: () => void decide(true) }, 'Approve'),
+        h('button', { type: 'button', class: 'danger', onclick: () => void decide(false) }, 'Deny'),
+      ),
     );
   }
 

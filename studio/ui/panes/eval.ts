@@ -1,6 +1,18 @@
 import { api } from '../api.js';
 import { h, replace } from '../dom.js';
-import type { EvalArm, EvalArmView, EvalComparisonView, EvalDelta, EvalMetrics, EvalRunListView, EvalRunSummary, EvalRunView, EvalTaskView, EvalTranscriptEntry, EvalTranscriptView } from '../types.js';
+import type {
+  EvalArm,
+  EvalArmView,
+  EvalComparisonView,
+  EvalDelta,
+  EvalMetrics,
+  EvalRunListView,
+  EvalRunSummary,
+  EvalRunView,
+  EvalTaskView,
+  EvalTranscriptEntry,
+  EvalTranscriptView,
+} from '../types.js';
 
 /** The metrics shown per arm: how to print one, and whether less is better (for bars and deltas). */
 const METRICS: { key: keyof EvalMetrics; label: string; format: (value: number) => string; lessIsBetter: boolean }[] = [
@@ -48,7 +60,11 @@ export function evalPane(root: HTMLElement, route: string[]): void {
   compare.addEventListener('click', () => {
     if (before.value && after.value) location.hash = href('compare', before.value, after.value);
   });
-  const detail = h('section', { class: 'panel', 'aria-label': 'Eval run', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Open a run to see its arms side by side and every task; pick two runs to compare them.'));
+  const detail = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Eval run', 'aria-live': 'polite' },
+    h('p', { class: 'muted' }, 'Open a run to see its arms side by side and every task; pick two runs to compare them.'),
+  );
   replace(
     root,
     h('h2', {}, 'Eval runs'),
@@ -56,18 +72,51 @@ export function evalPane(root: HTMLElement, route: string[]): void {
     h(
       'section',
       { class: 'panel' },
-      h('table', { 'aria-label': 'Eval runs' }, h('thead', {}, h('tr', {}, h('th', {}, 'Run'), h('th', {}, 'Suite'), h('th', {}, 'Model'), h('th', {}, 'Tasks'), h('th', {}, 'Passed per arm'), h('th', {}, 'Started'))), runsBody),
-      h('div', { class: 'row compare-row' }, h('strong', {}, 'Compare'), h('label', {}, 'before ', before), h('span', { 'aria-hidden': 'true' }, '→'), h('label', {}, 'after ', after), compare),
+      h(
+        'table',
+        { 'aria-label': 'Eval runs' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', {}, 'Run'),
+            h('th', {}, 'Suite'),
+            h('th', {}, 'Model'),
+            h('th', {}, 'Tasks'),
+            h('th', {}, 'Passed per arm'),
+            h('th', {}, 'Started'),
+          ),
+        ),
+        runsBody,
+      ),
+      h(
+        'div',
+        { class: 'row compare-row' },
+        h('strong', {}, 'Compare'),
+        h('label', {}, 'before ', before),
+        h('span', { 'aria-hidden': 'true' }, '→'),
+        h('label', {}, 'after ', after),
+        compare,
+      ),
     ),
     detail,
   );
 
   void api<EvalRunListView>('GET', '/api/eval/runs').then(({ evalDir, runs, more }) => {
     folder.textContent = `Eval folder: ${evalDir} · make a run with agent-spaces eval <suite> (its default --out lands here)${more ? ` · ${more} older run folder(s) not listed` : ''}`;
-    if (runs.length === 0) replace(runsBody, h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No eval runs yet: run agent-spaces eval tau2-retail in this space.')));
+    if (runs.length === 0)
+      replace(
+        runsBody,
+        h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No eval runs yet: run agent-spaces eval tau2-retail in this space.')),
+      );
     else replace(runsBody, ...runs.map(runRow));
     const readable = runs.filter((run) => !run.problem);
-    const options = (selected: string | undefined) => readable.map((run) => h('option', { value: run.id, selected: run.id === selected }, `${run.id} (${run.suite}, ${run.arms?.join('/')})`));
+    const options = (selected: string | undefined) =>
+      readable.map((run) =>
+        h('option', { value: run.id, selected: run.id === selected }, `${run.id} (${run.suite}, ${run.arms?.join('/')})`),
+      );
     replace(before, ...options(route[0] === 'compare' ? route[1] : readable[1]?.id));
     replace(after, ...options(route[0] === 'compare' ? route[2] : readable[0]?.id));
   });
@@ -101,50 +150,174 @@ export function evalPane(root: HTMLElement, route: string[]): void {
     replace(
       detail,
       h('h3', {}, `Run ${run.id}`),
-      h('p', { class: 'muted' }, `${run.suite} · model ${run.model} · ${run.tasks.length} tasks × ${run.repeat} · started ${new Date(run.startedAt).toLocaleString()} · cost priced as ${run.priceAs} · ${run.dir}`),
-      run.problems.length ? h('div', { class: 'error-message', role: 'alert' }, h('p', {}, h('strong', {}, `${run.problems.length} file(s) of this run could not be read:`)), ...run.problems.slice(0, 20).map((problem) => h('p', { class: 'mono' }, problem))) : null,
+      h(
+        'p',
+        { class: 'muted' },
+        `${run.suite} · model ${run.model} · ${run.tasks.length} tasks × ${run.repeat} · started ${new Date(run.startedAt).toLocaleString()} · cost priced as ${run.priceAs} · ${run.dir}`,
+      ),
+      run.problems.length
+        ? h(
+            'div',
+            { class: 'error-message', role: 'alert' },
+            h('p', {}, h('strong', {}, `${run.problems.length} file(s) of this run could not be read:`)),
+            ...run.problems.slice(0, 20).map((problem) => h('p', { class: 'mono' }, problem)),
+          )
+        : null,
       armsTable(run.armViews),
-      run.goals.length ? h('ul', { class: 'goals', 'aria-label': 'Goals' }, ...run.goals.map((goal) => h('li', {}, h('span', { class: `pill ${goal.met ? 'pass' : 'fail'}` }, goal.met ? 'met' : 'not met'), ' ', h('strong', {}, goal.goal), h('span', { class: 'muted' }, ` — ${goal.detail}`)))) : null,
-      h('div', { class: 'row' }, h('h4', {}, 'Tasks'), h('label', { for: 'eval-differ', class: 'muted' }, onlyDiffering, ` only tasks where the arms' outcomes differ (${differing})`), h('label', { for: 'eval-spread', class: 'muted' }, bySpread, ' largest spread of prompt tokens first')),
-      h('table', { 'aria-label': 'Tasks', class: 'eval-tasks' }, h('thead', {}, h('tr', {}, h('th', {}, 'Task'), h('th', {}, 'Calls'), ...run.arms.map((arm) => h('th', {}, arm)), h('th', {}, 'Spread'))), tasksBody),
+      run.goals.length
+        ? h(
+            'ul',
+            { class: 'goals', 'aria-label': 'Goals' },
+            ...run.goals.map((goal) =>
+              h(
+                'li',
+                {},
+                h('span', { class: `pill ${goal.met ? 'pass' : 'fail'}` }, goal.met ? 'met' : 'not met'),
+                ' ',
+                h('strong', {}, goal.goal),
+                h('span', { class: 'muted' }, ` — ${goal.detail}`),
+              ),
+            ),
+          )
+        : null,
+      h(
+        'div',
+        { class: 'row' },
+        h('h4', {}, 'Tasks'),
+        h('label', { for: 'eval-differ', class: 'muted' }, onlyDiffering, ` only tasks where the arms' outcomes differ (${differing})`),
+        h('label', { for: 'eval-spread', class: 'muted' }, bySpread, ' largest spread of prompt tokens first'),
+      ),
+      h(
+        'table',
+        { 'aria-label': 'Tasks', class: 'eval-tasks' },
+        h(
+          'thead',
+          {},
+          h('tr', {}, h('th', {}, 'Task'), h('th', {}, 'Calls'), ...run.arms.map((arm) => h('th', {}, arm)), h('th', {}, 'Spread')),
+        ),
+        tasksBody,
+      ),
       transcript,
     );
     if (taskId) await showTranscripts(run, taskId, transcript);
   }
 
   async function showTranscripts(run: EvalRunView, taskId: string, into: HTMLElement): Promise<void> {
-    const views = await Promise.all(run.arms.map((arm) => api<EvalTranscriptView>('GET', `/api/eval/runs/${encodeURIComponent(run.id)}/transcripts/${arm}/${encodeURIComponent(taskId)}/1`).catch((error: Error) => ({ arm, error: error.message }))));
+    const views = await Promise.all(
+      run.arms.map((arm) =>
+        api<EvalTranscriptView>(
+          'GET',
+          `/api/eval/runs/${encodeURIComponent(run.id)}/transcripts/${arm}/${encodeURIComponent(taskId)}/1`,
+        ).catch((error: Error) => ({ arm, error: error.message })),
+      ),
+    );
     replace(
       into,
       h('h3', {}, `Task ${taskId}: transcripts`),
-      h('div', { class: 'transcript-columns', style: `--arms: ${views.length}` }, ...views.map((view) => ('error' in view ? h('div', { class: 'panel' }, h('h4', {}, view.arm), h('p', { class: 'error' }, view.error)) : transcriptColumn(view)))),
+      h(
+        'div',
+        { class: 'transcript-columns', style: `--arms: ${views.length}` },
+        ...views.map((view) =>
+          'error' in view
+            ? h('div', { class: 'panel' }, h('h4', {}, view.arm), h('p', { class: 'error' }, view.error))
+            : transcriptColumn(view),
+        ),
+      ),
     );
     into.scrollIntoView({ block: 'start' });
   }
 
   async function showComparison(beforeId: string, afterId: string): Promise<void> {
-    const view = await api<EvalComparisonView>('GET', `/api/eval/compare?before=${encodeURIComponent(beforeId)}&after=${encodeURIComponent(afterId)}`);
+    const view = await api<EvalComparisonView>(
+      'GET',
+      `/api/eval/compare?before=${encodeURIComponent(beforeId)}&after=${encodeURIComponent(afterId)}`,
+    );
     const changedOnly = h('input', { type: 'checkbox', id: 'eval-changed' });
     const body = h('tbody', {});
     const arms = view.arms.map((arm) => arm.arm);
-    const common = view.tasks.filter((task) => Object.values(task.arms).some((delta) => delta.before) && Object.values(task.arms).some((delta) => delta.after)).length;
+    const common = view.tasks.filter(
+      (task) => Object.values(task.arms).some((delta) => delta.before) && Object.values(task.arms).some((delta) => delta.after),
+    ).length;
     const sameTasks = common === view.tasks.length;
-    const fill = () => replace(body, ...view.tasks.filter((task) => !changedOnly.checked || task.outcomeChanged).map((task) => h('tr', { class: task.outcomeChanged ? 'changed' : '' }, h('td', {}, task.taskId), ...arms.map((arm) => h('td', {}, taskDelta(task.arms[arm]))))));
+    const fill = () =>
+      replace(
+        body,
+        ...view.tasks
+          .filter((task) => !changedOnly.checked || task.outcomeChanged)
+          .map((task) =>
+            h(
+              'tr',
+              { class: task.outcomeChanged ? 'changed' : '' },
+              h('td', {}, task.taskId),
+              ...arms.map((arm) => h('td', {}, taskDelta(task.arms[arm]))),
+            ),
+          ),
+      );
     changedOnly.addEventListener('change', fill);
     fill();
     replace(
       detail,
       h('h3', {}, `Comparison: ${view.before.id} → ${view.after.id}`),
       h('p', { class: 'muted' }, `before: ${describeRun(view.before)} · after: ${describeRun(view.after)}`),
-      sameTasks ? null : h('p', { class: 'warn' }, `The runs cover different tasks (${view.tasks.length - common} of ${view.tasks.length} in one run only): the arms' means below are over different tasks; compare the ${common} common tasks row by row.`),
+      sameTasks
+        ? null
+        : h(
+            'p',
+            { class: 'warn' },
+            `The runs cover different tasks (${view.tasks.length - common} of ${view.tasks.length} in one run only): the arms' means below are over different tasks; compare the ${common} common tasks row by row.`,
+          ),
       h(
         'table',
         { 'aria-label': 'Arms compared', class: 'eval-compare' },
-        h('thead', {}, h('tr', {}, h('th', {}, 'Metric'), ...arms.map((arm) => h('th', { colspan: 3 }, arm))), h('tr', {}, h('th', {}), ...arms.flatMap(() => [h('th', { class: 'num' }, 'before'), h('th', { class: 'num' }, 'after'), h('th', { class: 'num' }, 'Δ')]))),
-        h('tbody', {}, ...METRICS.map((metric) => h('tr', {}, h('th', { scope: 'row' }, metric.label), ...view.arms.flatMap((arm) => [h('td', { class: 'num' }, arm.before ? metric.format(arm.before[metric.key]) : '–'), h('td', { class: 'num' }, arm.after ? metric.format(arm.after[metric.key]) : '–'), h('td', { class: 'num' }, deltaCell(arm, metric))])))),
+        h(
+          'thead',
+          {},
+          h('tr', {}, h('th', {}, 'Metric'), ...arms.map((arm) => h('th', { colspan: 3 }, arm))),
+          h(
+            'tr',
+            {},
+            h('th', {}),
+            ...arms.flatMap(() => [
+              h('th', { class: 'num' }, 'before'),
+              h('th', { class: 'num' }, 'after'),
+              h('th', { class: 'num' }, 'Δ'),
+            ]),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...METRICS.map((metric) =>
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row' }, metric.label),
+              ...view.arms.flatMap((arm) => [
+                h('td', { class: 'num' }, arm.before ? metric.format(arm.before[metric.key]) : '–'),
+                h('td', { class: 'num' }, arm.after ? metric.format(arm.after[metric.key]) : '–'),
+                h('td', { class: 'num' }, deltaCell(arm, metric)),
+              ]),
+            ),
+          ),
+        ),
       ),
-      h('div', { class: 'row' }, h('h4', {}, 'Tasks'), h('label', { for: 'eval-changed', class: 'muted' }, changedOnly, ` only tasks whose outcome changed (${view.tasks.filter((task) => task.outcomeChanged).length})`)),
-      h('table', { 'aria-label': 'Tasks compared' }, h('thead', {}, h('tr', {}, h('th', {}, 'Task'), ...arms.map((arm) => h('th', {}, arm)))), body),
+      h(
+        'div',
+        { class: 'row' },
+        h('h4', {}, 'Tasks'),
+        h(
+          'label',
+          { for: 'eval-changed', class: 'muted' },
+          changedOnly,
+          ` only tasks whose outcome changed (${view.tasks.filter((task) => task.outcomeChanged).length})`,
+        ),
+      ),
+      h(
+        'table',
+        { 'aria-label': 'Tasks compared' },
+        h('thead', {}, h('tr', {}, h('th', {}, 'Task'), ...arms.map((arm) => h('th', {}, arm)))),
+        body,
+      ),
     );
   }
 }
@@ -162,7 +335,17 @@ function runRow(run: EvalRunSummary): HTMLElement {
     h('td', {}, run.suite),
     h('td', {}, run.model),
     h('td', {}, `${run.tasks} × ${run.repeat}${run.results !== run.expected ? ` (${run.results}/${run.expected} done)` : ''}`),
-    h('td', {}, ...(run.outcomes ?? []).map((outcome) => h('span', { class: `tag ${outcome.successes === outcome.runs ? 'ok' : 'error'}` }, `${outcome.arm} ${outcome.successes}/${outcome.runs}`))),
+    h(
+      'td',
+      {},
+      ...(run.outcomes ?? []).map((outcome) =>
+        h(
+          'span',
+          { class: `tag ${outcome.successes === outcome.runs ? 'ok' : 'error'}` },
+          `${outcome.arm} ${outcome.successes}/${outcome.runs}`,
+        ),
+      ),
+    ),
     h('td', {}, run.startedAt ? new Date(run.startedAt).toLocaleString() : '–'),
   );
 }
@@ -172,7 +355,16 @@ function armsTable(arms: EvalArmView[]): HTMLElement {
   return h(
     'table',
     { 'aria-label': 'Arms', class: 'eval-arms' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Per task (mean)'), ...arms.map((arm) => h('th', { scope: 'col' }, arm.arm, h('span', { class: 'muted' }, ` ${arm.successes}/${arm.runs}`))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', {}, 'Per task (mean)'),
+        ...arms.map((arm) => h('th', { scope: 'col' }, arm.arm, h('span', { class: 'muted' }, ` ${arm.successes}/${arm.runs}`))),
+      ),
+    ),
     h(
       'tbody',
       {},
@@ -187,7 +379,20 @@ function armsTable(arms: EvalArmView[]): HTMLElement {
           ...arms.map((arm) => {
             const value = arm[metric.key];
             const isBest = arms.length > 1 && value === best && new Set(values).size > 1;
-            return h('td', { class: isBest ? 'best' : '' }, h('div', { class: 'metric' }, h('span', { class: 'metric-value' }, metric.format(value)), h('span', { class: 'metric-track' }, h('span', { class: `metric-bar arm-${arm.arm}`, style: `width: ${largest > 0 ? (100 * value) / largest : 0}%` }))));
+            return h(
+              'td',
+              { class: isBest ? 'best' : '' },
+              h(
+                'div',
+                { class: 'metric' },
+                h('span', { class: 'metric-value' }, metric.format(value)),
+                h(
+                  'span',
+                  { class: 'metric-track' },
+                  h('span', { class: `metric-bar arm-${arm.arm}`, style: `width: ${largest > 0 ? (100 * value) / largest : 0}%` }),
+                ),
+              ),
+            );
           }),
         );
       }),
@@ -204,7 +409,17 @@ function taskRow(run: EvalRunView, task: EvalTaskView): HTMLElement {
     ...run.arms.map((arm) => {
       const cell = task.arms[arm];
       if (!cell) return h('td', { class: 'muted' }, 'not run');
-      return h('td', { title: cell.reasons.join('\n') }, pill(cell.success), ' ', h('span', { class: 'muted' }, `${cell.turns.toFixed(0)} turns · ${compact(cell.promptTokens)} tok · ${cell.toolCalls.toFixed(0)} calls`));
+      return h(
+        'td',
+        { title: cell.reasons.join('\n') },
+        pill(cell.success),
+        ' ',
+        h(
+          'span',
+          { class: 'muted' },
+          `${cell.turns.toFixed(0)} turns · ${compact(cell.promptTokens)} tok · ${cell.toolCalls.toFixed(0)} calls`,
+        ),
+      );
     }),
     h('td', { class: 'num' }, `${task.spread.toFixed(2)}×`),
   );
@@ -227,7 +442,18 @@ function entryView(entry: EvalTranscriptEntry): HTMLElement {
   const failed = entry.ok === false ? h('span', { class: 'error' }, ' failed') : null;
   const long = entry.kind === 'system' || entry.text.length > 1200;
   const body = h('pre', { tabindex: 0 }, entry.text);
-  return h('li', { class: `step kind-${entry.kind}`, 'data-kind': entry.kind }, long ? h('details', {}, h('summary', {}, label, title, failed, h('span', { class: 'muted' }, ` ${entry.text.length.toLocaleString('en-US')} characters`)), body) : [h('div', {}, label, title, failed), body]);
+  return h(
+    'li',
+    { class: `step kind-${entry.kind}`, 'data-kind': entry.kind },
+    long
+      ? h(
+          'details',
+          {},
+          h('summary', {}, label, title, failed, h('span', { class: 'muted' }, ` ${entry.text.length.toLocaleString('en-US')} characters`)),
+          body,
+        )
+      : [h('div', {}, label, title, failed), body],
+  );
 }
 
 function deltaCell(arm: { arm: EvalArm } & EvalDelta, metric: (typeof METRICS)[number]): HTMLElement | string {
@@ -240,14 +466,29 @@ function deltaText(delta: number, before: number, metric: (typeof METRICS)[numbe
   if (metric.format(Math.abs(delta)) === metric.format(0)) return h('span', { class: 'delta same', title: String(delta) }, '≈');
   const better = metric.lessIsBetter ? delta < 0 : delta > 0;
   const percent = before !== 0 && metric.key !== 'success' ? ` (${delta > 0 ? '+' : ''}${Math.round((100 * delta) / before)}%)` : '';
-  const shown = metric.key === 'success' ? `${delta > 0 ? '+' : ''}${Math.round(delta * 100)} pts` : `${delta > 0 ? '+' : '−'}${metric.format(Math.abs(delta))}${percent}`;
+  const shown =
+    metric.key === 'success'
+      ? `${delta > 0 ? '+' : ''}${Math.round(delta * 100)} pts`
+      : `${delta > 0 ? '+' : '−'}${metric.format(Math.abs(delta))}${percent}`;
   return h('span', { class: `delta ${better ? 'better' : 'worse'}` }, shown);
 }
 
 function taskDelta(delta: EvalDelta | undefined): HTMLElement | string {
   if (!delta) return '–';
-  if (!delta.before || !delta.after || !delta.delta) return h('span', { class: 'muted' }, delta.after ? 'after only: ' : 'before only: ', pill((delta.after ?? delta.before)?.success));
+  if (!delta.before || !delta.after || !delta.delta)
+    return h('span', { class: 'muted' }, delta.after ? 'after only: ' : 'before only: ', pill((delta.after ?? delta.before)?.success));
   const tokens = METRICS[2] as (typeof METRICS)[number];
   const turns = METRICS[1] as (typeof METRICS)[number];
-  return h('span', {}, pill(delta.before.success), ' → ', pill(delta.after.success), ' ', h('span', { class: 'muted' }, 'tokens '), deltaText(delta.delta.promptTokens, delta.before.promptTokens, tokens), h('span', { class: 'muted' }, ' turns '), deltaText(delta.delta.turns, delta.before.turns, turns));
+  return h(
+    'span',
+    {},
+    pill(delta.before.success),
+    ' → ',
+    pill(delta.after.success),
+    ' ',
+    h('span', { class: 'muted' }, 'tokens '),
+    deltaText(delta.delta.promptTokens, delta.before.promptTokens, tokens),
+    h('span', { class: 'muted' }, ' turns '),
+    deltaText(delta.delta.turns, delta.before.turns, turns),
+  );
 }

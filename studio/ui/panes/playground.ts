@@ -37,14 +37,21 @@ function followRuns(): void {
   if (following) return;
   following = true;
   const ours = (event: Record<string, unknown>): boolean => {
-    if (!session.running || typeof event.runId !== 'string' || !event.runId.startsWith('studio-') || event.runId.startsWith('studio-call-')) return false;
+    if (!session.running || typeof event.runId !== 'string' || !event.runId.startsWith('studio-') || event.runId.startsWith('studio-call-'))
+      return false;
     session.runId ??= event.runId;
     return event.runId === session.runId;
   };
   const changed = (): void => session.view?.redraw();
   onEvent('tool-call-start', (event) => {
     if (!ours(event)) return;
-    session.live.push({ callId: String(event.callId), capability: String(event.capability), function: String(event.function), args: String(event.args), startedAt: Date.parse(String(event.timestamp)) });
+    session.live.push({
+      callId: String(event.callId),
+      capability: String(event.capability),
+      function: String(event.function),
+      args: String(event.args),
+      startedAt: Date.parse(String(event.timestamp)),
+    });
     changed();
   });
   onEvent('tool-call-end', (event) => {
@@ -63,7 +70,10 @@ function followRuns(): void {
     if (!ours(event)) return;
     session.notice = undefined;
     const attempt = Number(event.attempt);
-    session.worker = attempt > 1 ? `Taken over by worker ${String(event.executorId)} (attempt ${attempt}; ${Number(event.replayedCalls)} finished calls answered from the journal)` : `Running on worker ${String(event.executorId)}`;
+    session.worker =
+      attempt > 1
+        ? `Taken over by worker ${String(event.executorId)} (attempt ${attempt}; ${Number(event.replayedCalls)} finished calls answered from the journal)`
+        : `Running on worker ${String(event.executorId)}`;
     changed();
   });
   onEvent('run-log', (event) => {
@@ -75,7 +85,16 @@ function followRuns(): void {
 
 /** Starts a run; its outcome lands in the session, for whichever playground pane is open then. */
 async function startRun(code: string, name: string): Promise<void> {
-  Object.assign(session, { running: true, runId: undefined, live: [], liveLogs: [], notice: undefined, worker: undefined, last: undefined, failure: undefined });
+  Object.assign(session, {
+    running: true,
+    runId: undefined,
+    live: [],
+    liveLogs: [],
+    notice: undefined,
+    worker: undefined,
+    last: undefined,
+    failure: undefined,
+  });
   session.view?.redraw();
   try {
     session.last = await api<CodeRunView>('POST', '/api/run', { code, ...(name.trim() ? { name: name.trim() } : {}) });
@@ -104,28 +123,67 @@ function renderRunning(): (HTMLElement | null)[] {
 function renderRun(record: CodeRunView, goTo: (line: number, column: number) => void): (HTMLElement | null)[] {
   const { result } = record;
   return [
-    h('h3', {}, result.success ? h('span', { class: 'ok' }, 'Result') : h('span', { class: 'error' }, 'Error'), record.name ? h('span', { class: 'muted' }, ` · ${record.name}`) : null),
+    h(
+      'h3',
+      {},
+      result.success ? h('span', { class: 'ok' }, 'Result') : h('span', { class: 'error' }, 'Error'),
+      record.name ? h('span', { class: 'muted' }, ` · ${record.name}`) : null,
+    ),
     result.success ? jsonBlock(result.result, 'Result') : errorView(result.error, goTo),
-    h('p', { class: 'muted' }, `${result.calls} call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''} · run ${record.runId} (`, h('a', { href: `#/runs/${record.runId}` }, 'open in Runs'), ')'),
-    record.worker ? h('p', { class: 'muted', 'aria-label': 'Worker' }, `Ran in the store on worker ${record.worker.executorId}${record.worker.attempts > 1 ? ` (attempt ${record.worker.attempts}: taken over from a worker that died)` : ''}.`) : null,
+    h(
+      'p',
+      { class: 'muted' },
+      `${result.calls} call${result.calls === 1 ? '' : 's'}, ${Math.round(result.durationMs)} ms${result.timedOut ? ', timed out' : ''} · run ${record.runId} (`,
+      h('a', { href: `#/runs/${record.runId}` }, 'open in Runs'),
+      ')',
+    ),
+    record.worker
+      ? h(
+          'p',
+          { class: 'muted', 'aria-label': 'Worker' },
+          `Ran in the store on worker ${record.worker.executorId}${record.worker.attempts > 1 ? ` (attempt ${record.worker.attempts}: taken over from a worker that died)` : ''}.`,
+        )
+      : null,
     h('h3', {}, `Logs (${result.logs.length})`),
-    result.logs.length ? h('pre', { 'aria-label': 'Logs', tabindex: 0 }, result.logs.map((log) => `${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`).join('\n')) : h('p', { class: 'muted' }, 'No logs.'),
+    result.logs.length
+      ? h(
+          'pre',
+          { 'aria-label': 'Logs', tabindex: 0 },
+          result.logs.map((log) => `${log.level === 'log' ? '' : `[${log.level}] `}${log.message}`).join('\n'),
+        )
+      : h('p', { class: 'muted' }, 'No logs.'),
     h('h3', {}, 'Calls'),
-    record.worker ? h('p', { class: 'muted' }, 'A worker made the calls: their timeline stays with it (the store keeps their journal).') : renderTimeline(record.calls),
+    record.worker
+      ? h('p', { class: 'muted' }, 'A worker made the calls: their timeline stays with it (the store keeps their journal).')
+      : renderTimeline(record.calls),
   ];
 }
 
 /** A TypeScript editor with the sandbox's type-checker, Run, and the run's result, logs and calls. */
 export function playgroundPane(root: HTMLElement): () => void {
   followRuns();
-  const editorHost = h('div', { class: 'editor' }, h('p', { class: 'muted' }, 'Loading this space\'s program…'));
+  const editorHost = h('div', { class: 'editor' }, h('p', { class: 'muted' }, "Loading this space's program…"));
   const problems = h('ul', { class: 'issues', 'aria-label': 'Type errors', 'aria-live': 'polite' });
   const run = h('button', { class: 'primary', type: 'button', 'aria-keyshortcuts': 'Control+Enter' }, 'Run');
-  const runName = h('input', { type: 'text', 'aria-label': 'Run name', placeholder: 'Run name (optional)', title: 'How the Runs pane lists this run (else by its first capability call)', maxlength: 200 });
-  const starterButton = h('button', { type: 'button', hidden: true, title: 'Replace the program with the starter program made from this space\'s capabilities' }, 'Starter program');
+  const runName = h('input', {
+    type: 'text',
+    'aria-label': 'Run name',
+    placeholder: 'Run name (optional)',
+    title: 'How the Runs pane lists this run (else by its first capability call)',
+    maxlength: 200,
+  });
+  const starterButton = h(
+    'button',
+    { type: 'button', hidden: true, title: "Replace the program with the starter program made from this space's capabilities" },
+    'Starter program',
+  );
   const status = h('span', { class: 'muted', role: 'status' });
   const hint = h('p', { class: 'muted', 'aria-label': 'Hint', hidden: true });
-  const output = h('section', { class: 'panel', 'aria-label': 'Run output' }, h('p', { class: 'muted' }, 'Run the program to see its result, logs and calls (Ctrl+Enter).'));
+  const output = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Run output' },
+    h('p', { class: 'muted' }, 'Run the program to see its result, logs and calls (Ctrl+Enter).'),
+  );
   let editor: EditorView | undefined;
   let starter: StarterProgram | undefined;
   let closed = false;
@@ -139,7 +197,15 @@ export function playgroundPane(root: HTMLElement): () => void {
     h(
       'div',
       { class: 'split' },
-      h('section', { class: 'panel', 'aria-label': 'Program' }, h('div', { class: 'row' }, run, runName, starterButton, status), hint, editorHost, h('h3', {}, 'Type errors'), problems),
+      h(
+        'section',
+        { class: 'panel', 'aria-label': 'Program' },
+        h('div', { class: 'row' }, run, runName, starterButton, status),
+        hint,
+        editorHost,
+        h('h3', {}, 'Type errors'),
+        problems,
+      ),
       output,
     ),
     taskPanel.element,
@@ -169,7 +235,7 @@ export function playgroundPane(root: HTMLElement): () => void {
       doc: saved ?? starter.code,
       label: 'Program (TypeScript)',
       typescript: true,
-      extensions: [placeholder(starter.code === '' ? starter.hint : 'import { … } from \'@capabilities/…\';')],
+      extensions: [placeholder(starter.code === '' ? starter.hint : "import { … } from '@capabilities/…';")],
       onChange: (text) => {
         localStorage.setItem(key, text);
         // The starter's hint is about the starter: once the program is the user's own, it goes.
@@ -178,7 +244,12 @@ export function playgroundPane(root: HTMLElement): () => void {
       lint: async (text) => {
         const { diagnostics } = await api<CheckView>('POST', '/api/check', { code: text });
         showProblems(diagnostics);
-        return diagnostics.map((diagnostic) => ({ ...(editor ? rangeAt(editor.state, diagnostic.line, diagnostic.column) : { from: 0, to: 0 }), severity: 'error' as const, message: diagnosticText(diagnostic), source: 'TypeScript' }));
+        return diagnostics.map((diagnostic) => ({
+          ...(editor ? rangeAt(editor.state, diagnostic.line, diagnostic.column) : { from: 0, to: 0 }),
+          severity: 'error' as const,
+          message: diagnosticText(diagnostic),
+          source: 'TypeScript',
+        }));
       },
     });
   }
@@ -196,7 +267,23 @@ export function playgroundPane(root: HTMLElement): () => void {
 
   function showProblems(diagnostics: Diagnostic[]): void {
     problems.dataset.count = String(diagnostics.length);
-    replace(problems, ...(diagnostics.length ? diagnostics.map((diagnostic) => h('li', { class: 'error' }, h('button', { type: 'button', class: 'link', onclick: () => goTo(diagnostic.line, diagnostic.column) }, `line ${diagnostic.line}:${diagnostic.column}`), ` ${diagnosticText(diagnostic)}`)) : [h('li', { class: 'ok' }, 'No type errors.')]));
+    replace(
+      problems,
+      ...(diagnostics.length
+        ? diagnostics.map((diagnostic) =>
+            h(
+              'li',
+              { class: 'error' },
+              h(
+                'button',
+                { type: 'button', class: 'link', onclick: () => goTo(diagnostic.line, diagnostic.column) },
+                `line ${diagnostic.line}:${diagnostic.column}`,
+              ),
+              ` ${diagnosticText(diagnostic)}`,
+            ),
+          )
+        : [h('li', { class: 'ok' }, 'No type errors.')]),
+    );
   }
 
   function goTo(line: number, column: number): void {
@@ -215,7 +302,11 @@ export function playgroundPane(root: HTMLElement): () => void {
   function draw(): void {
     run.disabled = session.running;
     if (session.running) {
-      status.textContent = session.worker ? 'Running on a worker… (a call that needs approval waits in the Approvals pane)' : session.notice ? 'Waiting for a worker…' : 'Running… (a call that needs approval waits in the Approvals pane)';
+      status.textContent = session.worker
+        ? 'Running on a worker… (a call that needs approval waits in the Approvals pane)'
+        : session.notice
+          ? 'Waiting for a worker…'
+          : 'Running… (a call that needs approval waits in the Approvals pane)';
       replace(output, ...renderRunning());
     } else if (session.failure !== undefined) {
       status.textContent = '';
@@ -263,7 +354,7 @@ export function playgroundPane(root: HTMLElement): () => void {
  * studio has one): its steps as they happen, then its summary and result.
  */
 function taskSection(): { element: HTMLElement; stop(): void } {
-  const input = h('input', { type: 'text', class: 'wide', placeholder: 'Say in words what to do with this space\'s capabilities' });
+  const input = h('input', { type: 'text', class: 'wide', placeholder: "Say in words what to do with this space's capabilities" });
   const start = h('button', { type: 'button' }, 'Start task');
   const status = h('p', { class: 'muted', role: 'status' });
   const steps = h('ol', { 'aria-label': 'Task steps' });
@@ -286,7 +377,12 @@ function taskSection(): { element: HTMLElement; stop(): void } {
     try {
       const task = await api<TaskRunView>('POST', '/api/task', { task: input.value });
       status.textContent = `${task.success ? 'Finished' : 'Failed'} in ${task.steps} step${task.steps === 1 ? '' : 's'} · ${task.taskId}${task.worker ? ` · worker ${task.worker.executorId}${task.worker.attempts > 1 ? ` (attempt ${task.worker.attempts})` : ''}` : ''}`;
-      replace(outcome, h('p', { class: task.success ? 'ok' : 'error' }, task.summary), task.error ? h('p', { class: 'error' }, task.error) : null, task.result === undefined ? null : jsonBlock(task.result, 'Task result'));
+      replace(
+        outcome,
+        h('p', { class: task.success ? 'ok' : 'error' }, task.summary),
+        task.error ? h('p', { class: 'error' }, task.error) : null,
+        task.result === undefined ? null : jsonBlock(task.result, 'Task result'),
+      );
     } catch (error) {
       status.textContent = '';
       replace(outcome, h('p', { class: 'error', role: 'alert' }, (error as Error).message));
@@ -302,12 +398,22 @@ function taskSection(): { element: HTMLElement; stop(): void } {
       steps.append(h('li', {}, `${step?.type ?? 'event'}${step?.step === undefined ? '' : ` (step ${step.step})`}`));
     }),
     onEvent('run-waiting-for-worker', (event) => {
-      if (ours(event)) status.textContent = `Queued in the store ${String(event.store)}, but no worker is running: start one with "agent-spaces worker".`;
+      if (ours(event))
+        status.textContent = `Queued in the store ${String(event.store)}, but no worker is running: start one with "agent-spaces worker".`;
     }),
     onEvent('run-started', (event) => {
-      if (ours(event)) status.textContent = `Running on worker ${String(event.executorId)}${Number(event.attempt) > 1 ? ` (taken over, attempt ${Number(event.attempt)})` : ''}…`;
+      if (ours(event))
+        status.textContent = `Running on worker ${String(event.executorId)}${Number(event.attempt) > 1 ? ` (taken over, attempt ${Number(event.attempt)})` : ''}…`;
     }),
   ];
-  const element = h('section', { class: 'panel', 'aria-label': 'Task' }, h('h3', {}, 'Task'), h('div', { class: 'row' }, labelled('Task in words', input), start), status, steps, outcome);
+  const element = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Task' },
+    h('h3', {}, 'Task'),
+    h('div', { class: 'row' }, labelled('Task in words', input), start),
+    status,
+    steps,
+    outcome,
+  );
   return { element, stop: () => stops.forEach((stop) => stop()) };
 }

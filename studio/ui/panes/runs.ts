@@ -6,7 +6,12 @@ import type { CodeRunView, ReplayView, RunErrorView, RunListView, RunSummary, St
 
 type TraceEvent = Record<string, unknown> & { type: string; step: number; timestamp: string };
 
-const KIND_NAMES: Record<RunSummary['kind'], string> = { task: 'task', 'code-run': 'code run', 'stored-run': 'run in the store', 'stored-task': 'task in the store' };
+const KIND_NAMES: Record<RunSummary['kind'], string> = {
+  task: 'task',
+  'code-run': 'code run',
+  'stored-run': 'run in the store',
+  'stored-task': 'task in the store',
+};
 
 /** What a run came to: a stored run's status says whether it waits for a worker or runs now. */
 function outcome(run: RunSummary): string {
@@ -19,19 +24,53 @@ function outcome(run: RunSummary): string {
 /** The run folder: planner tasks (their traces) and the studio's code runs. */
 export function runsPane(root: HTMLElement, route: string[]): void {
   const table = h('tbody', {});
-  const detail = h('section', { class: 'panel', 'aria-label': 'Run', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Open a run to see its steps, model replies, tool calls, budget and cost.'));
+  const detail = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Run', 'aria-live': 'polite' },
+    h('p', { class: 'muted' }, 'Open a run to see its steps, model replies, tool calls, budget and cost.'),
+  );
   const folder = h('p', { class: 'muted' });
   replace(
     root,
     h('h2', {}, 'Runs and traces'),
     folder,
-    h('section', { class: 'panel' }, h('table', { 'aria-label': 'Runs' }, h('thead', {}, h('tr', {}, h('th', {}, 'When'), h('th', {}, 'Kind'), h('th', {}, 'What'), h('th', {}, 'Outcome'), h('th', {}, 'Steps / calls'), h('th', {}, 'Cost'))), table)),
+    h(
+      'section',
+      { class: 'panel' },
+      h(
+        'table',
+        { 'aria-label': 'Runs' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', {}, 'When'),
+            h('th', {}, 'Kind'),
+            h('th', {}, 'What'),
+            h('th', {}, 'Outcome'),
+            h('th', {}, 'Steps / calls'),
+            h('th', {}, 'Cost'),
+          ),
+        ),
+        table,
+      ),
+    ),
     detail,
   );
 
   void api<RunListView>('GET', '/api/runs').then(({ runsDir, runs, store }) => {
     folder.textContent = `Run folder: ${runsDir}${store ? ` · store: ${store.url}${store.problem ? ` (${store.problem})` : ''}` : ''}`;
-    if (runs.length === 0) replace(table, h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No runs yet: run a program in the Playground, or a task with agent-spaces task.')));
+    if (runs.length === 0)
+      replace(
+        table,
+        h(
+          'tr',
+          {},
+          h('td', { colspan: 6, class: 'muted' }, 'No runs yet: run a program in the Playground, or a task with agent-spaces task.'),
+        ),
+      );
     else
       replace(
         table,
@@ -63,15 +102,23 @@ export function runsPane(root: HTMLElement, route: string[]): void {
   }
 
   function showTrace(id: string, trace: { task: string; model: string; file: string; events: TraceEvent[] }): void {
-    const finish = trace.events.find((event) => event.type === 'task-finish') as (TraceEvent & { success: boolean; summary: string; usage: Record<string, unknown> }) | undefined;
+    const finish = trace.events.find((event) => event.type === 'task-finish') as
+      (TraceEvent & { success: boolean; summary: string; usage: Record<string, unknown> }) | undefined;
     const start = trace.events.find((event) => event.type === 'task-start') as (TraceEvent & { budget: unknown }) | undefined;
     replace(
       detail,
       h('h3', {}, `Task ${id}`),
       h('p', {}, h('strong', {}, 'Task: '), trace.task),
       h('p', { class: 'muted' }, `Model ${trace.model} · trace ${trace.file}`),
-      h('div', { class: 'row' }, replayButton(id), h('span', { class: 'muted' }, 'or ', h('code', {}, `agent-spaces task --replay ${trace.file}`))),
-      finish ? h('p', { class: finish.success ? 'ok' : 'error' }, finish.success ? 'Finished: ' : 'Failed: ', finish.summary) : h('p', { class: 'warn' }, 'No task-finish event: the task did not finish.'),
+      h(
+        'div',
+        { class: 'row' },
+        replayButton(id),
+        h('span', { class: 'muted' }, 'or ', h('code', {}, `agent-spaces task --replay ${trace.file}`)),
+      ),
+      finish
+        ? h('p', { class: finish.success ? 'ok' : 'error' }, finish.success ? 'Finished: ' : 'Failed: ', finish.summary)
+        : h('p', { class: 'warn' }, 'No task-finish event: the task did not finish.'),
       h('h4', {}, 'Budget and usage'),
       jsonBlock({ budget: start?.budget, usage: finish?.usage }, 'Budget and usage'),
       h('h4', {}, `Steps (${trace.events.length} events)`),
@@ -79,7 +126,13 @@ export function runsPane(root: HTMLElement, route: string[]): void {
         'table',
         { 'aria-label': 'Trace events' },
         h('thead', {}, h('tr', {}, h('th', {}, 'Step'), h('th', {}, 'Event'), h('th', {}, 'Details'))),
-        h('tbody', {}, ...trace.events.map((event) => h('tr', { 'data-event': event.type }, h('td', {}, event.step), h('td', {}, event.type), h('td', {}, describe(event))))),
+        h(
+          'tbody',
+          {},
+          ...trace.events.map((event) =>
+            h('tr', { 'data-event': event.type }, h('td', {}, event.step), h('td', {}, event.type), h('td', {}, describe(event))),
+          ),
+        ),
       ),
     );
   }
@@ -92,7 +145,14 @@ export function runsPane(root: HTMLElement, route: string[]): void {
       outcome.textContent = 'Replaying the recorded model replies against the tools…';
       try {
         const replay = await api<ReplayView>('POST', `/api/runs/${encodeURIComponent(id)}/replay`, {});
-        replace(outcome, replay.success ? 'Replayed: ' : 'The replay failed: ', replay.summary, ' (', h('a', { href: `#/runs/${encodeURIComponent(replay.id)}` }, 'open the replay'), ')');
+        replace(
+          outcome,
+          replay.success ? 'Replayed: ' : 'The replay failed: ',
+          replay.summary,
+          ' (',
+          h('a', { href: `#/runs/${encodeURIComponent(replay.id)}` }, 'open the replay'),
+          ')',
+        );
       } catch (error) {
         outcome.textContent = (error as Error).message;
       } finally {
@@ -125,9 +185,15 @@ function showStoredRun(detail: HTMLElement, run: StoredRunView): void {
   replace(
     detail,
     h('h3', {}, `${run.kind === 'stored-task' ? 'Task' : 'Run'} ${run.id} in the store`),
-    h('p', { class: 'muted' }, `${new Date(run.createdAt).toLocaleString()} · ${run.store} · status ${run.status}${run.executorId ? ` · worker ${run.executorId}` : ''}`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${new Date(run.createdAt).toLocaleString()} · ${run.store} · status ${run.status}${run.executorId ? ` · worker ${run.executorId}` : ''}`,
+    ),
     run.status === 'ENQUEUED' ? h('p', { class: 'warn' }, 'Queued: no worker took it yet (start one with agent-spaces worker).') : null,
-    run.task !== undefined ? h('p', {}, h('strong', {}, 'Task: '), run.task) : h('pre', { 'aria-label': 'Program', tabindex: 0 }, run.code ?? ''),
+    run.task !== undefined
+      ? h('p', {}, h('strong', {}, 'Task: '), run.task)
+      : h('pre', { 'aria-label': 'Program', tabindex: 0 }, run.code ?? ''),
     h('h4', {}, 'What its workers reported'),
     lines.length ? h('pre', { 'aria-label': 'Run events', tabindex: 0 }, lines.join('\n')) : h('p', { class: 'muted' }, 'Nothing yet.'),
     h('h4', {}, ended ? 'Result' : 'Result (not ended yet)'),
@@ -137,8 +203,10 @@ function showStoredRun(detail: HTMLElement, run: StoredRunView): void {
 
 /** A stored run's result: a failed run's error as a message, anything else as JSON. */
 function storedOutcome(result: unknown): HTMLElement {
-  const outcome = typeof result === 'object' && result !== null ? (result as { success?: unknown; error?: unknown; result?: unknown }) : undefined;
-  if (outcome?.success === false && typeof outcome.error === 'object' && outcome.error !== null) return errorView(outcome.error as RunErrorView);
+  const outcome =
+    typeof result === 'object' && result !== null ? (result as { success?: unknown; error?: unknown; result?: unknown }) : undefined;
+  if (outcome?.success === false && typeof outcome.error === 'object' && outcome.error !== null)
+    return errorView(outcome.error as RunErrorView);
   if (outcome?.success === true && 'result' in outcome) return jsonBlock(outcome.result, 'Outcome');
   return jsonBlock(result, 'Outcome');
 }
@@ -156,7 +224,9 @@ function errorWords(error: unknown): string {
 function describeStoredEvent(event: Record<string, unknown> & { kind: string }): string {
   switch (event.kind) {
     case 'started':
-      return Number(event.attempt) > 1 ? `taken over by worker ${String(event.executorId)} (attempt ${Number(event.attempt)}, ${Number(event.replayedCalls)} calls from the journal)` : `started on worker ${String(event.executorId)}`;
+      return Number(event.attempt) > 1
+        ? `taken over by worker ${String(event.executorId)} (attempt ${Number(event.attempt)}, ${Number(event.replayedCalls)} calls from the journal)`
+        : `started on worker ${String(event.executorId)}`;
     case 'log': {
       const log = event.log as { level?: string; message?: string } | undefined;
       return `${log?.level && log.level !== 'log' ? `[${log.level}] ` : ''}${log?.message ?? ''}`;

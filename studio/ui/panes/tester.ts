@@ -15,13 +15,26 @@ let openExchange: HTMLElement | undefined;
 function drawCall(exchange: HTMLElement): void {
   if (!lastCall) return;
   const { request, answer, failure } = lastCall;
-  if (failure !== undefined) return replace(exchange, h('h3', {}, 'Request'), jsonBlock(request, 'Request'), errorView({ code: 'STUDIO', message: failure }));
-  if (!answer) return replace(exchange, h('h3', {}, 'Request'), jsonBlock(request, 'Request'), h('p', { class: 'muted' }, 'Waiting for the response… (a call that needs approval waits in the Approvals pane)'));
+  if (failure !== undefined)
+    return replace(exchange, h('h3', {}, 'Request'), jsonBlock(request, 'Request'), errorView({ code: 'STUDIO', message: failure }));
+  if (!answer)
+    return replace(
+      exchange,
+      h('h3', {}, 'Request'),
+      jsonBlock(request, 'Request'),
+      h('p', { class: 'muted' }, 'Waiting for the response… (a call that needs approval waits in the Approvals pane)'),
+    );
   replace(
     exchange,
     h('h3', {}, 'Request'),
     jsonBlock(answer.request, 'Request'),
-    h('h3', {}, 'Response ', h('span', { class: answer.response.ok ? 'ok' : 'error' }, answer.response.ok ? 'ok' : answer.response.error.code), h('span', { class: 'muted' }, ` ${answer.durationMs.toFixed(1)} ms`)),
+    h(
+      'h3',
+      {},
+      'Response ',
+      h('span', { class: answer.response.ok ? 'ok' : 'error' }, answer.response.ok ? 'ok' : answer.response.error.code),
+      h('span', { class: 'muted' }, ` ${answer.durationMs.toFixed(1)} ms`),
+    ),
     answer.response.ok ? null : errorView(answer.response.error),
     jsonBlock(answer.response, 'Response'),
   );
@@ -35,7 +48,11 @@ export function testerPane(root: HTMLElement, route: string[]): () => void {
   const jsonArea = h('textarea', { rows: 10, name: 'arguments-json', 'aria-label': 'Arguments (JSON)', hidden: true }, '{}');
   const issues = h('ul', { class: 'issues', 'aria-label': 'Validation', 'aria-live': 'polite' });
   const call = h('button', { class: 'primary', type: 'button' }, 'Call');
-  const exchange = h('section', { class: 'panel', 'aria-label': 'Request and response' }, h('p', { class: 'muted' }, 'The raw request and response appear here.'));
+  const exchange = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Request and response' },
+    h('p', { class: 'muted' }, 'The raw request and response appear here.'),
+  );
   const about = h('div', {});
   let functions: FunctionView[] = [];
   let form: SchemaField | undefined;
@@ -46,7 +63,18 @@ export function testerPane(root: HTMLElement, route: string[]): () => void {
     h(
       'div',
       { class: 'split' },
-      h('section', { class: 'panel', 'aria-label': 'Arguments' }, labelled('Function', picker), about, h('div', { class: 'row' }, h('label', {}, modeJson, ' JSON mode (for anything the form cannot express)')), formHost, jsonArea, h('h3', {}, 'Validation'), issues, h('div', { class: 'row' }, call)),
+      h(
+        'section',
+        { class: 'panel', 'aria-label': 'Arguments' },
+        labelled('Function', picker),
+        about,
+        h('div', { class: 'row' }, h('label', {}, modeJson, ' JSON mode (for anything the form cannot express)')),
+        formHost,
+        jsonArea,
+        h('h3', {}, 'Validation'),
+        issues,
+        h('div', { class: 'row' }, call),
+      ),
       exchange,
     ),
   );
@@ -78,14 +106,24 @@ export function testerPane(root: HTMLElement, route: string[]): () => void {
     jsonArea.setAttribute('aria-invalid', 'false');
     const { issues: found } = await api<ValidationView>('POST', '/api/validate', { id: fn.id, arguments: args });
     issues.dataset.count = String(found.length);
-    replace(issues, ...(found.length ? found.map((issue) => h('li', { class: 'error' }, h('code', {}, issue.path || '(arguments)'), ` ${issue.message}`)) : [h('li', { class: 'ok' }, 'Valid arguments.')]));
+    replace(
+      issues,
+      ...(found.length
+        ? found.map((issue) => h('li', { class: 'error' }, h('code', {}, issue.path || '(arguments)'), ` ${issue.message}`))
+        : [h('li', { class: 'ok' }, 'Valid arguments.')]),
+    );
   }, 200);
 
   function showFunction(): void {
     const fn = selected();
     if (!fn) return;
     history.replaceState(null, '', `#/tester/${fn.id}`);
-    replace(about, h('p', { class: 'mono' }, fn.signature), fn.description ? longText(fn.description) : null, fn.requiresApproval ? h('p', { class: 'warn' }, 'This function requires approval: the call waits in the Approvals pane.') : null);
+    replace(
+      about,
+      h('p', { class: 'mono' }, fn.signature),
+      fn.description ? longText(fn.description) : null,
+      fn.requiresApproval ? h('p', { class: 'warn' }, 'This function requires approval: the call waits in the Approvals pane.') : null,
+    );
     form = schemaForm(fn.inputSchema, validate);
     replace(formHost, form.element);
     jsonArea.value = JSON.stringify(form.value() ?? {}, null, 2);

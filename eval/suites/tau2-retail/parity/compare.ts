@@ -8,7 +8,8 @@ import { RETAIL_TOOLS, type RetailDb } from '../retail-db.js';
 const file = process.argv[2];
 if (!file) throw new Error('usage: compare.ts <the JSON run_tau2.py wrote>');
 const python = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { calls: string[]; db: unknown }>;
-const dropNull = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (inner === null ? undefined : inner)));
+const dropNull = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (inner === null ? undefined : inner)));
 const dbText = readFileSync(new URL('../data/db.json', import.meta.url), 'utf8');
 let differences = 0;
 for (const task of suite.tasks) {
