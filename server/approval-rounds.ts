@@ -9,7 +9,12 @@ export const DEFAULT_APPROVAL_WAIT_MS = 10 * 60 * 1000;
 /** Runs waiting for approval at once, by default; more are refused. */
 export const DEFAULT_MAX_WAITING_RUNS = 64;
 
-export interface ApprovalDecision {
+/**
+ * How one approval was answered, with why: what a client (an elicitation result), a store or this
+ * server decided. A narrower form of core's `ApprovalDecision` (an approval handler's return value,
+ * which may also be a bare boolean or carry content).
+ */
+export interface ApprovalAnswer {
   approved: boolean;
   reason?: string;
 }
@@ -41,7 +46,7 @@ interface ParkedRun {
   controller: AbortController;
   result?: RunResult;
   failure?: unknown;
-  waiting: Map<string, WaitingApproval & { decide(decision: ApprovalDecision): void }>;
+  waiting: Map<string, WaitingApproval & { decide(decision: ApprovalAnswer): void }>;
   /** The nonce the next retry must carry; replaced as soon as one is accepted, so a state opens once. */
   nonce: string;
   /** Wakes a round waiting for the run to end or ask. */
@@ -85,11 +90,11 @@ export class ApprovalRounds {
   }
 
   /** The approval handler for runs of these rounds: the call waits until a retry decides it, or the run expires. */
-  approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+  approve(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const run = request.runId ? this.#runs.get(request.runId) : undefined;
     if (!run) return Promise.resolve({ approved: false, reason: 'the run is no longer waiting for its client' });
     const callId = request.callId ?? randomUUID();
-    return new Promise<ApprovalDecision>((resolve) => {
+    return new Promise<ApprovalAnswer>((resolve) => {
       run.waiting.set(callId, { callId, request, decide: resolve });
       run.wake?.();
     });
@@ -144,7 +149,7 @@ export class ApprovalRounds {
    * decided for a call, `undefined` when it did not answer it: the call keeps waiting and is asked again).
    * Returns the run to go on with, or why the state is refused.
    */
-  resume(requestState: string, answer: (callId: string) => ApprovalDecision | undefined): { runId: string } | { refused: string } {
+  resume(requestState: string, answer: (callId: string) => ApprovalAnswer | undefined): { runId: string } | { refused: string } {
     const state = this.#sealer.open(STATE_PURPOSE, requestState) as SealedRound | undefined;
     if (
       !state ||

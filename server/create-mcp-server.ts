@@ -5,9 +5,9 @@ import type { CallToolResult, InputRequiredResult, McpServer, ServerContext } fr
 import { formatArguments } from '../bridge/index.js';
 import type { Catalog } from '../compiler/index.js';
 import { BUILD_LAYOUT, createRedactor, type ApprovalRequest, type BridgeEvent, type RunLog, type RunResult } from '../core/index.js';
-import type { ServeStore, StoredApproval } from '../durable/index.js';
+import type { ServeStore, StoredApproval } from '../store/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
-import { ApprovalRounds, DEFAULT_APPROVAL_WAIT_MS, type ApprovalDecision, type RunProgress } from './approval-rounds.js';
+import { ApprovalRounds, DEFAULT_APPROVAL_WAIT_MS, type ApprovalAnswer, type RunProgress } from './approval-rounds.js';
 import { RESULT_PAGE_TEMPLATE, ResultPages } from './result-pages.js';
 import { describeRun, runResultToTool } from './run-result-to-tool.js';
 import { createSealer } from './sealed-state.js';
@@ -39,12 +39,12 @@ Calls marked "requires approval" pause until the user decides.`;
 /** Routes bridge events and approval requests of one space to the run (and so the client) they belong to. */
 export interface RunRouter {
   onEvent(event: BridgeEvent): void;
-  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  approve(request: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
 interface RunHooks {
   onEvent(event: BridgeEvent): void;
-  approve?(request: ApprovalRequest): Promise<ApprovalDecision>;
+  approve?(request: ApprovalRequest): Promise<ApprovalAnswer>;
   /** Why approvals are denied when `approve` is absent. */
   denial?: string;
 }
@@ -331,7 +331,7 @@ export async function createAgentSpacesMcpServer(
       });
     }
     const canElicit = !modernEra(ctx) && Boolean(server.server.getClientCapabilities()?.elicitation);
-    const ask = async (approval: StoredApproval, signal: AbortSignal): Promise<ApprovalDecision | undefined> =>
+    const ask = async (approval: StoredApproval, signal: AbortSignal): Promise<ApprovalAnswer | undefined> =>
       decisionOf(await ctx.mcpReq.elicitInput({ message: approvalMessage(approval), requestedSchema: approveSchema() }, { signal }));
     const result = await stored.follow(code, { ...hooks, ...(canElicit ? { ask } : {}) });
     return 'refused' in result ? errorText(`execute_code: ${result.refused}`) : result;
@@ -436,7 +436,7 @@ function approvalMessage(request: Pick<ApprovalRequest, 'message' | 'capability'
   return `${request.message}\n(${request.capability}.${request.function})\narguments: ${formatArguments(request.params)}`;
 }
 
-async function elicitApproval(ctx: ServerContext, request: ApprovalRequest): Promise<ApprovalDecision> {
+async function elicitApproval(ctx: ServerContext, request: ApprovalRequest): Promise<ApprovalAnswer> {
   const reply = await ctx.mcpReq.elicitInput(
     { message: approvalMessage(request), requestedSchema: approveSchema() },
     { signal: ctx.mcpReq.signal },
@@ -447,7 +447,7 @@ async function elicitApproval(ctx: ServerContext, request: ApprovalRequest): Pro
 }
 
 /** The decision an elicitation result carries (`undefined` when it is not one). */
-function decisionOf(reply: unknown): ApprovalDecision | undefined {
+function decisionOf(reply: unknown): ApprovalAnswer | undefined {
   if (typeof reply !== 'object' || reply === null || !('action' in reply)) return undefined;
   const { action, content } = reply as { action: unknown; content?: { approve?: unknown } };
   const approved = action === 'accept' && content?.approve === true;

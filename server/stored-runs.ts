@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunLog, type RunResult } from '../core/index.js';
-import { describeStore, type ServeStore, type StoredApproval } from '../durable/index.js';
-import type { ApprovalDecision } from './approval-rounds.js';
+import { describeStore, type ServeStore, type StoredApproval } from '../store/index.js';
+import type { ApprovalAnswer } from './approval-rounds.js';
 import type { Sealer } from './sealed-state.js';
 
 const STATE_PURPOSE = 'stored-approval-round';
@@ -63,7 +63,7 @@ export class StoredRuns {
 
   async follow(
     code: string,
-    hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined> },
+    hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalAnswer | undefined> },
   ): Promise<RunResult | { refused: string }> {
     const refused = await this.#refuseWithoutWorker();
     if (refused) return { refused };
@@ -108,7 +108,7 @@ export class StoredRuns {
   async round(
     code: string,
     requestState: unknown,
-    answer: (approvalId: string) => ApprovalDecision | undefined,
+    answer: (approvalId: string) => ApprovalAnswer | undefined,
     hooks: StoredRunHooks,
   ): Promise<StoredRoundOutcome> {
     let runId: string;
@@ -237,12 +237,12 @@ export class StoredRuns {
   async #ask(
     runId: string,
     approvalId: string,
-    ask: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalDecision | undefined>,
+    ask: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalAnswer | undefined>,
     signal: AbortSignal,
   ): Promise<void> {
     const approval = await this.#store.approval(approvalId);
     if (approval === undefined || approval.status !== 'pending') return;
-    let decision: ApprovalDecision | undefined;
+    let decision: ApprovalAnswer | undefined;
     try {
       decision = await ask(approval, signal);
     } catch (error) {
