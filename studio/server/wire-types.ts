@@ -238,6 +238,35 @@ export interface AgentListView {
   agents: AgentEntryView[];
 }
 
+/** A tool of a Tools-mode agent as its `tsagent.json` writes it (fields the editor does not know are kept). */
+export type AgentToolView = { [key: string]: unknown } & { name: string; description: string; parameters: JsonSchema; prompt: string };
+
+/** `GET /api/agents/<n>`: one agent's tools as written in its `tsagent.json`. */
+export interface AgentToolsView {
+  index: number;
+  dir: string;
+  name: string;
+  tools: AgentToolView[];
+  /** `tools`: a Tools-mode agent; `other`: its file has no `metadata.tools` yet. */
+  mode: 'tools' | 'other';
+}
+
+/** `PUT /api/agents/<n>/tools`: the file written, how many tools it has, and what to do next. */
+export interface AgentToolsSavedView {
+  saved: string;
+  tools: number;
+  note: string;
+}
+
+/** `POST /api/agents/<n>/test`: one session of the agent with the edited tool — the prompt, its events, the answer or error. */
+export interface AgentToolTestView {
+  prompt: string;
+  answer?: string;
+  error?: string;
+  events: Record<string, unknown>[];
+  result?: unknown;
+}
+
 /** `POST /api/agents/<n>/check`: one edited tool as the loader sees it. */
 export interface ToolCheckView {
   errors: { path: string; message: string }[];
