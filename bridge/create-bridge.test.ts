@@ -4,7 +4,7 @@ import { ToolCallError, defineFunction, defineTool, toWireError } from '../core/
 import type { ApprovalHandler, ApprovalRequest, BridgeEvent, CallContext, CapabilitySpec } from '../core/index.js';
 import type { Backend } from '../core/index.js';
 import { createBridge, type BridgeOptions } from './create-bridge.js';
-import { createInProcessBackend } from './in-process-backend.js';
+import { createInProcessBackend } from '../core/index.js';
 import { capabilitySpecFromTool } from './test-support/capability-spec-from-tool.js';
 import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, BridgeEvent, CallContext } from '../core/index.js';
 import { createStdTools } from '../std/index.js';
 import { createBridge, type Bridge } from './create-bridge.js';
-import { createInProcessBackend } from './in-process-backend.js';
+import { createInProcessBackend } from '../core/index.js';
 import { capabilitySpecFromTool } from './test-support/capability-spec-from-tool.js';
 
 let root: string;

@@ -63,6 +63,7 @@ export type {
 } from './define-tool.js';
 export { TOOL_DEFINITION, defineFunction, defineTool, isToolDefinition } from './define-tool.js';
 export type { Backend, BackendCall, CallProgress, InputAnswer, InputRequest } from './backend.js';
+export { createInProcessBackend } from './in-process-backend.js';
 export type { RawCapability, RawFunction, SourceFailure } from './raw-capability.js';
 export { sourceLabel } from './raw-capability.js';
 export {

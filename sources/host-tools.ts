@@ -1,4 +1,4 @@
-import { createInProcessBackend } from '../bridge/index.js';
+import { createInProcessBackend } from '../core/index.js';
 import type { Backend, CapabilitySource, RawCapability, ToolDefinition } from '../core/index.js';
 import type { DiscoverContext, Discovery } from './capability-source.js';
 import { toolDefinitionToRaw } from './files/tool-definition.js';

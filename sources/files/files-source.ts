@@ -4,6 +4,7 @@ import { importTypeScript, type ResolvedConfig } from '../../config/index.js';
 import {
   CompileError,
   ToolCallError,
+  createInProcessBackend,
   defineTool,
   errorMessage,
   isToolDefinition,
@@ -16,7 +17,6 @@ import {
   type SourceFailure,
   type ToolDefinition,
 } from '../../core/index.js';
-import { createInProcessBackend } from '../../bridge/index.js';
 import type { CapabilitySourceKind, DiscoverContext, Discovery } from '../capability-source.js';
 import { expandGlobs, isGlob } from './expand-globs.js';
 import { loadJsonToolFile } from './json-file.js';

@@ -1,9 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { AgentSpacesError, ToolCallError, createRedactor, errorMessage, untilAborted } from '../../core/index.js';
-import type { CapabilitySpec } from '../../core/index.js';
+import type { Backend, BackendCall, CapabilitySpec } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
 import type { McpServerConfig } from '../../config/index.js';
-import type { Backend, BackendCall } from '../../bridge/index.js';
 import { secretsOfMcpServer } from './server-secrets.js';
 import { mapToolResult } from './map-tool-result.js';
 import { ServerSlot } from './server-slot.js';

@@ -1,6 +1,5 @@
-import { sourceLabel, type CapabilitySpec } from '../../core/index.js';
+import { sourceLabel, type Backend, type CapabilitySpec } from '../../core/index.js';
 import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
-import type { Backend } from '../../bridge/index.js';
 import { discoverMcpServer } from './discover.js';
 import { secretsOfMcpServer } from './server-secrets.js';
 import { createMcpBackend, mcpServersOf } from './mcp-backend.js';

@@ -1,6 +1,7 @@
-import { ToolCallError, errorMessage, untilAborted } from '../core/index.js';
-import type { AnyFunctionDefinition, SchemaInput, ToolCallContext, ToolDefinition } from '../core/index.js';
-import type { Backend, BackendCall } from '../core/index.js';
+import { ToolCallError, errorMessage } from './errors.js';
+import { untilAborted } from './until-aborted.js';
+import type { AnyFunctionDefinition, SchemaInput, ToolCallContext, ToolDefinition } from './define-tool.js';
+import type { Backend, BackendCall } from './backend.js';
 
 interface ZodLike {
   safeParse(value: unknown): { success: true; data: unknown } | { success: false };
