@@ -222,6 +222,22 @@ export interface CapabilitiesView {
   modules: ModuleView[];
 }
 
+/** `GET /api/search?q=…&detail=…`: the planner's `search_tools` over the catalog, best match first. */
+export interface SearchView {
+  query: string;
+  matches: {
+    /** `<module>.<function>`. */
+    id: string;
+    module: string;
+    function: string;
+    score: number;
+    signature?: string;
+    description?: string;
+    requiresApproval?: boolean;
+  }[];
+  total: number;
+}
+
 /** One agent directory of the config, as the agents pane lists it (`GET /api/agents`). */
 export interface AgentEntryView {
   index: number;
