@@ -4,8 +4,8 @@
  * program's calls through its own call gate, counts the output again, limits the error codes to those
  * a worker may decide or the host sent, and keeps its own deadline (the worker's plus a margin). A run
  * the host ended (its deadline, a cancel, a limit it counted) must be reported stopped within a grace,
- * or its worker is killed. Its clock, output count and error codes are a {@link RunLedger}, kept as the
- * engine in the worker keeps its own; its calls go through the host's call gate. Which worker holds a run is the pool's business (worker-pool/), not this.
+ * or its worker is killed. Its clock, output count and error codes are a {@link RunLedger}, the same
+ * type the engine in the worker keeps its own in; its calls go through the host's call gate. Which worker holds a run is the pool's business (worker-pool/), not this.
  */
 import { setMaxListeners } from 'node:events';
 import type { CallContext, CapabilityCallHandler } from '../core/protocol.js';
@@ -97,15 +97,7 @@ export class HostRun {
     setMaxListeners(0, this.#callController.signal);
     this.#ledger = new RunLedger(limits, {
       deadlineMarginMs: REPORT_MARGIN_MS,
-      onDeadline: () =>
-        this.#abort(
-          {
-            name: 'SandboxTimeoutError',
-            code: 'TIMEOUT',
-            message: `the program ran longer than its limit of ${limits.timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-          },
-          true,
-        ),
+      onDeadline: () => this.#abort(this.#ledger.timeoutError(), true),
     });
     // Whether the program started is the worker's to know: its bootstrap's refusals count from the start.
     this.#ledger.programStarted();

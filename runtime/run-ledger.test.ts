@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RunLedger } from './run-ledger.js';
+import { knownLogLevel, RunLedger } from './run-ledger.js';
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './sandbox.js';
 import { MAX_NAME } from './worker-protocol.js';
 
@@ -51,6 +51,39 @@ describe('run ledger: clock', () => {
     expect(ledger.elapsedMs()).toBe(6_000);
   });
 
+  it("counts the engine's CPU time against the same limit, held or not, and says which clock ran out", () => {
+    let cpuMs = 0;
+    const ledger = new RunLedger(limits({ timeoutMs: 1_000 }), { onDeadline: () => undefined, cpuUsedMs: () => cpuMs });
+    vi.advanceTimersByTime(100);
+    expect(ledger.timeLeft()).toBe(900);
+    cpuMs = 300;
+    expect(ledger.wallTimeLeft()).toBe(900);
+    expect(ledger.timeLeft()).toBe(700);
+    expect(ledger.timeoutError().message).toMatch(/^the program ran longer than its limit of 1000 ms/);
+    const release = ledger.hold();
+    vi.advanceTimersByTime(5_000);
+    cpuMs = 950;
+    expect(ledger.timeLeft()).toBe(50);
+    // Held, only CPU time can have run out.
+    expect(ledger.timeoutError()).toMatchObject({
+      code: 'TIMEOUT',
+      message: expect.stringMatching(/computed for longer than its limit of 1000 ms of CPU time/),
+    });
+    release();
+    cpuMs = 1_000;
+    expect(ledger.timeoutError().message).toContain('ms of CPU time');
+    ledger.close();
+  });
+
+  it('without an engine CPU count, time left is the wall clock (the host side of a pipe)', () => {
+    const ledger = new RunLedger(limits({ timeoutMs: 1_000 }), { onDeadline: () => undefined, deadlineMarginMs: 50 });
+    vi.advanceTimersByTime(200);
+    expect(ledger.cpuUsedMs()).toBe(0);
+    expect(ledger.timeLeft()).toBe(850);
+    expect(ledger.timeoutError().message).toMatch(/^the program ran longer than its limit of 1000 ms/);
+    ledger.close();
+  });
+
   it('stops for good once closed: no deadline, holds do nothing', () => {
     const onDeadline = vi.fn();
     const ledger = new RunLedger(limits({ timeoutMs: 1_000 }), { onDeadline });
@@ -83,6 +116,46 @@ describe('run ledger: output, codes and calls', () => {
       code: 'OUTPUT_LIMIT',
       message: expect.stringContaining('output limit of 100 bytes'),
     });
+  });
+
+  it("ends with the program's error when it fits, with the output limit's failure when it does not", () => {
+    const small = { name: 'Error', code: 'RUNTIME_ERROR', message: 'no' };
+    expect(ledger.endWithError(small)).toBe(small);
+    expect(ledger.outputLeft).toBeLessThan(100);
+    const big = { name: 'Error', code: 'RUNTIME_ERROR', message: 'x'.repeat(200) };
+    expect(ledger.endWithError(big)).toMatchObject({
+      code: 'OUTPUT_LIMIT',
+      message: expect.stringMatching(/^the program's error \(\d+ bytes with its stack\)/),
+    });
+  });
+
+  it('lets a result through when it fits in the output left, counting UTF-8 bytes', () => {
+    expect(ledger.takeBytes(90)).toBe(true);
+    expect(ledger.resultOverLimit('"12345678"')).toBeUndefined();
+    // Five characters, 11 bytes of UTF-8: one past the 10 left.
+    expect(ledger.resultOverLimit('"€€€"')).toMatchObject({
+      code: 'OUTPUT_LIMIT',
+      message: expect.stringContaining('the result (11 bytes of JSON)'),
+    });
+    expect(ledger.outputLeft).toBe(10);
+  });
+
+  it("gives the guest's bootstrap its call limits with the host's refusals as templates", () => {
+    const guest = ledger.guestCallLimits();
+    expect(guest).toMatchObject({ maxCalls: DEFAULT_RUN_LIMITS.maxCalls, maxArgumentBytes: 10 });
+    expect(JSON.parse(guest.callLimitError)).toMatchObject({
+      data: { code: 'CALL_LIMIT_EXCEEDED', capability: '{capability}', function: '{function}' },
+    });
+    expect(JSON.parse(guest.argumentLimitError)).toMatchObject({
+      data: { code: 'INVALID_ARGUMENTS' },
+      message: expect.stringContaining('are at least {size} bytes of JSON, over the limit of 10 bytes'),
+    });
+  });
+
+  it('reads a log level the program named, unknown ones as log', () => {
+    expect(knownLogLevel('warn')).toBe('warn');
+    expect(knownLogLevel('trace')).toBe('log');
+    expect(knownLogLevel('__proto__')).toBe('log');
   });
 
   it('lets a program end only with its own codes and those of errors it was answered', () => {

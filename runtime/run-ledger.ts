@@ -1,13 +1,14 @@
 /**
- * One run's bookkeeping, kept the same way on both sides of a sandbox worker's pipe: in the engine that
- * runs the program, and again on the host, which trusts no count of the engine's. It holds the run's
- * clock (its deadline, stopped while a person decides an approval), its output budget, the error codes
- * the run may end with, and the calls the program handed on that have not been answered yet.
+ * One run's bookkeeping, kept the same way wherever a run is counted: in the engine that runs the
+ * program (in-process or in a sandbox worker), and again on the host side of a worker's pipe, which
+ * trusts no count of the engine's. It holds the run's clock (its deadline, stopped while a person
+ * decides an approval, and the engine's CPU time against the same limit), its output budget, the error
+ * codes the run may end with, and the calls the program handed on that have not been answered yet.
  */
 import type { WireError } from '../core/protocol.js';
 import type { LogLevel, RunError } from '../core/run-result.js';
 import { utf8SizeOver } from '../core/utf8-size.js';
-import { argumentLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from './host/call-gate.js';
+import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from './host/call-gate.js';
 import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError, type OutputBudget } from './host/output-budget.js';
 import {
   BOOTSTRAP_REFUSAL_CODES,
@@ -26,6 +27,19 @@ export interface RunLedgerOptions {
   deadlineMarginMs?: number;
   /** Told when the deadline becomes held (`true`) and when it runs again (`false`): an engine may watch CPU time meanwhile. */
   onHoldChange?: (held: boolean) => void;
+  /**
+   * The engine's count of the CPU time the program used, in ms: the run's time limit bounds it as well
+   * as the wall clock, held or not (a program waiting for an approval may not compute for free). None
+   * on the host side of a pipe: it sees no CPU time.
+   */
+  cpuUsedMs?: () => number;
+}
+
+const LOG_LEVELS: ReadonlySet<string> = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug']);
+
+/** A log level the program named (untrusted), as the result takes it: unknown levels are `log`. */
+export function knownLogLevel(level: string): LogLevel {
+  return LOG_LEVELS.has(level) ? (level as LogLevel) : 'log';
 }
 
 /** What becomes of a call the program made (see {@link RunLedger.admitCall}). */
@@ -36,6 +50,16 @@ export type CallAdmission =
   | { kind: 'dropped' }
   /** Answer it at once with this refusal (it counts as waiting until then). */
   | { kind: 'refused'; error: WireError };
+
+/** What the guest's bootstrap needs to refuse calls itself (fields of its run settings). */
+export interface GuestCallLimits {
+  maxCalls: number;
+  /** A wire error's JSON text with `{capability}` and `{function}` to fill in. */
+  callLimitError: string;
+  maxArgumentBytes: number;
+  /** The same, with `{size}` too. */
+  argumentLimitError: string;
+}
 
 export class RunLedger {
   readonly limits: RunLimits;
@@ -83,6 +107,30 @@ export class RunLedger {
 
   elapsedMs(): number {
     return performance.now() - this.started;
+  }
+
+  /** Milliseconds of CPU time the engine says the program used (0 where no engine counts it). */
+  cpuUsedMs(): number {
+    return this.#options.cpuUsedMs?.() ?? 0;
+  }
+
+  /** Milliseconds of wall clock (held time not counted) or CPU time the run has left, whichever is less. */
+  timeLeft(): number {
+    const wall = this.wallTimeLeft();
+    return this.#options.cpuUsedMs === undefined ? wall : Math.min(wall, this.limits.timeoutMs - this.cpuUsedMs());
+  }
+
+  /** The run's failure at its time limit: CPU time when it was held or computed its limit away, wall clock otherwise. */
+  timeoutError(): RunError {
+    const { timeoutMs } = this.limits;
+    const cpuBound = this.held || this.cpuUsedMs() >= timeoutMs;
+    return {
+      name: 'SandboxTimeoutError',
+      code: 'TIMEOUT',
+      message: cpuBound
+        ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
+        : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
+    };
   }
 
   /** Whether the deadline is held (a person is deciding an approval). */
@@ -134,6 +182,20 @@ export class RunLedger {
     return this.#budget.take(errorBytes(error));
   }
 
+  /** The error a program ends with, counted: `error` itself when it fits, the output limit's failure otherwise. */
+  endWithError(error: RunError): RunError {
+    return this.takeError(error) ? error : this.outputLimit(`the program's error (${errorBytes(error)} bytes with its stack)`);
+  }
+
+  /**
+   * The output limit's failure when a result's JSON text does not fit in what is left, else undefined.
+   * The result is the last output: it needs only to fit, and nothing is counted after it.
+   */
+  resultOverLimit(json: string): RunError | undefined {
+    const bytes = utf8SizeOver(json, this.outputLeft);
+    return bytes === undefined ? undefined : this.outputLimit(`the result (${bytes} bytes of JSON)`);
+  }
+
   /** Counts `bytes` of output (a result as it crossed the pipe); false when they do not fit. */
   takeBytes(bytes: number): boolean {
     return this.#budget.take(bytes);
@@ -150,6 +212,20 @@ export class RunLedger {
   }
 
   // ------------------------------------------------------------------ error codes
+
+  /**
+   * The limits the guest's bootstrap enforces itself (calls past `maxCalls`, arguments past
+   * `maxArgumentBytes` counted in characters), with the host's own messages as templates for its refusals.
+   */
+  guestCallLimits(): GuestCallLimits {
+    const { maxCalls, maxArgumentBytes } = this.limits;
+    return {
+      maxCalls,
+      callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', maxCalls)),
+      maxArgumentBytes,
+      argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', maxArgumentBytes)),
+    };
+  }
 
   /** The program started: it may now end with the codes the bootstrap gives the calls it refuses itself. */
   programStarted(): void {

@@ -28,6 +28,15 @@ export const WORKER_DECIDED_CODES: ReadonlySet<string> = new Set([
  */
 export const BOOTSTRAP_REFUSAL_CODES: readonly string[] = ['CALL_LIMIT_EXCEEDED', 'INVALID_ARGUMENTS'];
 
+/** The run's failure when the engine counted more memory than `memoryLimitMb` (every engine's words). */
+export function memoryLimitError(memoryLimitMb: number): RunError {
+  return {
+    name: 'SandboxMemoryError',
+    code: 'MEMORY_LIMIT',
+    message: `the program used more than its memory limit of ${memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config`,
+  };
+}
+
 /** Largest message and stack kept from an error the isolate reports. */
 const MAX_TEXT = 64 * 1024;
 

@@ -7,15 +7,12 @@
  */
 import type ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
-import { utf8SizeOver } from '../../core/utf8-size.js';
-import type { LogLevel, RunError } from '../../core/run-result.js';
-import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from '../host/call-gate.js';
-import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError, type OutputBudget } from '../host/output-budget.js';
-import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
+import type { RunError } from '../../core/run-result.js';
+import { boundedRunError, memoryLimitError } from '../host/run-error-codes.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
 import { programFrames } from '../host/program-frames.js';
 import type { EngineOutcome, EnginePort, EngineRun, EngineRunRequest } from '../engine.js';
-import { MAX_NAME } from '../worker-protocol.js';
+import { knownLogLevel, RunLedger, type GuestCallLimits } from '../run-ledger.js';
 import { loadIsolatedVm } from './load-isolated-vm.js';
 import { ModuleResolutionError, resolveCapabilityModule } from '../host/capability-modules.js';
 import { createRunTimers, type RunTimers } from '../host/sandbox-timers.js';
@@ -26,8 +23,6 @@ export type IsolateRunRequest = EngineRunRequest;
 export type IsolatePort = EnginePort;
 export type IsolateOutcome = EngineOutcome;
 export type IsolateRun = EngineRun;
-
-const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 
 /**
  * Starts a run, in `prepared` when it fits the run's memory limit (it is disposed otherwise).
@@ -49,11 +44,7 @@ type Finished = Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: b
  * read of the guest's falls through to a prototype. The QuickJS-only checks are off here: V8 appends the
  * awaiting frames to an error itself, and its JSON.stringify checks its own stack.
  */
-interface RunSettings {
-  maxCalls: number;
-  callLimitError: string;
-  maxArgumentBytes: number;
-  argumentLimitError: string;
+interface RunSettings extends GuestCallLimits {
   callSites: false;
   maxJsonDepth: 0;
 }
@@ -62,25 +53,12 @@ interface RunSettings {
 class IsolatedVmRun {
   readonly #request: IsolateRunRequest;
   readonly #port: IsolatePort;
-  readonly #started = performance.now();
-  #deadline: number;
-  // While the host holds the deadline (a person deciding an approval), the wall clock does not run;
-  // the isolate's CPU time still counts against the same limit, so a program cannot compute for free.
-  #holds = 0;
-  #heldSince = 0;
-  readonly #budget: OutputBudget;
-  /** Calls handed to the port and not yet answered, with the characters of their arguments. */
-  readonly #outstanding = new Map<number, number>();
   /**
-   * Characters of the arguments of the calls not yet answered, and their bound: what the host holds at
-   * most (calls in flight and waiting ones, in bytes, each character at least one). Past it the host
-   * refuses calls anyway; refused here, a program that makes a thousand 1 MiB calls in one slice does
-   * not have a GiB of frames queued in the worker, outside its isolate's memory limit.
+   * The run's clock, output budget, error codes and calls. While the host holds the deadline (a person
+   * deciding an approval), the wall clock does not run; the isolate's CPU time still counts against the
+   * same limit, so a program cannot compute for free.
    */
-  #unansweredChars = 0;
-  readonly #maxUnansweredChars: number;
-  /** Codes of the tool errors the host sent: the only codes besides its own a program may end with. */
-  readonly #sentCodes = new Set<string>();
+  readonly #ledger: RunLedger;
   #pendingOperations = 0;
   #programStarted = false;
   #finished = false;
@@ -94,7 +72,6 @@ class IsolatedVmRun {
   /** The program's pending timers (see sandbox-timers.ts); #wakeTimer runs one that is due. */
   readonly #timers: RunTimers;
   readonly #cpuBefore: bigint;
-  #watchdog: NodeJS.Timeout;
   #cpuWatch: NodeJS.Timeout | undefined;
   // Replies that are ready in the same turn of the event loop enter the isolate together: each entry
   // into the isolate is a thread hop, and with many parallel calls one hop per reply serialises them.
@@ -112,9 +89,12 @@ class IsolatedVmRun {
     this.#request = request;
     this.#port = port;
     const { limits } = request;
-    this.#deadline = this.#started + limits.timeoutMs;
-    this.#budget = createOutputBudget(limits.maxOutputBytes);
-    this.#maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
+    // The clock starts before the isolate is made (as the run's duration always has).
+    this.#ledger = new RunLedger(limits, {
+      onDeadline: () => this.#timeout(),
+      cpuUsedMs: () => this.#cpuUsedMs(),
+      onHoldChange: (held) => this.#watchCpuWhileHeld(held),
+    });
     if (
       prepared !== undefined &&
       (prepared.memoryLimitMb !== limits.memoryLimitMb || prepared.threading !== threading || prepared.isolate.isDisposed)
@@ -128,7 +108,6 @@ class IsolatedVmRun {
     if (!this.#onCaller) disposeAtExit(this.#isolate);
     this.#timers = createRunTimers((id) => this.#wakeTimer(id));
     this.#cpuBefore = this.#isolate.cpuTime;
-    this.#watchdog = setTimeout(() => this.#timeout(), limits.timeoutMs);
     this.#start().catch((error: unknown) => this.#onIsolateFailure(error));
   }
 
@@ -137,7 +116,7 @@ class IsolatedVmRun {
       outcome: this.#outcome,
       released: this.#released,
       reply: (id, ok, json) => this.#reply(id, ok, json),
-      holdDeadline: () => this.#holdDeadline(),
+      holdDeadline: () => this.#ledger.hold(),
       abort: (error) => this.#fail(error),
       cancel: (message = 'the run was cancelled') => this.#fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message }),
     };
@@ -149,53 +128,21 @@ class IsolatedVmRun {
     return Number(this.#isolate.cpuTime - this.#cpuBefore) / 1e6;
   }
 
-  /** Milliseconds of wall clock (held time excluded) or CPU time the run has left, whichever is less. */
-  #timeLeft(): number {
-    return Math.min(
-      this.#deadline + (this.#holds > 0 ? performance.now() - this.#heldSince : 0) - performance.now(),
-      this.#request.limits.timeoutMs - this.#cpuUsedMs(),
-    );
-  }
-
   #remaining(): number {
-    return Math.max(1, Math.ceil(this.#timeLeft()));
+    return Math.max(1, Math.ceil(this.#ledger.timeLeft()));
   }
 
   #timeout(): void {
-    const { timeoutMs } = this.#request.limits;
-    const cpuBound = this.#holds > 0 || this.#cpuUsedMs() >= timeoutMs;
-    this.#fail(
-      {
-        name: 'SandboxTimeoutError',
-        code: 'TIMEOUT',
-        message: cpuBound
-          ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
-          : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-      },
-      true,
-    );
+    this.#fail(this.#ledger.timeoutError(), true);
   }
 
-  #holdDeadline(): () => void {
-    if (this.#finished) return () => undefined;
-    if (this.#holds++ === 0) {
-      this.#heldSince = performance.now();
-      clearTimeout(this.#watchdog);
-      // On isolate threads a program may compute while its call waits for a person: watch its CPU time.
-      if (!this.#onCaller)
-        this.#cpuWatch = setInterval(() => {
-          if (this.#cpuUsedMs() >= this.#request.limits.timeoutMs) this.#timeout();
-        }, 100);
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.#holds > 0 || this.#finished) return;
-      clearInterval(this.#cpuWatch);
-      this.#deadline += performance.now() - this.#heldSince;
-      this.#watchdog = setTimeout(() => this.#timeout(), Math.max(1, this.#deadline - performance.now()));
-    };
+  /** On isolate threads a program may compute while its call waits for a person: its CPU time is watched meanwhile. */
+  #watchCpuWhileHeld(held: boolean): void {
+    clearInterval(this.#cpuWatch);
+    if (!held || this.#onCaller) return;
+    this.#cpuWatch = setInterval(() => {
+      if (this.#cpuUsedMs() >= this.#request.limits.timeoutMs) this.#timeout();
+    }, 100);
   }
 
   // ------------------------------------------------------------------ ending
@@ -215,12 +162,12 @@ class IsolatedVmRun {
   #finish(result: Finished, options: { stopNow?: boolean } = {}): void {
     if (this.#finished) return;
     this.#finished = true;
-    clearTimeout(this.#watchdog);
+    this.#ledger.close();
     clearInterval(this.#cpuWatch);
     // Timers still pending when the run ends are dropped: none fires after it.
     this.#timers.clearAll();
     this.#outbox = [];
-    const ended: IsolateOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - this.#started };
+    const ended: IsolateOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: this.#ledger.elapsedMs() };
     this.#toHost(() => this.#resolveOutcome(ended));
     const isolate = this.#isolate;
     // A program refused from inside one of its callbacks may go on running below this frame (a loop
@@ -256,17 +203,11 @@ class IsolatedVmRun {
       return this.#fail({ name: 'ModuleResolutionError', code: error.code, message: error.message });
     if (this.#isolate.isDisposed) {
       // Only isolated-vm disposes an isolate during a run (this code disposes it after finishing).
-      if (/memory limit/i.test(message)) {
-        return this.#fail({
-          name: 'SandboxMemoryError',
-          code: 'MEMORY_LIMIT',
-          message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config`,
-        });
-      }
+      if (/memory limit/i.test(message)) return this.#fail(memoryLimitError(this.#request.limits.memoryLimitMb));
       return this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
     }
     // A slice's timeout is what the run had left when it began: a real one leaves (almost) nothing.
-    if (message === 'Script execution timed out.' && this.#timeLeft() <= 25) return this.#timeout();
+    if (message === 'Script execution timed out.' && this.#ledger.timeLeft() <= 25) return this.#timeout();
     const name = error instanceof Error ? error.name : 'Error';
     const stack = error instanceof Error && typeof error.stack === 'string' ? programFrames(error.stack) : undefined;
     this.#fail({
@@ -290,7 +231,7 @@ class IsolatedVmRun {
       !this.#finished &&
       this.#programStarted &&
       this.#pendingOperations === 0 &&
-      this.#outstanding.size === 0 &&
+      this.#ledger.unansweredCalls === 0 &&
       this.#outbox.length === 0 &&
       this.#timers.size === 0
     );
@@ -346,11 +287,7 @@ class IsolatedVmRun {
   }
 
   #reply(id: number, ok: boolean, json: string): void {
-    const chars = this.#outstanding.get(id);
-    if (this.#finished || chars === undefined) return;
-    this.#outstanding.delete(id);
-    this.#unansweredChars -= chars;
-    if (!ok) this.#noteSentCode(json);
+    if (this.#finished || !this.#ledger.answerCall(id, ok, json)) return;
     // On the caller's thread, entering the isolate costs no hop: replies settled by the same
     // microtask run go in together without waiting for another turn of the event loop.
     if (this.#outbox.length === 0) {
@@ -404,52 +341,28 @@ class IsolatedVmRun {
     this.#timerRequests.push([start === true, id, Number(delayMs), repeat === true]);
   }
 
-  #noteSentCode(json: string): void {
-    const code = wireErrorCode(json);
-    if (code !== undefined) this.#sentCodes.add(code);
-  }
-
-  /** Called by the isolate, which refuses calls past maxCalls and maxArgumentBytes itself (in characters). */
+  /**
+   * Called by the isolate, which refuses calls past maxCalls and maxArgumentBytes itself (in characters).
+   * The ledger refuses the rest here, for this call only: a name longer than a frame's header takes
+   * (the host kills a worker that sends one, and every run in it), arguments over the limit in UTF-8
+   * bytes (they never reach the pipe), and calls past the argument characters a run may have
+   * unanswered (a thousand 1 MiB calls in one slice would otherwise queue a GiB of frames in the
+   * worker, outside the isolate's memory limit).
+   */
   #send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void {
-    if (this.#finished || typeof id !== 'number' || this.#outstanding.has(id)) return;
-    const { limits } = this.#request;
-    const text = String(argsJson);
-    this.#outstanding.set(id, text.length);
-    this.#unansweredChars += text.length;
-    if (this.#unansweredChars > this.#maxUnansweredChars) {
-      return this.#reply(
-        id,
-        false,
-        JSON.stringify(
-          queuedArgumentsError(
-            String(capability),
-            String(fn),
-            `${this.#unansweredChars - text.length} characters of arguments in calls not answered yet`,
-            this.#maxUnansweredChars,
-          ),
-        ),
-      );
-    }
-    // A name the host would not accept in a frame's header is refused here, for this call only (the
-    // host kills a worker that sends one, and every run in it).
-    const name = [String(capability), String(fn)].find((text) => text.length > MAX_NAME);
-    if (name !== undefined) {
-      return this.#reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
-    }
-    // The isolate measured characters; a character can be three UTF-8 bytes. Refused here, the bytes
-    // never reach the pipe (where a frame past the host's limit would cost the whole worker).
-    const bytes = utf8SizeOver(text, limits.maxArgumentBytes);
-    if (bytes !== undefined)
-      return this.#reply(id, false, JSON.stringify(argumentLimitError(String(capability), String(fn), bytes, limits.maxArgumentBytes)));
-    this.#port.call(id, String(capability), String(fn), text, resultMode === 'full' ? 'full' : 'value');
+    if (this.#finished || typeof id !== 'number') return;
+    const [name, func, text] = [String(capability), String(fn), String(argsJson)];
+    const admission = this.#ledger.admitCall(id, name, func, text);
+    if (admission.kind === 'admitted') this.#port.call(id, name, func, text, resultMode === 'full' ? 'full' : 'value');
+    else if (admission.kind === 'refused') this.#reply(id, false, JSON.stringify(admission.error));
   }
 
   #writeLog(level: string, message: string): boolean {
     if (this.#finished) return false;
-    const known: LogLevel = LOG_LEVELS.has(level) ? (level as LogLevel) : 'log';
+    const known = knownLogLevel(String(level));
     const text = String(message);
-    if (!this.#budget.take(logEntryBytes(known, text))) {
-      this.#fail(outputLimitError('console output', this.#request.limits.maxOutputBytes), false, { stopNow: true });
+    if (!this.#ledger.takeLog(known, text)) {
+      this.#fail(this.#ledger.outputLimit('console output'), false, { stopNow: true });
       return false;
     }
     this.#port.log(known, text);
@@ -458,18 +371,10 @@ class IsolatedVmRun {
 
   #complete(ok: boolean, json: string): void {
     if (this.#finished) return;
-    const { maxOutputBytes } = this.#request.limits;
-    if (!ok) {
-      const error = readReportedError(String(json), programMayReport(this.#sentCodes));
-      if (!this.#budget.take(errorBytes(error)))
-        return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
-      return this.#fail(error);
-    }
     const text = String(json);
-    // The result is the last output: it needs only to fit in what is left, and its bytes are not taken
-    // from the budget (nothing is counted after it).
-    const bytes = utf8SizeOver(text, this.#budget.max - this.#budget.used);
-    if (bytes !== undefined) return this.#fail(outputLimitError(`the result (${bytes} bytes of JSON)`, maxOutputBytes));
+    if (!ok) return this.#fail(this.#ledger.endWithError(this.#ledger.readProgramError(text)));
+    const overLimit = this.#ledger.resultOverLimit(text);
+    if (overLimit !== undefined) return this.#fail(overLimit);
     this.#finish({ success: true, resultJson: text });
   }
 
@@ -488,12 +393,8 @@ class IsolatedVmRun {
 
   /** The settings the bootstrap's run() takes; the templates are the host's own messages for the calls it refuses itself. */
   #runSettings(): ivm.Copy<RunSettings> {
-    const { limits } = this.#request;
     const settings: RunSettings = {
-      maxCalls: limits.maxCalls,
-      callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
-      maxArgumentBytes: limits.maxArgumentBytes,
-      argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
+      ...this.#ledger.guestCallLimits(),
       callSites: false,
       maxJsonDepth: 0,
     };
@@ -517,7 +418,7 @@ class IsolatedVmRun {
     if (this.#finished) return;
     this.#programStarted = true;
     const settings = this.#runSettings();
-    for (const code of BOOTSTRAP_REFUSAL_CODES) this.#sentCodes.add(code);
+    this.#ledger.programStarted();
     if (!this.#onCaller) {
       await this.#track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: this.#remaining() }));
       return;

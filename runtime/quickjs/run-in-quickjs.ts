@@ -9,17 +9,14 @@
  */
 import type { QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { ResultMode } from '../../core/protocol.js';
-import type { LogLevel, RunError } from '../../core/run-result.js';
-import { utf8SizeOver } from '../../core/utf8-size.js';
+import type { RunError } from '../../core/run-result.js';
 import type { EngineOutcome, EnginePort, EngineRun, EngineRunRequest } from '../engine.js';
-import { argumentLimitError, callLimitError, maxQueuedArgumentBytes, nameLimitError, queuedArgumentsError } from '../host/call-gate.js';
 import { ModuleResolutionError, resolveCapabilityModule } from '../host/capability-modules.js';
-import { createOutputBudget, errorBytes, logEntryBytes, outputLimitError } from '../host/output-budget.js';
 import { programFrames } from '../host/program-frames.js';
-import { BOOTSTRAP_REFUSAL_CODES, boundedRunError, programMayReport, readReportedError, wireErrorCode } from '../host/run-error-codes.js';
+import { boundedRunError, memoryLimitError } from '../host/run-error-codes.js';
 import { createRunTimers, type RunTimers } from '../host/sandbox-timers.js';
 import { PROGRAM_FILENAME } from '../program/program-filename.js';
-import { MAX_NAME } from '../worker-protocol.js';
+import { knownLogLevel, RunLedger } from '../run-ledger.js';
 import { reserveMemory } from './load-quickjs.js';
 import { runPendingJobs } from './pending-jobs.js';
 import { QuickJsInstance, type GuestHandlers } from './quickjs-instance.js';
@@ -30,8 +27,6 @@ import { QuickJsInstance, type GuestHandlers } from './quickjs-instance.js';
  * entries; an entry the limit skipped is measured at most this long after it ended.
  */
 const MEMORY_CHECK_MS = 5;
-
-const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 
 /** Imports the program through the module loader and runs its default export with the run's settings. */
 const STARTER = `(function (run, settingsJson, report) {
@@ -58,22 +53,12 @@ class QuickJsRun {
   readonly #request: EngineRunRequest;
   readonly #port: EnginePort;
   readonly #instance: QuickJsInstance;
-  readonly #started = performance.now();
-  readonly #budget;
+  /** The run's clock (wall and the time spent inside the engine), output budget, error codes and calls. */
+  readonly #ledger: RunLedger;
   readonly #timers: RunTimers;
-  /** Calls handed to the port and not yet answered, with the characters of their arguments. */
-  readonly #outstanding = new Map<number, number>();
-  #unansweredChars = 0;
-  readonly #maxUnansweredChars: number;
-  /** Codes of the tool errors the host sent: the only codes besides its own a program may end with. */
-  readonly #sentCodes = new Set<string>();
-  #deadline: number;
-  #holds = 0;
-  #heldSince = 0;
   /** Milliseconds spent executing inside the engine (its CPU time: it runs on this thread). */
   #engineMs = 0;
   #enteredAt: number | undefined;
-  #watchdog: NodeJS.Timeout;
   #outbox: string[] = [];
   #timerRequests: (readonly [start: boolean, id: number, delayMs: number, repeat: boolean])[] = [];
   #programStarted = false;
@@ -106,9 +91,10 @@ class QuickJsRun {
     this.#onFault = onFault;
     this.#port = port;
     const { limits } = request;
-    this.#deadline = this.#started + limits.timeoutMs;
-    this.#budget = createOutputBudget(limits.maxOutputBytes);
-    this.#maxUnansweredChars = maxQueuedArgumentBytes(limits) + limits.maxConcurrentCalls * limits.maxArgumentBytes;
+    this.#ledger = new RunLedger(limits, {
+      onDeadline: () => this.#timeout(),
+      cpuUsedMs: () => this.#engineMs + (this.#enteredAt === undefined ? 0 : performance.now() - this.#enteredAt),
+    });
     this.#timers = createRunTimers((id) => this.#wakeTimer(id));
     if (spare !== undefined && (spare.memoryLimitMb !== limits.memoryLimitMb || spare.disposed || spare.module !== module)) {
       disposeQuietly(spare);
@@ -118,7 +104,6 @@ class QuickJsRun {
     // Twice the limit: the host trips MEMORY_LIMIT on QuickJS's own count first; the reservation only
     // bounds what the WebAssembly memory may grow to between two of its checks (see reserveMemory).
     this.#unreserve = reserveMemory(this.#instance.module, 2 * limits.memoryLimitMb * 1024 * 1024);
-    this.#watchdog = setTimeout(() => this.#timeout(), limits.timeoutMs);
     this.#instance.bind(this.#guestHandlers());
     this.#instance.runtime.setModuleLoader(
       (name) => this.#loadModule(name),
@@ -133,50 +118,14 @@ class QuickJsRun {
       outcome: this.#outcome,
       released: this.#released,
       reply: (id, ok, json) => this.#reply(id, ok, json),
-      holdDeadline: () => this.#holdDeadline(),
+      holdDeadline: () => this.#ledger.hold(),
       abort: (error) => this.#fail(error),
       cancel: (message = 'the run was cancelled') => this.#fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message }),
     };
   }
 
-  // ------------------------------------------------------------------ clock
-
-  #timeLeft(): number {
-    const now = performance.now();
-    const wall = this.#deadline + (this.#holds > 0 ? now - this.#heldSince : 0) - now;
-    const inside = this.#enteredAt === undefined ? 0 : now - this.#enteredAt;
-    return Math.min(wall, this.#request.limits.timeoutMs - this.#engineMs - inside);
-  }
-
-  #holdDeadline(): () => void {
-    if (this.#finished) return () => undefined;
-    if (this.#holds++ === 0) {
-      this.#heldSince = performance.now();
-      clearTimeout(this.#watchdog);
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.#holds > 0 || this.#finished) return;
-      this.#deadline += performance.now() - this.#heldSince;
-      this.#watchdog = setTimeout(() => this.#timeout(), Math.max(1, this.#deadline - performance.now()));
-    };
-  }
-
   #timeout(): void {
-    const { timeoutMs } = this.#request.limits;
-    const cpuBound = this.#holds > 0 || this.#engineMs >= timeoutMs;
-    this.#fail(
-      {
-        name: 'SandboxTimeoutError',
-        code: 'TIMEOUT',
-        message: cpuBound
-          ? `the program computed for longer than its limit of ${timeoutMs} ms of CPU time and was stopped (time spent waiting for an approval is not counted, computing is); make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`
-          : `the program ran longer than its limit of ${timeoutMs} ms and was stopped; make it do less per run or raise its limit (sandbox.timeoutMs in the config, --timeout of agent-spaces run)`,
-      },
-      true,
-    );
+    this.#fail(this.#ledger.timeoutError(), true);
   }
 
   // ------------------------------------------------------------------ ending
@@ -184,11 +133,11 @@ class QuickJsRun {
   #finish(result: Omit<EngineOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean }): void {
     if (this.#finished) return;
     this.#finished = true;
-    clearTimeout(this.#watchdog);
+    this.#ledger.close();
     clearTimeout(this.#memoryRecheck);
     this.#timers.clearAll();
     this.#outbox = [];
-    const ended: EngineOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: performance.now() - this.#started };
+    const ended: EngineOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: this.#ledger.elapsedMs() };
     this.#resolveOutcome(ended);
     // Inside the engine (a host function ended the run) the instance is freed once the engine has
     // returned: the interrupt handler stops the guest at its next check.
@@ -322,26 +271,17 @@ class QuickJsRun {
   }
 
   #memoryLimit(): void {
-    this.#fail({
-      name: 'SandboxMemoryError',
-      code: 'MEMORY_LIMIT',
-      message: `the program used more than its memory limit of ${this.#request.limits.memoryLimitMb} MB and was stopped; use less memory or raise sandbox.memoryLimitMb in the config`,
-    });
+    this.#fail(memoryLimitError(this.#request.limits.memoryLimitMb));
   }
 
   #start(): void {
     const { context } = this.#instance;
-    const { limits } = this.#request;
     if (this.#finished) return;
     const starter = context.evalCode(STARTER, 'starter.js', { type: 'global', strict: true });
     if (starter.error !== undefined) return this.#onEngineFailure(starter.error);
     const settings = context.newString(
       JSON.stringify({
-        maxCalls: limits.maxCalls,
-        // Templates the bootstrap fills in for the calls it refuses itself: the host's own messages.
-        callLimitError: JSON.stringify(callLimitError('{capability}', '{function}', limits.maxCalls)),
-        maxArgumentBytes: limits.maxArgumentBytes,
-        argumentLimitError: JSON.stringify(argumentLimitError('{capability}', '{function}', 'at least {size}', limits.maxArgumentBytes)),
+        ...this.#ledger.guestCallLimits(),
         callSites: true,
         // QuickJS's JSON.stringify recurses in C without its stack check: deep data would use up the
         // host's stack and end the run uncatchably, so the bootstrap refuses it first (a catchable error).
@@ -351,7 +291,7 @@ class QuickJsRun {
     const report = context.newFunction('report', (error) => {
       this.#onImportFailure(error === undefined ? undefined : error.dup());
     });
-    for (const code of BOOTSTRAP_REFUSAL_CODES) this.#sentCodes.add(code);
+    this.#ledger.programStarted();
     this.#programStarted = true;
     this.#enter(starter.value, [this.#instance.run, settings, report])?.dispose();
     for (const handle of [starter.value, settings, report]) handle.dispose();
@@ -399,46 +339,26 @@ class QuickJsRun {
       shouldInterrupt: () => {
         if (this.#finished) return true;
         if (this.#overMemory()) return true;
-        if (this.#timeLeft() > 0) return false;
+        if (this.#ledger.timeLeft() > 0) return false;
         this.#timedOutInside = true;
         return true;
       },
     };
   }
 
-  /** The guest refuses calls past maxCalls and maxArgumentBytes itself (in characters). */
+  /** The guest refuses calls past maxCalls and maxArgumentBytes itself (in characters); the ledger refuses the rest. */
   #send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void {
-    if (this.#finished || !Number.isSafeInteger(id) || this.#outstanding.has(id)) return;
-    const { limits } = this.#request;
-    this.#outstanding.set(id, argsJson.length);
-    this.#unansweredChars += argsJson.length;
-    if (this.#unansweredChars > this.#maxUnansweredChars) {
-      return this.#reply(
-        id,
-        false,
-        JSON.stringify(
-          queuedArgumentsError(
-            capability,
-            fn,
-            `${this.#unansweredChars - argsJson.length} characters of arguments in calls not answered yet`,
-            this.#maxUnansweredChars,
-          ),
-        ),
-      );
-    }
-    const name = [capability, fn].find((text) => text.length > MAX_NAME);
-    if (name !== undefined) return this.#reply(id, false, JSON.stringify(nameLimitError(name.length, MAX_NAME)));
-    const bytes = utf8SizeOver(argsJson, limits.maxArgumentBytes);
-    if (bytes !== undefined)
-      return this.#reply(id, false, JSON.stringify(argumentLimitError(capability, fn, bytes, limits.maxArgumentBytes)));
-    this.#port.call(id, capability, fn, argsJson, resultMode);
+    if (this.#finished) return;
+    const admission = this.#ledger.admitCall(id, capability, fn, argsJson);
+    if (admission.kind === 'admitted') this.#port.call(id, capability, fn, argsJson, resultMode);
+    else if (admission.kind === 'refused') this.#reply(id, false, JSON.stringify(admission.error));
   }
 
   #writeLog(level: string, message: string): boolean {
     if (this.#finished) return false;
-    const known: LogLevel = LOG_LEVELS.has(level) ? (level as LogLevel) : 'log';
-    if (!this.#budget.take(logEntryBytes(known, message))) {
-      this.#fail(outputLimitError('console output', this.#request.limits.maxOutputBytes));
+    const known = knownLogLevel(level);
+    if (!this.#ledger.takeLog(known, message)) {
+      this.#fail(this.#ledger.outputLimit('console output'));
       return false;
     }
     this.#port.log(known, message);
@@ -447,20 +367,16 @@ class QuickJsRun {
 
   #complete(ok: boolean, json: string): void {
     if (this.#finished) return;
-    const { maxOutputBytes } = this.#request.limits;
     if (!ok) {
-      const error = readReportedError(json, programMayReport(this.#sentCodes));
+      const error = this.#ledger.readProgramError(json);
       if (error.name === 'InternalError' && error.message === 'out of memory') return this.#memoryLimit();
       if (error.name === 'InternalError' && error.message === 'string too long') Object.assign(error, STRING_TOO_LONG);
       // QuickJS's stacks are frames only: the header every engine's stack starts with, as V8 writes it.
       if (error.stack !== undefined && /^\s+at /.test(error.stack)) error.stack = `${error.name}: ${error.message}\n${error.stack}`;
-      if (!this.#budget.take(errorBytes(error)))
-        return this.#fail(outputLimitError(`the program's error (${errorBytes(error)} bytes with its stack)`, maxOutputBytes));
-      return this.#fail(error);
+      return this.#fail(this.#ledger.endWithError(error));
     }
-    // The result is the last output: it needs only to fit in what is left.
-    const bytes = utf8SizeOver(json, this.#budget.max - this.#budget.used);
-    if (bytes !== undefined) return this.#fail(outputLimitError(`the result (${bytes} bytes of JSON)`, maxOutputBytes));
+    const overLimit = this.#ledger.resultOverLimit(json);
+    if (overLimit !== undefined) return this.#fail(overLimit);
     this.#finish({ success: true, resultJson: json });
   }
 
@@ -484,14 +400,7 @@ class QuickJsRun {
   // ------------------------------------------------------------------ to the guest
 
   #reply(id: number, ok: boolean, json: string): void {
-    const chars = this.#outstanding.get(id);
-    if (this.#finished || chars === undefined) return;
-    this.#outstanding.delete(id);
-    this.#unansweredChars -= chars;
-    if (!ok) {
-      const code = wireErrorCode(json);
-      if (code !== undefined) this.#sentCodes.add(code);
-    }
+    if (this.#finished || !this.#ledger.answerCall(id, ok, json)) return;
     // Replies settled in the same microtask run enter the engine together.
     if (this.#outbox.length === 0) queueMicrotask(() => this.#flush());
     this.#outbox.push(`[${id},${ok},${json}]`);
@@ -531,7 +440,7 @@ class QuickJsRun {
     return (
       !this.#finished &&
       this.#programStarted &&
-      this.#outstanding.size === 0 &&
+      this.#ledger.unansweredCalls === 0 &&
       this.#outbox.length === 0 &&
       this.#timers.size === 0 &&
       this.#timerRequests.length === 0
