@@ -1,12 +1,15 @@
 // `agent-spaces --help`, `--version` and `<command> --help` are answered by the bin in its own process
-// from cli/main alone: no command module, no part of the library, no package but the TypeScript loader.
+// from cli/main and the command declarations alone: no part of the library, no package but the TypeScript loader.
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { packagesOf, recordResolvedModules, repoModulesOf } from '../test/support/resolved-modules.js';
-import { COMMANDS, helpText, OPTIONS, parseCommandLine, type CommandName, type OptionName } from './command-line.js';
+import { findCommand, helpText, parseCommandLine } from './command-line.js';
+import { COMMANDS } from './commands/index.js';
+import { OPTIONS, type OptionName } from './options.js';
 import type { UsageError } from './usage-error.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -24,8 +27,19 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; modules: stri
   return { stdout, modules: repoModulesOf(urls, REPO), packages: packagesOf(urls) };
 }
 
-/** What answering --help and --version loads of ours: the bin, the command line and its error. */
-const HELP_MODULES = ['bin/agent-spaces', 'cli/command-line', 'cli/main', 'cli/usage-error'];
+/** What answering --help and --version loads of ours: the bin, the command line, its error, and the command declarations. */
+const HELP_MODULES = [
+  'bin/agent-spaces',
+  'cli/command',
+  'cli/command-line',
+  'cli/commands/index',
+  'cli/main',
+  'cli/options',
+  'cli/usage-error',
+  ...readdirSync(path.join(REPO, 'cli/commands'))
+    .filter((file) => file.endsWith('.command.ts'))
+    .map((file) => `cli/commands/${file.replace(/\.ts$/, '')}`),
+].sort();
 
 describe('the CLI answers --help and --version without loading commands', () => {
   it.each(['--version', '--help', '-h', 'run --help', 'capabilities build --help', 'task --help', 'agents serve -h'])(
@@ -55,7 +69,7 @@ describe('the CLI answers --help and --version without loading commands', () => 
   }, 120_000);
 });
 
-const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
+const COMMAND_NAMES = COMMANDS.map((command) => command.name);
 
 /** The flags a help text lists in its Options section (`-v, --verbose` counts as --verbose). */
 function flagsInHelp(text: string): string[] {
@@ -64,7 +78,7 @@ function flagsInHelp(text: string): string[] {
 }
 
 /** Whether the parser lets `command` take `option` (a value is given where the option takes one). */
-function accepts(command: CommandName, option: OptionName): boolean {
+function accepts(command: string, option: OptionName): boolean {
   const value = OPTIONS[option].type === 'string' ? ['x'] : [];
   try {
     parseCommandLine([...command.split(' '), `--${option}`, ...value]);
@@ -143,13 +157,13 @@ describe('the help tells the truth', () => {
   it('gives a command its remaining arguments and options', () => {
     expect(parseCommandLine(['agent', 'serve', 'a', 'b', '--a2a', '0'])).toEqual({
       action: 'command',
-      command: 'agent serve',
+      command: findCommand('agent serve'),
       values: { a2a: '0' },
       args: ['a', 'b'],
     });
     expect(parseCommandLine(['run', 'x.ts', '-v', '--no-check'])).toEqual({
       action: 'command',
-      command: 'run',
+      command: findCommand('run'),
       values: { verbose: true, 'no-check': true },
       args: ['x.ts'],
     });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS } from '../cli/command-line.js';
+import { OPTIONS } from '../cli/options.js';
 import { configSchema } from '../config/schema.js';
 import { REPO } from './support/example-space.js';
 

@@ -1,0 +1,36 @@
+import { defineCommand } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+export const command = defineCommand({
+  name: 'run',
+  synopsis: ['agent-spaces run <file.ts | -> [options]'],
+  description:
+    'run a program in the sandbox (- reads stdin), building first when the build is missing or out of date;\nits log lines are printed as it writes them',
+  options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'engine', 'timeout', 'verbose', 'store'],
+  async run({ args: [first, ...rest], common, values }) {
+    if (!first) throw new UsageError('run needs a program: agent-spaces run <file.ts | ->');
+    if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+    let timeoutMs: number | undefined;
+    if (values.timeout !== undefined) {
+      timeoutMs = Number(values.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+        throw new UsageError(`--timeout takes a positive number of milliseconds (got "${values.timeout}")`);
+    }
+    // TypeScript loads in its worker thread while this one loads the library and starts the space.
+    // (The file itself, not runtime/index.js: that would load the whole runtime first, which is what this overlaps.)
+    if (values['no-check'] !== true) (await import('../../runtime/type-check.js')).warmTypeChecker();
+    const { runCommand } = await import('./run.js');
+    return runCommand({
+      ...common,
+      file: first,
+      check: values['no-check'] !== true,
+      verbose: values.verbose === true,
+      ...(values.approve !== undefined ? { approve: values.approve } : {}),
+      ...(values.studio !== undefined ? { studio: values.studio } : {}),
+      ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+      ...(values.engine !== undefined ? { engine: values.engine } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(values.store !== undefined ? { store: values.store } : {}),
+    });
+  },
+});
