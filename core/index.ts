@@ -9,6 +9,7 @@ export { writeFileAtomic, type WriteFileAtomicOptions } from './write-file-atomi
 export { closestKey, editDistance } from './edit-distance.js';
 export { readBodyUpTo } from './read-body.js';
 export { readSmallFile } from './read-small-file.js';
+export { MAX_REDIRECTS, isCredentialHeader, isHostAllowed } from './http-policy.js';
 export type {
   CapabilityManifest,
   CapabilitySource,

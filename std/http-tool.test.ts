@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isHostAllowed } from './host-allow-list.js';
+import { isHostAllowed } from '../core/index.js';
 import { createHttpTool } from './http-tool.js';
 import { callTool } from './test-support/call-tool.js';
 import { toolCallErrorOf } from '../test/support/tool-call-error-of.js';

@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { ToolCallError, defineFunction, defineTool, errorMessage, readBodyUpTo } from '../core/index.js';
+import {
+  MAX_REDIRECTS,
+  ToolCallError,
+  defineFunction,
+  defineTool,
+  errorMessage,
+  isCredentialHeader,
+  isHostAllowed,
+  readBodyUpTo,
+} from '../core/index.js';
 import type { ToolCallContext } from '../core/index.js';
-import { isHostAllowed } from './host-allow-list.js';
 import { createRunConcurrency } from './run-concurrency.js';
 import { DEFAULT_STD_LIMITS, MAX_HEAVY_CALLS_PER_RUN, formatBytes } from './std-limits.js';
 
@@ -17,15 +25,6 @@ export interface HttpToolOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** The most redirects one request follows (std http, OpenAPI calls). */
-export const MAX_REDIRECTS = 5;
-/** Header names that carry credentials: the standard ones and the usual API-key spellings. */
-const CREDENTIAL_HEADER = /auth|cookie|token|secret|key|password|session|credential/i;
-
-/** Whether a header of this name carries credentials, which are never sent on to another origin. */
-export function isCredentialHeader(name: string): boolean {
-  return CREDENTIAL_HEADER.test(name);
-}
 
 const response = z.object({
   status: z.number(),

@@ -1,15 +1,17 @@
 import type { OpenApiConfig } from '../../config/index.js';
 import {
+  MAX_REDIRECTS,
   ToolCallError,
   createRedactor,
   errorMessage,
+  isCredentialHeader,
+  isHostAllowed,
   readBodyUpTo,
   type Backend,
   type BackendCall,
   type Redactor,
 } from '../../core/index.js';
 import { secretsOfApi } from './api-secrets.js';
-import { isCredentialHeader, isHostAllowed, MAX_REDIRECTS } from '../../std/index.js';
 import { buildRequest, type BuiltRequest } from './build-request.js';
 import { readPlan } from './call-plan.js';
 
