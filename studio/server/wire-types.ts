@@ -311,6 +311,23 @@ export interface CallView {
   durationMs: number;
 }
 
+/** One event of a planner task's trace (`task-start`, `model-reply`, `tool-call`, …) with its own fields. */
+export type TraceEventView = { [key: string]: unknown } & { type: string; step: number; timestamp: string };
+
+/** A planner task of the run folder, as its trace recorded it. */
+export interface TaskTraceView {
+  id: string;
+  kind: 'task';
+  /** The trace file. */
+  file: string;
+  task: string;
+  model: string;
+  events: TraceEventView[];
+}
+
+/** `GET /api/runs/<id>`: a task's trace, a code run's record (with its file), or a durable run of the store. */
+export type RunView = TaskTraceView | (CodeRunView & { id: string; file: string }) | StoredRunView;
+
 /** `POST /api/runs/<id>/replay`: the replay is a new run with its own trace. */
 export interface ReplayView {
   id: string;
