@@ -1,6 +1,7 @@
 export type { Backend, BackendCall, CallProgress } from '../core/index.js';
-export { createBridge, DEFAULT_MAX_RESULT_BYTES } from './create-bridge.js';
-export type { BackendResolver, Bridge, BridgeOptions, CallJournal } from './create-bridge.js';
+export { createBridge } from './create-bridge.js';
+export { DEFAULT_MAX_RESULT_BYTES } from './bridge.js';
+export type { BackendResolver, Bridge, BridgeOptions, CallJournal } from './bridge.js';
 export { createInProcessBackend } from '../core/index.js';
 export { loadBuiltCapabilities } from './load-build.js';
 export { createRateLimiter, RATE_PERIOD_MS } from './rate-limiter.js';

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, BridgeEvent, CallContext } from '../core/index.js';
 import { createStdTools } from '../std/index.js';
-import { createBridge, type Bridge } from './create-bridge.js';
+import type { Bridge } from './bridge.js';
+import { createBridge } from './create-bridge.js';
 import { createInProcessBackend } from '../core/index.js';
 import { capabilitySpecFromTool } from './test-support/capability-spec-from-tool.js';
 
