@@ -93,81 +93,10 @@ function parameterRow(parent: ObjectParameters, name: string, rerender: () => vo
     onChange();
   });
 
-  const details: HTMLElement[] = [
+  const details = [
     input('Description', String(schema.description ?? ''), (value) => setOrDelete(schema, 'description', value, onChange)),
+    ...typeDetails(schema, name, rerender, onChange, depth),
   ];
-  const type = schema.type ?? 'string';
-  if (type === 'string' || type === 'number' || type === 'integer') {
-    details.push(
-      input('Allowed values (enum, comma-separated)', Array.isArray(schema.enum) ? schema.enum.join(', ') : '', (value) =>
-        setOrDelete(schema, 'enum', listOf(value, type), onChange),
-      ),
-    );
-    const [low, high] = type === 'string' ? ['minLength', 'maxLength'] : ['minimum', 'maximum'];
-    details.push(
-      input(
-        type === 'string' ? 'Min length' : 'Minimum',
-        schema[low as string] === undefined ? '' : String(schema[low as string]),
-        (value) => setOrDelete(schema, low as string, value === '' ? undefined : Number(value), onChange),
-        'number',
-      ),
-    );
-    details.push(
-      input(
-        type === 'string' ? 'Max length' : 'Maximum',
-        schema[high as string] === undefined ? '' : String(schema[high as string]),
-        (value) => setOrDelete(schema, high as string, value === '' ? undefined : Number(value), onChange),
-        'number',
-      ),
-    );
-    details.push(
-      input('Default', schema.default === undefined ? '' : String(schema.default), (value) =>
-        setOrDelete(schema, 'default', value === '' ? undefined : type === 'string' ? value : Number(value), onChange),
-      ),
-    );
-    details.push(
-      input('Examples (comma-separated)', Array.isArray(schema.examples) ? schema.examples.join(', ') : '', (value) =>
-        setOrDelete(schema, 'examples', listOf(value, type), onChange),
-      ),
-    );
-  } else if (type === 'boolean') {
-    details.push(
-      select('Default', ['(none)', 'true', 'false'], schema.default === undefined ? '(none)' : String(schema.default), (value) =>
-        setOrDelete(schema, 'default', value === '(none)' ? undefined : value === 'true', onChange),
-      ),
-    );
-  } else if (type === 'array') {
-    const items = (
-      schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? schema.items : (schema.items = { type: 'string' })
-    ) as ParameterSchema;
-    details.push(
-      select('Item type', TYPES, items.type ?? 'string', (value) => {
-        schema.items = value === 'object' ? { type: 'object', properties: {} } : { type: value };
-        rerender();
-        onChange();
-      }),
-    );
-    details.push(
-      input(
-        'Min items',
-        schema.minItems === undefined ? '' : String(schema.minItems),
-        (value) => setOrDelete(schema, 'minItems', value === '' ? undefined : Number(value), onChange),
-        'number',
-      ),
-    );
-    details.push(
-      input(
-        'Max items',
-        schema.maxItems === undefined ? '' : String(schema.maxItems),
-        (value) => setOrDelete(schema, 'maxItems', value === '' ? undefined : Number(value), onChange),
-        'number',
-      ),
-    );
-    if (items.type === 'object' && depth < 4)
-      details.push(parametersBuilder(items as ObjectParameters, onChange, `Fields of each ${name} item`, depth + 1));
-  } else if (type === 'object' && depth < 4) {
-    details.push(parametersBuilder(schema as ObjectParameters, onChange, `Fields of ${name}`, depth + 1));
-  }
   row.append(
     h(
       'div',
@@ -180,6 +109,78 @@ function parameterRow(parent: ObjectParameters, name: string, rerender: () => vo
     h('div', { class: 'row' }, ...details),
   );
   return row;
+}
+
+/** The fields a parameter's type has: enum, bounds, default and examples of a scalar; a boolean's default; an array's items; an object's fields. */
+function typeDetails(schema: ParameterSchema, name: string, rerender: () => void, onChange: () => void, depth: number): HTMLElement[] {
+  const type = schema.type ?? 'string';
+  if (type === 'string' || type === 'number' || type === 'integer') return scalarDetails(schema, type, onChange);
+  if (type === 'boolean')
+    return [
+      select('Default', ['(none)', 'true', 'false'], schema.default === undefined ? '(none)' : String(schema.default), (value) =>
+        setOrDelete(schema, 'default', value === '(none)' ? undefined : value === 'true', onChange),
+      ),
+    ];
+  if (type === 'array') return arrayDetails(schema, name, rerender, onChange, depth);
+  if (type === 'object' && depth < 4) return [parametersBuilder(schema as ObjectParameters, onChange, `Fields of ${name}`, depth + 1)];
+  return [];
+}
+
+/** A string's or a number's allowed values, bounds (length for a string), default and examples. */
+function scalarDetails(schema: ParameterSchema, type: string, onChange: () => void): HTMLElement[] {
+  const [low, high] = type === 'string' ? ['minLength', 'maxLength'] : ['minimum', 'maximum'];
+  return [
+    input('Allowed values (enum, comma-separated)', Array.isArray(schema.enum) ? schema.enum.join(', ') : '', (value) =>
+      setOrDelete(schema, 'enum', listOf(value, type), onChange),
+    ),
+    input(
+      type === 'string' ? 'Min length' : 'Minimum',
+      schema[low as string] === undefined ? '' : String(schema[low as string]),
+      (value) => setOrDelete(schema, low as string, value === '' ? undefined : Number(value), onChange),
+      'number',
+    ),
+    input(
+      type === 'string' ? 'Max length' : 'Maximum',
+      schema[high as string] === undefined ? '' : String(schema[high as string]),
+      (value) => setOrDelete(schema, high as string, value === '' ? undefined : Number(value), onChange),
+      'number',
+    ),
+    input('Default', schema.default === undefined ? '' : String(schema.default), (value) =>
+      setOrDelete(schema, 'default', value === '' ? undefined : type === 'string' ? value : Number(value), onChange),
+    ),
+    input('Examples (comma-separated)', Array.isArray(schema.examples) ? schema.examples.join(', ') : '', (value) =>
+      setOrDelete(schema, 'examples', listOf(value, type), onChange),
+    ),
+  ];
+}
+
+/** An array's item type, its bounds, and the fields of an object item (nested up to four levels). */
+function arrayDetails(schema: ParameterSchema, name: string, rerender: () => void, onChange: () => void, depth: number): HTMLElement[] {
+  const items = (
+    schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? schema.items : (schema.items = { type: 'string' })
+  ) as ParameterSchema;
+  const details = [
+    select('Item type', TYPES, items.type ?? 'string', (value) => {
+      schema.items = value === 'object' ? { type: 'object', properties: {} } : { type: value };
+      rerender();
+      onChange();
+    }),
+    input(
+      'Min items',
+      schema.minItems === undefined ? '' : String(schema.minItems),
+      (value) => setOrDelete(schema, 'minItems', value === '' ? undefined : Number(value), onChange),
+      'number',
+    ),
+    input(
+      'Max items',
+      schema.maxItems === undefined ? '' : String(schema.maxItems),
+      (value) => setOrDelete(schema, 'maxItems', value === '' ? undefined : Number(value), onChange),
+      'number',
+    ),
+  ];
+  if (items.type === 'object' && depth < 4)
+    details.push(parametersBuilder(items as ObjectParameters, onChange, `Fields of each ${name} item`, depth + 1));
+  return details;
 }
 
 function input(label: string, value: string, onInput: (value: string, element: HTMLInputElement) => void, type = 'text'): HTMLElement {
