@@ -10,10 +10,11 @@ import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { openSpace } from '../agents/index.js';
 import { loadConfig } from '../config/index.js';
 import type { RunResult } from '../core/index.js';
-import { startWorker, submitRun } from '../durable/index.js';
-import { makeDurableSpace, startCli, type CliProcess } from '../durable/test-support/durable-space.js';
-import { startPostgresCluster } from '../durable/test-support/postgres-cluster.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../durable/workflow-names.js';
+import { submitRun } from '../store/index.js';
+import { startWorker } from '../worker/index.js';
+import { makeDurableSpace, startCli, type CliProcess } from '../store/test-support/durable-space.js';
+import { startPostgresCluster } from '../store/test-support/postgres-cluster.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../store/workflow-names.js';
 import { median } from './median.js';
 
 const CALLS = 200;

@@ -1,4 +1,4 @@
-import { describeStore, openApprovals, type DurableRunEvent } from '../durable/index.js';
+import { describeStore, openApprovals, type DurableRunEvent } from '../store/index.js';
 import { handleInterrupts } from './interrupt.js';
 import { progress, UsageError } from './output.js';
 

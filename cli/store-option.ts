@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/index.js';
-import { resolveStoreUrl } from '../durable/index.js';
+import { resolveStoreUrl } from '../store/index.js';
 
 /**
  * The durable runs' store a command uses: `--store`, else the config's `store`, else

@@ -9,9 +9,9 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
-import { startWorker, type DurableWorker } from '../durable/index.js';
-import { makeDurableSpace, type DurableSpace } from '../durable/test-support/durable-space.js';
-import { startPostgresCluster, type PostgresCluster } from '../durable/test-support/postgres-cluster.js';
+import { startWorker, type DurableWorker } from '../worker/index.js';
+import { makeDurableSpace, type DurableSpace } from '../store/test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
 import { createSpace } from '../space/index.js';
 import { serveSpace, type RunningServer } from './serve.js';
 
@@ -273,7 +273,7 @@ describe('serve replicas sharing a store', () => {
       });
       const transport = new LegacyHttpTransport(new URL(replicas[1]?.url ?? ''), { fetch: lb.fetch });
       await client.connect(transport);
-      const { openApprovals } = await import('../durable/index.js');
+      const { openApprovals } = await import('../store/index.js');
       const approvals = await openApprovals(store);
       try {
         const running = client.callTool({ name: 'execute_code', arguments: { code: SEND.replaceAll("'parcel'", "'box'") } }, undefined, {
@@ -335,7 +335,7 @@ describe('serve replicas sharing a store', () => {
       expect(body.result?.isError).toBe(true);
       expect(body.result?.content?.[0]?.text).toMatch(/not sealed by a server of this store/);
 
-      const { openApprovals } = await import('../durable/index.js');
+      const { openApprovals } = await import('../store/index.js');
       const approvals = await openApprovals(store);
       const client = new Client({ name: 'no-elicitation', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
       await client.connect(new StreamableHTTPClientTransport(new URL(replicas[1]?.url ?? '')));
@@ -392,7 +392,7 @@ describe('serve with a store, a run deleted by retention', () => {
       expect(retry.result?.content?.[0]?.text).toMatch(/no longer in the store/);
       expect(space.effects()).not.toContain('send pallet');
       // (Here the run itself still waits on the worker, its rows deleted under it: deny it, so it ends.)
-      const { openApprovals } = await import('../durable/index.js');
+      const { openApprovals } = await import('../store/index.js');
       const approvals = await openApprovals(store);
       await approvals.decide(approvalIds[0] ?? '', { approved: false, reason: 'test over' }).finally(() => approvals.close());
     },

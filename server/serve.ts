@@ -1,4 +1,4 @@
-import { describeStore, openServeStore, type ServeStore } from '../durable/index.js';
+import { describeStore, openServeStore, type ServeStore } from '../store/index.js';
 import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
 import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
 import { ServeError } from './serve-error.js';

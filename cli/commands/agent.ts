@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { serveAgent, serveAgentDirsA2A } from '../../agents/index.js';
-import { openA2ATaskStores, resolveStoreUrl } from '../../durable/index.js';
+import { openA2ATaskStores, resolveStoreUrl } from '../../store/index.js';
 import { progress, UsageError } from '../output.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 

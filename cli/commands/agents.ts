@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { serveAgents } from '../../agents/index.js';
 import { secretsOfModel } from '../../sources/index.js';
-import { openAgentSessionStore, resolveStoreUrl } from '../../durable/index.js';
+import { openAgentSessionStore, resolveStoreUrl } from '../../store/index.js';
 import { progress, UsageError } from '../output.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import { port } from './agent.js';

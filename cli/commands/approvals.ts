@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/index.js';
-import { openApprovals, STORE_ENV, type StoredApproval } from '../../durable/index.js';
+import { openApprovals, STORE_ENV, type StoredApproval } from '../../store/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';

@@ -1,4 +1,4 @@
-import { submitRun } from '../../durable/index.js';
+import { submitRun } from '../../store/index.js';
 import { followInStore, type OwnEvent } from '../follow-in-store.js';
 import { printJson, progress, UsageError } from '../output.js';
 import { printRunResult, type RunCommandOptions } from './run.js';

@@ -1,4 +1,4 @@
-import { submitTask } from '../../durable/index.js';
+import { submitTask } from '../../worker/index.js';
 import type { PlannerEvent } from '../../planner/index.js';
 import { followInStore, type OwnEvent } from '../follow-in-store.js';
 import { printJson, printText, UsageError } from '../output.js';

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/index.js';
-import { describeStore, parseDuration, pruneStore, STORE_ENV } from '../../durable/index.js';
+import { describeStore, parseDuration, pruneStore, STORE_ENV } from '../../store/index.js';
 import { printJson, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
 

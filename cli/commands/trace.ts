@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/index.js';
-import { readStoredTrace, STORE_ENV } from '../../durable/index.js';
+import { readStoredTrace, STORE_ENV } from '../../store/index.js';
 import { toTerminalJson } from '../../bridge/index.js';
 import { UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';

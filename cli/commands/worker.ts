@@ -1,7 +1,8 @@
 import { openSpace } from '../../agents/index.js';
 import { loadConfig } from '../../config/index.js';
 import { secretsOfConfig } from '../../sources/index.js';
-import { openAgentSessionStore, startWorker, STORE_ENV } from '../../durable/index.js';
+import { openAgentSessionStore, STORE_ENV } from '../../store/index.js';
+import { startWorker } from '../../worker/index.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunLog, RunResult } from '../../core/index.js';
-import { submitRun } from '../../durable/index.js';
+import { submitRun } from '../../store/index.js';
 import type { StudioContext, TimelineCall } from './studio-context.js';
 import type { CheckView, CodeRunView } from './wire-types.js';
 

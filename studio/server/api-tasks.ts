@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../../core/index.js';
-import { submitTask } from '../../durable/index.js';
+import { submitTask } from '../../store/index.js';
 import { executeTask, resolveModelSettings, type PlannerEvent, type TaskResult } from '../../planner/index.js';
 import type { StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
@@ -43,7 +43,7 @@ async function runInStore(
   const followed = followStoredRun(store, context.events, context.redact, taskId, publish);
   let result: TaskResult;
   try {
-    result = await submitTask(
+    result = await submitTask<TaskResult>(
       { store: store.url, task, runId: taskId, signal: followed.signal, onEvent: followed.onEvent, onNoWorker: followed.onNoWorker },
       store.connection,
     );

@@ -1,4 +1,4 @@
-import { describeStore, DurableError, type StoredApproval, type StoreMonitor } from '../../durable/index.js';
+import { describeStore, DurableError, type StoredApproval, type StoreMonitor } from '../../store/index.js';
 import { errorMessage } from '../../core/index.js';
 import type { EventHub, PendingApprovalView } from './studio-events.js';
 import { StudioError } from './studio-error.js';

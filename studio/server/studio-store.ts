@@ -6,7 +6,7 @@ import {
   type DurableRunEvent,
   type StoreConnection,
   type StoreMonitor,
-} from '../../durable/index.js';
+} from '../../store/index.js';
 import type { EventHub } from './studio-events.js';
 import { createStoreInbox, type StoreInbox } from './store-inbox.js';
 

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackendCall } from '../../bridge/index.js';
 import { resolveConfig } from '../../config/index.js';
 import { createSpace } from '../../space/index.js';
-import { decideStoredApproval, getStoredApproval, requestStoredApproval, type StoredApproval } from '../../durable/approval-store.js';
-import type { DurableError } from '../../durable/durable-error.js';
-import { openRunJournal } from '../../durable/run-journal.js';
-import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
-import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
+import { decideStoredApproval, getStoredApproval, requestStoredApproval, type StoredApproval } from '../../store/approval-store.js';
+import type { DurableError } from '../../store/durable-error.js';
+import { openRunJournal } from '../../worker/run-journal.js';
+import { createPool, ensureStoreSchema, type Pool } from '../../store/store.js';
+import { startPostgresCluster, type PostgresCluster } from '../../store/test-support/postgres-cluster.js';
 import { openapiSource } from '../../sources/openapi/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 

@@ -9,9 +9,9 @@
  * succeeded. A healthy run on the same store afterwards succeeds.
  */
 import { describe, expect, it } from 'vitest';
-import { submitRun, type DurableRunEvent } from '../../durable/index.js';
-import { makeDurableSpace } from '../../durable/test-support/durable-space.js';
-import { useStoreForFile } from '../../durable/test-support/worker-processes.js';
+import { submitRun, type DurableRunEvent } from '../../store/index.js';
+import { makeDurableSpace } from '../../store/test-support/durable-space.js';
+import { useStoreForFile } from '../../store/test-support/worker-processes.js';
 
 const testStore = useStoreForFile();
 const { workers } = testStore;

@@ -11,9 +11,9 @@
  */
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { submitRun } from '../../durable/index.js';
-import { makeDurableSpace, startCli } from '../../durable/test-support/durable-space.js';
-import { useStoreForFile } from '../../durable/test-support/worker-processes.js';
+import { submitRun } from '../../store/index.js';
+import { makeDurableSpace, startCli } from '../../store/test-support/durable-space.js';
+import { useStoreForFile } from '../../store/test-support/worker-processes.js';
 
 const testStore = useStoreForFile();
 const { workers } = testStore;

@@ -8,9 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openApprovals, submitRun, type DurableRunEvent } from '../../durable/index.js';
-import { makeDurableSpace, startCli } from '../../durable/test-support/durable-space.js';
-import { useStoreForFile } from '../../durable/test-support/worker-processes.js';
+import { openApprovals, submitRun, type DurableRunEvent } from '../../store/index.js';
+import { makeDurableSpace, startCli } from '../../store/test-support/durable-space.js';
+import { useStoreForFile } from '../../store/test-support/worker-processes.js';
 
 const testStore = useStoreForFile();
 const { workers } = testStore;

@@ -27,17 +27,15 @@ import {
   openAgentSessionStore,
   openStoreMonitor,
   pruneStore,
-  startWorker,
   submitRun,
-  submitTask,
   type A2ATaskStores,
-  type DurableWorker,
-} from '../../durable/index.js';
-import { getStoredApproval, requestStoredApproval } from '../../durable/approval-store.js';
-import { appendRunEvent } from '../../durable/run-events.js';
-import { createPool, ensureStoreSchema, type Pool } from '../../durable/store.js';
-import { makeDurableSpace, startCli, type DurableSpace } from '../../durable/test-support/durable-space.js';
-import { startPostgresCluster, type PostgresCluster } from '../../durable/test-support/postgres-cluster.js';
+} from '../../store/index.js';
+import { startWorker, submitTask, type DurableWorker } from '../../worker/index.js';
+import { getStoredApproval, requestStoredApproval } from '../../store/approval-store.js';
+import { appendRunEvent } from '../../store/run-events.js';
+import { createPool, ensureStoreSchema, type Pool } from '../../store/store.js';
+import { makeDurableSpace, startCli, type DurableSpace } from '../../store/test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from '../../store/test-support/postgres-cluster.js';
 import { serveSpace, type RunningServer } from '../../server/serve.js';
 import { createSpace } from '../../space/index.js';
 import { startStudio, type RunningStudio } from '../../studio/server/index.js';

@@ -20,10 +20,10 @@ import {
   openAgentSessionStore,
   readStoredTrace,
   submitRun,
-  submitTask,
   type A2ATaskStores,
   type AgentSessionStore,
 } from './index.js';
+import { submitTask } from '../worker/index.js';
 import { pruneAgentRecords } from './prune-agent-records.js';
 import { createPool } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
@@ -435,7 +435,7 @@ describe('the trace of a task a worker executed', () => {
       if (previousKey === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = previousKey;
     });
-    const { startWorker } = await import('./worker.js');
+    const { startWorker } = await import('../worker/worker.js');
     const worker = await startWorker({
       store,
       config: await loadConfig({ cwd: space.root }),

@@ -1,8 +1,7 @@
 import type { BackendCall } from '../bridge/index.js';
 import { ToolCallError, errorMessage } from '../core/index.js';
 import { argumentsHash, createCallCounter, describeCall, type CallKey } from './call-key.js';
-import { DurableError } from './durable-error.js';
-import { SCHEMA, type Pool } from './store.js';
+import { DurableError, SCHEMA, type Pool } from '../store/internals.js';
 
 /**
  * The call results one run may keep in the journal (bytes of their JSON), as a run may write 64 MiB to

@@ -13,7 +13,7 @@ import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
 import { startPostgresCluster } from './test-support/postgres-cluster.js';
 import { useStoreForFile } from './test-support/worker-processes.js';
-import { startWorker } from './worker.js';
+import { startWorker } from '../worker/worker.js';
 
 const testStore = useStoreForFile();
 const { workers } = testStore;

@@ -1,4 +1,4 @@
-// A space for durable tests: the ledger capability (durable/__fixtures__/ledger.ts), its own folder,
+// A space for durable tests: the ledger capability (worker/__fixtures__/ledger.ts), its own folder,
 // and helpers to start `agent-spaces worker` processes on it and read what the ledger did.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ export async function makeDurableSpace(prefix: string, durable: Record<string, u
     path.join(root, 'agent-spaces.config.json'),
     JSON.stringify(
       {
-        capabilities: [path.join(REPO, 'durable/__fixtures__/ledger.ts')],
+        capabilities: [path.join(REPO, 'worker/__fixtures__/ledger.ts')],
         durable: { idempotent: ['ledger.gate', 'ledger.peek'], ...durable },
       },
       null,

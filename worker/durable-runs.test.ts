@@ -1,6 +1,6 @@
 // Durable runs against a real PostgreSQL (a private cluster this file starts) and real worker
 // processes (`agent-spaces worker`), killed with SIGKILL where a test says so. The ledger capability
-// (durable/__fixtures__/ledger.ts) appends every performed side effect to a log the test reads.
+// (worker/__fixtures__/ledger.ts) appends every performed side effect to a log the test reads.
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -8,11 +8,12 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../core/index.js';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
-import { submitRun, submitTask, type DurableRunEvent } from './index.js';
-import { makeDurableSpace, startCli, type DurableSpace } from './test-support/durable-space.js';
-import { useStoreForFile, waitUntil } from './test-support/worker-processes.js';
-import { LIVENESS_LOCK_SPACE } from './store.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from './workflow-names.js';
+import { submitRun, type DurableRunEvent } from '../store/index.js';
+import { submitTask } from './index.js';
+import { makeDurableSpace, startCli, type DurableSpace } from '../store/test-support/durable-space.js';
+import { useStoreForFile, waitUntil } from '../store/test-support/worker-processes.js';
+import { LIVENESS_LOCK_SPACE } from '../store/store.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../store/workflow-names.js';
 
 const testStore = useStoreForFile();
 const { workers } = testStore;

@@ -17,7 +17,7 @@ export interface PruneReport {
   calls: number;
   approvals: number;
   modelReplies: number;
-  /** A2A tasks that ended and execute_agent sessions idle since before the cutoff (durable/prune-agent-records.ts). */
+  /** A2A tasks that ended and execute_agent sessions idle since before the cutoff (store/prune-agent-records.ts). */
   a2aTasks: number;
   agentSessions: number;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/index.js';
 import { canonicalJson } from '../core/index.js';
 import { argumentsHash, createCallCounter } from './call-key.js';
-import { describeStore, resolveStoreUrl } from './store-url.js';
+import { describeStore, resolveStoreUrl } from '../store/store-url.js';
 
 describe('call keys', () => {
   it('hash arguments independently of key order, but not of values', () => {

@@ -1,5 +1,5 @@
 import type { ModelClient, ModelReply } from '../planner/index.js';
-import { SCHEMA, type Pool } from './store.js';
+import { SCHEMA, type Pool } from '../store/internals.js';
 
 /**
  * A durable task's model client: the replies the task already received (an earlier attempt, before

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunResult } from '../core/index.js';
-import type { TaskResult } from '../planner/index.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
 import {
@@ -72,7 +71,7 @@ export interface SubmitTaskOptions extends Omit<SubmitRunOptions, 'code' | 'chec
  * Submits a planner task: a worker executes it; if that worker dies, another resumes it after its
  * last finished model step (earlier replies and finished calls come from the store).
  */
-export async function submitTask(options: SubmitTaskOptions, shared?: StoreConnection): Promise<TaskResult> {
+export async function submitTask<Result = unknown>(options: SubmitTaskOptions, shared?: StoreConnection): Promise<Result> {
   const request: DurableTaskRequest = {
     task: options.task,
     ...(options.context ? { context: options.context } : {}),
@@ -81,7 +80,7 @@ export async function submitTask(options: SubmitTaskOptions, shared?: StoreConne
   };
   const taskId = options.runId ?? randomUUID();
   const ended = await submitWorkflow(options, TASK_WORKFLOW, taskId, request, shared);
-  if (ended.ok) return ended.result as TaskResult;
+  if (ended.ok) return ended.result as Result;
   throw new Error(ended.message);
 }
 

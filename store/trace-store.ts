@@ -1,5 +1,5 @@
 // The trace of a run or task a worker executed, read back from the store. The worker already writes
-// every event of its runs to run_events (durable/run-events.ts), secrets redacted: a planner task's
+// every event of its runs to run_events (store/run-events.ts), secrets redacted: a planner task's
 // events are the same redacted events `executeTask({ trace })` writes to a trace file.
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import type { Pool } from './store.js';

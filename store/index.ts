@@ -3,8 +3,6 @@
 import type { StoredApproval } from './approval-store.js';
 import type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 import type { StoreConnection } from './store-connection.js';
-import type { TaskResult } from '../planner/index.js';
-import type { DurableWorker, WorkerOptions } from './worker.js';
 import type { PruneStoreOptions } from './prune-store.js';
 import type { PruneReport } from './prune.js';
 import type { ServeStore } from './serve-store.js';
@@ -20,7 +18,6 @@ export type { DurableRunEvent } from './run-events.js';
 export type { StoredApproval, ApprovalStatus } from './approval-store.js';
 export type { SubmitRunOptions, SubmitTaskOptions } from './submit-run.js';
 export type { StoreConnection } from './store-connection.js';
-export type { DurableWorker, WorkerOptions } from './worker.js';
 export type { PruneStoreOptions } from './prune-store.js';
 export type { PruneReport } from './prune.js';
 export { parseDuration } from './duration.js';
@@ -31,30 +28,28 @@ export type { ServeStore } from './serve-store.js';
 export type { SessionStore } from './session-store.js';
 export type { StoreMonitor, StoredRun, StoredRunSummary } from './store-monitor.js';
 
-/** Starts a worker executing the store's queued runs (see `startWorker` in durable/worker.ts). */
-export async function startWorker(options: WorkerOptions): Promise<DurableWorker> {
-  return (await import('./worker.js')).startWorker(options);
-}
-
 /**
- * Submits a program to the store and waits for its result (see durable/submit-run.ts); through `shared`
+ * Submits a program to the store and waits for its result (see store/submit-run.ts); through `shared`
  * connections when given (a process following many runs), else through connections of its own.
  */
 export async function submitRun(options: SubmitRunOptions, shared?: StoreConnection): Promise<RunResult & { runId: string }> {
   return (await import('./submit-run.js')).submitRun(options, shared);
 }
 
-/** Submits a planner task to the store and waits for its result (see durable/submit-run.ts). */
-export async function submitTask(options: SubmitTaskOptions, shared?: StoreConnection): Promise<TaskResult> {
-  return (await import('./submit-run.js')).submitTask(options, shared);
+/**
+ * Submits a planner task to the store and waits for its result (see store/submit-run.ts): what the
+ * worker's `executeTask` returned (a `TaskResult`; worker/index.ts says so in its type).
+ */
+export async function submitTask<Result = unknown>(options: SubmitTaskOptions, shared?: StoreConnection): Promise<Result> {
+  return (await import('./submit-run.js')).submitTask<Result>(options, shared);
 }
 
-/** One pool and one LISTEN connection for all the runs a process submits and follows (see durable/store-connection.ts). */
+/** One pool and one LISTEN connection for all the runs a process submits and follows (see store/store-connection.ts). */
 export async function openStoreConnection(store: string, poolSize = 3): Promise<StoreConnection> {
   return (await import('./store-connection.js')).openStoreConnection(store, poolSize);
 }
 
-/** Deletes the rows of runs that ended before a cutoff (see durable/prune-store.ts); undefined while a worker prunes. */
+/** Deletes the rows of runs that ended before a cutoff (see store/prune-store.ts); undefined while a worker prunes. */
 export async function pruneStore(options: PruneStoreOptions): Promise<PruneReport | undefined> {
   return (await import('./prune-store.js')).pruneStore(options);
 }
@@ -94,7 +89,7 @@ export async function openAgentSessionStore(store: string, secrets: readonly Sec
   return (await import('./agent-session-store.js')).openAgentSessionStore(store, secrets);
 }
 
-/** The trace of a run or task a worker executed (see durable/trace-store.ts); undefined when the store has none. */
+/** The trace of a run or task a worker executed (see store/trace-store.ts); undefined when the store has none. */
 export async function readStoredTrace(store: string, id: string): Promise<StoredTrace | undefined> {
   const [{ openStorePool }, traces] = await Promise.all([import('./store.js'), import('./trace-store.js')]);
   const pool = await openStorePool(store, 1);

@@ -1,6 +1,6 @@
 // The durable commands' usage errors need no database: they are caught before any connection.
 import { describe, expect, it } from 'vitest';
-import { makeDurableSpace, startCli } from './test-support/durable-space.js';
+import { makeDurableSpace, startCli } from '../store/test-support/durable-space.js';
 
 describe('durable commands without a usable store', () => {
   it('worker and approvals say where a store comes from; a store that is not PostgreSQL is refused', async () => {

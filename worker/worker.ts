@@ -7,29 +7,38 @@ import { errorMessage, type ApprovalHandler, type RunResult } from '../core/inde
 import { executeTask, type TaskResult } from '../planner/index.js';
 import type { Space, SpaceOptions } from '../space/index.js';
 import { applicationVersion } from './app-version.js';
-import { closeRunApprovals, requestStoredApproval } from './approval-store.js';
-import { createApprovalWaiter, type ApprovalWaiter } from './approval-waiter.js';
 import { createCallCounter, type CallKey } from './call-key.js';
-import type { DurableError } from './durable-error.js';
-import { holdLiveness, whileDead } from './liveness.js';
-import { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
-import { createStoreWriter, type StoreWriter } from './store-writer.js';
 import { openRunJournal, type RunJournal } from './run-journal.js';
-import { createPool, ensureStoreSchema, storeUnavailable } from './store.js';
-import { createEnginePool, migrateDbosSchema } from './dbos-schema.js';
-import { describeStore } from './store-url.js';
 import { openModelJournal } from './model-journal.js';
-import { parseDuration } from './duration.js';
-import { pruneOnce } from './prune.js';
 import { taskModel } from './task-model.js';
 import {
   APPLICATION_NAME,
   RUN_QUEUE,
   RUN_WORKFLOW,
   TASK_WORKFLOW,
+  appendRunEvent,
+  closeRunApprovals,
+  createApprovalWaiter,
+  createEnginePool,
+  createPool,
+  createStoreWriter,
+  describeStore,
+  ensureStoreSchema,
+  holdLiveness,
+  migrateDbosSchema,
+  parseDuration,
+  priorAttempts,
+  pruneOnce,
+  requestStoredApproval,
+  storeUnavailable,
+  whileDead,
+  type ApprovalWaiter,
+  type DurableError,
+  type DurableRunEvent,
   type DurableRunRequest,
   type DurableTaskRequest,
-} from './workflow-names.js';
+  type StoreWriter,
+} from '../store/internals.js';
 
 export interface WorkerOptions {
   /** The store's PostgreSQL URL. */

@@ -50,7 +50,7 @@ function packagesLoadedBy(entry: string): Map<string, string> {
 }
 
 describe('without a store', () => {
-  it.each(['index.ts', 'cli/commands/run.ts', 'space/index.ts', 'durable/index.ts', 'studio/server/index.ts'])(
+  it.each(['index.ts', 'cli/commands/run.ts', 'space/index.ts', 'store/index.ts', 'studio/server/index.ts'])(
     '%s loads neither DBOS nor pg',
     (entry) => {
       const packages = packagesLoadedBy(path.join(ROOT, entry));
@@ -60,7 +60,7 @@ describe('without a store', () => {
   );
 
   it('the worker does load them (the check can fail)', () => {
-    const packages = packagesLoadedBy(path.join(ROOT, 'durable/worker.ts'));
+    const packages = packagesLoadedBy(path.join(ROOT, 'worker/worker.ts'));
     expect(HEAVY.every((name) => packages.has(name))).toBe(true);
   });
 });

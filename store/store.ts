@@ -70,16 +70,16 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.run_events (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS run_events_by_run ON ${SCHEMA}.run_events (run_id, seq);
--- Retention (durable/prune.ts) finds the runs that ended before its cutoff by their end event.
+-- Retention (store/prune.ts) finds the runs that ended before its cutoff by their end event.
 CREATE INDEX IF NOT EXISTS run_events_ends ON ${SCHEMA}.run_events (created_at) WHERE kind = 'end';
--- MCP sessions of serve replicas (durable/session-store.ts): a session opened on one replica is served by any.
+-- MCP sessions of serve replicas (store/session-store.ts): a session opened on one replica is served by any.
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.serve_sessions (
   id text PRIMARY KEY,
   init text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   last_seen timestamptz NOT NULL DEFAULT now()
 );
--- A2A tasks of served agents (durable/a2a-task-store.ts): the task as A2A JSON, secrets redacted.
+-- A2A tasks of served agents (store/a2a-task-store.ts): the task as A2A JSON, secrets redacted.
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.a2a_tasks (
   agent text NOT NULL,
   tenant text NOT NULL,
@@ -93,7 +93,7 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.a2a_tasks (
   PRIMARY KEY (agent, tenant, owner, task_id)
 );
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_context ON ${SCHEMA}.a2a_tasks (agent, tenant, owner, context_id);
--- execute_agent sessions (durable/agent-session-store.ts): earlier messages, secrets redacted.
+-- execute_agent sessions (store/agent-session-store.ts): earlier messages, secrets redacted.
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.agent_sessions (
   id text PRIMARY KEY,
   agent text NOT NULL,

@@ -1,5 +1,5 @@
 import { OPENAI_BASE_URL, type ModelSettings } from '../planner/index.js';
-import type { DurableTaskRequest } from './workflow-names.js';
+import type { DurableTaskRequest } from '../store/internals.js';
 
 /** What a worker sends as the key to an endpoint a submitter named (the model client's own placeholder). */
 const NO_KEY = 'no-key';

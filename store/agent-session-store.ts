@@ -6,7 +6,7 @@ import { openStorePool, SCHEMA, storeUnavailable, type Pool } from './store.js';
 import { createStoreWriter } from './store-writer.js';
 import { describeStore } from './store-url.js';
 
-/** The shape of agents' `SessionStore` (durable/ does not import agents/; the CLI joins the two). */
+/** The shape of agents' `SessionStore` (store/ does not import agents/; the CLI joins the two). */
 export interface StoredAgentSession {
   id: string;
   agent: string;
@@ -42,7 +42,7 @@ export async function openAgentSessionStore(url: string, secrets: readonly Secre
 
 /**
  * The file store's rule for session ids (SESSION_ID_PATTERN of agents/orchestration/session-store.ts;
- * durable/ does not import agents/): a caller's id is checked before anything runs, whichever store keeps it.
+ * store/ does not import agents/): a caller's id is checked before anything runs, whichever store keeps it.
  */
 const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 

@@ -1,5 +1,5 @@
 // Retention for what agents keep in the store: finished A2A tasks and idle execute_agent sessions.
-// Runs and tasks of workers are pruned by durable/prune.ts; this is the same cut for agents' rows.
+// Runs and tasks of workers are pruned by store/prune.ts; this is the same cut for agents' rows.
 import { TaskState } from '@a2a-js/sdk';
 import { SCHEMA, type Pool } from './store.js';
 

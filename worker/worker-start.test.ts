@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { holdLiveness } from './liveness.js';
-import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
-import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+import { holdLiveness } from '../store/liveness.js';
+import { createPool, LIVENESS_LOCK_SPACE } from '../store/store.js';
+import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
 import { startWorker } from './worker.js';
 
 let cluster: PostgresCluster;

@@ -3,10 +3,10 @@
 // replay does after a call of an earlier attempt was left in flight (its outcome unknown).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackendCall } from '../bridge/index.js';
-import type { DurableError } from './durable-error.js';
+import type { DurableError } from '../store/durable-error.js';
 import { openRunJournal } from './run-journal.js';
-import { createPool, ensureStoreSchema, type Pool } from './store.js';
-import { startPostgresCluster, type PostgresCluster } from './test-support/postgres-cluster.js';
+import { createPool, ensureStoreSchema, type Pool } from '../store/store.js';
+import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
 
 let cluster: PostgresCluster;
 let pool: Pool;

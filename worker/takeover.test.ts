@@ -4,11 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { callReply, startScriptedModelServer } from '../test/support/scripted-model-server.js';
-import { DEADLINE_REASON } from './approval-store.js';
-import { submitRun, submitTask, type DurableRunEvent } from './index.js';
-import { SCHEMA } from './store.js';
-import { makeDurableSpace } from './test-support/durable-space.js';
-import { useStoreForFile } from './test-support/worker-processes.js';
+import { DEADLINE_REASON } from '../store/approval-store.js';
+import { submitRun, type DurableRunEvent } from '../store/index.js';
+import { submitTask } from './index.js';
+import { SCHEMA } from '../store/store.js';
+import { makeDurableSpace } from '../store/test-support/durable-space.js';
+import { useStoreForFile } from '../store/test-support/worker-processes.js';
 
 const testStore = useStoreForFile();
 const { workers } = testStore;

@@ -1,0 +1,22 @@
+// What the durable worker (worker/) writes and reads of the store itself, inside its DBOS steps: the
+// tables, the journal rows, events, liveness, approvals, retention. Not the package's API: store/index.ts
+// is (and loads neither pg nor DBOS); this file loads both, and only the worker imports it.
+export { closeRunApprovals, requestStoredApproval } from './approval-store.js';
+export { createApprovalWaiter, type ApprovalWaiter } from './approval-waiter.js';
+export { createEnginePool, migrateDbosSchema } from './dbos-schema.js';
+export { DurableError } from './durable-error.js';
+export { parseDuration } from './duration.js';
+export { holdLiveness, whileDead } from './liveness.js';
+export { pruneOnce } from './prune.js';
+export { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
+export { createPool, ensureStoreSchema, SCHEMA, storeUnavailable, type Pool } from './store.js';
+export { describeStore } from './store-url.js';
+export { createStoreWriter, type StoreWriter } from './store-writer.js';
+export {
+  APPLICATION_NAME,
+  RUN_QUEUE,
+  RUN_WORKFLOW,
+  TASK_WORKFLOW,
+  type DurableRunRequest,
+  type DurableTaskRequest,
+} from './workflow-names.js';
