@@ -36,7 +36,7 @@ export { createSpace, searchTools } from './space/index.js';
 export type { DetailLevel, SearchToolsOptions, SearchToolsResult, Space, SpaceOptions, SpaceRunOptions, ToolMatch } from './space/index.js';
 
 // The parts, for hosts that wire their own
-export { buildCapabilities } from './compiler/index.js';
+export { buildCapabilities } from './space/index.js';
 export type { BuildOptions, BuildProgressEvent, BuildResult, Catalog, CatalogEntry } from './compiler/index.js';
 export { createSandbox, createTypeChecker, runCode } from './runtime/index.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions, TypeChecker } from './runtime/index.js';
@@ -44,31 +44,24 @@ export { createBridge, createInProcessBackend, loadBuiltCapabilities } from './b
 export { redact, redactText } from './core/index.js';
 export type { RedactOptions, Secret, SecretInput } from './core/index.js';
 export type { Backend, BackendCall, Bridge, BridgeOptions } from './bridge/index.js';
-export { createMcpBackend, connectMcpServer, listAllTools } from './sources/mcp/index.js';
-export type { McpBackendOptions, McpConnection } from './sources/mcp/index.js';
 export { createStdTools } from './std/index.js';
 export type { StdToolsOptions } from './std/index.js';
 
-// Capability sources: what createSpace({ sources }) and buildCapabilities({ sources }) take
-export {
-  createFilesSource,
-  createMcpSource,
-  createStdSource,
-  defaultSources,
-  filesSource,
-  mcpSource,
-  openapiSource,
-} from './sources/index.js';
+// Capability sources: what createSpace({ sources }) and buildCapabilities({ sources }) take; one
+// create…Source factory per kind (the constants filesSource, mcpSource, openapiSource are deprecated)
+export { createFilesSource, createMcpSource, createOpenApiSource, filesSource, mcpSource, openapiSource } from './sources/index.js';
 export type {
+  CapabilitySource,
   CapabilitySourceKind,
   ConnectContext,
   DiscoverContext,
   Discovery,
   FilesSourceOptions,
   McpSourceOptions,
-  StdSourceOptions,
 } from './sources/index.js';
-export type { RawCapability, RawFunction, SourceFailure } from './core/index.js';
+export { createStdSource, defaultSources } from './space/index.js';
+export type { DefaultSourcesOptions, StdSourceOptions } from './space/index.js';
+export type { CapabilityOrigin, RawCapability, RawFunction, SourceFailure } from './core/index.js';
 export { createAgentSource } from './agents/index.js';
 
 // Serving a space over MCP
@@ -113,7 +106,13 @@ export type {
 
 // Durable runs on a PostgreSQL store (DBOS): workers, submitting runs, approvals. DBOS and pg load
 // only when one of these is called.
-export { DurableError, openApprovals, resolveStoreUrl, submitRun } from './store/index.js';
-export type { DurableErrorCode, DurableRunEvent, StoredApproval, SubmitRunOptions, SubmitTaskOptions } from './store/index.js';
-export { startWorker, submitTask } from './worker/index.js';
-export type { DurableWorker, WorkerOptions } from './worker/index.js';
+export { DurableError, openApprovals, resolveStoreUrl, startWorker, submitRun, submitTask } from './durable/index.js';
+export type {
+  DurableErrorCode,
+  DurableRunEvent,
+  DurableWorker,
+  StoredApproval,
+  SubmitRunOptions,
+  SubmitTaskOptions,
+  WorkerOptions,
+} from './durable/index.js';

@@ -10,7 +10,7 @@ import {
   type RawCapability,
   type Secret,
 } from '../core/index.js';
-import { discoverHostTools, type CapabilitySourceKind, type HostTool } from '../sources/index.js';
+import { discoverHostTools, type CapabilitySource, type HostTool } from '../sources/index.js';
 import type { Agent } from './agent.js';
 import { loadAgent, type LoadAgentOptions } from './load-agent.js';
 import type { AgentRunner } from './run-agent.js';
@@ -102,7 +102,7 @@ export interface AgentSourceParts {
  * agents' sessions belong to whoever loaded them (`openSpace` closes them with the space), so closing
  * this backend closes nothing.
  */
-export function createAgentSource(parts: AgentSourceParts): CapabilitySourceKind {
+export function createAgentSource(parts: AgentSourceParts): CapabilitySource {
   return {
     kind: 'agent',
     async discover(context) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createInProcessBackend, type Backend } from '../bridge/index.js';
 import { isRemoteAgent, resolveAgentEntry } from '../config/index.js';
 import { errorMessage } from '../core/index.js';
-import type { CapabilitySourceKind, HostTool } from '../sources/index.js';
+import type { CapabilitySource, HostTool } from '../sources/index.js';
 import { connectA2AAgent, type RemoteAgent } from './a2a/connect-a2a-agent.js';
 import { remoteAgentHostTool, remoteAgentModuleName } from './a2a/remote-agent-capability.js';
 import { createAgentBackend } from './agent-backend.js';
@@ -27,7 +27,7 @@ export interface AgentCapabilitiesOptions extends Omit<AgentRunnerOptions, 'outD
 
 export interface AgentCapabilities {
   /** The agents as a capability source, for `createSpace({ sources })` or `buildCapabilities({ sources })`. */
-  source: CapabilitySourceKind;
+  source: CapabilitySource;
   /** One `@capabilities/agent-<name>` per Tools-mode agent (+ `agents`), as host tools. */
   tools: HostTool[];
   /** For the bridge: the backend of each of those modules (sessions with progress, cancellation). */

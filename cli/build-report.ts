@@ -1,5 +1,5 @@
-import { isBuildStale, readPreviousBuild, type BuildResult, type KeptSource } from '../compiler/index.js';
-import type { Space } from '../space/index.js';
+import { readPreviousBuild, type BuildResult, type KeptSource } from '../compiler/index.js';
+import { isBuildStale, type Space } from '../space/index.js';
 import { progress } from './output.js';
 
 /** `@capabilities/a`, `@capabilities/a and @capabilities/b`. */

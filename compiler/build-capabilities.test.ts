@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
 import { createMcpSource, mcpSource, type McpConnection } from '../sources/mcp/index.js';
-import { createFilesSource, createStdSource, filesSource } from '../sources/index.js';
+import { createFilesSource, filesSource } from '../sources/index.js';
+import { buildCapabilities, createStdSource } from '../space/index.js';
 import { defineTool, type CapabilitySpec } from '../core/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { typeCheckFiles } from '../test/support/tsc.js';
-import { buildCapabilities, type BuildResult } from './build-capabilities.js';
+import type { BuildResult } from './build-capabilities.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CORE_URL = pathToFileURL(path.join(REPO, 'core/define-tool.ts')).href;

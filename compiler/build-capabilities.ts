@@ -3,13 +3,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import { applyCallers } from './apply-callers.js';
-import { defaultSources, type CapabilitySourceKind } from '../sources/index.js';
 import {
   BUILD_LAYOUT,
   assignFunctionNames,
   toModuleName,
   toNamespaceName,
   type CapabilityManifest,
+  type CapabilitySource,
   type CapabilitySpec,
   type CompileWarning,
   type RawCapability,
@@ -36,12 +36,12 @@ export type { BuildProgressEvent } from './discover-sources.js';
 export interface BuildOptions {
   config: ResolvedConfig;
   /**
-   * The kinds of capability sources to compile; default `defaultSources(config)` of `sources/` (tool
-   * files, MCP servers, OpenAPI services, the standard library; agents add theirs), building JSON tools
-   * without an implementation too (the caller may bring backends for any module). Each discovers its
-   * own units from the config.
+   * The kinds of capability sources to compile; each discovers its own units from the config. The
+   * package's `buildCapabilities` (`space/`) defaults them to `defaultSources(config)` (tool files, MCP
+   * servers, OpenAPI services, the standard library; agents add theirs), building JSON tools without an
+   * implementation too (the caller may bring backends for any module); the compiler's requires them.
    */
-  sources?: readonly CapabilitySourceKind[];
+  sources?: readonly CapabilitySource<ResolvedConfig>[];
   onProgress?: (event: BuildProgressEvent) => void;
   /** Re-emit every module even when its hash is unchanged. */
   force?: boolean;
@@ -99,14 +99,14 @@ export interface StoredManifest extends CapabilityManifest {
  * kept; unchanged modules are not re-emitted; only changed files are written (each atomically), the
  * manifest last.
  */
-export async function buildCapabilities(options: BuildOptions): Promise<BuildResult> {
+export async function buildCapabilities(options: BuildOptions & Required<Pick<BuildOptions, 'sources'>>): Promise<BuildResult> {
   const started = performance.now();
   const { config } = options;
   const progress = options.onProgress ?? (() => undefined);
   const previous = await readPreviousBuild(config.outDir);
   // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
   const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
-  const sources = options.sources ?? defaultSources(config, { requireImplementations: false });
+  const { sources } = options;
   const loaded = await discoverSources(sources, config, checker, progress, options.signal);
   const describeSource = describeWith(sources);
   const warnings: CompileWarning[] = [...loaded.warnings];
@@ -186,7 +186,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRes
   };
   files.push({ path: BUILD_LAYOUT.declarationsFile, content: emitAmbientDeclarations(dtsByModule) });
   files.push({ path: BUILD_LAYOUT.catalogFile, content: json(buildCatalog(specs)) });
-  files.push({ path: BUILD_LAYOUT.inputsFile, content: json(await buildInputs(config)) });
+  files.push({ path: BUILD_LAYOUT.inputsFile, content: json(await buildInputs(config, sources)) });
   files.push({ path: BUILD_LAYOUT.manifestFile, content: json(manifest) });
 
   const { written, removed } = await writeBuildOutput(config.outDir, files);

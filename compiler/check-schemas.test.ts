@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CompileError, type CapabilitySource, type JsonSchema } from '../core/index.js';
+import { CompileError, type CapabilityOrigin, type JsonSchema } from '../core/index.js';
 import { createSchemaChecker } from './check-schemas.js';
 import type { RawCapability } from '../core/index.js';
 
@@ -7,7 +7,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function raw(source: CapabilitySource, schemas: Record<string, { input: JsonSchema; output?: JsonSchema }>): RawCapability {
+function raw(source: CapabilityOrigin, schemas: Record<string, { input: JsonSchema; output?: JsonSchema }>): RawCapability {
   return {
     name: 'x',
     source,
@@ -31,7 +31,7 @@ function failure(run: () => unknown): CompileError {
   throw new Error('no error');
 }
 
-const JSON_SOURCE: CapabilitySource = { kind: 'json', path: 'tools/search.json' };
+const JSON_SOURCE: CapabilityOrigin = { kind: 'json', path: 'tools/search.json' };
 
 describe('createSchemaChecker', () => {
   it('fails a source whose schema ajv cannot compile, naming the tool, the schema and why', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CompileError, errorMessage, type CapabilitySource, type CompileWarning, type JsonSchema } from '../core/index.js';
+import { CompileError, errorMessage, type CapabilityOrigin, type CompileWarning, type JsonSchema } from '../core/index.js';
 import { createJsonSchemaCompiler } from '../core/json-schema.js';
 import { sourceLabel as describeSource, type RawCapability } from '../core/index.js';
 import { checkOutputBudget } from './output-budget.js';
@@ -85,12 +85,12 @@ export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
   };
 }
 
-function sourceLabel(source: CapabilitySource): string {
+function sourceLabel(source: CapabilityOrigin): string {
   return source.kind === 'mcp' ? `MCP server "${source.server}"` : describeSource(source);
 }
 
 /** The schema as its author named it: `parameters`/`returns` in tool files, MCP's own names otherwise. */
-function schemaName(source: CapabilitySource, keyword: 'inputSchema' | 'outputSchema'): string {
+function schemaName(source: CapabilityOrigin, keyword: 'inputSchema' | 'outputSchema'): string {
   if (source.kind === 'mcp' || source.kind === 'agent') return keyword;
   return keyword === 'inputSchema' ? 'the parameters schema' : 'the returns schema';
 }

@@ -2,13 +2,15 @@ import type { ResolvedConfig } from '../config/index.js';
 import {
   createRedactor,
   errorMessage,
+  kindsOf,
   sourceLabel,
+  sourceOfKind,
+  type CapabilityOrigin,
   type CapabilitySource,
   type CompileWarning,
   type RawCapability,
   type SourceFailure,
 } from '../core/index.js';
-import { kindsOf, sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
 import type { SchemaChecker } from './check-schemas.js';
 
 export type BuildProgressEvent =
@@ -38,7 +40,7 @@ interface UnitResult {
  * out: a spec URL's password, a server's key quoted in its error.
  */
 export async function discoverSources(
-  sources: readonly CapabilitySourceKind[],
+  sources: readonly CapabilitySource<ResolvedConfig>[],
   config: ResolvedConfig,
   checker: SchemaChecker,
   progress: (event: BuildProgressEvent) => void,
@@ -80,7 +82,7 @@ export async function discoverSources(
       discovered.raws.push(...discovery.capabilities);
     } catch (error) {
       // Capabilities a source found without `load`: a schema that cannot compile fails them together.
-      const source = sources[index] as CapabilitySourceKind;
+      const source = sources[index] as CapabilitySource<ResolvedConfig>;
       discovered.failures.push(failure(unchecked[0] ? source.describe(unchecked[0].source) : kindsOf(source).join('+'), error));
       discovered.raws.push(...discovery.capabilities.filter((raw) => checked.has(raw)));
     }
@@ -115,6 +117,6 @@ async function runUnit(
 }
 
 /** A readable name of a source entry: as its kind describes it, or a label that needs no kind. */
-export function describeWith(sources: readonly CapabilitySourceKind[]): (source: CapabilitySource) => string {
+export function describeWith(sources: readonly CapabilitySource[]): (source: CapabilityOrigin) => string {
   return (source) => sourceOfKind(sources, source.kind)?.describe(source) ?? sourceLabel(source);
 }

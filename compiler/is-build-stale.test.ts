@@ -3,10 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
 import { BUILD_LAYOUT } from '../core/index.js';
-import { createSpace } from '../space/index.js';
+import { buildCapabilities, createSpace, isBuildStale } from '../space/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { buildCapabilities } from './build-capabilities.js';
-import { isBuildStale } from './is-build-stale.js';
 
 const tool = (name: string) =>
   JSON.stringify({ name, description: name, implementation: './impl.ts', parameters: { type: 'object', properties: {} } });

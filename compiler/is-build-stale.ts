@@ -1,22 +1,21 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
-import { BUILD_LAYOUT } from '../core/index.js';
-import { sourceInputFiles } from '../sources/index.js';
+import { BUILD_LAYOUT, inputFilesOf, type CapabilitySource } from '../core/index.js';
 
 /**
- * Whether the build output is missing, older than the config file or any local file its sources read
- * (tool files, OpenAPI specs), or was built from another set of those files (one deleted, renamed or
+ * Whether the build output is missing, older than the config file or any local file `sources` read
+ * (`CapabilitySource.inputFiles`: tool files, OpenAPI specs), or was built from another set of those files (one deleted, renamed or
  * added since: its module would otherwise stay built, and a deleted one fails every run when the space
  * loads its host side). MCP servers are checked at call time instead (a changed tool list is reported
  * then). A build that did not record its inputs (before they were recorded) is judged by times alone.
  */
-export async function isBuildStale(config: ResolvedConfig): Promise<boolean> {
+export async function isBuildStale(config: ResolvedConfig, sources: readonly CapabilitySource<ResolvedConfig>[]): Promise<boolean> {
   const built = await mtime(path.join(config.outDir, BUILD_LAYOUT.manifestFile));
   if (built === undefined) return true;
-  const files = await sourceInputFiles(config);
-  const sources = config.file ? [config.file, ...files] : files;
-  const times = await Promise.all(sources.map(mtime));
+  const files = await inputFilesOf(sources, config);
+  const inputs = config.file ? [config.file, ...files] : files;
+  const times = await Promise.all(inputs.map(mtime));
   if (times.some((time) => time !== undefined && time > built)) return true;
   const recorded = await recordedInputs(config.outDir);
   if (recorded === undefined) return false;
@@ -31,8 +30,8 @@ export interface BuildInputs {
 }
 
 /** The inputs of a build of `config` now, as the build records them. */
-export async function buildInputs(config: ResolvedConfig): Promise<BuildInputs> {
-  return { version: 1, files: relativeInputs(config, await sourceInputFiles(config)) };
+export async function buildInputs(config: ResolvedConfig, sources: readonly CapabilitySource<ResolvedConfig>[]): Promise<BuildInputs> {
+  return { version: 1, files: relativeInputs(config, await inputFilesOf(sources, config)) };
 }
 
 function relativeInputs(config: ResolvedConfig, files: readonly string[]): string[] {

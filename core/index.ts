@@ -12,7 +12,7 @@ export { readSmallFile } from './read-small-file.js';
 export { MAX_REDIRECTS, isCredentialHeader, isHostAllowed } from './http-policy.js';
 export type {
   CapabilityManifest,
-  CapabilitySource,
+  CapabilityOrigin,
   CapabilitySpec,
   CapabilityConfig,
   CompileWarning,
@@ -66,6 +66,8 @@ export { TOOL_DEFINITION, defineFunction, defineTool, isToolDefinition } from '.
 export type { Backend, BackendCall, CallProgress, InputAnswer, InputRequest } from './backend.js';
 export { createInProcessBackend } from './in-process-backend.js';
 export type { RawCapability, RawFunction, SourceFailure } from './raw-capability.js';
+export type { CapabilitySource, ConnectContext, DiscoverContext, Discovery, SourceKindName } from './capability-source.js';
+export { inputFilesOf, kindsOf, sourceOfKind } from './capability-source.js';
 export { sourceLabel } from './raw-capability.js';
 export {
   assignFunctionNames,

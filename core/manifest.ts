@@ -12,7 +12,11 @@ export interface CapabilityManifest {
   warnings: CompileWarning[];
 }
 
-export type CapabilitySource =
+/**
+ * Where a built capability comes from (`CapabilitySpec.source`): the kind of source and what names it
+ * there (a tool file, an MCP server, an OpenAPI service, an agent directory, the standard library).
+ */
+export type CapabilityOrigin =
   /** `implementation`: a module (relative to the tool file) exporting one function per tool name. */
   | { kind: 'json'; path: string; implementation?: string }
   | { kind: 'typescript'; path: string; exportName: string }
@@ -56,7 +60,7 @@ export interface CapabilitySpec {
   namespace: string;
   description?: string;
   version?: string;
-  source: CapabilitySource;
+  source: CapabilityOrigin;
   config: CapabilityConfig;
   functions: FunctionSpec[];
 }

@@ -1,4 +1,4 @@
-import type { CapabilityConfig, CapabilitySource, FunctionSpec } from './manifest.js';
+import type { CapabilityConfig, CapabilityOrigin, FunctionSpec } from './manifest.js';
 
 /** What a capability source discovers: a capability before names are normalised. */
 export interface RawCapability {
@@ -8,7 +8,7 @@ export interface RawCapability {
   module?: string;
   description?: string;
   version?: string;
-  source: CapabilitySource;
+  source: CapabilityOrigin;
   config: CapabilityConfig;
   functions: RawFunction[];
 }
@@ -25,9 +25,9 @@ export interface SourceFailure {
 /**
  * A readable name for a source entry that needs no knowledge of its kind: its `path` when it has one
  * (tool files, agent directories), else the kind and its names (`mcp:github`, `openapi:petstore`, `std`).
- * A source kind may describe its entries better (`CapabilitySourceKind.describe`).
+ * A source kind may describe its entries better (`CapabilitySource.describe`).
  */
-export function sourceLabel(source: CapabilitySource): string {
+export function sourceLabel(source: CapabilityOrigin): string {
   if ('path' in source) return source.path;
   const names = Object.entries(source)
     .filter(([key, value]) => key !== 'kind' && typeof value === 'string')

@@ -1,5 +1,5 @@
 import { createInProcessBackend } from '../core/index.js';
-import type { Backend, CapabilitySource, RawCapability, ToolDefinition } from '../core/index.js';
+import type { Backend, CapabilityOrigin, RawCapability, ToolDefinition } from '../core/index.js';
 import type { DiscoverContext, Discovery } from './capability-source.js';
 import { toolDefinitionToRaw } from './files/tool-definition.js';
 
@@ -7,7 +7,7 @@ import { toolDefinitionToRaw } from './files/tool-definition.js';
 export interface HostTool {
   definition: ToolDefinition;
   module: string;
-  source: CapabilitySource;
+  source: CapabilityOrigin;
 }
 
 /**
@@ -17,7 +17,7 @@ export interface HostTool {
 export async function discoverHostTools(
   context: DiscoverContext,
   tools: readonly HostTool[],
-  labelOf: (source: CapabilitySource) => string,
+  labelOf: (source: CapabilityOrigin) => string,
 ): Promise<Discovery> {
   const units = new Map<string, HostTool[]>();
   for (const tool of tools) {

@@ -1,15 +1,15 @@
 import type { ResolvedConfig } from '../config/index.js';
 import { secretsOfHeaders, secretsOfUrl, type Secret } from '../core/index.js';
-import type { CapabilitySourceKind } from './capability-source.js';
+import type { CapabilitySource } from './capability-source.js';
 
 /**
  * Every secret a space's host holds, labelled, for the one redactor: what each of `sources` declares
- * (`CapabilitySourceKind.secrets`), the model's API key (from the config and `OPENAI_API_KEY`) and the
+ * (`CapabilitySource.secrets`), the model's API key (from the config and `OPENAI_API_KEY`) and the
  * store URL's credentials, and the telemetry exporter's headers and endpoint credentials.
  */
 export function collectSecrets(
   config: ResolvedConfig,
-  sources: readonly Pick<CapabilitySourceKind, 'secrets'>[],
+  sources: readonly Pick<CapabilitySource, 'secrets'>[],
   env: Record<string, string | undefined> = process.env,
 ): Secret[] {
   const secrets = sources.flatMap((source) => source.secrets(config));

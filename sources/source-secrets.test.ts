@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { createAgentSource } from '../agents/index.js';
 import { resolveConfig } from '../config/index.js';
-import { kindsOf } from './capability-source.js';
-import { defaultSources, secretsOfConfig } from './index.js';
+import { kindsOf } from '../core/index.js';
+import { defaultSources } from '../space/index.js';
+import { secretsOfConfig } from './index.js';
 
 const config = resolveConfig(
   {

@@ -8,7 +8,8 @@ import { buildCapabilities, type BuildResult } from '../compiler/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { CapabilitySpec } from '../core/index.js';
 import { createSpace, type Space } from '../space/index.js';
-import { kindsOf, type CapabilitySourceKind } from './capability-source.js';
+import { kindsOf } from '../core/index.js';
+import type { CapabilitySource } from './capability-source.js';
 
 /** One call a program makes: `@capabilities/<module>`'s export `function`, with `args`. */
 export interface ContractCall {
@@ -20,7 +21,7 @@ export interface ContractCall {
 export interface SourceContractCase {
   /** The config of a space in which the source finds at least the modules of the calls below. */
   config: ResolvedConfig;
-  source: CapabilitySourceKind;
+  source: CapabilitySource;
   /**
    * A call that succeeds, the value it resolves to in the program, and arguments its input schema
    * refuses (the bridge must stop them before the backend).
@@ -33,7 +34,7 @@ export interface SourceContractCase {
    * definition with a misplaced key): returns that unit's label and, when the break is a different
    * source instance, that source. The unit's previous output must be kept, everything else built.
    */
-  breakOneUnit: () => Promise<{ label: string; source?: CapabilitySourceKind }>;
+  breakOneUnit: () => Promise<{ label: string; source?: CapabilitySource }>;
   /** Ends what the case started (servers); the space is closed by the suite. */
   close?: () => Promise<void>;
 }

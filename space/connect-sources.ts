@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../config/index.js';
-import { ToolCallError, type Backend, type CapabilitySpec } from '../core/index.js';
-import { sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
+import { ToolCallError, sourceOfKind, type Backend, type CapabilitySpec } from '../core/index.js';
+import type { CapabilitySource } from '../sources/index.js';
 
 /**
  * The backends performing the calls of a built space: each source connects the built modules of its
@@ -8,11 +8,11 @@ import { sourceOfKind, type CapabilitySourceKind } from '../sources/index.js';
  * produces (built by a space that had more sources, e.g. `openSpace`'s agents) fails its calls, saying so.
  */
 export async function connectSources(
-  sources: readonly CapabilitySourceKind[],
+  sources: readonly CapabilitySource[],
   specs: readonly CapabilitySpec[],
   config: ResolvedConfig,
 ): Promise<{ backends: Record<string, Backend>; close: () => Promise<void> }> {
-  const specsBySource = new Map<CapabilitySourceKind, CapabilitySpec[]>();
+  const specsBySource = new Map<CapabilitySource, CapabilitySpec[]>();
   const orphans: CapabilitySpec[] = [];
   for (const spec of specs) {
     const source = sourceOfKind(sources, spec.source.kind);

@@ -28,7 +28,9 @@ import {
   type Secret,
 } from '../core/index.js';
 import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
-import { defaultSources, secretsOfConfig, stdWorkspace, type CapabilitySourceKind } from '../sources/index.js';
+import { secretsOfConfig, type CapabilitySource } from '../sources/index.js';
+import { defaultSources } from './default-sources.js';
+import { stdWorkspace } from './std-source.js';
 import { connectSources } from './connect-sources.js';
 import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
 
@@ -56,7 +58,7 @@ export interface SpaceOptions {
    * receives the defaults (`defaultSources(config)` with this space's `task-storage`) and returns the
    * list, e.g. `(defaults) => [...defaults, agentSource]`. No two sources may share a kind.
    */
-  sources?: readonly CapabilitySourceKind[] | ((defaults: readonly CapabilitySourceKind[]) => readonly CapabilitySourceKind[]);
+  sources?: readonly CapabilitySource[] | ((defaults: readonly CapabilitySource[]) => readonly CapabilitySource[]);
   /** Every approved call goes through it (a durable worker's call journal; see durable/). */
   journal?: CallJournal;
   /** Where spans go; default from the config's `telemetry` or the `OTEL_*` variables (none: no tracing). */
@@ -261,7 +263,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
    */
   let freshnessChecked = false;
   async function ensureBuilt(): Promise<void> {
-    const stale = freshnessChecked ? !existsSync(path.join(config.outDir, BUILD_LAYOUT.manifestFile)) : await isBuildStale(config);
+    const stale = freshnessChecked ? !existsSync(path.join(config.outDir, BUILD_LAYOUT.manifestFile)) : await isBuildStale(config, sources);
     freshnessChecked = true;
     if (stale) await space.build();
   }

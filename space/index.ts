@@ -5,3 +5,8 @@ export { addDeclarations, MAX_DECLARATION_CHARS } from './function-declarations.
 export { createTaskStorage, TASK_STORAGE_MAX_CHARS, TASK_STORAGE_MODULE } from './task-storage.js';
 export type { StoredResult, TaskStorage } from './task-storage.js';
 export type { DetailLevel, SearchToolsOptions, SearchToolsResult, ToolMatch } from './search-tools.js';
+export { buildCapabilities, isBuildStale } from './build-capabilities.js';
+export { defaultSources } from './default-sources.js';
+export type { DefaultSourcesOptions } from './default-sources.js';
+export { createStdSource, stdWorkspace } from './std-source.js';
+export type { StdSourceOptions } from './std-source.js';

@@ -12,23 +12,22 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ALLOWED: Record<string, string[]> = {
   core: [],
   config: ['core'],
-  compiler: ['core', 'config', 'sources'],
+  // The compiler takes the sources it compiles as core's CapabilitySource interface; space/ picks them.
+  compiler: ['core', 'config'],
   runtime: ['core'],
   bridge: ['core', 'config'],
   std: ['core'],
-  // Capability sources describe (for the compiler) and perform (through bridge backends) their tools.
-  sources: ['core', 'config', 'bridge', 'std'],
+  // Capability sources describe (for the compiler) and perform (through core's Backend) their tools; the
+  // std source, which wraps std/'s tools, lives in space/ (as the agents' source lives in agents/).
+  sources: ['core', 'config'],
   space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources'],
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server', 'sources'],
-  // server submits execute_code to a store when one is configured; the store never imports server.
-  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'store'],
+  // server submits execute_code to a store (durable) when one is configured; durable never imports server.
+  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'durable'],
   // The eval pane reads run folders (eval/read-run.ts) and builds their reports as the harness does.
-  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'store', 'eval'],
-  // Durable runs: one store over PostgreSQL (DBOS) with its views, below space/.
-  store: ['core', 'config'],
-  // The durable worker: a composition root above space/, beside the CLI, running queued work with a space.
-  worker: ['core', 'config', 'store', 'space', 'planner', 'bridge'],
+  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'durable', 'eval'],
+  durable: ['core', 'config', 'bridge', 'space', 'planner'],
   // The eval harness drives a space through the serve surface (server) and the planner, as users would.
   eval: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'server'],
   cli: [
@@ -44,8 +43,7 @@ const ALLOWED: Record<string, string[]> = {
     'agents',
     'server',
     'studio',
-    'store',
-    'worker',
+    'durable',
     'eval',
   ],
   capabilities: ['core', 'root'],
@@ -72,12 +70,6 @@ const PAST_THE_INDEX: { from: string; to: RegExp; reason: string }[] = [
     from: 'bridge',
     to: /^core\/json-schema\.js$/,
     reason: 'createJsonSchemaCompiler, as for the compiler',
-  },
-  {
-    from: 'worker',
-    to: /^store\/internals\.js$/,
-    reason:
-      'the worker writes the store itself inside its DBOS steps (journal, events, liveness, approvals, retention); store/index.ts, the API, loads neither pg nor DBOS',
   },
   {
     from: 'cli',
@@ -177,7 +169,7 @@ describe('layering', () => {
   it('reads a real import graph (the check is not vacuous)', () => {
     expect(edges.some((edge) => edge.from === 'compiler' && edge.to === 'core')).toBe(true);
     expect(edges.some((edge) => edge.from === 'space' && edge.to === 'runtime')).toBe(true);
-    expect(edges.some((edge) => edge.from === 'compiler' && edge.to === 'sources')).toBe(true);
+    expect(edges.some((edge) => edge.from === 'space' && edge.to === 'sources')).toBe(true);
     expect(edges.some((edge) => edge.from === 'runtime' && edge.target === 'core/protocol.js')).toBe(true);
   });
 });

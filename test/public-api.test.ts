@@ -20,7 +20,6 @@ describe('public API', () => {
       'createTypeChecker',
       'createBridge',
       'createInProcessBackend',
-      'createMcpBackend',
       'createStdTools',
       'serveSpace',
       'redact',
@@ -29,10 +28,13 @@ describe('public API', () => {
       'createFilesSource',
       'createStdSource',
       'createMcpSource',
+      'createOpenApiSource',
       'createAgentSource',
     ];
     for (const name of functions) expect(typeof (api as Record<string, unknown>)[name], name).toBe('function');
     expect('default' in api).toBe(false);
+    // The MCP client is an internal of the MCP source (createMcpSource), not part of the package root.
+    for (const internal of ['createMcpBackend', 'connectMcpServer', 'listAllTools']) expect(internal in api, internal).toBe(false);
     expect(new api.ToolCallError('APPROVAL_DENIED', 'no', { capability: 'crm', function: 'createTicket' })).toBeInstanceOf(
       api.AgentSpacesError,
     );

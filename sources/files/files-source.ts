@@ -17,7 +17,7 @@ import {
   type SourceFailure,
   type ToolDefinition,
 } from '../../core/index.js';
-import type { CapabilitySourceKind, DiscoverContext, Discovery } from '../capability-source.js';
+import type { CapabilitySource, DiscoverContext, Discovery } from '../capability-source.js';
 import { expandGlobs, isGlob } from './expand-globs.js';
 import { loadJsonToolFile } from './json-file.js';
 import { loadTypeScriptToolFile } from './typescript-file.js';
@@ -42,7 +42,7 @@ type ImportedModule = Record<string, unknown>;
  * and TypeScript `defineTool` modules. Every file is imported once: the build reads its tools and the
  * host's in-process backend performs them from the same module (a new build imports changed files again).
  */
-export function createFilesSource(options: FilesSourceOptions = {}): CapabilitySourceKind {
+export function createFilesSource(options: FilesSourceOptions = {}): CapabilitySource {
   let imports = new Map<string, Promise<ImportedModule>>();
   const importOnce = (file: string): Promise<ImportedModule> => {
     let pending = imports.get(file);
@@ -70,11 +70,16 @@ export function createFilesSource(options: FilesSourceOptions = {}): CapabilityS
     describe: sourceLabel,
     // Tool files hold code, not credentials: their secrets come from the environment they read.
     secrets: () => [],
+    inputFiles: async (config) => (await expandGlobs(config.capabilities, config.root)).files,
   };
 }
 
-/** The files source with the defaults: every JSON tool needs an implementation. */
-export const filesSource: CapabilitySourceKind = createFilesSource();
+/**
+ * The files source with the defaults (every JSON tool needs an implementation): the instance
+ * `defaultSources` holds, so `source === filesSource` finds it among the defaults.
+ * @deprecated use `createFilesSource()`, or find the files source among the defaults by its kind.
+ */
+export const filesSource: CapabilitySource = createFilesSource();
 
 interface DiscoverOptions {
   importModule: (file: string) => Promise<unknown>;

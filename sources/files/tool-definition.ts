@@ -7,7 +7,7 @@ import {
   errorMessage,
   isJsonSchemaObject,
   jsonWrittenSize,
-  type CapabilitySource,
+  type CapabilityOrigin,
   type JsonSchema,
   type SchemaInput,
   type ToolDefinition,
@@ -18,7 +18,7 @@ import { emptyObjectSchema, normalizeToolSchema } from './normalize-schema.js';
 import { DEFINE_TOOL_LEVELS } from './tool-key-levels.js';
 
 /** Turns a `defineTool()` definition into a raw capability (zod schemas become JSON Schema). */
-export function toolDefinitionToRaw(definition: ToolDefinition, source: CapabilitySource, module?: string): RawCapability {
+export function toolDefinitionToRaw(definition: ToolDefinition, source: CapabilityOrigin, module?: string): RawCapability {
   const where = source.kind === 'std' ? `std:${definition.name}` : `${'path' in source ? source.path : ''}#${definition.name}`;
   const problems = definitionProblems(definition);
   if (problems.length > 0) {

@@ -1,5 +1,5 @@
 import { sourceLabel, type Backend, type CapabilitySpec } from '../../core/index.js';
-import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
+import type { CapabilitySource, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
 import { discoverMcpServer } from './discover.js';
 import { secretsOfMcpServer } from './server-secrets.js';
 import { createMcpBackend, mcpServersOf } from './mcp-backend.js';
@@ -16,7 +16,7 @@ export interface McpSourceOptions {
  * The MCP servers of the config (`mcpServers`) as a capability source: each server is one unit of
  * discovery (`mcp:<server>`, one module), and one client pool performs the calls of every server.
  */
-export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourceKind {
+export function createMcpSource(options: McpSourceOptions = {}): CapabilitySource {
   return {
     kind: 'mcp',
     async discover(context: DiscoverContext): Promise<Discovery> {
@@ -48,5 +48,8 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
   };
 }
 
-/** The MCP source with the real client (stdio, Streamable HTTP, legacy SSE). */
-export const mcpSource: CapabilitySourceKind = createMcpSource();
+/**
+ * The MCP source with the real client (stdio, Streamable HTTP, legacy SSE).
+ * @deprecated use `createMcpSource()`.
+ */
+export const mcpSource: CapabilitySource = createMcpSource();

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/index.js';
 import { secretsOfConfig } from '../index.js';
 import { CompileError } from '../../core/index.js';
-import { isBuildStale } from '../../compiler/index.js';
-import { createSpace } from '../../space/index.js';
+import { createSpace, isBuildStale } from '../../space/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { discoverApi, openapiSource } from './index.js';
 

@@ -1,2 +1,2 @@
-export { openapiSource } from './openapi-source.js';
+export { createOpenApiSource, openapiSource } from './openapi-source.js';
 export { discoverApi, openApiSpecFiles } from './discover-api.js';

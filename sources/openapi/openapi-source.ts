@@ -1,7 +1,7 @@
 import { sourceLabel, type CapabilitySpec, type CompileWarning } from '../../core/index.js';
 import type { Backend } from '../../core/index.js';
-import type { CapabilitySourceKind, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
-import { discoverApi } from './discover-api.js';
+import type { CapabilitySource, ConnectContext, DiscoverContext, Discovery } from '../capability-source.js';
+import { discoverApi, openApiSpecFiles } from './discover-api.js';
 import { secretsOfApi } from './api-secrets.js';
 import { createOpenApiBackend } from './openapi-backend.js';
 
@@ -10,26 +10,36 @@ import { createOpenApiBackend } from './openapi-backend.js';
  * discovery (`openapi:<api>`, one module `openapi-<api>` with a typed function per operation), and
  * one backend performs the calls of every API over HTTP.
  */
-export const openapiSource: CapabilitySourceKind = {
-  kind: 'openapi',
-  async discover(context: DiscoverContext): Promise<Discovery> {
-    const apis = Object.entries(context.config.openapi ?? {}).sort(([a], [b]) => a.localeCompare(b));
-    const warnings: CompileWarning[] = [];
-    const loaded = await Promise.all(
-      apis.map(([api, config]) =>
-        context.load(`openapi:${api}`, async () => {
-          const discovered = await discoverApi(api, config, context.signal);
-          warnings.push(...discovered.warnings);
-          return [discovered.capability];
-        }),
-      ),
-    );
-    return { capabilities: loaded.flatMap((capabilities) => capabilities ?? []), failures: [], warnings };
-  },
-  connect(_specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend> {
-    return Promise.resolve(createOpenApiBackend({ apis: context.config.openapi ?? {} }));
-  },
-  // `openapi:<api>`, the label its units are loaded under, so a failed API keeps its previous module.
-  describe: sourceLabel,
-  secrets: (config) => Object.values(config.openapi ?? {}).flatMap(secretsOfApi),
-};
+export function createOpenApiSource(): CapabilitySource {
+  return {
+    kind: 'openapi',
+    async discover(context: DiscoverContext): Promise<Discovery> {
+      const apis = Object.entries(context.config.openapi ?? {}).sort(([a], [b]) => a.localeCompare(b));
+      const warnings: CompileWarning[] = [];
+      const loaded = await Promise.all(
+        apis.map(([api, config]) =>
+          context.load(`openapi:${api}`, async () => {
+            const discovered = await discoverApi(api, config, context.signal);
+            warnings.push(...discovered.warnings);
+            return [discovered.capability];
+          }),
+        ),
+      );
+      return { capabilities: loaded.flatMap((capabilities) => capabilities ?? []), failures: [], warnings };
+    },
+    connect(_specs: readonly CapabilitySpec[], context: ConnectContext): Promise<Backend> {
+      return Promise.resolve(createOpenApiBackend({ apis: context.config.openapi ?? {} }));
+    },
+    // `openapi:<api>`, the label its units are loaded under, so a failed API keeps its previous module.
+    describe: sourceLabel,
+    secrets: (config) => Object.values(config.openapi ?? {}).flatMap(secretsOfApi),
+    // The specs that are local files; a spec fetched from a URL is read again by the next build.
+    inputFiles: async (config) => openApiSpecFiles(config.openapi),
+  };
+}
+
+/**
+ * The OpenAPI source.
+ * @deprecated use `createOpenApiSource()`.
+ */
+export const openapiSource: CapabilitySource = createOpenApiSource();

@@ -1,9 +1,8 @@
 import path from 'node:path';
-import type { ResolvedConfig } from '../../config/index.js';
-import { sourceLabel, type ToolDefinition } from '../../core/index.js';
-import { createStdTools } from '../../std/index.js';
-import type { CapabilitySourceKind } from '../capability-source.js';
-import { discoverHostTools, hostToolsBackend, type HostTool } from '../host-tools.js';
+import type { ResolvedConfig } from '../config/index.js';
+import { sourceLabel, type ToolDefinition } from '../core/index.js';
+import { discoverHostTools, hostToolsBackend, type CapabilitySource, type HostTool } from '../sources/index.js';
+import { createStdTools } from '../std/index.js';
 
 /** The module name of a standard library tool: `std-fs`, `std-http`, … */
 export function stdModule(name: string): string {
@@ -23,9 +22,11 @@ export interface StdSourceOptions {
 /**
  * The standard library (`@capabilities/std-fs`, `std-http`, `std-json`, `std-csv`, `std-crypto`,
  * `std-time`, and the aggregate `@capabilities/std`) as a capability source, set up from the config's
- * `std` section. One set of tool instances serves both the build and the calls.
+ * `std` section. One set of tool instances serves both the build and the calls. It lives in `space/`,
+ * which may import both the `std/` tools and the host-tool helpers of `sources/`, as the agents'
+ * source lives in `agents/`.
  */
-export function createStdSource(config: ResolvedConfig, options: StdSourceOptions = {}): CapabilitySourceKind {
+export function createStdSource(config: ResolvedConfig, options: StdSourceOptions = {}): CapabilitySource {
   const std = createStdTools({
     root: stdWorkspace(config),
     ...(config.std.http ? { http: config.std.http } : {}),

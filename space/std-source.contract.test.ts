@@ -1,9 +1,9 @@
 // The standard library source passes the capability source contract.
 import path from 'node:path';
-import { resolveConfig } from '../../config/index.js';
-import { defineTool } from '../../core/index.js';
-import { makeTempDir } from '../../test/support/temp-dir.js';
-import { describeSourceContract } from '../source.contract.js';
+import { resolveConfig } from '../config/index.js';
+import { defineTool } from '../core/index.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
+import { describeSourceContract } from '../sources/source.contract.js';
 import { createStdSource } from './std-source.js';
 
 describeSourceContract('std', async () => {

@@ -1,2 +1,0 @@
-export { createStdSource, stdWorkspace } from './std-source.js';
-export type { StdSourceOptions } from './std-source.js';

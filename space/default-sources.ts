@@ -1,0 +1,26 @@
+import type { ResolvedConfig } from '../config/index.js';
+import type { ToolDefinition } from '../core/index.js';
+import { configuredSources, type CapabilitySource } from '../sources/index.js';
+import { createStdSource } from './std-source.js';
+
+export interface DefaultSourcesOptions {
+  /** Host tools compiled into the standard library (the space's `task-storage`), by module. */
+  stdExtraTools?: Record<string, ToolDefinition>;
+  /**
+   * Fail a JSON tool without an `implementation` (default true: nothing could perform its calls).
+   * `false` for a caller of the compiler alone, who may bring backends for any module.
+   */
+  requireImplementations?: boolean;
+}
+
+/**
+ * The capability sources a config names: the kinds `sources/` holds (`configuredSources`: tool files,
+ * MCP servers, OpenAPI services) and the standard library (`std`). A new kind is added in
+ * `sources/index.ts`, not here.
+ */
+export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOptions = {}): CapabilitySource[] {
+  return [
+    ...configuredSources(options.requireImplementations === undefined ? {} : { requireImplementations: options.requireImplementations }),
+    createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
+  ];
+}
