@@ -106,13 +106,7 @@ export type {
 
 // Durable runs on a PostgreSQL store (DBOS): workers, submitting runs, approvals. DBOS and pg load
 // only when one of these is called.
-export { DurableError, openApprovals, resolveStoreUrl, startWorker, submitRun, submitTask } from './durable/index.js';
-export type {
-  DurableErrorCode,
-  DurableRunEvent,
-  DurableWorker,
-  StoredApproval,
-  SubmitRunOptions,
-  SubmitTaskOptions,
-  WorkerOptions,
-} from './durable/index.js';
+export { DurableError, openApprovals, resolveStoreUrl, submitRun } from './store/index.js';
+export type { DurableErrorCode, DurableRunEvent, StoredApproval, SubmitRunOptions, SubmitTaskOptions } from './store/index.js';
+export { startWorker, submitTask } from './worker/index.js';
+export type { DurableWorker, WorkerOptions } from './worker/index.js';

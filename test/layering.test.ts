@@ -23,11 +23,14 @@ const ALLOWED: Record<string, string[]> = {
   space: ['core', 'config', 'compiler', 'runtime', 'bridge', 'std', 'sources'],
   planner: ['core', 'config', 'runtime', 'bridge', 'space'],
   agents: ['core', 'config', 'planner', 'bridge', 'space', 'compiler', 'server', 'sources'],
-  // server submits execute_code to a store (durable) when one is configured; durable never imports server.
-  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'durable'],
+  // server submits execute_code to a store when one is configured; the store never imports server.
+  server: ['core', 'config', 'compiler', 'runtime', 'bridge', 'space', 'store'],
   // The eval pane reads run folders (eval/read-run.ts) and builds their reports as the harness does.
-  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'durable', 'eval'],
-  durable: ['core', 'config', 'bridge', 'space', 'planner'],
+  studio: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'agents', 'server', 'store', 'eval'],
+  // Durable runs: one store over PostgreSQL (DBOS) with its views, below space/.
+  store: ['core', 'config'],
+  // The durable worker: a composition root above space/, beside the CLI, running queued work with a space.
+  worker: ['core', 'config', 'store', 'space', 'planner', 'bridge'],
   // The eval harness drives a space through the serve surface (server) and the planner, as users would.
   eval: ['core', 'config', 'compiler', 'bridge', 'space', 'planner', 'server'],
   cli: [
@@ -43,7 +46,8 @@ const ALLOWED: Record<string, string[]> = {
     'agents',
     'server',
     'studio',
-    'durable',
+    'store',
+    'worker',
     'eval',
   ],
   capabilities: ['core', 'root'],
@@ -70,6 +74,12 @@ const PAST_THE_INDEX: { from: string; to: RegExp; reason: string }[] = [
     from: 'bridge',
     to: /^core\/json-schema\.js$/,
     reason: 'createJsonSchemaCompiler, as for the compiler',
+  },
+  {
+    from: 'worker',
+    to: /^store\/internals\.js$/,
+    reason:
+      'the worker writes the store itself inside its DBOS steps (journal, events, liveness, approvals, retention); store/index.ts, the API, loads neither pg nor DBOS',
   },
   {
     from: 'cli',
