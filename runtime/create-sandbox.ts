@@ -1,10 +1,9 @@
 import { SandboxError } from '../core/errors.js';
 import type { RunResult } from '../core/run-result.js';
 import type { EngineChoice, EngineName } from './engine.js';
-import { engineFor, selectEngine, validateEngineChoice } from './engines.js';
+import { engineFor, placementProblem, selectEngine, validateEngineChoice } from './engines.js';
 import { createInProcessExecutor } from './in-process-executor.js';
 import type { ExecuteOptions, IsolateExecutor } from './isolate-executor.js';
-import { hasNoNodeSnapshot } from './isolated-vm/load-isolated-vm.js';
 import { createProgramSandbox, validateSandboxOutDir } from './program-sandbox.js';
 import { resolveRunLimits } from './resolve-run-limits.js';
 import type { Isolation, Sandbox, SandboxOptions } from './sandbox.js';
@@ -57,13 +56,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   return workerSandbox;
 }
 
+/** Refuses an engine named outright that cannot run in this process (`auto` passes such an engine over). */
 function checkInProcess(engine: EngineChoice): void {
-  if (engine === 'isolated-vm' && !hasNoNodeSnapshot()) {
-    throw new SandboxError(
-      'NODE_SNAPSHOT_ENABLED',
-      'in-process isolation with isolated-vm needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, use isolation: "worker", or engine: "quickjs"',
-    );
-  }
+  const problem = engine === 'auto' ? undefined : placementProblem(engine, 'in-process');
+  if (problem !== undefined) throw new SandboxError(problem.code, problem.message);
 }
 
 interface PlacedExecutor {

@@ -1,23 +1,28 @@
 /**
  * The contract of a sandbox engine: what runs one compiled program in a fresh instance of a JavaScript
  * engine (V8 through isolated-vm, QuickJS in WebAssembly). It imports no engine. An engine is one folder
- * (`isolated-vm/`, `quickjs/`) whose `engine.ts` exports `loadEngine`, and one line in `engines.ts`.
+ * (`isolated-vm/`, `quickjs/`) whose `engine.ts` exports its {@link EngineDefinition} and adds its name
+ * to {@link EngineRegistry}, and one entry in `engines.ts`'s list; nothing else imports the folder.
  *
- * Every engine evaluates the same guest code (guest/bootstrap-source.ts: console, the host global the
- * capability proxies call, the Web globals) and links `@capabilities/*` to the same build output, so a
- * program sees the same world whichever engine runs it. What differs is only how the host enters the
- * engine and how the engine's limits are enforced.
+ * Every engine evaluates the same guest code (guest/: console, the host global the capability proxies
+ * call, the Web globals) and links `@capabilities/*` to the same build output, so a program sees the
+ * same world whichever engine runs it. What differs is only how the host enters the engine and how the
+ * engine's limits are enforced; the run's bookkeeping is one run ledger (run-ledger.ts) in every engine.
  */
 import type { ResultMode } from '../core/protocol.js';
 import type { LogLevel, RunError } from '../core/run-result.js';
 import type { RunLimits } from './sandbox.js';
 
-/** The engines there are. */
-export const ENGINE_NAMES = ['isolated-vm', 'quickjs'] as const;
-export type EngineName = (typeof ENGINE_NAMES)[number];
-/** What a config or a run asks for: an engine, or `auto` (isolated-vm when it loads, QuickJS otherwise). */
+/**
+ * The engines there are, by name: each engine folder's `engine.ts` adds its own
+ * (`declare module '../engine.js' { interface EngineRegistry { 'my-engine': true } }`), so this
+ * contract names none and the types follow the list in `engines.ts`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface EngineRegistry {}
+export type EngineName = keyof EngineRegistry & string;
+/** What a config or a run asks for: an engine, or `auto` (the first engine, in `auto`'s order, that can run here). */
 export type EngineChoice = 'auto' | EngineName;
-export const ENGINE_CHOICES: readonly EngineChoice[] = ['auto', ...ENGINE_NAMES];
 
 export interface EngineRunRequest {
   runId: string;
@@ -104,11 +109,41 @@ export interface EngineStatus {
   attempts: EngineAttempt[];
 }
 
+/** Why an engine that loads still cannot run in one placement in this process. */
+export interface PlacementProblem {
+  /** The error code a sandbox asked for this engine and placement is refused with. */
+  code: string;
+  /** The refusal, saying what to do. */
+  message: string;
+  /** Why `auto` passes the engine over, in a few words (after the engine's status: `…, but <this>`). */
+  autoReason: string;
+}
+
+/**
+ * An engine describing itself: what its folder's `engine.ts` exports, and what `engines.ts` lists.
+ * Loading it for a run (its binding) is deferred to {@link EngineDefinition.load}, so describing an
+ * engine loads neither its package nor its guest code.
+ */
+export interface EngineDefinition<Name extends EngineName = EngineName> {
+  readonly name: Name;
+  /**
+   * Its place in `auto`'s order (lower first): `auto` takes the first engine that loads and can run in
+   * the placement. Faster engines come first; one that loads everywhere comes last, as the fallback.
+   */
+  readonly autoOrder: number;
+  /** Whether it can load in this process, which copy, and why each way of loading it failed. */
+  status(): EngineStatus | Promise<EngineStatus>;
+  /** Why it cannot run in `placement` in this process although it loads (a flag Node lacks), or undefined. */
+  placementProblem(placement: EnginePlacement): PlacementProblem | undefined;
+  /** The engine, loaded for `placement`; rejects with why it cannot load here. */
+  load(placement: EnginePlacement): Promise<Engine>;
+}
+
 /** Which engine a sandbox runs, and why (shown by `run -v`, `serve`'s log and `doctor`). */
 export interface EngineSelection {
   engine: EngineName;
   /** What was asked for. */
   choice: EngineChoice;
-  /** Why this engine: e.g. `auto: isolated-vm 5.0.4 loaded` or `auto: isolated-vm did not load (…)`. */
+  /** Why this engine: e.g. `auto: isolated-vm 5.0.4 loaded` or `auto: isolated-vm is not available (…)`. */
   reason: string;
 }

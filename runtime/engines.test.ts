@@ -1,14 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { engineStatus, selectEngine, validateEngineChoice } from './engines.js';
-import { failureReason, ISOLATED_VM_CANDIDATES } from './isolated-vm/load-isolated-vm.js';
+import type { EngineDefinition, EngineName, EngineStatus } from './engine.js';
+import { chooseAuto, ENGINE_CHOICES, ENGINE_NAMES, ENGINES, engineStatus, selectEngine, validateEngineChoice } from './engines.js';
+
+/** An engine that is never loaded: only its description is read. */
+function fakeEngine(name: string, status: Partial<EngineStatus>, problem?: string): EngineDefinition {
+  return {
+    name: name as EngineName,
+    autoOrder: 0,
+    status: () => ({ engine: name as EngineName, available: true, detail: `${name} 1.0 loaded`, attempts: [], ...status }),
+    placementProblem: (placement) =>
+      problem === undefined || placement === 'worker'
+        ? undefined
+        : { code: 'NEEDS_FLAG', message: 'start with the flag', autoReason: problem },
+    load: () => Promise.reject(new Error('not loaded in this test')),
+  };
+}
 
 describe('engines', () => {
-  it('loads isolated-vm from the first candidate that loads, and QuickJS', async () => {
-    const isolatedVm = await engineStatus('isolated-vm');
-    expect(isolatedVm).toMatchObject({ engine: 'isolated-vm', available: true });
-    expect(isolatedVm.attempts.at(-1)).toMatchObject({ ok: true });
-    expect(ISOLATED_VM_CANDIDATES).toContain(isolatedVm.attempts.at(-1)?.candidate);
-    expect(await engineStatus('quickjs')).toMatchObject({ engine: 'quickjs', available: true });
+  it('lists every engine once, in auto order, and the choices are auto and their names', () => {
+    expect(new Set(ENGINE_NAMES).size).toBe(ENGINES.length);
+    expect(ENGINE_NAMES).toEqual(ENGINES.map((engine) => engine.name));
+    expect(ENGINES.map((engine) => engine.autoOrder)).toEqual([...ENGINES.map((engine) => engine.autoOrder)].sort((a, b) => a - b));
+    expect(ENGINE_CHOICES).toEqual(['auto', ...ENGINE_NAMES]);
+    expect(ENGINE_NAMES).toEqual(expect.arrayContaining(['isolated-vm', 'quickjs']));
+  });
+  it('loads every registered engine on this machine', async () => {
+    for (const name of ENGINE_NAMES) expect(await engineStatus(name)).toMatchObject({ engine: name, available: true });
   });
   it('lets auto take isolated-vm where it loads, and says why', async () => {
     expect(await selectEngine('auto', 'worker')).toMatchObject({
@@ -18,19 +35,32 @@ describe('engines', () => {
     });
     expect(await selectEngine('quickjs', 'worker')).toEqual({ engine: 'quickjs', choice: 'quickjs', reason: 'quickjs: asked for' });
   });
+  it('passes over an engine that does not load, or cannot run in the placement, saying why', async () => {
+    const fast = fakeEngine('fast', {}, 'this process lacks a flag');
+    const broken = fakeEngine('broken', { available: false, detail: 'no binary for this Node' });
+    const portable = fakeEngine('portable', {});
+    expect(await chooseAuto([fast, portable], 'worker')).toEqual({ engine: 'fast', choice: 'auto', reason: 'auto: fast 1.0 loaded' });
+    expect(await chooseAuto([fast, portable], 'in-process')).toEqual({
+      engine: 'portable',
+      choice: 'auto',
+      reason: 'auto: fast 1.0 loaded, but this process lacks a flag',
+    });
+    expect(await chooseAuto([broken, fast, portable], 'in-process')).toEqual({
+      engine: 'portable',
+      choice: 'auto',
+      reason: 'auto: broken is not available (no binary for this Node); fast 1.0 loaded, but this process lacks a flag',
+    });
+    // None can run: the last is taken, and its first run says why.
+    expect(await chooseAuto([portable, broken], 'worker')).toMatchObject({ engine: 'portable' });
+    expect(await chooseAuto([broken], 'worker')).toEqual({
+      engine: 'broken',
+      choice: 'auto',
+      reason: 'auto: broken: no binary for this Node',
+    });
+  });
   it('refuses a choice that is no engine, naming the choices', () => {
     expect(() => validateEngineChoice('v8', 'sandbox.engine')).toThrow(
       'sandbox.engine must be one of "auto", "isolated-vm", "quickjs" (got "v8")',
     );
-  });
-  it('says why an isolated-vm copy did not load, in words a person can act on', () => {
-    const missing = Object.assign(new Error("Cannot find module 'isolated-vm-7'"), { code: 'MODULE_NOT_FOUND' });
-    expect(failureReason('isolated-vm-7', undefined, missing)).toBe('not installed');
-    const noBinary = new Error('No native build was found for platform=linux arch=x64 runtime=node abi=115 uv=1 libc=glibc node=20.20.2');
-    expect(failureReason('isolated-vm-7', '7.0.1', noBinary)).toBe(
-      `no prebuilt binary for Node ${process.versions.node} (ABI ${process.versions.modules}) in isolated-vm-7 7.0.1`,
-    );
-    const notBuilt = Object.assign(new Error("Cannot find module './out/isolated_vm'"), { code: 'MODULE_NOT_FOUND' });
-    expect(failureReason('isolated-vm', '5.0.4', notBuilt)).toMatch(/^installed \(5\.0\.4\) but not compiled/);
   });
 });

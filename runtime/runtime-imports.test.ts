@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ENGINE_NAMES } from './engines.js';
 
 const RUNTIME_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(RUNTIME_DIR);
@@ -53,13 +54,26 @@ describe('runtime import graph', () => {
       }
     };
     visit(path.join(RUNTIME_DIR, 'worker-pool', 'sandbox-worker.ts'));
-    // The engines are loaded when a worker starts (engines.ts), each by its own engine.ts.
+    // The engines' bindings are loaded when a worker starts, each by its own engine.ts.
     expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual([]);
-    const engines = readFileSync(path.join(RUNTIME_DIR, 'engines.ts'), 'utf8');
-    expect([...engines.matchAll(/import\('(\.\/[^']+)'\)/g)].map((match) => match[1])).toEqual([
-      './isolated-vm/engine.js',
-      './quickjs/engine.js',
-      './isolated-vm/load-isolated-vm.js',
-    ]);
+  });
+  it('describes each engine without loading its binding or the guest code (engine.ts imports create-engine.ts only when loading)', () => {
+    for (const name of ENGINE_NAMES) {
+      const seen = new Set<string>();
+      const visit = (file: string): void => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        for (const specifier of importsOf(file, { typesToo: false })) {
+          const local = resolveLocal(file, specifier);
+          if (local !== undefined) visit(local);
+        }
+      };
+      const definition = path.join(RUNTIME_DIR, name, 'engine.ts');
+      visit(definition);
+      const reached = [...seen].map((file) => path.relative(RUNTIME_DIR, file));
+      expect(reached).toContain(`${name}/engine.ts`);
+      expect(reached.filter((file) => file.endsWith('create-engine.ts') || file.startsWith(`guest${path.sep}`))).toEqual([]);
+      expect(readFileSync(definition, 'utf8')).toContain("import('./create-engine.js')");
+    }
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { ResultMode } from '../core/protocol.js';
 import type { LogLevel } from '../core/run-result.js';
-import { ENGINE_NAMES, type EngineName } from './engine.js';
+import type { EngineName } from './engine.js';
 import type { RunLimits } from './sandbox.js';
 
 export type HostToWorkerHeader =
@@ -19,7 +19,10 @@ export type HostToWorkerHeader =
   | { t: 'reply'; runId: string; id: number; ok: boolean };
 
 export type WorkerToHostHeader =
-  /** The worker loaded its engine and takes runs; `reason` says why that engine (shown, never trusted). */
+  /**
+   * The worker loaded its engine and takes runs; `engine` and `reason` say which and why (shown, never
+   * trusted: the pool keeps `engine` only when it names a registered engine).
+   */
   | { t: 'ready'; pid: number; engine?: EngineName; reason?: string }
   /** Body: the arguments' JSON text. */
   | { t: 'call'; runId: string; id: number; capability: string; fn: string; mode: ResultMode }
@@ -52,7 +55,7 @@ export function readWorkerHeader(text: string): WorkerToHostHeader | undefined {
       return {
         t: 'ready',
         pid: header['pid'] as number,
-        ...((ENGINE_NAMES as readonly unknown[]).includes(header['engine']) ? { engine: header['engine'] as EngineName } : {}),
+        ...(name('engine') ? { engine: header['engine'] as EngineName } : {}),
         ...(name('reason') ? { reason: header['reason'] as string } : {}),
       };
     case 'call':

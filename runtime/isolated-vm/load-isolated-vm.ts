@@ -44,12 +44,6 @@ export function loadIsolatedVm(): IsolatedVm {
   );
 }
 
-/** Whether this process was started with `--no-node-snapshot`, which isolated-vm needs on Node 20+ wherever an isolate is made. */
-export function hasNoNodeSnapshot(): boolean {
-  const flags = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)];
-  return flags.includes('--no-node-snapshot');
-}
-
 function loadFirst(): { addon: IsolatedVm | undefined; status: EngineStatus } {
   const require = createRequire(import.meta.url);
   const attempts: EngineAttempt[] = [];

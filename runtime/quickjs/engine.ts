@@ -1,33 +1,21 @@
 /**
- * The QuickJS engine: quickjs-ng compiled to WebAssembly. It needs no native addon, so it runs on every
- * Node line (and beyond Node); it is slower than V8 at computing, and its instance runs on the thread
- * that enters it (see run-in-quickjs.ts).
+ * The QuickJS engine describing itself: quickjs-ng compiled to WebAssembly. It needs no native addon, so
+ * it runs on every Node line (and beyond Node), in every placement; it is slower than V8 at computing,
+ * so `auto` takes it after isolated-vm.
  */
-import type { Engine, EnginePlacement, EngineStatus } from '../engine.js';
-import { loadQuickJs, quickJsDescription, quickJsStatus, reloadQuickJs } from './load-quickjs.js';
-import { QuickJsInstance } from './quickjs-instance.js';
-import { startQuickJsRun } from './run-in-quickjs.js';
+import type { EngineDefinition } from '../engine.js';
+import { quickJsStatus } from './load-quickjs.js';
 
-export async function loadEngine(_placement: EnginePlacement): Promise<Engine> {
-  let module = await loadQuickJs();
-  // After a fault inside the engine, later runs get a fresh WebAssembly instance once it is ready.
-  const onFault = (): void => {
-    void reloadQuickJs().then(
-      (fresh) => {
-        module = fresh;
-      },
-      () => undefined,
-    );
-  };
-  return {
-    name: 'quickjs',
-    description: quickJsDescription(),
-    prepare: (memoryLimitMb) => new QuickJsInstance(module, memoryLimitMb),
-    startRun: (request, port, spare) =>
-      startQuickJsRun(module, request, port, spare instanceof QuickJsInstance ? spare : undefined, onFault),
-  };
+declare module '../engine.js' {
+  interface EngineRegistry {
+    quickjs: true;
+  }
 }
 
-export function engineStatus(): Promise<EngineStatus> {
-  return quickJsStatus();
-}
+export const quickJsEngine: EngineDefinition<'quickjs'> = {
+  name: 'quickjs',
+  autoOrder: 100,
+  status: quickJsStatus,
+  placementProblem: () => undefined,
+  load: async (placement) => (await import('./create-engine.js')).createQuickJsEngine(placement),
+};

@@ -1,18 +1,10 @@
+/**
+ * The worker pool's own lifecycle (the sandbox contract in a worker pool runs in sandbox-contract.test.ts,
+ * for every engine). The engine is the default one, or AGENT_SPACES_ENGINE's.
+ */
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../create-sandbox.js';
-import { contractEngine, createFixtureHost, describeSandboxContract, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
-
-// AGENT_SPACES_ENGINE=quickjs runs the contract on QuickJS (default: auto, isolated-vm where it loads).
-const engine = contractEngine();
-describeSandboxContract(
-  `worker pool (${engine})`,
-  async () => {
-    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 2, engine });
-    await sandbox.ready();
-    return sandbox;
-  },
-  engine,
-);
+import { createFixtureHost, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 
 describe('worker pool lifecycle', () => {
   it('kills every worker on close', async () => {

@@ -10,6 +10,7 @@ import type { CapabilityCallHandler } from '../../core/protocol.js';
 import type { RunResult } from '../../core/run-result.js';
 import type { EngineChoice, EngineName, EngineRunRequest } from '../engine.js';
 import { HostRun } from '../host-run.js';
+import { isEngineName } from '../engines.js';
 import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
 import type { WorkerToHostHeader } from '../worker-protocol.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
@@ -158,7 +159,7 @@ class WorkerPool {
   #onWorkerReady(worker: PoolWorker, message: Extract<WorkerToHostHeader, { t: 'ready' }>): void {
     if (this.#closed) return;
     worker.ready = true;
-    if (message.engine !== undefined) this.#loadedEngine ??= { name: message.engine, reason: message.reason ?? '' };
+    if (isEngineName(message.engine)) this.#loadedEngine ??= { name: message.engine, reason: message.reason ?? '' };
     this.#startFailures = 0;
     worker.updateRef();
     this.#offerSlots();

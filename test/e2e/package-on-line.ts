@@ -217,7 +217,7 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
           `passes the sandbox contract suite on the ${engine} engine (worker and in-process)`,
           async () => {
             const { line, space, env } = get();
-            const files = ['runtime/worker-pool/worker-pool-sandbox.test.ts', 'runtime/isolated-vm/in-process-sandbox.test.ts'];
+            const files = ['runtime/sandbox-contract.test.ts', 'runtime/worker-pool/worker-pool-sandbox.test.ts'];
             const clean = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(VITEST|TEST_RUN|AGENT_SPACES_TEST)/i.test(name)));
             const { stdout } = await inFolder(
               clean,
