@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { AgentSpacesError, ToolCallError, createRedactor, errorMessage, untilAborted } from '../../core/index.js';
-import type { Backend, BackendCall, CapabilitySpec } from '../../core/index.js';
+import type { Backend, BackendCall, CapabilitySpec, Redactor } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
 import type { McpServerConfig } from '../../config/index.js';
 import { secretsOfMcpServer } from './server-secrets.js';
@@ -66,60 +66,42 @@ const HOST_LOG_ENTRY_CHARS = 4096;
  * `resultMode` say; every fault rejects with a `ToolCallError` naming the server and tool.
  */
 export function createMcpBackend(options: McpBackendOptions): McpBackend {
-  const connect: McpConnector = options.connect ?? ((name, config, connectOptions) => connectMcpServer(name, config, connectOptions ?? {}));
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
-  const defaultMaxTotalTimeoutMs = options.defaultMaxTotalTimeoutMs ?? DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS;
-  const slots = new Map<string, ServerSlot>();
+  return new McpClientPool(options);
+}
+
+type CallTarget = { capability: string; function: string };
+
+/** The pool behind {@link createMcpBackend}: its server slots, the host log and the calls in flight per run. */
+class McpClientPool implements McpBackend {
+  readonly #slots = new Map<string, ServerSlot>();
+  readonly #defaultTimeoutMs: number;
+  readonly #defaultMaxTotalTimeoutMs: number;
   // Everything in a server's configuration is a secret; a server may echo any of it (or another's) in
   // an error, so every error the pool raises is redacted here, once, with all of them.
-  const redactValue = createRedactor({ secrets: Object.values(options.servers).flatMap((server) => secretsOfMcpServer(server.config)) });
-  const hostLog: string[] = [];
-  const log = (entry: string): void => {
-    // Redacted before it is cut, so the cut never leaves the end of a secret at the start of the line.
-    const redacted = redactValue.text(entry);
-    const line = redacted.length > HOST_LOG_ENTRY_CHARS ? `…${redacted.slice(-HOST_LOG_ENTRY_CHARS)}` : redacted;
-    hostLog.push(line);
-    if (hostLog.length > HOST_LOG_ENTRIES) hostLog.shift();
-    options.log?.(line);
-  };
-  for (const [module, server] of Object.entries(options.servers)) {
-    slots.set(
-      module,
-      new ServerSlot({
-        module,
-        server: server.name,
-        config: server.config,
-        connect,
-        listTimeoutMs: server.config.timeoutMs ?? defaultTimeoutMs,
-      }),
-    );
-  }
-  let closed = false;
+  readonly #redact: Redactor;
+  readonly #hostLog: string[] = [];
+  readonly #onLog: ((entry: string) => void) | undefined;
   // One abort listener per run, not per call: a run may have hundreds of calls in flight.
-  const runs = new WeakMap<AbortSignal, Set<InflightCall>>();
-  function callsOfRun(signal: AbortSignal): Set<InflightCall> {
-    let calls = runs.get(signal);
-    if (calls === undefined) {
-      const created = new Set<InflightCall>();
-      calls = created;
-      runs.set(signal, created);
-      signal.addEventListener(
-        'abort',
-        () => {
-          for (const inflight of created) {
-            inflight.failure ??= { kind: 'cancelled' };
-            inflight.controller.abort(signal.reason);
-          }
-        },
-        { once: true },
-      );
+  readonly #runs = new WeakMap<AbortSignal, Set<InflightCall>>();
+  #closed = false;
+
+  constructor(options: McpBackendOptions) {
+    const connect: McpConnector =
+      options.connect ?? ((name, config, connectOptions) => connectMcpServer(name, config, connectOptions ?? {}));
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+    this.#defaultMaxTotalTimeoutMs = options.defaultMaxTotalTimeoutMs ?? DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS;
+    this.#redact = createRedactor({ secrets: Object.values(options.servers).flatMap((server) => secretsOfMcpServer(server.config)) });
+    this.#onLog = options.log;
+    for (const [module, server] of Object.entries(options.servers)) {
+      const listTimeoutMs = server.config.timeoutMs ?? this.#defaultTimeoutMs;
+      this.#slots.set(module, new ServerSlot({ module, server: server.name, config: server.config, connect, listTimeoutMs }));
     }
-    return calls;
   }
 
-  async function call(call: BackendCall): Promise<unknown> {
+  // Arrow properties: the backend's functions keep working when taken off the object.
+  call = async (call: BackendCall): Promise<unknown> => {
     try {
-      return await callServer(call);
+      return await this.#callServer(call);
     } catch (error) {
       const failure =
         error instanceof ToolCallError
@@ -130,40 +112,43 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
               { capability: call.capability.module, function: call.function.name },
               { cause: error },
             );
-      throw redactValue.error(failure);
+      throw this.#redact.error(failure);
     }
-  }
+  };
 
-  async function callServer(call: BackendCall): Promise<unknown> {
+  close = async (): Promise<void> => {
+    this.#closed = true;
+    await Promise.all([...this.#slots.values()].map((slot) => slot.close()));
+  };
+
+  connectionCount = (): number => [...this.#slots.values()].filter((slot) => slot.current !== undefined).length;
+
+  hostLog = (): string[] => [...this.#hostLog];
+
+  connections = (): McpBackendConnectionInfo[] =>
+    [...this.#slots.values()].flatMap((slot) => {
+      const live = slot.current;
+      if (live === undefined) return [];
+      const { connection } = live;
+      return [
+        {
+          module: slot.options.module,
+          server: slot.options.server,
+          transport: connection.transport,
+          ...(connection.pid === undefined ? {} : { pid: connection.pid }),
+          connects: slot.connects,
+        },
+      ];
+    });
+
+  async #callServer(call: BackendCall): Promise<unknown> {
     const target = { capability: call.capability.module, function: call.function.name };
-    const slot = slots.get(call.capability.module);
-    if (slot === undefined) {
-      throw new ToolCallError('UNKNOWN_CAPABILITY', `no MCP server is configured for module "${call.capability.module}"`, target);
-    }
+    const slot = this.#usableSlot(call, target);
     const { server, config } = slot.options;
     const tool = call.function.toolName;
-    if (closed) {
-      throw new ToolCallError(
-        'SERVER_UNAVAILABLE',
-        `cannot call tool "${tool}" of MCP server "${server}": the MCP backend is closed`,
-        target,
-      );
-    }
-    if (config.disabled === true) {
-      throw new ToolCallError(
-        'SERVER_UNAVAILABLE',
-        `cannot call tool "${tool}": MCP server "${server}" is disabled in the config`,
-        target,
-        { details: { server, tool } },
-      );
-    }
     const { signal } = call.context;
-    if (signal.aborted) {
-      throw new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
-    }
-
     // The common case, a live connection, takes no extra promise hop.
-    const live = slot.current ?? (await connectFor(slot, signal, tool, target));
+    const live = slot.current ?? (await this.#connectFor(slot, signal, tool, target));
     const drift = ServerSlot.driftOf(live, call.function);
     if (drift !== undefined) {
       throw new ToolCallError(
@@ -174,26 +159,11 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       );
     }
 
-    const timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
-    const maxTotalTimeoutMs = Math.max(config.maxTotalTimeoutMs ?? defaultMaxTotalTimeoutMs, timeoutMs);
-    const asking: AskingCall = { call, server, tool, redact: (text) => redactValue(text) };
-    const inflight: InflightCall = {
-      controller: new AbortController(),
-      // A 2025-era server asks with elicitation/create while the call runs.
-      answerElicitation: async (request, alone) => {
-        inflight.askedPerson = true;
-        try {
-          return await askPerson(asking, request);
-        } catch (error) {
-          if (!(error instanceof ToolCallError) || !alone) return { action: 'decline' };
-          // Denied: the call does not go on (the server is sent notifications/cancelled).
-          inflight.failure ??= { kind: 'denied', error };
-          inflight.controller.abort();
-          return { action: 'decline' };
-        }
-      },
-    };
-    const runCalls = callsOfRun(signal);
+    const timeoutMs = config.timeoutMs ?? this.#defaultTimeoutMs;
+    const maxTotalTimeoutMs = Math.max(config.maxTotalTimeoutMs ?? this.#defaultMaxTotalTimeoutMs, timeoutMs);
+    const asking: AskingCall = { call, server, tool, redact: (text) => this.#redact(text) };
+    const inflight = inflightCall(asking);
+    const runCalls = this.#callsOfRun(signal);
     runCalls.add(inflight);
     live.inflight.add(inflight);
     try {
@@ -209,32 +179,10 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
             progress: progress.progress,
             ...(progress.total === undefined ? {} : { total: progress.total }),
             // A progress message is the server's text like an error's: it may quote the server's secrets.
-            ...(progress.message === undefined ? {} : { message: redactValue(progress.message) }),
+            ...(progress.message === undefined ? {} : { message: this.#redact(progress.message) }),
           }),
       };
-      // The call's span goes on to the server as W3C trace context (MCP `_meta`), so its spans join the trace.
-      const request = {
-        name: tool,
-        arguments: call.args,
-        ...(call.traceparent === undefined ? {} : { _meta: { traceparent: call.traceparent } }),
-      };
-      let result: unknown = await live.connection.client.callTool(request, options);
-      for (let round = 1; isInputRequired(result); round += 1) {
-        if (round > MAX_INPUT_ROUNDS) {
-          throw new ToolCallError(
-            'TOOL_FAILED',
-            `MCP server "${server}" still asked for input after ${MAX_INPUT_ROUNDS} rounds of tool "${tool}"; the call was given up`,
-            target,
-            {
-              details: { server, tool, rounds: MAX_INPUT_ROUNDS },
-            },
-          );
-        }
-        const inputResponses = await answerInputRequests(asking, result.inputRequests ?? {});
-        // The request state is the server's: echoed byte for byte, never read.
-        const retry = { ...request, inputResponses, ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
-        result = await live.connection.client.callTool(retry, options);
-      }
+      const result = await callToolAnsweringInput(live, asking, options, target);
       return mapToolResult(asCallToolResult(result as Record<string, unknown>), call.function, call.resultMode, {
         ...target,
         server,
@@ -245,7 +193,7 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       if (!live.alive) {
         // The child's last stderr lines arrive just after it closes; let them land before logging them.
         await new Promise((resolve) => setTimeout(resolve, 20));
-        logExit(live, server);
+        this.#logExit(live, server);
       }
       throw toToolCallError(error, { ...target, server, tool, timeoutMs, maxTotalTimeoutMs, inflight, live });
     } finally {
@@ -254,12 +202,56 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
     }
   }
 
-  async function connectFor(
-    slot: ServerSlot,
-    signal: AbortSignal,
-    tool: string,
-    target: { capability: string; function: string },
-  ): Promise<LiveConnection> {
+  /** The slot of the call's server, when the pool is open, the server enabled and the run not over. */
+  #usableSlot(call: BackendCall, target: CallTarget): ServerSlot {
+    const slot = this.#slots.get(call.capability.module);
+    if (slot === undefined) {
+      throw new ToolCallError('UNKNOWN_CAPABILITY', `no MCP server is configured for module "${call.capability.module}"`, target);
+    }
+    const { server, config } = slot.options;
+    const tool = call.function.toolName;
+    if (this.#closed) {
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `cannot call tool "${tool}" of MCP server "${server}": the MCP backend is closed`,
+        target,
+      );
+    }
+    if (config.disabled === true) {
+      throw new ToolCallError(
+        'SERVER_UNAVAILABLE',
+        `cannot call tool "${tool}": MCP server "${server}" is disabled in the config`,
+        target,
+        { details: { server, tool } },
+      );
+    }
+    if (call.context.signal.aborted) {
+      throw new ToolCallError('CANCELLED', `call to tool "${tool}" of MCP server "${server}" was cancelled before it was sent`, target);
+    }
+    return slot;
+  }
+
+  #callsOfRun(signal: AbortSignal): Set<InflightCall> {
+    let calls = this.#runs.get(signal);
+    if (calls === undefined) {
+      const created = new Set<InflightCall>();
+      calls = created;
+      this.#runs.set(signal, created);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const inflight of created) {
+            inflight.failure ??= { kind: 'cancelled' };
+            inflight.controller.abort(signal.reason);
+          }
+        },
+        { once: true },
+      );
+    }
+    return calls;
+  }
+
+  async #connectFor(slot: ServerSlot, signal: AbortSignal, tool: string, target: CallTarget): Promise<LiveConnection> {
     const { server } = slot.options;
     try {
       return await untilAborted(slot.acquire(), signal);
@@ -273,65 +265,109 @@ export function createMcpBackend(options: McpBackendOptions): McpBackend {
       }
       // The program learns what failed, not what the server said: that goes to the host log.
       const logged = error instanceof McpConnectError && error.stderr.trim() !== '';
-      if (logged) log(`${error.reason}; stderr:\n${error.stderr.trim()}`);
-      const reason =
-        error instanceof McpConnectError
-          ? error.reason
-          : error instanceof AgentSpacesError
-            ? error.message
-            : `MCP server "${server}": ${errorMessage(error)}`;
-      const exit = error instanceof AgentSpacesError ? error.details?.exit : undefined;
-      throw new ToolCallError(
-        'SERVER_UNAVAILABLE',
-        `cannot call tool "${tool}": ${reason}${logged ? '; see the host log for its stderr' : ''}`,
-        target,
-        {
-          details: {
-            server,
-            tool,
-            ...(error instanceof AgentSpacesError ? { connectCode: error.code } : {}),
-            ...(typeof exit === 'string' ? { exit } : {}),
-          },
-          cause: error,
-        },
-      );
+      if (logged) this.#log(`${error.reason}; stderr:\n${error.stderr.trim()}`);
+      throw unavailableError(error, server, tool, target, logged);
     }
   }
 
   /** Logs once what a server that died during calls wrote to stderr. */
-  function logExit(live: LiveConnection, server: string): void {
+  #logExit(live: LiveConnection, server: string): void {
     if (live.exitLogged === true) return;
     live.exitLogged = true;
     const stderr = live.connection.stderrTail().trim();
     if (stderr === '') return;
     const exit = live.connection.exitStatus?.();
-    log(`MCP server "${server}" ${exit === undefined ? 'closed the connection' : `exited (${exit})`}; stderr:\n${stderr}`);
+    this.#log(`MCP server "${server}" ${exit === undefined ? 'closed the connection' : `exited (${exit})`}; stderr:\n${stderr}`);
   }
 
-  return {
-    call,
-    async close() {
-      closed = true;
-      await Promise.all([...slots.values()].map((slot) => slot.close()));
+  #log(entry: string): void {
+    // Redacted before it is cut, so the cut never leaves the end of a secret at the start of the line.
+    const redacted = this.#redact.text(entry);
+    const line = redacted.length > HOST_LOG_ENTRY_CHARS ? `…${redacted.slice(-HOST_LOG_ENTRY_CHARS)}` : redacted;
+    this.#hostLog.push(line);
+    if (this.#hostLog.length > HOST_LOG_ENTRIES) this.#hostLog.shift();
+    this.#onLog?.(line);
+  }
+}
+
+/** A call in flight, answering a 2025-era server's elicitation/create (asked while the call runs) through the approvals. */
+function inflightCall(asking: AskingCall): InflightCall {
+  const inflight: InflightCall = {
+    controller: new AbortController(),
+    answerElicitation: async (request, alone) => {
+      inflight.askedPerson = true;
+      try {
+        return await askPerson(asking, request);
+      } catch (error) {
+        if (!(error instanceof ToolCallError) || !alone) return { action: 'decline' };
+        // Denied: the call does not go on (the server is sent notifications/cancelled).
+        inflight.failure ??= { kind: 'denied', error };
+        inflight.controller.abort();
+        return { action: 'decline' };
+      }
     },
-    connectionCount: () => [...slots.values()].filter((slot) => slot.current !== undefined).length,
-    hostLog: () => [...hostLog],
-    connections: () =>
-      [...slots.values()].flatMap((slot) => {
-        const live = slot.current;
-        if (live === undefined) return [];
-        const { connection } = live;
-        return [
-          {
-            module: slot.options.module,
-            server: slot.options.server,
-            transport: connection.transport,
-            ...(connection.pid === undefined ? {} : { pid: connection.pid }),
-            connects: slot.connects,
-          },
-        ];
-      }),
   };
+  return inflight;
+}
+
+/**
+ * `tools/call`, answering a 2026-07-28 server's `input_required` results (at most
+ * {@link MAX_INPUT_ROUNDS} rounds) and sending the call again with the answers.
+ */
+async function callToolAnsweringInput(
+  live: LiveConnection,
+  asking: AskingCall,
+  options: Parameters<LiveConnection['connection']['client']['callTool']>[1],
+  target: CallTarget,
+): Promise<unknown> {
+  const { call, server, tool } = asking;
+  // The call's span goes on to the server as W3C trace context (MCP `_meta`), so its spans join the trace.
+  const request = {
+    name: tool,
+    arguments: call.args,
+    ...(call.traceparent === undefined ? {} : { _meta: { traceparent: call.traceparent } }),
+  };
+  let result: unknown = await live.connection.client.callTool(request, options);
+  for (let round = 1; isInputRequired(result); round += 1) {
+    if (round > MAX_INPUT_ROUNDS) {
+      throw new ToolCallError(
+        'TOOL_FAILED',
+        `MCP server "${server}" still asked for input after ${MAX_INPUT_ROUNDS} rounds of tool "${tool}"; the call was given up`,
+        target,
+        { details: { server, tool, rounds: MAX_INPUT_ROUNDS } },
+      );
+    }
+    const inputResponses = await answerInputRequests(asking, result.inputRequests ?? {});
+    // The request state is the server's: echoed byte for byte, never read.
+    const retry = { ...request, inputResponses, ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
+    result = await live.connection.client.callTool(retry, options);
+  }
+  return result;
+}
+
+/** The `SERVER_UNAVAILABLE` error of a server that could not be started or reached. */
+function unavailableError(error: unknown, server: string, tool: string, target: CallTarget, logged: boolean): ToolCallError {
+  const reason =
+    error instanceof McpConnectError
+      ? error.reason
+      : error instanceof AgentSpacesError
+        ? error.message
+        : `MCP server "${server}": ${errorMessage(error)}`;
+  const exit = error instanceof AgentSpacesError ? error.details?.exit : undefined;
+  return new ToolCallError(
+    'SERVER_UNAVAILABLE',
+    `cannot call tool "${tool}": ${reason}${logged ? '; see the host log for its stderr' : ''}`,
+    target,
+    {
+      details: {
+        server,
+        tool,
+        ...(error instanceof AgentSpacesError ? { connectCode: error.code } : {}),
+        ...(typeof exit === 'string' ? { exit } : {}),
+      },
+      cause: error,
+    },
+  );
 }
 
 /** The module name → server map a manifest and config give, for {@link createMcpBackend}. */
