@@ -79,145 +79,162 @@ export interface RunJournal {
   readonly replayed: number;
 }
 
+interface JournalRow {
+  call_key: string;
+  capability: string;
+  function: string;
+  args_hash: string;
+  occurrence: number;
+  status: 'started' | 'finished';
+  outcome: string | null;
+}
+
+/** Reads the journal of `options.runId` as earlier attempts left it, for this attempt. */
 export async function openRunJournal(pool: Pool, options: RunJournalOptions): Promise<RunJournal> {
-  const { runId } = options;
-  const rows = await pool.query<{
-    call_key: string;
-    capability: string;
-    function: string;
-    args_hash: string;
-    occurrence: number;
-    status: 'started' | 'finished';
-    outcome: string | null;
-  }>(`SELECT call_key, capability, function, args_hash, occurrence, status, outcome FROM ${SCHEMA}.call_journal WHERE run_id = $1`, [
-    runId,
-  ]);
-  const entries = new Map<string, Entry>();
+  const rows = await pool.query<JournalRow>(
+    `SELECT call_key, capability, function, args_hash, occurrence, status, outcome FROM ${SCHEMA}.call_journal WHERE run_id = $1`,
+    [options.runId],
+  );
+  return new AttemptJournal(pool, options, rows.rows);
+}
+
+/** One attempt's view of the journal: what earlier attempts finished, left in flight, and what this one made again. */
+class AttemptJournal implements RunJournal {
+  readonly replayed: number;
+  #fatal: DurableError | undefined;
+  readonly #entries = new Map<string, Entry>();
   /** Bytes of the outcomes the journal holds for this run (earlier attempts' included). */
-  let journaledBytes = 0;
-  for (const row of rows.rows) {
-    journaledBytes += row.outcome === null ? 0 : Buffer.byteLength(row.outcome);
-    entries.set(row.call_key, {
-      key: { key: row.call_key, capability: row.capability, function: row.function, argsHash: row.args_hash, occurrence: row.occurrence },
-      status: row.status,
-      ...(row.outcome === null ? {} : { outcome: JSON.parse(row.outcome) as Outcome }),
-    });
-  }
+  #journaledBytes = 0;
   /** Finished journaled calls this attempt has not made again yet. */
-  const unserved = new Set([...entries.values()].filter((entry) => entry.status === 'finished').map((entry) => entry.key.key));
-  const replayed = unserved.size;
+  readonly #unserved: Set<string>;
   /** Calls of earlier attempts in flight when their worker died (started, never finished): their outcome is unknown. */
-  const inFlight = new Map([...entries.values()].filter((entry) => entry.status === 'started').map((entry) => [entry.key.key, entry.key]));
-  const count = createCallCounter();
-  let fatal: DurableError | undefined;
+  readonly #inFlight: Map<string, CallKey>;
+  readonly #count = createCallCounter();
 
-  const fail = (error: DurableError, call: BackendCall): never => {
-    if (fatal === undefined) {
-      fatal = error;
-      options.onFatal(error);
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: RunJournalOptions,
+    rows: JournalRow[],
+  ) {
+    for (const row of rows) {
+      this.#journaledBytes += row.outcome === null ? 0 : Buffer.byteLength(row.outcome);
+      this.#entries.set(row.call_key, {
+        key: { key: row.call_key, capability: row.capability, function: row.function, argsHash: row.args_hash, occurrence: row.occurrence },
+        status: row.status,
+        ...(row.outcome === null ? {} : { outcome: JSON.parse(row.outcome) as Outcome }),
+      });
     }
-    throw new ToolCallError('CANCELLED', fatal.message, { capability: call.capability.module, function: call.function.name });
-  };
+    const entries = [...this.#entries.values()];
+    this.#unserved = new Set(entries.filter((entry) => entry.status === 'finished').map((entry) => entry.key.key));
+    this.replayed = this.#unserved.size;
+    this.#inFlight = new Map(entries.filter((entry) => entry.status === 'started').map((entry) => [entry.key.key, entry.key]));
+  }
 
-  const write = async (key: CallKey, status: 'started' | 'finished', outcome?: Outcome): Promise<void> => {
+  get fatal(): DurableError | undefined {
+    return this.#fatal;
+  }
+
+  async perform(call: BackendCall, perform: () => Promise<unknown>): Promise<unknown> {
+    if (this.#fatal !== undefined) this.#fail(this.#fatal, call);
+    const key = this.#count(call.capability.module, call.function.name, call.args);
+    const entry = this.#entries.get(key.key);
+    if (entry?.status === 'finished' && entry.outcome !== undefined) {
+      this.#unserved.delete(key.key);
+      return replay(entry.outcome, key);
+    }
+    const idempotent = this.options.isIdempotent(call);
+    const refused = this.#refusal(key, entry?.status === 'started', idempotent);
+    if (refused !== undefined) this.#fail(refused, call);
+    // The in-flight call itself, made again as its function is idempotent: its outcome will be known.
+    if (entry?.status === 'started') this.#inFlight.delete(key.key);
+    // Refused before it is performed or journaled: a replay meets the same full journal and refuses it again.
+    if (this.#journaledBytes >= MAX_JOURNAL_BYTES) {
+      throw new ToolCallError(
+        'CALL_LIMIT_EXCEEDED',
+        `run ${this.options.runId} keeps ${this.#journaledBytes} bytes of call results in its journal, the most a durable run may keep is ${MAX_JOURNAL_BYTES}: no more calls (have tools return less, or split the work into several runs)`,
+        { capability: call.capability.module, function: call.function.name },
+      );
+    }
+    return this.#performNew(call, key, idempotent, perform);
+  }
+
+  /** Performs a call the journal does not answer: written as started first (unless idempotent), then finished with what the program sees. */
+  async #performNew(call: BackendCall, key: CallKey, idempotent: boolean, perform: () => Promise<unknown>): Promise<unknown> {
+    this.#unlessStopping(call, key);
+    if (!idempotent) await this.#write(key, 'started');
+    this.#unlessStopping(call, key);
+    let value: unknown;
+    try {
+      value = await perform();
+    } catch (error) {
+      // A call cut short because the run ended is not an outcome the program saw.
+      if (call.context.signal.aborted) throw error;
+      await this.#write(key, 'finished', failureOutcome(error));
+      throw error;
+    }
+    await this.#write(key, 'finished', { ok: true, value });
+    return value;
+  }
+
+  finish(finishOptions: { divergence?: boolean } = { divergence: true }): DurableError | undefined {
+    if (this.#fatal !== undefined) return undefined;
+    if (this.#inFlight.size > 0) {
+      this.#fatal = this.#outcomeUnknown(undefined);
+      return this.#fatal;
+    }
+    if (finishOptions.divergence !== true || this.#unserved.size === 0) return undefined;
+    const missing = this.#notMadeAgain();
+    this.#fatal = new DurableError(
+      'REPLAY_DIVERGED',
+      `the replay of run ${this.options.runId} diverged from its journal: the program ended without making again the journaled ${describeCalls(missing)}`,
+      { details: { runId: this.options.runId, notMadeAgain: missing.map((found) => found.key) } },
+    );
+    return this.#fatal;
+  }
+
+  refuses(capability: string, fn: string, args: unknown, idempotent: boolean): DurableError | undefined {
+    if (this.#fatal !== undefined) return this.#fatal;
+    // Which call of the run it will be is known only when it is made: any occurrence with these arguments.
+    const argsHash = argumentsHash(args);
+    const same = (found: CallKey | undefined): boolean =>
+      found !== undefined && found.capability === capability && found.function === fn && found.argsHash === argsHash;
+    // A finished call made again is answered from the journal, not performed.
+    if ([...this.#unserved].some((name) => same(this.#entries.get(name)?.key))) return undefined;
+    const refused = this.#refusal({ capability, function: fn }, [...this.#inFlight.values()].some(same), idempotent);
+    if (refused === undefined) return undefined;
+    this.#fatal = refused;
+    this.options.onFatal(refused);
+    return refused;
+  }
+
+  #fail(error: DurableError, call: BackendCall): never {
+    if (this.#fatal === undefined) {
+      this.#fatal = error;
+      this.options.onFatal(error);
+    }
+    throw new ToolCallError('CANCELLED', this.#fatal.message, { capability: call.capability.module, function: call.function.name });
+  }
+
+  /** No call is begun once the worker is stopping: another worker may be taking the run over. */
+  #unlessStopping(call: BackendCall, key: CallKey): void {
+    if (this.options.stopping?.() === true)
+      throw new ToolCallError(
+        'CANCELLED',
+        `${describeCall(key)} was not performed: the worker running run ${this.options.runId} is stopping (another worker takes the run over)`,
+        { capability: call.capability.module, function: call.function.name },
+      );
+  }
+
+  async #write(key: CallKey, status: 'started' | 'finished', outcome?: Outcome): Promise<void> {
     const text = outcome === undefined ? null : JSON.stringify(outcome);
-    if (text !== null) journaledBytes += Buffer.byteLength(text);
-    await pool.query(
+    if (text !== null) this.#journaledBytes += Buffer.byteLength(text);
+    await this.pool.query(
       `INSERT INTO ${SCHEMA}.call_journal (run_id, call_key, capability, function, args_hash, occurrence, status, outcome, executor_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (run_id, call_key) DO UPDATE SET status = EXCLUDED.status, outcome = EXCLUDED.outcome, executor_id = EXCLUDED.executor_id, updated_at = now()`,
-      [runId, key.key, key.capability, key.function, key.argsHash, key.occurrence, status, text, options.executorId],
+      [this.options.runId, key.key, key.capability, key.function, key.argsHash, key.occurrence, status, text, this.options.executorId],
     );
-  };
-
-  return {
-    get fatal() {
-      return fatal;
-    },
-    replayed,
-    async perform(call, perform) {
-      if (fatal !== undefined) fail(fatal, call);
-      const key = count(call.capability.module, call.function.name, call.args);
-      const entry = entries.get(key.key);
-      if (entry?.status === 'finished' && entry.outcome !== undefined) {
-        unserved.delete(key.key);
-        return replay(entry.outcome, key);
-      }
-      const idempotent = options.isIdempotent(call);
-      const refused = refusal(key, entry?.status === 'started', idempotent);
-      if (refused !== undefined) fail(refused, call);
-      // The in-flight call itself, made again as its function is idempotent: its outcome will be known.
-      if (entry?.status === 'started') inFlight.delete(key.key);
-      // Refused before it is performed or journaled: a replay meets the same full journal and refuses it again.
-      if (journaledBytes >= MAX_JOURNAL_BYTES) {
-        throw new ToolCallError(
-          'CALL_LIMIT_EXCEEDED',
-          `run ${runId} keeps ${journaledBytes} bytes of call results in its journal, the most a durable run may keep is ${MAX_JOURNAL_BYTES}: no more calls (have tools return less, or split the work into several runs)`,
-          { capability: call.capability.module, function: call.function.name },
-        );
-      }
-      const stopped = (): void => {
-        if (options.stopping?.() === true)
-          throw new ToolCallError(
-            'CANCELLED',
-            `${describeCall(key)} was not performed: the worker running run ${runId} is stopping (another worker takes the run over)`,
-            { capability: call.capability.module, function: call.function.name },
-          );
-      };
-      stopped();
-      if (!idempotent) await write(key, 'started');
-      stopped();
-      let outcome: Outcome;
-      let value: unknown;
-      try {
-        value = await perform();
-        outcome = { ok: true, value };
-      } catch (error) {
-        // A call cut short because the run ended is not an outcome the program saw.
-        if (call.context.signal.aborted) throw error;
-        outcome =
-          error instanceof ToolCallError
-            ? {
-                ok: false,
-                error: { toolCall: true, code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
-              }
-            : { ok: false, error: { toolCall: false, message: errorMessage(error) } };
-        await write(key, 'finished', outcome);
-        throw error;
-      }
-      await write(key, 'finished', outcome);
-      return value;
-    },
-    finish(finishOptions = { divergence: true }) {
-      if (fatal !== undefined) return undefined;
-      if (inFlight.size > 0) {
-        fatal = outcomeUnknown(undefined);
-        return fatal;
-      }
-      if (finishOptions.divergence !== true || unserved.size === 0) return undefined;
-      const missing = notMadeAgain();
-      fatal = new DurableError(
-        'REPLAY_DIVERGED',
-        `the replay of run ${runId} diverged from its journal: the program ended without making again the journaled ${describeCalls(missing)}`,
-        { details: { runId, notMadeAgain: missing.map((found) => found.key) } },
-      );
-      return fatal;
-    },
-    refuses(capability, fn, args, idempotent) {
-      if (fatal !== undefined) return fatal;
-      // Which call of the run it will be is known only when it is made: any occurrence with these arguments.
-      const argsHash = argumentsHash(args);
-      const same = (found: CallKey | undefined): boolean =>
-        found !== undefined && found.capability === capability && found.function === fn && found.argsHash === argsHash;
-      // A finished call made again is answered from the journal, not performed.
-      if ([...unserved].some((name) => same(entries.get(name)?.key))) return undefined;
-      const refused = refusal({ capability, function: fn }, [...inFlight.values()].some(same), idempotent);
-      if (refused === undefined) return undefined;
-      fatal = refused;
-      options.onFatal(refused);
-      return refused;
-    },
-  };
+  }
 
   /**
    * Why a call the journal does not answer may not be performed in this attempt, if it may not:
@@ -227,42 +244,43 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
    *   idempotent: nothing that may not be done twice is done after such a call — not the same call
    *   again, and not another one in its place (other arguments, another function).
    */
-  function refusal(
-    key: Pick<CallKey, 'capability' | 'function'> | CallKey,
-    wasInFlight: boolean,
-    idempotent: boolean,
-  ): DurableError | undefined {
-    if (!wasInFlight && unserved.size > 0) {
-      const missing = notMadeAgain();
-      const unknown =
-        inFlight.size === 0
-          ? ''
-          : ` (and the outcome of the journaled ${describeCalls([...inFlight.values()])}, in flight when the worker stopped, is unknown)`;
-      const named = 'key' in key ? describeCall(key) : `${key.capability}.${key.function}`;
-      return new DurableError(
-        'REPLAY_DIVERGED',
-        `the replay of run ${runId} diverged from its journal: the program called ${named}, which the journal does not hold, before making again the journaled ${describeCalls(missing)}${unknown}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
-        {
-          details: {
-            runId,
-            unexpected: 'key' in key ? key.key : `${key.capability}.${key.function}`,
-            notMadeAgain: missing.map((found) => found.key),
-            ...(inFlight.size === 0 ? {} : { inFlight: [...inFlight.keys()] }),
-          },
-        },
-      );
-    }
-    if (!idempotent && inFlight.size > 0) return outcomeUnknown(key);
+  #refusal(key: Pick<CallKey, 'capability' | 'function'> | CallKey, wasInFlight: boolean, idempotent: boolean): DurableError | undefined {
+    if (!wasInFlight && this.#unserved.size > 0) return this.#diverged(key);
+    if (!idempotent && this.#inFlight.size > 0) return this.#outcomeUnknown(key);
     return undefined;
+  }
+
+  /** A new call (`key`) came while finished journaled calls have not been made again yet. */
+  #diverged(key: Pick<CallKey, 'capability' | 'function'> | CallKey): DurableError {
+    const { runId } = this.options;
+    const inFlight = this.#inFlight;
+    const missing = this.#notMadeAgain();
+    const unknown =
+      inFlight.size === 0
+        ? ''
+        : ` (and the outcome of the journaled ${describeCalls([...inFlight.values()])}, in flight when the worker stopped, is unknown)`;
+    const named = 'key' in key ? describeCall(key) : `${key.capability}.${key.function}`;
+    return new DurableError(
+      'REPLAY_DIVERGED',
+      `the replay of run ${runId} diverged from its journal: the program called ${named}, which the journal does not hold, before making again the journaled ${describeCalls(missing)}${unknown}. A program must make the same calls when it runs again (no randomness, clock or environment deciding its calls)`,
+      {
+        details: {
+          runId,
+          unexpected: 'key' in key ? key.key : `${key.capability}.${key.function}`,
+          notMadeAgain: missing.map((found) => found.key),
+          ...(inFlight.size === 0 ? {} : { inFlight: [...inFlight.keys()] }),
+        },
+      },
+    );
   }
 
   /**
    * The run's end when calls of an earlier attempt were in flight: `instead` is the call this attempt
    * would have performed (undefined: the program ended without making the in-flight calls again).
    */
-  function outcomeUnknown(instead: Pick<CallKey, 'capability' | 'function'> | CallKey | undefined): DurableError {
-    const calls = [...inFlight.values()];
-    const same = instead !== undefined && 'key' in instead && inFlight.has(instead.key);
+  #outcomeUnknown(instead: Pick<CallKey, 'capability' | 'function'> | CallKey | undefined): DurableError {
+    const calls = [...this.#inFlight.values()];
+    const same = instead !== undefined && 'key' in instead && this.#inFlight.has(instead.key);
     const what =
       instead === undefined
         ? 'this attempt ended without making it again, so the run cannot tell whether its effect happened'
@@ -271,10 +289,10 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
           : `this attempt called ${instead.capability}.${instead.function} in its place (other arguments or another function: a program that reads the clock or a random number), which is not performed, as its function is not marked idempotent: nothing that may not be done twice is done after a call whose outcome is unknown`;
     return new DurableError(
       'OUTCOME_UNKNOWN',
-      `the outcome of ${describeCalls(calls)} is unknown: ${calls.length === 1 ? 'it was' : 'they were'} in flight when the worker running run ${runId} stopped; ${what}. Check the effect by hand; mark a function idempotent (annotations.idempotentHint, or durable.idempotent in the config) if calling it twice is safe`,
+      `the outcome of ${describeCalls(calls)} is unknown: ${calls.length === 1 ? 'it was' : 'they were'} in flight when the worker running run ${this.options.runId} stopped; ${what}. Check the effect by hand; mark a function idempotent (annotations.idempotentHint, or durable.idempotent in the config) if calling it twice is safe`,
       {
         details: {
-          runId,
+          runId: this.options.runId,
           inFlight: calls.map((found) => ({ capability: found.capability, function: found.function, occurrence: found.occurrence })),
           ...(instead === undefined || same ? {} : { instead: { capability: instead.capability, function: instead.function } }),
         },
@@ -283,23 +301,34 @@ export async function openRunJournal(pool: Pool, options: RunJournalOptions): Pr
   }
 
   /** The finished journaled calls this attempt has not made again yet. */
-  function notMadeAgain(): CallKey[] {
-    return [...unserved].map((name) => entries.get(name)?.key).filter((found): found is CallKey => found !== undefined);
+  #notMadeAgain(): CallKey[] {
+    return [...this.#unserved].map((name) => this.#entries.get(name)?.key).filter((found): found is CallKey => found !== undefined);
   }
+}
 
-  function replay(outcome: Outcome, key: CallKey): unknown {
-    if (outcome.ok) return outcome.value;
-    const { error } = outcome;
-    if (error.toolCall && error.code !== undefined) {
-      throw new ToolCallError(
-        error.code as ToolCallError['code'],
-        error.message,
-        { capability: key.capability, function: key.function },
-        error.details ? { details: error.details } : {},
-      );
-    }
-    throw new Error(error.message);
+/** What the program saw of a call that failed, as the journal keeps it (a tool call's code and details kept). */
+function failureOutcome(error: unknown): Outcome {
+  return error instanceof ToolCallError
+    ? {
+        ok: false,
+        error: { toolCall: true, code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+      }
+    : { ok: false, error: { toolCall: false, message: errorMessage(error) } };
+}
+
+/** A journaled outcome, given to the program again: the value, or the same error. */
+function replay(outcome: Outcome, key: CallKey): unknown {
+  if (outcome.ok) return outcome.value;
+  const { error } = outcome;
+  if (error.toolCall && error.code !== undefined) {
+    throw new ToolCallError(
+      error.code as ToolCallError['code'],
+      error.message,
+      { capability: key.capability, function: key.function },
+      error.details ? { details: error.details } : {},
+    );
   }
+  throw new Error(error.message);
 }
 
 /** The first three calls by name, and how many more. */
