@@ -5,7 +5,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { SecretInput } from '../core/index.js';
 import { appendRunEvent } from './run-events.js';
-import { openStorePool, SCHEMA, type Pool } from './store.js';
+import { SCHEMA, type Pool } from './store.js';
 import { createStoreWriter } from './store-writer.js';
 
 /** The SDK's page size when a `tasks/list` names none. */
@@ -13,7 +13,8 @@ const DEFAULT_PAGE_SIZE = 50;
 /** Most tasks one page returns, whatever the caller asks for. */
 const MAX_PAGE_SIZE = 100;
 
-export interface A2ATaskStores {
+/** The A2A tasks of served agents in the store (agents/ takes them as its `A2ATaskStores`; the CLI joins the two). */
+export interface StoredA2ATasks {
   /**
    * The task store of one served agent (its path on the server, e.g. `echo-desk`): each agent sees only
    * its own tasks. `secrets` (the agent's server secrets) are cut out of every task before it is written.
@@ -24,13 +25,12 @@ export interface A2ATaskStores {
    * `agent-spaces trace <task id>` reads it from any machine. A write that fails loses that event, never the task.
    */
   traceRecorder(agent: string, secrets: readonly SecretInput[]): (taskId: string, event: { type: string }) => void;
-  /** Waits for the trace events still being written, then closes the connections. */
+  /** Waits for the trace events still being written (opened alone, by openA2ATaskStores: then closes its pool). */
   close(): Promise<void>;
 }
 
-/** Opens the A2A task tables of the store at `url` (created when missing). */
-export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
-  const pool = await openStorePool(url, 4);
+/** The A2A tasks over `pool`; `close` waits for the trace events still being written (the pool stays open). */
+export function createStoredA2ATasks(pool: Pool): StoredA2ATasks {
   // One chain of writes per task keeps its events in order; a chain is dropped once it is idle.
   const writing = new Map<string, Promise<void>>();
   return {
@@ -49,7 +49,6 @@ export async function openA2ATaskStores(url: string): Promise<A2ATaskStores> {
     },
     async close() {
       await Promise.all(writing.values());
-      await pool.end();
     },
   };
 }

@@ -2,11 +2,11 @@
 // process or replica takes it (the file store keeps them on one machine). Loaded only with a store.
 import { randomUUID } from 'node:crypto';
 import type { SecretInput } from '../core/index.js';
-import { openStorePool, SCHEMA, storeUnavailable, type Pool } from './store.js';
+import { SCHEMA, storeUnavailable, type Pool } from './store.js';
 import { createStoreWriter } from './store-writer.js';
 import { describeStore } from './store-url.js';
 
-/** The shape of agents' `SessionStore` (store/ does not import agents/; the CLI joins the two). */
+/** The shape of agents' `AgentSession` (store/ does not import agents/; the CLI joins the two). */
 export interface StoredAgentSession {
   id: string;
   agent: string;
@@ -16,7 +16,7 @@ export interface StoredAgentSession {
   messages: { role: 'user' | 'assistant'; content: string; timestamp: string }[];
 }
 
-export interface AgentSessionStore {
+export interface StoredAgentSessions {
   readonly location: string;
   newId(): string;
   get(id: string): Promise<StoredAgentSession | undefined>;
@@ -34,12 +34,6 @@ interface SessionRow {
   updated_at: Date;
 }
 
-/** Opens the sessions table of the store at `url`; `secrets` are cut out of every message before it is written. */
-export async function openAgentSessionStore(url: string, secrets: readonly SecretInput[] = []): Promise<AgentSessionStore> {
-  const pool = await openStorePool(url, 4);
-  return { ...createAgentSessionStore(pool, secrets, url), close: () => pool.end() };
-}
-
 /**
  * The file store's rule for session ids (SESSION_ID_PATTERN of agents/orchestration/session-store.ts;
  * store/ does not import agents/): a caller's id is checked before anything runs, whichever store keeps it.
@@ -55,7 +49,7 @@ function checkSessionId(id: string): void {
   }
 }
 
-export function createAgentSessionStore(pool: Pool, secrets: readonly SecretInput[], url: string): Omit<AgentSessionStore, 'close'> {
+export function createStoredAgentSessions(pool: Pool, secrets: readonly SecretInput[], url: string): Omit<StoredAgentSessions, 'close'> {
   const writer = createStoreWriter(pool, secrets);
   return {
     location: `the store ${describeStore(url)}`,

@@ -20,8 +20,8 @@ import {
   openAgentSessionStore,
   readStoredTrace,
   submitRun,
-  type A2ATaskStores,
-  type AgentSessionStore,
+  type StoredA2ATasks,
+  type StoredAgentSessions,
 } from './index.js';
 import { submitTask } from '../worker/index.js';
 import { pruneAgentRecords } from './prune-agent-records.js';
@@ -70,7 +70,7 @@ async function echoAgent(contexts: (string | undefined)[]): Promise<AgentRunner>
   return runner;
 }
 
-async function serveOnStore(runner: AgentRunner, store: string): Promise<{ server: RunningA2AServer; stores: A2ATaskStores }> {
+async function serveOnStore(runner: AgentRunner, store: string): Promise<{ server: RunningA2AServer; stores: StoredA2ATasks }> {
   const stores = await openA2ATaskStores(store);
   const server = await serveA2A([runner], { port: 0, taskStores: stores });
   closers.push(
@@ -283,7 +283,7 @@ describe('execute_agent sessions in the store', () => {
     const store = await cluster.createDatabase('agent_sessions');
     const contexts: (string | undefined)[] = [];
     const runner = await echoAgent(contexts);
-    const openReplica = async (): Promise<{ sessions: AgentSessionStore; tools: ReturnType<typeof createOrchestrationTools> }> => {
+    const openReplica = async (): Promise<{ sessions: StoredAgentSessions; tools: ReturnType<typeof createOrchestrationTools> }> => {
       const sessions = await openAgentSessionStore(store, [SECRET]);
       const directory = createAgentDirectory([runner.agent.dir], { runners: [runner] });
       closers.push(

@@ -1,11 +1,9 @@
 import type { RunResult } from '../core/index.js';
-import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
+import type { StoredApproval } from './approval-store.js';
 import { DurableError } from './durable-error.js';
-import { readRunEnd } from './run-events.js';
-import { SCHEMA } from './store.js';
-import { createSessionStore, type SessionStore } from './session-store.js';
-import { openStoreConnection } from './store-connection.js';
-import { submitRun, type SubmitRunOptions } from './submit-run.js';
+import { openStore, type Store } from './open-store.js';
+import type { StoredServeSessions } from './serve-sessions.js';
+import type { SubmitRunOptions } from './submit-run.js';
 
 /** What `agent-spaces serve` needs of the store: submitting runs, workers, a run's approvals, sessions. */
 export interface ServeStore {
@@ -26,7 +24,7 @@ export interface ServeStore {
   hasEvents(runId: string): Promise<boolean>;
   /** The result a finished run ended with, as `submitRun` gave it (run id included); undefined while it runs, or once pruned. */
   runResult(runId: string): Promise<(RunResult & { runId: string }) | undefined>;
-  readonly sessions: SessionStore;
+  readonly sessions: StoredServeSessions;
   close(): Promise<void>;
 }
 
@@ -35,19 +33,29 @@ export interface ServeStore {
  * and the runs it follows, however many.
  */
 export async function openServeStore(url: string, options: { sessionIdleMs: number }): Promise<ServeStore> {
-  const connection = await openStoreConnection(url, 3);
-  const pool = connection.pool;
+  const store = await openStore(url, { poolSize: 3 });
+  try {
+    await store.connection();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return serveStoreOf(store, options);
+}
+
+/** The store as serve uses it, a view of `store` (closing it closes the store). */
+export function serveStoreOf(store: Store, options: { sessionIdleMs: number }): ServeStore {
   return {
-    url,
-    submitRun: (run) => submitRun({ ...run, store: url }, connection),
-    liveWorkers: async () => (await connection.liveWorkers()).length,
-    pendingApprovals: async (runId) => (await listStoredApprovals(pool, { runId })).reverse(),
-    approval: (id) => getStoredApproval(pool, id),
+    url: store.url,
+    submitRun: (run) => store.runs.submit(run),
+    liveWorkers: async () => (await store.runs.liveWorkers()).length,
+    pendingApprovals: async (runId) => (await store.approvals.list({ runId })).reverse(),
+    approval: (id) => store.approvals.get(id),
     async decide(runId, id, decision) {
-      const approval = await getStoredApproval(pool, id);
+      const approval = await store.approvals.get(id);
       if (approval === undefined || approval.runId !== runId || approval.status !== 'pending') return false;
       try {
-        await decideStoredApproval(pool, id, decision);
+        await store.approvals.decide(id, decision);
         return true;
       } catch (error) {
         // Decided by someone else in between (the CLI, the studio, its deadline): theirs stands.
@@ -55,15 +63,9 @@ export async function openServeStore(url: string, options: { sessionIdleMs: numb
         throw error;
       }
     },
-    async hasEvents(runId) {
-      const { rows } = await pool.query(`SELECT 1 FROM ${SCHEMA}.run_events WHERE run_id = $1 LIMIT 1`, [runId]);
-      return rows.length > 0;
-    },
-    async runResult(runId) {
-      const result = await readRunEnd(pool, runId);
-      return result === undefined ? undefined : { ...(result as RunResult), runId };
-    },
-    sessions: createSessionStore(pool, options.sessionIdleMs),
-    close: () => connection.close(),
+    hasEvents: (runId) => store.runs.hasEvents(runId),
+    runResult: (runId) => store.runs.result(runId),
+    sessions: store.serveSessions(options.sessionIdleMs),
+    close: () => store.close(),
   };
 }

@@ -1,9 +1,8 @@
-import { DBOSClient } from '@dbos-inc/dbos-sdk';
-import { migrateDbosSchema } from './dbos-schema.js';
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { openDbosClient } from './dbos-client.js';
 import { liveWorkers } from './liveness.js';
-import { createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, storeUnavailable, type Pool } from './store.js';
-import { listenToStore, type StoreListener } from './store-listener.js';
-import { APPLICATION_NAME } from './workflow-names.js';
+import { createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, type Pool } from './store.js';
+import { listenToStore } from './store-listener.js';
 
 /**
  * The connections a submitter follows runs through: one pool (shared with DBOS's client), one LISTEN
@@ -22,60 +21,81 @@ export interface StoreConnection {
   close(): Promise<void>;
 }
 
+/** The followers of runs, woken by one LISTEN connection on the run events channel. */
+export interface RunFollowers {
+  onRunEvents(runId: string, wake: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/** Opens a pool of `poolSize` and the connections over it, all closed by `close`. */
 export async function openStoreConnection(url: string, poolSize: number): Promise<StoreConnection> {
   const pool = createPool(url, poolSize);
+  let followers: RunFollowers | undefined;
+  try {
+    await ensureStoreSchema(url, pool);
+    followers = await followRunEvents(url);
+    // The first submitter may come before any worker created DBOS's tables.
+    const dbos = await openDbosClient(url, pool);
+    const opened = followers;
+    return storeConnection(url, pool, dbos, followers, async () => {
+      await opened.close();
+      await dbos.destroy().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+    });
+  } catch (error) {
+    await followers?.close();
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A StoreConnection over connections opened already; `close` is what closing it closes. */
+export function storeConnection(
+  url: string,
+  pool: Pool,
+  dbos: DBOSClient,
+  followers: RunFollowers,
+  close: () => Promise<void>,
+): StoreConnection {
+  let looking: Promise<string[]> | undefined;
+  return {
+    url,
+    pool,
+    dbos,
+    onRunEvents: (runId, wake) => followers.onRunEvents(runId, wake),
+    liveWorkers() {
+      looking ??= liveWorkers(pool).finally(() => (looking = undefined));
+      return looking;
+    },
+    close,
+  };
+}
+
+/** Listens to the run events channel; each notification wakes the followers of its run. */
+export async function followRunEvents(url: string): Promise<RunFollowers> {
   const followers = new Map<string, Set<() => void>>();
   const wakeAll = (): void => {
     for (const wakes of followers.values()) for (const wake of wakes) wake();
   };
-  let listener: StoreListener | undefined;
-
-  try {
-    await ensureStoreSchema(url, pool);
-    listener = await listenToStore(
-      url,
-      [RUN_EVENTS_CHANNEL],
-      (runId) => {
-        for (const wake of followers.get(runId) ?? []) wake();
-      },
-      // Notifications sent while the connection was down are lost: every follower looks again.
-      wakeAll,
-    );
-    let dbos: DBOSClient;
-    try {
-      // The first submitter may come before any worker created DBOS's tables.
-      await migrateDbosSchema(url);
-      dbos = await DBOSClient.create({ systemDatabaseUrl: url, systemDatabasePool: pool, applicationName: APPLICATION_NAME });
-    } catch (error) {
-      throw storeUnavailable(url, error);
-    }
-    let looking: Promise<string[]> | undefined;
-    return {
-      url,
-      pool,
-      dbos,
-      onRunEvents(runId, wake) {
-        const wakes = followers.get(runId) ?? new Set<() => void>();
-        followers.set(runId, wakes);
-        wakes.add(wake);
-        return () => {
-          wakes.delete(wake);
-          if (wakes.size === 0) followers.delete(runId);
-        };
-      },
-      liveWorkers() {
-        looking ??= liveWorkers(pool).finally(() => (looking = undefined));
-        return looking;
-      },
-      async close() {
-        await listener?.close();
-        await dbos.destroy().catch(() => undefined);
-        await pool.end().catch(() => undefined);
-      },
-    };
-  } catch (error) {
-    await listener?.close();
-    await pool.end().catch(() => undefined);
-    throw error;
-  }
+  const listener = await listenToStore(
+    url,
+    [RUN_EVENTS_CHANNEL],
+    (runId) => {
+      for (const wake of followers.get(runId) ?? []) wake();
+    },
+    // Notifications sent while the connection was down are lost: every follower looks again.
+    wakeAll,
+  );
+  return {
+    onRunEvents(runId, wake) {
+      const wakes = followers.get(runId) ?? new Set<() => void>();
+      followers.set(runId, wakes);
+      wakes.add(wake);
+      return () => {
+        wakes.delete(wake);
+        if (wakes.size === 0) followers.delete(runId);
+      };
+    },
+    close: () => listener.close(),
+  };
 }

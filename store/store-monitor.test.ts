@@ -3,7 +3,7 @@
 // left open after close.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openStoreMonitor } from './store-monitor.js';
+import { openStoreMonitor } from './index.js';
 import { otherSessions } from './test-support/store-sessions.js';
 import { useStoreForFile, waitUntil } from './test-support/worker-processes.js';
 

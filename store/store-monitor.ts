@@ -1,11 +1,10 @@
-import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { errorMessage } from '../core/index.js';
 import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
-import { migrateDbosSchema } from './dbos-schema.js';
 import { DurableError } from './durable-error.js';
 import { liveWorkers } from './liveness.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
-import { APPROVALS_CHANNEL, openStorePool, RUN_EVENTS_CHANNEL, storeUnavailable, type Pool } from './store.js';
+import { APPROVALS_CHANNEL, RUN_EVENTS_CHANNEL, type Pool } from './store.js';
 import { listenToStore, type StoreListener } from './store-listener.js';
 import { APPLICATION_NAME, RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
@@ -56,18 +55,16 @@ export interface StoreMonitor {
 
 const UNTITLED = '(no request)';
 
-/** Opens the store for watching it: fails with STORE_UNAVAILABLE when it cannot be reached. */
-export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
-  // Its own queries and DBOS's client's share it.
-  const pool = await openStorePool(store, 5);
-  let dbos: Promise<DBOSClient> | undefined;
-  const client = (): Promise<DBOSClient> => {
-    dbos ??= openDbosClient(store, pool).catch((error: unknown) => {
-      dbos = undefined; // the next call tries again
-      throw error;
-    });
-    return dbos;
-  };
+/**
+ * The monitor over `pool`, with DBOS's client from `client` (opened when first needed); closing it
+ * stops its watch and then calls `release` (what the monitor's opener holds for it).
+ */
+export function createStoreMonitor(
+  store: string,
+  pool: Pool,
+  client: () => Promise<DBOSClient>,
+  release: () => Promise<void>,
+): StoreMonitor {
   /** Opened by the first `watch` (and tried again by each poll until it opens); it reopens itself after. */
   let listener: Promise<StoreListener | undefined> | undefined;
   let listening: StoreListener | undefined;
@@ -144,22 +141,9 @@ export async function openStoreMonitor(store: string): Promise<StoreMonitor> {
       // One still being opened ends itself when it finds the monitor closed (not awaited: a store that
       // does not answer would hold the studio's stop for as long as its connection attempt).
       await listening?.close();
-      const opened = await dbos?.catch(() => undefined);
-      await opened?.destroy().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      await release();
     },
   };
-}
-
-async function openDbosClient(store: string, pool: Pool): Promise<DBOSClient> {
-  try {
-    // A store no worker ever started holds no DBOS tables yet (made under the store's set-up lock).
-    await migrateDbosSchema(store);
-    // On the monitor's pool: DBOS's own sends a query on each new connection it does not wait for (pg's deprecation).
-    return await DBOSClient.create({ systemDatabaseUrl: store, systemDatabasePool: pool, applicationName: APPLICATION_NAME });
-  } catch (error) {
-    throw storeUnavailable(store, error);
-  }
 }
 
 function summarize(status: WorkflowStatus): StoredRunSummary {

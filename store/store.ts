@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.run_events (
 CREATE INDEX IF NOT EXISTS run_events_by_run ON ${SCHEMA}.run_events (run_id, seq);
 -- Retention (store/prune.ts) finds the runs that ended before its cutoff by their end event.
 CREATE INDEX IF NOT EXISTS run_events_ends ON ${SCHEMA}.run_events (created_at) WHERE kind = 'end';
--- MCP sessions of serve replicas (store/session-store.ts): a session opened on one replica is served by any.
+-- MCP sessions of serve replicas (store/serve-sessions.ts): a session opened on one replica is served by any.
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.serve_sessions (
   id text PRIMARY KEY,
   init text NOT NULL,

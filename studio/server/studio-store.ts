@@ -1,7 +1,6 @@
 import {
   describeStore,
-  openStoreConnection,
-  openStoreMonitor,
+  openStore,
   resolveStoreUrl,
   type DurableRunEvent,
   type StoreConnection,
@@ -40,11 +39,13 @@ export async function openStudioStore(
     ...(sources.config ? { config: sources.config } : {}),
   });
   if (url === undefined) return undefined;
-  const monitor = await openStoreMonitor(url);
-  const connection = await openStoreConnection(url).catch(async (error: unknown) => {
-    await monitor.close();
+  // One store for the monitor and the playground's runs: one pool, one DBOS client, its LISTEN connections.
+  const store = await openStore(url, { poolSize: 8 });
+  const connection = await store.connection().catch(async (error: unknown) => {
+    await store.close();
     throw error;
   });
+  const monitor = store.monitor;
   const inbox = createStoreInbox(url, monitor, events, redact);
   const stopping = new AbortController();
   return {
@@ -56,7 +57,7 @@ export async function openStudioStore(
     signal: stopping.signal,
     async close() {
       stopping.abort();
-      await Promise.all([monitor.close(), connection.close()]);
+      await store.close();
     },
   };
 }

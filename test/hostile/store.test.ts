@@ -28,7 +28,7 @@ import {
   openStoreMonitor,
   pruneStore,
   submitRun,
-  type A2ATaskStores,
+  type StoredA2ATasks,
 } from '../../store/index.js';
 import { startWorker, submitTask, type DurableWorker } from '../../worker/index.js';
 import { getStoredApproval, requestStoredApproval } from '../../store/approval-store.js';
@@ -340,7 +340,7 @@ describe('A2A tasks in the store, from another tenant', () => {
         return { success: true, finalSummary: `echo: ${task}` };
       },
     });
-    const stores: A2ATaskStores = await openA2ATaskStores(store);
+    const stores: StoredA2ATasks = await openA2ATaskStores(store);
     server = await serveA2A([runner], { port: 0, taskStores: stores });
     closers.push(
       () => runner.close(),

@@ -6,7 +6,7 @@ import { SCHEMA, type Pool } from './store.js';
  * replica can serve the session's next request. A session idle for longer than `idleMs` is gone.
  * `seen` values mark when a replica last saw a session (opaque; compare by handing them back).
  */
-export interface SessionStore {
+export interface StoredServeSessions {
   /** Records a new session; its `seen` mark. */
   record(id: string, init: unknown): Promise<string>;
   /** The session's `initialize` parameters, marked as seen now; `undefined` when it is unknown, closed or idle too long. */
@@ -19,7 +19,7 @@ export interface SessionStore {
   remove(id: string): Promise<void>;
 }
 
-export function createSessionStore(pool: Pool, idleMs: number): SessionStore {
+export function createStoredServeSessions(pool: Pool, idleMs: number): StoredServeSessions {
   const idle = `${Math.max(1, Math.round(idleMs))} milliseconds`;
   return {
     async record(id, init) {
