@@ -7,7 +7,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpace, type Space } from '../space/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { createAgentSpacesMcpServer, createRunRouter, MAX_LOG_NOTIFICATIONS, MAX_RESULT_CHARS } from './create-mcp-server.js';
+import { createAgentSpacesMcpServer } from './create-mcp-server.js';
+import { MAX_LOG_NOTIFICATIONS } from './progress-sender.js';
+import { createRunRouter } from './run-router.js';
+import { MAX_RESULT_CHARS } from './tool-text.js';
 
 describe('createAgentSpacesMcpServer', () => {
   let space: Space;

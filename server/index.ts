@@ -1,5 +1,7 @@
-export { createAgentSpacesMcpServer, createRunRouter, MAX_RESULT_CHARS } from './create-mcp-server.js';
-export type { RunRouter } from './create-mcp-server.js';
+export { createAgentSpacesMcpServer } from './create-mcp-server.js';
+export { createRunRouter } from './run-router.js';
+export type { RunRouter } from './run-router.js';
+export { MAX_RESULT_CHARS } from './tool-text.js';
 export { SERVER_INFO, serveSpace } from './serve.js';
 export type { RunningServer, ServeOptions } from './serve.js';
 export { DEFAULT_HTTP_LIMITS, resolveHttpBind, serveMcp } from './serve-mcp.js';

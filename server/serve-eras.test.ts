@@ -11,7 +11,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { REPO } from '../test/support/example-space.js';
-import { MAX_RESULT_CHARS } from './create-mcp-server.js';
+import { MAX_RESULT_CHARS } from './tool-text.js';
 import { serveSpace, type RunningServer } from './serve.js';
 
 const TWO_TICKETS = [

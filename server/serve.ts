@@ -1,6 +1,7 @@
 import { describeStore, openServeStore, type ServeStore } from '../store/index.js';
 import { createSpace, type Space, type SpaceOptions } from '../space/index.js';
-import { createAgentSpacesMcpServer, createRunRouter } from './create-mcp-server.js';
+import { createAgentSpacesMcpServer } from './create-mcp-server.js';
+import { createRunRouter } from './run-router.js';
 import { ServeError } from './serve-error.js';
 import type { ServeMode } from './invoke-tools.js';
 import { DEFAULT_HTTP_LIMITS, resolveHttpBind, serveMcp, type McpServeOptions } from './serve-mcp.js';

@@ -13,7 +13,9 @@ import { REPO } from '../support/example-space.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createAgentSpacesMcpServer, createRunRouter, MAX_CALL_NOTIFICATIONS } from '../../server/create-mcp-server.js';
+import { createAgentSpacesMcpServer } from '../../server/create-mcp-server.js';
+import { MAX_CALL_NOTIFICATIONS } from '../../server/progress-sender.js';
+import { createRunRouter } from '../../server/run-router.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
