@@ -106,7 +106,17 @@ export type {
 
 // Durable runs on a PostgreSQL store (DBOS): workers, submitting runs, approvals. DBOS and pg load
 // only when one of these is called.
-export { DurableError, openApprovals, resolveStoreUrl, submitRun } from './store/index.js';
-export type { DurableErrorCode, DurableRunEvent, StoredApproval, SubmitRunOptions, SubmitTaskOptions } from './store/index.js';
+export { DurableError, openApprovals, openStore, resolveStoreUrl, submitRun } from './store/index.js';
+export type {
+  DurableErrorCode,
+  DurableRunEvent,
+  Store,
+  StoreOptions,
+  StoredApproval,
+  StoredApprovals,
+  StoredRuns,
+  SubmitRunOptions,
+  SubmitTaskOptions,
+} from './store/index.js';
 export { startWorker, submitTask } from './worker/index.js';
 export type { DurableWorker, WorkerOptions } from './worker/index.js';
