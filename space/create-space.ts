@@ -130,13 +130,12 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const config =
     options.config ??
     (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
-  const workspace = stdWorkspace(config);
   // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
   const taskStorage = createTaskStorage();
   const defaults = defaultSources(config, { stdExtraTools: { [TASK_STORAGE_MODULE]: taskStorage.definition } });
   const sources = typeof options.sources === 'function' ? options.sources(defaults) : (options.sources ?? defaults);
 
-  let ready: Promise<{ bridge: Bridge; sandbox: Sandbox; specs: CapabilitySpec[]; closeBackends: () => Promise<void> }> | undefined;
+  let ready: Promise<StartedSpace> | undefined;
   let checker: TypeChecker | undefined;
   let closed = false;
   let tracerReady: Promise<Tracer> | undefined;
@@ -147,53 +146,13 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     secrets,
     taskStorage: taskStorage.storage,
     async build(buildOptions = {}) {
-      const result = await buildCapabilities({
-        config,
-        sources,
-        ...buildOptions,
-      });
+      const result = await buildCapabilities({ config, sources, ...buildOptions });
       checker = undefined; // declarations changed
       return result;
     },
     async run(code, runOptions = {}) {
-      const { bridge, sandbox, specs } = await start();
-      const limits = { ...sandboxLimits(config), ...runOptions.limits };
-      const { access } = runOptions;
-      const runId = runOptions.runId ?? randomUUID();
-      const span = (await space.tracer()).startSpan('execute_code', {
-        ...(runOptions.traceparent === undefined ? {} : { parent: runOptions.traceparent }),
-        attributes: { 'agent_spaces.run_id': runId, 'agent_spaces.code_bytes': Buffer.byteLength(code) },
-      });
-      const traced = span.traceparent === undefined ? {} : { traceparent: span.traceparent };
-      // Every call of a program is a call by code, whatever the program did to reach it (callers). The
-      // runtime passes one context object per run: its extended copy is made once, not per call.
-      let seen: CallContext | undefined;
-      let extended: CallContext | undefined;
-      const extend = (context: CallContext): CallContext => {
-        if (context !== seen || extended === undefined) {
-          extended = { ...context, caller: 'code', ...(access === undefined ? {} : { access }), ...traced };
-          seen = context;
-        }
-        return extended;
-      };
-      const result = await sandbox.run(code, {
-        onCall: (params, context) => bridge.handleEncoded(params, extend(context)),
-        // A narrowed run's "did you mean" names only modules and functions it may call.
-        ...(access === undefined ? {} : narrowedView(specs, access)),
-        ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
-        runId,
-        check: runOptions.check ?? true,
-        limits,
-        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
-        ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
-      });
-      span.setAttributes({
-        'agent_spaces.calls': result.calls,
-        'agent_spaces.timed_out': result.timedOut,
-        'agent_spaces.success': result.success,
-      });
-      span.end(result.success ? undefined : { code: result.error?.code ?? 'RUN_FAILED', message: result.error?.code ?? 'the run failed' });
-      return result;
+      const started = await start();
+      return runProgram(started, await space.tracer(), config, code, runOptions);
     },
     tracer() {
       tracerReady ??= options.tracer ? Promise.resolve(options.tracer) : loadTracer(config);
@@ -213,36 +172,9 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       return JSON.parse(await readFile(path.join(config.outDir, BUILD_LAYOUT.catalogFile), 'utf8')) as Catalog;
     },
     async callTool(id, args, callOptions = {}) {
-      const dot = id.lastIndexOf('.');
-      if (dot <= 0 || dot === id.length - 1) {
-        throw new ToolCallError(
-          'UNKNOWN_FUNCTION',
-          `"${id}" is not a tool id: use "<module>.<function>", e.g. "train-schedule.getSchedule"`,
-          { capability: id, function: '' },
-        );
-      }
+      const tool = parseToolId(id);
       const { bridge } = await start();
-      const controller = new AbortController();
-      const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, controller.signal]) : controller.signal;
-      try {
-        return await bridge.handle(
-          {
-            capability: id.slice(0, dot),
-            function: id.slice(dot + 1),
-            args: args ?? {},
-            ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}),
-          },
-          {
-            runId: callOptions.runId ?? randomUUID(),
-            signal,
-            caller: 'direct',
-            ...(callOptions.access ? { access: callOptions.access } : {}),
-            ...(callOptions.traceparent ? { traceparent: callOptions.traceparent } : {}),
-          },
-        );
-      } finally {
-        controller.abort(); // the call is over: nothing of it may keep running
-      }
+      return callThroughBridge(bridge, tool, args, callOptions);
     },
     async close() {
       if (closed) return;
@@ -268,35 +200,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     if (stale) await space.build();
   }
 
-  function start() {
+  function start(): Promise<StartedSpace> {
     ready ??= (async () => {
       await ensureBuilt();
-      await mkdir(workspace, { recursive: true }); // std fs works from the first run
-      const specs = await loadBuiltCapabilities(config.outDir);
-      const { backends, close: closeBackends } = await connectSources(sources, specs, config);
-      const tracer = await space.tracer();
-      const bridge = createBridge({
-        capabilities: specs,
-        backends,
-        ...(tracer.enabled ? { tracer: tracer.calls } : {}),
-        ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
-        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-        secrets,
-        ...(options.journal ? { journal: options.journal } : {}),
-        // JSON text results of MCP tools without an output schema teach their result type (<outDir>/inferred/).
-        learnResultTypes: { outDir: config.outDir },
-      });
-      const workers = config.sandbox.workers ?? options.sandboxDefaults?.workers;
-      const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;
-      const sandbox = createSandbox({
-        outDir: config.outDir,
-        isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
-        ...((options.engine ?? config.sandbox.engine) === undefined ? {} : { engine: options.engine ?? config.sandbox.engine }),
-        ...(workers ? { workers } : {}),
-        ...(runsPerWorker ? { runsPerWorker } : {}),
-        limits: sandboxLimits(config),
-      });
-      return { bridge, sandbox, specs, closeBackends };
+      return startSpace(config, sources, options, secrets, () => space.tracer());
     })();
     ready.catch(() => {
       ready = undefined; // let a later run try again (e.g. after a build)
@@ -305,6 +212,139 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   }
 
   return space;
+}
+
+/** What the first run or call of a space starts: the bridge over the built modules' backends, and the sandbox. */
+interface StartedSpace {
+  bridge: Bridge;
+  sandbox: Sandbox;
+  specs: CapabilitySpec[];
+  closeBackends: () => Promise<void>;
+}
+
+/** Loads the build, connects every source's backend, and creates the bridge and the sandbox pool over them. */
+async function startSpace(
+  config: ResolvedConfig,
+  sources: readonly CapabilitySource[],
+  options: SpaceOptions,
+  secrets: readonly Secret[],
+  loadSpaceTracer: () => Promise<Tracer>,
+): Promise<StartedSpace> {
+  await mkdir(stdWorkspace(config), { recursive: true }); // std fs works from the first run
+  const specs = await loadBuiltCapabilities(config.outDir);
+  const { backends, close: closeBackends } = await connectSources(sources, specs, config);
+  const tracer = await loadSpaceTracer();
+  const bridge = createBridge({
+    capabilities: specs,
+    backends,
+    ...(tracer.enabled ? { tracer: tracer.calls } : {}),
+    ...(options.approvalHandler ? { approvalHandler: options.approvalHandler } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    secrets,
+    ...(options.journal ? { journal: options.journal } : {}),
+    // JSON text results of MCP tools without an output schema teach their result type (<outDir>/inferred/).
+    learnResultTypes: { outDir: config.outDir },
+  });
+  const workers = config.sandbox.workers ?? options.sandboxDefaults?.workers;
+  const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;
+  const engine = options.engine ?? config.sandbox.engine;
+  const sandbox = createSandbox({
+    outDir: config.outDir,
+    isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
+    ...(engine === undefined ? {} : { engine }),
+    ...(workers ? { workers } : {}),
+    ...(runsPerWorker ? { runsPerWorker } : {}),
+    limits: sandboxLimits(config),
+  });
+  return { bridge, sandbox, specs, closeBackends };
+}
+
+/** Runs the model's program in the space's sandbox, its calls going through the bridge, in a span of its own. */
+async function runProgram(
+  { bridge, sandbox, specs }: StartedSpace,
+  tracer: Tracer,
+  config: ResolvedConfig,
+  code: string,
+  runOptions: SpaceRunOptions,
+): Promise<RunResult> {
+  const limits = { ...sandboxLimits(config), ...runOptions.limits };
+  const { access } = runOptions;
+  const runId = runOptions.runId ?? randomUUID();
+  const span = tracer.startSpan('execute_code', {
+    ...(runOptions.traceparent === undefined ? {} : { parent: runOptions.traceparent }),
+    attributes: { 'agent_spaces.run_id': runId, 'agent_spaces.code_bytes': Buffer.byteLength(code) },
+  });
+  const traced = span.traceparent === undefined ? {} : { traceparent: span.traceparent };
+  // Every call of a program is a call by code, whatever the program did to reach it (callers). The
+  // runtime passes one context object per run: its extended copy is made once, not per call.
+  let seen: CallContext | undefined;
+  let extended: CallContext | undefined;
+  const extend = (context: CallContext): CallContext => {
+    if (context !== seen || extended === undefined) {
+      extended = { ...context, caller: 'code', ...(access === undefined ? {} : { access }), ...traced };
+      seen = context;
+    }
+    return extended;
+  };
+  const result = await sandbox.run(code, {
+    onCall: (params, context) => bridge.handleEncoded(params, extend(context)),
+    // A narrowed run's "did you mean" names only modules and functions it may call.
+    ...(access === undefined ? {} : narrowedView(specs, access)),
+    ...(runOptions.onLog ? { onLog: runOptions.onLog } : {}),
+    runId,
+    check: runOptions.check ?? true,
+    limits,
+    ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+    ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
+  });
+  span.setAttributes({
+    'agent_spaces.calls': result.calls,
+    'agent_spaces.timed_out': result.timedOut,
+    'agent_spaces.success': result.success,
+  });
+  span.end(result.success ? undefined : { code: result.error?.code ?? 'RUN_FAILED', message: result.error?.code ?? 'the run failed' });
+  return result;
+}
+
+/** `<module>.<function>` split at its last dot; `UNKNOWN_FUNCTION` for anything else. */
+function parseToolId(id: string): { capability: string; function: string } {
+  const dot = id.lastIndexOf('.');
+  if (dot <= 0 || dot === id.length - 1) {
+    throw new ToolCallError('UNKNOWN_FUNCTION', `"${id}" is not a tool id: use "<module>.<function>", e.g. "train-schedule.getSchedule"`, {
+      capability: id,
+      function: '',
+    });
+  }
+  return { capability: id.slice(0, dot), function: id.slice(dot + 1) };
+}
+
+/** A direct call through the bridge; nothing of it keeps running once it is answered. */
+async function callThroughBridge(
+  bridge: Bridge,
+  tool: { capability: string; function: string },
+  args: unknown,
+  callOptions: Parameters<Space['callTool']>[2] = {},
+): Promise<unknown> {
+  const controller = new AbortController();
+  const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, controller.signal]) : controller.signal;
+  try {
+    return await bridge.handle(
+      {
+        ...tool,
+        args: args ?? {},
+        ...(callOptions.resultMode ? { resultMode: callOptions.resultMode } : {}),
+      },
+      {
+        runId: callOptions.runId ?? randomUUID(),
+        signal,
+        caller: 'direct',
+        ...(callOptions.access ? { access: callOptions.access } : {}),
+        ...(callOptions.traceparent ? { traceparent: callOptions.traceparent } : {}),
+      },
+    );
+  } finally {
+    controller.abort(); // the call is over: nothing of it may keep running
+  }
 }
 
 /**
