@@ -9,7 +9,7 @@ import { ARMS, type Arm, type ArmInput, type ArmModel, type ArmOutcome } from '.
 import { openCodeSurface, runCodeArm, type CodeSurface } from './arms/code-arm.js';
 import { directFunctions, runDirectArm } from './arms/direct-arm.js';
 import { runPlannerArm } from './arms/planner-arm.js';
-import { loadTokenCounter } from './count-tokens.js';
+import { loadTokenCounter, type TokenCounter } from './count-tokens.js';
 import { EvalError } from './eval-error.js';
 import { planCalls } from './oracle/plan-calls.js';
 import type { OracleFunction } from './oracle/oracle-script.js';
@@ -193,153 +193,22 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   if (options.resume && !options.out) throw new EvalError('EVAL_RUN_FOLDER', '--resume needs --out <the run folder to go on with>');
   const settings = await settingsOf(options, suite, dir);
   const tasks = settings.taskIds.map((id) => selectTasks(suite, id)[0] as EvalTask);
-  const price = findPrice(settings.priceAs, DEFAULT_PRICES);
 
   const config = await loadConfig({ cwd: suite.spaceDir });
   const space: Space = await createSpace({ config: { ...config, outDir: path.join(dir, 'build') } });
-  let oracle: OracleServer | undefined;
-  let surface: CodeSurface | undefined;
+  /** What `openHarness` started, closed here whether or not it finished. */
+  const opened: Opened = {};
   let interrupted = false;
   try {
     progress(
       `eval ${suite.name}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} × ${settings.arms.join(', ')}${settings.repeat > 1 ? ` × ${settings.repeat}` : ''}, model ${settings.model}; run folder ${dir}`,
     );
-    const build = await space.build();
-    if (build.errors.length > 0)
-      throw new EvalError(
-        'EVAL_SUITE_INVALID',
-        `the space of suite ${suite.name} (${suite.spaceDir}) did not build: ${build.errors
-          .map((failure) => JSON.stringify(failure))
-          .join('; ')
-          .slice(0, 1000)}`,
-      );
-    const counter = await loadTokenCounter();
-    let model: ArmModel;
-    if (settings.model === ORACLE_MODEL) {
-      oracle = await startOracleServer();
-      model = { model: ORACLE_MODEL, baseURL: oracle.baseURL };
-    } else {
-      model = {
-        model: settings.model,
-        baseURL: options.baseURL ?? settings.baseURL ?? '',
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      };
-    }
-    const specs = await space.capabilities();
-    const catalog = await space.catalog();
-    const direct = directFunctions(specs, suite.module);
-    const functions: OracleFunction[] = catalog.functions
-      .filter((entry) => entry.module === suite.module)
-      .map((entry) => ({
-        toolName: entry.toolName,
-        id: entry.id,
-        function: entry.function,
-        namespace: entry.namespace,
-        module: entry.module,
-        directName: direct.find((fn) => fn.id === entry.id)?.name ?? entry.toolName,
-      }));
-    if (settings.arms.includes('code')) surface = await openCodeSurface(space);
-
-    const total = tasks.length * settings.arms.length * settings.repeat;
-    let done = 0;
-    for (let repetition = 1; repetition <= settings.repeat; repetition++) {
-      for (const task of tasks) {
-        for (const arm of settings.arms) {
-          done++;
-          const file = resultFile(dir, arm, task.id, repetition);
-          if (existsSync(file)) continue;
-          if (options.signal?.aborted) {
-            interrupted = true;
-            break;
-          }
-          suite.reset();
-          if (oracle)
-            oracle.begin(
-              arm,
-              task,
-              planCalls(task, suite.replay(task.calls), {
-                writeCalls: suite.writeCalls,
-                ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}),
-              }),
-              functions,
-            );
-          const input: ArmInput = {
-            suite,
-            task,
-            space,
-            model,
-            budget: settings.budget,
-            counter,
-            runDir: path.join(dir, 'planner-runs', `${encodeURIComponent(task.id)}#${repetition}`),
-            ...(options.signal ? { signal: options.signal } : {}),
-          };
-          const started = performance.now();
-          let outcome: ArmOutcome;
-          try {
-            outcome =
-              arm === 'direct'
-                ? await runDirectArm(input)
-                : arm === 'code'
-                  ? await runCodeArm(input, surface as CodeSurface)
-                  : await runPlannerArm(input);
-          } catch (error) {
-            if (options.signal?.aborted) {
-              interrupted = true;
-              break;
-            }
-            outcome = {
-              answer: '',
-              turns: 0,
-              promptTokens: 0,
-              completionTokens: 0,
-              tokensCounted: false,
-              toolCalls: 0,
-              codeRuns: 0,
-              searches: 0,
-              error: `the ${arm} arm failed on the host: ${errorMessage(error)}`,
-              transcript: [],
-            };
-          }
-          if (options.signal?.aborted) {
-            // A task cut short is not a result: --resume runs it again.
-            interrupted = true;
-            break;
-          }
-          const wallMs = performance.now() - started;
-          const check = suite.check(task, outcome.answer);
-          const record: TaskResultRecord = {
-            arm,
-            taskId: task.id,
-            repetition,
-            calls: task.calls.length,
-            success: !outcome.error && check.success,
-            reasons: [...(outcome.error ? [outcome.error] : []), ...check.reasons],
-            answer: outcome.answer,
-            turns: outcome.turns,
-            promptTokens: outcome.promptTokens,
-            completionTokens: outcome.completionTokens,
-            tokensCounted: outcome.tokensCounted,
-            toolCalls: outcome.toolCalls,
-            codeRuns: outcome.codeRuns,
-            searches: outcome.searches,
-            ...(oracle && arm !== 'direct' ? { searchMisses: oracle.searchMisses() } : {}),
-            wallMs: Math.round(wallMs),
-            costUsd: price ? priceUsage({ input: outcome.promptTokens, cachedInput: 0, output: outcome.completionTokens }, price) : 0,
-            ...(outcome.error ? { error: outcome.error } : {}),
-          };
-          await writeAtomically(transcriptFile(dir, arm, task.id, repetition), `${JSON.stringify(outcome.transcript, null, 1)}\n`);
-          await writeAtomically(file, `${JSON.stringify(record, null, 2)}\n`);
-          progress(
-            `[${done}/${total}] ${arm.padEnd(7)} task ${task.id}${settings.repeat > 1 ? ` #${repetition}` : ''}: ${record.success ? 'pass' : 'FAIL'}, ${record.turns} turns, ${record.promptTokens + record.completionTokens} tokens, ${record.toolCalls} calls, ${(wallMs / 1000).toFixed(1)} s${record.success ? '' : ` — ${record.reasons.join('; ')}`}`,
-          );
-        }
-        if (interrupted) break;
-      }
-      if (interrupted) break;
-    }
+    const harness = await openHarness(space, suite, settings, options, opened);
+    const price = findPrice(settings.priceAs, DEFAULT_PRICES);
+    interrupted = await runTasks({ options, suite, settings, dir, tasks, space, harness, price, progress });
   } finally {
-    await surface?.close().catch(() => undefined);
-    await oracle?.close();
+    await opened.surface?.close().catch(() => undefined);
+    await opened.oracle?.close();
     await space.close();
   }
   const results = await readResults(dir);
@@ -348,4 +217,184 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   await writeAtomically(path.join(dir, 'report.md'), report.markdown);
   if (interrupted) progress(`stopped: ${results.length} results kept in ${dir}; go on with --resume --out ${dir}`);
   return { dir, settings, results, report, interrupted };
+}
+
+/** The servers a run starts for its arms: the oracle (the default model) and the code arm's MCP surface. */
+interface Opened {
+  oracle?: OracleServer;
+  surface?: CodeSurface;
+}
+
+/** What every arm of a run shares: the model it talks to, the token counter, and the suite's functions as the oracle plans them. */
+interface Harness extends Opened {
+  model: ArmModel;
+  counter: TokenCounter;
+  functions: OracleFunction[];
+}
+
+/** Builds the suite's space and opens what the arms share; what it starts is put in `opened` as it goes, for the caller to close. */
+async function openHarness(
+  space: Space,
+  suite: EvalSuite,
+  settings: RunSettings,
+  options: RunEvalOptions,
+  opened: Opened,
+): Promise<Harness> {
+  const build = await space.build();
+  if (build.errors.length > 0)
+    throw new EvalError(
+      'EVAL_SUITE_INVALID',
+      `the space of suite ${suite.name} (${suite.spaceDir}) did not build: ${build.errors
+        .map((failure) => JSON.stringify(failure))
+        .join('; ')
+        .slice(0, 1000)}`,
+    );
+  const counter = await loadTokenCounter();
+  let model: ArmModel;
+  if (settings.model === ORACLE_MODEL) {
+    opened.oracle = await startOracleServer();
+    model = { model: ORACLE_MODEL, baseURL: opened.oracle.baseURL };
+  } else {
+    model = {
+      model: settings.model,
+      baseURL: options.baseURL ?? settings.baseURL ?? '',
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    };
+  }
+  const specs = await space.capabilities();
+  const catalog = await space.catalog();
+  const direct = directFunctions(specs, suite.module);
+  const functions: OracleFunction[] = catalog.functions
+    .filter((entry) => entry.module === suite.module)
+    .map((entry) => ({
+      toolName: entry.toolName,
+      id: entry.id,
+      function: entry.function,
+      namespace: entry.namespace,
+      module: entry.module,
+      directName: direct.find((fn) => fn.id === entry.id)?.name ?? entry.toolName,
+    }));
+  if (settings.arms.includes('code')) opened.surface = await openCodeSurface(space);
+  return { ...opened, model, counter, functions };
+}
+
+/** One run's task loop: what it runs, with what, and where it writes. */
+interface TaskLoop {
+  options: RunEvalOptions;
+  suite: EvalSuite;
+  settings: RunSettings;
+  dir: string;
+  tasks: EvalTask[];
+  space: Space;
+  harness: Harness;
+  price: ReturnType<typeof findPrice>;
+  progress: (line: string) => void;
+}
+
+/**
+ * Runs each repetition of each task in each arm, skipping those with a result already (a resumed run),
+ * and keeps each result as it finishes. Returns whether the signal stopped it.
+ */
+async function runTasks(loop: TaskLoop): Promise<boolean> {
+  const { settings, tasks, dir, options } = loop;
+  const total = tasks.length * settings.arms.length * settings.repeat;
+  let done = 0;
+  for (let repetition = 1; repetition <= settings.repeat; repetition++) {
+    for (const task of tasks) {
+      for (const arm of settings.arms) {
+        done++;
+        if (existsSync(resultFile(dir, arm, task.id, repetition))) continue;
+        if (options.signal?.aborted) return true;
+        const started = performance.now();
+        const outcome = await runArm(loop, arm, task, repetition);
+        // A task cut short is not a result: --resume runs it again.
+        if (outcome === undefined || options.signal?.aborted) return true;
+        await keepResult(loop, { arm, task, repetition, outcome, wallMs: performance.now() - started }, `[${done}/${total}]`);
+      }
+    }
+  }
+  return false;
+}
+
+/** One arm on one task, the oracle primed with the task's plan; `undefined` when the signal stopped it. A failure of the host is the outcome's error. */
+async function runArm(loop: TaskLoop, arm: Arm, task: EvalTask, repetition: number): Promise<ArmOutcome | undefined> {
+  const { suite, harness, options } = loop;
+  suite.reset();
+  if (harness.oracle)
+    harness.oracle.begin(
+      arm,
+      task,
+      planCalls(task, suite.replay(task.calls), {
+        writeCalls: suite.writeCalls,
+        ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}),
+      }),
+      harness.functions,
+    );
+  const input: ArmInput = {
+    suite,
+    task,
+    space: loop.space,
+    model: harness.model,
+    budget: loop.settings.budget,
+    counter: harness.counter,
+    runDir: path.join(loop.dir, 'planner-runs', `${encodeURIComponent(task.id)}#${repetition}`),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  try {
+    return arm === 'direct'
+      ? await runDirectArm(input)
+      : arm === 'code'
+        ? await runCodeArm(input, harness.surface as CodeSurface)
+        : await runPlannerArm(input);
+  } catch (error) {
+    if (options.signal?.aborted) return undefined;
+    return {
+      answer: '',
+      turns: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      tokensCounted: false,
+      toolCalls: 0,
+      codeRuns: 0,
+      searches: 0,
+      error: `the ${arm} arm failed on the host: ${errorMessage(error)}`,
+      transcript: [],
+    };
+  }
+}
+
+/** Checks an arm's answer with the suite and writes its result and transcript to the run folder, with a progress line. */
+async function keepResult(
+  loop: TaskLoop,
+  finished: { arm: Arm; task: EvalTask; repetition: number; outcome: ArmOutcome; wallMs: number },
+  counter: string,
+): Promise<void> {
+  const { arm, task, repetition, outcome, wallMs } = finished;
+  const { harness, price, dir, settings } = loop;
+  const check = loop.suite.check(task, outcome.answer);
+  const record: TaskResultRecord = {
+    arm,
+    taskId: task.id,
+    repetition,
+    calls: task.calls.length,
+    success: !outcome.error && check.success,
+    reasons: [...(outcome.error ? [outcome.error] : []), ...check.reasons],
+    answer: outcome.answer,
+    turns: outcome.turns,
+    promptTokens: outcome.promptTokens,
+    completionTokens: outcome.completionTokens,
+    tokensCounted: outcome.tokensCounted,
+    toolCalls: outcome.toolCalls,
+    codeRuns: outcome.codeRuns,
+    searches: outcome.searches,
+    ...(harness.oracle && arm !== 'direct' ? { searchMisses: harness.oracle.searchMisses() } : {}),
+    wallMs: Math.round(wallMs),
+    costUsd: price ? priceUsage({ input: outcome.promptTokens, cachedInput: 0, output: outcome.completionTokens }, price) : 0,
+    ...(outcome.error ? { error: outcome.error } : {}),
+  };
+  await writeAtomically(transcriptFile(dir, arm, task.id, repetition), `${JSON.stringify(outcome.transcript, null, 1)}\n`);
+  await writeAtomically(resultFile(dir, arm, task.id, repetition), `${JSON.stringify(record, null, 2)}\n`);
+  loop.progress(
+    `${counter} ${arm.padEnd(7)} task ${task.id}${settings.repeat > 1 ? ` #${repetition}` : ''}: ${record.success ? 'pass' : 'FAIL'}, ${record.turns} turns, ${record.promptTokens + record.completionTokens} tokens, ${record.toolCalls} calls, ${(wallMs / 1000).toFixed(1)} s${record.success ? '' : ` — ${record.reasons.join('; ')}`}`,
+  );
 }
