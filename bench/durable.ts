@@ -1,5 +1,5 @@
 /**
- * Durable runs (issue 15), on a private PostgreSQL cluster started here (durable/test-support):
+ * Durable runs (issue 15), on a private PostgreSQL cluster started here (store/test-support):
  * - per-call overhead of the call journal: the same program of sequential calls run in memory
  *   (`space.run`, the baseline) and through the store by a worker (journal writes per call: two for a
  *   function not marked idempotent — started, finished — one for an idempotent one);
