@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
 import type { CapabilitySpec, FunctionSpec } from '../core/index.js';
+import { createMcpSource } from '../sources/index.js';
 import { applyCallers } from './apply-callers.js';
+
+// The MCP source reads its servers' `callers` from the config.
+const SOURCES = [createMcpSource()];
 
 const fn = (name: string, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({
   name,
@@ -45,6 +49,7 @@ describe('applyCallers', () => {
         },
       ],
       config,
+      SOURCES,
     );
     const callers = Object.fromEntries(specs.flatMap((spec) => spec.functions.map((f) => [`${spec.module}.${f.name}`, f.callers])));
     expect(callers).toEqual({
@@ -61,7 +66,7 @@ describe('applyCallers', () => {
   it('leaves specs untouched when nothing restricts them', () => {
     const spec = mcp('plain', [fn('a')]);
     expect(
-      applyCallers([spec], resolveConfig({ mcpServers: { plain: { url: 'https://example.com' } } }, { root: '/tmp', env: {} }))[0],
+      applyCallers([spec], resolveConfig({ mcpServers: { plain: { url: 'https://example.com' } } }, { root: '/tmp', env: {} }), SOURCES)[0],
     ).toBe(spec);
   });
 

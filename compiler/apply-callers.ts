@@ -1,17 +1,27 @@
 import type { ResolvedConfig } from '../config/index.js';
-import type { CapabilitySpec, FunctionSpec, ToolCallers } from '../core/index.js';
-
-type SourceCallers = ToolCallers | Record<string, ToolCallers>;
+import {
+  sourceOfKind,
+  type CapabilitySource,
+  type CapabilitySpec,
+  type FunctionSpec,
+  type SourceCallers,
+  type ToolCallers,
+} from '../core/index.js';
 
 /**
  * Settles who may call each function (`FunctionSpec.callers`), the nearest setting winning: the
  * function's own (its definition, or its tool's entry in the server's `callers`), its capability's
  * (the definition's `config.callers`, the server's `'*'` or single setting), the space's `callers`.
  * `both` is left unsaid, so that specs (and their hashes) without restrictions stay as they were.
+ * A source's setting is what the source of the spec's kind reads from its configuration (`callers`).
  */
-export function applyCallers(specs: CapabilitySpec[], config: ResolvedConfig): CapabilitySpec[] {
+export function applyCallers(
+  specs: CapabilitySpec[],
+  config: ResolvedConfig,
+  sources: readonly Pick<CapabilitySource<ResolvedConfig>, 'kind' | 'callers'>[],
+): CapabilitySpec[] {
   return specs.map((spec) => {
-    const fromSource = sourceCallers(spec, config);
+    const fromSource = sourceOfKind(sources, spec.source.kind)?.callers?.(spec.source, config);
     let changed = false;
     const functions = spec.functions.map((fn): FunctionSpec => {
       const callers = fn.callers ?? perTool(fromSource, fn.toolName) ?? spec.config.callers ?? perSource(fromSource) ?? config.callers;
@@ -25,12 +35,6 @@ export function applyCallers(specs: CapabilitySpec[], config: ResolvedConfig): C
     });
     return changed ? { ...spec, functions } : spec;
   });
-}
-
-function sourceCallers(spec: CapabilitySpec, config: ResolvedConfig): SourceCallers | undefined {
-  if (spec.source.kind === 'mcp') return config.mcpServers[spec.source.server]?.callers;
-  if (spec.source.kind === 'openapi') return config.openapi?.[spec.source.api]?.callers;
-  return undefined;
 }
 
 function perTool(callers: SourceCallers | undefined, toolName: string): ToolCallers | undefined {

@@ -112,7 +112,7 @@ export async function buildCapabilities(options: BuildOptions & Required<Pick<Bu
   const warnings: CompileWarning[] = [...loaded.warnings];
 
   // Result types learned from observed results (`<outDir>/inferred/`) join the specs, so their hash covers them.
-  const specs = await applyInferredResults(applyCallers(assignNames(loaded.raws, warnings, describeSource), config), config);
+  const specs = await applyInferredResults(applyCallers(assignNames(loaded.raws, warnings, describeSource), config, sources), config);
   // Keep the previous modules of sources that failed this time.
   const failedSources = new Set(loaded.failures.map((failure) => failure.source));
   const kept = (previous?.capabilities ?? []).filter((spec) => failedSources.has(describeSource(spec.source)));

@@ -1,4 +1,5 @@
 import type { Backend } from './backend.js';
+import type { ToolCallers } from './callers.js';
 import type { CapabilityOrigin, CapabilitySpec, CompileWarning } from './manifest.js';
 import type { RawCapability, SourceFailure } from './raw-capability.js';
 import type { Secret } from './secrets.js';
@@ -47,7 +48,16 @@ export interface CapabilitySource<Config = unknown> {
    * checked at call time).
    */
   inputFiles?(config: Config): Promise<string[]>;
+  /**
+   * Who may call the tools of one of this source's origins, as its configuration says (an MCP
+   * server's or an API's `callers`): one setting for all of them, or one per tool name (`'*'` for the
+   * rest). None when absent; the compiler settles each function's callers with it (`FunctionSpec.callers`).
+   */
+  callers?(origin: CapabilityOrigin, config: Config): SourceCallers | undefined;
 }
+
+/** A source's `callers` setting: one for all its tools, or one per tool name (`'*'` for the rest). */
+export type SourceCallers = ToolCallers | Record<string, ToolCallers>;
 
 export interface DiscoverContext<Config = unknown> {
   config: Config;

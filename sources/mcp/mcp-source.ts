@@ -45,6 +45,7 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
     // `mcp:<server>`, the label its units are loaded under, so a failed server keeps its previous module.
     describe: sourceLabel,
     secrets: (config) => Object.values(config.mcpServers).flatMap(secretsOfMcpServer),
+    callers: (origin, config) => (origin.kind === 'mcp' ? config.mcpServers[origin.server]?.callers : undefined),
   };
 }
 

@@ -35,6 +35,7 @@ export function createOpenApiSource(): CapabilitySource {
     secrets: (config) => Object.values(config.openapi ?? {}).flatMap(secretsOfApi),
     // The specs that are local files; a spec fetched from a URL is read again by the next build.
     inputFiles: async (config) => openApiSpecFiles(config.openapi),
+    callers: (origin, config) => (origin.kind === 'openapi' ? config.openapi?.[origin.api]?.callers : undefined),
   };
 }
 
