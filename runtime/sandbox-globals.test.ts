@@ -1,7 +1,8 @@
 /**
  * The sandbox's globals: what the type checker is told (SANDBOX_GLOBALS_DECLARATION) is exactly what a
- * program finds at run time, in both isolation modes; and each global behaves as its standard says,
- * checked against Node's own implementation where Node has one.
+ * program finds at run time, on every engine in both isolation modes (contractMatrix: engines.ts's list,
+ * or AGENT_SPACES_ENGINE's engine); and each global behaves as its standard says, checked against Node's
+ * own implementation where Node has one.
  */
 import { ts } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import type { CapabilityCallHandler } from '../core/protocol.js';
 import type { RunLog } from '../core/run-result.js';
 import { createSandbox } from './create-sandbox.js';
 import { TIMER_LIMITS } from './host/sandbox-timers.js';
-import { createFixtureHost, FIXTURE_OUT_DIR } from './sandbox.contract.js';
+import { contractMatrix, createFixtureHost, FIXTURE_OUT_DIR } from './sandbox.contract.js';
 import type { RunOptions, Sandbox } from './sandbox.js';
 import { SANDBOX_GLOBALS_DECLARATION } from './sandbox-globals.js';
 import { createTypeChecker } from './type-check.js';
@@ -122,11 +123,11 @@ describe('the type environment', () => {
   });
 });
 
-for (const isolation of ['worker', 'in-process'] as const) {
-  describe(`sandbox globals (${isolation})`, () => {
+for (const { engine, placement: isolation } of contractMatrix()) {
+  describe(`sandbox globals (${engine}, ${isolation})`, () => {
     let sandbox: Sandbox;
     beforeAll(async () => {
-      sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation });
+      sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation, engine });
     });
     afterAll(async () => {
       await sandbox.close();
