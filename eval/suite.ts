@@ -65,7 +65,7 @@ export function defineSuite(suite: EvalSuite): EvalSuite {
 }
 
 /** The suites shipped with the package, by name. */
-export const BUNDLED_SUITES: readonly string[] = ['tau2-retail'];
+export const BUNDLED_SUITES: readonly string[] = ['tau2-retail', 'bfcl-multi-turn'];
 
 function bundledSuitesDir(): string | undefined {
   // eval/suite.ts in a checkout, dist/eval/suite.js in a build: look upwards for eval/suites/.

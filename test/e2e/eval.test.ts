@@ -205,7 +205,7 @@ describe('agent-spaces eval on the command line', () => {
       stdin: 'ignore',
     });
     expect(suite.exitCode).toBe(2);
-    expect(suite.stderr).toMatch(/no suite "no-such-suite": not a bundled suite \(tau2-retail\)/);
+    expect(suite.stderr).toMatch(/no suite "no-such-suite": not a bundled suite \(tau2-retail, bfcl-multi-turn\)/);
     const resume = await execa(process.execPath, [BIN, 'eval', 'tau2-retail', '--resume', '--out', out], {
       cwd: REPO,
       reject: false,

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineSuite, suiteEnvironment, type CallOutcome, type EvalCall, type EvalTask } from 'agent-spaces';
-import { BFCL_WRITE_FUNCTIONS, BfclWorld, parameterNames } from './bfcl-world.js';
-import { namedArguments, parseCall } from './call-syntax.js';
+import { BFCL_WRITE_FUNCTIONS, BfclWorld } from './bfcl-world.js';
+import { callsOf, type BfclAnswer } from './ground-truth.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const jsonLines = <T>(file: string): T[] =>
@@ -20,11 +20,6 @@ interface BfclQuestion {
   question: { role: string; content: string }[][];
   initial_config: Record<string, Record<string, unknown>>;
   involved_classes: string[];
-}
-
-interface BfclAnswer {
-  id: string;
-  ground_truth: string[][];
 }
 
 const environment = suiteEnvironment<BfclWorld>('bfcl-multi-turn');
@@ -47,18 +42,6 @@ export function instructionOf(question: BfclQuestion): string {
     'The user made these requests one after another. They cannot answer questions now: do all of them, in order, with the tools, then say briefly what you did.',
     ...turns.map((text, index) => `Request ${index + 1}: ${text}`),
   ].join('\n\n');
-}
-
-/** A task's ground-truth calls, parsed from BFCL's Python call strings (all turns, in order). */
-export function callsOf(answer: BfclAnswer): EvalCall[] {
-  return answer.ground_truth.flat().map((text) => {
-    try {
-      const parsed = parseCall(text);
-      return { name: parsed.name, arguments: namedArguments(parsed, parameterNames(parsed.name)) };
-    } catch (error) {
-      throw new Error(`BFCL task ${answer.id}: cannot read the ground-truth call ${text}: ${(error as Error).message}`);
-    }
-  });
 }
 
 interface BfclTask extends EvalTask {
