@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MessageApi } from './message.js';
 import { Twitter } from './twitter.js';
 import { VehicleControl } from './vehicle-control.js';
 
@@ -29,6 +30,7 @@ export interface BfclParameterDoc {
 export const BFCL_CLASSES = {
   VehicleControlAPI: { docs: 'vehicle_control.json', create: (config: Record<string, unknown>) => new VehicleControl(config) },
   TwitterAPI: { docs: 'posting_api.json', create: (config: Record<string, unknown>) => new Twitter(config) },
+  MessageAPI: { docs: 'message_api.json', create: (config: Record<string, unknown>) => new MessageApi(config) },
 } as const;
 
 export type BfclClass = keyof typeof BFCL_CLASSES;
@@ -65,9 +67,13 @@ export const BFCL_WRITE_FUNCTIONS: ReadonlySet<string> = new Set([
   'mention',
   'follow_user',
   'unfollow_user',
+  'message_login',
+  'send_message',
+  'delete_message',
+  'add_contact',
 ]);
 
-type Instance = VehicleControl | Twitter;
+type Instance = VehicleControl | Twitter | MessageApi;
 
 /** The instances of one task's involved classes. */
 export class BfclWorld {

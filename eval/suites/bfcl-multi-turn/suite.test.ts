@@ -1,5 +1,5 @@
 // The BFCL multi-turn suite: the parser of BFCL's call strings, the port on the ground truth, the task's
-// world loaded for the task the harness runs, the state check, and oracle runs in the three arms.
+// world loaded for the task the harness runs, BFCL's random draws, the state check, and oracle runs in the three arms.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEval } from '../../run-eval.js';
@@ -76,9 +76,15 @@ describe('parseCall (BFCL ground-truth call strings)', () => {
 });
 
 describe('bfcl-multi-turn suite', () => {
-  it("has BFCL's 33 VehicleControlAPI/TwitterAPI tasks and 229 ground-truth calls, all of which run without an error", () => {
-    expect(suite.tasks).toHaveLength(33);
-    expect(suite.tasks.reduce((sum, t) => sum + t.calls.length, 0)).toBe(229);
+  it("has BFCL's 42 VehicleControlAPI/TwitterAPI/MessageAPI tasks and 299 ground-truth calls, all of which run without an error", () => {
+    expect(suite.tasks).toHaveLength(42);
+    expect(suite.tasks.reduce((sum, t) => sum + t.calls.length, 0)).toBe(299);
+    expect(suite.splits).toMatchObject({
+      vehicle: expect.any(Array),
+      'vehicle+twitter': expect.any(Array),
+      'vehicle+message': expect.any(Array),
+    });
+    expect(Object.values(suite.splits ?? {}).map((ids) => ids.length)).toEqual([19, 14, 9]);
     const errors = suite.tasks.flatMap((t) =>
       suite
         .replay(t.calls)
@@ -111,6 +117,16 @@ describe('bfcl-multi-turn suite', () => {
     expect(environment.get().taskId).toBe('52');
   });
 
+  it("draws BFCL's random numbers: Python's generator with the scenario's seed (values from BFCL's own classes)", () => {
+    const replayed = suite.replay(task('91').calls);
+    expect(replayed[0]).toEqual({ ok: true, value: { outsideTemperature: 36.63485703790535 } });
+    const sent = suite.replay(task('51').calls).at(-1);
+    expect(sent).toEqual({
+      ok: true,
+      value: { sent_status: true, message_id: { new_id: 67410 }, message: "Message sent to 'USR002' successfully." },
+    });
+  });
+
   it('passes a task whose ground-truth calls were made on the live instances', () => {
     runOnLiveWorld('52', task('52').calls);
     expect(suite.check(task('52'), 'done')).toEqual({ success: true, reasons: [] });
@@ -132,6 +148,17 @@ describe('bfcl-multi-turn suite', () => {
     });
   });
 
+  it('fails a task whose message went to the wrong receiver, naming the MessageAPI attribute', () => {
+    const calls = task('51').calls.map((call) =>
+      call.name === 'send_message' ? { ...call, arguments: { ...call.arguments, receiver_id: 'USR003' } } : call,
+    );
+    runOnLiveWorld('51', calls);
+    expect(suite.check(task('51'), 'done')).toEqual({
+      success: false,
+      reasons: ["the final state differs from the ground truth's in MessageAPI.inbox"],
+    });
+  });
+
   it("fails a task checked against another task's instances, and a call to a class the task does not involve", () => {
     runOnLiveWorld('50', task('50').calls);
     expect(suite.check(task('52'), 'done')).toEqual({ success: false, reasons: ["the live instances are task 50's, not task 52's"] });
@@ -141,9 +168,10 @@ describe('bfcl-multi-turn suite', () => {
   });
 
   it('passes its oracle runs in every arm, making exactly the ground-truth calls', async () => {
-    // 50: two independent writes; 52: four turns across both classes, a comment on the tweet just posted.
-    const run = await runEval({ suite: 'bfcl-multi-turn', tasks: '50,52', out: path.join(await makeTempDir('eval-bfcl'), 'run') });
-    expect(run.results).toHaveLength(6);
+    // 50: two independent writes; 52: four turns across two classes, a comment on the tweet just posted;
+    // 51: four turns ending in a login and a message.
+    const run = await runEval({ suite: 'bfcl-multi-turn', tasks: '50,51,52', out: path.join(await makeTempDir('eval-bfcl'), 'run') });
+    expect(run.results).toHaveLength(9);
     expect(run.results.filter((r) => !r.success).map((r) => `${r.arm} ${r.taskId}: ${r.reasons.join('; ')}`)).toEqual([]);
     for (const result of run.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
     const direct = run.results.find((r) => r.arm === 'direct' && r.taskId === '52');

@@ -1,6 +1,6 @@
-// BFCL v4 multi-turn (base) as an eval suite: the 33 tasks whose classes are VehicleControlAPI and/or
-// TwitterAPI. Questions, ground truth and function docs: ShishirPatil/gorilla at commit 6ea5797,
-// Apache-2.0 (data/LICENSE, data/SOURCE.md); the two classes are ported in vehicle-control.ts and twitter.ts.
+// BFCL v4 multi-turn (base) as an eval suite: the 42 tasks whose classes are among VehicleControlAPI,
+// TwitterAPI and MessageAPI. Questions, ground truth and function docs: ShishirPatil/gorilla at commit 6ea5797,
+// Apache-2.0 (data/LICENSE, data/SOURCE.md); the three classes are ported in vehicle-control.ts, twitter.ts and message.ts.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,10 +118,12 @@ export function differingAttributes(actual: Record<string, unknown>, expected: R
 
 const vehicleOnly = tasks.filter((task) => task.question.involved_classes.join() === 'VehicleControlAPI').map((task) => task.id);
 
+const withClass = (className: string) => tasks.filter((task) => task.question.involved_classes.includes(className)).map((task) => task.id);
+
 export default defineSuite({
   name: 'bfcl-multi-turn',
   description:
-    "BFCL v4 multi-turn base (ShishirPatil/gorilla 6ea5797, Apache-2.0): the 33 tasks on a car's controls and a Twitter-like API, all user turns given up front; success = BFCL's state check (every involved instance equals its state after the ground-truth calls)",
+    "BFCL v4 multi-turn base (ShishirPatil/gorilla 6ea5797, Apache-2.0): the 42 tasks on a car's controls with a Twitter-like or a messaging API, all user turns given up front; success = BFCL's state check (every involved instance equals its state after the ground-truth calls)",
   policy: readFileSync(path.join(here, 'policy.md'), 'utf8'),
   spaceDir: here,
   module: 'bfcl',
@@ -129,7 +131,8 @@ export default defineSuite({
   tasks,
   splits: {
     vehicle: vehicleOnly,
-    'vehicle+twitter': tasks.filter((task) => !vehicleOnly.includes(task.id)).map((task) => task.id),
+    'vehicle+twitter': withClass('TwitterAPI'),
+    'vehicle+message': withClass('MessageAPI'),
   },
   // The harness passes no task today (see `awaitingTask`); a harness that passes one loads it at once.
   reset(task?: EvalTask) {

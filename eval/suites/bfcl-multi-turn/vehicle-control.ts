@@ -6,10 +6,12 @@
  *
  * Kept as in the original: the state is the public (not `_`-prefixed) attributes, which BFCL's state
  * check compares; the brake pedal's force is private (`_brakePedalForce`), so it does not count.
- * Not ported: the long-context variants (BFCL's base category never uses them). Different on purpose:
- * the two random read-outs (outside temperature, current speed) come from a seeded generator of ours,
- * not Python's Mersenne Twister — they change no state, so the check is unaffected.
+ * The two random read-outs (outside temperature, current speed) draw from Python's generator with the
+ * scenario's seed (python-random.ts), so they give BFCL's numbers. Not ported: the long-context
+ * variants (BFCL's base category never uses them).
  */
+
+import { PythonRandom } from './python-random.js';
 
 const MAX_FUEL_LEVEL = 50;
 const MIN_FUEL_LEVEL = 0.0;
@@ -47,7 +49,7 @@ interface VehiclePrivate {
   parkingBrakeForce: number;
   slopeAngle: number;
   brakePedalForce: number;
-  random: () => number;
+  random: PythonRandom;
 }
 
 /** Distances between pairs of zip codes, in km, as the Python method's chain of cases. */
@@ -79,18 +81,6 @@ const ZIP_CODES: Record<string, string> = {
   Autumnville: '51479',
   'San Francisco': '94016',
 };
-
-/** A small deterministic generator (mulberry32) for the random read-outs. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(scenario: Args, key: string, fallback: T): T => (Object.hasOwn(scenario, key) ? (scenario[key] as T) : fallback);
 
@@ -135,7 +125,7 @@ export class VehicleControl {
       parkingBrakeForce: pick(scenario, 'parkingBrakeForce', 0.0),
       slopeAngle: pick(scenario, 'slopeAngle', 0.0),
       brakePedalForce: pick(scenario, 'brakePedalForce', 0.0),
-      random: seededRandom(pick(scenario, 'random_seed', 141053)),
+      random: new PythonRandom(pick(scenario, 'random_seed', 141053)),
     };
   }
 
@@ -189,7 +179,7 @@ export class VehicleControl {
   }
 
   get_outside_temperature_from_google(): Result {
-    return { outsideTemperature: -10.0 + 50.0 * this.hidden.random() };
+    return { outsideTemperature: this.hidden.random.uniform(-10.0, 40.0) };
   }
 
   get_outside_temperature_from_weather_com(): Result {
@@ -260,7 +250,7 @@ export class VehicleControl {
   }
 
   get_current_speed(): Result {
-    return { currentSpeed: 120.0 * this.hidden.random() };
+    return { currentSpeed: this.hidden.random.uniform(0.0, 120.0) };
   }
 
   display_log({ messages }: Args): Result {

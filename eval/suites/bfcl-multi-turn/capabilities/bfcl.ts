@@ -1,4 +1,4 @@
-// BFCL's VehicleControlAPI and TwitterAPI as one capability, @capabilities/bfcl: the functions, their
+// BFCL's VehicleControlAPI, TwitterAPI and MessageAPI as one capability, @capabilities/bfcl: the functions, their
 // descriptions and parameters are BFCL's own function docs (../data/*.json, ShishirPatil/gorilla,
 // Apache-2.0: see ../data/LICENSE), turned into JSON Schema. Handlers call the task's live instances,
 // which the eval harness loads before every task.
@@ -46,6 +46,6 @@ const functions: Record<string, AnyFunctionDefinition> = Object.fromEntries(
 export const bfcl = defineTool({
   name: 'bfcl',
   description:
-    "BFCL's multi-turn tools: a car's controls (engine, doors, brakes, climate, navigation, tyres; VehicleControlAPI) and a Twitter-like posting API (TwitterAPI).",
+    "BFCL's multi-turn tools: a car's controls (engine, doors, brakes, climate, navigation, tyres; VehicleControlAPI), a Twitter-like posting API (TwitterAPI) and a workspace messaging API (MessageAPI).",
   functions,
 });

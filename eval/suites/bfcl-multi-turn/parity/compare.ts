@@ -1,5 +1,5 @@
 // Compares the TypeScript port with BFCL's Python classes on the suite's ground truth: every call's
-// result and every task's final state. Usage (from the repository root):
+// result (random draws and message ids included) and every task's final state. Usage (from the repository root):
 //   python3 eval/suites/bfcl-multi-turn/parity/run_bfcl.py <gorilla>/berkeley-function-call-leaderboard > /tmp/bfcl.json
 //   npx tsx eval/suites/bfcl-multi-turn/parity/compare.ts /tmp/bfcl.json
 import { readFileSync } from 'node:fs';
@@ -11,9 +11,6 @@ interface PythonRun {
   results: unknown[];
   state: Record<string, unknown>;
 }
-
-/** Results drawn from a random generator (ours is not Python's Mersenne Twister). */
-const RANDOM = new Set(['get_outside_temperature_from_google', 'get_current_speed']);
 
 const python = JSON.parse(readFileSync(process.argv[2] ?? '/tmp/bfcl.json', 'utf8')) as Record<string, PythonRun>;
 const suite = await loadSuite('eval/suites/bfcl-multi-turn');
@@ -35,7 +32,7 @@ for (const task of suite.tasks) {
     } catch (error) {
       result = { exception: (error as Error).message };
     }
-    if (!RANDOM.has(call.name) && canonicalJson(result) !== canonicalJson(expected.results[index]))
+    if (canonicalJson(result) !== canonicalJson(expected.results[index]))
       differences.push(`${task.id}/${index} ${call.name}: ${canonicalJson(result)} ≠ ${canonicalJson(expected.results[index])}`);
   });
   if (canonicalJson(world.state()) !== canonicalJson(expected.state)) differences.push(`${task.id}: final state differs`);

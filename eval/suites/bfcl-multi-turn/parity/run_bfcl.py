@@ -1,5 +1,5 @@
 """Replays the suite's ground-truth calls on BFCL's own Python classes and prints, per task, each call's
-result and every involved instance's final public state, as JSON (read by compare.ts).
+result and every involved instance's final public state, as JSON (read by compare.ts; sets as sorted lists).
 
 Usage: python3 run_bfcl.py <folder holding the bfcl_eval package> > bfcl.json
 (the folder of a ShishirPatil/gorilla checkout's berkeley-function-call-leaderboard/).
@@ -15,6 +15,7 @@ sys.path.insert(0, sys.argv[1])
 MODULES = {
     "VehicleControlAPI": "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.vehicle_control",
     "TwitterAPI": "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api",
+    "MessageAPI": "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.message_api",
 }
 data = Path(__file__).resolve().parent.parent / "data"
 answers = {}
@@ -41,12 +42,12 @@ for line in (data / "BFCL_v4_multi_turn_base.json").read_text().splitlines():
     for call in (c for turn in answers[task["id"]] for c in turn):
         name = call.split("(", 1)[0].strip()
         try:
-            results.append(json.loads(json.dumps(eval("self." + call, {"self": owner[name]}))))
+            results.append(json.loads(json.dumps(eval("self." + call, {"self": owner[name]}), default=sorted)))
         except Exception as error:  # as BFCL's executor: the error becomes the call's result
             results.append({"exception": str(error)})
     state = {
         class_name: {k: v for k, v in vars(instance).items() if not k.startswith("_")}
         for class_name, instance in instances.items()
     }
-    out[task["id"].rsplit("_", 1)[1]] = {"results": results, "state": json.loads(json.dumps(state))}
+    out[task["id"].rsplit("_", 1)[1]] = {"results": results, "state": json.loads(json.dumps(state, default=sorted))}
 print(json.dumps(out, indent=1))
