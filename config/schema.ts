@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EngineChoice } from '../core/index.js';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -83,11 +84,17 @@ export const httpServerSchema = z.strictObject({
 
 export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
 
+/**
+ * `auto` (default): the fastest engine that loads here; or an engine's name. The engines are the
+ * runtime's, which config does not import: any string passes here, and the space checks it when it
+ * opens (naming `sandbox.engine` and the choices). The type still offers every registered name.
+ */
+const engineChoice: z.ZodType<string, EngineChoice | (string & {})> = z.string();
+
 export const sandboxSchema = z.strictObject({
   /** `worker`: isolates in pooled sandbox worker processes (default). `in-process`: fastest, trusted code only. */
   isolation: z.enum(['worker', 'in-process']).optional(),
-  /** `auto` (default): isolated-vm when its addon loads, QuickJS in WebAssembly otherwise; or one of them. */
-  engine: z.enum(['auto', 'isolated-vm', 'quickjs']).optional(),
+  engine: engineChoice.optional(),
   timeoutMs: z.number().int().positive().optional(),
   memoryLimitMb: z.number().int().min(8).optional(),
   maxOutputBytes: z.number().int().positive().optional(),
@@ -160,7 +167,7 @@ export const openApiSchema = z.strictObject({
   disabled: z.boolean().optional(),
 });
 
-/** A duration as the config and the CLI write it: `500ms`, `30s`, `15m`, `12h`, `7d` (see durable/duration.ts). */
+/** A duration as the config and the CLI write it: `500ms`, `30s`, `15m`, `12h`, `7d` (see store/duration.ts). */
 const DURATION = /^\d+(ms|s|m|h|d)$/;
 
 /** How durable runs behave (with a `store`). */

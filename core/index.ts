@@ -103,3 +103,4 @@ export {
   redactToolCallError,
   redactionMarker,
 } from './redact.js';
+export type { EngineChoice, EngineName, EngineRegistry } from './engine-choice.js';

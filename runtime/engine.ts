@@ -2,27 +2,25 @@
  * The contract of a sandbox engine: what runs one compiled program in a fresh instance of a JavaScript
  * engine (V8 through isolated-vm, QuickJS in WebAssembly). It imports no engine. An engine is one folder
  * (`isolated-vm/`, `quickjs/`) whose `engine.ts` exports its {@link EngineDefinition} and adds its name
- * to {@link EngineRegistry}, and one entry in `engines.ts`'s list; nothing else imports the folder.
+ * to `EngineRegistry` (core/engine-choice.ts), and one entry in `engines.ts`'s list; nothing else imports the folder.
  *
  * Every engine evaluates the same guest code (guest/: console, the host global the capability proxies
  * call, the Web globals) and links `@capabilities/*` to the same build output, so a program sees the
  * same world whichever engine runs it. What differs is only how the host enters the engine and how the
  * engine's limits are enforced; the run's bookkeeping is one run ledger (run-ledger.ts) in every engine.
  */
+import type { EngineChoice, EngineName } from '../core/index.js';
 import type { ResultMode } from '../core/protocol.js';
 import type { LogLevel, RunError } from '../core/run-result.js';
 import type { RunLimits } from './sandbox.js';
 
 /**
- * The engines there are, by name: each engine folder's `engine.ts` adds its own
- * (`declare module '../engine.js' { interface EngineRegistry { 'my-engine': true } }`), so this
- * contract names none and the types follow the list in `engines.ts`.
+ * The engines there are, by name: {@link EngineRegistry} lives in core (so the config's type offers the
+ * names without importing the runtime); each engine folder's `engine.ts` adds its own
+ * (`declare module '../../core/engine-choice.js' { interface EngineRegistry { 'my-engine': true } }`),
+ * so this contract names none and the types follow the list in `engines.ts`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
-export interface EngineRegistry {}
-export type EngineName = keyof EngineRegistry & string;
-/** What a config or a run asks for: an engine, or `auto` (the first engine, in `auto`'s order, that can run here). */
-export type EngineChoice = 'auto' | EngineName;
+export type { EngineChoice, EngineName, EngineRegistry } from '../core/index.js';
 
 export interface EngineRunRequest {
   runId: string;
@@ -137,6 +135,11 @@ export interface EngineDefinition<Name extends EngineName = EngineName> {
   placementProblem(placement: EnginePlacement): PlacementProblem | undefined;
   /** The engine, loaded for `placement`; rejects with why it cannot load here. */
   load(placement: EnginePlacement): Promise<Engine>;
+  /**
+   * What a person can do so that it loads here, when `status` says it does not (`agent-spaces doctor`
+   * prints it): which package to install on this Node line, what to reinstall. None when absent.
+   */
+  remedy?(status: EngineStatus): string[];
 }
 
 /** Which engine a sandbox runs, and why (shown by `run -v`, `serve`'s log and `doctor`). */

@@ -79,6 +79,27 @@ async function statusOf(definition: EngineDefinition): Promise<EngineStatus> {
   }
 }
 
+/** One engine as `agent-spaces doctor` reports it: whether it loads here, and what to do about it. */
+export interface EngineCheck {
+  status: EngineStatus;
+  /** What to do so that it loads here (empty when it does). */
+  remedy: string[];
+  /** Why it cannot run in the host's own process although it loads (e.g. a flag Node lacks), or undefined. */
+  inProcessProblem?: PlacementProblem;
+}
+
+/** Every registered engine, in `auto`'s order, checked in this process. */
+export async function checkEngines(): Promise<EngineCheck[]> {
+  return Promise.all(
+    ENGINES.map(async (definition) => {
+      const status = await statusOf(definition);
+      if (!status.available) return { status, remedy: definition.remedy?.(status) ?? [] };
+      const problem = definition.placementProblem('in-process');
+      return { status, remedy: [], ...(problem === undefined ? {} : { inProcessProblem: problem }) };
+    }),
+  );
+}
+
 /** Why engine `name` cannot run in `placement` in this process although it loads (see {@link EngineDefinition.placementProblem}). */
 export function placementProblem(name: EngineName, placement: EnginePlacement): PlacementProblem | undefined {
   return definitionOf(name).placementProblem(placement);

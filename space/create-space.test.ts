@@ -6,6 +6,7 @@ import { defineTool, ToolCallError, type ApprovalRequest, type BridgeEvent } fro
 import { resolveConfig } from '../config/index.js';
 import { makeExampleSpace } from '../test/support/example-space.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { ENGINE_CHOICES, ENGINE_NAMES } from '../runtime/index.js';
 import { createSpace, type Space } from './create-space.js';
 
 describe('createSpace on the example space', () => {
@@ -210,5 +211,37 @@ describe('createSpace sources', () => {
     } finally {
       await filesOnly.close();
     }
+  });
+});
+
+describe('createSpace: the sandbox engine', () => {
+  it('refuses a sandbox.engine that is no engine when it opens, naming the key, the file and the choices', async () => {
+    const config = resolveConfig({ sandbox: { engine: 'v8' } }, { root: '/nowhere', file: '/nowhere/agent-spaces.config.json', env: {} });
+    const error = await createSpace({ config }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toMatchObject({
+      name: 'ConfigError',
+      code: 'CONFIG_INVALID',
+      issues: [{ path: 'sandbox.engine', message: `must be one of ${ENGINE_CHOICES.map((name) => `"${name}"`).join(', ')} (got "v8")` }],
+    });
+    expect((error as Error).message).toBe(
+      `invalid configuration in /nowhere/agent-spaces.config.json:\n  - sandbox.engine: must be one of ${ENGINE_CHOICES.map((name) => `"${name}"`).join(', ')} (got "v8")`,
+    );
+  });
+
+  it('takes every registered engine from the config, and the option over the config', async () => {
+    for (const name of ENGINE_NAMES) {
+      const space = await createSpace({ config: resolveConfig({ sandbox: { engine: name } }, { root: '/nowhere', env: {} }) });
+      expect(space.engine).toBe(name);
+      await space.close();
+    }
+    const space = await createSpace({
+      config: resolveConfig({ sandbox: { engine: 'v8' } }, { root: '/nowhere', env: {} }),
+      engine: 'auto',
+    });
+    expect(space.engine).toBe('auto');
+    await space.close();
   });
 });

@@ -27,11 +27,12 @@ import {
   type RunResult,
   type Secret,
 } from '../core/index.js';
-import { createSandbox, createTypeChecker, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
+import { createSandbox, createTypeChecker, type EngineChoice, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
 import { secretsOfConfig, type CapabilitySource } from '../sources/index.js';
 import { defaultSources } from './default-sources.js';
 import { stdWorkspace } from './std-source.js';
 import { connectSources } from './connect-sources.js';
+import { spaceEngineChoice } from './engine-choice.js';
 import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
 
 export interface SpaceOptions {
@@ -45,8 +46,8 @@ export interface SpaceOptions {
   onEvent?: BridgeEventListener;
   /** Overrides `config.sandbox.isolation`. */
   isolation?: 'worker' | 'in-process';
-  /** Overrides `config.sandbox.engine` (`auto`, `isolated-vm`, `quickjs`). */
-  engine?: 'auto' | 'isolated-vm' | 'quickjs';
+  /** Overrides `config.sandbox.engine` (`auto` or an engine's name, see `ENGINE_CHOICES`). */
+  engine?: EngineChoice;
   /**
    * Sandbox settings for when the config sets none (e.g. `serve --http` runs one program per worker, so
    * one remote caller's computing program cannot delay or take down another caller's run; `agent-spaces
@@ -59,7 +60,7 @@ export interface SpaceOptions {
    * list, e.g. `(defaults) => [...defaults, agentSource]`. No two sources may share a kind.
    */
   sources?: readonly CapabilitySource[] | ((defaults: readonly CapabilitySource[]) => readonly CapabilitySource[]);
-  /** Every approved call goes through it (a durable worker's call journal; see durable/). */
+  /** Every approved call goes through it (a durable worker's call journal; see worker/run-journal.ts). */
   journal?: CallJournal;
   /** Where spans go; default from the config's `telemetry` or the `OTEL_*` variables (none: no tracing). */
   tracer?: Tracer;
@@ -78,7 +79,7 @@ export interface SpaceRunOptions {
   /** The W3C `traceparent` of the caller's span (a planner step, a serve request): the run's span is its child. */
   traceparent?: string;
   /** The sandbox engine for this run (default: the space's); the result's `engine` says which ran and why. */
-  engine?: 'auto' | 'isolated-vm' | 'quickjs';
+  engine?: EngineChoice;
 }
 
 /** A space: its config, build output, bridge and sandbox, wired together. */
@@ -90,6 +91,11 @@ export interface Space {
    * everything that leaves the host.
    */
   readonly secrets: readonly Secret[];
+  /**
+   * The sandbox engine this space's runs ask for (the `engine` option, else `sandbox.engine`, checked
+   * when the space opens); undefined when neither says (`AGENT_SPACES_ENGINE`, else `auto`).
+   */
+  readonly engine: EngineChoice | undefined;
   /** Compiles every capability source into the build output. */
   build(options?: { force?: boolean; onProgress?: (event: BuildProgressEvent) => void }): Promise<BuildResult>;
   /** Runs the model's TypeScript in the sandbox; builds first when there is no build output. */
@@ -141,9 +147,11 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   let tracerReady: Promise<Tracer> | undefined;
 
   const secrets = secretsOfConfig(config, { sources });
+  const engine = spaceEngineChoice(config, options.engine);
   const space: Space = {
     config,
     secrets,
+    engine,
     taskStorage: taskStorage.storage,
     async build(buildOptions = {}) {
       const result = await buildCapabilities({ config, sources, ...buildOptions });
@@ -203,7 +211,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   function start(): Promise<StartedSpace> {
     ready ??= (async () => {
       await ensureBuilt();
-      return startSpace(config, sources, options, secrets, () => space.tracer());
+      return startSpace(config, sources, { ...options, ...(engine === undefined ? {} : { engine }) }, secrets, () => space.tracer());
     })();
     ready.catch(() => {
       ready = undefined; // let a later run try again (e.g. after a build)
@@ -247,7 +255,7 @@ async function startSpace(
   });
   const workers = config.sandbox.workers ?? options.sandboxDefaults?.workers;
   const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;
-  const engine = options.engine ?? config.sandbox.engine;
+  const engine = options.engine;
   const sandbox = createSandbox({
     outDir: config.outDir,
     isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),

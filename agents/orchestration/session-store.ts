@@ -23,7 +23,7 @@ export interface AgentSession {
 /** Session ids are file names: letters, digits, `_`, `-`, `.`, at most 128, not starting with a dot. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
-/** Where `execute_agent` sessions are kept: files (`createSessionStore`), or with a store its table (durable/). */
+/** Where `execute_agent` sessions are kept: files (`createSessionStore`), or with a store its table (store/). */
 export interface SessionStore {
   /** Where the sessions are, for messages: a folder, or the store. */
   readonly location: string;

@@ -98,10 +98,7 @@ function withEngineLogged(
     if (!logged && !stored) {
       logged = true;
       const isolation = options.isolation ?? space.config.sandbox.isolation ?? 'worker';
-      const selection = await selectEngine(
-        engine ?? space.config.sandbox.engine ?? 'auto',
-        isolation === 'in-process' ? 'in-process' : 'worker',
-      );
+      const selection = await selectEngine(space.engine ?? 'auto', isolation === 'in-process' ? 'in-process' : 'worker');
       progress(`agent-spaces: sandbox engine ${selection.engine} (${selection.reason})`);
       await buildForRun(space).catch(async (error: unknown) => {
         await space.close();

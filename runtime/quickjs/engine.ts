@@ -6,7 +6,7 @@
 import type { EngineDefinition } from '../engine.js';
 import { quickJsStatus } from './load-quickjs.js';
 
-declare module '../engine.js' {
+declare module '../../core/engine-choice.js' {
   interface EngineRegistry {
     quickjs: true;
   }
@@ -18,4 +18,7 @@ export const quickJsEngine: EngineDefinition<'quickjs'> = {
   status: quickJsStatus,
   placementProblem: () => undefined,
   load: async (placement) => (await import('./create-engine.js')).createQuickJsEngine(placement),
+  remedy: (status) => [
+    `QuickJS does not load (${status.detail}): reinstall agent-spaces so that its dependency @jitl/quickjs-ng-wasmfile-release-sync is present`,
+  ],
 };
