@@ -319,7 +319,7 @@ async function runTasks(loop: TaskLoop): Promise<boolean> {
 /** One arm on one task, the oracle primed with the task's plan; `undefined` when the signal stopped it. A failure of the host is the outcome's error. */
 async function runArm(loop: TaskLoop, arm: Arm, task: EvalTask, repetition: number): Promise<ArmOutcome | undefined> {
   const { suite, harness, options } = loop;
-  suite.reset();
+  suite.reset(task);
   if (harness.oracle)
     harness.oracle.begin(
       arm,

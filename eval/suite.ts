@@ -52,8 +52,11 @@ export interface EvalSuite {
   tasks: readonly EvalTask[];
   /** Named subsets of task ids (e.g. τ²'s train/test split), usable as `--tasks split:test`. */
   splits?: Record<string, readonly string[]>;
-  /** Loads fresh data for the next task. */
-  reset(): void;
+  /**
+   * Loads fresh data for `task`, the task about to run (a suite whose tasks share one starting state may
+   * ignore it; one whose tasks start from their own state loads that).
+   */
+  reset(task: EvalTask): void;
   /** Replays calls on a fresh copy of the data (the live data is left alone) and says what each did. */
   replay(calls: readonly EvalCall[]): CallOutcome[];
   /** Checks the live data (after the agent's run) and the agent's final answer. */

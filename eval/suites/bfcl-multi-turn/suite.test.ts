@@ -19,10 +19,9 @@ const task = (id: string) => {
   return found;
 };
 
-/** Resets, lets the harness's read of the instruction load the task's world, and plays calls on it. */
+/** Resets to the task's world, as the harness does before a run, and plays calls on it. */
 function runOnLiveWorld(id: string, calls: readonly { name: string; arguments: Record<string, unknown> }[]): void {
-  suite.reset();
-  void task(id).instruction;
+  suite.reset(task(id));
   for (const call of calls) environment.get().call(call.name, call.arguments);
 }
 
@@ -101,20 +100,20 @@ describe('bfcl-multi-turn suite', () => {
     });
   });
 
-  it("gives every user turn up front, and loads the task's initial configuration when the harness reads its instruction", () => {
-    suite.reset();
-    expect(() => environment.get()).toThrow('is not loaded');
+  it("gives every user turn up front, and reset(task) loads that task's initial configuration", () => {
     expect(task('52').instruction).toMatch(/^The user made these requests one after another[\s\S]*\n\nRequest 4: Following the tweet/);
+    suite.reset(task('52'));
     const world = environment.get();
     expect(world.taskId).toBe('52');
     expect(world.state()).toMatchObject({
       VehicleControlAPI: { fuelLevel: 15.5, parkingBrakeStatus: 'engaged', remainingUnlockedDoors: 0 },
       TwitterAPI: { authenticated: true, tweet_counter: 10 },
     });
-    // Read again later (by the report, the oracle), the instruction changes nothing.
+    // A reset for another task replaces the instances with that task's, fresh.
     environment.get().call('setHeadlights', { mode: 'on' });
-    void task('50').instruction;
-    expect(environment.get().taskId).toBe('52');
+    suite.reset(task('50'));
+    expect(environment.get().taskId).toBe('50');
+    expect(() => suite.reset({ ...task('50'), id: 'no-such-task' })).toThrow('reset: no task no-such-task in the suite');
   });
 
   it("draws BFCL's random numbers: Python's generator with the scenario's seed (values from BFCL's own classes)", () => {

@@ -51,37 +51,18 @@ interface BfclTask extends EvalTask {
 const questions = jsonLines<BfclQuestion>('BFCL_v4_multi_turn_base.json');
 const answers = new Map(jsonLines<BfclAnswer>('possible_answer_BFCL_v4_multi_turn_base.json').map((answer) => [answer.id, answer]));
 
-/**
- * Which task's world the harness is about to run. `EvalSuite.reset()` receives no task, and every task
- * starts from its own `initial_config`; the harness reads the task's instruction (to give it to the
- * model, and the oracle to plan) after `reset()` and before any tool call, so `reset()` leaves the world
- * unloaded and the first read of a task's instruction loads that task's world. `check` then verifies
- * that the live world is the checked task's.
- */
-let awaitingTask = false;
-
 const freshWorld = (task: BfclTask) => new BfclWorld(task.id, task.question.initial_config, task.question.involved_classes);
-
-function loadWorld(task: BfclTask): void {
-  environment.set(freshWorld(task));
-  awaitingTask = false;
-}
 
 const tasks: BfclTask[] = questions.map((question) => {
   const answer = answers.get(question.id);
   if (!answer) throw new Error(`BFCL task ${question.id} has no ground truth`);
-  const text = instructionOf(question);
-  const task: BfclTask = {
+  return {
     id: taskNumber(question.id),
     question,
+    instruction: instructionOf(question),
     calls: callsOf(answer),
     expectedOutputs: [],
-    get instruction() {
-      if (awaitingTask) loadWorld(task);
-      return text;
-    },
   };
-  return task;
 });
 
 const taskByCalls = new WeakMap<readonly EvalCall[], BfclTask>(tasks.map((task) => [task.calls, task]));
@@ -134,12 +115,12 @@ export default defineSuite({
     'vehicle+twitter': withClass('TwitterAPI'),
     'vehicle+message': withClass('MessageAPI'),
   },
-  // The harness passes no task today (see `awaitingTask`); a harness that passes one loads it at once.
-  reset(task?: EvalTask) {
+  // Every task starts from its own initial configuration: the instances of the task about to run.
+  reset(task: EvalTask) {
     environment.clear();
-    awaitingTask = true;
-    const known = task ? tasks.find((candidate) => candidate.id === task.id) : undefined;
-    if (known) loadWorld(known);
+    const known = tasks.find((candidate) => candidate.id === task.id);
+    if (!known) throw new Error(`reset: no task ${task.id} in the suite`);
+    environment.set(freshWorld(known));
   },
   replay(calls) {
     const task = taskByCalls.get(calls) ?? tasks.find((candidate) => candidate.id === environment.get().taskId);

@@ -58,7 +58,7 @@ describe('tau2-retail suite', () => {
   it('passes a task whose ground-truth calls were made and whose answer says the expected facts', () => {
     const task = suite.tasks.find((t) => t.expectedOutputs.length > 0 && t.calls.some((c) => suite.writeCalls.has(c.name)));
     if (!task) throw new Error('no task with expected outputs and a write');
-    suite.reset();
+    suite.reset(task);
     playOnLiveData(task.calls);
     expect(suite.check(task, `Done. ${task.expectedOutputs.join(' and ')}.`)).toEqual({ success: true, reasons: [] });
   });
@@ -66,7 +66,7 @@ describe('tau2-retail suite', () => {
   it('fails a task whose final database misses the last write, naming the record', () => {
     const task = suite.tasks.find((t) => t.id === '0');
     if (!task) throw new Error('no task 0');
-    suite.reset();
+    suite.reset(task);
     playOnLiveData(task.calls.slice(0, -1));
     const result = suite.check(task, 'done');
     expect(result.success).toBe(false);
@@ -76,7 +76,7 @@ describe('tau2-retail suite', () => {
   it('fails a task whose database is right but whose answer does not say an expected fact', () => {
     const task = suite.tasks.find((t) => t.expectedOutputs.length > 0);
     if (!task) throw new Error('no task with expected outputs');
-    suite.reset();
+    suite.reset(task);
     playOnLiveData(task.calls);
     const result = suite.check(task, 'All done.');
     expect(result.success).toBe(false);
@@ -88,7 +88,7 @@ describe('tau2-retail suite', () => {
       (t) => t.calls.length > 0 && t.calls.every((c) => !suite.writeCalls.has(c.name)) && t.expectedOutputs.length === 0,
     );
     if (!task) throw new Error('no read-only task');
-    suite.reset();
+    suite.reset(task);
     playOnLiveData(task.calls);
     const pending = Object.values(environment.get().orders).find((order) => order.status === 'pending');
     if (!pending) throw new Error('no pending order');
