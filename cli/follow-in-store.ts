@@ -1,4 +1,4 @@
-import { describeStore, openApprovals, type DurableRunEvent } from '../store/index.js';
+import { describeStore, openStore, type DurableRunEvent } from '../store/index.js';
 import { handleInterrupts } from './interrupt.js';
 import { progress, UsageError } from './output.js';
 
@@ -31,7 +31,9 @@ export async function followInStore<Result>(options: FollowOptions, submit: (hoo
   if (options.approve !== undefined && options.approve !== 'all' && options.approve !== 'none')
     throw new UsageError(`--approve takes "all" or "none" (got "${options.approve}")`);
   const approve = options.approve;
-  const approvals = approve === undefined ? undefined : await openApprovals(options.store);
+  // Opened only to decide approvals from here; closed when the run is left.
+  const store = approve === undefined ? undefined : await openStore(options.store, { poolSize: 2 });
+  const approvals = store?.approvals;
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);
@@ -56,7 +58,7 @@ export async function followInStore<Result>(options: FollowOptions, submit: (hoo
   } finally {
     process.off('SIGINT', stop);
     handled();
-    await approvals?.close();
+    await store?.close();
   }
 }
 

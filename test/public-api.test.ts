@@ -30,6 +30,7 @@ describe('public API', () => {
       'createMcpSource',
       'createOpenApiSource',
       'createAgentSource',
+      'openStore',
     ];
     for (const name of functions) expect(typeof (api as Record<string, unknown>)[name], name).toBe('function');
     expect('default' in api).toBe(false);

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/index.js';
-import { openApprovals, STORE_ENV, type StoredApproval } from '../../store/index.js';
+import { openStore, STORE_ENV, type StoredApproval } from '../../store/index.js';
 import { formatArguments } from '../../bridge/index.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
@@ -28,7 +28,8 @@ export async function approvalsCommand(options: ApprovalsCommandOptions): Promis
   const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
   const store = storeOf(options.store, config);
   if (store === undefined) throw new UsageError(`approvals live in a store: --store postgres://…, "store" in the config, or $${STORE_ENV}`);
-  const approvals = await openApprovals(store);
+  const opened = await openStore(store, { poolSize: 2 });
+  const approvals = opened.approvals;
   try {
     if (options.action === 'list') {
       const list = await approvals.list({ all: options.all });
@@ -45,7 +46,7 @@ export async function approvalsCommand(options: ApprovalsCommandOptions): Promis
     else progress(`${decided.id} ${decided.status}: ${decided.capability}.${decided.function} of run ${decided.runId}`);
     return 0;
   } finally {
-    await approvals.close();
+    await opened.close();
   }
 }
 
