@@ -113,6 +113,7 @@ export function createAgentSource(parts: AgentSourceParts): CapabilitySource {
       return routeByModule(parts.backends);
     },
     describe: sourceLabel,
+    schemaNames: { input: 'inputSchema', output: 'outputSchema' },
     secrets: () => [...(parts.secrets ?? [])],
   };
 }

@@ -44,18 +44,26 @@ describe('createSchemaChecker', () => {
     );
   });
 
-  it('lists every schema of an MCP server that cannot be compiled', () => {
+  it("lists every schema of a source that cannot be compiled, in the source's own words (an MCP server's)", () => {
+    // What the MCP source declares (sources/mcp/mcp-source.ts: title, schemaNames).
+    const mcpWording = {
+      title: (origin: CapabilityOrigin) => `MCP server "${'server' in origin ? origin.server : ''}"`,
+      schemaNames: { input: 'inputSchema', output: 'outputSchema' },
+    };
     const error = failure(() =>
-      createSchemaChecker().check([
-        raw(
-          { kind: 'mcp', server: 'files' },
-          {
-            read: { input: { type: 'object', properties: { path: { $ref: '#/$defs/path' } } } },
-            grep: { input: { type: 'object' }, output: { type: 'object', properties: { line: { type: 'string', pattern: '([a-z' } } } },
-            fine: { input: { type: 'object' } },
-          },
-        ),
-      ]),
+      createSchemaChecker().check(
+        [
+          raw(
+            { kind: 'mcp', server: 'files' },
+            {
+              read: { input: { type: 'object', properties: { path: { $ref: '#/$defs/path' } } } },
+              grep: { input: { type: 'object' }, output: { type: 'object', properties: { line: { type: 'string', pattern: '([a-z' } } } },
+              fine: { input: { type: 'object' } },
+            },
+          ),
+        ],
+        mcpWording,
+      ),
     );
     expect(error.message.split('\n')).toEqual([
       'MCP server "files": 2 schemas cannot be compiled (this source is not built until they do):',

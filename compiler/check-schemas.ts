@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { CompileError, errorMessage, type CapabilityOrigin, type CompileWarning, type JsonSchema } from '../core/index.js';
+import {
+  CompileError,
+  DEFAULT_SCHEMA_NAMES,
+  errorMessage,
+  type CapabilityOrigin,
+  type CompileWarning,
+  type JsonSchema,
+  type SchemaNames,
+} from '../core/index.js';
 import { createJsonSchemaCompiler } from '../core/json-schema.js';
 import { sourceLabel as describeSource, type RawCapability } from '../core/index.js';
 import { checkOutputBudget } from './output-budget.js';
@@ -11,6 +19,15 @@ import { checkOutputBudget } from './output-budget.js';
  */
 export type CheckedSchemas = Record<string, string[]>;
 
+/** How the messages of one source's schema errors name its origins and schemas, as the source declares. */
+export interface SchemaWording {
+  title(origin: CapabilityOrigin): string;
+  schemaNames: SchemaNames;
+}
+
+/** Where no source says: an origin's label, a tool file's words. */
+const PLAIN_WORDING: SchemaWording = { title: describeSource, schemaNames: DEFAULT_SCHEMA_NAMES };
+
 export interface SchemaChecker {
   /**
    * Compiles every input and output schema of a source's capabilities with the bridge's ajv setup, so
@@ -19,7 +36,7 @@ export interface SchemaChecker {
    *
    * @throws CompileError (code `INVALID_SCHEMA`) naming each schema that cannot be compiled and why.
    */
-  check(raws: readonly RawCapability[]): CompileWarning[];
+  check(raws: readonly RawCapability[], wording?: SchemaWording): CompileWarning[];
   /** Every schema this build found compilable, for the next build. */
   checked(): CheckedSchemas;
 }
@@ -43,12 +60,12 @@ export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
   };
 
   return {
-    check(raws) {
+    check(raws, wording = PLAIN_WORDING) {
       const warnings: CompileWarning[] = [];
       const problems: string[] = [];
       let owner = '';
       for (const raw of raws) {
-        owner = sourceLabel(raw.source);
+        owner = wording.title(raw.source);
         checkOutputBudget(raw, describeSource(raw.source));
         for (const fn of raw.functions) {
           for (const keyword of ['inputSchema', 'outputSchema'] as const) {
@@ -57,7 +74,8 @@ export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
             try {
               warnings.push(...compileOnce(schema).map((message) => toWarning(describeSource(raw.source), fn.toolName, keyword, message)));
             } catch (error) {
-              problems.push(`tool "${fn.toolName}": ${schemaName(raw.source, keyword)} ${errorMessage(error)}`);
+              const name = keyword === 'inputSchema' ? wording.schemaNames.input : wording.schemaNames.output;
+              problems.push(`tool "${fn.toolName}": ${name} ${errorMessage(error)}`);
             }
           }
         }
@@ -83,16 +101,6 @@ export function createSchemaChecker(known: CheckedSchemas = {}): SchemaChecker {
       return Object.fromEntries([...checked.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     },
   };
-}
-
-function sourceLabel(source: CapabilityOrigin): string {
-  return source.kind === 'mcp' ? `MCP server "${source.server}"` : describeSource(source);
-}
-
-/** The schema as its author named it: `parameters`/`returns` in tool files, MCP's own names otherwise. */
-function schemaName(source: CapabilityOrigin, keyword: 'inputSchema' | 'outputSchema'): string {
-  if (source.kind === 'mcp' || source.kind === 'agent') return keyword;
-  return keyword === 'inputSchema' ? 'the parameters schema' : 'the returns schema';
 }
 
 function toWarning(source: string, toolName: string, keyword: 'inputSchema' | 'outputSchema', message: string): CompileWarning {

@@ -1,17 +1,19 @@
 import type { ResolvedConfig } from '../config/index.js';
 import {
   createRedactor,
+  DEFAULT_SCHEMA_NAMES,
   errorMessage,
   kindsOf,
   sourceLabel,
   sourceOfKind,
+  titleOf,
   type CapabilityOrigin,
   type CapabilitySource,
   type CompileWarning,
   type RawCapability,
   type SourceFailure,
 } from '../core/index.js';
-import type { SchemaChecker } from './check-schemas.js';
+import type { SchemaChecker, SchemaWording } from './check-schemas.js';
 
 export type BuildProgressEvent =
   | { type: 'source-start'; source: string }
@@ -52,19 +54,21 @@ export async function discoverSources(
   const units: Promise<UnitResult>[] = [];
   const checked = new Set<RawCapability>();
 
-  const load = (label: string, loadUnit: () => Promise<RawCapability[]>): Promise<RawCapability[] | undefined> => {
-    const unit = runUnit(label, loadUnit, checker, progress, redact.text).then((result) => {
-      for (const raw of result.raws ?? []) checked.add(raw);
-      return result;
-    });
-    units.push(unit);
-    return unit.then((result) => result.raws);
-  };
+  const loadFor =
+    (wording: SchemaWording) =>
+    (label: string, loadUnit: () => Promise<RawCapability[]>): Promise<RawCapability[] | undefined> => {
+      const unit = runUnit(label, loadUnit, (raws) => checker.check(raws, wording), progress, redact.text).then((result) => {
+        for (const raw of result.raws ?? []) checked.add(raw);
+        return result;
+      });
+      units.push(unit);
+      return unit.then((result) => result.raws);
+    };
 
   const discoveries = await Promise.all(
     sources.map(async (source) => {
       try {
-        return await source.discover({ config, load, ...(signal ? { signal } : {}) });
+        return await source.discover({ config, load: loadFor(wordingOf(source)), ...(signal ? { signal } : {}) });
       } catch (error) {
         // A source's own fault (not one unit's): report it under the source's kinds, build the rest.
         return { capabilities: [], failures: [failure(kindsOf(source).join('+'), error)] };
@@ -78,7 +82,7 @@ export async function discoverSources(
     discovered.warnings.push(...(discovery.warnings ?? []));
     const unchecked = discovery.capabilities.filter((raw) => !checked.has(raw));
     try {
-      discovered.warnings.push(...checker.check(unchecked));
+      discovered.warnings.push(...checker.check(unchecked, wordingOf(sources[index] as CapabilitySource<ResolvedConfig>)));
       discovered.raws.push(...discovery.capabilities);
     } catch (error) {
       // Capabilities a source found without `load`: a schema that cannot compile fails them together.
@@ -97,7 +101,7 @@ export async function discoverSources(
 async function runUnit(
   label: string,
   loadUnit: () => Promise<RawCapability[]>,
-  checker: SchemaChecker,
+  check: (raws: RawCapability[]) => CompileWarning[],
   progress: (event: BuildProgressEvent) => void,
   redact: (text: string) => string,
 ): Promise<UnitResult> {
@@ -105,7 +109,7 @@ async function runUnit(
   progress({ type: 'source-start', source: label });
   try {
     const raws = await loadUnit();
-    const warnings = checker.check(raws); // throws when a schema cannot be compiled: the unit fails
+    const warnings = check(raws); // throws when a schema cannot be compiled: the unit fails
     const functions = raws.reduce((sum, raw) => sum + raw.functions.length, 0);
     progress({ type: 'source-end', source: label, status: 'loaded', functions, durationMs: performance.now() - started });
     return { label, raws, warnings };
@@ -119,4 +123,9 @@ async function runUnit(
 /** A readable name of a source entry: as its kind describes it, or a label that needs no kind. */
 export function describeWith(sources: readonly CapabilitySource[]): (source: CapabilityOrigin) => string {
   return (source) => sourceOfKind(sources, source.kind)?.describe(source) ?? sourceLabel(source);
+}
+
+/** How schema errors of `source`'s capabilities name its origins and schemas: as the source declares. */
+function wordingOf(source: CapabilitySource): SchemaWording {
+  return { title: (origin) => titleOf(source, origin), schemaNames: source.schemaNames ?? DEFAULT_SCHEMA_NAMES };
 }

@@ -36,6 +36,16 @@ export interface CapabilitySource<Config = unknown> {
   /** A readable name of one of this source's origins for progress lines and messages (a path, `mcp:<server>`). */
   describe(origin: CapabilityOrigin): string;
   /**
+   * How a sentence names one of this source's origins, for a person (the studio's module page, the
+   * head of a schema error): `MCP server "github"`, `standard library`. Absent: {@link describe}.
+   */
+  title?(origin: CapabilityOrigin): string;
+  /**
+   * What this source's authors call a tool's input and output schemas, for messages about them: MCP's
+   * own `inputSchema`/`outputSchema`. Absent: {@link DEFAULT_SCHEMA_NAMES} (a tool file's words).
+   */
+  readonly schemaNames?: SchemaNames;
+  /**
    * The secrets this source's configuration holds (an MCP server's env, key arguments, headers and
    * URL credentials; an API's headers and URL credentials), each labelled: the one redactor cuts
    * them out of everything that leaves the host. A kind whose configuration holds none returns `[]`;
@@ -54,6 +64,20 @@ export interface CapabilitySource<Config = unknown> {
    * rest). None when absent; the compiler settles each function's callers with it (`FunctionSpec.callers`).
    */
   callers?(origin: CapabilityOrigin, config: Config): SourceCallers | undefined;
+}
+
+/** What a source's authors call a tool's input and output schemas (see {@link CapabilitySource.schemaNames}). */
+export interface SchemaNames {
+  input: string;
+  output: string;
+}
+
+/** The schemas' names where a source declares none: a tool file's `parameters` and `returns`. */
+export const DEFAULT_SCHEMA_NAMES: SchemaNames = { input: 'the parameters schema', output: 'the returns schema' };
+
+/** How a sentence names `origin`: as the source of its kind titles it, else describes it (see {@link CapabilitySource.title}). */
+export function titleOf(source: Pick<CapabilitySource, 'describe' | 'title'>, origin: CapabilityOrigin): string {
+  return source.title?.(origin) ?? source.describe(origin);
 }
 
 /** A source's `callers` setting: one for all its tools, or one per tool name (`'*'` for the rest). */

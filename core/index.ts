@@ -66,8 +66,16 @@ export { TOOL_DEFINITION, defineFunction, defineTool, isToolDefinition } from '.
 export type { Backend, BackendCall, CallProgress, InputAnswer, InputRequest } from './backend.js';
 export { createInProcessBackend } from './in-process-backend.js';
 export type { RawCapability, RawFunction, SourceFailure } from './raw-capability.js';
-export type { CapabilitySource, ConnectContext, DiscoverContext, Discovery, SourceCallers, SourceKindName } from './capability-source.js';
-export { inputFilesOf, kindsOf, sourceOfKind } from './capability-source.js';
+export type {
+  CapabilitySource,
+  ConnectContext,
+  DiscoverContext,
+  Discovery,
+  SchemaNames,
+  SourceCallers,
+  SourceKindName,
+} from './capability-source.js';
+export { DEFAULT_SCHEMA_NAMES, inputFilesOf, kindsOf, sourceOfKind, titleOf } from './capability-source.js';
 export { sourceLabel } from './raw-capability.js';
 export {
   assignFunctionNames,

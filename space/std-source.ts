@@ -41,6 +41,7 @@ export function createStdSource(config: ResolvedConfig, options: StdSourceOption
     discover: (context) => discoverHostTools(context, tools, sourceLabel),
     connect: async () => hostToolsBackend(tools),
     describe: sourceLabel,
+    title: () => 'standard library',
     secrets: () => [],
   };
 }

@@ -44,6 +44,8 @@ export function createMcpSource(options: McpSourceOptions = {}): CapabilitySourc
     },
     // `mcp:<server>`, the label its units are loaded under, so a failed server keeps its previous module.
     describe: sourceLabel,
+    title: (origin) => (origin.kind === 'mcp' ? `MCP server "${origin.server}"` : sourceLabel(origin)),
+    schemaNames: { input: 'inputSchema', output: 'outputSchema' },
     secrets: (config) => Object.values(config.mcpServers).flatMap(secretsOfMcpServer),
     callers: (origin, config) => (origin.kind === 'mcp' ? config.mcpServers[origin.server]?.callers : undefined),
   };
