@@ -245,3 +245,18 @@ describe('createSpace: the sandbox engine', () => {
     await space.close();
   });
 });
+
+describe('createSpace: where a module comes from', () => {
+  it('is named as the source of its kind titles it, else by its label', async () => {
+    const space = await createSpace({ config: resolveConfig({}, { root: '/nowhere', env: {} }) });
+    expect(space.titleOf({ kind: 'mcp', server: 'stations' })).toBe('MCP server "stations"');
+    expect(space.titleOf({ kind: 'std' })).toBe('standard library');
+    expect(space.titleOf({ kind: 'json', path: 'tools/crm.json' })).toBe('tools/crm.json');
+    expect(space.titleOf({ kind: 'typescript', path: 'capabilities/notes.ts', exportName: 'notes' })).toBe(
+      'capabilities/notes.ts (export notes)',
+    );
+    // No agent source in this space: the origin's own label.
+    expect(space.titleOf({ kind: 'agent', path: 'agents/guide' })).toBe('agents/guide');
+    await space.close();
+  });
+});

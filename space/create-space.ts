@@ -15,11 +15,15 @@ import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildRes
 import { loadConfig, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
+  sourceLabel,
+  sourceOfKind,
+  titleOf,
   ToolCallError,
   type ApprovalHandler,
   type BridgeEventListener,
   type CallAccess,
   type CallContext,
+  type CapabilityOrigin,
   type CapabilitySpec,
   type Diagnostic,
   type ResultMode,
@@ -104,6 +108,12 @@ export interface Space {
   check(code: string): Promise<Diagnostic[]>;
   /** The built capabilities. */
   capabilities(): Promise<CapabilitySpec[]>;
+  /**
+   * How a sentence names where a built module comes from (`MCP server "github"`, `tools/crm.json`,
+   * `standard library`), as the source of its kind titles it; the origin's label when no source of
+   * this space has its kind.
+   */
+  titleOf(origin: CapabilityOrigin): string;
   /** The build's search index (`catalog.json`). */
   catalog(): Promise<Catalog>;
   /**
@@ -174,6 +184,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async capabilities() {
       await ensureBuilt();
       return loadBuiltCapabilities(config.outDir);
+    },
+    titleOf(origin) {
+      const source = sourceOfKind(sources, origin.kind);
+      return source === undefined ? sourceLabel(origin) : titleOf(source, origin);
     },
     async catalog() {
       await ensureBuilt();

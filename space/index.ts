@@ -8,5 +8,5 @@ export type { DetailLevel, SearchToolsOptions, SearchToolsResult, ToolMatch } fr
 export { buildCapabilities, isBuildStale } from './build-capabilities.js';
 export { defaultSources } from './default-sources.js';
 export type { DefaultSourcesOptions } from './default-sources.js';
-export { createStdSource, stdWorkspace } from './std-source.js';
+export { createStdSource, STD_SOURCE_KIND, stdWorkspace } from './std-source.js';
 export type { StdSourceOptions } from './std-source.js';

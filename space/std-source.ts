@@ -26,6 +26,9 @@ export interface StdSourceOptions {
  * which may import both the `std/` tools and the host-tool helpers of `sources/`, as the agents'
  * source lives in `agents/`.
  */
+/** The kind of the standard library's origins: the modules every space has, not its own. */
+export const STD_SOURCE_KIND = 'std';
+
 export function createStdSource(config: ResolvedConfig, options: StdSourceOptions = {}): CapabilitySource {
   const std = createStdTools({
     root: stdWorkspace(config),
@@ -33,11 +36,15 @@ export function createStdSource(config: ResolvedConfig, options: StdSourceOption
     ...(config.std.fs?.maxWriteBytesPerRun === undefined ? {} : { limits: { maxWriteBytesPerRun: config.std.fs.maxWriteBytesPerRun } }),
   });
   const tools: HostTool[] = [
-    ...std.map((definition): HostTool => ({ definition, module: stdModule(definition.name), source: { kind: 'std' } })),
-    ...Object.entries(options.extraTools ?? {}).map(([module, definition]): HostTool => ({ definition, module, source: { kind: 'std' } })),
+    ...std.map((definition): HostTool => ({ definition, module: stdModule(definition.name), source: { kind: STD_SOURCE_KIND } })),
+    ...Object.entries(options.extraTools ?? {}).map(([module, definition]): HostTool => ({
+      definition,
+      module,
+      source: { kind: STD_SOURCE_KIND },
+    })),
   ];
   return {
-    kind: 'std',
+    kind: STD_SOURCE_KIND,
     discover: (context) => discoverHostTools(context, tools, sourceLabel),
     connect: async () => hostToolsBackend(tools),
     describe: sourceLabel,

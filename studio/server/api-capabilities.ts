@@ -17,6 +17,7 @@ export async function listCapabilities(context: StudioContext): Promise<Capabili
       namespace: spec.namespace,
       description: spec.description ?? '',
       source: spec.source,
+      title: context.space.titleOf(spec.source),
       config: spec.config,
       declarations: await readDeclarations(context, spec.module),
       functions: spec.functions.map((fn) => ({

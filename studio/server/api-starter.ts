@@ -1,4 +1,5 @@
 import { namespaceBinding, type CapabilitySpec, type FunctionSpec } from '../../core/index.js';
+import { STD_SOURCE_KIND } from '../../space/index.js';
 import type { StudioContext } from './studio-context.js';
 import type { StarterProgram } from './wire-types.js';
 
@@ -7,8 +8,11 @@ const MAX_CHECKED = 4;
 /** How deep argument samples go into nested schemas (a recursive $ref stops here). */
 const MAX_DEPTH = 6;
 
-/** The sources a user writes or configures; `std` (and the space's own task-storage) come with every space. */
-const OWN_KINDS: readonly string[] = ['json', 'typescript', 'openapi', 'mcp', 'agent'];
+/**
+ * Whether a module is the space's own: every kind of source but the standard library (with the space's
+ * task-storage), which comes with every space. A new kind of source is the space's own with no edit here.
+ */
+const isOwn = (spec: CapabilitySpec): boolean => spec.source.kind !== STD_SOURCE_KIND;
 
 /** The last starter of each studio, by the build it was made from (a rebuild may change the catalog). */
 const made = new WeakMap<StudioContext, { build: string; starter: Promise<StarterProgram> }>();
@@ -43,7 +47,7 @@ async function makeStarter(context: StudioContext): Promise<StarterProgram> {
         hint: `A first program from this space's ${spec.module}.${fn.name}: edit it, then Run (Ctrl+Enter).`,
       };
   }
-  const own = specs.filter((spec) => OWN_KINDS.includes(spec.source.kind));
+  const own = specs.filter(isOwn);
   return {
     code: '',
     hint:
@@ -57,7 +61,7 @@ async function makeStarter(context: StudioContext): Promise<StarterProgram> {
 function ownFunctions(specs: readonly CapabilitySpec[]): { spec: CapabilitySpec; fn: FunctionSpec }[] {
   const rank = (spec: CapabilitySpec): number => (spec.source.kind === 'agent' ? 1 : 0); // an agent's calls need a model
   const own = specs
-    .filter((spec) => OWN_KINDS.includes(spec.source.kind))
+    .filter(isOwn)
     .map((spec, index) => ({ spec, index }))
     .sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index);
   return own.flatMap(({ spec }) => {

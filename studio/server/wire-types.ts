@@ -200,6 +200,8 @@ export interface ModuleView {
   namespace: string;
   description: string;
   source: { kind: string; path?: string; server?: string; exportName?: string };
+  /** Where it comes from, as its source names it for a person (`MCP server "github"`, `standard library`). */
+  title: string;
   config: { requiresApproval?: boolean; rateLimit?: { requests: number; period: string } };
   declarations: string;
   functions: FunctionView[];

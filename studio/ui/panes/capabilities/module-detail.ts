@@ -1,15 +1,8 @@
 import { h, jsonBlock, longText } from '../../dom.js';
 import type { FunctionView, ModuleView } from '../../types.js';
 
-/** One module: its name, description, where it comes from and its flags, every function, its declarations. */
+/** One module: its name, description, where it comes from (as its source names it) and its flags, every function, its declarations. */
 export function renderModule(module: ModuleView): (HTMLElement | string)[] {
-  const source = module.source;
-  const where =
-    source.kind === 'mcp'
-      ? `MCP server "${source.server}"`
-      : source.kind === 'std'
-        ? 'standard library'
-        : `${source.kind} ${source.path ?? ''}${source.exportName ? ` (export ${source.exportName})` : ''}`;
   return [
     h('h3', {}, h('code', {}, `@capabilities/${module.module}`)),
     module.description
@@ -19,7 +12,7 @@ export function renderModule(module: ModuleView): (HTMLElement | string)[] {
       'p',
       { class: 'muted' },
       'Source: ',
-      where,
+      module.title,
       module.config.requiresApproval ? h('span', { class: 'tag approval' }, 'every call needs approval') : null,
       module.config.rateLimit
         ? h('span', { class: 'tag' }, `rate limit ${module.config.rateLimit.requests}/${module.config.rateLimit.period}`)
