@@ -15,6 +15,13 @@ import type { Agent } from './agent.js';
 import { loadAgent, type LoadAgentOptions } from './load-agent.js';
 import type { AgentRunner } from './run-agent.js';
 
+declare module '../core/manifest.js' {
+  interface CapabilityOrigins {
+    /** A Tools-mode agent's directory. */
+    agent: { path: string };
+  }
+}
+
 /** `@capabilities/agent-<name>`: the module of a Tools-mode agent. */
 export function agentModuleName(agent: Pick<Agent, 'name'>): string {
   return `agent-${toModuleName(agent.name)}`;

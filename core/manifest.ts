@@ -13,18 +13,21 @@ export interface CapabilityManifest {
 }
 
 /**
+ * The origins there are, by kind, each with the fields that name it there. Core names none: each
+ * source declares its own (`declare module '…/core/manifest.js' { interface CapabilityOrigins { openapi:
+ * { api: string } } }`, beside the source in `sources/<kind>/`, `space/`, `agents/`), so adding a kind
+ * edits nothing here and an origin's fields still narrow on its `kind`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface CapabilityOrigins {}
+
+/**
  * Where a built capability comes from (`CapabilitySpec.source`): the kind of source and what names it
  * there (a tool file, an MCP server, an OpenAPI service, an agent directory, the standard library).
  */
-export type CapabilityOrigin =
-  /** `implementation`: a module (relative to the tool file) exporting one function per tool name. */
-  | { kind: 'json'; path: string; implementation?: string }
-  | { kind: 'typescript'; path: string; exportName: string }
-  | { kind: 'mcp'; server: string }
-  | { kind: 'agent'; path: string }
-  /** An OpenAPI service of the config (`openapi.<api>`). */
-  | { kind: 'openapi'; api: string }
-  | { kind: 'std' };
+export type CapabilityOrigin = {
+  [Kind in keyof CapabilityOrigins & string]: { kind: Kind } & CapabilityOrigins[Kind];
+}[keyof CapabilityOrigins & string];
 
 export type RatePeriod = 'second' | 'minute' | 'hour' | 'day';
 

@@ -4,6 +4,13 @@ import { sourceLabel, type ToolDefinition } from '../core/index.js';
 import { discoverHostTools, hostToolsBackend, type CapabilitySource, type HostTool } from '../sources/index.js';
 import { createStdTools } from '../std/index.js';
 
+declare module '../core/manifest.js' {
+  interface CapabilityOrigins {
+    /** The standard library (and the space's task-storage): nothing more names it. */
+    std: Record<never, never>;
+  }
+}
+
 /** The module name of a standard library tool: `std-fs`, `std-http`, … */
 export function stdModule(name: string): string {
   return `std-${name}`;

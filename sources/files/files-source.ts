@@ -22,6 +22,15 @@ import { expandGlobs, isGlob } from './expand-globs.js';
 import { loadJsonToolFile } from './json-file.js';
 import { loadTypeScriptToolFile } from './typescript-file.js';
 
+declare module '../../core/manifest.js' {
+  interface CapabilityOrigins {
+    /** A JSON tool file; `implementation`: a module (relative to it) exporting one function per tool name. */
+    json: { path: string; implementation?: string };
+    /** A `defineTool()` export of a TypeScript module. */
+    typescript: { path: string; exportName: string };
+  }
+}
+
 export interface FilesSourceOptions {
   /**
    * Fail a JSON tool without an `implementation` (nothing could perform its calls) when its module is

@@ -5,6 +5,13 @@ import { secretsOfMcpServer } from './server-secrets.js';
 import { createMcpBackend, mcpServersOf } from './mcp-backend.js';
 import type { McpConnector } from './server-slot.js';
 
+declare module '../../core/manifest.js' {
+  interface CapabilityOrigins {
+    /** A server of the config (`mcpServers.<server>`). */
+    mcp: { server: string };
+  }
+}
+
 export interface McpSourceOptions {
   /** Opens a connection to a server, for discovery and calls (default: `connectMcpServer`); tests pass in-memory servers. */
   connect?: McpConnector;

@@ -5,6 +5,13 @@ import { discoverApi, openApiSpecFiles } from './discover-api.js';
 import { secretsOfApi } from './api-secrets.js';
 import { createOpenApiBackend } from './openapi-backend.js';
 
+declare module '../../core/manifest.js' {
+  interface CapabilityOrigins {
+    /** An OpenAPI service of the config (`openapi.<api>`). */
+    openapi: { api: string };
+  }
+}
+
 /**
  * The OpenAPI services of the config (`openapi`) as a capability source: each API is one unit of
  * discovery (`openapi:<api>`, one module `openapi-<api>` with a typed function per operation), and
