@@ -51,9 +51,6 @@ const EXCEPTIONS: Record<string, string> = {
   'cli/commands/sample.ts: mcp':
     '`capabilities sample` samples results of MCP tools without an output schema: an MCP-only feature (mcp-text results)',
   'studio/server/api-starter.ts: agent': "a first program prefers a module whose calls need no model: an agent's do",
-  'studio/ui/panes/capabilities.ts: std':
-    "the page shows the space's own modules first; the browser bundle cannot import space/ for STD_SOURCE_KIND",
-  'studio/ui/panes/tester.ts: std': "the tester lists the space's own functions first; same reason",
 };
 
 function codeFiles(dir: string): string[] {

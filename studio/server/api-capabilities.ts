@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatSignature } from '../../compiler/index.js';
 import { BUILD_LAYOUT } from '../../core/index.js';
-import { searchTools, type DetailLevel } from '../../space/index.js';
+import { searchTools, STD_SOURCE_KIND, type DetailLevel } from '../../space/index.js';
 import type { BuildSummary, StudioContext } from './studio-context.js';
 import { StudioError } from './studio-error.js';
 import type { BuildView, CapabilitiesView } from './wire-types.js';
@@ -18,6 +18,7 @@ export async function listCapabilities(context: StudioContext): Promise<Capabili
       description: spec.description ?? '',
       source: spec.source,
       title: context.space.titleOf(spec.source),
+      own: spec.source.kind !== STD_SOURCE_KIND,
       config: spec.config,
       declarations: await readDeclarations(context, spec.module),
       functions: spec.functions.map((fn) => ({

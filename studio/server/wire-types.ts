@@ -202,6 +202,8 @@ export interface ModuleView {
   source: { kind: string; path?: string; server?: string; exportName?: string };
   /** Where it comes from, as its source names it for a person (`MCP server "github"`, `standard library`). */
   title: string;
+  /** The space's own module, not the standard library (with task-storage) that comes with every space. */
+  own: boolean;
   config: { requiresApproval?: boolean; rateLimit?: { requests: number; period: string } };
   declarations: string;
   functions: FunctionView[];

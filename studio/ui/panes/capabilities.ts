@@ -20,7 +20,7 @@ export function capabilitiesPane(root: HTMLElement, route: string[]): () => void
     replace(list, ...moduleButtons(view.modules));
     replace(report, ...renderBuildReport(view.build));
     // The space's own modules come first to the eye: the standard library is in every space.
-    const own = view.modules.find((module) => module.source.kind !== 'std' && module.functions.length > 0);
+    const own = view.modules.find((module) => module.own && module.functions.length > 0);
     const example = own?.functions[0]?.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
     if (example) searchBox.placeholder = `e.g. ${example}`;
     select(route[0] ?? own?.module ?? view.modules[0]?.module);

@@ -54,7 +54,7 @@ export function testerPane(root: HTMLElement, route: string[]): () => void {
 
   void api<CapabilitiesView>('GET', '/api/capabilities').then((view) => {
     // The space's own functions first: the standard library comes with every space.
-    const own = (module: ModuleView): number => (module.source.kind === 'std' ? 1 : 0);
+    const own = (module: ModuleView): number => (module.own ? 0 : 1);
     functions = [...view.modules].sort((a, b) => own(a) - own(b)).flatMap((module) => module.functions);
     replace(picker, ...functions.map((fn) => h('option', { value: fn.id }, fn.id)));
     const known = (id: string | undefined): id is string => functions.some((fn) => fn.id === id);
