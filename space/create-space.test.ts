@@ -252,9 +252,7 @@ describe('createSpace: where a module comes from', () => {
     expect(space.titleOf({ kind: 'mcp', server: 'stations' })).toBe('MCP server "stations"');
     expect(space.titleOf({ kind: 'std' })).toBe('standard library');
     expect(space.titleOf({ kind: 'json', path: 'tools/crm.json' })).toBe('tools/crm.json');
-    expect(space.titleOf({ kind: 'typescript', path: 'capabilities/notes.ts', exportName: 'notes' })).toBe(
-      'capabilities/notes.ts (export notes)',
-    );
+    expect(space.titleOf({ kind: 'typescript', path: 'capabilities/notes.ts', exportName: 'notes' })).toBe('capabilities/notes.ts');
     // No agent source in this space: the origin's own label.
     expect(space.titleOf({ kind: 'agent', path: 'agents/guide' })).toBe('agents/guide');
     await space.close();

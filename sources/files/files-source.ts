@@ -77,7 +77,6 @@ export function createFilesSource(options: FilesSourceOptions = {}): CapabilityS
       return connectFiles(specs, context.config, importOnce, handlers);
     },
     describe: sourceLabel,
-    title: (origin) => (origin.kind === 'typescript' ? `${origin.path} (export ${origin.exportName})` : sourceLabel(origin)),
     // Tool files hold code, not credentials: their secrets come from the environment they read.
     secrets: () => [],
     inputFiles: async (config) => (await expandGlobs(config.capabilities, config.root)).files,
