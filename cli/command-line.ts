@@ -1,12 +1,11 @@
 /**
  * The command line's machinery: parsing a command line against the registered commands (cli/commands/)
- * and the option vocabulary (cli/options.ts), and the help made from the same declarations, so the help
+ * (the ones cli/commands/index.ts `commandsFor` loaded) and the option vocabulary (cli/options.ts), and the help made from the same declarations, so the help
  * cannot list an option the parser refuses or leave out one it takes. Node built-ins and command
  * declarations only: the bin answers --help and --version without loading the library.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from './command.js';
-import { COMMANDS } from './commands/index.js';
 import { OPTIONS, type OptionName, type OptionSpec, type OptionValues } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -24,7 +23,7 @@ const EVERYWHERE: OptionName[] = ['help', 'version'];
  * option the command does not take, or an unknown command; a group without its subcommand gets the
  * group's help with exit code 2, as no command at all gets the whole help.
  */
-export function parseCommandLine(argv: string[], commands: readonly Command[] = COMMANDS): CommandLine {
+export function parseCommandLine(argv: string[], commands: readonly Command[]): CommandLine {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, tokens: true, options: OPTIONS });
@@ -50,7 +49,7 @@ export function parseCommandLine(argv: string[], commands: readonly Command[] = 
 }
 
 /** The command of that name (`capabilities build`), if one is registered. */
-export function findCommand(name: string, commands: readonly Command[] = COMMANDS): Command | undefined {
+export function findCommand(name: string, commands: readonly Command[]): Command | undefined {
   return commands.find((command) => command.name === name);
 }
 
@@ -156,7 +155,7 @@ Node must run with --no-node-snapshot where an isolate is created; the agent-spa
  * The whole help (no topic), a group's (`capabilities`: its subcommands), or one command's: its usage
  * and exactly the options it takes.
  */
-export function helpText(topic?: string, commands: readonly Command[] = COMMANDS): string {
+export function helpText(topic: string | undefined, commands: readonly Command[]): string {
   const single = topic === undefined ? undefined : findCommand(topic, commands);
   const shown = topic === undefined ? commands : single ? [single] : commandsOf(topic, commands);
   const usage = shown.flatMap((command) => [...command.synopsis.map((line) => `  ${line}`), ...indent(command.description, 6)]);

@@ -8,9 +8,11 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { packagesOf, recordResolvedModules, repoModulesOf } from '../test/support/resolved-modules.js';
 import { findCommand, helpText, parseCommandLine } from './command-line.js';
-import { COMMANDS } from './commands/index.js';
+import { loadCommands } from './commands/index.js';
 import { OPTIONS, type OptionName } from './options.js';
 import type { UsageError } from './usage-error.js';
+
+const COMMANDS = await loadCommands();
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
@@ -27,27 +29,30 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; modules: stri
   return { stdout, modules: repoModulesOf(urls, REPO), packages: packagesOf(urls) };
 }
 
-/** What answering --help and --version loads of ours: the bin, the command line, its error, and the command declarations. */
-const HELP_MODULES = [
-  'bin/agent-spaces',
-  'cli/command',
-  'cli/command-line',
-  'cli/commands/index',
-  'cli/main',
-  'cli/options',
-  'cli/usage-error',
-  ...readdirSync(path.join(REPO, 'cli/commands'))
-    .filter((file) => file.endsWith('.command.ts'))
-    .map((file) => `cli/commands/${file.replace(/\.ts$/, '')}`),
-].sort();
+/** What answering --help and --version loads of ours, at the least: the bin, the command line and its error, the registry. */
+const BASE_MODULES = ['bin/agent-spaces', 'cli/command-line', 'cli/commands/index', 'cli/main', 'cli/options', 'cli/usage-error'];
+const COMMAND_MODULES = readdirSync(path.join(REPO, 'cli/commands'))
+  .filter((file) => file.endsWith('.command.ts'))
+  .map((file) => `cli/commands/${file.replace(/\.ts$/, '')}`);
+
+/**
+ * What a command line loads: --version no command declaration; the whole help every one; a command's
+ * help only that command's (the registry loads the declarations a line names, cli/commands/index.ts).
+ */
+function expectedModules(line: string): string[] {
+  if (line === '--version') return [...BASE_MODULES, 'package.json'].sort();
+  if (line === '--help' || line === '-h') return [...BASE_MODULES, 'cli/command', ...COMMAND_MODULES].sort();
+  const name = line.replace(/ (--help|-h)$/, '');
+  return [...BASE_MODULES, 'cli/command', `cli/commands/${name.replace(' ', '-')}.command`].sort();
+}
 
 describe('the CLI answers --help and --version without loading commands', () => {
   it.each(['--version', '--help', '-h', 'run --help', 'capabilities build --help', 'task --help', 'agents serve -h'])(
     '%s',
     async (line) => {
       const { stdout, modules, packages } = await loadedBy(line.split(' '));
-      // In this process (the hook sees cli/main), and nothing of ours besides the command line and package.json for the version.
-      expect(modules).toEqual(line === '--version' ? [...HELP_MODULES, 'package.json'].sort() : HELP_MODULES);
+      // In this process (the hook sees cli/main), and nothing of ours besides the command line, the declarations it needs and package.json for the version.
+      expect(modules).toEqual(expectedModules(line));
       expect(packages.filter((name) => !LOADER_PACKAGES.test(name))).toEqual([]);
       expect(stdout).toMatch(line === '--version' ? /^\d+\.\d+\.\d+\n$/ : /Usage:/);
     },
@@ -81,7 +86,7 @@ function flagsInHelp(text: string): string[] {
 function accepts(command: string, option: OptionName): boolean {
   const value = OPTIONS[option].type === 'string' ? ['x'] : [];
   try {
-    parseCommandLine([...command.split(' '), `--${option}`, ...value]);
+    parseCommandLine([...command.split(' '), `--${option}`, ...value], COMMANDS);
     return true;
   } catch (error) {
     if ((error as Error).message === `--${option} is not an option of "${command}"`) return false;
@@ -92,13 +97,13 @@ function accepts(command: string, option: OptionName): boolean {
 describe('the help tells the truth', () => {
   it.each(COMMAND_NAMES)('%s --help lists exactly the options the parser takes for it', (command) => {
     const taken = (Object.keys(OPTIONS) as OptionName[]).filter((option) => accepts(command, option)).sort();
-    expect(flagsInHelp(helpText(command))).toEqual(taken);
+    expect(flagsInHelp(helpText(command, COMMANDS))).toEqual(taken);
     // And a command takes more than --help and --version (the check above would pass on nothing at all).
     expect(taken.length).toBeGreaterThan(2);
   });
 
   it('lists every command and every option in the whole help', () => {
-    const whole = helpText();
+    const whole = helpText(undefined, COMMANDS);
     for (const command of COMMAND_NAMES) expect(whole).toContain(`agent-spaces ${command}`);
     expect(flagsInHelp(whole)).toEqual(Object.keys(OPTIONS).sort());
   });
@@ -106,16 +111,16 @@ describe('the help tells the truth', () => {
   it("answers <command> --help and -h with that command's help, exit code 0", () => {
     for (const command of COMMAND_NAMES) {
       for (const flag of ['--help', '-h']) {
-        const line = parseCommandLine([...command.split(' '), flag]);
-        expect(line).toEqual({ action: 'help', text: helpText(command), exitCode: 0 });
+        const line = parseCommandLine([...command.split(' '), flag], COMMANDS);
+        expect(line).toEqual({ action: 'help', text: helpText(command, COMMANDS), exitCode: 0 });
         if (line.action === 'help') expect(line.text).toContain(`agent-spaces ${command}`);
       }
     }
   });
 
   it("lists a group's subcommands when it is given alone, with exit code 2 (as for no command at all)", () => {
-    expect(parseCommandLine([])).toEqual({ action: 'help', text: helpText(), exitCode: 2 });
-    const alone = parseCommandLine(['capabilities']);
+    expect(parseCommandLine([], COMMANDS)).toEqual({ action: 'help', text: helpText(undefined, COMMANDS), exitCode: 2 });
+    const alone = parseCommandLine(['capabilities'], COMMANDS);
     expect(alone).toMatchObject({ action: 'help', exitCode: 2 });
     if (alone.action === 'help') {
       expect(alone.text).toContain('agent-spaces capabilities build');
@@ -123,20 +128,22 @@ describe('the help tells the truth', () => {
       expect(alone.text).toContain('agent-spaces capabilities sample <module.function>');
       expect(alone.text).not.toContain('agent-spaces run');
     }
-    expect(parseCommandLine(['capabilities', '--help'])).toMatchObject({ action: 'help', exitCode: 0 });
-    expect(parseCommandLine(['agent'])).toMatchObject({
+    expect(parseCommandLine(['capabilities', '--help'], COMMANDS)).toMatchObject({ action: 'help', exitCode: 0 });
+    expect(parseCommandLine(['agent'], COMMANDS)).toMatchObject({
       action: 'help',
       exitCode: 2,
       text: expect.stringContaining('agent-spaces agent serve'),
     });
-    expect(() => parseCommandLine(['capabilities', 'biuld'])).toThrow('unknown subcommand "capabilities biuld" (build, sample or list)');
-    expect(() => parseCommandLine(['frobnicate', '--help'])).toThrow('unknown command "frobnicate"');
+    expect(() => parseCommandLine(['capabilities', 'biuld'], COMMANDS)).toThrow(
+      'unknown subcommand "capabilities biuld" (build, sample or list)',
+    );
+    expect(() => parseCommandLine(['frobnicate', '--help'], COMMANDS)).toThrow('unknown command "frobnicate"');
   });
 
   it("says what is wrong with an option in the CLI's words, naming the command whose help to read", () => {
     const refusal = (argv: string[]) => {
       try {
-        parseCommandLine(argv);
+        parseCommandLine(argv, COMMANDS);
       } catch (error) {
         return { message: (error as UsageError).message, command: (error as UsageError).command };
       }
@@ -155,18 +162,18 @@ describe('the help tells the truth', () => {
   });
 
   it('gives a command its remaining arguments and options', () => {
-    expect(parseCommandLine(['agent', 'serve', 'a', 'b', '--a2a', '0'])).toEqual({
+    expect(parseCommandLine(['agent', 'serve', 'a', 'b', '--a2a', '0'], COMMANDS)).toEqual({
       action: 'command',
-      command: findCommand('agent serve'),
+      command: findCommand('agent serve', COMMANDS),
       values: { a2a: '0' },
       args: ['a', 'b'],
     });
-    expect(parseCommandLine(['run', 'x.ts', '-v', '--no-check'])).toEqual({
+    expect(parseCommandLine(['run', 'x.ts', '-v', '--no-check'], COMMANDS)).toEqual({
       action: 'command',
-      command: findCommand('run'),
+      command: findCommand('run', COMMANDS),
       values: { verbose: true, 'no-check': true },
       args: ['x.ts'],
     });
-    expect(parseCommandLine(['--version', 'run'])).toEqual({ action: 'version' });
+    expect(parseCommandLine(['--version', 'run'], COMMANDS)).toEqual({ action: 'version' });
   });
 });

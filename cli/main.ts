@@ -2,6 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseCommandLine, type CommandLine } from './command-line.js';
+import { commandsFor } from './commands/index.js';
 import type { OptionValues } from './options.js';
 import type { Command } from './command.js';
 import { UsageError } from './usage-error.js';
@@ -18,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
   ignoreClosedStdout();
   let line: CommandLine;
   try {
-    line = parseCommandLine(argv);
+    line = parseCommandLine(argv, await commandsFor(argv));
   } catch (error) {
     return (await import('./output.js')).reportError(error);
   }

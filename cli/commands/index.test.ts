@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { defineCommand, type Command } from '../command.js';
 import { helpText, parseCommandLine } from '../command-line.js';
 import { OPTIONS, type OptionName } from '../options.js';
-import { COMMANDS } from './index.js';
+import { commandsFor, loadCommands, REGISTRY } from './index.js';
+
+const COMMANDS = await loadCommands();
 
 const FOLDER = fileURLToPath(new URL('.', import.meta.url));
 const MODULES = readdirSync(FOLDER).filter((file) => file.endsWith('.command.ts'));
@@ -52,7 +54,7 @@ function parsedOptions(command: Command): string[] {
   return (Object.keys(OPTIONS) as OptionName[])
     .filter((option) => {
       try {
-        parseCommandLine([...command.name.split(' '), `--${option}`, ...(OPTIONS[option].type === 'string' ? ['x'] : [])]);
+        parseCommandLine([...command.name.split(' '), `--${option}`, ...(OPTIONS[option].type === 'string' ? ['x'] : [])], COMMANDS);
         return true;
       } catch (error) {
         if ((error as Error).message === `--${option} is not an option of "${command.name}"`) return false;
@@ -84,23 +86,23 @@ describe('the command registry', () => {
   });
 
   it('lists in the help every registered command and nothing else', () => {
-    const listed = commandsInHelp(helpText(), COMMANDS);
+    const listed = commandsInHelp(helpText(undefined, COMMANDS), COMMANDS);
     expect(new Set(listed)).toEqual(new Set(COMMANDS.map((command) => command.name)));
     for (const group of ['capabilities', 'approvals', 'agent', 'agents', 'store']) {
       const members = COMMANDS.filter((command) => command.name.startsWith(`${group} `)).map((command) => command.name);
-      expect(new Set(commandsInHelp(helpText(group), COMMANDS)), group).toEqual(new Set(members));
+      expect(new Set(commandsInHelp(helpText(group, COMMANDS), COMMANDS)), group).toEqual(new Set(members));
     }
     // The check fails on a help that lists a command which is not registered.
     const withoutRun = COMMANDS.filter((command) => command.name !== 'run');
-    expect(commandsInHelp(helpText(), withoutRun)).not.toContain('run');
-    expect(commandsInHelp(helpText(), withoutRun)).toContain('not a command: agent-spaces run <file.ts | -> [options]');
+    expect(commandsInHelp(helpText(undefined, COMMANDS), withoutRun)).not.toContain('run');
+    expect(commandsInHelp(helpText(undefined, COMMANDS), withoutRun)).toContain('not a command: agent-spaces run <file.ts | -> [options]');
   });
 
   it.each(COMMANDS.map((command) => [command.name, command] as const))(
     '%s: the options in its help are those its module declares and the parser takes',
     (_name, command) => {
       const declared = [...command.options, 'help', 'version'].sort();
-      expect(flagsInHelp(helpText(command.name))).toEqual(declared);
+      expect(flagsInHelp(helpText(command.name, COMMANDS))).toEqual(declared);
       expect(parsedOptions(command)).toEqual(declared);
     },
   );
@@ -127,5 +129,36 @@ describe('the command registry', () => {
       loaded.every((specifier) => specifier === '../command.js' || specifier === '../usage-error.js'),
       loaded.join(', '),
     ).toBe(true);
+  });
+});
+
+describe('the registry loads the declarations a command line needs', () => {
+  it('names each command as its module does, in the help order, once', async () => {
+    expect(REGISTRY.map((entry) => entry.name)).toEqual(COMMANDS.map((command) => command.name));
+    for (const entry of REGISTRY) expect((await entry.load()).name).toBe(entry.name);
+  });
+
+  it('loads the one command a line names, none for --version alone, all for the whole help or an unknown name', async () => {
+    expect((await commandsFor(['run', 'x.ts', '--no-check'])).map((command) => command.name)).toEqual(['run']);
+    expect((await commandsFor(['--cwd', 'run', 'capabilities', 'build'])).map((command) => command.name)).toEqual(['capabilities build']);
+    expect((await commandsFor(['agents', 'serve', 'a'])).map((command) => command.name)).toEqual(['agents serve']);
+    expect(await commandsFor(['--version'])).toEqual([]);
+    for (const line of [[], ['--help'], ['capabilities'], ['capabilities', 'biuld'], ['frobnicate']])
+      expect(
+        (await commandsFor(line)).map((command) => command.name),
+        line.join(' '),
+      ).toEqual(COMMANDS.map((command) => command.name));
+  });
+
+  it('parses a named command with its own declaration alone as with all of them', async () => {
+    for (const argv of [
+      ['run', 'x.ts', '-v', '--no-check'],
+      ['capabilities', 'build', '--json'],
+      ['agent', 'serve', 'a', '--a2a', '0'],
+    ]) {
+      expect(parseCommandLine(argv, await commandsFor(argv))).toEqual(parseCommandLine(argv, COMMANDS));
+    }
+    expect(() => parseCommandLine(['run', '--a2a', '0'], COMMANDS)).toThrow('--a2a is not an option of "run"');
+    expect(() => parseCommandLine(['run', '--a2a', '0'], [] as Command[])).toThrow('unknown command "run"');
   });
 });
