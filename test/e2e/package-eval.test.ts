@@ -154,7 +154,7 @@ describe('agent-spaces eval from the packed package, installed outside the repos
     return JSON.parse(stdout) as EvalJson;
   };
 
-  it('ships the bundled suite: its sources and data with the licence, not its tests, parity scripts or build output', () => {
+  it('ships the bundled suites: their sources and data with the licence, not their tests, parity scripts or build output', () => {
     const suiteFiles = packedFiles.filter((file) => file.startsWith('eval/'));
     expect(suiteFiles.sort()).toEqual(
       [
@@ -168,10 +168,44 @@ describe('agent-spaces eval from the packed package, installed outside the repos
         'eval/suites/tau2-retail/data/tasks.json',
         'eval/suites/tau2-retail/retail-db.ts',
         'eval/suites/tau2-retail/suite.ts',
+        'eval/suites/bfcl-multi-turn/README.md',
+        'eval/suites/bfcl-multi-turn/agent-spaces.config.ts',
+        'eval/suites/bfcl-multi-turn/bfcl-world.ts',
+        'eval/suites/bfcl-multi-turn/call-syntax.ts',
+        'eval/suites/bfcl-multi-turn/capabilities/bfcl.ts',
+        'eval/suites/bfcl-multi-turn/data/BFCL_v4_multi_turn_base.json',
+        'eval/suites/bfcl-multi-turn/data/LICENSE',
+        'eval/suites/bfcl-multi-turn/data/SOURCE.md',
+        'eval/suites/bfcl-multi-turn/data/message_api.json',
+        'eval/suites/bfcl-multi-turn/data/possible_answer_BFCL_v4_multi_turn_base.json',
+        'eval/suites/bfcl-multi-turn/data/posting_api.json',
+        'eval/suites/bfcl-multi-turn/data/vehicle_control.json',
+        'eval/suites/bfcl-multi-turn/ground-truth.ts',
+        'eval/suites/bfcl-multi-turn/message.ts',
+        'eval/suites/bfcl-multi-turn/policy.md',
+        'eval/suites/bfcl-multi-turn/python-random.ts',
+        'eval/suites/bfcl-multi-turn/suite.ts',
+        'eval/suites/bfcl-multi-turn/twitter.ts',
+        'eval/suites/bfcl-multi-turn/vehicle-control.ts',
       ].sort(),
     );
     expect(packedFiles.filter((file) => file.startsWith('dist/eval/suites/'))).toEqual([]);
   });
+
+  it(
+    'runs the bundled bfcl-multi-turn suite by name with the oracle: each task starts from its own state and passes',
+    async () => {
+      const out = path.join(space, 'runs', 'bfcl');
+      const report = await evalJson(['bfcl-multi-turn', '--tasks', 'first:2', '--arms', 'direct,code', '--out', out]);
+      expect(report.interrupted).toBe(false);
+      expect(report.results).toHaveLength(4);
+      expect(
+        report.results.filter((result) => !result.success).map((result) => `${result.arm} ${result.taskId}: ${result.reasons.join('; ')}`),
+      ).toEqual([]);
+      for (const result of report.results) expect(result.toolCalls, `${result.arm} ${result.taskId}`).toBe(result.calls);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   it(
     'runs the bundled tau2-retail suite by name with the oracle: every run of tasks 0-1 in the direct and code arms passes the check',
