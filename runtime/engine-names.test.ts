@@ -5,10 +5,11 @@
  * string literal naming an engine anywhere else is a place a new engine would have to be added by hand.
  * Comments, docs and tests may name engines; the exceptions below are code, each with why.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { codeFiles, withoutComments } from '../test/support/code-files.js';
 import { ENGINE_NAMES } from './engines.js';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -32,24 +33,10 @@ const EXCEPTIONS: Record<string, string> = {
   'runtime/worker-pool/worker-entry.ts': "the bundler's externals: `isolated-vm` there is the npm package, not the engine",
 };
 
-function codeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (SKIPPED.has(entry.name)) return [];
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return codeFiles(full);
-    return /\.(?:ts|tsx|mts)$/.test(entry.name) && !/\.(?:test|d)\.ts$/.test(entry.name) ? [full] : [];
-  });
-}
-
-/** The text without its comments (block comments, and `//` comments not inside a URL). */
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
-}
-
 /** `file: literal` for every string literal naming an engine outside the engine folders. */
 function engineLiterals(): string[] {
   const literal = new RegExp(`(['"\`])(${ENGINE_NAMES.map((name) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})\\1`, 'g');
-  return codeFiles(ROOT).flatMap((file) => {
+  return codeFiles(ROOT, SKIPPED).flatMap((file) => {
     const relative = path.relative(ROOT, file).split(path.sep).join('/');
     if (relative === 'runtime/engines.ts' || ENGINE_NAMES.some((name) => relative.startsWith(`runtime/${name}/`))) return [];
     return [...withoutComments(readFileSync(file, 'utf8')).matchAll(literal)].map((match) => `${relative}: ${match[0]}`);

@@ -7,10 +7,11 @@
  * (`CapabilitySource.describe`, `title`, `schemaNames`, `secrets`, `callers`, its origin's shape in
  * `CapabilityOrigins`). Comments, docs and tests may name kinds. The exceptions are listed, each with why.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { codeFiles, withoutComments } from './support/code-files.js';
 import { kindsOf } from '../core/index.js';
 import { configuredSources } from '../sources/index.js';
 import { STD_SOURCE_KIND } from '../space/index.js';
@@ -53,24 +54,11 @@ const EXCEPTIONS: Record<string, string> = {
   'studio/server/api-starter.ts: agent': "a first program prefers a module whose calls need no model: an agent's do",
 };
 
-function codeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (SKIPPED.has(entry.name)) return [];
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return codeFiles(full);
-    return /\.(?:ts|tsx|mts)$/.test(entry.name) && !/\.(?:test|d)\.ts$/.test(entry.name) ? [full] : [];
-  });
-}
-
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
-}
-
 /** `file: kind` for every place code treats a kind by its name outside the kind's home. */
 function kindsNamed(): string[] {
   const names = KINDS.join('|');
   const asKind = new RegExp(`\\bkind\\s*(?:===|!==|==|!=|:)\\s*['"\`](${names})['"\`]|\\bcase\\s+['"\`](${names})['"\`]\\s*:`, 'g');
-  return codeFiles(ROOT).flatMap((file) => {
+  return codeFiles(ROOT, SKIPPED).flatMap((file) => {
     const relative = path.relative(ROOT, file).split(path.sep).join('/');
     const own = Object.entries(HOMES).flatMap(([home, kinds]) => (relative.startsWith(home) ? kinds : []));
     const found = [...withoutComments(readFileSync(file, 'utf8')).matchAll(asKind)].map((match) => match[1] ?? match[2] ?? '');
