@@ -3,19 +3,23 @@
 // wall and process CPU (all threads) per call, each minus a trivial run's. Runs in the bench's user project
 // (it needs the built package and as-tools.mjs beside it), so after `npm run bench -- peers` built it:
 //   cp bench/peers/profile-in-process.mjs bench/.peers/agent-spaces/ && cd bench/.peers/agent-spaces
-//   node --no-node-snapshot [--cpu-prof --cpu-prof-dir=/tmp/prof] profile-in-process.mjs isolated-vm|quickjs [calls] [runs]
+//   node --no-node-snapshot [--cpu-prof --cpu-prof-dir=/tmp/prof] profile-in-process.mjs isolated-vm|quickjs [calls] [runs] [echo|chunk]
+// `chunk` makes W5b's calls instead (each returns ~50 KB; the program counts the rows).
 /* global process, performance, console */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSpace, resolveConfig } from 'agent-spaces';
+import { CHUNK_ROWS } from './data.mjs';
 
-const [engine = 'isolated-vm', callsText = '2000', runsText = '5'] = process.argv.slice(2);
+const [engine = 'isolated-vm', callsText = '2000', runsText = '5', workload = 'echo'] = process.argv.slice(2);
 const calls = Number(callsText);
 const runs = Number(runsText);
 if (engine !== 'isolated-vm' && engine !== 'quickjs')
   throw new Error(`profile-in-process: the engine is isolated-vm or quickjs (got ${JSON.stringify(engine)})`);
 if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(runs) || runs < 1)
   throw new Error(`profile-in-process: calls and runs are positive integers (got ${callsText}, ${runsText})`);
+if (workload !== 'echo' && workload !== 'chunk')
+  throw new Error(`profile-in-process: the workload is echo or chunk (got ${JSON.stringify(workload)})`);
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const config = resolveConfig(
@@ -29,7 +33,11 @@ const config = resolveConfig(
 );
 const space = await createSpace({ config });
 await space.build();
-const program = `import { echo } from '@capabilities/bench';\nlet ok = 0;\nfor (let i = 0; i < ${calls}; i++) {\n  const r = await echo({ text: 'm' + i });\n  if (r.text === 'm' + i) ok++;\n}\nexport default ok;`;
+const program =
+  workload === 'echo'
+    ? `import { echo } from '@capabilities/bench';\nlet ok = 0;\nfor (let i = 0; i < ${calls}; i++) {\n  const r = await echo({ text: 'm' + i });\n  if (r.text === 'm' + i) ok++;\n}\nexport default ok;`
+    : `import { chunk } from '@capabilities/bench';\nlet rows = 0;\nfor (let i = 0; i < ${calls}; i++) {\n  const part = await chunk({ i });\n  if (part.i === i) rows += part.items.length;\n}\nexport default rows;`;
+const expected = workload === 'echo' ? calls : calls * CHUNK_ROWS;
 const trivial = 'export default 42;';
 
 /** One run: wall ms, process CPU ms (every thread: the isolate's too), and its result. */
@@ -49,7 +57,8 @@ const cpu = [];
 for (let run = 0; run < runs; run++) {
   const base = await time(trivial);
   const measured = await time(program);
-  if (measured.value !== calls) throw new Error(`profile-in-process: wrong result ${JSON.stringify(measured.value)} (expected ${calls})`);
+  if (measured.value !== expected)
+    throw new Error(`profile-in-process: wrong result ${JSON.stringify(measured.value)} (expected ${expected})`);
   wall.push(((measured.wall - base.wall) * 1000) / calls);
   cpu.push(((measured.cpu - base.cpu) * 1000) / calls);
 }
@@ -57,5 +66,5 @@ const line = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return `${sorted.map((value) => value.toFixed(1)).join(' ')} µs/call, median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)}`;
 };
-console.log(`${engine} in-process, ${calls} sequential calls × ${runs} runs: wall ${line(wall)}; process CPU ${line(cpu)}`);
+console.log(`${engine} in-process, ${calls} sequential ${workload} calls × ${runs} runs: wall ${line(wall)}; process CPU ${line(cpu)}`);
 await space.close();

@@ -8,7 +8,7 @@
  * identical); only the loading differs (5 loads `out/isolated_vm.node` built by its install script, 6
  * and 7 a prebuilt binary per Node ABI through node-gyp-build).
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type ivm from 'isolated-vm';
@@ -94,16 +94,54 @@ function foreignAbi(require: NodeJS.Require, candidate: string): string | undefi
     return undefined;
   }
   for (const binary of binariesOf(folder)) {
-    let bytes: Buffer;
+    let abi: string | undefined;
     try {
-      bytes = readFileSync(binary);
+      abi = binaryAbi(binary);
     } catch {
       continue;
     }
-    const abi = /node_register_module_v(\d+)/.exec(bytes.toString('latin1'))?.[1];
     if (abi !== undefined) return abi === process.versions.modules ? undefined : abi;
   }
   return undefined;
+}
+
+const REGISTER_SYMBOL = Buffer.from('node_register_module_v', 'latin1');
+/** Bytes kept from the end of one chunk for the next: a symbol name and its digits cut in two are found whole. */
+const CHUNK_OVERLAP = 64;
+
+/**
+ * The ABI in the first `node_register_module_v<ABI>` symbol name of `binary`, read in 1 MiB chunks from
+ * the start (the name sits in the dynamic string table, ~150 KB into isolated-vm 5's 26 MB binary):
+ * reading the whole binary as one latin1 string cost ~50 MB of memory and tens of milliseconds of CPU
+ * in every process that loaded the engine (the host and each sandbox worker). Throws when it cannot be read.
+ */
+export function binaryAbi(binary: string, chunkBytes = 1024 * 1024): string | undefined {
+  const fd = openSync(binary, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(Math.max(chunkBytes, 2 * CHUNK_OVERLAP));
+    for (let position = 0; ;) {
+      const read = readSync(fd, chunk, 0, chunk.length, position);
+      const bytes = chunk.subarray(0, read);
+      const at = bytes.indexOf(REGISTER_SYMBOL);
+      const last = read < chunk.length;
+      if (at !== -1) {
+        let end = at + REGISTER_SYMBOL.length;
+        while (end < read && (bytes[end] as number) >= 0x30 && (bytes[end] as number) <= 0x39) end++;
+        // Digits that reach the chunk's end may go on in the next one: read again from the name.
+        if (end < read || last || at === 0) {
+          if (end > at + REGISTER_SYMBOL.length) return bytes.toString('latin1', at + REGISTER_SYMBOL.length, end);
+          position += end;
+          continue;
+        }
+        position += at;
+        continue;
+      }
+      if (last) return undefined;
+      position += read - CHUNK_OVERLAP;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Where the package's loader would take its binary from: isolated-vm 5's out/, or node-gyp-build's choice (6, 7). */
