@@ -22,6 +22,8 @@ export { discoverHostTools, hostToolsBackend } from './host-tools.js';
 export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';
 export type { McpSourceOptions } from './mcp/index.js';
 export { createOpenApiSource, openapiSource } from './openapi/index.js';
+export { schemaOfMembers, schemaOfType } from './sdk/index.js';
+export type { TypeSchema, TypeSchemaOptions } from './sdk/index.js';
 export { secretsOfMcpServer } from './mcp/server-secrets.js';
 export { secretsOfApi } from './openapi/api-secrets.js';
 export { collectSecrets, secretsOfModel } from './secrets-of-config.js';

@@ -1,0 +1,2 @@
+export { schemaOfMembers, schemaOfType } from './type-to-schema.js';
+export type { TypeSchema, TypeSchemaOptions } from './type-to-schema.js';
