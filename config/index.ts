@@ -24,3 +24,19 @@ export type {
   StdConfig,
   StdioServerConfig,
 } from './schema.js';
+export {
+  agentSpacesHome,
+  defineRegistry,
+  EMPTY_REGISTRY,
+  findRegistryFile,
+  loadRegistry,
+  mergeRegistries,
+  REGISTRY_FILES,
+  registryNames,
+  registrySchema,
+  resolveRegistry,
+  selectFromRegistry,
+} from './registry.js';
+export type { Registry, RegistryInput } from './registry.js';
+export { hasSelections, kindOfSelection, REGISTRY_KINDS } from './registry-kinds.js';
+export type { RegistryKind } from './registry-kinds.js';

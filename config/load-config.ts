@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { closestKey, ConfigError, errorMessage, keepAliveUntil, type ConfigIssue } from '../core/index.js';
 import { resolveAgentEntry } from './agent-entries.js';
+import { hasSelections } from './registry-kinds.js';
+import type { Registry } from './registry.js';
 import { expandEnvDeep } from './expand-env.js';
 import {
   configSchema,
@@ -44,6 +46,12 @@ export interface LoadConfigOptions {
   file?: string;
   /** Variables for `${VAR}` expansion (default: `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * What `capabilities` entries like `mcp:slack` select from (see config/registry.ts); default: the
+   * user-level registry (`$AGENT_SPACES_HOME/registry.config.*`, else `~/.agent-spaces/`), loaded only
+   * when the config selects something.
+   */
+  registry?: Registry;
 }
 
 /**
@@ -59,7 +67,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     ]);
   }
   const raw = file ? await readConfigFile(file) : {};
-  return resolveConfig(raw, { root: file ? path.dirname(file) : cwd, ...(file ? { file } : {}), env: options.env ?? process.env });
+  const env = options.env ?? process.env;
+  const config = resolveConfig(raw, { root: file ? path.dirname(file) : cwd, ...(file ? { file } : {}), env });
+  if (!hasSelections(config.capabilities)) return config;
+  // Imported here: the registry resolves its entries with this file's resolveConfig.
+  const { loadRegistry, selectFromRegistry } = await import('./registry.js');
+  return selectFromRegistry(config, options.registry ?? (await loadRegistry({ env })));
 }
 
 /** Validates a config object (as written by the user) and resolves paths and `${VAR}`s. */
@@ -111,6 +124,7 @@ export function resolveConfig(
     agentSessions: path.resolve(root, parsed.data.agentSessions ?? path.join(outDir, 'sessions')),
     ...(store === undefined ? {} : { store }),
     ...(parsed.data.durable === undefined ? {} : { durable: parsed.data.durable }),
+    ...(parsed.data.session === undefined ? {} : { session: parsed.data.session }),
     ...(parsed.data.callers === undefined ? {} : { callers: parsed.data.callers }),
     ...(telemetry === undefined ? {} : { telemetry }),
   };
@@ -137,7 +151,8 @@ function findConfigFile(cwd: string): string | undefined {
   return undefined;
 }
 
-async function readConfigFile(file: string): Promise<unknown> {
+/** A config-shaped file's default export (`.ts`, `.js`, …) or JSON, with errors naming the file. */
+export async function readConfigFile(file: string): Promise<unknown> {
   if (file.endsWith('.json')) {
     const text = await readFile(file, 'utf8');
     try {
