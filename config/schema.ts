@@ -215,6 +215,14 @@ export const configSchema = z.strictObject({
    */
   store: z.string().min(1).optional(),
   durable: durableSchema.optional(),
+  /** State between runs (`@capabilities/session`), per scope: bytes of keys and values, keys, and how long a key lives after its last set. */
+  session: z
+    .strictObject({
+      maxBytes: z.number().int().positive().optional(),
+      maxKeys: z.number().int().positive().optional(),
+      ttlSeconds: z.number().int().positive().optional(),
+    })
+    .optional(),
   /**
    * Who may call functions by default: `code` (programs in the sandbox), `direct` (direct tool calls) or
    * `both` (default). A function's own `callers`, or its server's, wins. The bridge refuses the others.
@@ -264,6 +272,8 @@ export interface ResolvedConfig {
   /** The durable runs' store (`${VAR}`s expanded), when configured. */
   store?: string;
   durable?: DurableConfig;
+  /** Limits of session state (`configSchema.session`). */
+  session?: { maxBytes?: number; maxKeys?: number; ttlSeconds?: number };
   /** The space's default callers (`configSchema.callers`). */
   callers?: z.output<typeof callersSchema>;
   /** Tracing (`configSchema.telemetry`), `${VAR}`s expanded. */

@@ -78,6 +78,11 @@ export interface CallContext {
   traceparent?: string;
   /** The functions this run may call; absent: every function of the space. */
   access?: CallAccess;
+  /**
+   * The session-state scope of the run (`@capabilities/session`), set by the host: an explicit session
+   * id, an MCP session, a planner task or an agent session. Never chosen by the program. Absent: none.
+   */
+  session?: string;
   /** Aborted when the run ends (timeout, cancel): in-flight work should stop. */
   signal: AbortSignal;
   /**

@@ -38,6 +38,7 @@ import { stdWorkspace } from './std-source.js';
 import { connectSources } from './connect-sources.js';
 import { spaceEngineChoice } from './engine-choice.js';
 import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
+import { MAX_SESSION_SCOPE_CHARS, type SessionStateBacking } from './session-state/index.js';
 
 export interface SpaceOptions {
   /** A resolved config; otherwise one is loaded from `cwd` (and `configFile`). */
@@ -68,6 +69,11 @@ export interface SpaceOptions {
   journal?: CallJournal;
   /** Where spans go; default from the config's `telemetry` or the `OTEL_*` variables (none: no tracing). */
   tracer?: Tracer;
+  /**
+   * Where `@capabilities/session` keeps its state (default: this process's memory); a composition root
+   * with a store passes the store's `sessionState`, so every process of the store sees the same state.
+   */
+  sessionState?: SessionStateBacking;
 }
 
 export interface SpaceRunOptions {
@@ -84,6 +90,11 @@ export interface SpaceRunOptions {
   traceparent?: string;
   /** The sandbox engine for this run (default: the space's); the result's `engine` says which ran and why. */
   engine?: EngineChoice;
+  /**
+   * The run's session-state scope (`@capabilities/session`): runs given the same id share their state.
+   * Absent: the run has none, and its session calls fail saying so.
+   */
+  session?: string;
 }
 
 /** A space: its config, build output, bridge and sandbox, wired together. */
@@ -124,7 +135,14 @@ export interface Space {
   callTool(
     id: string,
     args: unknown,
-    options?: { runId?: string; signal?: AbortSignal; resultMode?: ResultMode; access?: CallAccess; traceparent?: string },
+    options?: {
+      runId?: string;
+      signal?: AbortSignal;
+      resultMode?: ResultMode;
+      access?: CallAccess;
+      traceparent?: string;
+      session?: string;
+    },
   ): Promise<unknown>;
   /** The space's tracer (OpenTelemetry when configured, else one that does nothing), loaded on first use. */
   tracer(): Promise<Tracer>;
@@ -148,7 +166,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
   // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
   const taskStorage = createTaskStorage();
-  const defaults = defaultSources(config, { stdExtraTools: { [TASK_STORAGE_MODULE]: taskStorage.definition } });
+  const defaults = defaultSources(config, {
+    stdExtraTools: { [TASK_STORAGE_MODULE]: taskStorage.definition },
+    ...(options.sessionState ? { sessionState: options.sessionState } : {}),
+  });
   const sources = typeof options.sources === 'function' ? options.sources(defaults) : (options.sources ?? defaults);
 
   let ready: Promise<StartedSpace> | undefined;
@@ -169,6 +190,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       return result;
     },
     async run(code, runOptions = {}) {
+      checkSessionId(runOptions.session);
       const started = await start();
       return runProgram(started, await space.tracer(), config, code, runOptions);
     },
@@ -195,6 +217,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     },
     async callTool(id, args, callOptions = {}) {
       const tool = parseToolId(id);
+      checkSessionId(callOptions.session);
       const { bridge } = await start();
       return callThroughBridge(bridge, tool, args, callOptions);
     },
@@ -297,13 +320,14 @@ async function runProgram(
     attributes: { 'agent_spaces.run_id': runId, 'agent_spaces.code_bytes': Buffer.byteLength(code) },
   });
   const traced = span.traceparent === undefined ? {} : { traceparent: span.traceparent };
+  const session = runOptions.session === undefined ? {} : { session: runOptions.session };
   // Every call of a program is a call by code, whatever the program did to reach it (callers). The
   // runtime passes one context object per run: its extended copy is made once, not per call.
   let seen: CallContext | undefined;
   let extended: CallContext | undefined;
   const extend = (context: CallContext): CallContext => {
     if (context !== seen || extended === undefined) {
-      extended = { ...context, caller: 'code', ...(access === undefined ? {} : { access }), ...traced };
+      extended = { ...context, caller: 'code', ...(access === undefined ? {} : { access }), ...session, ...traced };
       seen = context;
     }
     return extended;
@@ -326,6 +350,16 @@ async function runProgram(
   });
   span.end(result.success ? undefined : { code: result.error?.code ?? 'RUN_FAILED', message: result.error?.code ?? 'the run failed' });
   return result;
+}
+
+/** A session id the host gives a run: a non-empty string of at most MAX_SESSION_SCOPE_CHARS characters. */
+function checkSessionId(session: unknown): void {
+  if (session === undefined) return;
+  if (typeof session !== 'string' || session === '' || session.length > MAX_SESSION_SCOPE_CHARS) {
+    throw new TypeError(
+      `the session option must be a non-empty string of at most ${MAX_SESSION_SCOPE_CHARS} characters (got ${typeof session === 'string' ? `${session.length} characters` : typeof session})`,
+    );
+  }
 }
 
 /** `<module>.<function>` split at its last dot; `UNKNOWN_FUNCTION` for anything else. */
@@ -362,6 +396,7 @@ async function callThroughBridge(
         caller: 'direct',
         ...(callOptions.access ? { access: callOptions.access } : {}),
         ...(callOptions.traceparent ? { traceparent: callOptions.traceparent } : {}),
+        ...(callOptions.session === undefined ? {} : { session: callOptions.session }),
       },
     );
   } finally {

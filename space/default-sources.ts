@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { ToolDefinition } from '../core/index.js';
 import { configuredSources, type CapabilitySource } from '../sources/index.js';
 import { createStdSource } from './std-source.js';
+import { createSessionSource, type SessionStateBacking } from './session-state/index.js';
 
 export interface DefaultSourcesOptions {
   /** Host tools compiled into the standard library (the space's `task-storage`), by module. */
@@ -11,6 +12,8 @@ export interface DefaultSourcesOptions {
    * `false` for a caller of the compiler alone, who may bring backends for any module.
    */
   requireImplementations?: boolean;
+  /** Where `@capabilities/session` keeps its state (default: memory). */
+  sessionState?: SessionStateBacking;
 }
 
 /**
@@ -22,5 +25,6 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
   return [
     ...configuredSources(options.requireImplementations === undefined ? {} : { requireImplementations: options.requireImplementations }),
     createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
+    createSessionSource(config, options.sessionState ? { backing: options.sessionState } : {}),
   ];
 }

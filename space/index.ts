@@ -10,3 +10,12 @@ export { defaultSources } from './default-sources.js';
 export type { DefaultSourcesOptions } from './default-sources.js';
 export { createStdSource, STD_SOURCE_KIND, stdWorkspace } from './std-source.js';
 export type { StdSourceOptions } from './std-source.js';
+export {
+  createMemorySessionState,
+  createSessionSource,
+  DEFAULT_SESSION_LIMITS,
+  SESSION_MODULE,
+  SESSION_SOURCE_KIND,
+  sessionLimits,
+} from './session-state/index.js';
+export type { SessionEntry, SessionLimits, SessionSetOutcome, SessionSourceOptions, SessionStateBacking } from './session-state/index.js';
