@@ -45,11 +45,18 @@ await serveDriver({
     }
     const specs = await api.loadBuiltCapabilities(outDir);
     const mcpConfig = config.mcpServers.bench;
+    // The MCP backend: through the MCP source's connect (what createSpace does) since 199ed30, which took
+    // the client internals (createMcpBackend) out of the package root; createMcpBackend on older commits.
+    const mcpBackend = async () =>
+      api.createMcpBackend
+        ? api.createMcpBackend({ servers: { 'mcp-bench': { name: 'bench', config: mcpConfig } } })
+        : api.createMcpSource().connect(
+            specs.filter((spec) => spec.source?.kind === 'mcp'),
+            { config },
+          );
     const backends = {
       bench: api.createInProcessBackend({ bench: tools.bench }),
-      ...(useMcp && mcpConfig
-        ? { 'mcp-bench': api.createMcpBackend({ servers: { 'mcp-bench': { name: 'bench', config: mcpConfig } } }) }
-        : {}),
+      ...(useMcp && mcpConfig ? { 'mcp-bench': await mcpBackend() } : {}),
     };
     const bridge = api.createBridge({ capabilities: specs, backends, maxResultBytes: BIG });
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
