@@ -24,6 +24,7 @@ import { buildInputs } from './is-build-stale.js';
 import { emitDeclarations } from './declarations/emit-declarations.js';
 import { describeWith, discoverSources, type BuildProgressEvent, type Discovered } from './discover-sources.js';
 import { readPreviousBuild, writeBuildOutput, type OutputFile } from './write-output.js';
+import { buildSandboxModules, type SandboxModulesReport } from './sandbox-modules/index.js';
 
 /** Bumped whenever the emitted files change shape, so a new compiler never reuses stale output. */
 export const COMPILER_VERSION = '3';
@@ -69,6 +70,8 @@ export interface BuildResult {
   written: string[];
   /** Files removed (modules that no longer exist), relative to outDir. */
   removed: string[];
+  /** The npm packages bundled for programs to import (`sandbox.modules`). */
+  sandboxModules: SandboxModulesReport;
   durationMs: number;
 }
 
@@ -104,6 +107,8 @@ export async function buildCapabilities(options: BuildOptions & Required<Pick<Bu
   const { config } = options;
   const progress = options.onProgress ?? (() => undefined);
   const previous = await readPreviousBuild(config.outDir);
+  // First, so a module the sandbox cannot run fails the build before any of it is written.
+  const sandboxModules = await buildSandboxModules(config, { force: options.force === true });
   // Every schema is compiled with the bridge's ajv setup: one that cannot validate fails its source here.
   const checker = createSchemaChecker(previous?.compilerVersion === COMPILER_VERSION ? previous.checkedSchemas : {});
   const { sources } = options;
@@ -199,6 +204,7 @@ export async function buildCapabilities(options: BuildOptions & Required<Pick<Bu
     functionCount: specs.reduce((sum, spec) => sum + spec.functions.length, 0),
     written,
     removed,
+    sandboxModules,
     durationMs: performance.now() - started,
   };
 }

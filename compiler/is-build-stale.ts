@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import { BUILD_LAYOUT, inputFilesOf, type CapabilitySource } from '../core/index.js';
+import { sandboxModulesStale } from './sandbox-modules/index.js';
 
 /**
  * Whether the build output is missing, older than the config file or any local file `sources` read
@@ -17,6 +18,7 @@ export async function isBuildStale(config: ResolvedConfig, sources: readonly Cap
   const inputs = config.file ? [config.file, ...files] : files;
   const times = await Promise.all(inputs.map(mtime));
   if (times.some((time) => time !== undefined && time > built)) return true;
+  if (await sandboxModulesStale(config)) return true;
   const recorded = await recordedInputs(config.outDir);
   if (recorded === undefined) return false;
   const current = relativeInputs(config, files);

@@ -105,6 +105,13 @@ export const sandboxSchema = z.strictObject({
   workers: z.number().int().positive().optional(),
   /** Programs one sandbox worker process runs at once (default 8). */
   runsPerWorker: z.number().int().positive().optional(),
+  /**
+   * npm packages (pure JavaScript, installed beside the config) that programs may import by their own
+   * names: `['date-fns', 'zod', 'lodash-es/chunk']`. Bundled by the build; see docs/MODULES.md.
+   */
+  modules: z.array(z.string().min(1)).optional(),
+  /** Largest bundle of one sandbox module, in bytes (default 2 MiB). */
+  maxModuleBytes: z.number().int().positive().optional(),
 });
 
 export const stdSchema = z.strictObject({

@@ -112,3 +112,4 @@ export {
   redactionMarker,
 } from './redact.js';
 export type { EngineChoice, EngineName, EngineRegistry } from './engine-choice.js';
+export { parseSandboxModules, type SandboxModuleEntry, type SandboxModulesManifest } from './sandbox-modules.js';

@@ -140,6 +140,9 @@ export const BUILD_LAYOUT = {
   manifestFile: 'manifest.json',
   /** The local files the build read (config-relative), so a deleted or renamed one makes it stale. */
   inputsFile: 'inputs.json',
+  /** The bundled npm packages programs may import (`sandbox.modules`), with their list `modules/modules.json`. */
+  sandboxModulesDir: 'modules',
+  sandboxModulesFile: 'modules/modules.json',
   moduleFiles: {
     declarations: 'index.d.ts',
     proxy: 'index.js',

@@ -1,11 +1,13 @@
 /**
- * Finds the build output's proxy modules for `@capabilities/*` specifiers. Sources are cached per
+ * Finds the build output's proxy modules for `@capabilities/*` specifiers, and the bundles of the npm
+ * modules the build lists (`sandbox.modules`, docs/MODULES.md) for bare ones. Sources are cached per
  * process by path and modification time, so a rebuilt capability is picked up by the next run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { closestKey } from '../../core/edit-distance.js';
 import { BUILD_LAYOUT, CAPABILITY_PREFIX } from '../../core/manifest.js';
+import { parseSandboxModules, type SandboxModulesManifest } from '../../core/sandbox-modules.js';
 
 const MODULE_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
 
@@ -48,10 +50,7 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
       );
     }
   } else {
-    throw new ModuleResolutionError(
-      'IMPORT_REFUSED',
-      `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`,
-    );
+    file = sandboxModuleFile(outDir, specifier);
   }
   let stat;
   try {
@@ -69,6 +68,43 @@ export function resolveCapabilityModule(outDir: string, specifier: string, refer
   const source = readFileSync(file, 'utf8');
   sources.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, source });
   return { path: file, source };
+}
+
+const sandboxModules = new Map<string, { mtimeMs: number; size: number; manifest: SandboxModulesManifest | undefined }>();
+
+/** The sandbox modules (`sandbox.modules`) of the build in `outDir`, read again when the build rewrote their list. */
+export function readSandboxModuleList(outDir: string): SandboxModulesManifest | undefined {
+  const file = path.resolve(outDir, BUILD_LAYOUT.sandboxModulesFile);
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (stat === undefined) return undefined;
+  const cached = sandboxModules.get(file);
+  if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.manifest;
+  let manifest: SandboxModulesManifest | undefined;
+  try {
+    manifest = parseSandboxModules(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    manifest = undefined;
+  }
+  sandboxModules.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, manifest });
+  return manifest;
+}
+
+/** The bundle of a bare specifier the build lists in `sandbox.modules`; any other is refused, naming those it lists. */
+function sandboxModuleFile(outDir: string, specifier: string): string {
+  const manifest = readSandboxModuleList(outDir);
+  const entry = manifest !== undefined && Object.hasOwn(manifest.modules, specifier) ? manifest.modules[specifier] : undefined;
+  const modulesDir = path.resolve(outDir, BUILD_LAYOUT.sandboxModulesDir);
+  const file = entry === undefined ? undefined : path.resolve(modulesDir, entry.file);
+  if (file !== undefined && file.startsWith(modulesDir + path.sep) && file.endsWith('.js')) return file;
+  const listed = Object.keys(manifest?.modules ?? {});
+  const allowed =
+    listed.length > 0
+      ? `, or the npm modules this build bundled: ${listed.map((name) => `"${name}"`).join(', ')}`
+      : ' (this build bundles no npm modules)';
+  throw new ModuleResolutionError(
+    'IMPORT_REFUSED',
+    `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build${allowed}; an npm package must be listed in sandbox.modules in the config (and the capabilities rebuilt)`,
+  );
 }
 
 function notInBuild(specifier: string): string {

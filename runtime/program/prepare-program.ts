@@ -7,6 +7,7 @@ import { ts } from 'ts-morph';
 import {
   applyEdits,
   CAPABILITY_SPECIFIER,
+  isImportableSpecifier,
   DEFAULT_ASSIGNMENT,
   DEFAULT_BINDING,
   overwrite,
@@ -78,8 +79,8 @@ function rewrite(code: string, file: ts.SourceFile): PreparedProgram {
     if (ts.isImportDeclaration(statement)) {
       if (seenStatement) throw new Refusal(REFUSED.importsFirst, statement);
       const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-      if (!CAPABILITY_SPECIFIER.test(specifier)) throw new Refusal(REFUSED.import(specifier), statement);
-      imports.add(specifier);
+      if (!isImportableSpecifier(specifier)) throw new Refusal(REFUSED.import(specifier), statement);
+      if (CAPABILITY_SPECIFIER.test(specifier)) imports.add(specifier);
       wrapperStart = statement.end;
       continue;
     }

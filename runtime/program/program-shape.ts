@@ -6,6 +6,7 @@
  * returns from the wrapper. Every edit keeps line numbers and (but for the one line where the
  * wrapper opens) columns. Both readers refuse the same programs with the same messages.
  */
+import { builtinModules } from 'node:module';
 import type { RunError } from '../../core/run-result.js';
 
 /** The local that receives the program's default export inside the wrapper (as long as `export default`). */
@@ -14,6 +15,21 @@ export const DEFAULT_ASSIGNMENT = `${DEFAULT_BINDING} =`;
 export const WRAPPER_PREFIX = `;export default async () => { let ${DEFAULT_BINDING};`;
 
 export const CAPABILITY_SPECIFIER = /^@capabilities\/[a-z0-9][a-z0-9_.-]*$/;
+
+/** An npm package (`date-fns`, `@scope/name`, `lodash-es/chunk`): the sandbox loads it when the build lists it (`sandbox.modules`). */
+const PACKAGE_SPECIFIER = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(?:\/[A-Za-z0-9._~@+-]+)*$/;
+const NODE_BUILTINS = new Set(builtinModules);
+
+/**
+ * Whether a program may name `specifier` in an import: a capability module, or an npm package that is
+ * not one of Node's own modules (whether the build bundled it is the module loader's and the type
+ * checker's answer; Node's modules are refused here, whatever the build).
+ */
+export function isImportableSpecifier(specifier: string): boolean {
+  if (CAPABILITY_SPECIFIER.test(specifier)) return true;
+  if (specifier.startsWith('@capabilities/') || !PACKAGE_SPECIFIER.test(specifier)) return false;
+  return !NODE_BUILTINS.has(specifier) && !NODE_BUILTINS.has(specifier.split('/')[0] ?? '');
+}
 
 export interface Position {
   /** 1-based. */
@@ -36,7 +52,8 @@ export const REFUSED = {
   exportAndReturn:
     'a program either exports its result (`export default`) or returns it at top level, not both; remove the top-level `return`',
   namespace: 'TypeScript namespaces are not supported in programs; use plain functions and objects',
-  import: (specifier: string) => `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build`,
+  import: (specifier: string) =>
+    `import of "${specifier}" refused: programs may only import @capabilities/<name> modules of the build, or npm modules it bundled (sandbox.modules in the config; never Node's own modules)`,
   dynamicImport: (specifier: string | undefined) =>
     `dynamic import() of ${specifier === undefined ? 'a computed specifier' : `"${specifier}"`} refused: use a static \`import { ... } from "@capabilities/<name>"\``,
 } as const;

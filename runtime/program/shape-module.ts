@@ -16,6 +16,7 @@ import type {
 import {
   applyEdits,
   CAPABILITY_SPECIFIER,
+  isImportableSpecifier,
   DEFAULT_ASSIGNMENT,
   DEFAULT_BINDING,
   overwrite,
@@ -81,8 +82,8 @@ function shape(js: string, tree: Program, originalStartsWith: OriginalStartsWith
     if (statement.type === 'ImportDeclaration') {
       if (seenStatement) throw new Refusal(REFUSED.importsFirst, statement.start);
       const specifier = String(statement.source.value);
-      if (!CAPABILITY_SPECIFIER.test(specifier)) throw new Refusal(REFUSED.import(specifier), statement.start);
-      imports.add(specifier);
+      if (!isImportableSpecifier(specifier)) throw new Refusal(REFUSED.import(specifier), statement.start);
+      if (CAPABILITY_SPECIFIER.test(specifier)) imports.add(specifier);
       importDeclarations.push(statement);
       wrapperStart = statement.end;
       continue;

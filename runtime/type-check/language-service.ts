@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
+import { parseSandboxModules } from '../../core/sandbox-modules.js';
 import { prepareProgram } from '../program/prepare-program.js';
 import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
 
@@ -99,19 +100,47 @@ function withoutLibReferences(text: string): string {
 }
 
 /**
+ * The declarations of the build's sandbox modules (`sandbox.modules`), a `node_modules` tree on disk
+ * in the build output, seen by the program as `/node_modules/…`. Files are read once per tree.
+ */
+interface PackageTypes {
+  /** The folder that holds `node_modules/`. */
+  root: string;
+  texts: Map<string, string | undefined>;
+}
+
+function packageFile(types: PackageTypes | undefined, fileName: string): string | undefined {
+  if (types === undefined || !fileName.startsWith('/node_modules/') || fileName.startsWith('/node_modules/typescript/')) return undefined;
+  if (types.texts.has(fileName)) return types.texts.get(fileName);
+  let text: string | undefined;
+  try {
+    text = readFileSync(path.join(types.root, ...fileName.split('/')), 'utf8');
+  } catch {
+    text = undefined;
+  }
+  types.texts.set(fileName, text);
+  return text;
+}
+
+function packageDirectoryExists(types: PackageTypes | undefined, directory: string): boolean {
+  if (types === undefined || !directory.startsWith('/node_modules/')) return false;
+  return statSync(path.join(types.root, ...directory.split('/')), { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/**
  * A compiler host over texts in memory: each file is parsed once, and handed out by identity until
  * its text changes (`sourceFiles` loses its entry), so a new program takes the old one's files as
  * they are, bound.
  */
-function createHost(texts: Map<string, string>, sourceFiles: Map<string, ts.SourceFile>, lib?: Lib): ts.CompilerHost {
+function createHost(texts: Map<string, string>, sourceFiles: Map<string, ts.SourceFile>, lib?: Lib, types?: PackageTypes): ts.CompilerHost {
   const directories = new Set(['/', '/node_modules', '/node_modules/typescript', LIB_FOLDER]);
-  const textOf = (fileName: string): string | undefined => texts.get(fileName) ?? lib?.texts.get(fileName);
+  const textOf = (fileName: string): string | undefined => texts.get(fileName) ?? lib?.texts.get(fileName) ?? packageFile(types, fileName);
   // The files that exist never change (only their texts do): resolutions, and the package.json
   // lookups TypeScript makes for each lib file (they sit under node_modules), hold for every check.
   const resolutionCache = ts.createModuleResolutionCache('/', (fileName) => fileName, COMPILER_OPTIONS);
   const host: ts.CompilerHost = {
     getSourceFile(fileName, languageVersionOrOptions) {
-      const cache = lib !== undefined && !texts.has(fileName) ? lib.sourceFiles : sourceFiles;
+      const cache = lib !== undefined && !texts.has(fileName) && lib.texts.has(fileName) ? lib.sourceFiles : sourceFiles;
       let file = cache.get(fileName);
       if (file === undefined) {
         const text = textOf(fileName);
@@ -129,7 +158,7 @@ function createHost(texts: Map<string, string>, sourceFiles: Map<string, ts.Sour
     getNewLine: () => '\n',
     fileExists: (fileName) => textOf(fileName) !== undefined,
     readFile: textOf,
-    directoryExists: (directory) => directories.has(directory),
+    directoryExists: (directory) => directories.has(directory) || packageDirectoryExists(types, directory),
     getDirectories: () => [],
     getModuleResolutionCache: () => resolutionCache,
     resolveModuleNameLiterals: (literals, containingFile, redirectedReference, compilerOptions, containingSourceFile) =>
@@ -148,8 +177,8 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     [PROGRAM_FILE, ''],
     [DECLARATIONS_FILE, ''],
   ]);
-  const sourceFiles = new Map<string, ts.SourceFile>();
-  const host = createHost(texts, sourceFiles, sharedLib);
+  let sourceFiles = new Map<string, ts.SourceFile>();
+  let host = createHost(texts, sourceFiles, sharedLib);
   const setText = (fileName: string, text: string): void => {
     texts.set(fileName, text);
     sourceFiles.delete(fileName);
@@ -158,18 +187,25 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
   const checked = createCheckedPrograms();
 
   const declarationsPath = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
+  const modulesPath = path.join(options.outDir, BUILD_LAYOUT.sandboxModulesFile);
   let declarationsStamp = '';
+  let modulesStamp = '';
+  let sandboxModules: ReadonlySet<string> = new Set();
 
   return {
     refreshDeclarations() {
-      let stamp = 'missing';
-      try {
-        const stat = statSync(declarationsPath);
-        stamp = `${stat.mtimeMs}:${stat.size}`;
-      } catch {
-        // No declarations: programs that import capabilities fail to check, which says what is missing.
+      const stamp = fileStamp(declarationsPath);
+      const modules = fileStamp(modulesPath);
+      if (stamp === declarationsStamp && modules === modulesStamp) return false;
+      if (modules !== modulesStamp) {
+        // Another set of packages: a new host, so no file or resolution of the old tree is kept.
+        modulesStamp = modules;
+        const loaded = readSandboxModules(options.outDir, modulesPath);
+        sandboxModules = loaded.modules;
+        sourceFiles = new Map();
+        host = createHost(texts, sourceFiles, sharedLib, loaded.types);
+        program = undefined;
       }
-      if (stamp === declarationsStamp) return false;
       declarationsStamp = stamp;
       setText(DECLARATIONS_FILE, stamp === 'missing' ? '' : readFileSync(declarationsPath, 'utf8'));
       checked.clear();
@@ -206,6 +242,7 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     setText(PROGRAM_FILE, prepared.source);
     program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
     const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
+    refusals.push(...unlistedImports(file, sandboxModules, prepared.toOriginal));
     const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
     const typeErrors = found.flatMap((diagnostic) => {
       const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
@@ -226,6 +263,51 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     });
     return [...refusals, ...typeErrors].sort((a, b) => a.line - b.line || a.column - b.column);
   }
+}
+
+/** `size:mtime` of a file, or `missing`. */
+function fileStamp(file: string): string {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  return stat === undefined ? 'missing' : `${stat.mtimeMs}:${stat.size}`;
+}
+
+/** The specifiers the build bundled, and where their declarations are (none when it bundled none). */
+function readSandboxModules(outDir: string, file: string): { modules: ReadonlySet<string>; types?: PackageTypes } {
+  let manifest;
+  try {
+    manifest = parseSandboxModules(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    manifest = undefined;
+  }
+  if (manifest === undefined) return { modules: new Set() };
+  const modules = new Set(Object.keys(manifest.modules));
+  if (manifest.typesDir === undefined || /[/\\]|^\.\.?$/.test(manifest.typesDir)) return { modules };
+  return { modules, types: { root: path.join(outDir, BUILD_LAYOUT.sandboxModulesDir, manifest.typesDir), texts: new Map() } };
+}
+
+/**
+ * The program's imports of npm packages the build did not bundle: the sandbox refuses them when the
+ * program runs, so the check says so too (a package's declarations may be present as another's dependency).
+ */
+function unlistedImports(
+  file: ts.SourceFile,
+  modules: ReadonlySet<string>,
+  toOriginal: (position: { line: number; column: number }) => { line: number; column: number },
+): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || statement.importClause?.isTypeOnly === true) continue;
+    const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
+    if (specifier.startsWith('@capabilities/') || modules.has(specifier)) continue;
+    const at = file.getLineAndCharacterOfPosition(statement.getStart(file));
+    const listed = [...modules].map((name) => `"${name}"`).join(', ');
+    found.push({
+      ...toOriginal({ line: at.line + 1, column: at.character + 1 }),
+      code: 0,
+      message: `import of "${specifier}" refused: the build bundles no such npm module (${listed === '' ? 'it bundles none' : `it bundles ${listed}`}); list it in sandbox.modules in the config and rebuild the capabilities`,
+    });
+  }
+  return found;
 }
 
 /** TypeScript's "Cannot find name 'x'". */
