@@ -40,3 +40,5 @@ export {
 export type { Registry, RegistryInput } from './registry.js';
 export { hasSelections, kindOfSelection, REGISTRY_KINDS } from './registry-kinds.js';
 export type { RegistryKind } from './registry-kinds.js';
+export { sdkSchema } from './sdk-schema.js';
+export type { SdkConfig } from './sdk-schema.js';

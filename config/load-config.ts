@@ -101,6 +101,11 @@ export function resolveConfig(
     const expanded = expandEnvDeep(api, env, `openapi.${name}`, issues);
     openapi[name] = isHttpUrl(expanded.spec) ? expanded : { ...expanded, spec: path.resolve(options.root, expanded.spec) };
   }
+  const sdks = Object.fromEntries(
+    Object.entries(parsed.data.sdks ?? {})
+      .filter(([, sdk]) => sdk.disabled !== true)
+      .map(([name, sdk]) => [name, expandEnvDeep(sdk, env, `sdks.${name}`, issues)]),
+  );
   const model = expandEnvDeep(parsed.data.model ?? {}, env, 'model', issues);
   const store = parsed.data.store === undefined ? undefined : expandEnvDeep(parsed.data.store, env, 'store', issues);
   const telemetry = parsed.data.telemetry === undefined ? undefined : expandEnvDeep(parsed.data.telemetry, env, 'telemetry', issues);
@@ -116,6 +121,7 @@ export function resolveConfig(
     capabilities: parsed.data.capabilities ?? DEFAULT_CAPABILITIES,
     mcpServers,
     ...(Object.keys(openapi).length > 0 ? { openapi } : {}),
+    ...(Object.keys(sdks).length > 0 ? { sdks } : {}),
     outDir,
     sandbox: parsed.data.sandbox ?? {},
     std: std.fs?.root === undefined ? std : { ...std, fs: { ...std.fs, root: path.resolve(root, std.fs.root) } },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sdkNameSchema, sdkSchema, type SdkConfig } from './sdk-schema.js';
 import type { EngineChoice } from '../core/index.js';
 
 const stringMap = z.record(z.string(), z.string());
@@ -204,6 +205,8 @@ export const configSchema = z.strictObject({
     .optional(),
   /** OpenAPI services by name: `{ github: { spec: './github.yaml', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } }`. */
   openapi: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'API names use letters, digits, _ . -'), openApiSchema).optional(),
+  /** TypeScript SDKs by name: `{ company: { module: './sdk/company' } }` → `@capabilities/company` (docs/SDK.md). */
+  sdks: z.record(sdkNameSchema, sdkSchema).optional(),
   /** Build output folder, relative to the config file. */
   outDir: z.string().optional(),
   sandbox: sandboxSchema.optional(),
@@ -269,6 +272,8 @@ export interface ResolvedConfig {
   mcpServers: Record<string, McpServerConfig>;
   /** OpenAPI services (enabled ones), `${VAR}`s expanded; a local `spec` is an absolute path. */
   openapi?: Record<string, OpenApiConfig>;
+  /** TypeScript SDKs (enabled ones), `${VAR}`s expanded; paths as written (relative to `root`). */
+  sdks?: Record<string, SdkConfig>;
   outDir: string;
   sandbox: SandboxConfig;
   std: StdConfig;

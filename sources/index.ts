@@ -4,6 +4,7 @@ import type { CapabilitySource } from './capability-source.js';
 import { createFilesSource, filesSource } from './files/index.js';
 import { createMcpSource } from './mcp/index.js';
 import { createOpenApiSource } from './openapi/index.js';
+import { createSdkSource } from './sdk/index.js';
 import { collectSecrets } from './secrets-of-config.js';
 
 export type {
@@ -22,7 +23,7 @@ export { discoverHostTools, hostToolsBackend } from './host-tools.js';
 export { createMcpSource, mcpModuleName, mcpSource } from './mcp/index.js';
 export type { McpSourceOptions } from './mcp/index.js';
 export { createOpenApiSource, openapiSource } from './openapi/index.js';
-export { schemaOfMembers, schemaOfType } from './sdk/index.js';
+export { createSdkSource, schemaOfMembers, schemaOfType, secretsOfSdk } from './sdk/index.js';
 export type { TypeSchema, TypeSchemaOptions } from './sdk/index.js';
 export { secretsOfMcpServer } from './mcp/server-secrets.js';
 export { secretsOfApi } from './openapi/api-secrets.js';
@@ -39,7 +40,7 @@ export interface ConfiguredSourcesOptions {
 
 /**
  * The kinds of capability source this folder holds, each reading its section of the config: tool
- * files (`capabilities`), MCP servers (`mcpServers`), OpenAPI services (`openapi`). Adding a kind is
+ * files (`capabilities`), MCP servers (`mcpServers`), OpenAPI services (`openapi`), TypeScript SDKs (`sdks`). Adding a kind is
  * one folder under `sources/` and one line here; the space adds the standard library (whose source
  * lives in `space/`, beside the `std/` tools it wraps) and `openSpace` the agents.
  */
@@ -48,6 +49,7 @@ export function configuredSources(options: ConfiguredSourcesOptions = {}): Capab
     options.requireImplementations === false ? createFilesSource({ requireImplementations: false }) : filesSource,
     createMcpSource(),
     createOpenApiSource(),
+    createSdkSource(),
   ];
 }
 

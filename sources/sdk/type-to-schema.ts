@@ -232,9 +232,9 @@ class SchemaDeriver {
   #named(type: Type, build: () => JsonSchema): JsonSchema {
     const alias = type.getAliasSymbol();
     const symbol = alias ?? type.getSymbol();
-    const name = symbol?.getName();
     const generic = (alias !== undefined ? type.getAliasTypeArguments() : type.getTypeArguments()).length > 0;
-    if (symbol === undefined || name === undefined || generic || !/^[A-Za-z_$][\w$]*$/.test(name) || name.startsWith('__')) {
+    const name = symbol === undefined || generic ? undefined : (schemaEntryName(symbol) ?? symbol.getName());
+    if (symbol === undefined || name === undefined || !/^[A-Za-z_$][\w$]*$/.test(name) || name.startsWith('__')) {
       return build();
     }
     return this.#define(type, name, build, symbol);
@@ -287,6 +287,28 @@ class SchemaDeriver {
       .trim();
     return text === '' ? undefined : text;
   }
+}
+
+/**
+ * The name of an object type written inline as an entry of a `schemas` map — how openapi-typescript
+ * declares an API's types (`components["schemas"]["simple-user"]`, used by Octokit and many generated
+ * SDKs): `SimpleUser`. Such a type has no name of its own, but its entry's key is the schema's name.
+ */
+function schemaEntryName(symbol: MorphSymbol): string | undefined {
+  if (symbol.getName() !== '__type') return undefined;
+  const literal = symbol.getDeclarations()[0];
+  const entry = literal?.getParent();
+  const map = entry?.getParent()?.getParent();
+  if (entry?.getKindName() !== 'PropertySignature' || map?.getKindName() !== 'PropertySignature') return undefined;
+  const mapName = map.getSymbol()?.getName();
+  if (mapName !== 'schemas' && mapName !== 'definitions') return undefined;
+  const key = entry.getSymbol()?.getName() ?? '';
+  const pascal = key
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== '')
+    .map((word) => word[0]?.toUpperCase() + word.slice(1))
+    .join('');
+  return /^[A-Za-z]/.test(pascal) ? pascal : undefined;
 }
 
 /** `at options.signal: ` — where in the type a problem is, for a reason's head. */
