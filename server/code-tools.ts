@@ -10,7 +10,7 @@ import { pageScope } from './request-context.js';
 import { RESULT_PAGE_TEMPLATE } from './result-pages.js';
 import { describeRun } from './run-result-to-tool.js';
 import { executeCodeInput, executeCodeOutput, getTypesInput, searchToolsInput } from './tool-schemas.js';
-import { errorText, text } from './tool-text.js';
+import { errorText, searchResultText, text } from './tool-text.js';
 
 export const CODE_INSTRUCTIONS = `Agent Spaces runs TypeScript that you write against typed capability modules.
 1. search_tools finds functions (query in words; an empty query lists the modules).
@@ -45,7 +45,7 @@ export function registerCodeTools(server: McpServer, context: CodeToolsContext):
       });
       // "full" carries each function's whole declaration from the build, as the planner's search does.
       const result = detail_level === 'full' ? await addDeclarations(found, context.space.config.outDir) : found;
-      return text(JSON.stringify(result, null, 2));
+      return text(searchResultText(result));
     },
   );
 

@@ -65,37 +65,13 @@ export function describeRun(result: RunResult): string {
   return lines.join('\n');
 }
 
-/** Indented JSON text may be at most this long; past it the result is shown as compact JSON. */
-export const MAX_INDENTED_CHARS = 16 * 1024 * 1024;
-
 /**
- * The result as indented JSON when that stays small, else compact. Indentation grows with depth: a
- * 500 KB result nested 2,000 deep around a wide array indents to over a gigabyte (15 s of the host's
- * event loop, then "Invalid string length"). Its size is bounded before it is made: each line of the
- * indented text starts with at most 2 × depth spaces, and there are fewer lines than characters.
+ * The result as compact JSON: the model reads it as well as indented JSON, and indentation is about a
+ * third of the tokens of a typical record (and grows with depth: a small result nested deep around a
+ * wide array would indent to hundreds of megabytes).
  */
 function showResult(value: unknown): string {
-  const compact = JSON.stringify(value);
-  if (compact === undefined) return 'undefined';
-  return compact.length * (2 * nestingDepth(compact) + 2) <= MAX_INDENTED_CHARS ? JSON.stringify(value, null, 2) : compact;
-}
-
-/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
-function nestingDepth(json: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < json.length; index++) {
-    const char = json.charCodeAt(index);
-    if (inString) {
-      if (char === 0x5c)
-        index++; // a backslash escapes the next character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) inString = true;
-    else if (char === 0x5b || char === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (char === 0x5d || char === 0x7d) depth--;
-  }
-  return deepest;
+  return JSON.stringify(value) ?? 'undefined';
 }
 
 /**

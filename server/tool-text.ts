@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { SearchToolsResult } from '../space/index.js';
 
 /** Results larger than this are cut (execute_code: paged, the rest readable as a resource), with a note saying how to get less. */
 export const MAX_RESULT_CHARS = 64 * 1024;
@@ -19,4 +20,18 @@ export function text(body: string): CallToolResult {
 /** A tool's error answer. */
 export function errorText(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/**
+ * `search_tools`' answer: compact JSON, and a match that carries its whole declaration (detail "full")
+ * without what the declaration already says — its signature, its parameter names, and its description
+ * when the declaration's doc comment holds it word for word.
+ */
+export function searchResultText(result: SearchToolsResult): string {
+  const matches = result.matches.map((match) => {
+    if (match.declaration === undefined) return match;
+    const { signature: _signature, parameters: _parameters, description, ...rest } = match;
+    return description === undefined || match.declaration.includes(description) ? rest : { ...rest, description };
+  });
+  return JSON.stringify({ ...result, matches });
 }

@@ -1,5 +1,5 @@
 import type { EvalTask } from '../suite.js';
-import { levels, neededLater, programs, type PlannedCall } from './plan-calls.js';
+import { codeSources, levels, neededLater, programs, type PlannedCall } from './plan-calls.js';
 
 /** A function of the suite's module as each arm names it. */
 export interface OracleFunction {
@@ -44,7 +44,9 @@ function lookup(functions: readonly OracleFunction[], toolName: string): OracleF
 
 /**
  * The search that names the functions a task needs. Its detail level follows the planner prompt's rule:
- * "summary" (signatures) when no argument is a nested object, "full" (whole declarations) otherwise.
+ * "summary" (signatures) when no argument is a nested object, "full" (whole declarations) otherwise —
+ * and "full" when a program picks a value out of a result in code (the summary does not show the
+ * fields of nested results it picks by).
  */
 function searchFor(
   planned: readonly PlannedCall[],
@@ -55,7 +57,15 @@ function searchFor(
   const flat = planned.every((entry) =>
     Object.values(entry.call.arguments).every((value) => (Array.isArray(value) ? !value.some(structured) : !structured(value))),
   );
-  return { query: ids.map((id) => id.slice(id.indexOf('.') + 1)).join(' '), ids, detail: flat ? 'summary' : 'full' };
+  const groups = programs(planned);
+  const picksInCode = groups.some((group) =>
+    group.some((entry) => Object.values(entry.selected).some((pick) => group.some((other) => other.index === pick.from))),
+  );
+  return {
+    query: ids.map((id) => id.slice(id.indexOf('.') + 1)).join(' '),
+    ids,
+    detail: flat && !picksInCode ? 'summary' : 'full',
+  };
 }
 
 const literal = (value: unknown): string => JSON.stringify(value);
@@ -65,6 +75,8 @@ function argumentsExpression(entry: PlannedCall, inProgram: ReadonlySet<number>)
   const build = (value: unknown, at: string): string => {
     const source = entry.passThrough[at];
     if (source !== undefined && inProgram.has(source)) return `r${source}`;
+    const pick = entry.selected[at];
+    if (pick !== undefined && inProgram.has(pick.from)) return `r${pick.from}${pick.expression}`;
     if (Array.isArray(value)) return `[${value.map((item, i) => build(item, `${at}[${i}]`)).join(', ')}]`;
     if (value && typeof value === 'object') {
       return `{ ${Object.entries(value as Record<string, unknown>)
@@ -127,9 +139,9 @@ export function programFor(
   return [...imports, ...lines, `export default ${result};`].join('\n');
 }
 
-/** A later program passes this call's whole result on: the model must have seen it. */
+/** A later program passes this call's result on, or picks from it: the model must have seen it. */
 function passedOnLater(all: readonly PlannedCall[], index: number, inProgram: ReadonlySet<number>): boolean {
-  return all.some((entry) => !inProgram.has(entry.index) && Object.values(entry.passThrough).includes(index));
+  return all.some((entry) => !inProgram.has(entry.index) && codeSources(entry).includes(index));
 }
 
 /** The oracle's replies for one task in one arm, in order (the search check may add one). */
@@ -166,9 +178,7 @@ export function scriptFor(arm: Arm, task: EvalTask, planned: readonly PlannedCal
   // The planner's rules: call_tool for a single call or independent calls whose results must be read;
   // run_code for calls that depend on each other without anyone reading the results in between.
   const steps = groups.map((group): OracleTurn => {
-    const chained = group.some((entry) =>
-      Object.keys(entry.passThrough).some((at) => group.some((other) => other.index === entry.passThrough[at])),
-    );
+    const chained = group.some((entry) => codeSources(entry).some((source) => group.some((other) => other.index === source)));
     const oneLevel = new Set(group.map((entry) => entry.level)).size === 1;
     if (!chained && oneLevel) {
       return {

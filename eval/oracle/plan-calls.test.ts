@@ -2,7 +2,7 @@
 // model sends together, where a program must stop for someone to read a result, and the programs.
 import { describe, expect, it } from 'vitest';
 import { loadSuite } from '../suite.js';
-import { levels, planCalls, programs } from './plan-calls.js';
+import { levels, planCalls, programs, selectInCode } from './plan-calls.js';
 import { programFor, scriptFor, type OracleFunction } from './oracle-script.js';
 
 // As the harness loads it: the suite imports 'agent-spaces', which Node resolves (vitest's own resolver would not).
@@ -47,24 +47,30 @@ describe('planCalls (task 0: find the user, read the order, read two products, e
     ]);
   });
 
-  it('marks as judgement the results someone must read: the order for its products, the products for the new items', () => {
-    expect(planned.map((entry) => entry.judgement)).toEqual([[], [], [1], [1], [1, 2, 3]]);
+  it("picks in code what the task names (the order's keyboard and thermostat), and marks as judgement what someone must read (the variants to choose)", () => {
+    expect(planned.map((entry) => entry.judgement)).toEqual([[], [], [], [], [2, 3]]);
+    expect(planned[2]?.selected).toEqual({
+      product_id: { from: 1, expression: '.items.find((x) => x.name === "Mechanical Keyboard")!.product_id' },
+    });
+    expect(planned[3]?.selected.product_id?.expression).toBe('.items.find((x) => x.name === "Smart Thermostat")!.product_id');
   });
 
-  it('cuts programs where a result must be read: look-up with order, the two products, the exchange', () => {
-    expect(programs(planned).map((group) => group.map((entry) => entry.index))).toEqual([[0, 1], [2, 3], [4]]);
+  it('cuts programs only where a result must be read: look-up, order and both products in one, the exchange', () => {
+    expect(programs(planned).map((group) => group.map((entry) => entry.index))).toEqual([[0, 1, 2, 3], [4]]);
   });
 
-  it('writes a program that runs the products together and returns what the next step reads', () => {
-    const code = programFor(programs(planned)[1] ?? [], planned, functions, task('0'));
+  it('writes a program that picks the products out of the order and returns what the next step reads', () => {
+    const code = programFor(programs(planned)[0] ?? [], planned, functions, task('0'));
     expect(code).toBe(
       [
         "import { retail } from '@capabilities/retail';",
+        'const r0 = await retail.findUserIdByNameZip({ first_name: "Yusuf", last_name: "Rossi", zip: "19122" });',
+        'const r1 = await retail.getOrderDetails({ order_id: "#W2378156" });',
         'const [r2, r3] = await Promise.all([',
-        '  retail.getProductDetails({ product_id: "1656367028" }),',
-        '  retail.getProductDetails({ product_id: "4896585277" }),',
+        '  retail.getProductDetails({ product_id: r1.items.find((x) => x.name === "Mechanical Keyboard")!.product_id }),',
+        '  retail.getProductDetails({ product_id: r1.items.find((x) => x.name === "Smart Thermostat")!.product_id }),',
         ']);',
-        'export default { r2, r3 };',
+        'export default { r1, r2, r3 };',
       ].join('\n'),
     );
   });
@@ -75,13 +81,13 @@ describe('planCalls (task 0: find the user, read the order, read two products, e
       'search_tools',
       'execute_code',
       'execute_code',
-      'execute_code',
       'answer',
     ]);
+    // Picking by field needs the result types: the search asks for whole declarations.
+    expect(scriptFor('code', task('0'), planned, functions)[0]?.toolCalls?.[0]?.arguments).toMatchObject({ detail_level: 'full' });
     expect(scriptFor('planner', task('0'), planned, functions).map((turn) => turn.toolCalls?.map((call) => call.name).join('+'))).toEqual([
       'search_tools',
       'run_code',
-      'call_tool+call_tool',
       'call_tool',
       'finish',
     ]);
@@ -100,6 +106,28 @@ describe('planCalls on a user id passed on and a failed look-up', () => {
     const details = withUser.p.find((entry) => entry.call.name === 'get_user_details');
     expect(details?.passThrough).toEqual({ user_id: 0 });
     expect(details?.judgement).toEqual([]);
+  });
+
+  it('does not pick in code what takes a choice: a key of a record, or one of several elements the text does not name', () => {
+    const text = 'exchange the mechanical keyboard';
+    const order = {
+      items: [
+        { name: 'Mechanical Keyboard', item_id: '11' },
+        { name: 'Desk Lamp', item_id: '22' },
+      ],
+      payment_history: [{ payment_method_id: 'gift_card_1' }],
+    };
+    expect(selectInCode(order, '11', text)).toBe('.items.find((x) => x.name === "Mechanical Keyboard")!.item_id');
+    expect(selectInCode(order, '22', text)).toBeUndefined();
+    expect(selectInCode(order, 'gift_card_1', text)).toBe('.payment_history[0]!.payment_method_id');
+    expect(selectInCode({ payment_methods: { paypal_1: { id: 'paypal_1' } } }, 'paypal_1', text)).toBeUndefined();
+    const twins = {
+      items: [
+        { name: 'Mechanical Keyboard', item_id: '11' },
+        { name: 'Mechanical Keyboard', item_id: '12' },
+      ],
+    };
+    expect(selectInCode(twins, '12', text)).toBeUndefined();
   });
 
   it('makes the call after a failed look-up wait for it and read it (task 35: a wrong e-mail first)', () => {

@@ -25,6 +25,12 @@ export interface PlannedCall {
   judgement: number[];
   /** Earlier calls whose whole result is one of this call's arguments: path → call index. */
   passThrough: Record<string, number>;
+  /**
+   * Argument values a program picks out of an earlier result in code, without anyone reading it: path →
+   * the earlier call and the TypeScript that selects the value from its result (`.items.find((x) => x.name
+   * === "Mechanical Keyboard")!.product_id`). See `selectInCode`.
+   */
+  selected: Record<string, { from: number; expression: string }>;
   /** Every earlier call this one waits for. */
   after: number[];
 }
@@ -73,6 +79,7 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
     const after = new Set<number>();
     const judgement = new Set<number>();
     const passThrough: Record<string, number> = {};
+    const selected: PlannedCall['selected'] = {};
     for (const { path, value } of argumentLeaves(call.arguments)) {
       if (known(value)) continue;
       const whole = planned.findIndex(
@@ -81,6 +88,12 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
       if (whole >= 0) {
         passThrough[path] = whole;
         after.add(whole);
+        continue;
+      }
+      const pick = firstSelection(planned, value, text);
+      if (pick) {
+        selected[path] = pick;
+        after.add(pick.from);
         continue;
       }
       const parts = numbersIn(value);
@@ -114,10 +127,69 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
       level,
       judgement: [...judgement].sort((a, b) => a - b),
       passThrough,
+      selected,
       after: [...after].sort((a, b) => a - b),
     });
   });
   return planned;
+}
+
+/** The first earlier call whose result a program can pick this value out of (`selectInCode`). */
+function firstSelection(planned: readonly PlannedCall[], value: string, text: string): { from: number; expression: string } | undefined {
+  for (const earlier of planned) {
+    if (!earlier.outcome.ok) continue;
+    const expression = selectInCode(earlier.outcome.value, value, text);
+    if (expression !== undefined) return { from: earlier.index, expression };
+  }
+  return undefined;
+}
+
+const property = (key: string): string => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
+
+/**
+ * How a program picks `value` out of a result without anyone reading it, or `undefined` when picking it
+ * takes a choice only someone reading can make. Along the path to the value, a property is fixed; an
+ * array element is picked when it is the only one, or by a text field whose value the task's text
+ * names and no other element shares (the order's item called "Mechanical Keyboard"). Keys of records
+ * (payment methods, a product's variants by id) are choices, and so are elements nothing in the text
+ * names: someone must read those.
+ */
+export function selectInCode(result: unknown, value: string, text: string): string | undefined {
+  if (typeof result === 'string' || typeof result === 'number') return String(result) === value ? '' : undefined;
+  if (Array.isArray(result)) {
+    for (const [index, element] of result.entries()) {
+      const rest = selectInCode(element, value, text);
+      if (rest === undefined) continue;
+      if (result.length === 1) return `[0]!${rest}`;
+      const by = namingField(result, index, text);
+      if (by) return `.find((x) => x${property(by.field)} === ${JSON.stringify(by.value)})!${rest}`;
+    }
+    return undefined;
+  }
+  if (result && typeof result === 'object') {
+    const record = result as Record<string, unknown>;
+    // A record keyed by ids is a choice among its keys, unless a value under a named property is meant.
+    if (Object.keys(record).some((key) => /\d/.test(key))) return undefined;
+    for (const [key, inner] of Object.entries(record)) {
+      const rest = selectInCode(inner, value, text);
+      if (rest !== undefined) return `${property(key)}${rest}`;
+    }
+  }
+  return undefined;
+}
+
+/** A text field of `array[index]` whose value the task's text names and no other element of the array has. */
+function namingField(array: readonly unknown[], index: number, text: string): { field: string; value: string } | undefined {
+  const element = array[index];
+  if (!element || typeof element !== 'object') return undefined;
+  for (const [field, fieldValue] of Object.entries(element as Record<string, unknown>)) {
+    if (typeof fieldValue !== 'string' || fieldValue.length < 3 || !text.includes(fieldValue.toLowerCase())) continue;
+    const shared = array.some(
+      (other, j) => j !== index && other && typeof other === 'object' && (other as Record<string, unknown>)[field] === fieldValue,
+    );
+    if (!shared) return { field, value: fieldValue };
+  }
+  return undefined;
 }
 
 /** The calls level by level: what a direct-calling model sends together, one model turn per level. */
@@ -150,4 +222,9 @@ export function programs(planned: readonly PlannedCall[]): PlannedCall[][] {
 /** The calls of a later group that read this call's result: its result must come back to the model. */
 export function neededLater(planned: readonly PlannedCall[], index: number): boolean {
   return planned.some((entry) => entry.judgement.includes(index));
+}
+
+/** The earlier calls a call's arguments come from without anyone reading them: passed on whole, or picked in code. */
+export function codeSources(entry: PlannedCall): number[] {
+  return [...Object.values(entry.passThrough), ...Object.values(entry.selected).map((pick) => pick.from)];
 }
