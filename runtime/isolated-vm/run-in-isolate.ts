@@ -73,9 +73,12 @@ class IsolatedVmRun {
   readonly #timers: RunTimers;
   readonly #cpuBefore: bigint;
   #cpuWatch: NodeJS.Timeout | undefined;
-  // Replies that are ready in the same turn of the event loop enter the isolate together: each entry
-  // into the isolate is a thread hop, and with many parallel calls one hop per reply serialises them.
+  // Replies waiting to enter the isolate. On isolate threads at most one delivery is in flight: a reply
+  // that finds none goes in at once (a sequential call waits for no turn of the event loop), and the
+  // replies that arrive meanwhile enter together when it is done (each entry is a thread hop, and with
+  // many parallel calls one hop per reply would serialise them).
   #outbox: string[] = [];
+  #delivering = false;
   // The isolate's timer requests are applied from a promise job, on a fresh stack. On the caller's
   // thread the isolate shares this thread's stack, and a program can call setTimeout with it all but
   // full: Node's own timer code then overflowed halfway through an update, and the timers of every other
@@ -271,8 +274,13 @@ class IsolatedVmRun {
     if (this.#finished || batch.length === 0) return;
     const json = `[${batch.join(',')}]`;
     if (!this.#onCaller) {
-      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).catch((error: unknown) =>
-        this.#onIsolateFailure(error),
+      this.#delivering = true;
+      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).then(
+        () => this.#delivered(),
+        (error: unknown) => {
+          this.#delivering = false;
+          this.#onIsolateFailure(error);
+        },
       );
       return;
     }
@@ -286,14 +294,17 @@ class IsolatedVmRun {
     this.#scheduleStallCheck();
   }
 
+  /** A delivery on isolate threads returned: the replies that came meanwhile go in together. */
+  #delivered(): void {
+    this.#delivering = false;
+    if (this.#outbox.length > 0) this.#flush();
+  }
+
   #reply(id: number, ok: boolean, json: string): void {
     if (this.#finished || !this.#ledger.answerCall(id, ok, json)) return;
-    // On the caller's thread, entering the isolate costs no hop: replies settled by the same
-    // microtask run go in together without waiting for another turn of the event loop.
-    if (this.#outbox.length === 0) {
-      if (this.#onCaller) queueMicrotask(() => this.#flush());
-      else setImmediate(() => this.#flush());
-    }
+    // Replies settled by the same microtask run go in together, without waiting for another turn of the
+    // event loop; on isolate threads, while a delivery is in flight, they wait for its end (#delivered).
+    if (this.#outbox.length === 0 && !this.#delivering) queueMicrotask(() => this.#flush());
     // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
     this.#outbox.push(`[${id},${ok},${json}]`);
   }
