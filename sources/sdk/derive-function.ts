@@ -31,7 +31,7 @@ export function deriveFunction(
       toolName: dotted,
       ...(description === undefined ? {} : { description }),
       inputSchema: input.schema,
-      outputSchema: rootObject(output.schema),
+      outputSchema: output.schema,
       resultKind: 'value',
       ...(approval ? { requiresApproval: true } : {}),
     },

@@ -296,8 +296,10 @@ class SchemaDeriver {
  */
 function schemaEntryName(symbol: MorphSymbol): string | undefined {
   if (symbol.getName() !== '__type') return undefined;
-  const literal = symbol.getDeclarations()[0];
-  const entry = literal?.getParent();
+  let entry = symbol.getDeclarations()[0]?.getParent();
+  // `"nullable-simple-user": { … } | null`: the literal is one member of the entry's union.
+  while (entry !== undefined && (entry.getKindName() === 'UnionType' || entry.getKindName() === 'ParenthesizedType'))
+    entry = entry.getParent();
   const map = entry?.getParent()?.getParent();
   if (entry?.getKindName() !== 'PropertySignature' || map?.getKindName() !== 'PropertySignature') return undefined;
   const mapName = map.getSymbol()?.getName();
