@@ -23,6 +23,7 @@ export type { StoredAgentSessions, StoredAgentSession } from './agent-session-st
 export type { StoredTrace } from './trace-store.js';
 export type { ServeStore } from './serve-store.js';
 export type { StoredServeSessions } from './serve-sessions.js';
+export type { StoredSessionEntry, StoredSessionLimits, StoredSessionState } from './session-state.js';
 export type { StoreMonitor, StoredRun, StoredRunSummary } from './store-monitor.js';
 
 /**

@@ -10,6 +10,7 @@ import { liveWorkers } from './liveness.js';
 import { pruneOnce, type PruneReport } from './prune.js';
 import { readRunEnd } from './run-events.js';
 import { createStoredServeSessions, type StoredServeSessions } from './serve-sessions.js';
+import { createStoredSessionState, type StoredSessionState } from './session-state.js';
 import { openStorePool, SCHEMA, type Pool } from './store.js';
 import { followRunEvents, storeConnection, type RunFollowers, type StoreConnection } from './store-connection.js';
 import { createStoreMonitor, type StoredRun, type StoredRunSummary, type StoreMonitor } from './store-monitor.js';
@@ -64,6 +65,8 @@ export interface Store {
   agentSessions(secrets?: readonly SecretInput[]): StoredAgentSessions;
   /** MCP sessions of serve replicas; one idle for longer than `idleMs` is gone. */
   serveSessions(idleMs: number): StoredServeSessions;
+  /** Session state (`@capabilities/session`) kept in the store: pass it as the space's `sessionState`. */
+  readonly sessionState: StoredSessionState;
   /** What a UI watches (the studio): approvals to decide, runs, workers, a wake-up on changes. */
   readonly monitor: StoreMonitor;
   /** The submitters' connections (DBOS's client, the LISTEN connection for run events), opened on first use. */
@@ -89,6 +92,7 @@ class PostgresStore implements Store {
   readonly traces: Store['traces'];
   readonly retention: Store['retention'];
   readonly monitor: StoreMonitor;
+  readonly sessionState: StoredSessionState;
   #dbos: Promise<DBOSClient> | undefined;
   #connection: Promise<{ connection: StoreConnection; followers: RunFollowers }> | undefined;
   #closed = false;
@@ -106,6 +110,7 @@ class PostgresStore implements Store {
     };
     this.a2aTasks = createStoredA2ATasks(pool);
     this.traces = { read: (id) => readStoredTrace(pool, id) };
+    this.sessionState = createStoredSessionState(pool, url);
     this.retention = {
       prune: async (olderThanMs) => {
         const dbos = await this.#dbosClient();

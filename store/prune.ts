@@ -1,5 +1,6 @@
 import type { GetWorkflowsInput, WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { pruneAgentRecords } from './prune-agent-records.js';
+import { createStoredSessionState } from './session-state.js';
 import { LIVENESS_LOCK_SPACE, SCHEMA, type Pool } from './store.js';
 import { RUN_WORKFLOW, TASK_WORKFLOW } from './workflow-names.js';
 
@@ -20,6 +21,8 @@ export interface PruneReport {
   /** A2A tasks that ended and execute_agent sessions idle since before the cutoff (store/prune-agent-records.ts). */
   a2aTasks: number;
   agentSessions: number;
+  /** Keys of session state (`@capabilities/session`) that had expired, whenever they were set. */
+  sessionKeys: number;
 }
 
 /** Second key of the advisory lock one pruning worker holds (first: the store's lock space + 2). */
@@ -39,7 +42,7 @@ export async function pruneFinishedRuns(
   pool: Pool,
   dbos: DbosWorkflows,
   cutoff: Date,
-): Promise<Omit<PruneReport, 'a2aTasks' | 'agentSessions'>> {
+): Promise<Omit<PruneReport, 'a2aTasks' | 'agentSessions' | 'sessionKeys'>> {
   const total = { runs: 0, events: 0, calls: 0, approvals: 0, modelReplies: 0 };
   const tried = new Set<string>();
   for (;;) {
@@ -76,7 +79,11 @@ export async function pruneOnce(pool: Pool, dbos: DbosWorkflows, cutoff: Date): 
     if (rows[0]?.locked !== true) return undefined;
     try {
       const runs = await pruneFinishedRuns(pool, dbos, cutoff);
-      return { ...runs, ...(await pruneAgentRecords(pool, cutoff)) };
+      return {
+        ...runs,
+        ...(await pruneAgentRecords(pool, cutoff)),
+        sessionKeys: await createStoredSessionState(pool, '').prune(Date.now()),
+      };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1, $2)', [...PRUNE_LOCK]);
     }

@@ -102,6 +102,17 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.agent_sessions (
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+-- Session state (store/session-state.ts): small JSON values by scope and key, each until expires_at.
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.session_state (
+  scope text NOT NULL,
+  key text NOT NULL,
+  value text NOT NULL,
+  bytes integer NOT NULL,
+  updated_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX IF NOT EXISTS session_state_expiry ON ${SCHEMA}.session_state (expires_at);
 `;
 
 export type Pool = pg.Pool;
