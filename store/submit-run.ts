@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunResult } from '../core/index.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
+import { notifyRunsQueued } from './store.js';
 import {
   APPLICATION_NAME,
   RUN_QUEUE,
@@ -106,6 +107,8 @@ async function submitWorkflow(
   const stopListening = connection.onRunEvents(runId, () => wake());
   try {
     await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
+    // Wakes an idle worker now (else it takes the run at its next poll of the queue, up to a second later).
+    await notifyRunsQueued(pool, [runId]);
     let warned = false;
     const warnWithoutWorkers = async (): Promise<void> => {
       if (warned || (await connection.liveWorkers()).length > 0) return;

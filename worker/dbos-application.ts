@@ -68,10 +68,13 @@ export function configureDbos(options: {
   });
 }
 
-/** Launches DBOS and the run queue, taking `concurrency` runs at once. */
-export async function launchDbos(concurrency: number): Promise<void> {
+/**
+ * Launches DBOS and the run queue, taking `concurrency` runs at once and polling the queue every
+ * `pollingMs` (long when notifications wake the worker: worker/queue-wake.ts).
+ */
+export async function launchDbos(concurrency: number, pollingMs: number): Promise<void> {
   await DBOS.launch();
-  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: concurrency, minPollingIntervalMs: 100, onConflict: 'always_update' });
+  await DBOS.registerQueue(RUN_QUEUE, { workerConcurrency: concurrency, minPollingIntervalMs: pollingMs, onConflict: 'always_update' });
 }
 
 /** DBOS's own log lines: warnings and errors only, as notices. */

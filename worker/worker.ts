@@ -20,6 +20,7 @@ import { createWorkerApprovalHandler } from './approval-handler.js';
 import { applicationVersion } from './app-version.js';
 import { configureDbos, launchDbos, registerWorkflows, setActiveExecutor, workerIsActive } from './dbos-application.js';
 import { retentionOf, startRetention, startTakeoverSweep } from './sweeps.js';
+import { wakeOnQueued } from './queue-wake.js';
 import { createWorkExecutor } from './work-kinds.js';
 import { WorkerState } from './worker-state.js';
 
@@ -39,6 +40,11 @@ export interface WorkerOptions {
   onFatal?: (error: Error) => void;
   /** How often to look for runs of dead workers, in ms (default 1000). */
   takeoverIntervalMs?: number;
+  /**
+   * How often the worker polls the queue in case a notification was lost, in ms (default 1000): a
+   * submitter's notification wakes it at once, as does the end of one of its runs.
+   */
+  queuePollMs?: number;
 }
 
 export interface DurableWorker {
@@ -104,7 +110,11 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   // Closed even when the launch fails half-way: what it started (its queue runner, its LISTEN
   // connection) would keep a process that could not start alive, taking no runs.
   undo.push(() => DBOS.shutdown({ deregister: false }));
-  await launchDbos(options.concurrency ?? 4).catch(undo.fail);
+  // Submitters notify the queue channel: the worker polls the queue then, not only every second.
+  const wakeUp = await wakeOnQueued(options.store, notice, options.queuePollMs).catch(undo.fail);
+  undo.push(() => wakeUp.close());
+  await launchDbos(options.concurrency ?? 4, wakeUp.pollingMs).catch(undo.fail);
+  wakeUp.launched();
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
   const sweep = startTakeoverSweep(state, version, options.takeoverIntervalMs ?? 1000);
   const pruner = retention === undefined ? undefined : startRetention(state, retention);
@@ -117,6 +127,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       if (pruner !== undefined) clearInterval(pruner);
       // Runs still going stay PENDING under this worker's id; once its lock is free, another worker takes them over.
       await DBOS.shutdown({ deregister: false }).catch(() => undefined);
+      await wakeUp.close();
       setActiveExecutor(undefined);
       await Promise.allSettled([space.close(), waiter.close()]);
       await liveness.release();
