@@ -14,17 +14,15 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
     type: 'function',
     function: {
       name: 'search_tools',
-      description:
-        'Search the capabilities of the space by words (names, descriptions, parameter names). Returns ids "<module>.<function>" with what the detail level asks for.',
+      description: 'Find capability functions by words. Returns ids "<module>.<function>" and what detail_level asks for.',
       parameters: {
         type: 'object',
         properties: {
-          query: { type: 'string', description: 'Words describing what you need; empty lists the modules.' },
+          query: { type: 'string', description: 'What you need, in words; empty lists the modules.' },
           detail_level: {
             type: 'string',
             enum: ['names', 'summary', 'full'],
-            description:
-              'names: ids only; summary (default): signature and one line; full: whole description and the TypeScript declaration with every nested parameter and result type.',
+            description: 'names: ids; summary (default): signature, one line; full: whole TypeScript declaration.',
           },
           limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 10).' },
         },
@@ -37,11 +35,11 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
     type: 'function',
     function: {
       name: 'call_tool',
-      description: 'Call one capability function directly and get its result.',
+      description: 'Call one capability function.',
       parameters: {
         type: 'object',
         properties: {
-          name: { type: 'string', description: 'The id "<module>.<function>" from search_tools, e.g. "crm.searchCustomers".' },
+          name: { type: 'string', description: 'Its id from search_tools.' },
           arguments: { type: 'object', description: "The function's parameters." },
         },
         required: ['name'],
@@ -53,8 +51,7 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
     type: 'function',
     function: {
       name: 'run_code',
-      description:
-        'Type-check and run a TypeScript program in the sandbox. Import capabilities from "@capabilities/<module>"; console.log output and the "export default" value come back.',
+      description: 'Type-check and run a TypeScript program; its logs and "export default" value come back.',
       parameters: {
         type: 'object',
         properties: { code: { type: 'string', description: 'A complete TypeScript module.' } },
@@ -67,11 +64,11 @@ export const PLANNER_TOOLS: readonly ChatCompletionFunctionTool[] = [
     type: 'function',
     function: {
       name: 'finish',
-      description: 'End the task with a summary for the user and, optionally, structured result data.',
+      description: 'End the task.',
       parameters: {
         type: 'object',
         properties: {
-          summary: { type: 'string', description: 'What was done and found, in plain words.' },
+          summary: { type: 'string', description: 'What was done and found.' },
           result: { description: 'Optional structured result.' },
         },
         required: ['summary'],

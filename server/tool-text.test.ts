@@ -1,16 +1,12 @@
 // The text shapes a model reads from code mode: search_tools' answer and execute_code's result.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../core/index.js';
-import type { SearchToolsResult } from '../space/index.js';
+import { BUILD_LAYOUT, type RunResult } from '../core/index.js';
+import { addDeclarations, type SearchToolsResult } from '../space/index.js';
 import { describeRun } from './run-result-to-tool.js';
 import { searchResultText } from './tool-text.js';
-
-const declaration = [
-  "// import { getOrder } from '@capabilities/shop';",
-  'export interface GetOrderParams {\n  order_id: string;\n}',
-  '/** Get the status and details of an order. */',
-  'export declare function getOrder(params: GetOrderParams): Promise<{ status: string }>;',
-].join('\n');
 
 describe('searchResultText', () => {
   it('is compact JSON that parses back to the search result when no match carries a declaration', () => {
@@ -33,38 +29,47 @@ describe('searchResultText', () => {
     expect(JSON.parse(text)).toEqual(result);
   });
 
-  it('leaves out of a "full" match what its declaration says: signature, parameters, and a description its doc comment holds', () => {
-    const result: SearchToolsResult = {
-      query: 'order',
-      matches: [
+  it('leaves out of a "full" match what its declaration says: signature, parameters, and a description its doc comment holds', async () => {
+    const outDir = await mkdtemp(path.join(tmpdir(), 'search-text-'));
+    try {
+      const file = path.join(outDir, BUILD_LAYOUT.capabilitiesDir, 'shop', BUILD_LAYOUT.moduleFiles.declarations);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(
+        file,
+        [
+          'export interface GetOrderParams {\n  order_id: string;\n}',
+          '/** Get the status and details of an order. */',
+          'export declare function getOrder(params: GetOrderParams): Promise<{ status: string }>;',
+          'export declare function cancel(params: { order_id: string }): Promise<void>;',
+        ].join('\n'),
+      );
+      const match = (name: string, description: string) => ({
+        id: `shop.${name}`,
+        module: 'shop',
+        function: name,
+        score: 1,
+        signature: `${name}(params: { order_id: string }): Promise<unknown>`,
+        description,
+        parameters: ['order_id'],
+      });
+      const full = await addDeclarations(
         {
-          id: 'shop.getOrder',
-          module: 'shop',
-          function: 'getOrder',
-          score: 3,
-          signature: 'getOrder(params: GetOrderParams): Promise<{ status: string }>',
-          description: 'Get the status and details of an order.',
-          parameters: ['order_id'],
-          declaration,
+          query: 'order',
+          matches: [match('getOrder', 'Get the status and details of an order.'), match('cancel', 'Cancel a pending order.')],
+          total: 2,
         },
-        {
-          id: 'shop.cancel',
-          module: 'shop',
-          function: 'cancel',
-          score: 1,
-          signature: 'cancel(params: { order_id: string }): Promise<void>',
-          description: 'Cancel a pending order (not in the declaration).',
-          requiresApproval: true,
-          declaration:
-            "// import { cancel } from '@capabilities/shop';\nexport declare function cancel(params: { order_id: string }): Promise<void>;",
-        },
-      ],
-      total: 2,
-    };
-    const parsed = JSON.parse(searchResultText(result)) as SearchToolsResult;
-    expect(parsed.matches[0]).toEqual({ id: 'shop.getOrder', module: 'shop', function: 'getOrder', score: 3, declaration });
-    expect(parsed.matches[1]).toMatchObject({ description: 'Cancel a pending order (not in the declaration).', requiresApproval: true });
-    expect(parsed.matches[1]).not.toHaveProperty('signature');
+        outDir,
+      );
+      const parsed = JSON.parse(searchResultText(full)) as SearchToolsResult;
+      expect(Object.keys(parsed.matches[0] ?? {}).sort()).toEqual(['declaration', 'function', 'id', 'module', 'score']);
+      expect(parsed.matches[0]?.declaration).toContain('export declare function getOrder(params: GetOrderParams)');
+      // Not in the declaration's doc comment: the description stays.
+      expect(parsed.matches[1]).toMatchObject({ description: 'Cancel a pending order.' });
+      expect(parsed.matches[1]).not.toHaveProperty('signature');
+      expect(parsed.matches[1]?.declaration).toContain('export declare function cancel(');
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
   });
 });
 

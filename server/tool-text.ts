@@ -22,16 +22,7 @@ export function errorText(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
-/**
- * `search_tools`' answer: compact JSON, and a match that carries its whole declaration (detail "full")
- * without what the declaration already says — its signature, its parameter names, and its description
- * when the declaration's doc comment holds it word for word.
- */
+/** `search_tools`' answer: compact JSON (indentation is about a third of its tokens). */
 export function searchResultText(result: SearchToolsResult): string {
-  const matches = result.matches.map((match) => {
-    if (match.declaration === undefined) return match;
-    const { signature: _signature, parameters: _parameters, description, ...rest } = match;
-    return description === undefined || match.declaration.includes(description) ? rest : { ...rest, description };
-  });
-  return JSON.stringify({ ...result, matches });
+  return JSON.stringify(result);
 }

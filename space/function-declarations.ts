@@ -101,7 +101,9 @@ export function declarationStatements(dts: string, functionName: string): Statem
  * Adds to each match of a `full` search the function's whole TypeScript declaration, read from the
  * build (`capabilities/<module>/index.d.ts`), so a model sees nested parameter and result shapes
  * instead of `{ … }`. A type already given with an earlier match of the same answer is named, not
- * repeated. For `detail_level: "full"` (the other levels stay short).
+ * repeated. For `detail_level: "full"` (the other levels stay short). A match given its declaration
+ * leaves out what the declaration says: its signature, its parameter names, and its description when
+ * the declaration's doc comment holds it word for word.
  */
 export async function addDeclarations(result: SearchToolsResult, outDir: string): Promise<SearchToolsResult> {
   if (result.matches.length === 0) return result;
@@ -133,7 +135,12 @@ export async function addDeclarations(result: SearchToolsResult, outDir: string)
       else repeated.push({ names: [...statement.names], id: earlier });
     }
     for (const { names, id } of repeated) parts.splice(1, 0, `// uses ${names.join(', ')}: declared above, with ${id}`);
-    return { ...match, declaration: capDeclaration(parts.join('\n')) };
+    // The declaration says what the signature, the parameter names and (in its doc comment) the description say.
+    const { signature: _signature, parameters: _parameters, description, ...rest } = match;
+    const declaration = capDeclaration(parts.join('\n'));
+    return description === undefined || declaration.includes(description)
+      ? { ...rest, declaration }
+      : { ...rest, description, declaration };
   });
   return { ...result, matches };
 }

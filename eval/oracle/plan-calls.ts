@@ -69,7 +69,18 @@ function argumentLeaves(args: unknown, at = ''): { path: string; value: string }
 /** Numbers inside an expression such as "54.04 - 41.64", when the whole string is not a value of its own. */
 const numbersIn = (text: string): string[] => (/^[\d\s.+\-*/()]+$/.test(text) ? (text.match(/\d+(?:\.\d+)?/g) ?? []) : []);
 
+/**
+ * The task's plan. Picking values in code (`selected`) needs the results' types (a "full" search, a
+ * larger answer kept for every later turn), so a model that makes no mistakes does it only when it
+ * saves a program; otherwise every such value is read and chosen, as before.
+ */
 export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], options: PlanOptions): PlannedCall[] {
+  const picking = planWith(task, outcomes, options, true);
+  const reading = planWith(task, outcomes, options, false);
+  return programs(picking).length < programs(reading).length ? picking : reading;
+}
+
+function planWith(task: EvalTask, outcomes: readonly CallOutcome[], options: PlanOptions, pickInCode: boolean): PlannedCall[] {
   const text = task.instruction.toLowerCase();
   const known = (value: string) => value.length === 0 || text.includes(value.toLowerCase());
   const resultLeaves = outcomes.map((outcome) => (outcome.ok ? leaves(outcome.value) : new Set<string>()));
@@ -90,7 +101,9 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
         after.add(whole);
         continue;
       }
-      const pick = firstSelection(planned, value, text);
+      // Picked from the first result that holds it (the one a reader would read): the order stays the same.
+      const holder = resultLeaves.findIndex((set, j) => j < index && set.has(value));
+      const pick = pickInCode && holder >= 0 ? selectFrom(planned[holder], value, text) : undefined;
       if (pick) {
         selected[path] = pick;
         after.add(pick.from);
@@ -134,14 +147,11 @@ export function planCalls(task: EvalTask, outcomes: readonly CallOutcome[], opti
   return planned;
 }
 
-/** The first earlier call whose result a program can pick this value out of (`selectInCode`). */
-function firstSelection(planned: readonly PlannedCall[], value: string, text: string): { from: number; expression: string } | undefined {
-  for (const earlier of planned) {
-    if (!earlier.outcome.ok) continue;
-    const expression = selectInCode(earlier.outcome.value, value, text);
-    if (expression !== undefined) return { from: earlier.index, expression };
-  }
-  return undefined;
+/** How a program picks `value` out of an earlier call's result, if it can (`selectInCode`). */
+function selectFrom(earlier: PlannedCall | undefined, value: string, text: string): { from: number; expression: string } | undefined {
+  if (!earlier?.outcome.ok) return undefined;
+  const expression = selectInCode(earlier.outcome.value, value, text);
+  return expression === undefined ? undefined : { from: earlier.index, expression };
 }
 
 const property = (key: string): string => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
