@@ -101,6 +101,7 @@ async function runInSession(context: ExecuteCodeContext, code: string, ctx: Serv
     return await space.run(code, {
       runId,
       signal: ctx.mcpReq.signal,
+      ...sessionOf(ctx),
       ...traceOf(ctx),
       ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(context.redact(log)) } : {}),
     });
@@ -155,7 +156,13 @@ function startInRounds(context: ExecuteCodeContext, runId: string, code: string,
   });
   const refused = router.rounds.start(runId, (signal) =>
     space
-      .run(code, { runId, signal, ...traceOf(ctx), onLog: (log) => router.rounds.progressOf(runId)?.log(context.redact(log)) })
+      .run(code, {
+        runId,
+        signal,
+        ...traceOf(ctx),
+        ...sessionOf(ctx),
+        onLog: (log) => router.rounds.progressOf(runId)?.log(context.redact(log)),
+      })
       .finally(unregister),
   );
   if (refused) unregister();
@@ -175,6 +182,14 @@ function askInRound(
     ),
     requestState,
   });
+}
+
+/**
+ * The session-state scope of a request's runs (`@capabilities/session`): its MCP session, so the
+ * programs of one session build on what earlier ones kept. A request outside a session has none.
+ */
+function sessionOf(ctx: ServerContext): { session?: string } {
+  return ctx.sessionId ? { session: `mcp:${ctx.sessionId}` } : {};
 }
 
 function isRunResult(value: RunResult | CallToolResult | InputRequiredResult): value is RunResult {

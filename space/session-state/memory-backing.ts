@@ -79,7 +79,8 @@ export function createMemorySessionState(): SessionStateBacking {
           expiresAt: new Date(entry.expiresAt).toISOString(),
         });
       }
-      return listed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      // By UTF-8 bytes, as the store orders them (COLLATE "C").
+      return listed.sort((a, b) => Buffer.compare(Buffer.from(a.key, 'utf8'), Buffer.from(b.key, 'utf8')));
     },
     async prune(now) {
       return sweep(now);
