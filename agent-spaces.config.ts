@@ -22,4 +22,7 @@ export default defineConfig({
   agents: ['examples/agents/station-guide'],
   outDir: '.agent-spaces',
   std: { fs: { root: '.agent-spaces/workspace' } },
+  // An npm package programs may import by its own name (`import { z } from 'zod'`), bundled into the
+  // build (docs/MODULES.md); the project's own dependency, so the example installs nothing of its own.
+  sandbox: { modules: ['zod'] },
 });
