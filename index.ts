@@ -61,6 +61,8 @@ export type {
 } from './sources/index.js';
 export { createStdSource, defaultSources } from './space/index.js';
 export type { DefaultSourcesOptions, StdSourceOptions } from './space/index.js';
+export { createSavedSource, saveProgram, SavedProgramError } from './space/index.js';
+export type { SavedProgramMeta, SavedProgramReport, SaveProgramOptions } from './space/index.js';
 export { createMemorySessionState, createSessionSource, DEFAULT_SESSION_LIMITS, SESSION_MODULE } from './space/index.js';
 export type { SessionEntry, SessionLimits, SessionSetOutcome, SessionStateBacking } from './space/index.js';
 export type { CapabilityOrigin, RawCapability, RawFunction, SourceFailure } from './core/index.js';

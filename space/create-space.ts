@@ -38,6 +38,7 @@ import { stdWorkspace } from './std-source.js';
 import { connectSources } from './connect-sources.js';
 import { spaceEngineChoice } from './engine-choice.js';
 import { createTaskStorage, TASK_STORAGE_MODULE, type TaskStorage } from './task-storage.js';
+import { attachSavedPrograms } from './saved-programs/index.js';
 import { MAX_SESSION_SCOPE_CHARS, type SessionStateBacking } from './session-state/index.js';
 
 export interface SpaceOptions {
@@ -113,6 +114,12 @@ export interface Space {
   readonly engine: EngineChoice | undefined;
   /** Compiles every capability source into the build output. */
   build(options?: { force?: boolean; onProgress?: (event: BuildProgressEvent) => void }): Promise<BuildResult>;
+  /**
+   * Builds, then makes later runs and calls of a started space use the new build (its modules, and
+   * backends connected for them; the sandbox pool is kept): runs and calls under way finish with the
+   * bridge they started with, which closes when the last of them ends. Used after saving a program.
+   */
+  reload(): Promise<BuildResult>;
   /** Runs the model's TypeScript in the sandbox; builds first when there is no build output. */
   run(code: string, options?: SpaceRunOptions): Promise<RunResult>;
   /** Type-checks a program against the built declarations. */
@@ -192,7 +199,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async run(code, runOptions = {}) {
       checkSessionId(runOptions.session);
       const started = await start();
-      return runProgram(started, await space.tracer(), config, code, runOptions);
+      return using(started, async () => runProgram(started, await space.tracer(), config, code, runOptions));
     },
     tracer() {
       tracerReady ??= options.tracer ? Promise.resolve(options.tracer) : loadTracer(config);
@@ -218,16 +225,30 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     async callTool(id, args, callOptions = {}) {
       const tool = parseToolId(id);
       checkSessionId(callOptions.session);
-      const { bridge } = await start();
-      return callThroughBridge(bridge, tool, args, callOptions);
+      const started = await start();
+      return using(started, () => callThroughBridge(started.bridge, tool, args, callOptions));
+    },
+    async reload() {
+      const result = await space.build();
+      const previous = ready === undefined ? undefined : await ready.catch(() => undefined);
+      if (previous !== undefined && !closed) {
+        ready = startSpace(config, sources, spaceOptions, secrets, () => space.tracer(), previous.sandbox);
+        ready.catch(() => {
+          ready = undefined;
+        });
+        retired.add(previous);
+        if (previous.users === 0) void closeBridgeOf(previous);
+      }
+      return result;
     },
     async close() {
       if (closed) return;
       closed = true;
       if (ready) {
         const started = await ready.catch(() => undefined);
-        if (started) await Promise.all([started.sandbox.close(), started.bridge.close(), started.closeBackends()]);
+        if (started) await Promise.all([started.sandbox.close(), closeBridgeOf(started)]);
       }
+      await Promise.all([...retired].map(closeBridgeOf));
       // Spans still in the exporter's batch are sent before the space goes.
       if (tracerReady) await (await tracerReady.catch(() => NOOP_TRACER)).shutdown();
     },
@@ -245,10 +266,28 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     if (stale) await space.build();
   }
 
+  // A bridge replaced by reload() closes when the last run or call using it ends (or with the space).
+  const retired = new Set<StartedSpace>();
+  const closeBridgeOf = async (started: StartedSpace): Promise<void> => {
+    retired.delete(started);
+    await Promise.all([started.bridge.close(), started.closeBackends()]);
+  };
+  async function using<T>(started: StartedSpace, use: () => Promise<T>): Promise<T> {
+    started.users += 1;
+    try {
+      return await use();
+    } finally {
+      started.users -= 1;
+      if (started.users === 0 && retired.has(started)) void closeBridgeOf(started);
+    }
+  }
+  attachSavedPrograms(sources, (code, runOptions) => space.run(code, runOptions));
+
+  const spaceOptions = { ...options, ...(engine === undefined ? {} : { engine }) };
   function start(): Promise<StartedSpace> {
     ready ??= (async () => {
       await ensureBuilt();
-      return startSpace(config, sources, { ...options, ...(engine === undefined ? {} : { engine }) }, secrets, () => space.tracer());
+      return startSpace(config, sources, spaceOptions, secrets, () => space.tracer());
     })();
     ready.catch(() => {
       ready = undefined; // let a later run try again (e.g. after a build)
@@ -265,6 +304,8 @@ interface StartedSpace {
   sandbox: Sandbox;
   specs: CapabilitySpec[];
   closeBackends: () => Promise<void>;
+  /** Runs and calls using this bridge now (see `Space.reload`). */
+  users: number;
 }
 
 /** Loads the build, connects every source's backend, and creates the bridge and the sandbox pool over them. */
@@ -274,6 +315,8 @@ async function startSpace(
   options: SpaceOptions,
   secrets: readonly Secret[],
   loadSpaceTracer: () => Promise<Tracer>,
+  /** The sandbox pool of the bridge this one replaces (`Space.reload`). */
+  keptSandbox?: Sandbox,
 ): Promise<StartedSpace> {
   await mkdir(stdWorkspace(config), { recursive: true }); // std fs works from the first run
   const specs = await loadBuiltCapabilities(config.outDir);
@@ -293,15 +336,17 @@ async function startSpace(
   const workers = config.sandbox.workers ?? options.sandboxDefaults?.workers;
   const runsPerWorker = config.sandbox.runsPerWorker ?? options.sandboxDefaults?.runsPerWorker;
   const engine = options.engine;
-  const sandbox = createSandbox({
-    outDir: config.outDir,
-    isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
-    ...(engine === undefined ? {} : { engine }),
-    ...(workers ? { workers } : {}),
-    ...(runsPerWorker ? { runsPerWorker } : {}),
-    limits: sandboxLimits(config),
-  });
-  return { bridge, sandbox, specs, closeBackends };
+  const sandbox =
+    keptSandbox ??
+    createSandbox({
+      outDir: config.outDir,
+      isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
+      ...(engine === undefined ? {} : { engine }),
+      ...(workers ? { workers } : {}),
+      ...(runsPerWorker ? { runsPerWorker } : {}),
+      limits: sandboxLimits(config),
+    });
+  return { bridge, sandbox, specs, closeBackends, users: 0 };
 }
 
 /** Runs the model's program in the space's sandbox, its calls going through the bridge, in a span of its own. */

@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { ToolDefinition } from '../core/index.js';
 import { configuredSources, type CapabilitySource } from '../sources/index.js';
 import { createStdSource } from './std-source.js';
+import { createSavedSource } from './saved-programs/index.js';
 import { createSessionSource, type SessionStateBacking } from './session-state/index.js';
 
 export interface DefaultSourcesOptions {
@@ -25,6 +26,7 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
   return [
     ...configuredSources(options.requireImplementations === undefined ? {} : { requireImplementations: options.requireImplementations }),
     createStdSource(config, options.stdExtraTools ? { extraTools: options.stdExtraTools } : {}),
+    createSavedSource(config),
     createSessionSource(config, options.sessionState ? { backing: options.sessionState } : {}),
   ];
 }

@@ -19,3 +19,24 @@ export {
   sessionLimits,
 } from './session-state/index.js';
 export type { SessionEntry, SessionLimits, SessionSetOutcome, SessionSourceOptions, SessionStateBacking } from './session-state/index.js';
+export {
+  createSavedSource,
+  MAX_SAVED_DEPTH,
+  parseSavedName,
+  readSavedProgram,
+  saveProgram,
+  SAVED_FORM,
+  SAVED_SOURCE_KIND,
+  SavedProgramError,
+  savedDirectory,
+  listSavedNames,
+} from './saved-programs/index.js';
+export type {
+  SavedName,
+  SavedOrigin,
+  SavedProgram,
+  SavedProgramMeta,
+  SavedProgramReport,
+  SavedProgramsSource,
+  SaveProgramOptions,
+} from './saved-programs/index.js';
