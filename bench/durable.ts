@@ -3,14 +3,21 @@
  * - per-call overhead of the call journal: the same program of sequential calls run in memory
  *   (`space.run`, the baseline) and through the store by a worker (journal writes per call: two for a
  *   function not marked idempotent — started, finished — one for an idempotent one);
- * - throughput of 100 short queued runs with 1, 2 and 4 `agent-spaces worker` processes (ratios to 1).
+ * - the wait for one trivial run (issue 30): `space.run` in memory against a submit through the store's
+ *   shared connections (what a `serve --store` replica does for execute_code) to a worker in this
+ *   process, interleaved, medians (wall time from submit to result: queueing counted);
+ * - throughput of 100 short queued runs with 1 and 2 `agent-spaces worker` processes (ratios to 1, and
+ *   runs/s per worker process: each is a Node host that needs a core of its own).
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { openSpace } from '../agents/index.js';
 import { loadConfig } from '../config/index.js';
 import type { RunResult } from '../core/index.js';
 import { submitRun } from '../store/index.js';
+import { openStoreConnection } from '../store/store-connection.js';
+import { createPool, notifyRunsQueued } from '../store/store.js';
 import { startWorker } from '../worker/index.js';
 import { makeDurableSpace, startCli, type CliProcess } from '../store/test-support/durable-space.js';
 import { startPostgresCluster } from '../store/test-support/postgres-cluster.js';
@@ -20,6 +27,9 @@ import { median } from './median.js';
 const CALLS = 200;
 const REPS = 3;
 const RUNS = 100;
+/** Trivial runs timed one at a time: in memory and through the store (the path of `serve --store`'s execute_code). */
+const LATENCY_RUNS = 15;
+const TRIVIAL = 'export default 1 + 1;';
 
 const callsProgram = (fn: 'echo' | 'peek'): string =>
   `import { ledger } from '@capabilities/ledger';\nfor (let i = 0; i < ${CALLS}; i++) await ledger.${fn}({ item: 'x' + i });\nexport default ${CALLS};`;
@@ -64,6 +74,7 @@ export async function run(): Promise<string> {
     const perCallStore = await cluster.createDatabase('per_call');
     const worker = await startWorker({ store: perCallStore, config, openSpace });
     try {
+      rows.push(await trivialRunWait(perCallStore, config));
       for (let rep = 0; rep < REPS + 1; rep += 1) {
         for (const fn of ['echo', 'peek'] as const) {
           const durable = perCallMicros(await submitRun({ store: perCallStore, code: callsProgram(fn) }));
@@ -85,7 +96,7 @@ export async function run(): Promise<string> {
 
     // Throughput: 100 short runs queued at once, N worker processes taking them.
     let base: number | undefined;
-    for (const workers of [1, 2, 4]) {
+    for (const workers of [1, 2]) {
       const store = await cluster.createDatabase(`throughput_${workers}`);
       const processes: CliProcess[] = [];
       try {
@@ -95,6 +106,7 @@ export async function run(): Promise<string> {
           await waitFor('a worker to be ready', () => started.stderr().includes(' ready ('));
         }
         const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
+        const notifier = createPool(store, 1);
         try {
           // One run first, so every worker's sandbox is warm before the clock starts.
           await (
@@ -104,14 +116,17 @@ export async function run(): Promise<string> {
             )
           ).getResult();
           const started = performance.now();
+          const ids = Array.from({ length: RUNS }, () => randomUUID());
           const handles = await Promise.all(
-            Array.from({ length: RUNS }, () =>
+            ids.map((workflowID) =>
               client.enqueue(
-                { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: randomUUID(), applicationName: APPLICATION_NAME },
+                { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID, applicationName: APPLICATION_NAME },
                 { code: SHORT, check: false },
               ),
             ),
           );
+          // As submitRun does: the workers take the runs now, not at their next poll of the queue.
+          await notifyRunsQueued(notifier, ids);
           const results = (await Promise.all(handles.map((handle) => handle.getResult({ pollingIntervalMs: 250 })))) as RunResult[];
           const seconds = (performance.now() - started) / 1000;
           const failed = results.filter((result) => !result.success);
@@ -124,10 +139,11 @@ export async function run(): Promise<string> {
           const contention = processes.map((running) => running.stderr().split('contention').length - 1).reduce((a, b) => a + b, 0);
           if (process.env.AGENT_SPACES_DEBUG) console.error(`bench durable: ${workers} workers: ${contention} queue contention warnings`);
           rows.push(
-            `| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s | ${(perSecond / base).toFixed(2)}× of 1 worker |`,
+            `| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} (--concurrency 8) | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s, ${(perSecond / workers).toFixed(1)} runs/s per worker process | ${(perSecond / base).toFixed(2)}× of 1 worker |`,
           );
         } finally {
           await client.destroy();
+          await notifier.end();
         }
       } finally {
         for (const running of processes) running.child.kill('SIGTERM');
@@ -137,5 +153,40 @@ export async function run(): Promise<string> {
   } finally {
     await cluster.stop();
   }
-  return `## Durable runs (issue 15)\n\n| measurement | value | ratio |\n|---|---|---|\n${rows.join('\n')}\n`;
+  return `## Durable runs (issues 15 and 30)\n\n${os.cpus().length} cores; load average ${os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' / ')} at the end.\n\n| measurement | value | ratio |\n|---|---|---|\n${rows.join('\n')}\n`;
+}
+
+/**
+ * One trivial run at a time, in memory and through the store (submitRun over one shared StoreConnection,
+ * as a serve replica submits execute_code), alternating; the medians of wall time and their ratio.
+ */
+async function trivialRunWait(store: string, config: Awaited<ReturnType<typeof loadConfig>>): Promise<string> {
+  const memory = await openSpace({ config });
+  const shared = await openStoreConnection(store, 3);
+  const times = { memory: [] as number[], stored: [] as number[] };
+  try {
+    for (let rep = 0; rep < LATENCY_RUNS + 1; rep += 1) {
+      let started = performance.now();
+      const local = await memory.run(TRIVIAL, { check: false });
+      const localMs = performance.now() - started;
+      started = performance.now();
+      const durable = await submitRun({ store, code: TRIVIAL, check: false }, shared);
+      const storedMs = performance.now() - started;
+      if (local.result !== 2 || durable.result !== 2)
+        throw new Error(`bench trivial run: got ${String(local.result)} / ${String(durable.result)}`);
+      if (rep === 0) continue; // warms up: sandboxes, connections
+      times.memory.push(localMs);
+      times.stored.push(storedMs);
+    }
+  } finally {
+    await shared.close();
+    await memory.close();
+  }
+  const local = median(times.memory);
+  const durable = median(times.stored);
+  console.error('bench durable: trivial run wait done');
+  return `| one trivial run, submit to result (${LATENCY_RUNS} each, alternating): in memory / through the store (serve --store's path) | ${local.toFixed(1)} / ${durable.toFixed(1)} ms | ${(durable / local).toFixed(2)}× (target ≤ 2×) |`;
 }
