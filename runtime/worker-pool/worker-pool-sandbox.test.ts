@@ -89,6 +89,31 @@ describe('worker pool lifecycle', () => {
       await sandbox.close();
     }
   });
+  it('starts one worker for runs one at a time, and the rest of the pool once runs overlap', async () => {
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 3 });
+    try {
+      const host = createFixtureHost();
+      for (let run = 0; run < 3; run++)
+        expect(
+          await sandbox.run("import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });", { onCall: host.onCall }),
+        ).toMatchObject({
+          success: true,
+          result: 3,
+        });
+      expect(sandbox.pids()).toHaveLength(1);
+      const slow = "import { sleep } from '@capabilities/math';\nreturn await sleep({ ms: 100 });";
+      const both = await Promise.all([sandbox.run(slow, { onCall: host.onCall }), sandbox.run(slow, { onCall: host.onCall })]);
+      expect(both).toMatchObject([
+        { success: true, result: 100 },
+        { success: true, result: 100 },
+      ]);
+      expect(sandbox.pids()).toHaveLength(3);
+      await sandbox.ready();
+      expect(sandbox.pids()).toHaveLength(3);
+    } finally {
+      await sandbox.close();
+    }
+  });
   it('refuses a missing build folder', () => {
     expect(() => createSandbox({ outDir: '/nonexistent/agent-spaces-build' })).toThrow(/does not exist/);
   });

@@ -31,7 +31,7 @@ export interface WorkerPoolOptions {
 export interface WorkerPoolExecutor extends IsolateExecutor {
   /** Process ids of the live workers (for diagnostics and tests). */
   pids(): number[];
-  /** Resolves once `workers` workers are ready. */
+  /** Starts every one of the `workers` workers (the pool starts one, and the rest once runs overlap); resolves once they are ready. */
   ready(): Promise<void>;
   /** The engine the workers loaded and why, once one is ready (as the worker said it). */
   engine(): { name: EngineName; reason: string } | undefined;
@@ -60,6 +60,12 @@ export function createWorkerPoolExecutor(options: WorkerPoolOptions): WorkerPool
 
 class WorkerPool {
   readonly #size: number;
+  /**
+   * Workers kept live: one until runs overlap (a second run placed beside one in progress) or ready() is
+   * asked, then `#size`. A process that runs one program at a time never pays for the others (each
+   * sandbox worker is a Node process of ~55 MB with its engine loaded).
+   */
+  #target: number;
   readonly #runsPerWorker: number;
   readonly #graceMs: number;
   readonly #entry: WorkerEntry;
@@ -87,7 +93,15 @@ class WorkerPool {
     this.#runsPerWorker = options.runsPerWorker ?? 8;
     this.#graceMs = options.graceMs ?? 250;
     this.#entry = resolveWorkerEntry(options.entry, options.engine ?? 'auto');
-    for (let index = 0; index < this.#size; index++) this.#start();
+    this.#target = Math.min(1, this.#size);
+    for (let index = 0; index < this.#target; index++) this.#start();
+  }
+
+  /** Every worker of the pool is started (kept from then on). */
+  #grow(): void {
+    if (this.#closed || this.#target >= this.#size) return;
+    this.#target = this.#size;
+    for (let live = this.#liveCount(); live < this.#target; live++) this.#start();
   }
 
   async execute(request: EngineRunRequest, onCall: CapabilityCallHandler, options: ExecuteOptions = {}): Promise<RunResult> {
@@ -133,6 +147,7 @@ class WorkerPool {
 
   ready(): Promise<void> {
     if (this.#startError !== undefined) return Promise.reject(this.#startError);
+    this.#grow();
     return this.#readyCount() >= this.#size
       ? Promise.resolve()
       : new Promise<void>((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
@@ -195,7 +210,7 @@ class WorkerPool {
       return;
     }
     // A worker started beside a blocked one (#startBesideBlocked) may already have taken its place.
-    if (this.#liveCount() < this.#size) this.#start();
+    if (this.#liveCount() < this.#target) this.#start();
     else this.#offerSlots();
   }
 
@@ -248,6 +263,8 @@ class WorkerPool {
       // Reserved at once, so the next waiter sees this worker as busier.
       worker.reserved++;
       worker.lastUsed = performance.now();
+      // Runs overlap (a run that ended while its isolate stops does not count): the rest of the pool starts.
+      if (this.#target < this.#size && worker.reserved + [...worker.runs.values()].filter((run) => !run.settled).length > 1) this.#grow();
       (this.#waiting.shift() as Waiter<PoolWorker>).resolve(worker);
     }
   }
@@ -270,11 +287,11 @@ class WorkerPool {
   #startBesideBlocked(): void {
     if (this.#closed || this.#waiting.length === 0 || this.#startError !== undefined) return;
     const unblocked = [...this.#workers].filter((worker) => !worker.killed && !worker.blocked).length;
-    if (unblocked < this.#size) this.#start();
+    if (unblocked < this.#target) this.#start();
   }
 
   #trimExtra(worker: PoolWorker): void {
-    if (this.#liveCount() > this.#size && worker.ready && worker.load === 0 && this.#waiting.length === 0) worker.kill();
+    if (this.#liveCount() > this.#target && worker.ready && worker.load === 0 && this.#waiting.length === 0) worker.kill();
   }
 
   #liveCount(): number {
