@@ -26,6 +26,8 @@ export interface AgentRunOptions {
   onEvent?: (event: { type: string }) => void;
   /** The caller's W3C trace context: the session's task span is its child. */
   traceparent?: string;
+  /** The session-state scope of the session's runs (`@capabilities/session`): an `execute_agent` session's. */
+  session?: string;
 }
 
 export interface AgentAnswer {
@@ -76,6 +78,7 @@ export function createAgentRunner(agent: Agent, options: AgentRunnerOptions = {}
         ...(runOptions.context ? { context: runOptions.context } : {}),
         ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
         ...(runOptions.traceparent ? { traceparent: runOptions.traceparent } : {}),
+        ...(runOptions.session ? { session: runOptions.session } : {}),
       });
     } catch (error) {
       throw new AgentError('AGENT_SESSION_FAILED', `agent "${agent.name}" (session ${contextId}): ${errorMessage(error)}`, {

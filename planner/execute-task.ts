@@ -105,6 +105,7 @@ async function runTask({ task, taskId, space, client, redactor, limits, options 
   };
   const run: TaskRun = {
     taskId,
+    session: options.session ?? `task:${taskId}`,
     space,
     catalog,
     access,

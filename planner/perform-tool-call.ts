@@ -109,6 +109,7 @@ async function callTool(
   try {
     const value = await run.space.callTool(call.name, call.arguments, {
       runId,
+      session: run.session,
       ...(run.signal ? { signal: run.signal } : {}),
       ...(run.access ? { access: run.access } : {}),
       ...(traceparent ? { traceparent } : {}),
@@ -148,6 +149,7 @@ async function runCode(run: TaskRun, code: string, traceparent: string | undefin
       limits: { maxCalls: remainingCalls },
       ...(run.access ? { access: run.access } : {}),
       runId,
+      session: run.session,
       ...(run.signal ? { signal: run.signal } : {}),
       ...(traceparent ? { traceparent } : {}),
     });

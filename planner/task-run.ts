@@ -16,6 +16,8 @@ import type { RawOutput } from './task-types.js';
  */
 export interface TaskRun {
   readonly taskId: string;
+  /** The session-state scope of its runs and calls (`@capabilities/session`). */
+  readonly session: string;
   readonly space: Space;
   /** The catalog the model may see (after `tools.allow`). */
   readonly catalog: Catalog;

@@ -43,6 +43,11 @@ export interface ExecuteTaskOptions {
   /** Task id (default: a random UUID). */
   taskId?: string;
   /**
+   * The session-state scope of the task's code runs and direct calls (`@capabilities/session`); default
+   * `task:<taskId>`, so the steps of one task (a durable task resumed on another worker too) share state.
+   */
+  session?: string;
+  /**
    * Wraps the model client (a durable task answers the replies it already received from its store, so
    * a task taken over after a crash pays no model call twice).
    */

@@ -19,7 +19,7 @@ export interface KnownAgent {
   /** Runs one prompt, with the session's earlier messages as context. */
   run(
     prompt: string,
-    options: { context?: string; remoteContextId?: string; signal?: AbortSignal },
+    options: { context?: string; remoteContextId?: string; signal?: AbortSignal; session?: string },
   ): Promise<{ text: string; remoteContextId?: string }>;
 }
 
@@ -101,6 +101,7 @@ function fromRunner(runner: AgentRunner): KnownAgent {
       const answer = await runner.prompt(prompt, {
         ...(runOptions.context ? { context: runOptions.context } : {}),
         ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+        ...(runOptions.session ? { session: runOptions.session } : {}),
       });
       return { text: answer.text };
     },

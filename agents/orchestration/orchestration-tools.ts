@@ -68,6 +68,8 @@ export function createOrchestrationTools(directory: AgentDirectory, sessions: Se
           ...(context ? { context } : {}),
           ...(earlier?.remoteContextId ? { remoteContextId: earlier.remoteContextId } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
+          // The session's programs share their session state (@capabilities/session), turn after turn.
+          session: `agent:${id}`,
         });
         await sessions.update(id, agent.name, (session) => {
           const timestamp = new Date().toISOString();
