@@ -30,15 +30,18 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
 ): Promise<Result> {
   const { pool, executorId, notice } = state;
   const writer = state.storeWriter;
-  const prior = await priorAttempts(pool, id);
   const controller = new AbortController();
-  const journal = await openRunJournal(pool, {
-    runId: id,
-    executorId,
-    isIdempotent: (call) => state.isIdempotent(call),
-    onFatal: () => controller.abort(),
-    stopping: () => state.closing,
-  });
+  // Two reads, independent: one round trip to the store's latency instead of two.
+  const [prior, journal] = await Promise.all([
+    priorAttempts(pool, id),
+    openRunJournal(pool, {
+      runId: id,
+      executorId,
+      isIdempotent: (call) => state.isIdempotent(call),
+      onFatal: () => controller.abort(),
+      stopping: () => state.closing,
+    }),
+  ]);
   // Every event of the attempt goes through one chain: an insert whose `seq` was taken before a later
   // one's but that commits after it would be skipped for good by a follower reading `seq > last seen`.
   let events: Promise<void> = Promise.resolve();
@@ -47,7 +50,15 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
     events = appended.catch(() => undefined);
     return appended;
   };
-  state.runs.set(id, { id, journal, countApproval: createCallCounter(), append });
+  // Whether this attempt asked for an approval: only then, or after an earlier attempt (which may have
+  // left one pending), can the run have pending approvals to close at its end.
+  let askedApproval = false;
+  const counter = createCallCounter();
+  const countApproval: typeof counter = (...args) => {
+    askedApproval = true;
+    return counter(...args);
+  };
+  state.runs.set(id, { id, journal, countApproval, append });
   try {
     await appendRunEvent(writer, id, {
       kind: 'started',
@@ -66,7 +77,7 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
     // A worker stopping (Ctrl-C) ends its runs' programs: that is not their outcome.
     if (state.closing) return await new Promise<never>(() => undefined);
     const result = spec.settle(performed, journal);
-    await closeRunApprovals(pool, id);
+    if (askedApproval || prior.attempts > 0) await closeRunApprovals(pool, id);
     await appendRunEvent(writer, id, { kind: 'end', result: result as unknown as Record<string, unknown> });
     notice(`${spec.kind} ${id}: ${spec.outcome(result)}`);
     return result;
