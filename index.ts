@@ -9,6 +9,10 @@ export { defineFunction, defineTool, isToolDefinition } from './core/index.js';
 export type { AnyFunctionDefinition, FunctionDefinition, InferSchema, SchemaInput, ToolCallContext, ToolDefinition } from './core/index.js';
 export { defineConfig, loadConfig, resolveConfig } from './config/index.js';
 export type { AgentSpacesConfigInput, LoadConfigOptions, McpServerConfig, ResolvedConfig } from './config/index.js';
+export { agentSpacesHome, defineRegistry, loadRegistry, selectFromRegistry } from './config/index.js';
+export type { Registry, RegistryInput } from './config/index.js';
+export { createHost } from './space/index.js';
+export type { Host, HostOptions, HostSpaceInfo, HostSpaceOptions } from './space/index.js';
 
 // The shared vocabulary
 export { AgentSpacesError, CompileError, ConfigError, SandboxError, SandboxTimeoutError, ToolCallError } from './core/index.js';
@@ -39,6 +43,8 @@ export type { DetailLevel, SearchToolsOptions, SearchToolsResult, Space, SpaceOp
 export { buildCapabilities } from './space/index.js';
 export type { BuildOptions, BuildProgressEvent, BuildResult, Catalog, CatalogEntry } from './compiler/index.js';
 export { createSandbox, createTypeChecker, runCode } from './runtime/index.js';
+export { createSandboxPool } from './runtime/index.js';
+export type { SandboxPool } from './runtime/index.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions, TypeChecker } from './runtime/index.js';
 export { createBridge, createInProcessBackend, loadBuiltCapabilities } from './bridge/index.js';
 export { redact, redactText } from './core/index.js';

@@ -6,7 +6,7 @@ import { createInProcessExecutor } from './in-process-executor.js';
 import type { ExecuteOptions, IsolateExecutor } from './isolate-executor.js';
 import { createProgramSandbox, validateSandboxOutDir } from './program-sandbox.js';
 import { resolveRunLimits } from './resolve-run-limits.js';
-import type { Isolation, Sandbox, SandboxOptions } from './sandbox.js';
+import type { Isolation, RunLimits, Sandbox, SandboxOptions } from './sandbox.js';
 import { createWorkerPoolExecutor, type WorkerPoolExecutor } from './worker-pool/worker-pool.js';
 
 /** A sandbox whose isolates live in pooled worker processes; `pids()` names them. */
@@ -32,6 +32,44 @@ export function createSandbox(options: SandboxOptions): Sandbox;
 export function createSandbox(options: SandboxOptions): Sandbox {
   const outDir = validateSandboxOutDir(options?.outDir);
   const limits = resolveRunLimits(undefined, options.limits);
+  const { isolation, executors } = placedExecutors(options);
+  const sandbox = createProgramSandbox(executors, { outDir, limits });
+  if (isolation === 'in-process') return sandbox;
+  const pool = executors.defaultPool();
+  const workerSandbox: WorkerSandbox = { ...sandbox, pids: pool.pids, ready: pool.ready };
+  return workerSandbox;
+}
+
+/** Sandboxes over several build output folders that share one pool of isolates (see {@link createSandboxPool}). */
+export interface SandboxPool {
+  /** A sandbox over `outDir` running in this pool; closing it leaves the pool open. */
+  sandbox(options: { outDir: string; limits?: Partial<RunLimits> }): Sandbox;
+  /** The pool's worker processes (empty in-process). */
+  pids(): number[];
+  close(): Promise<void>;
+}
+
+/**
+ * One pool of sandbox worker processes (or one in-process engine) for several spaces: each space's
+ * sandbox runs programs against its own build output folder (every run names its folder, and a worker
+ * resolves `@capabilities/*` in that folder alone) and its own limits; the workers and engines are shared.
+ */
+export function createSandboxPool(options: Omit<SandboxOptions, 'outDir' | 'limits'> = {}): SandboxPool {
+  const { isolation, executors } = placedExecutors(options);
+  const shared: IsolateExecutor = {
+    execute: (request, onCall, run) => executors.execute(request, onCall, run),
+    close: async () => undefined,
+  };
+  return {
+    sandbox: ({ outDir, limits }) =>
+      createProgramSandbox(shared, { outDir: validateSandboxOutDir(outDir), limits: resolveRunLimits(undefined, limits) }),
+    pids: () => (isolation === 'in-process' ? [] : executors.defaultPool().pids()),
+    close: () => executors.close(),
+  };
+}
+
+/** The executors of a sandbox's options, checked: isolation, engine, workers, runs per worker. */
+function placedExecutors(options: Omit<SandboxOptions, 'outDir' | 'limits'>): { isolation: Isolation; executors: EngineExecutors } {
   const isolation = options.isolation ?? 'worker';
   if (isolation !== 'worker' && isolation !== 'in-process')
     throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
@@ -48,12 +86,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   if (!Number.isInteger(runsPerWorker) || runsPerWorker < 1)
     throw new SandboxError('INVALID_OPTIONS', `runsPerWorker must be a positive integer (got ${String(runsPerWorker)})`);
   if (isolation === 'in-process') checkInProcess(engine);
-  const executors = new EngineExecutors(isolation, engine, { workers, runsPerWorker });
-  const sandbox = createProgramSandbox(executors, { outDir, limits });
-  if (isolation === 'in-process') return sandbox;
-  const pool = executors.defaultPool();
-  const workerSandbox: WorkerSandbox = { ...sandbox, pids: pool.pids, ready: pool.ready };
-  return workerSandbox;
+  return { isolation, executors: new EngineExecutors(isolation, engine, { workers, runsPerWorker }) };
 }
 
 /** Refuses an engine named outright that cannot run in this process (`auto` passes such an engine over). */

@@ -1,5 +1,6 @@
 export { createSandbox } from './create-sandbox.js';
-export type { WorkerSandbox } from './create-sandbox.js';
+export { createSandboxPool } from './create-sandbox.js';
+export type { SandboxPool, WorkerSandbox } from './create-sandbox.js';
 export { runCode } from './run-code.js';
 export { createTypeChecker, warmTypeChecker } from './type-check.js';
 export type { TypeChecker } from './type-check.js';

@@ -12,7 +12,7 @@ import {
   type Tracer,
 } from '../bridge/index.js';
 import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildResult, type Catalog } from '../compiler/index.js';
-import { loadConfig, type ResolvedConfig } from '../config/index.js';
+import { hasSelections, loadConfig, loadRegistry, selectFromRegistry, type Registry, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
   sourceLabel,
@@ -31,7 +31,15 @@ import {
   type RunResult,
   type Secret,
 } from '../core/index.js';
-import { createSandbox, createTypeChecker, type EngineChoice, type RunLimits, type Sandbox, type TypeChecker } from '../runtime/index.js';
+import {
+  createSandbox,
+  createTypeChecker,
+  type EngineChoice,
+  type RunLimits,
+  type Sandbox,
+  type SandboxPool,
+  type TypeChecker,
+} from '../runtime/index.js';
 import { secretsOfConfig, type CapabilitySource } from '../sources/index.js';
 import { defaultSources } from './default-sources.js';
 import { stdWorkspace } from './std-source.js';
@@ -75,6 +83,13 @@ export interface SpaceOptions {
    * with a store passes the store's `sessionState`, so every process of the store sees the same state.
    */
   sessionState?: SessionStateBacking;
+  /**
+   * What the config's `capabilities` selections (`mcp:slack`, `files:crm`, …) name (config/registry.ts);
+   * default: the user-level registry, read only when the config selects something.
+   */
+  registry?: Registry;
+  /** Runs in this pool's sandbox workers instead of the space's own (a host's spaces share one; see space/host). */
+  sandboxPool?: SandboxPool;
 }
 
 export interface SpaceRunOptions {
@@ -168,9 +183,15 @@ export interface Space {
  * await space.close();
  */
 export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
-  const config =
+  const config = await withSelections(
     options.config ??
-    (await loadConfig({ ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.configFile ? { file: options.configFile } : {}) }));
+      (await loadConfig({
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        ...(options.configFile ? { file: options.configFile } : {}),
+        ...(options.registry ? { registry: options.registry } : {}),
+      })),
+    options.registry,
+  );
   // Stored large results of planner tasks: a host capability like std, scoped per run by the planner.
   const taskStorage = createTaskStorage();
   const defaults = defaultSources(config, {
@@ -338,6 +359,7 @@ async function startSpace(
   const engine = options.engine;
   const sandbox =
     keptSandbox ??
+    options.sandboxPool?.sandbox({ outDir: config.outDir, limits: sandboxLimits(config) }) ??
     createSandbox({
       outDir: config.outDir,
       isolation: options.isolation ?? config.sandbox.isolation ?? defaultIsolation(),
@@ -347,6 +369,12 @@ async function startSpace(
       limits: sandboxLimits(config),
     });
   return { bridge, sandbox, specs, closeBackends, users: 0 };
+}
+
+/** A resolved config given as is, with what its `capabilities` still select from a registry copied in. */
+async function withSelections(config: ResolvedConfig, registry: Registry | undefined): Promise<ResolvedConfig> {
+  if (!hasSelections(config.capabilities)) return config;
+  return selectFromRegistry(config, registry ?? (await loadRegistry()));
 }
 
 /** Runs the model's program in the space's sandbox, its calls going through the bridge, in a span of its own. */

@@ -40,3 +40,5 @@ export type {
   SavedProgramsSource,
   SaveProgramOptions,
 } from './saved-programs/index.js';
+export { createHost, createSharedMcpConnections } from './host/index.js';
+export type { Host, HostOptions, HostSpaceInfo, HostSpaceOptions, SharedMcpConnections } from './host/index.js';
