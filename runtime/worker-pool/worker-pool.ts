@@ -1,5 +1,6 @@
 /**
- * A pool of pre-started sandbox worker processes, each running up to `runsPerWorker` programs at once.
+ * A pool of sandbox worker processes, each running up to `runsPerWorker` programs at once: one is started
+ * with the pool, the others once runs overlap (or ready() is asked).
  * This file is placement: which worker takes a run, and starting, replacing and killing workers. A run
  * on the host side of the pipe is a {@link HostRun} (../host-run.ts); a worker process is a
  * {@link PoolWorker} (pool-worker.ts). A worker that breaks the contract, dies, or whose instance does
