@@ -68,6 +68,7 @@ async function runStored(
     signal: ctx.mcpReq.signal,
     onLog: (log: RunLog) => progress.log(context.redact(log)),
     onNotice: (message: string) => progress.notice(message),
+    ...sessionOf(ctx),
   };
   if (modernEra(ctx) && clientCapabilities(ctx)?.elicitation) {
     const outcome = await stored.round(
@@ -101,6 +102,7 @@ async function runInSession(context: ExecuteCodeContext, code: string, ctx: Serv
     return await space.run(code, {
       runId,
       signal: ctx.mcpReq.signal,
+      ...sessionOf(ctx),
       ...sessionOf(ctx),
       ...traceOf(ctx),
       ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(context.redact(log)) } : {}),
@@ -182,6 +184,14 @@ function askInRound(
     ),
     requestState,
   });
+}
+
+/**
+ * The session-state scope of a request's runs (`@capabilities/session`): its MCP session, so the
+ * programs of one session build on what earlier ones kept. A request outside a session has none.
+ */
+function sessionOf(ctx: ServerContext): { session?: string } {
+  return ctx.sessionId ? { session: `mcp:${ctx.sessionId}` } : {};
 }
 
 /**

@@ -16,6 +16,8 @@ export interface StoredRunHooks {
   onLog(log: RunLog): void;
   /** Something the caller should know while it waits (the run is queued and no worker is alive). */
   onNotice(message: string): void;
+  /** The run's session-state scope (`@capabilities/session`): the request's MCP session. */
+  session?: string;
 }
 
 /** What a round of a stored run ends with: its result, the approvals it waits for (and the sealed state to go on), or why it cannot start or go on. */
@@ -73,6 +75,7 @@ export class StoredRuns {
       return await this.#store.submitRun({
         code,
         runId,
+        ...(hooks.session ? { session: hooks.session } : {}),
         signal: hooks.signal,
         onNoWorker: () => hooks.onNotice(this.#queuedWithoutWorker(runId)),
         onEvent: (event) => {
@@ -179,6 +182,7 @@ export class StoredRuns {
       const run = this.#store.submitRun({
         code,
         runId,
+        ...(hooks.session ? { session: hooks.session } : {}),
         afterSeq,
         signal: following.signal,
         onNoWorker: () => hooks.onNotice(this.#queuedWithoutWorker(runId)),

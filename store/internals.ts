@@ -8,6 +8,7 @@ export { DurableError } from './durable-error.js';
 export { parseDuration } from './duration.js';
 export { holdLiveness, whileDead } from './liveness.js';
 export { pruneOnce } from './prune.js';
+export { createStoredSessionState } from './session-state.js';
 export { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
 export { createPool, ensureStoreSchema, notifyRunsQueued, RUN_QUEUE_CHANNEL, SCHEMA, storeUnavailable, type Pool } from './store.js';
 export { listenToStore } from './store-listener.js';

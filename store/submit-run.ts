@@ -28,6 +28,8 @@ export interface SubmitRunOptions {
   /** Called once when the run is queued and no worker is alive to take it. */
   onNoWorker?: (runId: string) => void;
   signal?: AbortSignal;
+  /** The run's session-state scope (`@capabilities/session`): the worker runs it with this session. */
+  session?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function submitRun(options: SubmitRunOptions, shared?: StoreConnect
     code: options.code,
     check: options.check ?? true,
     ...(options.timeoutMs ? { limits: { timeoutMs: options.timeoutMs } } : {}),
+    ...(options.session ? { session: options.session } : {}),
   };
   const runId = options.runId ?? randomUUID();
   const ended = await submitWorkflow(options, RUN_WORKFLOW, runId, request, shared);

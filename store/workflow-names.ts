@@ -9,6 +9,8 @@ export interface DurableRunRequest {
   code: string;
   check: boolean;
   limits?: { timeoutMs?: number };
+  /** The run's session-state scope (`@capabilities/session`), e.g. its MCP session's. */
+  session?: string;
 }
 
 /** What a submitter sends a worker for a planner task (the worker's config gives the model endpoint and key). */

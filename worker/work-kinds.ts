@@ -29,6 +29,7 @@ export function createWorkExecutor(state: WorkerState, space: Space): WorkExecut
             check: request.check,
             signal,
             ...(request.limits ? { limits: request.limits } : {}),
+            ...(request.session ? { session: request.session } : {}),
             onLog: (log) => {
               if (logsToSkip > 0) logsToSkip -= 1;
               else report({ kind: 'log', log: redact(log) });

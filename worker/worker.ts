@@ -8,6 +8,7 @@ import {
   createApprovalWaiter,
   createEnginePool,
   createPool,
+  createStoredSessionState,
   createStoreWriter,
   describeStore,
   ensureStoreSchema,
@@ -89,6 +90,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
     .openSpace({
       config: options.config,
       approvalHandler: createWorkerApprovalHandler(state, waiter),
+      // Session state in the store: a run taken over by another worker sees what its session kept.
+      sessionState: createStoredSessionState(state.pool, options.store),
       journal: (call, perform) => {
         const run = state.runOf(call.context.runId);
         return run === undefined ? perform() : run.journal.perform(call, perform);
