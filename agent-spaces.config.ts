@@ -17,6 +17,11 @@ export default defineConfig({
   openapi: {
     weather: { spec: 'examples/openapi/open-meteo.yaml', rateLimit: { requests: 10, period: 'minute' } },
   },
+  // A TypeScript SDK: the functions of a local module → @capabilities/fares, typed from its own
+  // declarations (docs/SDK.md); calls run on the host like any other capability.
+  sdks: {
+    fares: { module: './examples/sdk/fares' },
+  },
   // A Tools-mode agent: @capabilities/agent-station-guide (its calls need a model: OPENAI_API_KEY or
   // AGENT_SPACES_BASE_URL), and @capabilities/agents to list, run and remember agents.
   agents: ['examples/agents/station-guide'],
