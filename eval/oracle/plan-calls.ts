@@ -103,6 +103,9 @@ function planWith(task: EvalTask, outcomes: readonly CallOutcome[], options: Pla
       }
       // Picked from the first result that holds it (the one a reader would read): the order stays the same.
       const holder = resultLeaves.findIndex((set, j) => j < index && set.has(value));
+      // The first result holding it echoes what its call was given (a cancel reason): no result held it
+      // before, so the model wrote it itself and writes it again.
+      if (holder >= 0 && argumentLeaves(task.calls[holder]?.arguments).some((leaf) => leaf.value === value)) continue;
       const pick = pickInCode && holder >= 0 ? selectFrom(planned[holder], value, text) : undefined;
       if (pick) {
         selected[path] = pick;
