@@ -10,7 +10,14 @@ import { resolveAgentEntry } from './agent-entries.js';
  * A new kind is one row here.
  */
 export type RegistryKind =
-  | { prefix: string; shape: 'record'; section: string; title: string }
+  | {
+      prefix: string;
+      shape: 'record';
+      section: string;
+      title: string;
+      /** Paths of an entry that `resolveConfig` leaves relative (the source resolves them against the space's root), made absolute. */
+      resolveEntry?: (entry: Record<string, unknown>, root: string) => Record<string, unknown>;
+    }
   | { prefix: string; shape: 'list'; section: string; key: string; title: string; resolve: (value: string, root: string) => string };
 
 export const REGISTRY_KINDS: readonly RegistryKind[] = [
@@ -24,6 +31,14 @@ export const REGISTRY_KINDS: readonly RegistryKind[] = [
   },
   { prefix: 'mcp', shape: 'record', section: 'mcpServers', title: 'MCP servers' },
   { prefix: 'openapi', shape: 'record', section: 'openapi', title: 'OpenAPI services' },
+  {
+    prefix: 'sdk',
+    shape: 'record',
+    section: 'sdks',
+    title: 'SDKs',
+    resolveEntry: (entry, root) =>
+      typeof entry['module'] === 'string' ? { ...entry, module: path.resolve(root, entry['module']) } : entry,
+  },
   { prefix: 'agent', shape: 'list', key: 'agents', section: 'agents', title: 'agents', resolve: resolveAgentEntry },
 ];
 

@@ -22,6 +22,7 @@ beforeAll(async () => {
       openapi: { github: { spec: './specs/github.yaml' } },
       files: { crm: './tools/crm.json', notes: ['./tools/notes/*.json', './tools/extra.ts'] },
       agents: { guide: './agents/guide', remote: 'https://agents.example.com/a2a' },
+      sdks: { company: { module: './sdk/company' } },
     }),
   );
 });
@@ -42,6 +43,7 @@ describe('the registry', () => {
     expect(registry.entries['openapi']?.['github']).toMatchObject({ spec: path.join(home, 'specs/github.yaml') });
     expect(registry.entries['files']?.['notes']).toEqual([path.join(home, 'tools/notes/*.json'), path.join(home, 'tools/extra.ts')]);
     expect(registry.entries['agent']?.['remote']).toEqual(['https://agents.example.com/a2a']);
+    expect(registry.entries['sdk']?.['company']).toEqual({ module: path.join(home, 'sdk/company') });
   });
 
   it('is empty without a file, and an unknown key is named with the closest one', async () => {
@@ -60,6 +62,8 @@ describe('the registry', () => {
     expect(config.openapi?.['github']?.spec).toBe(path.join(home, 'specs/github.yaml'));
     expect(config.capabilities).toEqual(['tools/own.json', path.join(home, 'tools/notes/*.json'), path.join(home, 'tools/extra.ts')]);
     expect(config.agents).toEqual([path.join(home, 'agents/guide')]);
+    const withSdk = selectFromRegistry(resolveConfig({ capabilities: ['sdk:company'] }, { root: space }), registry);
+    expect(withSdk.sdks).toEqual({ company: { module: path.join(home, 'sdk/company') } });
   });
 
   it('names the closest entries when a selection names nothing', () => {

@@ -35,7 +35,7 @@ export const registrySchema = z.strictObject(
 );
 
 /** A registry as its file or `createHost({ registry })` writes it. */
-export type RegistryInput = Pick<AgentSpacesConfigInput, 'mcpServers' | 'openapi'> & {
+export type RegistryInput = Pick<AgentSpacesConfigInput, 'mcpServers' | 'openapi' | 'sdks'> & {
   /** Tool files by name (a path or glob, or several), relative to the registry file's folder. */
   files?: Record<string, string | string[]>;
   /** Agent directories or A2A URLs by name. */
@@ -113,7 +113,11 @@ export function resolveRegistry(
   const entries: Record<string, Record<string, unknown>> = {};
   for (const kind of REGISTRY_KINDS) {
     if (kind.shape === 'record') {
-      entries[kind.prefix] = { ...((resolved[kind.section] as Record<string, unknown> | undefined) ?? {}) };
+      const section = (resolved[kind.section] ?? {}) as Record<string, Record<string, unknown>>;
+      const { resolveEntry } = kind;
+      entries[kind.prefix] = resolveEntry
+        ? Object.fromEntries(Object.entries(section).map(([name, entry]) => [name, resolveEntry(entry, options.root)]))
+        : { ...section };
       continue;
     }
     const named = (data[kind.key] ?? {}) as Record<string, string | string[]>;
