@@ -60,7 +60,7 @@ const ALLOWED: Record<string, string[]> = {
 const PAST_THE_INDEX: { from: string; to: RegExp; reason: string }[] = [
   {
     from: 'runtime',
-    to: /^core\/(errors|manifest|protocol|run-result|keep-alive|edit-distance|utf8-size)\.js$/,
+    to: /^core\/(errors|manifest|protocol|run-result|keep-alive|edit-distance|utf8-size|sandbox-modules)\.js$/,
     reason:
       'the sandbox worker process loads runtime/ files: single files of core/ keep ajv and zod (core/json-schema.ts, define-tool.ts) out of it',
   },

@@ -242,7 +242,8 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     setText(PROGRAM_FILE, prepared.source);
     program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
     const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
-    refusals.push(...unlistedImports(file, sandboxModules, prepared.toOriginal));
+    const unlisted = unlistedImports(file, sandboxModules, prepared.toOriginal);
+    refusals.push(...unlisted.diagnostics);
     const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
     const typeErrors = found.flatMap((diagnostic) => {
       const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
@@ -250,6 +251,9 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
       const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
       const missing = diagnostic.code === CANNOT_FIND_NAME ? /'([^']+)'/.exec(message)?.[1] : undefined;
       if (missing !== undefined && unbound.has(missing)) return [];
+      // The refusal of an unlisted package already says what TypeScript would: it is not there.
+      const module = MODULE_NOT_FOUND_CODES.has(diagnostic.code) ? /module '([^']+)'/.exec(message)?.[1] : undefined;
+      if (module !== undefined && unlisted.specifiers.has(module)) return [];
       return [
         {
           ...position,
@@ -293,12 +297,14 @@ function unlistedImports(
   file: ts.SourceFile,
   modules: ReadonlySet<string>,
   toOriginal: (position: { line: number; column: number }) => { line: number; column: number },
-): Diagnostic[] {
+): { diagnostics: Diagnostic[]; specifiers: Set<string> } {
   const found: Diagnostic[] = [];
+  const specifiers = new Set<string>();
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || statement.importClause?.isTypeOnly === true) continue;
     const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
     if (specifier.startsWith('@capabilities/') || modules.has(specifier)) continue;
+    specifiers.add(specifier);
     const at = file.getLineAndCharacterOfPosition(statement.getStart(file));
     const listed = [...modules].map((name) => `"${name}"`).join(', ');
     found.push({
@@ -307,8 +313,11 @@ function unlistedImports(
       message: `import of "${specifier}" refused: the build bundles no such npm module (${listed === '' ? 'it bundles none' : `it bundles ${listed}`}); list it in sandbox.modules in the config and rebuild the capabilities`,
     });
   }
-  return found;
+  return { diagnostics: found, specifiers };
 }
+
+/** TypeScript's "Cannot find module 'x'" and "Could not find a declaration file for module 'x'". */
+const MODULE_NOT_FOUND_CODES = new Set([2307, 7016]);
 
 /** TypeScript's "Cannot find name 'x'". */
 const CANNOT_FIND_NAME = 2304;
