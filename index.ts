@@ -42,6 +42,7 @@ export type { DetailLevel, SearchToolsOptions, SearchToolsResult, Space, SpaceOp
 // The parts, for hosts that wire their own
 export { buildCapabilities } from './space/index.js';
 export type { BuildOptions, BuildProgressEvent, BuildResult, Catalog, CatalogEntry } from './compiler/index.js';
+export { DEFAULT_MAX_MODULE_BYTES, type SandboxModulesReport } from './compiler/index.js';
 export { createSandbox, createTypeChecker, runCode } from './runtime/index.js';
 export { createSandboxPool } from './runtime/index.js';
 export type { SandboxPool } from './runtime/index.js';

@@ -9,3 +9,4 @@ export { toModuleName } from '../core/index.js';
 // Shared with the capability sources; they live in core/ (re-exported for callers of the compiler).
 export type { RawCapability, RawFunction, SourceFailure } from '../core/index.js';
 export { applyInferredResults, readInferredResults } from './inferred-results.js';
+export { DEFAULT_MAX_MODULE_BYTES, type SandboxModulesReport } from './sandbox-modules/index.js';

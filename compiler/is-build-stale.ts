@@ -10,6 +10,7 @@ import { sandboxModulesStale } from './sandbox-modules/index.js';
  * added since: its module would otherwise stay built, and a deleted one fails every run when the space
  * loads its host side). MCP servers are checked at call time instead (a changed tool list is reported
  * then). A build that did not record its inputs (before they were recorded) is judged by times alone.
+ * The sandbox modules (`sandbox.modules`) are stale when their list or an installed version changed.
  */
 export async function isBuildStale(config: ResolvedConfig, sources: readonly CapabilitySource<ResolvedConfig>[]): Promise<boolean> {
   const built = await mtime(path.join(config.outDir, BUILD_LAYOUT.manifestFile));
