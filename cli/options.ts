@@ -101,6 +101,20 @@ export const OPTIONS = {
   repeat: { type: 'string', value: '<n>', help: 'eval: run every task n times (default 1)' },
   out: { type: 'string', value: '<dir>', help: 'eval: the run folder (default .agent-spaces/eval/<suite>-<time>)' },
   resume: { type: 'boolean', help: 'eval: go on with the run in --out, skipping its finished tasks' },
+  as: {
+    type: 'string',
+    value: '<group.name>',
+    help: 'capabilities save: the function to save as (reports.weeklySummary → @capabilities/saved-reports)',
+  },
+  'save-programs': {
+    type: 'boolean',
+    help: 'serve: offer the save_program tool, which saves a program as a function of the space (off by default: it writes)',
+  },
+  description: {
+    type: 'string',
+    value: '<text>',
+    help: 'capabilities save: what the saved function does (for search and its declaration)',
+  },
   help: { type: 'boolean', short: 'h', help: "this help (after a command: that command's help)" },
   version: { type: 'boolean', help: 'the version of agent-spaces' },
 } as const satisfies Record<string, OptionSpec>;

@@ -6,6 +6,7 @@ import type { Catalog } from '../compiler/index.js';
 import { BUILD_LAYOUT } from '../core/index.js';
 import { addDeclarations, searchTools, type Space } from '../space/index.js';
 import { executeCode, type ExecuteCodeContext } from './execute-code.js';
+import { registerSaveProgramTool } from './save-program-tool.js';
 import { pageScope } from './request-context.js';
 import { RESULT_PAGE_TEMPLATE } from './result-pages.js';
 import { describeRun } from './run-result-to-tool.js';
@@ -23,6 +24,8 @@ export interface CodeToolsContext extends ExecuteCodeContext {
   catalog: () => Promise<Catalog>;
   /** The SDK's `ResourceTemplate`, loaded with the server. */
   ResourceTemplate: typeof ServerSdk.ResourceTemplate;
+  /** Offer `save_program` (server/save-program-tool.ts): it writes to the space, so only when asked. */
+  savePrograms?: boolean;
 }
 
 /**
@@ -71,6 +74,7 @@ export function registerCodeTools(server: McpServer, context: CodeToolsContext):
     },
     ({ code }, ctx) => executeCode(context, code, ctx),
   );
+  if (context.savePrograms === true) registerSaveProgramTool(server, context.space);
 
   server.registerResource(
     'execute_code results',

@@ -20,7 +20,7 @@ export async function createAgentSpacesMcpServer(
   space: Space,
   router: SpaceRunRouter,
   info: { name: string; version: string },
-  options: { mode?: ServeMode } = {},
+  options: { mode?: ServeMode; savePrograms?: boolean } = {},
 ): Promise<McpServer> {
   // The MCP SDK loads when a server is made, not with the package.
   const { McpServer, ResourceTemplate, inputRequired } = await import('@modelcontextprotocol/server');
@@ -57,6 +57,15 @@ export async function createAgentSpacesMcpServer(
     );
     if (mode === 'invoke') return server;
   }
-  registerCodeTools(server, { server, space, router, redact, catalog, inputRequired, ResourceTemplate });
+  registerCodeTools(server, {
+    server,
+    space,
+    router,
+    redact,
+    catalog,
+    inputRequired,
+    ResourceTemplate,
+    savePrograms: options.savePrograms === true,
+  });
   return server;
 }

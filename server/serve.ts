@@ -32,6 +32,8 @@ export interface ServeOptions extends Omit<SpaceOptions, 'approvalHandler' | 'on
    * call_tool, no code, for any MCP client; `both` all four. See server/invoke-tools.ts.
    */
   mode?: ServeMode;
+  /** Offer the `save_program` tool (code mode): clients may then save programs into the space (default false). */
+  savePrograms?: boolean;
 }
 
 export interface RunningServer {
@@ -47,7 +49,7 @@ export interface RunningServer {
  * 'in-process'` is refused, and `sandbox.isolation: 'in-process'` in the config is overridden.
  */
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
-  const { http, log = () => undefined, openSpace = createSpace, stateKey, store: storeUrl, mode, ...spaceOptions } = options;
+  const { http, log = () => undefined, openSpace = createSpace, stateKey, store: storeUrl, mode, savePrograms, ...spaceOptions } = options;
   if (http) {
     if (spaceOptions.isolation === 'in-process') {
       throw new ServeError(
@@ -85,11 +87,18 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     );
   }
   try {
-    const running = await serveMcp(() => createAgentSpacesMcpServer(space, router, SERVER_INFO, mode === undefined ? {} : { mode }), {
-      ...(http ? { http } : {}),
-      ...(store ? { sharedSessions: store.sessions } : {}),
-      log,
-    });
+    const running = await serveMcp(
+      () =>
+        createAgentSpacesMcpServer(space, router, SERVER_INFO, {
+          ...(mode === undefined ? {} : { mode }),
+          savePrograms: savePrograms === true,
+        }),
+      {
+        ...(http ? { http } : {}),
+        ...(store ? { sharedSessions: store.sessions } : {}),
+        log,
+      },
+    );
     log(
       running.url
         ? `agent-spaces: serving MCP (Streamable HTTP) at ${running.url}${http?.token ? ' (bearer token required)' : ''}`

@@ -22,6 +22,7 @@ export type { SessionEntry, SessionLimits, SessionSetOutcome, SessionSourceOptio
 export {
   createSavedSource,
   MAX_SAVED_DEPTH,
+  MAX_SAVED_SOURCE_BYTES,
   parseSavedName,
   readSavedProgram,
   saveProgram,

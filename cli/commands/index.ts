@@ -22,6 +22,7 @@ export const REGISTRY: readonly RegisteredCommand[] = [
   registered('capabilities build', () => import('./capabilities-build.command.js')),
   registered('capabilities sample', () => import('./capabilities-sample.command.js')),
   registered('capabilities list', () => import('./capabilities-list.command.js')),
+  registered('capabilities save', () => import('./capabilities-save.command.js')),
   registered('run', () => import('./run.command.js')),
   registered('doctor', () => import('./doctor.command.js')),
   registered('worker', () => import('./worker.command.js')),

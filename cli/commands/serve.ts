@@ -23,6 +23,8 @@ export interface ServeCommandOptions {
   store?: string;
   /** What to offer: code (default), invoke (search_tools + call_tool, no code) or both. */
   mode?: string;
+  /** Offer save_program (it writes saved programs into the space). */
+  savePrograms?: boolean;
 }
 
 /** `agent-spaces serve`: the space as an MCP server until interrupted (or, on stdio, until stdin closes). */
@@ -69,6 +71,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
     ...(store ? { store } : {}),
     ...(options.mode ? { mode: options.mode as ServeMode } : {}),
+    ...(options.savePrograms === true ? { savePrograms: true } : {}),
     ...(port !== undefined ? { http: { port, ...(options.host ? { host: options.host } : {}), ...(token ? { token } : {}) } } : {}),
     log: progress,
   }).catch((error: unknown) => {

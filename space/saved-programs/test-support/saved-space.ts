@@ -37,6 +37,7 @@ export async function makeSavedSpace(prefix: string): Promise<{ root: string; co
       ],
     }),
   );
+  await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['notes.json'] }));
   return { root, config: resolveConfig({ capabilities: ['notes.json'] }, { root, env: {} }) };
 }
 
