@@ -19,6 +19,8 @@ export {
   sessionLimits,
 } from './session-state/index.js';
 export type { SessionEntry, SessionLimits, SessionSetOutcome, SessionSourceOptions, SessionStateBacking } from './session-state/index.js';
+export { createHost, createSharedMcpConnections } from './host/index.js';
+export type { Host, HostOptions, HostSpaceInfo, HostSpaceOptions, SharedMcpConnections } from './host/index.js';
 export {
   createSavedSource,
   MAX_SAVED_DEPTH,
@@ -41,5 +43,3 @@ export type {
   SavedProgramsSource,
   SaveProgramOptions,
 } from './saved-programs/index.js';
-export { createHost, createSharedMcpConnections } from './host/index.js';
-export type { Host, HostOptions, HostSpaceInfo, HostSpaceOptions, SharedMcpConnections } from './host/index.js';
