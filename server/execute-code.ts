@@ -103,7 +103,6 @@ async function runInSession(context: ExecuteCodeContext, code: string, ctx: Serv
       runId,
       signal: ctx.mcpReq.signal,
       ...sessionOf(ctx),
-      ...sessionOf(ctx),
       ...traceOf(ctx),
       ...(progress.wanted ? { onLog: (log: RunLog) => progress.log(context.redact(log)) } : {}),
     });
@@ -184,14 +183,6 @@ function askInRound(
     ),
     requestState,
   });
-}
-
-/**
- * The session-state scope of a request's runs (`@capabilities/session`): its MCP session, so the
- * programs of one session build on what earlier ones kept. A request outside a session has none.
- */
-function sessionOf(ctx: ServerContext): { session?: string } {
-  return ctx.sessionId ? { session: `mcp:${ctx.sessionId}` } : {};
 }
 
 /**
