@@ -11,6 +11,12 @@ import type { CapabilityConfig } from './manifest.js';
 /** A schema in either of the accepted notations. */
 export type SchemaInput = JSONSchema | z.ZodType;
 
+/**
+ * What `returns` may be: a schema, or the seed form `{} as Trip[]` — the result type written in
+ * TypeScript, which the compiler reads from the source (an empty object at run time).
+ */
+export type ReturnsInput = SchemaInput | object;
+
 /** The TypeScript type a schema describes (`unknown` where it cannot be derived). */
 export type InferSchema<S> = [S] extends [z.ZodType]
   ? z.output<S>
@@ -28,11 +34,11 @@ export interface ToolCallContext {
   signal: AbortSignal;
 }
 
-export interface FunctionDefinition<P extends SchemaInput = SchemaInput, R extends SchemaInput = SchemaInput> {
+export interface FunctionDefinition<P extends SchemaInput = SchemaInput, R extends ReturnsInput = SchemaInput> {
   description?: string;
   /** An object schema (JSON Schema `{type: "object", ...}` or `z.object(...)`). Omitted: no parameters. */
   parameters?: P;
-  /** What the handler resolves to; checked by the bridge. Omitted: `unknown`. */
+  /** What the handler resolves to (a schema, or `{} as Trip[]`); checked by the bridge. Omitted: `unknown`. */
   returns?: R;
   requiresApproval?: boolean;
   /** Who may call it: `code` (programs in the sandbox), `direct` (direct tool calls) or `both` (default). */
@@ -52,7 +58,7 @@ export const TOOL_DEFINITION = Symbol.for('agent-spaces.tool-definition');
 export interface AnyFunctionDefinition {
   description?: string;
   parameters?: SchemaInput;
-  returns?: SchemaInput;
+  returns?: ReturnsInput;
   requiresApproval?: boolean;
   callers?: ToolCallers;
   approvalMessage?: string | ((params: never) => string);
@@ -93,7 +99,7 @@ export function defineTool<const T extends ToolDefinitionInput>(definition: T): 
 /** One function of a tool, its handler typed from `parameters` and `returns`. */
 // `properties: {}` is the JSON Schema of an object without declared properties, not the TS `{}` type.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export function defineFunction<const P extends SchemaInput = { type: 'object'; properties: {} }, const R extends SchemaInput = true>(
+export function defineFunction<const P extends SchemaInput = { type: 'object'; properties: {} }, const R extends ReturnsInput = true>(
   definition: FunctionDefinition<P, R>,
 ): FunctionDefinition<P, R> {
   return definition;

@@ -38,7 +38,8 @@ export function toolDefinitionToRaw(definition: ToolDefinition, source: Capabili
       toolName: key,
       ...(fn.description !== undefined ? { description: fn.description } : {}),
       inputSchema,
-      ...(fn.returns !== undefined ? { outputSchema: toJsonSchema(fn.returns, 'output', `${where}.${key}.returns`) } : {}),
+      // `{} as Trip[]` is `{}` here; its TypeScript type replaces this schema (see typescript-returns.ts).
+      ...(fn.returns !== undefined ? { outputSchema: toJsonSchema(fn.returns as SchemaInput, 'output', `${where}.${key}.returns`) } : {}),
       resultKind: 'value',
       ...(fn.requiresApproval !== undefined ? { requiresApproval: fn.requiresApproval } : {}),
       ...(typeof fn.approvalMessage === 'string' ? { approvalMessage: fn.approvalMessage } : {}),

@@ -3,6 +3,7 @@ import { CompileError, errorMessage, isToolDefinition } from '../../core/index.j
 import type { ToolDefinition } from '../../core/index.js';
 import type { RawCapability } from '../../core/index.js';
 import { toolDefinitionToRaw } from './tool-definition.js';
+import { isTypeOnlyReturns, typeScriptReturns } from './typescript-returns.js';
 
 export interface LoadedTypeScriptTools {
   capabilities: RawCapability[];
@@ -33,7 +34,16 @@ export async function loadTypeScriptToolFile(
     if (!isToolDefinition(value) || seen.has(value)) continue; // `export default x` and `export const x` are one tool
     seen.add(value);
     definitions.push(value);
-    capabilities.push(toolDefinitionToRaw(value, { kind: 'typescript', path: file, exportName }));
+    const capability = toolDefinitionToRaw(value, { kind: 'typescript', path: file, exportName });
+    // `returns: {} as Trip[]`: the result type is TypeScript's, read from the source.
+    if (Object.values(value.functions).some((fn) => isTypeOnlyReturns(fn.returns))) {
+      const declared = await typeScriptReturns(path, exportName, `${file}#${value.name}`);
+      for (const fn of capability.functions) {
+        const schema = declared.get(fn.toolName);
+        if (schema !== undefined) fn.outputSchema = schema;
+      }
+    }
+    capabilities.push(capability);
   }
   if (capabilities.length === 0) {
     throw new CompileError('INVALID_TOOL_FILE', `${file}: exports no defineTool() definition (export const x = defineTool({...}))`);
