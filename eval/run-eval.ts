@@ -230,6 +230,8 @@ interface Harness extends Opened {
   model: ArmModel;
   counter: TokenCounter;
   functions: OracleFunction[];
+  /** The tool names of the suite's functions whose results are typed (not `unknown`): a program can pick values out of those. */
+  typedResults: ReadonlySet<string>;
 }
 
 /** Builds the suite's space and opens what the arms share; what it starts is put in `opened` as it goes, for the caller to close. */
@@ -275,7 +277,12 @@ async function openHarness(
       directName: direct.find((fn) => fn.id === entry.id)?.name ?? entry.toolName,
     }));
   if (settings.arms.includes('code')) opened.surface = await openCodeSurface(space);
-  return { ...opened, model, counter, functions };
+  const typedResults = new Set(
+    catalog.functions
+      .filter((entry) => entry.module === suite.module && !/\): Promise<unknown>$/.test(entry.signature))
+      .map((entry) => entry.toolName),
+  );
+  return { ...opened, model, counter, functions, typedResults };
 }
 
 /** One run's task loop: what it runs, with what, and where it writes. */
@@ -327,6 +334,7 @@ async function runArm(loop: TaskLoop, arm: Arm, task: EvalTask, repetition: numb
       planCalls(task, suite.replay(task.calls), {
         writeCalls: suite.writeCalls,
         ...(suite.firstCalls ? { firstCalls: suite.firstCalls } : {}),
+        typedResults: harness.typedResults,
       }),
       harness.functions,
     );

@@ -120,23 +120,20 @@ export function programFor(
       );
     }
   }
-  const said = (value: unknown) => {
-    const text = JSON.stringify(value)?.toLowerCase().replaceAll(',', '') ?? '';
-    return task.expectedOutputs.some((expected) => text.includes(expected.toLowerCase()));
-  };
-  const returned = group.filter(
-    (entry) =>
-      !entry.outcome.ok ||
-      neededLater(all, entry.index) ||
-      passedOnLater(all, entry.index, inProgram) ||
-      (entry.outcome.ok && said(entry.outcome.value)),
-  );
+  const returned = group.filter((entry) => mustReturn(entry, all, inProgram, task));
   const imports = [...namespaces].map(([namespace, module]) => `import { ${namespace} } from '@capabilities/${module}';`);
   const result =
     returned.length > 0
       ? `{ ${returned.map((entry) => `r${entry.index}`).join(', ')} }`
       : `'done: ${group.length} call${group.length === 1 ? '' : 's'}'`;
   return [...imports, ...lines, `export default ${result};`].join('\n');
+}
+
+/** Whether a program returns this call's result: a failure, a result a later step reads or passes on, or one the answer states. */
+function mustReturn(entry: PlannedCall, all: readonly PlannedCall[], inProgram: ReadonlySet<number>, task: EvalTask): boolean {
+  if (!entry.outcome.ok || neededLater(all, entry.index) || passedOnLater(all, entry.index, inProgram)) return true;
+  const text = JSON.stringify(entry.outcome.value)?.toLowerCase().replaceAll(',', '') ?? '';
+  return task.expectedOutputs.some((expected) => text.includes(expected.toLowerCase()));
 }
 
 /** A later program passes this call's result on, or picks from it: the model must have seen it. */
@@ -175,12 +172,16 @@ export function scriptFor(arm: Arm, task: EvalTask, planned: readonly PlannedCal
     if (head[0]) head[0].expectIds = search.ids;
     return [...head, ...runs, { content: answer }];
   }
-  // The planner's rules: call_tool for a single call or independent calls whose results must be read;
+  // The planner's rules: call_tool for a single call or independent calls whose results must all be read;
   // run_code for calls that depend on each other without anyone reading the results in between.
   const steps = groups.map((group): OracleTurn => {
     const chained = group.some((entry) => codeSources(entry).some((source) => group.some((other) => other.index === source)));
     const oneLevel = new Set(group.map((entry) => entry.level)).size === 1;
-    if (!chained && oneLevel) {
+    // Independent calls whose results all need reading go direct; when some need no reading, one run
+    // keeps them out of the conversation ("large data stays out of this conversation").
+    const inGroup = new Set(group.map((entry) => entry.index));
+    const allRead = group.length === 1 || group.every((entry) => mustReturn(entry, planned, inGroup, task));
+    if (!chained && oneLevel && allRead) {
       return {
         toolCalls: group.map((entry) => ({
           name: 'call_tool',

@@ -39,6 +39,11 @@ export interface PlanOptions {
   writeCalls: ReadonlySet<string>;
   /** Calls every later call waits for (τ² retail: finding the user id). */
   firstCalls?: ReadonlySet<string>;
+  /**
+   * Functions whose results are typed: a program can pick values only out of these (out of an
+   * `unknown` result the type-check refuses it). Absent: every function's.
+   */
+  typedResults?: ReadonlySet<string>;
 }
 
 /** Every string and number leaf of a value, as text. */
@@ -106,7 +111,8 @@ function planWith(task: EvalTask, outcomes: readonly CallOutcome[], options: Pla
       // The first result holding it echoes what its call was given (a cancel reason): no result held it
       // before, so the model wrote it itself and writes it again.
       if (holder >= 0 && argumentLeaves(task.calls[holder]?.arguments).some((leaf) => leaf.value === value)) continue;
-      const pick = pickInCode && holder >= 0 ? selectFrom(planned[holder], value, text) : undefined;
+      const typed = holder >= 0 && (options.typedResults?.has(task.calls[holder]?.name ?? '') ?? true);
+      const pick = pickInCode && typed ? selectFrom(planned[holder], value, text) : undefined;
       if (pick) {
         selected[path] = pick;
         after.add(pick.from);
