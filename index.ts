@@ -57,6 +57,9 @@ export type { StdToolsOptions } from './std/index.js';
 // Capability sources: what createSpace({ sources }) and buildCapabilities({ sources }) take; one
 // create…Source factory per kind (the constants filesSource, mcpSource, openapiSource are deprecated)
 export { createFilesSource, createMcpSource, createOpenApiSource, filesSource, mcpSource, openapiSource } from './sources/index.js';
+export { createSdkSource, schemaOfMembers, schemaOfType } from './sources/index.js';
+export type { TypeSchema, TypeSchemaOptions } from './sources/index.js';
+export type { SdkConfig } from './config/index.js';
 export type {
   CapabilitySource,
   CapabilitySourceKind,
