@@ -199,24 +199,21 @@ function refuseWhatAccessRefuses(
   }
 }
 
-/** One run of a saved program for `call`, its clock the caller's held meanwhile (the saved run has its own). */
+/**
+ * One run of a saved program for `call`. The caller's clock keeps running (its timeout bounds the saved
+ * run too, which ends with the caller's signal), so a saved call waiting for a sandbox slot cannot hang.
+ */
 async function runSaved(run: SavedProgramRunner, program: SavedProgram, call: BackendCall, access: SavedRunAccess): Promise<unknown> {
   const label = formatSavedName(program.meta);
   const target = { capability: call.capability.module, function: call.function.name };
-  const release = call.context.holdDeadline?.();
-  let result: RunResult;
-  try {
-    result = await run(callingForm(program.source, program.meta.signature, call.args), {
-      access,
-      // The caller's run id: approvals asked inside reach whoever answers the caller's (serve routes them by run).
-      runId: call.context.runId,
-      check: false,
-      signal: call.context.signal,
-      ...(call.traceparent ? { traceparent: call.traceparent } : {}),
-    });
-  } finally {
-    release?.();
-  }
+  const result = await run(callingForm(program.source, program.meta.signature, call.args), {
+    access,
+    // The caller's run id: approvals asked inside reach whoever answers the caller's (serve routes them by run).
+    runId: call.context.runId,
+    check: false,
+    signal: call.context.signal,
+    ...(call.traceparent ? { traceparent: call.traceparent } : {}),
+  });
   if (result.success) return result.result;
   const error = result.error;
   const where = error?.line === undefined ? '' : ` (${path.basename(program.path)}, line ${error.line})`;
