@@ -131,7 +131,6 @@ export function resolveConfig(
     ...(store === undefined ? {} : { store }),
     ...(parsed.data.durable === undefined ? {} : { durable: parsed.data.durable }),
     ...(parsed.data.session === undefined ? {} : { session: parsed.data.session }),
-    ...(parsed.data.session === undefined ? {} : { session: parsed.data.session }),
     ...(parsed.data.callers === undefined ? {} : { callers: parsed.data.callers }),
     ...(telemetry === undefined ? {} : { telemetry }),
   };
