@@ -38,6 +38,7 @@ const HOMES: Record<string, string[]> = {
   'sources/files/': ['json', 'typescript'],
   'sources/mcp/': ['mcp'],
   'sources/openapi/': ['openapi'],
+  'sources/sdk/': ['sdk'],
   'agents/': ['agent'],
 };
 /** Code outside a kind's home that names it, each with why. */
@@ -51,6 +52,8 @@ const EXCEPTIONS: Record<string, string> = {
   'server/code-tools.ts: std': "the code tool's description lists the aggregate std module among the importable ones",
   'cli/commands/sample.ts: mcp':
     '`capabilities sample` samples results of MCP tools without an output schema: an MCP-only feature (mcp-text results)',
+  'space/host/create-host.ts: mcp':
+    'spaces of one host share MCP connections: the host gives each space an MCP source over its one pool of connections (keyed by server and credentials) in place of the default one',
   'studio/server/api-starter.ts: agent': "a first program prefers a module whose calls need no model: an agent's do",
 };
 
