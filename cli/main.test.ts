@@ -135,7 +135,7 @@ describe('the help tells the truth', () => {
       text: expect.stringContaining('agent-spaces agent serve'),
     });
     expect(() => parseCommandLine(['capabilities', 'biuld'], COMMANDS)).toThrow(
-      'unknown subcommand "capabilities biuld" (build, sample or list)',
+      'unknown subcommand "capabilities biuld" (build, sample, list or save)',
     );
     expect(() => parseCommandLine(['frobnicate', '--help'], COMMANDS)).toThrow('unknown command "frobnicate"');
   });
