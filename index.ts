@@ -81,6 +81,8 @@ export { createAgentSource } from './agents/index.js';
 // Serving a space over MCP
 export { createAgentSpacesMcpServer, serveSpace } from './server/index.js';
 export type { RunningServer, ServeOptions } from './server/index.js';
+export { serveSpaces } from './server/index.js';
+export type { RunningSpaces, ServedSpaceOptions, ServeSpacesOptions } from './server/index.js';
 
 // Eval suites: what a suite's folder (suite.ts, its capabilities) imports to be run by `agent-spaces eval`
 // From their own files, not eval/index.js: that one reaches the harness (the MCP client, the planner),

@@ -4,6 +4,8 @@ export type { RunRouter } from './run-router.js';
 export { MAX_RESULT_CHARS } from './tool-text.js';
 export { SERVER_INFO, serveSpace } from './serve.js';
 export type { RunningServer, ServeOptions } from './serve.js';
+export { serveSpaces, spaceMcpPath } from './serve-spaces.js';
+export type { RunningSpaces, ServedSpaceOptions, ServeSpacesOptions } from './serve-spaces.js';
 export { DEFAULT_HTTP_LIMITS, resolveHttpBind, serveMcp } from './serve-mcp.js';
 export { checkHostAndOrigin, hasBearerToken, readJsonBody, sameSecret } from './http-guard.js';
 export type { McpHttpOptions, McpServeOptions, RunningMcpServer } from './serve-mcp.js';

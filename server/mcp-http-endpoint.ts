@@ -20,7 +20,18 @@ export interface McpHttpEndpointOptions {
 }
 
 /**
- * Every HTTP request to `/mcp`: the guards (Host/Origin, bearer token), then a request of a session
+ * The front guards of every request, whatever its path: Host/Origin (DNS rebinding, web pages), then the
+ * bearer token when there is one.
+ */
+export function guardRequest(request: IncomingMessage, loopback: boolean, token: string | undefined): Refusal | undefined {
+  const guarded = checkHostAndOrigin(request, loopback);
+  if (guarded) return guarded;
+  if (token && !hasBearerToken(request, token)) return { status: 401, code: -32001, message: 'missing or wrong bearer token' };
+  return undefined;
+}
+
+/**
+ * Every HTTP request to one MCP endpoint (`/mcp`, or a space's `/spaces/<name>/mcp`; the server picks it by path): the guards (Host/Origin, bearer token), then a request of a session
  * (counted against the session's cap, batches by their requests), an `initialize` that starts one, or a
  * 2026-07-28 request with no session (counted against the cap of those).
  */
@@ -34,12 +45,8 @@ export class McpHttpEndpoint {
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { token, sessions, sdk, limits } = this.#options;
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/mcp') return refuse(response, { status: 404, code: -32000, message: 'not found: the MCP endpoint is /mcp' });
-    const guarded = checkHostAndOrigin(request, this.#options.loopback);
+    const guarded = guardRequest(request, this.#options.loopback, token);
     if (guarded) return refuse(response, guarded);
-    if (token && !hasBearerToken(request, token))
-      return refuse(response, { status: 401, code: -32001, message: 'missing or wrong bearer token' });
 
     const sessionId = request.headers['mcp-session-id'];
     if (sessionId !== undefined) return this.#serveInSession(sessionId, request, response);

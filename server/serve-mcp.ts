@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../core/index.js';
 import { MAX_BODY_BYTES } from './http-guard.js';
 import { resolveBindAddress, type BindAddress } from './loopback.js';
-import { McpHttpEndpoint } from './mcp-http-endpoint.js';
+import { guardRequest, McpHttpEndpoint, type McpHttpEndpointOptions } from './mcp-http-endpoint.js';
 import { McpSessions, type ConnectableMcpServer, type SharedSessions } from './mcp-sessions.js';
-import { reply } from './refuse.js';
+import { refuse, reply } from './refuse.js';
 import { ServeError } from './serve-error.js';
 
 /** The limits of `serveMcp` over HTTP when not configured (see docs/security/serve.md). */
@@ -109,26 +109,43 @@ export async function serveMcp(
     const handle = serveStdio(() => create(), { onerror: (error) => log(`MCP stdio: ${errorMessage(error)}`) });
     return { close: () => handle.close() };
   }
+  return serveMcpPaths([{ path: '/mcp', create }], {
+    http,
+    ...(options.sharedSessions ? { sharedSessions: options.sharedSessions } : {}),
+    log,
+    notFound: 'not found: the MCP endpoint is /mcp',
+  });
+}
+
+/** One MCP endpoint of an HTTP server: its path and what makes its MCP server instances. */
+export interface McpPath {
+  /** The URL path (`/mcp`, `/spaces/<name>/mcp`). */
+  path: string;
+  create: () => ConnectableMcpServer | Promise<ConnectableMcpServer>;
+}
+
+/**
+ * Streamable HTTP with one MCP endpoint per path on one port, each with its own sessions, session and
+ * request caps and per-request instances: a session started at one path is not found at another. The
+ * front guards (Host/Origin, bearer token, body, header and time limits) apply to every path, and to
+ * paths served by none (answered 404 with `notFound`, after the guards).
+ */
+export async function serveMcpPaths(
+  paths: readonly McpPath[],
+  options: { http: McpHttpOptions; sharedSessions?: SharedSessions; log: (line: string) => void; notFound: string },
+): Promise<RunningMcpServer & { url: string; urls: Record<string, string> }> {
+  const { http, log } = options;
   const limits = httpLimitsOf(http);
   const bind = await resolveHttpBind(http);
   const [node, server] = await Promise.all([import('@modelcontextprotocol/node'), import('@modelcontextprotocol/server')]);
   const sdk = { node, server };
-  const shared = options.sharedSessions;
-  const sessions = new McpSessions({ create, limits, shared, log, sdk });
-  // 2026-07-28 requests: an instance per request. Legacy requests never reach this handler ('reject'):
-  // they are routed to sessions.
-  const modern = server.createMcpHandler(() => create(), {
-    legacy: 'reject',
-    maxRequestBodySize: limits.maxBodyBytes,
-    onerror: (error) => log(`MCP request refused: ${errorMessage(error)}`),
-  });
-  const serveModern = node.toNodeHandler(modern, {
-    maxRequestBodySize: limits.maxBodyBytes,
-    onerror: (error) => log(`MCP request failed: ${errorMessage(error)}`),
-  });
-  const endpoint = new McpHttpEndpoint({ sessions, limits, loopback: bind.loopback, token: http.token, shared, serveModern, sdk });
-
-  const sweeper = setInterval(() => sessions.closeIdle(), Math.max(10, Math.min(limits.sessionIdleMs / 2, 60_000)));
+  const served = new Map(
+    paths.map(({ path, create }) => [path, endpointOf(create, { limits, bind, http, sdk, log, shared: options.sharedSessions })]),
+  );
+  const sweeper = setInterval(
+    () => served.forEach(({ sessions }) => sessions.closeIdle()),
+    Math.max(10, Math.min(limits.sessionIdleMs / 2, 60_000)),
+  );
   sweeper.unref();
   const httpServer: HttpServer = createServer(
     {
@@ -139,7 +156,12 @@ export async function serveMcp(
       maxHeaderSize: limits.maxHeaderBytes,
     },
     (request, response) => {
-      endpoint.handle(request, response).catch((error: unknown) => {
+      const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const endpoint = served.get(pathname)?.endpoint;
+      const handled = endpoint
+        ? endpoint.handle(request, response)
+        : refuse(response, guardRequest(request, bind.loopback, http.token) ?? { status: 404, code: -32000, message: options.notFound });
+      handled.catch((error: unknown) => {
         log(`HTTP request failed: ${errorMessage(error)}`);
         if (!response.headersSent) reply(response, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null });
       });
@@ -148,17 +170,59 @@ export async function serveMcp(
   await listen(httpServer, http.port, bind);
   const { address, port } = httpServer.address() as AddressInfo;
   if (!bind.loopback) log(`MCP over HTTP bound to ${address}, which is not loopback: every request needs the bearer token`);
+  const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  const urls = Object.fromEntries(paths.map(({ path }) => [path, `${origin}${path}`]));
   return {
-    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}/mcp`,
+    url: `${origin}${paths[0]?.path ?? '/mcp'}`,
+    urls,
     async close() {
       clearInterval(sweeper);
-      await modern.close().catch(() => undefined);
-      await sessions.closeAll();
+      for (const { modern, sessions } of served.values()) {
+        await modern.close().catch(() => undefined);
+        await sessions.closeAll();
+      }
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeAllConnections();
       await closed;
     },
   };
+}
+
+/** One path's endpoint: its sessions (2025-11-25 clients), its per-request handler (2026-07-28 clients) and the guards before both. */
+function endpointOf(
+  create: McpPath['create'],
+  context: {
+    limits: Record<keyof typeof DEFAULT_HTTP_LIMITS, number>;
+    bind: BindAddress;
+    http: McpHttpOptions;
+    sdk: McpHttpEndpointOptions['sdk'];
+    log: (line: string) => void;
+    shared: SharedSessions | undefined;
+  },
+): { endpoint: McpHttpEndpoint; sessions: McpSessions; modern: { close(): Promise<void> } } {
+  const { limits, sdk, log, shared } = context;
+  const sessions = new McpSessions({ create, limits, shared, log, sdk });
+  // 2026-07-28 requests: an instance per request. Legacy requests never reach this handler ('reject'):
+  // they are routed to sessions.
+  const modern = sdk.server.createMcpHandler(() => create(), {
+    legacy: 'reject',
+    maxRequestBodySize: limits.maxBodyBytes,
+    onerror: (error) => log(`MCP request refused: ${errorMessage(error)}`),
+  });
+  const serveModern = sdk.node.toNodeHandler(modern, {
+    maxRequestBodySize: limits.maxBodyBytes,
+    onerror: (error) => log(`MCP request failed: ${errorMessage(error)}`),
+  });
+  const endpoint = new McpHttpEndpoint({
+    sessions,
+    limits,
+    loopback: context.bind.loopback,
+    token: context.http.token,
+    shared,
+    serveModern,
+    sdk,
+  });
+  return { endpoint, sessions, modern };
 }
 
 /** The HTTP limits: the defaults with what the options set, each checked to be a positive integer. */
