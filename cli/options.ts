@@ -50,6 +50,11 @@ export const OPTIONS = {
   },
   timeout: { type: 'string', value: '<ms>', help: 'wall-clock limit of the run' },
   http: { type: 'string', value: '<port>', help: 'Streamable HTTP on this port (0 = any free port) instead of stdio, path /mcp' },
+  spaces: {
+    type: 'string',
+    value: '<dirs>',
+    help: "serve --http: several spaces of one host, each a folder with its own config ([name=]dir, comma-separated,\nrelative to --cwd; name default: the folder's name), each at /spaces/<name>/mcp",
+  },
   a2a: { type: 'string', value: '<port>', help: 'serve the agent directories as A2A servers on this port' },
   host: { type: 'string', value: '<addr>', help: 'address to bind (default 127.0.0.1)' },
   token: {

@@ -8,6 +8,7 @@ export {
   formatIssues,
   importTypeScript,
   loadConfig,
+  readConfigFile,
   resolveConfig,
   unwrapDefault,
 } from './load-config.js';
