@@ -1,5 +1,6 @@
 import type { Node } from 'ts-morph';
 import { CompileError, type JsonSchema } from '../../core/index.js';
+import { createTypeProject } from '../sdk/type-project.js';
 import { schemaOfType } from '../sdk/type-to-schema.js';
 
 /**
@@ -24,17 +25,8 @@ export function isTypeOnlyReturns(returns: unknown): boolean {
  * @throws CompileError when a declared type is not JSON data (naming the function and why)
  */
 export async function typeScriptReturns(file: string, exportName: string, where: string): Promise<Map<string, JsonSchema>> {
-  const { Project, SyntaxKind, ts } = await import('ts-morph');
-  const project = new Project({
-    skipAddingFilesFromTsConfig: true,
-    compilerOptions: {
-      strict: true,
-      target: ts.ScriptTarget.ESNext,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      skipLibCheck: true,
-    },
-  });
+  const { project, morph } = await createTypeProject();
+  const { SyntaxKind } = morph;
   const source = project.addSourceFileAtPath(file);
   const root: Node | undefined =
     exportName === 'default'

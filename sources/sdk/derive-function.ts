@@ -2,7 +2,7 @@ import type { Node, ParameterDeclaration, Signature, Symbol as MorphSymbol, Type
 import type { SdkConfig } from '../../config/index.js';
 import { isJsonSchemaObject, type JsonSchema, type RawFunction } from '../../core/index.js';
 import { matchesAny, POSITIONAL_KEYWORD } from './sdk-paths.js';
-import { schemaOfMembers, schemaOfType } from './type-to-schema.js';
+import { schemaOfMembers, schemaOfType, symbolDoc } from './type-to-schema.js';
 
 /** The keys of an HTTP response envelope (Octokit's `OctokitResponse<T>`), whose `data` is the answer. */
 export const ENVELOPE_KEYS = ['data', 'status', 'headers', 'url'] as const;
@@ -116,12 +116,5 @@ function docOf(signature: Signature, symbol: MorphSymbol, node: Node): string | 
     .map((part) => part.getText())
     .join('')
     .trim();
-  if (fromSignature !== '') return fromSignature;
-  const checker = node.getProject().getTypeChecker().compilerObject;
-  const text = symbol.compilerSymbol
-    .getDocumentationComment(checker)
-    .map((part) => part.text)
-    .join('')
-    .trim();
-  return text === '' ? undefined : text;
+  return fromSignature !== '' ? fromSignature : symbolDoc(symbol, node);
 }

@@ -3,6 +3,7 @@ import type { Node, Project, Signature, Symbol as MorphSymbol, Type } from 'ts-m
 import type { SdkConfig } from '../../config/index.js';
 import { CompileError, type CompileWarning, type RawCapability, type RawFunction } from '../../core/index.js';
 import { deriveFunction } from './derive-function.js';
+import { createTypeProject } from './type-project.js';
 import { matchesAny, specifierOf, stepsOf } from './sdk-paths.js';
 
 /** What reading one SDK found: its module, and why each export it left out was left out. */
@@ -32,18 +33,7 @@ interface Candidate {
  */
 export async function readSdk(name: string, sdk: SdkConfig, root: string): Promise<SdkReading> {
   const label = `sdk:${name}`;
-  const { Project, ts } = await import('ts-morph');
-  const project = new Project({
-    skipAddingFilesFromTsConfig: true,
-    compilerOptions: {
-      strict: true,
-      target: ts.ScriptTarget.ESNext,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      skipLibCheck: true,
-      lib: ['lib.esnext.full.d.ts'],
-    },
-  });
+  const { project } = await createTypeProject();
   const specifier = specifierOf(sdk, root);
   const entry = project.createSourceFile(
     path.join(root, `__agent_spaces_sdk_${name.replace(/\W/g, '_')}__.ts`),

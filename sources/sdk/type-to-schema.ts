@@ -279,14 +279,19 @@ class SchemaDeriver {
   }
 
   #docOf(symbol: MorphSymbol): string | undefined {
-    const checker = this.#node.getProject().getTypeChecker().compilerObject;
-    const text = symbol.compilerSymbol
-      .getDocumentationComment(checker)
-      .map((part) => part.text)
-      .join('')
-      .trim();
-    return text === '' ? undefined : text;
+    return symbolDoc(symbol, this.#node);
   }
+}
+
+/** The TSDoc text of `symbol` (as the checker of `node`'s project reads it), or undefined when it has none. */
+export function symbolDoc(symbol: MorphSymbol, node: Node): string | undefined {
+  const checker = node.getProject().getTypeChecker().compilerObject;
+  const text = symbol.compilerSymbol
+    .getDocumentationComment(checker)
+    .map((part) => part.text)
+    .join('')
+    .trim();
+  return text === '' ? undefined : text;
 }
 
 /**
