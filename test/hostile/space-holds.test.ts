@@ -1,0 +1,281 @@
+/**
+ * Hostile programs and callers against what a space can hold (docs/SECURITY.md, "What a space can
+ * hold"): session state, sandbox-module resolution, saved programs and direct calls by name. Each test
+ * is an attack; it passes when the promise holds.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../config/index.js';
+import { createSpace, type Space } from '../../space/index.js';
+import { parseSavedName, saveProgram } from '../../space/saved-programs/index.js';
+import { makeSavedSpace } from '../../space/saved-programs/test-support/saved-space.js';
+import { toolCallErrorOf } from '../support/tool-call-error-of.js';
+
+const LIMITS = { maxBytes: 400, maxKeys: 4, ttlSeconds: 60 };
+
+/** Object.prototype has no own property a polluting value could have put there. */
+function expectPrototypeClean(): void {
+  for (const name of ['polluted', 'isAdmin', 'x']) expect(Object.hasOwn(Object.prototype, name), name).toBe(false);
+  expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+}
+
+describe('hostile programs and callers against what a space holds', () => {
+  let space: Space;
+  let root: string;
+
+  beforeAll(async () => {
+    const made = await makeSavedSpace('space-holds');
+    root = made.root;
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['notes.json'], session: LIMITS }));
+    const config = resolveConfig({ capabilities: ['notes.json'], session: LIMITS }, { root, env: {} });
+    space = await createSpace({ config, isolation: 'in-process', approvalHandler: async () => ({ approved: true, reason: 'test' }) });
+    await space.build();
+  }, 120_000);
+
+  afterAll(async () => {
+    await space?.close();
+  });
+
+  describe('session state', () => {
+    it('keeps keys named like Object.prototype members as plain keys of their own scope', async () => {
+      const result = await space.run(
+        `import { set, get, list } from '@capabilities/session';
+const names = ['__proto__', 'constructor', 'toString'];
+for (const key of names) await set({ key, value: { key } });
+const seen: unknown[] = [];
+for (const key of names) seen.push(await get({ key }));
+export default { seen, keys: (await list({})).map((entry) => entry.key), missing: await get({ key: 'hasOwnProperty' }) };`,
+        { session: 'proto-keys' },
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      expect(result.result).toEqual({
+        seen: [{ key: '__proto__' }, { key: 'constructor' }, { key: 'toString' }],
+        keys: ['__proto__', 'constructor', 'toString'],
+        missing: null,
+      });
+      const other = await space.run(
+        `import { get, list } from '@capabilities/session';
+export default { proto: await get({ key: '__proto__' }), keys: await list({}) };`,
+        { session: 'proto-keys-other' },
+      );
+      expect(other.result).toEqual({ proto: null, keys: [] });
+      expectPrototypeClean();
+    });
+
+    it('stores a value with a __proto__ member as data: no prototype on the host or in the program is changed', async () => {
+      const result = await space.run(
+        `import { set, get } from '@capabilities/session';
+const value: unknown = JSON.parse('{"__proto__": {"polluted": true, "isAdmin": true}, "constructor": {"prototype": {"x": 1}}, "b": 1}');
+await set({ key: 'bad', value });
+const back = (await get({ key: 'bad' })) as Record<string, unknown>;
+export default {
+  b: back.b,
+  isAdmin: back.isAdmin ?? null,
+  plain: Object.getPrototypeOf(back) === Object.prototype,
+  polluted: ({} as Record<string, unknown>).polluted ?? null,
+};`,
+        { session: 'polluter' },
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      expect(result.result).toEqual({ b: 1, isAdmin: null, plain: true, polluted: null });
+      expectPrototypeClean();
+      const stored = (await space.callTool('session.get', { key: 'bad' }, { session: 'polluter' })) as Record<string, unknown>;
+      expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+      expect(stored['isAdmin']).toBeUndefined();
+      // The same through a direct call on the host, with a value JSON.parse made (own __proto__ member).
+      const value = JSON.parse('{"a": {"__proto__": {"polluted": 1}}}') as unknown;
+      await space.callTool('session.set', { key: 'direct', value }, { session: 'polluter' });
+      const back = (await space.callTool('session.get', { key: 'direct' }, { session: 'polluter' })) as { a: Record<string, unknown> };
+      expect(Object.getPrototypeOf(back.a)).toBe(Object.prototype);
+      expect(back.a['polluted']).toBeUndefined();
+      expectPrototypeClean();
+    });
+
+    it('holds the key quota when a program sets many keys at once', async () => {
+      const result = await space.run(
+        `import { set, list } from '@capabilities/session';
+const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => set({ key: 'k' + i, value: i })));
+export default { stored: outcomes.filter((o) => o.status === 'fulfilled').length, keys: (await list({})).length };`,
+        { session: 'burst' },
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      expect(result.result).toEqual({ stored: LIMITS.maxKeys, keys: LIMITS.maxKeys });
+    });
+
+    it('holds the byte quota when concurrent sets each fit alone but not together', async () => {
+      const result = await space.run(
+        `import { set, list } from '@capabilities/session';
+const big = 'x'.repeat(150);
+const outcomes = await Promise.allSettled([set({ key: 'a', value: big }), set({ key: 'b', value: big }), set({ key: 'c', value: big })]);
+const entries = await list({});
+export default { stored: outcomes.filter((o) => o.status === 'fulfilled').length, bytes: entries.reduce((n, e) => n + e.bytes + e.key.length, 0) };`,
+        { session: 'burst-bytes' },
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      const { stored, bytes } = result.result as { stored: number; bytes: number };
+      expect(stored).toBe(2);
+      expect(bytes).toBeLessThanOrEqual(LIMITS.maxBytes);
+    });
+
+    it('gives no other scope to a program that names one in its keys, prefixes or arguments', async () => {
+      await space.callTool('session.set', { key: 'token', value: 'of victim' }, { session: 'victim' });
+      const result = await space.run(
+        `import * as session from '@capabilities/session';
+const attempt = (promise: Promise<unknown>) => promise.then((value) => ['ok', value], (error: { code: string }) => ['refused', error.code]);
+const loose = session as unknown as Record<string, (args: unknown) => Promise<unknown>>;
+export default [
+  await attempt(session.get({ key: 'victim/token' })),
+  await attempt(session.get({ key: '../victim/token' })),
+  await attempt(session.get({ key: 'victim\\u0000token' })),
+  await attempt(session.list({ prefix: '' })),
+  await attempt(session.list({ prefix: '%' })),
+  await attempt(loose.get!({ key: 'token', scope: 'victim' })),
+  await attempt(loose.get!({ key: 'token', session: 'victim' })),
+];`,
+        { session: 'attacker', check: false },
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      expect(result.result).toEqual([
+        ['ok', null],
+        ['ok', null],
+        ['refused', 'INVALID_ARGUMENTS'],
+        ['ok', []],
+        ['ok', []],
+        ['refused', 'INVALID_ARGUMENTS'],
+        ['refused', 'INVALID_ARGUMENTS'],
+      ]);
+    });
+
+    it('refuses non-JSON values of a direct call (cyclic, class instances, getters that change) without storing them', async () => {
+      const cyclic: Record<string, unknown> = { a: 1 };
+      cyclic['self'] = cyclic;
+      const refused = await toolCallErrorOf(space.callTool('session.set', { key: 'c', value: cyclic }, { session: 'direct' }));
+      expect(['INVALID_ARGUMENTS']).toContain(refused.code);
+      const instance = await toolCallErrorOf(
+        space.callTool('session.set', { key: 'd', value: new Map([['a', 1]]) }, { session: 'direct' }),
+      );
+      expect(instance.code).toBe('INVALID_ARGUMENTS');
+      expect(await space.callTool('session.list', {}, { session: 'direct' })).toEqual([]);
+      expectPrototypeClean();
+    });
+  });
+
+  describe('direct calls by name', () => {
+    it.each([
+      'session.__proto__',
+      'session.constructor',
+      'session.toString',
+      'session.hasOwnProperty',
+      'notes.constructor',
+      'notes.__proto__',
+      'notes.valueOf',
+      '__proto__.get',
+      'constructor.name',
+      'toString.call',
+      'notes.add.constructor',
+    ])('refuses %s as a function, with a ToolCallError and nothing run', async (name) => {
+      const error = await toolCallErrorOf(space.callTool(name, { key: 'x', text: 'x' }, { session: 'names' }));
+      expect(['UNKNOWN_FUNCTION', 'UNKNOWN_CAPABILITY', 'INVALID_ARGUMENTS', 'ACCESS_DENIED']).toContain(error.code);
+      expectPrototypeClean();
+    });
+
+    it('does not let arguments with a __proto__ member pollute the host, nor pass through the schema', async () => {
+      const args = JSON.parse('{"text": "safe", "__proto__": {"polluted": true}}') as Record<string, unknown>;
+      const error = await toolCallErrorOf(space.callTool('notes.add', args));
+      expect(error.code).toBe('INVALID_ARGUMENTS');
+      expectPrototypeClean();
+    });
+  });
+
+  describe('sandbox module resolution', () => {
+    it.each([
+      'node:fs',
+      'fs',
+      'child_process',
+      '/etc/passwd',
+      'file:///etc/passwd',
+      'data:text/javascript,export default 1',
+      '../../../../etc/passwd',
+      './modules/x.js',
+      '@capabilities/../capabilities/notes/index.js',
+      '@capabilities/notes/../../../package.json',
+      '@capabilities/%2e%2e',
+      '@capabilities/NOTES',
+      '@capabilities/__proto__',
+      '__proto__',
+      'constructor',
+    ])('refuses the static import %j', async (specifier) => {
+      const result = await space.run(`import * as m from ${JSON.stringify(specifier)};\nexport default Object.keys(m);`, { check: false });
+      expect(result.success).toBe(false);
+      expect(['IMPORT_REFUSED', 'PROGRAM_REFUSED', 'MODULE_NOT_FOUND']).toContain(result.error?.code);
+      expect(result.result ?? null).toBeNull();
+    });
+
+    it('refuses a program with a computed dynamic import before it runs', async () => {
+      const result = await space.run(
+        `const parts = ['node', 'fs'];
+const fs: unknown = await import(parts.join(':'));
+export default typeof fs;`,
+        { check: false },
+      );
+      expect(result.success).toBe(false);
+      expect(result.error?.code).toBe('PROGRAM_REFUSED');
+      expect(result.calls).toBe(0);
+    });
+
+    it('gives a program nothing of the host through Function, globalThis or a capability module namespace', async () => {
+      const result = await space.run(
+        `import * as notes from '@capabilities/notes';
+const fn = Function('return [typeof process, typeof require, typeof fetch, typeof WebAssembly === "undefined" ? "undefined" : "wasm"].join(",")');
+const ctor = (notes.add as unknown as { constructor: FunctionConstructor }).constructor('return typeof process')();
+export default { reach: fn(), ctor };`,
+        { check: false },
+      );
+      expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+      const { reach, ctor } = result.result as { reach: string; ctor: string };
+      expect(reach.split(',').slice(0, 3)).toEqual(['undefined', 'undefined', 'undefined']);
+      expect(ctor).toBe('undefined');
+    });
+  });
+
+  describe('saved programs', () => {
+    it.each(['../x.y', 'x/../y.z', '/etc.passwd', 'x.y/../z', 'ｒeports.x', 'reports.ｘ', 'a..b', 'x.__proto__', '.x', 'x.', 'x.y\u0000'])(
+      'refuses the name %j',
+      (name) => {
+        expect(() => parseSavedName(name)).toThrow();
+      },
+    );
+
+    it('keeps a saved program named like an Object.prototype member a function of its own module only', async () => {
+      await saveProgram(
+        space,
+        'export default async function constructor(input: { n: number }): Promise<number> {\n  return input.n + 1;\n}\n',
+        {
+          as: 'proto.constructor',
+          origin: { savedBy: 'test' },
+        },
+      ).then(
+        async () => {
+          expect(await space.callTool('saved-proto.constructor', { n: 1 })).toBe(2);
+        },
+        (error: Error) => expect(error.message).toMatch(/constructor/),
+      );
+      const unknown = await toolCallErrorOf(space.callTool('saved-proto.toString', {}));
+      expect(['UNKNOWN_FUNCTION', 'UNKNOWN_CAPABILITY']).toContain(unknown.code);
+      expectPrototypeClean();
+    }, 60_000);
+
+    it('ends a saved program that never ends at the caller timeout', async () => {
+      await saveProgram(space, 'export default async function spin(): Promise<number> {\n  for (;;) {}\n}\n', {
+        as: 'hostile.spin',
+        origin: { savedBy: 'test' },
+      });
+      const result = await space.run("import { spin } from '@capabilities/saved-hostile';\nexport default await spin();", {
+        limits: { timeoutMs: 3000 },
+      });
+      expect(result.success).toBe(false);
+      expect(['TIMEOUT', 'TOOL_FAILED']).toContain(result.error?.code);
+    }, 60_000);
+  });
+});
