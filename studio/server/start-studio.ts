@@ -24,6 +24,12 @@ export interface StudioOptions extends Pick<SpaceOptions, 'config' | 'cwd' | 'co
   store?: string;
   /** The folder of `agent-spaces eval` run folders the eval pane lists (default `<root>/.agent-spaces/eval`). */
   evalDir?: string;
+  /**
+   * Several spaces, one folder each (its own config), behind one studio: the page's space picker
+   * chooses one, and every API request names it (`x-agent-spaces-space` header; `space` query parameter
+   * of the event stream). The first is the default. Without it: the one space of `config`/`cwd`.
+   */
+  spaces?: { name: string; cwd: string }[];
   /** The built UI (default: the package's `dist/studio-ui`). */
   uiDir?: string;
   log?: (line: string) => void;
@@ -58,17 +64,9 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
   }
   const token = options.token ?? randomBytes(32).toString('base64url');
   const log = options.log ?? (() => undefined);
-  const context = await createStudioContext(
-    options.openSpace,
-    {
-      ...(options.config ? { config: options.config } : {}),
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-      ...(options.configFile ? { configFile: options.configFile } : {}),
-      ...(options.isolation ? { isolation: options.isolation } : {}),
-    },
-    options.store,
-    options.evalDir,
-  );
+  const contexts = await openContexts(options);
+  const [[, context] = []] = contexts;
+  if (context === undefined) throw new StudioError('STUDIO_BAD_REQUEST', 'the studio needs at least one space');
 
   const server = createServer(
     {
@@ -100,6 +98,11 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       return sendJson(response, 401, {
         error: { code: 'UNAUTHORIZED', message: 'missing or wrong token: open the address the studio printed (it carries the token)' },
       });
+    const picked = pickContext(contexts, request, url);
+    if (!('space' in picked)) return sendJson(response, 404, { error: { code: 'STUDIO_NOT_FOUND', message: picked.unknown } });
+    if (url.pathname === '/api/spaces' && request.method === 'GET')
+      return sendJson(response, 200, { spaces: [...contexts.keys()], current: picked.name });
+    const context = picked.space;
     if (url.pathname === '/api/events' && request.method === 'GET') return context.events.attach(response);
     // An attached process's call waits on its own answer stream, not on a route's JSON reply.
     const external = url.pathname === EXTERNAL_APPROVAL_PATH && request.method === 'POST';
@@ -134,7 +137,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     server.once('error', reject);
     server.listen(options.port ?? 0, bind.address, () => resolve());
   }).catch(async (error: unknown) => {
-    await context.close();
+    await closeAll(contexts);
     throw error;
   });
   const { port } = server.address() as AddressInfo;
@@ -145,7 +148,7 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
     token,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await context.close();
+      await closeAll(contexts);
       server.closeAllConnections();
       await closed;
     },
@@ -153,6 +156,50 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
 }
 
 export type { StudioContext };
+
+/** One context per space (`spaces`), or the one of `config`/`cwd` under the name "" ; a failure closes those opened. */
+async function openContexts(options: StudioOptions): Promise<Map<string, StudioContext>> {
+  const common = {
+    ...(options.configFile && !options.spaces ? { configFile: options.configFile } : {}),
+    ...(options.isolation ? { isolation: options.isolation } : {}),
+  };
+  const wanted = options.spaces ?? [
+    { name: '', ...(options.config ? { config: options.config } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) },
+  ];
+  const contexts = new Map<string, StudioContext>();
+  try {
+    for (const { name, ...where } of wanted) {
+      if (contexts.has(name)) throw new StudioError('STUDIO_BAD_REQUEST', `two spaces are named "${name}"`);
+      contexts.set(name, await createStudioContext(options.openSpace, { ...where, ...common }, options.store, options.evalDir));
+    }
+  } catch (error) {
+    await closeAll(contexts);
+    throw error;
+  }
+  return contexts;
+}
+
+/** The context a request names (header, or the event stream's query parameter), else the first. */
+function pickContext(
+  contexts: Map<string, StudioContext>,
+  request: IncomingMessage,
+  url: URL,
+): { name: string; space: StudioContext } | { unknown: string } {
+  const header = request.headers['x-agent-spaces-space'];
+  const name = (typeof header === 'string' ? header : undefined) ?? url.searchParams.get('space') ?? undefined;
+  const [first] = contexts;
+  if (name === undefined || name === '') return first ? { name: first[0], space: first[1] } : { unknown: 'no space' };
+  const space = contexts.get(name);
+  if (space) return { name, space };
+  const names = [...contexts.keys()].filter(Boolean);
+  return {
+    unknown: `no space "${name}" in this studio (it has ${names.length === 0 ? 'one unnamed space' : names.map((each) => `"${each}"`).join(', ')})`,
+  };
+}
+
+async function closeAll(contexts: Map<string, StudioContext>): Promise<void> {
+  await Promise.allSettled([...contexts.values()].map((context) => context.close()));
+}
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent || response.destroyed) return;

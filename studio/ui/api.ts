@@ -16,6 +16,18 @@ export function setToken(value: string): void {
   token = value;
 }
 
+/** The space this tab works on, of a studio over several (`agent-spaces studio --spaces`): '' for the default. */
+const SPACE_KEY = 'agent-spaces-studio-space';
+export function currentSpace(): string {
+  return sessionStorage.getItem(SPACE_KEY) ?? '';
+}
+/** Picks another space for this tab; the page reloads to show it (every pane and the event stream). */
+export function pickSpace(name: string): void {
+  sessionStorage.setItem(SPACE_KEY, name);
+  location.reload();
+}
+const spaceHeader = (): Record<string, string> => (currentSpace() ? { 'x-agent-spaces-space': currentSpace() } : {});
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -29,7 +41,11 @@ export class ApiError extends Error {
 export async function api<T = unknown>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...spaceHeader(),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const data = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
@@ -48,7 +64,8 @@ let source: EventSource | undefined;
 
 /** Subscribes to one type of the server's events (one EventSource for the whole page). */
 export function onEvent(type: string, listener: Listener): () => void {
-  source ??= new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
+  const space = currentSpace() ? `&space=${encodeURIComponent(currentSpace())}` : '';
+  source ??= new EventSource(`/api/events?token=${encodeURIComponent(token)}${space}`);
   let set = listeners.get(type);
   if (!set) {
     set = new Set();

@@ -1,4 +1,4 @@
-import { api, onEvent, setToken, takeToken } from './api.js';
+import { api, ApiError, currentSpace, onEvent, pickSpace, setToken, takeToken } from './api.js';
 import { h, replace, toast } from './dom.js';
 import { agentsPane } from './panes/agents.js';
 import { approvalsPane } from './panes/approvals.js';
@@ -56,6 +56,7 @@ function start(): void {
   );
   window.addEventListener('hashchange', route);
   route();
+  void spacePicker();
   void api<SpaceView>('GET', '/api/space').then(
     (space) =>
       (document.getElementById('space-root') as HTMLElement).append(
@@ -75,6 +76,23 @@ function start(): void {
   onEvent('approval-required', refreshCount);
   onEvent('approval-decided', refreshCount);
   refreshCount();
+}
+
+/** A studio over several spaces: a picker in the header (the tab's choice is kept; a space gone falls back to the first). */
+async function spacePicker(): Promise<void> {
+  const listed = await api<{ spaces: string[]; current: string }>('GET', '/api/spaces').catch((error: unknown) => {
+    // A space this tab picked is gone (the studio restarted with others): back to the default one.
+    if (error instanceof ApiError && error.status === 404 && currentSpace()) pickSpace('');
+    return undefined;
+  });
+  if (!listed || listed.spaces.length < 2) return;
+  const select = h(
+    'select',
+    { id: 'space-picker', 'aria-label': 'Space' },
+    ...listed.spaces.map((name) => h('option', { value: name, ...(name === listed.current ? { selected: true } : {}) }, name)),
+  );
+  select.addEventListener('change', () => pickSpace(select.value));
+  (document.getElementById('space-root') as HTMLElement).before(select);
 }
 
 start();
