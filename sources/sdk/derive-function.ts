@@ -71,14 +71,19 @@ function rootObject(schema: JsonSchema): JsonSchema {
   return { ...target, $defs: defs };
 }
 
-/** Properties a program may not pass: their schema is `false`, and they are no longer required. */
+/**
+ * Properties a program may not pass: their schema is `false`, and they are no longer required. The
+ * top level is closed too (only the declared properties): against an open object (Octokit's
+ * `[parameter: string]: unknown`) a deny list is never complete, e.g. Octokit takes `url` (an
+ * absolute one sends the token there) and `method` from the same object.
+ */
 function denyArguments(schema: JsonSchema, denied: readonly string[] | undefined): JsonSchema {
   if (denied === undefined || denied.length === 0) return schema;
   const properties = { ...(isJsonSchemaObject(schema.properties) ? schema.properties : {}) };
   for (const name of denied) properties[name] = false;
   const required = Array.isArray(schema.required) ? schema.required.filter((name) => !denied.includes(String(name))) : undefined;
   const { required: _required, ...rest } = schema;
-  return { ...rest, properties, ...(required !== undefined && required.length > 0 ? { required } : {}) };
+  return { ...rest, properties, additionalProperties: false, ...(required !== undefined && required.length > 0 ? { required } : {}) };
 }
 
 function isPlainObjectType(type: Type): boolean {

@@ -3,14 +3,19 @@
  * hold"): session state, sandbox-module resolution, saved programs and direct calls by name. Each test
  * is an attack; it passes when the promise holds.
  */
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/index.js';
 import { createSpace, type Space } from '../../space/index.js';
 import { parseSavedName, saveProgram } from '../../space/saved-programs/index.js';
 import { makeSavedSpace } from '../../space/saved-programs/test-support/saved-space.js';
 import { toolCallErrorOf } from '../support/tool-call-error-of.js';
+import { makeTempDir } from '../support/temp-dir.js';
+import { createSdkSource } from '../../sources/sdk/index.js';
+import { startGitHubServer, type GitHubServer } from '../../sources/sdk/test-support/github-server.js';
 
 const LIMITS = { maxBytes: 400, maxKeys: 4, ttlSeconds: 60 };
 
@@ -278,4 +283,73 @@ export default { reach: fn(), ctor };`,
       expect(['TIMEOUT', 'TOOL_FAILED']).toContain(result.error?.code);
     }, 60_000);
   });
+});
+
+describe('an SDK holding a token (the real @octokit/rest from the npm registry)', () => {
+  const TOKEN = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
+  let space: Space;
+  let github: GitHubServer;
+  let attacker: GitHubServer;
+
+  beforeAll(async () => {
+    const root = await makeTempDir('space-holds-sdk');
+    await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'space', private: true }));
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    await promisify(execFile)(npm, ['install', '--prefix', root, '--no-audit', '--no-fund', '--loglevel=error', '@octokit/rest@22.0.1'], {
+      cwd: root,
+    });
+    github = await startGitHubServer();
+    attacker = await startGitHubServer();
+    const config = resolveConfig(
+      {
+        capabilities: [],
+        sdks: {
+          github: {
+            package: '@octokit/rest',
+            create: { export: 'Octokit', args: [{ auth: '${GITHUB_TOKEN}', baseUrl: github.origin, userAgent: 'agent-spaces-test' }] },
+            path: 'rest',
+            include: ['issues.get'],
+            denyArguments: ['baseUrl', 'headers', 'request', 'mediaType'],
+          },
+        },
+      },
+      { root, env: { GITHUB_TOKEN: TOKEN } },
+    );
+    space = await createSpace({ config, sources: [createSdkSource()], isolation: 'in-process' });
+    const build = await space.build({ force: true });
+    expect(build.errors).toEqual([]);
+  }, 300_000);
+
+  afterAll(async () => {
+    await space?.close();
+    await github?.close();
+    await attacker?.close();
+  });
+
+  it.each([
+    ['url', (origin: string) => ({ url: `${origin}/steal` }), 'INVALID_ARGUMENTS'],
+    ['method', () => ({ method: 'DELETE' }), 'INVALID_ARGUMENTS'],
+    ['url (relative: another endpoint)', () => ({ url: '/repos/acme/rockets/issues/7/lock', method: 'PUT' }), 'INVALID_ARGUMENTS'],
+    ['BaseUrl', (origin: string) => ({ BaseUrl: origin }), 'INVALID_ARGUMENTS'],
+    // The member never reaches the host as a prototype: the call is the plain one.
+    ['__proto__.baseUrl', (origin: string) => JSON.parse(`{"__proto__": {"baseUrl": "${origin}"}}`) as Record<string, unknown>, 'ok 7'],
+  ])(
+    'sends the token nowhere but the configured server when a program passes %s',
+    async (_label, extra, outcome) => {
+      const args = { owner: 'acme', repo: 'rockets', issue_number: 7, ...extra(attacker.origin) };
+      const [seenBefore, githubBefore] = [attacker.requests.length, github.requests.length];
+      const result = await space.run(
+        `import { issuesGet } from '@capabilities/github';
+const args: unknown = JSON.parse(${JSON.stringify(JSON.stringify(args))});
+export default await issuesGet(args as Parameters<typeof issuesGet>[0]).then((issue) => 'ok ' + issue.number, (error: { code: string }) => error.code);`,
+        { check: false },
+      );
+      expect(attacker.requests.slice(seenBefore)).toEqual([]);
+      expect(result.result).toBe(outcome);
+      const plain = outcome === 'INVALID_ARGUMENTS' ? [] : ['GET /repos/acme/rockets/issues/7'];
+      expect(github.requests.slice(githubBefore).map((request) => `${request.method} ${request.url}`)).toEqual(plain);
+      expect(JSON.stringify(result)).not.toContain(TOKEN);
+    },
+    60_000,
+  );
 });
