@@ -53,7 +53,7 @@ export const OPTIONS = {
   spaces: {
     type: 'string',
     value: '<dirs>',
-    help: "serve --http: several spaces of one host, each a folder with its own config ([name=]dir, comma-separated,\nrelative to --cwd; name default: the folder's name), each at /spaces/<name>/mcp",
+    help: "several spaces, each a folder with its own config ([name=]dir, comma-separated, relative to --cwd; name default:\nthe folder's name): serve --http serves each at /spaces/<name>/mcp (one host); studio gets a space picker",
   },
   a2a: { type: 'string', value: '<port>', help: 'serve the agent directories as A2A servers on this port' },
   host: { type: 'string', value: '<addr>', help: 'address to bind (default 127.0.0.1)' },

@@ -84,12 +84,15 @@ describe('agent-spaces serve --spaces', () => {
     }
   });
 
-  it('refuses --spaces without --http, and a folder that is not there, as usage errors', async () => {
+  it('refuses --spaces without --http, a folder that is not there and a name given twice (serve and studio), as usage errors', async () => {
     const noHttp = await execa(process.execPath, [BIN, 'serve', '--cwd', root, '--spaces', 'a'], { reject: false });
     expect(noHttp.exitCode).toBe(2);
     expect(noHttp.stderr).toMatch(/--spaces serves over HTTP: pass --http <port>/);
     const missing = await execa(process.execPath, [BIN, 'serve', '--cwd', root, '--http', '0', '--spaces', 'a,nope'], { reject: false });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/--spaces: "nope": no folder at/);
+    const studio = await execa(process.execPath, [BIN, 'studio', '--cwd', root, '--spaces', 'a,a=./b'], { reject: false });
+    expect(studio.exitCode).toBe(2);
+    expect(studio.stderr).toMatch(/--spaces: "a=\.\/b" and "a" are both named "a"/);
   });
 });

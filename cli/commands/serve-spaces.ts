@@ -55,8 +55,8 @@ export async function serveSpacesCommand(options: ServeSpacesCommandOptions): Pr
   return 0;
 }
 
-/** The `--spaces` list: each `[name=]dir` an existing folder, names distinct and valid. */
-function spaceFolders(list: string, cwd: string): { name: string; dir: string }[] {
+/** The `--spaces` list (serve and studio): each `[name=]dir` an existing folder, names distinct and valid. */
+export function spaceFolders(list: string, cwd: string): { name: string; dir: string }[] {
   const entries = list
     .split(',')
     .map((entry) => entry.trim())

@@ -15,6 +15,8 @@ export interface StudioCommandOptions {
   store?: string;
   /** The folder of eval runs the Eval pane lists, relative to `cwd` (default: `.agent-spaces/eval`). */
   evalDir?: string;
+  /** Several spaces, `[name=]dir,…` relative to `cwd`: the page's picker chooses one. */
+  spaces?: string;
 }
 
 /** `agent-spaces studio`: the local web UI over the space until interrupted. */
@@ -25,11 +27,15 @@ export async function studioCommand(options: StudioCommandOptions): Promise<numb
     throw new UsageError(
       `--eval-dir ${options.evalDir}: no such folder (${evalDir}); give the folder that holds the eval run folders (each one an "agent-spaces eval --out" folder)`,
     );
+  if (options.spaces !== undefined && options.config !== undefined)
+    throw new UsageError('--config does not apply with --spaces: each folder of --spaces has its own config');
+  const spaces = options.spaces === undefined ? undefined : (await import('./serve-spaces.js')).spaceFolders(options.spaces, options.cwd);
   // The studio's code loads with this command only: importing the package never pays for it.
   const { startStudio } = await import('../../studio/server/index.js');
   const studio = await startStudio({
     openSpace,
     cwd: options.cwd,
+    ...(spaces ? { spaces: spaces.map(({ name, dir }) => ({ name, cwd: dir })) } : {}),
     ...(options.config ? { configFile: options.config } : {}),
     port,
     log: progress,
