@@ -4,7 +4,7 @@
  * is an attack; it passes when the promise holds.
  */
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -352,4 +352,76 @@ export default await issuesGet(args as Parameters<typeof issuesGet>[0]).then((is
     },
     60_000,
   );
+});
+
+describe('an SDK whose errors and results carry its token', () => {
+  const TOKEN = 'sk_live_0123456789abcdefghijklmnopqrstuv';
+  let space: Space;
+
+  beforeAll(async () => {
+    const root = await makeTempDir('space-holds-leaky-sdk');
+    await mkdir(path.join(root, 'sdk', 'leaky'), { recursive: true });
+    await writeFile(
+      path.join(root, 'sdk', 'leaky', 'index.ts'),
+      `export class LeakyClient {
+  constructor(private readonly options: { apiKey: string }) {}
+  /** Fails with the key in its message. */
+  async fail(input: { id: string }): Promise<{ id: string }> {
+    throw new Error('request ' + input.id + ' refused for key ' + this.options.apiKey);
+  }
+  /** Answers with the key in its result. */
+  async echo(input: { id: string }): Promise<{ id: string; seen: string }> {
+    return { id: input.id, seen: 'Bearer ' + this.options.apiKey };
+  }
+  /** A result with a getter that throws the key and a cycle. */
+  async odd(input: { id: string }): Promise<{ id: string }> {
+    const key = this.options.apiKey;
+    const value: Record<string, unknown> = { id: input.id };
+    Object.defineProperty(value, 'x', { enumerable: true, get: () => { throw new Error('getter ' + key); } });
+    return value as { id: string };
+  }
+}
+`,
+    );
+    const config = resolveConfig(
+      {
+        capabilities: [],
+        sdks: { leaky: { module: './sdk/leaky', create: { export: 'LeakyClient', args: [{ apiKey: '${LEAKY_KEY}' }] } } },
+      },
+      { root, env: { LEAKY_KEY: TOKEN } },
+    );
+    space = await createSpace({ config, sources: [createSdkSource()], isolation: 'in-process' });
+    const build = await space.build({ force: true });
+    expect(build.errors).toEqual([]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await space?.close();
+  });
+
+  it.each(['fail', 'odd'])(
+    'never lets the key reach the program through the error of %s',
+    async (name) => {
+      const result = await space.run(
+        `import * as leaky from '@capabilities/leaky';
+const fn = (leaky as unknown as Record<string, (input: { id: string }) => Promise<unknown>>)[${JSON.stringify(name)}]!;
+let out: unknown;
+try { out = await fn({ id: 'a' }); } catch (error) { out = String((error as Error).message); }
+console.log(JSON.stringify(out));
+export default out;`,
+        { check: false },
+      );
+      expect(result.calls).toBe(1);
+      expect(JSON.stringify(result)).not.toContain(TOKEN);
+      expect(JSON.stringify(result)).not.toContain(TOKEN.slice(0, 20));
+    },
+    60_000,
+  );
+
+  it('labels the key a secret, so a successful result quoting it is cut from what leaves the host', async () => {
+    // A successful result is the program's data (SECURITY.md): what leaves the host is redacted with these.
+    expect(space.secrets.map((secret) => secret.value)).toContain(TOKEN);
+    const result = await space.run(`import { echo } from '@capabilities/leaky';\nexport default (await echo({ id: 'a' })).id;`);
+    expect(result.result).toBe('a');
+  }, 60_000);
 });
