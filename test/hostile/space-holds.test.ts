@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/index.js';
 import { createSpace, type Space } from '../../space/index.js';
+import { createHost, type Host } from '../../space/host/index.js';
 import { parseSavedName, saveProgram } from '../../space/saved-programs/index.js';
 import { makeSavedSpace } from '../../space/saved-programs/test-support/saved-space.js';
 import { toolCallErrorOf } from '../support/tool-call-error-of.js';
@@ -424,4 +425,60 @@ export default out;`,
     const result = await space.run(`import { echo } from '@capabilities/leaky';\nexport default (await echo({ id: 'a' })).id;`);
     expect(result.result).toBe('a');
   }, 60_000);
+});
+
+describe('two spaces of one host', () => {
+  let host: Host;
+
+  beforeAll(async () => {
+    const dir = await makeTempDir('space-holds-host');
+    await mkdir(path.join(dir, 'tools', 'impl'), { recursive: true });
+    await writeFile(path.join(dir, 'tools', 'impl', 'vault.mjs'), "export function open() { return 'the vault of b'; }\n");
+    await writeFile(
+      path.join(dir, 'tools', 'vault.json'),
+      JSON.stringify({
+        name: 'vault',
+        implementation: './impl/vault.mjs',
+        functions: [{ name: 'open', parameters: { type: 'object', properties: {} }, returns: { type: 'string' } }],
+      }),
+    );
+    host = await createHost({ dir, registryFile: false, sandbox: { workers: 1 }, registry: { files: { vault: './tools/vault.json' } } });
+    await host.spaces.create({ name: 'a', capabilities: [] });
+    await host.spaces.create({ name: 'b', capabilities: ['files:vault'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it("keeps each space's session state its own under the same session id", async () => {
+    const a = host.spaces.get('a')!;
+    const b = host.spaces.get('b')!;
+    await b.callTool('session.set', { key: 'secret', value: 'of b' }, { session: 'same-id' });
+    const result = await a.run(
+      `import { get, list } from '@capabilities/session';
+export default { secret: await get({ key: 'secret' }), keys: await list({}) };`,
+      { session: 'same-id' },
+    );
+    expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+    expect(result.result).toEqual({ secret: null, keys: [] });
+    expect(await b.callTool('session.get', { key: 'secret' }, { session: 'same-id' })).toBe('of b');
+  }, 60_000);
+
+  it.each(['../b/capabilities/vault/index.js', '@capabilities/../../b/capabilities/vault/index.js', '@capabilities/vault'])(
+    "refuses space a's import %j of b's module",
+    async (specifier) => {
+      const result = await host.spaces.get('a')!.run(`import { open } from ${JSON.stringify(specifier)};\nexport default await open({});`, {
+        check: false,
+      });
+      expect(result.success).toBe(false);
+      expect(result.result ?? null).toBeNull();
+    },
+    60_000,
+  );
+
+  it.each(['vault.open', 'b.vault.open', '../b/vault.open', 'b/vault.open'])("refuses space a's direct call %j", async (name) => {
+    const error = await toolCallErrorOf(host.spaces.get('a')!.callTool(name, {}));
+    expect(['UNKNOWN_CAPABILITY', 'UNKNOWN_FUNCTION']).toContain(error.code);
+  });
 });
