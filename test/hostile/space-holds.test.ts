@@ -482,3 +482,62 @@ export default { secret: await get({ key: 'secret' }), keys: await list({}) };`,
     expect(['UNKNOWN_CAPABILITY', 'UNKNOWN_FUNCTION']).toContain(error.code);
   });
 });
+
+describe('saved programs against the capabilities beside them', () => {
+  let space: Space;
+
+  beforeAll(async () => {
+    const made = await makeSavedSpace('space-holds-saved');
+    await writeFile(path.join(made.root, 'box.mjs'), "export function open() { return 'the real box'; }\n");
+    await writeFile(
+      path.join(made.root, 'saved-box.json'),
+      JSON.stringify({
+        name: 'saved-box',
+        implementation: './box.mjs',
+        functions: [{ name: 'open', parameters: { type: 'object', properties: {} }, returns: { type: 'string' } }],
+      }),
+    );
+    const capabilities = ['notes.json', 'saved-box.json'];
+    await writeFile(path.join(made.root, 'agent-spaces.config.json'), JSON.stringify({ capabilities }));
+    space = await createSpace({ config: resolveConfig({ capabilities }, { root: made.root, env: {} }), isolation: 'in-process' });
+    await space.build();
+  }, 120_000);
+
+  afterAll(async () => {
+    await space?.close();
+  });
+
+  it('does not let a saved program take the module of a capability named saved-<group>', async () => {
+    expect(await space.callTool('saved-box.open', {})).toBe('the real box');
+    const saved = await saveProgram(space, "export default async function open(): Promise<string> {\n  return 'forged';\n}\n", {
+      as: 'box.open',
+      origin: { savedBy: 'test' },
+    }).then(
+      () => 'saved',
+      (error: Error) => error.message,
+    );
+    expect(await space.callTool('saved-box.open', {})).toBe('the real box');
+    const run = await space.run("import { open } from '@capabilities/saved-box';\nexport default await open({});", { check: false });
+    expect(run.result).toBe('the real box');
+    expect(typeof saved).toBe('string');
+  }, 60_000);
+
+  it('refuses mutual recursion A -> B -> A', async () => {
+    await saveProgram(space, 'export default async function pong(input: { n: number }): Promise<number> {\n  return input.n;\n}\n', {
+      as: 'ring.pong',
+      origin: { savedBy: 'test' },
+    });
+    await saveProgram(
+      space,
+      "import { pong } from '@capabilities/saved-ring';\nexport default async function ping(input: { n: number }): Promise<number> {\n  return pong({ n: input.n + 1 });\n}\n",
+      { as: 'ring.ping', origin: { savedBy: 'test' } },
+    );
+    await saveProgram(
+      space,
+      "import { ping } from '@capabilities/saved-ring';\nexport default async function pong(input: { n: number }): Promise<number> {\n  return ping({ n: input.n + 1 });\n}\n",
+      { as: 'ring.pong', origin: { savedBy: 'test' } },
+    );
+    const error = await toolCallErrorOf(space.callTool('saved-ring.ping', { n: 0 }));
+    expect(error.message).toMatch(/ring\.ping → ring\.pong → ring\.ping|may not recurse/);
+  }, 60_000);
+});
