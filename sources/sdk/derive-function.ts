@@ -58,7 +58,18 @@ function inputSchemaOf(signature: Signature, node: Node, sdk: SdkConfig): { sche
     if (derived.unsupported !== undefined) return { reason: `its parameter ${derived.unsupported}` };
     schema = { ...derived.schema, [POSITIONAL_KEYWORD]: parameters.map((parameter) => parameter.name) };
   }
-  return { schema: denyArguments(schema, sdk.denyArguments) };
+  return { schema: denyArguments(closed(schema, false), sdk.denyArguments) };
+}
+
+/**
+ * The top level closed to the declared properties: without an index signature (`force`: even with
+ * one), a property the type does not declare is refused by the bridge instead of reaching the SDK,
+ * which may pass its argument on (as options of a request). A union at the top level stays as it is.
+ */
+function closed(schema: JsonSchema, force: boolean): JsonSchema {
+  const combined = schema.anyOf !== undefined || schema.oneOf !== undefined || schema.allOf !== undefined;
+  if (combined || !isJsonSchemaObject(schema.properties)) return schema;
+  return force || schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema;
 }
 
 /** A `$ref` at the root made the referenced object itself (an input schema is always an object schema). */
@@ -73,7 +84,7 @@ function rootObject(schema: JsonSchema): JsonSchema {
 
 /**
  * Properties a program may not pass: their schema is `false`, and they are no longer required. The
- * top level is closed too (only the declared properties): against an open object (Octokit's
+ * top level is closed even over an index signature: against an open object (Octokit's
  * `[parameter: string]: unknown`) a deny list is never complete, e.g. Octokit takes `url` (an
  * absolute one sends the token there) and `method` from the same object.
  */
@@ -83,7 +94,7 @@ function denyArguments(schema: JsonSchema, denied: readonly string[] | undefined
   for (const name of denied) properties[name] = false;
   const required = Array.isArray(schema.required) ? schema.required.filter((name) => !denied.includes(String(name))) : undefined;
   const { required: _required, ...rest } = schema;
-  return { ...rest, properties, additionalProperties: false, ...(required !== undefined && required.length > 0 ? { required } : {}) };
+  return closed({ ...rest, properties, ...(required !== undefined && required.length > 0 ? { required } : {}) }, true);
 }
 
 function isPlainObjectType(type: Type): boolean {

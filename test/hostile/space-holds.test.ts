@@ -374,6 +374,10 @@ describe('an SDK whose errors and results carry its token', () => {
   async echo(input: { id: string }): Promise<{ id: string; seen: string }> {
     return { id: input.id, seen: 'Bearer ' + this.options.apiKey };
   }
+  /** The argument's own keys, as the SDK receives them. */
+  async keys(input: { id: string }): Promise<string[]> {
+    return Object.keys(input);
+  }
   /** A result with a getter that throws the key and a cycle. */
   async odd(input: { id: string }): Promise<{ id: string }> {
     const key = this.options.apiKey;
@@ -418,6 +422,16 @@ export default out;`,
     },
     60_000,
   );
+
+  it('refuses a top-level property the type does not declare before the SDK sees it', async () => {
+    const result = await space.run(
+      `import { keys } from '@capabilities/leaky';
+const outcome = (promise: Promise<unknown>) => promise.then((value) => value, (error: { code: string }) => error.code);
+export default [await outcome(keys({ id: 'a' })), await outcome(keys({ id: 'a', extra: 1 } as { id: string }))];`,
+      { check: false },
+    );
+    expect(result.result).toEqual([['id'], 'INVALID_ARGUMENTS']);
+  }, 60_000);
 
   it('labels the key a secret, so a successful result quoting it is cut from what leaves the host', async () => {
     // A successful result is the program's data (SECURITY.md): what leaves the host is redacted with these.
