@@ -555,3 +555,71 @@ describe('saved programs against the capabilities beside them', () => {
     expect(error.message).toMatch(/ring\.ping → ring\.pong → ring\.ping|may not recurse/);
   }, 60_000);
 });
+
+describe('a hostile sandbox module', () => {
+  let space: Space;
+
+  beforeAll(async () => {
+    const root = await makeTempDir('space-holds-modules');
+    const pkg = path.join(root, 'node_modules', 'sly-pkg');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'space', private: true }));
+    await writeFile(
+      path.join(pkg, 'package.json'),
+      JSON.stringify({ name: 'sly-pkg', version: '1.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }),
+    );
+    await writeFile(path.join(pkg, 'secret.js'), "export const secret = 'unlisted file';\n");
+    // What a module can try from inside the sandbox: the host's globals, the constructor trick, a prototype.
+    await writeFile(
+      path.join(pkg, 'index.js'),
+      `export function probe() {
+  const reach = [typeof process, typeof fetch, Function('return typeof process')()].join(',');
+  let fs = 'none';
+  try { const name = ['f', 's'].join(''); fs = typeof require(name).readFileSync; } catch (error) { fs = 'threw: ' + String(error && error.message).slice(0, 60); }
+  let ctor = 'none';
+  try { ctor = String(({}).constructor.constructor('return typeof process')()); } catch (error) { ctor = 'threw'; }
+  return { reach, ctor, fs };
+}
+Object.prototype.slyMark = 'set by sly-pkg';
+`,
+    );
+    await writeFile(path.join(pkg, 'index.d.ts'), 'export declare function probe(): { reach: string; ctor: string };\n');
+    const sandbox = { modules: ['sly-pkg'] };
+    await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], sandbox }));
+    space = await createSpace({ config: resolveConfig({ capabilities: [], sandbox }, { root, env: {} }), isolation: 'in-process' });
+    const build = await space.build();
+    expect(build.errors).toEqual([]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await space?.close();
+  });
+
+  it('has the authority of the program only: no host globals, and its prototype change stays in its run', async () => {
+    const result = await space.run(
+      `import { probe } from 'sly-pkg';\nexport default { ...probe(), mark: ({} as Record<string, unknown>).slyMark ?? null };`,
+    );
+    expect(result.error, JSON.stringify(result.error)).toBeUndefined();
+    // \`require\` in a bundle is esbuild's shim, which throws for a computed name.
+    expect(result.result).toEqual({
+      reach: 'undefined,undefined,undefined',
+      ctor: 'undefined',
+      fs: 'threw: Dynamic require of "fs" is not supported',
+      mark: 'set by sly-pkg',
+    });
+    expectPrototypeClean();
+    expect(Object.hasOwn(Object.prototype, 'slyMark')).toBe(false);
+    const next = await space.run(`export default ({} as Record<string, unknown>).slyMark ?? null;`, { check: false });
+    expect(next.result).toBeNull();
+  }, 60_000);
+
+  it.each(['SLY-PKG', 'Sly-Pkg', 'sly-pkg/secret.js', 'sly-pkg/../sly-pkg/secret.js', 'sly-pkg/', './sly-pkg', 'sly-pkg/index.js'])(
+    'resolves only the listed specifier, not %j',
+    async (specifier) => {
+      const result = await space.run(`import * as m from ${JSON.stringify(specifier)};\nexport default Object.keys(m);`, { check: false });
+      expect(result.success).toBe(false);
+      expect(['IMPORT_REFUSED', 'PROGRAM_REFUSED', 'MODULE_NOT_FOUND']).toContain(result.error?.code);
+    },
+    60_000,
+  );
+});
