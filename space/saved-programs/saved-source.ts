@@ -212,6 +212,8 @@ async function runSaved(run: SavedProgramRunner, program: SavedProgram, call: Ba
     runId: call.context.runId,
     check: false,
     signal: call.context.signal,
+    // The caller's session-state scope, as the host set it (absent: none): the saved program's state is the caller's.
+    ...(call.context.session === undefined ? {} : { session: call.context.session }),
     ...(call.traceparent ? { traceparent: call.traceparent } : {}),
   });
   if (result.success) return result.result;

@@ -536,6 +536,27 @@ describe('saved programs against the capabilities beside them', () => {
     expect(typeof saved).toBe('string');
   }, 60_000);
 
+  it("runs a saved program in the caller's session scope, never another", async () => {
+    await saveProgram(
+      space,
+      "import { get, set } from '@capabilities/session';\nexport default async function remember(input: { value: string }): Promise<unknown> {\n  const before = await get({ key: 'memo' });\n  await set({ key: 'memo', value: input.value });\n  return before;\n}\n",
+      { as: 'memo.remember', origin: { savedBy: 'test' } },
+    );
+    const call = (session: string, value: string) =>
+      space.run(
+        `import { remember } from '@capabilities/saved-memo';\nexport default await remember({ value: ${JSON.stringify(value)} });`,
+        {
+          session,
+        },
+      );
+    const first = await call('memo-a', 'of a');
+    expect(first.error, JSON.stringify(first.error)).toBeUndefined();
+    expect(first.result).toBeNull();
+    expect((await call('memo-b', 'of b')).result).toBeNull();
+    expect((await call('memo-a', 'again')).result).toBe('of a');
+    expect(await space.callTool('session.get', { key: 'memo' }, { session: 'memo-b' })).toBe('of b');
+  }, 60_000);
+
   it('refuses mutual recursion A -> B -> A', async () => {
     await saveProgram(space, 'export default async function pong(input: { n: number }): Promise<number> {\n  return input.n;\n}\n', {
       as: 'ring.pong',
