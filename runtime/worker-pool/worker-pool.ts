@@ -260,7 +260,12 @@ class WorkerPool {
   #offerSlots(): void {
     while (this.#waiting.length > 0) {
       const worker = this.#leastBusy();
-      if (worker === undefined) return this.#startBesideBlocked();
+      if (worker === undefined) {
+        // A run waits while another holds every slot (one run per worker, or a run parked for approval):
+        // runs overlap, so the rest of the pool starts — else the waiter would wait for the other run's end.
+        if (this.#target < this.#size && [...this.#workers].some((busy) => !busy.killed && busy.load > 0)) this.#grow();
+        return this.#startBesideBlocked();
+      }
       // Reserved at once, so the next waiter sees this worker as busier.
       worker.reserved++;
       worker.lastUsed = performance.now();
