@@ -1,9 +1,9 @@
 import type { ResolvedConfig } from '../config/index.js';
 import type { ToolDefinition } from '../core/index.js';
 import { configuredSources, type CapabilitySource } from '../sources/index.js';
-import { createStdSource } from './std-source.js';
+import { createStdSource, STD_SOURCE_KIND } from './std-source.js';
 import { createSavedSource } from './saved-programs/index.js';
-import { createSessionSource, type SessionStateBacking } from './session-state/index.js';
+import { createSessionSource, SESSION_SOURCE_KIND, type SessionStateBacking } from './session-state/index.js';
 
 export interface DefaultSourcesOptions {
   /** Host tools compiled into the standard library (the space's `task-storage`), by module. */
@@ -30,3 +30,10 @@ export function defaultSources(config: ResolvedConfig, options: DefaultSourcesOp
     createSessionSource(config, options.sessionState ? { backing: options.sessionState } : {}),
   ];
 }
+
+/**
+ * The kinds of the sources every space comes with — the standard library (with the space's
+ * task-storage) and session state —, as against the space's own capabilities (its tool files, servers,
+ * APIs, SDKs, saved programs): what the studio's starter program and hints call "of its own".
+ */
+export const BUILT_IN_SOURCE_KINDS: ReadonlySet<string> = new Set([STD_SOURCE_KIND, SESSION_SOURCE_KIND]);

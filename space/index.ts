@@ -6,7 +6,7 @@ export { createTaskStorage, TASK_STORAGE_MAX_CHARS, TASK_STORAGE_MODULE } from '
 export type { StoredResult, TaskStorage } from './task-storage.js';
 export type { DetailLevel, SearchToolsOptions, SearchToolsResult, ToolMatch } from './search-tools.js';
 export { buildCapabilities, isBuildStale } from './build-capabilities.js';
-export { defaultSources } from './default-sources.js';
+export { BUILT_IN_SOURCE_KINDS, defaultSources } from './default-sources.js';
 export type { DefaultSourcesOptions } from './default-sources.js';
 export { createStdSource, STD_SOURCE_KIND, stdWorkspace } from './std-source.js';
 export type { StdSourceOptions } from './std-source.js';

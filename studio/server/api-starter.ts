@@ -1,5 +1,5 @@
 import { namespaceBinding, type CapabilitySpec, type FunctionSpec } from '../../core/index.js';
-import { STD_SOURCE_KIND } from '../../space/index.js';
+import { BUILT_IN_SOURCE_KINDS } from '../../space/index.js';
 import type { StudioContext } from './studio-context.js';
 import type { StarterProgram } from './wire-types.js';
 
@@ -9,10 +9,11 @@ const MAX_CHECKED = 4;
 const MAX_DEPTH = 6;
 
 /**
- * Whether a module is the space's own: every kind of source but the standard library (with the space's
- * task-storage), which comes with every space. A new kind of source is the space's own with no edit here.
+ * Whether a module is the space's own: every kind of source but those every space comes with (the
+ * standard library with the space's task-storage, session state). A new kind of source is the space's
+ * own with no edit here.
  */
-const isOwn = (spec: CapabilitySpec): boolean => spec.source.kind !== STD_SOURCE_KIND;
+const isOwn = (spec: CapabilitySpec): boolean => !BUILT_IN_SOURCE_KINDS.has(spec.source.kind);
 
 /** The last starter of each studio, by the build it was made from (a rebuild may change the catalog). */
 const made = new WeakMap<StudioContext, { build: string; starter: Promise<StarterProgram> }>();

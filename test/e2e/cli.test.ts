@@ -190,7 +190,7 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
       [['capabilities', 'build', '--json=yes'], '--json takes no value\nRun "agent-spaces capabilities build --help"'],
       [
         ['capabilities', 'biuld'],
-        'unknown subcommand "capabilities biuld" (build, sample or list)\nRun "agent-spaces capabilities --help"',
+        'unknown subcommand "capabilities biuld" (build, sample, list or save)\nRun "agent-spaces capabilities --help"',
       ],
       [['agents', 'serve', 'no-such-config.ts'], 'agents serve: no file or folder at'],
       [['demo', 'extra'], 'unexpected argument "extra"'],
