@@ -165,11 +165,12 @@ for (const { engine, placement: isolation } of contractMatrix()) {
         const code = [
           'const order: string[] = [];',
           'await new Promise<void>((resolve) => {',
-          '  setTimeout((tag: string) => order.push(tag), 30, "late");',
+          // Delays far apart: on a loaded machine the thread may stop between two statements for tens of ms.
+          '  setTimeout((tag: string) => order.push(tag), 400, "late");',
           '  const cleared = setTimeout(() => order.push("cleared"), 5);',
           '  setTimeout((a: string, b: string) => order.push(a + b), 0, "fir", "st");',
           '  clearTimeout(cleared);',
-          '  setTimeout(resolve, 60);',
+          '  setTimeout(resolve, 800);',
           '});',
           'return order;',
         ].join('\n');
