@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
-import { parseSandboxModules } from '../../core/sandbox-modules.js';
+import { readSandboxModuleList } from '../host/capability-modules.js';
 import { prepareProgram } from '../program/prepare-program.js';
 import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
 
@@ -200,7 +200,7 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
       if (modules !== modulesStamp) {
         // Another set of packages: a new host, so no file or resolution of the old tree is kept.
         modulesStamp = modules;
-        const loaded = readSandboxModules(options.outDir, modulesPath);
+        const loaded = readSandboxModules(options.outDir);
         sandboxModules = loaded.modules;
         sourceFiles = new Map();
         host = createHost(texts, sourceFiles, sharedLib, loaded.types);
@@ -276,13 +276,9 @@ function fileStamp(file: string): string {
 }
 
 /** The specifiers the build bundled, and where their declarations are (none when it bundled none). */
-function readSandboxModules(outDir: string, file: string): { modules: ReadonlySet<string>; types?: PackageTypes } {
-  let manifest;
-  try {
-    manifest = parseSandboxModules(JSON.parse(readFileSync(file, 'utf8')));
-  } catch {
-    manifest = undefined;
-  }
+function readSandboxModules(outDir: string): { modules: ReadonlySet<string>; types?: PackageTypes } {
+  // The sandbox's own reader of the list (cached by the file's size and mtime): the check sees what the run resolves.
+  const manifest = readSandboxModuleList(outDir);
   if (manifest === undefined) return { modules: new Set() };
   const modules = new Set(Object.keys(manifest.modules));
   if (manifest.typesDir === undefined || /[/\\]|^\.\.?$/.test(manifest.typesDir)) return { modules };
