@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// Re-exec with --no-node-snapshot (isolated-vm needs it wherever an isolate may be created).
 // Which code runs: in a checkout of the repository (the TypeScript sources are here) always the
 // sources, through tsx, so a stale dist/ never answers for them; `import … from 'agent-spaces'` in
 // the example space then resolves to the sources too (the "agent-spaces-source" export condition).
 // In an installed package (npm pack ships dist/, not the sources) the build in dist/.
-// --help and --version create no isolate: they are answered in this process, without the second start.
+// Where Node runs it: isolated-vm needs --no-node-snapshot wherever an isolate is made IN this process.
+// --help and --version create none, and neither does `run` when its isolates live in a sandbox worker
+// process (the default; the worker is always started with the flag): those are answered in this
+// process. `run` decides where its isolates go before it loads the engine (its config and
+// --isolation/--engine), and only when they would be made here starts Node again with the flag
+// (`relaunch` below). Every other command (servers, the studio, workers, agents, eval: long-lived,
+// and may be placed in-process) starts Node again with the flag at once, as do the sources.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -15,6 +20,7 @@ const built = `${root}dist/cli/main.js`;
 const sources = `${root}cli/main.ts`;
 const fromSources = existsSync(sources);
 const argv = process.argv.slice(2);
+const FLAG = '--no-node-snapshot';
 
 if (!fromSources && !existsSync(built)) {
   console.error(`agent-spaces: ${built} is missing: this copy of the package was not built (run \`npm run build\` in ${root}).`);
@@ -22,30 +28,38 @@ if (!fromSources && !existsSync(built)) {
 }
 
 if (answersItself(argv)) {
-  let main;
-  if (!fromSources) {
-    ({ main } = await import(pathToFileURL(built).href));
-  } else {
-    // tsx is resolved from this package, not from the folder the command runs in.
-    const { tsImport } = await import(import.meta.resolve('tsx/esm/api'));
-    ({ main } = await tsImport(pathToFileURL(sources).href, import.meta.url));
-  }
-  process.exitCode = await main(argv);
+  process.exitCode = await (await loadMain())(argv);
+} else if (!fromSources && argv[0] === 'run' && !process.execArgv.includes(FLAG)) {
+  // Ctrl-C while the modules load is answered as the command answers it ("interrupted", 130).
+  (await import(pathToFileURL(`${root}dist/cli/interrupt.js`).href)).exitOnInterrupt();
+  process.exitCode = await (await loadMain())(argv, { relaunch });
 } else {
-  const args = fromSources
-    ? ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', import.meta.resolve('tsx'), sources]
-    : ['--no-node-snapshot', built];
+  await relaunch();
+}
+
+async function loadMain() {
+  if (!fromSources) return (await import(pathToFileURL(built).href)).main;
+  // tsx is resolved from this package, not from the folder the command runs in.
+  const { tsImport } = await import(import.meta.resolve('tsx/esm/api'));
+  return (await tsImport(pathToFileURL(sources).href, import.meta.url)).main;
+}
+
+/** Runs the command in a new Node started with --no-node-snapshot; ends this process as that one ends. */
+function relaunch() {
+  const args = fromSources ? [FLAG, '--conditions=agent-spaces-source', '--import', import.meta.resolve('tsx'), sources] : [FLAG, built];
   const child = spawn(process.execPath, [...args, ...argv], { stdio: 'inherit' });
   // Ctrl-C at a terminal reaches both processes, `kill <pid>` only this one: forwarded either way, the
   // CLI answers it itself ("interrupted", exit 130, 143 for SIGTERM, once however often it hears it).
   // Re-raising the signal here instead would meet this handler again, and end this process with 0.
   const forward = (signal) => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
-  child.on('exit', (code, signal) => {
-    if (signal === null) process.exit(code ?? 1);
-    // The CLI died of the signal before it could answer it (still starting, or killed outright).
-    console.error(signal === 'SIGINT' || signal === 'SIGTERM' ? 'agent-spaces: interrupted' : `agent-spaces: stopped by ${signal}`);
-    process.exit(128 + (constants.signals[signal] ?? 0));
+  return new Promise(() => {
+    child.on('exit', (code, signal) => {
+      if (signal === null) process.exit(code ?? 1);
+      // The CLI died of the signal before it could answer it (still starting, or killed outright).
+      console.error(signal === 'SIGINT' || signal === 'SIGTERM' ? 'agent-spaces: interrupted' : `agent-spaces: stopped by ${signal}`);
+      process.exit(128 + (constants.signals[signal] ?? 0));
+    });
   });
 }
 

@@ -33,6 +33,12 @@ export interface Command<O extends OptionName = OptionName> {
    * first); any other command ends at once with "interrupted" (cli/interrupt.ts).
    */
   stopsItself?: boolean;
+  /**
+   * Whether running it in this process would make an isolate here that needs Node's --no-node-snapshot
+   * (which this process lacks); the bin then runs it in a Node started with the flag. A command without
+   * it is always started with the flag by the bin.
+   */
+  needsIsolateFlag?(input: CommandInput<O>): Promise<boolean>;
   /** Checks the arguments, loads what the command needs and runs it; resolves to the exit code. */
   run(input: CommandInput<O>): Promise<number>;
 }

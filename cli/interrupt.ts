@@ -7,6 +7,8 @@
  */
 let installed = false;
 let handledElsewhere = 0;
+/** The command was handed to another process (the bin's relaunch), which answers the signals itself. */
+let handedOver = false;
 
 export function exitOnInterrupt(): void {
   if (installed) return;
@@ -16,6 +18,7 @@ export function exitOnInterrupt(): void {
     ['SIGTERM', 143],
   ] as const) {
     process.on(signal, () => {
+      if (handedOver) return;
       if (handledElsewhere > 0 && signal === 'SIGINT') return;
       process.stderr.write('agent-spaces: interrupted\n');
       process.exit(code);
@@ -32,4 +35,9 @@ export function handleInterrupts(): () => void {
     done = true;
     handledElsewhere--;
   };
+}
+
+/** The command now runs in another process that answers Ctrl-C and SIGTERM itself: this one stays silent. */
+export function handOverInterrupts(): void {
+  handedOver = true;
 }

@@ -15,7 +15,13 @@ function version(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** What the bin offers when it runs a command in its own process (started without --no-node-snapshot). */
+export interface MainOptions {
+  /** Runs the command line in a new Node started with --no-node-snapshot; resolves to its exit code. */
+  relaunch?: () => Promise<number>;
+}
+
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   ignoreClosedStdout();
   let line: CommandLine;
   try {
@@ -37,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       // Servers, the studio and workers stop on their own terms (they finish what they hold first).
       if (command.stopsItself !== true) (await import('./interrupt.js')).exitOnInterrupt();
       try {
-        return await runCommand(command, line.values, line.args);
+        return await runCommand(command, line.values, line.args, options.relaunch);
       } catch (error) {
         return (await import('./output.js')).reportError(error, command.name);
       }
@@ -46,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Runs the command's handler after the checks every command shares, which need no library. */
-async function runCommand(command: Command, values: OptionValues, args: string[]): Promise<number> {
+async function runCommand(command: Command, values: OptionValues, args: string[], relaunch?: () => Promise<number>): Promise<number> {
   const { isFile, isFolder } = await import('./file-kind.js');
   if (values.cwd !== undefined && !isFolder(values.cwd)) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
   const cwd = values.cwd ?? process.cwd();
@@ -58,7 +64,12 @@ async function runCommand(command: Command, values: OptionValues, args: string[]
   }
   if (values.config === undefined) await warnOfSeveralConfigFiles(cwd);
   const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json === true };
-  return command.run({ values, args, cwd, common });
+  const input = { values, args, cwd, common };
+  if (relaunch !== undefined && (command.needsIsolateFlag === undefined || (await command.needsIsolateFlag(input)))) {
+    (await import('./interrupt.js')).handOverInterrupts();
+    return relaunch();
+  }
+  return command.run(input);
 }
 
 /** Two config files in one folder (a .ts written next to an older .json): one is used; say which. */

@@ -10,4 +10,5 @@ export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions } from '
 export type { EngineAttempt, EngineChoice, EngineName, EngineSelection, EngineStatus, PlacementProblem } from './engine.js';
 export { checkEngines, ENGINE_CHOICES, ENGINE_NAMES, engineStatus, selectEngine } from './engines.js';
 export type { EngineCheck } from './engines.js';
+export { placementProblem } from './engines.js';
 export { hasNoNodeSnapshot } from './node-flags.js';

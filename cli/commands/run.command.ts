@@ -7,6 +7,15 @@ export const command = defineCommand({
   description:
     'run a program in the sandbox (- reads stdin), building first when the build is missing or out of date;\nits log lines are printed as it writes them',
   options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'engine', 'timeout', 'verbose', 'store'],
+  async needsIsolateFlag({ common, values }) {
+    return (await import('./run-placement.js')).needsIsolateFlag({
+      cwd: common.cwd,
+      ...(common.config !== undefined ? { config: common.config } : {}),
+      ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+      ...(values.engine !== undefined ? { engine: values.engine } : {}),
+      ...(values.store !== undefined ? { store: values.store } : {}),
+    });
+  },
   async run({ args: [first, ...rest], common, values }) {
     if (!first) throw new UsageError('run needs a program: agent-spaces run <file.ts | ->');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);

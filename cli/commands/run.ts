@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { loadConfig, type ResolvedConfig } from '../../config/index.js';
+import type { ResolvedConfig } from '../../config/index.js';
 import { createRedactor, type RunLog, type RunResult } from '../../core/index.js';
 import type { Space, SpaceOptions } from '../../space/index.js';
 import { formatArguments } from '../../bridge/index.js';
@@ -8,6 +8,7 @@ import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
+import { loadRunConfig } from './run-placement.js';
 import { ENGINE_CHOICES, type EngineChoice } from '../../runtime/index.js';
 
 export interface RunCommandOptions {
@@ -35,7 +36,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     throw new UsageError(`--engine takes ${ENGINE_CHOICES.join(', ')} (got "${options.engine}")`);
   }
   const code = options.file === '-' ? await readStdin() : await readProgram(options.file);
-  const config = await loadConfig({ cwd: options.cwd, ...(options.config ? { file: options.config } : {}) });
+  const config = await loadRunConfig(options.cwd, options.config);
   const store = storeOf(options.store, config);
   if (store !== undefined) return (await import('./durable-run.js')).durableRunCommand({ ...options, store, code });
   const studioAddress = studioAddressFrom(options.studio, options.approve);
