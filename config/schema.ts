@@ -93,8 +93,11 @@ export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
 const engineChoice: z.ZodType<string, EngineChoice | (string & {})> = z.string();
 
 export const sandboxSchema = z.strictObject({
-  /** `worker`: isolates in pooled sandbox worker processes (default). `in-process`: fastest, trusted code only. */
-  isolation: z.enum(['worker', 'in-process']).optional(),
+  /**
+   * `worker`: isolates in pooled sandbox worker processes (default). `thread`: in pooled sandbox threads of
+   * the host's process (no process hop). `in-process`: fastest, trusted code only.
+   */
+  isolation: z.enum(['worker', 'thread', 'in-process']).optional(),
   engine: engineChoice.optional(),
   timeoutMs: z.number().int().positive().optional(),
   memoryLimitMb: z.number().int().min(8).optional(),

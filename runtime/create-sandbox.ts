@@ -9,7 +9,7 @@ import { resolveRunLimits } from './resolve-run-limits.js';
 import type { Isolation, RunLimits, Sandbox, SandboxOptions } from './sandbox.js';
 import { createWorkerPoolExecutor, type WorkerPoolExecutor } from './worker-pool/worker-pool.js';
 
-/** A sandbox whose isolates live in pooled worker processes; `pids()` names them. */
+/** A sandbox whose isolates live in pooled workers (processes, or threads); `pids()` names them (process ids, or thread ids). */
 export interface WorkerSandbox extends Sandbox {
   pids(): number[];
   /** Resolves once every worker is started. */
@@ -18,8 +18,8 @@ export interface WorkerSandbox extends Sandbox {
 
 /**
  * Creates a sandbox over a build output folder. `isolation: 'worker'` (default) keeps `workers`
- * pre-started sandbox processes (2 by default); `in-process` with isolated-vm needs Node started with
- * `--no-node-snapshot`. `engine` (default `auto`): isolated-vm when it loads, QuickJS otherwise; each
+ * pre-started sandbox processes (2 by default); `thread` keeps them on threads of this process; `thread`
+ * and `in-process` with isolated-vm need Node started with `--no-node-snapshot`. `engine` (default `auto`): isolated-vm when it loads, QuickJS otherwise; each
  * run may ask for another. Throws for bad options or a missing build folder.
  *
  * @example
@@ -27,7 +27,7 @@ export interface WorkerSandbox extends Sandbox {
  * const result = await sandbox.run('return 1 + 1', { onCall: bridge.handle });
  * await sandbox.close();
  */
-export function createSandbox(options: SandboxOptions & { isolation: 'worker' }): WorkerSandbox;
+export function createSandbox(options: SandboxOptions & { isolation: 'worker' | 'thread' }): WorkerSandbox;
 export function createSandbox(options: SandboxOptions): Sandbox;
 export function createSandbox(options: SandboxOptions): Sandbox {
   const outDir = validateSandboxOutDir(options?.outDir);
@@ -44,7 +44,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 export interface SandboxPool {
   /** A sandbox over `outDir` running in this pool; closing it leaves the pool open. */
   sandbox(options: { outDir: string; limits?: Partial<RunLimits> }): Sandbox;
-  /** The pool's worker processes (empty in-process). */
+  /** The pool's workers: process ids, or thread ids (empty in-process). */
   pids(): number[];
   close(): Promise<void>;
 }
@@ -71,8 +71,8 @@ export function createSandboxPool(options: Omit<SandboxOptions, 'outDir' | 'limi
 /** The executors of a sandbox's options, checked: isolation, engine, workers, runs per worker. */
 function placedExecutors(options: Omit<SandboxOptions, 'outDir' | 'limits'>): { isolation: Isolation; executors: EngineExecutors } {
   const isolation = options.isolation ?? 'worker';
-  if (isolation !== 'worker' && isolation !== 'in-process')
-    throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker" or "in-process" (got ${JSON.stringify(isolation)})`);
+  if (isolation !== 'worker' && isolation !== 'thread' && isolation !== 'in-process')
+    throw new SandboxError('INVALID_OPTIONS', `isolation must be "worker", "thread" or "in-process" (got ${JSON.stringify(isolation)})`);
   // AGENT_SPACES_ENGINE picks the engine where neither the caller nor the config does (CI runs whole
   // suites on one engine with it).
   const engine =
@@ -85,13 +85,13 @@ function placedExecutors(options: Omit<SandboxOptions, 'outDir' | 'limits'>): { 
   const runsPerWorker = options.runsPerWorker ?? 8;
   if (!Number.isInteger(runsPerWorker) || runsPerWorker < 1)
     throw new SandboxError('INVALID_OPTIONS', `runsPerWorker must be a positive integer (got ${String(runsPerWorker)})`);
-  if (isolation === 'in-process') checkInProcess(engine);
+  if (isolation !== 'worker') checkPlacement(engine, isolation);
   return { isolation, executors: new EngineExecutors(isolation, engine, { workers, runsPerWorker }) };
 }
 
-/** Refuses an engine named outright that cannot run in this process (`auto` passes such an engine over). */
-function checkInProcess(engine: EngineChoice): void {
-  const problem = engine === 'auto' ? undefined : placementProblem(engine, 'in-process');
+/** Refuses an engine named outright that cannot run in this process or its threads (`auto` passes such an engine over). */
+function checkPlacement(engine: EngineChoice, placement: 'thread' | 'in-process'): void {
+  const problem = engine === 'auto' ? undefined : placementProblem(engine, placement);
   if (problem !== undefined) throw new SandboxError(problem.code, problem.message);
 }
 
@@ -128,7 +128,7 @@ class EngineExecutors implements IsolateExecutor {
     options: ExecuteOptions = {},
   ): Promise<RunResult> {
     const choice = options.engine === undefined ? this.choice : validateEngineChoice(options.engine, "the run's engine");
-    if (this.isolation === 'in-process') checkInProcess(choice);
+    if (this.isolation !== 'worker') checkPlacement(choice, this.isolation);
     const placed = this.#executorFor(choice);
     const result = await placed.executor.execute(request, onCall, options);
     const engine = await placed.engine();
@@ -148,7 +148,11 @@ class EngineExecutors implements IsolateExecutor {
       const executor = createInProcessExecutor(() => engineFor(choice, 'in-process'));
       placed = { executor, engine: async () => selection.then(({ engine, reason }) => ({ name: engine, reason })) };
     } else {
-      const executor = createWorkerPoolExecutor({ ...this.pool, engine: choice });
+      const executor = createWorkerPoolExecutor({
+        ...this.pool,
+        engine: choice,
+        transport: this.isolation === 'thread' ? 'thread' : 'process',
+      });
       this.#defaultPool ??= executor;
       placed = { executor, engine: async () => executor.engine() };
     }

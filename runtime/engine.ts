@@ -67,8 +67,10 @@ export interface EngineRun {
  * Where the program executes. `in-process`: in the host's process, which must stay responsive (isolated-vm
  * runs the program on its own threads; QuickJS on the calling thread, each entry bounded by the run's time).
  * `worker`: inside a sandbox worker process that does nothing else (the program runs on its main thread).
+ * `thread`: inside a sandbox worker on a `worker_threads` thread of the host's process that does nothing
+ * else (the program runs on that thread; the process's Node flags are the host's).
  */
-export type EnginePlacement = 'in-process' | 'worker';
+export type EnginePlacement = 'in-process' | 'worker' | 'thread';
 
 /** A loaded engine. */
 export interface Engine {

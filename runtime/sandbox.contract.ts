@@ -75,11 +75,14 @@ export function contractEngine(): EngineChoice {
   return engine as EngineChoice;
 }
 
-/** Every engine × placement the contract runs on: each registered engine in both, or only `AGENT_SPACES_ENGINE`'s when it is set. */
+/** Every placement a sandbox has: a worker process, a thread of the host's process, the host's own process. */
+export const CONTRACT_PLACEMENTS: readonly EnginePlacement[] = ['in-process', 'worker', 'thread'];
+
+/** Every engine × placement the contract runs on: each registered engine in every placement, or only `AGENT_SPACES_ENGINE`'s when it is set. */
 export function contractMatrix(): { engine: EngineName; placement: EnginePlacement }[] {
   const choice = contractEngine();
   const engines = choice === 'auto' ? ENGINE_NAMES : [choice];
-  return engines.flatMap((engine) => (['in-process', 'worker'] as const).map((placement) => ({ engine, placement })));
+  return engines.flatMap((engine) => CONTRACT_PLACEMENTS.map((placement) => ({ engine, placement })));
 }
 
 /**

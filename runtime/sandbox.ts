@@ -73,14 +73,18 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export type Isolation = 'worker' | 'in-process';
+export type Isolation = 'worker' | 'thread' | 'in-process';
 
 export interface SandboxOptions {
   /** The compiler's build output folder (holds `capabilities/<module>/index.js`). */
   outDir: string;
-  /** `worker` (default): isolates live in pooled sandbox processes. `in-process`: trusted code, fastest. */
+  /**
+   * `worker` (default): isolates live in pooled sandbox processes. `thread`: in pooled sandbox threads of
+   * this process (no process hop; the host's process is shared: see runtime/README.md). `in-process`:
+   * trusted code, fastest.
+   */
   isolation?: Isolation;
-  /** Sandbox worker processes to keep ready (worker isolation, default 2). */
+  /** Sandbox workers (processes, or threads) to keep ready (worker and thread isolation, default 2). */
   workers?: number;
   /**
    * Programs one worker process runs at once (default 8); runs beyond `workers × runsPerWorker` queue.

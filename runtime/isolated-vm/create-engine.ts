@@ -1,6 +1,6 @@
 /**
- * The isolated-vm engine, loaded: V8 isolates through the isolated-vm addon. In a sandbox worker the
- * program runs on the worker's main thread; in the host's process on isolated-vm's own threads, so the
+ * The isolated-vm engine, loaded: V8 isolates through the isolated-vm addon. In a sandbox worker (a
+ * process or a thread) the program runs on the worker's own thread; in the host's process on isolated-vm's own threads, so the
  * host's event loop stays free.
  */
 import type { Engine, EnginePlacement } from '../engine.js';
@@ -10,7 +10,7 @@ import { startIsolateRun } from './run-in-isolate.js';
 
 export function createIsolatedVmEngine(placement: EnginePlacement): Engine {
   loadIsolatedVm();
-  const threading = placement === 'worker' ? 'caller' : 'pool';
+  const threading = placement === 'in-process' ? 'pool' : 'caller';
   return {
     name: 'isolated-vm',
     description: isolatedVmStatus().detail.replace(/ loaded$/, ''),

@@ -18,12 +18,12 @@ export const isolatedVmEngine: EngineDefinition<'isolated-vm'> = {
   autoOrder: 10,
   status: isolatedVmStatus,
   placementProblem(placement) {
-    if (placement !== 'in-process' || hasNoNodeSnapshot()) return undefined;
+    // A sandbox thread runs in the host's process: it has the host's flags.
+    if (placement === 'worker' || hasNoNodeSnapshot()) return undefined;
     return {
       code: 'NODE_SNAPSHOT_ENABLED',
-      message:
-        'in-process isolation with isolated-vm needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, use isolation: "worker", or engine: "quickjs"',
-      autoReason: 'this process runs without --no-node-snapshot, which in-process isolates need',
+      message: `${placement} isolation with isolated-vm needs Node started with --no-node-snapshot (isolated-vm crashes without it); start node with that flag, set NODE_OPTIONS=--no-node-snapshot, use isolation: "worker", or engine: "quickjs"`,
+      autoReason: `this process runs without --no-node-snapshot, which ${placement === 'thread' ? 'isolates on its threads' : 'in-process isolates'} need`,
     };
   },
   load: async (placement) => (await import('./create-engine.js')).createIsolatedVmEngine(placement),

@@ -1,15 +1,17 @@
 /**
- * One sandbox worker process as the pool sees it: the child, its framed channel on file descriptor 3,
- * the runs it holds, and whether it takes more. Every frame it sends is size-capped and its header
- * checked against the contract; a worker that breaks it is killed, and only its own runs fail.
+ * One sandbox worker as the pool sees it: its transport (a child process with frames on a pipe, or a
+ * thread of the host's process with frames on its port), the runs it holds, and whether it takes more.
+ * Every frame it sends is size-capped (by the transport) and its header checked against the contract
+ * (here, for both transports); a worker that breaks it is killed, and only its own runs fail.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { Socket } from 'node:net';
 import type { RunError } from '../../core/run-result.js';
 import type { HostRun, RunWorker } from '../host-run.js';
 import { readWorkerHeader, type HostToWorkerHeader, type WorkerToHostHeader } from '../worker-protocol.js';
-import { createFrameReader, createFrameWriter, type FrameWriter } from './frames.js';
-import { workerEnvironment, type WorkerEntry } from './worker-entry.js';
+import type { Frame } from './frames.js';
+import { ProcessTransport } from './process-transport.js';
+import { ThreadTransport } from './thread-transport.js';
+import type { WorkerEntry } from './worker-entry.js';
+import type { WorkerTransport, WorkerTransportKind } from './worker-transport.js';
 
 /** What a worker tells its pool. */
 export interface PoolWorkerEvents {
@@ -28,57 +30,51 @@ export interface PoolWorkerEvents {
 const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 
 export class PoolWorker implements RunWorker {
+  /** The worker's id: its process id, or its thread id (see {@link WorkerTransport.id}). */
   readonly pid: number;
-  readonly child: ChildProcess;
-  /** Runs by their id on the pipe, until the worker reports each one's instance stopped. */
+  readonly transport: WorkerTransport;
+  /** Runs by their id on the channel, until the worker reports each one's instance stopped. */
   readonly runs = new Map<string, HostRun>();
   /** It sent 'ready': it takes runs. */
   ready = false;
   /** Killed and waiting for its exit: it must stay referenced until then. */
   killed = false;
+  /** Its exit was reported. */
+  exited = false;
+  /** Settles once it exited. */
+  readonly exit: Promise<void>;
   /** Slots promised to callers that have not started their run yet. */
   reserved = 0;
   /** When it was last given a run: among equally busy workers, the one idle longest goes first. */
   lastUsed = 0;
-  /** The end of what it wrote to stderr (for the reason it died). */
-  stderr = '';
-  readonly #channel: Socket;
-  readonly #write: FrameWriter;
   /** Calls of its runs wait for its unsent replies to go out (see MAX_UNSENT_BYTES). */
   #callsWaitForPipe = false;
 
-  constructor(entry: WorkerEntry, events: PoolWorkerEvents, maxFrameBytes: () => number) {
-    // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
-    this.child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-      env: workerEnvironment(),
-    });
-    this.pid = this.child.pid ?? -1;
-    this.#channel = this.child.stdio[3] as Socket;
-    // Calls held back while its replies piled up start again once they went out: on 'drain', or after a
-    // write the socket took whole (which emits no 'drain').
-    const resumeCalls = (): void => this.#resumeCalls();
-    this.#write = createFrameWriter(this.#channel, resumeCalls);
-    this.child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
-    });
-    (this.child.stderr as Socket | null)?.unref();
-    this.#channel.on(
-      'data',
-      createFrameReader({
-        maxFrameBytes,
-        onFrame: ({ header, body, bodyBytes }) => {
-          const message = readWorkerHeader(header);
-          if (message === undefined) return this.violation('a malformed message');
-          this.#receive(events, message, body, bodyBytes);
+  constructor(kind: WorkerTransportKind, entry: WorkerEntry, events: PoolWorkerEvents, maxFrameBytes: () => number) {
+    let exited!: () => void;
+    this.exit = new Promise<void>((resolve) => (exited = resolve));
+    const Transport = kind === 'thread' ? ThreadTransport : ProcessTransport;
+    this.transport = new Transport(
+      entry,
+      {
+        frame: (frame) => this.#frame(events, frame),
+        violation: (reason) => this.violation(reason),
+        writable: () => this.#resumeCalls(),
+        failed: () => this.kill(),
+        exited: (code, signal) => {
+          this.exited = true;
+          exited();
+          events.exited(this, code, signal);
         },
-        onViolation: (reason) => this.violation(reason),
-      }),
+      },
+      maxFrameBytes,
     );
-    this.#channel.on('drain', resumeCalls);
-    this.#channel.on('error', () => this.kill());
-    this.child.on('error', () => this.kill());
-    this.child.on('exit', (code, signal) => events.exited(this, code, signal));
+    this.pid = this.transport.id;
+  }
+
+  /** What it wrote to stderr last (and a thread's error), for the reason it died. */
+  get stderr(): string {
+    return this.transport.stderr;
   }
 
   /** Runs it holds and slots promised. */
@@ -97,12 +93,13 @@ export class PoolWorker implements RunWorker {
   }
 
   send(header: HostToWorkerHeader, body?: string): void {
-    this.#write(JSON.stringify(header), body);
+    this.transport.send(JSON.stringify(header), body);
   }
 
   mayStartCall(): boolean {
-    if (this.#write.unsentBytes() < MAX_UNSENT_BYTES) return true;
+    if (this.transport.unsentBytes() < MAX_UNSENT_BYTES) return true;
     this.#callsWaitForPipe = true;
+    this.transport.awaitRoom();
     return false;
   }
 
@@ -110,7 +107,7 @@ export class PoolWorker implements RunWorker {
     this.failRuns({
       name: 'SandboxError',
       code: 'SANDBOX_CRASHED',
-      message: `the sandbox worker (pid ${this.pid}) broke the host protocol (${what}) and was replaced`,
+      message: `the sandbox worker (${this.transport.label}) broke the host protocol (${what}) and was replaced`,
     });
     this.kill();
   }
@@ -123,7 +120,7 @@ export class PoolWorker implements RunWorker {
     if (this.killed) return;
     this.killed = true;
     this.updateRef();
-    this.child.kill('SIGKILL');
+    this.transport.kill();
   }
 
   /** Its runs that have not ended fail with `error` (they stay on it until it reports them stopped or exits). */
@@ -142,13 +139,14 @@ export class PoolWorker implements RunWorker {
 
   /** An idle worker must not keep the host alive; a starting, busy or killed one does. */
   updateRef(): void {
-    if (this.ready && this.load === 0 && !this.killed) {
-      this.child.unref();
-      this.#channel.unref();
-    } else {
-      this.child.ref();
-      this.#channel.ref();
-    }
+    if (this.ready && this.load === 0 && !this.killed) this.transport.unref();
+    else this.transport.ref();
+  }
+
+  #frame(events: PoolWorkerEvents, { header, body, bodyBytes }: Frame): void {
+    const message = readWorkerHeader(header);
+    if (message === undefined) return this.violation('a malformed message');
+    this.#receive(events, message, body, bodyBytes);
   }
 
   #receive(events: PoolWorkerEvents, message: WorkerToHostHeader, body: string, bodyBytes: number): void {

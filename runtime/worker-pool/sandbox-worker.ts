@@ -1,38 +1,33 @@
 /**
- * Entry of a sandbox worker process: runs programs, several at a time, each in a fresh engine instance
- * on this process's main thread, and talks to the host in frames on file descriptor 3. Arguments,
- * replies, log lines and results pass through as text, unparsed. Exits when the host goes away.
+ * Entry of a sandbox worker: runs programs, several at a time, each in a fresh engine instance on this
+ * worker's main thread, and talks to the host in frames (host-channel.ts): on file descriptor 3 in a
+ * worker process, over its port on a sandbox thread of the host's process. Arguments, replies, log
+ * lines and results pass through as text, unparsed. Exits when the host goes away.
  * Its first argument is the engine choice (`auto`, `isolated-vm`, `quickjs`): `auto` is resolved here,
  * where the engine runs, and the 'ready' frame says which engine it loaded and why.
  *
  * A worker does nothing but run programs, so they run on its main thread: a capability call then
  * costs no thread hop. The host ends a run whose worker does not report shortly after a cancel or the
- * deadline, and kills that worker (see worker-pool.ts).
+ * deadline, and kills that worker (see worker-pool.ts). It never reads `process.env` (on a thread it
+ * is an empty copy, not the host's).
  */
-import { Socket } from 'node:net';
 import type { Engine, EngineRun, SpareInstance } from '../engine.js';
 import { loadEngine, selectEngine, validateEngineChoice } from '../engines.js';
 import { DEFAULT_RUN_LIMITS } from '../sandbox.js';
 import type { HostToWorkerHeader, WorkerToHostHeader } from '../worker-protocol.js';
-import { createFrameReader, createFrameWriter } from './frames.js';
-/** The host is trusted here; the limit only bounds a broken pipe's damage. */
-const MAX_FRAME_BYTES = 1024 * 1024 * 1024;
+import { openHostChannel } from './host-channel.js';
 
-let channel: Socket;
-try {
-  channel = new Socket({ fd: 3, readable: true, writable: true });
-} catch {
-  process.stderr.write('sandbox-worker must be started by the sandbox worker pool (it reads frames on fd 3)\n');
-  process.exit(1);
-}
-const write = createFrameWriter(channel);
-const post = (header: WorkerToHostHeader, body?: string): void => write(JSON.stringify(header), body);
+/** Frames that came before the engine loaded (none should: the host sends runs after 'ready'). */
+const early: { header: string; body: string }[] = [];
+let started = false;
+const channel = openHostChannel((frame) => (started ? onFrame(frame) : early.push(frame)));
+const post = (header: WorkerToHostHeader, body?: string): void => channel.post(JSON.stringify(header), body);
 
 let engine: Engine;
 let reason: string;
 try {
-  const selection = await selectEngine(validateEngineChoice(process.argv[2] ?? 'auto', "the sandbox worker's engine"), 'worker');
-  engine = await loadEngine(selection.engine, 'worker');
+  const selection = await selectEngine(validateEngineChoice(process.argv[2] ?? 'auto', "the sandbox worker's engine"), channel.placement);
+  engine = await loadEngine(selection.engine, channel.placement);
   reason = selection.reason;
 } catch (error) {
   process.stderr.write(`sandbox-worker: no engine: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -71,7 +66,7 @@ function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string)
   });
 }
 
-const onFrame = ({ header, body }: { header: string; body: string }): void => {
+function onFrame({ header, body }: { header: string; body: string }): void {
   const message = JSON.parse(header) as HostToWorkerHeader;
   switch (message.t) {
     case 'run':
@@ -92,9 +87,8 @@ const onFrame = ({ header, body }: { header: string; body: string }): void => {
     case 'reply':
       return runs.get(message.runId)?.run.reply(message.id, message.ok, body);
   }
-};
+}
 
-channel.on('data', createFrameReader({ maxFrameBytes: MAX_FRAME_BYTES, onFrame, onViolation: () => process.exit(1) }));
-channel.on('close', () => process.exit(0));
-channel.on('error', () => process.exit(0));
+started = true;
+for (const frame of early.splice(0)) onFrame(frame);
 post({ t: 'ready', pid: process.pid, engine: engine.name, reason: `${reason}; ${engine.description}` });

@@ -1,9 +1,10 @@
 /**
- * A pool of sandbox worker processes, each running up to `runsPerWorker` programs at once: one is started
- * with the pool, the others once runs overlap (or ready() is asked).
+ * A pool of sandbox workers — child processes, or threads of the host's process (`transport`) — each
+ * running up to `runsPerWorker` programs at once: one is started with the pool, the others once runs
+ * overlap (or ready() is asked).
  * This file is placement: which worker takes a run, and starting, replacing and killing workers. A run
  * on the host side of the pipe is a {@link HostRun} (../host-run.ts); a worker process is a
- * {@link PoolWorker} (pool-worker.ts). A worker that breaks the contract, dies, or whose instance does
+ * {@link PoolWorker} (pool-worker.ts) over a transport (worker-transport.ts). A worker that breaks the contract, dies, or whose instance does
  * not stop within a grace period after its run ended is killed and replaced; only its own runs fail.
  */
 import { SandboxError } from '../../core/errors.js';
@@ -16,6 +17,7 @@ import type { ExecuteOptions, IsolateExecutor } from '../isolate-executor.js';
 import type { WorkerToHostHeader } from '../worker-protocol.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { resolveWorkerEntry, type WorkerEntry } from './worker-entry.js';
+import type { WorkerTransportKind } from './worker-transport.js';
 
 export interface WorkerPoolOptions {
   workers: number;
@@ -27,10 +29,12 @@ export interface WorkerPoolOptions {
   entry?: { file: string; args?: string[] };
   /** The engine the default worker loads (`auto`: resolved in the worker; default). */
   engine?: EngineChoice;
+  /** Where workers run: child processes (`process`, default) or threads of this process (`thread`). */
+  transport?: WorkerTransportKind;
 }
 
 export interface WorkerPoolExecutor extends IsolateExecutor {
-  /** Process ids of the live workers (for diagnostics and tests). */
+  /** Ids of the live workers (for diagnostics and tests): process ids, or thread ids on threads. */
   pids(): number[];
   /** Starts every one of the `workers` workers (the pool starts one, and the rest once runs overlap); resolves once they are ready. */
   ready(): Promise<void>;
@@ -70,6 +74,7 @@ class WorkerPool {
   readonly #runsPerWorker: number;
   readonly #graceMs: number;
   readonly #entry: WorkerEntry;
+  readonly #transport: WorkerTransportKind;
   /** Live workers, and killed ones until their exit arrives. */
   readonly #workers = new Set<PoolWorker>();
   /** Callers waiting for a free slot. */
@@ -94,6 +99,7 @@ class WorkerPool {
     this.#runsPerWorker = options.runsPerWorker ?? 8;
     this.#graceMs = options.graceMs ?? 250;
     this.#entry = resolveWorkerEntry(options.entry, options.engine ?? 'auto');
+    this.#transport = options.transport ?? 'process';
     this.#target = Math.min(1, this.#size);
     for (let index = 0; index < this.#target; index++) this.#start();
   }
@@ -159,15 +165,8 @@ class WorkerPool {
     this.#closed = true;
     const error = closedError();
     this.#waiting.splice(0).forEach((waiter) => waiter.reject(error));
-    const exits = [...this.#workers].map(
-      (worker) =>
-        new Promise<void>((resolve) => {
-          if (worker.child.exitCode !== null || worker.child.signalCode !== null) return resolve();
-          worker.child.once('exit', () => resolve());
-          worker.kill();
-        }),
-    );
-    await Promise.all(exits);
+    for (const worker of this.#workers) worker.kill();
+    await Promise.all([...this.#workers].map((worker) => worker.exit));
   }
 
   // ------------------------------------------------------------------ what workers tell the pool
@@ -197,7 +196,7 @@ class WorkerPool {
       code: this.#closed ? 'SANDBOX_CLOSED' : 'SANDBOX_CRASHED',
       message: this.#closed
         ? 'the sandbox was closed while the program was running'
-        : `the sandbox worker (pid ${worker.pid}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, make it need less or raise sandbox.memoryLimitMb in the config`,
+        : `the sandbox worker (${worker.transport.label}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, make it need less or raise sandbox.memoryLimitMb in the config`,
     });
     if (this.#closed) return;
     if (!worker.ready && ++this.#startFailures >= MAX_START_FAILURES) {
@@ -218,7 +217,7 @@ class WorkerPool {
   // ------------------------------------------------------------------ placement
 
   #start(): void {
-    this.#workers.add(new PoolWorker(this.#entry, this.#events, () => this.#maxFrameBytes));
+    this.#workers.add(new PoolWorker(this.#transport, this.#entry, this.#events, () => this.#maxFrameBytes));
   }
 
   /**

@@ -1,0 +1,128 @@
+/**
+ * A sandbox worker on a `node:worker_threads` thread of the host's process: no process hop (a call
+ * crosses the thread's message port, not a pipe), and no second Node process's memory. The thread gets
+ * an empty `process.env` of its own (not the host's), a bounded Node heap (`resourceLimits`), and its
+ * stdout and stderr are kept here, never the host's. What a thread cannot give that a process does is
+ * in runtime/README.md ("The thread placement").
+ */
+import { Worker } from 'node:worker_threads';
+import { createPortWriter, readPortMessage, untakenUnits, type PortWriter, type ThreadWorkerData } from './thread-frames.js';
+import type { WorkerEntry } from './worker-entry.js';
+import type { WorkerTransport, WorkerTransportEvents } from './worker-transport.js';
+
+/**
+ * The thread's own Node heap (its JavaScript: frames, the engine's binding; the isolates' heaps are
+ * their own and limited per run). Past it the thread ends with ERR_WORKER_OUT_OF_MEMORY, not the host.
+ */
+const THREAD_HEAP_MB = 512;
+/** How long a terminated thread may take to stop before it is reported gone (a thread stuck in native code never stops). */
+const TERMINATE_GRACE_MS = 2_000;
+
+export class ThreadTransport implements WorkerTransport {
+  readonly kind = 'thread';
+  readonly id: number;
+  readonly label: string;
+  stderr = '';
+  readonly #worker: Worker;
+  readonly #write: PortWriter;
+  readonly #taken = new Int32Array(new SharedArrayBuffer(4));
+  readonly #events: WorkerTransportEvents;
+  #broken = false;
+  #exited = false;
+  /** The pool holds calls back until the thread reads (see awaitRoom). */
+  #pendingRoom = false;
+  #roomTimer: NodeJS.Timeout | undefined;
+  #terminateTimer: NodeJS.Timeout | undefined;
+
+  constructor(entry: WorkerEntry, events: WorkerTransportEvents, maxFrameBytes: () => number) {
+    this.#events = events;
+    const workerData: ThreadWorkerData = { sandboxThread: true, taken: this.#taken.buffer as SharedArrayBuffer };
+    this.#worker = new Worker(entry.file, {
+      argv: entry.args,
+      workerData,
+      // Its own empty environment: the host's (model keys, server secrets) is not copied in, nor shared.
+      env: {},
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+    });
+    this.id = this.#worker.threadId;
+    this.label = `thread ${this.id}`;
+    this.#write = createPortWriter((message) => this.#worker.postMessage(message), { wellFormed: false });
+    this.#worker.stdout.resume();
+    this.#worker.stderr.on('data', (chunk: Buffer) => this.#keepStderr(chunk.toString('utf8')));
+    this.#worker.on('message', (message: unknown) => {
+      if (this.#broken) return;
+      const ok = readPortMessage(message, maxFrameBytes(), events.frame, (reason) => {
+        this.#broken = true;
+        events.violation(reason);
+      });
+      // A message may follow the thread reading its port: calls held back for room may start.
+      if (ok && this.#pendingRoom) this.#checkRoom();
+    });
+    this.#worker.on('messageerror', () => events.violation('a message that could not be read'));
+    // An uncaught error in the thread (its heap limit: ERR_WORKER_OUT_OF_MEMORY): 'exit' follows.
+    this.#worker.on('error', (error: Error) => this.#keepStderr(`${error.name}: ${error.message}\n`));
+    this.#worker.on('exit', (code) => this.#exit(code));
+  }
+
+  send(header: string, body?: string): void {
+    if (this.#exited) return;
+    this.#write(header, body);
+  }
+
+  /** What the thread has not read, in UTF-16 units of the frames' text (a bound on the memory held for it, as a pipe's bytes are). */
+  unsentBytes(): number {
+    return untakenUnits(this.#write.sentUnits(), this.#taken);
+  }
+
+  /** Looks for room on the thread's next message and every few milliseconds, until it read everything. */
+  awaitRoom(): void {
+    if (this.#pendingRoom || this.#exited) return;
+    this.#pendingRoom = true;
+    this.#roomTimer = setInterval(() => this.#checkRoom(), 5);
+  }
+
+  kill(): void {
+    if (this.#exited || this.#terminateTimer !== undefined) return;
+    void this.#worker.terminate();
+    // A thread blocked in native code (an engine that never returns) cannot be stopped: it is reported
+    // gone, its runs fail, and it no longer keeps the host alive. Its CPU stays taken: a process would be killed.
+    this.#terminateTimer = setTimeout(() => {
+      this.#keepStderr(`the thread did not stop within ${TERMINATE_GRACE_MS} ms of being terminated\n`);
+      this.#worker.unref();
+      this.#exit(null);
+    }, TERMINATE_GRACE_MS);
+  }
+
+  ref(): void {
+    this.#worker.ref();
+  }
+
+  unref(): void {
+    this.#worker.unref();
+  }
+
+  #checkRoom(): void {
+    if (untakenUnits(this.#write.sentUnits(), this.#taken) > 0 && !this.#exited) return;
+    this.#stopRoomChecks();
+    this.#events.writable();
+  }
+
+  #stopRoomChecks(): void {
+    this.#pendingRoom = false;
+    clearInterval(this.#roomTimer);
+  }
+
+  #keepStderr(text: string): void {
+    this.stderr = (this.stderr + text).slice(-2000);
+  }
+
+  #exit(code: number | null): void {
+    if (this.#exited) return;
+    this.#exited = true;
+    clearTimeout(this.#terminateTimer);
+    this.#stopRoomChecks();
+    this.#events.exited(code, null);
+  }
+}
