@@ -4,11 +4,13 @@
  * sandboxes resolve to (`auto`, or AGENT_SPACES_ENGINE), and each other engine runs them in a child
  * vitest with AGENT_SPACES_ENGINE=<engine> (one engine per process, as CI would). Every case must pass.
  *
- * Placements: `worker` (a sandbox worker process) and `in-process` (the host's process: isolated-vm on
- * its own threads, QuickJS on the host's thread). QuickJS has no worker-thread placement. Which files
+ * Placements: `worker` (a sandbox worker process), `thread` (a sandbox worker on a thread of the host's
+ * process, every engine on that thread) and `in-process` (the host's process: isolated-vm on its own
+ * threads, QuickJS on the host's thread). Which files
  * are engine-independent, and why they are not run per engine:
- * - hostile-worker, worker-channel: the host's reading of a lying worker and of the pipe (hostile-worker
- *   starts fake workers that speak the protocol): host code, the same whatever engine a real worker runs;
+ * - hostile-worker, worker-channel: the host's reading of a lying worker and of the pipe or port
+ *   (hostile-worker starts fake workers that speak the protocol, as processes and as threads): host code,
+ *   the same whatever engine a real worker runs;
  * - worker-placement, quickjs-engine: name their engine (QuickJS) themselves;
  * - co-resident-runs: runs sharing a worker on the default engine, with V8-specific cases (a fatal V8
  *   error, a known limit kept as it.fails); QuickJS's co-resident runs are in quickjs-engine;
@@ -30,12 +32,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The sandbox-facing hostile files and the placements each exercises (its describe blocks name them when more than one). */
 const SANDBOX_SUITES: Record<string, readonly EnginePlacement[]> = {
-  'test/hostile/isolate-boundary.test.ts': ['worker', 'in-process'],
-  'test/hostile/hostile-code.test.ts': ['worker'],
-  'test/hostile/sandbox-globals.test.ts': ['worker', 'in-process'],
-  'test/hostile/run-outcome.test.ts': ['worker', 'in-process'],
+  'test/hostile/isolate-boundary.test.ts': ['worker', 'thread', 'in-process'],
+  'test/hostile/hostile-code.test.ts': ['worker', 'thread'],
+  'test/hostile/sandbox-globals.test.ts': ['worker', 'thread', 'in-process'],
+  'test/hostile/run-outcome.test.ts': ['worker', 'thread', 'in-process'],
 };
 const FILES = Object.keys(SANDBOX_SUITES);
+const PLACEMENTS = [...new Set(Object.values(SANDBOX_SUITES).flat())];
 
 interface JsonReport {
   success: boolean;
@@ -46,12 +49,12 @@ interface JsonReport {
   testResults: { name: string; status: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
 }
 
-/** The engine this run's sandboxes get where a file names none, in both placements (undefined when they differ). */
+/** The engine this run's sandboxes get where a file names none, in every placement (undefined when they differ). */
 async function mainRunEngine(): Promise<EngineName | undefined> {
   const choice = contractEngine();
   if (choice !== 'auto') return choice;
-  const [worker, inProcess] = await Promise.all([selectEngine('auto', 'worker'), selectEngine('auto', 'in-process')]);
-  return worker.engine === inProcess.engine ? worker.engine : undefined;
+  const engines = await Promise.all(PLACEMENTS.map(async (placement) => (await selectEngine('auto', placement)).engine));
+  return engines.every((engine) => engine === engines[0]) ? engines[0] : undefined;
 }
 
 /** Runs the sandbox hostile files on `engine` in a child vitest; returns its report and wall time. */
@@ -81,11 +84,10 @@ async function runOnEngine(engine: EngineName): Promise<{ report: JsonReport; ou
 
 describe('sandbox hostile suites on every engine', () => {
   for (const engine of ENGINE_NAMES) {
-    it(`${engine}: every case passes in ${[...new Set(Object.values(SANDBOX_SUITES).flat())].join(' and ')}`, async () => {
+    it(`${engine}: every case passes in ${PLACEMENTS.join(', ')}`, async () => {
       if ((await mainRunEngine()) === engine) {
         // This run's own sandboxes are on this engine: the files run on it beside this one.
-        for (const placement of ['worker', 'in-process'] as const)
-          expect((await selectEngine(contractEngine(), placement)).engine, placement).toBe(engine);
+        for (const placement of PLACEMENTS) expect((await selectEngine(contractEngine(), placement)).engine, placement).toBe(engine);
         return;
       }
       const { report, output, exitCode, seconds } = await runOnEngine(engine);

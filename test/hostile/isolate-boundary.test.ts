@@ -1,7 +1,7 @@
 /**
  * Hostile programs against the bootstrap and the host's reading of what crosses: forged error codes,
  * tampered intrinsics, reaching the bootstrap's own functions, results and logs that cost more than
- * they look. Both isolation modes; every case is followed by a healthy run.
+ * they look. Every isolation mode (worker process, sandbox thread, in-process); every case is followed by a healthy run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityCallHandler } from '../../core/protocol.js';
@@ -10,7 +10,7 @@ import { createSandbox } from '../../runtime/create-sandbox.js';
 import type { Isolation, RunOptions, Sandbox } from '../../runtime/sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 
-for (const isolation of ['worker', 'in-process'] as const satisfies readonly Isolation[]) {
+for (const isolation of ['worker', 'thread', 'in-process'] as const satisfies readonly Isolation[]) {
   describe(`isolate boundary (${isolation})`, () => {
     let sandbox: Sandbox;
     beforeAll(() => {

@@ -3,7 +3,7 @@
  * limit, a call limit, invalid arguments) are set by the host only, whatever the program puts on
  * Object.prototype or names its imports; an error carries no host stack frame or host path; the error a
  * run returns fits its output budget; and the bootstrap keeps calling and reporting after the program
- * replaced the intrinsics it can reach. In both isolation modes, each case followed by a healthy run in
+ * replaced the intrinsics it can reach. In every isolation mode (worker process, sandbox thread, in-process), each case followed by a healthy run in
  * the same sandbox.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ const HOST_CODES = [
 
 const HEALTHY = "import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 2 });";
 
-for (const isolation of ['worker', 'in-process'] as const satisfies readonly Isolation[]) {
+for (const isolation of ['worker', 'thread', 'in-process'] as const satisfies readonly Isolation[]) {
   describe(`the isolate (${isolation})`, () => {
     let sandbox: Sandbox;
     beforeAll(() => {

@@ -14,7 +14,7 @@ import type { RunOptions, Sandbox } from '../../runtime/sandbox.js';
 /** CPU-heavy cases (big strings, 100,000-object graphs) get a bound of their own on a busy machine. */
 const HEAVY = 120_000;
 
-for (const isolation of ['worker', 'in-process'] as const) {
+for (const isolation of ['worker', 'thread', 'in-process'] as const) {
   describe(`hostile use of the sandbox globals (${isolation})`, () => {
     let sandbox: Sandbox;
     beforeAll(() => {
