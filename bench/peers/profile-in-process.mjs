@@ -1,25 +1,35 @@
 // The in-process call path, for a CPU profile: `space.run` of a program making N sequential awaited calls
-// to a trivial defineTool tool (the bench's `echo`), isolation 'in-process', on the engine named. Prints
-// wall and process CPU (all threads) per call, each minus a trivial run's. Runs in the bench's user project
-// (it needs the built package and as-tools.mjs beside it), so after `npm run bench -- peers` built it:
+// to a trivial defineTool tool (the bench's `echo`), isolation 'in-process' (or the one named), on the
+// engine named. Prints wall and process CPU (all threads of this process; a sandbox worker's are not in it)
+// per call, each minus a trivial run's. Runs in the bench's user project (it needs the built package and
+// as-tools.mjs beside it), so after `npm run bench -- peers` built it:
 //   cp bench/peers/profile-in-process.mjs bench/.peers/agent-spaces/ && cd bench/.peers/agent-spaces
-//   node --no-node-snapshot [--cpu-prof --cpu-prof-dir=/tmp/prof] profile-in-process.mjs isolated-vm|quickjs [calls] [runs] [echo|chunk]
+//   node --no-node-snapshot [--cpu-prof --cpu-prof-dir=/tmp/prof] profile-in-process.mjs isolated-vm|quickjs [calls] [runs] [echo|chunk] [in-process|thread|worker]
 // `chunk` makes W5b's calls instead (each returns ~50 KB; the program counts the rows).
+//   node --no-node-snapshot profile-in-process.mjs crossings [count]
+// measures isolated-vm's own crossings alone, no Agent Spaces (see crossings()): what an in-process
+// call's two thread hops cost at the least.
 /* global process, performance, console */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSpace, resolveConfig } from 'agent-spaces';
 import { CHUNK_ROWS } from './data.mjs';
 
-const [engine = 'isolated-vm', callsText = '2000', runsText = '5', workload = 'echo'] = process.argv.slice(2);
+const [engine = 'isolated-vm', callsText = '2000', runsText = '5', workload = 'echo', isolation = 'in-process'] = process.argv.slice(2);
+if (engine === 'crossings') {
+  await crossings(Number(callsText));
+  process.exit(0);
+}
 const calls = Number(callsText);
 const runs = Number(runsText);
 if (engine !== 'isolated-vm' && engine !== 'quickjs')
-  throw new Error(`profile-in-process: the engine is isolated-vm or quickjs (got ${JSON.stringify(engine)})`);
+  throw new Error(`profile-in-process: the engine is isolated-vm, quickjs or crossings (got ${JSON.stringify(engine)})`);
 if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(runs) || runs < 1)
   throw new Error(`profile-in-process: calls and runs are positive integers (got ${callsText}, ${runsText})`);
 if (workload !== 'echo' && workload !== 'chunk')
   throw new Error(`profile-in-process: the workload is echo or chunk (got ${JSON.stringify(workload)})`);
+if (!['in-process', 'thread', 'worker'].includes(isolation))
+  throw new Error(`profile-in-process: the isolation is in-process, thread or worker (got ${JSON.stringify(isolation)})`);
+const { createSpace, resolveConfig } = await import('agent-spaces');
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const config = resolveConfig(
@@ -27,7 +37,7 @@ const config = resolveConfig(
     capabilities: ['as-tools.mjs'],
     outDir: path.join(root, 'profile-build'),
     std: { fs: { root: path.join(root, 'workspace') } },
-    sandbox: { isolation: 'in-process', engine, maxCalls: calls + 10, timeoutMs: 600_000 },
+    sandbox: { isolation, engine, maxCalls: calls + 10, timeoutMs: 600_000 },
   },
   { root, env: {} },
 );
@@ -66,5 +76,58 @@ const line = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return `${sorted.map((value) => value.toFixed(1)).join(' ')} µs/call, median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)}`;
 };
-console.log(`${engine} in-process, ${calls} sequential ${workload} calls × ${runs} runs: wall ${line(wall)}; process CPU ${line(cpu)}`);
+console.log(`${engine} ${isolation}, ${calls} sequential ${workload} calls × ${runs} runs: wall ${line(wall)}; process CPU ${line(cpu)}`);
 await space.close();
+
+/**
+ * isolated-vm's crossings alone, `count` times each, in one fresh isolate (load, 2 cores shared: read
+ * the ratios): the host's asynchronous `apply` into an idle isolate whose function calls straight back
+ * through an ignored Callback — the two hops of an in-process call, with the time the host thread spends
+ * inside `apply` itself (it returns before the isolate runs) — and the reverse protocol, the isolate's
+ * `apply` with `{ result: { promise: true } }` of a host function that answers in a microtask.
+ */
+async function crossings(count) {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`profile-in-process: crossings takes a positive count (got ${count})`);
+  const { default: ivm } = await import('isolated-vm');
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = isolate.createContextSync();
+  let wake = () => undefined;
+  context.global.setSync('__back', new ivm.Callback(() => wake(), { ignored: true }));
+  context.global.setSync('__host', new ivm.Reference((text) => Promise.resolve().then(() => text)));
+  const echo = isolate.compileScriptSync('(function (text) { __back(); })').runSync(context, { reference: true });
+  const loop = isolate
+    .compileScriptSync(
+      `(function (count) {
+        const options = { result: { promise: true } };
+        (async () => { for (let i = 0; i < count; i++) await __host.apply(undefined, ['m' + i], options); __back(); })();
+      })`,
+    )
+    .runSync(context, { reference: true });
+  const perCall = (since, cpuSince) => {
+    const used = process.cpuUsage(cpuSince);
+    return `${(((performance.now() - since) * 1000) / count).toFixed(1)} µs wall, ${((used.user + used.system) / count).toFixed(1)} µs CPU`;
+  };
+  for (let round = 0; round < 3; round++) {
+    let inApply = 0;
+    let cpu = process.cpuUsage();
+    let started = performance.now();
+    for (let i = 0; i < count; i++) {
+      const back = new Promise((resolve) => (wake = resolve));
+      const before = performance.now();
+      echo.apply(undefined, ['m' + i]).catch(() => undefined);
+      inApply += performance.now() - before;
+      await back;
+    }
+    console.log(
+      `host apply → isolate → ignored Callback back: ${perCall(started, cpu)} a round trip, ${((inApply * 1000) / count).toFixed(1)} µs of it inside apply`,
+    );
+    cpu = process.cpuUsage();
+    started = performance.now();
+    await new Promise((resolve) => {
+      wake = resolve;
+      loop.applySync(undefined, [count]);
+    });
+    console.log(`isolate apply (promise result) → host → back: ${perCall(started, cpu)} a round trip`);
+  }
+  isolate.dispose();
+}
