@@ -1,7 +1,8 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { openDbosClient } from './dbos-client.js';
 import { liveWorkers } from './liveness.js';
-import { createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, type Pool } from './store.js';
+import { parseRunEndNote, type RunEndNote } from './run-events.js';
+import { createPool, ensureStoreSchema, RUN_ENDS_CHANNEL, RUN_EVENTS_CHANNEL, type Pool } from './store.js';
 import { listenToStore } from './store-listener.js';
 
 /**
@@ -14,16 +15,19 @@ export interface StoreConnection {
   readonly url: string;
   readonly pool: Pool;
   readonly dbos: DBOSClient;
-  /** Calls `wake` whenever the run may have new events; returns what stops it. */
-  onRunEvents(runId: string, wake: () => void): () => void;
+  /** Calls `wake` whenever the run may have new events (with its end, when the notification carried it); returns what stops it. */
+  onRunEvents(runId: string, wake: RunWake): () => void;
   /** The ids of the workers alive now (one look at a time: a look holds two of the pool's connections). */
   liveWorkers(): Promise<string[]>;
   close(): Promise<void>;
 }
 
-/** The followers of runs, woken by one LISTEN connection on the run events channel. */
+/** Wakes a follower of a run: `end` is the run's end when the notification carried it (RUN_ENDS_CHANNEL). */
+export type RunWake = (end?: RunEndNote) => void;
+
+/** The followers of runs, woken by one LISTEN connection on the run events and run ends channels. */
 export interface RunFollowers {
-  onRunEvents(runId: string, wake: () => void): () => void;
+  onRunEvents(runId: string, wake: RunWake): () => void;
   close(): Promise<void>;
 }
 
@@ -71,24 +75,26 @@ export function storeConnection(
   };
 }
 
-/** Listens to the run events channel; each notification wakes the followers of its run. */
+/** Listens to the run events and ends channels; each notification wakes the followers of its run. */
 export async function followRunEvents(url: string): Promise<RunFollowers> {
-  const followers = new Map<string, Set<() => void>>();
+  const followers = new Map<string, Set<RunWake>>();
   const wakeAll = (): void => {
     for (const wakes of followers.values()) for (const wake of wakes) wake();
   };
   const listener = await listenToStore(
     url,
-    [RUN_EVENTS_CHANNEL],
-    (runId) => {
-      for (const wake of followers.get(runId) ?? []) wake();
+    [RUN_EVENTS_CHANNEL, RUN_ENDS_CHANNEL],
+    (payload, channel) => {
+      const end = channel === RUN_ENDS_CHANNEL ? parseRunEndNote(payload) : undefined;
+      if (channel === RUN_ENDS_CHANNEL && end === undefined) return;
+      for (const wake of followers.get(end?.runId ?? payload) ?? []) wake(end);
     },
     // Notifications sent while the connection was down are lost: every follower looks again.
     wakeAll,
   );
   return {
     onRunEvents(runId, wake) {
-      const wakes = followers.get(runId) ?? new Set<() => void>();
+      const wakes = followers.get(runId) ?? new Set<RunWake>();
       followers.set(runId, wakes);
       wakes.add(wake);
       return () => {

@@ -16,7 +16,7 @@ export interface StoreListener {
 export async function listenToStore(
   url: string,
   channels: readonly string[],
-  onNotification: (payload: string) => void,
+  onNotification: (payload: string, channel: string) => void,
   onReconnect: () => void,
 ): Promise<StoreListener> {
   let current: Client | undefined;
@@ -27,7 +27,7 @@ export async function listenToStore(
     const client = await connectClient(url);
     client.on('error', () => lost(client));
     client.on('end', () => lost(client));
-    client.on('notification', (message) => onNotification(message.payload ?? ''));
+    client.on('notification', (message) => onNotification(message.payload ?? '', message.channel));
     try {
       for (const channel of channels) await client.query(`LISTEN ${channel}`);
     } catch (error) {

@@ -9,6 +9,12 @@ export const SCHEMA = 'agent_spaces';
 /** Notification channels: a run's new events (payload: run id), a decided approval (payload: its id). */
 export const RUN_EVENTS_CHANNEL = 'agent_spaces_run_events';
 export const APPROVALS_CHANNEL = 'agent_spaces_approvals';
+/**
+ * A run's `end` event with its result, when it fits a notification (PostgreSQL's limit is 8000 bytes),
+ * with the run's latest earlier events: a follower that has read up to one of them needs no read after
+ * it. Sent beside the run events channel's own notification (payload: a RunEndNote's JSON).
+ */
+export const RUN_ENDS_CHANNEL = 'agent_spaces_run_ends';
 /** A run (or task) was queued or went back to the queue (payload: its id): workers poll the queue at once. */
 export const RUN_QUEUE_CHANNEL = 'agent_spaces_run_queue';
 /** First key of the two-key advisory locks that say a worker is alive (the second: hashtext of its id). */

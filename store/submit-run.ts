@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunResult } from '../core/index.js';
-import { readRunEvents, type DurableRunEvent } from './run-events.js';
+import { readRunEvents, type DurableRunEvent, type RunEndNote } from './run-events.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
 import { notifyRunsQueued } from './store.js';
 import {
@@ -106,8 +106,13 @@ async function submitWorkflow(
   const { pool, dbos } = connection;
   let wake: () => void = () => undefined;
   let stopWaking: () => void = () => undefined;
+  // The run's end, when its notification carried it: used once every event before it was relayed.
+  let noted: RunEndNote | undefined;
   // Listen before enqueueing, so no event of the run can come before we listen.
-  const stopListening = connection.onRunEvents(runId, () => wake());
+  const stopListening = connection.onRunEvents(runId, (end) => {
+    noted ??= end;
+    wake();
+  });
   try {
     await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
     // Wakes an idle worker now (else it takes the run at its next poll of the queue, up to a second later).
@@ -122,6 +127,20 @@ async function submitWorkflow(
 
     let seq = options.afterSeq ?? 0;
     let started = false;
+    /** Relays the events after `seq` to onEvent, in order, up to the end (returned) if it is among them. */
+    const relay = (events: readonly { seq: number; event: DurableRunEvent }[]): Ended | undefined => {
+      for (const { seq: next, event } of events) {
+        if (next <= seq) continue;
+        seq = next;
+        if (event.kind === 'started') started = true;
+        if (event.kind === 'end') return { ok: true, result: event.result };
+        options.onEvent?.(event, seq);
+      }
+      return undefined;
+    };
+    // The end came with its notification, and with every event this follower has not relayed yet: no read.
+    const endNoted = (): Ended | undefined =>
+      noted !== undefined && endsAfter(noted, seq) ? relay([...noted.earlier, { seq: noted.seq, event: noted.event }]) : undefined;
     // One listener for the whole wait (one per turn would pile up on a long run's signal).
     const onAbort = (): void => wake();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -134,12 +153,8 @@ async function submitWorkflow(
         const timer = setTimeout(resolve, 2000);
         timer.unref();
       });
-      for (const { seq: next, event } of await readRunEvents(pool, runId, seq)) {
-        seq = next;
-        if (event.kind === 'started') started = true;
-        if (event.kind === 'end') return { ok: true, result: event.result };
-        options.onEvent?.(event, seq);
-      }
+      const ended = endNoted() ?? relay(await readRunEvents(pool, runId, seq)) ?? endNoted();
+      if (ended !== undefined) return ended;
       const status = await dbos.getWorkflow(runId);
       // Enqueued above, gone now: it ended and retention deleted it before its end event was read here.
       if (status === undefined)
@@ -153,11 +168,8 @@ async function submitWorkflow(
       }
       if (status?.status === 'SUCCESS') {
         // Its end event is written before the workflow returns: read once more (it may have come just now).
-        for (const { seq: next, event } of await readRunEvents(pool, runId, seq)) {
-          seq = next;
-          if (event.kind === 'end') return { ok: true, result: event.result };
-          options.onEvent?.(event, seq);
-        }
+        const read = relay(await readRunEvents(pool, runId, seq));
+        if (read !== undefined) return read;
         // Our rows of it were deleted (retention) and DBOS's were not: its output is the result.
         if (status.output !== undefined && status.output !== null) return { ok: true, result: status.output };
         return {
@@ -167,6 +179,8 @@ async function submitWorkflow(
         };
       }
       await woken;
+      const noteAfterWait = endNoted();
+      if (noteAfterWait !== undefined) return noteAfterWait;
       if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();
     }
   } finally {
@@ -174,4 +188,9 @@ async function submitWorkflow(
     stopListening();
     await own?.close();
   }
+}
+
+/** Whether `note` holds every event of its run after `seq` (the last one a follower relayed): all of them, or the latest ones from `seq` on. */
+function endsAfter(note: RunEndNote, seq: number): boolean {
+  return note.complete || note.earlier.some((earlier) => earlier.seq <= seq);
 }

@@ -39,6 +39,12 @@ export function createWorkerApprovalHandler(state: WorkerState, waiter: Approval
       ...(stored.deadline ? { deadline: stored.deadline } : {}),
     });
     state.notice(`run ${runId}: waiting for approval ${stored.id} (${stored.capability}.${stored.function})`);
+    // What the run did so far is in the store before it waits (maybe for hours).
+    const flushed = await run.journal.flush().then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    if (flushed !== undefined) return { approved: false, reason: flushed };
     const decided = await waiter.wait(stored);
     await run.append({
       kind: 'approval-decided',

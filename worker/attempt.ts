@@ -1,8 +1,9 @@
 import type { RunResult } from '../core/index.js';
 import type { TaskResult } from '../planner/index.js';
-import { appendRunEvent, closeRunApprovals, priorAttempts, type DurableRunEvent } from '../store/internals.js';
+import { appendRunEvent, closeRunApprovals, type DurableRunEvent } from '../store/internals.js';
+import { startAttempt } from './attempt-start.js';
 import { createCallCounter } from './call-key.js';
-import { openRunJournal, type RunJournal } from './run-journal.js';
+import { journalOf, type RunJournal } from './run-journal.js';
 import type { WorkerState } from './worker-state.js';
 
 /** What one kind of durable work (a code run, a planner task) brings to an attempt at it. */
@@ -31,17 +32,19 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
   const { pool, executorId, notice } = state;
   const writer = state.storeWriter;
   const controller = new AbortController();
-  // Two reads, independent: one round trip to the store's latency instead of two.
-  const [prior, journal] = await Promise.all([
-    priorAttempts(pool, id),
-    openRunJournal(pool, {
+  // Earlier attempts, the journal and this attempt's `started` event: one statement.
+  const prior = await startAttempt(writer, id, executorId, spec.modelReplies);
+  const journal = journalOf(
+    pool,
+    {
       runId: id,
       executorId,
       isIdempotent: (call) => state.isIdempotent(call),
       onFatal: () => controller.abort(),
       stopping: () => state.closing,
-    }),
-  ]);
+    },
+    prior.journal,
+  );
   // Every event of the attempt goes through one chain: an insert whose `seq` was taken before a later
   // one's but that commits after it would be skipped for good by a follower reading `seq > last seen`.
   let events: Promise<void> = Promise.resolve();
@@ -60,12 +63,6 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
   };
   state.runs.set(id, { id, journal, countApproval, append });
   try {
-    await appendRunEvent(writer, id, {
-      kind: 'started',
-      executorId,
-      attempt: prior.attempts + 1,
-      replayedCalls: journal.replayed + spec.modelReplies,
-    });
     notice(
       prior.attempts === 0
         ? `${spec.kind} ${id}: started`
@@ -74,6 +71,8 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
     const report = (event: DurableRunEvent): void => void append(event).catch(() => undefined);
     const performed = await spec.perform({ signal: controller.signal, priorLogs: prior.logs, report });
     await events;
+    // Every journal row is committed before the end is recorded (a failed write is the journal's `fatal`, settled below).
+    await journal.flush().catch(() => undefined);
     // A worker stopping (Ctrl-C) ends its runs' programs: that is not their outcome.
     if (state.closing) return await new Promise<never>(() => undefined);
     const result = spec.settle(performed, journal);

@@ -51,7 +51,12 @@ async function crashedWithChargeInFlight(runId: string): Promise<void> {
   void first.journal.perform(callOf({ nonce: 'n1' }, 'charge'), () => new Promise(() => undefined));
   await expect
     .poll(
-      async () => (await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = $1 AND status = 'started'", [runId])).rowCount,
+      async () =>
+        (
+          await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = $1 AND status = 'started' AND function = 'charge'", [
+            runId,
+          ])
+        ).rowCount,
     )
     .toBe(1);
 }
@@ -139,6 +144,7 @@ describe('a replay after a call was left in flight', () => {
     );
     await expect(journal.perform(callOf({ item: 'x' }, 'peek'), async () => performed.push('peek'))).rejects.toThrow(/is stopping/);
     expect(performed).toEqual([]);
+    await journal.flush();
     const { rows } = await pool.query<{ call_key: string }>("SELECT call_key FROM agent_spaces.call_journal WHERE run_id = 'run-stopping'");
     expect(rows).toHaveLength(1);
   }, 120_000);
@@ -166,6 +172,8 @@ describe('a replay that diverges from its journal', () => {
   it('names the journaled calls not made again, the first three and how many more', async () => {
     const first = await attempt('run-diverge');
     for (const line of [1, 2, 3, 4, 5]) await first.journal.perform(callOf({ line }), async () => line);
+    // The attempt's end: its writer has committed every row (a crash could have lost the last `finished` one).
+    await first.journal.flush();
 
     const ended = await attempt('run-diverge');
     expect(ended.journal.replayed).toBe(5);

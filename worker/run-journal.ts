@@ -1,6 +1,7 @@
 import type { BackendCall } from '../bridge/index.js';
 import { ToolCallError, errorMessage } from '../core/index.js';
 import { argumentsHash, createCallCounter, describeCall, type CallKey } from './call-key.js';
+import { JournalWriter } from './journal-writer.js';
 import { DurableError, SCHEMA, type Pool } from '../store/internals.js';
 
 /**
@@ -40,7 +41,13 @@ export interface RunJournalOptions {
  * One attempt of one durable run, seen through its call journal.
  *
  * Every call is known by (capability, function, arguments hash, occurrence). A finished call is
- * written to the journal, with what the program saw (value or error), before the program sees it.
+ * written to the journal with what the program saw (value or error), by one ordered writer per
+ * attempt (journal-writer.ts) that the program does not wait for: what is committed is always a
+ * prefix of what was written, and every row is committed before the next non-idempotent call's
+ * `started` row (in the same statement), before the run's end is recorded (`flush`), and before an
+ * approval wait. A crash may lose the last `finished` rows: a non-idempotent call whose `finished`
+ * row was lost is in flight on the replay (its `started` row was committed before it was
+ * performed), and an idempotent one is simply performed again.
  * On a later attempt (a worker took the run over), the program runs again from the start and:
  * - a call the journal holds as finished is answered from the journal, not performed;
  * - while the journal holds a call that was in flight when the worker died (started, not finished:
@@ -77,9 +84,15 @@ export interface RunJournal {
   refuses(capability: string, fn: string, args: unknown, idempotent: boolean): DurableError | undefined;
   /** How many finished calls the journal held when this attempt started (0: a first attempt). */
   readonly replayed: number;
+  /**
+   * Resolves once every journal row of this attempt so far is committed (before the run's end is
+   * recorded, before an approval wait); rejects when a write failed (the journal's `fatal` then says so).
+   */
+  flush(): Promise<void>;
 }
 
-interface JournalRow {
+/** The columns of a journal row as an attempt reads them (`JOURNAL_COLUMNS`). */
+export interface JournalRow {
   call_key: string;
   capability: string;
   function: string;
@@ -89,13 +102,17 @@ interface JournalRow {
   outcome: string | null;
 }
 
+export const JOURNAL_COLUMNS = 'call_key, capability, function, args_hash, occurrence, status, outcome';
+
 /** Reads the journal of `options.runId` as earlier attempts left it, for this attempt. */
 export async function openRunJournal(pool: Pool, options: RunJournalOptions): Promise<RunJournal> {
-  const rows = await pool.query<JournalRow>(
-    `SELECT call_key, capability, function, args_hash, occurrence, status, outcome FROM ${SCHEMA}.call_journal WHERE run_id = $1`,
-    [options.runId],
-  );
-  return new AttemptJournal(pool, options, rows.rows);
+  const rows = await pool.query<JournalRow>(`SELECT ${JOURNAL_COLUMNS} FROM ${SCHEMA}.call_journal WHERE run_id = $1`, [options.runId]);
+  return journalOf(pool, options, rows.rows);
+}
+
+/** This attempt's journal over `rows`, the journal of `options.runId` as read already (with other reads, in one statement). */
+export function journalOf(pool: Pool, options: RunJournalOptions, rows: readonly JournalRow[]): RunJournal {
+  return new AttemptJournal(pool, options, rows);
 }
 
 /** One attempt's view of the journal: what earlier attempts finished, left in flight, and what this one made again. */
@@ -110,12 +127,18 @@ class AttemptJournal implements RunJournal {
   /** Calls of earlier attempts in flight when their worker died (started, never finished): their outcome is unknown. */
   readonly #inFlight: Map<string, CallKey>;
   readonly #count = createCallCounter();
+  readonly #writer: JournalWriter;
 
   constructor(
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly options: RunJournalOptions,
-    rows: JournalRow[],
+    rows: readonly JournalRow[],
   ) {
+    this.#writer = new JournalWriter(pool, options.runId, options.executorId, (error) => {
+      if (this.#fatal !== undefined) return;
+      this.#fatal = error;
+      options.onFatal(error);
+    });
     for (const row of rows) {
       this.#journaledBytes += row.outcome === null ? 0 : Buffer.byteLength(row.outcome);
       this.#entries.set(row.call_key, {
@@ -132,6 +155,10 @@ class AttemptJournal implements RunJournal {
 
   get fatal(): DurableError | undefined {
     return this.#fatal;
+  }
+
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
   async perform(call: BackendCall, perform: () => Promise<unknown>): Promise<unknown> {
@@ -158,10 +185,18 @@ class AttemptJournal implements RunJournal {
     return this.#performNew(call, key, idempotent, perform);
   }
 
-  /** Performs a call the journal does not answer: written as started first (unless idempotent), then finished with what the program sees. */
+  /**
+   * Performs a call the journal does not answer: a non-idempotent one only once its `started` row is
+   * committed (with every row before it); then its `finished` row, with what the program sees, is
+   * queued, not waited for.
+   */
   async #performNew(call: BackendCall, key: CallKey, idempotent: boolean, perform: () => Promise<unknown>): Promise<unknown> {
     this.#unlessStopping(call, key);
-    if (!idempotent) await this.#write(key, 'started');
+    if (!idempotent) {
+      this.#write(key, 'started');
+      // A write that failed (this one or an earlier one) stops the run: the call is not performed.
+      await this.#writer.flush().catch((error: unknown) => this.#fail(this.#fatal ?? (error as DurableError), call));
+    }
     this.#unlessStopping(call, key);
     let value: unknown;
     try {
@@ -169,10 +204,10 @@ class AttemptJournal implements RunJournal {
     } catch (error) {
       // A call cut short because the run ended is not an outcome the program saw.
       if (call.context.signal.aborted) throw error;
-      await this.#write(key, 'finished', failureOutcome(error));
+      this.#write(key, 'finished', failureOutcome(error));
       throw error;
     }
-    await this.#write(key, 'finished', { ok: true, value });
+    this.#write(key, 'finished', { ok: true, value });
     return value;
   }
 
@@ -225,15 +260,11 @@ class AttemptJournal implements RunJournal {
       );
   }
 
-  async #write(key: CallKey, status: 'started' | 'finished', outcome?: Outcome): Promise<void> {
+  /** Queues a journal row with the attempt's one writer (in order; not waited for). */
+  #write(key: CallKey, status: 'started' | 'finished', outcome?: Outcome): void {
     const text = outcome === undefined ? null : JSON.stringify(outcome);
     if (text !== null) this.#journaledBytes += Buffer.byteLength(text);
-    await this.pool.query(
-      `INSERT INTO ${SCHEMA}.call_journal (run_id, call_key, capability, function, args_hash, occurrence, status, outcome, executor_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (run_id, call_key) DO UPDATE SET status = EXCLUDED.status, outcome = EXCLUDED.outcome, executor_id = EXCLUDED.executor_id, updated_at = now()`,
-      [this.options.runId, key.key, key.capability, key.function, key.argsHash, key.occurrence, status, text, this.options.executorId],
-    );
+    this.#writer.queue({ key, status, outcome: text });
   }
 
   /**

@@ -133,6 +133,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
       await wakeUp.close();
       setActiveExecutor(undefined);
       await Promise.allSettled([space.close(), waiter.close()]);
+      // What the runs' journals hold is in the store before another worker may take them over.
+      await Promise.allSettled([...state.runs.values()].map((run) => run.journal.flush()));
       await liveness.release();
       await Promise.allSettled([enginePool.end(), state.pool.end()]);
     },

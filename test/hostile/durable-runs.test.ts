@@ -185,6 +185,7 @@ describe('durable runs against a real PostgreSQL', () => {
       expect(result.success).toBe(true);
       expect(String(result.result)).toMatch(/upstream refused key/);
       expect(String(result.result)).not.toContain(secret);
+      await journal.flush(); // as a worker does before it records the run's end
       const { rows } = await pool.query<{ outcome: string }>(`SELECT outcome FROM agent_spaces.call_journal WHERE run_id = 'run-secret'`);
       expect(rows).toHaveLength(1);
       expect(rows[0]?.outcome).not.toContain(secret);

@@ -1,0 +1,41 @@
+import { RUN_EVENTS_CHANNEL, SCHEMA, type StoreWriter } from '../store/internals.js';
+import { JOURNAL_COLUMNS, type JournalRow } from './run-journal.js';
+
+/** What an attempt starts from: earlier attempts (how many, how many log lines they wrote) and the run's journal. */
+export interface AttemptStart {
+  attempts: number;
+  logs: number;
+  journal: JournalRow[];
+}
+
+/**
+ * One statement, one round trip: counts the run's earlier attempts and their log lines, reads its call
+ * journal, and appends this attempt's `started` event (attempt number, calls and model replies the
+ * journal answers) with its notification — what took three round trips before.
+ */
+const START_SQL = `WITH prior AS (
+    SELECT count(*) FILTER (WHERE kind = 'started') AS attempts, count(*) FILTER (WHERE kind = 'log') AS logs
+    FROM ${SCHEMA}.run_events WHERE run_id = $1),
+  journal AS (SELECT ${JOURNAL_COLUMNS} FROM ${SCHEMA}.call_journal WHERE run_id = $1),
+  added AS (
+    INSERT INTO ${SCHEMA}.run_events (run_id, kind, data)
+    SELECT $1, 'started', json_build_object('executorId', $2::text, 'attempt', prior.attempts + 1,
+      'replayedCalls', (SELECT count(*) FROM journal WHERE status = 'finished') + $3::int)::text
+    FROM prior RETURNING run_id),
+  notified AS (SELECT pg_notify($4, run_id) FROM added)
+  SELECT prior.attempts, prior.logs, (SELECT count(*) FROM notified) AS notified, journal.*
+  FROM prior LEFT JOIN journal ON true`;
+
+type StartRow = { attempts: string; logs: string; notified: string } & { [Column in keyof JournalRow]: JournalRow[Column] | null };
+
+/** Starts an attempt at run `runId` by `executorId` (its id passes the writer's redactor, as every event's content does). */
+export async function startAttempt(writer: StoreWriter, runId: string, executorId: string, modelReplies: number): Promise<AttemptStart> {
+  const { rows } = await writer.write<StartRow>(START_SQL, [runId, { text: executorId }, modelReplies, RUN_EVENTS_CHANNEL]);
+  const first = rows[0];
+  return {
+    attempts: Number(first?.attempts ?? 0),
+    logs: Number(first?.logs ?? 0),
+    // A run with no journal yet gives one row of nulls (the left join).
+    journal: rows.filter((row): row is StartRow & JournalRow => row.call_key !== null),
+  };
+}
