@@ -59,7 +59,7 @@ export interface SpaceOptions {
   /** Every bridge event (tool-call-start/end, approval-required/decided). */
   onEvent?: BridgeEventListener;
   /** Overrides `config.sandbox.isolation`. */
-  isolation?: 'worker' | 'in-process';
+  isolation?: 'worker' | 'thread' | 'in-process';
   /** Overrides `config.sandbox.engine` (`auto` or an engine's name, see `ENGINE_CHOICES`). */
   engine?: EngineChoice;
   /**

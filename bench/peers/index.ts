@@ -22,10 +22,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
 type SystemId =
-  'as' | 'asip' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'asqip' | 'vrun' | 'tanstackq' | 'qfloor';
+  'as' | 'asip' | 'asth' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'asqip' | 'vrun' | 'tanstackq' | 'qfloor';
 const SYSTEMS: SystemId[] = [
   'as',
   'asip',
+  'asth',
   'as22',
   'as24',
   'utcp',
@@ -46,6 +47,7 @@ const QUICKJS_PEERS: SystemId[] = ['vrun', 'tanstackq'];
 const TITLES: Record<SystemId, string> = {
   as: 'Agent Spaces (worker)',
   asip: 'Agent Spaces (in-process)',
+  asth: 'Agent Spaces (thread)',
   as22: 'Agent Spaces (worker) on Node 22',
   as24: 'Agent Spaces (worker) on Node 24',
   utcp: 'UTCP',
@@ -99,7 +101,7 @@ const WORKLOADS: Workload[] = [
     expected: 42,
     runs: 5,
     check: true,
-    systems: ['as', 'asip', 'as22', 'as24', 'asq', 'asqip'],
+    systems: ['as', 'asip', 'asth', 'as22', 'as24', 'asq', 'asqip'],
     na: {
       utcp: 'n/a: no type-check',
       tanstack: 'n/a: no type-check (sucrase strips types)',
@@ -119,7 +121,7 @@ const WORKLOADS: Workload[] = [
     runs: 5,
     check: true,
     unique: true,
-    systems: ['as', 'asip', 'as22', 'as24', 'asq', 'asqip'],
+    systems: ['as', 'asip', 'asth', 'as22', 'as24', 'asq', 'asqip'],
     na: {
       utcp: 'n/a: no type-check',
       tanstack: 'n/a: no type-check (sucrase strips types)',
@@ -355,6 +357,7 @@ function startDriver(
   switch (system) {
     case 'as':
     case 'asip':
+    case 'asth':
     case 'asq':
     case 'asqip':
     case 'as22':
@@ -366,7 +369,8 @@ function startDriver(
       if (project === undefined || node === undefined) throw new Error(`bench peers: no Agent Spaces project or Node for ${system}`);
       // asip/asqip: the same with in-process isolation (the isolate in the host process, no worker).
       const engine = system === 'asq' || system === 'asqip' ? 'quickjs' : 'isolated-vm';
-      const isolation = system === 'asip' || system === 'asqip' ? 'in-process' : 'worker';
+      // asth: sandbox workers on threads of the driver's process (no process hop).
+      const isolation = system === 'asip' || system === 'asqip' ? 'in-process' : system === 'asth' ? 'thread' : 'worker';
       return new Driver(system, node, [
         '--no-node-snapshot',
         ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''),
@@ -509,7 +513,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
-  --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, as22 / as24 = Agent Spaces on Node 22 / 24, utcp, tanstack,
+  --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, asth = with thread isolation, as22 / as24 = Agent Spaces on Node 22 / 24, utcp, tanstack,
                      floor, floor22 = the floor on Node 22, asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
@@ -727,6 +731,7 @@ function report(input: {
         ...notes,
         as: checked('as'),
         asip: checked('asip'),
+        asth: checked('asth'),
         as22: checked('as22'),
         as24: checked('as24'),
         asq: checked('asq'),

@@ -34,7 +34,7 @@ export interface HostOptions {
   /** Variables for `${VAR}` expansion in the registry and the spaces' configs (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** The one sandbox pool every space runs in: worker processes, programs per worker, isolation, engine. */
-  sandbox?: { workers?: number; runsPerWorker?: number; isolation?: 'worker' | 'in-process'; engine?: EngineChoice };
+  sandbox?: { workers?: number; runsPerWorker?: number; isolation?: 'worker' | 'thread' | 'in-process'; engine?: EngineChoice };
   /** How each space is opened (default `createSpace`; the CLI passes `openSpace`, which adds the config's agents). */
   openSpace?: (options: SpaceOptions) => Promise<Space>;
 }

@@ -62,8 +62,9 @@ await serveDriver({
     const limits = { maxOutputBytes: BIG, maxCalls: 5000, timeoutMs: 120_000 };
     // `engine`: 'isolated-vm' (as, as22, as24) or 'quickjs' (asq); a build from before the engines takes none.
     const engine = typeof options.engine === 'string' ? options.engine : undefined;
-    // `isolation`: 'worker' (as, asq, …) or 'in-process' (asip, asqip: the isolate in this process).
-    const isolation = options.isolation === 'in-process' ? 'in-process' : 'worker';
+    // `isolation`: 'worker' (as, asq, …), 'thread' (asth: sandbox threads of this process) or
+    // 'in-process' (asip, asqip: the isolate in this process).
+    const isolation = options.isolation === 'in-process' || options.isolation === 'thread' ? options.isolation : 'worker';
     const sandbox = api.createSandbox({ outDir, isolation, limits, ...(engine ? { engine } : {}) });
     // Commits before 6ead558 (the boundary rewrite) have no handleEncoded: README, comparing commits.
     const onCall = bridge.handleEncoded ?? bridge.handle;
