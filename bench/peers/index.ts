@@ -22,12 +22,29 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const MCP_SERVER = path.join(here, 'mcp-echo-server.mjs');
 
 type SystemId =
-  'as' | 'asip' | 'asth' | 'as22' | 'as24' | 'utcp' | 'tanstack' | 'floor' | 'floor22' | 'asq' | 'asqip' | 'vrun' | 'tanstackq' | 'qfloor';
+  | 'as'
+  | 'asip'
+  | 'asth'
+  | 'as22'
+  | 'asip22'
+  | 'asth22'
+  | 'as24'
+  | 'utcp'
+  | 'tanstack'
+  | 'floor'
+  | 'floor22'
+  | 'asq'
+  | 'asqip'
+  | 'vrun'
+  | 'tanstackq'
+  | 'qfloor';
 const SYSTEMS: SystemId[] = [
   'as',
   'asip',
   'asth',
   'as22',
+  'asip22',
+  'asth22',
   'as24',
   'utcp',
   'tanstack',
@@ -49,6 +66,8 @@ const TITLES: Record<SystemId, string> = {
   asip: 'Agent Spaces (in-process)',
   asth: 'Agent Spaces (thread)',
   as22: 'Agent Spaces (worker) on Node 22',
+  asip22: 'Agent Spaces (in-process) on Node 22',
+  asth22: 'Agent Spaces (thread) on Node 22',
   as24: 'Agent Spaces (worker) on Node 24',
   utcp: 'UTCP',
   tanstack: 'TanStack',
@@ -101,7 +120,7 @@ const WORKLOADS: Workload[] = [
     expected: 42,
     runs: 5,
     check: true,
-    systems: ['as', 'asip', 'asth', 'as22', 'as24', 'asq', 'asqip'],
+    systems: ['as', 'asip', 'asth', 'as22', 'asip22', 'asth22', 'as24', 'asq', 'asqip'],
     na: {
       utcp: 'n/a: no type-check',
       tanstack: 'n/a: no type-check (sucrase strips types)',
@@ -121,7 +140,7 @@ const WORKLOADS: Workload[] = [
     runs: 5,
     check: true,
     unique: true,
-    systems: ['as', 'asip', 'asth', 'as22', 'as24', 'asq', 'asqip'],
+    systems: ['as', 'asip', 'asth', 'as22', 'asip22', 'asth22', 'as24', 'asq', 'asqip'],
     na: {
       utcp: 'n/a: no type-check',
       tanstack: 'n/a: no type-check (sucrase strips types)',
@@ -157,6 +176,8 @@ const WORKLOADS: Workload[] = [
       as: 'n/a',
       asip: 'n/a',
       as22: 'n/a',
+      asip22: 'n/a',
+      asth22: 'n/a',
       as24: 'n/a',
       utcp: 'n/a',
       tanstack: 'n/a',
@@ -224,6 +245,8 @@ const WORKLOADS: Workload[] = [
       as: 'n/a',
       asip: 'n/a',
       as22: 'n/a',
+      asip22: 'n/a',
+      asth22: 'n/a',
       as24: 'n/a',
       utcp: 'n/a',
       tanstack: 'n/a',
@@ -247,6 +270,8 @@ const WORKLOADS: Workload[] = [
       as: 'n/a',
       asip: 'n/a',
       as22: 'n/a',
+      asip22: 'n/a',
+      asth22: 'n/a',
       as24: 'n/a',
       utcp: 'n/a',
       tanstack: 'n/a',
@@ -361,16 +386,24 @@ function startDriver(
     case 'asq':
     case 'asqip':
     case 'as22':
+    case 'asip22':
+    case 'asth22':
     case 'as24': {
       // The same build and driver; as22/as24 run it (and so its sandbox workers) on Node 22/24 with the
       // isolated-vm that line installs; asq on this Node with the QuickJS engine.
-      const node = system === 'as22' ? nodes.node22 : system === 'as24' ? nodes.node24 : process.execPath;
-      const project = system === 'as22' ? asProjects.as22 : system === 'as24' ? asProjects.as24 : asProjects.as;
+      const onNode22 = system === 'as22' || system === 'asip22' || system === 'asth22';
+      const node = onNode22 ? nodes.node22 : system === 'as24' ? nodes.node24 : process.execPath;
+      const project = onNode22 ? asProjects.as22 : system === 'as24' ? asProjects.as24 : asProjects.as;
       if (project === undefined || node === undefined) throw new Error(`bench peers: no Agent Spaces project or Node for ${system}`);
       // asip/asqip: the same with in-process isolation (the isolate in the host process, no worker).
       const engine = system === 'asq' || system === 'asqip' ? 'quickjs' : 'isolated-vm';
       // asth: sandbox workers on threads of the driver's process (no process hop).
-      const isolation = system === 'asip' || system === 'asqip' ? 'in-process' : system === 'asth' ? 'thread' : 'worker';
+      const isolation =
+        system === 'asip' || system === 'asip22' || system === 'asqip'
+          ? 'in-process'
+          : system === 'asth' || system === 'asth22'
+            ? 'thread'
+            : 'worker';
       return new Driver(system, node, [
         '--no-node-snapshot',
         ...(process.env.BENCH_PEERS_AS_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== ''),
@@ -513,7 +546,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
-  --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, asth = with thread isolation, as22 / as24 = Agent Spaces on Node 22 / 24, utcp, tanstack,
+  --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, asth = with thread isolation, as22 / as24 = Agent Spaces on Node 22 / 24, asip22 / asth22 = in-process / thread on Node 22, utcp, tanstack,
                      floor, floor22 = the floor on Node 22, asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
@@ -532,7 +565,9 @@ export async function run(): Promise<string> {
   const asProject = process.argv.includes('--no-build') ? existingAgentSpacesBuild() : buildAgentSpaces();
   const asProjects = {
     as: asProject,
-    ...(systems.includes('as22') ? { as22: agentSpacesOnNode22(asProject) } : {}),
+    ...(systems.some((system) => system === 'as22' || system === 'asip22' || system === 'asth22')
+      ? { as22: agentSpacesOnNode22(asProject) }
+      : {}),
     ...(systems.includes('as24') ? { as24: agentSpacesOnNode22(asProject, 24) } : {}),
   };
   const log = (line: string) => console.error(`bench peers: ${line}`);
@@ -733,6 +768,8 @@ function report(input: {
         asip: checked('asip'),
         asth: checked('asth'),
         as22: checked('as22'),
+        asip22: checked('asip22'),
+        asth22: checked('asth22'),
         as24: checked('as24'),
         asq: checked('asq'),
         asqip: checked('asqip'),
