@@ -1,0 +1,75 @@
+/**
+ * What crosses as JSON on QuickJS when a program put index setters on the prototypes where the guest's
+ * cheap check looks for them (runtime/guest/src/json.ts, hasIndexKey): QuickJS's JSON.stringify fills
+ * an internal array with [[Set]], so a setter at index n runs once the data nests n + 1 levels deep,
+ * unless the guest notices the key and serialises with its own code. And the depth check that walks a
+ * result or arguments (nestsDeeper) still refuses deep data when Array.prototype has setters.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox } from '../create-sandbox.js';
+import type { Sandbox } from '../sandbox.js';
+import { createFixtureHost, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
+
+/** Only catches a hang. */
+const HANG = 60_000;
+
+/** Data nested `levels` deep, ending in `leaf`: `{ d: { d: … leaf } }`. */
+const NESTED = 'const nest = (levels, leaf) => { let v = leaf; for (let i = 0; i < levels; i++) v = { d: v }; return v; };\n';
+
+const poison = (target: string, key: string): string =>
+  `Object.defineProperty(${target}, '${key}', { set() { throw new Error('setter ${key} ran'); }, configurable: true });\n`;
+
+describe('QuickJS JSON with index setters on the prototypes', () => {
+  let sandbox: Sandbox;
+  beforeAll(() => {
+    sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process', engine: 'quickjs' });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  const run = (code: string) =>
+    sandbox.run(`import { echo } from '@capabilities/math';\n${NESTED}${code}`, { onCall: createFixtureHost().onCall, check: false });
+
+  it.each([
+    ['Object.prototype at index 3 only (the first of its own keys)', poison('Object.prototype', '3')],
+    ['Array.prototype at index 6 (its length becomes 7)', poison('Array.prototype', '6')],
+    [
+      'Array.prototype at index 4 after its length was raised to 1000 (its keys are listed)',
+      'Array.prototype.length = 1000;\n' + poison('Array.prototype', '4'),
+    ],
+  ])(
+    'sends and returns nested data without running a setter on %s',
+    async (_label, setup) => {
+      const result = await run(`${setup}const echoed = await echo({ value: nest(10, 'in') });\nreturn { echoed, out: nest(10, 'out') };`);
+      expect(result.error).toBeUndefined();
+      let echoed: unknown = (result.result as { echoed: unknown }).echoed;
+      let out: unknown = (result.result as { out: unknown }).out;
+      for (let level = 0; level < 10; level++) {
+        echoed = (echoed as { d: unknown }).d;
+        out = (out as { d: unknown }).d;
+      }
+      expect([echoed, out]).toEqual(['in', 'out']);
+    },
+    HANG,
+  );
+
+  it(
+    'still refuses a result nested past the depth limit when Array.prototype has setters',
+    async () => {
+      const result = await run(`${poison('Array.prototype', '0')}return nest(1500, 1);`);
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+    },
+    HANG,
+  );
+
+  it(
+    'still refuses arguments nested past the depth limit, as an error the program catches',
+    async () => {
+      const result = await run(
+        `${poison('Array.prototype', '1')}try { await echo({ value: nest(1500, 1) }); return 'sent'; } catch (error) { return [error.code, String(error.message).includes('nest too deeply')]; }`,
+      );
+      expect(result.result).toEqual(['INVALID_ARGUMENTS', true]);
+    },
+    HANG,
+  );
+});
