@@ -31,7 +31,27 @@ export const DEFAULT_TYPE_CHECK_LIMITS = { timeoutMs: 10_000, memoryLimitMb: 512
 
 /** Workers per heap limit: one warm, and a second while the first is busy (e.g. stuck on a pathological type). */
 const MAX_WORKERS = 2;
-const pools = new Map<number, CheckPool>();
+const pools = new Map<string, CheckPool>();
+/** Checks of this process go to TypeScript 7's native compiler (see {@link useNativeTypeChecker}). */
+let native = false;
+
+/** Which checker the checks of this process use, and why. */
+export type TypeCheckerChoice = { native: true; detail: string } | { native: false; reason: string };
+
+/**
+ * For a process that checks a program or two and ends (the CLI's `run`): its checks from now on run
+ * TypeScript 7's native compiler where it is installed for this platform (the `typescript-native`
+ * package), instead of loading TypeScript 5 and binding its lib in a warm worker, which only pays off
+ * over many checks. The diagnostics are the same. Where it is not installed, or fails to start, the
+ * checks stay with TypeScript 5; the answer says why.
+ */
+export async function useNativeTypeChecker(): Promise<TypeCheckerChoice> {
+  const { findNativeTsc } = await import('./type-check/native-tsc.js');
+  const tsc = findNativeTsc();
+  if (!tsc.ok) return { native: false, reason: tsc.reason };
+  native = true;
+  return { native: true, detail: `TypeScript ${tsc.version}'s native compiler (${tsc.exe})` };
+}
 
 /**
  * A type checker for programs against the build in `outDir`. Checkers are cheap: all of a process
@@ -57,10 +77,11 @@ export function warmTypeChecker(options: { memoryLimitMb?: number } = {}): void 
 }
 
 function poolFor(memoryLimitMb: number): CheckPool {
-  let pool = pools.get(memoryLimitMb);
+  const key = `${memoryLimitMb}:${native}`;
+  let pool = pools.get(key);
   if (pool === undefined) {
-    pool = createCheckPool({ memoryLimitMb, maxWorkers: MAX_WORKERS });
-    pools.set(memoryLimitMb, pool);
+    pool = createCheckPool({ memoryLimitMb, maxWorkers: MAX_WORKERS, ...(native ? { entry: 'native-check-worker' } : {}) });
+    pools.set(key, pool);
   }
   return pool;
 }

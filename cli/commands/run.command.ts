@@ -27,7 +27,15 @@ export const command = defineCommand({
     }
     // TypeScript loads in its worker thread while this one loads the library and starts the space.
     // (The file itself, not runtime/index.js: that would load the whole runtime first, which is what this overlaps.)
-    if (values['no-check'] !== true) (await import('../../runtime/type-check.js')).warmTypeChecker();
+    // A one-shot run checks once: with TypeScript 7's native compiler where it is installed (no
+    // TypeScript 5 to load and lib to bind), with TypeScript 5 otherwise (--verbose says why).
+    if (values['no-check'] !== true) {
+      const { useNativeTypeChecker, warmTypeChecker } = await import('../../runtime/type-check.js');
+      const checker = await useNativeTypeChecker();
+      if (values.verbose === true)
+        process.stderr.write(`  [check] ${checker.native ? checker.detail : `TypeScript 5 (no native compiler: ${checker.reason})`}\n`);
+      warmTypeChecker();
+    }
     const { runCommand } = await import('./run.js');
     return runCommand({
       ...common,

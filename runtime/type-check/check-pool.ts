@@ -45,7 +45,8 @@ interface PoolWorker {
 /** An extra worker (not the first) that has had nothing to do for this long is stopped. */
 const EXTRA_WORKER_IDLE_MS = 30_000;
 
-export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: number }): CheckPool {
+/** `entry`: the worker's file beside this one (default `check-worker`; `native-check-worker` checks with TypeScript 7's compiler). */
+export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: number; entry?: string }): CheckPool {
   const workers: PoolWorker[] = [];
   const queue: PendingCheck[] = [];
   let nextId = 1;
@@ -109,7 +110,7 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
 
   const spawn = (): void => {
     const worker: PoolWorker = {
-      thread: startCheckWorker(options.memoryLimitMb),
+      thread: startCheckWorker(options.memoryLimitMb, options.entry ?? 'check-worker'),
       ready: false,
       stopped: false,
       check: undefined,
@@ -128,7 +129,7 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
     worker.check = { ...pending, id };
     // Also bounds the loading of a project, should that ever hang.
     startTimer(worker, pending.timeoutMs);
-    const request: HostToCheckWorker = { type: 'check', id, outDir: pending.outDir, code: pending.code };
+    const request: HostToCheckWorker = { type: 'check', id, outDir: pending.outDir, code: pending.code, timeoutMs: pending.timeoutMs };
     worker.thread.postMessage(request);
   };
 
@@ -168,10 +169,10 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
 const TSX_BOOTSTRAP = `const { workerData } = require('node:worker_threads');
 import(workerData.tsx).then(({ register }) => { register(); return import(workerData.entry); });`;
 
-function startCheckWorker(memoryLimitMb: number): Worker {
+function startCheckWorker(memoryLimitMb: number, file: string): Worker {
   const here = fileURLToPath(import.meta.url);
   const extension = path.extname(here);
-  const entry = pathToFileURL(path.join(path.dirname(here), `check-worker${extension}`));
+  const entry = pathToFileURL(path.join(path.dirname(here), `${file}${extension}`));
   const options = { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } };
   if (extension !== '.ts') return new Worker(entry, options);
   const tsx = pathToFileURL(

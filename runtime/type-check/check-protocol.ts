@@ -1,7 +1,8 @@
 /** The messages between the host's type checker and its check worker (one check at a time per worker). */
 import type { Diagnostic } from '../../core/run-result.js';
 
-export type HostToCheckWorker = { type: 'check'; id: number; outDir: string; code: string };
+/** `timeoutMs`: the check's time limit (the native checker's worker stops its compiler by itself when it is reached). */
+export type HostToCheckWorker = { type: 'check'; id: number; outDir: string; code: string; timeoutMs: number };
 
 export type CheckWorkerToHost =
   /** Loaded, waiting for checks. */

@@ -13,7 +13,7 @@ import { ts } from 'ts-morph';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
 import { readSandboxModuleList } from '../host/capability-modules.js';
-import { prepareProgram } from '../program/prepare-program.js';
+import { prepareProgram, type PreparedProgram } from '../program/prepare-program.js';
 import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
 
 export interface ProgramChecker {
@@ -62,7 +62,7 @@ interface Lib {
 let sharedLib: Lib | undefined;
 
 /** The lib files that declare SharedArrayBuffer and Atomics (lib.es2017.sharedmemory.d.ts, …). */
-const SHARED_MEMORY_LIB = /\/lib\.[a-z0-9]+\.sharedmemory\.d\.ts$/;
+export const SHARED_MEMORY_LIB = /\/lib\.[a-z0-9]+\.sharedmemory\.d\.ts$/;
 
 function loadLib(): Lib {
   // ts-morph's TypeScript has no lib folder on disk: ts-morph carries the texts of all its lib files.
@@ -95,7 +95,7 @@ function loadLib(): Lib {
 }
 
 /** The text without its leading `/// <reference lib="…" />` lines (the combined file has all they name). */
-function withoutLibReferences(text: string): string {
+export function withoutLibReferences(text: string): string {
   return text.replace(/^(?:\/\/\/ *<reference +lib=[^\n]*\n)+/, '');
 }
 
@@ -103,7 +103,7 @@ function withoutLibReferences(text: string): string {
  * The declarations of the build's sandbox modules (`sandbox.modules`), a `node_modules` tree on disk
  * in the build output, seen by the program as `/node_modules/…`. Files are read once per tree.
  */
-interface PackageTypes {
+export interface PackageTypes {
   /** The folder that holds `node_modules/`. */
   root: string;
   texts: Map<string, string | undefined>;
@@ -221,52 +221,88 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
   };
 
   function checkAnew(code: string): Diagnostic[] {
-    // A statement the sandbox refuses (an import of node:fs, a require) is reported where it is, and
-    // the rest of the program is checked too, with that line left out: a refusal must not hide the
-    // type errors around it. Names only the refused import bound are not reported missing again.
-    const refusals: Diagnostic[] = [];
-    const unbound = new Set<string>();
-    let text = code;
-    let prepared = prepareProgram(text);
-    while (!prepared.ok) {
-      const { line = 1, column = 1, message } = prepared.error;
-      refusals.push({ line, column, code: 0, message });
-      const lines = text.split('\n');
-      const refused = lines[line - 1];
-      if (refused === undefined || refused.trim() === '' || refusals.length > 20) return refusals;
-      for (const name of importedNames(refused)) unbound.add(name);
-      lines[line - 1] = ' '.repeat(refused.length);
-      text = lines.join('\n');
-      prepared = prepareProgram(text);
-    }
-    setText(PROGRAM_FILE, prepared.source);
+    const start = startCheck(code);
+    if (!start.ok) return start.diagnostics;
+    setText(PROGRAM_FILE, start.prepared.source);
     program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
     const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
-    const unlisted = unlistedImports(file, sandboxModules, prepared.toOriginal);
-    refusals.push(...unlisted.diagnostics);
-    const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-    const typeErrors = found.flatMap((diagnostic) => {
+    const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map((diagnostic) => {
       const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-      const position = prepared.toOriginal({ line: at.line + 1, column: at.character + 1 });
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
-      const missing = diagnostic.code === CANNOT_FIND_NAME ? /'([^']+)'/.exec(message)?.[1] : undefined;
-      if (missing !== undefined && unbound.has(missing)) return [];
-      // The refusal of an unlisted package already says what TypeScript would: it is not there.
-      const module = MODULE_NOT_FOUND_CODES.has(diagnostic.code) ? /module '([^']+)'/.exec(message)?.[1] : undefined;
-      if (module !== undefined && unlisted.specifiers.has(module)) return [];
-      return [
-        {
-          ...position,
-          code: diagnostic.code,
-          message:
-            missing !== undefined && MISSING_GLOBAL_HINTS[missing]
-              ? `${message.replace(/\.?$/, '.')} ${MISSING_GLOBAL_HINTS[missing]}`
-              : message,
-        },
-      ];
+      return {
+        line: at.line + 1,
+        column: at.character + 1,
+        code: diagnostic.code,
+        message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'),
+      };
     });
-    return [...refusals, ...typeErrors].sort((a, b) => a.line - b.line || a.column - b.column);
+    return finishCheck(start, file, sandboxModules, found);
   }
+}
+
+/** A program ready for TypeScript: its statements the sandbox refuses reported and blanked out, the rest prepared. */
+export type StartedCheck =
+  { ok: false; diagnostics: Diagnostic[] } | { ok: true; prepared: PreparedProgram; refusals: Diagnostic[]; unbound: Set<string> };
+
+/**
+ * The part of a check before TypeScript (shared by the TypeScript 5 checker here and the native one):
+ * a statement the sandbox refuses (an import of node:fs, a require) is reported where it is, and the
+ * rest of the program is checked too, with that line left out: a refusal must not hide the type errors
+ * around it. Names only the refused import bound are not reported missing again.
+ */
+export function startCheck(code: string): StartedCheck {
+  const refusals: Diagnostic[] = [];
+  const unbound = new Set<string>();
+  let text = code;
+  let prepared = prepareProgram(text);
+  while (!prepared.ok) {
+    const { line = 1, column = 1, message } = prepared.error;
+    refusals.push({ line, column, code: 0, message });
+    const lines = text.split('\n');
+    const refused = lines[line - 1];
+    if (refused === undefined || refused.trim() === '' || refusals.length > 20) return { ok: false, diagnostics: refusals };
+    for (const name of importedNames(refused)) unbound.add(name);
+    lines[line - 1] = ' '.repeat(refused.length);
+    text = lines.join('\n');
+    prepared = prepareProgram(text);
+  }
+  return { ok: true, prepared, refusals, unbound };
+}
+
+/**
+ * The part of a check after TypeScript: `found` (TypeScript's diagnostics of the prepared program
+ * `file`, 1-based in its text, messages flattened) mapped back to the model's lines, without what a
+ * refusal already said, with hints for globals the sandbox lacks, sorted by position.
+ */
+export function finishCheck(
+  start: Extract<StartedCheck, { ok: true }>,
+  file: ts.SourceFile,
+  sandboxModules: ReadonlySet<string>,
+  found: readonly Diagnostic[],
+): Diagnostic[] {
+  const { prepared, unbound } = start;
+  const refusals = [...start.refusals];
+  const unlisted = unlistedImports(file, sandboxModules, prepared.toOriginal);
+  refusals.push(...unlisted.diagnostics);
+  const typeErrors = found.flatMap((diagnostic) => {
+    const position = prepared.toOriginal({ line: diagnostic.line, column: diagnostic.column });
+    const { message } = diagnostic;
+    const missing = diagnostic.code === CANNOT_FIND_NAME ? /'([^']+)'/.exec(message)?.[1] : undefined;
+    if (missing !== undefined && unbound.has(missing)) return [];
+    // The refusal of an unlisted package already says what TypeScript would: it is not there.
+    const module = MODULE_NOT_FOUND_CODES.has(diagnostic.code) ? /module '([^']+)'/.exec(message)?.[1] : undefined;
+    if (module !== undefined && unlisted.specifiers.has(module)) return [];
+    return [
+      {
+        ...position,
+        code: diagnostic.code,
+        message:
+          missing !== undefined && MISSING_GLOBAL_HINTS[missing]
+            ? `${message.replace(/\.?$/, '.')} ${MISSING_GLOBAL_HINTS[missing]}`
+            : message,
+      },
+    ];
+  });
+  return [...refusals, ...typeErrors].sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 /** `size:mtime` of a file, or `missing`. */
@@ -276,7 +312,7 @@ function fileStamp(file: string): string {
 }
 
 /** The specifiers the build bundled, and where their declarations are (none when it bundled none). */
-function readSandboxModules(outDir: string): { modules: ReadonlySet<string>; types?: PackageTypes } {
+export function readSandboxModules(outDir: string): { modules: ReadonlySet<string>; types?: PackageTypes } {
   // The sandbox's own reader of the list (cached by the file's size and mtime): the check sees what the run resolves.
   const manifest = readSandboxModuleList(outDir);
   if (manifest === undefined) return { modules: new Set() };

@@ -1,0 +1,166 @@
+/**
+ * The one-shot type check with TypeScript 7's native compiler (its `tsc` binary), for a process that
+ * checks a program or two and would otherwise spend most of its start loading TypeScript 5 and binding
+ * its lib (the CLI's `run`). The program is the one the TypeScript 5 checker makes (language-service.ts):
+ * the same prepared program text, the build's `capabilities.d.ts`, the sandbox's globals, the sandbox
+ * modules' declarations, the same compiler options and one lib file of ES2022 without shared memory;
+ * so the diagnostics, mapped back through the same steps (`startCheck`, `finishCheck`), are the same.
+ * The files are written to a folder of the worker's own under the system's temporary folder, checked
+ * by `tsc -p`, and its output read. `tsc` reports no type errors of a program with a syntax error (it
+ * stops at those), so such a program is checked by TypeScript 5 instead, which reports both.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import { BUILD_LAYOUT } from '../../core/manifest.js';
+import type { Diagnostic } from '../../core/run-result.js';
+import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
+import { TYPE_CHECK_STOPPED } from './check-protocol.js';
+import { finishCheck, readSandboxModules, SHARED_MEMORY_LIB, startCheck } from './language-service.js';
+import type { NativeTsc } from './native-tsc.js';
+
+/** What the native compiler could not do: the caller checks with TypeScript 5 instead, and says why. */
+export class NativeCheckUnavailable extends Error {}
+
+export interface NativeProgramChecker {
+  /** Type errors of the program (see ProgramChecker.check); `undefined`: a syntax error, for TypeScript 5 to check. */
+  check(code: string, timeoutMs: number): Promise<Diagnostic[] | undefined>;
+  /** Removes the checker's folder. */
+  dispose(): void;
+}
+
+const LIB_ENTRY = 'lib.es2022.d.ts';
+
+/** The compiler options of language-service.ts's COMPILER_OPTIONS, as a tsconfig says them (the lib is a root file here). */
+const COMPILER_OPTIONS = {
+  strict: true,
+  target: 'es2022',
+  module: 'esnext',
+  moduleResolution: 'bundler',
+  moduleDetection: 'force',
+  noLib: true,
+  types: [],
+  noEmit: true,
+  skipLibCheck: true,
+  noUncheckedIndexedAccess: true,
+};
+
+/** ES2022's lib files folded into one text, as language-service.ts's `loadLib` does (shared memory left out). */
+export function combinedLib(libDir: string): string {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  // TypeScript takes a lib file after the files it references, in the order it names them.
+  const visit = (name: string): void => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const text = readFileSync(path.join(libDir, name), 'utf8');
+    for (const match of text.matchAll(/^\/\/\/ *<reference +lib="([^"]+)" *\/>/gm)) visit(`lib.${(match[1] as string).toLowerCase()}.d.ts`);
+    order.push(name);
+  };
+  visit(LIB_ENTRY);
+  return order
+    .filter((name) => !SHARED_MEMORY_LIB.test(`/${name}`))
+    .map((name) => readFileSync(path.join(libDir, name), 'utf8').replace(/^\/\/\/ *<reference +lib=[^\n]*\n/gm, ''))
+    .join('\n');
+}
+
+export function createNativeProgramChecker(options: { outDir: string; tsc: Extract<NativeTsc, { ok: true }> }): NativeProgramChecker {
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-check-'));
+  const declarations = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
+  writeFileSync(path.join(folder, 'lib.d.ts'), combinedLib(options.tsc.libDir));
+  writeFileSync(path.join(folder, 'sandbox-globals.d.ts'), SANDBOX_GLOBALS_DECLARATION);
+  let written = '';
+  /** The project's files: the declarations only while the build has them (a build may write them later). */
+  const writeConfig = (): void => {
+    const present = statSync(declarations, { throwIfNoEntry: false }) !== undefined;
+    const files = ['lib.d.ts', 'sandbox-globals.d.ts', 'program.ts', ...(present ? [declarations] : [])];
+    const text = JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files });
+    if (text !== written) writeFileSync(path.join(folder, 'tsconfig.json'), text);
+    written = text;
+  };
+  const { modules, types } = readSandboxModules(options.outDir);
+  // The sandbox modules' declarations are the program's node_modules, as in language-service.ts's host.
+  if (types !== undefined) symlinkSync(path.join(types.root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
+  else mkdirSync(path.join(folder, 'node_modules'));
+
+  return {
+    async check(code, timeoutMs) {
+      const start = startCheck(code);
+      if (!start.ok) return start.diagnostics;
+      const file = ts.createSourceFile('program.ts', start.prepared.source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+      if ((file as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics.length > 0) return undefined;
+      writeFileSync(path.join(folder, 'program.ts'), start.prepared.source);
+      writeConfig();
+      // A little before the pool's own limit: the compiler is stopped here, not left running by a terminated worker.
+      const output = await runTsc(options.tsc.exe, folder, Math.max(1, timeoutMs - Math.min(100, timeoutMs / 10)));
+      if (output === 'timeout') return stoppedAfter(timeoutMs);
+      return finishCheck(start, file, modules, programDiagnostics(output));
+    },
+    dispose() {
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+function stoppedAfter(timeoutMs: number): Diagnostic[] {
+  return [
+    {
+      line: 1,
+      column: 1,
+      code: TYPE_CHECK_STOPPED,
+      message: `the type-check of this program took longer than ${timeoutMs / 1000} s and was stopped; simplify its types or run with check: false`,
+    },
+  ];
+}
+
+/** `tsc -p` in `folder`: what it printed, or 'timeout'. Throws NativeCheckUnavailable when it does not run or check. */
+function runTsc(exe: string, folder: string, timeoutMs: number): Promise<string | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(exe, ['-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: folder,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', (error) => reject(new NativeCheckUnavailable(`${exe} did not start: ${error.message}`)));
+    child.on('close', (code, signal) => {
+      if (signal === 'SIGKILL') return resolve('timeout');
+      // 0: no errors; 1 and 2: errors reported.
+      if (code === 0 || code === 1 || code === 2) return resolve(stdout);
+      reject(new NativeCheckUnavailable(`${exe} ended with ${signal ?? `exit code ${code}`}: ${(stderr || stdout).trim().slice(0, 500)}`));
+    });
+  });
+}
+
+const LOCATED = /^(.*)\((\d+),(\d+)\): error TS(\d+): (.*)$/;
+
+/**
+ * The diagnostics of program.ts in `tsc --pretty false` output (1-based; a message's chained lines,
+ * indented, follow its first). Any error elsewhere (the config, the lib, a declaration file) means the
+ * check did not happen as planned: TypeScript 5 checks instead.
+ */
+function programDiagnostics(output: string): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  let current: Diagnostic | undefined;
+  for (const line of output.split(/\r?\n/)) {
+    const located = LOCATED.exec(line);
+    if (located !== null) {
+      const [, file, row, column, code, message] = located as unknown as [string, string, string, string, string, string];
+      if (file !== 'program.ts') throw new NativeCheckUnavailable(`tsc reported an error outside the program: ${line}`);
+      current = { line: Number(row), column: Number(column), code: Number(code), message };
+      found.push(current);
+    } else if (/^error TS\d+:/.test(line)) {
+      throw new NativeCheckUnavailable(`tsc reported: ${line}`);
+    } else if (line !== '') {
+      if (current === undefined) throw new NativeCheckUnavailable(`tsc printed what is not a diagnostic: ${line}`);
+      current.message += `\n${line}`;
+    }
+  }
+  return found;
+}
