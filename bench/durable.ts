@@ -6,10 +6,13 @@
  * - the wait for one trivial run (issue 30): `space.run` in memory against a submit through the store's
  *   shared connections (what a `serve --store` replica does for execute_code) to a worker in this
  *   process, interleaved, medians (wall time from submit to result: queueing counted);
- * - throughput of 100 short queued runs with 1 and 2 `agent-spaces worker` processes (ratios to 1, and
- *   runs/s per worker process: each is a Node host that needs a core of its own).
+ * - throughput of 100 short queued runs with 1 and 2 `agent-spaces worker` processes (ratios to 1,
+ *   runs/s per worker process, and per core: the CPU time the workers' process trees and PostgreSQL's
+ *   processes used over the window, from /proc, so what the machine had left is visible).
+ * BENCH_DURABLE=wait,calls,throughput runs only those parts (default: all).
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { openSpace } from '../agents/index.js';
@@ -19,8 +22,8 @@ import { submitRun } from '../store/index.js';
 import { openStoreConnection } from '../store/store-connection.js';
 import { createPool, notifyRunsQueued } from '../store/store.js';
 import { startWorker } from '../worker/index.js';
-import { makeDurableSpace, startCli, type CliProcess } from '../store/test-support/durable-space.js';
-import { startPostgresCluster } from '../store/test-support/postgres-cluster.js';
+import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from '../store/test-support/durable-space.js';
+import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../store/workflow-names.js';
 import { median } from './median.js';
 
@@ -48,108 +51,54 @@ async function waitFor(what: string, check: () => boolean): Promise<void> {
   }
 }
 
+/** Clock ticks a second in /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS = 100;
+
+/** The parent pid and CPU seconds (own and reaped children's) of every process, from /proc. */
+function processTable(): Map<number, { parent: number; cpu: number; cmdline: string }> {
+  const table = new Map<number, { parent: number; cpu: number; cmdline: string }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the name: state, ppid, … utime (14th field of stat), stime, cutime, cstime.
+      const cpu = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0) / TICKS;
+      table.set(Number(name), { parent: Number(fields[1]), cpu, cmdline: readFileSync(`/proc/${name}/cmdline`, 'utf8') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return table;
+}
+
+/** CPU seconds of the processes under `roots` (themselves included), and of the PostgreSQL server listening on `port`. */
+function cpuSeconds(roots: readonly number[], port: string): { workers: number; postgres: number } {
+  const table = processTable();
+  const under = (root: number): number => {
+    let sum = table.get(root)?.cpu ?? 0;
+    for (const [pid, entry] of table) if (entry.parent === root) sum += under(pid);
+    return sum;
+  };
+  const postmaster = [...table].find(([, entry]) => entry.cmdline.includes(`-p\0${port}\0`) || entry.cmdline.includes(`-p ${port} `))?.[0];
+  return {
+    workers: roots.reduce((sum, root) => sum + under(root), 0),
+    postgres: postmaster === undefined ? Number.NaN : under(postmaster),
+  };
+}
+
+const parts = new Set((process.env.BENCH_DURABLE ?? 'wait,calls,throughput').split(','));
+
 export async function run(): Promise<string> {
   const cluster = await startPostgresCluster();
+  const port = new URL(cluster.url).port;
   const rows: string[] = [];
   try {
     const space = await makeDurableSpace('bench-durable');
     Object.assign(process.env, space.env);
     const config = await loadConfig({ cwd: space.root });
-
-    // Per call: all runs in memory first (that space then closed), then all through the store (a worker
-    // in this process, the submitter too), so the two spaces' sandbox pools never compete.
-    const inMemory = { echo: [] as number[], peek: [] as number[] };
-    const stored = { echo: [] as number[], peek: [] as number[] };
-    const memory = await openSpace({ config });
-    try {
-      for (let rep = 0; rep < REPS + 1; rep += 1) {
-        for (const fn of ['echo', 'peek'] as const) {
-          const local = perCallMicros(await memory.run(callsProgram(fn)));
-          if (rep > 0) inMemory[fn].push(local); // rep 0 warms up: build, sandbox start
-        }
-      }
-    } finally {
-      await memory.close();
-    }
-    const perCallStore = await cluster.createDatabase('per_call');
-    const worker = await startWorker({ store: perCallStore, config, openSpace });
-    try {
-      rows.push(await trivialRunWait(perCallStore, config));
-      for (let rep = 0; rep < REPS + 1; rep += 1) {
-        for (const fn of ['echo', 'peek'] as const) {
-          const durable = perCallMicros(await submitRun({ store: perCallStore, code: callsProgram(fn) }));
-          if (rep > 0) stored[fn].push(durable); // rep 0 warms up: connections, sandbox start
-        }
-      }
-    } finally {
-      await worker.close();
-    }
-    for (const fn of ['echo', 'peek'] as const) {
-      const local = median(inMemory[fn]);
-      const durable = median(stored[fn]);
-      const label = fn === 'echo' ? 'not idempotent (2 journal writes)' : 'idempotent (1 journal write)';
-      console.error(`bench durable: per call ${fn} done`);
-      rows.push(
-        `| ${CALLS} sequential calls, per call, ${label}: in memory / with the store | ${local.toFixed(0)} / ${durable.toFixed(0)} µs | +${(durable - local).toFixed(0)} µs a call (${(durable / local).toFixed(1)}×) |`,
-      );
-    }
-
-    // Throughput: 100 short runs queued at once, N worker processes taking them.
-    let base: number | undefined;
-    for (const workers of [1, 2]) {
-      const store = await cluster.createDatabase(`throughput_${workers}`);
-      const processes: CliProcess[] = [];
-      try {
-        for (let index = 0; index < workers; index += 1) {
-          const started = startCli(['worker', '--store', store, '--concurrency', '8'], { cwd: space.root, env: space.env });
-          processes.push(started);
-          await waitFor('a worker to be ready', () => started.stderr().includes(' ready ('));
-        }
-        const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
-        const notifier = createPool(store, 1);
-        try {
-          // One run first, so every worker's sandbox is warm before the clock starts.
-          await (
-            await client.enqueue(
-              { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, applicationName: APPLICATION_NAME },
-              { code: SHORT, check: false },
-            )
-          ).getResult();
-          const started = performance.now();
-          const ids = Array.from({ length: RUNS }, () => randomUUID());
-          const handles = await Promise.all(
-            ids.map((workflowID) =>
-              client.enqueue(
-                { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID, applicationName: APPLICATION_NAME },
-                { code: SHORT, check: false },
-              ),
-            ),
-          );
-          // As submitRun does: the workers take the runs now, not at their next poll of the queue.
-          await notifyRunsQueued(notifier, ids);
-          const results = (await Promise.all(handles.map((handle) => handle.getResult({ pollingIntervalMs: 250 })))) as RunResult[];
-          const seconds = (performance.now() - started) / 1000;
-          const failed = results.filter((result) => !result.success);
-          if (failed.length > 0)
-            console.error(
-              `bench durable: ${failed.length} of ${RUNS} runs failed, e.g. ${failed[0]?.error?.code}: ${failed[0]?.error?.message}`,
-            );
-          const perSecond = RUNS / seconds;
-          base ??= perSecond;
-          const contention = processes.map((running) => running.stderr().split('contention').length - 1).reduce((a, b) => a + b, 0);
-          if (process.env.AGENT_SPACES_DEBUG) console.error(`bench durable: ${workers} workers: ${contention} queue contention warnings`);
-          rows.push(
-            `| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} (--concurrency 8) | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s, ${(perSecond / workers).toFixed(1)} runs/s per worker process | ${(perSecond / base).toFixed(2)}× of 1 worker |`,
-          );
-        } finally {
-          await client.destroy();
-          await notifier.end();
-        }
-      } finally {
-        for (const running of processes) running.child.kill('SIGTERM');
-        await Promise.all(processes.map((running) => running.exited));
-      }
-    }
+    if (parts.has('wait') || parts.has('calls')) rows.push(...(await inProcessRows(cluster, config, port)));
+    if (parts.has('throughput')) rows.push(...(await throughputRows(cluster, space, port)));
   } finally {
     await cluster.stop();
   }
@@ -159,25 +108,153 @@ export async function run(): Promise<string> {
     .join(' / ')} at the end.\n\n| measurement | value | ratio |\n|---|---|---|\n${rows.join('\n')}\n`;
 }
 
+type Config = Awaited<ReturnType<typeof loadConfig>>;
+
+/** CPU of this process's tree (its sandbox workers included) and of PostgreSQL while `work` runs, added to `into`. */
+async function measured<T>(into: { cpu: number }, port: string, work: () => Promise<T>): Promise<T> {
+  const before = cpuSeconds([process.pid], port);
+  const value = await work();
+  const after = cpuSeconds([process.pid], port);
+  into.cpu += after.workers - before.workers + (after.postgres - before.postgres);
+  return value;
+}
+
+/**
+ * Per call: all runs in memory first (that space then closed), then all through the store (a worker in
+ * this process, the submitter too), so the two spaces' sandbox pools never compete. CPU: this process's
+ * tree and PostgreSQL's, per call.
+ */
+async function inProcessRows(cluster: PostgresCluster, config: Config, port: string): Promise<string[]> {
+  const rows: string[] = [];
+  const inMemory = { echo: [] as number[], peek: [] as number[] };
+  const stored = { echo: [] as number[], peek: [] as number[] };
+  const cpu = { memory: { echo: { cpu: 0 }, peek: { cpu: 0 } }, stored: { echo: { cpu: 0 }, peek: { cpu: 0 } } };
+  const calls = parts.has('calls');
+  if (calls) {
+    const memory = await openSpace({ config });
+    try {
+      for (let rep = 0; rep < REPS + 1; rep += 1) {
+        for (const fn of ['echo', 'peek'] as const) {
+          const into = rep > 0 ? cpu.memory[fn] : { cpu: 0 };
+          const local = perCallMicros(await measured(into, port, () => memory.run(callsProgram(fn))));
+          if (rep > 0) inMemory[fn].push(local); // rep 0 warms up: build, sandbox start
+        }
+      }
+    } finally {
+      await memory.close();
+    }
+  }
+  const perCallStore = await cluster.createDatabase('per_call');
+  const worker = await startWorker({ store: perCallStore, config, openSpace });
+  try {
+    if (parts.has('wait')) rows.push(await trivialRunWait(perCallStore, config, port));
+    for (let rep = 0; calls && rep < REPS + 1; rep += 1) {
+      for (const fn of ['echo', 'peek'] as const) {
+        const into = rep > 0 ? cpu.stored[fn] : { cpu: 0 };
+        const durable = perCallMicros(await measured(into, port, () => submitRun({ store: perCallStore, code: callsProgram(fn) })));
+        if (rep > 0) stored[fn].push(durable); // rep 0 warms up: connections, sandbox start
+      }
+    }
+  } finally {
+    await worker.close();
+  }
+  for (const fn of calls ? (['echo', 'peek'] as const) : []) {
+    const local = median(inMemory[fn]);
+    const durable = median(stored[fn]);
+    const cpuMicros = (side: { cpu: number }): string => ((side.cpu * 1e6) / (REPS * CALLS)).toFixed(0);
+    const label = fn === 'echo' ? 'not idempotent (started, finished)' : 'idempotent (finished only)';
+    console.error(`bench durable: per call ${fn} done`);
+    rows.push(
+      `| ${CALLS} sequential calls, per call, ${label}: in memory / with the store (CPU per call, host tree + PostgreSQL) | ${local.toFixed(0)} / ${durable.toFixed(0)} µs (CPU ${cpuMicros(cpu.memory[fn])} / ${cpuMicros(cpu.stored[fn])} µs) | +${(durable - local).toFixed(0)} µs a call (${(durable / local).toFixed(2)}×) |`,
+    );
+  }
+  return rows;
+}
+
+/**
+ * Throughput: 100 short runs queued at once, N worker processes taking them. CPU over the window, from
+ * /proc: the worker processes' trees (their sandbox workers included) and PostgreSQL's processes.
+ */
+async function throughputRows(cluster: PostgresCluster, space: DurableSpace, port: string): Promise<string[]> {
+  const rows: string[] = [];
+  let base: number | undefined;
+  for (const workers of [1, 2]) {
+    const store = await cluster.createDatabase(`throughput_${workers}`);
+    const processes: CliProcess[] = [];
+    try {
+      for (let index = 0; index < workers; index += 1) {
+        const started = startCli(['worker', '--store', store, '--concurrency', '8'], { cwd: space.root, env: space.env });
+        processes.push(started);
+        await waitFor('a worker to be ready', () => started.stderr().includes(' ready ('));
+      }
+      const client = await DBOSClient.create({ systemDatabaseUrl: store, applicationName: APPLICATION_NAME });
+      const notifier = createPool(store, 1);
+      try {
+        const enqueue = (workflowID?: string) =>
+          client.enqueue(
+            { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, applicationName: APPLICATION_NAME, ...(workflowID ? { workflowID } : {}) },
+            { code: SHORT, check: false },
+          );
+        // One run first, so every worker's sandbox is warm before the clock starts.
+        await (await enqueue()).getResult();
+        const roots = processes.map((running) => running.child.pid ?? 0);
+        const cpuBefore = cpuSeconds(roots, port);
+        const started = performance.now();
+        const ids = Array.from({ length: RUNS }, () => randomUUID());
+        const handles = await Promise.all(ids.map((workflowID) => enqueue(workflowID)));
+        // As submitRun does: the workers take the runs now, not at their next poll of the queue.
+        await notifyRunsQueued(notifier, ids);
+        const results = (await Promise.all(handles.map((handle) => handle.getResult({ pollingIntervalMs: 250 })))) as RunResult[];
+        const seconds = (performance.now() - started) / 1000;
+        const cpuAfter = cpuSeconds(roots, port);
+        const failed = results.filter((result) => !result.success);
+        if (failed.length > 0)
+          console.error(
+            `bench durable: ${failed.length} of ${RUNS} runs failed, e.g. ${failed[0]?.error?.code}: ${failed[0]?.error?.message}`,
+          );
+        const perSecond = RUNS / seconds;
+        base ??= perSecond;
+        const workerCores = (cpuAfter.workers - cpuBefore.workers) / seconds;
+        const postgresCores = (cpuAfter.postgres - cpuBefore.postgres) / seconds;
+        const free = os.cpus().length - postgresCores;
+        rows.push(
+          `| ${RUNS} short runs (1 call each, no type-check), ${workers} worker process${workers === 1 ? '' : 'es'} (--concurrency 8) | ${seconds.toFixed(1)} s, ${perSecond.toFixed(1)} runs/s; ${(perSecond / workers).toFixed(1)} per worker process; workers used ${workerCores.toFixed(2)} cores (${(perSecond / workerCores).toFixed(1)} runs/s per core), PostgreSQL ${postgresCores.toFixed(2)} (${free.toFixed(2)} of ${os.cpus().length} left) | ${(perSecond / base).toFixed(2)}× of 1 worker |`,
+        );
+      } finally {
+        await client.destroy();
+        await notifier.end();
+      }
+    } finally {
+      for (const running of processes) running.child.kill('SIGTERM');
+      await Promise.all(processes.map((running) => running.exited));
+    }
+  }
+  return rows;
+}
+
 /**
  * One trivial run at a time, in memory and through the store (submitRun over one shared StoreConnection,
  * as a serve replica submits execute_code), alternating; the medians of wall time and their ratio.
  */
-async function trivialRunWait(store: string, config: Awaited<ReturnType<typeof loadConfig>>): Promise<string> {
+async function trivialRunWait(store: string, config: Config, port: string): Promise<string> {
   const memory = await openSpace({ config });
   const shared = await openStoreConnection(store, 3);
   const times = { memory: [] as number[], stored: [] as number[] };
+  const cpu = { memory: { cpu: 0 }, stored: { cpu: 0 } };
   try {
     for (let rep = 0; rep < LATENCY_RUNS + 1; rep += 1) {
+      // rep 0 warms up: sandboxes, connections
       let started = performance.now();
-      const local = await memory.run(TRIVIAL, { check: false });
+      const local = await measured(rep > 0 ? cpu.memory : { cpu: 0 }, port, () => memory.run(TRIVIAL, { check: false }));
       const localMs = performance.now() - started;
       started = performance.now();
-      const durable = await submitRun({ store, code: TRIVIAL, check: false }, shared);
+      const durable = await measured(rep > 0 ? cpu.stored : { cpu: 0 }, port, () =>
+        submitRun({ store, code: TRIVIAL, check: false }, shared),
+      );
       const storedMs = performance.now() - started;
       if (local.result !== 2 || durable.result !== 2)
         throw new Error(`bench trivial run: got ${String(local.result)} / ${String(durable.result)}`);
-      if (rep === 0) continue; // warms up: sandboxes, connections
+      if (rep === 0) continue;
       times.memory.push(localMs);
       times.stored.push(storedMs);
     }
@@ -187,6 +264,7 @@ async function trivialRunWait(store: string, config: Awaited<ReturnType<typeof l
   }
   const local = median(times.memory);
   const durable = median(times.stored);
+  const cpuMs = (side: { cpu: number }): string => ((side.cpu * 1000) / LATENCY_RUNS).toFixed(1);
   console.error('bench durable: trivial run wait done');
-  return `| one trivial run, submit to result (${LATENCY_RUNS} each, alternating): in memory / through the store (serve --store's path) | ${local.toFixed(1)} / ${durable.toFixed(1)} ms | ${(durable / local).toFixed(2)}× (target ≤ 2×) |`;
+  return `| one trivial run, submit to result (${LATENCY_RUNS} each, alternating): in memory / through the store (serve --store's path); CPU a run, host tree + PostgreSQL | ${local.toFixed(1)} / ${durable.toFixed(1)} ms (CPU ${cpuMs(cpu.memory)} / ${cpuMs(cpu.stored)} ms) | ${(durable / local).toFixed(2)}× (target ≤ 2×) |`;
 }
