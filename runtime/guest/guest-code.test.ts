@@ -38,7 +38,7 @@ describe('generated/guest-code.ts', () => {
 
   it('is one function expression whose parameters are the host functions of src/host.d.ts, in order', () => {
     const host = readHostInterface({ name: HOST_DECLARATIONS, text: readFileSync(path.join(SOURCE_DIR, HOST_DECLARATIONS), 'utf8') });
-    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost']);
+    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost', 'awaitReplies']);
     const tree = parse(BOOTSTRAP_FUNCTION, { ecmaVersion: 2022, sourceType: 'script' });
     expect(tree.body).toHaveLength(1);
     const statement = tree.body[0];
@@ -90,6 +90,76 @@ describe('generated/guest-code.ts', () => {
     expect(
       runInNewContext('[typeof WebAssembly, typeof SharedArrayBuffer, btoa("hi"), new URLSearchParams("a=1&b=2").get("b")]', context),
     ).toEqual(['undefined', 'undefined', 'aGk=', '2']);
+  });
+});
+
+describe('the guest waiting for replies (awaitReplies)', () => {
+  const settings = {
+    maxCalls: 100,
+    callLimitError: '{}',
+    maxArgumentBytes: 1_000_000,
+    argumentLimitError: '{}',
+    callSites: false,
+    maxJsonDepth: 0,
+  };
+  const program = `async () => {
+    let sum = 0;
+    for (let n = 1; n <= 3; n++) sum += (await globalThis[${JSON.stringify(SANDBOX_HOST_GLOBAL)}].call('bench', 'echo', { n }, 'value')).n;
+    return sum;
+  }`;
+
+  /** Runs the program with the host's callbacks; `answer` is awaitReplies (or none): each call's reply echoes its arguments. */
+  const start = (answer?: (sent: [number, string][]) => string) => {
+    const context = {} as Record<string, unknown>;
+    const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context, { filename: 'bootstrap.js' }) as (...callbacks: unknown[]) => {
+      deliver(batch: string): void;
+      run(main: unknown, settings: unknown): Promise<void>;
+    };
+    const sent: [number, string][] = [];
+    const outcome: { completed?: [boolean, string]; waits: number } = { waits: 0 };
+    const exports = bootstrap(
+      (id: number, _capability: string, _fn: string, argsJson: string) => void sent.push([id, argsJson]),
+      () => true,
+      (ok: boolean, json: string) => (outcome.completed = [ok, json]),
+      () => undefined,
+      () => 'invalid',
+      ...(answer === undefined ? [] : [() => (outcome.waits++, answer(sent))]),
+    );
+    const reply = ([id, argsJson]: [number, string]) => JSON.stringify([[id, true, JSON.parse(argsJson)]]);
+    return { exports, sent, outcome, reply, main: runInNewContext(`(${program})`, context) as unknown };
+  };
+
+  it('takes the replies of sequential calls inside the delivery that woke it, each once the program made its next call', async () => {
+    const { exports, sent, outcome, reply, main } = start((calls) => reply(calls.at(-1)!));
+    void exports.run(main, settings);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.map(([id]) => id)).toEqual([1]);
+    exports.deliver(reply(sent[0]!));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.map(([id]) => id)).toEqual([1, 2, 3]);
+    expect(outcome).toEqual({ completed: [true, '6'], waits: 2 });
+  });
+
+  it('ends its wait when the host has no replies ready ("") and takes the next ones through deliver', async () => {
+    const { exports, sent, outcome, reply, main } = start(() => '');
+    void exports.run(main, settings);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let call = 0; call < 3; call++) {
+      exports.deliver(reply(sent[call]!));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(outcome).toEqual({ completed: [true, '6'], waits: 2 });
+  });
+
+  it('never waits where the host gives no awaitReplies (QuickJS, the caller thread)', async () => {
+    const { exports, sent, outcome, reply, main } = start();
+    void exports.run(main, settings);
+    for (let call = 0; call < 3; call++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      exports.deliver(reply(sent[call]!));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome).toEqual({ completed: [true, '6'], waits: 0 });
   });
 });
 

@@ -20,7 +20,11 @@ export interface BootstrapExports {
 }
 
 /** Runs the bootstrap with `callbacks`; returns a reference to what it returns (`deliver`, `run`, `wake`). */
-export function evaluateBootstrap(isolate: ivm.Isolate, context: ivm.Context, callbacks: ivm.Callback[]): ivm.Reference<BootstrapExports> {
+export function evaluateBootstrap(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  callbacks: ivm.Transferable[],
+): ivm.Reference<BootstrapExports> {
   const script = compileBootstrap(isolate);
   const bootstrap = script.runSync(context, { reference: true }) as ivm.Reference<(...args: unknown[]) => unknown>;
   const exports = bootstrap.applySync(undefined, callbacks, { result: { reference: true } }) as ivm.Reference<BootstrapExports>;

@@ -16,6 +16,11 @@ export interface IsolateHandlers {
   complete(ok: boolean, json: string): void;
   /** Arms (`start`) or clears timer `id` of the program; numbers only. */
   timer(start: boolean, id: number, delayMs: number, repeat: boolean): void;
+  /**
+   * On isolated-vm's threads only: the isolate waits, its thread blocked, for the next replies (a batch
+   * as `deliver` takes it), or '' when none came within a moment, a timer is due or the run ended.
+   */
+  awaitReplies(): Promise<string>;
 }
 
 /**
@@ -46,6 +51,26 @@ export interface PreparedIsolate extends SpareInstance {
  * does nothing else, such as a sandbox worker.
  */
 export type IsolateThreading = 'pool' | 'caller';
+
+// Made in the context before any program code runs, so nothing it uses can be replaced: the reference's
+// applySyncPromise and Reflect.apply are taken now, and the arguments' array is made here.
+const AWAIT_REPLIES = `(function (reference) {
+  'use strict';
+  const applySyncPromise = reference.applySyncPromise, reflectApply = Reflect.apply;
+  return function awaitReplies() {
+    return reflectApply(applySyncPromise, reference, [undefined, []]);
+  };
+})`;
+
+/** The guest's `awaitReplies` on isolated-vm's threads: blocks the isolate's thread until `reference`'s promise settles. */
+function awaitRepliesFunction(isolate: ivm.Isolate, context: ivm.Context, reference: ivm.Reference): ivm.Transferable {
+  const script = isolate.compileScriptSync(AWAIT_REPLIES);
+  const make = script.runSync(context, { reference: true }) as ivm.Reference<(reference: ivm.Reference) => unknown>;
+  const wait = make.applySync(undefined, [reference], { result: { reference: true } }) as ivm.Reference;
+  make.release();
+  script.release();
+  return wait.derefInto({ release: true });
+}
 
 /** Isolates of runs in progress on isolated-vm's threads (see {@link disposeAtExit}). */
 const runningOnThreads = new Set<ivm.Isolate>();
@@ -92,6 +117,8 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     new ivm.Callback((start: boolean, id: number, delayMs: number, repeat: boolean) => handlers?.timer(start, id, delayMs, repeat)),
     // Strings in, one string out (see sandbox-url-host.ts); it needs no run.
     new ivm.Callback(sandboxUrlOperation),
+    // On the pool only: the isolate's thread may wait there for replies (the caller's thread must not).
+    ...(threading === 'pool' ? [awaitRepliesFunction(isolate, context, new ivm.Reference(() => handlers?.awaitReplies() ?? ''))] : []),
   ];
   const bootstrap = evaluateBootstrap(isolate, context, callbacks);
   return {

@@ -40,6 +40,13 @@ export function startIsolateRun(
 type Finished = Omit<IsolateOutcome, 'durationMs' | 'timedOut'> & { timedOut?: boolean };
 
 /**
+ * How long an isolate waiting for replies inside its delivery (on isolate threads) holds its thread
+ * before it lets the task end: a call answered sooner costs no new entry into the isolate; a slower one
+ * gets the usual delivery, and the thread is free for other isolates meanwhile.
+ */
+const REPLY_WAIT_MS = 1;
+
+/**
  * What the bootstrap's run() takes (src/calls.ts `RunSettings` of the guest): every field, so that no
  * read of the guest's falls through to a prototype. The QuickJS-only checks are off here: V8 appends the
  * awaiting frames to an error itself, and its JSON.stringify checks its own stack.
@@ -79,6 +86,11 @@ class IsolatedVmRun {
   // many parallel calls one hop per reply would serialise them).
   #outbox: string[] = [];
   #delivering = false;
+  // On isolate threads, the isolate waiting for replies inside its delivery (the guest's awaitReplies):
+  // the next batch goes to it instead of a new delivery. Released with '' after a moment without one, when
+  // a timer is due (the timer's entry waits behind the isolate's task) and when the run ends.
+  #waiter: ((batch: string) => void) | undefined;
+  #waiterTimeout: NodeJS.Timeout | undefined;
   // The isolate's timer requests are applied from a promise job, on a fresh stack. On the caller's
   // thread the isolate shares this thread's stack, and a program can call setTimeout with it all but
   // full: Node's own timer code then overflowed halfway through an update, and the timers of every other
@@ -170,6 +182,7 @@ class IsolatedVmRun {
     // Timers still pending when the run ends are dropped: none fires after it.
     this.#timers.clearAll();
     this.#outbox = [];
+    this.#releaseWaiter();
     const ended: IsolateOutcome = { ...result, timedOut: result.timedOut ?? false, durationMs: this.#ledger.elapsedMs() };
     this.#toHost(() => this.#resolveOutcome(ended));
     const isolate = this.#isolate;
@@ -273,6 +286,7 @@ class IsolatedVmRun {
     this.#outbox = [];
     if (this.#finished || batch.length === 0) return;
     const json = `[${batch.join(',')}]`;
+    if (this.#waiter !== undefined) return this.#releaseWaiter(json);
     if (!this.#onCaller) {
       this.#delivering = true;
       this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).then(
@@ -300,11 +314,35 @@ class IsolatedVmRun {
     if (this.#outbox.length > 0) this.#flush();
   }
 
+  /** The isolate waits in its delivery for replies (on isolate threads): the ones ready go at once, else the next ones, for a moment. */
+  #awaitReplies(): Promise<string> {
+    if (this.#finished) return Promise.resolve('');
+    if (this.#outbox.length > 0) {
+      const batch = this.#outbox;
+      this.#outbox = [];
+      return Promise.resolve(`[${batch.join(',')}]`);
+    }
+    this.#releaseWaiter();
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
+      this.#waiterTimeout = setTimeout(() => this.#releaseWaiter(), REPLY_WAIT_MS);
+    });
+  }
+
+  #releaseWaiter(batch = ''): void {
+    const waiter = this.#waiter;
+    if (waiter === undefined) return;
+    this.#waiter = undefined;
+    clearTimeout(this.#waiterTimeout);
+    waiter(batch);
+  }
+
   #reply(id: number, ok: boolean, json: string): void {
     if (this.#finished || !this.#ledger.answerCall(id, ok, json)) return;
     // Replies settled by the same microtask run go in together, without waiting for another turn of the
-    // event loop; on isolate threads, while a delivery is in flight, they wait for its end (#delivered).
-    if (this.#outbox.length === 0 && !this.#delivering) queueMicrotask(() => this.#flush());
+    // event loop; on isolate threads, while a delivery is in flight, they wait for its end (#delivered)
+    // or go to the isolate waiting inside it.
+    if (this.#outbox.length === 0 && (!this.#delivering || this.#waiter !== undefined)) queueMicrotask(() => this.#flush());
     // `json` is JSON text already, so the batch is valid JSON without encoding it twice.
     this.#outbox.push(`[${id},${ok},${json}]`);
   }
@@ -313,6 +351,8 @@ class IsolatedVmRun {
   // timers); an interval is armed again only after its callback ran, with the delay the isolate says.
   #wakeTimer(id: number): void {
     if (this.#finished) return;
+    // An isolate waiting for replies lets its task end, so that the timer's entry (queued behind it) runs.
+    this.#releaseWaiter();
     const { wake } = this.#ready;
     if (!this.#onCaller) {
       this.#track(wake.apply(undefined, [id], { timeout: this.#remaining() })).then(
@@ -421,6 +461,7 @@ class IsolatedVmRun {
       writeLog: (level, message) => this.#writeLog(level, message),
       complete: (ok, json) => this.#complete(ok, json),
       timer: (start, id, delayMs, repeat) => this.#onTimer(start, id, delayMs, repeat),
+      awaitReplies: () => this.#awaitReplies(),
     });
     const program = this.#isolate.compileModuleSync(this.#request.js, { filename: PROGRAM_FILENAME });
     program.instantiateSync(ready.context, (specifier, referrer) => this.#resolveModule(specifier, referrer));

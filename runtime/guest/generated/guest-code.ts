@@ -6,10 +6,10 @@ const hostValue = (name: HostValueName): string => JSON.stringify(HOST_VALUES[na
 
 /**
  * The guest code every engine evaluates first in a fresh context: a function expression of the host's
- * 5 callbacks (send, writeLog, complete, timerHost, urlHost). Calling it installs the sandbox's globals and returns
+ * 6 callbacks (send, writeLog, complete, timerHost, urlHost, awaitReplies). Calling it installs the sandbox's globals and returns
  * `{ deliver, run, wake }` (src/host.d.ts `BootstrapExports`).
  */
-export const BOOTSTRAP_FUNCTION = `(function (send, writeLog, complete, timerHost, urlHost) {'use strict';
+export const BOOTSTRAP_FUNCTION = `(function (send, writeLog, complete, timerHost, urlHost, awaitReplies) {'use strict';
 const HOST_GLOBAL = ${hostValue('HOST_GLOBAL')}, TIMER_LIMITS = ${hostValue('TIMER_LIMITS')}, URL_LIMITS = ${hostValue('URL_LIMITS')}, URL_INVALID = ${hostValue('URL_INVALID')}, URL_TOO_LONG = ${hostValue('URL_TOO_LONG')};
 // src/intrinsics.ts
 // Intrinsics, captured before any program code runs. \`uncurry(f)(self, ...args)\` = f.call(self, ...args)
@@ -838,10 +838,38 @@ function settle(id, ok, payload) {
 
 // The host sends the replies that are ready together: one JSON array of [id, ok, payload] triples.
 function deliver(batch) {
+  settleBatch(batch);
+  if (typeof awaitReplies === 'function' && !awaitingReplies) void awaitRepliesHere();
+}
+function settleBatch(batch) {
   const replies = jsonParse(batch) ;
   for (let index = 0; index < replies.length; index++) {
     const reply = replies[index];
     settle(reply[0], reply[1], reply[2]);
+  }
+}
+
+// Where the host gives it (isolated-vm on its own threads), the replies a program waits for are taken
+// inside the task that delivered the last ones: once the program's continuations have had their turns
+// and calls are still unanswered, the isolate waits for the host's next replies (for a moment only: the
+// host answers '' when none came, and at once when a timer is due or the run ends), instead of ending
+// its task and being entered again for each reply — the most expensive part of an in-process call.
+let awaitingReplies = false;
+// Turns of the microtask queue given to the program before waiting: enough for an awaited call's result
+// to reach the program's next call (settle → call → proxy → program), so a sequential loop never ends its task.
+const TURNS_BEFORE_WAITING = 8;
+async function awaitRepliesHere() {
+  awaitingReplies = true;
+  try {
+    for (;;) {
+      for (let turn = 0; turn < TURNS_BEFORE_WAITING; turn++) await undefined;
+      if (mapSize(pending) === 0) return;
+      const batch = awaitReplies();
+      if (typeof batch !== 'string' || batch === '') return;
+      settleBatch(batch);
+    }
+  } finally {
+    awaitingReplies = false;
   }
 }
 // src/run.ts

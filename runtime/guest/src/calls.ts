@@ -205,9 +205,37 @@ function settle(id: number, ok: boolean, payload: unknown): void {
 
 // The host sends the replies that are ready together: one JSON array of [id, ok, payload] triples.
 function deliver(batch: string): void {
+  settleBatch(batch);
+  if (typeof awaitReplies === 'function' && !awaitingReplies) void awaitRepliesHere();
+}
+function settleBatch(batch: string): void {
   const replies = jsonParse(batch) as [id: number, ok: boolean, payload: unknown][];
   for (let index = 0; index < replies.length; index++) {
     const reply = replies[index]!;
     settle(reply[0], reply[1], reply[2]);
+  }
+}
+
+// Where the host gives it (isolated-vm on its own threads), the replies a program waits for are taken
+// inside the task that delivered the last ones: once the program's continuations have had their turns
+// and calls are still unanswered, the isolate waits for the host's next replies (for a moment only: the
+// host answers '' when none came, and at once when a timer is due or the run ends), instead of ending
+// its task and being entered again for each reply — the most expensive part of an in-process call.
+let awaitingReplies = false;
+// Turns of the microtask queue given to the program before waiting: enough for an awaited call's result
+// to reach the program's next call (settle → call → proxy → program), so a sequential loop never ends its task.
+const TURNS_BEFORE_WAITING = 8;
+async function awaitRepliesHere(): Promise<void> {
+  awaitingReplies = true;
+  try {
+    for (;;) {
+      for (let turn = 0; turn < TURNS_BEFORE_WAITING; turn++) await undefined;
+      if (mapSize(pending) === 0) return;
+      const batch = awaitReplies();
+      if (typeof batch !== 'string' || batch === '') return;
+      settleBatch(batch);
+    }
+  } finally {
+    awaitingReplies = false;
   }
 }

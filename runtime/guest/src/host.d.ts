@@ -20,6 +20,12 @@ declare function complete(ok: boolean, json: string): void;
 declare function timerHost(start: boolean, id: number, delayMs: number, repeat: boolean): void;
 /** The host's WHATWG URL parser (see runtime/host/sandbox-url-host.ts): strings in, one string out. */
 declare function urlHost(operation: 'parse' | 'set', a: string, b: string | undefined, c?: string): string;
+/**
+ * Waits for the host's next replies (a batch as `deliver` takes it), or '' when none came within a moment,
+ * a timer is due or the run ended. Passed only where the isolate may block its thread while it waits
+ * (isolated-vm on its own threads); elsewhere the parameter is undefined (check its type before a call).
+ */
+declare function awaitReplies(): string;
 
 /** The global the capability proxies call (core/manifest.ts `SANDBOX_HOST_GLOBAL`). */
 declare const HOST_GLOBAL: string;
