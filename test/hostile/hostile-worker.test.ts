@@ -144,6 +144,18 @@ for (const transport of ['process', 'thread'] as const) {
       expect(pidsAfter).toHaveLength(1);
       expect(pidsAfter.filter((pid) => !pidsBefore.includes(pid))).toHaveLength(1);
     });
+    it("is given none of the host's environment", async () => {
+      process.env['AGENT_SPACES_TEST_SECRET'] = 'sk-host-only';
+      try {
+        const { result } = await runAgainst(transport, 'env');
+        expect(result).toMatchObject({ success: true });
+        expect(result.result).not.toContain('AGENT_SPACES_TEST_SECRET');
+        // A thread's process.env is its own empty copy; a process keeps the few names Node needs.
+        if (transport === 'thread') expect(result.result).toEqual([]);
+      } finally {
+        delete process.env['AGENT_SPACES_TEST_SECRET'];
+      }
+    });
     it('cannot call on behalf of another run', async () => {
       let performed = 0;
       const { result } = await runAgainst(transport, 'other-run', { onCall: async () => ++performed });

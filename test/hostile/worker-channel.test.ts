@@ -38,31 +38,32 @@ afterEach(async () => {
 const HOSTILE_WORKER = path.join(REPO, 'test', 'fixtures', 'hostile-worker.mjs');
 
 describe('replies a worker does not read', () => {
-  it('a worker that stops reading does not have every result of its run buffered on the host', async () => {
-    const pool = createWorkerPoolExecutor({ workers: 1, entry: { file: HOSTILE_WORKER, args: ['deaf'] } });
-    try {
-      await pool.ready();
-      let performed = 0;
-      const result = 'x'.repeat(MIB - 16);
-      const outcome = await pool.execute(
-        {
-          runId: 'deaf',
-          js: 'export default async () => 1;',
-          outDir: FIXTURE_OUT_DIR,
-          limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 3_000 },
-        },
-        async () => {
-          performed++;
-          return result;
-        },
-      );
-      // The host ends the run on its own clock; unbounded, all 1,000 results (a GiB) would be queued on the host.
-      expect(outcome).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
-      expect(performed).toBeLessThan(DEFAULT_RUN_LIMITS.maxConcurrentCalls + 50);
-    } finally {
-      await pool.close();
-    }
-  }, 60_000);
+  for (const transport of ['process', 'thread'] as const)
+    it(`a worker that stops reading does not have every result of its run buffered on the host (${transport})`, async () => {
+      const pool = createWorkerPoolExecutor({ workers: 1, transport, entry: { file: HOSTILE_WORKER, args: ['deaf'] } });
+      try {
+        await pool.ready();
+        let performed = 0;
+        const result = 'x'.repeat(MIB - 16);
+        const outcome = await pool.execute(
+          {
+            runId: 'deaf',
+            js: 'export default async () => 1;',
+            outDir: FIXTURE_OUT_DIR,
+            limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 3_000 },
+          },
+          async () => {
+            performed++;
+            return result;
+          },
+        );
+        // The host ends the run on its own clock; unbounded, all 1,000 results (a GiB) would be queued on the host.
+        expect(outcome).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
+        expect(performed).toBeLessThan(DEFAULT_RUN_LIMITS.maxConcurrentCalls + 50);
+      } finally {
+        await pool.close();
+      }
+    }, 60_000);
 
   it('a program that awaits many large results gets every one of them (calls resume as the worker reads)', async () => {
     let performed = 0;
@@ -246,35 +247,36 @@ describe('a run that ends beside one that computes', () => {
 });
 
 describe('a cancel beside a run that computes', () => {
-  it('a worker that never reports a run stopped takes no new run and is still killed, once its other runs ended at their deadlines', async () => {
-    const pool = createWorkerPoolExecutor({ workers: 1, graceMs: 10, entry: { file: HOSTILE_WORKER, args: ['stuck'] } });
-    try {
-      await pool.ready();
-      const before = pool.pids();
-      const request = (runId: string) => ({
-        runId,
-        js: 'export default async () => 1;',
-        outDir: FIXTURE_OUT_DIR,
-        limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 1_000 },
-      });
-      const first = await pool.execute(request('first'), createFixtureHost().onCall);
-      const second = pool.execute(request('second'), createFixtureHost().onCall);
-      // Past the 10 ms grace of the first run (its expiry, armed earlier, runs before this continuation):
-      // a run started now must not be given to the worker that may be stuck, where it would freeze too.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await new Promise((resolve) => setImmediate(resolve));
-      const third = await pool.execute(request('third'), createFixtureHost().onCall);
-      expect(first).toMatchObject({ success: true, result: 'stuck' });
-      expect(await second).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
-      // It ran in the replacement worker (whose first run reports its result).
-      expect(third).toMatchObject({ success: true, result: 'stuck' });
-      await pool.ready();
-      expect(pool.pids()).toHaveLength(1);
-      expect(pool.pids()).not.toEqual(before);
-    } finally {
-      await pool.close();
-    }
-  }, 60_000);
+  for (const transport of ['process', 'thread'] as const)
+    it(`a worker that never reports a run stopped takes no new run and is still killed, once its other runs ended at their deadlines (${transport})`, async () => {
+      const pool = createWorkerPoolExecutor({ workers: 1, graceMs: 10, transport, entry: { file: HOSTILE_WORKER, args: ['stuck'] } });
+      try {
+        await pool.ready();
+        const before = pool.pids();
+        const request = (runId: string) => ({
+          runId,
+          js: 'export default async () => 1;',
+          outDir: FIXTURE_OUT_DIR,
+          limits: { ...DEFAULT_RUN_LIMITS, timeoutMs: 1_000 },
+        });
+        const first = await pool.execute(request('first'), createFixtureHost().onCall);
+        const second = pool.execute(request('second'), createFixtureHost().onCall);
+        // Past the 10 ms grace of the first run (its expiry, armed earlier, runs before this continuation):
+        // a run started now must not be given to the worker that may be stuck, where it would freeze too.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise((resolve) => setImmediate(resolve));
+        const third = await pool.execute(request('third'), createFixtureHost().onCall);
+        expect(first).toMatchObject({ success: true, result: 'stuck' });
+        expect(await second).toMatchObject({ success: false, error: { code: 'TIMEOUT' } });
+        // It ran in the replacement worker (whose first run reports its result).
+        expect(third).toMatchObject({ success: true, result: 'stuck' });
+        await pool.ready();
+        expect(pool.pids()).toHaveLength(1);
+        expect(pool.pids()).not.toEqual(before);
+      } finally {
+        await pool.close();
+      }
+    }, 60_000);
 
   it('cancelling a run while a co-resident program computes does not get the worker killed (and every run in it)', async () => {
     const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', workers: 1 });
