@@ -5,7 +5,9 @@
  * The package is the build in dist/ (`npm run build` first), started through bin/agent-spaces.js from a
  * folder that holds no sources, as an installed package is (in the checkout the bin runs the sources
  * through tsx instead). `AGENT_SPACES_BENCH_DIST=<folder>` times another build (a "before"): a folder
- * named dist whose parent has the package.json and a node_modules (a link to the checkout's will do).
+ * named dist whose parent has the package.json and a node_modules (a link to the checkout's will do); a
+ * bin/agent-spaces.js beside that dist starts it (else the checkout's bin). `AGENT_SPACES_BENCH_BEFORE=<dist
+ * folder>` adds that build's commands to the same rounds, labelled "before:", for a before/after interleaved.
  *
  * Two spaces: the README's 30-second example (capabilities/weather.ts, a TypeScript capability that the
  * host imports through tsx) and one without capability files (std only). The program is
@@ -105,14 +107,39 @@ function parseReps(): number {
 }
 
 /** A package folder like an installed one: bin, package.json, the build, and the checkout's node_modules. */
-function makePackage(root: string, dist: string): string {
-  const pkg = path.join(root, 'agent-spaces');
+function makePackage(root: string, dist: string, name = 'agent-spaces'): string {
+  const pkg = path.join(root, name);
   mkdirSync(path.join(pkg, 'bin'), { recursive: true });
-  copyFileSync(path.join(REPO, 'bin/agent-spaces.js'), path.join(pkg, 'bin/agent-spaces.js'));
+  // A build with its own bin beside it (a "before" made from an older tree) is started through that bin.
+  const ownBin = path.join(path.dirname(dist), 'bin/agent-spaces.js');
+  copyFileSync(existsSync(ownBin) ? ownBin : path.join(REPO, 'bin/agent-spaces.js'), path.join(pkg, 'bin/agent-spaces.js'));
   copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
   symlinkSync(dist, path.join(pkg, 'dist'), 'dir');
   symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
   return pkg;
+}
+
+/** The `agent-spaces` commands of `commands` again, for the build of `pkg` in its own spaces, labelled `label`. */
+async function commandsOfBuild(
+  root: string,
+  pkg: string,
+  label: string,
+  commands: Command[],
+  spaces: [string, string],
+): Promise<Command[]> {
+  const bin = path.join(pkg, 'bin', 'agent-spaces.js');
+  const readme = makeSpace(root, `${label}-readme-space`, pkg, true);
+  const plain = makeSpace(root, `${label}-plain-space`, pkg, false);
+  for (const space of [readme, plain]) {
+    const built = await time([bin, 'capabilities', 'build'], space);
+    if (built.code !== 0) throw new Error(`capabilities build in ${space} exited ${built.code}: ${built.stderr}`);
+  }
+  return commands.slice(1).map((command) => ({
+    ...command,
+    label: `${label}: ${command.label}`,
+    args: [bin, ...command.args.slice(1)],
+    cwd: command.cwd === spaces[0] ? readme : plain,
+  }));
 }
 
 function makeSpace(root: string, name: string, pkg: string, capability: boolean): string {
@@ -183,6 +210,15 @@ export async function run(): Promise<string> {
         expect: isTwo,
       },
     ];
+    // AGENT_SPACES_BENCH_BEFORE=<dist folder>: that build's commands too, in the same rounds (interleaved).
+    const before = process.env['AGENT_SPACES_BENCH_BEFORE'];
+    if (before !== undefined && before !== '') {
+      const beforeDist = path.resolve(before);
+      if (!existsSync(path.join(beforeDist, 'cli', 'main.js')))
+        throw new Error(`${beforeDist}/cli/main.js is missing (AGENT_SPACES_BENCH_BEFORE)`);
+      const beforePkg = makePackage(path.join(root, 'before'), beforeDist);
+      commands.push(...(await commandsOfBuild(root, beforePkg, 'before', commands, [readme, plain])));
+    }
     const loadBefore = loadAverage();
     const times = commands.map(() => [] as number[]);
     const ratios = commands.map(() => [] as number[]);
