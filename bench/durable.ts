@@ -197,8 +197,12 @@ async function throughputRows(cluster: PostgresCluster, space: DurableSpace, por
             { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, applicationName: APPLICATION_NAME, ...(workflowID ? { workflowID } : {}) },
             { code: SHORT, check: false },
           );
-        // One run first, so every worker's sandbox is warm before the clock starts.
-        await (await enqueue()).getResult();
+        // As many runs first as the workers take at once, so every worker's sandbox pool has grown (its
+        // sandbox processes started) before the clock starts: a cold pool's starts would count as runs' CPU.
+        const warmIds = Array.from({ length: workers * 8 }, () => randomUUID());
+        const warm = await Promise.all(warmIds.map((workflowID) => enqueue(workflowID)));
+        await notifyRunsQueued(notifier, warmIds);
+        await Promise.all(warm.map((handle) => handle.getResult({ pollingIntervalMs: 100 })));
         const roots = processes.map((running) => running.child.pid ?? 0);
         const cpuBefore = cpuSeconds(roots, port);
         const started = performance.now();
