@@ -46,15 +46,15 @@ export interface RunningServer {
 /**
  * Serves a space over MCP (stdio by default, Streamable HTTP with `http`): one MCP server per session.
  * Over HTTP the code comes from remote callers, so it always runs in worker isolation: `isolation:
- * 'in-process'` is refused, and `sandbox.isolation: 'in-process'` in the config is overridden.
+ * 'in-process'` or `'thread'` is refused, and either in the config's `sandbox.isolation` is overridden.
  */
 export async function serveSpace(options: ServeOptions): Promise<RunningServer> {
   const { http, log = () => undefined, openSpace = createSpace, stateKey, store: storeUrl, mode, savePrograms, ...spaceOptions } = options;
   if (http) {
-    if (spaceOptions.isolation === 'in-process') {
+    if (spaceOptions.isolation === 'in-process' || spaceOptions.isolation === 'thread') {
       throw new ServeError(
         'SERVE_IN_PROCESS_REFUSED',
-        'refusing in-process isolation for serve --http: code from remote callers always runs in worker isolation. Drop --isolation in-process (it is for trusted code, e.g. serve on stdio)',
+        `refusing ${spaceOptions.isolation} isolation for serve --http: code from remote callers always runs in worker isolation (sandbox processes). Drop --isolation ${spaceOptions.isolation} (it shares the host's process: for trusted code, e.g. serve on stdio)`,
       );
     }
     // Refuse an unsafe address before building the space and connecting its servers.
@@ -81,9 +81,10 @@ export async function serveSpace(options: ServeOptions): Promise<RunningServer> 
     const slots = (space.config.sandbox.workers ?? DEFAULT_SANDBOX_WORKERS) * (space.config.sandbox.runsPerWorker ?? 1);
     router.limitWaitingRuns(slots - 1);
   }
-  if (http && space.config.sandbox.isolation === 'in-process') {
+  const configured = space.config.sandbox.isolation;
+  if (http && (configured === 'in-process' || configured === 'thread')) {
     log(
-      'agent-spaces: sandbox.isolation "in-process" of the config is ignored over HTTP: code from remote callers runs in worker isolation',
+      `agent-spaces: sandbox.isolation "${configured}" of the config is ignored over HTTP: code from remote callers runs in worker isolation`,
     );
   }
   try {

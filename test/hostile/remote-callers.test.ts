@@ -132,6 +132,7 @@ function collectLog(): { log: (line: string) => void; lines: string[]; waitFor: 
 
 let root: string;
 let inProcessRoot: string;
+let threadRoot: string;
 
 beforeAll(async () => {
   root = await makeTempDir('remote-callers');
@@ -140,6 +141,11 @@ beforeAll(async () => {
   await writeFile(
     path.join(inProcessRoot, 'agent-spaces.config.json'),
     JSON.stringify({ capabilities: [], sandbox: { isolation: 'in-process' } }),
+  );
+  threadRoot = await makeTempDir('remote-callers-thread');
+  await writeFile(
+    path.join(threadRoot, 'agent-spaces.config.json'),
+    JSON.stringify({ capabilities: [], sandbox: { isolation: 'thread' } }),
   );
 });
 
@@ -243,12 +249,14 @@ describe('in-process isolation and remote callers', () => {
     running = undefined;
   });
 
-  it('refuses an explicit in-process isolation over HTTP', async () => {
-    await expect(serveSpace({ cwd: root, isolation: 'in-process', http: { port: 0 } })).rejects.toMatchObject({
-      name: 'ServeError',
-      code: 'SERVE_IN_PROCESS_REFUSED',
-      message: expect.stringMatching(/worker isolation/),
-    });
+  it('refuses an explicit in-process or thread isolation over HTTP (both share the host process)', async () => {
+    for (const isolation of ['in-process', 'thread'] as const) {
+      await expect(serveSpace({ cwd: root, isolation, http: { port: 0 } })).rejects.toMatchObject({
+        name: 'ServeError',
+        code: 'SERVE_IN_PROCESS_REFUSED',
+        message: expect.stringMatching(new RegExp(`refusing ${isolation} isolation.*worker isolation`)),
+      });
+    }
     running = await serveSpace({ cwd: root, http: { port: 0 } });
     await expectHealthy(running.url ?? '');
   });
@@ -258,6 +266,16 @@ describe('in-process isolation and remote callers', () => {
     const before = await sandboxWorkerPids();
     running = await serveSpace({ cwd: inProcessRoot, http: { port: 0 }, log: log.log });
     expect(log.lines).toContainEqual(expect.stringMatching(/sandbox\.isolation "in-process" of the config is ignored over HTTP/));
+    await expectHealthy(running.url ?? '');
+    const started = (await sandboxWorkerPids()).filter((pid) => !before.includes(pid));
+    expect(started.length).toBeGreaterThan(0);
+  });
+
+  it('runs code of a remote caller in a sandbox worker process when the config says thread', async () => {
+    const log = collectLog();
+    const before = await sandboxWorkerPids();
+    running = await serveSpace({ cwd: threadRoot, http: { port: 0 }, log: log.log });
+    expect(log.lines).toContainEqual(expect.stringMatching(/sandbox\.isolation "thread" of the config is ignored over HTTP/));
     await expectHealthy(running.url ?? '');
     const started = (await sandboxWorkerPids()).filter((pid) => !before.includes(pid));
     expect(started.length).toBeGreaterThan(0);
