@@ -18,9 +18,11 @@ declare var console: Console;
  * while it waits; timers still pending when the program's result is settled are dropped. A run may
  * have 1,000 timers pending and create 10,000: past that this throws a RangeError (code TIMER_LIMIT).
  */
+declare function setTimeout(handler: (_: void) => void, timeout?: number): number;
 declare function setTimeout<TArgs extends unknown[]>(handler: (...args: TArgs) => void, timeout?: number, ...args: TArgs): number;
 declare function clearTimeout(id: number | undefined): void;
 /** Calls \`handler\` every \`timeout\` ms until cleared; limits as for setTimeout. */
+declare function setInterval(handler: (_: void) => void, timeout?: number): number;
 declare function setInterval<TArgs extends unknown[]>(handler: (...args: TArgs) => void, timeout?: number, ...args: TArgs): number;
 declare function clearInterval(id: number | undefined): void;
 declare function queueMicrotask(callback: () => void): void;

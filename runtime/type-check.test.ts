@@ -34,6 +34,19 @@ describe('createTypeChecker', () => {
     const unknown = await checker.check("import { x } from '@capabilities/nope';\nreturn x;");
     expect(unknown[0]).toMatchObject({ line: 1, code: 2307 });
   });
+  it('takes a promise resolver as a timer handler (the usual sleep), and still checks extra arguments', async () => {
+    const sleep = [
+      'await new Promise((resolve) => setTimeout(resolve, 10));',
+      'await new Promise<void>((resolve) => setTimeout(resolve, 10));',
+      'const id = setInterval(() => undefined, 5);',
+      'clearInterval(id);',
+      "setTimeout((a: number, b: string) => console.log(a, b), 1, 2, 'x');",
+      'return 1;',
+    ].join('\n');
+    expect(await checker.check(sleep)).toEqual([]);
+    const wrong = await checker.check("setTimeout((a: number) => console.log(a), 1, 'not a number');\nreturn 1;");
+    expect(wrong[0]).toMatchObject({ line: 1 });
+  });
   it('has no DOM or Node globals', async () => {
     const diagnostics = await checker.check('document.title = "x";\nprocess.exit(1);');
     expect(diagnostics.map((diagnostic) => diagnostic.line)).toEqual([1, 2]);
