@@ -37,7 +37,11 @@ export const OPTIONS = {
     value: '<address>',
     help: 'ask for approvals in the Approvals inbox of a running studio: the address "agent-spaces studio"\nprinted, token included (default: $AGENT_SPACES_STUDIO; for run and task, --approve wins over it)',
   },
-  isolation: { type: 'string', value: '<mode>', help: 'worker (default: pooled sandbox processes) or in-process (trusted code only)' },
+  isolation: {
+    type: 'string',
+    value: '<mode>',
+    help: 'worker (default: pooled sandbox processes), thread (sandbox threads of this process, no process hop: trusted code) or in-process (trusted code only)',
+  },
   engine: {
     type: 'string',
     value: '<name>',

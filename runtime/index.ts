@@ -7,6 +7,7 @@ export type { TypeChecker } from './type-check.js';
 export { DEFAULT_RUN_LIMITS } from './sandbox.js';
 export { SANDBOX_GLOBALS_DECLARATION } from './sandbox-globals.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions } from './sandbox.js';
+export { ISOLATIONS } from './sandbox.js';
 export type { EngineAttempt, EngineChoice, EngineName, EngineSelection, EngineStatus, PlacementProblem } from './engine.js';
 export { checkEngines, ENGINE_CHOICES, ENGINE_NAMES, engineStatus, selectEngine } from './engines.js';
 export type { EngineCheck } from './engines.js';

@@ -73,7 +73,9 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export type Isolation = 'worker' | 'thread' | 'in-process';
+/** Where a run's isolate lives: a sandbox worker process (the default), a sandbox thread of the host's process, or the host's own thread. */
+export const ISOLATIONS = ['worker', 'thread', 'in-process'] as const;
+export type Isolation = (typeof ISOLATIONS)[number];
 
 export interface SandboxOptions {
   /** The compiler's build output folder (holds `capabilities/<module>/index.js`). */

@@ -56,10 +56,12 @@ describe('run placement: whether the CLI needs Node started with --no-node-snaps
     { cwd: inProcess, store: 'postgres://user@localhost/none' },
     { cwd: plain, isolation: 'in-process', engine: 'no-such-engine' },
     { cwd: broken, isolation: 'in-process' },
+    { cwd: plain, isolation: 'thread' },
+    { cwd: plain, isolation: 'thread', engine: 'quickjs' },
   ];
 
-  it('without the flag: only isolates made in this process by isolated-vm (or auto) need it', async () => {
-    expect(await answers(cases, [])).toEqual([false, true, true, false, true, false, false, false, true, false, false, false]);
+  it('without the flag: only isolates made in this process (in-process or on a thread) by isolated-vm (or auto) need it', async () => {
+    expect(await answers(cases, [])).toEqual([false, true, true, false, true, false, false, false, true, false, false, false, true, false]);
   });
 
   it('with the flag (on the command line or in NODE_OPTIONS) nothing needs it again', async () => {

@@ -28,7 +28,7 @@ export interface RunPlacementOptions {
 /**
  * Whether the run would make an isolate in this process with an engine that needs --no-node-snapshot,
  * which this process lacks. A run in a sandbox worker process (the default) or a store's worker does
- * not; `auto` in-process is taken to want isolated-vm (with the flag it is what `auto` picks). A
+ * not; `auto` in-process wants the flag when any engine it may pick needs it. A
  * config or option that is wrong answers false: the run itself reports it, in this process.
  */
 export async function needsIsolateFlag(options: RunPlacementOptions): Promise<boolean> {
@@ -42,11 +42,13 @@ export async function needsIsolateFlag(options: RunPlacementOptions): Promise<bo
   const isolation = options.isolation ?? config.sandbox.isolation ?? 'worker';
   if (isolation === 'worker') return false;
   const choice = options.engine ?? config.sandbox.engine ?? process.env['AGENT_SPACES_ENGINE'] ?? 'auto';
-  const engine = choice === 'auto' ? 'isolated-vm' : choice;
-  if (!(ENGINE_NAMES as readonly string[]).includes(engine)) return false;
-  try {
-    return placementProblem(engine as EngineName, isolation as Parameters<typeof placementProblem>[1]) !== undefined;
-  } catch {
-    return false;
-  }
+  // `auto` may pick any engine: started with the flag, it picks the first that loads, as it would there.
+  const candidates = choice === 'auto' ? [...ENGINE_NAMES] : ENGINE_NAMES.filter((name) => name === choice);
+  return candidates.some((engine: EngineName) => {
+    try {
+      return placementProblem(engine, isolation as Parameters<typeof placementProblem>[1]) !== undefined;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -9,7 +9,7 @@ import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
 import { loadRunConfig } from './run-placement.js';
-import { ENGINE_CHOICES, type EngineChoice } from '../../runtime/index.js';
+import { ENGINE_CHOICES, ISOLATIONS, type EngineChoice, type Isolation } from '../../runtime/index.js';
 
 export interface RunCommandOptions {
   cwd: string;
@@ -29,8 +29,8 @@ export interface RunCommandOptions {
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<number> {
-  if (options.isolation !== undefined && options.isolation !== 'worker' && options.isolation !== 'in-process') {
-    throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
+  if (options.isolation !== undefined && !(ISOLATIONS as readonly string[]).includes(options.isolation)) {
+    throw new UsageError(`--isolation takes "worker", "thread" or "in-process" (got "${options.isolation}")`);
   }
   if (options.engine !== undefined && !(ENGINE_CHOICES as readonly string[]).includes(options.engine)) {
     throw new UsageError(`--engine takes ${ENGINE_CHOICES.join(', ')} (got "${options.engine}")`);
@@ -51,7 +51,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const space = await openRunSpace({
     config,
     ...(approvalHandler ? { approvalHandler } : {}),
-    ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
+    ...(options.isolation ? { isolation: options.isolation as Isolation } : {}),
     ...(options.engine ? { engine: options.engine as EngineChoice } : {}),
     // One program: one sandbox process to start, not the pool's default two.
     sandboxDefaults: { workers: 1 },

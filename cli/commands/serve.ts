@@ -6,7 +6,7 @@ import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom, type StudioApprovals } from '../studio-approvals.js';
 import { progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
-import { ENGINE_CHOICES, selectEngine, type EngineChoice } from '../../runtime/index.js';
+import { ENGINE_CHOICES, ISOLATIONS, selectEngine, type EngineChoice, type Isolation } from '../../runtime/index.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 
 export interface ServeCommandOptions {
@@ -34,8 +34,8 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     port = Number(options.http);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http takes a port number (got "${options.http}")`);
   }
-  if (options.isolation !== undefined && options.isolation !== 'worker' && options.isolation !== 'in-process') {
-    throw new UsageError(`--isolation takes "worker" or "in-process" (got "${options.isolation}")`);
+  if (options.isolation !== undefined && !(ISOLATIONS as readonly string[]).includes(options.isolation)) {
+    throw new UsageError(`--isolation takes "worker", "thread" or "in-process" (got "${options.isolation}")`);
   }
   if (options.mode !== undefined && !(SERVE_MODES as readonly string[]).includes(options.mode)) {
     throw new UsageError(`--mode takes "code", "invoke" or "both" (got "${options.mode}")`);
@@ -68,7 +68,7 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     ),
     cwd: options.cwd,
     ...(options.config ? { configFile: options.config } : {}),
-    ...(options.isolation ? { isolation: options.isolation as 'worker' | 'in-process' } : {}),
+    ...(options.isolation ? { isolation: options.isolation as Isolation } : {}),
     ...(store ? { store } : {}),
     ...(options.mode ? { mode: options.mode as ServeMode } : {}),
     ...(options.savePrograms === true ? { savePrograms: true } : {}),
@@ -101,7 +101,7 @@ function withEngineLogged(
     if (!logged && !stored) {
       logged = true;
       const isolation = options.isolation ?? space.config.sandbox.isolation ?? 'worker';
-      const selection = await selectEngine(space.engine ?? 'auto', isolation === 'in-process' ? 'in-process' : 'worker');
+      const selection = await selectEngine(space.engine ?? 'auto', isolation);
       progress(`agent-spaces: sandbox engine ${selection.engine} (${selection.reason})`);
       await buildForRun(space).catch(async (error: unknown) => {
         await space.close();
