@@ -9,7 +9,7 @@ export { parseDuration } from './duration.js';
 export { holdLiveness, whileDead } from './liveness.js';
 export { pruneOnce } from './prune.js';
 export { createStoredSessionState } from './session-state.js';
-export { appendRunEvent, priorAttempts, type DurableRunEvent } from './run-events.js';
+export { appendRunEvent, type DurableRunEvent } from './run-events.js';
 export {
   createPool,
   ensureStoreSchema,

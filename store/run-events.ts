@@ -100,12 +100,3 @@ export async function readRunEnd(pool: Pool, runId: string): Promise<RunResult |
   const row = rows[0];
   return row === undefined ? undefined : (JSON.parse(row.data) as { result: RunResult | Record<string, unknown> }).result;
 }
-
-/** How many times the run started (attempts) and how many log lines earlier attempts wrote. */
-export async function priorAttempts(pool: Pool, runId: string): Promise<{ attempts: number; logs: number }> {
-  const { rows } = await pool.query<{ attempts: string; logs: string }>(
-    `SELECT count(*) FILTER (WHERE kind = 'started') AS attempts, count(*) FILTER (WHERE kind = 'log') AS logs FROM ${SCHEMA}.run_events WHERE run_id = $1`,
-    [runId],
-  );
-  return { attempts: Number(rows[0]?.attempts ?? 0), logs: Number(rows[0]?.logs ?? 0) };
-}
