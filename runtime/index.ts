@@ -8,6 +8,7 @@ export { DEFAULT_RUN_LIMITS } from './sandbox.js';
 export { SANDBOX_GLOBALS_DECLARATION } from './sandbox-globals.js';
 export type { Isolation, RunLimits, RunOptions, Sandbox, SandboxOptions } from './sandbox.js';
 export { ISOLATIONS } from './sandbox.js';
+export { prestartSandboxWorker } from './worker-pool/prestart.js';
 export type { EngineAttempt, EngineChoice, EngineName, EngineSelection, EngineStatus, PlacementProblem } from './engine.js';
 export { checkEngines, ENGINE_CHOICES, ENGINE_NAMES, engineStatus, selectEngine } from './engines.js';
 export type { EngineCheck } from './engines.js';

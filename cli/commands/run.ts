@@ -9,7 +9,7 @@ import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
 import { loadRunConfig } from './run-placement.js';
-import { ENGINE_CHOICES, ISOLATIONS, type EngineChoice, type Isolation } from '../../runtime/index.js';
+import { ENGINE_CHOICES, ISOLATIONS, prestartSandboxWorker, type EngineChoice, type Isolation } from '../../runtime/index.js';
 
 export interface RunCommandOptions {
   cwd: string;
@@ -39,6 +39,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const config = await loadRunConfig(options.cwd, options.config);
   const store = storeOf(options.store, config);
   if (store !== undefined) return (await import('./durable-run.js')).durableRunCommand({ ...options, store, code });
+  prestartWorker(options, config);
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress
     ? createStudioApprovals(studioAddress, {
@@ -101,6 +102,17 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     studio?.close();
     await space.close();
   }
+}
+
+/**
+ * Starts the run's sandbox worker process now, so its Node start and engine load overlap the space's
+ * loading and build (the pool takes it; one the pool does not take is killed). Only for the worker
+ * placement, with the engine the sandbox will ask for.
+ */
+function prestartWorker(options: RunCommandOptions, config: ResolvedConfig): void {
+  if ((options.isolation ?? config.sandbox.isolation ?? 'worker') !== 'worker') return;
+  const engine = options.engine ?? config.sandbox.engine ?? process.env['AGENT_SPACES_ENGINE'] ?? 'auto';
+  if ((ENGINE_CHOICES as readonly string[]).includes(engine)) prestartSandboxWorker(engine as EngineChoice);
 }
 
 /**

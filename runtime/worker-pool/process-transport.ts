@@ -2,10 +2,11 @@
  * A sandbox worker in a child process: frames on a pipe on its file descriptor 3, its stderr kept for
  * the reason it died, none of the host's environment.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createFrameReader, createFrameWriter, type FrameWriter } from './frames.js';
-import { workerEnvironment, type WorkerEntry } from './worker-entry.js';
+import { spawnWorkerProcess, takePrestartedWorker } from './prestart.js';
+import type { WorkerEntry } from './worker-entry.js';
 import type { WorkerTransport, WorkerTransportEvents } from './worker-transport.js';
 
 export class ProcessTransport implements WorkerTransport {
@@ -18,11 +19,8 @@ export class ProcessTransport implements WorkerTransport {
   readonly #write: FrameWriter;
 
   constructor(entry: WorkerEntry, events: WorkerTransportEvents, maxFrameBytes: () => number) {
-    // The worker runs hostile code: it gets none of the host's environment (model keys, server secrets).
-    this.#child = spawn(process.execPath, [...entry.execArgv, entry.file, ...entry.args], {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-      env: workerEnvironment(),
-    });
+    // A worker started ahead of the pool from the same command line (prestart.ts), or a new one.
+    this.#child = takePrestartedWorker(entry) ?? spawnWorkerProcess(entry);
     this.id = this.#child.pid ?? -1;
     this.label = `pid ${this.id}`;
     this.#channel = this.#child.stdio[3] as Socket;
