@@ -2,27 +2,11 @@
  * A sandbox worker started before its pool (the CLI's `run` starts it while the space loads): the first
  * pool of the same engine takes it and runs on it; a pool of another engine kills it and starts its own.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../create-sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 import { prestartSandboxWorker } from './prestart.js';
-
-/** Sandbox worker processes that are children of this process (Linux /proc). */
-async function sandboxWorkerPids(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes('sandbox-worker')) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}
+import { sandboxWorkerPids } from '../../test/support/sandbox-worker-pids.js';
 
 function alive(pid: number): boolean {
   try {

@@ -3,7 +3,7 @@
  * with agents) driven with raw HTTP requests, raw sockets and the MCP SDK client. Every case is followed
  * by a healthy request to the same server.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { resolveHttpBind, serveMcp, type RunningMcpServer } from '../../server/s
 import { serveSpace, type RunningServer } from '../../server/serve.js';
 import { REPO } from '../support/example-space.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { sandboxWorkerPids } from '../support/sandbox-worker-pids.js';
 
 const TOKEN = 'remote-secret';
 const PROTOCOL = '2025-06-18';
@@ -281,22 +282,6 @@ describe('in-process isolation and remote callers', () => {
     expect(started.length).toBeGreaterThan(0);
   });
 });
-
-/** Sandbox worker processes that are children of this process (Linux /proc). */
-async function sandboxWorkerPids(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes('sandbox-worker')) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}
 
 describe('requests a web page could send (server on loopback, no token)', () => {
   let running: RunningServer;
