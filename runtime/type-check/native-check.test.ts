@@ -1,14 +1,20 @@
 // The native checker (TypeScript 7's tsc) answers as the TypeScript 5 checker does: the same
 // diagnostics (line and column in the model's program, code, message) for the same programs, against
 // the same build; a syntax error goes to TypeScript 5 (tsc reports no type errors beside one).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ts } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 import { createTypeChecker, TYPE_CHECK_STOPPED, useNativeTypeChecker } from '../type-check.js';
 import { createProgramChecker } from './language-service.js';
-import { combinedLib, createNativeProgramChecker } from './native-check.js';
+import { combinedLib, createNativeProgramChecker, namesOtherFiles } from './native-check.js';
 import { findNativeTsc } from './native-tsc.js';
 
 const tsc = findNativeTsc();
+const root = mkdtempSync(path.join(os.tmpdir(), 'native-check-test-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 if (!tsc.ok) throw new Error(`the native compiler must be installed for these tests: ${tsc.reason}`);
 
 const PROGRAMS: Record<string, string> = {
@@ -38,6 +44,12 @@ describe('the native checker against TypeScript 5, program by program', { timeou
   for (const [name, code] of Object.entries(PROGRAMS)) {
     it(`${name}: the same diagnostics`, async () => {
       const expected = ts5.check(code);
+      // A package the build does not list is a file on disk to tsc: TypeScript 5 checks such a program.
+      if (name === 'unlistedPackage') {
+        expect(await native.check(code, 30_000)).toBeUndefined();
+        expect(expected.length).toBeGreaterThan(0);
+        return;
+      }
       const actual = await native.check(code, 30_000);
       expect(actual).toEqual(expected);
       if (name === 'ok' || name === 'module' || name === 'es2022') expect(actual).toEqual([]);
@@ -63,6 +75,33 @@ describe('the native checker against TypeScript 5, program by program', { timeou
     const code = 'const a: number = "x";\nconst b = ;\nreturn a;';
     expect(await native.check(code, 30_000)).toBeUndefined();
     expect(ts5.check(code).map((diagnostic) => diagnostic.code)).toEqual([2322, 1109]);
+  });
+
+  it('leaves every program that names another file to TypeScript 5, so no message quotes a file of the host', async () => {
+    const secret = path.join(root, 'secret.ts');
+    writeFileSync(secret, "export const API_KEY = 'sk-do-not-print';\n");
+    const programs = [
+      `const n: number = null! as typeof import(${JSON.stringify(secret)}).API_KEY;\nreturn n;`,
+      `/// <reference path=${JSON.stringify(secret)} />\nconst n: number = API_KEY;\nreturn n;`,
+      `import type { API_KEY } from ${JSON.stringify(secret)};\nreturn 1;`,
+      "import type { x } from 'zod/../../../../etc/passwd';\nreturn 1;",
+      "import x = require('./secret');\nreturn x;",
+      "const m = await import('./secret');\nreturn m;",
+      "export * from '../secret';",
+    ];
+    for (const code of programs) {
+      // Left to TypeScript 5 (undefined), or checked without the file (a reference not at the top is no directive).
+      expect(JSON.stringify((await native.check(code, 30_000)) ?? null), code).not.toContain('sk-do-not-print');
+      expect(JSON.stringify(ts5.check(code)), code).not.toContain('sk-do-not-print');
+    }
+    expect(await native.check(programs[0] as string, 30_000)).toBeUndefined();
+    const file = (code: string) => ts.createSourceFile('program.ts', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    const listed = new Set(['zod', '@scope/pkg']);
+    expect(
+      namesOtherFiles(file("import { add } from '@capabilities/math';\nimport { z } from 'zod';\nimport p from '@scope/pkg/sub';"), listed),
+    ).toBe(false);
+    for (const specifier of ['@capabilities/math/../../x', '@capabilities/', 'zod/./x', 'zod//x', 'lodash', '/abs', './rel'])
+      expect(namesOtherFiles(file(`import x from ${JSON.stringify(specifier)};`), listed), specifier).toBe(true);
   });
 
   it('the lib is ES2022 without shared memory, one file', () => {

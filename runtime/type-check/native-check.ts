@@ -5,8 +5,8 @@
  * the same prepared program text, the build's `capabilities.d.ts`, the sandbox's globals, the sandbox
  * modules' declarations, the same compiler options and one lib file of ES2022 without shared memory;
  * so the diagnostics, mapped back through the same steps (`startCheck`, `finishCheck`), are the same.
- * The files are written to a folder of the worker's own under the system's temporary folder, checked
- * by `tsc -p`, and its output read. `tsc` reports no type errors of a program with a syntax error (it
+ * The files are written to a folder of the check's own under the system's temporary folder (removed
+ * after it), checked by `tsc -p`, and its output read. `tsc` reports no type errors of a program with a syntax error (it
  * stops at those), so such a program is checked by TypeScript 5 instead, which reports both.
  */
 import { spawn } from 'node:child_process';
@@ -27,7 +27,7 @@ export class NativeCheckUnavailable extends Error {}
 export interface NativeProgramChecker {
   /** Type errors of the program (see ProgramChecker.check); `undefined`: a syntax error, for TypeScript 5 to check. */
   check(code: string, timeoutMs: number): Promise<Diagnostic[] | undefined>;
-  /** Removes the checker's folder. */
+  /** Nothing to release today (each check removes its own folder). */
   dispose(): void;
 }
 
@@ -67,23 +67,9 @@ export function combinedLib(libDir: string): string {
 }
 
 export function createNativeProgramChecker(options: { outDir: string; tsc: Extract<NativeTsc, { ok: true }> }): NativeProgramChecker {
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-check-'));
   const declarations = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
-  writeFileSync(path.join(folder, 'lib.d.ts'), combinedLib(options.tsc.libDir));
-  writeFileSync(path.join(folder, 'sandbox-globals.d.ts'), SANDBOX_GLOBALS_DECLARATION);
-  let written = '';
-  /** The project's files: the declarations only while the build has them (a build may write them later). */
-  const writeConfig = (): void => {
-    const present = statSync(declarations, { throwIfNoEntry: false }) !== undefined;
-    const files = ['lib.d.ts', 'sandbox-globals.d.ts', 'program.ts', ...(present ? [declarations] : [])];
-    const text = JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files });
-    if (text !== written) writeFileSync(path.join(folder, 'tsconfig.json'), text);
-    written = text;
-  };
+  const lib = combinedLib(options.tsc.libDir);
   const { modules, types } = readSandboxModules(options.outDir);
-  // The sandbox modules' declarations are the program's node_modules, as in language-service.ts's host.
-  if (types !== undefined) symlinkSync(path.join(types.root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
-  else mkdirSync(path.join(folder, 'node_modules'));
 
   return {
     async check(code, timeoutMs) {
@@ -91,17 +77,61 @@ export function createNativeProgramChecker(options: { outDir: string; tsc: Extra
       if (!start.ok) return start.diagnostics;
       const file = ts.createSourceFile('program.ts', start.prepared.source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
       if ((file as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics.length > 0) return undefined;
-      writeFileSync(path.join(folder, 'program.ts'), start.prepared.source);
-      writeConfig();
-      // A little before the pool's own limit: the compiler is stopped here, not left running by a terminated worker.
-      const output = await runTsc(options.tsc.exe, folder, Math.max(1, timeoutMs - Math.min(100, timeoutMs / 10)));
-      if (output === 'timeout') return stoppedAfter(timeoutMs);
-      return finishCheck(start, file, modules, programDiagnostics(output));
+      // tsc reads the disk, TypeScript 5's checker only what it is given: a program that names any other
+      // file (a reference, an import type, a path) is checked by TypeScript 5, so no error message can
+      // quote a file of the host's.
+      if (namesOtherFiles(file, modules)) return undefined;
+      // A folder per check, removed after it: nothing is left behind by a checker that is never disposed.
+      const folder = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-check-'));
+      try {
+        writeFileSync(path.join(folder, 'lib.d.ts'), lib);
+        writeFileSync(path.join(folder, 'sandbox-globals.d.ts'), SANDBOX_GLOBALS_DECLARATION);
+        writeFileSync(path.join(folder, 'program.ts'), start.prepared.source);
+        // The declarations only while the build has them (a build may write them later).
+        const present = statSync(declarations, { throwIfNoEntry: false }) !== undefined;
+        const files = ['lib.d.ts', 'sandbox-globals.d.ts', 'program.ts', ...(present ? [declarations] : [])];
+        writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files }));
+        // The sandbox modules' declarations are the program's node_modules, as in language-service.ts's host.
+        if (types !== undefined) symlinkSync(path.join(types.root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
+        else mkdirSync(path.join(folder, 'node_modules'));
+        // A little before the pool's own limit: the compiler is stopped here, not left running by a terminated worker.
+        const output = await runTsc(options.tsc.exe, folder, Math.max(1, timeoutMs - Math.min(100, timeoutMs / 10)));
+        if (output === 'timeout') return stoppedAfter(timeoutMs);
+        return finishCheck(start, file, modules, programDiagnostics(output));
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
     },
-    dispose() {
-      rmSync(folder, { recursive: true, force: true });
-    },
+    dispose() {},
   };
+}
+
+/**
+ * Whether the program names a file other than its capabilities and listed sandbox modules: a reference
+ * directive, an import type or `import()`, `import x = require(…)`, or a module specifier that is not
+ * `@capabilities/<name>` or a listed module (or a plain subpath of one, without `.` or `..` segments).
+ */
+export function namesOtherFiles(file: ts.SourceFile, modules: ReadonlySet<string>): boolean {
+  if (file.referencedFiles.length > 0 || file.typeReferenceDirectives.length > 0 || file.libReferenceDirectives.length > 0) return true;
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isImportTypeNode(node) || ts.isImportEqualsDeclaration(node)) found = true;
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) found = true;
+    else if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined)
+      found = !ts.isStringLiteral(node.moduleSpecifier) || !allowedSpecifier(node.moduleSpecifier.text, modules);
+    if (!found) ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+function allowedSpecifier(specifier: string, modules: ReadonlySet<string>): boolean {
+  const segments = specifier.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\\'))) return false;
+  if (specifier.startsWith('@capabilities/')) return segments.length === 2;
+  const name = specifier.startsWith('@') ? segments.slice(0, 2).join('/') : (segments[0] ?? '');
+  return modules.has(name);
 }
 
 function stoppedAfter(timeoutMs: number): Diagnostic[] {
