@@ -62,13 +62,14 @@ async function runCommand(command: Command, values: OptionValues, args: string[]
       `--config ${values.config}: no file at ${path.resolve(cwd, values.config)}${values.cwd === undefined ? '' : ' (the path is relative to --cwd)'}`,
     );
   }
-  if (values.config === undefined) await warnOfSeveralConfigFiles(cwd);
   const common = { cwd, ...(values.config ? { config: values.config } : {}), json: values.json === true };
   const input = { values, args, cwd, common };
   if (relaunch !== undefined && (command.needsIsolateFlag === undefined || (await command.needsIsolateFlag(input)))) {
     (await import('./interrupt.js')).handOverInterrupts();
     return relaunch();
   }
+  // After the relaunch decision: the process that runs the command says it, once.
+  if (values.config === undefined) await warnOfSeveralConfigFiles(cwd);
   return command.run(input);
 }
 

@@ -52,7 +52,7 @@ export class ThreadTransport implements WorkerTransport {
     this.#worker.stdout.resume();
     this.#worker.stderr.on('data', (chunk: Buffer) => this.#keepStderr(chunk.toString('utf8')));
     this.#worker.on('message', (message: unknown) => {
-      if (this.#broken) return;
+      if (this.#broken || this.#exited) return;
       const ok = readPortMessage(message, maxFrameBytes(), events.frame, (reason) => {
         this.#broken = true;
         events.violation(reason);

@@ -858,10 +858,13 @@ let awaitingReplies = false;
 // Turns of the microtask queue given to the program before waiting: enough for an awaited call's result
 // to reach the program's next call (settle → call → proxy → program), so a sequential loop never ends its task.
 const TURNS_BEFORE_WAITING = 8;
+// Waits inside one delivery, at most: a run whose tools answer fast then ends its task now and then (its
+// isolate is entered again by the next delivery), so it never holds an isolate thread for its whole run.
+const WAITS_PER_DELIVERY = 64;
 async function awaitRepliesHere() {
   awaitingReplies = true;
   try {
-    for (;;) {
+    for (let wait = 0; wait < WAITS_PER_DELIVERY; wait++) {
       for (let turn = 0; turn < TURNS_BEFORE_WAITING; turn++) await undefined;
       if (mapSize(pending) === 0) return;
       const batch = awaitReplies();
