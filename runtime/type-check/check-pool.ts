@@ -42,6 +42,24 @@ interface PoolWorker {
   idleTimer: NodeJS.Timeout | undefined;
 }
 
+/**
+ * Compiler processes the workers have running (the native checker's `tsc`), by worker: a terminated
+ * thread leaves its child processes running, so the host kills them when it stops a worker or exits.
+ */
+const compilers = new Map<PoolWorker, number>();
+let killsCompilersOnExit = false;
+
+function killCompiler(worker: PoolWorker): void {
+  const pid = compilers.get(worker);
+  compilers.delete(worker);
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // it ended already
+  }
+}
+
 /** An extra worker (not the first) that has had nothing to do for this long is stopped. */
 const EXTRA_WORKER_IDLE_MS = 30_000;
 
@@ -62,6 +80,8 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
     clearTimeout(worker.idleTimer);
     workers.splice(workers.indexOf(worker), 1);
     void worker.thread.terminate();
+    // A process the worker started (the native compiler) does not end with the thread.
+    killCompiler(worker);
     worker.check?.resolve(diagnostics);
     worker.check = undefined;
     pump();
@@ -77,6 +97,18 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
 
   const onMessage = (worker: PoolWorker, message: CheckWorkerToHost): void => {
     if (worker.stopped) return;
+    if (message.type === 'compiler') {
+      if (message.pid === undefined) {
+        compilers.delete(worker);
+        return;
+      }
+      compilers.set(worker, message.pid);
+      if (!killsCompilersOnExit) {
+        killsCompilersOnExit = true;
+        process.once('exit', () => [...compilers.keys()].forEach(killCompiler));
+      }
+      return;
+    }
     if (message.type === 'ready') {
       worker.ready = true;
     } else if (message.type === 'started') {

@@ -12,7 +12,9 @@ export type CheckWorkerToHost =
    * itself (the part a program can make slow) begins. Not sent when the project was warm.
    */
   | { type: 'started'; id: number }
-  | { type: 'result'; id: number; diagnostics: Diagnostic[] };
+  | { type: 'result'; id: number; diagnostics: Diagnostic[] }
+  /** A compiler process of the check started (`pid`) or ended (undefined): the host kills it when it stops the worker. */
+  | { type: 'compiler'; pid: number | undefined };
 
 /** The `code` of the one diagnostic of a check that was stopped (time, memory, a crash): the program was not checked. */
 export const TYPE_CHECK_STOPPED = -1;

@@ -4,7 +4,7 @@
  * to run, goes to TypeScript 5's checker in this thread (language-service.ts), loaded only then.
  * Why the binary was given up is written once to stderr.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, resourceLimits } from 'node:worker_threads';
 import type { Diagnostic } from '../../core/run-result.js';
 import { TYPE_CHECK_STOPPED, type CheckWorkerToHost, type HostToCheckWorker } from './check-protocol.js';
 import { createProgramChecker, type ProgramChecker } from './language-service.js';
@@ -41,7 +41,13 @@ async function check({ outDir, code, timeoutMs }: HostToCheckWorker): Promise<Di
     try {
       let checker = native.get(outDir);
       if (checker === undefined) {
-        checker = createNativeProgramChecker({ outDir, tsc });
+        checker = createNativeProgramChecker({
+          outDir,
+          tsc,
+          // The compiler gets the limit this thread has (the pool's per-check heap limit).
+          ...(resourceLimits.maxOldGenerationSizeMb === undefined ? {} : { memoryLimitMb: resourceLimits.maxOldGenerationSizeMb }),
+          onCompiler: (pid) => send({ type: 'compiler', pid }),
+        });
         native.set(outDir, checker);
       }
       const diagnostics = await checker.check(code, timeoutMs);

@@ -104,6 +104,20 @@ describe('the native checker against TypeScript 5, program by program', { timeou
       expect(namesOtherFiles(file(`import x from ${JSON.stringify(specifier)};`), listed), specifier).toBe(true);
   });
 
+  it('stops the compiler past its memory limit, and tells its process id while it runs', async () => {
+    const pids: (number | undefined)[] = [];
+    const limited = createNativeProgramChecker({ outDir: FIXTURE_OUT_DIR, tsc, memoryLimitMb: 64, onCompiler: (pid) => pids.push(pid) });
+    const explode = `type Explode<T, N extends unknown[] = []> = N['length'] extends 24 ? T : Explode<[T, T], [...N, 0]> | Explode<{ a: T }, [...N, 0]>;
+declare const x: Explode<string>;
+const y: number = x;
+return y;`;
+    expect(await limited.check(explode, 60_000)).toEqual([
+      expect.objectContaining({ code: TYPE_CHECK_STOPPED, message: expect.stringContaining('used more than 64 MB') }),
+    ]);
+    expect(pids).toEqual([expect.any(Number), undefined]);
+    expect(() => process.kill(pids[0] as number, 0)).toThrow();
+  });
+
   it('the lib is ES2022 without shared memory, one file', () => {
     const lib = combinedLib(tsc.libDir);
     expect(lib).toContain('interface Array<T>');

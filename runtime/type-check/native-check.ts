@@ -66,7 +66,16 @@ export function combinedLib(libDir: string): string {
     .join('\n');
 }
 
-export function createNativeProgramChecker(options: { outDir: string; tsc: Extract<NativeTsc, { ok: true }> }): NativeProgramChecker {
+export interface NativeCheckerOptions {
+  outDir: string;
+  tsc: Extract<NativeTsc, { ok: true }>;
+  /** The compiler's memory (resident set) past which it is stopped like a check past its time (default: none). */
+  memoryLimitMb?: number;
+  /** Told the compiler's process id when it starts, and `undefined` when it ended (the host kills it if it stops the worker). */
+  onCompiler?: (pid: number | undefined) => void;
+}
+
+export function createNativeProgramChecker(options: NativeCheckerOptions): NativeProgramChecker {
   const declarations = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
   const lib = combinedLib(options.tsc.libDir);
   const { modules, types } = readSandboxModules(options.outDir);
@@ -95,8 +104,9 @@ export function createNativeProgramChecker(options: { outDir: string; tsc: Extra
         if (types !== undefined) symlinkSync(path.join(types.root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
         else mkdirSync(path.join(folder, 'node_modules'));
         // A little before the pool's own limit: the compiler is stopped here, not left running by a terminated worker.
-        const output = await runTsc(options.tsc.exe, folder, Math.max(1, timeoutMs - Math.min(100, timeoutMs / 10)));
+        const output = await runTsc(options, folder, Math.max(1, timeoutMs - Math.min(100, timeoutMs / 10)));
         if (output === 'timeout') return stoppedAfter(timeoutMs);
+        if (output === 'memory') return stoppedPastMemory(options.memoryLimitMb ?? 0);
         return finishCheck(start, file, modules, programDiagnostics(output));
       } finally {
         rmSync(folder, { recursive: true, force: true });
@@ -145,8 +155,33 @@ function stoppedAfter(timeoutMs: number): Diagnostic[] {
   ];
 }
 
-/** `tsc -p` in `folder`: what it printed, or 'timeout'. Throws NativeCheckUnavailable when it does not run or check. */
-function runTsc(exe: string, folder: string, timeoutMs: number): Promise<string | 'timeout'> {
+function stoppedPastMemory(memoryLimitMb: number): Diagnostic[] {
+  return [
+    {
+      line: 1,
+      column: 1,
+      code: TYPE_CHECK_STOPPED,
+      message: `the type-check of this program used more than ${memoryLimitMb} MB and was stopped; simplify its types or run with check: false`,
+    },
+  ];
+}
+
+/** The resident memory of a process in MB, from Linux's /proc (undefined elsewhere, or once it ended). */
+function residentMb(pid: number): number | undefined {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return Number.isFinite(pages) ? (pages * 4096) / 1048576 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `tsc -p` in `folder`: what it printed, 'timeout', or 'memory' (past `memoryLimitMb`, measured every
+ * 50 ms where /proc tells). Throws NativeCheckUnavailable when it does not run or check.
+ */
+function runTsc(options: NativeCheckerOptions, folder: string, timeoutMs: number): Promise<string | 'timeout' | 'memory'> {
+  const exe = options.tsc.exe;
   return new Promise((resolve, reject) => {
     const child = spawn(exe, ['-p', 'tsconfig.json', '--pretty', 'false'], {
       cwd: folder,
@@ -154,13 +189,28 @@ function runTsc(exe: string, folder: string, timeoutMs: number): Promise<string 
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
     });
+    let pastMemory = false;
+    const limit = options.memoryLimitMb;
+    const watch =
+      limit === undefined || child.pid === undefined
+        ? undefined
+        : setInterval(() => {
+            if ((residentMb(child.pid ?? -1) ?? 0) <= limit) return;
+            pastMemory = true;
+            child.kill('SIGKILL');
+          }, 50);
+    if (child.pid !== undefined) options.onCompiler?.(child.pid);
+    child.on('exit', () => {
+      clearInterval(watch);
+      options.onCompiler?.(undefined);
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', (error) => reject(new NativeCheckUnavailable(`${exe} did not start: ${error.message}`)));
     child.on('close', (code, signal) => {
-      if (signal === 'SIGKILL') return resolve('timeout');
+      if (signal === 'SIGKILL') return resolve(pastMemory ? 'memory' : 'timeout');
       // 0: no errors; 1 and 2: errors reported.
       if (code === 0 || code === 1 || code === 2) return resolve(stdout);
       reject(new NativeCheckUnavailable(`${exe} ended with ${signal ?? `exit code ${code}`}: ${(stderr || stdout).trim().slice(0, 500)}`));
