@@ -77,7 +77,11 @@ export interface Host {
   };
   /** MCP connections open now, each shared by the spaces that reach the same server with the same credentials. */
   mcpConnections(): { open: number; opened: number };
-  /** The shared sandbox pool's worker processes (empty before the first space starts, or in-process). */
+  /**
+   * The shared sandbox pool's workers: process ids (worker isolation), or `worker_threads` thread ids with
+   * `isolation: 'thread'` (not processes: never pass them to `process.kill`); empty before the first space
+   * starts, or in-process.
+   */
   sandboxPids(): number[];
   close(): Promise<void>;
 }
