@@ -39,7 +39,6 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const config = await loadRunConfig(options.cwd, options.config);
   const store = storeOf(options.store, config);
   if (store !== undefined) return (await import('./durable-run.js')).durableRunCommand({ ...options, store, code });
-  prestartWorker(options, config);
   const studioAddress = studioAddressFrom(options.studio, options.approve);
   const studio = studioAddress
     ? createStudioApprovals(studioAddress, {
@@ -49,6 +48,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       })
     : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
+  // The options are checked (a refused studio address throws above): the run's sandbox worker starts now.
+  prestartWorker(options, config);
   const space = await openRunSpace({
     config,
     ...(approvalHandler ? { approvalHandler } : {}),

@@ -2,6 +2,8 @@
  * A sandbox worker started before its pool (the CLI's `run` starts it while the space loads): the first
  * pool of the same engine takes it and runs on it; a pool of another engine kills it and starts its own.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../create-sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
@@ -18,6 +20,29 @@ function alive(pid: number): boolean {
 }
 
 describe('a sandbox worker started before its pool', () => {
+  it('does not keep its process alive: a process that prestarts one and ends exits, and the worker with it', async () => {
+    // A command that fails after the prestart (a refused option) must still end (CI: `run --studio <bad>` hung).
+    const script = `const { prestartSandboxWorker } = await import(${JSON.stringify(new URL('./prestart.ts', import.meta.url).href)});
+prestartSandboxWorker('quickjs');
+const { readdirSync, readFileSync } = await import('node:fs');
+const children = readdirSync('/proc').filter((entry) => /^\\d+$/.test(entry)).filter((entry) => {
+  try { return Number(readFileSync('/proc/' + entry + '/stat', 'utf8').split(') ')[1].split(' ')[1]) === process.pid; } catch { return false; }
+});
+console.log(JSON.stringify(children.map(Number)));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    clearTimeout(timer);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    const workers = JSON.parse(stdout) as number[];
+    expect(workers.length).toBeGreaterThan(0);
+    for (const pid of workers) await expect.poll(() => alive(pid)).toBe(false);
+  });
+
   it('is taken by the first pool of its engine, which runs on it', async () => {
     const before = await sandboxWorkerPids();
     prestartSandboxWorker('quickjs');

@@ -67,9 +67,11 @@ function commandLineOf(entry: WorkerEntry): string {
   return JSON.stringify([...entry.execArgv, entry.file, ...entry.args]);
 }
 
+/** While it waits, nothing of it keeps the process alive: the child, its channel, its stderr (which the transport leaves unreferenced too). */
 function setReferenced(child: ChildProcess, referenced: boolean): void {
   for (const handle of [child, child.stdio[3] as Socket | null]) {
     if (referenced) handle?.ref();
     else handle?.unref();
   }
+  (child.stderr as Socket | null)?.unref();
 }
