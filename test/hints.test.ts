@@ -43,6 +43,8 @@ const OTHER_PROGRAMS_FLAGS = new Set([
   '--include',
   '--strict',
   '--noEmit',
+  // tsc's (the native one-shot check runs it with --pretty false)
+  '--pretty',
   '--max-old-space-size',
   '--prefix',
   '--yes',
