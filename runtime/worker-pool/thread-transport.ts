@@ -1,13 +1,14 @@
 /**
  * A sandbox worker on a `node:worker_threads` thread of the host's process: no process hop (a call
  * crosses the thread's message port, not a pipe), and no second Node process's memory. The thread gets
- * an empty `process.env` of its own (not the host's), a bounded Node heap (`resourceLimits`), and its
+ * a `process.env` of its own with the few names a worker process gets (not the host's), a bounded Node
+ * heap (`resourceLimits`), and its
  * stdout and stderr are kept here, never the host's. What a thread cannot give that a process does is
  * in runtime/README.md ("The thread placement").
  */
 import { Worker } from 'node:worker_threads';
 import { createPortWriter, readPortMessage, untakenUnits, type PortWriter, type ThreadWorkerData } from './thread-frames.js';
-import type { WorkerEntry } from './worker-entry.js';
+import { workerEnvironment, type WorkerEntry } from './worker-entry.js';
 import type { WorkerTransport, WorkerTransportEvents } from './worker-transport.js';
 
 /**
@@ -40,8 +41,10 @@ export class ThreadTransport implements WorkerTransport {
     this.#worker = new Worker(entry.file, {
       argv: entry.args,
       workerData,
-      // Its own empty environment: the host's (model keys, server secrets) is not copied in, nor shared.
-      env: {},
+      // An environment of its own with only what a worker process gets (PATH, TZ, LANG, LC_ALL, TMPDIR,
+      // NODE_PATH — the engine's package may be found through it): the host's (model keys, server
+      // secrets) is not copied in, nor shared.
+      env: workerEnvironment(),
       stdout: true,
       stderr: true,
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
