@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import SlowFilesFirst from './test/support/slow-files-first.js';
 
 export default defineConfig({
+  // Vitest keeps each file's last duration here (its order starts the longest first): not under
+  // node_modules/.vite, its default, which `npm ci` removes before every CI run.
+  cacheDir: '.tmp/vite',
   test: {
     include: ['**/*.test.ts'],
     exclude: ['**/node_modules/**', 'dist/**', '**/.agent-spaces/**', '**/.tmp/**', 'bench/.peers/**'],
@@ -12,6 +16,8 @@ export default defineConfig({
     // Most files wait on child processes (the CLI, MCP servers, sandbox workers, a browser): three at a
     // time keep a 2-core machine busy (vitest's default there is one file at a time).
     maxWorkers: 3,
+    // The longest files first, also without vitest's cache of durations: see slow-files-first.ts.
+    sequence: { sequencer: SlowFilesFirst },
     execArgv: ['--no-node-snapshot', '--conditions=agent-spaces-source'],
     // Bounds for a test that hangs, not for speed: a busy 2-core machine (load 10-20) runs a CLI test
     // several times slower than an idle one, and no test may fail for that.
