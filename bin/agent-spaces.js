@@ -2,7 +2,9 @@
 // Which code runs: in a checkout of the repository (the TypeScript sources are here) always the
 // sources, through tsx, so a stale dist/ never answers for them; `import … from 'agent-spaces'` in
 // the example space then resolves to the sources too (the "agent-spaces-source" export condition).
-// In an installed package (npm pack ships dist/, not the sources) the build in dist/.
+// In an installed package (npm pack ships dist/, not the sources) the build in dist/: what runs in this
+// process from its bundle, dist/cli/bundle/ (scripts/bundle-cli.mjs: a few files instead of ~300 for
+// Node's module loader), or from dist/cli/ when a build has no bundle.
 // Where Node runs it: isolated-vm needs --no-node-snapshot wherever an isolate is made IN this process.
 // --help and --version create none, and neither does `run` when its isolates live in a sandbox worker
 // process (the default; the worker is always started with the flag): those are answered in this
@@ -19,6 +21,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const built = `${root}dist/cli/main.js`;
 const sources = `${root}cli/main.ts`;
 const fromSources = existsSync(sources);
+const bundle = `${root}dist/cli/bundle/`;
+const bundled = !fromSources && existsSync(`${bundle}main.js`);
 const argv = process.argv.slice(2);
 const FLAG = '--no-node-snapshot';
 
@@ -31,14 +35,15 @@ if (answersItself(argv)) {
   process.exitCode = await (await loadMain())(argv);
 } else if (!fromSources && argv[0] === 'run' && !process.execArgv.includes(FLAG)) {
   // Ctrl-C while the modules load is answered as the command answers it ("interrupted", 130).
-  (await import(pathToFileURL(`${root}dist/cli/interrupt.js`).href)).exitOnInterrupt();
+  (await import(pathToFileURL(bundled ? `${bundle}interrupt.js` : `${root}dist/cli/interrupt.js`).href)).exitOnInterrupt();
   process.exitCode = await (await loadMain())(argv, { relaunch });
 } else {
   await relaunch();
 }
 
 async function loadMain() {
-  if (!fromSources) return (await import(pathToFileURL(built).href)).main;
+  // The bundle's main and interrupt share one instance of the interrupt state (one chunk).
+  if (!fromSources) return (await import(pathToFileURL(bundled ? `${bundle}main.js` : built).href)).main;
   // tsx is resolved from this package, not from the folder the command runs in.
   const { tsImport } = await import(import.meta.resolve('tsx/esm/api'));
   return (await tsImport(pathToFileURL(sources).href, import.meta.url)).main;

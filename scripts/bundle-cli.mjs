@@ -1,0 +1,105 @@
+/**
+ * The CLI's bundle (issue 30, "where a person waits"): what `agent-spaces` loads in its own process, in
+ * a few ES modules instead of ~300 files for Node's ES module loader to resolve, read and compile (Node 20
+ * has no compile cache). Built from the compiled dist/ (after `tsc -p tsconfig.build.json`) into
+ * dist/cli/bundle/: two entries, `main.js` and `interrupt.js` (the bin imports both, and they must share
+ * one instance of the interrupt state), and the modules they import lazily as chunks of their own
+ * (`splitting`), so that what is loaded on demand today is still loaded on demand.
+ *
+ * The files of dist/ stay: the sandbox worker, the type-check workers and the library's entry are started
+ * or imported from them by path. A bundled module that finds a file relative to itself
+ * (`import.meta.url`: worker entries, `createRequire`, the TypeScript loader's parent) gets the URL of its
+ * own file in dist/, written relative to the bundle, so it still finds it wherever the package is installed.
+ *
+ * Packages stay outside when they are native, large and loaded on demand, or find files beside
+ * themselves (esbuild's binary, the QuickJS .wasm); the rest (zod, yaml, ajv, OpenTelemetry, …) are
+ * bundled. A CommonJS package bundled into an ES module gets `require` from `createRequire`.
+ *
+ * `node scripts/bundle-cli.mjs [dist folder]` (the `build` script runs it); it replaces the folder at once.
+ */
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const EXTERNAL = [
+  'isolated-vm',
+  'typescript',
+  'typescript-native',
+  '@typescript/*',
+  'ts-morph',
+  'tsx',
+  'tsx/*',
+  'esbuild',
+  'quickjs-emscripten',
+  'quickjs-emscripten-core',
+  '@jitl/*',
+  'pg',
+  '@dbos-inc/*',
+  '@modelcontextprotocol/*',
+];
+
+const ENTRIES = ['main', 'interrupt'];
+
+/** Bundles `dist`'s CLI into `dist/cli/bundle`; returns the files written. */
+export async function bundleCli(dist) {
+  const root = path.resolve(dist);
+  const outdir = path.join(root, 'cli', 'bundle');
+  for (const entry of ENTRIES) {
+    const file = path.join(root, 'cli', `${entry}.js`);
+    if (!existsSync(file)) throw new Error(`bundle-cli: ${file} is missing: compile first (tsc -p tsconfig.build.json)`);
+  }
+  // Written beside, then put in place: an interrupted build leaves no half bundle for the bin to load.
+  const staging = `${outdir}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    const result = await build({
+      entryPoints: Object.fromEntries(ENTRIES.map((entry) => [entry, path.join(root, 'cli', `${entry}.js`)])),
+      outdir: staging,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: EXTERNAL,
+      chunkNames: 'chunk-[hash]',
+      banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
+      plugins: [ownUrls(root, outdir)],
+      legalComments: 'none',
+      logLevel: 'warning',
+      metafile: true,
+    });
+    rmSync(outdir, { recursive: true, force: true });
+    renameSync(staging, outdir);
+    return Object.keys(result.metafile.outputs).map((file) => path.join(outdir, path.relative(staging, path.resolve(file))));
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** Each module of dist/ keeps its own `import.meta.url`: its file's URL, relative to the bundle's folder. */
+function ownUrls(root, outdir) {
+  return {
+    name: 'own-import-meta-url',
+    setup(esbuild) {
+      esbuild.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(root + path.sep)) return undefined;
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
+        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: 'js' };
+      });
+    },
+  };
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  const dist = path.resolve(process.argv[2] ?? 'dist');
+  const files = await bundleCli(dist);
+  process.stdout.write(
+    `bundle-cli: ${files.length} files in ${path.join(dist, 'cli', 'bundle')} (${Math.round(performance.now() - started)} ms)\n`,
+  );
+}
