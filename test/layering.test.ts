@@ -83,6 +83,12 @@ const PAST_THE_INDEX: { from: string; to: RegExp; reason: string }[] = [
   },
   {
     from: 'cli',
+    to: /^runtime\/worker-pool\/prestart\.js$/,
+    reason:
+      "starts the run's sandbox worker before the library loads (its Node start overlaps the CLI's loading), without loading the runtime",
+  },
+  {
+    from: 'cli',
     to: /^runtime\/type-check\.js$/,
     reason: 'warms the type checker while the CLI parses, without loading the rest of the runtime (sandbox, worker pool) first',
   },

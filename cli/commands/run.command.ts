@@ -7,14 +7,22 @@ export const command = defineCommand({
   description:
     'run a program in the sandbox (- reads stdin), building first when the build is missing or out of date;\nits log lines are printed as it writes them',
   options: ['config', 'cwd', 'json', 'no-check', 'approve', 'studio', 'isolation', 'engine', 'timeout', 'verbose', 'store'],
+  // Asked only in the bin's own process (the installed package): where the run goes decides whether Node
+  // starts again, and the run's sandbox worker starts as soon as that is known, before the library loads
+  // (with the defaults, before the config is even read): its Node start and engine load overlap ours.
   async needsIsolateFlag({ common, values }) {
-    return (await import('./run-placement.js')).needsIsolateFlag({
+    const placement = await import('./run-placement.js');
+    const options = {
       cwd: common.cwd,
       ...(common.config !== undefined ? { config: common.config } : {}),
       ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
       ...(values.engine !== undefined ? { engine: values.engine } : {}),
       ...(values.store !== undefined ? { store: values.store } : {}),
-    });
+    };
+    if (await placement.prestartWithoutConfig(options)) return false;
+    if (await placement.needsIsolateFlag(options)) return true;
+    await placement.prestartRunWorker(options);
+    return false;
   },
   async run({ args: [first, ...rest], common, values }) {
     if (!first) throw new UsageError('run needs a program: agent-spaces run <file.ts | ->');

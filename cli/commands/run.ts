@@ -8,8 +8,8 @@ import { buildForRun } from '../build-report.js';
 import { createStudioApprovals, studioAddressFrom } from '../studio-approvals.js';
 import { printJson, printText, progress, UsageError } from '../output.js';
 import { storeOf } from '../store-option.js';
-import { loadRunConfig } from './run-placement.js';
-import { ENGINE_CHOICES, ISOLATIONS, prestartSandboxWorker, type EngineChoice, type Isolation } from '../../runtime/index.js';
+import { loadRunConfig, prestartRunWorker } from './run-placement.js';
+import { ENGINE_CHOICES, ISOLATIONS, type EngineChoice, type Isolation } from '../../runtime/index.js';
 
 export interface RunCommandOptions {
   cwd: string;
@@ -48,8 +48,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       })
     : undefined;
   const approvalHandler = studio?.handler ?? createCliApprovalHandler(options.approve);
-  // The options are checked (a refused studio address throws above): the run's sandbox worker starts now.
-  prestartWorker(options, config);
+  // The options are checked (a refused studio address throws above): the run's sandbox worker starts
+  // now, if it has not (the bin's process starts it as soon as it knows the placement: run.command.ts).
+  await prestartRunWorker(options);
   const space = await openRunSpace({
     config,
     ...(approvalHandler ? { approvalHandler } : {}),
@@ -103,17 +104,6 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     studio?.close();
     await space.close();
   }
-}
-
-/**
- * Starts the run's sandbox worker process now, so its Node start and engine load overlap the space's
- * loading and build (the pool takes it; one the pool does not take is killed). Only for the worker
- * placement, with the engine the sandbox will ask for.
- */
-function prestartWorker(options: RunCommandOptions, config: ResolvedConfig): void {
-  if ((options.isolation ?? config.sandbox.isolation ?? 'worker') !== 'worker') return;
-  const engine = options.engine ?? config.sandbox.engine ?? process.env['AGENT_SPACES_ENGINE'] ?? 'auto';
-  if ((ENGINE_CHOICES as readonly string[]).includes(engine)) prestartSandboxWorker(engine as EngineChoice);
 }
 
 /**
