@@ -9,9 +9,6 @@ import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 import { evaluateBootstrap } from './bootstrap-script.js';
 import { loadIsolatedVm } from './load-isolated-vm.js';
 
-/** Whether an isolate on the pool may wait for its replies inside a delivery (guest `awaitReplies`); see below. */
-const AWAIT_REPLIES_IN_DELIVERY = false;
-
 /** What the isolate's callbacks call; bound to a run by {@link PreparedIsolate.bind}. */
 export interface IsolateHandlers {
   send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
@@ -121,12 +118,9 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     // Strings in, one string out (see sandbox-url-host.ts); it needs no run.
     new ivm.Callback(sandboxUrlOperation),
     // On the pool only: the isolate's thread may wait there for replies (the caller's thread must not).
-    // Off for now: a program that computes inside such a wait is stopped by the delivery's own time limit,
-    // which ended the run as RUNTIME_ERROR "Script execution timed out." instead of TIMEOUT (CI,
-    // test/hostile/isolate-boundary "counts CPU time while an approval holds the wall clock", in-process).
-    ...(threading === 'pool' && AWAIT_REPLIES_IN_DELIVERY
-      ? [awaitRepliesFunction(isolate, context, new ivm.Reference(() => handlers?.awaitReplies() ?? ''))]
-      : []),
+    // The run decides when it may (IsolatedVmRun #mayWaitInDelivery: only while the wall clock is what
+    // limits it, as isolated-vm counts a delivery's limit on the wall clock).
+    ...(threading === 'pool' ? [awaitRepliesFunction(isolate, context, new ivm.Reference(() => handlers?.awaitReplies() ?? ''))] : []),
   ];
   const bootstrap = evaluateBootstrap(isolate, context, callbacks);
   return {

@@ -99,6 +99,8 @@ class IsolatedVmRun {
   #timerRequests: (readonly [start: boolean, id: number, delayMs: number, repeat: boolean])[] = [];
   readonly #modulePaths = new WeakMap<ivm.Module, string>();
   readonly #modules = new Map<string, ivm.Module>();
+  /** When the slice of the operation #start is in ends (see #slice). */
+  #startSliceEndsAt = Number.POSITIVE_INFINITY;
 
   constructor(request: IsolateRunRequest, port: IsolatePort, prepared: PreparedIsolate | undefined, threading: IsolateThreading) {
     this.#request = request;
@@ -123,7 +125,7 @@ class IsolatedVmRun {
     if (!this.#onCaller) disposeAtExit(this.#isolate);
     this.#timers = createRunTimers((id) => this.#wakeTimer(id));
     this.#cpuBefore = this.#isolate.cpuTime;
-    this.#start().catch((error: unknown) => this.#onIsolateFailure(error));
+    this.#start().catch((error: unknown) => this.#onIsolateFailure(error, this.#startSliceEndsAt));
   }
 
   handle(): IsolateRun {
@@ -147,6 +149,16 @@ class IsolatedVmRun {
     return Math.max(1, Math.ceil(this.#ledger.timeLeft()));
   }
 
+  /**
+   * An isolate operation's time limit (what the run has left) and when it ends on the wall clock:
+   * isolated-vm counts the limit on the wall clock, so a slice that passes its end was stopped by the
+   * run's own limit even where the run's CPU budget still shows time left (a loaded machine).
+   */
+  #slice(): { timeout: number; endsAt: number } {
+    const timeout = this.#remaining();
+    return { timeout, endsAt: performance.now() + timeout };
+  }
+
   #timeout(): void {
     this.#fail(this.#ledger.timeoutError(), true);
   }
@@ -155,6 +167,8 @@ class IsolatedVmRun {
   #watchCpuWhileHeld(held: boolean): void {
     clearInterval(this.#cpuWatch);
     if (!held || this.#onCaller) return;
+    // An isolate waiting for replies in its delivery stops waiting: its limit counts the wall clock.
+    this.#releaseWaiter();
     this.#cpuWatch = setInterval(() => {
       if (this.#cpuUsedMs() >= this.#request.limits.timeoutMs) this.#timeout();
     }, 100);
@@ -212,7 +226,7 @@ class IsolatedVmRun {
    * decided from the host's state, never from message text alone: a link error quotes an import name,
    * and a program can throw any message it likes.
    */
-  #onIsolateFailure(error: unknown): void {
+  #onIsolateFailure(error: unknown, sliceEndsAt = Number.POSITIVE_INFINITY): void {
     if (this.#finished) return;
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof ModuleResolutionError)
@@ -222,8 +236,10 @@ class IsolatedVmRun {
       if (/memory limit/i.test(message)) return this.#fail(memoryLimitError(this.#request.limits.memoryLimitMb));
       return this.#fail({ name: 'SandboxError', code: 'SANDBOX_ERROR', message: 'the isolate stopped unexpectedly' });
     }
-    // A slice's timeout is what the run had left when it began: a real one leaves (almost) nothing.
-    if (message === 'Script execution timed out.' && this.#ledger.timeLeft() <= 25) return this.#timeout();
+    // A slice's timeout is what the run had left when it began: a real one leaves (almost) nothing, or
+    // came when the slice's wall clock was up (a program throwing that message earlier gets no TIMEOUT).
+    if (message === 'Script execution timed out.' && (this.#ledger.timeLeft() <= 25 || performance.now() >= sliceEndsAt - 5))
+      return this.#timeout();
     const name = error instanceof Error ? error.name : 'Error';
     const stack = error instanceof Error && typeof error.stack === 'string' ? programFrames(error.stack) : undefined;
     this.#fail({
@@ -289,21 +305,23 @@ class IsolatedVmRun {
     if (this.#waiter !== undefined) return this.#releaseWaiter(json);
     if (!this.#onCaller) {
       this.#delivering = true;
-      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: this.#remaining() })).then(
+      const slice = this.#slice();
+      this.#track(this.#ready.deliver.apply(undefined, [json], { timeout: slice.timeout })).then(
         () => this.#delivered(),
         (error: unknown) => {
           this.#delivering = false;
-          this.#onIsolateFailure(error);
+          this.#onIsolateFailure(error, slice.endsAt);
         },
       );
       return;
     }
     // The program's continuations run now, bounded by the time the run has left (unlike an
     // asynchronous apply, a synchronous one's timeout also covers the microtasks it starts).
+    const slice = this.#slice();
     try {
-      this.#ready.deliver.applySync(undefined, [json], { timeout: this.#remaining() });
+      this.#ready.deliver.applySync(undefined, [json], { timeout: slice.timeout });
     } catch (error) {
-      this.#onIsolateFailure(error);
+      this.#onIsolateFailure(error, slice.endsAt);
     }
     this.#scheduleStallCheck();
   }
@@ -316,7 +334,7 @@ class IsolatedVmRun {
 
   /** The isolate waits in its delivery for replies (on isolate threads): the ones ready go at once, else the next ones, for a moment. */
   #awaitReplies(): Promise<string> {
-    if (this.#finished) return Promise.resolve('');
+    if (this.#finished || !this.#mayWaitInDelivery()) return Promise.resolve('');
     if (this.#outbox.length > 0) {
       const batch = this.#outbox;
       this.#outbox = [];
@@ -327,6 +345,17 @@ class IsolatedVmRun {
       this.#waiter = resolve;
       this.#waiterTimeout = setTimeout(() => this.#releaseWaiter(), REPLY_WAIT_MS);
     });
+  }
+
+  /**
+   * Whether the isolate may wait for replies inside its delivery. isolated-vm counts a delivery's limit
+   * on the wall clock, waits included: that is the run's own limit only while the wall clock binds. Held
+   * (a person deciding an approval) the wall clock stops, and after a hold the CPU budget may bind first:
+   * waiting inside would spend the program's CPU limit on waits. Then each delivery ends its task.
+   */
+  #mayWaitInDelivery(): boolean {
+    const ledger = this.#ledger;
+    return !ledger.held && ledger.wallTimeLeft() <= ledger.limits.timeoutMs - ledger.cpuUsedMs();
   }
 
   #releaseWaiter(batch = ''): void {
@@ -354,21 +383,22 @@ class IsolatedVmRun {
     // An isolate waiting for replies lets its task end, so that the timer's entry (queued behind it) runs.
     this.#releaseWaiter();
     const { wake } = this.#ready;
+    const slice = this.#slice();
     if (!this.#onCaller) {
-      this.#track(wake.apply(undefined, [id], { timeout: this.#remaining() })).then(
+      this.#track(wake.apply(undefined, [id], { timeout: slice.timeout })).then(
         (next) => this.#timers.rearm(id, next),
         (error: unknown) => {
           this.#timers.rearm(id, -1);
-          this.#onIsolateFailure(error);
+          this.#onIsolateFailure(error, slice.endsAt);
         },
       );
       return;
     }
     let next = -1;
     try {
-      next = wake.applySync(undefined, [id], { timeout: this.#remaining() });
+      next = wake.applySync(undefined, [id], { timeout: slice.timeout });
     } catch (error) {
-      this.#onIsolateFailure(error);
+      this.#onIsolateFailure(error, slice.endsAt);
     }
     this.#timers.rearm(id, next);
     this.#scheduleStallCheck();
@@ -465,17 +495,21 @@ class IsolatedVmRun {
     });
     const program = this.#isolate.compileModuleSync(this.#request.js, { filename: PROGRAM_FILENAME });
     program.instantiateSync(ready.context, (specifier, referrer) => this.#resolveModule(specifier, referrer));
-    program.evaluateSync({ timeout: this.#remaining() });
+    let slice = this.#slice();
+    this.#startSliceEndsAt = slice.endsAt;
+    program.evaluateSync({ timeout: slice.timeout });
     const main = program.namespace.getSync('default', { reference: true });
     if (this.#finished) return;
     this.#programStarted = true;
     const settings = this.#runSettings();
     this.#ledger.programStarted();
+    slice = this.#slice();
+    this.#startSliceEndsAt = slice.endsAt;
     if (!this.#onCaller) {
-      await this.#track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: this.#remaining() }));
+      await this.#track(ready.run.apply(undefined, [main.derefInto(), settings], { timeout: slice.timeout }));
       return;
     }
-    ready.run.applySync(undefined, [main.derefInto(), settings], { timeout: this.#remaining(), result: { reference: true } }).release();
+    ready.run.applySync(undefined, [main.derefInto(), settings], { timeout: slice.timeout, result: { reference: true } }).release();
     this.#scheduleStallCheck();
   }
 }
