@@ -309,32 +309,32 @@ for (const isolation of ['worker', 'thread', 'in-process'] as const satisfies re
         });
       });
       it('lets a program whose approval was decided wait for its calls beyond the CPU time it has left', async () => {
-        // After a hold the CPU budget (800 ms left here) binds before the wall clock (~1.9 s left): the
-        // program's waits for replies (250 calls of 5 ms) must not be counted against its CPU time.
+        // After the hold the CPU budget (~500 ms left) binds before the wall clock (~1.5 s left): the
+        // program's waits for its replies (30 calls answered after 25 ms each, 750 ms) are not CPU time.
         const fixture = createFixtureHost().onCall;
         const onCall: CapabilityCallHandler = async (params, context) => {
           if (params.function === 'sleep') {
             const release = context.holdDeadline?.();
-            await new Promise((resolve) => setTimeout(resolve, 1_400));
+            await new Promise((resolve) => setTimeout(resolve, 1_100));
             release?.();
             return 0;
           }
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await new Promise((resolve) => setTimeout(resolve, 25));
           return fixture(params, context);
         };
         const code = [
           "import { add, sleep } from '@capabilities/math';",
           'const decided = sleep({ ms: 0 });',
           'await add({ a: 0, b: 0 });',
-          'const until = Date.now() + 1_200;',
+          'const until = Date.now() + 1_000;',
           'while (Date.now() < until) {}',
           'await decided;',
           'let sum = 0;',
-          'for (let i = 0; i < 250; i++) sum += await add({ a: i, b: 0 });',
+          'for (let i = 0; i < 30; i++) sum += await add({ a: i, b: 0 });',
           'return sum;',
         ].join('\n');
-        const result = await run(code, { onCall, limits: { timeoutMs: 2_000 } });
-        expect(result).toMatchObject({ success: true, result: 31_125 });
+        const result = await run(code, { onCall, limits: { timeoutMs: 1_500 } });
+        expect(result).toMatchObject({ success: true, result: 435 });
       });
     });
   });
