@@ -22,6 +22,25 @@ function cli(args: string[], options: { cwd: string; env?: Record<string, string
   });
 }
 
+/**
+ * The results of `task` for each item, in the items' order, at most `limit` running at once: the CLI
+ * processes a case starts one after another when nothing in one depends on another (each is its own
+ * process, in a folder of its own or reading only), a few at a time on a 2-core machine.
+ */
+async function eachAtOnce<const Items extends readonly unknown[], R>(
+  items: Items,
+  task: (item: Items[number]) => Promise<R>,
+  limit = 3,
+): Promise<{ -readonly [K in keyof Items]: R }> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await task(items[index]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results as { -readonly [K in keyof Items]: R };
+}
+
 // Every case starts the CLI (a Node process, often several): on a busy machine that takes its time.
 describe('agent-spaces CLI', { timeout: 240_000 }, () => {
   let space: { root: string; env: Record<string, string> };
@@ -69,17 +88,16 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
       path.join(root, 'agent-spaces.config.json'),
       JSON.stringify({ capabilities: 'x', mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } }, outDir: 5 }),
     );
-    const result = await cli(['capabilities', 'build'], { cwd: root });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('capabilities');
-    expect(result.stderr).toContain('outDir');
-    expect(existsSync(path.join(root, '.agent-spaces'))).toBe(false);
     const missingVariable = await makeTempDir('cli-bad-env');
     await writeFile(
       path.join(missingVariable, 'agent-spaces.config.json'),
       JSON.stringify({ mcpServers: { gh: { url: 'https://${NO_SUCH_HOST}/mcp' } } }),
     );
-    const second = await cli(['capabilities', 'build'], { cwd: missingVariable });
+    const [result, second] = await eachAtOnce([root, missingVariable], (cwd) => cli(['capabilities', 'build'], { cwd }));
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('capabilities');
+    expect(result.stderr).toContain('outDir');
+    expect(existsSync(path.join(root, '.agent-spaces'))).toBe(false);
     expect(second.exitCode).toBe(2);
     expect(second.stderr).toContain('mcpServers.gh.url: environment variable NO_SUCH_HOST is not set');
     expect(existsSync(path.join(missingVariable, '.agent-spaces'))).toBe(false);
@@ -134,12 +152,13 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
 
   it('suggests the module a mistyped import meant, at the type-check and at run time', async () => {
     const code = "import { getSchedule } from '@capabilities/train-schedul';\nexport default await getSchedule({ station: 'Central' });\n";
-    const checked = await cli(['run', '-'], { cwd: space.root, env: space.env, input: code });
+    const [checked, unchecked] = await eachAtOnce([[], ['--no-check']], (flags) =>
+      cli(['run', '-', ...flags], { cwd: space.root, env: space.env, input: code }),
+    );
     expect(checked.exitCode).toBe(1);
     expect(checked.stderr).toContain(
       "-:1:29 TS2307: Cannot find module '@capabilities/train-schedul' or its corresponding type declarations. Did you mean '@capabilities/train-schedule'?",
     );
-    const unchecked = await cli(['run', '-', '--no-check'], { cwd: space.root, env: space.env, input: code });
     expect(unchecked.exitCode).toBe(1);
     expect(unchecked.stderr).toContain(
       'module "@capabilities/train-schedul" is not in the build (did you mean "@capabilities/train-schedule"?)',
@@ -147,37 +166,39 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
   });
 
   it('says what is wrong with its arguments', async () => {
-    const unknown = await cli(['frobnicate'], { cwd: space.root });
-    expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain('unknown command "frobnicate"');
-    const missing = await cli(['run', 'does-not-exist.ts'], { cwd: space.root });
-    expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toContain('cannot read program "does-not-exist.ts": no such file (ENOENT)');
-    expect(missing.stderr).toContain('Run "agent-spaces run --help" for its usage and options.');
-    const noConfig = await cli(['capabilities', 'build', '--config', 'no-such.config.json'], { cwd: space.root });
-    expect(noConfig.exitCode).toBe(2);
-    expect(noConfig.stderr).toContain(`--config no-such.config.json: no file at ${path.join(space.root, 'no-such.config.json')}\n`);
-    // With --cwd, the config's path is taken from there (a program's path is the shell's): the message says so.
-    const fromElsewhere = await cli(['run', '-', '--cwd', space.root, '--config', 'no-such.config.json'], {
-      cwd: REPO,
-      input: 'export default 1',
-    });
-    expect(fromElsewhere.exitCode).toBe(2);
-    expect(fromElsewhere.stderr).toContain(`no file at ${path.join(space.root, 'no-such.config.json')} (the path is relative to --cwd)`);
-    const noTrace = await cli(['task', '--replay', 'no-such-trace.jsonl'], { cwd: space.root });
-    expect(noTrace.exitCode).toBe(2);
-    expect(noTrace.stderr).toContain('--replay no-such-trace.jsonl: no such file');
-    const folder = await cli(['run', '.'], { cwd: space.root });
-    expect(folder.exitCode).toBe(2);
-    expect(folder.stderr).toContain('cannot read program ".": it is a folder, not a file (EISDIR)');
     const noFolder = path.join(space.root, 'no-such-folder');
-    const badCwd = await cli(['capabilities', 'build', '--cwd', noFolder], { cwd: space.root });
-    expect(badCwd.exitCode).toBe(2);
-    expect(badCwd.stderr).toContain(`--cwd ${noFolder}: no such folder`);
+    // With --cwd, the config's path is taken from there (a program's path is the shell's): the message says so.
+    const calls: [string[], { cwd: string; input?: string }][] = [
+      [['frobnicate'], { cwd: space.root }],
+      [['run', 'does-not-exist.ts'], { cwd: space.root }],
+      [['capabilities', 'build', '--config', 'no-such.config.json'], { cwd: space.root }],
+      [['run', '-', '--cwd', space.root, '--config', 'no-such.config.json'], { cwd: REPO, input: 'export default 1' }],
+      [['task', '--replay', 'no-such-trace.jsonl'], { cwd: space.root }],
+      [['run', '.'], { cwd: space.root }],
+      [['capabilities', 'build', '--cwd', noFolder], { cwd: space.root }],
+      [['--help'], { cwd: space.root }],
+    ];
+    const [unknown, missing, noConfig, fromElsewhere, noTrace, folder, badCwd, help] = await eachAtOnce(calls, ([args, options]) =>
+      cli(args, options),
+    );
+    expect(unknown?.exitCode).toBe(2);
+    expect(unknown?.stderr).toContain('unknown command "frobnicate"');
+    expect(missing?.exitCode).toBe(2);
+    expect(missing?.stderr).toContain('cannot read program "does-not-exist.ts": no such file (ENOENT)');
+    expect(missing?.stderr).toContain('Run "agent-spaces run --help" for its usage and options.');
+    expect(noConfig?.exitCode).toBe(2);
+    expect(noConfig?.stderr).toContain(`--config no-such.config.json: no file at ${path.join(space.root, 'no-such.config.json')}\n`);
+    expect(fromElsewhere?.exitCode).toBe(2);
+    expect(fromElsewhere?.stderr).toContain(`no file at ${path.join(space.root, 'no-such.config.json')} (the path is relative to --cwd)`);
+    expect(noTrace?.exitCode).toBe(2);
+    expect(noTrace?.stderr).toContain('--replay no-such-trace.jsonl: no such file');
+    expect(folder?.exitCode).toBe(2);
+    expect(folder?.stderr).toContain('cannot read program ".": it is a folder, not a file (EISDIR)');
+    expect(badCwd?.exitCode).toBe(2);
+    expect(badCwd?.stderr).toContain(`--cwd ${noFolder}: no such folder`);
     expect(existsSync(noFolder)).toBe(false);
-    const help = await cli(['--help'], { cwd: space.root });
-    expect(help.exitCode).toBe(0);
-    expect(help.stdout).toContain('agent-spaces capabilities build');
+    expect(help?.exitCode).toBe(0);
+    expect(help?.stdout).toContain('agent-spaces capabilities build');
   });
 
   it('refuses arguments and options that the command does not take, instead of ignoring them', async () => {
@@ -198,10 +219,10 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
       [['studio', '--eval-dir', 'no-such-runs'], '--eval-dir no-such-runs: no such folder'],
       [['run', '-', '--eval-dir', '.'], '--eval-dir is not an option of "run"'],
     ];
-    for (const [args, message] of cases) {
-      const result = await cli(args, { cwd: space.root, env: space.env, input: 'export default 1' });
-      expect(result.exitCode, args.join(' ')).toBe(2);
-      expect(result.stderr, args.join(' ')).toContain(message);
+    const results = await eachAtOnce(cases, ([args]) => cli(args, { cwd: space.root, env: space.env, input: 'export default 1' }));
+    for (const [index, [args, message]] of cases.entries()) {
+      expect(results[index]?.exitCode, args.join(' ')).toBe(2);
+      expect(results[index]?.stderr, args.join(' ')).toContain(message);
     }
   });
 
@@ -220,16 +241,18 @@ describe('agent-spaces CLI', { timeout: 240_000 }, () => {
   });
 
   it("answers --help for every command and lists a group's subcommands", async () => {
-    for (const command of ['capabilities build', 'capabilities list', 'run', 'serve', 'task', 'agent serve', 'agents serve', 'demo']) {
-      const help = await cli([...command.split(' '), '--help'], { cwd: space.root });
-      expect(help.exitCode, command).toBe(0);
-      expect(help.stdout, command).toContain(`agent-spaces ${command}`);
+    const commands = ['capabilities build', 'capabilities list', 'run', 'serve', 'task', 'agent serve', 'agents serve', 'demo'];
+    const [group, version, ...helps] = await eachAtOnce(
+      [['capabilities'], ['--version'], ...commands.map((command) => [...command.split(' '), '--help'])],
+      (args) => cli([...args], { cwd: space.root }),
+    );
+    for (const [index, command] of commands.entries()) {
+      expect(helps[index]?.exitCode, command).toBe(0);
+      expect(helps[index]?.stdout, command).toContain(`agent-spaces ${command}`);
     }
-    const group = await cli(['capabilities'], { cwd: space.root });
-    expect(group.exitCode).toBe(2);
-    expect(group.stdout).toMatch(/agent-spaces capabilities build[\s\S]*agent-spaces capabilities list/);
-    const version = await cli(['--version'], { cwd: space.root });
-    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n?$/);
+    expect(group?.exitCode).toBe(2);
+    expect(group?.stdout).toMatch(/agent-spaces capabilities build[\s\S]*agent-spaces capabilities list/);
+    expect(version?.stdout).toMatch(/^\d+\.\d+\.\d+\n?$/);
   });
 
   it('reports a failed source once, not again among the warnings', async () => {
