@@ -35,7 +35,7 @@ function withTypeScript5(outDir: string, code: string): Diagnostic[] {
   return checker.check(code);
 }
 
-async function check({ outDir, code, timeoutMs }: HostToCheckWorker): Promise<Diagnostic[]> {
+async function check({ outDir, code, timeoutMs }: HostToCheckWorker, startedAt: number): Promise<Diagnostic[]> {
   const tsc = findNativeTsc();
   if (nativeFailure === undefined && tsc.ok) {
     try {
@@ -50,7 +50,7 @@ async function check({ outDir, code, timeoutMs }: HostToCheckWorker): Promise<Di
         });
         native.set(outDir, checker);
       }
-      const diagnostics = await checker.check(code, timeoutMs);
+      const diagnostics = await checker.check(code, timeoutMs, startedAt);
       if (diagnostics !== undefined) return diagnostics;
     } catch (error) {
       if (!(error instanceof NativeCheckUnavailable)) throw error;
@@ -62,9 +62,11 @@ async function check({ outDir, code, timeoutMs }: HostToCheckWorker): Promise<Di
 }
 
 port.on('message', (request: HostToCheckWorker) => {
-  // The limit runs from here: the native compiler loads its lib per check, as part of the check.
+  // The limit runs from here: the native compiler loads its lib per check, as part of the check. The
+  // compiler's own limit is measured from here too, so that it stops before the pool terminates this thread.
+  const startedAt = Date.now();
   send({ type: 'started', id: request.id });
-  check(request).then(
+  check(request, startedAt).then(
     (diagnostics) => send({ type: 'result', id: request.id, diagnostics }),
     (error: unknown) => {
       const reason = error instanceof Error ? error.message : String(error);

@@ -10,7 +10,7 @@
  * stops at those), so such a program is checked by TypeScript 5 instead, which reports both.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ts } from 'ts-morph';
@@ -25,8 +25,11 @@ import type { NativeTsc } from './native-tsc.js';
 export class NativeCheckUnavailable extends Error {}
 
 export interface NativeProgramChecker {
-  /** Type errors of the program (see ProgramChecker.check); `undefined`: a syntax error, for TypeScript 5 to check. */
-  check(code: string, timeoutMs: number): Promise<Diagnostic[] | undefined>;
+  /**
+   * Type errors of the program (see ProgramChecker.check); `undefined`: a syntax error, for TypeScript 5 to check.
+   * `timeoutMs` runs from `startedAt` (default: now), when the check pool's own clock for it started.
+   */
+  check(code: string, timeoutMs: number, startedAt?: number): Promise<Diagnostic[] | undefined>;
   /** Nothing to release today (each check removes its own folder). */
   dispose(): void;
 }
@@ -81,7 +84,7 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
   const { modules, types } = readSandboxModules(options.outDir);
 
   return {
-    async check(code, timeoutMs) {
+    async check(code, timeoutMs, startedAt = Date.now()) {
       const start = startCheck(code);
       if (!start.ok) return start.diagnostics;
       const file = ts.createSourceFile('program.ts', start.prepared.source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
@@ -91,7 +94,10 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
       // quote a file of the host's.
       if (namesOtherFiles(file, modules)) return undefined;
       // A folder per check, removed after it: nothing is left behind by a checker that is never disposed.
-      const folder = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-check-'));
+      // Its name says which process made it: a process that ended during a check (its thread stopped
+      // with it) left its folder, which a later check removes.
+      removeAbandonedFolders(os.tmpdir());
+      const folder = mkdtempSync(path.join(os.tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
       try {
         writeFileSync(path.join(folder, 'lib.d.ts'), lib);
         writeFileSync(path.join(folder, 'sandbox-globals.d.ts'), SANDBOX_GLOBALS_DECLARATION);
@@ -103,17 +109,107 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
         // The sandbox modules' declarations are the program's node_modules, as in language-service.ts's host.
         if (types !== undefined) symlinkSync(path.join(types.root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
         else mkdirSync(path.join(folder, 'node_modules'));
-        // A little before the pool's own limit: the compiler is stopped here, not left running by a terminated worker.
-        const output = await runTsc(options, folder, Math.max(1, timeoutMs - Math.min(100, timeoutMs / 10)));
+        // A little before the pool's own limit, on the same clock (the set-up above counts): the compiler
+        // is stopped and the folder removed here, not left behind by a worker the pool terminates.
+        const left = timeoutMs - (Date.now() - startedAt) - Math.min(250, timeoutMs / 5);
+        if (left < 1) return stoppedAfter(timeoutMs);
+        const output = await runTsc(options, folder, left);
         if (output === 'timeout') return stoppedAfter(timeoutMs);
         if (output === 'memory') return stoppedPastMemory(options.memoryLimitMb ?? 0);
-        return finishCheck(start, file, modules, programDiagnostics(output));
+        const diagnostics = programDiagnostics(output);
+        // tsc names a module by its real path: the names TypeScript 5 gives these files, not the host's.
+        const names = hostNames(folder, types?.root, declarations);
+        return finishCheck(
+          start,
+          file,
+          modules,
+          diagnostics.map((found) => ({ ...found, message: names(found.message) })),
+        );
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }
     },
     dispose() {},
   };
+}
+
+const FOLDER_PREFIX = 'agent-spaces-check-';
+
+/** The file of a check folder that names the compiler checking in it (written once it started). */
+const COMPILER_FILE = 'compiler.pid';
+
+/**
+ * Removes check folders (`agent-spaces-check-<pid>-…`) of this user that no check uses: those of a
+ * process that has ended (a process that exits during a check ends its check thread before that
+ * removes its folder), and this process's whose compiler has ended (the check pool terminated its
+ * thread, then killed the compiler, before the thread removed it).
+ */
+function removeAbandonedFolders(tmp: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmp).filter((name) => name.startsWith(FOLDER_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^(\d+)-/.exec(name.slice(FOLDER_PREFIX.length))?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    const folder = path.join(tmp, name);
+    if (pid === process.pid ? !compilerEnded(folder) : processLives(pid)) continue;
+    try {
+      if (statSync(folder).uid !== process.getuid?.()) continue;
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // another user's, or removed meanwhile
+    }
+  }
+}
+
+/** Whether the compiler of this process's check folder has ended (not when it has not started yet). */
+function compilerEnded(folder: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(folder, COMPILER_FILE), 'utf8'));
+  } catch {
+    return false;
+  }
+  return Number.isSafeInteger(pid) && pid > 0 && !processLives(pid);
+}
+
+/** Whether process `pid` is running (a zombie has ended; another user's process is running). */
+function processLives(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Maps the host's paths in a message to the names TypeScript 5's checker gives the same files
+ * (language-service.ts): `/node_modules/…` for the sandbox modules' declarations, `/capabilities.d.ts`,
+ * `/<file>` for the check folder's files.
+ */
+function hostNames(folder: string, typesRoot: string | undefined, declarations: string): (message: string) => string {
+  const real = (file: string): string => {
+    try {
+      return realpathSync(file);
+    } catch {
+      return file;
+    }
+  };
+  const slashes = (file: string): string => file.split(path.sep).join('/');
+  const pairs: [string, string][] = [[`${slashes(real(folder))}/`, '/']];
+  if (typesRoot !== undefined) pairs.push([`${slashes(real(path.join(typesRoot, 'node_modules')))}/`, '/node_modules/']);
+  pairs.push([slashes(real(declarations)).replace(/\.d\.ts$/, ''), '/capabilities']);
+  // The longest first: the types folder may lie inside another.
+  pairs.sort((a, b) => b[0].length - a[0].length);
+  return (message) => pairs.reduce((text, [from, to]) => text.split(from).join(to), message);
 }
 
 /**
@@ -199,7 +295,10 @@ function runTsc(options: NativeCheckerOptions, folder: string, timeoutMs: number
             pastMemory = true;
             child.kill('SIGKILL');
           }, 50);
-    if (child.pid !== undefined) options.onCompiler?.(child.pid);
+    if (child.pid !== undefined) {
+      options.onCompiler?.(child.pid);
+      writeFileSync(path.join(folder, COMPILER_FILE), String(child.pid));
+    }
     child.on('exit', () => {
       clearInterval(watch);
       options.onCompiler?.(undefined);
@@ -218,7 +317,8 @@ function runTsc(options: NativeCheckerOptions, folder: string, timeoutMs: number
   });
 }
 
-const LOCATED = /^(.*)\((\d+),(\d+)\): error TS(\d+): (.*)$/;
+/** A diagnostic of the program; any other line not indented is one of another file, or not a diagnostic. */
+const LOCATED = /^program\.ts\((\d+),(\d+)\): error TS(\d+): (.*)$/;
 
 /**
  * The diagnostics of program.ts in `tsc --pretty false` output (1-based; a message's chained lines,
@@ -229,16 +329,20 @@ function programDiagnostics(output: string): Diagnostic[] {
   const found: Diagnostic[] = [];
   let current: Diagnostic | undefined;
   for (const line of output.split(/\r?\n/)) {
+    if (line === '') continue;
+    // A message's text (a type the program wrote, `'x(1,1): error TS1: …'`) is never read as a location:
+    // only the start of a line that is not indented says where an error is.
     const located = LOCATED.exec(line);
     if (located !== null) {
-      const [, file, row, column, code, message] = located as unknown as [string, string, string, string, string, string];
-      if (file !== 'program.ts') throw new NativeCheckUnavailable(`tsc reported an error outside the program: ${line}`);
+      const [, row, column, code, message] = located as unknown as [string, string, string, string, string];
       current = { line: Number(row), column: Number(column), code: Number(code), message };
       found.push(current);
-    } else if (/^error TS\d+:/.test(line)) {
-      throw new NativeCheckUnavailable(`tsc reported: ${line}`);
-    } else if (line !== '') {
-      if (current === undefined) throw new NativeCheckUnavailable(`tsc printed what is not a diagnostic: ${line}`);
+    } else if (!/^\s/.test(line)) {
+      // Not the program's: another file's error, the config's, or what is not a diagnostic.
+      // Said on the host's stderr, never to the program.
+      throw new NativeCheckUnavailable(`tsc reported what is not a diagnostic of the program: ${line.slice(0, 300)}`);
+    } else {
+      if (current === undefined) throw new NativeCheckUnavailable(`tsc printed what is not a diagnostic: ${line.slice(0, 300)}`);
       current.message += `\n${line}`;
     }
   }
