@@ -4,56 +4,18 @@
 // a crash costs an idempotent call a second performance and a non-idempotent one an unknown outcome,
 // never a call performed twice; a write that fails stops the run. The journal table is locked by another
 // session to hold the writer's statement, and that statement is cancelled to lose it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BackendCall } from '../bridge/index.js';
-import type { DurableError } from '../store/durable-error.js';
-import { openRunJournal } from './run-journal.js';
-import { connectClient, createPool, ensureStoreSchema, type Client, type Pool } from '../store/store.js';
-import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { attempt as attemptOn, callOf, useJournalDatabase } from './test-support/journal-database.js';
 
-let cluster: PostgresCluster;
-let pool: Pool;
-let admin: Client;
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  const url = await cluster.createDatabase('journal_writer');
-  pool = createPool(url, 3);
-  await ensureStoreSchema(url, pool);
-  admin = await connectClient(url);
-}, 120_000);
-
-afterAll(async () => {
-  await admin?.end();
-  await pool?.end();
-  await cluster?.stop();
-});
-
-const callOf = (args: Record<string, unknown>, name: string): BackendCall =>
-  ({
-    capability: { module: 'ledger' },
-    function: { name },
-    args,
-    context: { signal: new AbortController().signal },
-  }) as unknown as BackendCall;
-
-/** `ledger.peek` is idempotent, every other function is not. */
-async function attempt(runId: string) {
-  const fatal: DurableError[] = [];
-  const journal = await openRunJournal(pool, {
-    runId,
-    executorId: 'test',
-    isIdempotent: (call) => call.function.name === 'peek',
-    onFatal: (error) => fatal.push(error),
-  });
-  return { journal, fatal };
-}
+const database = useJournalDatabase('journal_writer', 3);
+/** An attempt of run `runId` (see test-support/journal-database.ts). */
+const attempt = (runId: string) => attemptOn(database.pool, runId);
 
 /** Holds every write to the journal until `release` (reads go on). */
 async function lockJournal(): Promise<{ release(): Promise<void> }> {
-  await admin.query('BEGIN');
-  await admin.query('LOCK TABLE agent_spaces.call_journal IN SHARE MODE');
-  return { release: async () => void (await admin.query('COMMIT')) };
+  await database.admin.query('BEGIN');
+  await database.admin.query('LOCK TABLE agent_spaces.call_journal IN SHARE MODE');
+  return { release: async () => void (await database.admin.query('COMMIT')) };
 }
 
 /** The backend whose journal write waits for the lock, once there is one. */
@@ -62,8 +24,8 @@ async function blockedWriter(): Promise<number> {
   await expect
     .poll(async () => {
       // The admin session is inside its locking transaction, where pg_stat_activity is read once unless cleared.
-      await admin.query('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await admin.query<{ pid: number }>(
+      await database.admin.query('SELECT pg_stat_clear_snapshot()');
+      const { rows } = await database.admin.query<{ pid: number }>(
         "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO agent_spaces.call_journal%'",
       );
       pid = rows[0]?.pid;
@@ -74,7 +36,7 @@ async function blockedWriter(): Promise<number> {
 }
 
 async function rowsOf(runId: string): Promise<{ call_key: string; status: string }[]> {
-  const { rows } = await admin.query<{ call_key: string; status: string }>(
+  const { rows } = await database.admin.query<{ call_key: string; status: string }>(
     'SELECT call_key, status FROM agent_spaces.call_journal WHERE run_id = $1 ORDER BY call_key',
     [runId],
   );
@@ -116,7 +78,7 @@ describe('the journal off the program path', () => {
     try {
       expect(await first.journal.perform(callOf({ item: 'b' }, 'peek'), async () => 'first')).toBe('first');
       // The worker "dies" before the write commits: the statement is cancelled.
-      await admin.query('SELECT pg_cancel_backend($1)', [await blockedWriter()]);
+      await database.admin.query('SELECT pg_cancel_backend($1)', [await blockedWriter()]);
       await expect(first.journal.flush()).rejects.toThrow(/call journal of run run-lost-idempotent could not be written/);
     } finally {
       await lock.release();
@@ -140,7 +102,7 @@ describe('the journal off the program path', () => {
         return 'paid';
       });
       expect(value).toBe('paid');
-      await admin.query('SELECT pg_cancel_backend($1)', [await blockedWriter()]);
+      await database.admin.query('SELECT pg_cancel_backend($1)', [await blockedWriter()]);
       await expect(first.journal.flush()).rejects.toThrow(/could not be written/);
     } finally {
       await lock?.release();
@@ -160,7 +122,7 @@ describe('the journal off the program path', () => {
     const lock = await lockJournal();
     try {
       await journal.perform(callOf({ item: 'c' }, 'peek'), async () => 'read');
-      await admin.query('SELECT pg_cancel_backend($1)', [await blockedWriter()]);
+      await database.admin.query('SELECT pg_cancel_backend($1)', [await blockedWriter()]);
       await expect.poll(() => fatal.length).toBe(1);
     } finally {
       await lock.release();

@@ -1,47 +1,14 @@
 // The run journal against a real PostgreSQL: what a replay that diverges is told, at a new call and
 // at the program's end (the journaled calls it did not make again, the first three by name); what a
 // replay does after a call of an earlier attempt was left in flight (its outcome unknown).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BackendCall } from '../bridge/index.js';
+import { describe, expect, it } from 'vitest';
 import type { DurableError } from '../store/durable-error.js';
 import { openRunJournal } from './run-journal.js';
-import { createPool, ensureStoreSchema, type Pool } from '../store/store.js';
-import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
+import { attempt as attemptOn, callOf, useJournalDatabase } from './test-support/journal-database.js';
 
-let cluster: PostgresCluster;
-let pool: Pool;
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  const url = await cluster.createDatabase('run_journal');
-  pool = createPool(url, 2);
-  await ensureStoreSchema(url, pool);
-}, 120_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await cluster?.stop();
-});
-
-const callOf = (args: Record<string, unknown>, name = 'append'): BackendCall =>
-  ({
-    capability: { module: 'ledger' },
-    function: { name },
-    args,
-    context: { signal: new AbortController().signal },
-  }) as unknown as BackendCall;
-
-/** `ledger.peek` is idempotent, every other function is not. */
-async function attempt(runId: string) {
-  const fatal: DurableError[] = [];
-  const journal = await openRunJournal(pool, {
-    runId,
-    executorId: 'test',
-    isIdempotent: (call) => call.function.name === 'peek',
-    onFatal: (error) => fatal.push(error),
-  });
-  return { journal, fatal };
-}
+const database = useJournalDatabase('run_journal', 2);
+/** An attempt of run `runId` (see test-support/journal-database.ts). */
+const attempt = (runId: string) => attemptOn(database.pool, runId);
 
 /** A first attempt that finished `ledger.append({ line: 1 })` and died with `ledger.charge({ nonce: 'n1' })` in flight. */
 async function crashedWithChargeInFlight(runId: string): Promise<void> {
@@ -53,9 +20,10 @@ async function crashedWithChargeInFlight(runId: string): Promise<void> {
     .poll(
       async () =>
         (
-          await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = $1 AND status = 'started' AND function = 'charge'", [
-            runId,
-          ])
+          await database.pool.query(
+            "SELECT 1 FROM agent_spaces.call_journal WHERE run_id = $1 AND status = 'started' AND function = 'charge'",
+            [runId],
+          )
         ).rowCount,
     )
     .toBe(1);
@@ -129,7 +97,7 @@ describe('a replay after a call was left in flight', () => {
 
   it('performs no call once its worker is stopping (another worker may take the run over)', async () => {
     let stopping = false;
-    const journal = await openRunJournal(pool, {
+    const journal = await openRunJournal(database.pool, {
       runId: 'run-stopping',
       executorId: 'test',
       isIdempotent: (call) => call.function.name === 'peek',
@@ -145,7 +113,9 @@ describe('a replay after a call was left in flight', () => {
     await expect(journal.perform(callOf({ item: 'x' }, 'peek'), async () => performed.push('peek'))).rejects.toThrow(/is stopping/);
     expect(performed).toEqual([]);
     await journal.flush();
-    const { rows } = await pool.query<{ call_key: string }>("SELECT call_key FROM agent_spaces.call_journal WHERE run_id = 'run-stopping'");
+    const { rows } = await database.pool.query<{ call_key: string }>(
+      "SELECT call_key FROM agent_spaces.call_journal WHERE run_id = 'run-stopping'",
+    );
     expect(rows).toHaveLength(1);
   }, 120_000);
 
@@ -153,10 +123,10 @@ describe('a replay after a call was left in flight', () => {
     const first = await attempt('run-now-idempotent');
     void first.journal.perform(callOf({ item: 'y' }, 'charge'), () => new Promise(() => undefined));
     await expect
-      .poll(async () => (await pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = 'run-now-idempotent'")).rowCount)
+      .poll(async () => (await database.pool.query("SELECT 1 FROM agent_spaces.call_journal WHERE run_id = 'run-now-idempotent'")).rowCount)
       .toBe(1);
     const fatal: DurableError[] = [];
-    const replay = await openRunJournal(pool, {
+    const replay = await openRunJournal(database.pool, {
       runId: 'run-now-idempotent',
       executorId: 'test',
       isIdempotent: () => true,
