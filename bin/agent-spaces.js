@@ -13,7 +13,7 @@
 // (`relaunch` below). Every other command (servers, the studio, workers, agents, eval: long-lived,
 // and may be placed in-process) starts Node again with the flag at once, as do the sources.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { constants } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -22,7 +22,14 @@ const built = `${root}dist/cli/main.js`;
 const sources = `${root}cli/main.ts`;
 const fromSources = existsSync(sources);
 const bundle = `${root}dist/cli/bundle/`;
-const bundled = !fromSources && existsSync(`${bundle}main.js`);
+const bundled = !fromSources && existsSync(`${bundle}main.js`) && existsSync(`${bundle}index.js`);
+// A TypeScript capability's `import … from 'agent-spaces'` gets the bundle's copy of the library, which
+// shares its modules with the CLI's, not dist/index.js, a second copy (config/load-config.ts, hostInstanceOf).
+if (bundled)
+  globalThis[Symbol.for('agent-spaces.cli-bundle')] = {
+    entry: realpathSync(`${root}dist/index.js`),
+    index: realpathSync(`${bundle}index.js`),
+  };
 const argv = process.argv.slice(2);
 const FLAG = '--no-node-snapshot';
 

@@ -218,8 +218,8 @@ function shareHook(namespace: string): string {
   // One module per namespace: Node keeps one instance per URL, and initialize() would overwrite the
   // settings of an earlier registration whose imports are still running.
   return `data:text/javascript,${encodeURIComponent(`// agent-spaces share hook, tsx namespace ${namespace}
-let entry, namespace;
-export function initialize(data) { entry = data.entry; namespace = data.namespace; }
+let entry, answer, namespace;
+export function initialize(data) { entry = data.entry; answer = data.answer; namespace = data.namespace; }
 export async function resolve(specifier, context, nextResolve) {
   const result = await nextResolve(specifier, context);
   if (typeof result.url !== 'string' || !result.url.startsWith('file:')) return result;
@@ -227,7 +227,7 @@ export async function resolve(specifier, context, nextResolve) {
   if (url.searchParams.get('tsx-namespace') !== namespace) return result;
   url.searchParams.delete('tsx-namespace');
   if (url.search !== '' || url.hash !== '' || url.href !== entry) return result;
-  return { ...result, url: entry, shortCircuit: true };
+  return { ...result, url: answer, shortCircuit: true };
 }
 `)}`;
 }
@@ -251,12 +251,13 @@ function shareAgentSpacesEsm(file: string, namespace: string): void {
   }
   if (!/\.m?js$/.test(resolved)) return;
   const entry = pathToFileURL(resolved).href;
+  const answer = pathToFileURL(hostInstanceOf(resolved)).href;
   // tsx's hooks run off the main thread (module.register) on Node 20, in it (module.registerHooks)
   // where that exists and tsx chooses it (Node 22.22.3+, 24.11.1+): ours the same ways, each after tsx's.
-  register(shareHook(namespace), { data: { entry, namespace } });
+  register(shareHook(namespace), { data: { entry, answer, namespace } });
   const { registerHooks } = Module as unknown as { registerHooks?: (hooks: { resolve: SyncResolve }) => unknown };
   if (typeof registerHooks === 'function') {
-    registerHooks({ resolve: (specifier, context, nextResolve) => sharedEntry(nextResolve(specifier, context), entry, namespace) });
+    registerHooks({ resolve: (specifier, context, nextResolve) => sharedEntry(nextResolve(specifier, context), entry, answer, namespace) });
   }
 }
 
@@ -268,13 +269,23 @@ type SyncResolve = (
 ) => ResolveResult;
 
 /** The in-thread form of `shareHook`'s resolve. */
-function sharedEntry(result: ResolveResult, entry: string, namespace: string): ResolveResult {
+function sharedEntry(result: ResolveResult, entry: string, answer: string, namespace: string): ResolveResult {
   if (typeof result.url !== 'string' || !result.url.startsWith('file:')) return result;
   const url = new URL(result.url);
   if (url.searchParams.get('tsx-namespace') !== namespace) return result;
   url.searchParams.delete('tsx-namespace');
   if (url.search !== '' || url.hash !== '' || url.href !== entry) return result;
-  return { ...result, url: entry, shortCircuit: true };
+  return { ...result, url: answer, shortCircuit: true };
+}
+
+/**
+ * The file whose instance the host holds for the package's entry `resolved`: the entry itself, or, when
+ * the host is the CLI run from its bundle (bin/agent-spaces.js, scripts/bundle-cli.mjs), the bundle's
+ * own copy of the library's index, which shares its modules with the CLI's.
+ */
+function hostInstanceOf(resolved: string): string {
+  const bundle = (globalThis as Record<symbol, { entry?: unknown; index?: unknown } | undefined>)[Symbol.for('agent-spaces.cli-bundle')];
+  return bundle !== undefined && bundle.entry === resolved && typeof bundle.index === 'string' ? bundle.index : resolved;
 }
 
 /**
@@ -295,7 +306,7 @@ function shareAgentSpaces(file: string, namespace: string): void {
     if (!/\.m?js$/.test(resolved)) return;
     const key = `${resolved}?namespace=${namespace}`;
     if (require.cache[key] !== undefined) return;
-    const exports = require(resolved) as unknown;
+    const exports = require(hostInstanceOf(resolved)) as unknown;
     const shared = new Module(key);
     shared.filename = resolved;
     shared.exports = exports;

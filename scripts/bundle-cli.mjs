@@ -2,9 +2,10 @@
  * The CLI's bundle (issue 30, "where a person waits"): what `agent-spaces` loads in its own process, in
  * a few ES modules instead of ~300 files for Node's ES module loader to resolve, read and compile (Node 20
  * has no compile cache). Built from the compiled dist/ (after `tsc -p tsconfig.build.json`) into
- * dist/cli/bundle/: two entries, `main.js` and `interrupt.js` (the bin imports both, and they must share
- * one instance of the interrupt state), and the modules they import lazily as chunks of their own
- * (`splitting`), so that what is loaded on demand today is still loaded on demand.
+ * dist/cli/bundle/: three entries, `main.js` and `interrupt.js` (the bin imports both, and they must share
+ * one instance of the interrupt state) and `index.js`, the library's index (what a TypeScript capability
+ * importing 'agent-spaces' gets in the CLI: config/load-config.ts), and the modules they import lazily as
+ * chunks of their own (`splitting`), so that what is loaded on demand today is still loaded on demand.
  *
  * The files of dist/ stay: the sandbox worker, the type-check workers and the library's entry are started
  * or imported from them by path. A bundled module that finds a file relative to itself
@@ -41,14 +42,15 @@ const EXTERNAL = [
   '@modelcontextprotocol/*',
 ];
 
-const ENTRIES = ['main', 'interrupt'];
+/** The bundle's entries: the CLI's, and the library's index, which the CLI hands to a TypeScript capability importing 'agent-spaces'. */
+const ENTRIES = { main: 'cli/main.js', interrupt: 'cli/interrupt.js', index: 'index.js' };
 
 /** Bundles `dist`'s CLI into `dist/cli/bundle`; returns the files written. */
 export async function bundleCli(dist) {
   const root = path.resolve(dist);
   const outdir = path.join(root, 'cli', 'bundle');
-  for (const entry of ENTRIES) {
-    const file = path.join(root, 'cli', `${entry}.js`);
+  for (const entry of Object.values(ENTRIES)) {
+    const file = path.join(root, entry);
     if (!existsSync(file)) throw new Error(`bundle-cli: ${file} is missing: compile first (tsc -p tsconfig.build.json)`);
   }
   // Written beside, then put in place: an interrupted build leaves no half bundle for the bin to load.
@@ -56,7 +58,7 @@ export async function bundleCli(dist) {
   rmSync(staging, { recursive: true, force: true });
   try {
     const result = await build({
-      entryPoints: Object.fromEntries(ENTRIES.map((entry) => [entry, path.join(root, 'cli', `${entry}.js`)])),
+      entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, path.join(root, entry)])),
       outdir: staging,
       bundle: true,
       splitting: true,
