@@ -116,7 +116,11 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
         const output = await runTsc(options, folder, left);
         if (output === 'timeout') return stoppedAfter(timeoutMs);
         if (output === 'memory') return stoppedPastMemory(options.memoryLimitMb ?? 0);
-        const diagnostics = programDiagnostics(output);
+        // tsc looks for a module in the node_modules of every folder above its own too (TMPDIR's, /):
+        // a program that reads a file from outside the check's files is checked by TypeScript 5.
+        const { files: read, lines } = listedFiles(output);
+        if (!read.every(checkFileWithin(folder, types?.root, declarations))) return undefined;
+        const diagnostics = programDiagnostics(lines);
         // tsc names a module by its real path: the names TypeScript 5 gives these files, not the host's.
         const names = hostNames(folder, types?.root, declarations);
         return finishCheck(
@@ -190,19 +194,21 @@ function processLives(pid: number): boolean {
   }
 }
 
+/** The real path of `file` (symbolic links followed, as tsc names files), or `file` when it cannot be read. */
+function real(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
 /**
  * Maps the host's paths in a message to the names TypeScript 5's checker gives the same files
  * (language-service.ts): `/node_modules/…` for the sandbox modules' declarations, `/capabilities.d.ts`,
  * `/<file>` for the check folder's files.
  */
 function hostNames(folder: string, typesRoot: string | undefined, declarations: string): (message: string) => string {
-  const real = (file: string): string => {
-    try {
-      return realpathSync(file);
-    } catch {
-      return file;
-    }
-  };
   const slashes = (file: string): string => file.split(path.sep).join('/');
   const pairs: [string, string][] = [[`${slashes(real(folder))}/`, '/']];
   if (typesRoot !== undefined) pairs.push([`${slashes(real(path.join(typesRoot, 'node_modules')))}/`, '/node_modules/']);
@@ -279,7 +285,7 @@ function residentMb(pid: number): number | undefined {
 function runTsc(options: NativeCheckerOptions, folder: string, timeoutMs: number): Promise<string | 'timeout' | 'memory'> {
   const exe = options.tsc.exe;
   return new Promise((resolve, reject) => {
-    const child = spawn(exe, ['-p', 'tsconfig.json', '--pretty', 'false'], {
+    const child = spawn(exe, ['-p', 'tsconfig.json', '--pretty', 'false', '--listFiles'], {
       cwd: folder,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: timeoutMs,
@@ -320,15 +326,36 @@ function runTsc(options: NativeCheckerOptions, folder: string, timeoutMs: number
 /** A diagnostic of the program; any other line not indented is one of another file, or not a diagnostic. */
 const LOCATED = /^program\.ts\((\d+),(\d+)\): error TS(\d+): (.*)$/;
 
+/** `tsc --listFiles` output split: the files of the program it read (absolute paths of files), the other lines. */
+function listedFiles(output: string): { files: string[]; lines: string[] } {
+  const files: string[] = [];
+  const lines: string[] = [];
+  for (const line of output.split(/\r?\n/)) {
+    if (line !== '' && path.isAbsolute(line) && statSync(line, { throwIfNoEntry: false })?.isFile() === true) files.push(line);
+    else lines.push(line);
+  }
+  return { files, lines };
+}
+
+/** Whether a file tsc read is one the check gave it: its own files, the build's declarations, the sandbox modules' declarations. */
+function checkFileWithin(folder: string, typesRoot: string | undefined, declarations: string): (file: string) => boolean {
+  const own = new Set([
+    ...['lib.d.ts', 'sandbox-globals.d.ts', 'program.ts'].map((name) => real(path.join(folder, name))),
+    real(declarations),
+  ]);
+  const modules = typesRoot === undefined ? undefined : real(path.join(typesRoot, 'node_modules')) + path.sep;
+  return (file) => own.has(real(file)) || (modules !== undefined && real(file).startsWith(modules));
+}
+
 /**
  * The diagnostics of program.ts in `tsc --pretty false` output (1-based; a message's chained lines,
  * indented, follow its first). Any error elsewhere (the config, the lib, a declaration file) means the
  * check did not happen as planned: TypeScript 5 checks instead.
  */
-function programDiagnostics(output: string): Diagnostic[] {
+function programDiagnostics(lines: readonly string[]): Diagnostic[] {
   const found: Diagnostic[] = [];
   let current: Diagnostic | undefined;
-  for (const line of output.split(/\r?\n/)) {
+  for (const line of lines) {
     if (line === '') continue;
     // A message's text (a type the program wrote, `'x(1,1): error TS1: …'`) is never read as a location:
     // only the start of a line that is not indented says where an error is.

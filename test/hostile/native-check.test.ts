@@ -181,7 +181,7 @@ describe('a program text against the check folder', { timeout: 120_000 }, () => 
     }
   });
 
-  it("a message naming a sandbox module's namespace shows no path of the host's build (the same as TypeScript 5)", async () => {
+  it("a message naming a sandbox module's namespace shows no path of the host's build, nor reads a module from above the check folder", async () => {
     // A build with one sandbox module and its declarations (the layout the build writes).
     const build = path.join(root, 'build with spaces (copy)');
     cpSync(FIXTURE_OUT_DIR, build, { recursive: true });
@@ -214,5 +214,26 @@ describe('a program text against the check folder', { timeout: 120_000 }, () => 
       expect(JSON.stringify(answer), code).not.toContain(temp);
     }
     expect(leftovers()).toEqual([]);
+
+    // tsc looks for a module in the node_modules of every folder above its own (TMPDIR's, /): what any
+    // user of a shared /tmp may put there is not the build's, and is not read into the program.
+    const planted = path.join(temp, 'node_modules');
+    mkdirSync(path.join(planted, 'evil'), { recursive: true });
+    mkdirSync(path.join(planted, '@capabilities', 'nope'), { recursive: true });
+    writeFileSync(path.join(planted, 'evil', 'sub.d.ts'), "export declare const planted: 'planted-do-not-print';\n");
+    writeFileSync(path.join(planted, '@capabilities', 'nope', 'index.d.ts'), "export declare const planted: 'planted-do-not-print';\n");
+    try {
+      for (const [checker, checker5, code] of [
+        [withModule, withModule5, "import { planted } from 'evil/sub';\nconst n: 1 = planted;\nreturn n;"],
+        [native, ts5, "import { planted } from '@capabilities/nope';\nconst n: 1 = planted;\nreturn n;"],
+      ] as const) {
+        const answer = await checker.check(code, 30_000);
+        expect(JSON.stringify(answer ?? null), code).not.toContain('planted-do-not-print');
+        // Left to TypeScript 5 (undefined), or the same answer.
+        if (answer !== undefined) expect(answer, code).toEqual(checker5.check(code));
+      }
+    } finally {
+      rmSync(planted, { recursive: true });
+    }
   });
 });
