@@ -19,8 +19,14 @@ export const command = defineCommand({
       ...(values.engine !== undefined ? { engine: values.engine } : {}),
       ...(values.store !== undefined ? { store: values.store } : {}),
     };
-    if (await placement.prestartWithoutConfig(options)) return false;
+    // The check's worker thread (TypeScript's load: the longest part of a checked run) starts once the run
+    // is known to stay in this process, as early as the sandbox worker.
+    if (await placement.prestartWithoutConfig(options)) {
+      if (values['no-check'] !== true) await warmChecker(false);
+      return false;
+    }
     if (await placement.needsIsolateFlag(options)) return true;
+    if (values['no-check'] !== true) await warmChecker(false);
     await placement.prestartRunWorker(options);
     return false;
   },
@@ -33,17 +39,8 @@ export const command = defineCommand({
       if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
         throw new UsageError(`--timeout takes a positive number of milliseconds (got "${values.timeout}")`);
     }
-    // TypeScript loads in its worker thread while this one loads the library and starts the space.
-    // (The file itself, not runtime/index.js: that would load the whole runtime first, which is what this overlaps.)
-    // A one-shot run checks once: with TypeScript 7's native compiler where it is installed (no
-    // TypeScript 5 to load and lib to bind), with TypeScript 5 otherwise (--verbose says why).
-    if (values['no-check'] !== true) {
-      const { useNativeTypeChecker, warmTypeChecker } = await import('../../runtime/type-check.js');
-      const checker = await useNativeTypeChecker();
-      if (values.verbose === true)
-        process.stderr.write(`  [check] ${checker.native ? checker.detail : `TypeScript 5 (no native compiler: ${checker.reason})`}\n`);
-      warmTypeChecker();
-    }
+    // A one-shot run checks once (started already in the bin's process: needsIsolateFlag above).
+    if (values['no-check'] !== true) await warmChecker(values.verbose === true);
     const { runCommand } = await import('./run.js');
     return runCommand({
       ...common,
@@ -59,3 +56,17 @@ export const command = defineCommand({
     });
   },
 });
+
+/**
+ * Starts the check worker thread now (TypeScript loads in it while this thread loads the library and
+ * starts the space): with TypeScript 7's native compiler where it is installed (no TypeScript 5 lib to
+ * bind), with TypeScript 5 otherwise. A second call finds it started. `verbose` says which checker.
+ */
+async function warmChecker(verbose: boolean): Promise<void> {
+  // The file itself, not runtime/index.js: that would load the whole runtime first, which this overlaps.
+  const { useNativeTypeChecker, warmTypeChecker } = await import('../../runtime/type-check.js');
+  const checker = await useNativeTypeChecker();
+  if (verbose)
+    process.stderr.write(`  [check] ${checker.native ? checker.detail : `TypeScript 5 (no native compiler: ${checker.reason})`}\n`);
+  warmTypeChecker();
+}
