@@ -57,12 +57,13 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
     };
 
     beforeAll(async () => {
-      const line = await nodeLine(major);
+      // The line's Node (a download on a machine's first run) and the tarball (packed by the first file of
+      // the run) do not depend on each other.
+      const [line, tarball] = await Promise.all([nodeLine(major), packOnce()]);
       const work = await mkdtemp(path.join(tmpdir(), `agent-spaces-node${major}-`));
       const space = path.join(work, 'my-space');
       const readme = await readFile(path.join(REPO, 'README.md'), 'utf8');
       const env = lineEnvironment(line, process.env);
-      const tarball = await packOnce();
       await mkdir(path.join(space, 'capabilities'), { recursive: true });
       // What the README tells a user to do before installing: a package.json of type module. No install
       // script is allowed: isolated-vm's prebuilt binary loads without one.
