@@ -101,7 +101,8 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
   const started = performance.now();
   const dist = path.resolve(process.argv[2] ?? 'dist');
   const files = await bundleCli(dist);
-  process.stdout.write(
+  // On stderr: `npm pack --json` (which runs the build as prepare) keeps stdout for its report.
+  process.stderr.write(
     `bundle-cli: ${files.length} files in ${path.join(dist, 'cli', 'bundle')} (${Math.round(performance.now() - started)} ms)\n`,
   );
 }
