@@ -22,23 +22,33 @@ export interface ThreadWorkerData {
 /** Posts frames; a turn's frames leave in one message. `sentUnits` counts what was posted (UTF-16 units, modulo 2³²). */
 export type PortWriter = ((header: string, body?: string) => void) & { sentUnits(): number };
 
+/** Frames held for one message up to this size (UTF-16 units); past it they are posted at once. */
+const FLUSH_UNITS = 1024 * 1024;
+
 /**
  * Writes frames with `post`. `wellFormed`: text with lone surrogates is made well-formed first, as the
  * UTF-8 encoding of a pipe does (the sandbox side: what the host receives is then always valid text).
  */
 export function createPortWriter(post: (message: string[]) => void, options: { wellFormed: boolean }): PortWriter {
   let pending: string[] = [];
+  let pendingUnits = 0;
   let sent = 0;
   const flush = (): void => {
+    if (pending.length === 0) return;
     const message = pending;
     pending = [];
+    pendingUnits = 0;
     post(message);
   };
   const write = (header: string, body = ''): void => {
     if (pending.length === 0) process.nextTick(flush);
     if (options.wellFormed && !isWellFormed(body)) body = toWellFormed(body);
     pending.push(header, body);
+    pendingUnits += header.length + body.length;
     sent = (sent + header.length + body.length) >>> 0;
+    // Large frames leave at once: a turn's frames would otherwise all be held here (a program's
+    // hundred 8 MiB calls of one slice, 800 MiB on a thread's bounded heap, whose limit ends the host).
+    if (pendingUnits >= FLUSH_UNITS) flush();
   };
   return Object.assign(write, { sentUnits: () => sent });
 }

@@ -9,7 +9,10 @@
  * carry shared memory or a port, a sparse list, results for runs it never got. Frames past the cap,
  * malformed headers, floods and the thread's environment are in hostile-worker.test.ts (both transports).
  */
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../core/run-result.js';
 import { createSandbox, type WorkerSandbox } from '../../runtime/create-sandbox.js';
@@ -17,6 +20,7 @@ import { DEFAULT_RUN_LIMITS } from '../../runtime/sandbox.js';
 import { createFixtureHost, FIXTURE_OUT_DIR } from '../../runtime/sandbox.contract.js';
 import { createWorkerPoolExecutor } from '../../runtime/worker-pool/worker-pool.js';
 import { REPO } from '../support/example-space.js';
+import { makeTempDir } from '../support/temp-dir.js';
 
 const SECRET = 'sk-thread-host-only-4b1d';
 // Set before any thread starts: a thread's environment is made when it starts.
@@ -129,6 +133,43 @@ describe('a program on a sandbox thread', () => {
       await two.close();
     }
   });
+
+  it('a hundred 8 MiB calls made in one slice do not end the host (held on the thread for one message, they passed its heap limit)', async () => {
+    // In a host process of its own: past the thread's heap limit, Node terminated the thread inside an
+    // isolated-vm callback, and isolated-vm aborted the whole process (an assertion, exit 134).
+    const script = `
+      const { createSandbox } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'runtime', 'create-sandbox.ts')).href)});
+      const { FIXTURE_OUT_DIR } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'runtime', 'sandbox.contract.ts')).href)});
+      const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'thread', workers: 1 });
+      const code = [
+        "import { echo } from '@capabilities/math';",
+        "const big = 'x'.repeat(8 * 1024 * 1024 - 20);",
+        'const all = [];',
+        'for (let i = 0; i < 100; i++) all.push(echo({ value: big }).then(() => 1, () => 0));',
+        'return (await Promise.all(all)).reduce((a, b) => a + b, 0);',
+      ].join('\\n');
+      const limits = { timeoutMs: 100000, maxArgumentBytes: 8 * 1024 * 1024, memoryLimitMb: 256 };
+      const result = await sandbox.run(code, { check: false, limits, onCall: async () => 1 });
+      process.stdout.write(JSON.stringify({ success: result.success, result: result.result, error: result.error?.code }));
+      await sandbox.close();
+    `;
+    // A file, not `-e`: a thread inherits the host's exec arguments.
+    const file = path.join(await makeTempDir('thread-host'), 'host.mjs');
+    await writeFile(file, script);
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', file], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+    );
+    expect({ code, signal, stderr: stderr.slice(-500) }).toEqual({ code: 0, signal: null, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual({ success: true, result: 100 });
+  }, 120_000);
 
   it("finds no trace of the host's environment in anything it can reach", async () => {
     // A walk of every object reachable from the global object, the names Node gives a thread, import.meta,
