@@ -21,10 +21,6 @@ let nativeFailure: string | undefined = (() => {
   return tsc.ok ? undefined : tsc.reason;
 })();
 
-process.on('exit', () => {
-  for (const checker of native.values()) checker.dispose();
-});
-
 function withTypeScript5(outDir: string, code: string): Diagnostic[] {
   let checker = fallback.get(outDir);
   if (checker === undefined) {

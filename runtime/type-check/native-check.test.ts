@@ -39,7 +39,6 @@ describe('the native checker against TypeScript 5, program by program', { timeou
   const ts5 = createProgramChecker({ outDir: FIXTURE_OUT_DIR });
   ts5.refreshDeclarations();
   const native = createNativeProgramChecker({ outDir: FIXTURE_OUT_DIR, tsc });
-  afterAll(() => native.dispose());
 
   for (const [name, code] of Object.entries(PROGRAMS)) {
     it(`${name}: the same diagnostics`, async () => {

@@ -30,8 +30,6 @@ export interface NativeProgramChecker {
    * `timeoutMs` runs from `startedAt` (default: now), when the check pool's own clock for it started.
    */
   check(code: string, timeoutMs: number, startedAt?: number): Promise<Diagnostic[] | undefined>;
-  /** Nothing to release today (each check removes its own folder). */
-  dispose(): void;
 }
 
 const LIB_ENTRY = 'lib.es2022.d.ts';
@@ -133,7 +131,6 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
         rmSync(folder, { recursive: true, force: true });
       }
     },
-    dispose() {},
   };
 }
 
