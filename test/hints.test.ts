@@ -43,8 +43,9 @@ const OTHER_PROGRAMS_FLAGS = new Set([
   '--include',
   '--strict',
   '--noEmit',
-  // tsc's (the native one-shot check runs it with --pretty false)
+  // tsc's (the native one-shot check runs it with --pretty false --listFiles)
   '--pretty',
+  '--listFiles',
   '--max-old-space-size',
   '--prefix',
   '--yes',
@@ -133,7 +134,7 @@ function settingPathsIn(text: string): string[] {
 
 /** Flags a string names: `--word` not inside a longer token (an em dash pair `--` alone is no flag). */
 function flagsIn(text: string): string[] {
-  return [...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((match) => `--${match[1]}`);
+  return [...text.matchAll(/(?<![\w-])--([a-z][A-Za-z0-9-]*)/g)].map((match) => `--${match[1]}`);
 }
 
 /** Whether a setting path names a setting of the config schema; `<name>`, `*` and `${}` stand for any key of a record. */
