@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SandboxError } from '../../core/errors.js';
 import type { Diagnostic } from '../../core/run-result.js';
+import { removeThreadFolders } from './check-folders.js';
 import { TYPE_CHECK_STOPPED, type CheckWorkerToHost, type HostToCheckWorker } from './check-protocol.js';
 
 export interface CheckJob {
@@ -79,7 +80,9 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
     clearTimeout(worker.timer);
     clearTimeout(worker.idleTimer);
     workers.splice(workers.indexOf(worker), 1);
-    void worker.thread.terminate();
+    const { threadId } = worker.thread;
+    // Once it has stopped, nothing it made is left in the temporary folder (native-check.ts's folders).
+    void worker.thread.terminate().then(() => removeThreadFolders(threadId));
     // A process the worker started (the native compiler) does not end with the thread.
     killCompiler(worker);
     worker.check?.resolve(diagnostics);

@@ -10,6 +10,7 @@
  * stops at those), so such a program is checked by TypeScript 5 instead, which reports both.
  */
 import { spawn } from 'node:child_process';
+import { threadId } from 'node:worker_threads';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { ts } from 'ts-morph';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
 import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
+import { FOLDER_PREFIX, threadFolderPrefix } from './check-folders.js';
 import { TYPE_CHECK_STOPPED } from './check-protocol.js';
 import { finishCheck, readSandboxModules, SHARED_MEMORY_LIB, startCheck } from './language-service.js';
 import type { NativeTsc } from './native-tsc.js';
@@ -95,7 +97,7 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
       // Its name says which process made it: a process that ended during a check (its thread stopped
       // with it) left its folder, which a later check removes.
       removeAbandonedFolders(os.tmpdir());
-      const folder = mkdtempSync(path.join(os.tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
+      const folder = mkdtempSync(path.join(os.tmpdir(), threadFolderPrefix(threadId)));
       try {
         writeFileSync(path.join(folder, 'lib.d.ts'), lib);
         writeFileSync(path.join(folder, 'sandbox-globals.d.ts'), SANDBOX_GLOBALS_DECLARATION);
@@ -133,8 +135,6 @@ export function createNativeProgramChecker(options: NativeCheckerOptions): Nativ
     },
   };
 }
-
-const FOLDER_PREFIX = 'agent-spaces-check-';
 
 /** The file of a check folder that names the compiler checking in it (written once it started). */
 const COMPILER_FILE = 'compiler.pid';
