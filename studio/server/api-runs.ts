@@ -23,14 +23,31 @@ export async function listRuns(context: StudioContext): Promise<RunListView> {
     Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => summarizeRun(context, name))),
     listStoredRuns(context),
   ]);
-  const runs = [...found.filter((run): run is RunSummary => run !== undefined), ...stored.runs].sort((a, b) =>
-    b.modifiedAt.localeCompare(a.modifiedAt),
-  );
+  const runs = mergeStored(
+    found.filter((run): run is RunSummary => run !== undefined),
+    stored.runs,
+  ).sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
   return {
     runsDir: context.runsDir,
     runs: runs.slice(0, MAX_RUNS),
     ...(context.store ? { store: { url: context.store.label, ...(stored.problem ? { problem: stored.problem } : {}) } } : {}),
   };
+}
+
+/**
+ * A task the store's worker ran with this run folder leaves both a trace here and a row in the store: one line,
+ * the store's kind and status with the trace's figures, newest time of the two (not two lines of one id, the
+ * first decided by which of them was written last).
+ */
+function mergeStored(found: RunSummary[], stored: RunSummary[]): RunSummary[] {
+  const storedById = new Map(stored.map((run) => [run.id, run]));
+  const merged = found.map((run) => {
+    const row = storedById.get(run.id);
+    if (!row) return run;
+    storedById.delete(run.id);
+    return { ...run, ...row, modifiedAt: row.modifiedAt > run.modifiedAt ? row.modifiedAt : run.modifiedAt };
+  });
+  return [...merged, ...storedById.values()];
 }
 
 async function listStoredRuns(context: StudioContext): Promise<{ runs: RunSummary[]; problem?: string }> {
