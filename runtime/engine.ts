@@ -36,6 +36,11 @@ export interface EnginePort {
   call(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void;
   /** A log line that fit the output budget. */
   log(level: LogLevel, message: string): void;
+  /**
+   * Called each time the program enters the host (a call, a log line, a timer), before that is handled:
+   * where a worker whose event loop a program's slice holds can still act (it stops when told to).
+   */
+  checkIn?(): void;
 }
 
 /** How a run ended. The result stays JSON text: whoever needs the value parses it once. */

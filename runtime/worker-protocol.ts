@@ -16,7 +16,13 @@ export type HostToWorkerHeader =
   /** Stop (`hold`) or restart (`release`) the run's wall clock while the host waits on a person. */
   | { t: 'hold' | 'release'; runId: string; holdId: number }
   /** Body: the value's JSON text, or a wire error's when `ok` is false. */
-  | { t: 'reply'; runId: string; id: number; ok: boolean };
+  | { t: 'reply'; runId: string; id: number; ok: boolean }
+  /**
+   * The pool is done with this worker: it stops every run's engine instance and ends by itself. Sent to a
+   * thread before it is terminated: terminating a thread while isolated-vm is inside a call into it aborts
+   * the whole process (a worker process is killed; it dies alone).
+   */
+  | { t: 'stop' };
 
 export type WorkerToHostHeader =
   /**

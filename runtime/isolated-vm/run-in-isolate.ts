@@ -135,7 +135,10 @@ class IsolatedVmRun {
       reply: (id, ok, json) => this.#reply(id, ok, json),
       holdDeadline: () => this.#ledger.hold(),
       abort: (error) => this.#fail(error),
-      cancel: (message = 'the run was cancelled') => this.#fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message }),
+      // At once on the caller's thread: a cancel may come from inside the program's own call (a worker
+      // told to stop while a slice holds its event loop).
+      cancel: (message = 'the run was cancelled') =>
+        this.#fail({ name: 'SandboxCancelledError', code: 'CANCELLED', message }, false, { stopNow: true }),
     };
   }
 
@@ -417,6 +420,7 @@ class IsolatedVmRun {
   }
 
   #onTimer(start: boolean, id: number, delayMs: number, repeat: boolean): void {
+    this.#port.checkIn?.();
     if (this.#finished || typeof id !== 'number') return;
     if (this.#timerRequests.length === 0) void Promise.resolve().then(() => this.#applyTimerRequests());
     this.#timerRequests.push([start === true, id, Number(delayMs), repeat === true]);
@@ -431,6 +435,7 @@ class IsolatedVmRun {
    * worker, outside the isolate's memory limit).
    */
   #send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void {
+    this.#port.checkIn?.();
     if (this.#finished || typeof id !== 'number') return;
     const [name, func, text] = [String(capability), String(fn), String(argsJson)];
     const admission = this.#ledger.admitCall(id, name, func, text);
@@ -439,6 +444,7 @@ class IsolatedVmRun {
   }
 
   #writeLog(level: string, message: string): boolean {
+    this.#port.checkIn?.();
     if (this.#finished) return false;
     const known = knownLogLevel(String(level));
     const text = String(message);

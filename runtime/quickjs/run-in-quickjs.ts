@@ -360,6 +360,7 @@ class QuickJsRun {
 
   /** The guest refuses calls past maxCalls and maxArgumentBytes itself (in characters); the ledger refuses the rest. */
   #send(id: number, capability: string, fn: string, argsJson: string, resultMode: ResultMode): void {
+    this.#port.checkIn?.();
     if (this.#finished) return;
     const admission = this.#ledger.admitCall(id, capability, fn, argsJson);
     if (admission.kind === 'admitted') this.#port.call(id, capability, fn, argsJson, resultMode);
@@ -367,6 +368,7 @@ class QuickJsRun {
   }
 
   #writeLog(level: string, message: string): boolean {
+    this.#port.checkIn?.();
     if (this.#finished) return false;
     const known = knownLogLevel(level);
     if (!this.#ledger.takeLog(known, message)) {
@@ -397,6 +399,7 @@ class QuickJsRun {
 
   /** Applied from a promise job, on a fresh stack (see run-in-isolate.ts for why). */
   #onTimer(start: boolean, id: number, delayMs: number, repeat: boolean): void {
+    this.#port.checkIn?.();
     if (this.#finished || !Number.isSafeInteger(id)) return;
     if (this.#timerRequests.length === 0) void Promise.resolve().then(() => this.#applyTimerRequests());
     this.#timerRequests.push([start, id, delayMs, repeat]);

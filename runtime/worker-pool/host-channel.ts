@@ -15,6 +15,8 @@ export interface HostChannel {
   /** Where this worker runs: its own process (`worker`), or a thread of the host's process (`thread`). */
   placement: 'worker' | 'thread';
   post(header: string, body?: string): void;
+  /** The host asked this worker to stop, seen without its event loop (a thread's shared flag; a process is killed instead). */
+  stopRequested(): boolean;
 }
 
 /** Opens the channel; `onFrame` gets each frame of the host. Exits the worker when there is none, or when it breaks or closes. */
@@ -23,6 +25,7 @@ export function openHostChannel(onFrame: (frame: { header: string; body: string 
   if (!isMainThread && parentPort !== null && data?.sandboxThread === true && data.taken instanceof SharedArrayBuffer) {
     const port = parentPort;
     const taken = new Int32Array(data.taken);
+    const stop = data.stop instanceof SharedArrayBuffer ? new Int32Array(data.stop) : undefined;
     port.on('message', (message: string[]) => {
       for (let index = 0; index < message.length; index += 2) {
         const header = message[index] as string;
@@ -32,7 +35,7 @@ export function openHostChannel(onFrame: (frame: { header: string; body: string 
       }
     });
     const post = createPortWriter((message) => port.postMessage(message), { wellFormed: true });
-    return { placement: 'thread', post };
+    return { placement: 'thread', post, stopRequested: () => stop !== undefined && Atomics.load(stop, 0) === 1 };
   }
   let channel: Socket;
   try {
@@ -46,5 +49,5 @@ export function openHostChannel(onFrame: (frame: { header: string; body: string 
   channel.on('data', createFrameReader({ maxFrameBytes: MAX_FRAME_BYTES, onFrame, onViolation: () => process.exit(1) }));
   channel.on('close', () => process.exit(0));
   channel.on('error', () => process.exit(0));
-  return { placement: 'worker', post: createFrameWriter(channel) };
+  return { placement: 'worker', post: createFrameWriter(channel), stopRequested: () => false };
 }

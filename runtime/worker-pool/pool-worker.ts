@@ -28,6 +28,8 @@ export interface PoolWorkerEvents {
  * its runs buffered on the host — a thousand 1 MiB results, a GiB per run.
  */
 const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+/** How long a thread asked to stop may take to stop its instances and end before it is terminated. */
+const STOP_GRACE_MS = 1_000;
 
 export class PoolWorker implements RunWorker {
   /** The worker's id: its process id, or its thread id (see {@link WorkerTransport.id}). */
@@ -60,7 +62,7 @@ export class PoolWorker implements RunWorker {
         frame: (frame) => this.#frame(events, frame),
         violation: (reason) => this.violation(reason),
         writable: () => this.#resumeCalls(),
-        failed: () => this.kill(),
+        failed: () => this.kill({ now: true }),
         exited: (code, signal) => {
           this.exited = true;
           exited();
@@ -109,18 +111,27 @@ export class PoolWorker implements RunWorker {
       code: 'SANDBOX_CRASHED',
       message: `the sandbox worker (${this.transport.label}) broke the host protocol (${what}) and was replaced`,
     });
-    this.kill();
+    this.kill({ now: true });
   }
 
   hasOtherRunGoing(run: HostRun): boolean {
     return [...this.runs.values()].some((other) => other !== run && !other.settled);
   }
 
-  kill(): void {
-    if (this.killed) return;
+  /**
+   * Ends it. A thread is asked to stop its runs' instances and end by itself, never terminated (see
+   * ThreadTransport.kill), unless it broke the protocol or its channel (`now`). A process is killed at once.
+   */
+  kill(options: { now?: boolean } = {}): void {
+    if (this.killed) {
+      if (options.now === true) this.transport.kill();
+      return;
+    }
     this.killed = true;
     this.updateRef();
-    this.transport.kill();
+    if (this.transport.kind !== 'thread' || options.now === true) return this.transport.kill();
+    this.send({ t: 'stop' });
+    this.transport.kill(STOP_GRACE_MS);
   }
 
   /** Its runs that have not ended fail with `error` (they stay on it until it reports them stopped or exits). */

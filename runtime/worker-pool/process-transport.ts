@@ -49,6 +49,7 @@ export class ProcessTransport implements WorkerTransport {
   /** The pipe's 'drain' (or a write taken whole) reports room by itself. */
   awaitRoom(): void {}
 
+  /** A process is killed at once, whatever it was asked: it dies alone. */
   kill(): void {
     this.#child.kill('SIGKILL');
   }

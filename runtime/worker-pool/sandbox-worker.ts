@@ -36,17 +36,25 @@ try {
 
 /** Runs in progress, with the releases of their deadline holds by the host's hold id. */
 const runs = new Map<string, { run: EngineRun; holds: Map<number, () => void> }>();
+/** The host asked this worker to end ('stop'): no run starts and no spare is made. */
+let stopping = false;
 /** The next run's instance, made while idle, with the memory limit of the last run. */
 let spare: SpareInstance | undefined = engine.prepare(DEFAULT_RUN_LIMITS.memoryLimitMb);
 
 function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string): void {
   const { runId, limits } = header;
-  if (runs.has(runId)) return;
+  if (channel.stopRequested()) stop();
+  if (runs.has(runId) || stopping) return;
   const run = engine.startRun(
     { runId, js, outDir: header.outDir, limits },
     {
       call: (id, capability, fn, argsJson, mode) => post({ t: 'call', runId, id, capability, fn, mode }, argsJson),
       log: (level, message) => post({ t: 'log', runId, level }, message),
+      // A program's slice may hold this thread's event loop while the host asks it to stop (a flood of
+      // calls: the 'stop' frame waits behind the slice); the engine enters here from inside it.
+      checkIn: () => {
+        if (channel.stopRequested()) stop();
+      },
     },
     spare,
   );
@@ -61,7 +69,7 @@ function startRun(header: Extract<HostToWorkerHeader, { t: 'run' }>, js: string)
     post({ t: 'released', runId });
     // Made after the report, off the path of the next run's start.
     setImmediate(() => {
-      if (spare === undefined) spare = engine.prepare(limits.memoryLimitMb);
+      if (spare === undefined && !stopping) spare = engine.prepare(limits.memoryLimitMb);
     });
   });
 }
@@ -86,7 +94,25 @@ function onFrame({ header, body }: { header: string; body: string }): void {
     }
     case 'reply':
       return runs.get(message.runId)?.run.reply(message.id, message.ok, body);
+    case 'stop':
+      return stop();
   }
+}
+
+/**
+ * Ends this worker from its own event loop, once every instance has stopped: a thread terminated from
+ * outside while isolated-vm is inside a call into it aborts the host's whole process.
+ */
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
+  spare?.dispose();
+  spare = undefined;
+  const released = [...runs.values()].map(({ run }) => {
+    run.cancel('the sandbox worker was stopped');
+    return run.released;
+  });
+  void Promise.all(released).then(() => setImmediate(() => process.exit(0)));
 }
 
 started = true;

@@ -17,6 +17,11 @@ export interface ThreadWorkerData {
   sandboxThread: true;
   /** One Int32 counter: the size (in UTF-16 units) of the frames the thread took, modulo 2³². */
   taken: SharedArrayBuffer;
+  /**
+   * One Int32 the host sets to 1 when it asks the thread to stop: seen at the thread's next call or log
+   * line even while a program's slice holds its event loop (the 'stop' frame waits behind that slice).
+   */
+  stop: SharedArrayBuffer;
 }
 
 /** Posts frames; a turn's frames leave in one message. `sentUnits` counts what was posted (UTF-16 units, modulo 2³²). */

@@ -18,6 +18,11 @@ import type { WorkerTransport, WorkerTransportEvents } from './worker-transport.
 const THREAD_HEAP_MB = 512;
 /** How long a terminated thread may take to stop before it is reported gone (a thread stuck in native code never stops). */
 const TERMINATE_GRACE_MS = 2_000;
+/**
+ * How long a thread asked to stop, and reported gone when it did not within its grace, keeps the host
+ * alive while it ends by itself (its engine's slices all have time limits); then it no longer does.
+ */
+const ABANDONED_REF_MS = 120_000;
 
 export class ThreadTransport implements WorkerTransport {
   readonly kind = 'thread';
@@ -27,6 +32,7 @@ export class ThreadTransport implements WorkerTransport {
   readonly #worker: Worker;
   readonly #write: PortWriter;
   readonly #taken = new Int32Array(new SharedArrayBuffer(4));
+  readonly #stop = new Int32Array(new SharedArrayBuffer(4));
   readonly #events: WorkerTransportEvents;
   #broken = false;
   #exited = false;
@@ -34,10 +40,17 @@ export class ThreadTransport implements WorkerTransport {
   #pendingRoom = false;
   #roomTimer: NodeJS.Timeout | undefined;
   #terminateTimer: NodeJS.Timeout | undefined;
+  /** Asked to stop by itself: reported gone when this fires (see #abandon). */
+  #stopTimer: NodeJS.Timeout | undefined;
+  #abandonedTimer: NodeJS.Timeout | undefined;
 
   constructor(entry: WorkerEntry, events: WorkerTransportEvents, maxFrameBytes: () => number) {
     this.#events = events;
-    const workerData: ThreadWorkerData = { sandboxThread: true, taken: this.#taken.buffer as SharedArrayBuffer };
+    const workerData: ThreadWorkerData = {
+      sandboxThread: true,
+      taken: this.#taken.buffer as SharedArrayBuffer,
+      stop: this.#stop.buffer as SharedArrayBuffer,
+    };
     this.#worker = new Worker(entry.file, {
       argv: entry.args,
       workerData,
@@ -86,8 +99,46 @@ export class ThreadTransport implements WorkerTransport {
     this.#roomTimer = setInterval(() => this.#checkRoom(), 5);
   }
 
-  kill(): void {
+  /**
+   * At once (a thread that broke the protocol: not our code any more), it is terminated. Asked to stop
+   * (`afterMs`), it is never terminated: Node terminating a thread while isolated-vm is inside a call into
+   * it (a program's calls, logs and timers enter the thread's JavaScript from inside the engine) aborts
+   * the host's whole process (seen: `close()` during eight runs' floods of 1 MiB calls, which kept the
+   * thread busy for a minute). One that has not ended within `afterMs` is abandoned (see #abandon).
+   */
+  kill(afterMs = 0): void {
+    if (this.#exited) {
+      // Abandoned, then broke the protocol: nothing more is read from it; it still ends by itself.
+      return;
+    }
+    if (afterMs > 0) {
+      Atomics.store(this.#stop, 0, 1);
+      if (this.#stopTimer === undefined && this.#terminateTimer === undefined)
+        this.#stopTimer = setTimeout(() => this.#abandon(afterMs), afterMs);
+      return;
+    }
+    this.#terminate();
+  }
+
+  /**
+   * A thread that did not end within its grace after 'stop' is reported gone (its runs fail, the pool
+   * replaces it) and left to end by itself: its event loop is held by the engine (a program's slice,
+   * bounded by the run's time limit), and 'stop' is next in its queue. It keeps the host alive meanwhile
+   * (an exiting host would terminate it, with the same abort), up to ABANDONED_REF_MS.
+   */
+  #abandon(afterMs: number): void {
+    if (this.#exited) return;
+    this.#keepStderr(`the thread did not stop within ${afterMs} ms of being asked to: it is left to end by itself\n`);
+    this.#abandonedTimer = setTimeout(() => this.#worker.unref(), ABANDONED_REF_MS);
+    this.#abandonedTimer.unref();
+    this.#worker.once('exit', () => clearTimeout(this.#abandonedTimer));
+    this.#worker.ref();
+    this.#exit(null);
+  }
+
+  #terminate(): void {
     if (this.#exited || this.#terminateTimer !== undefined) return;
+    clearTimeout(this.#stopTimer);
     void this.#worker.terminate();
     // A thread blocked in native code (an engine that never returns) cannot be stopped: it is reported
     // gone, its runs fail, and it no longer keeps the host alive. Its CPU stays taken: a process would be killed.
@@ -99,11 +150,11 @@ export class ThreadTransport implements WorkerTransport {
   }
 
   ref(): void {
-    this.#worker.ref();
+    if (!this.#exited) this.#worker.ref();
   }
 
   unref(): void {
-    this.#worker.unref();
+    if (!this.#exited) this.#worker.unref();
   }
 
   #checkRoom(): void {
@@ -125,6 +176,7 @@ export class ThreadTransport implements WorkerTransport {
     if (this.#exited) return;
     this.#exited = true;
     clearTimeout(this.#terminateTimer);
+    clearTimeout(this.#stopTimer);
     this.#stopRoomChecks();
     this.#events.exited(code, null);
   }

@@ -36,8 +36,11 @@ export interface WorkerTransport {
   unsentBytes(): number;
   /** Calls wait for room: report `writable` once the worker took what was sent (a pipe reports it by itself). */
   awaitRoom(): void;
-  /** Ends the worker at once (SIGKILL, or terminating the thread); `exited` follows. */
-  kill(): void;
+  /**
+   * Ends the worker (SIGKILL, or terminating the thread); `exited` follows. With `afterMs`, the worker
+   * was asked to stop by itself: it is ended only if it has not within that time.
+   */
+  kill(afterMs?: number): void;
   /** Whether the worker keeps the host's event loop alive. */
   ref(): void;
   unref(): void;

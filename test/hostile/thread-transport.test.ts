@@ -137,9 +137,7 @@ describe('a program on a sandbox thread', () => {
   it('a hundred 8 MiB calls made in one slice do not end the host (held on the thread for one message, they passed its heap limit)', async () => {
     // In a host process of its own: past the thread's heap limit, Node terminated the thread inside an
     // isolated-vm callback, and isolated-vm aborted the whole process (an assertion, exit 134).
-    const script = `
-      const { createSandbox } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'runtime', 'create-sandbox.ts')).href)});
-      const { FIXTURE_OUT_DIR } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'runtime', 'sandbox.contract.ts')).href)});
+    const { stdout } = await inHostProcess(`
       const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'thread', workers: 1 });
       const code = [
         "import { echo } from '@capabilities/math';",
@@ -152,24 +150,44 @@ describe('a program on a sandbox thread', () => {
       const result = await sandbox.run(code, { check: false, limits, onCall: async () => 1 });
       process.stdout.write(JSON.stringify({ success: result.success, result: result.result, error: result.error?.code }));
       await sandbox.close();
-    `;
-    // A file, not `-e`: a thread inherits the host's exec arguments.
-    const file = path.join(await makeTempDir('thread-host'), 'host.mjs');
-    await writeFile(file, script);
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', file], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-      child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
-    );
-    expect({ code, signal, stderr: stderr.slice(-500) }).toEqual({ code: 0, signal: null, stderr: '' });
+    `);
     expect(JSON.parse(stdout)).toEqual({ success: true, result: 100 });
   }, 120_000);
+
+  it('closing the sandbox while runs flood their thread with 1 MiB calls does not end the host, during the runs or after they timed out', async () => {
+    // Each run's top-level loop makes its calls inside one slice, so the thread's event loop is held
+    // (seconds, at its time limit) and the engine enters the thread's code from inside it at every call.
+    // Node terminating the thread there aborted the host (isolated-vm's assertion, exit 134): the
+    // thread is now told to stop through shared memory, stops its isolates itself and exits, and is
+    // never terminated.
+    const { stdout } = await inHostProcess(`
+      const flood = [
+        "import { echo } from '@capabilities/math';",
+        "const big = 'x'.repeat(1024 * 1024 - 20);",
+        'for (let i = 0; i < 1000; i++) echo({ value: big }).then(() => 1, () => 0);',
+        'await new Promise(() => {});',
+      ].join('\\n');
+      const limits = { timeoutMs: 3000, maxArgumentBytes: 1024 * 1024, memoryLimitMb: 256 };
+      const onCall = () => new Promise((resolve) => setTimeout(() => resolve(1), 50));
+      const outcome = {};
+      for (const when of ['during', 'after']) {
+        const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'thread', workers: 1 });
+        await sandbox.ready();
+        let called;
+        const first = new Promise((resolve) => (called = resolve));
+        const runs = [];
+        for (let r = 0; r < 4; r++)
+          runs.push(sandbox.run(flood, { check: false, limits, onCall: (...args) => (called(), onCall(...args)) }));
+        await first;
+        if (when === 'during') await sandbox.close();
+        const results = await Promise.all(runs);
+        if (when === 'after') await sandbox.close();
+        outcome[when] = [...new Set(results.map((result) => result.error?.code))].sort();
+      }
+      process.stdout.write(JSON.stringify(outcome));
+    `);
+    expect(JSON.parse(stdout)).toEqual({ during: ['SANDBOX_CLOSED'], after: ['TIMEOUT'] });
+  }, 180_000);
 
   it("finds no trace of the host's environment in anything it can reach", async () => {
     // A walk of every object reachable from the global object, the names Node gives a thread, import.meta,
@@ -283,3 +301,28 @@ describe('a sandbox thread that lies about its channel', () => {
     }
   });
 });
+
+/**
+ * Runs `body` (an ES module's code, with createSandbox and FIXTURE_OUT_DIR in scope) in a host process of
+ * its own, which must end by itself with exit code 0 and nothing on stderr: what is tested may abort it.
+ */
+async function inHostProcess(body: string): Promise<{ stdout: string }> {
+  const script = `
+    const { createSandbox } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'runtime', 'create-sandbox.ts')).href)});
+    const { FIXTURE_OUT_DIR } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'runtime', 'sandbox.contract.ts')).href)});
+    ${body}
+  `;
+  // A file, not `-e`: a thread inherits the host's exec arguments.
+  const file = path.join(await makeTempDir('thread-host'), 'host.mjs');
+  await writeFile(file, script);
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', file], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+  );
+  expect({ code, signal, stderr: stderr.slice(-500) }).toEqual({ code: 0, signal: null, stderr: '' });
+  return { stdout };
+}
