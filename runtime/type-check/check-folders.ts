@@ -3,7 +3,7 @@
  * by the process and the check thread that made them. Kept apart from native-check.ts so that the check
  * pool (on the host's thread) can remove a stopped thread's folders without loading TypeScript.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -28,4 +28,28 @@ export function removeThreadFolders(threadId: number, tmp: string = os.tmpdir())
     return;
   }
   for (const name of names) rmSync(path.join(tmp, name), { recursive: true, force: true });
+}
+
+/**
+ * Kills the compilers still running in a folder of check thread `threadId` of this process, once it has
+ * stopped (Linux: a process's working folder under `/proc`; elsewhere nothing). The thread names its
+ * compiler to the pool as soon as it started it, but a thread terminated between the two — or whose
+ * message came after the pool stopped listening — left it running to its end (seen under load).
+ */
+export function killThreadCompilers(threadId: number, tmp: string = os.tmpdir()): void {
+  const prefix = path.join(tmp, threadFolderPrefix(threadId));
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`).startsWith(prefix)) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // ended meanwhile, or another user's
+    }
+  }
 }

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SandboxError } from '../../core/errors.js';
 import type { Diagnostic } from '../../core/run-result.js';
-import { removeThreadFolders } from './check-folders.js';
+import { killThreadCompilers, removeThreadFolders } from './check-folders.js';
 import { TYPE_CHECK_STOPPED, type CheckWorkerToHost, type HostToCheckWorker } from './check-protocol.js';
 
 export interface CheckJob {
@@ -53,7 +53,10 @@ let killsCompilersOnExit = false;
 function killCompiler(worker: PoolWorker): void {
   const pid = compilers.get(worker);
   compilers.delete(worker);
-  if (pid === undefined) return;
+  if (pid !== undefined) killPid(pid);
+}
+
+function killPid(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch {
@@ -82,7 +85,10 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
     workers.splice(workers.indexOf(worker), 1);
     const { threadId } = worker.thread;
     // Once it has stopped, nothing it made is left in the temporary folder (native-check.ts's folders).
-    void worker.thread.terminate().then(() => removeThreadFolders(threadId));
+    void worker.thread.terminate().then(() => {
+      killThreadCompilers(threadId);
+      removeThreadFolders(threadId);
+    });
     // A process the worker started (the native compiler) does not end with the thread.
     killCompiler(worker);
     worker.check?.resolve(diagnostics);
@@ -99,7 +105,11 @@ export function createCheckPool(options: { memoryLimitMb: number; maxWorkers: nu
   };
 
   const onMessage = (worker: PoolWorker, message: CheckWorkerToHost): void => {
-    if (worker.stopped) return;
+    if (worker.stopped) {
+      // A compiler the thread started just before the pool stopped it: it does not end with the thread.
+      if (message.type === 'compiler' && message.pid !== undefined) killPid(message.pid);
+      return;
+    }
     if (message.type === 'compiler') {
       if (message.pid === undefined) {
         compilers.delete(worker);
