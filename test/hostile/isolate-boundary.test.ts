@@ -309,32 +309,34 @@ for (const isolation of ['worker', 'thread', 'in-process'] as const satisfies re
         });
       });
       it('lets a program whose approval was decided wait for its calls beyond the CPU time it has left', async () => {
-        // After the hold the CPU budget (~500 ms left) binds before the wall clock (~1.5 s left): the
-        // program's waits for its replies (30 calls answered after 25 ms each, 750 ms) are not CPU time.
+        // After the hold (2.7 s, while the program computes 2.5 s) the CPU budget (~1.5 s left) binds
+        // before the wall clock (~4 s left): the program's waits for its replies (40 calls answered after
+        // 50 ms each, 2 s) are not CPU time. Both budgets keep wide margins for a loaded machine (the
+        // engine's count of a re-entry is wall time inside it; the calls' own overhead is wall time).
         const fixture = createFixtureHost().onCall;
         const onCall: CapabilityCallHandler = async (params, context) => {
           if (params.function === 'sleep') {
             const release = context.holdDeadline?.();
-            await new Promise((resolve) => setTimeout(resolve, 1_100));
+            await new Promise((resolve) => setTimeout(resolve, 2_700));
             release?.();
             return 0;
           }
-          await new Promise((resolve) => setTimeout(resolve, 25));
+          await new Promise((resolve) => setTimeout(resolve, 50));
           return fixture(params, context);
         };
         const code = [
           "import { add, sleep } from '@capabilities/math';",
           'const decided = sleep({ ms: 0 });',
           'await add({ a: 0, b: 0 });',
-          'const until = Date.now() + 1_000;',
+          'const until = Date.now() + 2_500;',
           'while (Date.now() < until) {}',
           'await decided;',
           'let sum = 0;',
-          'for (let i = 0; i < 30; i++) sum += await add({ a: i, b: 0 });',
+          'for (let i = 0; i < 40; i++) sum += await add({ a: i, b: 0 });',
           'return sum;',
         ].join('\n');
-        const result = await run(code, { onCall, limits: { timeoutMs: 1_500 } });
-        expect(result).toMatchObject({ success: true, result: 435 });
+        const result = await run(code, { onCall, limits: { timeoutMs: 4_000 } });
+        expect(result).toMatchObject({ success: true, result: 780 });
       });
     });
   });
