@@ -37,7 +37,8 @@ export interface EnginePort {
   /** A log line that fit the output budget. */
   log(level: LogLevel, message: string): void;
   /**
-   * Called each time the program enters the host (a call, a log line, a timer), before that is handled:
+   * Called each time the program enters the host (a call, a log line, a timer; on QuickJS also at every
+   * interrupt check), before that is handled:
    * where a worker whose event loop a program's slice holds can still act (it stops when told to).
    */
   checkIn?(): void;

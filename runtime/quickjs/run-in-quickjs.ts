@@ -349,6 +349,8 @@ class QuickJsRun {
       complete: (ok, json) => this.#complete(ok, json),
       timer: (start, id, delayMs, repeat) => this.#onTimer(start, id, delayMs, repeat),
       shouldInterrupt: () => {
+        // Also while the guest only computes: a worker told to stop acts here (see EnginePort.checkIn).
+        this.#port.checkIn?.();
         if (this.#finished) return true;
         if (this.#overMemory()) return true;
         if (this.#ledger.timeLeft() > 0) return false;

@@ -17,6 +17,12 @@ export interface HostChannel {
   post(header: string, body?: string): void;
   /** The host asked this worker to stop, seen without its event loop (a thread's shared flag; a process is killed instead). */
   stopRequested(): boolean;
+  /**
+   * Ends this worker once its engine has let go: a thread closes its port and ends when its event loop is
+   * empty (`process.exit()` there, with isolated-vm's last tasks of a disposed isolate still to run,
+   * aborted the process); a process exits.
+   */
+  end(): void;
 }
 
 /** Opens the channel; `onFrame` gets each frame of the host. Exits the worker when there is none, or when it breaks or closes. */
@@ -35,7 +41,12 @@ export function openHostChannel(onFrame: (frame: { header: string; body: string 
       }
     });
     const post = createPortWriter((message) => port.postMessage(message), { wellFormed: true });
-    return { placement: 'thread', post, stopRequested: () => stop !== undefined && Atomics.load(stop, 0) === 1 };
+    return {
+      placement: 'thread',
+      post,
+      stopRequested: () => stop !== undefined && Atomics.load(stop, 0) === 1,
+      end: () => port.close(),
+    };
   }
   let channel: Socket;
   try {
@@ -49,5 +60,5 @@ export function openHostChannel(onFrame: (frame: { header: string; body: string 
   channel.on('data', createFrameReader({ maxFrameBytes: MAX_FRAME_BYTES, onFrame, onViolation: () => process.exit(1) }));
   channel.on('close', () => process.exit(0));
   channel.on('error', () => process.exit(0));
-  return { placement: 'worker', post: createFrameWriter(channel), stopRequested: () => false };
+  return { placement: 'worker', post: createFrameWriter(channel), stopRequested: () => false, end: () => process.exit(0) };
 }

@@ -112,7 +112,7 @@ function stop(): void {
     run.cancel('the sandbox worker was stopped');
     return run.released;
   });
-  void Promise.all(released).then(() => setImmediate(() => process.exit(0)));
+  void Promise.all(released).then(() => setImmediate(() => channel.end()));
 }
 
 started = true;

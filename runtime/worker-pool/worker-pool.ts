@@ -165,7 +165,11 @@ class WorkerPool {
     this.#closed = true;
     const error = closedError();
     this.#waiting.splice(0).forEach((waiter) => waiter.reject(error));
-    for (const worker of this.#workers) worker.kill();
+    for (const worker of this.#workers) {
+      // Said now, not at the worker's exit: a thread asked to stop reports its runs cancelled first.
+      worker.failRuns({ name: 'SandboxError', code: 'SANDBOX_CLOSED', message: CLOSED_WHILE_RUNNING });
+      worker.kill();
+    }
     await Promise.all([...this.#workers].map((worker) => worker.exit));
   }
 
@@ -195,7 +199,7 @@ class WorkerPool {
       name: 'SandboxError',
       code: this.#closed ? 'SANDBOX_CLOSED' : 'SANDBOX_CRASHED',
       message: this.#closed
-        ? 'the sandbox was closed while the program was running'
+        ? CLOSED_WHILE_RUNNING
         : `the sandbox worker (${worker.transport.label}) died during the run (${how})${tail === '' ? '' : `: ${tail}`}; the pool replaced it. If the program uses much memory, make it need less or raise sandbox.memoryLimitMb in the config`,
     });
     if (this.#closed) return;
@@ -311,6 +315,8 @@ class WorkerPool {
     if (this.#readyCount() >= this.#size) this.#readyWaiters.splice(0).forEach((waiter) => waiter.resolve());
   }
 }
+
+const CLOSED_WHILE_RUNNING = 'the sandbox was closed while the program was running';
 
 function closedError(): SandboxError {
   return new SandboxError('SANDBOX_CLOSED', 'this sandbox was closed; create a new one with createSandbox()');
