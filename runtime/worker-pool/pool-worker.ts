@@ -28,7 +28,7 @@ export interface PoolWorkerEvents {
  * its runs buffered on the host — a thousand 1 MiB results, a GiB per run.
  */
 const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
-/** How long a thread asked to stop may take to stop its instances and end before it is terminated. */
+/** How long a thread asked to stop may take to stop its instances and end before it is reported gone (never terminated). */
 const STOP_GRACE_MS = 1_000;
 
 export class PoolWorker implements RunWorker {

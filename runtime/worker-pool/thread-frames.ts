@@ -18,8 +18,8 @@ export interface ThreadWorkerData {
   /** One Int32 counter: the size (in UTF-16 units) of the frames the thread took, modulo 2³². */
   taken: SharedArrayBuffer;
   /**
-   * One Int32 the host sets to 1 when it asks the thread to stop: seen at the thread's next call or log
-   * line even while a program's slice holds its event loop (the 'stop' frame waits behind that slice).
+   * One Int32 the host sets to 1 when it asks the thread to stop: seen at the thread's next call, log line or
+   * timer even while a program's slice holds its event loop (the 'stop' frame waits behind that slice).
    */
   stop: SharedArrayBuffer;
 }
