@@ -385,9 +385,13 @@ class QuickJsRun {
     if (this.#finished) return;
     if (!ok) {
       const error = this.#ledger.readProgramError(json);
-      // The host's interrupt at the time limit, caught where the guest reports a callback's error (a
-      // microtask, a timer) instead of unwinding to the host: the run's TIMEOUT, decided by the host's state.
-      if (this.#timedOutInside && error.name === 'InternalError' && error.message === 'interrupted') return this.#timeout();
+      // The host's interrupt, caught where the guest reports a callback's error (a microtask, a timer)
+      // instead of unwinding to the host: whatever the guest reports once the host interrupted it is that
+      // interrupt's doing — 'interrupted', or another error of the code it cut short (seen at load 9: an
+      // async call interrupted inside queueMicrotask surfaced as TypeError "not a function") — and the run
+      // ends as the host decided, by its state, never by the message: past its memory, or at its time limit.
+      if (this.#memoryExceeded) return this.#memoryLimit();
+      if (this.#timedOutInside) return this.#timeout();
       if (error.name === 'InternalError' && error.message === 'out of memory') return this.#memoryLimit();
       if (error.name === 'InternalError' && error.message === 'string too long') Object.assign(error, STRING_TOO_LONG);
       // QuickJS's stacks are frames only: the header every engine's stack starts with, as V8 writes it.
