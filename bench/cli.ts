@@ -17,6 +17,9 @@
  * the CPU time (user + system) of the command and of the processes it waited for, which moves less with
  * the load of a shared machine than the wall time does.
  *
+ * The `run` commands are timed again through the user's daemon (`agent-spaces daemon start`, its own
+ * XDG_RUNTIME_DIR): the command line hands the run to a warm process.
+ *
  * `npm run bench -- cli [--reps N]` (default 5 rounds).
  */
 import { spawn } from 'node:child_process';
@@ -48,6 +51,8 @@ interface Command {
   label: string;
   args: string[];
   cwd: string;
+  /** Run through the user's daemon started for this package (`agent-spaces daemon start`): wait for its warm process first. */
+  daemon?: boolean;
   /** The ratio to `node -e 0` the issue asks for, if any. */
   target?: number;
   expect: (stdout: string) => boolean;
@@ -66,11 +71,12 @@ interface Finished {
  * Starts `node <args>` under a shell that reports, after it ends, the CPU time of its reaped children
  * (`times`, on fd 3): the command and every process it started and waited for (the sandbox worker).
  */
-function time(args: string[], cwd: string): Promise<Finished> {
+function time(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn('/bin/sh', ['-c', '"$0" "$@"; status=$?; times >&3; exit $status', process.execPath, ...args], {
       cwd,
+      env,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -134,12 +140,15 @@ async function commandsOfBuild(
     const built = await time([bin, 'capabilities', 'build'], space);
     if (built.code !== 0) throw new Error(`capabilities build in ${space} exited ${built.code}: ${built.stderr}`);
   }
-  return commands.slice(1).map((command) => ({
-    ...command,
-    label: `${label}: ${command.label}`,
-    args: [bin, ...command.args.slice(1)],
-    cwd: command.cwd === spaces[0] ? readme : plain,
-  }));
+  return commands
+    .slice(1)
+    .filter((command) => command.daemon !== true)
+    .map((command) => ({
+      ...command,
+      label: `${label}: ${command.label}`,
+      args: [bin, ...command.args.slice(1)],
+      cwd: command.cwd === spaces[0] ? readme : plain,
+    }));
 }
 
 function makeSpace(root: string, name: string, pkg: string, capability: boolean): string {
@@ -152,6 +161,34 @@ function makeSpace(root: string, name: string, pkg: string, capability: boolean)
   }
   writeFileSync(path.join(space, 'trivial.ts'), PROGRAM);
   return space;
+}
+
+let servedSoFar = 0;
+
+/** Status of the bench's daemon (`daemon status --json`). */
+async function daemonStatus(bin: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ served: number; warm: number }> {
+  const status = await time([bin, 'daemon', 'status', '--json'], cwd, env);
+  if (status.code !== 0) throw new Error(`daemon status exited ${status.code}: ${status.stdout}${status.stderr}`);
+  return JSON.parse(status.stdout) as { served: number; warm: number };
+}
+
+/** Until the daemon has a warm process ready (it starts the next as it hands one out). */
+async function warmProcessReady(bin: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    const status = await daemonStatus(bin, cwd, env);
+    servedSoFar = status.served;
+    if (status.warm > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the daemon had no warm process ready after 600 tries');
+}
+
+/** Whether the run just timed was served by the daemon (its count of commands served went up by one). */
+async function servedBy(bin: string, cwd: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const { served } = await daemonStatus(bin, cwd, env);
+  const one = served === servedSoFar + 1;
+  servedSoFar = served;
+  return one;
 }
 
 function loadAverage(): string {
@@ -210,6 +247,23 @@ export async function run(): Promise<string> {
         expect: isTwo,
       },
     ];
+    // The same runs through the user's daemon (`agent-spaces daemon start`), in a folder of the bench's
+    // own: every other command is told to ignore it (AGENT_SPACES_DAEMON=off).
+    const runtimeDir = path.join(root, 'runtime');
+    mkdirSync(runtimeDir, { mode: 0o700 });
+    const daemonEnv: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: runtimeDir };
+    delete daemonEnv['AGENT_SPACES_DAEMON'];
+    const plainEnv: NodeJS.ProcessEnv = { ...process.env, AGENT_SPACES_DAEMON: 'off' };
+    const daemonCommands = commands
+      .filter((command) => command.args[1] === 'run')
+      .map((command) => ({
+        ...command,
+        label: `${command.label}, through the daemon`,
+        daemon: true,
+      }));
+    const started = await time([bin, 'daemon', 'start', '--idle', '60'], plain, daemonEnv);
+    if (started.code !== 0) throw new Error(`daemon start exited ${started.code}: ${started.stderr}`);
+    commands.push(...daemonCommands);
     // AGENT_SPACES_BENCH_BEFORE=<dist folder>: that build's commands too, in the same rounds (interleaved).
     const before = process.env['AGENT_SPACES_BENCH_BEFORE'];
     if (before !== undefined && before !== '') {
@@ -230,7 +284,10 @@ export async function run(): Promise<string> {
       const roundCpuMs: number[] = new Array<number>(commands.length).fill(Number.NaN);
       for (const index of order) {
         const command = commands[index] as Command;
-        const finished = await time(command.args, command.cwd);
+        if (command.daemon === true) await warmProcessReady(bin, plain, daemonEnv);
+        const finished = await time(command.args, command.cwd, command.daemon === true ? daemonEnv : plainEnv);
+        if (command.daemon === true && !(await servedBy(bin, plain, daemonEnv)))
+          throw new Error(`${command.label}: not served by the daemon`);
         if (finished.code !== 0 || !command.expect(finished.stdout)) {
           throw new Error(
             `${command.label} in ${command.cwd}: exit ${finished.code}, stdout ${JSON.stringify(finished.stdout)}, stderr ${JSON.stringify(finished.stderr.slice(0, 2000))}`,
@@ -257,11 +314,14 @@ export async function run(): Promise<string> {
       const cpu = `${Math.round(median(cpuTimes[index] as number[]))} ms, ${median(cpuRatios[index] as number[]).toFixed(2)}×`;
       return `| ${command.label} | ${Math.round(median(times[index] as number[]))} | ${median(ratio).toFixed(2)}× | ${Math.min(...ratio).toFixed(2)}–${Math.max(...ratio).toFixed(2)}× | ${cpu} | ${verdict} |`;
     });
+    await time([bin, 'daemon', 'stop'], plain, daemonEnv);
     const distTime = statSync(entry).mtime.toISOString();
     return [
       '## CLI start-up (issue 30)',
       '',
       `Node ${process.version}; the build in ${dist} (dist/cli/main.js of ${distTime}) through bin/agent-spaces.js; ${reps} rounds after a warm-up, interleaved; load average (1 / 5 / 15 min) ${loadBefore} before, ${loadAverage()} after.`,
+      '',
+      "Rows \"through the daemon\": `agent-spaces daemon start` ran first (its own XDG_RUNTIME_DIR), and each such run waited until the daemon had a warm process ready (a person's pace, not back-to-back runs); their CPU column is the command line's process only (the warm process is the daemon's child, not the command's).",
       '',
       '| command | median wall ms | wall ratio to `node -e 0` (median) | wall ratio min–max | CPU (user + sys, median), ratio | target (wall) |',
       '|---|---:|---:|---:|---:|---|',

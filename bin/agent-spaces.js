@@ -38,14 +38,29 @@ if (!fromSources && !existsSync(built)) {
   process.exit(2);
 }
 
+let daemonCode;
 if (answersItself(argv)) {
   process.exitCode = await (await loadMain())(argv);
+} else if (!fromSources && argv[0] === 'run' && process.execArgv.length === 0 && (daemonCode = await throughDaemon()) !== undefined) {
+  process.exitCode = daemonCode;
 } else if (!fromSources && argv[0] === 'run' && !process.execArgv.includes(FLAG)) {
   // Ctrl-C while the modules load is answered as the command answers it ("interrupted", 130).
   (await import(pathToFileURL(bundled ? `${bundle}interrupt.js` : `${root}dist/cli/interrupt.js`).href)).exitOnInterrupt();
   process.exitCode = await (await loadMain())(argv, { relaunch });
 } else {
   await relaunch();
+}
+
+/**
+ * `run` in a warm process of the user's daemon (`agent-spaces daemon start`, dist/cli/daemon/) when one
+ * listens for this Node, this install and this start-up environment: its exit code, or undefined (none
+ * listening, or it did not take the command) and the command runs here as always.
+ */
+async function throughDaemon() {
+  const { usableDaemonSocket } = await import(pathToFileURL(`${root}dist/cli/daemon/socket.js`).href);
+  const socket = usableDaemonSocket(root);
+  if (socket === undefined) return undefined;
+  return (await import(pathToFileURL(`${root}dist/cli/daemon/client.js`).href)).runThroughDaemon(socket, argv);
 }
 
 async function loadMain() {

@@ -103,6 +103,7 @@ export const OPTIONS = {
     help: 'prune the runs that ended longer ago than this: 30m, 12h, 7d (default 7d; 0s: every finished run)',
   },
   all: { type: 'boolean', help: 'decided approvals too, not only pending ones' },
+  idle: { type: 'string', value: '<minutes>', help: 'daemon: stop after this many minutes without a run (default 30)' },
   reason: { type: 'string', value: '<text>', help: 'why, recorded with the decision' },
   verbose: { type: 'boolean', short: 'v', help: 'print every capability call and approval on stderr' },
   arms: { type: 'string', value: '<list>', help: 'eval: the arms to compare, from direct,code,planner (default all three)' },

@@ -2,8 +2,8 @@
  * The CLI's bundle (issue 30, "where a person waits"): what `agent-spaces` loads in its own process, in
  * a few ES modules instead of ~300 files for Node's ES module loader to resolve, read and compile (Node 20
  * has no compile cache). Built from the compiled dist/ (after `tsc -p tsconfig.build.json`) into
- * dist/cli/bundle/: three entries, `main.js` and `interrupt.js` (the bin imports both, and they must share
- * one instance of the interrupt state) and `index.js`, the library's index (what a TypeScript capability
+ * dist/cli/bundle/: four entries, `main.js` and `interrupt.js` (the bin imports both, and they must share
+ * one instance of the interrupt state), `warm.js` (a warm process of the CLI's daemon, cli/daemon/warm.ts) and `index.js`, the library's index (what a TypeScript capability
  * importing 'agent-spaces' gets in the CLI: config/load-config.ts), and the modules they import lazily as
  * chunks of their own (`splitting`), so that what is loaded on demand today is still loaded on demand.
  *
@@ -43,7 +43,7 @@ const EXTERNAL = [
 ];
 
 /** The bundle's entries: the CLI's, and the library's index, which the CLI hands to a TypeScript capability importing 'agent-spaces'. */
-const ENTRIES = { main: 'cli/main.js', interrupt: 'cli/interrupt.js', index: 'index.js' };
+const ENTRIES = { main: 'cli/main.js', interrupt: 'cli/interrupt.js', index: 'index.js', warm: 'cli/daemon/warm.js' };
 
 /** Bundles `dist`'s CLI into `dist/cli/bundle`; returns the files written. */
 export async function bundleCli(dist) {

@@ -94,6 +94,11 @@ const PAST_THE_INDEX: { from: string; to: RegExp; reason: string }[] = [
   },
   {
     from: 'cli',
+    to: /^runtime\/program\/compile-program\.js$/,
+    reason: "a warm process of the CLI's daemon (cli/daemon/warm.ts) compiles a throwaway program so that a run finds sucrase loaded",
+  },
+  {
+    from: 'cli',
     to: /^studio\/server\/index\.js$/,
     reason: 'studio/ has two halves and no index of its own: studio/server/ runs in Node, studio/ui/ in the browser',
   },

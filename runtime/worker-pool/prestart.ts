@@ -2,7 +2,7 @@
  * A sandbox worker process started before its pool exists: a one-shot host (the CLI's `run`) starts it
  * as soon as it knows the engine, so the worker's Node start and engine load overlap the host's own
  * module loading and build; the first pool whose worker would be started from the same command line
- * takes it. Its frames wait in the pipe until the pool reads them. One that no pool takes is killed
+ * takes it (and only with the environment it would be given now). Its frames wait in the pipe until the pool reads them. One that no pool takes is killed
  * when another command line is asked for, and when the process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -63,8 +63,9 @@ export function takePrestartedWorker(entry: WorkerEntry): ChildProcess | undefin
   return held.child;
 }
 
+/** The worker's command line and the environment it gets (a warm process of the CLI's daemon changes its own before the run takes it). */
 function commandLineOf(entry: WorkerEntry): string {
-  return JSON.stringify([...entry.execArgv, entry.file, ...entry.args]);
+  return JSON.stringify([...entry.execArgv, entry.file, ...entry.args, workerEnvironment()]);
 }
 
 /** While it waits, nothing of it keeps the process alive: the child, its channel, its stderr (which the transport leaves unreferenced too). */
