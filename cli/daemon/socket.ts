@@ -13,17 +13,12 @@ import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 
-/** The environment Node (or a process already started) reads at its start: a warm process has used the daemon's values. */
-export const STARTUP_ENV = [
-  'NODE_OPTIONS',
-  'NODE_PATH',
-  'NODE_EXTRA_CA_CERTS',
-  'NODE_COMPILE_CACHE',
-  'NODE_DISABLE_COMPILE_CACHE',
-  'UV_THREADPOOL_SIZE',
-  'TZ',
-  'TMPDIR',
-] as const;
+/**
+ * The environment Node (or a process already started) reads at its start: a warm process has used the
+ * daemon's values. Not Node's compile cache variables: the CLI sets NODE_COMPILE_CACHE itself (Node ≥ 22,
+ * cli/compile-cache.ts), and where compiled code is cached changes nothing a command does.
+ */
+export const STARTUP_ENV = ['NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'UV_THREADPOOL_SIZE', 'TZ', 'TMPDIR'] as const;
 
 /** The user's daemon folder: `$XDG_RUNTIME_DIR/agent-spaces`, else `<tmp>/agent-spaces-<uid>`. */
 export function daemonFolder(env: NodeJS.ProcessEnv = process.env): string {
