@@ -15,6 +15,8 @@ export interface DaemonRequest {
   env: Record<string, string>;
   /** The bin's path (process.argv[1]). */
   bin: string;
+  /** The file mode creation mask (files the command writes get the command line's permissions). */
+  umask?: number;
   terminal: { stdin: boolean; stdout: boolean; stderr: boolean; columns?: number; rows?: number };
 }
 
@@ -51,6 +53,7 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
         cwd: process.cwd(),
         env: Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
         bin: process.argv[1] ?? '',
+        umask: process.umask(),
         terminal: {
           stdin: process.stdin.isTTY === true,
           stdout: process.stdout.isTTY === true,

@@ -109,6 +109,8 @@ function enter(request: DaemonRequest): string | undefined {
   for (const name of Object.keys(process.env)) delete process.env[name];
   Object.assign(process.env, request.env);
   process.argv = [process.execPath, request.bin, ...request.argv];
+  if (typeof request.umask === 'number' && Number.isInteger(request.umask) && request.umask >= 0 && request.umask <= 0o777)
+    process.umask(request.umask);
   const { terminal } = request;
   if (terminal.stdout) {
     Object.assign(process.stdout, { isTTY: true, columns: terminal.columns ?? 80, rows: terminal.rows ?? 24 });
