@@ -143,6 +143,28 @@ export function describePackageOn(major: number, extra?: (installed: () => Insta
       STEP_TIMEOUT_MS,
     );
 
+    it(
+      'runs `run` in a warm process of `daemon start` (the same answer, counted by the daemon), and stops it',
+      async () => {
+        const { env, space, work } = get();
+        // A folder of the test's own for the socket: no other run's daemon, none left behind.
+        const runtime = path.join(work, 'runtime');
+        await mkdir(runtime, { mode: 0o700 });
+        const daemon = (args: string[]) =>
+          inFolder(env, space, 'npx', ['--no', '--', 'agent-spaces', ...args], { XDG_RUNTIME_DIR: runtime });
+        await daemon(['daemon', 'start', '--idle', '5']);
+        try {
+          const result = await daemon(['run', 'program.ts', '--json']);
+          expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: ['Lisbon', 'Tokyo'], calls: 3 });
+          const status = JSON.parse((await daemon(['daemon', 'status', '--json'])).stdout) as Record<string, unknown>;
+          expect(status).toMatchObject({ running: true, served: 1 });
+        } finally {
+          await daemon(['daemon', 'stop']);
+        }
+      },
+      STEP_TIMEOUT_MS,
+    );
+
     for (const engine of ['quickjs', 'isolated-vm'] as const) {
       if (engine === 'isolated-vm' && expectedAutoEngine(major) !== 'isolated-vm') continue;
       it(
