@@ -15,7 +15,8 @@ import { chmodSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { DaemonRequest } from './client.js';
-import { encodeFrame, FrameReader, type Frame } from './frames.js';
+import { encodeFrame, FrameReader, MAX_FRAME_BYTES, type Frame } from './frames.js';
+import { parseDaemonRequest } from './request.js';
 
 const [socketPath, warmEntry, idleArgument, buildPath] = process.argv.slice(2) as [string, string, string, string];
 const idleMs = Number(idleArgument);
@@ -124,15 +125,18 @@ function startWarm(): void {
   }
 }
 
-/** Takes `entry` out of the pool for `answer`, and starts the next. */
+/**
+ * Takes `entry` out of the pool for `answer`. The next warm process starts once this command has ended
+ * (or at once for a command that finds none ready): its start (1–2 s of CPU) would compete with the run a
+ * person is waiting for, and its spawn alone holds this thread ~20 ms.
+ */
 function hand(entry: Warm, answer: (process: Warm | undefined) => void): void {
   warm.splice(warm.indexOf(entry), 1);
   answer(entry);
-  startWarm();
 }
 
-/** A ready warm process, or the next to be ready; undefined when none will be. */
-function takeWarm(): Promise<Warm | undefined> {
+/** A ready warm process, or the next to be ready; undefined when none will be (or `socket` closed first). */
+function takeWarm(socket: Socket): Promise<Warm | undefined> {
   const ready = warm.find((entry) => entry.ready);
   if (ready !== undefined) {
     return new Promise((resolve) => hand(ready, resolve));
@@ -140,6 +144,13 @@ function takeWarm(): Promise<Warm | undefined> {
   if (stopping || failedStarts >= MAX_FAILED_STARTS) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     waiting.push(resolve);
+    // A command line that leaves while it waits is no longer owed a warm process.
+    socket.once('close', () => {
+      const index = waiting.indexOf(resolve);
+      if (index === -1) return;
+      waiting.splice(index, 1);
+      resolve(undefined);
+    });
     startWarm();
   });
 }
@@ -149,6 +160,9 @@ function serve(socket: Socket): void {
   const reader = new FrameReader();
   let child: ChildProcess | undefined;
   let named = false;
+  /** Frames after the request that come before its warm process does (stdin sent along with it). */
+  const early: Frame[] = [];
+  let earlyBytes = 0;
   const nameTimer = setTimeout(() => socket.destroy(), REQUEST_MS);
   const send = (type: Parameters<typeof encodeFrame>[0], payload?: Buffer | string): void => {
     if (!socket.destroyed) socket.write(encodeFrame(type, payload));
@@ -185,16 +199,21 @@ function serve(socket: Socket): void {
         return stop('asked to stop (daemon stop)');
       }
       if (type !== 'R') return void socket.destroy();
-      let request: DaemonRequest;
-      try {
-        request = JSON.parse(payload.toString('utf8')) as DaemonRequest;
-      } catch {
-        return void socket.destroy();
+      const request = parseDaemonRequest(payload);
+      if (typeof request === 'string') {
+        send('F', request);
+        socket.end();
+        return;
       }
       void start(request);
       return;
     }
-    if (child === undefined) return;
+    if (child === undefined) {
+      earlyBytes += payload.length;
+      if (earlyBytes > MAX_FRAME_BYTES) return void socket.destroy();
+      early.push({ type, payload });
+      return;
+    }
     if (type === 'I') child.stdin?.write(payload);
     else if (type === 'E') child.stdin?.end();
     else if (type === 'S') {
@@ -209,7 +228,7 @@ function serve(socket: Socket): void {
       socket.end();
       return stop('the package changed on disk');
     }
-    const entry = await takeWarm();
+    const entry = await takeWarm(socket);
     if (entry === undefined || socket.destroyed) {
       if (entry !== undefined) entry.child.kill('SIGTERM');
       send('F', 'no warm process');
@@ -273,11 +292,13 @@ function serve(socket: Socket): void {
       exited = true;
       settle();
       armIdle();
+      startWarm();
       // A process it started may hold its stdout open: the command line hears the end a moment later.
       setTimeout(() => end(code, signal), 2_000).unref();
     });
     taken.on('close', end);
     taken.send({ t: 'run', request });
+    for (const frame of early.splice(0)) onFrame(frame);
   }
 }
 
