@@ -8,7 +8,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { askDaemon } from '../daemon/client.js';
-import { buildFile, daemonSocket, ensureDaemonFolder, daemonFolder } from '../daemon/socket.js';
+import { buildFile, daemonSocket, ensureDaemonFolder, daemonFolder, folderProblem } from '../daemon/socket.js';
 import { UsageError } from '../usage-error.js';
 
 const DEFAULT_IDLE_MINUTES = 30;
@@ -26,6 +26,12 @@ function where(): { root: string; socket: string } {
       `the daemon serves an installed package (its build in dist/); ${root} is a checkout, whose bin runs its sources (and never asks a daemon)`,
     );
   return { root, socket: daemonSocket(root) };
+}
+
+/** Why no daemon of the user's can be in the folder (then nothing there is asked or removed), or undefined. */
+function refusedFolder(): string | undefined {
+  const folder = daemonFolder();
+  return existsSync(folder) ? folderProblem(folder) : undefined;
 }
 
 function print(options: DaemonOptions, answer: Record<string, unknown>, text: string): void {
@@ -82,6 +88,11 @@ export async function daemonStartCommand(options: DaemonOptions & { idle?: strin
 
 export async function daemonStopCommand(options: DaemonOptions): Promise<number> {
   const { socket } = where();
+  const problem = refusedFolder();
+  if (problem !== undefined) {
+    print(options, { running: false, socket, problem }, `agent-spaces daemon: none can be running there: ${problem}`);
+    return 0;
+  }
   const answer = existsSync(socket) ? await askDaemon(socket, 'Q') : undefined;
   if (answer === undefined) {
     rmSync(socket, { force: true });
@@ -99,6 +110,11 @@ export async function daemonStopCommand(options: DaemonOptions): Promise<number>
 
 export async function daemonStatusCommand(options: DaemonOptions): Promise<number> {
   const { socket } = where();
+  const problem = refusedFolder();
+  if (problem !== undefined) {
+    print(options, { running: false, socket, problem }, `agent-spaces daemon: not running, none can be there: ${problem}`);
+    return 1;
+  }
   const answer = existsSync(socket) ? await askDaemon(socket, 'T') : undefined;
   if (answer === undefined) {
     print(options, { running: false, socket }, `agent-spaces daemon: not running for this Node and install (${socket})`);
