@@ -40,7 +40,28 @@ export function folderProblem(folder: string): string | undefined {
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) return `${folder} belongs to another user (uid ${stat.uid})`;
   if ((stat.mode & 0o077) !== 0) return `${folder} is open to other users (mode ${(stat.mode & 0o777).toString(8)}; it must be 700)`;
-  return undefined;
+  return ancestorProblem(path.dirname(folder), uid);
+}
+
+/**
+ * Why a folder above the user's could let another user swap it (rename it away and put one of theirs in
+ * its place between a check and a connect): one that belongs to another user (not root), or that others
+ * may write to without the sticky bit (/tmp has it: only an entry's owner may rename it).
+ */
+function ancestorProblem(start: string, uid: number | undefined): string | undefined {
+  for (let folder = start; ; folder = path.dirname(folder)) {
+    let stat;
+    try {
+      stat = statSync(folder);
+    } catch {
+      return `${folder} cannot be read`;
+    }
+    if (uid !== undefined && stat.uid !== uid && stat.uid !== 0)
+      return `${folder}, above the daemon's folder, belongs to another user (uid ${stat.uid}), who could replace it`;
+    if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0)
+      return `${folder}, above the daemon's folder, is open to other users without the sticky bit (mode ${(stat.mode & 0o777).toString(8)}), who could replace it`;
+    if (path.dirname(folder) === folder) return undefined;
+  }
 }
 
 /** Makes the user's folder (0700) when it is missing; the problem with it if it cannot hold the socket. */

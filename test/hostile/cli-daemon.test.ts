@@ -4,6 +4,7 @@
 // killed or stopped mid-run, and output that must arrive as a command of its own would write it.
 import { execFile, spawn } from 'node:child_process';
 import {
+  chmodSync,
   chownSync,
   copyFileSync,
   existsSync,
@@ -257,6 +258,34 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     } finally {
       server.close();
     }
+  });
+
+  it('(a) refuses a folder another user could swap: one in a folder of theirs, or open to all without the sticky bit', async () => {
+    const theirs = path.join(root, 'their-runtime');
+    mkdirSync(path.join(theirs, 'agent-spaces'), { recursive: true, mode: 0o700 });
+    chmodSync(path.join(theirs, 'agent-spaces'), 0o700);
+    chownSync(theirs, OTHER_UID, OTHER_UID);
+    const open = path.join(root, 'open-runtime');
+    mkdirSync(path.join(open, 'agent-spaces'), { recursive: true, mode: 0o700 });
+    chmodSync(path.join(open, 'agent-spaces'), 0o700);
+    chmodSync(open, 0o777);
+    const refused: [string, string][] = [
+      [theirs, `${theirs}, above the daemon's folder, belongs to another user (uid ${OTHER_UID})`],
+      [open, `${open}, above the daemon's folder, is open to other users without the sticky bit`],
+    ];
+    for (const [folder, problem] of refused) {
+      const started = await cli(['daemon', 'start'], { env: env({ XDG_RUNTIME_DIR: folder }) });
+      if (started.code === 0) await cli(['daemon', 'stop'], { env: env({ XDG_RUNTIME_DIR: folder }) });
+      expect(started.code, folder).not.toBe(0);
+      expect(started.stderr).toContain(problem);
+      expect(readdirSync(path.join(folder, 'agent-spaces'))).toEqual([]);
+    }
+    // Open to all with the sticky bit (as /tmp): only the owner of an entry may rename or remove it.
+    chmodSync(open, 0o1777);
+    const sticky = env({ XDG_RUNTIME_DIR: open });
+    const started = await cli(['daemon', 'start', '--json'], { env: sticky });
+    expect(started.code, started.stderr).toBe(0);
+    expect((await cli(['daemon', 'stop'], { env: sticky })).code).toBe(0);
   });
 
   it('(a) refuses a folder that is a link, or <tmp>/agent-spaces-<uid> made by another user, and runs the command itself', async () => {
