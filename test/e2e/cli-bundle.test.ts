@@ -116,6 +116,21 @@ describe('the CLI bundle (scripts/bundle-cli.mjs)', { timeout: 120_000 }, () => 
     });
   }
 
+  it("compiles programs with sucrase in one file (dist/runtime/program/sucrase.cjs), not its package's 57", async () => {
+    const probe = [
+      "import { createRequire } from 'node:module';",
+      `const { compileProgram } = await import(${JSON.stringify(pathToFileURL(path.join(pkg, 'dist/runtime/program/compile-program.js')).href)});`,
+      "const compiled = compileProgram('const n: number = 1;\\nexport default n;');",
+      'const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /sucrase/.test(file));',
+      'console.log(JSON.stringify({ ok: compiled.ok, js: compiled.js, loaded }));',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: root });
+    const answer = JSON.parse(stdout) as { ok: boolean; js: string; loaded: string[] };
+    expect(answer.ok).toBe(true);
+    expect(answer.js).not.toContain('number');
+    expect(answer.loaded).toEqual([realpathSync(path.join(pkg, 'dist/runtime/program/sucrase.cjs'))]);
+  });
+
   it('without a bundle the bin runs dist/cli/main.js', async () => {
     const plain = path.join(root, 'no-bundle');
     mkdirSync(path.join(plain, 'bin'), { recursive: true });
