@@ -64,6 +64,26 @@ console.log(JSON.stringify(children.map(Number)));`;
     expect(alive(started[0] ?? -1)).toBe(false);
   });
 
+  it('is killed when the environment a worker would get has changed since it started (a warm process of the CLI daemon)', async () => {
+    const before = await sandboxWorkerPids();
+    const tz = process.env['TZ'];
+    prestartSandboxWorker('quickjs');
+    const [prestarted] = (await sandboxWorkerPids()).filter((pid) => !before.includes(pid));
+    expect(prestarted).toBeGreaterThan(0);
+    // The daemon's warm process takes the command line's environment after the prestart.
+    process.env['TZ'] = tz === 'Pacific/Chatham' ? 'Asia/Kathmandu' : 'Pacific/Chatham';
+    const sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'worker', engine: 'quickjs', workers: 1 });
+    try {
+      expect(await sandbox.run('return 6 * 7;', { onCall: createFixtureHost().onCall })).toMatchObject({ success: true, result: 42 });
+      expect(sandbox.pids()).not.toContain(prestarted);
+      await expect.poll(() => alive(prestarted ?? -1)).toBe(false);
+    } finally {
+      if (tz === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = tz;
+      await sandbox.close();
+    }
+  });
+
   it('is killed when the first pool asks for another engine, which starts its own worker', async () => {
     const before = await sandboxWorkerPids();
     prestartSandboxWorker('quickjs');
