@@ -156,7 +156,6 @@ function takeWarm(socket: Socket): Promise<Warm | undefined> {
 }
 
 function serve(socket: Socket): void {
-  armIdle();
   const reader = new FrameReader();
   let child: ChildProcess | undefined;
   let named = false;
@@ -205,6 +204,8 @@ function serve(socket: Socket): void {
         socket.end();
         return;
       }
+      // Only a command keeps the daemon from its idle stop (not `daemon status`, nor a connection that names none).
+      armIdle();
       void start(request);
       return;
     }

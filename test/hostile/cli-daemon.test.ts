@@ -113,13 +113,20 @@ interface Ran {
   stderr: string;
 }
 
-/** The bin, as a person starts it; `umask` (octal text) set by a shell first. */
-function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; umask?: string } = {}): Promise<Ran> {
+/** The bin, as a person starts it; `umask` (octal text) and a limit of open files set by a shell first. */
+function cli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; umask?: string; nofile?: number } = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
+    const shell = [
+      ...(options.umask === undefined ? [] : [`umask ${options.umask}`]),
+      ...(options.nofile === undefined ? [] : [`ulimit -n ${options.nofile}`]),
+    ];
     const child =
-      options.umask === undefined
+      shell.length === 0
         ? spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? space, env: options.env ?? env() })
-        : spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, bin, ...args], {
+        : spawn('/bin/sh', ['-c', `${shell.join(' && ')} && exec "$0" "$@"`, process.execPath, bin, ...args], {
             cwd: options.cwd ?? space,
             env: options.env ?? env(),
           });
@@ -548,6 +555,37 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     expect(log).toContain('stopping: idle');
     expect((log.match(/ended before it was ready/g) ?? []).length).toBe(3);
     expect(existsSync(socketPath)).toBe(false);
+  });
+
+  it('(d) stops when idle even while asked for its status, and a flood of connections neither keeps it nor stops it', async () => {
+    // A low limit of open files: the flood below passes it.
+    const started = await cli(['daemon', 'start', '--idle', '0.1', '--json'], { env: env(), umask: '022', nofile: 200 });
+    expect(started.code, started.stderr).toBe(0);
+    const { pid, socket } = JSON.parse(started.stdout) as Status;
+    const flood = Array.from({ length: 400 }, () => raw(socket));
+    await Promise.all(flood.map((client) => Promise.race([client.opened, waitFor('a refused connection', client.isClosed)])));
+    // Past the limit the daemon closes new connections at once: the command line runs the command itself.
+    const during = await cli(['run', 'probe.ts', '--json', '--no-check'], { env: env({ DAEMON_TEST_CITY: 'Vardø' }) });
+    expect(during.code, during.stderr).toBe(0);
+    expect(probe(during.stdout).city).toBe('Vardø');
+    for (const client of flood) client.socket.destroy();
+    const before = (await status()).served;
+    const after = await cli(['run', 'probe.ts', '--json', '--no-check'], { env: env({ DAEMON_TEST_CITY: 'Vadsø' }) });
+    expect(probe(after.stdout).city).toBe('Vadsø');
+    expect((await status()).served).toBe(before + 1);
+    const processes = childrenOf(pid);
+    // Asked for its status more often than its idle time: still no command, so it ends.
+    let asked = 0;
+    await waitFor(
+      'the daemon asked for its status to end when idle',
+      async () => {
+        asked++;
+        await cli(['daemon', 'status']);
+        return !alive(pid) && !existsSync(socket) && !processes.some(alive);
+      },
+      150,
+    );
+    expect(asked).toBeGreaterThan(1);
   });
 
   it('(d) stops when idle, with its warm processes', async () => {
