@@ -1,9 +1,12 @@
 /**
  * `agent-spaces doctor`: checks what this installation can run programs with — the Node version, each
  * registered sandbox engine (every copy it tried and why it does not load), --no-node-snapshot — says
- * what `auto` picks, and what to do to get the faster engine. It names no engine: each engine says
+ * what `auto` picks, whether the user's daemon serves `run`, and what to do to get the faster engine. It names no engine: each engine says
  * what to do about itself (`EngineDefinition.remedy`, `placementProblem`).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   checkEngines,
   hasNoNodeSnapshot,
@@ -19,6 +22,8 @@ export interface DoctorReport {
   /** Every registered engine by name, in `auto`'s order. */
   engines: Record<string, EngineStatus>;
   auto: { worker: EngineSelection; inProcess: EngineSelection };
+  /** The user's daemon for this Node and install (`agent-spaces daemon start`): whether `run` starts in a warm process. */
+  daemon: { running: boolean; detail: string; pid?: number };
   advice: string[];
   ok: boolean;
 }
@@ -32,7 +37,11 @@ export async function doctorCommand(options: { json: boolean }): Promise<number>
 
 export async function checkInstallation(): Promise<DoctorReport> {
   const checks = await checkEngines();
-  const [worker, inProcess] = await Promise.all([selectEngine('auto', 'worker'), selectEngine('auto', 'in-process')]);
+  const [worker, inProcess, daemon] = await Promise.all([
+    selectEngine('auto', 'worker'),
+    selectEngine('auto', 'in-process'),
+    daemonState(),
+  ]);
   const node = {
     version: process.versions.node,
     abi: process.versions.modules,
@@ -43,9 +52,31 @@ export async function checkInstallation(): Promise<DoctorReport> {
     node,
     engines: Object.fromEntries(checks.map((check) => [check.status.engine, check.status])),
     auto: { worker, inProcess },
+    daemon,
     advice: adviceFor(checks, worker),
     ok: checks.some((check) => check.status.available),
   };
+}
+
+/** Whether the user's daemon of this Node and install runs (never an error: the doctor reports, the daemon is optional). */
+async function daemonState(): Promise<DoctorReport['daemon']> {
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  if (process.platform === 'win32') return { running: false, detail: 'not on Windows (it needs Unix sockets)' };
+  if (existsSync(path.join(root, 'cli', 'main.ts')) || !existsSync(path.join(root, 'dist', 'cli', 'daemon', 'supervisor.js')))
+    return { running: false, detail: 'not for a checkout (its bin runs the sources)' };
+  const { askDaemon } = await import('../daemon/client.js');
+  const { daemonSocket } = await import('../daemon/socket.js');
+  let socket: string;
+  try {
+    socket = daemonSocket(root);
+  } catch (error) {
+    return { running: false, detail: `cannot name its socket: ${(error as Error).message}` };
+  }
+  const answer = existsSync(socket) ? await askDaemon(socket, 'T') : undefined;
+  if (answer === undefined)
+    return { running: false, detail: 'not running (`agent-spaces daemon start`: `run` then starts in a warm process)' };
+  const pid = Number(answer['pid']);
+  return { running: true, pid, detail: `running (pid ${pid}): \`run\` starts in a warm process; ${String(answer['served'])} served` };
 }
 
 /**
@@ -84,6 +115,7 @@ function formatReport(report: DoctorReport): string {
     ...engineLines,
     `${'auto'.padEnd(width)} worker isolation: ${report.auto.worker.engine} (${report.auto.worker.reason})`,
     `${''.padEnd(width)} in-process: ${report.auto.inProcess.engine} (${report.auto.inProcess.reason})`,
+    `${'daemon'.padEnd(width)} ${report.daemon.detail}`,
   ];
   if (report.advice.length > 0) lines.push('', 'what to do:', ...report.advice.map((line) => `  - ${line}`));
   return lines.join('\n');

@@ -233,6 +233,7 @@ export const city = defineTool({
     const before = await cli(['daemon', 'status']);
     expect(before.code).toBe(1);
     expect(before.stdout).toContain('not running');
+    expect((await cli(['doctor'])).stdout).toMatch(/^daemon +not running \(`agent-spaces daemon start`/m);
     const started = await cli(['daemon', 'start', '--idle', '10', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const answer = JSON.parse(started.stdout) as { started: boolean; pid: number; socket: string };
@@ -240,9 +241,11 @@ export const city = defineTool({
     expect(path.dirname(answer.socket)).toBe(path.join(runtimeDir, 'agent-spaces'));
     expect(statSync(path.dirname(answer.socket)).mode & 0o777).toBe(0o700);
     expect(statSync(answer.socket).mode & 0o777).toBe(0o600);
-    // A second start finds it running.
+    // A second start finds it running; the doctor says so.
     const again = await cli(['daemon', 'start', '--json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ started: false, pid: answer.pid });
+    const doctor = await cli(['doctor', '--json']);
+    expect(JSON.parse(doctor.stdout)).toMatchObject({ daemon: { running: true, pid: answer.pid } });
 
     const folder = citySpace();
     for (const city of ['Bergen', 'Tromsø']) {
