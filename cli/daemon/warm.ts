@@ -51,30 +51,37 @@ await Promise.all([
   import('tsx/cjs/api'),
 ]);
 // What a run loads and compiles on first use: sucrase (57 CommonJS files) and acorn for the program,
-// ajv's first schemas for a tool (the space's own tools); done once here on throwaway inputs.
-(await import('../../runtime/program/compile-program.js')).compileProgram(
-  "import { a } from '@capabilities/warm';\nconst n: number = await a.f({ x: 1 });\nexport default { n, s: `${n}` };\n",
-);
-(await import('../../core/index.js')).defineTool({
-  name: 'warm',
-  functions: {
-    f: {
-      description: 'warms the tool compiler',
-      parameters: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'], additionalProperties: false },
-      returns: { type: 'number' },
-      handler: ({ x }: { x: number }) => x,
+// ajv's first schemas for a tool (the space's own tools); done once here on throwaway inputs. Each only
+// saves time: one that fails is logged (the daemon's log) and the process is ready all the same.
+await warmUp('compiling a program', async () => {
+  (await import('../../runtime/program/compile-program.js')).compileProgram(
+    "import { a } from '@capabilities/warm';\nconst n: number = await a.f({ x: 1 });\nexport default { n, s: `${n}` };\n",
+  );
+});
+await warmUp('defining a tool', async () => {
+  (await import('../../core/index.js')).defineTool({
+    name: 'warm',
+    functions: {
+      f: {
+        description: 'warms the tool compiler',
+        parameters: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'], additionalProperties: false },
+        returns: { type: 'number' },
+        handler: ({ x }: { x: number }) => x,
+      },
     },
-  },
+  });
 });
 // A TypeScript capability is imported through tsx, whose loader hooks run on a thread Node starts at the
 // first registration (~150 ms): started here with a throwaway module of a scratch folder of our own.
-const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-warm-'));
-try {
-  writeFileSync(path.join(scratch, 'warm.ts'), 'export const warm: number = 1;\n');
-  await (await import('../../config/index.js')).importTypeScript(path.join(scratch, 'warm.ts'));
-} finally {
-  rmSync(scratch, { recursive: true, force: true });
-}
+await warmUp('importing a TypeScript module', async () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-warm-'));
+  try {
+    writeFileSync(path.join(scratch, 'warm.ts'), 'export const warm: number = 1;\n');
+    await (await import('../../config/index.js')).importTypeScript(path.join(scratch, 'warm.ts'));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
 // What `run` with the defaults starts first: taken by the run when its engine and worker environment
 // match, killed otherwise (runtime/worker-pool/prestart.ts); the check thread serves any checked run.
 (await import('../../runtime/worker-pool/prestart.js')).prestartSandboxWorker('auto');
@@ -98,6 +105,14 @@ process.on('message', (message: RunMessage) => {
   });
 });
 process.send?.({ t: 'ready' });
+
+async function warmUp(what: string, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    process.stderr.write(`warm process ${process.pid}: ${what} failed (the run will do it itself): ${(error as Error).message}\n`);
+  }
+}
 
 /** Becomes the command line's process: environment, folder, argv, terminal. The problem, if it cannot. */
 function enter(request: DaemonRequest): string | undefined {
