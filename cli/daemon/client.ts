@@ -21,6 +21,11 @@ export interface DaemonRequest {
 }
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/**
+ * How long the command line waits for the daemon to say it received the command (it does at once): a
+ * daemon that hangs (stopped, wedged) has not read it, so the command line runs the command itself.
+ */
+const RECEIVED_MS = 5_000;
 
 /** Runs `argv` in the daemon at `socketPath`; its exit code, or undefined when the daemon did not take it. */
 export function runThroughDaemon(socketPath: string, argv: string[]): Promise<number | undefined> {
@@ -36,12 +41,14 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
     let started = false;
     let ended = false;
     let readingStdin = false;
+    const unanswered = setTimeout(() => finish(undefined), RECEIVED_MS);
     const forward = (signal: NodeJS.Signals): void => {
       if (!socket.destroyed) socket.write(encodeFrame('S', signal));
     };
     const finish = (code: number | undefined): void => {
       if (ended) return;
       ended = true;
+      clearTimeout(unanswered);
       for (const signal of FORWARDED) process.off(signal, forward);
       if (readingStdin) process.stdin.destroy();
       socket.destroy();
@@ -91,6 +98,9 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
     function handle({ type, payload }: Frame): void {
       if (ended) return;
       switch (type) {
+        case 'K':
+          clearTimeout(unanswered);
+          return;
         case 'A':
           started = true;
           for (const signal of FORWARDED) process.on(signal, forward);
@@ -112,7 +122,12 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
           process.stdin.on('error', () => socket.write(encodeFrame('E')));
           return;
         case 'X': {
-          const { code, signal } = JSON.parse(payload.toString('utf8')) as { code: number | null; signal: NodeJS.Signals | null };
+          const ending = endingOf(payload);
+          if (ending === undefined) {
+            lost('sent an exit status that is not one');
+            return;
+          }
+          const { code, signal } = ending;
           if (signal === null) {
             finish(code ?? 1);
             return;
@@ -129,6 +144,22 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
       }
     }
   });
+}
+
+/** How the command ended, from an `X` frame: a code of 0–255 or a signal's name; undefined for anything else. */
+function endingOf(payload: Buffer): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { code, signal } = value as { code?: unknown; signal?: unknown };
+  const validCode = code === null || (typeof code === 'number' && Number.isInteger(code) && code >= 0 && code <= 255);
+  const validSignal = signal === null || (typeof signal === 'string' && signal in constants.signals);
+  if (!validCode || !validSignal || (code === null) === (signal === null)) return undefined;
+  return { code: code as number | null, signal: signal as NodeJS.Signals | null };
 }
 
 /** Asks the daemon at `socketPath` for its status (`T`) or to stop (`Q`); its JSON answer, or undefined when none listens. */
