@@ -102,6 +102,7 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
           clearTimeout(unanswered);
           return;
         case 'A':
+          clearTimeout(unanswered);
           started = true;
           for (const signal of FORWARDED) process.on(signal, forward);
           return;

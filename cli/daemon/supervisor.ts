@@ -206,6 +206,7 @@ function serve(socket: Socket): void {
       }
       // Only a command keeps the daemon from its idle stop (not `daemon status`, nor a connection that names none).
       armIdle();
+      send('K');
       void start(request);
       return;
     }
