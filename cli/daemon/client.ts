@@ -23,7 +23,8 @@ export interface DaemonRequest {
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /**
  * How long the command line waits for the daemon to say it received the command (it does at once): a
- * daemon that hangs (stopped, wedged) has not read it, so the command line runs the command itself.
+ * daemon that hangs (stopped, wedged) has not read it, so the command line runs the command itself — and
+ * never sends the `G` without which the daemon runs nothing, should it read the command later.
  */
 const RECEIVED_MS = 5_000;
 
@@ -99,7 +100,10 @@ export function runThroughDaemon(socketPath: string, argv: string[]): Promise<nu
       if (ended) return;
       switch (type) {
         case 'K':
+          // Committed: past this point the command runs in the daemon or not at all (the daemon starts
+          // nothing before G, and a command line that gave up never sends it).
           clearTimeout(unanswered);
+          socket.write(encodeFrame('G'));
           return;
         case 'A':
           clearTimeout(unanswered);

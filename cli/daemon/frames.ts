@@ -1,13 +1,15 @@
 /**
  * The frames between the CLI and its daemon over the user's Unix socket: a 4-byte big-endian length,
- * one type byte, the payload. Client to daemon: `R` the command (JSON: argv, cwd, env, terminal), `I`
+ * one type byte, the payload. Client to daemon: `R` the command (JSON: argv, cwd, env, terminal), `G`
+ * go (the answer to `K`: the command line has not given up and will not run the command itself), `I`
  * bytes of stdin, `E` stdin ended, `S` a signal's name, `Q` stop, `T` status. Daemon to client: `K` the
- * command received (at once: a command line that hears nothing runs it itself), `A` the command started
+ * command received (at once: a command line that hears nothing runs it itself; the daemon runs nothing
+ * before `G`, so a command is never run twice), `A` the command started
  * in a warm process, `F` not taken (the client runs it itself; the reason as text), `W` the command
  * reads stdin, `O` / `e` bytes of stdout / stderr, `X` how it ended (JSON: code, signal), `J` an answer
  * to `Q` or `T` (JSON).
  */
-export type FrameType = 'R' | 'I' | 'E' | 'S' | 'Q' | 'T' | 'K' | 'A' | 'F' | 'W' | 'O' | 'e' | 'X' | 'J';
+export type FrameType = 'R' | 'G' | 'I' | 'E' | 'S' | 'Q' | 'T' | 'K' | 'A' | 'F' | 'W' | 'O' | 'e' | 'X' | 'J';
 
 /** The largest frame either side accepts: a command's environment and a chunk of output fit many times over. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;

@@ -15,7 +15,7 @@ import { chmodSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { DaemonRequest } from './client.js';
-import { encodeFrame, FrameReader, MAX_FRAME_BYTES, type Frame } from './frames.js';
+import { encodeFrame, FrameReader, MAX_FRAME_BYTES, type Frame, type FrameType } from './frames.js';
 import { parseDaemonRequest } from './request.js';
 
 const [socketPath, warmEntry, idleArgument, buildPath] = process.argv.slice(2) as [string, string, string, string];
@@ -159,6 +159,9 @@ function serve(socket: Socket): void {
   const reader = new FrameReader();
   let child: ChildProcess | undefined;
   let named = false;
+  /** The command received and answered K, until the command line says G. */
+  let received: DaemonRequest | undefined;
+  let goTimer: NodeJS.Timeout | undefined;
   /** Frames after the request that come before its warm process does (stdin sent along with it). */
   const early: Frame[] = [];
   let earlyBytes = 0;
@@ -169,6 +172,7 @@ function serve(socket: Socket): void {
   socket.on('error', () => undefined);
   socket.on('close', () => {
     clearTimeout(nameTimer);
+    clearTimeout(goTimer);
     // The command line went away (killed, its terminal closed): the command is stopped as Ctrl-C would.
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -207,6 +211,16 @@ function serve(socket: Socket): void {
       // Only a command keeps the daemon from its idle stop (not `daemon status`, nor a connection that names none).
       armIdle();
       send('K');
+      // Nothing runs before the command line says go: one that gave up waiting for K runs it itself.
+      received = request;
+      goTimer = setTimeout(() => socket.destroy(), REQUEST_MS);
+      return;
+    }
+    if (received !== undefined) {
+      const request = received;
+      received = undefined;
+      clearTimeout(goTimer);
+      if (type !== 'G') return void socket.destroy();
       void start(request);
       return;
     }
@@ -238,70 +252,93 @@ function serve(socket: Socket): void {
       return;
     }
     const taken = entry.child;
-    let refused = false;
     child = taken;
-    running.add(taken);
-    unanswered.add(taken);
-    armIdle();
-    taken.stdout?.removeAllListeners('data');
-    taken.stderr?.removeAllListeners('data');
-    taken.stdout?.on('data', (chunk: Buffer) => send('O', chunk));
-    taken.stderr?.on('data', (chunk: Buffer) => send('e', chunk));
-    taken.stdin?.on('error', () => undefined);
-    taken.on('message', (message: { t?: string; reason?: string }) => {
-      if (message?.t === 'started') {
-        served++;
-        send('A');
-      } else if (message?.t === 'refused') {
-        refused = true;
-        send('F', message.reason ?? 'refused');
-        socket.end();
-      } else if (message?.t === 'stdin') send('W');
-    });
-    // 'close': the process has ended and its stdout and stderr are read to the end (or, should a process
-    // it started hold them open, a moment after it ended).
-    let ended = false;
-    let exited = false;
-    // The daemon asked to stop ends once its last command has ended and the command line has heard so.
-    const settle = (): void => {
-      if (ended && exited) unanswered.delete(taken);
-      if (stopping && running.size === 0 && unanswered.size === 0) process.exit(0);
-    };
-    const end = (code: number | null, signal: NodeJS.Signals | null): void => {
-      if (ended) return;
-      ended = true;
-      if (!refused) send('X', JSON.stringify({ code, signal }));
-      socket.end(settle);
-      if (socket.destroyed) settle();
-    };
-    // The exit code it reports as it exits, once its stdout and stderr are read to the end: the command
-    // line has all of it, and need not wait for the process to finish ending.
-    let reported = '';
-    const status = taken.stdio[4] as Readable | null;
-    const streamsEnded = [taken.stdout, taken.stderr, status].map(
-      (stream) =>
-        new Promise<void>((resolve) =>
-          stream === null || stream.readableEnded ? resolve() : stream.once('end', resolve).once('close', resolve),
-        ),
-    );
-    status?.on('data', (chunk: Buffer) => (reported += chunk.toString('utf8')));
-    void Promise.all(streamsEnded).then(() => {
-      const code = /^\{"code":(\d{1,3})\}$/.exec(reported)?.[1];
-      if (code !== undefined) end(Number(code), null);
-    });
-    taken.on('exit', (code, signal) => {
-      running.delete(taken);
-      exited = true;
-      settle();
-      armIdle();
-      startWarm();
-      // A process it started may hold its stdout open: the command line hears the end a moment later.
-      setTimeout(() => end(code, signal), 2_000).unref();
-    });
-    taken.on('close', end);
+    carryCommand(taken, socket, send);
     taken.send({ t: 'run', request });
     for (const frame of early.splice(0)) onFrame(frame);
   }
+}
+
+/**
+ * Carries the command that `taken` runs to its command line on `socket`: its output (slowed to the pace
+ * the command line reads at), its `started` / `refused` / `stdin` messages, and how it ended (the exit
+ * code it reports on fd 4 once its output is read, else its exit), then the next warm process.
+ */
+function carryCommand(taken: ChildProcess, socket: Socket, send: (type: FrameType, payload?: Buffer | string) => void): void {
+  let refused = false;
+  running.add(taken);
+  unanswered.add(taken);
+  armIdle();
+  taken.stdout?.removeAllListeners('data');
+  taken.stderr?.removeAllListeners('data');
+  // A command line that reads slowly (a pager) slows the command, as a pipe would: what the daemon
+  // holds for it stays about one chunk, not all the command writes.
+  const output = [taken.stdout, taken.stderr];
+  const carry = (type: 'O' | 'e') => (chunk: Buffer) => {
+    if (socket.destroyed || socket.write(encodeFrame(type, chunk))) return;
+    for (const stream of output) stream?.pause();
+    socket.once('drain', () => {
+      for (const stream of output) stream?.resume();
+    });
+  };
+  taken.stdout?.on('data', carry('O'));
+  taken.stderr?.on('data', carry('e'));
+  // Gone: what it would have read is dropped (the command is being stopped).
+  socket.once('close', () => {
+    for (const stream of output) stream?.resume();
+  });
+  taken.stdin?.on('error', () => undefined);
+  taken.on('message', (message: { t?: string; reason?: string }) => {
+    if (message?.t === 'started') {
+      served++;
+      send('A');
+    } else if (message?.t === 'refused') {
+      refused = true;
+      send('F', message.reason ?? 'refused');
+      socket.end();
+    } else if (message?.t === 'stdin') send('W');
+  });
+  // 'close': the process has ended and its stdout and stderr are read to the end (or, should a process
+  // it started hold them open, a moment after it ended).
+  let ended = false;
+  let exited = false;
+  // The daemon asked to stop ends once its last command has ended and the command line has heard so.
+  const settle = (): void => {
+    if (ended && exited) unanswered.delete(taken);
+    if (stopping && running.size === 0 && unanswered.size === 0) process.exit(0);
+  };
+  const end = (code: number | null, signal: NodeJS.Signals | null): void => {
+    if (ended) return;
+    ended = true;
+    if (!refused) send('X', JSON.stringify({ code, signal }));
+    socket.end(settle);
+    if (socket.destroyed) settle();
+  };
+  // The exit code it reports as it exits, once its stdout and stderr are read to the end: the command
+  // line has all of it, and need not wait for the process to finish ending.
+  let reported = '';
+  const status = taken.stdio[4] as Readable | null;
+  const streamsEnded = [taken.stdout, taken.stderr, status].map(
+    (stream) =>
+      new Promise<void>((resolve) =>
+        stream === null || stream.readableEnded ? resolve() : stream.once('end', resolve).once('close', resolve),
+      ),
+  );
+  status?.on('data', (chunk: Buffer) => (reported += chunk.toString('utf8')));
+  void Promise.all(streamsEnded).then(() => {
+    const code = /^\{"code":(\d{1,3})\}$/.exec(reported)?.[1];
+    if (code !== undefined) end(Number(code), null);
+  });
+  taken.on('exit', (code, signal) => {
+    running.delete(taken);
+    exited = true;
+    settle();
+    armIdle();
+    startWarm();
+    // A process it started may hold its stdout open: the command line hears the end a moment later.
+    setTimeout(() => end(code, signal), 2_000).unref();
+  });
+  taken.on('close', end);
 }
 
 function status(): Record<string, unknown> {

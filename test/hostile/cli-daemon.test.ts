@@ -34,7 +34,7 @@ const space = path.join(root, 'space');
 /** A uid that is not ours (we run as root here: the folders of "another user" are chowned to it). */
 const OTHER_UID = 12345;
 
-const PROBE = `import { writeFileSync, statSync, rmSync } from 'node:fs';
+const PROBE = `import { existsSync, writeFileSync, statSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineTool } from 'agent-spaces';
@@ -56,6 +56,25 @@ export const probe = defineTool({
           cwd: process.cwd(),
           mode: mode.toString(8),
         };
+      },
+    },
+    flood: {
+      description: 'Writes mb MiB to stdout itself (past the run output limit, which covers what the program returns and logs)',
+      parameters: { type: 'object', properties: { mb: { type: 'number' } }, required: ['mb'] },
+      returns: { type: 'number' },
+      handler: async ({ mb }) => {
+        const mib = ('f'.repeat(1023) + '\\n').repeat(1024);
+        for (let i = 0; i < mb; i++) process.stdout.write(mib);
+        return mb;
+      },
+    },
+    gate: {
+      description: 'Waits until the file named by $DAEMON_TEST_GATE exists',
+      parameters: { type: 'object', properties: {} },
+      returns: { type: 'number' },
+      handler: async () => {
+        while (!existsSync(process.env.DAEMON_TEST_GATE ?? '')) await new Promise((resolve) => setTimeout(resolve, 50));
+        return 7;
       },
     },
   },
@@ -85,7 +104,11 @@ beforeAll(async () => {
   );
   writeFileSync(
     path.join(space, 'short.ts'),
-    "console.log('waiting');\nawait new Promise((resolve) => setTimeout(resolve, 3_000));\nexport default 7;\n",
+    "import { probe } from '@capabilities/probe';\nconsole.log('waiting');\nexport default await probe.gate({});\n",
+  );
+  writeFileSync(
+    path.join(space, 'flood.ts'),
+    "import { probe } from '@capabilities/probe';\nexport default await probe.flood({ mb: 96 });\n",
   );
   // About 3 MB of stdout (the result) and 1 MB of stderr (the program's console).
   writeFileSync(
@@ -410,7 +433,7 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     for (const [what, payload] of bad) {
       const client = raw(socket);
       await client.opened;
-      client.socket.write(encodeFrame('R', payload));
+      client.socket.write(Buffer.concat([encodeFrame('R', payload), encodeFrame('G')]));
       await waitFor(`an answer to ${what}`, client.isClosed);
       // Received ('K') only once its shape is right: a folder it cannot enter is found by the warm process.
       expect(client.types(), what).toBe(what === 'a missing folder' ? 'KF' : 'F');
@@ -425,7 +448,7 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     const { socket } = await status();
     const slow = raw(socket);
     await slow.opened;
-    slow.socket.write(encodeFrame('R', request(['run', 'slow.ts', '--no-check'])));
+    slow.socket.write(Buffer.concat([encodeFrame('R', request(['run', 'slow.ts', '--no-check'])), encodeFrame('G')]));
     await waitFor('the slow run to start', () => slow.text('e').includes('waiting'));
     for (const signal of ['SIGKILL', 'SIGSTOP', 'SIGUSR1', 'SIGQUIT', 'kill', '9', '']) slow.socket.write(encodeFrame('S', signal));
     expect((await status()).active).toBe(1);
@@ -438,6 +461,7 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     eager.socket.write(
       Buffer.concat([
         encodeFrame('R', request(['run', '-', '--no-check', '--json'])),
+        encodeFrame('G'),
         encodeFrame('I', 'export default 6 * '),
         encodeFrame('I', '7;\n'),
         encodeFrame('E'),
@@ -445,6 +469,36 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     );
     await waitFor('the eager run to end', () => eager.types().endsWith('X'), 300);
     expect(JSON.parse(eager.text('O'))).toMatchObject({ success: true, result: 42 });
+  });
+
+  it('(e) a command line that does not read (a pager) slows the command: the daemon holds about a chunk of its output, not all of it', async () => {
+    const { pid, socket } = await status();
+    const rssMb = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const before = rssMb();
+    const client = connect(socket);
+    await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+    client.write(Buffer.concat([encodeFrame('R', request(['run', 'flood.ts', '--no-check'])), encodeFrame('G')]));
+    client.pause();
+    // Long enough for a daemon that buffered everything to have read all 96 MiB of it.
+    await waitFor('the run to start', async () => (await status()).active === 1);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const held = rssMb() - before;
+    const reader = new FrameReader();
+    let bytes = 0;
+    let ended = '';
+    client.on('data', (chunk: Buffer) => {
+      for (const frame of reader.push(chunk)) {
+        if (frame.type === 'O') bytes += frame.payload.length;
+        if (frame.type === 'X') ended = frame.payload.toString('utf8');
+      }
+    });
+    client.resume();
+    await waitFor('the run to end', () => ended !== '', 1_200);
+    client.destroy();
+    expect(JSON.parse(ended)).toEqual({ code: 0, signal: null });
+    // Every byte came through once read: 96 MiB from the tool, then the result.
+    expect(bytes).toBe(96 * 1024 * 1024 + '96\n'.length);
+    expect(held, `the daemon grew by ${held.toFixed(0)} MB while its command line did not read`).toBeLessThan(32);
   });
 
   it('(b) gives each of many command lines at once its run, and spends no warm process on one that left', async () => {
@@ -455,7 +509,7 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
       for (let i = 0; i < 20; i++) {
         const gone = raw(socket);
         await gone.opened;
-        gone.socket.write(encodeFrame('R', request(['run', 'probe.ts', '--no-check'])));
+        gone.socket.write(Buffer.concat([encodeFrame('R', request(['run', 'probe.ts', '--no-check'])), encodeFrame('G')]));
         gone.socket.destroy();
       }
       const cities = ['Hamar', 'Molde', 'Narvik', 'Røros', 'Voss', 'Lom'];
@@ -476,7 +530,12 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
 
   it('(d) finishes a run going on at `daemon stop` and gives its command line the exit code, then ends', async () => {
     const { pid, socket } = await status();
-    const child = spawn(process.execPath, [bin, 'run', 'short.ts', '--no-check', '--json'], { cwd: space, env: env() });
+    // The run waits at a gate (a file) the test opens only after `daemon stop` has answered.
+    const gate = path.join(root, 'stop-gate');
+    const child = spawn(process.execPath, [bin, 'run', 'short.ts', '--no-check', '--json'], {
+      cwd: space,
+      env: env({ DAEMON_TEST_GATE: gate }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -486,6 +545,7 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     const processes = childrenOf(pid);
     const stopped = await cli(['daemon', 'stop', '--json']);
     expect(JSON.parse(stopped.stdout)).toMatchObject({ pid, active: 1 });
+    writeFileSync(gate, 'open');
     expect(await ended).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ success: true, result: 7 });
     await waitFor('the daemon and its processes to end', () => !alive(pid) && !existsSync(socket) && !processes.some(alive));
@@ -512,8 +572,8 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     await waitFor('the killed daemon’s warm processes to end', () => warm.every((child) => !alive(child)), 300);
   });
 
-  it('(d) a daemon that hangs (stopped with SIGSTOP): the command line runs the command itself', async () => {
-    const { pid } = await status();
+  it('(d) a daemon that hangs (stopped with SIGSTOP): the command line runs the command itself, and the daemon never runs it too', async () => {
+    const { pid, served: before } = await status();
     process.kill(pid, 'SIGSTOP');
     try {
       const child = spawn(process.execPath, [bin, 'run', 'probe.ts', '--json', '--no-check'], {
@@ -537,6 +597,8 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     }
     const served = await cli(['run', 'probe.ts', '--json', '--no-check'], { env: env({ DAEMON_TEST_CITY: 'Fauske' }) });
     expect(probe(served.stdout).city).toBe('Fauske');
+    // Once running again the daemon read the command the command line gave up on: it got no G, ran nothing.
+    expect((await status()).served).toBe(before + 1);
   });
 
   it('(c) a build changed on disk is never served by the daemon that preloaded the old one', async () => {
@@ -565,7 +627,8 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
         path.join(pkg, 'dist', 'cli', 'daemon', 'supervisor.js'),
         socketPath,
         crash,
-        '4000',
+        // Idle time enough for three failed starts on a loaded machine (the idle stop ends the test).
+        '20000',
         path.join(pkg, 'dist', 'cli', 'bundle', 'main.js'),
       ],
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
@@ -576,7 +639,7 @@ describe('the CLI daemon, attacked (cli/daemon/)', { timeout: 180_000 }, () => {
     await waitFor('three failed starts', () => (log.match(/ended before it was ready/g) ?? []).length >= 3);
     const client = raw(socketPath);
     await client.opened;
-    client.socket.write(encodeFrame('R', request(['run', 'probe.ts'])));
+    client.socket.write(Buffer.concat([encodeFrame('R', request(['run', 'probe.ts'])), encodeFrame('G')]));
     await waitFor('an answer', client.isClosed);
     expect(client.types()).toBe('KF');
     expect(await exited).toBe(0);
