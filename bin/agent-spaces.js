@@ -57,8 +57,14 @@ if (answersItself(argv)) {
  * listening, or it did not take the command) and the command runs here as always.
  */
 async function throughDaemon() {
-  const { usableDaemonSocket } = await import(pathToFileURL(`${root}dist/cli/daemon/socket.js`).href);
-  const socket = usableDaemonSocket(root);
+  let socket;
+  try {
+    const { usableDaemonSocket } = await import(pathToFileURL(`${root}dist/cli/daemon/socket.js`).href);
+    socket = usableDaemonSocket(root);
+  } catch {
+    // A build without the daemon's modules: the command runs here.
+    return undefined;
+  }
   if (socket === undefined) return undefined;
   return (await import(pathToFileURL(`${root}dist/cli/daemon/client.js`).href)).runThroughDaemon(socket, argv);
 }
