@@ -132,3 +132,23 @@ export async function daemonStatusCommand(options: DaemonOptions): Promise<numbe
   );
   return 0;
 }
+
+/**
+ * For `doctor`: whether the user's daemon of this Node and install runs, found and asked as `daemon
+ * status` does (never in a folder that is not the user's own); a reason instead of an error.
+ */
+export async function daemonState(): Promise<{ running: boolean; pid?: number; detail: string }> {
+  let socket: string;
+  try {
+    ({ socket } = where());
+  } catch (error) {
+    return { running: false, detail: `not available: ${(error as Error).message}` };
+  }
+  const problem = refusedFolder();
+  if (problem !== undefined) return { running: false, detail: `not asked: ${problem}` };
+  const answer = existsSync(socket) ? await askDaemon(socket, 'T') : undefined;
+  if (answer === undefined)
+    return { running: false, detail: 'not running (`agent-spaces daemon start`: `run` then starts in a warm process)' };
+  const pid = Number(answer['pid']);
+  return { running: true, pid, detail: `running (pid ${pid}): \`run\` starts in a warm process; ${String(answer['served'])} served` };
+}

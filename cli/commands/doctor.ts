@@ -4,9 +4,6 @@
  * what `auto` picks, whether the user's daemon serves `run`, and what to do to get the faster engine. It names no engine: each engine says
  * what to do about itself (`EngineDefinition.remedy`, `placementProblem`).
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   checkEngines,
   hasNoNodeSnapshot,
@@ -40,7 +37,7 @@ export async function checkInstallation(): Promise<DoctorReport> {
   const [worker, inProcess, daemon] = await Promise.all([
     selectEngine('auto', 'worker'),
     selectEngine('auto', 'in-process'),
-    daemonState(),
+    import('./daemon.js').then(({ daemonState }) => daemonState()),
   ]);
   const node = {
     version: process.versions.node,
@@ -56,27 +53,6 @@ export async function checkInstallation(): Promise<DoctorReport> {
     advice: adviceFor(checks, worker),
     ok: checks.some((check) => check.status.available),
   };
-}
-
-/** Whether the user's daemon of this Node and install runs (never an error: the doctor reports, the daemon is optional). */
-async function daemonState(): Promise<DoctorReport['daemon']> {
-  const root = fileURLToPath(new URL('../../../', import.meta.url));
-  if (process.platform === 'win32') return { running: false, detail: 'not on Windows (it needs Unix sockets)' };
-  if (existsSync(path.join(root, 'cli', 'main.ts')) || !existsSync(path.join(root, 'dist', 'cli', 'daemon', 'supervisor.js')))
-    return { running: false, detail: 'not for a checkout (its bin runs the sources)' };
-  const { askDaemon } = await import('../daemon/client.js');
-  const { daemonSocket } = await import('../daemon/socket.js');
-  let socket: string;
-  try {
-    socket = daemonSocket(root);
-  } catch (error) {
-    return { running: false, detail: `cannot name its socket: ${(error as Error).message}` };
-  }
-  const answer = existsSync(socket) ? await askDaemon(socket, 'T') : undefined;
-  if (answer === undefined)
-    return { running: false, detail: 'not running (`agent-spaces daemon start`: `run` then starts in a warm process)' };
-  const pid = Number(answer['pid']);
-  return { running: true, pid, detail: `running (pid ${pid}): \`run\` starts in a warm process; ${String(answer['served'])} served` };
 }
 
 /**
