@@ -20,7 +20,8 @@ interface DaemonOptions {
 /** The package's root and the socket a daemon of this Node and build listens on. */
 function where(): { root: string; socket: string } {
   if (process.platform === 'win32') throw new UsageError('the daemon needs Unix sockets: not on Windows');
-  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  // By the package's own name: the same from dist/ and from the sources.
+  const root = `${path.dirname(fileURLToPath(import.meta.resolve('agent-spaces/package.json')))}${path.sep}`;
   if (!existsSync(path.join(root, 'dist', 'cli', 'daemon', 'supervisor.js')) || existsSync(path.join(root, 'cli', 'main.ts')))
     throw new UsageError(
       `the daemon serves an installed package (its build in dist/); ${root} is a checkout, whose bin runs its sources (and never asks a daemon)`,
