@@ -16,6 +16,7 @@ import type {
   Transport,
   VersionNegotiationOptions,
   JsonSchemaValidator,
+  specTypeSchemas as specTypeSchemasOfSdk,
 } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
@@ -58,6 +59,11 @@ export interface McpConnection {
   stderrTail(): string;
   /** How the server process ended (`exit code 1`, `signal SIGTERM`), once it has. */
   exitStatus?(): string | undefined;
+  /**
+   * `tools/call` as the pool sends it (see {@link toolCaller}); a connection without it (a custom
+   * connector's) is called through `client.callTool`.
+   */
+  callTool?: Client['callTool'];
   close(): Promise<void>;
 }
 
@@ -230,7 +236,7 @@ interface ConnectContext {
 }
 
 async function connectStdio(context: ConnectContext, server: StdioServerConfig): Promise<McpConnection> {
-  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
+  const [{ Client, specTypeSchemas }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
     import('@modelcontextprotocol/client'),
     import('@modelcontextprotocol/client/stdio'),
   ]);
@@ -286,6 +292,7 @@ async function connectStdio(context: ConnectContext, server: StdioServerConfig):
     ...(pid === undefined ? {} : { pid }),
     stderrTail: () => stderr.text(),
     exitStatus: () => exit,
+    callTool: toolCaller(client, specTypeSchemas.CallToolResult),
     close: () => client.close(),
   };
 }
@@ -364,7 +371,7 @@ async function connectHttp(context: ConnectContext, server: HttpServerConfig): P
 }
 
 async function connectOverHttp(context: ConnectContext, url: URL, transport: Transport, kind: string): Promise<McpConnection> {
-  const { Client } = await import('@modelcontextprotocol/client');
+  const { Client, specTypeSchemas } = await import('@modelcontextprotocol/client');
   // Legacy SSE has no 2026 era: the probe would only cost a round trip.
   const client = createClient(Client, context, kind === 'sse' ? '2025-11-25' : context.protocol);
   try {
@@ -399,6 +406,7 @@ async function connectOverHttp(context: ConnectContext, url: URL, transport: Tra
     ...eraOf(client),
     transport: kind,
     stderrTail: () => '',
+    callTool: toolCaller(client, specTypeSchemas.CallToolResult),
     close: () => client.close(),
   };
 }
@@ -598,6 +606,35 @@ function createClient(ClientClass: typeof Client, context: ConnectContext, proto
     });
   }
   return client;
+}
+
+/**
+ * `tools/call` for the pool. In the 2025 era it is `client.request` with the spec's `CallToolResult` as
+ * the result schema: `client.callTool` would add a check of `structuredContent` against the output schema
+ * the server listed (the bridge checks results against the built schema, and the pool detects a changed
+ * schema before the call), and `request()` without a schema looks the method's own up by parsing
+ * `undefined` against it — a failing parse whose error is formatted as text on every call (~80 µs a call,
+ * measured on the bench's echo server). The 2026 era keeps `callTool`: it copies parameters its tools mark
+ * into HTTP headers.
+ */
+function toolCaller(client: Client, spec: CallToolResultSchema): Client['callTool'] {
+  if (client.getProtocolEra() === 'modern') return (params, options) => client.callTool(params, options);
+  const resultSchema = firstIssues(spec);
+  return (params, options) => client.request({ method: 'tools/call', params }, resultSchema, options);
+}
+
+type CallToolResultSchema = (typeof specTypeSchemasOfSdk)['CallToolResult'];
+/** How many of a malformed result's problems an error names (the SDK would join them all into its message). */
+const RESULT_ISSUES = 3;
+
+/** The schema with its failures cut to their first {@link RESULT_ISSUES} problems. */
+function firstIssues(schema: CallToolResultSchema): CallToolResultSchema {
+  const standard = schema['~standard'];
+  const cut = <T extends { issues?: readonly unknown[] }>(outcome: T): T =>
+    outcome.issues === undefined ? outcome : { ...outcome, issues: outcome.issues.slice(0, RESULT_ISSUES) };
+  // Zod's own check, synchronous (the spec's schemas have no async refinements).
+  const validate: typeof standard.validate = (value, options) => cut(standard.validate(value, options));
+  return { '~standard': { ...standard, validate } };
 }
 
 /** The era and protocol version a connected client agreed on. */

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { AgentSpacesError, ToolCallError, createRedactor, errorMessage, untilAborted } from '../../core/index.js';
 import type { Backend, BackendCall, CapabilitySpec, Redactor } from '../../core/index.js';
 import { McpConnectError, connectMcpServer } from './connect.js';
@@ -327,7 +327,9 @@ async function callToolAnsweringInput(
     arguments: call.args,
     ...(call.traceparent === undefined ? {} : { _meta: { traceparent: call.traceparent } }),
   };
-  let result: unknown = await live.connection.client.callTool(request, options);
+  const { connection } = live;
+  const callTool: Client['callTool'] = connection.callTool ?? ((params, callOptions) => connection.client.callTool(params, callOptions));
+  let result: unknown = await callTool(request, options);
   for (let round = 1; isInputRequired(result); round += 1) {
     if (round > MAX_INPUT_ROUNDS) {
       throw new ToolCallError(
@@ -340,7 +342,7 @@ async function callToolAnsweringInput(
     const inputResponses = await answerInputRequests(asking, result.inputRequests ?? {});
     // The request state is the server's: echoed byte for byte, never read.
     const retry = { ...request, inputResponses, ...(result.requestState === undefined ? {} : { requestState: result.requestState }) };
-    result = await live.connection.client.callTool(retry, options);
+    result = await callTool(retry, options);
   }
   return result;
 }

@@ -100,19 +100,21 @@ function isInvalidStructuredContent(error: unknown): boolean {
 }
 
 /**
- * The SDK's "Invalid result for tools/call: [issues as JSON]" in a line: the first few issues as
- * `path: message`, or the message as it is when it holds no issues.
+ * The SDK's "Invalid result for tools/call: …" in a line: its issues as `path: message` (given as JSON
+ * by its own result check, as text by the one the pool passes it, see connect.ts `toolCaller`).
  */
 function describeInvalidResult(message: string): string {
   const start = message.indexOf('[');
-  if (start < 0) return message;
-  try {
-    const issues: unknown = JSON.parse(message.slice(start));
-    if (Array.isArray(issues)) return summarizeIssues(Object.assign(new Error(message), { issues }));
-  } catch {
-    // Not a list of issues: said as it is below.
+  if (start >= 0) {
+    try {
+      const issues: unknown = JSON.parse(message.slice(start));
+      if (Array.isArray(issues)) return summarizeIssues(Object.assign(new Error(message), { issues }));
+    } catch {
+      // Not a list of issues: the text below.
+    }
   }
-  return message;
+  const prefix = /^Invalid result for [\w/]+: /.exec(message);
+  return prefix === null ? message : message.slice(prefix[0].length);
 }
 
 function isSchemaError(error: unknown): error is Error & { issues: unknown[] } {
