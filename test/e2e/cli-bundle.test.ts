@@ -1,6 +1,6 @@
 // The CLI's bundle (scripts/bundle-cli.mjs, issue 30): the installed package's bin runs `run` from
-// dist/cli/bundle/. Built here from a fresh compile of the sources into a folder laid out as an installed
-// package (its bin, package.json, dist, and the checkout's node_modules), then used as a user would.
+// dist/cli/bundle/. The package this test run packed (package-on-line.ts `unpackedPackage`: its bin,
+// package.json and dist, with the checkout's node_modules), then used as a user would.
 import { execFile, spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../support/example-space.js';
+import { unpackedPackage } from './package-on-line.js';
 
 const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-cli-bundle-'));
@@ -45,18 +46,8 @@ export const weather = library.defineTool({
 const PROGRAM = `import { weather } from '@capabilities/weather';\nexport default await weather.getWeather({ city: 'Oslo' });\n`;
 
 beforeAll(async () => {
-  mkdirSync(path.join(pkg, 'bin'), { recursive: true });
-  copyFileSync(path.join(REPO, 'bin/agent-spaces.js'), path.join(pkg, 'bin/agent-spaces.js'));
-  copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-  symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
-  await run(
-    process.execPath,
-    [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(pkg, 'dist')],
-    {
-      cwd: REPO,
-    },
-  );
-  await run(process.execPath, [path.join(REPO, 'scripts/bundle-cli.mjs'), path.join(pkg, 'dist')], { cwd: REPO });
+  // The package as packed for this test run (built once, by `npm ci` in CI), not a build of its own.
+  await unpackedPackage(pkg);
 }, 300_000);
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));

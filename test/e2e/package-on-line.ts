@@ -12,7 +12,7 @@
 // compiled: the user's package.json allows no install script. Install times are printed as the matrix row.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -334,6 +334,20 @@ export async function packOnce(): Promise<{ file: string; files: string[] }> {
     await written({ error: error instanceof Error ? error.message : String(error) });
     throw error;
   }
+}
+
+/**
+ * The packed package (see {@link packOnce}: one pack per test run) unpacked into `folder` as an installed
+ * package's folder, with the repository's node_modules beside it for its dependencies: for tests of
+ * the installed CLI that need no `npm install` (its bundle, its daemon). Each caller gets a folder of
+ * its own (a test may change the build in it). Returns `folder`.
+ */
+export async function unpackedPackage(folder: string): Promise<string> {
+  const { file } = await packOnce();
+  await mkdir(folder, { recursive: true });
+  await run('tar', ['-xzf', file, '-C', folder, '--strip-components=1'], { timeout: STEP_TIMEOUT_MS });
+  await symlink(path.join(REPO, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
+  return folder;
 }
 
 /**

@@ -1,12 +1,11 @@
-// An attacker's pass over the CLI's daemon (issue 30, cli/daemon/): the installed package's layout built
-// once (as test/e2e/cli-bundle.test.ts does), a private XDG_RUNTIME_DIR, and the daemon met as another
+// An attacker's pass over the CLI's daemon (issue 30, cli/daemon/): the package this test run packed,
+// unpacked into a folder of this file's own (package-on-line.ts `unpackedPackage`), a private XDG_RUNTIME_DIR, and the daemon met as another
 // user's folder, a hostile client on its socket, a command line whose environment differs, a daemon
 // killed or stopped mid-run, and output that must arrive as a command of its own would write it.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -20,12 +19,10 @@ import {
 import { connect, createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameReader, type Frame } from '../../cli/daemon/frames.js';
-import { REPO } from '../support/example-space.js';
+import { unpackedPackage } from '../e2e/package-on-line.js';
 
-const execFileAsync = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'agent-spaces-hostile-daemon-'));
 const pkg = path.join(root, 'pkg');
 const bin = path.join(pkg, 'bin/agent-spaces.js');
@@ -82,13 +79,8 @@ export const probe = defineTool({
 `;
 
 beforeAll(async () => {
-  mkdirSync(path.join(pkg, 'bin'), { recursive: true });
-  copyFileSync(path.join(REPO, 'bin/agent-spaces.js'), bin);
-  copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-  symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
-  const tsc = path.join(REPO, 'node_modules/typescript/bin/tsc');
-  await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(pkg, 'dist')], { cwd: REPO });
-  await execFileAsync(process.execPath, [path.join(REPO, 'scripts/bundle-cli.mjs'), path.join(pkg, 'dist')], { cwd: REPO });
+  // The package as packed for this test run (test (c) changes its bundle: a folder of this file's own).
+  await unpackedPackage(pkg);
   mkdirSync(runtimeDir, { mode: 0o700 });
   mkdirSync(path.join(space, 'capabilities'), { recursive: true });
   mkdirSync(path.join(space, 'node_modules'));
