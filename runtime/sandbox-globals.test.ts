@@ -160,6 +160,31 @@ for (const { engine, placement: isolation } of contractMatrix()) {
       });
     });
 
+    describe('the Web globals, evaluated on first use', () => {
+      it('are there for a program that froze the global object before using one', async () => {
+        expect(
+          await value(
+            'Object.freeze(globalThis);\nreturn [btoa("hi"), new URL("/x", "https://a.example").href, structuredClone([1]), btoa === btoa];',
+          ),
+        ).toEqual(['aGk=', 'https://a.example/x', [1], true]);
+      });
+      it('work for a program that replaced the built-ins their code uses before it first used one, and keep its own assignments', async () => {
+        const code = [
+          'atob = (() => "mine") as typeof atob;',
+          'delete (globalThis as { btoa?: unknown }).btoa;',
+          '(globalThis as Record<string, unknown>).Int16Array = function () { throw new Error("tampered Int16Array"); };',
+          '(Object.getPrototypeOf(Int8Array.prototype) as { fill: unknown }).fill = () => { throw new Error("tampered fill"); };',
+          'Function.prototype.call = Function.prototype.apply = () => { throw new Error("tampered call"); };',
+          'Reflect.apply = () => { throw new Error("tampered apply"); };',
+          '(globalThis as Record<string, unknown>).Function = function () { throw new Error("tampered Function"); };',
+          'Object.defineProperty = (() => { throw new Error("tampered defineProperty"); }) as typeof Object.defineProperty;',
+          'const bytes = new TextEncoder().encode("é");',
+          'return [atob("x"), "btoa" in globalThis, bytes.length, new URLSearchParams("a=1").get("a"), new DOMException("m", "DataCloneError").code];',
+        ].join('\n');
+        expect(await value(code)).toEqual(['mine', false, 2, '1', 25]);
+      });
+    });
+
     describe('timers', () => {
       it('runs timeouts in order of their delay, with their arguments, and not once cleared', async () => {
         const code = [

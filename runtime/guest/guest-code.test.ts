@@ -72,12 +72,12 @@ describe('generated/guest-code.ts', () => {
     const installed = [
       'console',
       SANDBOX_HOST_GLOBAL,
-      'DOMException',
       'setTimeout',
       'setInterval',
       'clearTimeout',
       'clearInterval',
       'queueMicrotask',
+      'DOMException',
       'atob',
       'btoa',
       'TextEncoder',
@@ -87,9 +87,44 @@ describe('generated/guest-code.ts', () => {
       'structuredClone',
     ];
     expect(names.filter((name) => installed.includes(name))).toEqual(installed);
+    // The Web globals (ON_FIRST_USE) are accessors until a program reads one; then all of them are data.
+    const kinds = () =>
+      runInNewContext(
+        `${JSON.stringify(installed.slice(7))}.map((name) => 'value' in Object.getOwnPropertyDescriptor(globalThis, name) ? 'data' : 'accessor')`,
+        context,
+      ) as string[];
+    expect(kinds()).toEqual(installed.slice(7).map(() => 'accessor'));
     expect(
       runInNewContext('[typeof WebAssembly, typeof SharedArrayBuffer, btoa("hi"), new URLSearchParams("a=1&b=2").get("b")]', context),
     ).toEqual(['undefined', 'undefined', 'aGk=', '2']);
+    expect(kinds()).toEqual(installed.slice(7).map(() => 'data'));
+  });
+
+  it('keeps what a program made of a Web global before its first use, and evaluates them with the built-ins of the bootstrap', () => {
+    const context = {} as Record<string, unknown>;
+    const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context) as (...callbacks: unknown[]) => Record<string, unknown>;
+    bootstrap(
+      () => undefined,
+      () => true,
+      () => undefined,
+      () => undefined,
+      () => 'invalid',
+    );
+    const result = runInNewContext(
+      [
+        'atob = "mine"; delete globalThis.btoa; Object.defineProperty(globalThis, "TextDecoder", { value: 7, configurable: true });',
+        // Built-ins the Web globals' code uses at its top level, replaced before it is first evaluated.
+        'Int16Array = function () { throw new Error("tampered Int16Array"); };',
+        'Object.getPrototypeOf(Int8Array.prototype).fill = () => { throw new Error("tampered fill"); };',
+        'Function.prototype.call = Function.prototype.apply = () => { throw new Error("tampered call"); };',
+        'Reflect.apply = () => { throw new Error("tampered apply"); };',
+        'globalThis.Function = function () { throw new Error("tampered Function"); };',
+        'const text = new TextEncoder().encode("é");',
+        '[atob, typeof btoa, TextDecoder, text.length, typeof structuredClone, typeof URL, "btoa" in globalThis]',
+      ].join('\n'),
+      context,
+    ) as unknown[];
+    expect(result).toEqual(['mine', 'undefined', 7, 2, 'function', 'function', false]);
   });
 });
 

@@ -1,6 +1,8 @@
 // ---------------------------------------------------------------- atob / btoa (forgiving-base64)
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const BASE64_VALUES = new Int16Array(128).fill(-1);
+const BASE64_VALUES = new Int16Array(128);
+// Not .fill: this runs when a program first uses atob or btoa, after it may have replaced TypedArray methods.
+for (let index = 0; index < 128; index++) BASE64_VALUES[index] = -1;
 for (let index = 0; index < 64; index++) BASE64_VALUES[charCodeAt(BASE64_ALPHABET, index)] = index;
 const isAsciiWhitespace = (unit: number): boolean => unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d;
 

@@ -43,7 +43,7 @@ function inspect(value: unknown, depth: number, seen: readonly unknown[]): strin
     return 'Set(' + setSize(value) + ') { ' + arrayJoin(items, ', ') + ' }';
   }
   // URL and URLSearchParams keep their state out of sight (see url.ts): shown by it.
-  const web = inspectWebGlobal(value, show);
+  const web = webInspector === undefined ? undefined : webInspector(value, show);
   if (web !== undefined) return web;
   const keys = objectKeys(value);
   for (let index = 0; index < keys.length && index < 100; index++) {

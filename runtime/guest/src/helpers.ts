@@ -27,6 +27,59 @@ function safe<T, F>(read: () => T, fallback: F): T | F {
 function installGlobal(name: string, value: unknown): void {
   defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
 }
+
+/**
+ * Installs the Web globals of the files the generator evaluates on first use (see runtime/guest/README.md,
+ * "Evaluated on first use"): each name is an accessor until a program reads one of them; then `source`
+ * (the files' code as a function of the names it uses) is compiled, called with `captured` (those names'
+ * values, taken when the bootstrap ran, before any program) and a collector in place of `installGlobal`,
+ * and every name that still holds its accessor becomes the data property `installGlobal` would have made.
+ * A name the program assigned, redefined or deleted first keeps what the program made of it. A failed
+ * evaluation (a program at its stack or memory limit) changes nothing: the next read tries again.
+ */
+function installLazyGlobals(names: readonly string[], source: string, captured: readonly unknown[]): void {
+  let values: Map<string, unknown> | undefined;
+  const getters = new MapConstructor<string, () => unknown>();
+  const load = (): Map<string, unknown> => {
+    if (values !== undefined) return values;
+    const loaded = new MapConstructor<string, unknown>();
+    const factory = reflectApply(new FunctionConstructor('return ' + source), undefined, []) as (...args: unknown[]) => void;
+    reflectApply(
+      factory,
+      undefined,
+      copyWith(captured, (name: string, value: unknown) => void mapSet(loaded, name, value)),
+    );
+    values = loaded;
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index]!;
+      const descriptor = getOwnPropertyDescriptor(globalThis, name);
+      if (descriptor === undefined || !hasOwn(descriptor, 'get') || descriptor.get !== mapGet(getters, name)) continue;
+      try {
+        installGlobal(name, mapGet(loaded, name));
+      } catch {
+        // The program froze the global object: the accessor stays, and answers with the value.
+      }
+    }
+    return loaded;
+  };
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    const get = (): unknown => mapGet(load(), name);
+    mapSet(getters, name, get);
+    defineProperty(globalThis, name, {
+      get,
+      set: (value: unknown) => installGlobal(name, value),
+      enumerable: false,
+      configurable: true,
+    });
+  }
+}
+
+/** How console shows the values of Web globals whose state is not in own properties (URL, URLSearchParams), once they are loaded. */
+let webInspector: ((value: object, show: (item: unknown) => string) => string | undefined) | undefined;
+function setWebInspector(inspect: NonNullable<typeof webInspector>): void {
+  webInspector = inspect;
+}
 function tagPrototype(constructor: { prototype: object }, tag: string): void {
   defineProperty(constructor.prototype, SymbolToStringTag, { value: tag, writable: false, enumerable: false, configurable: true });
 }

@@ -78,6 +78,7 @@ const CLASS_SOURCE = /^class\b/,
 const reflectApply = Reflect.apply,
   reflectOwnKeys = Reflect.ownKeys,
   getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const FunctionConstructor = Function;
 const NumberConstructor = Number,
   BooleanConstructor = Boolean,
   ObjectConstructor = Object,

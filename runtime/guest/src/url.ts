@@ -159,6 +159,8 @@ class URL {
 tagPrototype(URL, 'URL');
 installGlobal('URL', URL);
 
+setWebInspector(inspectWebGlobal);
+
 /** How console shows a URL or URLSearchParams (their state is not in own properties); undefined for anything else. */
 function inspectWebGlobal(value: object, show: (item: unknown) => string): string | undefined {
   const url = weakMapGet(urlStates, value) as UrlState | undefined;
