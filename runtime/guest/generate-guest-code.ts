@@ -30,6 +30,16 @@ const SOURCE_DIR = path.join(GUEST_DIR, 'src');
 export const GENERATED_FILE = path.join(GUEST_DIR, 'generated', 'guest-code.ts');
 export const REGENERATE_COMMAND = 'node --import tsx runtime/guest/generate-guest-code.ts';
 
+/** The Web globals' files, in the order they install them: evaluated on first use (see {@link ON_FIRST_USE}). */
+const WEB_GLOBAL_FILES = [
+  'dom-exception.ts',
+  'base64.ts',
+  'text-encoding.ts',
+  'url-search-params.ts',
+  'url.ts',
+  'structured-clone.ts',
+] as const;
+
 /**
  * The guest files in the order their top-level statements run: intrinsics are captured first, before
  * anything else runs; the globals are installed in this order (as a program sees them listed).
@@ -43,12 +53,7 @@ export const GUEST_FILES = [
   'calls.ts',
   'run.ts',
   'timers.ts',
-  'dom-exception.ts',
-  'base64.ts',
-  'text-encoding.ts',
-  'url-search-params.ts',
-  'url.ts',
-  'structured-clone.ts',
+  ...WEB_GLOBAL_FILES,
   'bootstrap-exports.ts',
 ] as const;
 
@@ -58,14 +63,7 @@ export const GUEST_FILES = [
  * globals they install (src/helpers.ts `installLazyGlobals`), so a fresh context does not parse it: on
  * QuickJS parsing is most of what the bootstrap costs (measured: ~37% less to evaluate without them).
  */
-export const ON_FIRST_USE: ReadonlySet<string> = new Set([
-  'dom-exception.ts',
-  'base64.ts',
-  'text-encoding.ts',
-  'url-search-params.ts',
-  'url.ts',
-  'structured-clone.ts',
-]);
+export const ON_FIRST_USE: ReadonlySet<string> = new Set(WEB_GLOBAL_FILES);
 
 /** The declarations file of what the host gives the guest. */
 export const HOST_DECLARATIONS = 'host.d.ts';
