@@ -233,6 +233,9 @@ export class CallPipeline {
     }
     if (call.resultMode === 'value' && (spec.resultKind === 'value' || spec.resultKind === 'mcp-structured')) {
       checkResult(prepared, value, performed, this.#compile);
+    } else if (call.resultMode === 'full' && spec.resultKind === 'mcp-structured' && isObject(value) && value.isError !== true) {
+      // The whole MCP result: its structuredContent, when there is one, is what the output schema describes.
+      if (value.structuredContent !== undefined) checkResult(prepared, value.structuredContent, performed, this.#compile);
     }
     return { value, json: encodeResult(value, prepared, this.#maxResultBytes) };
   }
@@ -319,4 +322,8 @@ function computeApprovalMessage(backend: Backend, call: BackendCall): string | u
     // A broken message function must not block the decision; the template or default still works.
     return undefined;
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -168,6 +168,37 @@ for (const { engine, placement: isolation } of contractMatrix()) {
           ),
         ).toEqual(['aGk=', 'https://a.example/x', [1], true]);
       });
+      it('work after a program put get, set and value on Object.prototype first', async () => {
+        const code = [
+          'const P = Object.prototype as Record<string, unknown>;',
+          // Assigned (a descriptor literal of the program's own would inherit them too).
+          'P.get = undefined; P.set = () => { throw new Error("set"); }; P.value = "tampered";',
+          'const out = [btoa("hi"), new URL("/x", "https://a.example").pathname, new TextDecoder().decode(new TextEncoder().encode("é"))];',
+          'delete P.get; delete P.set; delete P.value;',
+          'return [...out, "value" in Object.getOwnPropertyDescriptor(globalThis, "atob")!];',
+        ].join('\n');
+        expect(await value(code)).toEqual(['aGk=', '/x', 'é', true]);
+      });
+      it('take assignments as the data properties they stand for would: on a sealed global object, and through an heir', async () => {
+        const code = [
+          'const heir = Object.create(globalThis) as { atob: unknown };',
+          'heir.atob = 1;',
+          'const own = Object.getOwnPropertyDescriptor(heir, "atob")?.value;',
+          'Object.seal(globalThis);',
+          'btoa = (() => "mine") as typeof btoa;',
+          'return [own, typeof atob, btoa("x"), new URLSearchParams("a=1").get("a")];',
+        ].join('\n');
+        expect(await value(code)).toEqual([1, 'function', 'mine', '1']);
+      });
+      it('are there after a first read that failed at the stack limit', async () => {
+        const code = [
+          'let failed = 0;',
+          'const deep = (n: number): number => { try { return deep(n + 1); } catch { try { return typeof TextEncoder === "function" ? n : n; } catch { failed++; return n; } } };',
+          'deep(0);',
+          'return [btoa("hi"), "value" in Object.getOwnPropertyDescriptor(globalThis, "btoa")!, failed <= 1];',
+        ].join('\n');
+        expect(await value(code)).toEqual(['aGk=', true, true]);
+      });
       it('work for a program that replaced the built-ins their code uses before it first used one, and keep its own assignments', async () => {
         const code = [
           'atob = (() => "mine") as typeof atob;',

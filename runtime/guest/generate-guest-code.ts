@@ -318,8 +318,12 @@ function namesFromOutside(host: HostInterface, before: readonly GuestCode[], gro
           : checker.getSymbolAtLocation(node);
         const declaration = symbol?.declarations?.[0];
         if (node.text === 'globalThis') names.add(node.text);
-        else if (symbol === undefined || declaration === undefined) {
-          if (node.text !== 'undefined' && node.text !== 'arguments')
+        else if (node.text === 'arguments') {
+          // At the top level, or in an arrow function there, `arguments` would be the generated function's: the captured values.
+          if (ts.findAncestor(node, (ancestor) => ts.isFunctionLike(ancestor) && !ts.isArrowFunction(ancestor)) === undefined)
+            throw sourceError({ name: file.name, text: file.code }, tree, node, '`arguments` outside a function is not guest code');
+        } else if (symbol === undefined || declaration === undefined) {
+          if (node.text !== 'undefined')
             throw sourceError({ name: file.name, text: file.code }, tree, node, `\`${node.text}\` is declared nowhere`);
         } else if (!inGroup.has(declaration.getSourceFile().fileName) && (symbol.flags & OUTSIDE_VALUE) !== 0) {
           const mutable = ts.isVariableDeclaration(declaration) && (ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const) === 0;
@@ -332,6 +336,26 @@ function namesFromOutside(host: HostInterface, before: readonly GuestCode[], gro
             );
           names.add(node.text);
         }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(tree);
+  }
+  // The earlier files run with the bootstrap: a name of the group is not there yet (it would be whatever
+  // the program put on the global object by that name).
+  for (const file of before) {
+    const tree = program.getSourceFile(fileOf(file.name));
+    if (tree === undefined) throw new GuestSourceError(`${file.name}: TypeScript did not read it`);
+    const visit = (node: ts.Node): void => {
+      if (ts.isIdentifier(node) && isReference(node)) {
+        const declaration = checker.getSymbolAtLocation(node)?.declarations?.[0];
+        if (declaration !== undefined && inGroup.has(declaration.getSourceFile().fileName))
+          throw sourceError(
+            { name: file.name, text: file.code },
+            tree,
+            node,
+            `\`${node.text}\` is declared in a file evaluated on first use; reach it through what that file registers`,
+          );
       }
       ts.forEachChild(node, visit);
     };
@@ -353,6 +377,7 @@ function isReference(node: ts.Identifier): boolean {
   )
     return false;
   if (ts.isLabeledStatement(parent) || ts.isBreakOrContinueStatement(parent)) return false;
+  if (ts.isBindingElement(parent) && parent.propertyName === node) return false;
   return true;
 }
 

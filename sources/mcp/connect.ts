@@ -619,21 +619,38 @@ function createClient(ClientClass: typeof Client, context: ConnectContext, proto
  */
 function toolCaller(client: Client, spec: CallToolResultSchema): Client['callTool'] {
   if (client.getProtocolEra() === 'modern') return (params, options) => client.callTool(params, options);
-  const resultSchema = firstIssues(spec);
+  const resultSchema = legacyCallToolResult(spec);
   return (params, options) => client.request({ method: 'tools/call', params }, resultSchema, options);
 }
 
 type CallToolResultSchema = (typeof specTypeSchemasOfSdk)['CallToolResult'];
 /** How many of a malformed result's problems an error names (the SDK would join them all into its message). */
 const RESULT_ISSUES = 3;
+/** Keys of other result families: a body with one of them and no `content` is not a tools/call success. */
+const FOREIGN_RESULT_KEYS = ['task', 'inputRequests', 'requestState'];
 
-/** The schema with its failures cut to their first {@link RESULT_ISSUES} problems. */
-function firstIssues(schema: CallToolResultSchema): CallToolResultSchema {
+/**
+ * The spec's CallToolResult with the 2025 era's own rules (the SDK's 2025 wire schema, which `callTool`
+ * checked by): `structuredContent` is an object, and a body of another result family does not default to
+ * an empty success. Failures name their first {@link RESULT_ISSUES} problems.
+ */
+function legacyCallToolResult(schema: CallToolResultSchema): CallToolResultSchema {
   const standard = schema['~standard'];
-  const cut = <T extends { issues?: readonly unknown[] }>(outcome: T): T =>
-    outcome.issues === undefined ? outcome : { ...outcome, issues: outcome.issues.slice(0, RESULT_ISSUES) };
-  // Zod's own check, synchronous (the spec's schemas have no async refinements).
-  const validate: typeof standard.validate = (value, options) => cut(standard.validate(value, options));
+  const validate: typeof standard.validate = (value, options) => {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const body = value as Record<string, unknown>;
+      const foreign = body.content === undefined ? FOREIGN_RESULT_KEYS.find((key) => key in body) : undefined;
+      if (foreign !== undefined)
+        return {
+          issues: [{ message: `content is required when the result carries '${foreign}' (not a tools/call result)`, path: ['content'] }],
+        };
+      const structured = body.structuredContent;
+      if (structured !== undefined && (typeof structured !== 'object' || structured === null || Array.isArray(structured)))
+        return { issues: [{ message: 'must be an object in the 2025-11-25 protocol', path: ['structuredContent'] }] };
+    }
+    const outcome = standard.validate(value, options);
+    return outcome.issues === undefined ? outcome : { ...outcome, issues: outcome.issues.slice(0, RESULT_ISSUES) };
+  };
   return { '~standard': { ...standard, validate } };
 }
 

@@ -63,4 +63,13 @@ describe('results of a 2025-era MCP server that break its declarations', () => {
     expect(outcome.message).toMatch(/^MCP server "raw" returned an invalid result for tool "no-content": content: /);
     expect(outcome.message).not.toMatch(/Invalid result for tools\/call/);
   });
+
+  it('refuses what the 2025 protocol does not allow: a structuredContent that is not an object, another family of result', async () => {
+    const listed = (await outcomeOf('listed')) as { code: string; message: string };
+    expect(listed.code).toBe('TOOL_FAILED');
+    expect(listed.message).toMatch(/invalid result for tool "listed": structuredContent: must be an object/);
+    const tasky = (await outcomeOf('tasky')) as { code: string; message: string };
+    expect(tasky.code).toBe('TOOL_FAILED');
+    expect(tasky.message).toMatch(/invalid result for tool "tasky": content: content is required when the result carries 'task'/);
+  });
 });

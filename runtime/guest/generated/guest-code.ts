@@ -21,7 +21,7 @@ const uncurry = Function.prototype.bind.bind(Function.prototype.call)
 const jsonParse = JSON.parse,
   jsonStringify = JSON.stringify;
 const ObjectFreeze = Object.freeze,
-  defineProperty = Object.defineProperty,
+  definePropertyIntrinsic = Object.defineProperty,
   objectKeys = Object.keys;
 const getPrototypeOf = Object.getPrototypeOf,
   isArray = Array.isArray;
@@ -32,6 +32,7 @@ const ErrorConstructor = Error,
   TypeErrorConstructor = TypeError,
   RangeErrorConstructor = RangeError;
 const StringConstructor = String;
+const mapHas = uncurry(Map.prototype.has);
 const mapGet = uncurry(Map.prototype.get),
   mapSet = uncurry(Map.prototype.set),
   mapDelete = uncurry(Map.prototype.delete);
@@ -42,6 +43,22 @@ const weakMapGet = uncurry(WeakMap.prototype.get),
 const arrayJoin = uncurry(Array.prototype.join),
   arrayIncludes = uncurry(Array.prototype.includes);
 const hasOwn = uncurry(Object.prototype.hasOwnProperty);
+const DESCRIPTOR_FIELDS = ['value', 'writable', 'enumerable', 'configurable', 'get', 'set'] ;
+/**
+ * Object.defineProperty with only the descriptor's own fields: the guest's descriptors are object literals,
+ * and defineProperty reads each field through the prototype chain, so a program that put \`get\`, \`set\` or
+ * \`value\` on Object.prototype would change every property the guest defines (or make each definition throw).
+ */
+function defineProperty(target, key, descriptor) {
+  const own = { __proto__: null } ;
+  for (let index = 0; index < DESCRIPTOR_FIELDS.length; index++) {
+    const field = DESCRIPTOR_FIELDS[index];
+    if (hasOwn(descriptor, field)) own[field] = (descriptor )[field];
+  }
+  return definePropertyIntrinsic(target, key, own );
+}
+/** The global object as the bootstrap found it (a program may rebind the \`globalThis\` property). */
+const GLOBAL_OBJECT = globalThis;
 const iteratorNext = uncurry((getPrototypeOf(new Map().entries()) ).next),
   setIteratorNext = uncurry((getPrototypeOf(new Set().values()) ).next);
 const stringSlice = uncurry(String.prototype.slice),
@@ -473,7 +490,7 @@ function safe(read, fallback) {
 
 // ---------------------------------------------------------------- helpers
 function installGlobal(name, value) {
-  defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
+  defineProperty(GLOBAL_OBJECT, name, { value, writable: true, enumerable: false, configurable: true });
 }
 
 /**
@@ -482,41 +499,58 @@ function installGlobal(name, value) {
  * (the files' code as a function of the names it uses) is compiled, called with \`captured\` (those names'
  * values, taken when the bootstrap ran, before any program) and a collector in place of \`installGlobal\`,
  * and every name that still holds its accessor becomes the data property \`installGlobal\` would have made.
- * A name the program assigned, redefined or deleted first keeps what the program made of it. A failed
- * evaluation (a program at its stack or memory limit) changes nothing: the next read tries again.
+ * Until then each accessor behaves as that writable data property would: a program's assignment,
+ * redefinition or deletion is kept (an assignment through an object that inherits from the global object
+ * makes a property of that object). An evaluation that fails (a program at its stack or memory limit)
+ * changes nothing: the next read tries again. A name that cannot become data (the program froze or
+ * sealed the global object) keeps its accessor, which answers with the value.
  */
 function installLazyGlobals(names, source, captured) {
   let values;
+  let installed = false;
   const getters = new MapConstructor();
+  // What a program assigned to a name whose accessor could not become data (a sealed global object).
+  const assigned = new MapConstructor();
   const load = () => {
-    if (values !== undefined) return values;
-    const loaded = new MapConstructor();
-    const factory = reflectApply(new FunctionConstructor('return ' + source), undefined, []) ;
-    reflectApply(
-      factory,
-      undefined,
-      copyWith(captured, (name, value) => void mapSet(loaded, name, value)),
-    );
-    values = loaded;
-    for (let index = 0; index < names.length; index++) {
-      const name = names[index];
-      const descriptor = getOwnPropertyDescriptor(globalThis, name);
-      if (descriptor === undefined || !hasOwn(descriptor, 'get') || descriptor.get !== mapGet(getters, name)) continue;
-      try {
-        installGlobal(name, mapGet(loaded, name));
-      } catch {
-        // The program froze the global object: the accessor stays, and answers with the value.
-      }
+    if (values === undefined) {
+      const loaded = new MapConstructor();
+      const factory = reflectApply(new FunctionConstructor("'use strict'; return " + source), undefined, []) 
+
+;
+      reflectApply(
+        factory,
+        undefined,
+        copyWith(captured, (name, value) => void mapSet(loaded, name, value)),
+      );
+      values = loaded;
     }
-    return loaded;
+    if (!installed) {
+      for (let index = 0; index < names.length; index++) {
+        const name = names[index];
+        const descriptor = getOwnPropertyDescriptor(GLOBAL_OBJECT, name);
+        if (descriptor === undefined || !hasOwn(descriptor, 'get') || descriptor.get !== mapGet(getters, name)) continue;
+        if (descriptor.configurable === true) installGlobal(name, mapGet(values, name));
+      }
+      installed = true;
+    }
+    return values;
   };
   for (let index = 0; index < names.length; index++) {
     const name = names[index];
-    const get = () => mapGet(load(), name);
+    const get = () => (mapHas(assigned, name) ? mapGet(assigned, name) : mapGet(load(), name));
     mapSet(getters, name, get);
-    defineProperty(globalThis, name, {
+    defineProperty(GLOBAL_OBJECT, name, {
       get,
-      set: (value) => installGlobal(name, value),
+      set: function ( value) {
+        if (this !== GLOBAL_OBJECT) {
+          // As for an inherited writable data property: the assignment makes a property of the receiver.
+          defineProperty(this , name, { value, writable: true, enumerable: true, configurable: true });
+          return;
+        }
+        const descriptor = getOwnPropertyDescriptor(GLOBAL_OBJECT, name);
+        if (descriptor !== undefined && descriptor.configurable === true) installGlobal(name, value);
+        else mapSet(assigned, name, value);
+      },
       enumerable: false,
       configurable: true,
     });

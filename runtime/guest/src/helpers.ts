@@ -25,7 +25,7 @@ function safe<T, F>(read: () => T, fallback: F): T | F {
 
 // ---------------------------------------------------------------- helpers
 function installGlobal(name: string, value: unknown): void {
-  defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
+  defineProperty(GLOBAL_OBJECT, name, { value, writable: true, enumerable: false, configurable: true });
 }
 
 /**
@@ -34,41 +34,58 @@ function installGlobal(name: string, value: unknown): void {
  * (the files' code as a function of the names it uses) is compiled, called with `captured` (those names'
  * values, taken when the bootstrap ran, before any program) and a collector in place of `installGlobal`,
  * and every name that still holds its accessor becomes the data property `installGlobal` would have made.
- * A name the program assigned, redefined or deleted first keeps what the program made of it. A failed
- * evaluation (a program at its stack or memory limit) changes nothing: the next read tries again.
+ * Until then each accessor behaves as that writable data property would: a program's assignment,
+ * redefinition or deletion is kept (an assignment through an object that inherits from the global object
+ * makes a property of that object). An evaluation that fails (a program at its stack or memory limit)
+ * changes nothing: the next read tries again. A name that cannot become data (the program froze or
+ * sealed the global object) keeps its accessor, which answers with the value.
  */
 function installLazyGlobals(names: readonly string[], source: string, captured: readonly unknown[]): void {
   let values: Map<string, unknown> | undefined;
+  let installed = false;
   const getters = new MapConstructor<string, () => unknown>();
+  // What a program assigned to a name whose accessor could not become data (a sealed global object).
+  const assigned = new MapConstructor<string, unknown>();
   const load = (): Map<string, unknown> => {
-    if (values !== undefined) return values;
-    const loaded = new MapConstructor<string, unknown>();
-    const factory = reflectApply(new FunctionConstructor('return ' + source), undefined, []) as (...args: unknown[]) => void;
-    reflectApply(
-      factory,
-      undefined,
-      copyWith(captured, (name: string, value: unknown) => void mapSet(loaded, name, value)),
-    );
-    values = loaded;
-    for (let index = 0; index < names.length; index++) {
-      const name = names[index]!;
-      const descriptor = getOwnPropertyDescriptor(globalThis, name);
-      if (descriptor === undefined || !hasOwn(descriptor, 'get') || descriptor.get !== mapGet(getters, name)) continue;
-      try {
-        installGlobal(name, mapGet(loaded, name));
-      } catch {
-        // The program froze the global object: the accessor stays, and answers with the value.
-      }
+    if (values === undefined) {
+      const loaded = new MapConstructor<string, unknown>();
+      const factory = reflectApply(new FunctionConstructor("'use strict'; return " + source), undefined, []) as (
+        ...args: unknown[]
+      ) => void;
+      reflectApply(
+        factory,
+        undefined,
+        copyWith(captured, (name: string, value: unknown) => void mapSet(loaded, name, value)),
+      );
+      values = loaded;
     }
-    return loaded;
+    if (!installed) {
+      for (let index = 0; index < names.length; index++) {
+        const name = names[index]!;
+        const descriptor = getOwnPropertyDescriptor(GLOBAL_OBJECT, name);
+        if (descriptor === undefined || !hasOwn(descriptor, 'get') || descriptor.get !== mapGet(getters, name)) continue;
+        if (descriptor.configurable === true) installGlobal(name, mapGet(values, name));
+      }
+      installed = true;
+    }
+    return values;
   };
   for (let index = 0; index < names.length; index++) {
     const name = names[index]!;
-    const get = (): unknown => mapGet(load(), name);
+    const get = (): unknown => (mapHas(assigned, name) ? mapGet(assigned, name) : mapGet(load(), name));
     mapSet(getters, name, get);
-    defineProperty(globalThis, name, {
+    defineProperty(GLOBAL_OBJECT, name, {
       get,
-      set: (value: unknown) => installGlobal(name, value),
+      set: function (this: unknown, value: unknown): void {
+        if (this !== GLOBAL_OBJECT) {
+          // As for an inherited writable data property: the assignment makes a property of the receiver.
+          defineProperty(this as object, name, { value, writable: true, enumerable: true, configurable: true });
+          return;
+        }
+        const descriptor = getOwnPropertyDescriptor(GLOBAL_OBJECT, name);
+        if (descriptor !== undefined && descriptor.configurable === true) installGlobal(name, value);
+        else mapSet(assigned, name, value);
+      },
       enumerable: false,
       configurable: true,
     });

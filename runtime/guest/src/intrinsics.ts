@@ -7,7 +7,7 @@ const uncurry = Function.prototype.bind.bind(Function.prototype.call) as <F exte
 const jsonParse = JSON.parse,
   jsonStringify = JSON.stringify;
 const ObjectFreeze = Object.freeze,
-  defineProperty = Object.defineProperty,
+  definePropertyIntrinsic = Object.defineProperty,
   objectKeys = Object.keys;
 const getPrototypeOf = Object.getPrototypeOf,
   isArray = Array.isArray;
@@ -18,6 +18,7 @@ const ErrorConstructor = Error,
   TypeErrorConstructor = TypeError,
   RangeErrorConstructor = RangeError;
 const StringConstructor = String;
+const mapHas = uncurry(Map.prototype.has);
 const mapGet = uncurry(Map.prototype.get),
   mapSet = uncurry(Map.prototype.set),
   mapDelete = uncurry(Map.prototype.delete);
@@ -28,6 +29,22 @@ const weakMapGet = uncurry(WeakMap.prototype.get),
 const arrayJoin = uncurry(Array.prototype.join),
   arrayIncludes = uncurry(Array.prototype.includes);
 const hasOwn = uncurry(Object.prototype.hasOwnProperty);
+const DESCRIPTOR_FIELDS = ['value', 'writable', 'enumerable', 'configurable', 'get', 'set'] as const;
+/**
+ * Object.defineProperty with only the descriptor's own fields: the guest's descriptors are object literals,
+ * and defineProperty reads each field through the prototype chain, so a program that put `get`, `set` or
+ * `value` on Object.prototype would change every property the guest defines (or make each definition throw).
+ */
+function defineProperty<T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor): T {
+  const own = { __proto__: null } as unknown as Record<string, unknown>;
+  for (let index = 0; index < DESCRIPTOR_FIELDS.length; index++) {
+    const field = DESCRIPTOR_FIELDS[index]!;
+    if (hasOwn(descriptor, field)) own[field] = (descriptor as Record<string, unknown>)[field];
+  }
+  return definePropertyIntrinsic(target, key, own as PropertyDescriptor);
+}
+/** The global object as the bootstrap found it (a program may rebind the `globalThis` property). */
+const GLOBAL_OBJECT = globalThis;
 const iteratorNext = uncurry((getPrototypeOf(new Map().entries()) as IterableIterator<[unknown, unknown]>).next),
   setIteratorNext = uncurry((getPrototypeOf(new Set().values()) as IterableIterator<unknown>).next);
 const stringSlice = uncurry(String.prototype.slice),

@@ -13,12 +13,16 @@ const count = {
 const lookup = { ...count, name: 'lookup', description: 'Looks up (read-only; breaks its output schema).', annotations: { readOnlyHint: true } };
 const good = { ...count, name: 'good', description: 'Answers as it declares.' };
 const noContent = { name: 'no-content', description: 'Answers without a content array.', inputSchema: { type: 'object', properties: {} } };
+const listed = { ...noContent, name: 'listed', description: 'Answers with a list as structuredContent (2025: an object).' };
+const tasky = { ...noContent, name: 'tasky', description: 'Answers with a task and no content (another result family).' };
 
 const results = {
   count: { content: [{ type: 'text', text: '{"n":"seven"}' }], structuredContent: { n: 'seven' } },
   lookup: { content: [{ type: 'text', text: '{}' }], structuredContent: {} },
   good: { content: [{ type: 'text', text: '{"n":7}' }], structuredContent: { n: 7 } },
   'no-content': { content: 'not a list', isError: 'no' },
+  listed: { content: [{ type: 'text', text: '[1,2]' }], structuredContent: [1, 2] },
+  tasky: { task: { taskId: 't-1', status: 'working' } },
 };
 
 const write = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -28,7 +32,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (request.method === 'initialize') {
     write({ id: request.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw-results', version: '1.0.0' } } });
   } else if (request.method === 'tools/list') {
-    write({ id: request.id, result: { tools: [count, lookup, good, noContent] } });
+    write({ id: request.id, result: { tools: [count, lookup, good, noContent, listed, tasky] } });
   } else if (request.method === 'tools/call') {
     write({ id: request.id, result: results[request.params.name] });
   } else {
