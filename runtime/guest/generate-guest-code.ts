@@ -308,58 +308,56 @@ function namesFromOutside(host: HostInterface, before: readonly GuestCode[], gro
   const checker = program.getTypeChecker();
   const inGroup = new Set(group.map((file) => fileOf(file.name)));
   const names = new Set<string>();
-  for (const file of group) {
+  // Each identifier that reads a binding in `file`, with the file's tree (for messages).
+  const eachReference = (file: GuestCode, use: (node: ts.Identifier, tree: ts.SourceFile) => void): void => {
     const tree = program.getSourceFile(fileOf(file.name));
     if (tree === undefined) throw new GuestSourceError(`${file.name}: TypeScript did not read it`);
     const visit = (node: ts.Node): void => {
-      if (ts.isIdentifier(node) && isReference(node)) {
-        const symbol = ts.isShorthandPropertyAssignment(node.parent)
-          ? checker.getShorthandAssignmentValueSymbol(node.parent)
-          : checker.getSymbolAtLocation(node);
-        const declaration = symbol?.declarations?.[0];
-        if (node.text === 'globalThis') names.add(node.text);
-        else if (node.text === 'arguments') {
-          // At the top level, or in an arrow function there, `arguments` would be the generated function's: the captured values.
-          if (ts.findAncestor(node, (ancestor) => ts.isFunctionLike(ancestor) && !ts.isArrowFunction(ancestor)) === undefined)
-            throw sourceError({ name: file.name, text: file.code }, tree, node, '`arguments` outside a function is not guest code');
-        } else if (symbol === undefined || declaration === undefined) {
-          if (node.text !== 'undefined')
-            throw sourceError({ name: file.name, text: file.code }, tree, node, `\`${node.text}\` is declared nowhere`);
-        } else if (!inGroup.has(declaration.getSourceFile().fileName) && (symbol.flags & OUTSIDE_VALUE) !== 0) {
-          const mutable = ts.isVariableDeclaration(declaration) && (ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const) === 0;
-          if (mutable && declaration.getSourceFile().fileName.startsWith('/guest/'))
-            throw sourceError(
-              { name: file.name, text: file.code },
-              tree,
-              node,
-              `\`${node.text}\` is a let or var of an earlier file: code evaluated on first use gets the values names had when the bootstrap ran`,
-            );
-          names.add(node.text);
-        }
-      }
+      if (ts.isIdentifier(node) && isReference(node)) use(node, tree);
       ts.forEachChild(node, visit);
     };
     visit(tree);
-  }
-  // The earlier files run with the bootstrap: a name of the group is not there yet (it would be whatever
-  // the program put on the global object by that name).
-  for (const file of before) {
-    const tree = program.getSourceFile(fileOf(file.name));
-    if (tree === undefined) throw new GuestSourceError(`${file.name}: TypeScript did not read it`);
-    const visit = (node: ts.Node): void => {
-      if (ts.isIdentifier(node) && isReference(node)) {
-        const declaration = checker.getSymbolAtLocation(node)?.declarations?.[0];
-        if (declaration !== undefined && inGroup.has(declaration.getSourceFile().fileName))
+  };
+  for (const file of group) {
+    eachReference(file, (node, tree) => {
+      const symbol = ts.isShorthandPropertyAssignment(node.parent)
+        ? checker.getShorthandAssignmentValueSymbol(node.parent)
+        : checker.getSymbolAtLocation(node);
+      const declaration = symbol?.declarations?.[0];
+      if (node.text === 'globalThis') names.add(node.text);
+      else if (node.text === 'arguments') {
+        // At the top level, or in an arrow function there, `arguments` would be the generated function's: the captured values.
+        if (ts.findAncestor(node, (ancestor) => ts.isFunctionLike(ancestor) && !ts.isArrowFunction(ancestor)) === undefined)
+          throw sourceError({ name: file.name, text: file.code }, tree, node, '`arguments` outside a function is not guest code');
+      } else if (symbol === undefined || declaration === undefined) {
+        if (node.text !== 'undefined')
+          throw sourceError({ name: file.name, text: file.code }, tree, node, `\`${node.text}\` is declared nowhere`);
+      } else if (!inGroup.has(declaration.getSourceFile().fileName) && (symbol.flags & OUTSIDE_VALUE) !== 0) {
+        const mutable = ts.isVariableDeclaration(declaration) && (ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const) === 0;
+        if (mutable && declaration.getSourceFile().fileName.startsWith('/guest/'))
           throw sourceError(
             { name: file.name, text: file.code },
             tree,
             node,
-            `\`${node.text}\` is declared in a file evaluated on first use; reach it through what that file registers`,
+            `\`${node.text}\` is a let or var of an earlier file: code evaluated on first use gets the values names had when the bootstrap ran`,
           );
+        names.add(node.text);
       }
-      ts.forEachChild(node, visit);
-    };
-    visit(tree);
+    });
+  }
+  // The earlier files run with the bootstrap: a name of the group is not there yet (it would be whatever
+  // the program put on the global object by that name).
+  for (const file of before) {
+    eachReference(file, (node, tree) => {
+      const declaration = checker.getSymbolAtLocation(node)?.declarations?.[0];
+      if (declaration !== undefined && inGroup.has(declaration.getSourceFile().fileName))
+        throw sourceError(
+          { name: file.name, text: file.code },
+          tree,
+          node,
+          `\`${node.text}\` is declared in a file evaluated on first use; reach it through what that file registers`,
+        );
+    });
   }
   return [...names].sort();
 }
@@ -400,7 +398,7 @@ export function generateGuestCode(sourceDir = SOURCE_DIR): string {
   }
   const bootstrap = assembleBootstrap(
     host,
-    GUEST_FILES.map((name) => ({ ...read(name), ...(ON_FIRST_USE.has(name) ? { onFirstUse: true } : {}) })),
+    GUEST_FILES.map((name) => ({ ...read(name), onFirstUse: ON_FIRST_USE.has(name) })),
   );
   const body = escapeTemplate(bootstrap).replace(HOST_VALUE, (_match, name: string) => `\${hostValue('${name}')}`);
   return [

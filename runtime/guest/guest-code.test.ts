@@ -246,6 +246,40 @@ describe('the generator', () => {
     );
   });
 
+  it('writes files evaluated on first use as a source taking every outside name, and refuses what would go wrong there', () => {
+    const host = { functions: ['send'], values: ['LIMIT'] };
+    const eager = file(
+      'const seed = 2;\nfunction installGlobal(name: string, value: unknown) {}\nfunction installLazyGlobals(...args: unknown[]) {}\n',
+      'a.ts',
+    );
+    const lazy = (text: string) => ({ ...file(text, 'web.ts'), onFirstUse: true });
+    const last = file('const BOOTSTRAP_EXPORTS = {};\n', 'z.ts');
+    const text = assembleBootstrap(host, [
+      eager,
+      lazy("const twice = seed * LIMIT;\ninstallGlobal('Web', new Uint8Array(twice));\n"),
+      last,
+    ]);
+    // One call: the names it installs, its code as a function of the outside names (installGlobal last), their values.
+    expect(text).toContain(
+      `installLazyGlobals(["Web"], ${JSON.stringify("(function (LIMIT, Uint8Array, seed, installGlobal) {'use strict';\n// src/web.ts\nconst twice = seed * LIMIT;\ninstallGlobal('Web', new Uint8Array(twice));\n})")}, [LIMIT, Uint8Array, seed]);`,
+    );
+    expect(text).not.toContain('// src/web.ts\nconst twice');
+    const mutable = file('let seed = 2;\nfunction installGlobal(name: string, value: unknown) {}\n', 'a.ts');
+    expect(refusal(() => assembleBootstrap(host, [mutable, lazy("installGlobal('Web', seed);\n"), last]))).toMatch(
+      /^web\.ts:1: `seed` is a let or var of an earlier file/,
+    );
+    expect(refusal(() => assembleBootstrap(host, [eager, lazy("installGlobal('Web', arguments);\n"), last]))).toMatch(
+      /^web\.ts:1: `arguments` outside a function is not guest code/,
+    );
+    const naming = file('function installGlobal(name: string, value: unknown) {}\nconst early = () => Thing;\n', 'a.ts');
+    expect(refusal(() => assembleBootstrap(host, [naming, lazy("class Thing {}\ninstallGlobal('Thing', Thing);\n"), last]))).toMatch(
+      /^a\.ts:2: `Thing` is declared in a file evaluated on first use/,
+    );
+    expect(refusal(() => assembleBootstrap(host, [eager, lazy("installGlobal('Web', nowhere);\n"), last]))).toMatch(
+      /^web\.ts:1: `nowhere` is declared nowhere/,
+    );
+  });
+
   it('assembles the files in order, after the host values, and returns BOOTSTRAP_EXPORTS', () => {
     const text = assembleBootstrap({ functions: ['send'], values: ['LIMIT'] }, [
       file('const a: number = LIMIT;\n', 'a.ts'),
