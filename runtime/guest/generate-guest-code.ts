@@ -170,11 +170,19 @@ export function stripGuestFile(source: GuestSource): string {
   return code;
 }
 
-/**
- * The bootstrap function's text, with `/*host:<name>*\/null` where the value of host value `<name>`
- * goes. `sources` are the guest files in the order they run; the last one declares BOOTSTRAP_EXPORTS.
- */
-export function assembleBootstrap(host: HostInterface, sources: readonly GuestSource[]): string {
+/** What the generator assembles from the guest files. */
+export interface AssembledGuestCode {
+  /** The bootstrap function's text, with `/*host:<name>*\/null` where the value of host value `<name>` goes. */
+  bootstrap: string;
+  /**
+   * The files evaluated on first use, as a function expression of every outside name they use (see
+   * {@link onFirstUseGroup}); what the host's `firstUseSource` callback returns. '' when there are none.
+   */
+  firstUseSource: string;
+}
+
+/** `sources` are the guest files in the order they run; the last one declares BOOTSTRAP_EXPORTS. */
+export function assembleBootstrap(host: HostInterface, sources: readonly GuestSource[]): AssembledGuestCode {
   const last = sources.at(-1);
   if (last === undefined || !new RegExp(`^const ${EXPORTS_NAME}\\b`, 'm').test(last.text)) {
     throw new GuestSourceError(
@@ -193,20 +201,30 @@ export function assembleBootstrap(host: HostInterface, sources: readonly GuestSo
   });
   const lines = [`(function (${host.functions.join(', ')}) {'use strict';`];
   if (host.values.length > 0) lines.push(`const ${host.values.map((name) => `${name} = ${HOST_VALUE_MARK}${name}*/null`).join(', ')};`);
+  let firstUseSource = '';
   for (const [index, file] of code.entries()) {
     if (!file.onFirstUse) lines.push(`// src/${file.name}`, file.code);
-    else if (index === lazyAt) lines.push(...onFirstUseGroup(host, code.slice(0, lazyAt), code.slice(lazyAt, lazyAt + lazyCount)));
+    else if (index === lazyAt) {
+      const group = onFirstUseGroup(host, code.slice(0, lazyAt), code.slice(lazyAt, lazyAt + lazyCount));
+      lines.push(...group.lines);
+      firstUseSource = group.source;
+    }
   }
   lines.push(`return ${EXPORTS_NAME};`, '})');
-  const text = lines.join('\n');
-  try {
-    parse(text, { ecmaVersion: 2022, sourceType: 'script' });
-  } catch (error) {
-    throw new GuestSourceError(
-      `the assembled bootstrap is not valid ES2022 script: ${error instanceof Error ? error.message : String(error)}`,
-    );
+  const bootstrap = lines.join('\n');
+  for (const [what, text] of [
+    ['bootstrap', bootstrap],
+    ['source of the files evaluated on first use', firstUseSource],
+  ] as const) {
+    try {
+      parse(text, { ecmaVersion: 2022, sourceType: 'script' });
+    } catch (error) {
+      throw new GuestSourceError(
+        `the assembled ${what} is not valid ES2022 script: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
-  return text;
+  return { bootstrap, firstUseSource };
 }
 
 interface GuestCode {
@@ -221,13 +239,19 @@ const INSTALL_GLOBAL = 'installGlobal';
 const INSTALL_LAZY_GLOBALS = 'installLazyGlobals';
 
 /**
- * The lines of the bootstrap that stand for the files evaluated on first use: one call of
- * `installLazyGlobals(names, source, captured)`. `source` is the files' code as a function whose
- * parameters are every name the files use from outside them (the earlier files' declarations, the host's
- * functions and values, the global built-ins), then `installGlobal`; `captured` is those names' values,
- * read here, as the bootstrap runs — before any program could replace a built-in.
+ * The files evaluated on first use: `source`, their code as a function whose parameters are every name the
+ * files use from outside them (the earlier files' declarations, the host's functions and values, the
+ * global built-ins), then `installGlobal` — kept on the host (the `firstUseSource` callback), so a fresh
+ * context neither holds nor scans it (on QuickJS, scanning it as a string literal cost ~2 ms a context);
+ * and `lines`, what stands for them in the bootstrap: one call of `installLazyGlobals(names, captured)`,
+ * `captured` being those names' values, read there, as the bootstrap runs — before any program could
+ * replace a built-in.
  */
-function onFirstUseGroup(host: HostInterface, before: readonly GuestCode[], group: readonly GuestCode[]): string[] {
+function onFirstUseGroup(
+  host: HostInterface,
+  before: readonly GuestCode[],
+  group: readonly GuestCode[],
+): { lines: string[]; source: string } {
   const outside = namesFromOutside(host, before, group);
   if (!outside.includes(INSTALL_GLOBAL))
     throw new GuestSourceError(`${group.map((file) => file.name).join(', ')}: install no global through ${INSTALL_GLOBAL}`);
@@ -238,10 +262,13 @@ function onFirstUseGroup(host: HostInterface, before: readonly GuestCode[], grou
     ...group.flatMap((file) => [`// src/${file.name}`, file.code]),
     '})',
   ].join('\n');
-  return [
-    `// ${group.map((file) => `src/${file.name}`).join(', ')}: evaluated on first use (${INSTALL_LAZY_GLOBALS} in src/helpers.ts)`,
-    `${INSTALL_LAZY_GLOBALS}(${JSON.stringify(installed)}, ${JSON.stringify(source)}, [${parameters.slice(0, -1).join(', ')}]);`,
-  ];
+  return {
+    lines: [
+      `// ${group.map((file) => `src/${file.name}`).join(', ')}: evaluated on first use (${INSTALL_LAZY_GLOBALS} in src/helpers.ts), from FIRST_USE_SOURCE`,
+      `${INSTALL_LAZY_GLOBALS}(${JSON.stringify(installed)}, [${parameters.slice(0, -1).join(', ')}]);`,
+    ],
+    source,
+  };
 }
 
 /** The globals a file evaluated on first use installs: each `installGlobal('<name>', value)` at its top level. */
@@ -396,11 +423,12 @@ export function generateGuestCode(sourceDir = SOURCE_DIR): string {
       `host values: ${HOST_DECLARATIONS} declares ${host.values.join(', ')} and host-values.ts gives ${Object.keys(HOST_VALUES).join(', ')}; make them the same names`,
     );
   }
-  const bootstrap = assembleBootstrap(
+  const { bootstrap, firstUseSource } = assembleBootstrap(
     host,
     GUEST_FILES.map((name) => ({ ...read(name), onFirstUse: ON_FIRST_USE.has(name) })),
   );
-  const body = escapeTemplate(bootstrap).replace(HOST_VALUE, (_match, name: string) => `\${hostValue('${name}')}`);
+  const withHostValues = (text: string): string =>
+    escapeTemplate(text).replace(HOST_VALUE, (_match, name: string) => `\${hostValue('${name}')}`);
   return [
     `// Generated by runtime/guest/generate-guest-code.ts from runtime/guest/src/ — do not edit.`,
     `// After changing a guest source: ${REGENERATE_COMMAND}`,
@@ -413,7 +441,14 @@ export function generateGuestCode(sourceDir = SOURCE_DIR): string {
     ` * ${host.functions.length} callbacks (${host.functions.join(', ')}). Calling it installs the sandbox's globals and returns`,
     ' * `{ deliver, run, wake }` (src/host.d.ts `BootstrapExports`).',
     ' */',
-    `export const BOOTSTRAP_FUNCTION = \`${body}\`;`,
+    `export const BOOTSTRAP_FUNCTION = \`${withHostValues(bootstrap)}\`;`,
+    '',
+    '/**',
+    ` * The guest files evaluated on first use (${[...ON_FIRST_USE].join(', ')}): a function expression of`,
+    ' * every outside name they use, which the host hands the guest through its `firstUseSource` callback when a',
+    ' * program first reads one of the globals they install (src/helpers.ts `installLazyGlobals`).',
+    ' */',
+    `export const FIRST_USE_SOURCE = \`${withHostValues(firstUseSource)}\`;`,
     '',
   ].join('\n');
 }

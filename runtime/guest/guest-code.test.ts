@@ -20,7 +20,7 @@ import {
   REGENERATE_COMMAND,
   stripGuestFile,
 } from './generate-guest-code.js';
-import { BOOTSTRAP_FUNCTION } from './generated/guest-code.js';
+import { BOOTSTRAP_FUNCTION, FIRST_USE_SOURCE } from './generated/guest-code.js';
 import { HOST_VALUES } from './host-values.js';
 
 const SOURCE_DIR = path.join(path.dirname(GENERATED_FILE), '..', 'src');
@@ -38,7 +38,7 @@ describe('generated/guest-code.ts', () => {
 
   it('is one function expression whose parameters are the host functions of src/host.d.ts, in order', () => {
     const host = readHostInterface({ name: HOST_DECLARATIONS, text: readFileSync(path.join(SOURCE_DIR, HOST_DECLARATIONS), 'utf8') });
-    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost', 'awaitReplies']);
+    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost', 'firstUseSource', 'awaitReplies']);
     const tree = parse(BOOTSTRAP_FUNCTION, { ecmaVersion: 2022, sourceType: 'script' });
     expect(tree.body).toHaveLength(1);
     const statement = tree.body[0];
@@ -64,6 +64,7 @@ describe('generated/guest-code.ts', () => {
       () => undefined,
       () => undefined,
       () => 'invalid',
+      () => FIRST_USE_SOURCE,
     );
     expect(Object.keys(exports)).toEqual(['deliver', 'run', 'wake']);
     expect(Object.values(exports).map((value) => typeof value)).toEqual(['function', 'function', 'function']);
@@ -109,6 +110,7 @@ describe('generated/guest-code.ts', () => {
       () => undefined,
       () => undefined,
       () => 'invalid',
+      () => FIRST_USE_SOURCE,
     );
     const result = runInNewContext(
       [
@@ -158,6 +160,7 @@ describe('the guest waiting for replies (awaitReplies)', () => {
       (ok: boolean, json: string) => (outcome.completed = [ok, json]),
       () => undefined,
       () => 'invalid',
+      () => FIRST_USE_SOURCE,
       ...(answer === undefined ? [] : [() => (outcome.waits++, answer(sent))]),
     );
     const reply = ([id, argsJson]: [number, string]) => JSON.stringify([[id, true, JSON.parse(argsJson)]]);
@@ -254,16 +257,18 @@ describe('the generator', () => {
     );
     const lazy = (text: string) => ({ ...file(text, 'web.ts'), onFirstUse: true });
     const last = file('const BOOTSTRAP_EXPORTS = {};\n', 'z.ts');
-    const text = assembleBootstrap(host, [
+    const { bootstrap, firstUseSource } = assembleBootstrap(host, [
       eager,
       lazy("const twice = seed * LIMIT;\ninstallGlobal('Web', new Uint8Array(twice));\n"),
       last,
     ]);
-    // One call: the names it installs, its code as a function of the outside names (installGlobal last), their values.
-    expect(text).toContain(
-      `installLazyGlobals(["Web"], ${JSON.stringify("(function (LIMIT, Uint8Array, seed, installGlobal) {'use strict';\n// src/web.ts\nconst twice = seed * LIMIT;\ninstallGlobal('Web', new Uint8Array(twice));\n})")}, [LIMIT, Uint8Array, seed]);`,
+    // One call: the names it installs and the values of the outside names; the code, a function of those
+    // names (installGlobal last), stays out of the bootstrap.
+    expect(bootstrap).toContain('installLazyGlobals(["Web"], [LIMIT, Uint8Array, seed]);');
+    expect(firstUseSource).toBe(
+      "(function (LIMIT, Uint8Array, seed, installGlobal) {'use strict';\n// src/web.ts\nconst twice = seed * LIMIT;\ninstallGlobal('Web', new Uint8Array(twice));\n})",
     );
-    expect(text).not.toContain('// src/web.ts\nconst twice');
+    expect(bootstrap).not.toContain('twice');
     const mutable = file('let seed = 2;\nfunction installGlobal(name: string, value: unknown) {}\n', 'a.ts');
     expect(refusal(() => assembleBootstrap(host, [mutable, lazy("installGlobal('Web', seed);\n"), last]))).toMatch(
       /^web\.ts:1: `seed` is a let or var of an earlier file/,
@@ -281,13 +286,15 @@ describe('the generator', () => {
   });
 
   it('assembles the files in order, after the host values, and returns BOOTSTRAP_EXPORTS', () => {
-    const text = assembleBootstrap({ functions: ['send'], values: ['LIMIT'] }, [
+    const assembled = assembleBootstrap({ functions: ['send'], values: ['LIMIT'] }, [
       file('const a: number = LIMIT;\n', 'a.ts'),
       file('const BOOTSTRAP_EXPORTS = { a };\n', 'z.ts'),
     ]);
-    expect(text).toBe(
-      "(function (send) {'use strict';\nconst LIMIT = /*host:LIMIT*/null;\n// src/a.ts\nconst a = LIMIT;\n// src/z.ts\nconst BOOTSTRAP_EXPORTS = { a };\nreturn BOOTSTRAP_EXPORTS;\n})",
-    );
+    expect(assembled).toEqual({
+      bootstrap:
+        "(function (send) {'use strict';\nconst LIMIT = /*host:LIMIT*/null;\n// src/a.ts\nconst a = LIMIT;\n// src/z.ts\nconst BOOTSTRAP_EXPORTS = { a };\nreturn BOOTSTRAP_EXPORTS;\n})",
+      firstUseSource: '',
+    });
     expect(refusal(() => assembleBootstrap({ functions: ['send'], values: [] }, [file('const a = 1;\n', 'a.ts')]))).toBe(
       'a.ts: the last guest file must declare `const BOOTSTRAP_EXPORTS`, what the bootstrap returns',
     );

@@ -6,6 +6,7 @@ import type ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
 import type { SpareInstance } from '../engine.js';
 import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
+import { FIRST_USE_SOURCE } from '../guest/generated/guest-code.js';
 import { evaluateBootstrap } from './bootstrap-script.js';
 import { loadIsolatedVm } from './load-isolated-vm.js';
 
@@ -117,6 +118,8 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     new ivm.Callback((start: boolean, id: number, delayMs: number, repeat: boolean) => handlers?.timer(start, id, delayMs, repeat)),
     // Strings in, one string out (see sandbox-url-host.ts); it needs no run.
     new ivm.Callback(sandboxUrlOperation),
+    // The Web globals' code, copied in when a program first reads one of them.
+    new ivm.Callback(() => FIRST_USE_SOURCE),
     // On the pool only: the isolate's thread may wait there for replies (the caller's thread must not).
     // The run decides when it may (IsolatedVmRun #mayWaitInDelivery: only while the wall clock is what
     // limits it, as isolated-vm counts a delivery's limit on the wall clock).

@@ -1,13 +1,13 @@
 /**
  * One QuickJS runtime and context with the guest code evaluated in it (the same bootstrap and Web
- * globals isolated-vm evaluates), made before a run arrives. The guest reaches the host through five
+ * globals isolated-vm evaluates), made before a run arrives. The guest reaches the host through six
  * functions that take and return numbers and strings only; everything else crosses as JSON text the
  * guest parses itself (one string copy, not a handle per property).
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { ResultMode } from '../../core/protocol.js';
 import type { SpareInstance } from '../engine.js';
-import { BOOTSTRAP_FUNCTION } from '../guest/generated/guest-code.js';
+import { BOOTSTRAP_FUNCTION, FIRST_USE_SOURCE } from '../guest/generated/guest-code.js';
 import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 
 const QUICKJS_STACK_BYTES = 256 * 1024;
@@ -132,7 +132,7 @@ export class QuickJsInstance implements SpareInstance {
     return result.value;
   }
 
-  /** The five host functions the bootstrap receives as `$0` … `$4`. */
+  /** The six host functions the bootstrap receives as `$0` … `$5` (no `awaitReplies`: the host runs the guest's jobs itself). */
   #hostFunctions(): QuickJSHandle[] {
     const { context } = this;
     const text = (handle: QuickJSHandle | undefined): string =>
@@ -160,6 +160,7 @@ export class QuickJsInstance implements SpareInstance {
       context.newFunction('url', (operation, a, b, c) =>
         context.newString(sandboxUrlOperation(optionalText(operation), optionalText(a), optionalText(b), optionalText(c))),
       ),
+      context.newFunction('firstUseSource', () => context.newString(FIRST_USE_SOURCE)),
     ];
   }
 }

@@ -276,7 +276,7 @@ for (const isolation of ['worker', 'thread', 'in-process'] as const) {
       });
       it('reaches none of the host callbacks the globals use', async () => {
         const code = [
-          'const names = ["timerHost", "urlHost", "wake", "send", "writeLog", "complete", "$0", "$3", "$4"];',
+          'const names = ["timerHost", "urlHost", "firstUseSource", "awaitReplies", "wake", "send", "writeLog", "complete", "$0", "$3", "$4"];',
           'const visible = names.filter((name) => { try { return typeof (0, eval)(name) !== "undefined"; } catch { return false; } });',
           'const sources = [setTimeout, URL, structuredClone].map((fn) => Function.prototype.toString.call(fn).includes("[native code]"));',
           'return { visible, sources, callerHidden: (() => { try { return (setTimeout as unknown as { caller: unknown }).caller; } catch (e) { return (e as Error).name; } })() };',

@@ -6,10 +6,10 @@ const hostValue = (name: HostValueName): string => JSON.stringify(HOST_VALUES[na
 
 /**
  * The guest code every engine evaluates first in a fresh context: a function expression of the host's
- * 6 callbacks (send, writeLog, complete, timerHost, urlHost, awaitReplies). Calling it installs the sandbox's globals and returns
+ * 7 callbacks (send, writeLog, complete, timerHost, urlHost, firstUseSource, awaitReplies). Calling it installs the sandbox's globals and returns
  * `{ deliver, run, wake }` (src/host.d.ts `BootstrapExports`).
  */
-export const BOOTSTRAP_FUNCTION = `(function (send, writeLog, complete, timerHost, urlHost, awaitReplies) {'use strict';
+export const BOOTSTRAP_FUNCTION = `(function (send, writeLog, complete, timerHost, urlHost, firstUseSource, awaitReplies) {'use strict';
 const HOST_GLOBAL = ${hostValue('HOST_GLOBAL')}, TIMER_LIMITS = ${hostValue('TIMER_LIMITS')}, URL_LIMITS = ${hostValue('URL_LIMITS')}, URL_INVALID = ${hostValue('URL_INVALID')}, URL_TOO_LONG = ${hostValue('URL_TOO_LONG')};
 // src/intrinsics.ts
 // Intrinsics, captured before any program code runs. \`uncurry(f)(self, ...args)\` = f.call(self, ...args)
@@ -495,8 +495,8 @@ function installGlobal(name, value) {
 
 /**
  * Installs the Web globals of the files the generator evaluates on first use (see runtime/guest/README.md,
- * "Evaluated on first use"): each name is an accessor until a program reads one of them; then \`source\`
- * (the files' code as a function of the names it uses) is compiled, called with \`captured\` (those names'
+ * "Evaluated on first use"): each name is an accessor until a program reads one of them; then the host's
+ * \`firstUseSource()\` (the files' code as a function of the names it uses) is compiled, called with \`captured\` (those names'
  * values, taken when the bootstrap ran, before any program) and a collector in place of \`installGlobal\`,
  * and every name that still holds its accessor becomes the data property \`installGlobal\` would have made.
  * Until then each accessor behaves as that writable data property would: a program's assignment,
@@ -505,7 +505,7 @@ function installGlobal(name, value) {
  * changes nothing: the next read tries again. A name that cannot become data (the program froze or
  * sealed the global object) keeps its accessor, which answers with the value.
  */
-function installLazyGlobals(names, source, captured) {
+function installLazyGlobals(names, captured) {
   let values;
   let installed = false;
   const getters = new MapConstructor();
@@ -514,6 +514,8 @@ function installLazyGlobals(names, source, captured) {
   const load = () => {
     if (values === undefined) {
       const loaded = new MapConstructor();
+      const source = firstUseSource();
+      if (typeof source !== 'string') throw new TypeErrorConstructor('the sandbox could not load its Web globals');
       const factory = reflectApply(new FunctionConstructor("'use strict'; return " + source), undefined, []) 
 
 ;
@@ -1181,11 +1183,879 @@ function queueMicrotask(callback) {
   runMicrotask(callback );
 }
 installGlobal('queueMicrotask', queueMicrotask);
-// src/dom-exception.ts, src/base64.ts, src/text-encoding.ts, src/url-search-params.ts, src/url.ts, src/structured-clone.ts: evaluated on first use (installLazyGlobals in src/helpers.ts)
-installLazyGlobals(["DOMException","atob","btoa","TextEncoder","TextDecoder","URLSearchParams","URL","structuredClone"], "(function (ArrayBufferConstructor, ArrayConstructor, ArrayPrototype, BooleanConstructor, DataViewConstructor, DateConstructor, ERROR_CONSTRUCTORS, ErrorConstructor, Int16Array, MapConstructor, MapPrototype, NumberConstructor, ObjectConstructor, ObjectCreate, ObjectPrototype, PromiseConstructor, RangeErrorConstructor, RegExpConstructor, RegExpPrototype, SetConstructor, SetPrototype, StringConstructor, SymbolIterator, TYPED_ARRAYS, TypeErrorConstructor, URL_INVALID, URL_LIMITS, URL_TOO_LONG, Uint16ArrayConstructor, Uint8ArrayConstructor, WeakMapConstructor, append, arrayBufferByteLength, arrayIncludes, arrayJoin, arraySort, bigIntValueOf, booleanValueOf, bytesOf, charCodeAt, dataViewBuffer, dataViewByteLength, dataViewByteOffset, dateGetTime, defineData, defineProperty, fromCharCode, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, isDate, isMap, isSet, iteratorNext, jsonParse, jsonStringify, mapEntries, mapGet, mapSet, mathFloor, numberValueOf, objectKeys, reflectApply, reflectOwnKeys, regExpFlags, regExpSource, requireArguments, safe, setAdd, setIteratorNext, setValues, setWebInspector, stringIndexOf, stringSlice, stringValueOf, symbolToString, symbolValueOf, tagPrototype, toUsvString, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, typedArraySet, typedArrayTag, unitsToString, urlHost, weakMapGet, weakMapHas, weakMapSet, weakRefDeref, weakSetHas, installGlobal) {'use strict';\\n// src/dom-exception.ts\\n// ---------------------------------------------------------------- DOMException\\nconst DOM_EXCEPTION_CODES = {\\n  __proto__: null,\\n  IndexSizeError: 1,\\n  HierarchyRequestError: 3,\\n  WrongDocumentError: 4,\\n  InvalidCharacterError: 5,\\n  NoModificationAllowedError: 7,\\n  NotFoundError: 8,\\n  NotSupportedError: 9,\\n  InvalidStateError: 11,\\n  SyntaxError: 12,\\n  InvalidModificationError: 13,\\n  NamespaceError: 14,\\n  InvalidAccessError: 15,\\n  TypeMismatchError: 17,\\n  SecurityError: 18,\\n  NetworkError: 19,\\n  AbortError: 20,\\n  URLMismatchError: 21,\\n  QuotaExceededError: 22,\\n  TimeoutError: 23,\\n  InvalidNodeTypeError: 24,\\n  DataCloneError: 25,\\n};\\nclass DOMException extends ErrorConstructor {\\n  constructor(message = '', name = 'Error') {\\n    super(StringConstructor(message));\\n    const text = StringConstructor(name);\\n    defineProperty(this, 'name', { value: text, writable: true, enumerable: false, configurable: true });\\n    const code = DOM_EXCEPTION_CODES[text];\\n    defineProperty(this, 'code', { value: code === undefined ? 0 : code, writable: true, enumerable: false, configurable: true });\\n  }\\n}\\ninstallGlobal('DOMException', DOMException);\\n// src/base64.ts\\n// ---------------------------------------------------------------- atob / btoa (forgiving-base64)\\nconst BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';\\nconst BASE64_VALUES = new Int16Array(128);\\n// Not .fill: this runs when a program first uses atob or btoa, after it may have replaced TypedArray methods.\\nfor (let index = 0; index < 128; index++) BASE64_VALUES[index] = -1;\\nfor (let index = 0; index < 64; index++) BASE64_VALUES[charCodeAt(BASE64_ALPHABET, index)] = index;\\nconst isAsciiWhitespace = (unit) => unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d;\\n\\nfunction atob(data) {\\n  requireArguments('atob', arguments.length, 1);\\n  const text = StringConstructor(data);\\n  const invalid = () => new DOMException('atob: the string to decode is not correctly encoded base64', 'InvalidCharacterError');\\n  const sextets = new Uint8ArrayConstructor(text.length);\\n  let length = 0,\\n    padding = 0;\\n  for (let index = 0; index < text.length; index++) {\\n    const unit = charCodeAt(text, index);\\n    if (isAsciiWhitespace(unit)) continue;\\n    if (unit === 0x3d) {\\n      padding++;\\n      length++;\\n      continue;\\n    }\\n    // Only padding may follow padding, and only two of it (checked below).\\n    if (padding > 0 || unit >= 128 || BASE64_VALUES[unit] < 0) throw invalid();\\n    sextets[length++] = BASE64_VALUES[unit];\\n  }\\n  if (padding > 0) {\\n    if (padding > 2 || length % 4 !== 0) throw invalid();\\n    length -= padding;\\n  }\\n  if (length % 4 === 1) throw invalid();\\n  const units = new Uint16ArrayConstructor(mathFloor((length * 3) / 4));\\n  let count = 0,\\n    bits = 0,\\n    buffered = 0;\\n  for (let index = 0; index < length; index++) {\\n    bits = (bits << 6) | sextets[index];\\n    buffered += 6;\\n    if (buffered >= 8) {\\n      buffered -= 8;\\n      units[count++] = (bits >> buffered) & 0xff;\\n    }\\n  }\\n  return unitsToString(units, count);\\n}\\nfunction btoa(data) {\\n  requireArguments('btoa', arguments.length, 1);\\n  const text = StringConstructor(data);\\n  const units = new Uint16ArrayConstructor((((text.length + 2) / 3) | 0) * 4);\\n  let count = 0;\\n  for (let index = 0; index < text.length; index += 3) {\\n    const remaining = text.length - index;\\n    const a = charCodeAt(text, index),\\n      b = remaining > 1 ? charCodeAt(text, index + 1) : 0,\\n      c = remaining > 2 ? charCodeAt(text, index + 2) : 0;\\n    if (a > 0xff || b > 0xff || c > 0xff)\\n      throw new DOMException('btoa: the string to encode contains characters outside of the Latin1 range', 'InvalidCharacterError');\\n    const triple = (a << 16) | (b << 8) | c;\\n    units[count++] = charCodeAt(BASE64_ALPHABET, triple >> 18);\\n    units[count++] = charCodeAt(BASE64_ALPHABET, (triple >> 12) & 63);\\n    units[count++] = remaining > 1 ? charCodeAt(BASE64_ALPHABET, (triple >> 6) & 63) : 0x3d;\\n    units[count++] = remaining > 2 ? charCodeAt(BASE64_ALPHABET, triple & 63) : 0x3d;\\n  }\\n  return unitsToString(units, count);\\n}\\ninstallGlobal('atob', atob);\\ninstallGlobal('btoa', btoa);\\n// src/text-encoding.ts\\n// ---------------------------------------------------------------- UTF-8, TextEncoder, TextDecoder\\nfunction utf8Length(text) {\\n  let bytes = 0;\\n  for (let index = 0; index < text.length; index++) {\\n    const unit = charCodeAt(text, index);\\n    if (unit < 0x80) bytes += 1;\\n    else if (unit < 0x800) bytes += 2;\\n    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xfc00) === 0xdc00) {\\n      bytes += 4;\\n      index++;\\n    } else bytes += 3;\\n  }\\n  return bytes;\\n}\\n/** Writes UTF-8 (lone surrogates as U+FFFD) into \`target\` while whole characters fit; returns [units read, bytes written]. */\\nfunction utf8Write(text, target, capacity) {\\n  let read = 0,\\n    written = 0;\\n  while (read < text.length) {\\n    let point = charCodeAt(text, read),\\n      units = 1;\\n    if (point >= 0xd800 && point <= 0xdfff) {\\n      const next = read + 1 < text.length ? charCodeAt(text, read + 1) : 0;\\n      if (point <= 0xdbff && (next & 0xfc00) === 0xdc00) {\\n        point = 0x10000 + ((point - 0xd800) << 10) + (next - 0xdc00);\\n        units = 2;\\n      } else point = 0xfffd;\\n    }\\n    const size = point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;\\n    if (written + size > capacity) break;\\n    if (size === 1) target[written] = point;\\n    else if (size === 2) {\\n      target[written] = 0xc0 | (point >> 6);\\n      target[written + 1] = 0x80 | (point & 0x3f);\\n    } else if (size === 3) {\\n      target[written] = 0xe0 | (point >> 12);\\n      target[written + 1] = 0x80 | ((point >> 6) & 0x3f);\\n      target[written + 2] = 0x80 | (point & 0x3f);\\n    } else {\\n      target[written] = 0xf0 | (point >> 18);\\n      target[written + 1] = 0x80 | ((point >> 12) & 0x3f);\\n      target[written + 2] = 0x80 | ((point >> 6) & 0x3f);\\n      target[written + 3] = 0x80 | (point & 0x3f);\\n    }\\n    written += size;\\n    read += units;\\n  }\\n  return [read, written];\\n}\\nfunction utf8Encode(text) {\\n  const bytes = new Uint8ArrayConstructor(utf8Length(text));\\n  utf8Write(text, bytes, typedArrayLength(bytes));\\n  return bytes;\\n}\\n/** WHATWG's UTF-8 decoder over a Uint8Array: U+FFFD for each error, or a TypeError when \`fatal\`. */\\nfunction utf8Decode(bytes, fatal, ignoreBom) {\\n  const length = typedArrayLength(bytes);\\n  const units = new Uint16ArrayConstructor(length);\\n  let count = 0,\\n    index = 0;\\n  if (!ignoreBom && length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) index = 3;\\n  let point = 0,\\n    needed = 0,\\n    seen = 0,\\n    lower = 0x80,\\n    upper = 0xbf;\\n  const error = () => {\\n    if (fatal) throw new TypeErrorConstructor('TextDecoder: the encoded data is not valid UTF-8');\\n    units[count++] = 0xfffd;\\n  };\\n  for (; index < length; index++) {\\n    const byte = bytes[index];\\n    if (needed === 0) {\\n      if (byte <= 0x7f) units[count++] = byte;\\n      else if (byte >= 0xc2 && byte <= 0xdf) {\\n        needed = 1;\\n        point = byte & 0x1f;\\n      } else if (byte >= 0xe0 && byte <= 0xef) {\\n        if (byte === 0xe0) lower = 0xa0;\\n        if (byte === 0xed) upper = 0x9f;\\n        needed = 2;\\n        point = byte & 0x0f;\\n      } else if (byte >= 0xf0 && byte <= 0xf4) {\\n        if (byte === 0xf0) lower = 0x90;\\n        if (byte === 0xf4) upper = 0x8f;\\n        needed = 3;\\n        point = byte & 0x07;\\n      } else error();\\n      continue;\\n    }\\n    if (byte < lower || byte > upper) {\\n      point = needed = seen = 0;\\n      lower = 0x80;\\n      upper = 0xbf;\\n      error();\\n      index--; // the byte starts the next sequence\\n      continue;\\n    }\\n    lower = 0x80;\\n    upper = 0xbf;\\n    point = (point << 6) | (byte & 0x3f);\\n    if (++seen !== needed) continue;\\n    if (point > 0xffff) {\\n      point -= 0x10000;\\n      units[count++] = 0xd800 + (point >> 10);\\n      units[count++] = 0xdc00 + (point & 0x3ff);\\n    } else units[count++] = point;\\n    point = needed = seen = 0;\\n  }\\n  if (needed !== 0) error();\\n  return unitsToString(units, count);\\n}\\n\\nclass TextEncoder {\\n  get encoding() {\\n    return 'utf-8';\\n  }\\n  // utf8Write turns lone surrogates into U+FFFD itself: no USVString pass needed.\\n  encode(input = '') {\\n    return utf8Encode(StringConstructor(input));\\n  }\\n  encodeInto(source, destination) {\\n    requireArguments('TextEncoder.encodeInto', arguments.length, 2);\\n    if (typedArrayTag(destination) !== 'Uint8Array')\\n      throw new TypeErrorConstructor('TextEncoder.encodeInto: the destination must be a Uint8Array');\\n    const done = utf8Write(StringConstructor(source), destination, typedArrayLength(destination));\\n    return { read: done[0], written: done[1] };\\n  }\\n}\\ntagPrototype(TextEncoder, 'TextEncoder');\\ninstallGlobal('TextEncoder', TextEncoder);\\n\\nconst UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];\\n/** TextDecoder → { fatal, ignoreBOM }. */\\n\\n\\n\\n\\nconst decoderStates = new WeakMapConstructor();\\nfunction decoderState(decoder) {\\n  const state = weakMapGet(decoderStates, decoder) ;\\n  if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a TextDecoder');\\n  return state;\\n}\\nfunction asciiLowerTrimmed(text) {\\n  let start = 0,\\n    end = text.length;\\n  while (start < end && isAsciiWhitespace(charCodeAt(text, start))) start++;\\n  while (end > start && isAsciiWhitespace(charCodeAt(text, end - 1))) end--;\\n  let out = '';\\n  for (let index = start; index < end; index++) {\\n    const unit = charCodeAt(text, index);\\n    out += fromCharCode(unit >= 0x41 && unit <= 0x5a ? unit + 32 : unit);\\n  }\\n  return out;\\n}\\nclass TextDecoder {\\n  constructor(label = 'utf-8', options = undefined) {\\n    const name = asciiLowerTrimmed(StringConstructor(label));\\n    if (!arrayIncludes(UTF8_LABELS, name)) {\\n      throw new RangeErrorConstructor(\\n        'TextDecoder: the encoding ' +\\n          jsonStringify(stringSlice(StringConstructor(label), 0, 64)) +\\n          ' is not supported in the sandbox; only UTF-8 is',\\n      );\\n    }\\n    // The defaults as a null-prototype object: a getter the program put on Object.prototype must not fill them in.\\n    const given =\\n      options === undefined || options === null ? ({ __proto__: null } ) : options;\\n    weakMapSet(decoderStates, this, { __proto__: null, fatal: !!given.fatal, ignoreBOM: !!given.ignoreBOM } );\\n  }\\n  get encoding() {\\n    decoderState(this);\\n    return 'utf-8';\\n  }\\n  get fatal() {\\n    return decoderState(this).fatal;\\n  }\\n  get ignoreBOM() {\\n    return decoderState(this).ignoreBOM;\\n  }\\n  decode(input = undefined, options = undefined) {\\n    const state = decoderState(this);\\n    if (options !== undefined && options !== null && options.stream) {\\n      throw new TypeErrorConstructor(\\n        'TextDecoder.decode: streaming ({ stream: true }) is not supported in the sandbox; decode the whole input at once',\\n      );\\n    }\\n    const bytes = input === undefined ? new Uint8ArrayConstructor(0) : bytesOf(input);\\n    if (bytes === undefined)\\n      throw new TypeErrorConstructor('TextDecoder.decode: the input must be an ArrayBuffer, a typed array or a DataView');\\n    return utf8Decode(bytes, state.fatal, state.ignoreBOM);\\n  }\\n}\\ntagPrototype(TextDecoder, 'TextDecoder');\\ninstallGlobal('TextDecoder', TextDecoder);\\n// src/url-search-params.ts\\n// ---------------------------------------------------------------- URLSearchParams\\nconst HEX = '0123456789ABCDEF';\\n/** URLSearchParams → { list: [name, value][], url: the URL whose query it mirrors, or undefined }. */\\n\\n\\n\\n\\n\\nconst paramsStates = new WeakMapConstructor();\\nfunction paramsState(params) {\\n  const state = weakMapGet(paramsStates, params) ;\\n  if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a URLSearchParams');\\n  return state;\\n}\\nconst hexValue = (unit) =>\\n  unit >= 0x30 && unit <= 0x39 ? unit - 0x30 : unit >= 0x41 && unit <= 0x46 ? unit - 0x37 : unit >= 0x61 && unit <= 0x66 ? unit - 0x57 : -1;\\n/** A name or value of application/x-www-form-urlencoded text: '+' is a space, %XX a byte, the bytes UTF-8. */\\nfunction formDecode(text, start, end) {\\n  let plain = true;\\n  for (let index = start; index < end; index++) {\\n    const unit = charCodeAt(text, index);\\n    if (unit === 0x25 || unit === 0x2b || (unit >= 0xd800 && unit <= 0xdfff)) {\\n      plain = false;\\n      break;\\n    }\\n  }\\n  if (plain) return stringSlice(text, start, end);\\n  const bytes = utf8Encode(stringSlice(text, start, end));\\n  const length = typedArrayLength(bytes);\\n  const decoded = new Uint8ArrayConstructor(length);\\n  let count = 0;\\n  for (let index = 0; index < length; index++) {\\n    const byte = bytes[index];\\n    if (byte === 0x2b) {\\n      decoded[count++] = 0x20;\\n      continue;\\n    }\\n    if (byte === 0x25 && index + 2 < length) {\\n      const high = hexValue(bytes[index + 1]),\\n        low = hexValue(bytes[index + 2]);\\n      if (high >= 0 && low >= 0) {\\n        decoded[count++] = high * 16 + low;\\n        index += 2;\\n        continue;\\n      }\\n    }\\n    decoded[count++] = byte;\\n  }\\n  return utf8Decode(new Uint8ArrayConstructor(typedArrayBuffer(decoded), 0, count), false, true);\\n}\\nfunction parseForm(text) {\\n  const list = [];\\n  let start = 0;\\n  while (start <= text.length) {\\n    let end = stringIndexOf(text, '&', start);\\n    if (end === -1) end = text.length;\\n    if (end > start) {\\n      let equals = stringIndexOf(text, '=', start);\\n      if (equals === -1 || equals > end) equals = end;\\n      append(list, [formDecode(text, start, equals), equals < end ? formDecode(text, equals + 1, end) : '']);\\n    }\\n    start = end + 1;\\n  }\\n  return list;\\n}\\nfunction formEncode(text) {\\n  const bytes = utf8Encode(text);\\n  const length = typedArrayLength(bytes);\\n  let out = '';\\n  for (let index = 0; index < length; index++) {\\n    const byte = bytes[index];\\n    if (byte === 0x20) out += '+';\\n    else if (\\n      (byte >= 0x30 && byte <= 0x39) ||\\n      (byte >= 0x41 && byte <= 0x5a) ||\\n      (byte >= 0x61 && byte <= 0x7a) ||\\n      byte === 0x2a ||\\n      byte === 0x2d ||\\n      byte === 0x2e ||\\n      byte === 0x5f\\n    )\\n      out += fromCharCode(byte);\\n    else out += '%' + stringSlice(HEX, byte >> 4, (byte >> 4) + 1) + stringSlice(HEX, byte & 15, (byte & 15) + 1);\\n  }\\n  return out;\\n}\\nfunction serializeForm(list) {\\n  let out = '';\\n  for (let index = 0; index < list.length; index++) {\\n    if (index > 0) out += '&';\\n    out += formEncode(list[index][0]) + '=' + formEncode(list[index][1]);\\n  }\\n  return out;\\n}\\nfunction without(list, keep) {\\n  const kept = [];\\n  for (let index = 0; index < list.length; index++) if (keep(list[index])) append(kept, list[index]);\\n  return kept;\\n}\\n/** After a change of the list: the URL it belongs to takes the new query (WHATWG \\"update steps\\"). */\\nfunction updateParams(state) {\\n  if (state.url === undefined) return;\\n  const serialized = serializeForm(state.list);\\n  setUrlPart(state.url, 'search', serialized === '' ? '' : '?' + serialized, false);\\n}\\nfunction newParams(url, query) {\\n  const params = ObjectCreate(URLSearchParams.prototype) ;\\n  weakMapSet(paramsStates, params, { __proto__: null, list: parseForm(query), url } );\\n  return params;\\n}\\n\\nclass URLSearchParams {\\n  constructor(init = undefined) {\\n    let list = [];\\n    if (init !== undefined && (typeof init === 'object' || typeof init === 'function') && init !== null) {\\n      const iterate = (init )[SymbolIterator];\\n      if (iterate !== undefined && iterate !== null) {\\n        if (typeof iterate !== 'function')\\n          throw new TypeErrorConstructor(\\"URLSearchParams: the init object's Symbol.iterator is not a function\\");\\n        // The program's own iterables, read the way it made them iterable.\\n        for (const pair of init ) {\\n          const items = [];\\n          if (typeof pair !== 'object' || pair === null)\\n            throw new TypeErrorConstructor('URLSearchParams: each item of the init sequence must be a [name, value] pair');\\n          for (const item of pair ) append(items, toUsvString(item));\\n          if (items.length !== 2)\\n            throw new TypeErrorConstructor(\\n              'URLSearchParams: each pair of the init sequence must have exactly two items, a name and a value',\\n            );\\n          append(list, [items[0], items[1]]);\\n        }\\n      } else {\\n        const keys = reflectOwnKeys(init);\\n        for (let index = 0; index < keys.length; index++) {\\n          const key = keys[index];\\n          if (typeof key !== 'string') continue;\\n          const descriptor = getOwnPropertyDescriptor(init, key);\\n          if (descriptor !== undefined && descriptor.enumerable)\\n            append(list, [toUsvString(key), toUsvString((init )[key])]);\\n        }\\n      }\\n    } else if (init !== undefined) {\\n      const text = toUsvString(init);\\n      list = parseForm(charCodeAt(text, 0) === 0x3f ? stringSlice(text, 1) : text);\\n    }\\n    weakMapSet(paramsStates, this, { __proto__: null, list, url: undefined } );\\n  }\\n  get size() {\\n    return paramsState(this).list.length;\\n  }\\n  append(name, value) {\\n    requireArguments('URLSearchParams.append', arguments.length, 2);\\n    const state = paramsState(this);\\n    append(state.list, [toUsvString(name), toUsvString(value)]);\\n    updateParams(state);\\n  }\\n  delete(name, value = undefined) {\\n    requireArguments('URLSearchParams.delete', arguments.length, 1);\\n    const state = paramsState(this);\\n    const key = toUsvString(name),\\n      match = value === undefined ? undefined : toUsvString(value);\\n    state.list = without(state.list, (pair) => pair[0] !== key || (match !== undefined && pair[1] !== match));\\n    updateParams(state);\\n  }\\n  get(name) {\\n    requireArguments('URLSearchParams.get', arguments.length, 1);\\n    const list = paramsState(this).list,\\n      key = toUsvString(name);\\n    for (let index = 0; index < list.length; index++) if (list[index][0] === key) return list[index][1];\\n    return null;\\n  }\\n  getAll(name) {\\n    requireArguments('URLSearchParams.getAll', arguments.length, 1);\\n    const list = paramsState(this).list,\\n      key = toUsvString(name),\\n      values = [];\\n    for (let index = 0; index < list.length; index++) if (list[index][0] === key) append(values, list[index][1]);\\n    return values;\\n  }\\n  has(name, value = undefined) {\\n    requireArguments('URLSearchParams.has', arguments.length, 1);\\n    const list = paramsState(this).list,\\n      key = toUsvString(name),\\n      match = value === undefined ? undefined : toUsvString(value);\\n    for (let index = 0; index < list.length; index++)\\n      if (list[index][0] === key && (match === undefined || list[index][1] === match)) return true;\\n    return false;\\n  }\\n  set(name, value) {\\n    requireArguments('URLSearchParams.set', arguments.length, 2);\\n    const state = paramsState(this);\\n    const key = toUsvString(name),\\n      text = toUsvString(value);\\n    let found = false;\\n    state.list = without(state.list, (pair) => {\\n      if (pair[0] !== key) return true;\\n      if (found) return false;\\n      found = true;\\n      pair[1] = text;\\n      return true;\\n    });\\n    if (!found) append(state.list, [key, text]);\\n    updateParams(state);\\n  }\\n  sort() {\\n    const state = paramsState(this);\\n    // Stable (V8's sort is), by UTF-16 code units of the name, as the standard says.\\n    arraySort(state.list, (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));\\n    updateParams(state);\\n  }\\n  forEach(callback, thisArg = undefined) {\\n    requireArguments('URLSearchParams.forEach', arguments.length, 1);\\n    if (typeof callback !== 'function') throw new TypeErrorConstructor('URLSearchParams.forEach takes a function');\\n    const state = paramsState(this);\\n    for (let index = 0; index < state.list.length; index++)\\n      reflectApply(callback , thisArg, [state.list[index][1], state.list[index][0], this]);\\n  }\\n  *entries() {\\n    const state = paramsState(this);\\n    for (let index = 0; index < state.list.length; index++) yield [state.list[index][0], state.list[index][1]];\\n  }\\n  *keys() {\\n    const state = paramsState(this);\\n    for (let index = 0; index < state.list.length; index++) yield state.list[index][0];\\n  }\\n  *values() {\\n    const state = paramsState(this);\\n    for (let index = 0; index < state.list.length; index++) yield state.list[index][1];\\n  }\\n  toString() {\\n    return serializeForm(paramsState(this).list);\\n  }\\n}\\ndefineProperty(URLSearchParams.prototype, SymbolIterator, {\\n  value: URLSearchParams.prototype.entries,\\n  writable: true,\\n  enumerable: false,\\n  configurable: true,\\n});\\ntagPrototype(URLSearchParams, 'URLSearchParams');\\ninstallGlobal('URLSearchParams', URLSearchParams);\\n// src/url.ts\\n// ---------------------------------------------------------------- URL (parsed by the host's WHATWG parser)\\nconst URL_MAX_INPUT = URL_LIMITS.maxInputChars,\\n  URL_MAX_HREF = URL_LIMITS.maxHrefChars;\\nconst URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];\\n/** URL → { parts: the host's components (see URL_PARTS), params: its URLSearchParams }. */\\n/** The host's components of a URL, in the order of URL_PARTS. */\\n\\n\\n\\n\\n\\nconst urlStates = new WeakMapConstructor();\\nfunction urlState(url) {\\n  const state = weakMapGet(urlStates, url) ;\\n  if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a URL');\\n  return state;\\n}\\nfunction urlTooLong() {\\n  return new RangeErrorConstructor(\\n    'URL: an input is longer than ' +\\n      URL_MAX_INPUT +\\n      ' characters, or the URL it makes longer than ' +\\n      URL_MAX_HREF +\\n      \\", the sandbox's limits\\",\\n  );\\n}\\n/** A URL input as a USVString; its length is checked first, so a huge one is never scanned or sent. */\\nfunction urlInput(value) {\\n  const text = StringConstructor(value);\\n  if (text.length > URL_MAX_INPUT) throw urlTooLong();\\n  return toUsvString(text);\\n}\\n/** The host's components of a URL, or undefined when it is not valid. Throws past the size limits. */\\nfunction hostUrl(operation, a, b, c) {\\n  const reply = StringConstructor(urlHost(operation, a, b, c));\\n  if (reply === URL_TOO_LONG) throw urlTooLong();\\n  if (reply === URL_INVALID) return undefined;\\n  return jsonParse(reply) ;\\n}\\nfunction invalidUrl(input) {\\n  const error = new TypeErrorConstructor('Invalid URL: ' + jsonStringify(stringSlice(input, 0, 200)) + (input.length > 200 ? '…' : ''));\\n  defineProperty(error, 'code', { value: 'ERR_INVALID_URL', writable: true, enumerable: true, configurable: true });\\n  return error;\\n}\\nfunction parseUrl(url, base) {\\n  return hostUrl('parse', urlInput(url), base === undefined ? undefined : urlInput(base));\\n}\\nfunction newUrl(target, parts) {\\n  const state = { __proto__: null, parts, params: undefined } ;\\n  weakMapSet(urlStates, target, state);\\n  state.params = newParams(target, stringSlice(parts[9], 1));\\n  return target;\\n}\\n/** A setter: the host applies it to the current href (href itself throws on an invalid URL, the rest ignore what they cannot use). */\\nfunction setUrlPart(url, part, value, fromSetter) {\\n  const state = urlState(url);\\n  const text = urlInput(value);\\n  const parts = hostUrl('set', state.parts[0], part, text);\\n  if (parts === undefined) {\\n    if (part === 'href') throw invalidUrl(text);\\n    return;\\n  }\\n  const searchChanged = parts[9] !== state.parts[9];\\n  state.parts = parts;\\n  // A change made through the URL is seen by its searchParams (one made through them already is).\\n  if (fromSetter && searchChanged) paramsState(state.params).list = parseForm(stringSlice(parts[9], 1));\\n}\\n\\nclass URL {\\n  constructor(url, base = undefined) {\\n    requireArguments('URL', arguments.length, 1);\\n    const input = urlInput(url);\\n    const parts = parseUrl(input, base);\\n    if (parts === undefined) throw invalidUrl(input);\\n    newUrl(this, parts);\\n  }\\n  static canParse(url, base = undefined) {\\n    requireArguments('URL.canParse', arguments.length, 1);\\n    return parseUrl(url, base) !== undefined;\\n  }\\n  static parse(url, base = undefined) {\\n    requireArguments('URL.parse', arguments.length, 1);\\n    const parts = parseUrl(url, base);\\n    return parts === undefined ? null : newUrl(ObjectCreate(URL.prototype) , parts);\\n  }\\n  get href() {\\n    return urlState(this).parts[0];\\n  }\\n  set href(value) {\\n    setUrlPart(this, 'href', value, true);\\n  }\\n  get origin() {\\n    return urlState(this).parts[1];\\n  }\\n  get protocol() {\\n    return urlState(this).parts[2];\\n  }\\n  set protocol(value) {\\n    setUrlPart(this, 'protocol', value, true);\\n  }\\n  get username() {\\n    return urlState(this).parts[3];\\n  }\\n  set username(value) {\\n    setUrlPart(this, 'username', value, true);\\n  }\\n  get password() {\\n    return urlState(this).parts[4];\\n  }\\n  set password(value) {\\n    setUrlPart(this, 'password', value, true);\\n  }\\n  get host() {\\n    return urlState(this).parts[5];\\n  }\\n  set host(value) {\\n    setUrlPart(this, 'host', value, true);\\n  }\\n  get hostname() {\\n    return urlState(this).parts[6];\\n  }\\n  set hostname(value) {\\n    setUrlPart(this, 'hostname', value, true);\\n  }\\n  get port() {\\n    return urlState(this).parts[7];\\n  }\\n  set port(value) {\\n    setUrlPart(this, 'port', value, true);\\n  }\\n  get pathname() {\\n    return urlState(this).parts[8];\\n  }\\n  set pathname(value) {\\n    setUrlPart(this, 'pathname', value, true);\\n  }\\n  get search() {\\n    return urlState(this).parts[9];\\n  }\\n  set search(value) {\\n    setUrlPart(this, 'search', value, true);\\n  }\\n  get searchParams() {\\n    return urlState(this).params;\\n  }\\n  get hash() {\\n    return urlState(this).parts[10];\\n  }\\n  set hash(value) {\\n    setUrlPart(this, 'hash', value, true);\\n  }\\n  toString() {\\n    return urlState(this).parts[0];\\n  }\\n  toJSON() {\\n    return urlState(this).parts[0];\\n  }\\n}\\ntagPrototype(URL, 'URL');\\ninstallGlobal('URL', URL);\\n\\nsetWebInspector(inspectWebGlobal);\\n\\n/** How console shows a URL or URLSearchParams (their state is not in own properties); undefined for anything else. */\\nfunction inspectWebGlobal(value, show) {\\n  const url = weakMapGet(urlStates, value) ;\\n  if (url !== undefined) return 'URL { href: ' + show(url.parts[0]) + ' }';\\n  const params = weakMapGet(paramsStates, value) ;\\n  if (params === undefined) return undefined;\\n  const items = [];\\n  for (let index = 0; index < params.list.length && index < 100; index++)\\n    append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));\\n  return 'URLSearchParams { ' + arrayJoin(items, ', ') + ' }';\\n}\\n// src/structured-clone.ts\\n// ---------------------------------------------------------------- structuredClone\\nfunction dataCloneError(what) {\\n  return new DOMException('structuredClone: ' + what + ' could not be cloned', 'DataCloneError');\\n}\\nfunction brand(check, value) {\\n  try {\\n    check(value );\\n    return true;\\n  } catch {\\n    return false;\\n  }\\n}\\n/**\\n * HTML's structured clone, done in one walk with an explicit stack (a deep structure cannot overflow\\n * the call stack): each object gets its copy when first met (so cycles and shared references come\\n * out the same), and its contents are filled in when it leaves the stack.\\n */\\nfunction structuredClone(value, options = undefined) {\\n  requireArguments('structuredClone', arguments.length, 1);\\n  if (options !== undefined && options !== null) {\\n    const transfer = options.transfer;\\n    if (transfer !== undefined && transfer !== null && transfer.length !== 0) {\\n      throw new DOMException(\\n        'structuredClone: transferring (the transfer option) is not supported in the sandbox; clone without it',\\n        'DataCloneError',\\n      );\\n    }\\n  }\\n  const copies = new MapConstructor();\\n  // Pairs of (source, copy) still to fill in; \`top\` is its height. The array never shrinks, so a slot\\n  // below its length is written as an own element, never through a setter on Array.prototype.\\n  const work = [];\\n  let top = 0;\\n  const push = (item) => {\\n    if (top < work.length) work[top] = item;\\n    else append(work, item);\\n    top++;\\n  };\\n  const copyOf = (item) => {\\n    if (typeof item === 'symbol') throw dataCloneError(safe(() => symbolToString(item), 'a symbol'));\\n    if (typeof item === 'function') throw dataCloneError(safe(() => '[Function: ' + (item.name || 'anonymous') + ']', 'a function'));\\n    if (typeof item !== 'object' || item === null) return item;\\n    const known = mapGet(copies, item);\\n    if (known !== undefined) return known;\\n    const copy = shallowCopy(item, copies);\\n    mapSet(copies, item, copy);\\n    push(item);\\n    push(copy);\\n    return copy;\\n  };\\n  const root = copyOf(value);\\n  while (top > 0) {\\n    const copy = work[top - 1],\\n      source = work[top - 2];\\n    top -= 2;\\n    fillCopy(source, copy, copyOf);\\n  }\\n  return root;\\n}\\nfunction shallowCopy(source, copies) {\\n  if (isArray(source)) return new ArrayConstructor(source.length);\\n  // The common case without the brand checks below (each one that fails throws, which costs a stack\\n  // capture): an object whose prototype is Object.prototype or null is copied as a plain object.\\n  const prototype = getPrototypeOf(source);\\n  if (prototype === ObjectPrototype || prototype === null) return {};\\n  if (isDate(source)) return new DateConstructor(dateGetTime(source));\\n  if (source !== RegExpPrototype && brand(regExpSource, source)) return new RegExpConstructor(regExpSource(source), regExpFlags(source));\\n  if (isMap(source)) return new MapConstructor();\\n  if (isSet(source)) return new SetConstructor();\\n  const tag = typedArrayTag(source);\\n  if (tag !== undefined) {\\n    const buffer = typedArrayBuffer(source);\\n    let bufferCopy = mapGet(copies, buffer);\\n    if (bufferCopy === undefined) {\\n      bufferCopy = copyArrayBuffer(buffer);\\n      mapSet(copies, buffer, bufferCopy);\\n    }\\n    return new TYPED_ARRAYS[tag](bufferCopy, typedArrayByteOffset(source), typedArrayLength(source));\\n  }\\n  if (brand(arrayBufferByteLength, source)) return copyArrayBuffer(source );\\n  if (brand(dataViewBuffer, source)) {\\n    const buffer = dataViewBuffer(source);\\n    let bufferCopy = mapGet(copies, buffer);\\n    if (bufferCopy === undefined) {\\n      bufferCopy = copyArrayBuffer(buffer);\\n      mapSet(copies, buffer, bufferCopy);\\n    }\\n    return new DataViewConstructor(bufferCopy, dataViewByteOffset(source), dataViewByteLength(source));\\n  }\\n  if (brand(booleanValueOf, source)) return new BooleanConstructor(booleanValueOf(source));\\n  if (brand(numberValueOf, source)) return new NumberConstructor(numberValueOf(source));\\n  if (brand(stringValueOf, source)) return new StringConstructor(stringValueOf(source));\\n  if (brand(bigIntValueOf, source)) return ObjectConstructor(bigIntValueOf(source));\\n  if (brand(symbolValueOf, source)) throw dataCloneError('a Symbol object');\\n  if (source instanceof ErrorConstructor) return copyError(source);\\n  if (\\n    brand((item) => weakMapHas(item, source), source) ||\\n    brand((item) => weakSetHas(item, source), source) ||\\n    brand(weakRefDeref, source) ||\\n    source instanceof PromiseConstructor\\n  ) {\\n    throw dataCloneError(safe(() => '#<' + getPrototypeOf(source).constructor.name + '>', 'an object of this kind'));\\n  }\\n  return {};\\n}\\nfunction copyArrayBuffer(buffer) {\\n  const copy = new ArrayBufferConstructor(arrayBufferByteLength(buffer));\\n  typedArraySet(new Uint8ArrayConstructor(copy), new Uint8ArrayConstructor(buffer));\\n  return copy;\\n}\\nfunction copyError(source) {\\n  const name = safe(() => StringConstructor(source.name), 'Error');\\n  const Constructor = (ERROR_CONSTRUCTORS[name] === undefined ? ErrorConstructor : ERROR_CONSTRUCTORS[name]) ;\\n  const message = getOwnPropertyDescriptor(source, 'message');\\n  const copy = message !== undefined && hasOwn(message, 'value') ? new Constructor(StringConstructor(message.value)) : new Constructor();\\n  const stack = safe(() => source.stack, undefined);\\n  if (typeof stack === 'string') defineProperty(copy, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });\\n  return copy;\\n}\\n// What to fill in is told by the copy, made by shallowCopy, whose prototype is an intrinsic: no brand\\n// check of the source (a throw each) is needed again.\\nfunction fillCopy(source, copy, copyOf) {\\n  const kind = getPrototypeOf(copy);\\n  if (kind === MapPrototype) {\\n    const iterator = mapEntries(source);\\n    for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator))\\n      mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));\\n    return;\\n  }\\n  if (kind === SetPrototype) {\\n    const iterator = setValues(source);\\n    for (let step = setIteratorNext(iterator); !step.done; step = setIteratorNext(iterator)) setAdd(copy, copyOf(step.value));\\n    return;\\n  }\\n  // Errors, dates, regular expressions, buffers and views keep only what shallowCopy gave them.\\n  if (kind !== ArrayPrototype && kind !== ObjectPrototype) return;\\n  const keys = objectKeys(source);\\n  for (let index = 0; index < keys.length; index++) defineData(copy, keys[index], copyOf((source )[keys[index]]));\\n}\\ninstallGlobal('structuredClone', structuredClone);\\n})", [ArrayBufferConstructor, ArrayConstructor, ArrayPrototype, BooleanConstructor, DataViewConstructor, DateConstructor, ERROR_CONSTRUCTORS, ErrorConstructor, Int16Array, MapConstructor, MapPrototype, NumberConstructor, ObjectConstructor, ObjectCreate, ObjectPrototype, PromiseConstructor, RangeErrorConstructor, RegExpConstructor, RegExpPrototype, SetConstructor, SetPrototype, StringConstructor, SymbolIterator, TYPED_ARRAYS, TypeErrorConstructor, URL_INVALID, URL_LIMITS, URL_TOO_LONG, Uint16ArrayConstructor, Uint8ArrayConstructor, WeakMapConstructor, append, arrayBufferByteLength, arrayIncludes, arrayJoin, arraySort, bigIntValueOf, booleanValueOf, bytesOf, charCodeAt, dataViewBuffer, dataViewByteLength, dataViewByteOffset, dateGetTime, defineData, defineProperty, fromCharCode, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, isDate, isMap, isSet, iteratorNext, jsonParse, jsonStringify, mapEntries, mapGet, mapSet, mathFloor, numberValueOf, objectKeys, reflectApply, reflectOwnKeys, regExpFlags, regExpSource, requireArguments, safe, setAdd, setIteratorNext, setValues, setWebInspector, stringIndexOf, stringSlice, stringValueOf, symbolToString, symbolValueOf, tagPrototype, toUsvString, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, typedArraySet, typedArrayTag, unitsToString, urlHost, weakMapGet, weakMapHas, weakMapSet, weakRefDeref, weakSetHas]);
+// src/dom-exception.ts, src/base64.ts, src/text-encoding.ts, src/url-search-params.ts, src/url.ts, src/structured-clone.ts: evaluated on first use (installLazyGlobals in src/helpers.ts), from FIRST_USE_SOURCE
+installLazyGlobals(["DOMException","atob","btoa","TextEncoder","TextDecoder","URLSearchParams","URL","structuredClone"], [ArrayBufferConstructor, ArrayConstructor, ArrayPrototype, BooleanConstructor, DataViewConstructor, DateConstructor, ERROR_CONSTRUCTORS, ErrorConstructor, Int16Array, MapConstructor, MapPrototype, NumberConstructor, ObjectConstructor, ObjectCreate, ObjectPrototype, PromiseConstructor, RangeErrorConstructor, RegExpConstructor, RegExpPrototype, SetConstructor, SetPrototype, StringConstructor, SymbolIterator, TYPED_ARRAYS, TypeErrorConstructor, URL_INVALID, URL_LIMITS, URL_TOO_LONG, Uint16ArrayConstructor, Uint8ArrayConstructor, WeakMapConstructor, append, arrayBufferByteLength, arrayIncludes, arrayJoin, arraySort, bigIntValueOf, booleanValueOf, bytesOf, charCodeAt, dataViewBuffer, dataViewByteLength, dataViewByteOffset, dateGetTime, defineData, defineProperty, fromCharCode, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, isDate, isMap, isSet, iteratorNext, jsonParse, jsonStringify, mapEntries, mapGet, mapSet, mathFloor, numberValueOf, objectKeys, reflectApply, reflectOwnKeys, regExpFlags, regExpSource, requireArguments, safe, setAdd, setIteratorNext, setValues, setWebInspector, stringIndexOf, stringSlice, stringValueOf, symbolToString, symbolValueOf, tagPrototype, toUsvString, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, typedArraySet, typedArrayTag, unitsToString, urlHost, weakMapGet, weakMapHas, weakMapSet, weakRefDeref, weakSetHas]);
 // src/bootstrap-exports.ts
 // What the bootstrap function returns to the host; the generator ends the function with
 // \`return BOOTSTRAP_EXPORTS;\`. Last of the guest files: every global is installed by now.
 const BOOTSTRAP_EXPORTS = { deliver, run, wake };
 return BOOTSTRAP_EXPORTS;
+})`;
+
+/**
+ * The guest files evaluated on first use (dom-exception.ts, base64.ts, text-encoding.ts, url-search-params.ts, url.ts, structured-clone.ts): a function expression of
+ * every outside name they use, which the host hands the guest through its `firstUseSource` callback when a
+ * program first reads one of the globals they install (src/helpers.ts `installLazyGlobals`).
+ */
+export const FIRST_USE_SOURCE = `(function (ArrayBufferConstructor, ArrayConstructor, ArrayPrototype, BooleanConstructor, DataViewConstructor, DateConstructor, ERROR_CONSTRUCTORS, ErrorConstructor, Int16Array, MapConstructor, MapPrototype, NumberConstructor, ObjectConstructor, ObjectCreate, ObjectPrototype, PromiseConstructor, RangeErrorConstructor, RegExpConstructor, RegExpPrototype, SetConstructor, SetPrototype, StringConstructor, SymbolIterator, TYPED_ARRAYS, TypeErrorConstructor, URL_INVALID, URL_LIMITS, URL_TOO_LONG, Uint16ArrayConstructor, Uint8ArrayConstructor, WeakMapConstructor, append, arrayBufferByteLength, arrayIncludes, arrayJoin, arraySort, bigIntValueOf, booleanValueOf, bytesOf, charCodeAt, dataViewBuffer, dataViewByteLength, dataViewByteOffset, dateGetTime, defineData, defineProperty, fromCharCode, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, isDate, isMap, isSet, iteratorNext, jsonParse, jsonStringify, mapEntries, mapGet, mapSet, mathFloor, numberValueOf, objectKeys, reflectApply, reflectOwnKeys, regExpFlags, regExpSource, requireArguments, safe, setAdd, setIteratorNext, setValues, setWebInspector, stringIndexOf, stringSlice, stringValueOf, symbolToString, symbolValueOf, tagPrototype, toUsvString, typedArrayBuffer, typedArrayByteOffset, typedArrayLength, typedArraySet, typedArrayTag, unitsToString, urlHost, weakMapGet, weakMapHas, weakMapSet, weakRefDeref, weakSetHas, installGlobal) {'use strict';
+// src/dom-exception.ts
+// ---------------------------------------------------------------- DOMException
+const DOM_EXCEPTION_CODES = {
+  __proto__: null,
+  IndexSizeError: 1,
+  HierarchyRequestError: 3,
+  WrongDocumentError: 4,
+  InvalidCharacterError: 5,
+  NoModificationAllowedError: 7,
+  NotFoundError: 8,
+  NotSupportedError: 9,
+  InvalidStateError: 11,
+  SyntaxError: 12,
+  InvalidModificationError: 13,
+  NamespaceError: 14,
+  InvalidAccessError: 15,
+  TypeMismatchError: 17,
+  SecurityError: 18,
+  NetworkError: 19,
+  AbortError: 20,
+  URLMismatchError: 21,
+  QuotaExceededError: 22,
+  TimeoutError: 23,
+  InvalidNodeTypeError: 24,
+  DataCloneError: 25,
+};
+class DOMException extends ErrorConstructor {
+  constructor(message = '', name = 'Error') {
+    super(StringConstructor(message));
+    const text = StringConstructor(name);
+    defineProperty(this, 'name', { value: text, writable: true, enumerable: false, configurable: true });
+    const code = DOM_EXCEPTION_CODES[text];
+    defineProperty(this, 'code', { value: code === undefined ? 0 : code, writable: true, enumerable: false, configurable: true });
+  }
+}
+installGlobal('DOMException', DOMException);
+// src/base64.ts
+// ---------------------------------------------------------------- atob / btoa (forgiving-base64)
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const BASE64_VALUES = new Int16Array(128);
+// Not .fill: this runs when a program first uses atob or btoa, after it may have replaced TypedArray methods.
+for (let index = 0; index < 128; index++) BASE64_VALUES[index] = -1;
+for (let index = 0; index < 64; index++) BASE64_VALUES[charCodeAt(BASE64_ALPHABET, index)] = index;
+const isAsciiWhitespace = (unit) => unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d;
+
+function atob(data) {
+  requireArguments('atob', arguments.length, 1);
+  const text = StringConstructor(data);
+  const invalid = () => new DOMException('atob: the string to decode is not correctly encoded base64', 'InvalidCharacterError');
+  const sextets = new Uint8ArrayConstructor(text.length);
+  let length = 0,
+    padding = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = charCodeAt(text, index);
+    if (isAsciiWhitespace(unit)) continue;
+    if (unit === 0x3d) {
+      padding++;
+      length++;
+      continue;
+    }
+    // Only padding may follow padding, and only two of it (checked below).
+    if (padding > 0 || unit >= 128 || BASE64_VALUES[unit] < 0) throw invalid();
+    sextets[length++] = BASE64_VALUES[unit];
+  }
+  if (padding > 0) {
+    if (padding > 2 || length % 4 !== 0) throw invalid();
+    length -= padding;
+  }
+  if (length % 4 === 1) throw invalid();
+  const units = new Uint16ArrayConstructor(mathFloor((length * 3) / 4));
+  let count = 0,
+    bits = 0,
+    buffered = 0;
+  for (let index = 0; index < length; index++) {
+    bits = (bits << 6) | sextets[index];
+    buffered += 6;
+    if (buffered >= 8) {
+      buffered -= 8;
+      units[count++] = (bits >> buffered) & 0xff;
+    }
+  }
+  return unitsToString(units, count);
+}
+function btoa(data) {
+  requireArguments('btoa', arguments.length, 1);
+  const text = StringConstructor(data);
+  const units = new Uint16ArrayConstructor((((text.length + 2) / 3) | 0) * 4);
+  let count = 0;
+  for (let index = 0; index < text.length; index += 3) {
+    const remaining = text.length - index;
+    const a = charCodeAt(text, index),
+      b = remaining > 1 ? charCodeAt(text, index + 1) : 0,
+      c = remaining > 2 ? charCodeAt(text, index + 2) : 0;
+    if (a > 0xff || b > 0xff || c > 0xff)
+      throw new DOMException('btoa: the string to encode contains characters outside of the Latin1 range', 'InvalidCharacterError');
+    const triple = (a << 16) | (b << 8) | c;
+    units[count++] = charCodeAt(BASE64_ALPHABET, triple >> 18);
+    units[count++] = charCodeAt(BASE64_ALPHABET, (triple >> 12) & 63);
+    units[count++] = remaining > 1 ? charCodeAt(BASE64_ALPHABET, (triple >> 6) & 63) : 0x3d;
+    units[count++] = remaining > 2 ? charCodeAt(BASE64_ALPHABET, triple & 63) : 0x3d;
+  }
+  return unitsToString(units, count);
+}
+installGlobal('atob', atob);
+installGlobal('btoa', btoa);
+// src/text-encoding.ts
+// ---------------------------------------------------------------- UTF-8, TextEncoder, TextDecoder
+function utf8Length(text) {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = charCodeAt(text, index);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (charCodeAt(text, index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+/** Writes UTF-8 (lone surrogates as U+FFFD) into \`target\` while whole characters fit; returns [units read, bytes written]. */
+function utf8Write(text, target, capacity) {
+  let read = 0,
+    written = 0;
+  while (read < text.length) {
+    let point = charCodeAt(text, read),
+      units = 1;
+    if (point >= 0xd800 && point <= 0xdfff) {
+      const next = read + 1 < text.length ? charCodeAt(text, read + 1) : 0;
+      if (point <= 0xdbff && (next & 0xfc00) === 0xdc00) {
+        point = 0x10000 + ((point - 0xd800) << 10) + (next - 0xdc00);
+        units = 2;
+      } else point = 0xfffd;
+    }
+    const size = point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
+    if (written + size > capacity) break;
+    if (size === 1) target[written] = point;
+    else if (size === 2) {
+      target[written] = 0xc0 | (point >> 6);
+      target[written + 1] = 0x80 | (point & 0x3f);
+    } else if (size === 3) {
+      target[written] = 0xe0 | (point >> 12);
+      target[written + 1] = 0x80 | ((point >> 6) & 0x3f);
+      target[written + 2] = 0x80 | (point & 0x3f);
+    } else {
+      target[written] = 0xf0 | (point >> 18);
+      target[written + 1] = 0x80 | ((point >> 12) & 0x3f);
+      target[written + 2] = 0x80 | ((point >> 6) & 0x3f);
+      target[written + 3] = 0x80 | (point & 0x3f);
+    }
+    written += size;
+    read += units;
+  }
+  return [read, written];
+}
+function utf8Encode(text) {
+  const bytes = new Uint8ArrayConstructor(utf8Length(text));
+  utf8Write(text, bytes, typedArrayLength(bytes));
+  return bytes;
+}
+/** WHATWG's UTF-8 decoder over a Uint8Array: U+FFFD for each error, or a TypeError when \`fatal\`. */
+function utf8Decode(bytes, fatal, ignoreBom) {
+  const length = typedArrayLength(bytes);
+  const units = new Uint16ArrayConstructor(length);
+  let count = 0,
+    index = 0;
+  if (!ignoreBom && length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) index = 3;
+  let point = 0,
+    needed = 0,
+    seen = 0,
+    lower = 0x80,
+    upper = 0xbf;
+  const error = () => {
+    if (fatal) throw new TypeErrorConstructor('TextDecoder: the encoded data is not valid UTF-8');
+    units[count++] = 0xfffd;
+  };
+  for (; index < length; index++) {
+    const byte = bytes[index];
+    if (needed === 0) {
+      if (byte <= 0x7f) units[count++] = byte;
+      else if (byte >= 0xc2 && byte <= 0xdf) {
+        needed = 1;
+        point = byte & 0x1f;
+      } else if (byte >= 0xe0 && byte <= 0xef) {
+        if (byte === 0xe0) lower = 0xa0;
+        if (byte === 0xed) upper = 0x9f;
+        needed = 2;
+        point = byte & 0x0f;
+      } else if (byte >= 0xf0 && byte <= 0xf4) {
+        if (byte === 0xf0) lower = 0x90;
+        if (byte === 0xf4) upper = 0x8f;
+        needed = 3;
+        point = byte & 0x07;
+      } else error();
+      continue;
+    }
+    if (byte < lower || byte > upper) {
+      point = needed = seen = 0;
+      lower = 0x80;
+      upper = 0xbf;
+      error();
+      index--; // the byte starts the next sequence
+      continue;
+    }
+    lower = 0x80;
+    upper = 0xbf;
+    point = (point << 6) | (byte & 0x3f);
+    if (++seen !== needed) continue;
+    if (point > 0xffff) {
+      point -= 0x10000;
+      units[count++] = 0xd800 + (point >> 10);
+      units[count++] = 0xdc00 + (point & 0x3ff);
+    } else units[count++] = point;
+    point = needed = seen = 0;
+  }
+  if (needed !== 0) error();
+  return unitsToString(units, count);
+}
+
+class TextEncoder {
+  get encoding() {
+    return 'utf-8';
+  }
+  // utf8Write turns lone surrogates into U+FFFD itself: no USVString pass needed.
+  encode(input = '') {
+    return utf8Encode(StringConstructor(input));
+  }
+  encodeInto(source, destination) {
+    requireArguments('TextEncoder.encodeInto', arguments.length, 2);
+    if (typedArrayTag(destination) !== 'Uint8Array')
+      throw new TypeErrorConstructor('TextEncoder.encodeInto: the destination must be a Uint8Array');
+    const done = utf8Write(StringConstructor(source), destination, typedArrayLength(destination));
+    return { read: done[0], written: done[1] };
+  }
+}
+tagPrototype(TextEncoder, 'TextEncoder');
+installGlobal('TextEncoder', TextEncoder);
+
+const UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
+/** TextDecoder → { fatal, ignoreBOM }. */
+
+
+
+
+const decoderStates = new WeakMapConstructor();
+function decoderState(decoder) {
+  const state = weakMapGet(decoderStates, decoder) ;
+  if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a TextDecoder');
+  return state;
+}
+function asciiLowerTrimmed(text) {
+  let start = 0,
+    end = text.length;
+  while (start < end && isAsciiWhitespace(charCodeAt(text, start))) start++;
+  while (end > start && isAsciiWhitespace(charCodeAt(text, end - 1))) end--;
+  let out = '';
+  for (let index = start; index < end; index++) {
+    const unit = charCodeAt(text, index);
+    out += fromCharCode(unit >= 0x41 && unit <= 0x5a ? unit + 32 : unit);
+  }
+  return out;
+}
+class TextDecoder {
+  constructor(label = 'utf-8', options = undefined) {
+    const name = asciiLowerTrimmed(StringConstructor(label));
+    if (!arrayIncludes(UTF8_LABELS, name)) {
+      throw new RangeErrorConstructor(
+        'TextDecoder: the encoding ' +
+          jsonStringify(stringSlice(StringConstructor(label), 0, 64)) +
+          ' is not supported in the sandbox; only UTF-8 is',
+      );
+    }
+    // The defaults as a null-prototype object: a getter the program put on Object.prototype must not fill them in.
+    const given =
+      options === undefined || options === null ? ({ __proto__: null } ) : options;
+    weakMapSet(decoderStates, this, { __proto__: null, fatal: !!given.fatal, ignoreBOM: !!given.ignoreBOM } );
+  }
+  get encoding() {
+    decoderState(this);
+    return 'utf-8';
+  }
+  get fatal() {
+    return decoderState(this).fatal;
+  }
+  get ignoreBOM() {
+    return decoderState(this).ignoreBOM;
+  }
+  decode(input = undefined, options = undefined) {
+    const state = decoderState(this);
+    if (options !== undefined && options !== null && options.stream) {
+      throw new TypeErrorConstructor(
+        'TextDecoder.decode: streaming ({ stream: true }) is not supported in the sandbox; decode the whole input at once',
+      );
+    }
+    const bytes = input === undefined ? new Uint8ArrayConstructor(0) : bytesOf(input);
+    if (bytes === undefined)
+      throw new TypeErrorConstructor('TextDecoder.decode: the input must be an ArrayBuffer, a typed array or a DataView');
+    return utf8Decode(bytes, state.fatal, state.ignoreBOM);
+  }
+}
+tagPrototype(TextDecoder, 'TextDecoder');
+installGlobal('TextDecoder', TextDecoder);
+// src/url-search-params.ts
+// ---------------------------------------------------------------- URLSearchParams
+const HEX = '0123456789ABCDEF';
+/** URLSearchParams → { list: [name, value][], url: the URL whose query it mirrors, or undefined }. */
+
+
+
+
+
+const paramsStates = new WeakMapConstructor();
+function paramsState(params) {
+  const state = weakMapGet(paramsStates, params) ;
+  if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a URLSearchParams');
+  return state;
+}
+const hexValue = (unit) =>
+  unit >= 0x30 && unit <= 0x39 ? unit - 0x30 : unit >= 0x41 && unit <= 0x46 ? unit - 0x37 : unit >= 0x61 && unit <= 0x66 ? unit - 0x57 : -1;
+/** A name or value of application/x-www-form-urlencoded text: '+' is a space, %XX a byte, the bytes UTF-8. */
+function formDecode(text, start, end) {
+  let plain = true;
+  for (let index = start; index < end; index++) {
+    const unit = charCodeAt(text, index);
+    if (unit === 0x25 || unit === 0x2b || (unit >= 0xd800 && unit <= 0xdfff)) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return stringSlice(text, start, end);
+  const bytes = utf8Encode(stringSlice(text, start, end));
+  const length = typedArrayLength(bytes);
+  const decoded = new Uint8ArrayConstructor(length);
+  let count = 0;
+  for (let index = 0; index < length; index++) {
+    const byte = bytes[index];
+    if (byte === 0x2b) {
+      decoded[count++] = 0x20;
+      continue;
+    }
+    if (byte === 0x25 && index + 2 < length) {
+      const high = hexValue(bytes[index + 1]),
+        low = hexValue(bytes[index + 2]);
+      if (high >= 0 && low >= 0) {
+        decoded[count++] = high * 16 + low;
+        index += 2;
+        continue;
+      }
+    }
+    decoded[count++] = byte;
+  }
+  return utf8Decode(new Uint8ArrayConstructor(typedArrayBuffer(decoded), 0, count), false, true);
+}
+function parseForm(text) {
+  const list = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = stringIndexOf(text, '&', start);
+    if (end === -1) end = text.length;
+    if (end > start) {
+      let equals = stringIndexOf(text, '=', start);
+      if (equals === -1 || equals > end) equals = end;
+      append(list, [formDecode(text, start, equals), equals < end ? formDecode(text, equals + 1, end) : '']);
+    }
+    start = end + 1;
+  }
+  return list;
+}
+function formEncode(text) {
+  const bytes = utf8Encode(text);
+  const length = typedArrayLength(bytes);
+  let out = '';
+  for (let index = 0; index < length; index++) {
+    const byte = bytes[index];
+    if (byte === 0x20) out += '+';
+    else if (
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      byte === 0x2a ||
+      byte === 0x2d ||
+      byte === 0x2e ||
+      byte === 0x5f
+    )
+      out += fromCharCode(byte);
+    else out += '%' + stringSlice(HEX, byte >> 4, (byte >> 4) + 1) + stringSlice(HEX, byte & 15, (byte & 15) + 1);
+  }
+  return out;
+}
+function serializeForm(list) {
+  let out = '';
+  for (let index = 0; index < list.length; index++) {
+    if (index > 0) out += '&';
+    out += formEncode(list[index][0]) + '=' + formEncode(list[index][1]);
+  }
+  return out;
+}
+function without(list, keep) {
+  const kept = [];
+  for (let index = 0; index < list.length; index++) if (keep(list[index])) append(kept, list[index]);
+  return kept;
+}
+/** After a change of the list: the URL it belongs to takes the new query (WHATWG "update steps"). */
+function updateParams(state) {
+  if (state.url === undefined) return;
+  const serialized = serializeForm(state.list);
+  setUrlPart(state.url, 'search', serialized === '' ? '' : '?' + serialized, false);
+}
+function newParams(url, query) {
+  const params = ObjectCreate(URLSearchParams.prototype) ;
+  weakMapSet(paramsStates, params, { __proto__: null, list: parseForm(query), url } );
+  return params;
+}
+
+class URLSearchParams {
+  constructor(init = undefined) {
+    let list = [];
+    if (init !== undefined && (typeof init === 'object' || typeof init === 'function') && init !== null) {
+      const iterate = (init )[SymbolIterator];
+      if (iterate !== undefined && iterate !== null) {
+        if (typeof iterate !== 'function')
+          throw new TypeErrorConstructor("URLSearchParams: the init object's Symbol.iterator is not a function");
+        // The program's own iterables, read the way it made them iterable.
+        for (const pair of init ) {
+          const items = [];
+          if (typeof pair !== 'object' || pair === null)
+            throw new TypeErrorConstructor('URLSearchParams: each item of the init sequence must be a [name, value] pair');
+          for (const item of pair ) append(items, toUsvString(item));
+          if (items.length !== 2)
+            throw new TypeErrorConstructor(
+              'URLSearchParams: each pair of the init sequence must have exactly two items, a name and a value',
+            );
+          append(list, [items[0], items[1]]);
+        }
+      } else {
+        const keys = reflectOwnKeys(init);
+        for (let index = 0; index < keys.length; index++) {
+          const key = keys[index];
+          if (typeof key !== 'string') continue;
+          const descriptor = getOwnPropertyDescriptor(init, key);
+          if (descriptor !== undefined && descriptor.enumerable)
+            append(list, [toUsvString(key), toUsvString((init )[key])]);
+        }
+      }
+    } else if (init !== undefined) {
+      const text = toUsvString(init);
+      list = parseForm(charCodeAt(text, 0) === 0x3f ? stringSlice(text, 1) : text);
+    }
+    weakMapSet(paramsStates, this, { __proto__: null, list, url: undefined } );
+  }
+  get size() {
+    return paramsState(this).list.length;
+  }
+  append(name, value) {
+    requireArguments('URLSearchParams.append', arguments.length, 2);
+    const state = paramsState(this);
+    append(state.list, [toUsvString(name), toUsvString(value)]);
+    updateParams(state);
+  }
+  delete(name, value = undefined) {
+    requireArguments('URLSearchParams.delete', arguments.length, 1);
+    const state = paramsState(this);
+    const key = toUsvString(name),
+      match = value === undefined ? undefined : toUsvString(value);
+    state.list = without(state.list, (pair) => pair[0] !== key || (match !== undefined && pair[1] !== match));
+    updateParams(state);
+  }
+  get(name) {
+    requireArguments('URLSearchParams.get', arguments.length, 1);
+    const list = paramsState(this).list,
+      key = toUsvString(name);
+    for (let index = 0; index < list.length; index++) if (list[index][0] === key) return list[index][1];
+    return null;
+  }
+  getAll(name) {
+    requireArguments('URLSearchParams.getAll', arguments.length, 1);
+    const list = paramsState(this).list,
+      key = toUsvString(name),
+      values = [];
+    for (let index = 0; index < list.length; index++) if (list[index][0] === key) append(values, list[index][1]);
+    return values;
+  }
+  has(name, value = undefined) {
+    requireArguments('URLSearchParams.has', arguments.length, 1);
+    const list = paramsState(this).list,
+      key = toUsvString(name),
+      match = value === undefined ? undefined : toUsvString(value);
+    for (let index = 0; index < list.length; index++)
+      if (list[index][0] === key && (match === undefined || list[index][1] === match)) return true;
+    return false;
+  }
+  set(name, value) {
+    requireArguments('URLSearchParams.set', arguments.length, 2);
+    const state = paramsState(this);
+    const key = toUsvString(name),
+      text = toUsvString(value);
+    let found = false;
+    state.list = without(state.list, (pair) => {
+      if (pair[0] !== key) return true;
+      if (found) return false;
+      found = true;
+      pair[1] = text;
+      return true;
+    });
+    if (!found) append(state.list, [key, text]);
+    updateParams(state);
+  }
+  sort() {
+    const state = paramsState(this);
+    // Stable (V8's sort is), by UTF-16 code units of the name, as the standard says.
+    arraySort(state.list, (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    updateParams(state);
+  }
+  forEach(callback, thisArg = undefined) {
+    requireArguments('URLSearchParams.forEach', arguments.length, 1);
+    if (typeof callback !== 'function') throw new TypeErrorConstructor('URLSearchParams.forEach takes a function');
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++)
+      reflectApply(callback , thisArg, [state.list[index][1], state.list[index][0], this]);
+  }
+  *entries() {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield [state.list[index][0], state.list[index][1]];
+  }
+  *keys() {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield state.list[index][0];
+  }
+  *values() {
+    const state = paramsState(this);
+    for (let index = 0; index < state.list.length; index++) yield state.list[index][1];
+  }
+  toString() {
+    return serializeForm(paramsState(this).list);
+  }
+}
+defineProperty(URLSearchParams.prototype, SymbolIterator, {
+  value: URLSearchParams.prototype.entries,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+tagPrototype(URLSearchParams, 'URLSearchParams');
+installGlobal('URLSearchParams', URLSearchParams);
+// src/url.ts
+// ---------------------------------------------------------------- URL (parsed by the host's WHATWG parser)
+const URL_MAX_INPUT = URL_LIMITS.maxInputChars,
+  URL_MAX_HREF = URL_LIMITS.maxHrefChars;
+const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+/** URL → { parts: the host's components (see URL_PARTS), params: its URLSearchParams }. */
+/** The host's components of a URL, in the order of URL_PARTS. */
+
+
+
+
+
+const urlStates = new WeakMapConstructor();
+function urlState(url) {
+  const state = weakMapGet(urlStates, url) ;
+  if (state === undefined) throw new TypeErrorConstructor('Illegal invocation: not a URL');
+  return state;
+}
+function urlTooLong() {
+  return new RangeErrorConstructor(
+    'URL: an input is longer than ' +
+      URL_MAX_INPUT +
+      ' characters, or the URL it makes longer than ' +
+      URL_MAX_HREF +
+      ", the sandbox's limits",
+  );
+}
+/** A URL input as a USVString; its length is checked first, so a huge one is never scanned or sent. */
+function urlInput(value) {
+  const text = StringConstructor(value);
+  if (text.length > URL_MAX_INPUT) throw urlTooLong();
+  return toUsvString(text);
+}
+/** The host's components of a URL, or undefined when it is not valid. Throws past the size limits. */
+function hostUrl(operation, a, b, c) {
+  const reply = StringConstructor(urlHost(operation, a, b, c));
+  if (reply === URL_TOO_LONG) throw urlTooLong();
+  if (reply === URL_INVALID) return undefined;
+  return jsonParse(reply) ;
+}
+function invalidUrl(input) {
+  const error = new TypeErrorConstructor('Invalid URL: ' + jsonStringify(stringSlice(input, 0, 200)) + (input.length > 200 ? '…' : ''));
+  defineProperty(error, 'code', { value: 'ERR_INVALID_URL', writable: true, enumerable: true, configurable: true });
+  return error;
+}
+function parseUrl(url, base) {
+  return hostUrl('parse', urlInput(url), base === undefined ? undefined : urlInput(base));
+}
+function newUrl(target, parts) {
+  const state = { __proto__: null, parts, params: undefined } ;
+  weakMapSet(urlStates, target, state);
+  state.params = newParams(target, stringSlice(parts[9], 1));
+  return target;
+}
+/** A setter: the host applies it to the current href (href itself throws on an invalid URL, the rest ignore what they cannot use). */
+function setUrlPart(url, part, value, fromSetter) {
+  const state = urlState(url);
+  const text = urlInput(value);
+  const parts = hostUrl('set', state.parts[0], part, text);
+  if (parts === undefined) {
+    if (part === 'href') throw invalidUrl(text);
+    return;
+  }
+  const searchChanged = parts[9] !== state.parts[9];
+  state.parts = parts;
+  // A change made through the URL is seen by its searchParams (one made through them already is).
+  if (fromSetter && searchChanged) paramsState(state.params).list = parseForm(stringSlice(parts[9], 1));
+}
+
+class URL {
+  constructor(url, base = undefined) {
+    requireArguments('URL', arguments.length, 1);
+    const input = urlInput(url);
+    const parts = parseUrl(input, base);
+    if (parts === undefined) throw invalidUrl(input);
+    newUrl(this, parts);
+  }
+  static canParse(url, base = undefined) {
+    requireArguments('URL.canParse', arguments.length, 1);
+    return parseUrl(url, base) !== undefined;
+  }
+  static parse(url, base = undefined) {
+    requireArguments('URL.parse', arguments.length, 1);
+    const parts = parseUrl(url, base);
+    return parts === undefined ? null : newUrl(ObjectCreate(URL.prototype) , parts);
+  }
+  get href() {
+    return urlState(this).parts[0];
+  }
+  set href(value) {
+    setUrlPart(this, 'href', value, true);
+  }
+  get origin() {
+    return urlState(this).parts[1];
+  }
+  get protocol() {
+    return urlState(this).parts[2];
+  }
+  set protocol(value) {
+    setUrlPart(this, 'protocol', value, true);
+  }
+  get username() {
+    return urlState(this).parts[3];
+  }
+  set username(value) {
+    setUrlPart(this, 'username', value, true);
+  }
+  get password() {
+    return urlState(this).parts[4];
+  }
+  set password(value) {
+    setUrlPart(this, 'password', value, true);
+  }
+  get host() {
+    return urlState(this).parts[5];
+  }
+  set host(value) {
+    setUrlPart(this, 'host', value, true);
+  }
+  get hostname() {
+    return urlState(this).parts[6];
+  }
+  set hostname(value) {
+    setUrlPart(this, 'hostname', value, true);
+  }
+  get port() {
+    return urlState(this).parts[7];
+  }
+  set port(value) {
+    setUrlPart(this, 'port', value, true);
+  }
+  get pathname() {
+    return urlState(this).parts[8];
+  }
+  set pathname(value) {
+    setUrlPart(this, 'pathname', value, true);
+  }
+  get search() {
+    return urlState(this).parts[9];
+  }
+  set search(value) {
+    setUrlPart(this, 'search', value, true);
+  }
+  get searchParams() {
+    return urlState(this).params;
+  }
+  get hash() {
+    return urlState(this).parts[10];
+  }
+  set hash(value) {
+    setUrlPart(this, 'hash', value, true);
+  }
+  toString() {
+    return urlState(this).parts[0];
+  }
+  toJSON() {
+    return urlState(this).parts[0];
+  }
+}
+tagPrototype(URL, 'URL');
+installGlobal('URL', URL);
+
+setWebInspector(inspectWebGlobal);
+
+/** How console shows a URL or URLSearchParams (their state is not in own properties); undefined for anything else. */
+function inspectWebGlobal(value, show) {
+  const url = weakMapGet(urlStates, value) ;
+  if (url !== undefined) return 'URL { href: ' + show(url.parts[0]) + ' }';
+  const params = weakMapGet(paramsStates, value) ;
+  if (params === undefined) return undefined;
+  const items = [];
+  for (let index = 0; index < params.list.length && index < 100; index++)
+    append(items, show(params.list[index][0]) + ' => ' + show(params.list[index][1]));
+  return 'URLSearchParams { ' + arrayJoin(items, ', ') + ' }';
+}
+// src/structured-clone.ts
+// ---------------------------------------------------------------- structuredClone
+function dataCloneError(what) {
+  return new DOMException('structuredClone: ' + what + ' could not be cloned', 'DataCloneError');
+}
+function brand(check, value) {
+  try {
+    check(value );
+    return true;
+  } catch {
+    return false;
+  }
+}
+/**
+ * HTML's structured clone, done in one walk with an explicit stack (a deep structure cannot overflow
+ * the call stack): each object gets its copy when first met (so cycles and shared references come
+ * out the same), and its contents are filled in when it leaves the stack.
+ */
+function structuredClone(value, options = undefined) {
+  requireArguments('structuredClone', arguments.length, 1);
+  if (options !== undefined && options !== null) {
+    const transfer = options.transfer;
+    if (transfer !== undefined && transfer !== null && transfer.length !== 0) {
+      throw new DOMException(
+        'structuredClone: transferring (the transfer option) is not supported in the sandbox; clone without it',
+        'DataCloneError',
+      );
+    }
+  }
+  const copies = new MapConstructor();
+  // Pairs of (source, copy) still to fill in; \`top\` is its height. The array never shrinks, so a slot
+  // below its length is written as an own element, never through a setter on Array.prototype.
+  const work = [];
+  let top = 0;
+  const push = (item) => {
+    if (top < work.length) work[top] = item;
+    else append(work, item);
+    top++;
+  };
+  const copyOf = (item) => {
+    if (typeof item === 'symbol') throw dataCloneError(safe(() => symbolToString(item), 'a symbol'));
+    if (typeof item === 'function') throw dataCloneError(safe(() => '[Function: ' + (item.name || 'anonymous') + ']', 'a function'));
+    if (typeof item !== 'object' || item === null) return item;
+    const known = mapGet(copies, item);
+    if (known !== undefined) return known;
+    const copy = shallowCopy(item, copies);
+    mapSet(copies, item, copy);
+    push(item);
+    push(copy);
+    return copy;
+  };
+  const root = copyOf(value);
+  while (top > 0) {
+    const copy = work[top - 1],
+      source = work[top - 2];
+    top -= 2;
+    fillCopy(source, copy, copyOf);
+  }
+  return root;
+}
+function shallowCopy(source, copies) {
+  if (isArray(source)) return new ArrayConstructor(source.length);
+  // The common case without the brand checks below (each one that fails throws, which costs a stack
+  // capture): an object whose prototype is Object.prototype or null is copied as a plain object.
+  const prototype = getPrototypeOf(source);
+  if (prototype === ObjectPrototype || prototype === null) return {};
+  if (isDate(source)) return new DateConstructor(dateGetTime(source));
+  if (source !== RegExpPrototype && brand(regExpSource, source)) return new RegExpConstructor(regExpSource(source), regExpFlags(source));
+  if (isMap(source)) return new MapConstructor();
+  if (isSet(source)) return new SetConstructor();
+  const tag = typedArrayTag(source);
+  if (tag !== undefined) {
+    const buffer = typedArrayBuffer(source);
+    let bufferCopy = mapGet(copies, buffer);
+    if (bufferCopy === undefined) {
+      bufferCopy = copyArrayBuffer(buffer);
+      mapSet(copies, buffer, bufferCopy);
+    }
+    return new TYPED_ARRAYS[tag](bufferCopy, typedArrayByteOffset(source), typedArrayLength(source));
+  }
+  if (brand(arrayBufferByteLength, source)) return copyArrayBuffer(source );
+  if (brand(dataViewBuffer, source)) {
+    const buffer = dataViewBuffer(source);
+    let bufferCopy = mapGet(copies, buffer);
+    if (bufferCopy === undefined) {
+      bufferCopy = copyArrayBuffer(buffer);
+      mapSet(copies, buffer, bufferCopy);
+    }
+    return new DataViewConstructor(bufferCopy, dataViewByteOffset(source), dataViewByteLength(source));
+  }
+  if (brand(booleanValueOf, source)) return new BooleanConstructor(booleanValueOf(source));
+  if (brand(numberValueOf, source)) return new NumberConstructor(numberValueOf(source));
+  if (brand(stringValueOf, source)) return new StringConstructor(stringValueOf(source));
+  if (brand(bigIntValueOf, source)) return ObjectConstructor(bigIntValueOf(source));
+  if (brand(symbolValueOf, source)) throw dataCloneError('a Symbol object');
+  if (source instanceof ErrorConstructor) return copyError(source);
+  if (
+    brand((item) => weakMapHas(item, source), source) ||
+    brand((item) => weakSetHas(item, source), source) ||
+    brand(weakRefDeref, source) ||
+    source instanceof PromiseConstructor
+  ) {
+    throw dataCloneError(safe(() => '#<' + getPrototypeOf(source).constructor.name + '>', 'an object of this kind'));
+  }
+  return {};
+}
+function copyArrayBuffer(buffer) {
+  const copy = new ArrayBufferConstructor(arrayBufferByteLength(buffer));
+  typedArraySet(new Uint8ArrayConstructor(copy), new Uint8ArrayConstructor(buffer));
+  return copy;
+}
+function copyError(source) {
+  const name = safe(() => StringConstructor(source.name), 'Error');
+  const Constructor = (ERROR_CONSTRUCTORS[name] === undefined ? ErrorConstructor : ERROR_CONSTRUCTORS[name]) ;
+  const message = getOwnPropertyDescriptor(source, 'message');
+  const copy = message !== undefined && hasOwn(message, 'value') ? new Constructor(StringConstructor(message.value)) : new Constructor();
+  const stack = safe(() => source.stack, undefined);
+  if (typeof stack === 'string') defineProperty(copy, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
+  return copy;
+}
+// What to fill in is told by the copy, made by shallowCopy, whose prototype is an intrinsic: no brand
+// check of the source (a throw each) is needed again.
+function fillCopy(source, copy, copyOf) {
+  const kind = getPrototypeOf(copy);
+  if (kind === MapPrototype) {
+    const iterator = mapEntries(source);
+    for (let step = iteratorNext(iterator); !step.done; step = iteratorNext(iterator))
+      mapSet(copy, copyOf(step.value[0]), copyOf(step.value[1]));
+    return;
+  }
+  if (kind === SetPrototype) {
+    const iterator = setValues(source);
+    for (let step = setIteratorNext(iterator); !step.done; step = setIteratorNext(iterator)) setAdd(copy, copyOf(step.value));
+    return;
+  }
+  // Errors, dates, regular expressions, buffers and views keep only what shallowCopy gave them.
+  if (kind !== ArrayPrototype && kind !== ObjectPrototype) return;
+  const keys = objectKeys(source);
+  for (let index = 0; index < keys.length; index++) defineData(copy, keys[index], copyOf((source )[keys[index]]));
+}
+installGlobal('structuredClone', structuredClone);
 })`;

@@ -30,8 +30,8 @@ function installGlobal(name: string, value: unknown): void {
 
 /**
  * Installs the Web globals of the files the generator evaluates on first use (see runtime/guest/README.md,
- * "Evaluated on first use"): each name is an accessor until a program reads one of them; then `source`
- * (the files' code as a function of the names it uses) is compiled, called with `captured` (those names'
+ * "Evaluated on first use"): each name is an accessor until a program reads one of them; then the host's
+ * `firstUseSource()` (the files' code as a function of the names it uses) is compiled, called with `captured` (those names'
  * values, taken when the bootstrap ran, before any program) and a collector in place of `installGlobal`,
  * and every name that still holds its accessor becomes the data property `installGlobal` would have made.
  * Until then each accessor behaves as that writable data property would: a program's assignment,
@@ -40,7 +40,7 @@ function installGlobal(name: string, value: unknown): void {
  * changes nothing: the next read tries again. A name that cannot become data (the program froze or
  * sealed the global object) keeps its accessor, which answers with the value.
  */
-function installLazyGlobals(names: readonly string[], source: string, captured: readonly unknown[]): void {
+function installLazyGlobals(names: readonly string[], captured: readonly unknown[]): void {
   let values: Map<string, unknown> | undefined;
   let installed = false;
   const getters = new MapConstructor<string, () => unknown>();
@@ -49,6 +49,8 @@ function installLazyGlobals(names: readonly string[], source: string, captured: 
   const load = (): Map<string, unknown> => {
     if (values === undefined) {
       const loaded = new MapConstructor<string, unknown>();
+      const source: unknown = firstUseSource();
+      if (typeof source !== 'string') throw new TypeErrorConstructor('the sandbox could not load its Web globals');
       const factory = reflectApply(new FunctionConstructor("'use strict'; return " + source), undefined, []) as (
         ...args: unknown[]
       ) => void;

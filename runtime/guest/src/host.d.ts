@@ -21,6 +21,12 @@ declare function timerHost(start: boolean, id: number, delayMs: number, repeat: 
 /** The host's WHATWG URL parser (see runtime/host/sandbox-url-host.ts): strings in, one string out. */
 declare function urlHost(operation: 'parse' | 'set', a: string, b: string | undefined, c?: string): string;
 /**
+ * The text of the guest files evaluated on first use (the generated FIRST_USE_SOURCE): a function expression
+ * of the outside names they use, asked for when a program first reads a Web global (src/helpers.ts
+ * `installLazyGlobals`). Kept on the host, so a fresh context neither holds nor scans it.
+ */
+declare function firstUseSource(): string;
+/**
  * Waits for the host's next replies (a batch as `deliver` takes it), or '' when none came within a moment,
  * a timer is due or the run ended. Passed only where the isolate may block its thread while it waits
  * (isolated-vm on its own threads); elsewhere the parameter is undefined (check its type before a call).
