@@ -23,7 +23,7 @@
  * `npm run bench -- cli [--reps N]` (default 5 rounds).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,7 +120,9 @@ function makePackage(root: string, dist: string, name = 'agent-spaces'): string 
   const ownBin = path.join(path.dirname(dist), 'bin/agent-spaces.js');
   copyFileSync(existsSync(ownBin) ? ownBin : path.join(REPO, 'bin/agent-spaces.js'), path.join(pkg, 'bin/agent-spaces.js'));
   copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-  symlinkSync(dist, path.join(pkg, 'dist'), 'dir');
+  // A copy, not a link: Node resolves a module to its real path, and the build's own files must be found
+  // in this package (the daemon refuses to serve a checkout, which a link to the repo's dist/ would be).
+  cpSync(dist, path.join(pkg, 'dist'), { recursive: true });
   symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
   return pkg;
 }
