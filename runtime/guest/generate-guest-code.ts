@@ -216,13 +216,19 @@ export function assembleBootstrap(host: HostInterface, sources: readonly GuestSo
     ['bootstrap', bootstrap],
     ['source of the files evaluated on first use', firstUseSource],
   ] as const) {
+    if (text === '') continue;
+    let body: readonly unknown[];
     try {
-      parse(text, { ecmaVersion: 2022, sourceType: 'script' });
+      body = parse(text, { ecmaVersion: 2022, sourceType: 'script' }).body;
     } catch (error) {
       throw new GuestSourceError(
         `the assembled ${what} is not valid ES2022 script: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
+    // What the engines evaluate (the bootstrap) and installLazyGlobals compiles after `return ` (the source) is one function expression.
+    const [statement] = body as { type: string; expression?: { type: string } }[];
+    if (body.length !== 1 || statement?.type !== 'ExpressionStatement' || statement.expression?.type !== 'FunctionExpression')
+      throw new GuestSourceError(`the assembled ${what} is not one function expression`);
   }
   return { bootstrap, firstUseSource };
 }

@@ -130,6 +130,34 @@ describe('generated/guest-code.ts', () => {
   });
 });
 
+describe('the Web globals when the host cannot give their source', () => {
+  it('leaves them accessors that throw a TypeError, and loads them at a later read that gets the source', () => {
+    const context = {} as Record<string, unknown>;
+    const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context) as (...callbacks: unknown[]) => Record<string, unknown>;
+    let source: unknown = undefined;
+    bootstrap(
+      () => undefined,
+      () => true,
+      () => undefined,
+      () => undefined,
+      () => 'invalid',
+      () => source,
+    );
+    const read = (): unknown =>
+      runInNewContext(
+        '(() => { try { return btoa("hi"); } catch (error) { return [error.name, error.message, "value" in Object.getOwnPropertyDescriptor(globalThis, "btoa")]; } })()',
+        context,
+      );
+    const refused = ['TypeError', 'the sandbox could not load its Web globals', false];
+    expect(read()).toEqual(refused);
+    // A source whose parameters are not the values the bootstrap captured (another build's).
+    source = '(function (installGlobal) { installGlobal("btoa", () => "wrong"); })';
+    expect(read()).toEqual(refused);
+    source = FIRST_USE_SOURCE;
+    expect(read()).toBe('aGk=');
+  });
+});
+
 describe('the guest waiting for replies (awaitReplies)', () => {
   const settings = {
     maxCalls: 100,

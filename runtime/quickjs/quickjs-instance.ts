@@ -132,7 +132,7 @@ export class QuickJsInstance implements SpareInstance {
     return result.value;
   }
 
-  /** The six host functions the bootstrap receives as `$0` … `$5` (no `awaitReplies`: the host runs the guest's jobs itself). */
+  /** The six host functions the bootstrap receives, in host.d.ts order (no `awaitReplies`: the host runs the guest's jobs itself). */
   #hostFunctions(): QuickJSHandle[] {
     const { context } = this;
     const text = (handle: QuickJSHandle | undefined): string =>

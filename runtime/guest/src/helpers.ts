@@ -54,6 +54,10 @@ function installLazyGlobals(names: readonly string[], captured: readonly unknown
       const factory = reflectApply(new FunctionConstructor("'use strict'; return " + source), undefined, []) as (
         ...args: unknown[]
       ) => void;
+      // The generator writes the names (in the source) and their values (here) together; a source of another
+      // build would take them in another order.
+      if (typeof factory !== 'function' || factory.length !== captured.length + 1)
+        throw new TypeErrorConstructor('the sandbox could not load its Web globals');
       reflectApply(
         factory,
         undefined,
