@@ -29,6 +29,24 @@ afterAll(() => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * The host's callbacks in the bootstrap's parameter order (src/host.d.ts), each doing nothing unless
+ * `given`; `awaitReplies` only when given (the host passes it only where the isolate may block its thread).
+ */
+function hostCallbacks(
+  given: Partial<Record<'send' | 'writeLog' | 'complete' | 'timerHost' | 'urlHost' | 'firstUseSource' | 'awaitReplies', unknown>> = {},
+): unknown[] {
+  return [
+    given.send ?? (() => undefined),
+    given.writeLog ?? (() => true),
+    given.complete ?? (() => undefined),
+    given.timerHost ?? (() => undefined),
+    given.urlHost ?? (() => 'invalid'),
+    given.firstUseSource ?? (() => FIRST_USE_SOURCE),
+    ...(given.awaitReplies === undefined ? [] : [given.awaitReplies]),
+  ];
+}
+
 describe('generated/guest-code.ts', () => {
   it('is what the guest sources make now', () => {
     const current = readFileSync(GENERATED_FILE, 'utf8');
@@ -58,14 +76,7 @@ describe('generated/guest-code.ts', () => {
     const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context, { filename: 'bootstrap.js' }) as (
       ...callbacks: unknown[]
     ) => Record<string, unknown>;
-    const exports = bootstrap(
-      () => undefined,
-      () => true,
-      () => undefined,
-      () => undefined,
-      () => 'invalid',
-      () => FIRST_USE_SOURCE,
-    );
+    const exports = bootstrap(...hostCallbacks());
     expect(Object.keys(exports)).toEqual(['deliver', 'run', 'wake']);
     expect(Object.values(exports).map((value) => typeof value)).toEqual(['function', 'function', 'function']);
     const names = runInNewContext('Object.getOwnPropertyNames(globalThis)', context) as string[];
@@ -104,14 +115,7 @@ describe('generated/guest-code.ts', () => {
   it('keeps what a program made of a Web global before its first use, and evaluates them with the built-ins of the bootstrap', () => {
     const context = {} as Record<string, unknown>;
     const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context) as (...callbacks: unknown[]) => Record<string, unknown>;
-    bootstrap(
-      () => undefined,
-      () => true,
-      () => undefined,
-      () => undefined,
-      () => 'invalid',
-      () => FIRST_USE_SOURCE,
-    );
+    bootstrap(...hostCallbacks());
     const result = runInNewContext(
       [
         'atob = "mine"; delete globalThis.btoa; Object.defineProperty(globalThis, "TextDecoder", { value: 7, configurable: true });',
@@ -135,14 +139,7 @@ describe('the Web globals when the host cannot give their source', () => {
     const context = {} as Record<string, unknown>;
     const bootstrap = runInNewContext(BOOTSTRAP_FUNCTION, context) as (...callbacks: unknown[]) => Record<string, unknown>;
     let source: unknown = undefined;
-    bootstrap(
-      () => undefined,
-      () => true,
-      () => undefined,
-      () => undefined,
-      () => 'invalid',
-      () => source,
-    );
+    bootstrap(...hostCallbacks({ firstUseSource: () => source }));
     const read = (): unknown =>
       runInNewContext(
         '(() => { try { return btoa("hi"); } catch (error) { return [error.name, error.message, "value" in Object.getOwnPropertyDescriptor(globalThis, "btoa")]; } })()',
@@ -183,13 +180,11 @@ describe('the guest waiting for replies (awaitReplies)', () => {
     const sent: [number, string][] = [];
     const outcome: { completed?: [boolean, string]; waits: number } = { waits: 0 };
     const exports = bootstrap(
-      (id: number, _capability: string, _fn: string, argsJson: string) => void sent.push([id, argsJson]),
-      () => true,
-      (ok: boolean, json: string) => (outcome.completed = [ok, json]),
-      () => undefined,
-      () => 'invalid',
-      () => FIRST_USE_SOURCE,
-      ...(answer === undefined ? [] : [() => (outcome.waits++, answer(sent))]),
+      ...hostCallbacks({
+        send: (id: number, _capability: string, _fn: string, argsJson: string) => void sent.push([id, argsJson]),
+        complete: (ok: boolean, json: string) => (outcome.completed = [ok, json]),
+        ...(answer === undefined ? {} : { awaitReplies: () => (outcome.waits++, answer(sent)) }),
+      }),
     );
     const reply = ([id, argsJson]: [number, string]) => JSON.stringify([[id, true, JSON.parse(argsJson)]]);
     return { exports, sent, outcome, reply, main: runInNewContext(`(${program})`, context) as unknown };
