@@ -5,8 +5,8 @@
 import type ivm from 'isolated-vm';
 import type { ResultMode } from '../../core/protocol.js';
 import type { SpareInstance } from '../engine.js';
-import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 import { FIRST_USE_SOURCE } from '../guest/generated/guest-code.js';
+import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 import { evaluateBootstrap } from './bootstrap-script.js';
 import { loadIsolatedVm } from './load-isolated-vm.js';
 

@@ -496,9 +496,10 @@ function installGlobal(name, value) {
 /**
  * Installs the Web globals of the files the generator evaluates on first use (see runtime/guest/README.md,
  * "Evaluated on first use"): each name is an accessor until a program reads one of them; then the host's
- * \`firstUseSource()\` (the files' code as a function of the names it uses) is compiled, called with \`captured\` (those names'
- * values, taken when the bootstrap ran, before any program) and a collector in place of \`installGlobal\`,
- * and every name that still holds its accessor becomes the data property \`installGlobal\` would have made.
+ * \`firstUseSource()\` (the files' code as a function of the names it uses) is compiled, called with
+ * \`captured\` (those names' values, taken when the bootstrap ran, before any program) and a collector in
+ * place of \`installGlobal\`, and every name that still holds its accessor becomes the data property
+ * \`installGlobal\` would have made.
  * Until then each accessor behaves as that writable data property would: a program's assignment,
  * redefinition or deletion is kept (an assignment through an object that inherits from the global object
  * makes a property of that object). An evaluation that fails (a program at its stack or memory limit)
