@@ -2,6 +2,9 @@ import { expireApprovals, getStoredApproval, type StoredApproval } from './appro
 import { APPROVALS_CHANNEL, type Pool } from './store.js';
 import { listenToStore } from './store-listener.js';
 
+/** How soon a deadline's timer looks again when the store did not yet count the deadline as passed. */
+const DEADLINE_RECHECK_MS = 20;
+
 export interface ApprovalWaiter {
   /** Resolves when the approval is decided (by anyone, or by its deadline passing). */
   wait(approval: StoredApproval): Promise<StoredApproval>;
@@ -29,31 +32,45 @@ export async function createApprovalWaiter(url: string, pool: Pool): Promise<App
     wait(approval) {
       return new Promise<StoredApproval>((resolve, reject) => {
         let timer: NodeJS.Timeout | undefined;
+        let settled = false;
         const checks = waiting.get(approval.id) ?? new Set<() => void>();
         waiting.set(approval.id, checks);
         const done = (): void => {
+          settled = true;
           checks.delete(check);
           if (checks.size === 0) waiting.delete(approval.id);
           if (timer) clearTimeout(timer);
         };
+        // A timer at the deadline denies it, and is set again while the approval stays pending: Node's timers
+        // count from the event loop's cached time and may fire a little before the wall clock reaches the
+        // deadline, the store compares with its own clock, and a timer waits at most ~24.8 days.
+        const armDeadline = (): void => {
+          if (approval.deadline === undefined || timer !== undefined || settled) return;
+          const left = Date.parse(approval.deadline) - Date.now();
+          timer = setTimeout(
+            () => {
+              timer = undefined;
+              void expireApprovals(pool).then(check, check);
+            },
+            Math.min(Math.max(left, DEADLINE_RECHECK_MS), 2 ** 31 - 1),
+          );
+        };
         const check = (): void => {
           getStoredApproval(pool, approval.id).then(
             (current) => {
-              if (current === undefined || current.status === 'pending') return;
+              if (settled) return;
+              if (current === undefined || current.status === 'pending') return armDeadline();
               done();
               resolve(current);
             },
             (error: unknown) => {
+              if (settled) return;
               done();
               reject(error instanceof Error ? error : new Error(String(error)));
             },
           );
         };
         checks.add(check);
-        if (approval.deadline !== undefined) {
-          const delay = Math.max(0, Date.parse(approval.deadline) - Date.now());
-          timer = setTimeout(() => void expireApprovals(pool).then(check, check), Math.min(delay, 2 ** 31 - 1));
-        }
         check(); // decided between the request and now
       });
     },

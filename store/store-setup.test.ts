@@ -7,6 +7,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { DEADLINE_REASON, requestStoredApproval } from './approval-store.js';
 import { createApprovalWaiter } from './approval-waiter.js';
 import { openApprovals } from './index.js';
 import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
@@ -77,6 +78,35 @@ describe('an approval waiter whose LISTEN fails', () => {
       await standby.stop();
     }
   });
+});
+
+describe('an approval waiter whose deadline timer fires before the store counts the deadline as passed', () => {
+  // Node's timers count from the event loop's cached time (they may fire early by the wall clock), and the
+  // store decides with its own clock: a waiter that looked once and gave up waited forever (a run hung).
+  it('looks again until the store denies the approval', async () => {
+    const store = await testStore.cluster.createDatabase('deadline_early');
+    await (await openApprovals(store)).close(); // the schema
+    const pool = createPool(store, 2);
+    const waiter = await createApprovalWaiter(store, pool);
+    try {
+      const stored = await requestStoredApproval(pool, {
+        runId: 'run-early',
+        callKey: 'call-1',
+        capability: 'ledger',
+        function: 'send',
+        params: {},
+        message: 'send it?',
+        deadlineMs: 500,
+      });
+      expect(stored.status).toBe('pending');
+      // The waiter's clock says the deadline passed 1 s ago; the store's row passes it in 0.5 s.
+      const decided = await waiter.wait({ ...stored, deadline: new Date(Date.now() - 1000).toISOString() });
+      expect(decided).toMatchObject({ id: stored.id, status: 'denied', reason: DEADLINE_REASON });
+    } finally {
+      await waiter.close();
+      await pool.end();
+    }
+  }, 60_000);
 });
 
 describe('a second worker with the id of a live one', () => {
