@@ -73,3 +73,46 @@ describe('QuickJS JSON with index setters on the prototypes', () => {
     HANG,
   );
 });
+
+// The depth check walks data as a tree first (no set of seen objects), and hands shared objects, cycles
+// and deep data over to the walk that remembers what it saw (runtime/guest/src/json.ts, nestsDeeper).
+describe('the QuickJS depth check on shared and cyclic data', () => {
+  let sandbox: Sandbox;
+  beforeAll(() => {
+    sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process', engine: 'quickjs' });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  const run = (code: string) => sandbox.run(`${NESTED}${code}`, { onCall: createFixtureHost().onCall, check: false });
+
+  it(
+    'returns one object shared on several paths, each within the limit',
+    async () => {
+      const result = await run('const shared = nest(400, 1);\nreturn [shared, { twice: shared }, nest(500, shared === shared)];');
+      expect(result.error).toBeUndefined();
+      expect(JSON.stringify(result.result)).toContain('{"d":1}');
+    },
+    HANG,
+  );
+
+  it(
+    'refuses a result nested past the limit only through a shared object',
+    async () => {
+      const result = await run('const inner = nest(600, 1);\nreturn { near: inner, far: nest(600, inner) };');
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+    },
+    HANG,
+  );
+
+  it(
+    'reports a cyclic result as circular, not as nested too deeply',
+    async () => {
+      const result = await run('const top = { name: "top" };\ntop.child = { parent: top };\nreturn top;');
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE' });
+      expect(result.error?.message).not.toContain('nests too deeply');
+      expect(result.error?.message).toMatch(/circular/i);
+    },
+    HANG,
+  );
+});
