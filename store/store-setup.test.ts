@@ -80,31 +80,52 @@ describe('an approval waiter whose LISTEN fails', () => {
   });
 });
 
-describe('an approval waiter whose deadline timer fires before the store counts the deadline as passed', () => {
-  // Node's timers count from the event loop's cached time (they may fire early by the wall clock), and the
-  // store decides with its own clock: a waiter that looked once and gave up waited forever (a run hung).
-  it('looks again until the store denies the approval', async () => {
-    const store = await testStore.cluster.createDatabase('deadline_early');
+describe('an approval waiter', () => {
+  /** A waiter and a pending approval (deadline `deadlineMs` by the store's row) on a database of its own. */
+  async function pendingApproval(name: string, deadlineMs?: number) {
+    const store = await testStore.cluster.createDatabase(name);
     await (await openApprovals(store)).close(); // the schema
     const pool = createPool(store, 2);
     const waiter = await createApprovalWaiter(store, pool);
+    const stored = await requestStoredApproval(pool, {
+      runId: `run-${name}`,
+      callKey: 'call-1',
+      capability: 'ledger',
+      function: 'send',
+      params: {},
+      message: 'send it?',
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    });
+    expect(stored.status).toBe('pending');
+    const close = async (): Promise<void> => {
+      await waiter.close();
+      await pool.end();
+    };
+    return { pool, waiter, stored, close };
+  }
+
+  // Node's timers count from the event loop's cached time (they may fire early by the wall clock), and the
+  // store decides with its own clock: a waiter that looked once and gave up waited forever (a run hung).
+  it('whose deadline timer fires before the store counts the deadline as passed looks again until the store denies it', async () => {
+    const { waiter, stored, close } = await pendingApproval('deadline_early', 500);
     try {
-      const stored = await requestStoredApproval(pool, {
-        runId: 'run-early',
-        callKey: 'call-1',
-        capability: 'ledger',
-        function: 'send',
-        params: {},
-        message: 'send it?',
-        deadlineMs: 500,
-      });
-      expect(stored.status).toBe('pending');
       // The waiter's clock says the deadline passed 1 s ago; the store's row passes it in 0.5 s.
       const decided = await waiter.wait({ ...stored, deadline: new Date(Date.now() - 1000).toISOString() });
       expect(decided).toMatchObject({ id: stored.id, status: 'denied', reason: DEADLINE_REASON });
     } finally {
-      await waiter.close();
-      await pool.end();
+      await close();
+    }
+  }, 60_000);
+
+  it('rejects a wait whose approval vanished from the store, instead of waiting forever', async () => {
+    const { pool, waiter, stored, close } = await pendingApproval('approval_gone');
+    try {
+      const waited = waiter.wait(stored);
+      await pool.query(`DELETE FROM agent_spaces.approvals WHERE id = $1`, [stored.id]);
+      await pool.query(`SELECT pg_notify('agent_spaces_approvals', $1)`, [stored.id]);
+      await expect(waited).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND', message: expect.stringContaining(stored.id) });
+    } finally {
+      await close();
     }
   }, 60_000);
 });

@@ -63,6 +63,8 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.approvals (
   decided_at timestamptz,
   UNIQUE (run_id, call_key)
 );
+-- expireApprovals runs before every listing and at each waiting deadline: the pending ones with a deadline only.
+CREATE INDEX IF NOT EXISTS approvals_pending_deadline ON ${SCHEMA}.approvals (deadline) WHERE status = 'pending' AND deadline IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.model_journal (
   task_id text NOT NULL,
   reply_index integer NOT NULL,

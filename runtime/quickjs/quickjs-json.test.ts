@@ -96,11 +96,25 @@ describe('the QuickJS depth check on shared and cyclic data', () => {
     HANG,
   );
 
-  it(
-    'refuses a result nested past the limit only through a shared object',
-    async () => {
-      const result = await run('const inner = nest(600, 1);\nreturn { near: inner, far: nest(600, inner) };');
+  it.each([
+    ['met deep first', 'return { far: nest(600, inner), near: inner };'],
+    ['met shallow first', 'return { near: inner, far: nest(600, inner) };'],
+  ])(
+    'refuses a result nested past the limit only through a shared object (%s)',
+    async (_label, code) => {
+      const result = await run(`const inner = nest(600, 1);\n${code}`);
       expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+    },
+    HANG,
+  );
+
+  it(
+    'reports a wide cyclic result as circular at once (each of 20,000 entries points back at it)',
+    async () => {
+      const result = await run(
+        'const registry = {};\nfor (let i = 0; i < 20000; i++) registry["e" + i] = { owner: registry, i };\nreturn registry;',
+      );
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringMatching(/circular/i) });
     },
     HANG,
   );

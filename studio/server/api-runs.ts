@@ -122,7 +122,15 @@ async function summarizeRun(context: StudioContext, id: string): Promise<RunSumm
   try {
     if (await exists(trace)) {
       const { events, task } = await readTrace(trace);
-      const finish = events.find((event): event is Extract<PlannerEvent, { type: 'task-finish' }> => event.type === 'task-finish');
+      // A task taken over by another worker has an attempt's events after another's in one trace: the
+      // outcome is the last attempt's finish (an earlier attempt's was not the run's: its worker stopped).
+      const lastStart = Math.max(
+        0,
+        events.findLastIndex((event) => event.type === 'task-start'),
+      );
+      const finish = events
+        .slice(lastStart)
+        .find((event): event is Extract<PlannerEvent, { type: 'task-finish' }> => event.type === 'task-finish');
       const steps = events.filter((event) => event.type === 'model-reply').length;
       return {
         id,

@@ -1,7 +1,7 @@
 // The studio's API over real HTTP on the example space: guards, every pane's calls, approvals over
 // server-sent events, atomic agent saves, the run folder.
 import { request as httpRequest } from 'node:http';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSpace } from '../../agents/index.js';
@@ -525,6 +525,26 @@ describe('the runs API', () => {
       expect.arrayContaining(['task-start', 'model-reply', 'tool-call', 'task-finish']),
     );
     expect((await call('GET', '/api/runs/..%2F..%2Fetc')).status).toBe(400);
+  });
+
+  it("takes a task's outcome from its last attempt: one taken over by another worker and not finished there has none yet", async () => {
+    const { body } = await call<{ runsDir: string }>('GET', '/api/runs');
+    const lines = (await readFile(path.join(body.runsDir, 'task-central', 'trace.jsonl'), 'utf8')).trimEnd().split('\n');
+    const start = lines.find((line) => (JSON.parse(line) as { type: string }).type === 'task-start');
+    expect(start).toBeDefined();
+    // The first attempt finished (its worker stopped before the run recorded it); the second has only started.
+    const folder = path.join(body.runsDir, 'task-taken-over');
+    await mkdir(folder, { recursive: true });
+    try {
+      await writeFile(path.join(folder, 'trace.jsonl'), `${[...lines, start].join('\n')}\n`);
+      const listed = await call<{ runs: { id: string; kind: string; success?: boolean }[] }>('GET', '/api/runs');
+      const run = listed.body.runs.find((entry) => entry.id === 'task-taken-over');
+      expect(run).toMatchObject({ kind: 'task' });
+      expect(run).not.toHaveProperty('success');
+      expect(listed.body.runs.find((entry) => entry.id === 'task-central')).toMatchObject({ success: true });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('replays a task from its recorded replies, as a new run with its own trace', async () => {

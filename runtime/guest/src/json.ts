@@ -105,49 +105,113 @@ const nullPrototypeOf = (() => {
   const setPrototypeOf = Object.setPrototypeOf;
   return <T extends object>(object: T): T => setPrototypeOf(object, null) as T;
 })();
-/** How many objects the walk without a set of seen objects visits before it hands over (see nestsDeeper). */
-const TREE_WALK_VISITS = 1_048_576;
+/** Property reads the tree walk makes before it hands over to the exact walk (see nestsDeeper). */
+const TREE_WALK_READS = 2_097_152;
+/** Keys past which the tree walk remembers an object: meeting it again hands over (see nestsDeeper). */
+const WIDE_OBJECT_KEYS = 64;
 /**
- * Whether `value` holds objects nested deeper than `limit` levels (read from own data properties
- * only, so no getter runs; a cycle is left for JSON.stringify to report). Iterative: deep data must
- * not use up the stack here either. Data that is a tree (parsed JSON always is) is walked first without
- * a set of the objects seen, which cost most of the walk on QuickJS (its Map of a 5.7 MB result's
- * 150,000 objects: 1.6 of 2.4 s). A tree walk that passes the limit (deep data, or a cycle) or visits
- * TREE_WALK_VISITS objects (a shared object is visited once per path to it) hands over to the walk that
- * remembers what it saw, whose answer stands; one that does neither saw every path, so that walk would
- * have answered no too.
+ * Whether `value` holds objects nested deeper than `limit` levels (read from own data properties only,
+ * so no getter runs; a cycle adds no depth: JSON.stringify reports it). Iterative: deep data must not
+ * use up the stack here either. First a walk that treats the data as a tree (parsed JSON always is): no
+ * set of the objects seen, which cost most of a walk on QuickJS (a Map of a 5.7 MB result's 150,000
+ * objects: 1.6 of 2.4 s). If it ends within the limit it read every path, and the answer is no. It hands
+ * over to the exact walk when it passes the limit (deep data, or a cycle), meets an object of more than
+ * WIDE_OBJECT_KEYS keys a second time (a wide object shared or on a cycle would be read once per path),
+ * or has read TREE_WALK_READS properties (narrow objects shared on many paths).
  */
 function nestsDeeper(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  return walkNests(value, limit, undefined) && walkNests(value, limit, new MapConstructor<object, boolean>());
+  return treeMayNestDeeper(value, limit) && exactlyNestsDeeper(value, limit);
 }
-/** True when the walk finds a level past `limit`; without `seen`, also when it visited TREE_WALK_VISITS objects. */
-function walkNests(value: object, limit: number, seen: Map<object, boolean> | undefined): boolean {
-  // Stacks without a prototype: a slot is written with [[Set]], which finds no setter a program put on
-  // Array.prototype (defineProperty per slot did the same at 2.5x the time of the whole walk on QuickJS).
-  const values: object[] = nullPrototypeOf([value]),
-    depths = nullPrototypeOf([1]);
+/** A slot of the walks' stacks: written with [[Set]] on an array without a prototype, so no setter a program put on Array.prototype runs. */
+function newStack<T>(first: T): T[] {
+  return nullPrototypeOf([first]);
+}
+/** The value of `object`'s own data property at `index` (of its `keys`, or its array index without them); undefined for an accessor. */
+function ownDataAt(object: object, keys: string[] | undefined, index: number): unknown {
+  const descriptor = getOwnPropertyDescriptor(object, keys === undefined ? index : keys[index]!);
+  return descriptor === undefined ? undefined : descriptor.value;
+}
+/** False when `value`, walked as a tree, nests no deeper than `limit` (every path read); true when it handed over. */
+function treeMayNestDeeper(value: object, limit: number): boolean {
+  const values = newStack<object>(value),
+    depths = newStack(1);
   let count = 1,
-    visits = 0;
+    reads = 0,
+    wide: Map<object, boolean> | undefined;
   while (count > 0) {
     count--;
     const current = values[count]!,
       depth = depths[count]!;
     if (depth > limit) return true;
-    if (seen === undefined) {
-      if (++visits > TREE_WALK_VISITS) return true;
-    } else if (mapGet(seen, current) === true) continue;
-    else mapSet(seen, current, true);
     const keys = isArray(current) ? undefined : objectKeys(current);
     const length = keys === undefined ? (current as unknown[]).length : keys.length;
+    reads += 1 + length;
+    if (reads > TREE_WALK_READS) return true;
+    if (length > WIDE_OBJECT_KEYS) {
+      if (wide === undefined) wide = new MapConstructor<object, boolean>();
+      if (mapGet(wide, current) === true) return true;
+      mapSet(wide, current, true);
+    }
     for (let index = 0; index < length; index++) {
-      const descriptor = getOwnPropertyDescriptor(current, keys === undefined ? index : keys[index]!);
-      const child: unknown = descriptor === undefined ? undefined : descriptor.value;
+      const child = ownDataAt(current, keys, index);
       if (typeof child !== 'object' || child === null) continue;
       values[count] = child;
       depths[count] = depth + 1;
       count++;
     }
+  }
+  return false;
+}
+/**
+ * The exact answer, reading each object once: a depth-first walk in JSON.stringify's order (array
+ * indices, then Object.keys) that keeps the objects on its path and each finished object's height (1 +
+ * its deepest child's). A path longer than `limit`, or a finished object whose height reaches past it
+ * from where it is met again, answers yes. An object met again while on its path is a cycle: no, since
+ * JSON.stringify, walking in the same order, stops there with its own error before any deeper level.
+ */
+function exactlyNestsDeeper(value: object, limit: number): boolean {
+  // 0 while an object is on the path, its height once finished.
+  const heights = new MapConstructor<object, number>();
+  const objects = newStack<object>(value),
+    keyLists = newStack<string[] | undefined>(undefined),
+    lengths = newStack(0),
+    next = newStack(0),
+    deepest = newStack(0);
+  let top = 0;
+  const enter = (object: object): void => {
+    mapSet(heights, object, 0);
+    const keys = isArray(object) ? undefined : objectKeys(object);
+    objects[top] = object;
+    keyLists[top] = keys;
+    lengths[top] = keys === undefined ? (object as unknown[]).length : keys.length;
+    next[top] = 0;
+    deepest[top] = 0;
+    top++;
+  };
+  enter(value);
+  while (top > 0) {
+    // Depth of the object at the top of the path: top (the root is at 1).
+    if (top > limit) return true;
+    const at = top - 1;
+    if (next[at]! < lengths[at]!) {
+      const child = ownDataAt(objects[at]!, keyLists[at], next[at]!);
+      next[at] = next[at]! + 1;
+      if (typeof child !== 'object' || child === null) continue;
+      const height = mapGet(heights, child);
+      if (height === undefined) enter(child);
+      else if (height === 0) return false;
+      else {
+        // Met again from depth top: its deepest level is at top + height.
+        if (top + height > limit) return true;
+        if (height > deepest[at]!) deepest[at] = height;
+      }
+      continue;
+    }
+    const height = deepest[at]! + 1;
+    mapSet(heights, objects[at]!, height);
+    top--;
+    if (top > 0 && height > deepest[top - 1]!) deepest[top - 1] = height;
   }
   return false;
 }

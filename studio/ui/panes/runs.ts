@@ -70,16 +70,12 @@ function runRow(run: RunSummary): HTMLElement {
   );
 }
 
-/**
- * What a run came to: a stored run's status says whether it waits for a worker or runs now. An outcome the
- * worker's trace already holds wins over a PENDING status: the store records the workflow's end a moment
- * after the run's end (its submitter, and the page, may have the answer first).
- */
+/** What a run came to: a stored run's status says whether it waits for a worker or runs now. */
 function outcome(run: RunSummary): string {
-  if (run.success !== undefined) return run.success ? 'ok' : `failed${run.error ? `: ${run.error}` : ''}`;
   if (run.status === 'ENQUEUED') return 'queued: waiting for a worker';
   if (run.status === 'PENDING') return `running${run.executorId ? ` on ${run.executorId}` : ''}`;
-  return run.status ? run.status.toLowerCase() : 'unfinished';
+  if (run.success === undefined) return run.status ? run.status.toLowerCase() : 'unfinished';
+  return run.success ? 'ok' : `failed${run.error ? `: ${run.error}` : ''}`;
 }
 
 /** One run in `detail`, drawn by its kind. */
