@@ -385,8 +385,9 @@ function ownDataAt(object, keys, index) {
 }
 /** False when \`value\`, walked as a tree, nests no deeper than \`limit\` (every path read); true when it handed over. */
 function treeMayNestDeeper(value, limit) {
-  const values = newStack(value),
-    depths = newStack(1);
+  // Inline, not through newStack and ownDataAt: a function call per property is a cost of its own on QuickJS.
+  const values = nullPrototypeOf([value]),
+    depths = nullPrototypeOf([1]);
   let count = 1,
     reads = 0,
     wide;
@@ -405,7 +406,8 @@ function treeMayNestDeeper(value, limit) {
       mapSet(wide, current, true);
     }
     for (let index = 0; index < length; index++) {
-      const child = ownDataAt(current, keys, index);
+      const descriptor = getOwnPropertyDescriptor(current, keys === undefined ? index : keys[index]);
+      const child = descriptor === undefined ? undefined : descriptor.value;
       if (typeof child !== 'object' || child === null) continue;
       values[count] = child;
       depths[count] = depth + 1;

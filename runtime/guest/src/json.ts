@@ -134,8 +134,9 @@ function ownDataAt(object: object, keys: string[] | undefined, index: number): u
 }
 /** False when `value`, walked as a tree, nests no deeper than `limit` (every path read); true when it handed over. */
 function treeMayNestDeeper(value: object, limit: number): boolean {
-  const values = newStack<object>(value),
-    depths = newStack(1);
+  // Inline, not through newStack and ownDataAt: a function call per property is a cost of its own on QuickJS.
+  const values: object[] = nullPrototypeOf([value]),
+    depths = nullPrototypeOf([1]);
   let count = 1,
     reads = 0,
     wide: Map<object, boolean> | undefined;
@@ -154,7 +155,8 @@ function treeMayNestDeeper(value: object, limit: number): boolean {
       mapSet(wide, current, true);
     }
     for (let index = 0; index < length; index++) {
-      const child = ownDataAt(current, keys, index);
+      const descriptor = getOwnPropertyDescriptor(current, keys === undefined ? index : keys[index]!);
+      const child: unknown = descriptor === undefined ? undefined : descriptor.value;
       if (typeof child !== 'object' || child === null) continue;
       values[count] = child;
       depths[count] = depth + 1;
