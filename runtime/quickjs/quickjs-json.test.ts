@@ -108,6 +108,40 @@ describe('the QuickJS depth check on shared and cyclic data', () => {
     HANG,
   );
 
+  it.each([
+    ['a Date', 'const carrier = new Date(0);'],
+    ['a boxed string', 'const carrier = new String("x");'],
+  ])(
+    'refuses a deep path after a cycle JSON.stringify never reaches (through %s, which it writes as text)',
+    async (_label, setup) => {
+      const result = await run(
+        `${setup}\nconst root = {};\ncarrier.back = root;\nroot.a = carrier;\nroot.b = nest(20000, 1);\nreturn root;`,
+      );
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+    },
+    HANG,
+  );
+
+  it(
+    "refuses deep data in an array's hole, which JSON.stringify reads through the array's prototype",
+    async () => {
+      const result = await run('const holes = [,];\nObject.setPrototypeOf(holes, { 0: nest(20000, 1) });\nreturn holes;');
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+    },
+    HANG,
+  );
+
+  it(
+    'checks an object of 10,000 hidden keys shared on 65,536 paths once, not once per path (then JSON.stringify refuses the BigInt)',
+    async () => {
+      const result = await run(
+        'const leaf = {};\nfor (let i = 0; i < 10000; i++) Object.defineProperty(leaf, "k" + i, { value: i });\nlet shared = leaf;\nfor (let i = 0; i < 16; i++) shared = [shared, shared];\nreturn [1n, shared];',
+      );
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringMatching(/BigInt/) });
+    },
+    HANG,
+  );
+
   it(
     'reports a wide cyclic result as circular at once (each of 20,000 entries points back at it)',
     async () => {

@@ -105,58 +105,89 @@ const nullPrototypeOf = (() => {
   const setPrototypeOf = Object.setPrototypeOf;
   return <T extends object>(object: T): T => setPrototypeOf(object, null) as T;
 })();
-/** Property reads the tree walk makes before it hands over to the exact walk (see nestsDeeper). */
-const TREE_WALK_READS = 2_097_152;
+/** Keys (all own keys, hidden ones too) and prototypes the tree walk reads before it hands over to the exact walk (see nestsDeeper). */
+const TREE_WALK_READS = 1_048_576;
 /** Keys past which the tree walk remembers an object: meeting it again hands over (see nestsDeeper). */
 const WIDE_OBJECT_KEYS = 64;
 /**
- * Whether `value` holds objects nested deeper than `limit` levels (read from own data properties only,
- * so no getter runs; a cycle adds no depth: JSON.stringify reports it). Iterative: deep data must not
- * use up the stack here either. First a walk that treats the data as a tree (parsed JSON always is): no
- * set of the objects seen, which cost most of a walk on QuickJS (a Map of a 5.7 MB result's 150,000
- * objects: 1.6 of 2.4 s). If it ends within the limit it read every path, and the answer is no. It hands
- * over to the exact walk when it passes the limit (deep data, or a cycle), meets an object of more than
- * WIDE_OBJECT_KEYS keys a second time (a wide object shared or on a cycle would be read once per path),
- * or has read TREE_WALK_READS properties (narrow objects shared on many paths).
+ * Whether `value` holds objects nested deeper than `limit` levels, as JSON.stringify would walk them:
+ * own enumerable string-keyed data properties, and an array's indices — a hole read through the array's
+ * prototypes, as JSON.stringify's [[Get]] does. No getter runs (a proxy's traps do: JSON.stringify runs
+ * them again, and a getter may answer it otherwise; neither is a promise of this check). Iterative: deep
+ * data must not use up the stack here either.
+ *
+ * First a walk that treats the data as a tree (parsed JSON always is): no set of the objects seen, which
+ * cost most of a walk on QuickJS (a Map of a 5.7 MB result's 150,000 objects: 1.6 of 2.4 s). If it ends
+ * within the limit it read every path, and the answer is no. It hands over to the exact walk when it passes
+ * the limit (deep data, or a cycle), meets an object of more than WIDE_OBJECT_KEYS keys a second time (a
+ * wide object shared or on a cycle would be read once per path), or has read TREE_WALK_READS keys (objects
+ * shared on many paths; hidden keys count, as Object.keys pays for them).
  */
 function nestsDeeper(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  return treeMayNestDeeper(value, limit) && exactlyNestsDeeper(value, limit);
+  // A descriptor's `value` is an ordinary read: a 'value' on Object.prototype would answer for an accessor's.
+  const ownValues = !hasOwn(ObjectPrototype, 'value');
+  return treeMayNestDeeper(value, limit, ownValues) && exactlyNestsDeeper(value, limit, ownValues);
 }
-/** A slot of the walks' stacks: written with [[Set]] on an array without a prototype, so no setter a program put on Array.prototype runs. */
-function newStack<T>(first: T): T[] {
-  return nullPrototypeOf([first]);
+/** The value of a descriptor of a data property; undefined for none or an accessor. */
+function dataValue(descriptor: PropertyDescriptor | undefined, ownValues: boolean): unknown {
+  if (descriptor === undefined) return undefined;
+  return ownValues || hasOwn(descriptor, 'value') ? descriptor.value : undefined;
 }
-/** The value of `object`'s own data property at `index` (of its `keys`, or its array index without them); undefined for an accessor. */
-function ownDataAt(object: object, keys: string[] | undefined, index: number): unknown {
-  const descriptor = getOwnPropertyDescriptor(object, keys === undefined ? index : keys[index]!);
-  return descriptor === undefined ? undefined : descriptor.value;
+/**
+ * A hole of an array, read as JSON.stringify reads it: through the array's prototypes (own data
+ * properties only). `steps` counts the prototypes read, for the tree walk's budget.
+ */
+function holeValue(array: object, index: number, ownValues: boolean, steps: { count: number }): unknown {
+  for (let prototype = getPrototypeOf(array) as object | null; prototype !== null; prototype = getPrototypeOf(prototype) as object | null) {
+    steps.count++;
+    const descriptor = getOwnPropertyDescriptor(prototype, index);
+    if (descriptor !== undefined) return dataValue(descriptor, ownValues);
+  }
+  return undefined;
 }
 /** False when `value`, walked as a tree, nests no deeper than `limit` (every path read); true when it handed over. */
-function treeMayNestDeeper(value: object, limit: number): boolean {
-  // Inline, not through newStack and ownDataAt: a function call per property is a cost of its own on QuickJS.
+function treeMayNestDeeper(value: object, limit: number, ownValues: boolean): boolean {
+  // Stacks without a prototype: a slot is written with [[Set]], which finds no setter a program put on
+  // Array.prototype. Inline, not through helpers: a function call per property costs on QuickJS.
   const values: object[] = nullPrototypeOf([value]),
-    depths = nullPrototypeOf([1]);
+    depths = nullPrototypeOf([1]),
+    steps = { __proto__: null, count: 0 } as unknown as { count: number };
   let count = 1,
-    reads = 0,
     wide: Map<object, boolean> | undefined;
   while (count > 0) {
     count--;
     const current = values[count]!,
       depth = depths[count]!;
     if (depth > limit) return true;
-    const keys = isArray(current) ? undefined : objectKeys(current);
+    const array = isArray(current);
+    // Every own key, hidden ones too: Object.keys pays for them, so the budget counts them.
+    const keys = array ? undefined : reflectOwnKeys(current);
     const length = keys === undefined ? (current as unknown[]).length : keys.length;
-    reads += 1 + length;
-    if (reads > TREE_WALK_READS) return true;
+    steps.count += 1 + length;
+    if (steps.count > TREE_WALK_READS) return true;
     if (length > WIDE_OBJECT_KEYS) {
       if (wide === undefined) wide = new MapConstructor<object, boolean>();
       if (mapGet(wide, current) === true) return true;
       mapSet(wide, current, true);
     }
     for (let index = 0; index < length; index++) {
-      const descriptor = getOwnPropertyDescriptor(current, keys === undefined ? index : keys[index]!);
-      const child: unknown = descriptor === undefined ? undefined : descriptor.value;
+      let child: unknown;
+      if (keys === undefined) {
+        const descriptor = getOwnPropertyDescriptor(current, index);
+        child =
+          descriptor === undefined
+            ? holeValue(current, index, ownValues, steps)
+            : ownValues
+              ? descriptor.value
+              : dataValue(descriptor, ownValues);
+      } else {
+        const key = keys[index]!;
+        if (typeof key !== 'string') continue;
+        const descriptor = getOwnPropertyDescriptor(current, key);
+        if (descriptor === undefined || descriptor.enumerable !== true) continue;
+        child = ownValues ? descriptor.value : dataValue(descriptor, ownValues);
+      }
       if (typeof child !== 'object' || child === null) continue;
       values[count] = child;
       depths[count] = depth + 1;
@@ -165,16 +196,22 @@ function treeMayNestDeeper(value: object, limit: number): boolean {
   }
   return false;
 }
+/** A slot of the exact walk's stacks: written with [[Set]] on an array without a prototype, so no setter a program put on Array.prototype runs. */
+function newStack<T>(first: T): T[] {
+  return nullPrototypeOf([first]);
+}
 /**
- * The exact answer, reading each object once: a depth-first walk in JSON.stringify's order (array
- * indices, then Object.keys) that keeps the objects on its path and each finished object's height (1 +
- * its deepest child's). A path longer than `limit`, or a finished object whose height reaches past it
- * from where it is met again, answers yes. An object met again while on its path is a cycle: no, since
- * JSON.stringify, walking in the same order, stops there with its own error before any deeper level.
+ * The exact answer, reading each object once: a depth-first walk that keeps the objects on its path and
+ * each finished object's height (1 + its deepest child's). A path longer than `limit`, or a finished
+ * object whose height reaches past it from where it is met again, answers yes. An object met again while
+ * on its path (a cycle) adds nothing: JSON.stringify reports a cycle it reaches, and one it does not reach
+ * (through an object it writes as text: a Date, a boxed primitive, a toJSON) must not hide a deep path
+ * after it.
  */
-function exactlyNestsDeeper(value: object, limit: number): boolean {
+function exactlyNestsDeeper(value: object, limit: number, ownValues: boolean): boolean {
   // 0 while an object is on the path, its height once finished.
   const heights = new MapConstructor<object, number>();
+  const steps = { __proto__: null, count: 0 } as unknown as { count: number };
   const objects = newStack<object>(value),
     keyLists = newStack<string[] | undefined>(undefined),
     lengths = newStack(0),
@@ -196,14 +233,18 @@ function exactlyNestsDeeper(value: object, limit: number): boolean {
     // Depth of the object at the top of the path: top (the root is at 1).
     if (top > limit) return true;
     const at = top - 1;
-    if (next[at]! < lengths[at]!) {
-      const child = ownDataAt(objects[at]!, keyLists[at], next[at]!);
-      next[at] = next[at]! + 1;
+    const index = next[at]!;
+    if (index < lengths[at]!) {
+      next[at] = index + 1;
+      const object = objects[at]!,
+        keys = keyLists[at];
+      const descriptor = getOwnPropertyDescriptor(object, keys === undefined ? index : keys[index]!);
+      const child =
+        descriptor === undefined && keys === undefined ? holeValue(object, index, ownValues, steps) : dataValue(descriptor, ownValues);
       if (typeof child !== 'object' || child === null) continue;
       const height = mapGet(heights, child);
       if (height === undefined) enter(child);
-      else if (height === 0) return false;
-      else {
+      else if (height > 0) {
         // Met again from depth top: its deepest level is at top + height.
         if (top + height > limit) return true;
         if (height > deepest[at]!) deepest[at] = height;
