@@ -10,7 +10,7 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 import { DEADLINE_REASON, requestStoredApproval } from './approval-store.js';
 import { createApprovalWaiter } from './approval-waiter.js';
 import { openApprovals } from './index.js';
-import { createPool, LIVENESS_LOCK_SPACE } from './store.js';
+import { APPROVALS_CHANNEL, createPool, LIVENESS_LOCK_SPACE, SCHEMA } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
 import { startPostgresCluster } from './test-support/postgres-cluster.js';
 import { useStoreForFile } from './test-support/worker-processes.js';
@@ -121,8 +121,8 @@ describe('an approval waiter', () => {
     const { pool, waiter, stored, close } = await pendingApproval('approval_gone');
     try {
       const waited = waiter.wait(stored);
-      await pool.query(`DELETE FROM agent_spaces.approvals WHERE id = $1`, [stored.id]);
-      await pool.query(`SELECT pg_notify('agent_spaces_approvals', $1)`, [stored.id]);
+      await pool.query(`DELETE FROM ${SCHEMA}.approvals WHERE id = $1`, [stored.id]);
+      await pool.query('SELECT pg_notify($1, $2)', [APPROVALS_CHANNEL, stored.id]);
       await expect(waited).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND', message: expect.stringContaining(stored.id) });
     } finally {
       await close();

@@ -391,7 +391,7 @@ function dataValue(descriptor, ownValues) {
  */
 function holeValue(array, index, ownValues, steps) {
   for (let prototype = getPrototypeOf(array) ; prototype !== null; prototype = getPrototypeOf(prototype) ) {
-    steps.count++;
+    if (steps !== undefined) steps.count++;
     const descriptor = getOwnPropertyDescriptor(prototype, index);
     if (descriptor !== undefined) return dataValue(descriptor, ownValues);
   }
@@ -447,10 +447,6 @@ function treeMayNestDeeper(value, limit, ownValues) {
   }
   return false;
 }
-/** A slot of the exact walk's stacks: written with [[Set]] on an array without a prototype, so no setter a program put on Array.prototype runs. */
-function newStack(first) {
-  return nullPrototypeOf([first]);
-}
 /**
  * The exact answer, reading each object once: a depth-first walk that keeps the objects on its path and
  * each finished object's height (1 + its deepest child's). A path longer than \`limit\`, or a finished
@@ -462,12 +458,12 @@ function newStack(first) {
 function exactlyNestsDeeper(value, limit, ownValues) {
   // 0 while an object is on the path, its height once finished.
   const heights = new MapConstructor();
-  const steps = { __proto__: null, count: 0 } ;
-  const objects = newStack(value),
-    keyLists = newStack(undefined),
-    lengths = newStack(0),
-    next = newStack(0),
-    deepest = newStack(0);
+  // Stacks without a prototype, as the tree walk's.
+  const objects = nullPrototypeOf([value]),
+    keyLists = nullPrototypeOf([undefined]),
+    lengths = nullPrototypeOf([0]),
+    next = nullPrototypeOf([0]),
+    deepest = nullPrototypeOf([0]);
   let top = 0;
   const enter = (object) => {
     mapSet(heights, object, 0);
@@ -490,8 +486,7 @@ function exactlyNestsDeeper(value, limit, ownValues) {
       const object = objects[at],
         keys = keyLists[at];
       const descriptor = getOwnPropertyDescriptor(object, keys === undefined ? index : keys[index]);
-      const child =
-        descriptor === undefined && keys === undefined ? holeValue(object, index, ownValues, steps) : dataValue(descriptor, ownValues);
+      const child = descriptor === undefined && keys === undefined ? holeValue(object, index, ownValues) : dataValue(descriptor, ownValues);
       if (typeof child !== 'object' || child === null) continue;
       const height = mapGet(heights, child);
       if (height === undefined) enter(child);

@@ -138,9 +138,9 @@ function dataValue(descriptor: PropertyDescriptor | undefined, ownValues: boolea
  * A hole of an array, read as JSON.stringify reads it: through the array's prototypes (own data
  * properties only). `steps` counts the prototypes read, for the tree walk's budget.
  */
-function holeValue(array: object, index: number, ownValues: boolean, steps: { count: number }): unknown {
+function holeValue(array: object, index: number, ownValues: boolean, steps?: { count: number }): unknown {
   for (let prototype = getPrototypeOf(array) as object | null; prototype !== null; prototype = getPrototypeOf(prototype) as object | null) {
-    steps.count++;
+    if (steps !== undefined) steps.count++;
     const descriptor = getOwnPropertyDescriptor(prototype, index);
     if (descriptor !== undefined) return dataValue(descriptor, ownValues);
   }
@@ -196,10 +196,6 @@ function treeMayNestDeeper(value: object, limit: number, ownValues: boolean): bo
   }
   return false;
 }
-/** A slot of the exact walk's stacks: written with [[Set]] on an array without a prototype, so no setter a program put on Array.prototype runs. */
-function newStack<T>(first: T): T[] {
-  return nullPrototypeOf([first]);
-}
 /**
  * The exact answer, reading each object once: a depth-first walk that keeps the objects on its path and
  * each finished object's height (1 + its deepest child's). A path longer than `limit`, or a finished
@@ -211,12 +207,12 @@ function newStack<T>(first: T): T[] {
 function exactlyNestsDeeper(value: object, limit: number, ownValues: boolean): boolean {
   // 0 while an object is on the path, its height once finished.
   const heights = new MapConstructor<object, number>();
-  const steps = { __proto__: null, count: 0 } as unknown as { count: number };
-  const objects = newStack<object>(value),
-    keyLists = newStack<string[] | undefined>(undefined),
-    lengths = newStack(0),
-    next = newStack(0),
-    deepest = newStack(0);
+  // Stacks without a prototype, as the tree walk's.
+  const objects: object[] = nullPrototypeOf([value]),
+    keyLists: (string[] | undefined)[] = nullPrototypeOf([undefined]),
+    lengths = nullPrototypeOf([0]),
+    next = nullPrototypeOf([0]),
+    deepest = nullPrototypeOf([0]);
   let top = 0;
   const enter = (object: object): void => {
     mapSet(heights, object, 0);
@@ -239,8 +235,7 @@ function exactlyNestsDeeper(value: object, limit: number, ownValues: boolean): b
       const object = objects[at]!,
         keys = keyLists[at];
       const descriptor = getOwnPropertyDescriptor(object, keys === undefined ? index : keys[index]!);
-      const child =
-        descriptor === undefined && keys === undefined ? holeValue(object, index, ownValues, steps) : dataValue(descriptor, ownValues);
+      const child = descriptor === undefined && keys === undefined ? holeValue(object, index, ownValues) : dataValue(descriptor, ownValues);
       if (typeof child !== 'object' || child === null) continue;
       const height = mapGet(heights, child);
       if (height === undefined) enter(child);
