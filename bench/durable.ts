@@ -20,7 +20,8 @@ import { loadConfig } from '../config/index.js';
 import type { RunResult } from '../core/index.js';
 import { submitRun } from '../store/index.js';
 import { openStoreConnection } from '../store/store-connection.js';
-import { createPool, notifyRunsQueued } from '../store/store.js';
+import { SCHEMA, createPool, notifyRunsQueued } from '../store/store.js';
+import { JournalWriter } from '../worker/journal-writer.js';
 import { startWorker } from '../worker/index.js';
 import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from '../store/test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
@@ -163,6 +164,7 @@ async function inProcessRows(cluster: PostgresCluster, config: Config, port: str
         if (rep > 0) stored[fn].push(durable); // rep 0 warms up: connections, sandbox start
       }
     }
+    if (calls) rows.push(await journalFloor(perCallStore));
   } finally {
     await worker.close();
   }
@@ -177,6 +179,45 @@ async function inProcessRows(cluster: PostgresCluster, config: Config, port: str
     );
   }
   return rows;
+}
+
+/**
+ * The floor of a call not marked idempotent: its `started` row must be committed before the call is
+ * performed, so it costs at least one statement's round trip. Timed alone here, no sandbox and no
+ * program: the journal's writer (its one-row batch statement, prepared) queued and flushed row after
+ * row, and `SELECT 1`, each awaited, through a pool of this process as the worker's.
+ */
+async function journalFloor(store: string): Promise<string> {
+  const pool = createPool(store, 2);
+  const runId = `bench-floor-${randomUUID()}`;
+  // A failed write rejects the flush that waits for it.
+  const writer = new JournalWriter(pool, runId, 'bench', () => undefined);
+  const perStatement = { insert: [] as number[], select: [] as number[] };
+  try {
+    for (let rep = 0; rep < REPS + 1; rep += 1) {
+      let started = performance.now();
+      for (let index = 0; index < CALLS; index += 1) {
+        writer.queue({
+          key: { key: `x#${rep}.${index}`, capability: 'ledger', function: 'echo', argsHash: 'h', occurrence: index },
+          status: 'started',
+          outcome: null,
+        });
+        await writer.flush();
+      }
+      const insert = ((performance.now() - started) * 1000) / CALLS;
+      started = performance.now();
+      for (let index = 0; index < CALLS; index += 1) await pool.query('SELECT 1');
+      const select = ((performance.now() - started) * 1000) / CALLS;
+      if (rep === 0) continue; // warms up: connections, the prepared statement
+      perStatement.insert.push(insert);
+      perStatement.select.push(select);
+    }
+  } finally {
+    await pool.query(`DELETE FROM ${SCHEMA}.call_journal WHERE run_id = $1`, [runId]).catch(() => undefined);
+    await pool.end();
+  }
+  const insert = median(perStatement.insert);
+  return `| the floor of a call not marked idempotent (its \`started\` row committed before it is performed): the journal's one-row statement alone, queued and flushed ${CALLS} times in a row / \`SELECT 1\`, each awaited, no sandbox | ${insert.toFixed(0)} / ${median(perStatement.select).toFixed(0)} µs a statement | ${(insert / 300).toFixed(2)}× the +0.3 ms a call of the target |`;
 }
 
 /**

@@ -190,6 +190,35 @@ const WORKLOADS: Workload[] = [
     },
   },
   {
+    // Not a system: W2's program on raw isolated-vm with the echo bound as an asynchronous Reference (apply
+    // with a promise result): the floor of a design whose calls never block the isolate, so that parallel
+    // calls overlap (W3). The W2 row's floor binds the synchronous echo with applySync, which blocks it.
+    key: 'W2async',
+    label: `W2 floor of calls that do not block the isolate (not a system): the same ${W2_CALLS.toLocaleString('en')} sequential echo calls on raw isolated-vm, echo bound as an asynchronous Reference (apply with a promise result, as parallel calls need), per call`,
+    body: `let ok = 0;\nfor (let i = 0; i < ${W2_CALLS}; i++) {\n  const r = await echoAsync({ text: 'm' + i });\n  if (r.text === 'm' + i) ok++;\n}\nreturn ok;`,
+    uses: ['echoAsync'],
+    expected: W2_CALLS,
+    runs: 2,
+    perCall: W2_CALLS,
+    systems: ['floor', 'floor22'],
+    na: {
+      as: 'n/a',
+      asip: 'n/a',
+      asth: 'n/a',
+      as22: 'n/a',
+      asip22: 'n/a',
+      asth22: 'n/a',
+      as24: 'n/a',
+      utcp: 'n/a',
+      tanstack: 'n/a',
+      asq: 'n/a',
+      asqip: 'n/a',
+      vrun: 'n/a',
+      tanstackq: 'n/a',
+      qfloor: 'n/a',
+    },
+  },
+  {
     key: 'W3',
     label: 'W3 100 parallel calls of a 50 ms host tool (Promise.all)',
     body: 'const all = await Promise.all(Array.from({ length: 100 }, () => sleep({ ms: 50 })));\nreturn all.reduce((sum, r) => sum + r.ms, 0);',
@@ -545,7 +574,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 /** What `npm run bench -- peers --help` prints. */
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
-  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
+  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W2async', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
   --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, asth = with thread isolation, as22 / as24 = Agent Spaces on Node 22 / 24, asip22 / asth22 = in-process / thread on Node 22, utcp, tanstack,
                      floor, floor22 = the floor on Node 22, asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
@@ -701,6 +730,11 @@ function report(input: {
     const peerValues = peers.map((peer) => values[peer]).filter((value): value is number => value !== undefined && Number.isFinite(value));
     return peerValues.length > 0 ? Math.min(...peerValues) : Number.NaN;
   };
+  /** The fastest of `peers` on `key` (the peers not run have no figure). */
+  const fastestOf = (peers: readonly SystemId[], key: string): number => {
+    const peerValues = peers.map((peer) => m(key, peer)).filter((value) => Number.isFinite(value));
+    return peerValues.length > 0 ? Math.min(...peerValues) : Number.NaN;
+  };
   const row = (
     label: string,
     values: Partial<Record<SystemId, number>>,
@@ -744,9 +778,16 @@ function report(input: {
       rawRow(workload.label, { ...notes, floor: onNode20, floor22: Number.isFinite(values.floor22) ? fmt(values.floor22, 'ms') : 'n/a' });
       continue;
     }
+    if (workload.key === 'W2async') {
+      const fastest = fastestOf(PEERS, 'W2') / W2_CALLS;
+      const cell = (system: 'floor' | 'floor22'): string =>
+        Number.isFinite(values[system]) ? `${fmt(values[system], 'µs')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's W2 per call)` : 'n/a';
+      rawRow(workload.label, { ...notes, floor: cell('floor'), floor22: cell('floor22') });
+      continue;
+    }
     if (workload.key === 'W2pipe') {
       // Against the fastest peer's W2 per call: what is left for everything but the process hop.
-      const fastest = Math.min(...PEERS.map((system) => m('W2', system) / W2_CALLS));
+      const fastest = fastestOf(PEERS, 'W2') / W2_CALLS;
       rawRow(workload.label, {
         ...notes,
         floor: `${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call)`,
@@ -757,7 +798,7 @@ function report(input: {
       // Against the fastest peer's unchecked run, as the goal puts it.
       const checked = (system: SystemId): string => {
         const peers = QUICKJS_SYSTEMS.includes(system) ? QUICKJS_PEERS : PEERS;
-        const fastest = Math.min(...peers.map((peer) => m('W1', peer)));
+        const fastest = fastestOf(peers, 'W1');
         return Number.isFinite(values[system])
           ? `${fmt(values[system], 'ms')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's unchecked W1)`
           : '—';

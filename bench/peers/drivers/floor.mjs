@@ -70,7 +70,8 @@ await serveDriver({
         mcpWork: (args) => client.callTool({ name: 'work', arguments: args }),
       };
     }
-    const host = { ...tools, ...(mcp ? { mcpEcho: mcp.mcpEcho, mcpWork: mcp.mcpWork } : {}) };
+    // echoAsync: W2's echo bound asynchronously (the W2async row), so the isolate is not blocked by its calls.
+    const host = { ...tools, echoAsync: async (args) => tools.echo(args), ...(mcp ? { mcpEcho: mcp.mcpEcho, mcpWork: mcp.mcpWork } : {}) };
     let pipe;
     return {
       info: `isolated-vm ${ivm.Isolate ? 'loaded' : '?'} on Node ${process.version}`,
