@@ -781,7 +781,9 @@ function report(input: {
     if (workload.key === 'W2async') {
       const fastest = fastestOf(PEERS, 'W2') / W2_CALLS;
       const cell = (system: 'floor' | 'floor22'): string =>
-        Number.isFinite(values[system]) ? `${fmt(values[system], 'µs')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's W2 per call)` : 'n/a';
+        Number.isFinite(values[system])
+          ? `${fmt(values[system], 'µs')} (${(values[system] / fastest).toFixed(2)}× the fastest peer's W2 per call)`
+          : 'n/a';
       rawRow(workload.label, { ...notes, floor: cell('floor'), floor22: cell('floor22') });
       continue;
     }
