@@ -297,7 +297,9 @@ export async function run(): Promise<string> {
       const roundCpuMs: number[] = new Array<number>(commands.length).fill(Number.NaN);
       for (const index of order) {
         const command = commands[index] as Command;
-        if (command.daemon === true) await warmProcessReady(bin, plain, daemonEnv);
+        // Before every command, not only the daemon's: after serving a run the daemon starts its next warm
+        // process (a second of CPU on a 2-core machine), and a command timed meanwhile shares the cores with it.
+        await warmProcessReady(bin, plain, daemonEnv);
         const finished = await time(command.args, command.cwd, command.daemon === true ? daemonEnv : plainEnv);
         if (command.daemon === true && !(await servedBy(bin, plain, daemonEnv)))
           throw new Error(`${command.label}: not served by the daemon`);
@@ -334,7 +336,7 @@ export async function run(): Promise<string> {
       '',
       `Node ${process.version}; the build in ${dist} (dist/cli/main.js of ${distTime}) through bin/agent-spaces.js; ${reps} rounds after a warm-up, interleaved; load average (1 / 5 / 15 min) ${loadBefore} before, ${loadAverage()} after.`,
       '',
-      "Rows \"through the daemon\": `agent-spaces daemon start` ran first (its own XDG_RUNTIME_DIR), and each such run waited until the daemon had a warm process ready (a person's pace, not back-to-back runs); their CPU column is the command line's process only (the warm process is the daemon's child, not the command's).",
+      "Rows \"through the daemon\": `agent-spaces daemon start` ran first (its own XDG_RUNTIME_DIR), and each such run waited until the daemon had a warm process ready (a person's pace, not back-to-back runs); their CPU column is the command line's process only (the warm process is the daemon's child, not the command's). Every other command waits for the same (the daemon idle) and is told to ignore the daemon.",
       '',
       '| command | median wall ms | wall ratio to `node -e 0` (median) | wall ratio min–max | CPU (user + sys, median), ratio | target (wall) |',
       '|---|---:|---:|---:|---:|---|',
