@@ -2,7 +2,7 @@
 // the task and the four planner tools; then the same after one search), against the same tools sent the
 // usual way, as plain OpenAI function definitions. Tokens are counted with js-tiktoken (o200k_base, the
 // encoding of the GPT-4o/4.1/5 and o-series models).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getEncoding } from 'js-tiktoken';
@@ -89,6 +89,8 @@ async function makeSpace(tools: number): Promise<string> {
     const service = `${SERVICES[m % SERVICES.length] ?? 'svc'}${m >= SERVICES.length ? `-${Math.floor(m / SERVICES.length) + 1}` : ''}`;
     await writeFile(path.join(root, 'tools', `${service}.json`), JSON.stringify(toolFile(service, m)));
   }
+  // The implementation every tool file names: never called here, but a JSON tool's file must exist to build.
+  await writeFile(path.join(root, 'tools', 'impl.mjs'), 'export default {};\n');
   await writeFile(path.join(root, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['tools/*.json'] }));
   return root;
 }
@@ -101,9 +103,13 @@ export async function run(): Promise<string> {
     const root = await makeSpace(size);
     const space = await createSpace({ cwd: root });
     try {
-      await space.build();
+      const built = await space.build();
+      // A build that left tools out would measure the wrong space (it did: the implementation file was missing).
+      if (built.errors.length > 0) throw new Error(`bench planner: the build of ${size} tools failed: ${built.errors[0]?.message ?? ''}`);
       const catalog = await space.catalog();
       const specs = await space.capabilities();
+      const functions = specs.reduce((sum, spec) => sum + spec.functions.length, 0);
+      if (functions < size) throw new Error(`bench planner: the space has ${functions} functions, not the ${size} it was made with`);
       const messages = [
         { role: 'system', content: buildSystemPrompt() },
         { role: 'user', content: buildTaskMessage(TASK) },
@@ -148,6 +154,7 @@ export async function run(): Promise<string> {
       );
     } finally {
       await space.close();
+      await rm(root, { recursive: true, force: true });
     }
   }
   return [
