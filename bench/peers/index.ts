@@ -100,6 +100,11 @@ interface Workload {
   probe?: { name: string; count: number; payload?: 'big' | 'chunk'; back?: boolean };
 }
 
+/** The cells of a row that only `systems` run: 'n/a' for every other system. */
+function naExcept(systems: readonly SystemId[]): Partial<Record<SystemId, string>> {
+  return Object.fromEntries(SYSTEMS.filter((system) => !systems.includes(system)).map((system) => [system, 'n/a']));
+}
+
 const W2_CALLS = 1000;
 /** How long one command (a workload's runs for one system) may go unanswered before its driver is killed. */
 const REQUEST_TIMEOUT_MS = 10 * 60_000;
@@ -172,22 +177,7 @@ const WORKLOADS: Workload[] = [
     perCall: PIPE_ROUND_TRIPS,
     systems: ['floor'],
     probe: { name: 'pipe', count: PIPE_ROUND_TRIPS },
-    na: {
-      as: 'n/a',
-      asip: 'n/a',
-      as22: 'n/a',
-      asip22: 'n/a',
-      asth22: 'n/a',
-      as24: 'n/a',
-      utcp: 'n/a',
-      tanstack: 'n/a',
-      floor22: 'n/a',
-      asq: 'n/a',
-      asqip: 'n/a',
-      vrun: 'n/a',
-      tanstackq: 'n/a',
-      qfloor: 'n/a',
-    },
+    na: naExcept(['floor']),
   },
   {
     // Not a system: W2's program on raw isolated-vm with the echo bound as an asynchronous Reference (apply
@@ -201,22 +191,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     perCall: W2_CALLS,
     systems: ['floor', 'floor22'],
-    na: {
-      as: 'n/a',
-      asip: 'n/a',
-      asth: 'n/a',
-      as22: 'n/a',
-      asip22: 'n/a',
-      asth22: 'n/a',
-      as24: 'n/a',
-      utcp: 'n/a',
-      tanstack: 'n/a',
-      asq: 'n/a',
-      asqip: 'n/a',
-      vrun: 'n/a',
-      tanstackq: 'n/a',
-      qfloor: 'n/a',
-    },
+    na: naExcept(['floor', 'floor22']),
   },
   {
     key: 'W3',
@@ -270,21 +245,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: 1, payload: 'big', back: true },
-    na: {
-      as: 'n/a',
-      asip: 'n/a',
-      as22: 'n/a',
-      asip22: 'n/a',
-      asth22: 'n/a',
-      as24: 'n/a',
-      utcp: 'n/a',
-      tanstack: 'n/a',
-      asq: 'n/a',
-      asqip: 'n/a',
-      vrun: 'n/a',
-      tanstackq: 'n/a',
-      qfloor: 'n/a',
-    },
+    na: naExcept(['floor', 'floor22']),
   },
   {
     key: 'W5bjson',
@@ -295,21 +256,7 @@ const WORKLOADS: Workload[] = [
     runs: 2,
     systems: ['floor', 'floor22'],
     probe: { name: 'json', count: W5B_CALLS, payload: 'chunk' },
-    na: {
-      as: 'n/a',
-      asip: 'n/a',
-      as22: 'n/a',
-      asip22: 'n/a',
-      asth22: 'n/a',
-      as24: 'n/a',
-      utcp: 'n/a',
-      tanstack: 'n/a',
-      asq: 'n/a',
-      asqip: 'n/a',
-      vrun: 'n/a',
-      tanstackq: 'n/a',
-      qfloor: 'n/a',
-    },
+    na: naExcept(['floor', 'floor22']),
   },
 ];
 
