@@ -9,20 +9,43 @@
 //   node --no-node-snapshot profile-in-process.mjs crossings [count]
 // measures isolated-vm's own crossings alone, no Agent Spaces (see crossings()): what an in-process
 // call's two thread hops cost at the least.
-/* global process, performance, console */
+//   node --no-node-snapshot bench/peers/profile-in-process.mjs hops [count]
+// (also from the repository) measures, no Agent Spaces, see hops(): a program's sequential calls that the
+// host answers a microtask later, sent through an ignored Callback and then waited for through
+// applySyncPromise (as Agent Spaces does in-process) against one applySyncPromise carrying the call; and a
+// round trip between the main thread and a worker thread by postMessage against SharedArrayBuffer flags.
+/* global process, performance, console, URL */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { CHUNK_ROWS } from './data.mjs';
 
+if (!isMainThread) {
+  // The worker thread of `hops`: it echoes by postMessage, or answers a shared flag with another.
+  const flags = new Int32Array(workerData.flags);
+  if (workerData.mode === 'post') parentPort.on('message', (message) => parentPort.postMessage(message));
+  parentPort.postMessage('ready');
+  if (workerData.mode === 'atomics') {
+    let seen = 0;
+    for (;;) {
+      Atomics.wait(flags, 0, seen);
+      seen = Atomics.load(flags, 0);
+      Atomics.add(flags, 1, 1);
+      Atomics.notify(flags, 1);
+    }
+  }
+  await new Promise(() => undefined); // postMessage mode: serve until terminated
+}
+
 const [engine = 'isolated-vm', callsText = '2000', runsText = '5', workload = 'echo', isolation = 'in-process'] = process.argv.slice(2);
-if (engine === 'crossings') {
-  await crossings(Number(callsText));
+if (engine === 'crossings' || engine === 'hops') {
+  await (engine === 'crossings' ? crossings : hops)(Number(callsText));
   process.exit(0);
 }
 const calls = Number(callsText);
 const runs = Number(runsText);
 if (engine !== 'isolated-vm' && engine !== 'quickjs')
-  throw new Error(`profile-in-process: the engine is isolated-vm, quickjs or crossings (got ${JSON.stringify(engine)})`);
+  throw new Error(`profile-in-process: the engine is isolated-vm, quickjs, crossings or hops (got ${JSON.stringify(engine)})`);
 if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(runs) || runs < 1)
   throw new Error(`profile-in-process: calls and runs are positive integers (got ${callsText}, ${runsText})`);
 if (workload !== 'echo' && workload !== 'chunk')
@@ -130,4 +153,83 @@ async function crossings(count) {
     console.log(`isolate apply (promise result) → host → back: ${perCall(started, cpu)} a round trip`);
   }
   isolate.dispose();
+}
+
+/**
+ * The hops of a call, `count` times each, no Agent Spaces (the tenth session's probe of issue 30, see
+ * bench/README.md): on isolated-vm's threads, (A) a call through an ignored Callback and then the wait for
+ * its answer through applySyncPromise, as Agent Spaces does in-process, against (B) one applySyncPromise
+ * carrying the call; then a round trip between this thread and a worker thread, by postMessage both ways
+ * and by SharedArrayBuffer flags (Atomics.wait there, Atomics.waitAsync here). Run it on an idle and on a
+ * busy machine: a sleeping thread's wake-up is most of a hop, and it costs far more on an idle one.
+ */
+async function hops(calls) {
+  if (!Number.isInteger(calls) || calls < 1) throw new Error(`profile-in-process: hops takes a positive count (got ${calls})`);
+  const { default: ivm } = await import('isolated-vm');
+  const perCall = (started, cpu) => {
+    const used = process.cpuUsage(cpu);
+    return `${(((performance.now() - started) * 1000) / calls).toFixed(1)} µs wall, ${((used.user + used.system) / calls).toFixed(1)} µs CPU a call`;
+  };
+
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = isolate.createContextSync();
+  let ready = null;
+  let waiter = null;
+  const start = (id) =>
+    void Promise.resolve().then(() => {
+      const answer = `[[${id},true,{"text":"m"}]]`;
+      if (waiter === null) ready = answer;
+      else [waiter, (waiter = null)][0](answer);
+    });
+  const wait = () => (ready === null ? new Promise((resolve) => (waiter = resolve)) : Promise.resolve([ready, (ready = null)][0]));
+  let done = () => undefined;
+  context.global.setSync('__send', new ivm.Callback((id) => start(id), { ignored: true }));
+  context.global.setSync('__wait', new ivm.Reference(() => wait()));
+  context.global.setSync('__sendWait', new ivm.Reference((id) => (start(id), wait())));
+  context.global.setSync('__done', new ivm.Callback(() => done(), { ignored: true }));
+  const loops = {
+    'A: Callback, then applySyncPromise': `(function (n) { for (let i = 0; i < n; i++) { __send(i); JSON.parse(__wait.applySyncPromise(undefined, [])); } __done(); })`,
+    'B: one applySyncPromise carrying the call': `(function (n) { for (let i = 0; i < n; i++) JSON.parse(__sendWait.applySyncPromise(undefined, [i])); __done(); })`,
+  };
+  for (let round = 0; round < 3; round++) {
+    for (const [name, source] of Object.entries(loops)) {
+      const loop = isolate.compileScriptSync(source).runSync(context, { reference: true });
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await new Promise((resolve) => {
+        done = resolve;
+        loop.apply(undefined, [calls]).catch(resolve);
+      });
+      console.log(`wait ${name}: ${perCall(started, cpu)}`);
+    }
+  }
+  isolate.dispose();
+
+  for (const mode of ['post', 'atomics']) {
+    const flags = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(new URL(import.meta.url), { workerData: { mode, flags: flags.buffer } });
+    await new Promise((resolve) => worker.once('message', resolve));
+    for (let round = 0; round < 3; round++) {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      for (let index = 0; index < calls; index++) {
+        if (mode === 'post') {
+          await new Promise((resolve) => {
+            worker.once('message', resolve);
+            worker.postMessage(index);
+          });
+        } else {
+          const seen = Atomics.load(flags, 1);
+          Atomics.add(flags, 0, 1);
+          Atomics.notify(flags, 0);
+          const waited = Atomics.waitAsync(flags, 1, seen);
+          if (waited.async) await waited.value;
+        }
+      }
+      console.log(
+        `threads ${mode === 'post' ? 'postMessage both ways' : 'Atomics (waitAsync on the main thread)'}: ${perCall(started, cpu)}`,
+      );
+    }
+    await worker.terminate();
+  }
 }

@@ -12,6 +12,8 @@ import { createFixtureHost, FIXTURE_OUT_DIR } from '../sandbox.contract.js';
 
 /** Only catches a hang. */
 const HANG = 60_000;
+/** The run's error for a result that nests past the depth limit. */
+const TOO_DEEP = { code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') };
 
 /** Data nested `levels` deep, ending in `leaf`: `{ d: { d: … leaf } }`. */
 const NESTED = 'const nest = (levels, leaf) => { let v = leaf; for (let i = 0; i < levels; i++) v = { d: v }; return v; };\n';
@@ -57,7 +59,7 @@ describe('QuickJS JSON with index setters on the prototypes', () => {
     'still refuses a result nested past the depth limit when Array.prototype has setters',
     async () => {
       const result = await run(`${poison('Array.prototype', '0')}return nest(1500, 1);`);
-      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+      expect(result.error).toMatchObject(TOO_DEEP);
     },
     HANG,
   );
@@ -103,7 +105,7 @@ describe('the QuickJS depth check on shared and cyclic data', () => {
     'refuses a result nested past the limit only through a shared object (%s)',
     async (_label, code) => {
       const result = await run(`const inner = nest(600, 1);\n${code}`);
-      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+      expect(result.error).toMatchObject(TOO_DEEP);
     },
     HANG,
   );
@@ -117,7 +119,7 @@ describe('the QuickJS depth check on shared and cyclic data', () => {
       const result = await run(
         `${setup}\nconst root = {};\ncarrier.back = root;\nroot.a = carrier;\nroot.b = nest(20000, 1);\nreturn root;`,
       );
-      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+      expect(result.error).toMatchObject(TOO_DEEP);
     },
     HANG,
   );
@@ -126,7 +128,7 @@ describe('the QuickJS depth check on shared and cyclic data', () => {
     "refuses deep data in an array's hole, which JSON.stringify reads through the array's prototype",
     async () => {
       const result = await run('const holes = [,];\nObject.setPrototypeOf(holes, { 0: nest(20000, 1) });\nreturn holes;');
-      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringContaining('nests too deeply') });
+      expect(result.error).toMatchObject(TOO_DEEP);
     },
     HANG,
   );
