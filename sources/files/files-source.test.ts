@@ -57,6 +57,125 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
     }
   });
 
+  it('imports a tool module on its first call, once, when the space did not build it', async () => {
+    const root = await makeTempDir('files-first-call');
+    const log = path.join(root, 'evaluations.log');
+    await writeFile(log, '');
+    await writeFile(
+      path.join(root, 'counter.ts'),
+      `import { appendFileSync } from 'node:fs';
+import { defineTool } from '${CORE_URL}';
+appendFileSync(${JSON.stringify(log)}, 'evaluated\\n');
+export const counter = defineTool({ name: 'counter', functions: { ping: { handler: () => 'pong' } } });
+`,
+    );
+    const config = resolveConfig({ capabilities: ['counter.ts'] }, { root, env: {} });
+    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    expect((await builder.build()).errors).toEqual([]);
+    await builder.close();
+    await writeFile(log, '');
+
+    const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    try {
+      const untouched = await later.run('export default 1 + 1;', { check: false });
+      expect(untouched).toMatchObject({ success: true, result: 2 });
+      expect(await readFile(log, 'utf8')).toBe('');
+      const calls = await later.run(
+        "import { counter } from '@capabilities/counter'; export default await Promise.all([counter.ping({}), counter.ping({})]);",
+        { check: false },
+      );
+      expect(calls).toMatchObject({ success: true, result: ['pong', 'pong'] });
+      expect(await later.callTool('counter.ping', {})).toBe('pong');
+      expect(await readFile(log, 'utf8')).toBe('evaluated\n');
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('fails the calls of a module that no longer loads, saying why, and serves the others', async () => {
+    const root = await makeTempDir('files-broken-later');
+    const tool = (name: string): string =>
+      `import { defineTool } from '${CORE_URL}';\nexport const ${name} = defineTool({ name: '${name}', functions: { ping: { handler: () => '${name}' } } });\n`;
+    await writeFile(path.join(root, 'good.ts'), tool('good'));
+    await writeFile(path.join(root, 'broken.ts'), tool('broken'));
+    const config = resolveConfig({ capabilities: ['good.ts', 'broken.ts'] }, { root, env: {} });
+    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    expect((await builder.build()).errors).toEqual([]);
+    await builder.close();
+    await writeFile(path.join(root, 'broken.ts'), "throw new Error('the tool file broke at import');\n");
+
+    const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    try {
+      expect(await later.callTool('good.ping', {})).toBe('good');
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const error = await later.callTool('broken.ping', {}).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'SERVER_UNAVAILABLE', capability: 'broken' });
+        expect((error as Error).message).toContain('could not load the host side of @capabilities/broken (broken.ts)');
+        expect((error as Error).message).toContain('the tool file broke at import');
+      }
+      const run = await later.run(
+        "import { broken } from '@capabilities/broken';\nlet message = '';\ntry { await broken.ping({}); } catch (error) { message = (error as Error).message; }\nexport default message;",
+        { check: false },
+      );
+      expect(run).toMatchObject({ success: true });
+      expect(run.result).toContain('the tool file broke at import');
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('imports a module whose calls ask for approval at the start: its message function, and its failure to load, are known before any call', async () => {
+    const root = await makeTempDir('files-approval-eager');
+    await writeFile(
+      path.join(root, 'guarded.ts'),
+      `import { defineTool } from '${CORE_URL}';
+export const guarded = defineTool({
+  name: 'guarded',
+  functions: {
+    remove: {
+      parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      requiresApproval: true,
+      approvalMessage: (p: { id: string }) => 'remove item ' + p.id + ' for good?',
+      handler: () => 'removed',
+    },
+  },
+});
+`,
+    );
+    const config = resolveConfig({ capabilities: ['guarded.ts'] }, { root, env: {} });
+    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    expect((await builder.build()).errors).toEqual([]);
+    await builder.close();
+
+    const messages: string[] = [];
+    const later = await createSpace({
+      config,
+      sources: [createFilesSource()],
+      isolation: 'in-process',
+      approvalHandler: async (request) => {
+        messages.push(request.message);
+        return { approved: true };
+      },
+    });
+    try {
+      expect(await later.callTool('guarded.remove', { id: 'a7' })).toBe('removed');
+      expect(messages).toEqual(['remove item a7 for good?']);
+    } finally {
+      await later.close();
+    }
+
+    await writeFile(path.join(root, 'guarded.ts'), "throw new Error('the guarded file broke');\n");
+    const broken = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    try {
+      // The space starts on its first use: the run fails before its program does anything.
+      const failed = await broken.run('export default 1;', { check: false }).catch((e: unknown) => e);
+      expect(failed).toMatchObject({ code: 'BACKEND_LOAD_FAILED' });
+      expect((failed as Error).message).toContain('@capabilities/guarded (guarded.ts): the guarded file broke');
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('fails a call of a JSON tool built without an implementation, saying what to add', async () => {
     const root = await makeTempDir('files-plain');
     await writeFile(path.join(root, 'plain.json'), JSON.stringify({ name: 'plain_tool', parameters: { type: 'object', properties: {} } }));

@@ -10,8 +10,10 @@ import {
   isToolDefinition,
   sourceLabel,
   toModuleName,
+  untilAborted,
   type AnyFunctionDefinition,
   type Backend,
+  type BackendCall,
   type CapabilitySpec,
   type RawCapability,
   type SourceFailure,
@@ -191,9 +193,13 @@ function checkImplementations(raws: RawCapability[], file: string, served: Reado
 }
 
 /**
- * The in-process backend of the built tool-file modules, from the modules the build imported (or,
- * when this process did not build, imported now). A file that no longer loads fails the space's start
- * with every such problem listed.
+ * The in-process backend of the built tool-file modules. A module is imported on its first call, as an
+ * MCP server is started and an SDK imported on theirs: a run loads the tool files its program calls,
+ * not every file of the space (a TypeScript file goes through tsx's loader, some 0.2 s of a cold
+ * process's start). A module that no longer loads fails its calls, saying why. Modules that may ask
+ * for an approval are imported now, as they always were: an approval's message may be a function of
+ * the module, computed before the call is performed, so one of those that no longer loads fails the
+ * space's start, every such problem listed. A process that built the space imported them all already.
  */
 async function connectFiles(
   specs: readonly CapabilitySpec[],
@@ -201,15 +207,34 @@ async function connectFiles(
   importModule: (file: string) => Promise<ImportedModule>,
   handlers: Record<string, ToolDefinition>,
 ): Promise<Backend> {
-  const definitions: Record<string, ToolDefinition> = {};
+  const specOf = new Map(specs.map((spec) => [spec.module, spec]));
+  // By module: the import under way, and once it settled, the backend of its definition (undefined: a
+  // JSON tool without an implementation). A failed import stays failed, as the module cache keeps it:
+  // a fixed file is read again by the next build.
+  const loading = new Map<string, Promise<Backend | undefined>>();
+  const loaded = new Map<string, Backend | undefined>();
+  const load = (spec: CapabilitySpec): Promise<Backend | undefined> => {
+    let pending = loading.get(spec.module);
+    if (pending === undefined) {
+      pending = definitionOf(spec, config, importModule, handlers).then((definition) => {
+        const backend = definition === undefined ? undefined : createInProcessBackend({ [spec.module]: definition });
+        loaded.set(spec.module, backend);
+        return backend;
+      });
+      loading.set(spec.module, pending);
+    }
+    return pending;
+  };
+  const problemOf = (spec: CapabilitySpec, error: unknown): string =>
+    `@capabilities/${spec.module} (${sourceLabel(spec.source)}): ${errorMessage(error)}`;
+
   const problems: string[] = [];
   await Promise.all(
-    specs.map(async (spec) => {
+    specs.filter(mayAskApproval).map(async (spec) => {
       try {
-        const definition = await definitionOf(spec, config, importModule, handlers);
-        if (definition) definitions[spec.module] = definition;
+        await load(spec);
       } catch (error) {
-        problems.push(`@capabilities/${spec.module} (${sourceLabel(spec.source)}): ${errorMessage(error)}`);
+        problems.push(problemOf(spec, error));
       }
     }),
   );
@@ -220,7 +245,41 @@ async function connectFiles(
       `could not load the host side of some capabilities (rebuild with \`agent-spaces capabilities build\` if files moved):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
   }
-  return withoutImplementationError(createInProcessBackend(definitions), definitions);
+
+  return {
+    async call(call) {
+      const { module } = call.capability;
+      const names = { capability: module, function: call.function.name };
+      let backend = loaded.get(module);
+      if (!loaded.has(module)) {
+        const spec = specOf.get(module) ?? call.capability;
+        const cancelled = (): ToolCallError =>
+          new ToolCallError('CANCELLED', `tool "${call.function.toolName}" of capability "${module}" was cancelled: the run ended`, names);
+        try {
+          backend = await untilAborted(load(spec), call.context.signal, cancelled);
+        } catch (error) {
+          if (error instanceof ToolCallError) throw error;
+          throw new ToolCallError(
+            'SERVER_UNAVAILABLE',
+            `could not load the host side of ${problemOf(spec, error)} (rebuild with \`agent-spaces capabilities build\` if files moved)`,
+            names,
+            { cause: error },
+          );
+        }
+      }
+      if (backend === undefined) throw noImplementationError(call);
+      return backend.call(call);
+    },
+    approvalMessage(call) {
+      return loaded.get(call.capability.module)?.approvalMessage?.(call);
+    },
+    close: async () => undefined,
+  };
+}
+
+/** Whether a call of the module may ask for an approval (the build marks the functions, or the config the whole capability). */
+function mayAskApproval(spec: CapabilitySpec): boolean {
+  return spec.config.requiresApproval === true || spec.functions.some((fn) => fn.requiresApproval === true);
 }
 
 async function definitionOf(
@@ -260,27 +319,11 @@ function implementationToDefinition(spec: CapabilitySpec, module: ImportedModule
 }
 
 /** A call of a JSON tool built without an implementation says what to add, not which API to call. */
-function withoutImplementationError(backend: Backend, definitions: Record<string, ToolDefinition>): Backend {
-  return {
-    call(call) {
-      if (definitions[call.capability.module] === undefined) {
-        const where = sourceLabel(call.capability.source);
-        return Promise.reject(
-          new ToolCallError(
-            'SERVER_UNAVAILABLE',
-            `capability "${call.capability.module}" (${where}) has no "implementation", so nothing performs its calls: add one to ${where} and rebuild`,
-            {
-              capability: call.capability.module,
-              function: call.function.name,
-            },
-          ),
-        );
-      }
-      return backend.call(call);
-    },
-    approvalMessage(call) {
-      return definitions[call.capability.module] === undefined ? undefined : backend.approvalMessage?.(call);
-    },
-    close: () => backend.close(),
-  };
+function noImplementationError(call: BackendCall): ToolCallError {
+  const where = sourceLabel(call.capability.source);
+  return new ToolCallError(
+    'SERVER_UNAVAILABLE',
+    `capability "${call.capability.module}" (${where}) has no "implementation", so nothing performs its calls: add one to ${where} and rebuild`,
+    { capability: call.capability.module, function: call.function.name },
+  );
 }
