@@ -11,7 +11,8 @@
  *
  * Two spaces: the README's 30-second example (capabilities/weather.ts, a TypeScript capability that the
  * host imports through tsx) and one without capability files (std only). The program is
- * `export default 1 + 1;`, and every run's output and exit code are checked. Rounds run every command
+ * `export default 1 + 1;` (which never calls weather.ts, so its host side is not loaded) and, in the README's
+ * space, one that calls `weather.getWeather`; every run's output and exit code are checked. Rounds run every command
  * once, the order rotating each round; the first round warms up and is not counted. A ratio is the
  * command's wall time over `node -e 0`'s in the same round; the table gives the median over rounds, and
  * the CPU time (user + system) of the command and of the processes it waited for, which moves less with
@@ -42,6 +43,8 @@ import { median } from './median.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const PROGRAM = 'export default 1 + 1;\n';
+/** The README space's program that calls its TypeScript capability: the host imports weather.ts (tsx) for it. */
+const CALLING_PROGRAM = "import { weather } from '@capabilities/weather';\nexport default (await weather.getWeather({ city: 'Oslo' })).celsius;\n";
 
 const WEATHER = `import { defineFunction, defineTool } from 'agent-spaces';
 
@@ -171,6 +174,7 @@ function makeSpace(root: string, name: string, pkg: string, capability: boolean)
   if (capability) {
     mkdirSync(path.join(space, 'capabilities'));
     writeFileSync(path.join(space, 'capabilities', 'weather.ts'), WEATHER);
+    writeFileSync(path.join(space, 'calls-weather.ts'), CALLING_PROGRAM);
   }
   writeFileSync(path.join(space, 'trivial.ts'), PROGRAM);
   return space;
@@ -258,6 +262,19 @@ export async function run(): Promise<string> {
         cwd: readme,
         target: 8,
         expect: isTwo,
+      },
+      // Tool files load on a module's first call: these pay for weather.ts, the trivial program does not.
+      {
+        label: "`run --no-check`, the README's space, a program calling weather.getWeather",
+        args: [bin, 'run', '--no-check', 'calls-weather.ts'],
+        cwd: readme,
+        expect: (stdout) => stdout === '3\n',
+      },
+      {
+        label: "`run` (type-checked), the README's space, a program calling weather.getWeather",
+        args: [bin, 'run', 'calls-weather.ts'],
+        cwd: readme,
+        expect: (stdout) => stdout === '3\n',
       },
     ];
     // The same runs through the user's daemon (`agent-spaces daemon start`), in a folder of the bench's

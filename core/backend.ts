@@ -60,4 +60,10 @@ export interface Backend {
    * `approvalMessage` is a function). `undefined`: the bridge uses the `{param}` template or a default.
    */
   approvalMessage?(call: BackendCall): string | undefined;
+  /**
+   * A hint that calls of `capability` are coming (a program that imports it is starting): begin what
+   * its first call would wait for, such as importing a tool file, so that it overlaps the run's start
+   * (its type-check, the sandbox). Never throws and returns at once; a failure is the first call's.
+   */
+  prepare?(capability: CapabilitySpec): void;
 }

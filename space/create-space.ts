@@ -20,6 +20,7 @@ import {
   titleOf,
   ToolCallError,
   type ApprovalHandler,
+  type Backend,
   type BridgeEventListener,
   type CallAccess,
   type CallContext,
@@ -324,6 +325,8 @@ interface StartedSpace {
   bridge: Bridge;
   sandbox: Sandbox;
   specs: CapabilitySpec[];
+  /** The backends of the modules, for {@link Backend.prepare} hints. */
+  backends: Record<string, Backend>;
   closeBackends: () => Promise<void>;
   /** Runs and calls using this bridge now (see `Space.reload`). */
   users: number;
@@ -368,7 +371,7 @@ async function startSpace(
       ...(runsPerWorker ? { runsPerWorker } : {}),
       limits: sandboxLimits(config),
     });
-  return { bridge, sandbox, specs, closeBackends, users: 0 };
+  return { bridge, sandbox, specs, backends, closeBackends, users: 0 };
 }
 
 /** A resolved config given as is, with what its `capabilities` still select from a registry copied in. */
@@ -379,7 +382,7 @@ async function withSelections(config: ResolvedConfig, registry: Registry | undef
 
 /** Runs the model's program in the space's sandbox, its calls going through the bridge, in a span of its own. */
 async function runProgram(
-  { bridge, sandbox, specs }: StartedSpace,
+  { bridge, sandbox, specs, backends }: StartedSpace,
   tracer: Tracer,
   config: ResolvedConfig,
   code: string,
@@ -405,7 +408,7 @@ async function runProgram(
     }
     return extended;
   };
-  const result = await sandbox.run(code, {
+  const running = sandbox.run(code, {
     onCall: (params, context) => bridge.handleEncoded(params, extend(context)),
     // A narrowed run's "did you mean" names only modules and functions it may call.
     ...(access === undefined ? {} : narrowedView(specs, access)),
@@ -416,6 +419,8 @@ async function runProgram(
     ...(runOptions.signal ? { signal: runOptions.signal } : {}),
     ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
   });
+  prepareImported(code, specs, backends, access);
+  const result = await running;
   span.setAttributes({
     'agent_spaces.calls': result.calls,
     'agent_spaces.timed_out': result.timedOut,
@@ -474,6 +479,35 @@ async function callThroughBridge(
     );
   } finally {
     controller.abort(); // the call is over: nothing of it may keep running
+  }
+}
+
+/** `@capabilities/<module>` as a program names it in an import (static or dynamic) or an export … from. */
+const CAPABILITY_SPECIFIER = /["'`]@capabilities\/([a-z0-9][a-z0-9-]*)["'`]/g;
+
+/**
+ * Tells the backends of the modules a program names that their calls are coming (a tool file is then
+ * imported while the program is checked and started, not at its first call). Read from the text, before
+ * any check: a name in a comment or a string costs an early import at most. A narrowed run hints only
+ * modules it may call.
+ */
+function prepareImported(
+  code: string,
+  specs: readonly CapabilitySpec[],
+  backends: Record<string, Backend>,
+  access: CallAccess | undefined,
+): void {
+  if (!code.includes('@capabilities/')) return;
+  const named = new Set<string>();
+  for (const match of code.matchAll(CAPABILITY_SPECIFIER)) named.add(match[1] as string);
+  for (const spec of specs) {
+    if (!named.has(spec.module)) continue;
+    if (access !== undefined && !spec.functions.some((fn) => access.allows(spec.module, fn.name))) continue;
+    try {
+      backends[spec.module]?.prepare?.(spec);
+    } catch {
+      // A hint only: the call reports what is wrong.
+    }
   }
 }
 

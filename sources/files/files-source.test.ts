@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/index.js';
+import { accessFromIds } from '../../core/index.js';
 import { createSpace } from '../../space/index.js';
 import { REPO } from '../../test/support/example-space.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
@@ -87,6 +88,39 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
       expect(calls).toMatchObject({ success: true, result: ['pong', 'pong'] });
       expect(await later.callTool('counter.ping', {})).toBe('pong');
       expect(await readFile(log, 'utf8')).toBe('evaluated\n');
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('imports the tool files a program names as its run starts, before any call; a narrowed run only those it may call', async () => {
+    const root = await makeTempDir('files-prepare');
+    const log = path.join(root, 'evaluations.log');
+    const tool = (name: string): string =>
+      `import { appendFileSync } from 'node:fs';
+import { defineTool } from '${CORE_URL}';
+appendFileSync(${JSON.stringify(log)}, '${name}\\n');
+export const ${name} = defineTool({ name: '${name}', functions: { ping: { handler: () => '${name}' } } });
+`;
+    await writeFile(path.join(root, 'alpha.ts'), tool('alpha'));
+    await writeFile(path.join(root, 'beta.ts'), tool('beta'));
+    const config = resolveConfig({ capabilities: ['alpha.ts', 'beta.ts'] }, { root, env: {} });
+    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    expect((await builder.build()).errors).toEqual([]);
+    await builder.close();
+    await writeFile(log, '');
+
+    const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    try {
+      // Both named, neither called (the narrowed run may call alpha only): alpha's file is imported.
+      const program =
+        "import { alpha } from '@capabilities/alpha';\nimport { beta } from '@capabilities/beta';\nexport default typeof alpha.ping + typeof beta.ping;";
+      const narrowed = await later.run(program, { check: false, access: accessFromIds(['alpha.ping'], 'this test') });
+      expect(narrowed).toMatchObject({ success: true, result: 'functionfunction' });
+      await expect.poll(() => readFile(log, 'utf8'), { timeout: 30_000 }).toBe('alpha\n');
+      const full = await later.run(program, { check: false });
+      expect(full).toMatchObject({ success: true });
+      await expect.poll(() => readFile(log, 'utf8'), { timeout: 30_000 }).toBe('alpha\nbeta\n');
     } finally {
       await later.close();
     }

@@ -273,6 +273,10 @@ async function connectFiles(
     approvalMessage(call) {
       return loaded.get(call.capability.module)?.approvalMessage?.(call);
     },
+    prepare(capability) {
+      // A failure is kept for the first call, which reports it; here it is only observed.
+      if (!loaded.has(capability.module)) load(specOf.get(capability.module) ?? capability).catch(() => undefined);
+    },
     close: async () => undefined,
   };
 }
