@@ -44,7 +44,8 @@ import { median } from './median.js';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const PROGRAM = 'export default 1 + 1;\n';
 /** The README space's program that calls its TypeScript capability: the host imports weather.ts (tsx) for it. */
-const CALLING_PROGRAM = "import { weather } from '@capabilities/weather';\nexport default (await weather.getWeather({ city: 'Oslo' })).celsius;\n";
+const CALLING_PROGRAM =
+  "import { weather } from '@capabilities/weather';\nexport default (await weather.getWeather({ city: 'Oslo' })).celsius;\n";
 
 const WEATHER = `import { defineFunction, defineTool } from 'agent-spaces';
 
