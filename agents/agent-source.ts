@@ -138,6 +138,7 @@ function routeByModule(backends: Readonly<Record<string, Backend>>): Backend {
   return {
     call: async (call) => backendOf(call.capability.module, call.function.name).call(call),
     approvalMessage: (call) => backends[call.capability.module]?.approvalMessage?.(call),
+    prepare: (capability) => backends[capability.module]?.prepare?.(capability),
     close: async () => undefined,
   };
 }

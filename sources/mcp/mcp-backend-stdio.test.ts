@@ -122,6 +122,43 @@ describe('createMcpBackend (stdio fixture server)', () => {
   });
 });
 
+describe('createMcpBackend.prepare (a program that names the module is starting)', () => {
+  it('starts the server before any call, and the first call uses that start', async () => {
+    const backend = createMcpBackend({ servers: { 'mcp-fixture': { name: 'fixture', config } } });
+    try {
+      backend.prepare?.(capability);
+      backend.prepare?.(capability);
+      await expect.poll(() => backend.connectionCount(), { timeout: 30_000 }).toBe(1);
+      const pid = pidOf(backend);
+      expect(await backend.call(callOf(capability, 'pid'))).toBe(String(pid));
+      expect(backend.connections()[0]?.connects).toBe(1);
+    } finally {
+      await backend.close();
+    }
+    backend.prepare?.(capability);
+    expect(backend.connectionCount()).toBe(0);
+  });
+
+  it('leaves a server that cannot start to the first call, which starts it again and reports why', async () => {
+    const logged: string[] = [];
+    const backend = createMcpBackend({
+      servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } },
+      log: (entry) => logged.push(entry),
+    });
+    const broken = { ...capability, module: 'mcp-broken' };
+    try {
+      backend.prepare?.(broken);
+      const error = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
+      expect(error.code).toBe('SERVER_UNAVAILABLE');
+      expect(error.message).toContain('it exited (exit code 3) before completing the MCP handshake');
+      expect(logged.length).toBeGreaterThanOrEqual(1);
+      expect(logged.every((entry) => entry.includes('fatal: GITHUB_TOKEN is not set'))).toBe(true);
+    } finally {
+      await backend.close();
+    }
+  });
+});
+
 describe('createMcpBackend (servers that cannot start)', () => {
   it('fails the call with the exit code of a server that dies at start-up, logs its stderr on the host, and retries on the next call', async () => {
     const logged: string[] = [];

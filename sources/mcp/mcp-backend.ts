@@ -116,6 +116,17 @@ class McpClientPool implements McpBackend {
     }
   };
 
+  /**
+   * A program that names the module is starting: its server starts now, while the program is checked
+   * and started, and the first call shares that start. A start that fails here is not reported: the
+   * first call starts the server again and reports what failed.
+   */
+  prepare = (capability: CapabilitySpec): void => {
+    const slot = this.#slots.get(capability.module);
+    if (this.#closed || slot === undefined || slot.current !== undefined) return;
+    slot.acquire().catch(() => undefined);
+  };
+
   close = async (): Promise<void> => {
     this.#closed = true;
     await Promise.all([...this.#slots.values()].map((slot) => slot.close()));
