@@ -1,6 +1,6 @@
 // A local SDK folder through a space: what is kept and why the rest is left out, the declarations
 // (the SDK's own type names and TSDoc), calls from a sandboxed program, an instance built from config.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities, type BuildResult } from '../../compiler/index.js';
@@ -140,5 +140,46 @@ describe('source kind sdk: a local SDK folder', () => {
   it('refuses a config with both or neither of module and package', () => {
     expect(() => resolveConfig({ sdks: { both: { module: './a', package: 'b' } } }, { root, env: {} })).toThrow(/exactly one of `module`/);
     expect(() => resolveConfig({ sdks: { none: {} } }, { root, env: {} })).toThrow(/exactly one of `module`/);
+  });
+});
+
+describe('source kind sdk: a program that names an SDK module', () => {
+  it('has the SDK imported as its run starts, before any call', async () => {
+    const root = await makeTempDir('sdk-prepare');
+    const log = path.join(root, 'loads.log');
+    await mkdir(path.join(root, 'sdk'));
+    await writeFile(
+      path.join(root, 'sdk', 'counter.ts'),
+      `import { appendFileSync } from 'node:fs';
+appendFileSync(${JSON.stringify(log)}, 'loaded\\n');
+/** Adds one. */
+export function increment(value: number): number {
+  return value + 1;
+}
+`,
+    );
+    const config = resolveConfig({ capabilities: [], sdks: { counter: { module: './sdk/counter' } } }, { root, env: {} });
+    const builder = await createSpace({ config, sources: [createSdkSource()], isolation: 'in-process' });
+    expect((await builder.build({ force: true })).errors).toEqual([]);
+    await builder.close();
+    await writeFile(log, '');
+
+    const later = await createSpace({ config, sources: [createSdkSource()], isolation: 'in-process' });
+    try {
+      const unnamed = await later.run('export default 1;', { check: false });
+      expect(unnamed).toMatchObject({ success: true, result: 1 });
+      const named = await later.run("import * as counter from '@capabilities/counter';\nexport default Object.keys(counter).length > 0;", {
+        check: false,
+      });
+      expect(named).toMatchObject({ success: true, result: true });
+      await expect.poll(() => readFile(log, 'utf8'), { timeout: 30_000 }).toBe('loaded\n');
+      const called = await later.run("import { increment } from '@capabilities/counter';\nexport default await increment({ value: 41 });", {
+        check: false,
+      });
+      expect(called).toMatchObject({ success: true, result: 42 });
+      expect(await readFile(log, 'utf8')).toBe('loaded\n');
+    } finally {
+      await later.close();
+    }
   });
 });

@@ -60,6 +60,13 @@ export function createSdkBackend(sdks: Record<string, SdkConfig>, root: string):
         throw new ToolCallError('TOOL_FAILED', `${subject} failed: ${errorMessage(error)}`, names, { cause: error });
       }
     },
+    prepare(capability) {
+      // A program that names the module is starting: the SDK loads meanwhile. A failed load is the call's
+      // to try again and report.
+      const origin = capability.source;
+      const sdk = origin.kind === 'sdk' ? sdks[origin.sdk] : undefined;
+      if (origin.kind === 'sdk' && sdk !== undefined) apiOf(origin.sdk, sdk).catch(() => undefined);
+    },
     close: () => {
       apis.clear();
       return Promise.resolve();
