@@ -158,7 +158,8 @@ export function increment(value: number): number {
 }
 `,
     );
-    const config = resolveConfig({ capabilities: [], sdks: { counter: { module: './sdk/counter' } } }, { root, env: {} });
+    // The module named with its .ts extension, as Node's type stripping and tsx accept it.
+    const config = resolveConfig({ capabilities: [], sdks: { counter: { module: './sdk/counter.ts' } } }, { root, env: {} });
     const builder = await createSpace({ config, sources: [createSdkSource()], isolation: 'in-process' });
     expect((await builder.build({ force: true })).errors).toEqual([]);
     await builder.close();

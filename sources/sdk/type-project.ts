@@ -17,6 +17,10 @@ export async function createTypeProject(): Promise<{ project: Morph.Project; mor
       moduleResolution: ts.ModuleResolutionKind.Bundler,
       skipLibCheck: true,
       lib: ['lib.esnext.full.d.ts'],
+      // Read only, never emitted: imports that name a file's `.ts` extension (as Node's own type
+      // stripping and tsx accept) resolve, and an SDK's `module` may name its `.ts` file.
+      noEmit: true,
+      allowImportingTsExtensions: true,
     },
   });
   return { project, morph };
