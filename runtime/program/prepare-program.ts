@@ -3,7 +3,8 @@
  * program-shape.ts, keeping its types: this is what the type checker checks. Runs take the light
  * path of compile-program.ts instead; program-readers.test.ts holds the two to the same answers.
  */
-import { ts } from 'ts-morph';
+import type { ts as Ts } from 'ts-morph';
+import { ts } from './typescript.js';
 import {
   applyEdits,
   CAPABILITY_SPECIFIER,
@@ -37,7 +38,7 @@ export interface PreparedProgram {
 class Refusal {
   constructor(
     readonly message: string,
-    readonly node: ts.Node,
+    readonly node: Ts.Node,
   ) {}
 }
 
@@ -53,16 +54,16 @@ export function prepareProgram(code: string): PreparedProgram | ProgramRefusal {
   }
 }
 
-function rewrite(code: string, file: ts.SourceFile): PreparedProgram {
+function rewrite(code: string, file: Ts.SourceFile): PreparedProgram {
   const edits: Edit[] = [];
   const appended: string[] = [];
   const movedTypeImports: string[] = [];
-  const typeOnly: ts.Statement[] = [];
+  const typeOnly: Ts.Statement[] = [];
   const imports = new Set<string>();
   let wrapperStart = 0;
   let seenStatement = false;
-  let exportNode: ts.Node | undefined;
-  let returnNode: ts.Node | undefined;
+  let exportNode: Ts.Node | undefined;
+  let returnNode: Ts.Node | undefined;
 
   findNamespace(file);
   for (const statement of file.statements) {
@@ -78,7 +79,7 @@ function rewrite(code: string, file: ts.SourceFile): PreparedProgram {
     }
     if (ts.isImportDeclaration(statement)) {
       if (seenStatement) throw new Refusal(REFUSED.importsFirst, statement);
-      const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
+      const specifier = (statement.moduleSpecifier as Ts.StringLiteral).text;
       if (!isImportableSpecifier(specifier)) throw new Refusal(REFUSED.import(specifier), statement);
       if (CAPABILITY_SPECIFIER.test(specifier)) imports.add(specifier);
       wrapperStart = statement.end;
@@ -118,7 +119,7 @@ function rewrite(code: string, file: ts.SourceFile): PreparedProgram {
 }
 
 /** Statements that the TypeScript-to-JavaScript step removes entirely. */
-function isTypeOnly(statement: ts.Statement): boolean {
+function isTypeOnly(statement: Ts.Statement): boolean {
   if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEmptyStatement(statement)) return true;
   if (ts.isExportDeclaration(statement)) return statement.isTypeOnly;
   if (!ts.canHaveModifiers(statement)) return false;
@@ -126,7 +127,7 @@ function isTypeOnly(statement: ts.Statement): boolean {
 }
 
 /** Rewrites one exporting statement into local code; returns whether the statement exported. */
-function rewriteExport(code: string, file: ts.SourceFile, statement: ts.Statement, edits: Edit[], appended: string[]): boolean {
+function rewriteExport(code: string, file: Ts.SourceFile, statement: Ts.Statement, edits: Edit[], appended: string[]): boolean {
   if (ts.isExportAssignment(statement)) {
     if (statement.isExportEquals === true) throw new Refusal(REFUSED.exportEquals, statement);
     edits.push(overwrite(code, statement.getStart(file), statement.expression.getStart(file), DEFAULT_ASSIGNMENT));
@@ -153,7 +154,7 @@ function rewriteExport(code: string, file: ts.SourceFile, statement: ts.Statemen
     edits.push(overwrite(code, exportModifier.getStart(file), exportModifier.end, ''));
     return true;
   }
-  const name = (statement as ts.Statement & { name?: ts.Identifier }).name;
+  const name = (statement as Ts.Statement & { name?: Ts.Identifier }).name;
   if (name !== undefined) {
     edits.push(overwrite(code, exportModifier.getStart(file), defaultModifier.end, ''));
     appended.push(`${DEFAULT_BINDING} = ${name.text};`);
@@ -163,7 +164,7 @@ function rewriteExport(code: string, file: ts.SourceFile, statement: ts.Statemen
   return true;
 }
 
-function unexport(code: string, file: ts.SourceFile, statement: ts.Statement, edits: Edit[]): void {
+function unexport(code: string, file: Ts.SourceFile, statement: Ts.Statement, edits: Edit[]): void {
   if (ts.isExportDeclaration(statement)) {
     edits.push(overwrite(code, statement.getStart(file), statement.end, ''));
     return;
@@ -175,13 +176,13 @@ function unexport(code: string, file: ts.SourceFile, statement: ts.Statement, ed
   edits.push(overwrite(code, exportModifier.getStart(file), last.end, ''));
 }
 
-function findTopLevelReturn(node: ts.Node): ts.Node | undefined {
+function findTopLevelReturn(node: Ts.Node): Ts.Node | undefined {
   if (ts.isReturnStatement(node)) return node;
   if (ts.isFunctionLike(node) || ts.isClassLike(node)) return undefined;
   return ts.forEachChild(node, findTopLevelReturn);
 }
 
-function findDynamicImport(node: ts.Node): void {
+function findDynamicImport(node: Ts.Node): void {
   if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
     const argument = node.arguments[0];
     throw new Refusal(REFUSED.dynamicImport(argument !== undefined && ts.isStringLiteralLike(argument) ? argument.text : undefined), node);
@@ -193,7 +194,7 @@ function findDynamicImport(node: ts.Node): void {
  * Namespaces, which the light path cannot compile: all but `declare`d ones, `declare module "x"`,
  * `declare global` and the inner names of a dotted one (`namespace A.B`).
  */
-function findNamespace(node: ts.Node): void {
+function findNamespace(node: Ts.Node): void {
   const dottedPart = node.parent !== undefined && ts.isModuleDeclaration(node.parent) && node.parent.body === node;
   if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name) && !dottedPart && (node.flags & ts.NodeFlags.GlobalAugmentation) === 0) {
     const declared = (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.DeclareKeyword);

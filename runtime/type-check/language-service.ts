@@ -9,7 +9,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts as Ts } from 'ts-morph';
+import { ts } from '../program/typescript.js';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
 import { readSandboxModuleList } from '../host/capability-modules.js';
@@ -30,7 +31,7 @@ const ROOT_FILES = [GLOBALS_FILE, PROGRAM_FILE, DECLARATIONS_FILE];
 /** Where the lib files are, as far as the program can tell (the folder ts-morph uses for them in memory). */
 const LIB_FOLDER = '/node_modules/typescript/lib';
 
-const COMPILER_OPTIONS: ts.CompilerOptions = {
+const COMPILER_OPTIONS: Ts.CompilerOptions = {
   strict: true,
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.ESNext,
@@ -56,7 +57,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
  */
 interface Lib {
   texts: Map<string, string>;
-  sourceFiles: Map<string, ts.SourceFile>;
+  sourceFiles: Map<string, Ts.SourceFile>;
 }
 
 let sharedLib: Lib | undefined;
@@ -132,13 +133,13 @@ function packageDirectoryExists(types: PackageTypes | undefined, directory: stri
  * its text changes (`sourceFiles` loses its entry), so a new program takes the old one's files as
  * they are, bound.
  */
-function createHost(texts: Map<string, string>, sourceFiles: Map<string, ts.SourceFile>, lib?: Lib, types?: PackageTypes): ts.CompilerHost {
+function createHost(texts: Map<string, string>, sourceFiles: Map<string, Ts.SourceFile>, lib?: Lib, types?: PackageTypes): Ts.CompilerHost {
   const directories = new Set(['/', '/node_modules', '/node_modules/typescript', LIB_FOLDER]);
   const textOf = (fileName: string): string | undefined => texts.get(fileName) ?? lib?.texts.get(fileName) ?? packageFile(types, fileName);
   // The files that exist never change (only their texts do): resolutions, and the package.json
   // lookups TypeScript makes for each lib file (they sit under node_modules), hold for every check.
   const resolutionCache = ts.createModuleResolutionCache('/', (fileName) => fileName, COMPILER_OPTIONS);
-  const host: ts.CompilerHost = {
+  const host: Ts.CompilerHost = {
     getSourceFile(fileName, languageVersionOrOptions) {
       const cache = lib !== undefined && !texts.has(fileName) && lib.texts.has(fileName) ? lib.sourceFiles : sourceFiles;
       let file = cache.get(fileName);
@@ -177,13 +178,13 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     [PROGRAM_FILE, ''],
     [DECLARATIONS_FILE, ''],
   ]);
-  let sourceFiles = new Map<string, ts.SourceFile>();
+  let sourceFiles = new Map<string, Ts.SourceFile>();
   let host = createHost(texts, sourceFiles, sharedLib);
   const setText = (fileName: string, text: string): void => {
     texts.set(fileName, text);
     sourceFiles.delete(fileName);
   };
-  let program: ts.Program | undefined;
+  let program: Ts.Program | undefined;
   const checked = createCheckedPrograms();
 
   const declarationsPath = path.join(options.outDir, BUILD_LAYOUT.declarationsFile);
@@ -225,7 +226,7 @@ export function createProgramChecker(options: { outDir: string }): ProgramChecke
     if (!start.ok) return start.diagnostics;
     setText(PROGRAM_FILE, start.prepared.source);
     program = ts.createProgram({ rootNames: ROOT_FILES, options: COMPILER_OPTIONS, host, oldProgram: program });
-    const file = program.getSourceFile(PROGRAM_FILE) as ts.SourceFile;
+    const file = program.getSourceFile(PROGRAM_FILE) as Ts.SourceFile;
     const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map((diagnostic) => {
       const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
       return {
@@ -275,7 +276,7 @@ export function startCheck(code: string): StartedCheck {
  */
 export function finishCheck(
   start: Extract<StartedCheck, { ok: true }>,
-  file: ts.SourceFile,
+  file: Ts.SourceFile,
   sandboxModules: ReadonlySet<string>,
   found: readonly Diagnostic[],
 ): Diagnostic[] {
@@ -326,7 +327,7 @@ export function readSandboxModules(outDir: string): { modules: ReadonlySet<strin
  * program runs, so the check says so too (a package's declarations may be present as another's dependency).
  */
 function unlistedImports(
-  file: ts.SourceFile,
+  file: Ts.SourceFile,
   modules: ReadonlySet<string>,
   toOriginal: (position: { line: number; column: number }) => { line: number; column: number },
 ): { diagnostics: Diagnostic[]; specifiers: Set<string> } {
@@ -334,7 +335,7 @@ function unlistedImports(
   const specifiers = new Set<string>();
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || statement.importClause?.isTypeOnly === true) continue;
-    const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
+    const specifier = (statement.moduleSpecifier as Ts.StringLiteral).text;
     if (specifier.startsWith('@capabilities/') || modules.has(specifier)) continue;
     specifiers.add(specifier);
     const at = file.getLineAndCharacterOfPosition(statement.getStart(file));

@@ -14,7 +14,8 @@ import { threadId } from 'node:worker_threads';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts as Ts } from 'ts-morph';
+import { ts } from '../program/typescript.js';
 import { BUILD_LAYOUT } from '../../core/manifest.js';
 import type { Diagnostic } from '../../core/run-result.js';
 import { SANDBOX_GLOBALS_DECLARATION } from '../sandbox-globals.js';
@@ -220,10 +221,10 @@ function hostNames(folder: string, typesRoot: string | undefined, declarations: 
  * directive, an import type or `import()`, `import x = require(…)`, or a module specifier that is not
  * `@capabilities/<name>` or a listed module (or a plain subpath of one, without `.` or `..` segments).
  */
-export function namesOtherFiles(file: ts.SourceFile, modules: ReadonlySet<string>): boolean {
+export function namesOtherFiles(file: Ts.SourceFile, modules: ReadonlySet<string>): boolean {
   if (file.referencedFiles.length > 0 || file.typeReferenceDirectives.length > 0 || file.libReferenceDirectives.length > 0) return true;
   let found = false;
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Ts.Node): void => {
     if (found) return;
     if (ts.isImportTypeNode(node) || ts.isImportEqualsDeclaration(node)) found = true;
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) found = true;
