@@ -208,7 +208,7 @@ export async function run(): Promise<string> {
         msText(compileMs),
         `${(compileMs / pooledMs).toFixed(2)}× a pooled cold run`,
       ],
-      ['Type-check: first check (loads ts-morph libs)', msText(coldCheckMs), '1×'],
+      ['Type-check: first check (a fresh check worker: loads TypeScript, binds its lib)', msText(coldCheckMs), '1×'],
       ['Type-check: warm check', msText(warmCheckMs), `${(warmCheckMs / coldCheckMs).toFixed(3)}× the first`],
     ];
     return [
