@@ -15,6 +15,7 @@ import { buildCapabilities, isBuildStale, type BuildProgressEvent, type BuildRes
 import { hasSelections, loadConfig, loadRegistry, selectFromRegistry, type Registry, type ResolvedConfig } from '../config/index.js';
 import {
   BUILD_LAYOUT,
+  callerAllowed,
   sourceLabel,
   sourceOfKind,
   titleOf,
@@ -408,7 +409,9 @@ async function runProgram(
     }
     return extended;
   };
-  const running = sandbox.run(code, {
+  // Before the run starts (its compile and check): a run whose signal ended already hints nothing.
+  if (runOptions.signal?.aborted !== true) prepareImported(code, specs, backends, access);
+  const result = await sandbox.run(code, {
     onCall: (params, context) => bridge.handleEncoded(params, extend(context)),
     // A narrowed run's "did you mean" names only modules and functions it may call.
     ...(access === undefined ? {} : narrowedView(specs, access)),
@@ -419,8 +422,6 @@ async function runProgram(
     ...(runOptions.signal ? { signal: runOptions.signal } : {}),
     ...(runOptions.engine === undefined ? {} : { engine: runOptions.engine }),
   });
-  prepareImported(code, specs, backends, access);
-  const result = await running;
   span.setAttributes({
     'agent_spaces.calls': result.calls,
     'agent_spaces.timed_out': result.timedOut,
@@ -487,9 +488,9 @@ const CAPABILITY_SPECIFIER = /["'`]@capabilities\/([a-z0-9][a-z0-9-]*)["'`]/g;
 
 /**
  * Tells the backends of the modules a program names that their calls are coming (a tool file is then
- * imported while the program is checked and started, not at its first call). Read from the text, before
- * any check: a name in a comment or a string costs an early import at most. A narrowed run hints only
- * modules it may call.
+ * imported while the program is compiled, checked and started, not at its first call). Read from the
+ * text, before any check: a name in a comment or a string costs an early import at most. Only modules
+ * the program may call are hinted (a narrowed run's access, functions for direct callers only left out).
  */
 function prepareImported(
   code: string,
@@ -502,7 +503,11 @@ function prepareImported(
   for (const match of code.matchAll(CAPABILITY_SPECIFIER)) named.add(match[1] as string);
   for (const spec of specs) {
     if (!named.has(spec.module)) continue;
-    if (access !== undefined && !spec.functions.some((fn) => access.allows(spec.module, fn.name))) continue;
+    // Only a module with a function a program may call: not only direct callers', and within a narrowed run's access.
+    const callable = spec.functions.some(
+      (fn) => callerAllowed(fn.callers ?? spec.config.callers, 'code') && (access === undefined || access.allows(spec.module, fn.name)),
+    );
+    if (!callable) continue;
     try {
       backends[spec.module]?.prepare?.(spec);
     } catch {

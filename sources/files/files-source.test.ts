@@ -136,11 +136,24 @@ export const ${name} = defineTool({ name: '${name}', functions: { ping: { handle
     const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
     expect((await builder.build()).errors).toEqual([]);
     await builder.close();
-    await writeFile(path.join(root, 'broken.ts'), "throw new Error('the tool file broke at import');\n");
+    const log = path.join(root, 'evaluations.log');
+    await writeFile(
+      path.join(root, 'broken.ts'),
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, 'broken evaluated\\n');\nthrow new Error('the tool file broke at import');\n`,
+    );
 
     const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
     try {
       expect(await later.callTool('good.ping', {})).toBe('good');
+      // The first call gives up at once (its run ended): the import it started fails later, unobserved by it.
+      const cancelled = await later.callTool('broken.ping', {}, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+      expect(cancelled).toMatchObject({ code: 'CANCELLED' });
+      await expect.poll(() => readFile(log, 'utf8'), { timeout: 30_000 }).toContain('broken evaluated');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
       for (let attempt = 0; attempt < 2; attempt++) {
         const error = await later.callTool('broken.ping', {}).catch((e: unknown) => e);
         expect(error).toMatchObject({ code: 'SERVER_UNAVAILABLE', capability: 'broken' });
@@ -154,7 +167,29 @@ export const ${name} = defineTool({ name: '${name}', functions: { ping: { handle
       expect(run).toMatchObject({ success: true });
       expect(run.result).toContain('the tool file broke at import');
     } finally {
+      process.off('unhandledRejection', onUnhandled);
       await later.close();
+    }
+  });
+
+  it('keeps the modules of the build it started with when a later build reads an edited file', async () => {
+    const root = await makeTempDir('files-later-build');
+    const tool = (answer: string): string =>
+      `import { defineTool } from '${CORE_URL}';\nexport const answer = defineTool({ name: 'answer', functions: { get: { handler: () => '${answer}' } } });\n`;
+    await writeFile(path.join(root, 'answer.ts'), tool('first'));
+    const config = resolveConfig({ capabilities: ['answer.ts'] }, { root, env: {} });
+    const space = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+    try {
+      expect((await space.build()).errors).toEqual([]);
+      expect(await space.run('export default 1;', { check: false })).toMatchObject({ success: true });
+      await writeFile(path.join(root, 'answer.ts'), tool('second'));
+      expect((await space.build()).errors).toEqual([]);
+      // Started before the second build, not called yet: its first call is still the first build's module.
+      expect(await space.callTool('answer.get', {})).toBe('first');
+      await space.reload();
+      expect(await space.callTool('answer.get', {})).toBe('second');
+    } finally {
+      await space.close();
     }
   });
 

@@ -54,15 +54,19 @@ type ImportedModule = Record<string, unknown>;
  * host's in-process backend performs them from the same module (a new build imports changed files again).
  */
 export function createFilesSource(options: FilesSourceOptions = {}): CapabilitySource {
+  // The modules of the latest build, by file: a space connected to that build keeps this map, so a
+  // later build (a new map) never hands it another build's modules.
   let imports = new Map<string, Promise<ImportedModule>>();
-  const importOnce = (file: string): Promise<ImportedModule> => {
-    let pending = imports.get(file);
-    if (pending === undefined) {
-      pending = importTypeScript(file) as Promise<ImportedModule>;
-      imports.set(file, pending);
-    }
-    return pending;
-  };
+  const importingInto =
+    (modules: Map<string, Promise<ImportedModule>>) =>
+    (file: string): Promise<ImportedModule> => {
+      let pending = modules.get(file);
+      if (pending === undefined) {
+        pending = importTypeScript(file) as Promise<ImportedModule>;
+        modules.set(file, pending);
+      }
+      return pending;
+    };
   const handlers = options.handlers ?? {};
   const requireImplementations = options.requireImplementations ?? true;
 
@@ -71,12 +75,12 @@ export function createFilesSource(options: FilesSourceOptions = {}): CapabilityS
     async discover(context) {
       imports = new Map(); // a build reads the files as they are now
       return discoverFiles(context, {
-        importModule: importOnce,
+        importModule: importingInto(imports),
         ...(requireImplementations ? { checkImplementations: new Set(Object.keys(handlers)) } : {}),
       });
     },
     async connect(specs, context) {
-      return connectFiles(specs, context.config, importOnce, handlers);
+      return connectFiles(specs, context.config, importingInto(imports), handlers);
     },
     describe: sourceLabel,
     // Tool files hold code, not credentials: their secrets come from the environment they read.
@@ -209,8 +213,8 @@ async function connectFiles(
 ): Promise<Backend> {
   const specOf = new Map(specs.map((spec) => [spec.module, spec]));
   // By module: the import under way, and once it settled, the backend of its definition (undefined: a
-  // JSON tool without an implementation). A failed import stays failed, as the module cache keeps it:
-  // a fixed file is read again by the next build.
+  // JSON tool without an implementation). A failed import stays failed for this space, as its imports
+  // are kept: a fixed file is read again by the next build.
   const loading = new Map<string, Promise<Backend | undefined>>();
   const loaded = new Map<string, Backend | undefined>();
   const load = (spec: CapabilitySpec): Promise<Backend | undefined> => {
@@ -221,6 +225,8 @@ async function connectFiles(
         loaded.set(spec.module, backend);
         return backend;
       });
+      // Observed here: a call that gave up waiting (its run ended) leaves no rejection unhandled.
+      pending.catch(() => undefined);
       loading.set(spec.module, pending);
     }
     return pending;
@@ -274,8 +280,8 @@ async function connectFiles(
       return loaded.get(call.capability.module)?.approvalMessage?.(call);
     },
     prepare(capability) {
-      // A failure is kept for the first call, which reports it; here it is only observed.
-      if (!loaded.has(capability.module)) load(specOf.get(capability.module) ?? capability).catch(() => undefined);
+      // A failure is kept for the first call, which reports it.
+      if (!loaded.has(capability.module)) void load(specOf.get(capability.module) ?? capability);
     },
     close: async () => undefined,
   };

@@ -275,6 +275,8 @@ describe('createMcpBackend (in-memory server)', () => {
   it('refuses calls to a server disabled in the config without connecting', async () => {
     const { backend, connects } = setup({ config: { disabled: true } });
     const capability = await discover({ started: [], aborted: [] });
+    // A run that names the module does not start it either.
+    backend.prepare?.(capability);
     const error = await toolCallErrorOf(backend.call(callOf(capability, 'echo', { text: 'x' })));
     expect([error.code, error.message]).toEqual([
       'SERVER_UNAVAILABLE',

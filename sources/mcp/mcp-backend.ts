@@ -123,7 +123,7 @@ class McpClientPool implements McpBackend {
    */
   prepare = (capability: CapabilitySpec): void => {
     const slot = this.#slots.get(capability.module);
-    if (this.#closed || slot === undefined || slot.current !== undefined) return;
+    if (this.#closed || slot === undefined || slot.current !== undefined || slot.options.config.disabled === true) return;
     slot.acquire().catch(() => undefined);
   };
 
