@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -132,10 +132,12 @@ export const ${name} = defineTool({ name: '${name}', functions: { ping: { handle
       `import { defineTool } from '${CORE_URL}';\nexport const ${name} = defineTool({ name: '${name}', functions: { ping: { handler: () => '${name}' } } });\n`;
     await writeFile(path.join(root, 'good.ts'), tool('good'));
     await writeFile(path.join(root, 'broken.ts'), tool('broken'));
-    const config = resolveConfig({ capabilities: ['good.ts', 'broken.ts'] }, { root, env: {} });
+    await writeFile(path.join(root, 'gone.ts'), tool('gone'));
+    const config = resolveConfig({ capabilities: ['good.ts', 'broken.ts', 'gone.ts'] }, { root, env: {} });
     const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
     expect((await builder.build()).errors).toEqual([]);
     await builder.close();
+    await rm(path.join(root, 'gone.ts'));
     const log = path.join(root, 'evaluations.log');
     await writeFile(
       path.join(root, 'broken.ts'),
@@ -159,7 +161,13 @@ export const ${name} = defineTool({ name: '${name}', functions: { ping: { handle
         expect(error).toMatchObject({ code: 'SERVER_UNAVAILABLE', capability: 'broken' });
         expect((error as Error).message).toContain('could not load the host side of @capabilities/broken (broken.ts)');
         expect((error as Error).message).toContain('the tool file broke at import');
+        // A rebuild answers a file that moved, not one that fails.
+        expect((error as Error).message).not.toContain('if files moved');
       }
+      const gone = await later.callTool('gone.ping', {}).catch((e: unknown) => e);
+      expect(gone).toMatchObject({ code: 'SERVER_UNAVAILABLE', capability: 'gone' });
+      expect((gone as Error).message).toContain('could not load the host side of @capabilities/gone (gone.ts)');
+      expect((gone as Error).message).toContain('(rebuild with `agent-spaces capabilities build` if files moved)');
       const run = await later.run(
         "import { broken } from '@capabilities/broken';\nlet message = '';\ntry { await broken.ping({}); } catch (error) { message = (error as Error).message; }\nexport default message;",
         { check: false },

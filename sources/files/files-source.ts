@@ -267,7 +267,7 @@ async function connectFiles(
           if (error instanceof ToolCallError) throw error;
           throw new ToolCallError(
             'SERVER_UNAVAILABLE',
-            `could not load the host side of ${problemOf(spec, error)} (rebuild with \`agent-spaces capabilities build\` if files moved)`,
+            `could not load the host side of ${problemOf(spec, error)}${isMissingFile(error) ? ' (rebuild with `agent-spaces capabilities build` if files moved)' : ''}`,
             names,
             { cause: error },
           );
@@ -285,6 +285,12 @@ async function connectFiles(
     },
     close: async () => undefined,
   };
+}
+
+/** A file or module that is not there (moved, deleted): the one load failure a rebuild may answer. */
+function isMissingFile(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 /** Whether a call of the module may ask for an approval (the build marks the functions, or the config the whole capability). */
