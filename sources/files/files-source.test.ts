@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../config/index.js';
+import { resolveConfig, type ResolvedConfig } from '../../config/index.js';
 import { accessFromIds } from '../../core/index.js';
 import { createSpace } from '../../space/index.js';
 import { REPO } from '../../test/support/example-space.js';
@@ -11,25 +11,37 @@ import { createFilesSource } from './files-source.js';
 
 const CORE_URL = pathToFileURL(path.join(REPO, 'core/index.ts')).href;
 
+/** A defineTool module `name` whose `ping` answers `name`; with `log`, each evaluation of it appends `<name>` and a newline there. */
+function toolSource(name: string, log?: string): string {
+  const logged =
+    log === undefined ? '' : `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, '${name}\\n');\n`;
+  return `${logged}import { defineTool } from '${CORE_URL}';
+export const ${name} = defineTool({ name: '${name}', functions: { ping: { handler: () => '${name}' } } });
+`;
+}
+
+/** Builds the space as an earlier process did: a space that builds, then closes (the next space imports nothing it has not called). */
+async function buildBefore(config: ResolvedConfig): Promise<void> {
+  const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
+  try {
+    expect((await builder.build()).errors).toEqual([]);
+  } finally {
+    await builder.close();
+  }
+}
+
 describe('the files source', () => {
   it('imports a tool module once for the build and the calls of the same space', async () => {
     const root = await makeTempDir('files-once');
     const log = path.join(root, 'evaluations.log');
     // Each evaluation of the module appends a line: a second import would show as a second line.
-    await writeFile(
-      path.join(root, 'counter.ts'),
-      `import { appendFileSync } from 'node:fs';
-import { defineTool } from '${CORE_URL}';
-appendFileSync(${JSON.stringify(log)}, 'evaluated\\n');
-export const counter = defineTool({ name: 'counter', functions: { ping: { handler: () => 'pong' } } });
-`,
-    );
+    await writeFile(path.join(root, 'counter.ts'), toolSource('counter', log));
     const config = resolveConfig({ capabilities: ['counter.ts'] }, { root, env: {} });
     const space = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
     try {
       expect((await space.build()).errors).toEqual([]);
-      expect(await space.callTool('counter.ping', {})).toBe('pong');
-      expect(await readFile(log, 'utf8')).toBe('evaluated\n');
+      expect(await space.callTool('counter.ping', {})).toBe('counter');
+      expect(await readFile(log, 'utf8')).toBe('counter\n');
     } finally {
       await space.close();
     }
@@ -47,9 +59,7 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
       }),
     );
     const config = resolveConfig({ capabilities: ['greeter.json'] }, { root, env: {} });
-    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
-    await builder.build();
-    await builder.close();
+    await buildBefore(config);
     const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
     try {
       expect(await later.callTool('greeter.hello', {})).toBe('hello');
@@ -61,19 +71,9 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
   it('imports a tool module on its first call, once, when the space did not build it', async () => {
     const root = await makeTempDir('files-first-call');
     const log = path.join(root, 'evaluations.log');
-    await writeFile(log, '');
-    await writeFile(
-      path.join(root, 'counter.ts'),
-      `import { appendFileSync } from 'node:fs';
-import { defineTool } from '${CORE_URL}';
-appendFileSync(${JSON.stringify(log)}, 'evaluated\\n');
-export const counter = defineTool({ name: 'counter', functions: { ping: { handler: () => 'pong' } } });
-`,
-    );
+    await writeFile(path.join(root, 'counter.ts'), toolSource('counter', log));
     const config = resolveConfig({ capabilities: ['counter.ts'] }, { root, env: {} });
-    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
-    expect((await builder.build()).errors).toEqual([]);
-    await builder.close();
+    await buildBefore(config);
     await writeFile(log, '');
 
     const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
@@ -85,9 +85,9 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
         "import { counter } from '@capabilities/counter'; export default await Promise.all([counter.ping({}), counter.ping({})]);",
         { check: false },
       );
-      expect(calls).toMatchObject({ success: true, result: ['pong', 'pong'] });
-      expect(await later.callTool('counter.ping', {})).toBe('pong');
-      expect(await readFile(log, 'utf8')).toBe('evaluated\n');
+      expect(calls).toMatchObject({ success: true, result: ['counter', 'counter'] });
+      expect(await later.callTool('counter.ping', {})).toBe('counter');
+      expect(await readFile(log, 'utf8')).toBe('counter\n');
     } finally {
       await later.close();
     }
@@ -96,18 +96,10 @@ export const counter = defineTool({ name: 'counter', functions: { ping: { handle
   it('imports the tool files a program names as its run starts, before any call; a narrowed run only those it may call', async () => {
     const root = await makeTempDir('files-prepare');
     const log = path.join(root, 'evaluations.log');
-    const tool = (name: string): string =>
-      `import { appendFileSync } from 'node:fs';
-import { defineTool } from '${CORE_URL}';
-appendFileSync(${JSON.stringify(log)}, '${name}\\n');
-export const ${name} = defineTool({ name: '${name}', functions: { ping: { handler: () => '${name}' } } });
-`;
-    await writeFile(path.join(root, 'alpha.ts'), tool('alpha'));
-    await writeFile(path.join(root, 'beta.ts'), tool('beta'));
+    await writeFile(path.join(root, 'alpha.ts'), toolSource('alpha', log));
+    await writeFile(path.join(root, 'beta.ts'), toolSource('beta', log));
     const config = resolveConfig({ capabilities: ['alpha.ts', 'beta.ts'] }, { root, env: {} });
-    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
-    expect((await builder.build()).errors).toEqual([]);
-    await builder.close();
+    await buildBefore(config);
     await writeFile(log, '');
 
     const later = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
@@ -128,15 +120,9 @@ export const ${name} = defineTool({ name: '${name}', functions: { ping: { handle
 
   it('fails the calls of a module that no longer loads, saying why, and serves the others', async () => {
     const root = await makeTempDir('files-broken-later');
-    const tool = (name: string): string =>
-      `import { defineTool } from '${CORE_URL}';\nexport const ${name} = defineTool({ name: '${name}', functions: { ping: { handler: () => '${name}' } } });\n`;
-    await writeFile(path.join(root, 'good.ts'), tool('good'));
-    await writeFile(path.join(root, 'broken.ts'), tool('broken'));
-    await writeFile(path.join(root, 'gone.ts'), tool('gone'));
+    for (const name of ['good', 'broken', 'gone']) await writeFile(path.join(root, `${name}.ts`), toolSource(name));
     const config = resolveConfig({ capabilities: ['good.ts', 'broken.ts', 'gone.ts'] }, { root, env: {} });
-    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
-    expect((await builder.build()).errors).toEqual([]);
-    await builder.close();
+    await buildBefore(config);
     await rm(path.join(root, 'gone.ts'));
     const log = path.join(root, 'evaluations.log');
     await writeFile(
@@ -220,9 +206,7 @@ export const guarded = defineTool({
 `,
     );
     const config = resolveConfig({ capabilities: ['guarded.ts'] }, { root, env: {} });
-    const builder = await createSpace({ config, sources: [createFilesSource()], isolation: 'in-process' });
-    expect((await builder.build()).errors).toEqual([]);
-    await builder.close();
+    await buildBefore(config);
 
     const messages: string[] = [];
     const later = await createSpace({

@@ -20,6 +20,16 @@ beforeAll(async () => {
   await connection.close();
 });
 
+/** A backend whose one server exits at start-up (the fixture says why on stderr), the host log it writes, and its module. */
+function brokenServer(): { backend: McpBackend; logged: string[]; broken: CapabilitySpec } {
+  const logged: string[] = [];
+  const backend = createMcpBackend({
+    servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } },
+    log: (entry) => logged.push(entry),
+  });
+  return { backend, logged, broken: { ...capability, module: 'mcp-broken' } };
+}
+
 function pidOf(backend: McpBackend): number {
   const pid = backend.connections()[0]?.pid;
   if (pid === undefined) throw new Error('no live stdio connection');
@@ -140,12 +150,7 @@ describe('createMcpBackend.prepare (a program that names the module is starting)
   });
 
   it('leaves a server that cannot start to the first call, which starts it again and reports why', async () => {
-    const logged: string[] = [];
-    const backend = createMcpBackend({
-      servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } },
-      log: (entry) => logged.push(entry),
-    });
-    const broken = { ...capability, module: 'mcp-broken' };
+    const { backend, logged, broken } = brokenServer();
     try {
       backend.prepare?.(broken);
       const error = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
@@ -161,12 +166,7 @@ describe('createMcpBackend.prepare (a program that names the module is starting)
 
 describe('createMcpBackend (servers that cannot start)', () => {
   it('fails the call with the exit code of a server that dies at start-up, logs its stderr on the host, and retries on the next call', async () => {
-    const logged: string[] = [];
-    const backend = createMcpBackend({
-      servers: { 'mcp-broken': { name: 'broken', config: { command: process.execPath, args: [failStart] } } },
-      log: (entry) => logged.push(entry),
-    });
-    const broken = { ...capability, module: 'mcp-broken' };
+    const { backend, logged, broken } = brokenServer();
     try {
       const error = await toolCallErrorOf(backend.call(callOf(broken, 'echo', { text: 'x' })));
       expect(error.code).toBe('SERVER_UNAVAILABLE');
