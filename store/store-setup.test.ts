@@ -120,10 +120,15 @@ describe('an approval waiter', () => {
   it('rejects a wait whose approval vanished from the store, instead of waiting forever', async () => {
     const { pool, waiter, stored, close } = await pendingApproval('approval_gone');
     try {
-      const waited = waiter.wait(stored);
+      // Awaited from the start: the wait may end before the notification below is sent (a check it
+      // makes meanwhile finds the row gone), and a rejection nobody awaits yet is an unhandled one.
+      const waited = expect(waiter.wait(stored)).rejects.toMatchObject({
+        code: 'APPROVAL_NOT_FOUND',
+        message: expect.stringContaining(stored.id),
+      });
       await pool.query(`DELETE FROM ${SCHEMA}.approvals WHERE id = $1`, [stored.id]);
       await pool.query('SELECT pg_notify($1, $2)', [APPROVALS_CHANNEL, stored.id]);
-      await expect(waited).rejects.toMatchObject({ code: 'APPROVAL_NOT_FOUND', message: expect.stringContaining(stored.id) });
+      await waited;
     } finally {
       await close();
     }
