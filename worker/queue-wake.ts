@@ -11,11 +11,24 @@
 // queue's next poll) and `ensureState` (when the runner first sees a queue). If any is missing (another
 // DBOS), the hook is not installed, the worker says so, and the queue is polled every 100 ms as before.
 //
-// Runs ending also ask for a poll: a worker at its concurrency limit claims nothing when notified,
-// and takes the next run when one of its own ends (DBOS releases the run's slot after recording its
-// outcome, so the request is made then, through the system database's `trackRunningWorkflow`).
+// A notification names its run: a worker with a free slot, while no poll of the queue runs, claims that
+// run directly (worker/direct-claim.ts: one statement instead of a poll's five) in the queue's lane.
+// A worker at its concurrency limit claims nothing when notified; it polls when one of its own runs
+// ends (DBOS releases the run's slot after recording its outcome, so that is when, through the system
+// database's `trackRunningWorkflow`), and only then: runs end without a poll while no run was missed.
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { wfQueueRunner } from '@dbos-inc/dbos-sdk/internal/wfqueue';
+import { canClaimDirectly, claimableQueue, claimRun, hasFreeSlot, type ClaimedQueue } from './direct-claim.js';
+
+/** How a worker takes a notified run itself (worker/direct-claim.ts). */
+export interface DirectClaim {
+  /** Whether runs of `queue` may be claimed one by one (no limit shared with other workers). */
+  claimable(queue: ClaimedQueue): boolean;
+  /** Whether this worker runs as many runs of `queue` as it may. */
+  full(queue: ClaimedQueue): boolean;
+  /** Claims `runId` and starts it: true, or false when it was not there to take. */
+  take(queue: ClaimedQueue, runId: string): Promise<boolean>;
+}
 import { listenToStore, RUN_QUEUE, RUN_QUEUE_CHANNEL } from '../store/internals.js';
 
 /** How often the queue is polled when notifications wake the worker (a lost one waits this long at most). */
@@ -24,14 +37,15 @@ export const WOKEN_POLL_MS = 1000;
 export const POLLED_MS = 100;
 
 interface QueueState {
-  queue: { name: string };
+  queue: ClaimedQueue;
   nextPollAt: number;
 }
 
 /** The parts of DBOS's queue runner the hook wraps (all present in @dbos-inc/dbos-sdk 5.x). */
 interface RunnerInternals {
+  isRunning?: boolean;
   states: Map<string, QueueState>;
-  scheduleDueQueues(exec: unknown, now: number, max: number, inFlight: Map<string, unknown>, wake: () => void): void;
+  scheduleDueQueues(exec: unknown, now: number, max: number, inFlight: Map<string, Promise<unknown>>, wake: () => void): void;
   adjustInterval(exec: unknown, state: QueueState, contention: boolean): void;
   ensureState(queue: { name: string }, now: number): void;
 }
@@ -41,14 +55,30 @@ interface SystemDatabaseInternals {
   trackRunningWorkflow(workflowId: string, entry: { promise?: Promise<unknown> }, promise: Promise<unknown>): void;
 }
 
-/** Whether a hook is installed in this process's runner. */
-let installed = false;
+/** The hook installed in this process's runner, if any. */
+let installed: QueueWake | undefined;
+
+/** What this process's hook did so far (its polls and direct claims); undefined without one. For tests and benches. */
+export function queueWakeCounts(): { polls: number; claims: number } | undefined {
+  return installed === undefined ? undefined : { polls: installed.polls, claims: installed.claims };
+}
 
 export interface QueueWake {
   /** Asks for a poll of the queue as soon as the runner can start one (coalesced: one at a time). */
   request(): void;
+  /**
+   * A run was queued: claims it at once when this worker has a free slot and the queue's lane is free
+   * (with `claim`, set once DBOS runs), else asks for a poll.
+   */
+  offer(runId: string): void;
+  /** Enables direct claims of notified runs (undefined: every notification asks for a poll). */
+  claimWith(direct: DirectClaim | undefined): void;
+  /** One of this worker's runs ended (its slot released): polls if a run may be waiting for that slot. */
+  runEnded(): void;
   /** How many polls a request started (a notification or a run's end), for tests and benches. */
   readonly polls: number;
+  /** How many runs this worker claimed directly on their notification. */
+  readonly claims: number;
   /** Takes the runner's and the system database's methods back. */
   uninstall(): void;
 }
@@ -59,7 +89,7 @@ export interface QueueWake {
  */
 export function installQueueWake(queueName: string): QueueWake | undefined {
   // DBOS's runner is one per process, as a worker is: wrapping the wrappers would answer each request twice.
-  if (installed) throw new Error(`DBOS's queue runner is hooked already (one worker per process)`);
+  if (installed !== undefined) throw new Error(`DBOS's queue runner is hooked already (one worker per process)`);
   const runner = wfQueueRunner as unknown as RunnerInternals;
   const methods = ['scheduleDueQueues', 'adjustInterval', 'ensureState'] as const;
   if (!(runner.states instanceof Map) || methods.some((name) => typeof runner[name] !== 'function')) return undefined;
@@ -68,13 +98,19 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     adjustInterval: runner.adjustInterval,
     ensureState: runner.ensureState,
   };
-  installed = true;
   let pending = false;
   let polls = 0;
+  let claims = 0;
   let wakeLoop: (() => void) | undefined;
+  // The runner's polls in flight, by queue (its lanes), and how many may run at once: seen at its first turn.
+  let lanes: { inFlight: Map<string, Promise<unknown>>; max: number } | undefined;
+  let direct: DirectClaim | undefined;
+  // A run was heard of while this worker had no free slot: the end of one of its runs polls for it.
+  let missed = false;
 
   runner.scheduleDueQueues = (exec, now, max, inFlight, wake) => {
     wakeLoop = wake;
+    lanes = { inFlight, max };
     const state = runner.states.get(queueName);
     // This turn starts the queue's poll (it is due, and no poll of it is running): that poll sees
     // every run committed before the request, so the request is answered.
@@ -86,9 +122,12 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
   };
   runner.adjustInterval = (exec, state, contention) => {
     original.adjustInterval.call(runner, exec, state, contention);
+    if (state.queue.name !== queueName) return;
     // A request that came during this poll may concern a run its query did not see: poll again now
     // (the runner wakes its loop after each poll).
-    if (pending && state.queue.name === queueName) state.nextPollAt = Date.now();
+    if (pending) state.nextPollAt = Date.now();
+    // A poll that left a slot free took every run it could see: none is waiting for this worker.
+    missed = direct === undefined || direct.full(state.queue);
   };
   runner.ensureState = (queue, now) => {
     const fresh = !runner.states.has(queue.name);
@@ -104,22 +143,76 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     if (state !== undefined) state.nextPollAt = Math.min(state.nextPollAt, Date.now());
     wakeLoop?.();
   };
-  return {
+  const offer = (runId: string): void => {
+    const state = runner.states.get(queueName);
+    // Not while DBOS shuts down (its runner stopped): a run claimed then would wait for a takeover.
+    if (direct === undefined || state === undefined || runner.isRunning === false || !direct.claimable(state.queue)) return request();
+    if (direct.full(state.queue)) {
+      missed = true;
+      return;
+    }
+    const taken = lanes;
+    // A poll of the queue is running (or the runner's lanes are full): its query may not have seen this run.
+    if (taken === undefined || taken.inFlight.has(queueName) || taken.inFlight.size >= taken.max) return request();
+    // The claim holds the queue's lane: no poll of the queue starts until it is done (nor another claim).
+    const claimed = direct.take(state.queue, runId).then(
+      (took) => {
+        if (took) claims += 1;
+      },
+      // The store refused the statement (it is gone, a lock timed out): a poll looks again.
+      () => request(),
+    );
+    taken.inFlight.set(
+      queueName,
+      claimed.finally(() => {
+        taken.inFlight.delete(queueName);
+        wakeLoop?.();
+      }),
+    );
+  };
+  const hook: QueueWake = {
     request,
+    offer,
+    claimWith(next) {
+      direct = next;
+    },
+    runEnded() {
+      // Without direct claims every run's end polls (a notification found this worker full and asked for a poll that took nothing).
+      if (direct === undefined || missed) request();
+    },
     get polls() {
       return polls;
     },
+    get claims() {
+      return claims;
+    },
     uninstall() {
       Object.assign(runner, original);
-      installed = false;
+      installed = undefined;
       pending = false;
       wakeLoop = undefined;
+      lanes = undefined;
+      direct = undefined;
+      missed = false;
     },
+  };
+  installed = hook;
+  return hook;
+}
+
+/** Claims of notified runs through this process's DBOS executor; undefined when this DBOS lacks what they need. */
+export function claimThrough(exec: unknown, appVersion: string): DirectClaim | undefined {
+  if (!canClaimDirectly(exec)) return undefined;
+  return {
+    claimable: claimableQueue,
+    full: (queue) => !hasFreeSlot(exec, queue),
+    take: (queue, runId) => claimRun(exec, queue, runId, appVersion),
   };
 }
 
 /**
- * Asks `wake` for a poll whenever a workflow this process runs ends (after DBOS released its slot).
+ * Tells `wake` whenever a workflow this process runs ends (after DBOS released its slot): it polls then
+ * when a run may be waiting for that slot.
  * Returns what takes the hook back; undefined when this DBOS's system database lacks the method.
  */
 export function requestOnRunEnd(systemDatabase: unknown, wake: QueueWake): (() => void) | undefined {
@@ -129,7 +222,7 @@ export function requestOnRunEnd(systemDatabase: unknown, wake: QueueWake): (() =
   database.trackRunningWorkflow = (workflowId, entry, promise) => {
     original.call(database, workflowId, entry, promise);
     // entry.promise settles after the slot is released (DBOS's own `finally`); it never rejects.
-    void entry.promise?.then(() => wake.request());
+    void entry.promise?.then(() => wake.runEnded());
   };
   return () => {
     database.trackRunningWorkflow = original;
@@ -141,8 +234,10 @@ export interface WorkerWakeUp {
   readonly pollingMs: number;
   /** Polls started by a notification or a run's end (0 when the runner could not be hooked). */
   readonly polls: number;
-  /** After DBOS's launch: a run's end asks for a poll too. */
-  launched(): void;
+  /** Runs claimed directly on their notification. */
+  readonly claims: number;
+  /** After DBOS's launch: a run's end asks for a poll too, and notified runs are claimed directly. */
+  launched(appVersion: string): void;
   /** After DBOS's shutdown: the listener closed, DBOS's methods given back. */
   close(): Promise<void>;
 }
@@ -156,9 +251,11 @@ export async function wakeOnQueued(store: string, notice: (line: string) => void
   const wake = installQueueWake(RUN_QUEUE);
   if (wake === undefined) {
     notice(`this DBOS's queue runner cannot be woken: the worker polls the queue every ${POLLED_MS} ms`);
-    return { pollingMs: POLLED_MS, polls: 0, launched: () => undefined, close: async () => undefined };
+    return { pollingMs: POLLED_MS, polls: 0, claims: 0, launched: () => undefined, close: async () => undefined };
   }
-  const listener = await listenToStore(store, [RUN_QUEUE_CHANNEL], wake.request, wake.request).catch((error: unknown) => {
+  // A notification's payload is its run's id (empty from an older submitter: a poll then).
+  const heard = (runId: string): void => (runId === '' ? wake.request() : wake.offer(runId));
+  const listener = await listenToStore(store, [RUN_QUEUE_CHANNEL], heard, wake.request).catch((error: unknown) => {
     wake.uninstall();
     throw error;
   });
@@ -168,8 +265,15 @@ export async function wakeOnQueued(store: string, notice: (line: string) => void
     get polls() {
       return wake.polls;
     },
-    launched() {
-      unhookEnd = requestOnRunEnd(DBOSExecutor.globalInstance?.systemDatabase, wake);
+    get claims() {
+      return wake.claims;
+    },
+    launched(appVersion) {
+      const exec = DBOSExecutor.globalInstance;
+      unhookEnd = requestOnRunEnd(exec?.systemDatabase, wake);
+      const claim = claimThrough(exec, appVersion);
+      if (claim === undefined) notice(`this DBOS's executor cannot claim a notified run directly: the worker polls the queue for it`);
+      wake.claimWith(claim);
     },
     async close() {
       await listener.close();

@@ -117,7 +117,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   const wakeUp = await wakeOnQueued(options.store, notice, options.queuePollMs).catch(undo.fail);
   undo.push(() => wakeUp.close());
   await launchDbos(options.concurrency ?? 4, wakeUp.pollingMs).catch(undo.fail);
-  wakeUp.launched();
+  wakeUp.launched(version);
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
   const sweep = startTakeoverSweep(state, version, options.takeoverIntervalMs ?? 1000);
   const pruner = retention === undefined ? undefined : startRetention(state, retention);
