@@ -20,7 +20,7 @@ import { loadConfig } from '../config/index.js';
 import type { RunResult } from '../core/index.js';
 import { submitRun } from '../store/index.js';
 import { openStoreConnection } from '../store/store-connection.js';
-import { SCHEMA, createPool, notifyRunsQueued } from '../store/store.js';
+import { SCHEMA, createPool } from '../store/store.js';
 import { JournalWriter } from '../worker/journal-writer.js';
 import { startWorker } from '../worker/index.js';
 import { makeDurableSpace, startCli, type CliProcess, type DurableSpace } from '../store/test-support/durable-space.js';
@@ -248,15 +248,13 @@ async function throughputRows(cluster: PostgresCluster, space: DurableSpace, por
         // sandbox processes started) before the clock starts: a cold pool's starts would count as runs' CPU.
         const warmIds = Array.from({ length: workers * 8 }, () => randomUUID());
         const warm = await Promise.all(warmIds.map((workflowID) => enqueue(workflowID)));
-        await notifyRunsQueued(notifier, warmIds);
         await Promise.all(warm.map((handle) => handle.getResult({ pollingIntervalMs: 100 })));
         const roots = processes.map((running) => running.child.pid ?? 0);
         const cpuBefore = cpuSeconds(roots, port);
         const started = performance.now();
         const ids = Array.from({ length: RUNS }, () => randomUUID());
         const handles = await Promise.all(ids.map((workflowID) => enqueue(workflowID)));
-        // As submitRun does: the workers take the runs now, not at their next poll of the queue.
-        await notifyRunsQueued(notifier, ids);
+        // Each queued row notified the workers as it committed (the store's trigger), as a submitRun's does.
         // One look at the store every 10 ms for the runs' end (not a poll per run: 400 pollers would load
         // PostgreSQL, and a 250 ms poll made a 1.6 s window step by a sixth); then the results, at once.
         await allEnded(notifier, ids);

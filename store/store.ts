@@ -15,7 +15,10 @@ export const APPROVALS_CHANNEL = 'agent_spaces_approvals';
  * it. Sent beside the run events channel's own notification (payload: a RunEndNote's JSON).
  */
 export const RUN_ENDS_CHANNEL = 'agent_spaces_run_ends';
-/** A run (or task) was queued or went back to the queue (payload: its id): workers poll the queue at once. */
+/**
+ * A run (or task) was queued or went back to the queue (payload: its id), sent by a trigger on DBOS's
+ * table as the row commits: a worker with room claims it at once.
+ */
 export const RUN_QUEUE_CHANNEL = 'agent_spaces_run_queue';
 /** First key of the two-key advisory locks that say a worker is alive (the second: hashtext of its id). */
 export const LIVENESS_LOCK_SPACE = 0x41_53_57;
@@ -128,11 +131,6 @@ CREATE INDEX IF NOT EXISTS session_state_expiry ON ${SCHEMA}.session_state (expi
 export type Pool = pg.Pool;
 
 export type Client = pg.Client;
-
-/** Tells the workers listening that runs were queued: they take them now, not at their next poll of the queue. */
-export async function notifyRunsQueued(pool: pg.Pool, runIds: readonly string[]): Promise<void> {
-  await pool.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [RUN_QUEUE_CHANNEL, [...runIds]]);
-}
 
 /** A connection pool to the store; the first query says clearly when the database cannot be reached. */
 export function createPool(url: string, max = 10): pg.Pool {

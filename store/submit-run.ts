@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunResult } from '../core/index.js';
-import { readRunEvents, type DurableRunEvent, type RunEndNote } from './run-events.js';
+import { readRunProgress, type DurableRunEvent, type RunEndNote } from './run-events.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
-import { notifyRunsQueued } from './store.js';
 import {
   APPLICATION_NAME,
   RUN_QUEUE,
@@ -88,6 +87,9 @@ export async function submitTask<Result = unknown>(options: SubmitTaskOptions, s
   throw new Error(ended.message);
 }
 
+/** How long after queueing a run its submitter first looks for a live worker (after that, whenever it wakes while the run waits). */
+const FIRST_WORKER_LOOK_MS = 100;
+
 type Ended = { ok: true; result: unknown } | { ok: false; status: string; message: string };
 
 /**
@@ -113,20 +115,29 @@ async function submitWorkflow(
     noted ??= end;
     wake();
   });
+  // The first look for a live worker, once the run had a moment to start (not on its way to a worker).
+  let firstLook: NodeJS.Timeout | undefined;
   try {
     await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
-    // Wakes an idle worker now (else it takes the run at its next poll of the queue, up to a second later).
-    await notifyRunsQueued(pool, [runId]);
+    // Its row notified the workers as it committed (store/dbos-schema.ts): an idle one takes it now.
     let warned = false;
-    const warnWithoutWorkers = async (): Promise<void> => {
-      if (warned || (await connection.liveWorkers()).length > 0) return;
-      warned = true;
-      options.onNoWorker?.(runId);
-    };
-    await warnWithoutWorkers();
+    let looking: Promise<void> | undefined;
+    const warnWithoutWorkers = (): Promise<void> =>
+      (looking ??= (async () => {
+        if (warned || (await connection.liveWorkers()).length > 0) return;
+        warned = true;
+        options.onNoWorker?.(runId);
+      })().finally(() => {
+        looking = undefined;
+      }));
 
     let seq = options.afterSeq ?? 0;
     let started = false;
+    let waited = false;
+    firstLook = setTimeout(() => {
+      // A failed look is the loop's to repeat (after each wake while the run waits in the queue).
+      if (!started) warnWithoutWorkers().catch(() => undefined);
+    }, FIRST_WORKER_LOOK_MS);
     /** Relays the events after `seq` to onEvent, in order, up to the end (returned) if it is among them. */
     const relay = (events: readonly { seq: number; event: DurableRunEvent }[]): Ended | undefined => {
       for (const { seq: next, event } of events) {
@@ -141,6 +152,11 @@ async function submitWorkflow(
     // The end came with its notification, and with every event this follower has not relayed yet: no read.
     const endNoted = (): Ended | undefined =>
       noted !== undefined && endsAfter(noted, seq) ? relay([...noted.earlier, { seq: noted.seq, event: noted.event }]) : undefined;
+    const pruned: Ended = {
+      ok: false,
+      status: 'PRUNED',
+      message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read`,
+    };
     // One listener for the whole wait (one per turn would pile up on a long run's signal).
     const onAbort = (): void => wake();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -153,37 +169,32 @@ async function submitWorkflow(
         const timer = setTimeout(resolve, 2000);
         timer.unref();
       });
-      const ended = endNoted() ?? relay(await readRunEvents(pool, runId, seq)) ?? endNoted();
+      const early = endNoted();
+      if (early !== undefined) return early;
+      // Its new events and DBOS's status of it, in one snapshot: the end event is written before DBOS
+      // records SUCCESS, so a run that succeeded shows its end here unless retention deleted it.
+      const progress = await readRunProgress(pool, runId, seq);
+      const ended = relay(progress.events) ?? endNoted();
       if (ended !== undefined) return ended;
-      const status = await dbos.getWorkflow(runId);
+      const status = progress.status;
       // Enqueued above, gone now: it ended and retention deleted it before its end event was read here.
-      if (status === undefined)
-        return {
-          ok: false,
-          status: 'PRUNED',
-          message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read`,
-        };
-      if (status?.status === 'ERROR' || status?.status === 'CANCELLED' || status?.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
-        return { ok: false, status: status.status, message: `${runId} ended with status ${status.status}: ${errorMessage(status.error)}` };
+      if (status === undefined) return pruned;
+      if (status === 'ERROR' || status === 'CANCELLED' || status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
+        const failed = await dbos.getWorkflow(runId);
+        return { ok: false, status, message: `${runId} ended with status ${status}: ${errorMessage(failed?.error)}` };
       }
-      if (status?.status === 'SUCCESS') {
-        // Its end event is written before the workflow returns: read once more (it may have come just now).
-        const read = relay(await readRunEvents(pool, runId, seq));
-        if (read !== undefined) return read;
+      if (status === 'SUCCESS') {
         // Our rows of it were deleted (retention) and DBOS's were not: its output is the result.
-        if (status.output !== undefined && status.output !== null) return { ok: true, result: status.output };
-        return {
-          ok: false,
-          status: 'PRUNED',
-          message: `${runId} ended, and its rows were deleted from the store (durable.retention) before its result was read`,
-        };
+        const output = (await dbos.getWorkflow(runId))?.output;
+        return output !== undefined && output !== null ? { ok: true, result: output } : pruned;
       }
+      // Still queued after a wait: is any worker alive to take it?
+      if (waited && !started && status === 'ENQUEUED') await warnWithoutWorkers();
       await woken;
-      const noteAfterWait = endNoted();
-      if (noteAfterWait !== undefined) return noteAfterWait;
-      if (!started && status?.status === 'ENQUEUED') await warnWithoutWorkers();
+      waited = true;
     }
   } finally {
+    clearTimeout(firstLook);
     stopWaking();
     stopListening();
     await own?.close();

@@ -58,7 +58,7 @@ describe('a worker woken by notifications, its queue polled every ten minutes', 
   );
 
   it(
-    'takes a run submitted later, when no look at the queue is due: it claims the notified run itself, not through a poll',
+    'takes a run submitted later, when no look at the queue is due: its queued row notifies the worker, which claims it itself, not through a poll',
     async () => {
       const before = queueWakeCounts();
       const result = await submitRun({ store, code: program('second'), check: false });
@@ -108,8 +108,8 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
     await connection.close();
   });
 
-  /** Queues a run without notifying anyone (the worker's poll is ten minutes away, and its runs' ends poll only for runs it missed). */
-  const enqueueQuietly = async (item: string, appVersion?: string): Promise<string> => {
+  /** Queues a run (its row notifies the worker, which claims it if it may: of this version, while no newer one is registered). */
+  const enqueue = async (item: string, appVersion?: string): Promise<string> => {
     const workflowID = randomUUID();
     await connection.dbos.enqueue(
       {
@@ -136,7 +136,13 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
   it(
     'takes a queued run once: of two claims racing for it, one wins, and the run runs once',
     async () => {
-      const runId = await enqueueQuietly('raced');
+      // Queued for another version (the worker hears of it and leaves it), then made this version's without
+      // a notification (the trigger fires on the status only); the worker's poll is ten minutes away.
+      const runId = await enqueue('raced', `agent-spaces@parked-${randomUUID()}`);
+      await connection.pool.query('UPDATE dbos.workflow_status SET application_version = $2 WHERE workflow_uuid = $1', [
+        runId,
+        applicationVersion(),
+      ]);
       expect(await statusOf(runId)).toBe('ENQUEUED');
       const claimed = await Promise.all([
         claimRun(executor(), queue, runId, applicationVersion()),
@@ -156,7 +162,7 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
   it(
     'leaves a run of another version, and an unversioned one while a newer version is registered, in the queue',
     async () => {
-      const other = await enqueueQuietly('other-version', 'agent-spaces@0.0.0-other');
+      const other = await enqueue('other-version', 'agent-spaces@0.0.0-other');
       expect(await claimRun(executor(), queue, other, applicationVersion())).toBe(false);
       expect(await statusOf(other)).toBe('ENQUEUED');
       const newer = randomUUID();
@@ -165,7 +171,7 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
         [newer, `agent-spaces@newer-${newer}`, Date.now() + 3_600_000],
       );
       try {
-        const unversioned = await enqueueQuietly('unversioned');
+        const unversioned = await enqueue('unversioned');
         expect(await claimRun(executor(), queue, unversioned, applicationVersion())).toBe(false);
         expect(await statusOf(unversioned)).toBe('ENQUEUED');
         await connection.dbos.cancelWorkflow(unversioned);
