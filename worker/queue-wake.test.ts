@@ -19,6 +19,9 @@ import { installQueueWake, queueWakeCounts } from './queue-wake.js';
 
 const LONG = 300_000;
 const TEN_MINUTES = 600_000;
+/** Far below the ten minutes a run left in the queue would wait for the worker's next poll. */
+const WITHOUT_A_POLL_DUE = 120_000;
+const CONCURRENCY = 2;
 
 let cluster: PostgresCluster | undefined;
 let space: DurableSpace;
@@ -34,7 +37,7 @@ beforeAll(async () => {
     store,
     config: await loadConfig({ cwd: space.root }),
     openSpace: createSpace,
-    concurrency: 1,
+    concurrency: CONCURRENCY,
     queuePollMs: TEN_MINUTES,
   });
 }, LONG);
@@ -66,34 +69,6 @@ describe('a worker woken by notifications, its queue polled every ten minutes', 
       expect(result.result).toBe('second');
       // Taken by a claim, not by a poll (a poll's run is not counted as claimed).
       expect(queueWakeCounts()?.claims).toBe((before?.claims ?? 0) + 1);
-    },
-    LONG,
-  );
-
-  it(
-    'at its concurrency limit (1), takes each further queued run when its run before ends, one at a time',
-    async () => {
-      const items = ['a', 'b', 'c', 'd'];
-      const results = await Promise.all(items.map((item) => submitRun({ store, code: program(item), check: false })));
-      expect(results.map((result) => result.result)).toEqual(items);
-      const effects = (await readFile(path.join(space.ledgerDir, 'effects.log'), 'utf8')).trim().split('\n');
-      expect(effects.filter((line) => items.some((item) => line === `record ${item}`)).sort()).toEqual(
-        items.map((item) => `record ${item}`),
-      );
-      // The worker's limit held, whether a run was claimed on its notification or by a poll: no two ran at once.
-      const connection = await openStoreConnection(store, 1);
-      try {
-        const { rows } = await connection.pool.query<{ started: string; ended: string }>(
-          `SELECT started_at_epoch_ms AS started, updated_at AS ended FROM dbos.workflow_status
-            WHERE workflow_uuid = ANY($1) ORDER BY started_at_epoch_ms`,
-          [results.map((result) => result.runId)],
-        );
-        expect(rows).toHaveLength(items.length);
-        for (let index = 1; index < rows.length; index += 1)
-          expect(Number(rows[index]?.started)).toBeGreaterThanOrEqual(Number(rows[index - 1]?.ended));
-      } finally {
-        await connection.close();
-      }
     },
     LONG,
   );
@@ -131,30 +106,24 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
     if (!canClaimDirectly(exec)) throw new Error('this DBOS cannot claim directly');
     return exec;
   };
-  const queue = { name: RUN_QUEUE, workerConcurrency: 1 };
+  const queue = { name: RUN_QUEUE, workerConcurrency: CONCURRENCY };
 
   it(
     'takes a queued run once: of two claims racing for it, one wins, and the run runs once',
     async () => {
-      // Queued for another version (the worker hears of it and leaves it), then made this version's without
-      // a notification (the trigger fires on the status only); the worker's poll is ten minutes away.
-      const runId = await enqueue('raced', `agent-spaces@parked-${randomUUID()}`);
-      await connection.pool.query('UPDATE dbos.workflow_status SET application_version = $2 WHERE workflow_uuid = $1', [
-        runId,
-        applicationVersion(),
-      ]);
+      // Queued for a version of its own: the worker hears of it and leaves it, and no poll of its takes it;
+      // the two claims below race for it as workers of that version.
+      const parked = `agent-spaces@parked-${randomUUID()}`;
+      const runId = await enqueue('raced', parked);
       expect(await statusOf(runId)).toBe('ENQUEUED');
-      const claimed = await Promise.all([
-        claimRun(executor(), queue, runId, applicationVersion()),
-        claimRun(executor(), queue, runId, applicationVersion()),
-      ]);
+      const claimed = await Promise.all([claimRun(executor(), queue, runId, parked), claimRun(executor(), queue, runId, parked)]);
       expect(claimed.filter(Boolean)).toHaveLength(1);
       expect(await connection.dbos.retrieveWorkflow(runId).getResult()).toMatchObject({ result: 'raced' });
       expect(await statusOf(runId)).toBe('SUCCESS');
       const effects = (await readFile(path.join(space.ledgerDir, 'effects.log'), 'utf8')).trim().split('\n');
       expect(effects.filter((line) => line === 'record raced')).toHaveLength(1);
       // Ended: nothing to take any more.
-      expect(await claimRun(executor(), queue, runId, applicationVersion())).toBe(false);
+      expect(await claimRun(executor(), queue, runId, parked)).toBe(false);
     },
     LONG,
   );
@@ -181,6 +150,43 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
       }
     },
     LONG,
+  );
+});
+
+describe('a burst of short runs, queued together', () => {
+  it(
+    `at its concurrency limit (${CONCURRENCY}), takes each further queued run as a run of its own ends, never more at once`,
+    async () => {
+      // Short runs, many, queued by one client at once: runs end while a poll is under way, which must not
+      // leave the rest in the queue.
+      const connection = await openStoreConnection(store, 2);
+      try {
+        const items = Array.from({ length: 100 }, (_, index) => `burst-${index}`);
+        const handles = await Promise.all(
+          items.map((item) =>
+            connection.dbos.enqueue(
+              { workflowName: RUN_WORKFLOW, queueName: RUN_QUEUE, workflowID: randomUUID(), applicationName: APPLICATION_NAME },
+              { code: `export default '${item}';`, check: false },
+            ),
+          ),
+        );
+        const results = await Promise.all(handles.map((handle) => handle.getResult({ pollingIntervalMs: 50 })));
+        expect(results.map((result) => (result as { result: unknown }).result)).toEqual(items);
+        // The worker's limit held, whether a run was claimed on its notification or by a poll.
+        const { rows } = await connection.pool.query<{ started: string; ended: string }>(
+          `SELECT started_at_epoch_ms AS started, updated_at AS ended FROM dbos.workflow_status WHERE workflow_uuid = ANY($1)`,
+          [handles.map((handle) => handle.workflowID)],
+        );
+        expect(rows).toHaveLength(items.length);
+        const spans = rows.map((row) => ({ started: Number(row.started), ended: Number(row.ended) }));
+        for (const { started } of spans)
+          expect(spans.filter((span) => span.started <= started && started < span.ended).length).toBeLessThanOrEqual(CONCURRENCY);
+      } finally {
+        await connection.close();
+      }
+    },
+    // Runs left in the queue when a poll came and went would wait ten minutes for the next one.
+    WITHOUT_A_POLL_DUE,
   );
 });
 

@@ -50,9 +50,17 @@ interface RunnerInternals {
   ensureState(queue: { name: string }, now: number): void;
 }
 
-/** The part of DBOS's system database the hook wraps to hear of a run's end. */
+/** The parts of DBOS's system database the hooks wrap: to hear of a run's end, and of what a poll claimed. */
 interface SystemDatabaseInternals {
   trackRunningWorkflow(workflowId: string, entry: { promise?: Promise<unknown> }, promise: Promise<unknown>): void;
+  findAndMarkStartableWorkflows(
+    queue: ClaimedQueue,
+    executorId: string,
+    appVersion: string,
+    partitionKey: string | undefined,
+    localRunning?: number,
+    ...rest: unknown[]
+  ): Promise<string[]>;
 }
 
 /** The hook installed in this process's runner, if any. */
@@ -75,6 +83,10 @@ export interface QueueWake {
   claimWith(direct: DirectClaim | undefined): void;
   /** One of this worker's runs ended (its slot released): polls if a run may be waiting for that slot. */
   runEnded(): void;
+  /** A poll of the queue starts its claim: what to give `pollFound` when it is done. */
+  pollStarts(): number;
+  /** A poll claimed `found` runs where it had `room`: with room left and no run declined since `since`, no run waits. */
+  pollFound(since: number, found: number, room: number): void;
   /** How many polls a request started (a notification or a run's end), for tests and benches. */
   readonly polls: number;
   /** How many runs this worker claimed directly on their notification. */
@@ -105,8 +117,11 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
   // The runner's polls in flight, by queue (its lanes), and how many may run at once: seen at its first turn.
   let lanes: { inFlight: Map<string, Promise<unknown>>; max: number } | undefined;
   let direct: DirectClaim | undefined;
-  // A run was heard of while this worker had no free slot: the end of one of its runs polls for it.
+  // A run was heard of while this worker had no free slot (or a poll filled it): the end of one of its
+  // runs polls for it. Cleared by a poll that found fewer runs than it had room for, when no run was
+  // heard of and declined since it started.
   let missed = false;
+  let declined = 0;
 
   runner.scheduleDueQueues = (exec, now, max, inFlight, wake) => {
     wakeLoop = wake;
@@ -126,8 +141,6 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     // A request that came during this poll may concern a run its query did not see: poll again now
     // (the runner wakes its loop after each poll).
     if (pending) state.nextPollAt = Date.now();
-    // A poll that left a slot free took every run it could see: none is waiting for this worker.
-    missed = direct === undefined || direct.full(state.queue);
   };
   runner.ensureState = (queue, now) => {
     const fresh = !runner.states.has(queue.name);
@@ -149,6 +162,7 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     if (direct === undefined || state === undefined || runner.isRunning === false || !direct.claimable(state.queue)) return request();
     if (direct.full(state.queue)) {
       missed = true;
+      declined += 1;
       return;
     }
     const taken = lanes;
@@ -176,6 +190,13 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     claimWith(next) {
       direct = next;
     },
+    pollStarts() {
+      return declined;
+    },
+    pollFound(since, found, room) {
+      if (found >= room) missed = true;
+      else if (declined === since) missed = false;
+    },
     runEnded() {
       // Without direct claims every run's end polls (a notification found this worker full and asked for a poll that took nothing).
       if (direct === undefined || missed) request();
@@ -194,6 +215,7 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
       lanes = undefined;
       direct = undefined;
       missed = false;
+      declined = 0;
     },
   };
   installed = hook;
@@ -211,21 +233,46 @@ export function claimThrough(exec: unknown, appVersion: string): DirectClaim | u
 }
 
 /**
- * Tells `wake` whenever a workflow this process runs ends (after DBOS released its slot): it polls then
- * when a run may be waiting for that slot.
- * Returns what takes the hook back; undefined when this DBOS's system database lacks the method.
+ * Tells `wake` whenever a workflow this process runs ends (after DBOS released its slot: it polls then
+ * when a run may be waiting for that slot), and what each poll of `queueName` found. Returns what takes
+ * the hooks back; undefined (nothing hooked) when this DBOS's system database lacks the methods.
  */
-export function requestOnRunEnd(systemDatabase: unknown, wake: QueueWake): (() => void) | undefined {
+export function followRuns(systemDatabase: unknown, wake: QueueWake, queueName: string): (() => void) | undefined {
   const database = systemDatabase as SystemDatabaseInternals | undefined;
-  if (database === undefined || typeof database.trackRunningWorkflow !== 'function') return undefined;
-  const original = database.trackRunningWorkflow;
+  if (
+    database === undefined ||
+    typeof database.trackRunningWorkflow !== 'function' ||
+    typeof database.findAndMarkStartableWorkflows !== 'function'
+  )
+    return undefined;
+  const original = {
+    trackRunningWorkflow: database.trackRunningWorkflow,
+    findAndMarkStartableWorkflows: database.findAndMarkStartableWorkflows,
+  };
   database.trackRunningWorkflow = (workflowId, entry, promise) => {
-    original.call(database, workflowId, entry, promise);
+    original.trackRunningWorkflow.call(database, workflowId, entry, promise);
     // entry.promise settles after the slot is released (DBOS's own `finally`); it never rejects.
     void entry.promise?.then(() => wake.runEnded());
   };
+  database.findAndMarkStartableWorkflows = async (queue, executorId, appVersion, partitionKey, localRunning = 0, ...rest) => {
+    if (queue.name !== queueName || partitionKey !== undefined)
+      return original.findAndMarkStartableWorkflows.call(database, queue, executorId, appVersion, partitionKey, localRunning, ...rest);
+    const since = wake.pollStarts();
+    const room = queue.workerConcurrency === undefined ? Number.POSITIVE_INFINITY : queue.workerConcurrency - localRunning;
+    const found = await original.findAndMarkStartableWorkflows.call(
+      database,
+      queue,
+      executorId,
+      appVersion,
+      partitionKey,
+      localRunning,
+      ...rest,
+    );
+    wake.pollFound(since, found.length, room);
+    return found;
+  };
   return () => {
-    database.trackRunningWorkflow = original;
+    Object.assign(database, original);
   };
 }
 
@@ -270,8 +317,9 @@ export async function wakeOnQueued(store: string, notice: (line: string) => void
     },
     launched(appVersion) {
       const exec = DBOSExecutor.globalInstance;
-      unhookEnd = requestOnRunEnd(exec?.systemDatabase, wake);
-      const claim = claimThrough(exec, appVersion);
+      unhookEnd = followRuns(exec?.systemDatabase, wake, RUN_QUEUE);
+      // Direct claims need to know what polls found (else a run's end could not tell whether one waits).
+      const claim = unhookEnd === undefined ? undefined : claimThrough(exec, appVersion);
       if (claim === undefined) notice(`this DBOS's executor cannot claim a notified run directly: the worker polls the queue for it`);
       wake.claimWith(claim);
     },
