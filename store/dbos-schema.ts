@@ -7,33 +7,70 @@ import { oncePerStore } from './once-per-store.js';
 import { connectClient, RUN_QUEUE_CHANNEL, SCHEMA, withSetupLock } from './store.js';
 import { RUN_QUEUE } from './workflow-names.js';
 
+const QUEUED_RUN_TRIGGER_NAME = 'agent_spaces_run_queued';
+
 /**
- * A run queued (a row of our queue written or set ENQUEUED: a submit, a takeover's resume, a delay
- * ended) notifies the run queue channel with its id, in the transaction that queues it: workers hear
- * of it as it commits, from whoever queued it (a submitter needs no statement of its own), and never
- * before its row can be read.
+ * A run queued (a row of our queue written ENQUEUED, or written again while it is: a submit, an attach,
+ * a takeover's resume, a delay ended, a move from another queue) notifies the run queue channel with its
+ * id, in the transaction that writes it: workers hear of it as it commits, from whoever queued it (a
+ * submitter needs no statement of its own), and never before its row can be read.
  */
-const QUEUED_RUN_TRIGGER = `
+const QUEUED_RUN_NOTICE = `
 CREATE SCHEMA IF NOT EXISTS ${SCHEMA};
 CREATE OR REPLACE FUNCTION ${SCHEMA}.notify_run_queued() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  IF TG_OP = 'UPDATE' AND OLD.status = 'ENQUEUED' THEN
-    RETURN NULL;
-  END IF;
   PERFORM pg_notify('${RUN_QUEUE_CHANNEL}', NEW.workflow_uuid);
   RETURN NULL;
 END
 $fn$;
-DO $do$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'agent_spaces_run_queued' AND tgrelid = 'dbos.workflow_status'::regclass) THEN
-    CREATE TRIGGER agent_spaces_run_queued AFTER INSERT OR UPDATE OF status ON dbos.workflow_status
-      FOR EACH ROW WHEN (NEW.status = 'ENQUEUED' AND NEW.queue_name = '${RUN_QUEUE}')
-      EXECUTE FUNCTION ${SCHEMA}.notify_run_queued();
-  END IF;
-END
-$do$;
 `;
+const QUEUED_RUN_TRIGGER = `
+CREATE TRIGGER ${QUEUED_RUN_TRIGGER_NAME} AFTER INSERT OR UPDATE ON dbos.workflow_status
+  FOR EACH ROW WHEN (NEW.status = 'ENQUEUED' AND NEW.queue_name = '${RUN_QUEUE}')
+  EXECUTE FUNCTION ${SCHEMA}.notify_run_queued();
+`;
+/**
+ * How long the first start after an upgrade waits to add the trigger: it locks DBOS's table against
+ * writes while it waits for the writes under way (a long one would stall every enqueue and claim
+ * behind it). A start that gives up leaves it to the next one; its submitters notify the workers themselves.
+ */
+const TRIGGER_LOCK_TIMEOUT = '2s';
+
+/** The stores (by URL) where this process found or made the trigger that notifies workers of queued runs. */
+const triggered = new Set<string>();
+
+/**
+ * Whether a run queued in `url` notifies the workers by itself (its trigger, made by migrateDbosSchema):
+ * else whoever queues it notifies them.
+ */
+export function queuedRunsNotify(url: string): boolean {
+  return triggered.has(url);
+}
+
+/** Makes the trigger when missing (within TRIGGER_LOCK_TIMEOUT); whether it is there. */
+async function addQueuedRunTrigger(client: pg.ClientBase): Promise<boolean> {
+  const present = async (): Promise<boolean> =>
+    (
+      await client.query<{ present: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = $1 AND tgrelid = 'dbos.workflow_status'::regclass) AS present`,
+        [QUEUED_RUN_TRIGGER_NAME],
+      )
+    ).rows[0]?.present === true;
+  if (await present()) return true;
+  try {
+    await client.query('BEGIN');
+    await client.query(`SET LOCAL lock_timeout = '${TRIGGER_LOCK_TIMEOUT}'`);
+    await client.query(QUEUED_RUN_NOTICE);
+    await client.query(QUEUED_RUN_TRIGGER);
+    await client.query('COMMIT');
+    return true;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    // Writes held DBOS's table past the timeout: the next start tries again.
+    if ((error as { code?: string }).code === '55P03') return false;
+    throw error;
+  }
+}
 
 /** How long the store lets a DBOS connection sit idle inside a transaction before it ends it (DBOS's own default). */
 const IDLE_IN_TRANSACTION_MS = 60_000;
@@ -55,7 +92,7 @@ export const migrateDbosSchema: (url: string) => Promise<void> = oncePerStore(as
     // A session lock (not a transaction's): the migration runs on connections of its own.
     await withSetupLock(lock, async () => {
       await migrateSystemDatabase(url, new GlobalLogger(undefined, { logger: silent }));
-      await lock.query(QUEUED_RUN_TRIGGER);
+      if (await addQueuedRunTrigger(lock)) triggered.add(url);
     });
   } finally {
     // Ending the session frees the lock.

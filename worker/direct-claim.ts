@@ -1,13 +1,14 @@
-// Taking a notified run at once, in one statement, instead of through a poll of DBOS's queue.
+// Taking queued runs at once, in one statement, instead of through a poll of DBOS's queue.
 //
-// A submitter NOTIFYs the run queue channel with its run's id after enqueueing it. DBOS's queue runner
-// takes queued runs by polling: one transaction of five round trips (BEGIN, the latest application
-// version, the queue's SELECT … FOR UPDATE, the UPDATE that claims, COMMIT) — most of the time a short
-// run waits in the store (bench/durable-trace.ts). A worker with a free slot that hears of a run
-// claims that row itself instead: one UPDATE of the same columns DBOS's claim writes, under DBOS's
-// conditions (still ENQUEUED on this queue, this application's, and of this version — or unversioned
-// while this version is the latest), and hands it to DBOS's own dispatch of dequeued workflows, as a
-// poll would. Workers racing for one run are decided by the row: the UPDATE flips ENQUEUED once.
+// A queued run's row notifies the run queue channel as it commits (store/dbos-schema.ts). DBOS's queue
+// runner takes queued runs by polling: one transaction of five round trips (BEGIN, the latest
+// application version, the queue's SELECT … FOR UPDATE SKIP LOCKED, the UPDATE that claims, COMMIT) —
+// most of the time a short run waited in the store (bench/durable-trace.ts). A worker with a free slot
+// that hears of a run claims the queue's next runs itself instead: one UPDATE of the same columns DBOS's
+// claim writes, of the rows its SELECT would take (ENQUEUED on this queue, this application's, of this
+// version — or unversioned while this version is the latest — in priority and age order, rows locked by
+// another claim skipped), handed to DBOS's own dispatch of dequeued workflows, as a poll would. Workers
+// racing for a run are decided by the row: the UPDATE flips ENQUEUED once.
 //
 // The claim takes the queue's lane in the runner (the map of polls in flight), so no poll of the queue
 // runs beside it and this worker's concurrency (counted by DBOS from the workflows it runs) holds.
@@ -63,54 +64,75 @@ export function claimableQueue(queue: ClaimedQueue): boolean {
   );
 }
 
-/** Whether this worker has a slot for one more run of `queue`. */
-export function hasFreeSlot(exec: ClaimingExecutor, queue: ClaimedQueue): boolean {
-  return queue.workerConcurrency === undefined || exec.systemDatabase.countRunningWorkflowsForQueue(queue.name) < queue.workerConcurrency;
+/** At most this many runs in one claim of a queue without a per-worker limit. */
+const UNLIMITED_CLAIM = 100;
+
+/** How many more runs of `queue` this worker may start now. */
+export function roomFor(exec: ClaimingExecutor, queue: ClaimedQueue): number {
+  if (queue.workerConcurrency === undefined) return UNLIMITED_CLAIM;
+  return queue.workerConcurrency - exec.systemDatabase.countRunningWorkflowsForQueue(queue.name);
 }
 
 /**
- * Claims the run `runId` of `queue` for this worker and starts it through DBOS's dispatch; true when
- * this worker took it, false when the row was not there to take (another worker took it, it ended, it
- * is not of this version).
+ * Claims up to `room` queued runs of `queue` for this worker — the first in the queue's order (priority,
+ * then age), as DBOS's poll takes them, skipping rows another claim holds — and starts them through
+ * DBOS's dispatch; returns their ids. Stops before starting them if `signal` aborted meanwhile (DBOS
+ * shuts down: the runs stay claimed, and another worker takes them over once this one is gone).
  */
-export async function claimRun(exec: ClaimingExecutor, queue: ClaimedQueue, runId: string, appVersion: string): Promise<boolean> {
+export async function claimNext(
+  exec: ClaimingExecutor,
+  queue: ClaimedQueue,
+  room: number,
+  appVersion: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const sysdb = exec.systemDatabase;
   const ownerXid = randomUUID();
-  const params: unknown[] = [runId, queue.name, exec.executorID, appVersion, ownerXid];
+  const params: unknown[] = [queue.name, exec.executorID, appVersion, ownerXid, Math.max(0, Math.floor(room))];
   const scope = sysdb.appNameFilter('application_name', sysdb.appName, params);
   const versionScope = sysdb.appNameFilter('application_name', sysdb.appName, params);
   params.push(sysdb.appName ?? null);
   const schema = `"${sysdb.schemaName.replaceAll('"', '""')}"`;
   const now = '(EXTRACT(epoch FROM now()) * 1000)::bigint';
   const { rows } = await sysdb.pool.query(
-    `UPDATE ${schema}.workflow_status
+    // The rows are chosen once (a CTE that locks is computed once, before the UPDATE): a subquery in the
+    // UPDATE's WHERE could be run again per row, and take more than its LIMIT.
+    `WITH next AS MATERIALIZED (
+       SELECT workflow_uuid FROM ${schema}.workflow_status
+        WHERE status = 'ENQUEUED'
+          AND queue_name = $1
+          AND queue_partition_key IS NULL
+          AND ${scope}
+          AND (application_version = $3
+               OR (application_version IS NULL
+                   AND COALESCE((SELECT version_name FROM ${schema}.application_versions
+                                  WHERE ${versionScope}
+                                  ORDER BY version_timestamp DESC LIMIT 1), $3) = $3))
+        ORDER BY priority ASC, created_at ASC
+        LIMIT $5
+        FOR UPDATE SKIP LOCKED)
+     UPDATE ${schema}.workflow_status AS claimed
         SET status = 'PENDING',
-            owner_xid = $5,
-            executor_id = $3,
-            application_version = $4,
+            owner_xid = $4,
+            executor_id = $2,
+            application_version = $3,
             started_at_epoch_ms = ${now},
             rate_limited = FALSE,
-            application_name = COALESCE(application_name, $${params.length}),
-            recovery_attempts = recovery_attempts + 1,
+            application_name = COALESCE(claimed.application_name, $${params.length}),
+            recovery_attempts = claimed.recovery_attempts + 1,
             updated_at = ${now},
             workflow_deadline_epoch_ms = CASE
-              WHEN workflow_timeout_ms IS NOT NULL AND workflow_deadline_epoch_ms IS NULL THEN ${now} + workflow_timeout_ms
-              ELSE workflow_deadline_epoch_ms
+              WHEN claimed.workflow_timeout_ms IS NOT NULL AND claimed.workflow_deadline_epoch_ms IS NULL THEN ${now} + claimed.workflow_timeout_ms
+              ELSE claimed.workflow_deadline_epoch_ms
             END
-      WHERE workflow_uuid = $1
-        AND status = 'ENQUEUED'
-        AND queue_name = $2
-        AND queue_partition_key IS NULL
-        AND ${scope}
-        AND (application_version = $4
-             OR (application_version IS NULL
-                 AND COALESCE((SELECT version_name FROM ${schema}.application_versions
-                                WHERE ${versionScope}
-                                ORDER BY version_timestamp DESC LIMIT 1), $4) = $4))
-      RETURNING workflow_uuid`,
+       FROM next
+      WHERE claimed.workflow_uuid = next.workflow_uuid AND claimed.status = 'ENQUEUED'
+      RETURNING claimed.workflow_uuid`,
     params,
   );
-  if (rows.length === 0) return false;
-  await exec.dispatchDequeuedWorkflows([runId], ownerXid);
-  return true;
+  const claimed = rows.map((row) => row.workflow_uuid);
+  if (claimed.length === 0) return claimed;
+  if (signal?.aborted) throw new Error(`the worker stops: ${claimed.join(', ')} stay claimed, for another worker to take over`);
+  await exec.dispatchDequeuedWorkflows(claimed, ownerXid);
+  return claimed;
 }

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { createSpace } from '../space/index.js';
 import { openStoreConnection, submitRun, type StoreConnection } from '../store/index.js';
-import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW } from '../store/internals.js';
+import { APPLICATION_NAME, RUN_QUEUE, RUN_QUEUE_CHANNEL, RUN_WORKFLOW } from '../store/internals.js';
+import { connectClient } from '../store/store.js';
 import { makeDurableSpace, type DurableSpace } from '../store/test-support/durable-space.js';
 import { startPostgresCluster, type PostgresCluster } from '../store/test-support/postgres-cluster.js';
 import { applicationVersion } from './app-version.js';
-import { canClaimDirectly, claimRun } from './direct-claim.js';
+import { canClaimDirectly, claimNext } from './direct-claim.js';
 import { startWorker, type DurableWorker } from './index.js';
 import { installQueueWake, queueWakeCounts } from './queue-wake.js';
 
@@ -101,29 +102,55 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
   const statusOf = async (runId: string): Promise<string | undefined> =>
     (await connection.pool.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [runId])).rows[0]
       ?.status;
-  const executor = (): Parameters<typeof claimRun>[0] => {
+  const executor = (): Parameters<typeof claimNext>[0] => {
     const exec: unknown = DBOSExecutor.globalInstance;
     if (!canClaimDirectly(exec)) throw new Error('this DBOS cannot claim directly');
     return exec;
   };
   const queue = { name: RUN_QUEUE, workerConcurrency: CONCURRENCY };
+  // Runs queued for a version of their own: the worker hears of them and leaves them, and no poll of its
+  // takes them; the claims below take them as workers of that version.
+  const parkedVersion = (): string => `agent-spaces@parked-${randomUUID()}`;
 
   it(
     'takes a queued run once: of two claims racing for it, one wins, and the run runs once',
     async () => {
-      // Queued for a version of its own: the worker hears of it and leaves it, and no poll of its takes it;
-      // the two claims below race for it as workers of that version.
-      const parked = `agent-spaces@parked-${randomUUID()}`;
+      const parked = parkedVersion();
       const runId = await enqueue('raced', parked);
       expect(await statusOf(runId)).toBe('ENQUEUED');
-      const claimed = await Promise.all([claimRun(executor(), queue, runId, parked), claimRun(executor(), queue, runId, parked)]);
-      expect(claimed.filter(Boolean)).toHaveLength(1);
+      const claimed = await Promise.all([claimNext(executor(), queue, 1, parked), claimNext(executor(), queue, 1, parked)]);
+      expect(claimed.flat()).toEqual([runId]);
       expect(await connection.dbos.retrieveWorkflow(runId).getResult()).toMatchObject({ result: 'raced' });
       expect(await statusOf(runId)).toBe('SUCCESS');
       const effects = (await readFile(path.join(space.ledgerDir, 'effects.log'), 'utf8')).trim().split('\n');
       expect(effects.filter((line) => line === 'record raced')).toHaveLength(1);
       // Ended: nothing to take any more.
-      expect(await claimRun(executor(), queue, runId, parked)).toBe(false);
+      expect(await claimNext(executor(), queue, 1, parked)).toEqual([]);
+    },
+    LONG,
+  );
+
+  it(
+    "takes the queue's runs in order, and passes over a run whose row another transaction holds (it does not wait for it)",
+    async () => {
+      const parked = parkedVersion();
+      const first = await enqueue('first-queued', parked);
+      const second = await enqueue('second-queued', parked);
+      const held = await enqueue('held', parked);
+      expect(await claimNext(executor(), queue, 1, parked)).toEqual([first]);
+      const holder = await connection.pool.connect();
+      try {
+        // The row of `second` is locked (as a poll of another worker holds the rows it is claiming).
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = $1 FOR UPDATE', [second]);
+        expect(await claimNext(executor(), queue, 1, parked)).toEqual([held]);
+        expect(await claimNext(executor(), queue, 1, parked)).toEqual([]);
+        await holder.query('COMMIT');
+      } finally {
+        holder.release();
+      }
+      expect(await claimNext(executor(), queue, 2, parked)).toEqual([second]);
+      for (const runId of [first, second, held]) await connection.dbos.retrieveWorkflow(runId).getResult();
     },
     LONG,
   );
@@ -132,7 +159,7 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
     'leaves a run of another version, and an unversioned one while a newer version is registered, in the queue',
     async () => {
       const other = await enqueue('other-version', 'agent-spaces@0.0.0-other');
-      expect(await claimRun(executor(), queue, other, applicationVersion())).toBe(false);
+      expect(await claimNext(executor(), queue, CONCURRENCY, applicationVersion())).toEqual([]);
       expect(await statusOf(other)).toBe('ENQUEUED');
       const newer = randomUUID();
       await connection.pool.query(
@@ -141,12 +168,47 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
       );
       try {
         const unversioned = await enqueue('unversioned');
-        expect(await claimRun(executor(), queue, unversioned, applicationVersion())).toBe(false);
+        expect(await claimNext(executor(), queue, CONCURRENCY, applicationVersion())).toEqual([]);
         expect(await statusOf(unversioned)).toBe('ENQUEUED');
         await connection.dbos.cancelWorkflow(unversioned);
       } finally {
         await connection.pool.query('DELETE FROM dbos.application_versions WHERE version_id = $1', [newer]);
         await connection.dbos.cancelWorkflow(other);
+      }
+    },
+    LONG,
+  );
+
+  it(
+    'hears of a run as it is queued, and as it is moved into the queue from another (the store notifies, not the submitter)',
+    async () => {
+      const listener = await connectClient(store);
+      const heard: string[] = [];
+      listener.on('notification', (message) => heard.push(message.payload ?? ''));
+      try {
+        await listener.query(`LISTEN ${RUN_QUEUE_CHANNEL}`);
+        const parked = parkedVersion();
+        const runId = await enqueue('heard', parked);
+        await connection.dbos.enqueue(
+          {
+            workflowName: RUN_WORKFLOW,
+            queueName: 'elsewhere',
+            workflowID: `${runId}-moved`,
+            applicationName: APPLICATION_NAME,
+            appVersion: parked,
+          },
+          { code: program('moved'), check: false },
+        );
+        await connection.pool.query('UPDATE dbos.workflow_status SET queue_name = $2 WHERE workflow_uuid = $1', [
+          `${runId}-moved`,
+          RUN_QUEUE,
+        ]);
+        // A statement on the listening connection after the commits: their notifications came before its answer.
+        await listener.query('SELECT 1');
+        expect(heard.filter((payload) => payload.startsWith(runId))).toEqual([runId, `${runId}-moved`]);
+        for (const id of [runId, `${runId}-moved`]) await connection.dbos.cancelWorkflow(id);
+      } finally {
+        await listener.end();
       }
     },
     LONG,

@@ -17,17 +17,18 @@
 // ends (DBOS releases the run's slot after recording its outcome, so that is when, through the system
 // database's `trackRunningWorkflow`), and only then: runs end without a poll while no run was missed.
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import { runWithAbortableDbRetries } from '@dbos-inc/dbos-sdk/internal/context';
 import { wfQueueRunner } from '@dbos-inc/dbos-sdk/internal/wfqueue';
-import { canClaimDirectly, claimableQueue, claimRun, hasFreeSlot, type ClaimedQueue } from './direct-claim.js';
+import { canClaimDirectly, claimableQueue, claimNext, roomFor, type ClaimedQueue } from './direct-claim.js';
 
 /** How a worker takes a notified run itself (worker/direct-claim.ts). */
 export interface DirectClaim {
   /** Whether runs of `queue` may be claimed one by one (no limit shared with other workers). */
   claimable(queue: ClaimedQueue): boolean;
-  /** Whether this worker runs as many runs of `queue` as it may. */
-  full(queue: ClaimedQueue): boolean;
-  /** Claims `runId` and starts it: true, or false when it was not there to take. */
-  take(queue: ClaimedQueue, runId: string): Promise<boolean>;
+  /** How many more runs of `queue` this worker may run now. */
+  room(queue: ClaimedQueue): number;
+  /** Claims up to `room` of the queue's next runs and starts them (not once `signal` aborted); their ids. */
+  take(queue: ClaimedQueue, room: number, signal: AbortSignal): Promise<string[]>;
 }
 import { listenToStore, RUN_QUEUE, RUN_QUEUE_CHANNEL } from '../store/internals.js';
 
@@ -44,6 +45,8 @@ interface QueueState {
 /** The parts of DBOS's queue runner the hook wraps (all present in @dbos-inc/dbos-sdk 5.x). */
 interface RunnerInternals {
   isRunning?: boolean;
+  /** The runner's stop signal: DBOS's retries of a statement give up once it aborts. */
+  abortController?: AbortController;
   states: Map<string, QueueState>;
   scheduleDueQueues(exec: unknown, now: number, max: number, inFlight: Map<string, Promise<unknown>>, wake: () => void): void;
   adjustInterval(exec: unknown, state: QueueState, contention: boolean): void;
@@ -75,10 +78,10 @@ export interface QueueWake {
   /** Asks for a poll of the queue as soon as the runner can start one (coalesced: one at a time). */
   request(): void;
   /**
-   * A run was queued: claims it at once when this worker has a free slot and the queue's lane is free
-   * (with `claim`, set once DBOS runs), else asks for a poll.
+   * A run was queued: claims the queue's next runs at once when this worker has room and the queue's
+   * lane is free (with direct claims, set once DBOS runs), else asks for a poll.
    */
-  offer(runId: string): void;
+  offer(): void;
   /** Enables direct claims of notified runs (undefined: every notification asks for a poll). */
   claimWith(direct: DirectClaim | undefined): void;
   /** One of this worker's runs ended (its slot released): polls if a run may be waiting for that slot. */
@@ -156,11 +159,14 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     if (state !== undefined) state.nextPollAt = Math.min(state.nextPollAt, Date.now());
     wakeLoop?.();
   };
-  const offer = (runId: string): void => {
+  const offer = (): void => {
     const state = runner.states.get(queueName);
+    const stop = runner.abortController?.signal;
     // Not while DBOS shuts down (its runner stopped): a run claimed then would wait for a takeover.
-    if (direct === undefined || state === undefined || runner.isRunning === false || !direct.claimable(state.queue)) return request();
-    if (direct.full(state.queue)) {
+    if (direct === undefined || state === undefined || stop === undefined || stop.aborted || runner.isRunning === false) return request();
+    if (!direct.claimable(state.queue)) return request();
+    const room = direct.room(state.queue);
+    if (room <= 0) {
       missed = true;
       declined += 1;
       return;
@@ -168,12 +174,16 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
     const taken = lanes;
     // A poll of the queue is running (or the runner's lanes are full): its query may not have seen this run.
     if (taken === undefined || taken.inFlight.has(queueName) || taken.inFlight.size >= taken.max) return request();
-    // The claim holds the queue's lane: no poll of the queue starts until it is done (nor another claim).
-    const claimed = direct.take(state.queue, runId).then(
-      (took) => {
-        if (took) claims += 1;
+    const since = declined;
+    // The claim holds the queue's lane (no poll of the queue starts until it is done, nor another claim),
+    // and DBOS's retries of its statements give up when DBOS stops, as a poll's do.
+    const claim = direct;
+    const claimed = runWithAbortableDbRetries(stop, () => claim.take(state.queue, room, stop)).then(
+      (ids) => {
+        claims += ids.length;
+        hook.pollFound(since, ids.length, room);
       },
-      // The store refused the statement (it is gone, a lock timed out): a poll looks again.
+      // The store refused the statement (it is gone, or DBOS stops): a poll looks again.
       () => request(),
     );
     taken.inFlight.set(
@@ -227,8 +237,8 @@ export function claimThrough(exec: unknown, appVersion: string): DirectClaim | u
   if (!canClaimDirectly(exec)) return undefined;
   return {
     claimable: claimableQueue,
-    full: (queue) => !hasFreeSlot(exec, queue),
-    take: (queue, runId) => claimRun(exec, queue, runId, appVersion),
+    room: (queue) => roomFor(exec, queue),
+    take: (queue, room, signal) => claimNext(exec, queue, room, appVersion, signal),
   };
 }
 
@@ -300,9 +310,8 @@ export async function wakeOnQueued(store: string, notice: (line: string) => void
     notice(`this DBOS's queue runner cannot be woken: the worker polls the queue every ${POLLED_MS} ms`);
     return { pollingMs: POLLED_MS, polls: 0, claims: 0, launched: () => undefined, close: async () => undefined };
   }
-  // A notification's payload is its run's id (empty from an older submitter: a poll then).
-  const heard = (runId: string): void => (runId === '' ? wake.request() : wake.offer(runId));
-  const listener = await listenToStore(store, [RUN_QUEUE_CHANNEL], heard, wake.request).catch((error: unknown) => {
+  // A notification's payload is its run's id; the claim takes the queue's next runs, in order, whichever they are.
+  const listener = await listenToStore(store, [RUN_QUEUE_CHANNEL], () => wake.offer(), wake.request).catch((error: unknown) => {
     wake.uninstall();
     throw error;
   });
