@@ -64,13 +64,9 @@ export function claimableQueue(queue: ClaimedQueue): boolean {
   );
 }
 
-/** At most this many runs in one claim of a queue without a per-worker limit. */
-const UNLIMITED_CLAIM = 100;
-
-/** How many more runs of `queue` this worker may start now. */
-export function roomFor(exec: ClaimingExecutor, queue: ClaimedQueue): number {
-  if (queue.workerConcurrency === undefined) return UNLIMITED_CLAIM;
-  return queue.workerConcurrency - exec.systemDatabase.countRunningWorkflowsForQueue(queue.name);
+/** How many more runs of the queue `queueName` this worker, which runs `concurrency` at once, may start now. */
+export function roomFor(exec: ClaimingExecutor, queueName: string, concurrency: number): number {
+  return concurrency - exec.systemDatabase.countRunningWorkflowsForQueue(queueName);
 }
 
 /**

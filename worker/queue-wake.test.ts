@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import { wfQueueRunner } from '@dbos-inc/dbos-sdk/internal/wfqueue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { createSpace } from '../space/index.js';
@@ -217,11 +218,16 @@ describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () =
 
 describe('a burst of short runs, queued together', () => {
   it(
-    `at its concurrency limit (${CONCURRENCY}), takes each further queued run as a run of its own ends, never more at once`,
+    `at its concurrency limit (${CONCURRENCY}), takes each further queued run as a run of its own ends, never more at once — whatever limit another worker registered for the queue`,
     async () => {
       // Short runs, many, queued by one client at once: runs end while a poll is under way, which must not
       // leave the rest in the queue.
       const connection = await openStoreConnection(store, 2);
+      // Another worker started with --concurrency 10 registers the queue so: DBOS keeps that limit in the
+      // queue's row, which every worker reloads. This worker still runs its own two at once.
+      await connection.pool.query('UPDATE dbos.queues SET worker_concurrency = 10 WHERE name = $1', [RUN_QUEUE]);
+      const runner = wfQueueRunner as unknown as { states: Map<string, { queue: { workerConcurrency?: number } }> };
+      while (runner.states.get(RUN_QUEUE)?.queue.workerConcurrency !== 10) await new Promise((resolve) => setTimeout(resolve, 50));
       try {
         const items = Array.from({ length: 100 }, (_, index) => `burst-${index}`);
         const handles = await Promise.all(

@@ -233,21 +233,23 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
 }
 
 /** Claims of notified runs through this process's DBOS executor; undefined when this DBOS lacks what they need. */
-export function claimThrough(exec: unknown, appVersion: string): DirectClaim | undefined {
+export function claimThrough(exec: unknown, appVersion: string, concurrency: number): DirectClaim | undefined {
   if (!canClaimDirectly(exec)) return undefined;
   return {
     claimable: claimableQueue,
-    room: (queue) => roomFor(exec, queue),
+    room: (queue) => roomFor(exec, queue.name, concurrency),
     take: (queue, room, signal) => claimNext(exec, queue, room, appVersion, signal),
   };
 }
 
 /**
  * Tells `wake` whenever a workflow this process runs ends (after DBOS released its slot: it polls then
- * when a run may be waiting for that slot), and what each poll of `queueName` found. Returns what takes
- * the hooks back; undefined (nothing hooked) when this DBOS's system database lacks the methods.
+ * when a run may be waiting for that slot), and what each poll of `queueName` found; each poll claims
+ * within this worker's own `concurrency` (DBOS keeps the queue's per-worker limit in the queue's row,
+ * shared by every worker and set by the last one started). Returns what takes the hooks back; undefined
+ * (nothing hooked) when this DBOS's system database lacks the methods.
  */
-export function followRuns(systemDatabase: unknown, wake: QueueWake, queueName: string): (() => void) | undefined {
+export function followRuns(systemDatabase: unknown, wake: QueueWake, queueName: string, concurrency: number): (() => void) | undefined {
   const database = systemDatabase as SystemDatabaseInternals | undefined;
   if (
     database === undefined ||
@@ -268,10 +270,12 @@ export function followRuns(systemDatabase: unknown, wake: QueueWake, queueName: 
     if (queue.name !== queueName || partitionKey !== undefined)
       return original.findAndMarkStartableWorkflows.call(database, queue, executorId, appVersion, partitionKey, localRunning, ...rest);
     const since = wake.pollStarts();
-    const room = queue.workerConcurrency === undefined ? Number.POSITIVE_INFINITY : queue.workerConcurrency - localRunning;
+    const room = concurrency - localRunning;
+    // The queue as DBOS polls it, with this worker's limit in place of the shared row's.
+    const own = Object.assign(Object.create(queue) as ClaimedQueue, { workerConcurrency: concurrency });
     const found = await original.findAndMarkStartableWorkflows.call(
       database,
-      queue,
+      own,
       executorId,
       appVersion,
       partitionKey,
@@ -294,7 +298,7 @@ export interface WorkerWakeUp {
   /** Runs claimed directly on their notification. */
   readonly claims: number;
   /** After DBOS's launch: a run's end asks for a poll too, and notified runs are claimed directly. */
-  launched(appVersion: string): void;
+  launched(appVersion: string, concurrency: number): void;
   /** After DBOS's shutdown: the listener closed, DBOS's methods given back. */
   close(): Promise<void>;
 }
@@ -324,11 +328,11 @@ export async function wakeOnQueued(store: string, notice: (line: string) => void
     get claims() {
       return wake.claims;
     },
-    launched(appVersion) {
+    launched(appVersion, concurrency) {
       const exec = DBOSExecutor.globalInstance;
-      unhookEnd = followRuns(exec?.systemDatabase, wake, RUN_QUEUE);
+      unhookEnd = followRuns(exec?.systemDatabase, wake, RUN_QUEUE, concurrency);
       // Direct claims need to know what polls found (else a run's end could not tell whether one waits).
-      const claim = unhookEnd === undefined ? undefined : claimThrough(exec, appVersion);
+      const claim = unhookEnd === undefined ? undefined : claimThrough(exec, appVersion, concurrency);
       if (claim === undefined) notice(`this DBOS's executor cannot claim a notified run directly: the worker polls the queue for it`);
       wake.claimWith(claim);
     },

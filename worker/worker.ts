@@ -116,8 +116,9 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   // Submitters notify the queue channel: the worker polls the queue then, not only every second.
   const wakeUp = await wakeOnQueued(options.store, notice, options.queuePollMs).catch(undo.fail);
   undo.push(() => wakeUp.close());
-  await launchDbos(options.concurrency ?? 4, wakeUp.pollingMs).catch(undo.fail);
-  wakeUp.launched(version);
+  const concurrency = options.concurrency ?? 4;
+  await launchDbos(concurrency, wakeUp.pollingMs).catch(undo.fail);
+  wakeUp.launched(version, concurrency);
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
   const sweep = startTakeoverSweep(state, version, options.takeoverIntervalMs ?? 1000);
   const pruner = retention === undefined ? undefined : startRetention(state, retention);
