@@ -2,35 +2,37 @@
 //
 // DBOS (5.x) takes queued workflows by polling each queue (at most every `minPollingIntervalMs`), and
 // has no call that starts a poll now: a run submitted to an idle worker waited up to a whole interval
-// (100 ms, most of `execute_code`'s time through `serve --store`). Submitters NOTIFY the run queue
-// channel after enqueueing (store/submit-run.ts); the worker LISTENs to it and asks the runner for a
-// poll at once. The runner's scheduler loop sleeps in a function of its own, so the worker reaches it
+// (100 ms, most of `execute_code`'s time through `serve --store`). A queued run's row notifies the run
+// queue channel as it commits (the store's trigger, store/dbos-schema.ts); the worker LISTENs to it and
+// claims runs, or asks the runner for a poll, at once. The runner's scheduler loop sleeps in a function of its own, so the worker reaches it
 // through three of the runner's methods (from DBOS's published `internal/*` entry points, as
 // store/dbos-schema.ts does for its migration): `scheduleDueQueues` (called each turn of the loop,
 // with the function that ends its sleep), `adjustInterval` (called after each poll, which sets the
 // queue's next poll) and `ensureState` (when the runner first sees a queue). If any is missing (another
 // DBOS), the hook is not installed, the worker says so, and the queue is polled every 100 ms as before.
 //
-// A notification names its run: a worker with a free slot, while no poll of the queue runs, claims that
-// run directly (worker/direct-claim.ts: one statement instead of a poll's five) in the queue's lane.
-// A worker at its concurrency limit claims nothing when notified; it polls when one of its own runs
-// ends (DBOS releases the run's slot after recording its outcome, so that is when, through the system
-// database's `trackRunningWorkflow`), and only then: runs end without a poll while no run was missed.
+// A worker with room that hears of a queued run, while no poll of the queue runs, claims the queue's next
+// runs itself (worker/direct-claim.ts: one statement instead of a poll's five) in the queue's lane. A
+// worker at its concurrency limit claims nothing when notified; it polls when one of its own runs ends
+// (DBOS releases the run's slot after recording its outcome, so that is when, through the system
+// database's `trackRunningWorkflow`), and only while a run may be waiting: a notification found it full,
+// or its last poll or claim filled the room it had (what each poll claimed is read through DBOS's
+// `findAndMarkStartableWorkflows`, wrapped; the wrapper also holds each poll to this worker's own limit).
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { runWithAbortableDbRetries } from '@dbos-inc/dbos-sdk/internal/context';
 import { wfQueueRunner } from '@dbos-inc/dbos-sdk/internal/wfqueue';
+import { listenToStore, RUN_QUEUE, RUN_QUEUE_CHANNEL } from '../store/internals.js';
 import { canClaimDirectly, claimableQueue, claimNext, roomFor, type ClaimedQueue } from './direct-claim.js';
 
-/** How a worker takes a notified run itself (worker/direct-claim.ts). */
+/** How a worker takes queued runs itself (worker/direct-claim.ts). */
 export interface DirectClaim {
-  /** Whether runs of `queue` may be claimed one by one (no limit shared with other workers). */
+  /** Whether runs of `queue` may be claimed by one statement (no limit shared with other workers, no partitions). */
   claimable(queue: ClaimedQueue): boolean;
   /** How many more runs of `queue` this worker may run now. */
   room(queue: ClaimedQueue): number;
   /** Claims up to `room` of the queue's next runs and starts them (not once `signal` aborted); their ids. */
   take(queue: ClaimedQueue, room: number, signal: AbortSignal): Promise<string[]>;
 }
-import { listenToStore, RUN_QUEUE, RUN_QUEUE_CHANNEL } from '../store/internals.js';
 
 /** How often the queue is polled when notifications wake the worker (a lost one waits this long at most). */
 export const WOKEN_POLL_MS = 1000;
@@ -82,7 +84,7 @@ export interface QueueWake {
    * lane is free (with direct claims, set once DBOS runs), else asks for a poll.
    */
   offer(): void;
-  /** Enables direct claims of notified runs (undefined: every notification asks for a poll). */
+  /** Enables direct claims on a notification (undefined: every notification asks for a poll). */
   claimWith(direct: DirectClaim | undefined): void;
   /** One of this worker's runs ended (its slot released): polls if a run may be waiting for that slot. */
   runEnded(): void;
@@ -92,7 +94,7 @@ export interface QueueWake {
   pollFound(since: number, found: number, room: number): void;
   /** How many polls a request started (a notification or a run's end), for tests and benches. */
   readonly polls: number;
-  /** How many runs this worker claimed directly on their notification. */
+  /** How many runs this worker claimed directly, on a notification. */
   readonly claims: number;
   /** Takes the runner's and the system database's methods back. */
   uninstall(): void;
@@ -208,7 +210,7 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
       else if (declined === since) missed = false;
     },
     runEnded() {
-      // Without direct claims every run's end polls (a notification found this worker full and asked for a poll that took nothing).
+      // Without direct claims every run's end polls, as DBOS's poll is the only way in.
       if (direct === undefined || missed) request();
     },
     get polls() {
@@ -232,7 +234,7 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
   return hook;
 }
 
-/** Claims of notified runs through this process's DBOS executor; undefined when this DBOS lacks what they need. */
+/** Direct claims through this process's DBOS executor, within `concurrency`; undefined when this DBOS lacks what they need. */
 export function claimThrough(exec: unknown, appVersion: string, concurrency: number): DirectClaim | undefined {
   if (!canClaimDirectly(exec)) return undefined;
   return {
