@@ -4,12 +4,15 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { migrateSystemDatabase } from '@dbos-inc/dbos-sdk/internal/system_database';
+import { GlobalLogger } from '@dbos-inc/dbos-sdk/internal/telemetry/logs';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { DEADLINE_REASON, requestStoredApproval } from './approval-store.js';
 import { createApprovalWaiter } from './approval-waiter.js';
 import { openApprovals } from './index.js';
+import { migrateDbosSchema, queuedRunsNotify } from './dbos-schema.js';
 import { APPROVALS_CHANNEL, createPool, LIVENESS_LOCK_SPACE, SCHEMA } from './store.js';
 import { makeDurableSpace, startCli } from './test-support/durable-space.js';
 import { startPostgresCluster } from './test-support/postgres-cluster.js';
@@ -53,6 +56,38 @@ describe('the store schema', () => {
     expect(await approvals.list()).toEqual([]);
     await approvals.close();
   });
+});
+
+describe("the trigger that notifies workers of queued runs (on DBOS's table)", () => {
+  it('is not waited for past its lock timeout by a start that finds the table held; that process notifies by itself, a later start adds it', async () => {
+    const store = await testStore.cluster.createDatabase('trigger_held');
+    const silent = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined };
+    // DBOS's tables as a store made before the trigger existed, then a long write transaction on them.
+    await migrateSystemDatabase(store, new GlobalLogger(undefined, { logger: silent }));
+    const holder = await connect(store);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE dbos.workflow_status IN ROW EXCLUSIVE MODE');
+      await migrateDbosSchema(store);
+      expect(queuedRunsNotify(store)).toBe(false);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    // Another process (another URL of the same database: the set-up runs once per process and URL).
+    const later = `${store}?application_name=later`;
+    await migrateDbosSchema(later);
+    expect(queuedRunsNotify(later)).toBe(true);
+    const admin = await connect(store);
+    try {
+      const { rows } = await admin.query(
+        `SELECT tgname FROM pg_trigger WHERE tgrelid = 'dbos.workflow_status'::regclass AND NOT tgisinternal`,
+      );
+      expect(rows.map((row: { tgname: string }) => row.tgname)).toEqual(['agent_spaces_run_queued']);
+    } finally {
+      await admin.end();
+    }
+  }, 60_000);
 });
 
 describe('an approval waiter whose LISTEN fails', () => {
