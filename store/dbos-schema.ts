@@ -41,10 +41,19 @@ const triggered = new Set<string>();
 
 /**
  * Whether a run queued in `url` notifies the workers by itself (its trigger, made by migrateDbosSchema):
- * else whoever queues it notifies them.
+ * else whoever queues it notifies them (`notifyRunsQueued`).
  */
 export function queuedRunsNotify(url: string): boolean {
   return triggered.has(url);
+}
+
+/**
+ * Tells the workers listening on `url` that `runIds` were queued, where the store's trigger does not
+ * already (the first start after an upgrade could not add it): a worker with room takes them now.
+ */
+export async function notifyRunsQueued(url: string, pool: pg.Pool, runIds: readonly string[]): Promise<void> {
+  if (queuedRunsNotify(url)) return;
+  await pool.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [RUN_QUEUE_CHANNEL, [...runIds]]);
 }
 
 /** Makes the trigger when missing (within TRIGGER_LOCK_TIMEOUT); whether it is there. */

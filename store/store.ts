@@ -130,14 +130,6 @@ CREATE INDEX IF NOT EXISTS session_state_expiry ON ${SCHEMA}.session_state (expi
 
 export type Pool = pg.Pool;
 
-/**
- * Tells the workers listening that runs were queued, where the store's trigger does not
- * (store/dbos-schema.ts `queuedRunsNotify`: the first start after an upgrade could not add it).
- */
-export async function notifyRunsQueued(pool: pg.Pool, runIds: readonly string[]): Promise<void> {
-  await pool.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [RUN_QUEUE_CHANNEL, [...runIds]]);
-}
-
 export type Client = pg.Client;
 
 /** A connection pool to the store; the first query says clearly when the database cannot be reached. */

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunResult } from '../core/index.js';
 import { readRunProgress, type DurableRunEvent, type RunEndNote } from './run-events.js';
-import { queuedRunsNotify } from './dbos-schema.js';
+import { notifyRunsQueued } from './dbos-schema.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
-import { notifyRunsQueued } from './store.js';
 import {
   APPLICATION_NAME,
   RUN_QUEUE,
@@ -123,7 +122,7 @@ async function submitWorkflow(
     await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
     // Its row notified the workers as it committed (the store's trigger, store/dbos-schema.ts; where the
     // trigger could not be added yet, this notifies them): an idle one takes it now.
-    if (!queuedRunsNotify(connection.url)) await notifyRunsQueued(pool, [runId]);
+    await notifyRunsQueued(connection.url, pool, [runId]);
     let warned = false;
     let looking: Promise<void> | undefined;
     const warnWithoutWorkers = (): Promise<void> =>

@@ -1,15 +1,6 @@
 import { DBOS, type GetWorkflowsInput } from '@dbos-inc/dbos-sdk';
 import { errorMessage } from '../core/index.js';
-import {
-  notifyRunsQueued,
-  parseDuration,
-  queuedRunsNotify,
-  pruneOnce,
-  RUN_QUEUE,
-  RUN_WORKFLOW,
-  TASK_WORKFLOW,
-  whileDead,
-} from '../store/internals.js';
+import { notifyRunsQueued, parseDuration, pruneOnce, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW, whileDead } from '../store/internals.js';
 import type { DurableSettings, WorkerState } from './worker-state.js';
 
 /**
@@ -54,9 +45,9 @@ async function takeOverDeadWorkers(state: WorkerState, version: string): Promise
       });
       if (orphans.length === 0) return;
       const ids = orphans.map((status) => status.workflowID);
-      // Each run set ENQUEUED notifies the workers (the store's trigger; else this sweep does): one with room takes it now.
       await DBOS.resumeWorkflows(ids, { queueName: RUN_QUEUE });
-      if (!queuedRunsNotify(state.store)) await notifyRunsQueued(state.pool, ids);
+      // Every worker listening hears of them now (from the store's trigger, or from here where it is missing).
+      await notifyRunsQueued(state.store, state.pool, ids);
       state.notice(
         `worker ${dead} is gone: its ${orphans.length} run(s) went back to the queue (${orphans.map((status) => status.workflowID).join(', ')})`,
       );

@@ -113,7 +113,7 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   // Closed even when the launch fails half-way: what it started (its queue runner, its LISTEN
   // connection) would keep a process that could not start alive, taking no runs.
   undo.push(() => DBOS.shutdown({ deregister: false }));
-  // Submitters notify the queue channel: the worker polls the queue then, not only every second.
+  // A queued run notifies the queue channel: the worker takes it then, not only at its poll every second.
   const wakeUp = await wakeOnQueued(options.store, notice, options.queuePollMs).catch(undo.fail);
   undo.push(() => wakeUp.close());
   const concurrency = options.concurrency ?? 4;
