@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunLog, type RunResult } from '../core/index.js';
-import { describeStore, type ServeStore, type StoredApproval } from '../store/index.js';
+import { describeStore, DurableError, type ServeStore, type StoredApproval } from '../store/index.js';
 import type { ApprovalAnswer } from './approval-rounds.js';
 import type { Sealer } from './sealed-state.js';
 
@@ -67,14 +67,13 @@ export class StoredRuns {
     code: string,
     hooks: StoredRunHooks & { ask?: (approval: StoredApproval, signal: AbortSignal) => Promise<ApprovalAnswer | undefined> },
   ): Promise<RunResult | { refused: string }> {
-    const refused = await this.#refuseWithoutWorker();
-    if (refused) return { refused };
     const runId = randomUUID();
     const asking = new Map<string, AbortController>();
     try {
       return await this.#store.submitRun({
         code,
         runId,
+        onlyWithLiveWorker: true,
         ...(hooks.session ? { session: hooks.session } : {}),
         signal: hooks.signal,
         onNoWorker: () => hooks.onNotice(this.#queuedWithoutWorker(runId)),
@@ -95,6 +94,7 @@ export class StoredRuns {
         },
       });
     } catch (error) {
+      if (noLiveWorker(error)) return { refused: this.#refusedWithoutWorker() };
       if (hooks.signal.aborted)
         return { refused: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` };
       throw error;
@@ -117,8 +117,6 @@ export class StoredRuns {
     let runId: string;
     let afterSeq = 0;
     if (requestState === undefined) {
-      const refused = await this.#refuseWithoutWorker();
-      if (refused) return { kind: 'refused', message: refused };
       runId = randomUUID();
     } else {
       const state = this.#open(requestState);
@@ -184,6 +182,8 @@ export class StoredRuns {
         runId,
         ...(hooks.session ? { session: hooks.session } : {}),
         afterSeq,
+        // A new run is queued only if a worker is alive to take it (the retry of a round attaches to its run).
+        onlyWithLiveWorker: !resumed,
         signal: following.signal,
         onNoWorker: () => hooks.onNotice(this.#queuedWithoutWorker(runId)),
         onEvent: (event, seq) => {
@@ -204,7 +204,8 @@ export class StoredRuns {
           if (stopped) return;
           stopped = true;
           clearTimeout(collecting);
-          if (hooks.signal.aborted)
+          if (noLiveWorker(error)) resolve({ kind: 'refused', message: this.#refusedWithoutWorker() });
+          else if (hooks.signal.aborted)
             resolve({ kind: 'refused', message: `the request ended; run ${runId} goes on in the store ${describeStore(this.#store.url)}` });
           else fail(error);
         },
@@ -257,12 +258,16 @@ export class StoredRuns {
     if (decision) await this.#store.decide(runId, approvalId, decision);
   }
 
-  async #refuseWithoutWorker(): Promise<string | undefined> {
-    if ((await this.#store.liveWorkers()) > 0) return undefined;
+  #refusedWithoutWorker(): string {
     return `no worker is running for the store ${describeStore(this.#store.url)}, so the program was not queued: start \`agent-spaces worker\` (with the same store), then call execute_code again`;
   }
 
   #queuedWithoutWorker(runId: string): string {
     return `run ${runId} is queued in ${describeStore(this.#store.url)}; no worker is running — start \`agent-spaces worker\``;
   }
+}
+
+/** A submit that queued nothing: no worker was alive (the store looked in the statement that would have queued it). */
+function noLiveWorker(error: unknown): boolean {
+  return error instanceof DurableError && error.code === 'NO_LIVE_WORKER';
 }

@@ -9,9 +9,16 @@ import { AgentSpacesError } from '../core/index.js';
  * - `APPROVAL_DECIDED`: the stored approval was decided already; the decision stands.
  * - `WORKER_ID_IN_USE`: a live worker already holds this executor id in the store (two workers with
  *   one id would take each other's runs for their own).
+ * - `NO_LIVE_WORKER`: a submitter asked to queue a run only if a worker is alive, and none is (nothing was queued).
  */
 export type DurableErrorCode =
-  'REPLAY_DIVERGED' | 'OUTCOME_UNKNOWN' | 'STORE_UNAVAILABLE' | 'APPROVAL_NOT_FOUND' | 'APPROVAL_DECIDED' | 'WORKER_ID_IN_USE';
+  | 'REPLAY_DIVERGED'
+  | 'OUTCOME_UNKNOWN'
+  | 'STORE_UNAVAILABLE'
+  | 'APPROVAL_NOT_FOUND'
+  | 'APPROVAL_DECIDED'
+  | 'WORKER_ID_IN_USE'
+  | 'NO_LIVE_WORKER';
 
 export class DurableError extends AgentSpacesError {
   override readonly name = 'DurableError';

@@ -78,15 +78,21 @@ export async function whileDead(pool: Pool, executorId: string, work: () => Prom
   }
 }
 
-/** The ids of the workers alive now; rows of dead ones are removed. */
+/**
+ * The workers of the store with whether each is alive, as a subquery: a try of the worker's lock for
+ * the statement's transaction alone fails while the worker holds it (or a takeover of its runs does),
+ * and holds a dead worker's lock until the statement ends.
+ */
+export const PROBED_WORKERS = `SELECT executor_id, started_at, NOT pg_try_advisory_xact_lock(${LIVENESS_LOCK_SPACE}, hashtext(executor_id)) AS alive
+  FROM ${SCHEMA}.workers`;
+
+/** The ids of the workers alive now, in one statement; rows of dead ones are removed (under their lock). */
 export async function liveWorkers(pool: Pool): Promise<string[]> {
-  const { rows } = await pool.query<{ executor_id: string }>(`SELECT executor_id FROM ${SCHEMA}.workers ORDER BY started_at`);
-  const alive: string[] = [];
-  for (const { executor_id: id } of rows) {
-    const dead = await whileDead(pool, id, async () => {
-      await pool.query(`DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`, [id]);
-    });
-    if (!dead) alive.push(id);
-  }
-  return alive;
+  const { rows } = await pool.query<{ executor_id: string }>(
+    `WITH probed AS MATERIALIZED (${PROBED_WORKERS}),
+          gone AS (DELETE FROM ${SCHEMA}.workers AS dead USING probed
+                    WHERE NOT probed.alive AND dead.executor_id = probed.executor_id)
+     SELECT executor_id FROM probed WHERE alive ORDER BY started_at`,
+  );
+  return rows.map((row) => row.executor_id);
 }

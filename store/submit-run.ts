@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, type RunResult } from '../core/index.js';
+import { DurableError } from './durable-error.js';
 import { readRunProgress, type DurableRunEvent, type RunEndNote } from './run-events.js';
 import { notifyRunsQueued } from './dbos-schema.js';
+import { queueRun } from './queue-run.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
-import {
-  APPLICATION_NAME,
-  RUN_QUEUE,
-  RUN_WORKFLOW,
-  TASK_WORKFLOW,
-  type DurableRunRequest,
-  type DurableTaskRequest,
-} from './workflow-names.js';
+import { RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
 export interface SubmitRunOptions {
   /** The store's PostgreSQL URL. */
@@ -27,6 +22,11 @@ export interface SubmitRunOptions {
   afterSeq?: number;
   /** Called once when the run is queued and no worker is alive to take it. */
   onNoWorker?: (runId: string) => void;
+  /**
+   * Queue the run only if a worker is alive (looked at in the statement that queues it): else reject
+   * with a DurableError `NO_LIVE_WORKER`, nothing queued.
+   */
+  onlyWithLiveWorker?: boolean;
   signal?: AbortSignal;
   /** The run's session-state scope (`@capabilities/session`): the worker runs it with this session. */
   session?: string;
@@ -119,7 +119,9 @@ async function submitWorkflow(
   // The first look for a live worker, once the run had a moment to start (not on its way to a worker).
   let firstLook: NodeJS.Timeout | undefined;
   try {
-    await dbos.enqueue({ workflowName, queueName: RUN_QUEUE, workflowID: runId, applicationName: APPLICATION_NAME }, request);
+    const queued = await queueRun(pool, { workflowName, runId, request, onlyWithLiveWorker: options.onlyWithLiveWorker === true });
+    if (!queued.queued)
+      throw new DurableError('NO_LIVE_WORKER', `no worker is alive for the store, so ${runId} was not queued`, { details: { runId } });
     // Its row notified the workers as it committed (the store's trigger, store/dbos-schema.ts; where the
     // trigger could not be added yet, this notifies them): an idle one takes it now.
     await notifyRunsQueued(connection.url, pool, [runId]);
