@@ -12,7 +12,8 @@
  * - `execute_code` as an MCP client meets it (issue 30's "where a person waits" row): a real SDK client
  *   over Streamable HTTP to `agent-spaces serve --http` without a store and to `serve --http --store`
  *   with an `agent-spaces worker` process, alternating, medians;
- * BENCH_DURABLE=wait,calls,throughput,mcp runs only those parts (default: all).
+ * BENCH_DURABLE=wait,calls,throughput,mcp runs only those parts (default: all); BENCH_DURABLE_RUNS=40 times
+ * 40 trivial runs of each kind (default 15).
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -36,8 +37,8 @@ import { median } from './median.js';
 const CALLS = 200;
 const REPS = 3;
 const RUNS = 400;
-/** Trivial runs timed one at a time: in memory and through the store (the path of `serve --store`'s execute_code). */
-const LATENCY_RUNS = 15;
+/** Trivial runs timed one at a time: in memory and through the store (the path of `serve --store`'s execute_code); BENCH_DURABLE_RUNS sets it. */
+const LATENCY_RUNS = Math.max(3, Number(process.env.BENCH_DURABLE_RUNS ?? 15) || 15);
 const TRIVIAL = 'export default 1 + 1;';
 
 const callsProgram = (fn: 'echo' | 'peek'): string =>

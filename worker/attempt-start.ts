@@ -1,5 +1,6 @@
 import { RUN_EVENTS_CHANNEL, SCHEMA, type StoreWriter } from '../store/internals.js';
 import { JOURNAL_COLUMNS, type JournalRow } from './run-journal.js';
+import type { WorkerState } from './worker-state.js';
 
 /** What an attempt starts from: earlier attempts (how many, how many log lines they wrote) and the run's journal. */
 export interface AttemptStart {
@@ -38,4 +39,33 @@ export async function startAttempt(writer: StoreWriter, runId: string, executorI
     // A run with no journal yet gives one row of nulls (the left join).
     journal: rows.filter((row): row is StartRow & JournalRow => row.call_key !== null),
   };
+}
+
+/** How long a start made as its run was claimed waits for the run's attempt (a claimed run DBOS did not start never takes it). */
+const AHEAD_MS = 30_000;
+
+/**
+ * Starts the attempt at a code run this worker just claimed, while DBOS sets out to run it (its
+ * workflow context, its deserialized input): the attempt takes this start (`attemptStart`) instead of
+ * making its own once it runs. Only for code runs: a task's start counts the model replies its journal holds,
+ * read as the task starts.
+ */
+export function startAhead(state: WorkerState, runId: string): void {
+  const start = startAttempt(state.storeWriter, runId, state.executorId, 0);
+  // A start no attempt takes (the worker stopped before DBOS ran the run) fails for no one.
+  start.catch(() => undefined);
+  state.startsAhead.set(runId, start);
+  setTimeout(() => {
+    if (state.startsAhead.get(runId) === start) state.startsAhead.delete(runId);
+  }, AHEAD_MS).unref();
+}
+
+/** The attempt's start: the one made as its run was claimed (a code run's), else one made now. */
+export function attemptStart(state: WorkerState, runId: string, modelReplies: number): Promise<AttemptStart> {
+  const ahead = state.startsAhead.get(runId);
+  if (ahead !== undefined && modelReplies === 0) {
+    state.startsAhead.delete(runId);
+    return ahead;
+  }
+  return startAttempt(state.storeWriter, runId, state.executorId, modelReplies);
 }

@@ -1,7 +1,7 @@
 import type { RunResult } from '../core/index.js';
 import type { TaskResult } from '../planner/index.js';
 import { appendRunEvent, closeRunApprovals, type DurableRunEvent } from '../store/internals.js';
-import { startAttempt } from './attempt-start.js';
+import { attemptStart } from './attempt-start.js';
 import { createCallCounter } from './call-key.js';
 import { journalOf, type RunJournal } from './run-journal.js';
 import type { WorkerState } from './worker-state.js';
@@ -32,8 +32,9 @@ export async function runAttempt<Result extends RunResult | TaskResult>(
   const { pool, executorId, notice } = state;
   const writer = state.storeWriter;
   const controller = new AbortController();
-  // Earlier attempts, the journal and this attempt's `started` event: one statement.
-  const prior = await startAttempt(writer, id, executorId, spec.modelReplies);
+  // Earlier attempts, the journal and this attempt's `started` event: one statement (made as the run
+  // was claimed, when this worker claimed it directly).
+  const prior = await attemptStart(state, id, spec.modelReplies);
   const journal = journalOf(
     pool,
     {

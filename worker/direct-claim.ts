@@ -7,12 +7,14 @@
 // that hears of a run claims the queue's next runs itself instead: one UPDATE of the same columns DBOS's
 // claim writes, of the rows its SELECT would take (ENQUEUED on this queue, this application's, of this
 // version — or unversioned while this version is the latest — in priority and age order, rows locked by
-// another claim skipped), handed to DBOS's own dispatch of dequeued workflows, as a poll would. Workers
-// racing for a run are decided by the row: the UPDATE flips ENQUEUED once.
+// another claim skipped), whose RETURNING (with the run's input) is handed to DBOS's executor as the
+// dequeued workflows' statuses — DBOS's own dispatch reads the rows again first. Workers racing for a run
+// are decided by the row: the UPDATE flips ENQUEUED once.
 //
 // The claim takes the queue's lane in the runner (the map of polls in flight), so no poll of the queue
 // runs beside it and this worker's concurrency (counted by DBOS from the workflows it runs) holds.
 import { randomUUID } from 'node:crypto';
+import type { WorkflowStatusInternal } from '@dbos-inc/dbos-sdk/internal/system_database';
 
 /** The queue settings a claim reads (DBOS's registered queue). */
 export interface ClaimedQueue {
@@ -25,17 +27,24 @@ export interface ClaimedQueue {
   partitionRateLimit?: unknown;
 }
 
+/** A run a claim took: its id and the workflow that runs it. */
+export interface ClaimedRun {
+  id: string;
+  workflowName: string;
+}
+
 /** The parts of DBOS's executor and system database a claim uses (present in @dbos-inc/dbos-sdk 5.3). */
 export interface ClaimingExecutor {
   executorID: string;
   systemDatabase: {
     schemaName: string;
     appName?: string;
-    pool: { query(text: string, values: unknown[]): Promise<{ rows: { workflow_uuid: string }[] }> };
+    pool: { query(text: string, values: unknown[]): Promise<{ rows: ClaimedRow[] }> };
     appNameFilter(column: string, value: unknown, params: unknown[]): string;
     countRunningWorkflowsForQueue(queueName: string): number;
   };
-  dispatchDequeuedWorkflows(workflowIDs: string[], ownerXid: string): Promise<void>;
+  executeDequeuedWorkflow(status: WorkflowStatusInternal, ownerXid: string): Promise<unknown>;
+  logger: { warn(message: string): void };
 }
 
 /** Whether `exec` has what a direct claim needs (another DBOS may not: the worker then only polls). */
@@ -44,7 +53,8 @@ export function canClaimDirectly(exec: unknown): exec is ClaimingExecutor {
   const sysdb = candidate?.systemDatabase;
   return (
     typeof candidate?.executorID === 'string' &&
-    typeof candidate.dispatchDequeuedWorkflows === 'function' &&
+    typeof candidate.executeDequeuedWorkflow === 'function' &&
+    typeof candidate.logger?.warn === 'function' &&
     sysdb !== undefined &&
     typeof sysdb.schemaName === 'string' &&
     typeof sysdb.appNameFilter === 'function' &&
@@ -72,8 +82,9 @@ export function roomFor(exec: ClaimingExecutor, queueName: string, concurrency: 
 /**
  * Claims up to `room` queued runs of `queue` for this worker — the first in the queue's order (priority,
  * then age), as DBOS's poll takes them, skipping rows another claim holds — and starts them through
- * DBOS's dispatch; returns their ids. Stops before starting them if `signal` aborted meanwhile (DBOS
- * shuts down: the runs stay claimed, and another worker takes them over once this one is gone).
+ * DBOS's executor, in that order; returns their ids. Stops before starting them if `signal` aborted
+ * meanwhile (DBOS shuts down: the runs stay claimed, and another worker takes them over once this one
+ * is gone). `onClaimed` hears of the claimed runs as the claim commits, before DBOS starts them.
  */
 export async function claimNext(
   exec: ClaimingExecutor,
@@ -81,6 +92,7 @@ export async function claimNext(
   room: number,
   appVersion: string,
   signal?: AbortSignal,
+  onClaimed?: (runs: readonly ClaimedRun[]) => void,
 ): Promise<string[]> {
   const sysdb = exec.systemDatabase;
   const ownerXid = randomUUID();
@@ -121,14 +133,108 @@ export async function claimNext(
               WHEN claimed.workflow_timeout_ms IS NOT NULL AND claimed.workflow_deadline_epoch_ms IS NULL THEN ${now} + claimed.workflow_timeout_ms
               ELSE claimed.workflow_deadline_epoch_ms
             END
-       FROM next
+       FROM next LEFT JOIN ${schema}.workflow_input AS input ON input.workflow_uuid = next.workflow_uuid
       WHERE claimed.workflow_uuid = next.workflow_uuid AND claimed.status = 'ENQUEUED'
-      RETURNING claimed.workflow_uuid`,
+      RETURNING claimed.*, input.inputs AS claimed_input`,
     params,
   );
+  // In the queue's order, as DBOS's poll dispatches them.
+  rows.sort((a, b) => Number(a.priority ?? 0) - Number(b.priority ?? 0) || Number(a.created_at) - Number(b.created_at));
   const claimed = rows.map((row) => row.workflow_uuid);
   if (claimed.length === 0) return claimed;
   if (signal?.aborted) throw new Error(`the worker stops: ${claimed.join(', ')} stay claimed, for another worker to take over`);
-  await exec.dispatchDequeuedWorkflows(claimed, ownerXid);
+  onClaimed?.(rows.map((row) => ({ id: row.workflow_uuid, workflowName: row.name })));
+  // What DBOS's dispatch of dequeued workflows does, from the rows the claim returned (it reads them again).
+  for (const row of rows) {
+    try {
+      await exec.executeDequeuedWorkflow(dequeuedStatus(row), ownerXid);
+    } catch (error) {
+      exec.logger.warn(`Could not execute workflow with id ${row.workflow_uuid}: ${(error as Error).message}`);
+    }
+  }
   return claimed;
+}
+
+/** A claimed row of DBOS's `workflow_status` (its columns, as pg returns them) and its input. */
+export interface ClaimedRow {
+  workflow_uuid: string;
+  status: string;
+  name: string;
+  class_name: string | null;
+  config_name: string | null;
+  queue_name: string | null;
+  authenticated_user: string;
+  assumed_role: string;
+  authenticated_roles: string | null;
+  executor_id: string;
+  created_at: string | number;
+  updated_at: string | number;
+  application_version: string | null;
+  application_id: string;
+  recovery_attempts: string | number;
+  /** The input's row (workflow_input), else the legacy column of the status row. */
+  claimed_input: string | null;
+  inputs: string | null;
+  workflow_timeout_ms: string | number | null;
+  workflow_deadline_epoch_ms: string | number | null;
+  deduplication_id: string | null;
+  priority: number | null;
+  queue_partition_key: string | null;
+  started_at_epoch_ms: string | number | null;
+  forked_from: string | null;
+  was_forked_from: boolean | null;
+  parent_workflow_id: string | null;
+  serialization: string | null;
+  delay_until_epoch_ms: string | number | null;
+  completed_at: string | number | null;
+  attributes: Record<string, unknown> | null;
+  schedule_name: string | null;
+  debounce_deadline_epoch_ms: string | number | null;
+  is_debounced: boolean | null;
+  application_name: string | null;
+}
+
+/**
+ * DBOS's status of a claimed run, as its system database reads a row back (the same fields and
+ * conversions, typed against DBOS's own interface: a field DBOS comes to require fails the build).
+ */
+export function dequeuedStatus(row: ClaimedRow): WorkflowStatusInternal {
+  const number = (value: string | number | null): number | undefined => (value === null || value === '' ? undefined : Number(value));
+  return {
+    workflowUUID: row.workflow_uuid,
+    status: row.status,
+    workflowName: row.name,
+    output: null,
+    error: null,
+    workflowClassName: row.class_name ?? '',
+    workflowConfigName: row.config_name ?? '',
+    ...(row.queue_name === null ? {} : { queueName: row.queue_name }),
+    authenticatedUser: row.authenticated_user,
+    assumedRole: row.assumed_role,
+    authenticatedRoles: JSON.parse(row.authenticated_roles ?? 'null') as string[],
+    executorId: row.executor_id,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    ...(row.application_version === null ? {} : { applicationVersion: row.application_version }),
+    applicationID: row.application_id,
+    recoveryAttempts: Number(row.recovery_attempts),
+    input: row.claimed_input ?? row.inputs ?? null,
+    timeoutMS: number(row.workflow_timeout_ms) || undefined,
+    deadlineEpochMS: number(row.workflow_deadline_epoch_ms) || undefined,
+    ...(row.deduplication_id === null ? {} : { deduplicationID: row.deduplication_id }),
+    priority: row.priority ?? 0,
+    ...(row.queue_partition_key === null ? {} : { queuePartitionKey: row.queue_partition_key }),
+    startedAtEpochMs: number(row.started_at_epoch_ms) || undefined,
+    ...(row.forked_from === null ? {} : { forkedFrom: row.forked_from }),
+    wasForkedFrom: row.was_forked_from ?? false,
+    ...(row.parent_workflow_id === null ? {} : { parentWorkflowID: row.parent_workflow_id }),
+    serialization: row.serialization,
+    delayUntilEpochMS: number(row.delay_until_epoch_ms) || undefined,
+    completedAt: number(row.completed_at) || undefined,
+    ...(row.attributes === null ? {} : { attributes: row.attributes }),
+    ...(row.schedule_name === null ? {} : { scheduleName: row.schedule_name }),
+    debounceDeadlineEpochMS: number(row.debounce_deadline_epoch_ms) || undefined,
+    isDebounced: row.is_debounced ?? false,
+    ...(row.application_name === null ? {} : { applicationName: row.application_name }),
+  };
 }

@@ -66,11 +66,21 @@ describe('a worker woken by notifications, its queue polled every ten minutes', 
     'takes a run submitted later, when no look at the queue is due: its queued row notifies the worker, which claims it itself, not through a poll',
     async () => {
       const before = queueWakeCounts();
-      const result = await submitRun({ store, code: program('second'), check: false });
+      const started: unknown[] = [];
+      const result = await submitRun({
+        store,
+        code: program('second'),
+        check: false,
+        onEvent: (event) => {
+          if (event.kind === 'started') started.push(event);
+        },
+      });
       expect(result.error).toBeUndefined();
       expect(result.result).toBe('second');
       // Taken by a claim, not by a poll (a poll's run is not counted as claimed).
       expect(queueWakeCounts()?.claims).toBe((before?.claims ?? 0) + 1);
+      // Its attempt took the start the claim made (worker/attempt-start.ts `startAhead`): one start, attempt 1.
+      expect(started).toEqual([{ kind: 'started', executorId: worker?.executorId, attempt: 1, replayedCalls: 0 }]);
     },
     LONG,
   );

@@ -22,7 +22,7 @@ import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { runWithAbortableDbRetries } from '@dbos-inc/dbos-sdk/internal/context';
 import { wfQueueRunner } from '@dbos-inc/dbos-sdk/internal/wfqueue';
 import { listenToStore, RUN_QUEUE, RUN_QUEUE_CHANNEL } from '../store/internals.js';
-import { canClaimDirectly, claimableQueue, claimNext, roomFor, type ClaimedQueue } from './direct-claim.js';
+import { canClaimDirectly, claimableQueue, claimNext, roomFor, type ClaimedQueue, type ClaimedRun } from './direct-claim.js';
 
 /** How a worker takes queued runs itself (worker/direct-claim.ts). */
 export interface DirectClaim {
@@ -235,12 +235,17 @@ export function installQueueWake(queueName: string): QueueWake | undefined {
 }
 
 /** Direct claims through this process's DBOS executor, within `concurrency`; undefined when this DBOS lacks what they need. */
-export function claimThrough(exec: unknown, appVersion: string, concurrency: number): DirectClaim | undefined {
+export function claimThrough(
+  exec: unknown,
+  appVersion: string,
+  concurrency: number,
+  onClaimed?: (runs: readonly ClaimedRun[]) => void,
+): DirectClaim | undefined {
   if (!canClaimDirectly(exec)) return undefined;
   return {
     claimable: claimableQueue,
     room: (queue) => roomFor(exec, queue.name, concurrency),
-    take: (queue, room, signal) => claimNext(exec, queue, room, appVersion, signal),
+    take: (queue, room, signal) => claimNext(exec, queue, room, appVersion, signal, onClaimed),
   };
 }
 
@@ -299,8 +304,11 @@ export interface WorkerWakeUp {
   readonly polls: number;
   /** Runs claimed directly on their notification. */
   readonly claims: number;
-  /** After DBOS's launch: a run's end asks for a poll too, and notified runs are claimed directly. */
-  launched(appVersion: string, concurrency: number): void;
+  /**
+   * After DBOS's launch: a run's end asks for a poll too, and notified runs are claimed directly
+   * (`onClaimed` hears of each claim's runs before DBOS starts them).
+   */
+  launched(appVersion: string, concurrency: number, onClaimed?: (runs: readonly ClaimedRun[]) => void): void;
   /** After DBOS's shutdown: the listener closed, DBOS's methods given back. */
   close(): Promise<void>;
 }
@@ -330,11 +338,11 @@ export async function wakeOnQueued(store: string, notice: (line: string) => void
     get claims() {
       return wake.claims;
     },
-    launched(appVersion, concurrency) {
+    launched(appVersion, concurrency, onClaimed) {
       const exec = DBOSExecutor.globalInstance;
       unhookEnd = followRuns(exec?.systemDatabase, wake, RUN_QUEUE, concurrency);
       // Direct claims need to know what polls found (else a run's end could not tell whether one waits).
-      const claim = unhookEnd === undefined ? undefined : claimThrough(exec, appVersion, concurrency);
+      const claim = unhookEnd === undefined ? undefined : claimThrough(exec, appVersion, concurrency, onClaimed);
       if (claim === undefined) notice(`this DBOS's executor cannot claim a notified run directly: the worker polls the queue for it`);
       wake.claimWith(claim);
     },

@@ -1,6 +1,7 @@
 import type { BackendCall } from '../bridge/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { DurableRunEvent, Pool, StoreWriter } from '../store/internals.js';
+import type { AttemptStart } from './attempt-start.js';
 import type { createCallCounter } from './call-key.js';
 import type { RunJournal } from './run-journal.js';
 
@@ -21,6 +22,8 @@ export class WorkerState {
   writer: StoreWriter | undefined;
   closing = false;
   readonly runs = new Map<string, InFlightRun>();
+  /** Attempts started as their runs were claimed, before DBOS dispatched them (attempt-start.ts `startAhead`). */
+  readonly startsAhead = new Map<string, Promise<AttemptStart>>();
   readonly #idempotent: Set<string>;
 
   constructor(

@@ -14,10 +14,12 @@ import {
   ensureStoreSchema,
   holdLiveness,
   migrateDbosSchema,
+  RUN_WORKFLOW,
   storeUnavailable,
   type ApprovalWaiter,
 } from '../store/internals.js';
 import { createWorkerApprovalHandler } from './approval-handler.js';
+import { startAhead } from './attempt-start.js';
 import { applicationVersion } from './app-version.js';
 import { configureDbos, launchDbos, registerWorkflows, setActiveExecutor, workerIsActive } from './dbos-application.js';
 import { retentionOf, startRetention, startTakeoverSweep } from './sweeps.js';
@@ -118,7 +120,10 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   undo.push(() => wakeUp.close());
   const concurrency = options.concurrency ?? 4;
   await launchDbos(concurrency, wakeUp.pollingMs).catch(undo.fail);
-  wakeUp.launched(version, concurrency);
+  // A code run claimed directly starts its attempt while DBOS sets out to run it.
+  wakeUp.launched(version, concurrency, (runs) => {
+    for (const run of runs) if (run.workflowName === RUN_WORKFLOW) startAhead(state, run.id);
+  });
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
   const sweep = startTakeoverSweep(state, version, options.takeoverIntervalMs ?? 1000);
   const pruner = retention === undefined ? undefined : startRetention(state, retention);
