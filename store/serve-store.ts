@@ -10,8 +10,6 @@ export interface ServeStore {
   readonly url: string;
   /** `submitRun` through this replica's connections: following a run opens none of its own. */
   submitRun(options: Omit<SubmitRunOptions, 'store'>): Promise<RunResult & { runId: string }>;
-  /** How many workers are alive now (0: a submitted run would wait in the queue). */
-  liveWorkers(): Promise<number>;
   /** The approvals of a run still waiting for a decision, oldest first. */
   pendingApprovals(runId: string): Promise<StoredApproval[]>;
   approval(id: string): Promise<StoredApproval | undefined>;
@@ -48,7 +46,6 @@ export function serveStoreOf(store: Store, options: { sessionIdleMs: number }): 
   return {
     url: store.url,
     submitRun: (run) => store.runs.submit(run),
-    liveWorkers: async () => (await store.runs.liveWorkers()).length,
     pendingApprovals: async (runId) => (await store.approvals.list({ runId })).reverse(),
     approval: (id) => store.approvals.get(id),
     async decide(runId, id, decision) {

@@ -17,7 +17,7 @@ export interface StoreConnection {
   readonly dbos: DBOSClient;
   /** Calls `wake` whenever the run may have new events (with its end, when the notification carried it); returns what stops it. */
   onRunEvents(runId: string, wake: RunWake): () => void;
-  /** The ids of the workers alive now (one look at a time: a look holds two of the pool's connections). */
+  /** The ids of the workers alive now (one look at a time: a look is one statement on one of the pool's connections). */
   liveWorkers(): Promise<string[]>;
   close(): Promise<void>;
 }
