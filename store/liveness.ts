@@ -79,20 +79,22 @@ export async function whileDead(pool: Pool, executorId: string, work: () => Prom
 }
 
 /**
- * The workers of the store with whether each is alive, as a subquery: a try of the worker's lock for
- * the statement's transaction alone fails while the worker holds it (or a takeover of its runs does),
- * and holds a dead worker's lock until the statement ends.
+ * Common table expressions that look at every worker of the store: `probed` (its id, when it started,
+ * whether it is alive), and the deletion of the rows of dead ones. A worker holds its lock, exclusively,
+ * for as long as it lives; a shared try of that lock for the statement's transaction fails while it
+ * does (or while a takeover of its runs holds it), and succeeds beside other looks, which take it shared
+ * too. While the look's statement runs, a worker starting under a dead one's id cannot take the lock,
+ * so the row deleted is the dead worker's.
  */
-export const PROBED_WORKERS = `SELECT executor_id, started_at, NOT pg_try_advisory_xact_lock(${LIVENESS_LOCK_SPACE}, hashtext(executor_id)) AS alive
-  FROM ${SCHEMA}.workers`;
+export const PROBE_WORKERS = `probed AS MATERIALIZED (
+    SELECT executor_id, started_at, NOT pg_try_advisory_xact_lock_shared(${LIVENESS_LOCK_SPACE}, hashtext(executor_id)) AS alive
+      FROM ${SCHEMA}.workers),
+  gone AS (DELETE FROM ${SCHEMA}.workers AS dead USING probed WHERE NOT probed.alive AND dead.executor_id = probed.executor_id)`;
 
-/** The ids of the workers alive now, in one statement; rows of dead ones are removed (under their lock). */
+/** The ids of the workers alive now, in one statement; rows of dead ones are removed. */
 export async function liveWorkers(pool: Pool): Promise<string[]> {
   const { rows } = await pool.query<{ executor_id: string }>(
-    `WITH probed AS MATERIALIZED (${PROBED_WORKERS}),
-          gone AS (DELETE FROM ${SCHEMA}.workers AS dead USING probed
-                    WHERE NOT probed.alive AND dead.executor_id = probed.executor_id)
-     SELECT executor_id FROM probed WHERE alive ORDER BY started_at`,
+    `WITH ${PROBE_WORKERS} SELECT executor_id FROM probed WHERE alive ORDER BY started_at`,
   );
   return rows.map((row) => row.executor_id);
 }

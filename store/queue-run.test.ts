@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateDbosSchema } from './dbos-schema.js';
 import { holdLiveness, liveWorkers } from './liveness.js';
 import { queueRun } from './queue-run.js';
-import { createPool, ensureStoreSchema, SCHEMA, type Pool } from './store.js';
+import { createPool, ensureStoreSchema, LIVENESS_LOCK_SPACE, SCHEMA, type Pool } from './store.js';
 import { useStoreForFile } from './test-support/worker-processes.js';
 import { APPLICATION_NAME, RUN_QUEUE, RUN_WORKFLOW, TASK_WORKFLOW } from './workflow-names.js';
 
@@ -48,6 +48,8 @@ describe('queueRun', () => {
       queueRun(pool, { workflowName: RUN_WORKFLOW, runId: refused, request: { code: 'x' }, onlyWithLiveWorker: true }),
     ).resolves.toEqual({ queued: false, liveWorkers: 0 });
     expect(await statusRow(refused)).toBeUndefined();
+    // The look removed the dead worker's row.
+    expect((await pool.query(`SELECT executor_id FROM ${SCHEMA}.workers`)).rows).toEqual([]);
 
     const lost: Error[] = [];
     const live = await holdLiveness(store, pool, `live-${randomUUID()}`, (error) => lost.push(error));
@@ -80,6 +82,28 @@ describe('queueRun', () => {
       new RegExp(`${runId} is in use in the store by a workflow of another kind \\(${RUN_WORKFLOW}`),
     );
     expect(await statusRow(runId)).toMatchObject({ status: 'PENDING', name: RUN_WORKFLOW });
+  }, 60_000);
+});
+
+describe('looking for live workers', () => {
+  it('does not take another look, under way at the same moment, for a live worker', async () => {
+    await pool.query(`DELETE FROM ${SCHEMA}.workers`);
+    await deadWorkerRow('dead-looked-at');
+    // Another look's statement holds the dead worker's key as a look holds it (shared, until it ends).
+    const other = await pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`SELECT pg_advisory_xact_lock_shared(${LIVENESS_LOCK_SPACE}, hashtext('dead-looked-at'))`);
+      const runId = randomUUID();
+      await expect(
+        queueRun(pool, { workflowName: RUN_WORKFLOW, runId, request: { code: 'x' }, onlyWithLiveWorker: true }),
+      ).resolves.toEqual({ queued: false, liveWorkers: 0 });
+      expect(await statusRow(runId)).toBeUndefined();
+      expect(await liveWorkers(pool)).toEqual([]);
+    } finally {
+      await other.query('ROLLBACK');
+      other.release();
+    }
   }, 60_000);
 });
 

@@ -1,4 +1,5 @@
-import { PROBED_WORKERS } from './liveness.js';
+import { errorMessage } from '../core/index.js';
+import { PROBE_WORKERS } from './liveness.js';
 import type { Pool } from './store.js';
 import { APPLICATION_NAME, RUN_QUEUE } from './workflow-names.js';
 
@@ -11,7 +12,8 @@ export type Queued = { queued: true } | { queued: false; liveWorkers: 0 };
  * the input row, in DBOS's portable JSON), where DBOS's client takes a four-statement transaction.
  * With `onlyWithLiveWorker`, the same statement first looks for a live worker and queues nothing
  * when there is none. An id in use already is left as it is (its submitter attaches to that run),
- * unless it names another kind of workflow.
+ * unless it names another kind of workflow (told by the row as it was when the statement began: an id
+ * queued for another kind in a transaction that commits while this statement runs is not caught).
  */
 export async function queueRun(
   pool: Pool,
@@ -22,9 +24,10 @@ export async function queueRun(
   // `existing`: the run's row as it was before this statement (whose snapshot does not see what the function writes).
   const { rows } = await pool.query<{ queued: string | null; existing: string | null; alive: number }>(
     run.onlyWithLiveWorker === true
-      ? `SELECT CASE WHEN live.alive > 0 THEN ${enqueue} END AS queued, live.alive,
+      ? `WITH ${PROBE_WORKERS}
+         SELECT CASE WHEN live.alive > 0 THEN ${enqueue} END AS queued, live.alive,
                 (SELECT name FROM dbos.workflow_status WHERE workflow_uuid = $4) AS existing
-           FROM (SELECT count(*) FILTER (WHERE alive)::int AS alive FROM (${PROBED_WORKERS}) AS probed) AS live`
+           FROM (SELECT count(*) FILTER (WHERE alive)::int AS alive FROM probed) AS live`
       : `SELECT ${enqueue} AS queued, 1 AS alive, (SELECT name FROM dbos.workflow_status WHERE workflow_uuid = $4) AS existing`,
     [run.workflowName, RUN_QUEUE, JSON.stringify(run.request), run.runId, APPLICATION_NAME],
   );
@@ -33,4 +36,20 @@ export async function queueRun(
   if (row.existing !== null && row.existing !== run.workflowName)
     throw new Error(`the id ${run.runId} is in use in the store by a workflow of another kind (${row.existing}, not ${run.workflowName})`);
   return { queued: true };
+}
+
+/**
+ * The message of a queued run's failure as DBOS's client reads it back: for a run queued in DBOS's
+ * portable JSON (every run `queueRun` queues), the client cannot revive the stored error and hands over
+ * its JSON text (`{"name":…,"message":…}`) as the message; this is the message in it.
+ */
+export function workflowErrorMessage(error: unknown): string {
+  const message = errorMessage(error);
+  if (!message.startsWith('{')) return message;
+  try {
+    const stored = JSON.parse(message) as { message?: unknown };
+    return typeof stored.message === 'string' ? stored.message : message;
+  } catch {
+    return message;
+  }
 }

@@ -1,8 +1,8 @@
 import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
-import { errorMessage } from '../core/index.js';
 import { decideStoredApproval, getStoredApproval, listStoredApprovals, type StoredApproval } from './approval-store.js';
 import { DurableError } from './durable-error.js';
 import { liveWorkers } from './liveness.js';
+import { workflowErrorMessage } from './queue-run.js';
 import { readRunEvents, type DurableRunEvent } from './run-events.js';
 import { APPROVALS_CHANNEL, RUN_EVENTS_CHANNEL, type Pool } from './store.js';
 import { listenToStore, type StoreListener } from './store-listener.js';
@@ -156,7 +156,7 @@ function summarize(status: WorkflowStatus): StoredRunSummary {
         ? output.error.message
         : status.error === undefined
           ? undefined
-          : errorMessage(status.error);
+          : workflowErrorMessage(status.error);
   return {
     id: status.workflowID,
     kind: status.workflowName === TASK_WORKFLOW ? 'task' : 'run',

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { errorMessage, type RunResult } from '../core/index.js';
+import type { RunResult } from '../core/index.js';
 import { DurableError } from './durable-error.js';
 import { readRunProgress, type DurableRunEvent, type RunEndNote } from './run-events.js';
 import { notifyRunsQueued } from './dbos-schema.js';
-import { queueRun } from './queue-run.js';
+import { queueRun, workflowErrorMessage } from './queue-run.js';
 import { openStoreConnection, type StoreConnection } from './store-connection.js';
 import { RUN_WORKFLOW, TASK_WORKFLOW, type DurableRunRequest, type DurableTaskRequest } from './workflow-names.js';
 
@@ -186,7 +186,7 @@ async function submitWorkflow(
       if (status === undefined) return pruned;
       if (status === 'ERROR' || status === 'CANCELLED' || status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') {
         const failed = await dbos.getWorkflow(runId);
-        return { ok: false, status, message: `${runId} ended with status ${status}: ${errorMessage(failed?.error)}` };
+        return { ok: false, status, message: `${runId} ended with status ${status}: ${workflowErrorMessage(failed?.error)}` };
       }
       if (status === 'SUCCESS') {
         // Our rows of it were deleted (retention) and DBOS's were not: its output is the result.

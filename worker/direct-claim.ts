@@ -27,10 +27,11 @@ export interface ClaimedQueue {
   partitionRateLimit?: unknown;
 }
 
-/** A run a claim took: its id and the workflow that runs it. */
+/** A run a claim took: its id, the workflow that runs it, how many times it was claimed (this claim included). */
 export interface ClaimedRun {
   id: string;
   workflowName: string;
+  claims: number;
 }
 
 /** The parts of DBOS's executor and system database a claim uses (present in @dbos-inc/dbos-sdk 5.3). */
@@ -143,7 +144,12 @@ export async function claimNext(
   const claimed = rows.map((row) => row.workflow_uuid);
   if (claimed.length === 0) return claimed;
   if (signal?.aborted) throw new Error(`the worker stops: ${claimed.join(', ')} stay claimed, for another worker to take over`);
-  onClaimed?.(rows.map((row) => ({ id: row.workflow_uuid, workflowName: row.name })));
+  try {
+    onClaimed?.(rows.map((row) => ({ id: row.workflow_uuid, workflowName: row.name, claims: Number(row.recovery_attempts) })));
+  } catch (error) {
+    // Never keeps the claimed runs from starting: they would stay claimed by a live worker that runs none of them.
+    exec.logger.warn(`A claim's hook failed: ${(error as Error).message}`);
+  }
   // What DBOS's dispatch of dequeued workflows does, from the rows the claim returned (it reads them again).
   for (const row of rows) {
     try {

@@ -84,6 +84,30 @@ describe('a worker woken by notifications, its queue polled every ten minutes', 
     },
     LONG,
   );
+
+  it(
+    "reports a run DBOS recorded as failed with its error's message (the run is queued in DBOS's portable JSON)",
+    async () => {
+      // The run's end cannot be written: its workflow throws, and DBOS records the error.
+      const admin = await connectClient(store);
+      try {
+        await admin.query(`CREATE FUNCTION pg_temp_refuse_end() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'the end of this run cannot be written'; END $$`);
+        await admin.query(`CREATE TRIGGER refuse_end BEFORE INSERT ON agent_spaces.run_events FOR EACH ROW
+          WHEN (NEW.kind = 'end' AND NEW.data LIKE '%end-refused%') EXECUTE FUNCTION pg_temp_refuse_end()`);
+        const result = await submitRun({ store, code: program('end-refused'), check: false });
+        expect(result.success).toBe(false);
+        expect(result.error?.code).toBe('ERROR');
+        expect(result.error?.message).toMatch(/ended with status ERROR: .*the end of this run cannot be written/);
+        expect(result.error?.message).not.toContain('{"');
+      } finally {
+        await admin.query('DROP TRIGGER IF EXISTS refuse_end ON agent_spaces.run_events').catch(() => undefined);
+        await admin.query('DROP FUNCTION IF EXISTS pg_temp_refuse_end()').catch(() => undefined);
+        await admin.end();
+      }
+    },
+    LONG,
+  );
 });
 
 describe("a direct claim (worker/direct-claim.ts) against DBOS's own rows", () => {
