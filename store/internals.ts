@@ -10,7 +10,16 @@ export { holdLiveness, whileDead } from './liveness.js';
 export { pruneOnce } from './prune.js';
 export { createStoredSessionState } from './session-state.js';
 export { appendRunEvent, type DurableRunEvent } from './run-events.js';
-export { createPool, ensureStoreSchema, RUN_EVENTS_CHANNEL, RUN_QUEUE_CHANNEL, SCHEMA, storeUnavailable, type Pool } from './store.js';
+export {
+  createPool,
+  ensureStoreSchema,
+  prepared,
+  RUN_EVENTS_CHANNEL,
+  RUN_QUEUE_CHANNEL,
+  SCHEMA,
+  storeUnavailable,
+  type Pool,
+} from './store.js';
 export { listenToStore } from './store-listener.js';
 export { describeStore } from './store-url.js';
 export { createStoreWriter, type StoreWriter } from './store-writer.js';

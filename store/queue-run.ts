@@ -1,7 +1,15 @@
 import { errorMessage } from '../core/index.js';
 import { PROBE_WORKERS } from './liveness.js';
-import type { Pool } from './store.js';
+import { prepared, type Pool } from './store.js';
 import { APPLICATION_NAME, RUN_QUEUE } from './workflow-names.js';
+
+const ENQUEUE = `dbos.enqueue_workflow(workflow_name => $1, queue_name => $2, positional_args => ARRAY[$3::json],
+    workflow_id => $4, application_name => $5)`;
+const EXISTING = '(SELECT name FROM dbos.workflow_status WHERE workflow_uuid = $4) AS existing';
+const QUEUE_SQL = prepared(`SELECT ${ENQUEUE} AS queued, 1 AS alive, ${EXISTING}`);
+const QUEUE_IF_LIVE_SQL = prepared(`WITH ${PROBE_WORKERS}
+  SELECT CASE WHEN live.alive > 0 THEN ${ENQUEUE} END AS queued, live.alive, ${EXISTING}
+    FROM (SELECT count(*) FILTER (WHERE alive)::int AS alive FROM probed) AS live`);
 
 /** What queueing a run did: queued it (or found it queued already under its id), or refused it for want of a live worker. */
 export type Queued = { queued: true } | { queued: false; liveWorkers: 0 };
@@ -19,18 +27,11 @@ export async function queueRun(
   pool: Pool,
   run: { workflowName: string; runId: string; request: object; onlyWithLiveWorker?: boolean },
 ): Promise<Queued> {
-  const enqueue = `dbos.enqueue_workflow(workflow_name => $1, queue_name => $2, positional_args => ARRAY[$3::json],
-      workflow_id => $4, application_name => $5)`;
   // `existing`: the run's row as it was before this statement (whose snapshot does not see what the function writes).
-  const { rows } = await pool.query<{ queued: string | null; existing: string | null; alive: number }>(
-    run.onlyWithLiveWorker === true
-      ? `WITH ${PROBE_WORKERS}
-         SELECT CASE WHEN live.alive > 0 THEN ${enqueue} END AS queued, live.alive,
-                (SELECT name FROM dbos.workflow_status WHERE workflow_uuid = $4) AS existing
-           FROM (SELECT count(*) FILTER (WHERE alive)::int AS alive FROM probed) AS live`
-      : `SELECT ${enqueue} AS queued, 1 AS alive, (SELECT name FROM dbos.workflow_status WHERE workflow_uuid = $4) AS existing`,
-    [run.workflowName, RUN_QUEUE, JSON.stringify(run.request), run.runId, APPLICATION_NAME],
-  );
+  const { rows } = await pool.query<{ queued: string | null; existing: string | null; alive: number }>({
+    ...(run.onlyWithLiveWorker === true ? QUEUE_IF_LIVE_SQL : QUEUE_SQL),
+    values: [run.workflowName, RUN_QUEUE, JSON.stringify(run.request), run.runId, APPLICATION_NAME],
+  });
   const row = rows[0];
   if (row?.queued === null || row?.queued === undefined) return { queued: false, liveWorkers: 0 };
   if (row.existing !== null && row.existing !== run.workflowName)

@@ -1,5 +1,5 @@
 import type { RunLog, RunResult } from '../core/index.js';
-import { RUN_ENDS_CHANNEL, RUN_EVENTS_CHANNEL, SCHEMA, type Pool } from './store.js';
+import { prepared, RUN_ENDS_CHANNEL, RUN_EVENTS_CHANNEL, SCHEMA, type Pool } from './store.js';
 import { writerOf, type StoreWriter } from './store-writer.js';
 
 /** What a worker tells the submitter of a run, in order, through the store. */
@@ -28,14 +28,14 @@ const END_NOTE_EVENTS = 16;
 /** A payload this long at most goes on the ends channel (PostgreSQL refuses 8000 bytes and more). */
 const END_NOTE_BYTES = 7900;
 
-const APPEND_SQL = `WITH added AS (INSERT INTO ${SCHEMA}.run_events (run_id, kind, data) VALUES ($1, $2, $3) RETURNING run_id)
-  SELECT pg_notify($4, run_id) FROM added`;
+const APPEND_SQL = prepared(`WITH added AS (INSERT INTO ${SCHEMA}.run_events (run_id, kind, data) VALUES ($1, $2, $3) RETURNING run_id)
+  SELECT pg_notify($4, run_id) FROM added`);
 
 /**
  * The `end` event: its notification on the run events channel, and before it (when it fits) one on the
  * ends channel with the result and the run's latest earlier events, read in the same statement.
  */
-const APPEND_END_SQL = `WITH earlier AS (
+const APPEND_END_SQL = prepared(`WITH earlier AS (
     SELECT seq, kind, data FROM ${SCHEMA}.run_events WHERE run_id = $1 ORDER BY seq DESC LIMIT ${END_NOTE_EVENTS + 1}),
   added AS (INSERT INTO ${SCHEMA}.run_events (run_id, kind, data) VALUES ($1, $2, $3::text) RETURNING run_id, seq),
   note AS (
@@ -45,7 +45,7 @@ const APPEND_END_SQL = `WITH earlier AS (
         FROM (SELECT * FROM earlier ORDER BY seq DESC LIMIT ${END_NOTE_EVENTS}) AS latest),
       'data', $3::text::json)::text AS payload
     FROM added)
-  SELECT CASE WHEN octet_length(payload) <= ${END_NOTE_BYTES} THEN pg_notify($5, payload) END AS ended, pg_notify($4, run_id) AS woken FROM note`;
+  SELECT CASE WHEN octet_length(payload) <= ${END_NOTE_BYTES} THEN pg_notify($5, payload) END AS ended, pg_notify($4, run_id) AS woken FROM note`);
 
 /** Appends an event (through the store's one writer: redacted, whatever its kind) and wakes whoever listens for the run. */
 export async function appendRunEvent(target: StoreWriter | Pool, runId: string, event: DurableRunEvent): Promise<void> {
@@ -100,6 +100,11 @@ function storedEvent(row: { seq: string; kind: DurableRunEvent['kind']; data: st
  * A run's events after `afterSeq` and DBOS's status of it (undefined: DBOS has no row of it), read in
  * one statement — one snapshot, one round trip for a follower that wakes.
  */
+const PROGRESS_SQL = prepared(`SELECT (SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1) AS status, e.seq, e.kind, e.data
+    FROM (SELECT 1) AS one
+    LEFT JOIN ${SCHEMA}.run_events AS e ON e.run_id = $1 AND e.seq > $2
+   ORDER BY e.seq`);
+
 export async function readRunProgress(
   pool: Pool,
   runId: string,
@@ -110,13 +115,7 @@ export async function readRunProgress(
     seq: string | null;
     kind: DurableRunEvent['kind'] | null;
     data: string | null;
-  }>(
-    `SELECT (SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1) AS status, e.seq, e.kind, e.data
-       FROM (SELECT 1) AS one
-       LEFT JOIN ${SCHEMA}.run_events AS e ON e.run_id = $1 AND e.seq > $2
-      ORDER BY e.seq`,
-    [runId, afterSeq],
-  );
+  }>({ ...PROGRESS_SQL, values: [runId, afterSeq] });
   const events = rows.flatMap(({ seq, kind, data }) =>
     seq === null || kind === null || data === null ? [] : [storedEvent({ seq, kind, data })],
   );

@@ -1,4 +1,4 @@
-import { SCHEMA, type Pool } from './store.js';
+import { prepared, SCHEMA, type Pool } from './store.js';
 
 /**
  * The MCP sessions of `serve` replicas sharing a store: a 2025-11-25 session opened on one replica
@@ -19,6 +19,11 @@ export interface StoredServeSessions {
   remove(id: string): Promise<void>;
 }
 
+/** Every request of a shared session runs it: prepared. */
+const TOUCH_SQL = prepared(
+  `UPDATE ${SCHEMA}.serve_sessions SET last_seen = now() WHERE id = $1 AND last_seen >= now() - $2::interval RETURNING init, last_seen::text AS seen`,
+);
+
 export function createStoredServeSessions(pool: Pool, idleMs: number): StoredServeSessions {
   const idle = `${Math.max(1, Math.round(idleMs))} milliseconds`;
   return {
@@ -33,10 +38,7 @@ export function createStoredServeSessions(pool: Pool, idleMs: number): StoredSer
       return rows[0]?.seen ?? '';
     },
     async touch(id) {
-      const { rows } = await pool.query<{ init: string; seen: string }>(
-        `UPDATE ${SCHEMA}.serve_sessions SET last_seen = now() WHERE id = $1 AND last_seen >= now() - $2::interval RETURNING init, last_seen::text AS seen`,
-        [id, idle],
-      );
+      const { rows } = await pool.query<{ init: string; seen: string }>({ ...TOUCH_SQL, values: [id, idle] });
       return rows[0] === undefined ? undefined : { init: JSON.parse(rows[0].init) as unknown, seen: rows[0].seen };
     },
     async release(id, seen) {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { createRedactor, type Redactor, type SecretInput } from '../core/index.js';
+import type { PreparedSql } from './store.js';
 
 /**
  * A value written to the store. Identifiers, kinds, numbers and times are written as they are; what a
@@ -20,9 +21,9 @@ export interface StoreWriter {
   /** The pool writes go to by default; reads use it directly. */
   readonly pool: pg.Pool;
   readonly redact: Redactor;
-  /** Runs `sql` with `params` (content values redacted, `{ json }` JSON-encoded), on `on` (default: the pool). */
+  /** Runs `sql` (a text, or a prepared statement) with `params` (content values redacted, `{ json }` JSON-encoded), on `on` (default: the pool). */
   write<Row extends pg.QueryResultRow = pg.QueryResultRow>(
-    sql: string,
+    sql: string | PreparedSql,
     params: readonly StoreValue[],
     on?: Queryable,
   ): Promise<pg.QueryResult<Row>>;
@@ -39,8 +40,10 @@ export function createStoreWriter(pool: pg.Pool, secrets: readonly SecretInput[]
   return {
     pool,
     redact,
-    write: <Row extends pg.QueryResultRow>(sql: string, params: readonly StoreValue[], on: Queryable = pool) =>
-      (on as Pick<pg.Pool, 'query'>).query<Row>(sql, params.map(encode)),
+    write: <Row extends pg.QueryResultRow>(sql: string | PreparedSql, params: readonly StoreValue[], on: Queryable = pool) =>
+      typeof sql === 'string'
+        ? (on as Pick<pg.Pool, 'query'>).query<Row>(sql, params.map(encode))
+        : (on as Pick<pg.Pool, 'query'>).query<Row>({ ...sql, values: params.map(encode) }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { errorMessage } from '../core/index.js';
 import { DurableError } from './durable-error.js';
@@ -139,6 +140,22 @@ export function createPool(url: string, max = 10): pg.Pool {
   // next query reports it.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/** A statement PostgreSQL keeps per connection: named after its text, parsed once, its plan reused. */
+export interface PreparedSql {
+  name: string;
+  text: string;
+}
+
+/**
+ * `text` as a prepared statement (each connection parses it once, and after a few runs plans it once):
+ * for the statements on every durable run's way, whose planning costs as much as their round trip. Only
+ * for fixed texts — each distinct text stays prepared on every connection that ran it — whose result
+ * columns are listed (a column added to a table would otherwise change a cached `*`).
+ */
+export function prepared(text: string): PreparedSql {
+  return { name: `agent_spaces_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
 }
 
 export async function connectClient(url: string): Promise<pg.Client> {

@@ -1,4 +1,4 @@
-import { RUN_EVENTS_CHANNEL, SCHEMA, type StoreWriter } from '../store/internals.js';
+import { prepared, RUN_EVENTS_CHANNEL, SCHEMA, type StoreWriter } from '../store/internals.js';
 import { JOURNAL_COLUMNS, type JournalRow } from './run-journal.js';
 import type { WorkerState } from './worker-state.js';
 
@@ -14,7 +14,7 @@ export interface AttemptStart {
  * journal, and appends this attempt's `started` event (attempt number, calls and model replies the
  * journal answers) with its notification — what took three round trips before.
  */
-const START_SQL = `WITH prior AS (
+const START_SQL = prepared(`WITH prior AS (
     SELECT count(*) FILTER (WHERE kind = 'started') AS attempts, count(*) FILTER (WHERE kind = 'log') AS logs
     FROM ${SCHEMA}.run_events WHERE run_id = $1),
   journal AS (SELECT ${JOURNAL_COLUMNS} FROM ${SCHEMA}.call_journal WHERE run_id = $1),
@@ -25,7 +25,7 @@ const START_SQL = `WITH prior AS (
     FROM prior RETURNING run_id),
   notified AS (SELECT pg_notify($4, run_id) FROM added)
   SELECT prior.attempts, prior.logs, (SELECT count(*) FROM notified) AS notified, journal.*
-  FROM prior LEFT JOIN journal ON true`;
+  FROM prior LEFT JOIN journal ON true`);
 
 type StartRow = { attempts: string; logs: string; notified: string } & { [Column in keyof JournalRow]: JournalRow[Column] | null };
 

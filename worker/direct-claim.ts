@@ -15,6 +15,7 @@
 // runs beside it and this worker's concurrency (counted by DBOS from the workflows it runs) holds.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowStatusInternal } from '@dbos-inc/dbos-sdk/internal/system_database';
+import { prepared } from '../store/internals.js';
 
 /** The queue settings a claim reads (DBOS's registered queue). */
 export interface ClaimedQueue {
@@ -40,7 +41,7 @@ export interface ClaimingExecutor {
   systemDatabase: {
     schemaName: string;
     appName?: string;
-    pool: { query(text: string, values: unknown[]): Promise<{ rows: ClaimedRow[] }> };
+    pool: { query(statement: { name: string; text: string; values: unknown[] }): Promise<{ rows: ClaimedRow[] }> };
     appNameFilter(column: string, value: unknown, params: unknown[]): string;
     countRunningWorkflowsForQueue(queueName: string): number;
   };
@@ -103,10 +104,11 @@ export async function claimNext(
   params.push(sysdb.appName ?? null);
   const schema = `"${sysdb.schemaName.replaceAll('"', '""')}"`;
   const now = '(EXTRACT(epoch FROM now()) * 1000)::bigint';
-  const { rows } = await sysdb.pool.query(
+  // Prepared (its text is the same at every claim of this process): its planning cost as much as its round trip.
+  const { rows } = await sysdb.pool.query({
     // The rows are chosen once (a CTE that locks is computed once, before the UPDATE): a subquery in the
     // UPDATE's WHERE could be run again per row, and take more than its LIMIT.
-    `WITH next AS MATERIALIZED (
+    ...prepared(`WITH next AS MATERIALIZED (
        SELECT workflow_uuid FROM ${schema}.workflow_status
         WHERE status = 'ENQUEUED'
           AND queue_name = $1
@@ -136,9 +138,9 @@ export async function claimNext(
             END
        FROM next LEFT JOIN ${schema}.workflow_input AS input ON input.workflow_uuid = next.workflow_uuid
       WHERE claimed.workflow_uuid = next.workflow_uuid AND claimed.status = 'ENQUEUED'
-      RETURNING claimed.*, input.inputs AS claimed_input`,
-    params,
-  );
+      RETURNING ${CLAIMED_COLUMNS.map((column) => `claimed.${column}`).join(', ')}, input.inputs AS claimed_input`),
+    values: params,
+  });
   // In the queue's order, as DBOS's poll dispatches them.
   rows.sort((a, b) => Number(a.priority ?? 0) - Number(b.priority ?? 0) || Number(a.created_at) - Number(b.created_at));
   const claimed = rows.map((row) => row.workflow_uuid);
@@ -160,6 +162,43 @@ export async function claimNext(
   }
   return claimed;
 }
+
+/** The columns of DBOS's `workflow_status` a claim returns (listed: a prepared `*` would break when DBOS adds one). */
+const CLAIMED_COLUMNS = [
+  'workflow_uuid',
+  'status',
+  'name',
+  'class_name',
+  'config_name',
+  'queue_name',
+  'authenticated_user',
+  'assumed_role',
+  'authenticated_roles',
+  'executor_id',
+  'created_at',
+  'updated_at',
+  'application_version',
+  'application_id',
+  'recovery_attempts',
+  'inputs',
+  'workflow_timeout_ms',
+  'workflow_deadline_epoch_ms',
+  'deduplication_id',
+  'priority',
+  'queue_partition_key',
+  'started_at_epoch_ms',
+  'forked_from',
+  'was_forked_from',
+  'parent_workflow_id',
+  'serialization',
+  'delay_until_epoch_ms',
+  'completed_at',
+  'attributes',
+  'schedule_name',
+  'debounce_deadline_epoch_ms',
+  'is_debounced',
+  'application_name',
+] as const satisfies readonly (keyof ClaimedRow)[];
 
 /** A claimed row of DBOS's `workflow_status` (its columns, as pg returns them) and its input. */
 export interface ClaimedRow {
