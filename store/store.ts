@@ -155,8 +155,16 @@ export interface PreparedSql {
  * columns are listed (a column added to a table would otherwise change a cached `*`).
  */
 export function prepared(text: string): PreparedSql {
-  return { name: `agent_spaces_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+  let statement = preparedTexts.get(text);
+  if (statement === undefined) {
+    statement = { name: `agent_spaces_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+    preparedTexts.set(text, statement);
+  }
+  return statement;
 }
+
+/** The statements `prepared` named, by text: a text built at each call (the claim's) is hashed once. */
+const preparedTexts = new Map<string, PreparedSql>();
 
 export async function connectClient(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });

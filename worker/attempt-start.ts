@@ -1,4 +1,5 @@
-import { prepared, RUN_EVENTS_CHANNEL, SCHEMA, type StoreWriter } from '../store/internals.js';
+import { prepared, RUN_EVENTS_CHANNEL, RUN_WORKFLOW, SCHEMA, type StoreWriter } from '../store/internals.js';
+import type { ClaimedRun } from './direct-claim.js';
 import { JOURNAL_COLUMNS, type JournalRow } from './run-journal.js';
 import type { WorkerState } from './worker-state.js';
 
@@ -45,19 +46,23 @@ export async function startAttempt(writer: StoreWriter, runId: string, executorI
 const AHEAD_MS = 30_000;
 
 /**
- * Starts the attempt at a code run this worker just claimed, while DBOS sets out to run it (its
- * workflow context, its deserialized input): the attempt takes this start (`attemptStart`) instead of
- * making its own once it runs. Only for code runs: a task's start counts the model replies its journal holds,
- * read as the task starts.
+ * Starts the attempts at the code runs a claim of this worker just took for the first time, while DBOS
+ * sets out to run them (their workflow context, their deserialized input): each attempt takes its start
+ * (`attemptStart`) instead of making its own once it runs. Not a task's (its start counts the model
+ * replies its journal holds, read as the task starts), nor a run claimed again (DBOS may refuse it for
+ * too many attempts; it starts from its journal).
  */
-export function startAhead(state: WorkerState, runId: string): void {
-  const start = startAttempt(state.storeWriter, runId, state.executorId, 0);
-  // A start no attempt takes (the worker stopped before DBOS ran the run) fails for no one.
-  start.catch(() => undefined);
-  state.startsAhead.set(runId, start);
-  setTimeout(() => {
-    if (state.startsAhead.get(runId) === start) state.startsAhead.delete(runId);
-  }, AHEAD_MS).unref();
+export function startAhead(state: WorkerState, runs: readonly ClaimedRun[]): void {
+  for (const run of runs) {
+    if (run.workflowName !== RUN_WORKFLOW || run.claims !== 1) continue;
+    const start = startAttempt(state.storeWriter, run.id, state.executorId, 0);
+    // A start no attempt takes (the worker stopped before DBOS ran the run) fails for no one.
+    start.catch(() => undefined);
+    state.startsAhead.set(run.id, start);
+    setTimeout(() => {
+      if (state.startsAhead.get(run.id) === start) state.startsAhead.delete(run.id);
+    }, AHEAD_MS).unref();
+  }
 }
 
 /** The attempt's start: the one made as its run was claimed (a code run's), else one made now. */

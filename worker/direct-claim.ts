@@ -138,7 +138,7 @@ export async function claimNext(
             END
        FROM next LEFT JOIN ${schema}.workflow_input AS input ON input.workflow_uuid = next.workflow_uuid
       WHERE claimed.workflow_uuid = next.workflow_uuid AND claimed.status = 'ENQUEUED'
-      RETURNING ${CLAIMED_COLUMNS.map((column) => `claimed.${column}`).join(', ')}, input.inputs AS claimed_input`),
+      RETURNING ${CLAIMED_RETURNING}, input.inputs AS claimed_input`),
     values: params,
   });
   // In the queue's order, as DBOS's poll dispatches them.
@@ -199,6 +199,12 @@ const CLAIMED_COLUMNS = [
   'is_debounced',
   'application_name',
 ] as const satisfies readonly (keyof ClaimedRow)[];
+/** Every column of `ClaimedRow` is in the list (a field added to one and not the other fails the build). */
+const EVERY_COLUMN_LISTED: Exclude<keyof ClaimedRow, (typeof CLAIMED_COLUMNS)[number] | 'claimed_input'> extends never ? true : never =
+  true;
+void EVERY_COLUMN_LISTED;
+
+const CLAIMED_RETURNING = CLAIMED_COLUMNS.map((column) => `claimed.${column}`).join(', ');
 
 /** A claimed row of DBOS's `workflow_status` (its columns, as pg returns them) and its input. */
 export interface ClaimedRow {

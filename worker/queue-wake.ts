@@ -4,12 +4,13 @@
 // has no call that starts a poll now: a run submitted to an idle worker waited up to a whole interval
 // (100 ms, most of `execute_code`'s time through `serve --store`). A queued run's row notifies the run
 // queue channel as it commits (the store's trigger, store/dbos-schema.ts); the worker LISTENs to it and
-// claims runs, or asks the runner for a poll, at once. The runner's scheduler loop sleeps in a function of its own, so the worker reaches it
-// through three of the runner's methods (from DBOS's published `internal/*` entry points, as
-// store/dbos-schema.ts does for its migration): `scheduleDueQueues` (called each turn of the loop,
-// with the function that ends its sleep), `adjustInterval` (called after each poll, which sets the
-// queue's next poll) and `ensureState` (when the runner first sees a queue). If any is missing (another
-// DBOS), the hook is not installed, the worker says so, and the queue is polled every 100 ms as before.
+// claims runs, or asks the runner for a poll, at once. The runner's scheduler loop sleeps in a function
+// of its own, so the worker reaches it through three of the runner's methods (from DBOS's published
+// `internal/*` entry points, as store/dbos-schema.ts does for its migration): `scheduleDueQueues`
+// (called each turn of the loop, with the function that ends its sleep), `adjustInterval` (called after
+// each poll, which sets the queue's next poll) and `ensureState` (when the runner first sees a queue). If
+// any is missing (another DBOS), the hook is not installed, the worker says so, and the queue is polled
+// every 100 ms as before.
 //
 // A worker with room that hears of a queued run, while no poll of the queue runs, claims the queue's next
 // runs itself (worker/direct-claim.ts: one statement instead of a poll's five) in the queue's lane. A

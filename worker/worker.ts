@@ -14,7 +14,6 @@ import {
   ensureStoreSchema,
   holdLiveness,
   migrateDbosSchema,
-  RUN_WORKFLOW,
   storeUnavailable,
   type ApprovalWaiter,
 } from '../store/internals.js';
@@ -120,11 +119,8 @@ export async function startWorker(options: WorkerOptions): Promise<DurableWorker
   undo.push(() => wakeUp.close());
   const concurrency = options.concurrency ?? 4;
   await launchDbos(concurrency, wakeUp.pollingMs).catch(undo.fail);
-  // A code run claimed directly for the first time starts its attempt while DBOS sets out to run it
-  // (not a run claimed again: DBOS may refuse it for too many attempts, and it starts from its journal).
-  wakeUp.launched(version, concurrency, (runs) => {
-    for (const run of runs) if (run.workflowName === RUN_WORKFLOW && run.claims === 1) startAhead(state, run.id);
-  });
+  // A code run claimed directly starts its attempt while DBOS sets out to run it.
+  wakeUp.launched(version, concurrency, (runs) => startAhead(state, runs));
   notice(`worker ${executorId} (${version}) takes runs from ${describeStore(options.store)}`);
   const sweep = startTakeoverSweep(state, version, options.takeoverIntervalMs ?? 1000);
   const pruner = retention === undefined ? undefined : startRetention(state, retention);
