@@ -13,8 +13,12 @@
  * own file in dist/, written relative to the bundle, so it still finds it wherever the package is installed.
  *
  * Packages stay outside when they are native, large and loaded on demand, or find files beside
- * themselves (esbuild's binary, the QuickJS .wasm); the rest (zod, yaml, ajv, OpenTelemetry, …) are
- * bundled. A CommonJS package bundled into an ES module gets `require` from `createRequire`.
+ * themselves (esbuild's binary, the QuickJS .wasm), and so does every package a module imports
+ * dynamically (`await import('yaml')`): esbuild makes such a package, when it is CommonJS, a chunk
+ * whose only export is `default`, and `(await import('yaml')).parse` would be undefined — Node's own
+ * loader gives a CommonJS package its named exports. The rest (zod, ajv, what is imported statically)
+ * are bundled. A CommonJS package bundled into an ES module gets `require` from `createRequire`. The
+ * build fails if a chunk imported dynamically still exports `default` alone.
  *
  * `node scripts/bundle-cli.mjs [dist folder]` (the `build` script runs it); it replaces the folder at once.
  */
@@ -69,11 +73,16 @@ export async function bundleCli(dist) {
       external: EXTERNAL,
       chunkNames: 'chunk-[hash]',
       banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
-      plugins: [ownUrls(root, outdir)],
+      plugins: [ownUrls(root, outdir), dynamicImportsOutside()],
       legalComments: 'none',
       logLevel: 'warning',
       metafile: true,
     });
+    const lost = defaultOnlyDynamicChunks(result.metafile);
+    if (lost.length > 0)
+      throw new Error(
+        `bundle-cli: ${lost.join(', ')}: imported dynamically, but only a default export (a CommonJS module bundled into a chunk: its named exports are lost). Import it statically, or keep its package outside the bundle.`,
+      );
     rmSync(outdir, { recursive: true, force: true });
     renameSync(staging, outdir);
     return Object.keys(result.metafile.outputs).map((file) => path.join(outdir, path.relative(staging, path.resolve(file))));
@@ -107,6 +116,27 @@ export async function bundleSucrase(dist) {
     rmSync(staging, { force: true });
   }
   return outfile;
+}
+
+/** A package imported with `import()` (a bare name, not a file of dist/) is left to Node's loader at run time. */
+function dynamicImportsOutside() {
+  return {
+    name: 'dynamic-imports-outside',
+    setup(esbuild) {
+      esbuild.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+    },
+  };
+}
+
+/** The chunks some output imports with `import()` whose only export is `default`. */
+function defaultOnlyDynamicChunks(metafile) {
+  const dynamic = new Set();
+  for (const output of Object.values(metafile.outputs))
+    for (const imported of output.imports) if (imported.kind === 'dynamic-import' && imported.external !== true) dynamic.add(imported.path);
+  return [...dynamic].filter((file) => {
+    const exports = metafile.outputs[file]?.exports ?? [];
+    return exports.length === 1 && exports[0] === 'default';
+  });
 }
 
 /** Each module of dist/ keeps its own `import.meta.url`: its file's URL, relative to the bundle's folder. */
