@@ -43,24 +43,3 @@ interface CallSite {
     });
   }
 })();
-
-// QuickJS's JSON.stringify keeps the objects it is inside of in an internal array that it fills with
-// [[Set]], so a setter the program put on Array.prototype[n] (or Object.prototype[n]) runs inside it,
-// with that array as `this`. Where the engine does that, and only while such a key exists, the
-// bootstrap serialises with its own stringifyJson (json.ts) instead.
-const stringifyRunsIndexSetters = ((): boolean => {
-  const arrayPrototype = Array.prototype;
-  let ran = false;
-  defineProperty(arrayPrototype, '0', {
-    set() {
-      ran = true;
-    },
-    configurable: true,
-  });
-  try {
-    jsonStringify([[]]);
-  } finally {
-    delete arrayPrototype[0];
-  }
-  return ran;
-})();
