@@ -20,7 +20,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = `${root}dist/cli/main.js`;
 const sources = `${root}cli/main.ts`;
-const fromSources = existsSync(sources);
+// AGENT_SPACES_FROM_DIST=1 runs a checkout's build instead (what an installed package runs, at about a
+// third of the CPU of tsx over the sources): the test runs set it when dist/ is newer than every file of
+// the checkout (test/support/dist-fresh.ts), as in CI, where `npm ci` has just built it.
+const fromSources = existsSync(sources) && process.env.AGENT_SPACES_FROM_DIST !== '1';
 const bundle = `${root}dist/cli/bundle/`;
 const bundled = !fromSources && existsSync(`${bundle}main.js`) && existsSync(`${bundle}index.js`);
 // A TypeScript capability's `import … from 'agent-spaces'` gets the bundle's copy of the library, which

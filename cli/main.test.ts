@@ -21,9 +21,10 @@ const LOADER_PACKAGES = /^(tsx|esbuild|@esbuild\/.*|get-tsconfig|resolve-pkg-map
 
 async function loadedBy(args: string[]): Promise<{ stdout: string; modules: string[]; packages: string[] }> {
   const recorder = await recordResolvedModules();
+  // The sources' modules are what is counted: not the build the test run may have chosen (AGENT_SPACES_FROM_DIST).
   const { stdout } = await promisify(execFile)(process.execPath, [...recorder.nodeArgs, BIN, ...args], {
     cwd: REPO,
-    env: { ...process.env, ...recorder.env },
+    env: { ...process.env, ...recorder.env, AGENT_SPACES_FROM_DIST: '0' },
   });
   const urls = await recorder.urls();
   return { stdout, modules: repoModulesOf(urls, REPO), packages: packagesOf(urls) };

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FROM_DIST_ENV } from '../../test/support/dist-fresh.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -61,18 +62,19 @@ export interface CliProcess {
 
 /**
  * The CLI as its own Node process (not through bin/, which would put a second process between the
- * test and the one to kill -9).
+ * test and the one to kill -9): the build in dist/ when the test run found it newer than the checkout
+ * (test/support/dist-fresh.ts), else the sources through tsx.
  */
 export function startCli(args: string[], options: { cwd: string; env?: Record<string, string> }): CliProcess {
-  const child = spawn(
-    process.execPath,
-    ['--no-node-snapshot', '--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'cli/main.ts'), ...args],
-    {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const entry =
+    process.env[FROM_DIST_ENV] === '1'
+      ? [path.join(REPO, 'dist/cli/main.js')]
+      : ['--conditions=agent-spaces-source', '--import', 'tsx', path.join(REPO, 'cli/main.ts')];
+  const child = spawn(process.execPath, ['--no-node-snapshot', ...entry, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

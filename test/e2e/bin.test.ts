@@ -1,5 +1,6 @@
 // The bin works wherever it is run from, not only inside this repository (tsx is resolved from the
-// package, and a folder with no config gets the defaults: the standard library).
+// package, and a folder with no config gets the defaults: the standard library). From the sources, as a
+// checkout runs them (the test run may have set AGENT_SPACES_FROM_DIST for the other CLI tests).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ describe('bin/agent-spaces.js', () => {
     try {
       const result = await execa(process.execPath, [path.join(REPO, 'bin/agent-spaces.js'), 'run', '-', '--json'], {
         cwd: dir,
+        env: { AGENT_SPACES_FROM_DIST: '0' },
         input: "import { json } from '@capabilities/std';\nexport default await json.parse({ text: '[1,2,3]' });",
         reject: false,
         timeout: 90_000,

@@ -132,8 +132,9 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
     expect(result.stderr).toMatch(/^agent-spaces: interrupted$/m);
     expect(result.stderr).not.toMatch(/✗|crash|died|memory/i);
     expect(result.stdout).toBe('');
-    // The CLI process behind the bin, its sandbox worker and the stations server at least.
-    expect(result.descendants.length).toBeGreaterThanOrEqual(3);
+    // Its sandbox worker and the stations server at least (and, from the sources, the CLI process the bin
+    // started: the build runs `run` in the bin's own process).
+    expect(result.descendants.length).toBeGreaterThanOrEqual(2);
     expect(await survivors(result.descendants)).toEqual([]);
   });
 

@@ -12,7 +12,7 @@
 // compiled: the user's package.json allows no install script. Install times are printed as the matrix row.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,6 +22,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../support/example-space.js';
 import { currentLine, lineEnvironment, nodeLine, type NodeLine } from '../support/node-line.js';
+import { distIsFresh } from '../support/dist-fresh.js';
 import { TEST_RUN_TEMP_ENV } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
@@ -367,23 +368,6 @@ function packReport(stdout: string, folder: string): { file: string; files: stri
   const [packed] = JSON.parse(stdout.slice(start)) as { filename: string; files: { path: string }[] }[];
   if (!packed) throw new Error(`npm pack printed an empty report: ${stdout.slice(start)}`);
   return { file: path.join(folder, packed.filename), files: packed.files.map((file) => file.path) };
-}
-
-/**
- * Whether dist/ (the library and the studio's UI) was built after every tracked file of the repository
- * last changed, and after every file that is not committed yet: then packing it again would build the same.
- */
-async function distIsFresh(): Promise<boolean> {
-  const built = [path.join(REPO, 'dist/index.js'), path.join(REPO, 'dist/studio-ui/index.html')];
-  if (!built.every((file) => existsSync(file))) return false;
-  const builtAt = Math.min(...(await Promise.all(built.map(async (file) => (await stat(file)).mtimeMs))));
-  const { stdout } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: REPO,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const files = stdout.split('\0').filter((file) => file !== '' && !file.startsWith('dist/'));
-  const changedAt = await Promise.all(files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? 0));
-  return changedAt.every((time) => time < builtAt);
 }
 
 /** The version of a package this repository installed (the install then finds it in npm's cache). */

@@ -1,0 +1,34 @@
+/**
+ * Whether the build in dist/ is newer than every file of the checkout (tracked, or new and not
+ * ignored): as in CI, where `npm ci` has just built it. Then the build answers for the sources — the
+ * packed package need not be built again, and the CLI the tests start runs the build (bin/agent-spaces.js,
+ * AGENT_SPACES_FROM_DIST), as an installed package does, instead of the sources through tsx.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The variable bin/agent-spaces.js reads: '1' runs a checkout's dist/ instead of its sources. */
+export const FROM_DIST_ENV = 'AGENT_SPACES_FROM_DIST';
+
+export async function distIsFresh(): Promise<boolean> {
+  const built = [
+    path.join(REPO, 'dist/index.js'),
+    path.join(REPO, 'dist/cli/bundle/main.js'),
+    path.join(REPO, 'dist/studio-ui/index.html'),
+  ];
+  if (!built.every((file) => existsSync(file))) return false;
+  const builtAt = Math.min(...(await Promise.all(built.map(async (file) => (await stat(file)).mtimeMs))));
+  const { stdout } = await promisify(execFile)('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: REPO,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const files = stdout.split('\0').filter((file) => file !== '' && !file.startsWith('dist/'));
+  const changedAt = await Promise.all(files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? 0));
+  return changedAt.every((time) => time < builtAt);
+}
