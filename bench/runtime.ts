@@ -1,8 +1,11 @@
 /**
  * Runtime benchmark: cold runs of a trivial program (pooled worker, in-process) against a `node -e`
  * subprocess and a worker thread per run; per-call overhead of sequential and parallel calls in
- * both isolation modes; how parallel slow calls overlap; how soon the pool runs again after a stuck run; and
- * the cost of compiling and type-checking a program.
+ * both isolation modes; how parallel slow calls overlap; how soon the pool runs again after a stuck run;
+ * the cost of compiling and type-checking a program; and a program's own work (arrays, a Map, strings,
+ * JSON, a regular expression) in the sandbox against the same code in a bare context of the same engine,
+ * where nothing of the bootstrap ran (what the guest does to a context must not slow the program down:
+ * an index key it once put on Array.prototype made V8's arrays 10-20× slower for the whole run).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CapabilityCallHandler } from '../core/protocol.js';
 import { createSandbox } from '../runtime/create-sandbox.js';
+import { loadIsolatedVm } from '../runtime/isolated-vm/load-isolated-vm.js';
+import { loadQuickJs } from '../runtime/quickjs/load-quickjs.js';
 import { compileProgram } from '../runtime/program/compile-program.js';
 import type { Sandbox } from '../runtime/sandbox.js';
 import { createTypeChecker } from '../runtime/type-check.js';
@@ -24,6 +29,39 @@ const PARALLEL =
 const OVERLAP = "import { sleep } from '@capabilities/math';\nawait Promise.all(Array.from({ length: 10 }, () => sleep({ ms: 100 })));";
 const STUCK =
   "import { sleep } from '@capabilities/math';\nawait sleep({ ms: 1 });\nconst data = new Float64Array(2e7);\nfor (let i = 0; i < data.length; i++) data[i] = Math.random();\ndata.sort();";
+
+/** A program's own work, synchronous (a bare context needs no job pump); its value is checked. */
+const WORK_BODY = `const a = []; for (let i = 0; i < 3e5; i++) a.push(i);
+const b = new Array(3e5).fill(1); const c = [...a.slice(0, 5e4), ...b.slice(0, 5e4)];
+const m = new Map(); for (let i = 0; i < 5e4; i++) m.set('k' + i, i); let s = 0; for (const [, v] of m) s += v;
+const joined = a.slice(0, 5e4).join(',').split(',').map(Number).reduce((x, y) => x + y, 0);
+const o = JSON.parse(JSON.stringify(a.slice(0, 5e4).map((x) => ({ x, y: String(x) }))));
+const re = 'abc'.repeat(5e4).replace(/b/g, 'x').match(/x/g).length;
+const value = a.filter((x) => x % 2).map((x) => x * 2).length + c.length + s + joined + o.length + re;`;
+const WORK_RESULT = 150_000 + 100_000 + 1_249_975_000 + 1_249_975_000 + 50_000 + 50_000;
+
+/** The same work in a bare context of `engine` (no bootstrap, no limits but memory), median of `times` fresh contexts. */
+async function bareWork(engine: string, times: number): Promise<number> {
+  const code = `(() => { ${WORK_BODY}\nreturn value; })()`;
+  return median(times, async () => {
+    let value: unknown;
+    if (engine === 'quickjs') {
+      const runtime = (await loadQuickJs()).newRuntime();
+      const context = runtime.newContext();
+      const result = context.evalCode(code);
+      value = result.error === undefined ? context.dump(result.value) : context.dump(result.error);
+      (result.error ?? result.value).dispose();
+      context.dispose();
+      runtime.dispose();
+    } else {
+      const ivm = loadIsolatedVm();
+      const isolate = new ivm.Isolate({ memoryLimit: 128 });
+      value = await (await isolate.createContext()).eval(code);
+      isolate.dispose();
+    }
+    if (value !== WORK_RESULT) throw new Error(`bench: the bare ${engine} context computed ${JSON.stringify(value)}`);
+  });
+}
 
 const immediate: CapabilityCallHandler = async ({ function: fn, args }) => {
   const { a, b, ms } = (args ?? {}) as { a?: number; b?: number; ms?: number };
@@ -156,6 +194,15 @@ export async function run(): Promise<string> {
       checker.check(`import { add } from '@capabilities/math';\nconst n: number = await add({ a: ${variant++}, b: 2 });\nreturn n;`),
     );
 
+    // A program's own work: the in-process sandbox against a bare context of the engine it ran on.
+    const engine = (await inProcess.run(TRIVIAL, { onCall: immediate, check: false })).engine?.name ?? 'isolated-vm';
+    const workMs = await median(7, async () => {
+      const result = await inProcess.run(`${WORK_BODY}\nreturn value;`, { onCall: immediate, check: false });
+      if (!result.success || result.result !== WORK_RESULT)
+        throw new Error(`bench: the work program failed: ${JSON.stringify(result.error ?? result.result)}`);
+    });
+    const bareWorkMs = await bareWork(engine, 7);
+
     const rows = [
       ['Cold run, trivial program: `node -e` subprocess per run (baseline)', msText(subprocessMs), '1×'],
       ['Cold run: worker thread per run', msText(threadMs), `${(subprocessMs / threadMs).toFixed(1)}× faster`],
@@ -210,6 +257,11 @@ export async function run(): Promise<string> {
       ],
       ['Type-check: first check (a fresh check worker: loads TypeScript, binds its lib)', msText(coldCheckMs), '1×'],
       ['Type-check: warm check', msText(warmCheckMs), `${(warmCheckMs / coldCheckMs).toFixed(3)}× the first`],
+      [
+        `A program's own work (3e5 pushes, fill, filter/map, spread, a Map, join/split, JSON, a regex), in-process on ${engine}`,
+        msText(workMs),
+        `${(workMs / bareWorkMs).toFixed(2)}× the same code in a bare ${engine} context (${msText(bareWorkMs)}, no bootstrap; the run includes its own start)`,
+      ],
     ];
     return [
       '## Runtime (sandbox)',
