@@ -40,7 +40,7 @@ const re = 'abc'.repeat(5e4).replace(/b/g, 'x').match(/x/g).length;
 const value = a.filter((x) => x % 2).map((x) => x * 2).length + c.length + s + joined + o.length + re;`;
 const WORK_RESULT = 150_000 + 100_000 + 1_249_975_000 + 1_249_975_000 + 50_000 + 50_000;
 
-/** The same work in a bare context of `engine` (no bootstrap, no limits but memory), median of `times` fresh contexts. */
+/** The same work in a bare context of `engine` (no bootstrap; no interrupt handler, and no limit but isolated-vm's 128 MB), median of `times` fresh contexts. */
 async function bareWork(engine: string, times: number): Promise<number> {
   const code = `(() => { ${WORK_BODY}\nreturn value; })()`;
   return median(times, async () => {

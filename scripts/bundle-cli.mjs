@@ -73,7 +73,7 @@ export async function bundleCli(dist) {
       external: EXTERNAL,
       chunkNames: 'chunk-[hash]',
       banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
-      plugins: [ownUrls(root, outdir), dynamicImportsOutside()],
+      plugins: [ownUrls(root, outdir), dynamicImportsOutside(root)],
       legalComments: 'none',
       logLevel: 'warning',
       metafile: true,
@@ -118,24 +118,32 @@ export async function bundleSucrase(dist) {
   return outfile;
 }
 
-/** A package imported with `import()` (a bare name, not a file of dist/) is left to Node's loader at run time. */
-function dynamicImportsOutside() {
+/**
+ * A package a module of dist/ imports with `import()` (a bare name) is left to Node's loader at run time:
+ * it is a dependency of this package, found from the bundle's folder. A bundled package's own `import()`
+ * stays bundled (what it names may be its own nested dependency, not found from here).
+ */
+function dynamicImportsOutside(root) {
   return {
     name: 'dynamic-imports-outside',
     setup(esbuild) {
-      esbuild.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+      esbuild.onResolve({ filter: /^[^./#]/ }, (args) =>
+        args.kind === 'dynamic-import' && args.importer.startsWith(root + path.sep) ? { path: args.path, external: true } : undefined,
+      );
     },
   };
 }
 
-/** The chunks some output imports with `import()` whose only export is `default`. */
+/** The chunks some output imports with `import()` that hold a CommonJS module whose only export is now `default`. */
 function defaultOnlyDynamicChunks(metafile) {
   const dynamic = new Set();
   for (const output of Object.values(metafile.outputs))
     for (const imported of output.imports) if (imported.kind === 'dynamic-import' && imported.external !== true) dynamic.add(imported.path);
   return [...dynamic].filter((file) => {
-    const exports = metafile.outputs[file]?.exports ?? [];
-    return exports.length === 1 && exports[0] === 'default';
+    const output = metafile.outputs[file];
+    const exports = output?.exports ?? [];
+    const commonJs = Object.keys(output?.inputs ?? {}).some((input) => metafile.inputs[input]?.format === 'cjs');
+    return commonJs && exports.length === 1 && exports[0] === 'default';
   });
 }
 

@@ -132,9 +132,9 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
     expect(result.stderr).toMatch(/^agent-spaces: interrupted$/m);
     expect(result.stderr).not.toMatch(/✗|crash|died|memory/i);
     expect(result.stdout).toBe('');
-    // Its sandbox worker and the stations server at least (and, from the sources, the CLI process the bin
-    // started: the build runs `run` in the bin's own process).
-    expect(result.descendants.length).toBeGreaterThanOrEqual(2);
+    // Its sandbox worker and the stations server at least, and from the sources the CLI process the bin
+    // started (the build runs `run` in the bin's own process: AGENT_SPACES_FROM_DIST, set by the test run).
+    expect(result.descendants.length).toBeGreaterThanOrEqual(process.env.AGENT_SPACES_FROM_DIST === '1' ? 2 : 3);
     expect(await survivors(result.descendants)).toEqual([]);
   });
 
@@ -143,7 +143,10 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
     await mkdir(bin, { recursive: true });
     const link = path.join(bin, 'agent-spaces');
     if (!existsSync(link)) await symlink(BIN, link);
-    const result = await interrupt(link, ['run', 'wait.ts'], { ...space, cwd: space.root, signal: 'SIGINT', to: 'process' });
+    // From the sources, whatever the test run chose: the bin starts the CLI behind it, and forwards the signal.
+    const env = { ...space.env, AGENT_SPACES_FROM_DIST: '0' };
+    const result = await interrupt(link, ['run', 'wait.ts'], { ...space, env, cwd: space.root, signal: 'SIGINT', to: 'process' });
+    expect(result.descendants.length).toBeGreaterThanOrEqual(3);
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toMatch(/^agent-spaces: interrupted$/m);
     expect(result.stderr).not.toMatch(/✗|crash|died/i);

@@ -24,11 +24,21 @@ export async function distIsFresh(): Promise<boolean> {
   ];
   if (!built.every((file) => existsSync(file))) return false;
   const builtAt = Math.min(...(await Promise.all(built.map(async (file) => (await stat(file)).mtimeMs))));
-  const { stdout } = await promisify(execFile)('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: REPO,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const files = stdout.split('\0').filter((file) => file !== '' && !file.startsWith('dist/'));
-  const changedAt = await Promise.all(files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? 0));
+  let listed: string;
+  try {
+    listed = (
+      await promisify(execFile)('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+        cwd: REPO,
+        maxBuffer: 64 * 1024 * 1024,
+      })
+    ).stdout;
+  } catch {
+    return false; // no git here to list the checkout's files: the sources, as always
+  }
+  const files = listed.split('\0').filter((file) => file !== '' && !file.startsWith('dist/'));
+  // A tracked file that is gone (deleted, not yet committed) is a change the build may not have seen.
+  const changedAt = await Promise.all(
+    files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? Number.POSITIVE_INFINITY),
+  );
   return changedAt.every((time) => time < builtAt);
 }

@@ -182,6 +182,17 @@ const ERROR_CONSTRUCTORS = {
   URIError,
 };
 // src/engine-quirks.ts
+// QuickJS's JSON.stringify keeps the objects it is inside of in an internal array that it fills with
+// [[Set]], so a setter the program put on Array.prototype[n] (or Object.prototype[n]) runs inside it,
+// with that array as \`this\`; V8's does not. Where the engine does that, and only while such a key exists,
+// the bootstrap serialises with its own stringifyJson (json.ts) instead. Known by the engine, not probed:
+// a probe must put an index key on Array.prototype, and that, even for a moment, leaves every array of
+// the context on slower paths for good (V8 drops its no-elements protector: \`new Array(1e5).fill(7)\`
+// measured 20× slower, \`push\` 10×; QuickJS 3-4×). QuickJS is the engine with InternalError, which V8
+// lacks; the hostile suite that poisons both prototypes (test/hostile/isolate-boundary.test.ts) runs on
+// every engine and fails on one this answers wrongly for.
+const stringifyRunsIndexSetters = typeof (globalThis )['InternalError'] === 'function';
+
 // Also what an engine adds beyond the ES2022 the type check declares: QuickJS's InternalError and its
 // high-resolution performance clock, and the newer Iterator and Float16Array.
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance', 'InternalError', 'Iterator', 'Float16Array'])
@@ -230,7 +241,7 @@ for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'performance'
 // src/json.ts
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 /**
- * Whether \`object\` has an own array-index key (asked before every JSON.stringify, so it must
+ * Whether \`object\` has an own array-index key (asked before every JSON.stringify on QuickJS, so it must
  * be cheap: listing Array.prototype's ~40 keys and testing each cost ~110 µs a call there). An array's
  * index keys are all below its length, so a short array is asked for each index it can have; own keys
  * list array indices first, in ascending order, so otherwise the first key decides.
@@ -244,18 +255,10 @@ function hasIndexKey(object) {
   const first = keys.length === 0 ? undefined : keys[0];
   return typeof first === 'string' && regExpTest(INDEX_KEY, first);
 }
-/**
- * JSON.stringify(value), or with \`refuse\` a function anywhere in it throws NOT_JSON (see serializeResult).
- *
- * An engine's JSON.stringify may keep the objects it is inside of in an internal array that it fills
- * with [[Set]] (QuickJS does), so a setter the program put on Array.prototype[n] or Object.prototype[n]
- * would run inside it, with that array as \`this\`. While such a key exists, on every engine, the value is
- * serialised by the bootstrap's own walk instead. Not probed for: putting an index key on either
- * prototype, even for a moment, leaves every array of the context on slower paths for good (V8 drops
- * its no-elements protector: \`new Array(1e5).fill(7)\` measured 20× slower, \`push\` 10×; QuickJS 3-4×).
- */
+/** JSON.stringify(value), or with \`refuse\` a function anywhere in it throws NOT_JSON (see serializeResult). */
 function stringifyJson(value, refuse) {
-  if (!(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype))) return refuse ? serializeResult(value) : jsonStringify(value);
+  if (!stringifyRunsIndexSetters || !(hasIndexKey(ArrayPrototype) || hasIndexKey(ObjectPrototype)))
+    return refuse ? serializeResult(value) : jsonStringify(value);
   return stringifyWithoutSetters(value, refuse);
 }
 /** JSON.stringify's algorithm (no replacer, no indent), keeping its own state in own properties only. */
