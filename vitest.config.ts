@@ -12,7 +12,8 @@ export default defineConfig({
     // space imports 'agent-spaces' (loaded by tsx, Node's resolver): the condition maps it to the sources.
     pool: 'forks',
     // What tests make under .tmp/ with makeTempDir goes into one folder per run, removed at its end.
-    globalSetup: ['test/support/test-run-temp.ts'],
+    // And which code the CLI the tests start runs: the build when it is fresh (see dist-fresh.ts).
+    globalSetup: ['test/support/test-run-temp.ts', 'test/support/dist-fresh.ts'],
     // Most files wait on child processes (the CLI, MCP servers, sandbox workers, a browser): three at a
     // time keep a 2-core machine busy (vitest's default there is one file at a time).
     maxWorkers: 3,

@@ -11,6 +11,7 @@ import { findCommand, helpText, parseCommandLine } from './command-line.js';
 import { loadCommands } from './commands/index.js';
 import { OPTIONS, type OptionName } from './options.js';
 import type { UsageError } from './usage-error.js';
+import { FROM_DIST_ENV } from '../test/support/dist-fresh.js';
 
 const COMMANDS = await loadCommands();
 
@@ -24,7 +25,7 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; modules: stri
   // The sources' modules are what is counted: not the build the test run may have chosen (AGENT_SPACES_FROM_DIST).
   const { stdout } = await promisify(execFile)(process.execPath, [...recorder.nodeArgs, BIN, ...args], {
     cwd: REPO,
-    env: { ...process.env, ...recorder.env, AGENT_SPACES_FROM_DIST: '0' },
+    env: { ...process.env, ...recorder.env, [FROM_DIST_ENV]: '0' },
   });
   const urls = await recorder.urls();
   return { stdout, modules: repoModulesOf(urls, REPO), packages: packagesOf(urls) };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../support/example-space.js';
+import { FROM_DIST_ENV } from '../support/dist-fresh.js';
 
 describe('bin/agent-spaces.js', () => {
   it('runs from a folder outside the repository', async () => {
@@ -14,7 +15,7 @@ describe('bin/agent-spaces.js', () => {
     try {
       const result = await execa(process.execPath, [path.join(REPO, 'bin/agent-spaces.js'), 'run', '-', '--json'], {
         cwd: dir,
-        env: { AGENT_SPACES_FROM_DIST: '0' },
+        env: { [FROM_DIST_ENV]: '0' },
         input: "import { json } from '@capabilities/std';\nexport default await json.parse({ text: '[1,2,3]' });",
         reject: false,
         timeout: 90_000,

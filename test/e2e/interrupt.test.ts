@@ -9,6 +9,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeExampleSpace, REPO } from '../support/example-space.js';
+import { FROM_DIST_ENV } from '../support/dist-fresh.js';
 
 const BIN = path.join(REPO, 'bin/agent-spaces.js');
 
@@ -134,7 +135,7 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
     expect(result.stdout).toBe('');
     // Its sandbox worker and the stations server at least, and from the sources the CLI process the bin
     // started (the build runs `run` in the bin's own process: AGENT_SPACES_FROM_DIST, set by the test run).
-    expect(result.descendants.length).toBeGreaterThanOrEqual(process.env.AGENT_SPACES_FROM_DIST === '1' ? 2 : 3);
+    expect(result.descendants.length).toBeGreaterThanOrEqual(process.env[FROM_DIST_ENV] === '1' ? 2 : 3);
     expect(await survivors(result.descendants)).toEqual([]);
   });
 
@@ -144,7 +145,7 @@ describe('an interrupted run', { timeout: 240_000 }, () => {
     const link = path.join(bin, 'agent-spaces');
     if (!existsSync(link)) await symlink(BIN, link);
     // From the sources, whatever the test run chose: the bin starts the CLI behind it, and forwards the signal.
-    const env = { ...space.env, AGENT_SPACES_FROM_DIST: '0' };
+    const env = { ...space.env, [FROM_DIST_ENV]: '0' };
     const result = await interrupt(link, ['run', 'wait.ts'], { ...space, env, cwd: space.root, signal: 'SIGINT', to: 'process' });
     expect(result.descendants.length).toBeGreaterThanOrEqual(3);
     expect(result.code, result.stderr).toBe(130);

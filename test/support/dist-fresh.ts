@@ -3,6 +3,10 @@
  * ignored): as in CI, where `npm ci` has just built it. Then the build answers for the sources — the
  * packed package need not be built again, and the CLI the tests start runs the build (bin/agent-spaces.js,
  * AGENT_SPACES_FROM_DIST), as an installed package does, instead of the sources through tsx.
+ *
+ * Also vitest's global setup that makes that choice for the run (its default export): the build when it
+ * is fresh, else the sources, so an old build never answers for changed sources; a value of
+ * AGENT_SPACES_FROM_DIST already set is kept. Test files run in processes started after it: they inherit it.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -41,4 +45,13 @@ export async function distIsFresh(): Promise<boolean> {
     files.map(async (file) => (await stat(path.join(REPO, file)).catch(() => undefined))?.mtimeMs ?? Number.POSITIVE_INFINITY),
   );
   return changedAt.every((time) => time < builtAt);
+}
+
+export default async function chooseCli(): Promise<void> {
+  process.env[FROM_DIST_ENV] ??= (await distIsFresh()) ? '1' : '0';
+  console.log(
+    process.env[FROM_DIST_ENV] === '1'
+      ? 'The CLI the tests start runs the build in dist/ (newer than every file of the checkout).'
+      : `The CLI the tests start runs the sources (through tsx): dist/ is older than a file of the checkout, or ${FROM_DIST_ENV}=0.`,
+  );
 }
