@@ -31,10 +31,13 @@ afterAll(() => {
 
 /**
  * The host's callbacks in the bootstrap's parameter order (src/host.d.ts), each doing nothing unless
- * `given`; `awaitReplies` only when given (the host passes it only where the isolate may block its thread).
+ * `given`; `jsonStack` only when given (QuickJS's host passes it), `awaitReplies` only when given (the host
+ * passes it only where the isolate may block its thread).
  */
 function hostCallbacks(
-  given: Partial<Record<'send' | 'writeLog' | 'complete' | 'timerHost' | 'urlHost' | 'firstUseSource' | 'awaitReplies', unknown>> = {},
+  given: Partial<
+    Record<'send' | 'writeLog' | 'complete' | 'timerHost' | 'urlHost' | 'firstUseSource' | 'jsonStack' | 'awaitReplies', unknown>
+  > = {},
 ): unknown[] {
   return [
     given.send ?? (() => undefined),
@@ -43,6 +46,7 @@ function hostCallbacks(
     given.timerHost ?? (() => undefined),
     given.urlHost ?? (() => 'invalid'),
     given.firstUseSource ?? (() => FIRST_USE_SOURCE),
+    given.jsonStack,
     ...(given.awaitReplies === undefined ? [] : [given.awaitReplies]),
   ];
 }
@@ -56,7 +60,7 @@ describe('generated/guest-code.ts', () => {
 
   it('is one function expression whose parameters are the host functions of src/host.d.ts, in order', () => {
     const host = readHostInterface({ name: HOST_DECLARATIONS, text: readFileSync(path.join(SOURCE_DIR, HOST_DECLARATIONS), 'utf8') });
-    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost', 'firstUseSource', 'awaitReplies']);
+    expect(host.functions).toEqual(['send', 'writeLog', 'complete', 'timerHost', 'urlHost', 'firstUseSource', 'jsonStack', 'awaitReplies']);
     const tree = parse(BOOTSTRAP_FUNCTION, { ecmaVersion: 2022, sourceType: 'script' });
     expect(tree.body).toHaveLength(1);
     const statement = tree.body[0];

@@ -120,6 +120,8 @@ export function prepareIsolate(memoryLimitMb: number, threading: IsolateThreadin
     new ivm.Callback(sandboxUrlOperation),
     // The Web globals' code, copied in when a program first reads one of them.
     new ivm.Callback(() => FIRST_USE_SOURCE),
+    // No `jsonStack`: V8's JSON.stringify stops deep data itself (a RangeError the program can catch).
+    undefined,
     // On the pool only: the isolate's thread may wait there for replies (the caller's thread must not).
     // The run decides when it may (IsolatedVmRun #mayWaitInDelivery: only while the wall clock is what
     // limits it, as isolated-vm counts a delivery's limit on the wall clock).

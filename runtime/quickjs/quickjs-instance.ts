@@ -1,6 +1,6 @@
 /**
  * One QuickJS runtime and context with the guest code evaluated in it (the same bootstrap and Web
- * globals isolated-vm evaluates), made before a run arrives. The guest reaches the host through six
+ * globals isolated-vm evaluates), made before a run arrives. The guest reaches the host through seven
  * functions that take and return numbers and strings only; everything else crosses as JSON text the
  * guest parses itself (one string copy, not a handle per property).
  */
@@ -11,6 +11,16 @@ import { BOOTSTRAP_FUNCTION, FIRST_USE_SOURCE } from '../guest/generated/guest-c
 import { sandboxUrlOperation } from '../host/sandbox-url-host.js';
 
 const QUICKJS_STACK_BYTES = 256 * 1024;
+/**
+ * The stack limit while the guest's JSON.stringify walks data that may nest deeply (the guest's
+ * `jsonStack`, see runtime/guest/src/json.ts `stringifyWithinDepth`). QuickJS's stack check counts the
+ * engine's own stack, where a level of JSON.stringify's recursion takes ~16 bytes, while the same level
+ * takes ~190 bytes of Node's native stack; at 256 KiB the native stack runs out first (measured: 5,000
+ * levels of nested arrays stringified, 10,000 overflowed Node's stack). At 16 KiB QuickJS stops
+ * nested arrays or objects at ~960 levels, about the guest's depth limit (run-in-quickjs.ts
+ * MAX_JSON_DEPTH), with an error the guest catches.
+ */
+const JSON_STACK_BYTES = 16 * 1024;
 
 /** Wraps the host's writeLog so that a line crosses as JSON text: NULs and all, escaped. */
 const NUL_SAFE_LOG =
@@ -132,7 +142,7 @@ export class QuickJsInstance implements SpareInstance {
     return result.value;
   }
 
-  /** The six host functions the bootstrap receives, in host.d.ts order (no `awaitReplies`: the host runs the guest's jobs itself). */
+  /** The seven host functions the bootstrap receives, in host.d.ts order (no `awaitReplies`: the host runs the guest's jobs itself). */
   #hostFunctions(): QuickJSHandle[] {
     const { context } = this;
     const text = (handle: QuickJSHandle | undefined): string =>
@@ -161,6 +171,9 @@ export class QuickJsInstance implements SpareInstance {
         context.newString(sandboxUrlOperation(optionalText(operation), optionalText(a), optionalText(b), optionalText(c))),
       ),
       context.newFunction('firstUseSource', () => context.newString(FIRST_USE_SOURCE)),
+      context.newFunction('jsonStack', (small) => {
+        this.runtime.setMaxStackSize(flag(small) ? JSON_STACK_BYTES : QUICKJS_STACK_BYTES);
+      }),
     ];
   }
 }

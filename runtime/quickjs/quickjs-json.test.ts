@@ -166,3 +166,88 @@ describe('the QuickJS depth check on shared and cyclic data', () => {
     HANG,
   );
 });
+
+// Data past the tree walk's small budget goes to JSON.stringify with the engine's stack lowered: QuickJS's
+// own stack check stops deep data there, and only then does the exact walk run (runtime/guest/src/json.ts,
+// stringifyWithinDepth). Each case is large (10,000 entries beside its deep part) so it takes that path.
+describe('the QuickJS depth limit on large data (the lowered stack)', () => {
+  let sandbox: Sandbox;
+  beforeAll(() => {
+    sandbox = createSandbox({ outDir: FIXTURE_OUT_DIR, isolation: 'in-process', engine: 'quickjs' });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  const LARGE = 'const wide = {};\nfor (let i = 0; i < 10000; i++) wide["k" + i] = { i };\n';
+  const run = (code: string) =>
+    sandbox.run(`import { echo } from '@capabilities/math';\n${NESTED}${LARGE}${code}`, {
+      onCall: createFixtureHost().onCall,
+      check: false,
+    });
+  const depthOf = (value: unknown): number => {
+    let levels = 0;
+    for (let at = value; typeof at === 'object' && at !== null; at = (at as { d?: unknown }).d) levels++;
+    return levels;
+  };
+
+  it.each([1001, 1500, 20_000])(
+    'refuses a large result nested %i levels deep as nested too deeply',
+    async (levels) => {
+      const result = await run(`return { wide, deep: nest(${levels}, 1) };`);
+      expect(result.error).toMatchObject(TOO_DEEP);
+    },
+    HANG,
+  );
+
+  it.each([10, 500, 990])(
+    'returns a large result nested %i levels deep, whole (at the limit the whole stack is tried again)',
+    async (levels) => {
+      const result = await run(`return { wide, deep: nest(${levels - 1}, 1) };`);
+      expect(result.error).toBeUndefined();
+      const returned = result.result as { wide: Record<string, { i: number }>; deep: unknown };
+      expect(Object.keys(returned.wide)).toHaveLength(10_000);
+      expect(returned.wide.k9999).toEqual({ i: 9999 });
+      // The result's root is level 1: deep's chain is the other levels - 1 of it.
+      expect(depthOf(returned.deep)).toBe(levels - 1);
+    },
+    HANG,
+  );
+
+  it(
+    'refuses large arguments nested too deeply, as an error the program catches, and sends them within the limit',
+    async () => {
+      const result = await run(
+        "let refused;\ntry { await echo({ value: { wide, deep: nest(1500, 1) } }); } catch (error) { refused = [error.code, String(error.message).includes('nest too deeply')]; }\n" +
+          'const sent = await echo({ value: { wide, deep: nest(900, 1) } });\nreturn [refused, Object.keys(sent.wide).length];',
+      );
+      expect(result.error).toBeUndefined();
+      expect(result.result).toEqual([['INVALID_ARGUMENTS', true], 10_000]);
+    },
+    HANG,
+  );
+
+  it(
+    'sends large arguments from a program already deep in its own recursion (the lowered stack is used up there)',
+    async () => {
+      const result = await run(
+        'const down = async (n) => (n === 0 ? echo({ value: { wide, deep: nest(50, 1) } }) : down(n - 1));\nconst sent = await down(300);\nreturn Object.keys(sent.wide).length;',
+      );
+      expect(result.error).toBeUndefined();
+      expect(result.result).toBe(10_000);
+    },
+    HANG,
+  );
+
+  it(
+    'returns a large result whose toJSON recurses deeper than the lowered stack allows (it runs again with the whole stack)',
+    async () => {
+      const result = await run(
+        'let ran = 0;\nconst depthOfRecursion = (n) => (n === 0 ? 0 : 1 + depthOfRecursion(n - 1));\nreturn { wide, report: { toJSON() { ran++; return { levels: depthOfRecursion(600), ran }; } } };',
+      );
+      expect(result.error).toBeUndefined();
+      // Stopped by the lowered stack the first time, so the value returned is the second run's.
+      expect((result.result as { report: unknown }).report).toEqual({ levels: 600, ran: 2 });
+    },
+    HANG,
+  );
+});

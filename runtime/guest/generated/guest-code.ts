@@ -6,10 +6,10 @@ const hostValue = (name: HostValueName): string => JSON.stringify(HOST_VALUES[na
 
 /**
  * The guest code every engine evaluates first in a fresh context: a function expression of the host's
- * 7 callbacks (send, writeLog, complete, timerHost, urlHost, firstUseSource, awaitReplies). Calling it installs the sandbox's globals and returns
+ * 8 callbacks (send, writeLog, complete, timerHost, urlHost, firstUseSource, jsonStack, awaitReplies). Calling it installs the sandbox's globals and returns
  * `{ deliver, run, wake }` (src/host.d.ts `BootstrapExports`).
  */
-export const BOOTSTRAP_FUNCTION = `(function (send, writeLog, complete, timerHost, urlHost, firstUseSource, awaitReplies) {'use strict';
+export const BOOTSTRAP_FUNCTION = `(function (send, writeLog, complete, timerHost, urlHost, firstUseSource, jsonStack, awaitReplies) {'use strict';
 const HOST_GLOBAL = ${hostValue('HOST_GLOBAL')}, TIMER_LIMITS = ${hostValue('TIMER_LIMITS')}, URL_LIMITS = ${hostValue('URL_LIMITS')}, URL_INVALID = ${hostValue('URL_INVALID')}, URL_TOO_LONG = ${hostValue('URL_TOO_LONG')};
 // src/intrinsics.ts
 // Intrinsics, captured before any program code runs. \`uncurry(f)(self, ...args)\` = f.call(self, ...args)
@@ -348,6 +348,8 @@ const nullPrototypeOf = (() => {
 })();
 /** Keys (all own keys, hidden ones too) and prototypes the tree walk reads before it hands over to the exact walk (see nestsDeeper). */
 const TREE_WALK_READS = 1_048_576;
+/** Reads of the tree walk past which stringifyWithinDepth lets the engine's own stack check answer instead. */
+const SMALL_DATA_READS = 4_096;
 /** Keys past which the tree walk remembers an object: meeting it again hands over (see nestsDeeper). */
 const WIDE_OBJECT_KEYS = 64;
 /**
@@ -368,7 +370,43 @@ function nestsDeeper(value, limit) {
   if (typeof value !== 'object' || value === null) return false;
   // A descriptor's \`value\` is an ordinary read: a 'value' on Object.prototype would answer for an accessor's.
   const ownValues = !hasOwn(ObjectPrototype, 'value');
-  return treeMayNestDeeper(value, limit, ownValues) && exactlyNestsDeeper(value, limit, ownValues);
+  return treeMayNestDeeper(value, limit, ownValues, TREE_WALK_READS) && exactlyNestsDeeper(value, limit, ownValues);
+}
+/** What stringifyWithinDepth throws for data nested deeper than its limit. */
+const NESTS_TOO_DEEPLY = {};
+// How many JSON.stringify calls run with the engine's stack lowered (a getter or toJSON they run may
+// stringify again): the host hears only of the first and the last.
+let lowStackDepth = 0;
+/**
+ * stringifyJson(value, refuse), but data nested deeper than \`limit\` levels throws NESTS_TOO_DEEPLY before
+ * the engine's native recursion in JSON.stringify can use up the host's stack (0: no limit, V8 needs none).
+ * Small data is answered by the tree walk. Larger data goes straight to JSON.stringify with the engine's
+ * stack lowered (the host's jsonStack) to what about \`limit\` levels of it take: the engine's own stack
+ * check, which its native recursion otherwise outruns, then stops deeper data with an error it can catch,
+ * and a large result is not walked twice (the walk of a 5.7 MB result cost as much as its JSON.stringify).
+ * Only when that stops it does the exact walk run: deep data throws, anything else (the stack was partly
+ * used already, or the program's own code in a toJSON or getter threw) is stringified again with the
+ * whole stack, so its getters and toJSON methods run twice.
+ */
+function stringifyWithinDepth(value, refuse, limit) {
+  if (limit <= 0 || typeof value !== 'object' || value === null) return stringifyJson(value, refuse);
+  const ownValues = !hasOwn(ObjectPrototype, 'value');
+  if (typeof jsonStack !== 'function') {
+    if (nestsDeeper(value, limit)) throw NESTS_TOO_DEEPLY;
+    return stringifyJson(value, refuse);
+  }
+  if (!treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
+  if (lowStackDepth++ === 0) jsonStack(true);
+  try {
+    return stringifyJson(value, refuse);
+  } catch (thrown) {
+    if (thrown === NOT_JSON) throw thrown;
+  } finally {
+    if (--lowStackDepth === 0) jsonStack(false);
+  }
+  // Read again: what ran inside JSON.stringify may have put a 'value' on Object.prototype meanwhile.
+  if (exactlyNestsDeeper(value, limit, !hasOwn(ObjectPrototype, 'value'))) throw NESTS_TOO_DEEPLY;
+  return stringifyJson(value, refuse);
 }
 /** The value of a descriptor of a data property; undefined for none or an accessor. */
 function dataValue(descriptor, ownValues) {
@@ -388,7 +426,7 @@ function holeValue(array, index, ownValues, steps) {
   return undefined;
 }
 /** False when \`value\`, walked as a tree, nests no deeper than \`limit\` (every path read); true when it handed over. */
-function treeMayNestDeeper(value, limit, ownValues) {
+function treeMayNestDeeper(value, limit, ownValues, maxReads) {
   // Stacks without a prototype: a slot is written with [[Set]], which finds no setter a program put on
   // Array.prototype. Inline, not through helpers: a function call per property costs on QuickJS.
   const values = nullPrototypeOf([value]),
@@ -406,7 +444,7 @@ function treeMayNestDeeper(value, limit, ownValues) {
     const keys = array ? undefined : reflectOwnKeys(current);
     const length = keys === undefined ? (current ).length : keys.length;
     steps.count += 1 + length;
-    if (steps.count > TREE_WALK_READS) return true;
+    if (steps.count > maxReads) return true;
     if (length > WIDE_OBJECT_KEYS) {
       if (wide === undefined) wide = new MapConstructor();
       if (mapGet(wide, current) === true) return true;
@@ -834,8 +872,8 @@ defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false,
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
 // \`callSites\`: the engine appends no awaiting frames to an error made after an await (QuickJS), so
 // each call keeps the stack of where the program made it, for its error if it fails.
-// \`maxJsonDepth\`: deeper data is refused before JSON.stringify sees it (QuickJS: its native recursion
-// there can use up the host's stack, which ends the run uncatchably); 0 = no such check (V8).
+// \`maxJsonDepth\`: deeper data is refused (json.ts, stringifyWithinDepth) before JSON.stringify's native
+// recursion can use up the host's stack, which ends the run uncatchably (QuickJS); 0 = no such check (V8).
 /** What the host sends with run(), every field; run() keeps only their own values (see ownSettings). */
 
 
@@ -914,22 +952,13 @@ function fill(template, capability, fn, size) {
 function dispatch(capability, fn, args, resultMode) {
   let json;
   try {
-    const maxJsonDepth = settings.maxJsonDepth;
-    if (maxJsonDepth > 0 && nestsDeeper(args, maxJsonDepth)) {
-      throw new TypeErrorConstructor('they nest too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox sends)');
-    }
-    json = stringifyJson(args === undefined ? null : args, false);
-  } catch (cause) {
-    throw invalidArguments(
-      capability,
-      fn,
-      'arguments of ' +
-        capability +
-        '.' +
-        fn +
-        ' are not JSON-serialisable: ' +
-        safe(() => StringConstructor((cause ).message), 'unknown reason'),
-    );
+    json = stringifyWithinDepth(args === undefined ? null : args, false, settings.maxJsonDepth);
+  } catch (thrown) {
+    const reason =
+      thrown === NESTS_TOO_DEEPLY
+        ? 'they nest too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox sends)'
+        : safe(() => StringConstructor((thrown ).message), 'unknown reason');
+    throw invalidArguments(capability, fn, 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + reason);
   }
   if (json === undefined) json = 'null';
   const id = ++nextId;
@@ -1126,34 +1155,17 @@ async function run(main, runSettings) {
   }
   let json;
   try {
-    const maxJsonDepth = settings.maxJsonDepth;
-    if (maxJsonDepth > 0 && nestsDeeper(value, maxJsonDepth)) {
-      complete(
-        false,
-        stringifyJson(
-          {
-            __proto__: null,
-            name: 'ResultError',
-            code: 'RESULT_NOT_SERIALIZABLE',
-            message:
-              'the result is not JSON-serialisable: it nests too deeply (more than ' +
-              maxJsonDepth +
-              ' levels, the most the sandbox returns)',
-          },
-          false,
-        ),
-      );
-      return;
-    }
-    json = stringifyJson(value, true);
+    json = stringifyWithinDepth(value, true, settings.maxJsonDepth);
   } catch (thrown) {
-    const where = safe(() => findNonJson(value, '$', []), undefined);
+    const where = thrown === NESTS_TOO_DEEPLY ? undefined : safe(() => findNonJson(value, '$', []), undefined);
     const reason =
-      where !== undefined
-        ? where
-        : thrown === NOT_JSON
-          ? 'it holds a function or symbol'
-          : safe(() => StringConstructor((thrown ).message), 'unknown reason');
+      thrown === NESTS_TOO_DEEPLY
+        ? 'it nests too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns)'
+        : where !== undefined
+          ? where
+          : thrown === NOT_JSON
+            ? 'it holds a function or symbol'
+            : safe(() => StringConstructor((thrown ).message), 'unknown reason');
     complete(
       false,
       stringifyJson(

@@ -1,8 +1,8 @@
 // Set by run(): an isolate may be prepared before the run (and its limits) are known.
 // `callSites`: the engine appends no awaiting frames to an error made after an await (QuickJS), so
 // each call keeps the stack of where the program made it, for its error if it fails.
-// `maxJsonDepth`: deeper data is refused before JSON.stringify sees it (QuickJS: its native recursion
-// there can use up the host's stack, which ends the run uncatchably); 0 = no such check (V8).
+// `maxJsonDepth`: deeper data is refused (json.ts, stringifyWithinDepth) before JSON.stringify's native
+// recursion can use up the host's stack, which ends the run uncatchably (QuickJS); 0 = no such check (V8).
 /** What the host sends with run(), every field; run() keeps only their own values (see ownSettings). */
 interface RunSettings {
   maxCalls: number;
@@ -81,22 +81,13 @@ function fill(template: string, capability: string, fn: string, size: number): u
 function dispatch(capability: string, fn: string, args: unknown, resultMode: unknown): Promise<CallOutcome> {
   let json: string | undefined;
   try {
-    const maxJsonDepth = settings.maxJsonDepth;
-    if (maxJsonDepth > 0 && nestsDeeper(args, maxJsonDepth)) {
-      throw new TypeErrorConstructor('they nest too deeply (more than ' + maxJsonDepth + ' levels, the most the sandbox sends)');
-    }
-    json = stringifyJson(args === undefined ? null : args, false);
-  } catch (cause) {
-    throw invalidArguments(
-      capability,
-      fn,
-      'arguments of ' +
-        capability +
-        '.' +
-        fn +
-        ' are not JSON-serialisable: ' +
-        safe(() => StringConstructor((cause as { message?: unknown }).message), 'unknown reason'),
-    );
+    json = stringifyWithinDepth(args === undefined ? null : args, false, settings.maxJsonDepth);
+  } catch (thrown) {
+    const reason =
+      thrown === NESTS_TOO_DEEPLY
+        ? 'they nest too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox sends)'
+        : safe(() => StringConstructor((thrown as { message?: unknown }).message), 'unknown reason');
+    throw invalidArguments(capability, fn, 'arguments of ' + capability + '.' + fn + ' are not JSON-serialisable: ' + reason);
   }
   if (json === undefined) json = 'null';
   const id = ++nextId;

@@ -27,6 +27,13 @@ declare function urlHost(operation: 'parse' | 'set', a: string, b: string | unde
  */
 declare function firstUseSource(): string;
 /**
+ * Lowers the engine's stack limit while the guest's JSON.stringify walks data that may nest deeply
+ * (`small`), or gives the program its whole stack again (see src/json.ts `stringifyWithinDepth`).
+ * Passed only where the engine's native recursion there can outrun its own stack check (QuickJS);
+ * elsewhere the parameter is undefined.
+ */
+declare function jsonStack(small: boolean): void;
+/**
  * Waits for the host's next replies (a batch as `deliver` takes it), or '' when none came within a moment,
  * a timer is due or the run ended. Passed only where the isolate may block its thread while it waits
  * (isolated-vm on its own threads); elsewhere the parameter is undefined (check its type before a call).

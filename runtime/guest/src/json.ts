@@ -107,6 +107,8 @@ const nullPrototypeOf = (() => {
 })();
 /** Keys (all own keys, hidden ones too) and prototypes the tree walk reads before it hands over to the exact walk (see nestsDeeper). */
 const TREE_WALK_READS = 1_048_576;
+/** Reads of the tree walk past which stringifyWithinDepth lets the engine's own stack check answer instead. */
+const SMALL_DATA_READS = 4_096;
 /** Keys past which the tree walk remembers an object: meeting it again hands over (see nestsDeeper). */
 const WIDE_OBJECT_KEYS = 64;
 /**
@@ -127,7 +129,43 @@ function nestsDeeper(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   // A descriptor's `value` is an ordinary read: a 'value' on Object.prototype would answer for an accessor's.
   const ownValues = !hasOwn(ObjectPrototype, 'value');
-  return treeMayNestDeeper(value, limit, ownValues) && exactlyNestsDeeper(value, limit, ownValues);
+  return treeMayNestDeeper(value, limit, ownValues, TREE_WALK_READS) && exactlyNestsDeeper(value, limit, ownValues);
+}
+/** What stringifyWithinDepth throws for data nested deeper than its limit. */
+const NESTS_TOO_DEEPLY = {};
+// How many JSON.stringify calls run with the engine's stack lowered (a getter or toJSON they run may
+// stringify again): the host hears only of the first and the last.
+let lowStackDepth = 0;
+/**
+ * stringifyJson(value, refuse), but data nested deeper than `limit` levels throws NESTS_TOO_DEEPLY before
+ * the engine's native recursion in JSON.stringify can use up the host's stack (0: no limit, V8 needs none).
+ * Small data is answered by the tree walk. Larger data goes straight to JSON.stringify with the engine's
+ * stack lowered (the host's jsonStack) to what about `limit` levels of it take: the engine's own stack
+ * check, which its native recursion otherwise outruns, then stops deeper data with an error it can catch,
+ * and a large result is not walked twice (the walk of a 5.7 MB result cost as much as its JSON.stringify).
+ * Only when that stops it does the exact walk run: deep data throws, anything else (the stack was partly
+ * used already, or the program's own code in a toJSON or getter threw) is stringified again with the
+ * whole stack, so its getters and toJSON methods run twice.
+ */
+function stringifyWithinDepth(value: unknown, refuse: boolean, limit: number): string | undefined {
+  if (limit <= 0 || typeof value !== 'object' || value === null) return stringifyJson(value, refuse);
+  const ownValues = !hasOwn(ObjectPrototype, 'value');
+  if (typeof jsonStack !== 'function') {
+    if (nestsDeeper(value, limit)) throw NESTS_TOO_DEEPLY;
+    return stringifyJson(value, refuse);
+  }
+  if (!treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
+  if (lowStackDepth++ === 0) jsonStack(true);
+  try {
+    return stringifyJson(value, refuse);
+  } catch (thrown) {
+    if (thrown === NOT_JSON) throw thrown;
+  } finally {
+    if (--lowStackDepth === 0) jsonStack(false);
+  }
+  // Read again: what ran inside JSON.stringify may have put a 'value' on Object.prototype meanwhile.
+  if (exactlyNestsDeeper(value, limit, !hasOwn(ObjectPrototype, 'value'))) throw NESTS_TOO_DEEPLY;
+  return stringifyJson(value, refuse);
 }
 /** The value of a descriptor of a data property; undefined for none or an accessor. */
 function dataValue(descriptor: PropertyDescriptor | undefined, ownValues: boolean): unknown {
@@ -147,7 +185,7 @@ function holeValue(array: object, index: number, ownValues: boolean, steps?: { c
   return undefined;
 }
 /** False when `value`, walked as a tree, nests no deeper than `limit` (every path read); true when it handed over. */
-function treeMayNestDeeper(value: object, limit: number, ownValues: boolean): boolean {
+function treeMayNestDeeper(value: object, limit: number, ownValues: boolean, maxReads: number): boolean {
   // Stacks without a prototype: a slot is written with [[Set]], which finds no setter a program put on
   // Array.prototype. Inline, not through helpers: a function call per property costs on QuickJS.
   const values: object[] = nullPrototypeOf([value]),
@@ -165,7 +203,7 @@ function treeMayNestDeeper(value: object, limit: number, ownValues: boolean): bo
     const keys = array ? undefined : reflectOwnKeys(current);
     const length = keys === undefined ? (current as unknown[]).length : keys.length;
     steps.count += 1 + length;
-    if (steps.count > TREE_WALK_READS) return true;
+    if (steps.count > maxReads) return true;
     if (length > WIDE_OBJECT_KEYS) {
       if (wide === undefined) wide = new MapConstructor<object, boolean>();
       if (mapGet(wide, current) === true) return true;

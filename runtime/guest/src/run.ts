@@ -48,34 +48,17 @@ async function run(main: () => unknown, runSettings: RunSettings): Promise<void>
   }
   let json: string | undefined;
   try {
-    const maxJsonDepth = settings.maxJsonDepth;
-    if (maxJsonDepth > 0 && nestsDeeper(value, maxJsonDepth)) {
-      complete(
-        false,
-        stringifyJson(
-          {
-            __proto__: null,
-            name: 'ResultError',
-            code: 'RESULT_NOT_SERIALIZABLE',
-            message:
-              'the result is not JSON-serialisable: it nests too deeply (more than ' +
-              maxJsonDepth +
-              ' levels, the most the sandbox returns)',
-          },
-          false,
-        )!,
-      );
-      return;
-    }
-    json = stringifyJson(value, true);
+    json = stringifyWithinDepth(value, true, settings.maxJsonDepth);
   } catch (thrown) {
-    const where = safe(() => findNonJson(value, '$', []), undefined);
+    const where = thrown === NESTS_TOO_DEEPLY ? undefined : safe(() => findNonJson(value, '$', []), undefined);
     const reason =
-      where !== undefined
-        ? where
-        : thrown === NOT_JSON
-          ? 'it holds a function or symbol'
-          : safe(() => StringConstructor((thrown as { message?: unknown }).message), 'unknown reason');
+      thrown === NESTS_TOO_DEEPLY
+        ? 'it nests too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns)'
+        : where !== undefined
+          ? where
+          : thrown === NOT_JSON
+            ? 'it holds a function or symbol'
+            : safe(() => StringConstructor((thrown as { message?: unknown }).message), 'unknown reason');
     complete(
       false,
       stringifyJson(
