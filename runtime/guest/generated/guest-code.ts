@@ -395,7 +395,7 @@ function stringifyWithinDepth(value, refuse, limit) {
     if (nestsDeeper(value, limit)) throw NESTS_TOO_DEEPLY;
     return stringifyJson(value, refuse);
   }
-  if (!treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
+  if (isFlat(value, ownValues) || !treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
   if (lowStackDepth++ === 0) jsonStack(true);
   try {
     return stringifyJson(value, refuse);
@@ -407,6 +407,36 @@ function stringifyWithinDepth(value, refuse, limit) {
   // Read again: what ran inside JSON.stringify may have put a 'value' on Object.prototype meanwhile.
   if (exactlyNestsDeeper(value, limit, !hasOwn(ObjectPrototype, 'value'))) throw NESTS_TOO_DEEPLY;
   return stringifyJson(value, refuse);
+}
+/** Own keys past which isFlat does not look (the tree walk does). */
+const FLAT_KEYS = 16;
+/**
+ * Whether \`value\` holds no object, as JSON.stringify would read it (see treeMayNestDeeper): most
+ * arguments of a call. Nothing allocated but the keys: on QuickJS the tree walk's stacks cost a call
+ * more than reading a flat object's few values.
+ */
+function isFlat(value, ownValues) {
+  if (isArray(value)) {
+    const length = (value ).length;
+    if (length > FLAT_KEYS) return false;
+    for (let index = 0; index < length; index++) {
+      const descriptor = getOwnPropertyDescriptor(value, index);
+      const child = descriptor === undefined ? holeValue(value, index, ownValues) : dataValue(descriptor, ownValues);
+      if (typeof child === 'object' && child !== null) return false;
+    }
+    return true;
+  }
+  const keys = reflectOwnKeys(value);
+  if (keys.length > FLAT_KEYS) return false;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    if (typeof key !== 'string') continue;
+    const descriptor = getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || descriptor.enumerable !== true) continue;
+    const child = dataValue(descriptor, ownValues);
+    if (typeof child === 'object' && child !== null) return false;
+  }
+  return true;
 }
 /** The value of a descriptor of a data property; undefined for none or an accessor. */
 function dataValue(descriptor, ownValues) {
