@@ -239,6 +239,32 @@ describe('the QuickJS depth limit on large data (the lowered stack)', () => {
   );
 
   it(
+    "fails a call whose large arguments' toJSON throws once with that error, as for small arguments (it is not run again)",
+    async () => {
+      const result = await run(
+        "let ran = 0;\nconst value = (data) => ({ data, x: { toJSON() { if (++ran === 1) throw new Error('boom'); return 'fine'; } } });\n" +
+          "const outcome = async (data) => { try { await echo({ value: value(data) }); return 'sent'; } catch (error) { return [error.code, String(error.message).includes('boom')]; } };\n" +
+          'const large = await outcome(wide);\nconst ranLarge = ran;\nran = 0;\nreturn [large, ranLarge, await outcome(1), ran];',
+      );
+      expect(result.error).toBeUndefined();
+      expect(result.result).toEqual([['INVALID_ARGUMENTS', true], 1, ['INVALID_ARGUMENTS', true], 1]);
+    },
+    HANG,
+  );
+
+  it(
+    'reports what is not JSON in a large result (a BigInt), not a depth, when a deep chain of objects writes itself as text',
+    async () => {
+      const result = await run(
+        "class Link { constructor(parent) { this.parent = parent; } toJSON() { return 'link'; } }\nlet chain;\nfor (let i = 0; i < 1200; i++) chain = new Link(chain);\nreturn { wide, chain, bad: 1n };",
+      );
+      expect(result.error).toMatchObject({ code: 'RESULT_NOT_SERIALIZABLE', message: expect.stringMatching(/BigInt/) });
+      expect(result.error?.message).not.toContain('nests too deeply');
+    },
+    HANG,
+  );
+
+  it(
     'returns a large result whose toJSON recurses deeper than the lowered stack allows (it runs again with the whole stack)',
     async () => {
       const result = await run(

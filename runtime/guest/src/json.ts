@@ -131,6 +131,16 @@ function nestsDeeper(value: unknown, limit: number): boolean {
   const ownValues = !hasOwn(ObjectPrototype, 'value');
   return treeMayNestDeeper(value, limit, ownValues, TREE_WALK_READS) && exactlyNestsDeeper(value, limit, ownValues);
 }
+/** The engine's stack check as it throws: a RangeError with this message (QuickJS-ng words it as V8 does). */
+const STACK_OVERFLOW_MESSAGE = 'Maximum call stack size exceeded';
+/** Whether `thrown` is what the engine's stack check throws, read without running the program's code (but a proxy's traps). */
+function isStackOverflow(thrown: unknown): boolean {
+  return safe(() => {
+    if (typeof thrown !== 'object' || thrown === null || getPrototypeOf(thrown) !== RangeErrorConstructor.prototype) return false;
+    const message = getOwnPropertyDescriptor(thrown, 'message');
+    return message !== undefined && hasOwn(message, 'value') && message.value === STACK_OVERFLOW_MESSAGE;
+  }, false);
+}
 /** What stringifyWithinDepth throws for data nested deeper than its limit. */
 const NESTS_TOO_DEEPLY = {};
 // How many JSON.stringify calls run with the engine's stack lowered (a getter or toJSON they run may
@@ -143,9 +153,12 @@ let lowStackDepth = 0;
  * stack lowered (the host's jsonStack) to what about `limit` levels of it take: the engine's own stack
  * check, which its native recursion otherwise outruns, then stops deeper data with an error it can catch,
  * and a large result is not walked twice (the walk of a 5.7 MB result cost as much as its JSON.stringify).
- * Only when that stops it does the exact walk run: deep data throws, anything else (the stack was partly
- * used already, or the program's own code in a toJSON or getter threw) is stringified again with the
- * whole stack, so its getters and toJSON methods run twice.
+ * Only when that stack check stops it does the exact walk run: deep data throws, anything else (the stack
+ * was partly used already, or the program's own code in a toJSON or getter needed more of it) is
+ * stringified again with the whole stack, so its getters and toJSON methods run twice; any other error
+ * is the answer, as it would be for small data. A getter or toJSON that answers deeper data the second
+ * time is not stopped by this (nor was it by the walk before it): QuickJS's native recursion may then use
+ * up the host's stack, and the run ends as run-in-quickjs.ts NATIVE_STACK_OVERFLOW says.
  */
 function stringifyWithinDepth(value: unknown, refuse: boolean, limit: number): string | undefined {
   if (limit <= 0 || typeof value !== 'object' || value === null) return stringifyJson(value, refuse);
@@ -155,14 +168,18 @@ function stringifyWithinDepth(value: unknown, refuse: boolean, limit: number): s
     return stringifyJson(value, refuse);
   }
   if (isFlat(value, ownValues) || !treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
+  let thrown: unknown;
   if (lowStackDepth++ === 0) jsonStack(true);
   try {
     return stringifyJson(value, refuse);
-  } catch (thrown) {
-    if (thrown === NOT_JSON) throw thrown;
+  } catch (error) {
+    thrown = error;
   } finally {
     if (--lowStackDepth === 0) jsonStack(false);
   }
+  // Anything but the engine's stack check (a BigInt, a cycle, the program's own error) is the answer.
+  // Asked with the stack given back: asking may take more than the lowered stack had left.
+  if (!isStackOverflow(thrown)) throw thrown;
   // Read again: what ran inside JSON.stringify may have put a 'value' on Object.prototype meanwhile.
   if (exactlyNestsDeeper(value, limit, !hasOwn(ObjectPrototype, 'value'))) throw NESTS_TOO_DEEPLY;
   return stringifyJson(value, refuse);
