@@ -410,13 +410,15 @@ function stringifyWithinDepth(value, refuse, limit) {
   }
   if (isFlat(value, ownValues) || !treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
   let thrown;
-  if (lowStackDepth++ === 0) jsonStack(true);
+  if (lowStackDepth === 0) jsonStack(true);
+  lowStackDepth += 1;
   try {
     return stringifyJson(value, refuse);
   } catch (error) {
     thrown = error;
   } finally {
-    if (--lowStackDepth === 0) jsonStack(false);
+    lowStackDepth -= 1;
+    if (lowStackDepth === 0) jsonStack(false);
   }
   // Anything but the engine's stack check (a BigInt, a cycle, the program's own error) is the answer.
   // Asked with the stack given back: asking may take more than the lowered stack had left.
