@@ -394,7 +394,7 @@ let lowStackDepth = 0;
  * stack lowered (the host's jsonStack) to what about \`limit\` levels of it take: the engine's own stack
  * check, which its native recursion otherwise outruns, then stops deeper data with an error it can catch,
  * and a large result is not walked twice (the walk of a 5.7 MB result cost as much as its JSON.stringify).
- * Only when that stack check stops it does the exact walk run: deep data throws, anything else (the stack
+ * Only when that stack check stops it does the whole walk (nestsDeeper) run: deep data throws, anything else (the stack
  * was partly used already, or the program's own code in a toJSON or getter needed more of it) is
  * stringified again with the whole stack, so its getters and toJSON methods run twice; any other error
  * is the answer, as it would be for small data. A getter or toJSON that answers deeper data the second
@@ -403,12 +403,11 @@ let lowStackDepth = 0;
  */
 function stringifyWithinDepth(value, refuse, limit) {
   if (limit <= 0 || typeof value !== 'object' || value === null) return stringifyJson(value, refuse);
-  const ownValues = !hasOwn(ObjectPrototype, 'value');
   if (typeof jsonStack !== 'function') {
     if (nestsDeeper(value, limit)) throw NESTS_TOO_DEEPLY;
     return stringifyJson(value, refuse);
   }
-  if (isFlat(value, ownValues) || !treeMayNestDeeper(value, limit, ownValues, SMALL_DATA_READS)) return stringifyJson(value, refuse);
+  if (!treeMayNestDeeper(value, limit, !hasOwn(ObjectPrototype, 'value'), SMALL_DATA_READS)) return stringifyJson(value, refuse);
   let thrown;
   if (lowStackDepth === 0) jsonStack(true);
   lowStackDepth += 1;
@@ -423,39 +422,8 @@ function stringifyWithinDepth(value, refuse, limit) {
   // Anything but the engine's stack check (a BigInt, a cycle, the program's own error) is the answer.
   // Asked with the stack given back: asking may take more than the lowered stack had left.
   if (!isStackOverflow(thrown)) throw thrown;
-  // Read again: what ran inside JSON.stringify may have put a 'value' on Object.prototype meanwhile.
-  if (exactlyNestsDeeper(value, limit, !hasOwn(ObjectPrototype, 'value'))) throw NESTS_TOO_DEEPLY;
+  if (nestsDeeper(value, limit)) throw NESTS_TOO_DEEPLY;
   return stringifyJson(value, refuse);
-}
-/** Own keys past which isFlat does not look (the tree walk does). */
-const FLAT_KEYS = 16;
-/**
- * Whether \`value\` holds no object, as JSON.stringify would read it (see treeMayNestDeeper): most
- * arguments of a call. Nothing allocated but the keys: on QuickJS the tree walk's stacks cost a call
- * more than reading a flat object's few values.
- */
-function isFlat(value, ownValues) {
-  if (isArray(value)) {
-    const length = (value ).length;
-    if (length > FLAT_KEYS) return false;
-    for (let index = 0; index < length; index++) {
-      const descriptor = getOwnPropertyDescriptor(value, index);
-      const child = descriptor === undefined ? holeValue(value, index, ownValues) : dataValue(descriptor, ownValues);
-      if (typeof child === 'object' && child !== null) return false;
-    }
-    return true;
-  }
-  const keys = reflectOwnKeys(value);
-  if (keys.length > FLAT_KEYS) return false;
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index];
-    if (typeof key !== 'string') continue;
-    const descriptor = getOwnPropertyDescriptor(value, key);
-    if (descriptor === undefined || descriptor.enumerable !== true) continue;
-    const child = dataValue(descriptor, ownValues);
-    if (typeof child === 'object' && child !== null) return false;
-  }
-  return true;
 }
 /** The value of a descriptor of a data property; undefined for none or an accessor. */
 function dataValue(descriptor, ownValues) {
@@ -1206,15 +1174,13 @@ async function run(main, runSettings) {
   try {
     json = stringifyWithinDepth(value, true, settings.maxJsonDepth);
   } catch (thrown) {
-    const where = thrown === NESTS_TOO_DEEPLY ? undefined : safe(() => findNonJson(value, '$', []), undefined);
     const reason =
       thrown === NESTS_TOO_DEEPLY
         ? 'it nests too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns)'
-        : where !== undefined
-          ? where
-          : thrown === NOT_JSON
+        : (safe(() => findNonJson(value, '$', []), undefined) ??
+          (thrown === NOT_JSON
             ? 'it holds a function or symbol'
-            : safe(() => StringConstructor((thrown ).message), 'unknown reason');
+            : safe(() => StringConstructor((thrown ).message), 'unknown reason')));
     complete(
       false,
       stringifyJson(

@@ -50,15 +50,13 @@ async function run(main: () => unknown, runSettings: RunSettings): Promise<void>
   try {
     json = stringifyWithinDepth(value, true, settings.maxJsonDepth);
   } catch (thrown) {
-    const where = thrown === NESTS_TOO_DEEPLY ? undefined : safe(() => findNonJson(value, '$', []), undefined);
     const reason =
       thrown === NESTS_TOO_DEEPLY
         ? 'it nests too deeply (more than ' + settings.maxJsonDepth + ' levels, the most the sandbox returns)'
-        : where !== undefined
-          ? where
-          : thrown === NOT_JSON
+        : (safe(() => findNonJson(value, '$', []), undefined) ??
+          (thrown === NOT_JSON
             ? 'it holds a function or symbol'
-            : safe(() => StringConstructor((thrown as { message?: unknown }).message), 'unknown reason');
+            : safe(() => StringConstructor((thrown as { message?: unknown }).message), 'unknown reason')));
     complete(
       false,
       stringifyJson(
