@@ -185,8 +185,13 @@ describe('the studio with a store: its API', { timeout: LONG }, () => {
       .toContainEqual(expect.objectContaining({ type: 'run-started', runId, executorId: body.worker?.executorId, attempt: 1 }));
     await expect.poll(() => stream.seen).toContainEqual(expect.objectContaining({ type: 'run-log', runId, message: 'recorded' }));
 
-    const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean }[] }>('GET', '/api/runs');
-    expect(listed.body.runs.find((run) => run.id === runId)).toMatchObject({ kind: 'stored-run', status: 'SUCCESS', success: true });
+    // The result can reach the page before DBOS has marked the workflow SUCCESS (seen once in CI: PENDING).
+    await expect
+      .poll(async () => {
+        const listed = await call<{ runs: { id: string; kind: string; status?: string; success?: boolean }[] }>('GET', '/api/runs');
+        return listed.body.runs.find((run) => run.id === runId);
+      })
+      .toMatchObject({ kind: 'stored-run', status: 'SUCCESS', success: true });
     const opened = await call<{ kind: string; code: string; events: { kind: string }[]; result: { result: string } }>(
       'GET',
       `/api/runs/${runId}`,
