@@ -106,3 +106,22 @@ export function jsonWork(ivm, { count, payload, back = false }) {
     isolate.dispose();
   }
 }
+
+/**
+ * The W4 tools through an MCP SDK Client of the bench's echo server, when the options name one: `mcpEcho`
+ * and `mcpWork` as host functions (arguments in, the SDK's result out), and `close()` for the client.
+ */
+export async function mcpTools(options, clientName) {
+  if (!options.mcpServer) return { tools: {}, close: async () => {} };
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const client = new Client({ name: clientName, version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: options.mcpNode, args: [options.mcpServer], stderr: 'inherit' }));
+  return {
+    tools: {
+      mcpEcho: (args) => client.callTool({ name: 'echo', arguments: args }),
+      mcpWork: (args) => client.callTool({ name: 'work', arguments: args }),
+    },
+    close: () => client.close(),
+  };
+}

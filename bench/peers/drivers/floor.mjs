@@ -9,7 +9,7 @@
 /* global process, Buffer, URL */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { importFrom, jsonWork, serveDriver } from './common.mjs';
+import { importFrom, jsonWork, mcpTools, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 const SYNC = new Set(['echo', 'big', 'chunk']);
@@ -58,20 +58,9 @@ await serveDriver({
     return { ivm: ivm.default ?? ivm, esbuild };
   },
   async setup({ ivm, esbuild }, options) {
-    let mcp;
-    if (options.mcpServer) {
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      const client = new Client({ name: 'bench-floor', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: options.mcpNode, args: [options.mcpServer], stderr: 'inherit' }));
-      mcp = {
-        client,
-        mcpEcho: (args) => client.callTool({ name: 'echo', arguments: args }),
-        mcpWork: (args) => client.callTool({ name: 'work', arguments: args }),
-      };
-    }
+    const mcp = await mcpTools(options, 'bench-floor');
     // echoAsync: W2's echo bound asynchronously (the W2async row), so the isolate is not blocked by its calls.
-    const host = { ...tools, echoAsync: async (args) => tools.echo(args), ...(mcp ? { mcpEcho: mcp.mcpEcho, mcpWork: mcp.mcpWork } : {}) };
+    const host = { ...tools, echoAsync: async (args) => tools.echo(args), ...mcp.tools };
     let pipe;
     return {
       info: `isolated-vm ${ivm.Isolate ? 'loaded' : '?'} on Node ${process.version}`,
@@ -115,7 +104,7 @@ await serveDriver({
       },
       async close() {
         pipe?.close();
-        await mcp?.client.close();
+        await mcp.close();
       },
     };
   },

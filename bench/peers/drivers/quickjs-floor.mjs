@@ -6,7 +6,7 @@
 // settlement (pumpJobs: the library's own pump reads a stale memory view, see below). The result leaves as JSON text (JSON.stringify in the guest, JSON.parse on the host). For
 // W4 the tools wrap an MCP SDK Client, as in the isolated-vm floor. What any QuickJS design must pay.
 /* global process */
-import { serveDriver } from './common.mjs';
+import { mcpTools, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 /**
@@ -42,16 +42,8 @@ await serveDriver({
     return { QuickJS: await core.newQuickJSWASMModuleFromVariant(variant.default) };
   },
   async setup({ QuickJS }, options) {
-    const host = { ...tools };
-    let mcp;
-    if (options.mcpServer) {
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      mcp = new Client({ name: 'bench-quickjs-floor', version: '1.0.0' });
-      await mcp.connect(new StdioClientTransport({ command: options.mcpNode, args: [options.mcpServer], stderr: 'inherit' }));
-      host.mcpEcho = (args) => mcp.callTool({ name: 'echo', arguments: args });
-      host.mcpWork = (args) => mcp.callTool({ name: 'work', arguments: args });
-    }
+    const mcp = await mcpTools(options, 'bench-quickjs-floor');
+    const host = { ...tools, ...mcp.tools };
     return {
       info: `bare quickjs-emscripten (quickjs-ng sync build) on Node ${process.version}`,
       async run(body, uses) {
@@ -107,9 +99,7 @@ await serveDriver({
           runtime.dispose();
         }
       },
-      async close() {
-        await mcp?.close();
-      },
+      close: mcp.close,
     };
   },
 });

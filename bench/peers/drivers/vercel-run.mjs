@@ -3,7 +3,7 @@
 // guest-side serializer. The tools are host functions under `tools`; for W4 they wrap an MCP SDK Client.
 // Runs on Node 22 (the peers' Node), from the peers' cache.
 /* global process */
-import { importFrom, prelude, serveDriver } from './common.mjs';
+import { importFrom, mcpTools, prelude, serveDriver } from './common.mjs';
 import { tools } from '../data.mjs';
 
 await serveDriver({
@@ -11,16 +11,8 @@ await serveDriver({
     return { run: await importFrom(options.prefix, 'run') };
   },
   async setup({ run }, options) {
-    const host = { ...tools };
-    let client;
-    if (options.mcpServer) {
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      client = new Client({ name: 'bench-vercel-run', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: options.mcpNode, args: [options.mcpServer], stderr: 'inherit' }));
-      host.mcpEcho = (args) => client.callTool({ name: 'echo', arguments: args });
-      host.mcpWork = (args) => client.callTool({ name: 'work', arguments: args });
-    }
+    const mcp = await mcpTools(options, 'bench-vercel-run');
+    const host = { ...tools, ...mcp.tools };
     return {
       info: `Vercel run on Node ${process.version}`,
       async run(body, uses) {
@@ -41,9 +33,7 @@ await serveDriver({
         if (result.status !== 'completed') throw new Error(`Vercel run did not complete: ${JSON.stringify(result).slice(0, 500)}`);
         return result.value;
       },
-      async close() {
-        await client?.close();
-      },
+      close: mcp.close,
     };
   },
 });
