@@ -41,7 +41,8 @@ type SystemId =
   | 'asqip'
   | 'vrun'
   | 'tanstackq'
-  | 'qfloor';
+  | 'qfloor'
+  | 'pqfloor';
 const SYSTEMS: SystemId[] = [
   'as',
   'asip',
@@ -63,24 +64,25 @@ const SYSTEMS: SystemId[] = [
   'vrun',
   'tanstackq',
   'qfloor',
+  'pqfloor',
 ];
 /** The peers on isolated-vm: the isolated-vm systems' ratios are to the fastest of them. */
 const PEERS: SystemId[] = ['utcp', 'tanstack'];
 /** The systems on QuickJS, and the peers among them: their ratios are to the fastest QuickJS peer. */
-const QUICKJS_SYSTEMS: SystemId[] = ['asq', 'asqip', 'vrun', 'tanstackq', 'qfloor'];
+const QUICKJS_SYSTEMS: SystemId[] = ['asq', 'asqip', 'vrun', 'tanstackq', 'qfloor', 'pqfloor'];
 const QUICKJS_PEERS: SystemId[] = ['vrun', 'tanstackq'];
 /**
- * The raw design of a system's own kind (same engine, same hop), which its cells are also compared with:
- * "× floor" for the bare QuickJS floor, "× raw" for raw isolated-vm across the same hop (not a floor: a
- * plain design, which Agent Spaces' own hop can beat on small calls).
+ * The raw designs of a system's own kind (same engine; same hop), which its cells are also compared with:
+ * "× floor" for the bare QuickJS floor (in process), "× raw" for the raw design across the same hop (not a
+ * floor: a plain design, which Agent Spaces' own hop can beat on small calls).
  */
-const FLOOR_OF: Partial<Record<SystemId, SystemId>> = {
-  asq: 'qfloor',
-  asqip: 'qfloor',
-  as: 'pfloor',
-  asth: 'tfloor',
-  as22: 'pfloor22',
-  asth22: 'tfloor22',
+const FLOOR_OF: Partial<Record<SystemId, SystemId[]>> = {
+  asq: ['qfloor', 'pqfloor'],
+  asqip: ['qfloor'],
+  as: ['pfloor'],
+  asth: ['tfloor'],
+  as22: ['pfloor22'],
+  asth22: ['tfloor22'],
 };
 const TITLES: Record<SystemId, string> = {
   as: 'Agent Spaces (worker)',
@@ -103,6 +105,7 @@ const TITLES: Record<SystemId, string> = {
   vrun: "Vercel's run (QuickJS)",
   tanstackq: 'TanStack QuickJS driver',
   qfloor: 'bare QuickJS floor',
+  pqfloor: 'bare QuickJS across processes',
 };
 
 interface Workload {
@@ -433,12 +436,18 @@ function startDriver(
       ]);
     case 'floor':
       return new Driver(system, process.execPath, ['--no-node-snapshot', path.join(here, 'drivers', 'floor.mjs'), JSON.stringify(mcp)]);
+    case 'pqfloor':
+      // Bare QuickJS in a child process, its calls across to the host (drivers/hop-floor.mjs).
+      return new Driver(system, process.execPath, [
+        path.join(here, 'drivers', 'hop-floor.mjs'),
+        JSON.stringify({ ...mcp, hop: 'process', engine: 'quickjs' }),
+      ]);
     case 'pfloor':
     case 'tfloor':
     case 'pfloor22':
     case 'tfloor22':
-      // The floor with its isolate across a process or a thread hop from the tools (drivers/hop-floor.mjs):
-      // what Agent Spaces' worker and thread tiers must pay at the least; on Node 22 with the peers' isolated-vm 6.
+      // Raw isolated-vm with its isolate across a process or a thread hop from the tools (drivers/hop-floor.mjs):
+      // the plain design of Agent Spaces' worker and thread tiers; on Node 22 with the peers' isolated-vm 6.
       return new Driver(system, system.endsWith('22') ? nodes.node22 : process.execPath, [
         '--no-node-snapshot',
         path.join(here, 'drivers', 'hop-floor.mjs'),
@@ -563,7 +572,7 @@ export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
   --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W2async', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
   --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, asth = with thread isolation, as22 / as24 = Agent Spaces on Node 22 / 24, asip22 / asth22 = in-process / thread on Node 22, utcp, tanstack,
-                     floor, floor22 = the floor on Node 22, pfloor / tfloor = raw isolated-vm with its isolate in another process / on a thread (pfloor22 / tfloor22 on Node 22), asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS); ratios need at least one peer
+                     floor, floor22 = the floor on Node 22, pfloor / tfloor = raw isolated-vm with its isolate in another process / on a thread (pfloor22 / tfloor22 on Node 22), asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS, pqfloor = bare QuickJS in another process); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
 To profile Agent Spaces' host: BENCH_PEERS_AS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (passed to its driver's node).`;
 
@@ -738,10 +747,11 @@ function report(input: {
       let ratio = Number.isFinite(fastest) ? ` (${(value / fastest).toFixed(2)}×)` : '';
       // Agent Spaces against the raw design of its own kind as well: on QuickJS the bare QuickJS floor (the
       // issue's "within 1.5×"), the worker and thread tiers raw isolated-vm across the same hop.
-      const own = FLOOR_OF[system];
-      const floor = own === undefined ? undefined : values[own];
-      if (own !== undefined && floor !== undefined && Number.isFinite(floor))
-        ratio += ` (${(value / floor).toFixed(2)}× ${own === 'qfloor' ? 'floor' : 'raw'})`;
+      for (const own of FLOOR_OF[system] ?? []) {
+        const floor = values[own];
+        if (floor !== undefined && Number.isFinite(floor))
+          ratio += ` (${(value / floor).toFixed(2)}× ${own === 'qfloor' ? 'floor' : 'raw'})`;
+      }
       return `${fmt(value, unit)}${ratio}${notes[system] ? ` ${notes[system]}` : ''}`;
     });
     rows.push(`| ${label} | ${cells.join(' | ')} |`);

@@ -1,10 +1,11 @@
-// The hop floors: raw isolated-vm as the floor driver runs it (floor.mjs: a fresh 128 MB isolate per run,
-// the program transpiled by esbuild, the result out as JSON), but the isolate lives on the far side of a
-// hop from the host's tools, as Agent Spaces' own tiers keep it — in a child process (`hop: 'process'`,
-// frames on a socketpair, hop-frames.mjs) or on a worker thread of this process (`hop: 'thread'`, strings
-// over its port) — with nothing else: no validation, no limits but memory and time, no journal. Every
-// call crosses to the host and back (`__call`, hop-sandbox.mjs), its arguments and result as JSON text.
-// What a design that keeps the isolate off the host's thread must pay at the least, workload by workload.
+// The raw designs across a hop: raw isolated-vm as the floor driver runs it (floor.mjs: a fresh 128 MB
+// isolate per run, the program transpiled by esbuild, the result out as JSON) — or with `engine: 'quickjs'`
+// bare QuickJS as the QuickJS floor runs it (quickjs-run.mjs) — but on the far side of a hop from the
+// host's tools, as Agent Spaces' own tiers keep the sandbox: in a child process (`hop: 'process'`, frames
+// on a socketpair, hop-frames.mjs) or on a worker thread of this process (`hop: 'thread'`, strings over its
+// port), with nothing else: no validation, no limits but memory and time, no journal. Every call crosses
+// to the host and back (`__call`, hop-sandbox.mjs), its arguments and result as JSON text. What a design
+// that keeps the sandbox off the host's thread pays with no framework, workload by workload.
 /* global process, URL */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ const SANDBOX = fileURLToPath(new URL('./hop-sandbox.mjs', import.meta.url));
 
 /** Starts the far side; `onFrame(header, body)` gets its frames. Returns `send(header, body)` and `close()`. */
 function startFarSide(options, onFrame) {
-  const settings = { ivmPrefix: options.ivmPrefix };
+  const settings = { ivmPrefix: options.ivmPrefix, engine: options.engine };
   if (options.hop === 'thread') {
     const worker = new Worker(SANDBOX, { workerData: settings });
     worker.on('message', ([header, body]) => onFrame(header, body));
@@ -77,6 +78,12 @@ await serveDriver({
     return {
       info: `${info}, across ${options.hop === 'thread' ? 'threads' : 'processes'}`,
       async run(body, uses) {
+        const run = ++nextRun;
+        const result = new Promise((resolve, reject) => runs.set(run, { resolve, reject }));
+        if (options.engine === 'quickjs') {
+          far.send(JSON.stringify({ t: 'run', run, uses }), body);
+          return JSON.parse(await result);
+        }
         const binds = uses
           .map(
             (name) =>
@@ -84,13 +91,8 @@ await serveDriver({
           )
           .join('\n');
         const source = `${binds}\n(async () => {\n${body}\n})().then((value) => JSON.stringify(value === undefined ? null : value));`;
-        const code = esbuild.transformSync(source, { loader: 'ts' }).code;
-        const run = ++nextRun;
-        const json = await new Promise((resolve, reject) => {
-          runs.set(run, { resolve, reject });
-          far.send(JSON.stringify({ t: 'run', run }), code);
-        });
-        return JSON.parse(json);
+        far.send(JSON.stringify({ t: 'run', run, uses }), esbuild.transformSync(source, { loader: 'ts' }).code);
+        return JSON.parse(await result);
       },
       async close() {
         far.close();

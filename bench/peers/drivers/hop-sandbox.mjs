@@ -1,19 +1,26 @@
-// The far side of the hop floors (hop-floor.mjs): raw isolated-vm, no framework, in a child process (frames
-// on fd 3, a socketpair its parent opened with stdio 'pipe') or on a worker thread of the driver's process
-// (frames as pairs of strings over the thread's port). For each 'run' frame, a fresh 128 MB isolate runs the
-// program; its tools are `__call(name, argsJson)`, an asynchronous Reference whose promise a 'reply' frame
-// of the host settles (the program's calls never block the isolate, so parallel ones overlap). The
-// result leaves as the JSON text the isolate made.
+// The far side of the hop floors (hop-floor.mjs): raw isolated-vm or bare QuickJS, no framework, in a
+// child process (frames on fd 3, a socketpair its parent opened with stdio 'pipe') or on a worker thread of
+// the driver's process (frames as pairs of strings over the thread's port). For each 'run' frame a fresh
+// isolate (128 MB) or QuickJS runtime (quickjs-run.mjs) runs the program; its tools are `__call(name,
+// argsJson)`, whose promise a 'reply' frame of the host settles (the program's calls never block it, so
+// parallel ones overlap). The result leaves as the JSON text the program's engine made.
 /* global process */
 import net from 'node:net';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { importFrom } from './common.mjs';
 import { frameReader, writeFrame } from './hop-frames.mjs';
+import { loadQuickJs, runInQuickJs } from './quickjs-run.mjs';
 
 const onThread = !isMainThread;
 const options = onThread ? workerData : JSON.parse(process.argv[2] ?? '{}');
-const ivmModule = options.ivmPrefix ? await importFrom(options.ivmPrefix, 'isolated-vm') : await import('isolated-vm');
-const ivm = ivmModule.default ?? ivmModule;
+const onQuickJs = options.engine === 'quickjs';
+let ivm;
+let QuickJS;
+if (onQuickJs) QuickJS = await loadQuickJs();
+else {
+  const loaded = options.ivmPrefix ? await importFrom(options.ivmPrefix, 'isolated-vm') : await import('isolated-vm');
+  ivm = loaded.default ?? loaded;
+}
 
 let send;
 if (onThread) {
@@ -32,7 +39,7 @@ const runs = new Map();
 
 function onFrame(headerText, body) {
   const header = JSON.parse(headerText);
-  if (header.t === 'run') void start(header.run, body);
+  if (header.t === 'run') void start(header.run, header.uses, body);
   else if (header.t === 'reply') {
     const calls = runs.get(header.run);
     const call = calls?.get(header.id);
@@ -43,29 +50,38 @@ function onFrame(headerText, body) {
   }
 }
 
-async function start(run, code) {
-  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+/** Runs a program: for isolated-vm its code as the host compiled it, for QuickJS its body and tools. */
+async function start(run, uses, code) {
   const calls = new Map();
   runs.set(run, calls);
   let nextId = 0;
+  const call = (name, args) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      calls.set(id, { resolve, reject });
+      send(JSON.stringify({ t: 'call', run, id, name }), args);
+    });
   try {
-    const context = await isolate.createContext();
-    const call = (name, args) =>
-      new Promise((resolve, reject) => {
-        const id = ++nextId;
-        calls.set(id, { resolve, reject });
-        send(JSON.stringify({ t: 'call', run, id, name }), args);
-      });
-    await context.global.set('__call', new ivm.Reference(call));
-    const script = await isolate.compileScript(code);
-    const json = await script.run(context, { promise: true, timeout: 120_000 });
+    const json = onQuickJs ? await runInQuickJs(QuickJS, code, uses, call) : await runInIsolate(code, call);
     send(JSON.stringify({ t: 'done', run, ok: true }), json);
   } catch (error) {
     send(JSON.stringify({ t: 'done', run, ok: false }), error instanceof Error ? error.message : String(error));
   } finally {
     runs.delete(run);
+  }
+}
+
+async function runInIsolate(code, call) {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  try {
+    const context = await isolate.createContext();
+    await context.global.set('__call', new ivm.Reference(call));
+    const script = await isolate.compileScript(code);
+    return await script.run(context, { promise: true, timeout: 120_000 });
+  } finally {
     isolate.dispose();
   }
 }
 
-send(JSON.stringify({ t: 'ready', info: `isolated-vm ${ivm.Isolate ? 'loaded' : '?'} on Node ${process.version}` }));
+const engine = onQuickJs ? 'bare quickjs-emscripten (quickjs-ng sync build)' : `isolated-vm ${ivm.Isolate ? 'loaded' : '?'}`;
+send(JSON.stringify({ t: 'ready', info: `${engine} on Node ${process.version}` }));
