@@ -792,7 +792,9 @@ function report(input: {
       const fastest = fastestOf(PEERS, 'W2') / W2_CALLS;
       rawRow(workload.label, {
         ...notes,
-        floor: `${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call)`,
+        ...(Number.isFinite(values.floor)
+          ? { floor: `${fmt(values.floor, 'µs')} (${(values.floor / fastest).toFixed(2)}× the fastest peer's W2 per call)` }
+          : {}),
       });
       continue;
     }
