@@ -71,6 +71,8 @@ const PEERS: SystemId[] = ['utcp', 'tanstack'];
 /** The systems on QuickJS, and the peers among them: their ratios are to the fastest QuickJS peer. */
 const QUICKJS_SYSTEMS: SystemId[] = ['asq', 'asqip', 'vrun', 'tanstackq', 'qfloor', 'pqfloor'];
 const QUICKJS_PEERS: SystemId[] = ['vrun', 'tanstackq'];
+/** The raw designs across a hop (drivers/hop-floor.mjs). */
+const HOP_SYSTEMS: SystemId[] = ['pfloor', 'tfloor', 'pfloor22', 'tfloor22', 'pqfloor'];
 /**
  * The raw designs of a system's own kind (same engine; same hop), which its cells are also compared with:
  * "× floor" for the bare QuickJS floor (in process), "× raw" for the raw design across the same hop (not a
@@ -830,17 +832,18 @@ function report(input: {
     row('W6 wall time of 1 run (same fresh process)', all('W6-wall-1'), 'ms', {}, 'W6-1');
     // With other load on the machine, a wall time is also a share of the CPUs: this says how much work it was.
     row('W6 CPU time (user + system) of the whole process tree for the 16 runs and their warm-up run', all('W6-cpu-16'), 's', {}, 'W6-16');
-    row(
-      'Host RSS right after importing the package (process at start)',
-      all('import'),
-      'MB',
-      Object.fromEntries(
+    // The raw designs across a hop load their engine on the far side: their host imports nothing to compare.
+    const imported: Partial<Record<SystemId, number>> = all('import');
+    for (const system of HOP_SYSTEMS) delete imported[system];
+    row('Host RSS right after importing the package (process at start)', imported, 'MB', {
+      ...Object.fromEntries(
         SYSTEMS.filter((system) => Number.isFinite(m('import-base', system))).map((system) => [
           system,
           `(from ${fmt(m('import-base', system), 'MB')})`,
         ]),
       ),
-    );
+      ...Object.fromEntries(HOP_SYSTEMS.map((system) => [system, 'n/a: the engine loads on the far side'])),
+    });
   }
 
   const versions = Object.entries(PACKAGES)
@@ -851,7 +854,7 @@ function report(input: {
     '',
     `${input.started.toISOString()}, ${os.availableParallelism()} CPUs, load average (1/5/15 min) ${load(input.loadStart)} at start, ${load(input.loadEnd)} at end. ` +
       `Medians over ${input.reps} interleaved repetitions (order rotated each repetition); every run's result checked. ` +
-      `Ratios are to the fastest peer of the row of the system's engine: isolated-vm systems to UTCP and TanStack, QuickJS systems to Vercel's run and TanStack's QuickJS driver (Agent Spaces on QuickJS also to the bare QuickJS floor).`,
+      `Ratios are to the fastest peer of the row of the system's engine: isolated-vm systems to UTCP and TanStack, QuickJS systems to Vercel's run and TanStack's QuickJS driver (Agent Spaces on QuickJS also to the bare QuickJS floor, "× floor"). "× raw": Agent Spaces' worker, thread and QuickJS worker against the raw design across the same hop (raw isolated-vm or bare QuickJS in another process or on a thread, no framework).`,
     '',
     `| workload | ${SYSTEMS.map((system) => TITLES[system]).join(' | ')} |`,
     `|---|${SYSTEMS.map(() => '---').join('|')}|`,

@@ -1,5 +1,6 @@
-// The floor: raw isolated-vm with no framework — a fresh isolate and context per run, the program
-// transpiled by esbuild, tools bound as ivm.References (synchronous host tools through applySync,
+// The floor: raw isolated-vm with no framework — a fresh isolate and context per run, the program run as
+// it is (the workloads are plain JavaScript; until 2026-12-01 it went through esbuild, whose service
+// round trip added ~0.5–2 ms to a W1 run), tools bound as ivm.References (synchronous host tools through applySync,
 // asynchronous ones through apply with a promise result, so parallel calls overlap), the result copied
 // out as JSON. For W4 it runs the program's text directly on the host against an MCP
 // SDK Client — the direct `Client.callTool` baseline. Runs on the repo's Node and its isolated-vm.
@@ -51,13 +52,10 @@ function pipeRoundTrips() {
 await serveDriver({
   async load(options) {
     // On Node 22 (`ivmPrefix`: the peers' cache) isolated-vm 6; on Node 20 the repo's isolated-vm 5.
-    const [ivm, esbuild] = await Promise.all([
-      options.ivmPrefix ? importFrom(options.ivmPrefix, 'isolated-vm') : import('isolated-vm'),
-      import('esbuild'),
-    ]);
-    return { ivm: ivm.default ?? ivm, esbuild };
+    const ivm = await (options.ivmPrefix ? importFrom(options.ivmPrefix, 'isolated-vm') : import('isolated-vm'));
+    return { ivm: ivm.default ?? ivm };
   },
-  async setup({ ivm, esbuild }, options) {
+  async setup({ ivm }, options) {
     const mcp = await mcpTools(options, 'bench-floor');
     // echoAsync: W2's echo bound asynchronously (the W2async row), so the isolate is not blocked by its calls.
     const host = { ...tools, echoAsync: async (args) => tools.echo(args), ...mcp.tools };
@@ -77,7 +75,6 @@ await serveDriver({
           )
           .join('\n');
         const source = `${binds}\n(async () => {\n${body}\n})().then((value) => JSON.stringify(value === undefined ? null : value));`;
-        const code = esbuild.transformSync(source, { loader: 'ts' }).code;
         const isolate = new ivm.Isolate({ memoryLimit: 128 });
         try {
           const context = await isolate.createContext();
@@ -88,7 +85,7 @@ await serveDriver({
               : new ivm.Reference(async (json) => JSON.stringify(await fn(JSON.parse(json))));
             await context.global.set(`__${name}`, ref);
           }
-          const script = await isolate.compileScript(code);
+          const script = await isolate.compileScript(source);
           const json = await script.run(context, { promise: true, timeout: 120_000 });
           return JSON.parse(json);
         } finally {

@@ -40,22 +40,34 @@ export async function runInQuickJs(QuickJS, body, uses, callTool) {
   const runtime = QuickJS.newRuntime();
   runtime.setMemoryLimit(128 * 1024 * 1024);
   const vm = runtime.newContext();
+  let settled = 0;
+  let wake;
+  let disposed = false;
+  /** The guest promises of calls in flight: settled by their tool's answer, or disposed with the run. */
+  const inFlight = new Set();
   try {
-    let settled = 0;
-    let pending = 0;
-    let wake;
     const call = vm.newFunction('__call', (nameHandle, argsHandle) => {
       const deferred = vm.newPromise();
-      pending++;
-      callTool(vm.getString(nameHandle), vm.getString(argsHandle)).then((json) => {
-        const text = vm.newString(json);
-        deferred.resolve(text);
-        text.dispose();
+      inFlight.add(deferred);
+      const name = vm.getString(nameHandle);
+      const args = vm.getString(argsHandle);
+      const settle = (ok, text) => {
+        if (disposed) return;
+        const handle = ok ? vm.newString(text) : vm.newError(text);
+        if (ok) deferred.resolve(handle);
+        else deferred.reject(handle);
+        handle.dispose();
         deferred.dispose();
-        pending--;
+        inFlight.delete(deferred);
         settled++;
         wake?.();
-      });
+      };
+      Promise.resolve()
+        .then(() => callTool(name, args))
+        .then(
+          (json) => settle(true, json),
+          (error) => settle(false, error instanceof Error ? error.message : String(error)),
+        );
       return deferred.handle;
     });
     vm.setProp(vm.global, '__call', call);
@@ -63,13 +75,13 @@ export async function runInQuickJs(QuickJS, body, uses, callTool) {
     const bindings = uses
       .map((name) => `const ${name} = (args) => __call(${JSON.stringify(name)}, JSON.stringify(args)).then(JSON.parse);`)
       .join('\n');
-    const source = `(async () => {\n${bindings}\n${body}\n})().then((value) => { globalThis.__result = JSON.stringify(value === undefined ? null : value); globalThis.__done = true; }, (error) => { globalThis.__error = String(error && error.stack || error); globalThis.__done = true; });`;
+    const source = `(async () => {\n${bindings}\n${body}\n})().then((value) => { globalThis.__result = JSON.stringify(value === undefined ? null : value); globalThis.__done = true; }, (error) => { globalThis.__error = error instanceof Error ? error.message + '\\n' + error.stack : String(error); globalThis.__done = true; });`;
     vm.unwrapResult(vm.evalCode(source)).dispose();
     const done = () => vm.getProp(vm.global, '__done').consume((handle) => vm.typeof(handle) === 'boolean');
     for (;;) {
       pumpJobs(runtime, vm);
       if (done()) break;
-      if (pending === 0) throw new Error('the program waits on nothing');
+      if (inFlight.size === 0) throw new Error('the program waits on nothing');
       const before = settled;
       await new Promise((resolve) => {
         wake = resolve;
@@ -81,6 +93,10 @@ export async function runInQuickJs(QuickJS, body, uses, callTool) {
     if (error !== undefined) throw new Error(`QuickJS floor run failed: ${error}`);
     return vm.getProp(vm.global, '__result').consume((handle) => vm.getString(handle));
   } finally {
+    // A run that ended with calls in flight (a race, a failure) leaves their promises: freed first, or the
+    // runtime's dispose aborts on live objects; their late answers are dropped.
+    disposed = true;
+    for (const deferred of inFlight) deferred.dispose();
     vm.dispose();
     runtime.dispose();
   }
