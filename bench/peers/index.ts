@@ -126,6 +126,8 @@ interface Workload {
   systems?: SystemId[];
   /** Why a system has no figure for this workload. */
   na?: Partial<Record<SystemId, string>>;
+  /** Idle time before each run, not timed (the driver waits it out). */
+  gapMs?: number;
   /** A measurement that is no program (the driver's `probe`), run instead of `body`. */
   probe?: { name: string; count: number; payload?: 'big' | 'chunk'; back?: boolean };
 }
@@ -146,6 +148,17 @@ const W5B = `let rows = 0;\nfor (let i = 0; i < ${W5B_CALLS}; i++) {\n  const pa
 
 const WORKLOADS: Workload[] = [
   { key: 'W1', label: 'W1 cold run of a trivial program, fresh sandbox, no type-check', body: TRIVIAL, uses: [], expected: 42, runs: 10 },
+  {
+    // The same runs with the system idle 20 ms before each (not timed), as between an agent's turns: what a
+    // design that prepares its next sandbox while idle gives back.
+    key: 'W1i',
+    label: 'W1 … after 20 ms idle before each run (the idle time not counted)',
+    body: TRIVIAL,
+    uses: [],
+    expected: 42,
+    runs: 10,
+    gapMs: 20,
+  },
   {
     key: 'W1c',
     label:
@@ -572,7 +585,7 @@ function listFromArgv(name: string, known: readonly string[]): string[] | undefi
 /** What `npm run bench -- peers --help` prints. */
 export const PEERS_USAGE = `npm run bench -- peers [options]
   --reps N           interleaved repetitions (default 7)
-  --only W1,W4,W6    only these workloads (${['W1', 'W1c', 'W1n', 'W2', 'W2pipe', 'W2async', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
+  --only W1,W4,W6    only these workloads (${['W1', 'W1i', 'W1c', 'W1n', 'W2', 'W2pipe', 'W2async', 'W3', 'W4', 'W4w', 'W5a', 'W5b', 'W5ajson', 'W5bjson', 'W6'].join(', ')}); the report then has only their rows
   --systems as,floor only these systems (as, asip = Agent Spaces with in-process isolation, asth = with thread isolation, as22 / as24 = Agent Spaces on Node 22 / 24, asip22 / asth22 = in-process / thread on Node 22, utcp, tanstack,
                      floor, floor22 = the floor on Node 22, pfloor / tfloor = raw isolated-vm with its isolate in another process / on a thread (pfloor22 / tfloor22 on Node 22), asq / asqip = Agent Spaces on QuickJS (worker / in-process), vrun = Vercel's run, tanstackq = TanStack's QuickJS driver, qfloor = bare QuickJS, pqfloor = bare QuickJS in another process); ratios need at least one peer
   --no-build         reuse the Agent Spaces build already in bench/.peers/agent-spaces (e.g. one made by hand)
@@ -643,6 +656,7 @@ export async function run(): Promise<string> {
             check: workload.check ?? false,
             unique: workload.unique ?? false,
             ...(workload.probe ? { probe: workload.probe } : {}),
+            ...(workload.gapMs ? { gapMs: workload.gapMs } : {}),
           });
           try {
             add(`${workload.key}:${system}`, checkReply(system, workload.key, reply, expected));

@@ -2,7 +2,7 @@
 // that sets its system up once, then reads commands as JSON lines on stdin — a workload's program text,
 // how many runs, how many at once — runs them and answers one JSON line on stdout with the time of
 // each run and a digest of each result. Anything the system itself prints goes to stderr.
-/* global process, performance, console */
+/* global process, performance, console, setTimeout */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -48,7 +48,7 @@ export async function serveDriver({ load, setup }) {
     if (!line.trim()) continue;
     const command = JSON.parse(line);
     if (command.type === 'exit') break;
-    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false, unique = false, probe } = command;
+    const { id, body, uses = [], runs = 1, warmup = 0, concurrency = 1, check = false, unique = false, probe, gapMs = 0 } = command;
     try {
       // `unique`: a text no run of this process had (a trailing comment), so nothing cached can answer it.
       const text = () => (unique ? `${body}\n// run ${++runNumber}` : body);
@@ -57,6 +57,8 @@ export async function serveDriver({ load, setup }) {
       const times = [];
       const results = [];
       for (let index = 0; index < runs; index++) {
+        // `gapMs`: the system idle that long before each run (not timed), as between an agent's turns.
+        if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
         const started = performance.now();
         const values = concurrency === 1 ? [await once()] : await Promise.all(Array.from({ length: concurrency }, once));
         times.push(performance.now() - started);
