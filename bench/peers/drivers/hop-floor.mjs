@@ -64,44 +64,37 @@ await serveDriver({
     const farSides = [];
     let nextRun = 0;
 
-    /** A far side: its runs in flight (`load`), and whether it said it is ready. */
+    const onFrameOf = (far) => (headerText, body) => {
+      const header = JSON.parse(headerText);
+      if (header.t === 'call') {
+        Promise.resolve()
+          .then(() => host[header.name](JSON.parse(body)))
+          .then(
+            (value) => far.send(JSON.stringify({ t: 'reply', run: header.run, id: header.id, ok: true }), JSON.stringify(value ?? null)),
+            (error) => far.send(JSON.stringify({ t: 'reply', run: header.run, id: header.id, ok: false }), String(error)),
+          );
+      } else if (header.t === 'done') {
+        far.load--;
+        const run = runs.get(header.run);
+        runs.delete(header.run);
+        if (header.ok) run?.resolve(body);
+        else run?.reject(new Error(`hop floor run failed: ${body}`));
+      } else if (header.t === 'ready') {
+        far.ready = true;
+        far.info = header.info;
+        far.markReady();
+      }
+    };
+    // A raw design has no recovery: the driver ends, and the bench starts it again for the next workload.
+    const onBroken = (reason) => {
+      process.stderr.write(`hop floor: a far side died: ${reason}\n`);
+      process.exit(1);
+    };
+    /** A far side: its runs in flight (`load`), whether it said it is ready, and `started` for when it does. */
     const start = () => {
-      const far = { load: 0, ready: false };
-      far.started = new Promise((resolve) => {
-        Object.assign(
-          far,
-          startFarSide(
-            options,
-            (headerText, body) => {
-              const header = JSON.parse(headerText);
-              if (header.t === 'call') {
-                Promise.resolve()
-                  .then(() => host[header.name](JSON.parse(body)))
-                  .then(
-                    (value) =>
-                      far.send(JSON.stringify({ t: 'reply', run: header.run, id: header.id, ok: true }), JSON.stringify(value ?? null)),
-                    (error) => far.send(JSON.stringify({ t: 'reply', run: header.run, id: header.id, ok: false }), String(error)),
-                  );
-              } else if (header.t === 'done') {
-                far.load--;
-                const run = runs.get(header.run);
-                runs.delete(header.run);
-                if (header.ok) run?.resolve(body);
-                else run?.reject(new Error(`hop floor run failed: ${body}`));
-              } else if (header.t === 'ready') {
-                far.ready = true;
-                far.info = header.info;
-                resolve();
-              }
-            },
-            (reason) => {
-              // A raw design has no recovery: the driver ends, and the bench starts it again for the next workload.
-              process.stderr.write(`hop floor: a far side died: ${reason}\n`);
-              process.exit(1);
-            },
-          ),
-        );
-      });
+      const far = { load: 0, ready: false, info: '' };
+      far.started = new Promise((resolve) => (far.markReady = resolve));
+      Object.assign(far, startFarSide(options, onFrameOf(far), onBroken));
       farSides.push(far);
       return far;
     };
@@ -110,7 +103,7 @@ await serveDriver({
     return {
       info: `${first.info}, across ${options.hop === 'thread' ? 'threads' : 'processes'} (up to ${workers})`,
       async run(body, uses) {
-        let far = farSides.filter((side) => side.ready).reduce((best, side) => (side.load < best.load ? side : best));
+        const far = farSides.filter((side) => side.ready).reduce((best, side) => (side.load < best.load ? side : best));
         if (far.load > 0 && farSides.length < workers) start();
         far.load++;
         const run = ++nextRun;
